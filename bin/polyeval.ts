@@ -1,0 +1,1 @@
+import { x } from "#core/zz.ts"; console.log(x);

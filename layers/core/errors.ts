@@ -1,0 +1,55 @@
+/**
+ * The error hierarchy of polyeval. `InputError` is the user's fault (exit 2, message names
+ * file, line and field); `HarnessError` is ours (exit 1, with its cause).
+ */
+export interface InputLocation {
+  file?: string;
+  line?: number;
+  field?: string;
+}
+
+export class PolyevalError extends Error {
+  override name = 'PolyevalError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Bad input from a user: a file, flag or row that is wrong. */
+export class InputError extends PolyevalError {
+  override name = 'InputError';
+  readonly location: InputLocation;
+  constructor(message: string, location: InputLocation = {}, options?: { cause?: unknown }) {
+    super(formatLocated(message, location), options);
+    this.location = location;
+  }
+}
+
+/** The harness itself failed (sandbox, store, …): never charged to the model. */
+export class HarnessError extends PolyevalError {
+  override name = 'HarnessError';
+}
+
+/** A model provider failed after its retries; `retryable` says whether a later attempt may succeed. */
+export class ProviderError extends PolyevalError {
+  override name = 'ProviderError';
+  readonly retryable: boolean;
+  readonly status?: number;
+  constructor(message: string, opts: { retryable: boolean; status?: number; cause?: unknown }) {
+    super(message, { cause: opts.cause });
+    this.retryable = opts.retryable;
+    if (opts.status !== undefined) this.status = opts.status;
+  }
+}
+
+/** The run stopped on purpose (cost cap, cancellation); it can be resumed. */
+export class RunStopped extends PolyevalError {
+  override name = 'RunStopped';
+}
+
+function formatLocated(message: string, loc: InputLocation): string {
+  const where = [loc.file, loc.line !== undefined ? `line ${loc.line}` : undefined, loc.field ? `field "${loc.field}"` : undefined]
+    .filter(Boolean)
+    .join(', ');
+  return where ? `${where}: ${message}` : message;
+}

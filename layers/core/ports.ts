@@ -1,0 +1,121 @@
+/**
+ * The five ports (DESIGN §4). The engine talks only to these; `layers/local` and
+ * `layers/aws` implement them.
+ */
+import type { IoTestsTask, LanguageId, MetricRow, ScoreOutcome, UnitTestsTask, Verdict } from './types.ts';
+
+/**
+ * Key/value blobs laid out like S3 keys (DESIGN §5).
+ * @example
+ * await store.put('runs/r1/manifest.json', JSON.stringify(manifest));
+ * const text = await store.getText('runs/r1/manifest.json');
+ */
+export interface BlobStore {
+  /** Writes atomically: a reader sees the old object or the new one, never a part. Overwrites. */
+  put(key: string, body: string | Uint8Array, contentType?: string): Promise<void>;
+  /** Returns undefined when the key does not exist. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  getText(key: string): Promise<string | undefined>;
+  exists(key: string): Promise<boolean>;
+  /** Every key under a prefix, in lexicographic order. */
+  list(prefix: string): Promise<string[]>;
+  delete(key: string): Promise<void>;
+  /** A locator a human can open (file path or s3:// URL). */
+  locate(key: string): string;
+}
+
+export interface QueueMessage<T> {
+  id: string;
+  body: T;
+  /** How many times this message was delivered (1 on first delivery). */
+  attempt: number;
+}
+
+/**
+ * A work queue with at-least-once delivery. A message is removed only when its
+ * handler resolves; a throwing handler leaves it to be redelivered (up to maxAttempts).
+ * @example
+ * await queue.send([{ id: 'r1/t1/0', body: item }]);
+ * await queue.consume(async (m) => handle(m.body), { concurrency: 4 });
+ */
+export interface WorkQueue<T> {
+  send(messages: { id: string; body: T }[]): Promise<void>;
+  /** Consumes until the queue is drained and closed; resolves when every message is acked or dead. */
+  consume(handler: (message: QueueMessage<T>) => Promise<void>, options: { concurrency: number }): Promise<void>;
+  /** No more messages will be sent. */
+  close(): void;
+}
+
+export type RunStatus = 'planned' | 'running' | 'aggregating' | 'completed' | 'stopped' | 'failed';
+
+export interface RunSummary {
+  runId: string;
+  benchmark: string;
+  model: string;
+  status: RunStatus;
+  items: number;
+  recorded: number;
+  verdicts: Partial<Record<Verdict, number>>;
+  costUsd: number;
+  createdAt: string;
+  updatedAt: string;
+  reason?: string;
+}
+
+/**
+ * Run status and counters. `recordItem` is a conditional write keyed on the item id:
+ * a redelivered item never counts twice.
+ * @example
+ * if (await ledger.recordItem('r1', 'r1/t1/0', 'OK')) console.log('first time');
+ */
+export interface RunLedger {
+  createRun(summary: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void>;
+  getRun(runId: string): Promise<RunSummary | undefined>;
+  listRuns(): Promise<RunSummary[]>;
+  /** Counts the item once; returns false when it was already counted. */
+  recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean>;
+  /** Item ids already counted (for resume). */
+  recordedItems(runId: string): Promise<Set<string>>;
+  addCost(runId: string, usd: number): Promise<void>;
+  setStatus(runId: string, status: RunStatus, reason?: string): Promise<void>;
+}
+
+/**
+ * SQL over the `records` and `metrics` views (DESIGN §5). The SQL is kept to the subset
+ * DuckDB and Athena (Trino) share.
+ * @example
+ * const rows = await query.sql("SELECT metric, value FROM metrics WHERE run_id = 'r1'");
+ */
+export interface ResultsQuery {
+  sql(text: string): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+/** One sample to execute: the task's scoring material and the model's code. */
+export type ExecutionJob =
+  | { scorer: 'io-tests'; task: IoTestsTask; language: LanguageId; code: string; timeScale?: number }
+  | { scorer: 'unit-tests'; task: UnitTestsTask; language: LanguageId; code: string; timeScale?: number };
+
+/** Toolchain facts recorded in the manifest. */
+export interface ToolchainInfo {
+  language: LanguageId;
+  compiler?: string;
+  version?: string;
+  flags?: string[];
+  available: boolean;
+  detail?: string;
+}
+
+/**
+ * Scores one code sample by running it (io-tests / unit-tests). Never throws for what
+ * the program did: that is a verdict. A harness failure is verdict `SE`.
+ * @example
+ * const outcome = await executor.execute({ scorer: 'unit-tests', task, language: 'kotlin', code });
+ */
+export interface Executor {
+  execute(job: ExecutionJob): Promise<ScoreOutcome>;
+  toolchains(): Promise<ToolchainInfo[]>;
+  close(): Promise<void>;
+}
+
+export type { MetricRow };

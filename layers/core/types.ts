@@ -1,0 +1,168 @@
+/**
+ * The domain vocabulary of polyeval (DESIGN §1): tasks, samples, verdicts, records, metrics.
+ * Pure types: no I/O. Every other layer speaks in these.
+ */
+
+/** Outcome of scoring one sample (or one test of it). `SE` is the harness's own fault. */
+export type Verdict = 'OK' | 'WA' | 'TLE' | 'MLE' | 'OLE' | 'RE' | 'CE' | 'SE';
+export const VERDICTS: readonly Verdict[] = ['OK', 'WA', 'TLE', 'MLE', 'OLE', 'RE', 'CE', 'SE'];
+
+/** How a sample becomes a verdict. */
+export type ScorerKind = 'io-tests' | 'unit-tests' | 'likert';
+
+/** A language id with a runtime in layers/sandbox/languages (python, c, cpp, kotlin, …). */
+export type LanguageId = string;
+
+/** One input/output test of an io-tests task; large tests live beside the dataset as blobs. */
+export interface IoTest {
+  name?: string;
+  input?: string;
+  output?: string;
+  /** Keys in the BlobStore (or paths relative to the dataset) when the test is not inline. */
+  inputPath?: string;
+  outputPath?: string;
+}
+
+export type OutputChecker =
+  | { kind: 'tokens' }
+  | { kind: 'float'; abs?: number; rel?: number }
+  | { kind: 'program'; language: LanguageId; source: string };
+
+interface TaskBase {
+  /** Unique within its benchmark; may contain `/` (ABRICOT: `abstractness/<id>`). */
+  id: string;
+  benchmark: string;
+  split: string;
+  difficulty?: string;
+  /** Extra slicing dimensions (subtask, domain, …). */
+  slices: Record<string, string>;
+}
+
+export interface IoTestsTask extends TaskBase {
+  kind: 'io-tests';
+  /** File stem: programs read `<name>.in` and write `<name>.out`. */
+  name: string;
+  statement: string;
+  inputSpec: string;
+  outputSpec: string;
+  examples: { input: string; output: string }[];
+  tests: IoTest[];
+  timeLimitMs: number;
+  memoryLimitMb: number;
+  checker: OutputChecker;
+  /** Reference solutions by language; they feed the `reference` provider. */
+  solutions: Partial<Record<LanguageId, string>>;
+}
+
+export interface UnitTestsTask extends TaskBase {
+  kind: 'unit-tests';
+  language: LanguageId;
+  prompt: string;
+  entryPoint: string;
+  test: string;
+  canonicalSolution: string;
+  description?: string;
+}
+
+export type LikertSubtask = 'abstractness' | 'inclusiveness';
+
+export interface LikertTask extends TaskBase {
+  kind: 'likert';
+  subtask: LikertSubtask;
+  itemId: string;
+  text: string;
+  /** The word as it appears in the text, and its lemma. */
+  target: string;
+  lemma?: string;
+  /** Human mean on [0, 1] and its std. */
+  goldMean: number;
+  goldStd?: number;
+  /** min(5, 1 + floor(5 * mean)). */
+  gold: number;
+}
+
+export type Task = IoTestsTask | UnitTestsTask | LikertTask;
+
+/** Token usage of one model call. */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** Per-test detail of an execution. */
+export interface TestOutcome {
+  name: string;
+  verdict: Verdict;
+  runMs: number;
+  cpuMs?: number;
+  peakMemoryKb?: number;
+  exitCode?: number | null;
+  signal?: string | null;
+  /** Short human-readable detail (first differing token, stderr head, …). */
+  detail?: string;
+}
+
+/** What scoring produced for one sample. */
+export interface ScoreOutcome {
+  verdict: Verdict;
+  testsPassed: number;
+  testsTotal: number;
+  compileMs?: number;
+  runMs?: number;
+  cpuMs?: number;
+  peakMemoryKb?: number;
+  tests?: TestOutcome[];
+  /** likert only */
+  predicted?: number | null;
+  gold?: number;
+  goldMean?: number;
+  /** likert: how the prediction was obtained. */
+  mode?: 'likelihood' | 'digit-parse';
+  choiceLogprobs?: number[];
+  error?: string;
+}
+
+/** One row per scored sample (DESIGN §5): the single source of truth for every metric. */
+export interface RunRecord {
+  run_id: string;
+  benchmark: string;
+  split: string;
+  model: string;
+  provider: string;
+  task_id: string;
+  sample: number;
+  language: string | null;
+  difficulty: string | null;
+  /** Extra slice columns are kept in the item JSON; the table keeps `subtask`. */
+  subtask: string | null;
+  verdict: Verdict;
+  tests_passed: number;
+  tests_total: number;
+  compile_ms: number | null;
+  run_ms: number | null;
+  peak_memory_kb: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  predicted: number | null;
+  gold: number | null;
+  gold_mean: number | null;
+  answer: string;
+  error: string | null;
+  created_at: string;
+}
+
+/** A metric value, or its absence with a reason (never a silent zero). */
+export interface MetricRow {
+  run_id: string;
+  benchmark: string;
+  model: string;
+  metric: string;
+  /** `all` or `<dimension>=<value>` (e.g. `subtask=abstractness`, `difficulty=easy`). */
+  slice: string;
+  value: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  n: number;
+  /** Why `value` is null. */
+  reason?: string | null;
+}
