@@ -1,1 +1,37 @@
-import { x } from "#core/zz.ts"; console.log(x);
+/**
+ * The polyeval CLI. Exit codes: 0 done, 1 internal error (with its stack), 2 bad input
+ * (the message names file, line and field), 3 a run stopped on purpose (resumable).
+ */
+import { Command, CommanderError } from 'commander';
+import { InputError, RunStopped } from '#core/errors.ts';
+import { doctorCommand } from './cli/doctor-command.ts';
+import { compareCommand, listCommand, queryCommand, reportCommand } from './cli/query-commands.ts';
+import { runCommand } from './cli/run-command.ts';
+
+const program = new Command('polyeval')
+  .description('Evaluate LLMs on RoCode (Romanian), Kotlin HumanEval and ABRICOT (Italian) — locally or on AWS')
+  .option('--home <dir>', 'state folder (default: $POLYEVAL_HOME or ./.polyeval)')
+  .showHelpAfterError()
+  .exitOverride();
+
+for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), queryCommand(), doctorCommand()]) {
+  program.addCommand(command.exitOverride());
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  let code = 1;
+  if (error instanceof CommanderError) {
+    code = error.exitCode === 0 ? 0 : 2;
+  } else if (error instanceof InputError) {
+    process.stderr.write(`polyeval: ${error.message}\n`);
+    code = 2;
+  } else if (error instanceof RunStopped) {
+    process.stderr.write(`polyeval: ${error.message}\n`);
+    code = 3;
+  } else {
+    process.stderr.write(`polyeval: internal error: ${(error as Error).stack ?? String(error)}\n`);
+  }
+  process.exit(code);
+}

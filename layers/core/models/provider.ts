@@ -87,5 +87,7 @@ export interface Provider {
   prepare?(taskIds: ReadonlySet<string>): Promise<void>;
   /** How many samples the provider has for a task, when it is fixed (replay). */
   samplesFor?(taskId: string): number | undefined;
+  /** The language a fixed sample was written in, when the provider knows it (replay). */
+  languageFor?(taskId: string, sample: number): string | undefined;
   close?(): Promise<void>;
 }

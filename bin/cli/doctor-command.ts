@@ -1,0 +1,41 @@
+/**
+ * `polyeval doctor`: which toolchains and isolation features this machine has.
+ */
+import { Command } from 'commander';
+import { execFileSync } from 'node:child_process';
+import { table, toJson } from './format.ts';
+
+function version(cmd: string, args: string[]): string | null {
+  try {
+    const out = execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+    return out.toString().split('\n')[0]?.trim() || 'present';
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString().split('\n')[0]?.trim();
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : stderr || null;
+  }
+}
+
+export function doctorCommand(): Command {
+  return new Command('doctor')
+    .description('check toolchains and sandbox isolation on this machine')
+    .option('--json', 'print JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const sandbox = await import('#sandbox/index.ts');
+      const isolation = await sandbox.detectIsolation();
+      const executor = await sandbox.createSandboxExecutor({});
+      const toolchains = await executor.toolchains();
+      await executor.close();
+      const java = version('java', ['-version']);
+      const result = {
+        node: process.version,
+        isolation,
+        toolchains: [...toolchains, { language: 'jvm', compiler: 'java', version: java ?? undefined, available: java !== null }],
+      };
+      if (flags.json) {
+        process.stdout.write(`${toJson(result)}\n`);
+        return;
+      }
+      process.stdout.write(`node ${process.version}\n\nisolation: ${isolation.level}\n${isolation.details.map((d: string) => `  - ${d}`).join('\n')}\n\n`);
+      process.stdout.write(`${table(result.toolchains.map((t) => ({ language: t.language, available: t.available ? 'yes' : 'NO', compiler: t.compiler ?? '', version: t.version ?? '', flags: (('flags' in t ? t.flags : undefined) ?? []).join(' '), detail: ('detail' in t ? t.detail : '') ?? '' })))}\n`);
+    });
+}

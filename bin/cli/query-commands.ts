@@ -1,0 +1,118 @@
+/**
+ * `polyeval list`, `report`, `compare` and `query`: reading what runs recorded.
+ */
+import { Command, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { openHome, type Home } from '#app/home.ts';
+import { PROVIDER_KINDS } from '#app/create-provider.ts';
+import { readManifest } from '#app/local-run.ts';
+import { BENCHMARKS, BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
+import { InputError } from '#core/errors.ts';
+import { compareRuns } from '#core/metrics/index.ts';
+import { readItems, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { keys } from '#core/run/keys.ts';
+import { DuckDbResultsQuery } from '#local/index.ts';
+import { csv, fmtValue, table, toJson } from './format.ts';
+import { metricsTable } from './show.ts';
+
+function homeOf(command: Command): Home {
+  return openHome(command.optsWithGlobals<{ home?: string }>().home);
+}
+
+export function listCommand(): Command {
+  return new Command('list')
+    .description('list runs, benchmarks or providers')
+    .addArgument(new Command().createArgument('<what>', 'runs | benchmarks | providers').choices(['runs', 'benchmarks', 'providers']))
+    .option('--json', 'print JSON')
+    .action(async (what: 'runs' | 'benchmarks' | 'providers', flags: { json?: boolean }, command: Command) => {
+      let rows: Record<string, unknown>[];
+      if (what === 'runs') {
+        const runs = await homeOf(command).ledger.listRuns();
+        rows = runs.map((r) => ({ run_id: r.runId, benchmark: r.benchmark, model: r.model, status: r.status, items: r.items, recorded: r.recorded, verdicts: Object.entries(r.verdicts).map(([v, c]) => `${v}:${c}`).join(' '), cost_usd: Number(r.costUsd.toFixed(6)), created_at: r.createdAt, ...(r.reason ? { reason: r.reason } : {}) }));
+      } else if (what === 'benchmarks') {
+        rows = [
+          ...BENCHMARKS.map((b) => ({ name: b.id, kind: 'benchmark', scorer: b.scorer, description: b.title })),
+          ...BUNDLED_SUITES.map((s) => ({ name: `sample/${s.name}`, kind: 'bundled suite', scorer: BENCHMARKS.find((b) => b.id === s.benchmark)?.scorer ?? '', description: s.description })),
+        ];
+      } else {
+        rows = PROVIDER_KINDS.map((p) => ({ provider: p.usage, description: p.description }));
+      }
+      process.stdout.write(flags.json ? `${toJson(rows)}\n` : `${table(rows)}\n`);
+    });
+}
+
+async function summaryOf(home: Home, runId: string): Promise<RunSummaryDocument> {
+  const text = await home.store.getText(keys.summary(runId));
+  if (!text) {
+    const run = await home.ledger.getRun(runId);
+    if (!run) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
+    throw new InputError(`run ${runId} has no results yet (status ${run.status}, ${run.recorded}/${run.items} items${run.reason ? `: ${run.reason}` : ''}); resume it with: polyeval run --resume ${runId}`, { field: 'run' });
+  }
+  return JSON.parse(text) as RunSummaryDocument;
+}
+
+export function reportCommand(): Command {
+  return new Command('report')
+    .description('print the metrics of a run and the path of its HTML report')
+    .argument('<run-id>')
+    .option('--json', 'print the run summary as JSON')
+    .action(async (runId: string, flags: { json?: boolean }, command: Command) => {
+      const home = homeOf(command);
+      const summary = await summaryOf(home, runId);
+      if (flags.json) {
+        process.stdout.write(`${toJson(summary)}\n`);
+        return;
+      }
+      const manifest = await readManifest(home, runId);
+      process.stdout.write(`${manifest.benchmark.title}\nrun ${runId} · ${manifest.model.spec} · n=${manifest.n} · ${summary.items} samples\n`);
+      if (summary.likert_mode) process.stdout.write(`likert mode: ${summary.likert_mode}\n`);
+      process.stdout.write(`${metricsTable(summary.metrics)}\nreport: ${home.store.locate(keys.report(runId))}\n`);
+    });
+}
+
+export function compareCommand(): Command {
+  return new Command('compare')
+    .description('paired bootstrap difference (b − a) per metric between two runs of one benchmark')
+    .argument('<run-a>')
+    .argument('<run-b>')
+    .option('--iterations <count>', 'bootstrap resamples', (v) => Number(v), 2000)
+    .option('--json', 'print JSON')
+    .action(async (a: string, b: string, flags: { json?: boolean; iterations: number }, command: Command) => {
+      const home = homeOf(command);
+      const [ma, mb] = [await readManifest(home, a), await readManifest(home, b)];
+      if (ma.benchmark.id !== mb.benchmark.id) throw new InputError(`runs are on different benchmarks (${ma.benchmark.id} vs ${mb.benchmark.id})`, { field: 'run-b' });
+      const [ra, rb] = [(await readItems(home.store, a)).map((d) => d.record), (await readItems(home.store, b)).map((d) => d.record)];
+      const rows = compareRuns(ra, rb, { scorer: ma.benchmark.scorer, n: Math.min(ma.n, mb.n), seed: ma.seed, iterations: flags.iterations });
+      if (flags.json) {
+        process.stdout.write(`${toJson({ run_a: a, run_b: b, benchmark: ma.benchmark.id, rows })}\n`);
+        return;
+      }
+      process.stdout.write(`${ma.benchmark.id}: a = ${a} (${ma.model.spec}), b = ${b} (${mb.model.spec})\n`);
+      process.stdout.write(
+        `${table(
+          rows.map((r) => ({ metric: r.metric, slice: r.slice, a: fmtValue(r.a), b: fmtValue(r.b), 'b − a': fmtValue(r.diff), '95% CI': r.diff === null ? '' : `[${fmtValue(r.ci_low)}, ${fmtValue(r.ci_high)}]`, 'p≈': fmtValue(r.pShare), units: r.units, note: r.reason ?? '' })),
+        )}\n`,
+      );
+    });
+}
+
+export function queryCommand(): Command {
+  return new Command('query')
+    .description('SQL over the views `records` and `metrics` (DuckDB here, Athena in AWS)')
+    .argument('[sql]', 'the query (or use --file)')
+    .option('-f, --file <file.sql>', 'read the query from a file')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'))
+    .action(async (sqlArg: string | undefined, flags: { file?: string; format: 'table' | 'json' | 'csv' }, command: Command) => {
+      const sql = flags.file ? readFileSync(flags.file, 'utf8') : sqlArg;
+      if (!sql?.trim()) throw new InputError('missing SQL (pass it as an argument or with --file)', { field: 'sql' });
+      const home = homeOf(command);
+      const query = await DuckDbResultsQuery.open(home.storeRoot);
+      try {
+        const rows = await query.sql(sql);
+        const out = flags.format === 'json' ? toJson(rows) : flags.format === 'csv' ? csv(rows) : table(rows);
+        process.stdout.write(`${out}\n`);
+      } finally {
+        await query.close();
+      }
+    });
+}

@@ -1,0 +1,158 @@
+/**
+ * `polyeval run`: evaluates a model on a benchmark and prints a results table (or, with
+ * `--json`, exactly one JSON object on stdout).
+ */
+import { Command, Option } from 'commander';
+import { InputError, RunStopped } from '#core/errors.ts';
+import { parseRunSpec } from '#core/run/spec.ts';
+import { openHome, packageRoot } from '#app/home.ts';
+import { resumeLocal, runLocal, type LocalRunResult } from '#app/local-run.ts';
+import { dryRun } from '#app/dry-run.ts';
+import { createProgress } from './progress.ts';
+import { printRunResult } from './show.ts';
+import { toJson } from './format.ts';
+import { intOption, numberOption } from './options.ts';
+
+interface RunFlags {
+  benchmark?: string;
+  model: string;
+  n?: number;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  stop?: string[];
+  seed?: number;
+  split?: string;
+  limit?: number;
+  language?: string;
+  timeScale?: number;
+  maxCost?: number;
+  likertMode?: 'auto' | 'likelihood' | 'digit-parse';
+  resume?: string;
+  json?: boolean;
+  dryRun?: boolean;
+  concurrency?: number;
+  jobs?: number;
+  region?: string;
+  endpointUrl?: string;
+  apiKeyEnv?: string;
+  timeout?: number;
+  prices?: string;
+  home?: string;
+  quiet?: boolean;
+}
+
+export function runCommand(): Command {
+  return new Command('run')
+    .description('evaluate a model on a benchmark')
+    .option('-b, --benchmark <spec>', 'sample | sample/<suite> | <benchmark>:<path|s3://…|hf://…> | <benchmark> (Hugging Face dataset)')
+    .option('-m, --model <provider>', 'reference | replay:<file.jsonl> | bedrock:<id> | sagemaker:<endpoint>#tgi|#openai | openai:<url>#<model>', 'reference')
+    .option('-n, --n <count>', 'samples per task', intOption('--n', 1))
+    .option('--temperature <t>', 'sampling temperature', numberOption('--temperature'))
+    .option('--top-p <p>', 'nucleus sampling', numberOption('--top-p'))
+    .option('--max-tokens <count>', 'max new tokens per sample', intOption('--max-tokens', 1))
+    .option('--stop <sequence...>', 'stop sequences (replace the benchmark defaults)')
+    .option('--seed <seed>', 'seed for sampling and bootstrap intervals', intOption('--seed', 0))
+    .option('--split <split>', 'only tasks of this split (train, validation, test)')
+    .option('--limit <count>', 'only the first N tasks', intOption('--limit', 1))
+    .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin)')
+    .option('--time-scale <factor>', 'multiply every time limit (slow machines)', numberOption('--time-scale'))
+    .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
+    .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']))
+    .option('--resume <run-id>', 'continue a killed or stopped run; only missing items run')
+    .option('--dry-run', 'print the plan (items, estimated tokens and cost) without calling any model')
+    .option('--json', 'print exactly one JSON object on stdout at the end')
+    .option('--concurrency <count>', 'model calls in flight', intOption('--concurrency', 1))
+    .option('--jobs <count>', 'sandbox executions in flight (default: cores)', intOption('--jobs', 1))
+    .option('--region <region>', 'AWS region for bedrock:/sagemaker:')
+    .option('--endpoint-url <url>', 'endpoint override for bedrock:/sagemaker: (VPC endpoints, proxies)')
+    .option('--api-key-env <name>', 'environment variable holding the API key for openai:')
+    .option('--timeout <ms>', 'hard timeout per model call', intOption('--timeout', 1))
+    .option('--prices <file.json>', 'price table overriding the shipped one')
+    .option('-q, --quiet', 'no progress on stderr')
+    .action(async (flags: RunFlags, command: Command) => {
+      const globals = command.optsWithGlobals<{ home?: string }>();
+      const home = openHome(globals.home);
+      const root = packageRoot();
+      const progress = createProgress(process.stderr, flags.quiet ?? false);
+      const providerOptions = {
+        ...(flags.region ? { region: flags.region } : {}),
+        ...(flags.endpointUrl ? { endpointUrl: flags.endpointUrl } : {}),
+        ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+        ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
+        ...(flags.timeout ? { timeoutMs: flags.timeout } : {}),
+      };
+      const options = {
+        home,
+        packageRoot: root,
+        providerOptions,
+        ...(flags.jobs ? { jobs: flags.jobs } : {}),
+        ...(flags.prices ? { pricesPath: flags.prices } : {}),
+        onEvent: (e: { type: string; verdict?: unknown; runId?: string; total?: number; done?: number; benchmark?: string }) => {
+          if (e.type === 'planned') progress.planned(e.runId ?? '', e.total ?? 0, e.done ?? 0, e.benchmark ?? '');
+          else if (e.type === 'recorded') progress.recorded(e.verdict as never);
+        },
+      };
+      let results: LocalRunResult[];
+      try {
+        if (flags.resume) {
+          if (flags.benchmark) throw new InputError('--resume takes the benchmark and model from the run; do not pass -b', { field: 'benchmark' });
+          results = [await resumeLocal(flags.resume, options)];
+        } else {
+          if (!flags.benchmark) throw new InputError('missing -b/--benchmark (try: -b sample)', { field: 'benchmark' });
+          const spec = parseRunSpec(
+            {
+              benchmark: flags.benchmark,
+              model: flags.model,
+              ...(flags.n !== undefined ? { n: flags.n } : {}),
+              ...(flags.temperature !== undefined ? { temperature: flags.temperature } : {}),
+              ...(flags.topP !== undefined ? { topP: flags.topP } : {}),
+              ...(flags.maxTokens !== undefined ? { maxTokens: flags.maxTokens } : {}),
+              ...(flags.stop ? { stop: flags.stop } : {}),
+              ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+              ...(flags.split ? { split: flags.split } : {}),
+              ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+              ...(flags.language ? { language: flags.language } : {}),
+              ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale } : {}),
+              ...(flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {}),
+              ...(flags.likertMode ? { likertMode: flags.likertMode } : {}),
+            },
+            'command line',
+          );
+          if (flags.dryRun) {
+            const plans = await dryRun(spec, options);
+            if (flags.json) process.stdout.write(`${toJson(plans.length === 1 ? plans[0] : { plans })}\n`);
+            else for (const p of plans) process.stdout.write(`${p.benchmark}: ${p.tasks} tasks × n=${p.n} → ${p.items} items · ~${p.prompt_tokens} prompt + ≤${p.completion_tokens} completion tokens · ${p.cost_usd === null ? `cost unknown (${p.cost_reason})` : `≈ $${p.cost_usd.toFixed(4)}`}\n`);
+            return;
+          }
+          results = await runLocal(spec, options);
+        }
+      } finally {
+        progress.finish();
+      }
+      if (flags.json) {
+        const shaped = results.map(jsonShape);
+        process.stdout.write(`${toJson(shaped.length === 1 ? shaped[0] : { runs: shaped })}\n`);
+      } else {
+        for (const r of results) printRunResult(r);
+      }
+      const stopped = results.find((r) => r.status === 'stopped');
+      if (stopped && stopped.status === 'stopped') throw new RunStopped(`run ${stopped.run_id} stopped: ${stopped.reason}; continue with: polyeval run --resume ${stopped.run_id}`);
+    });
+}
+
+function jsonShape(r: LocalRunResult): Record<string, unknown> {
+  if (r.status === 'stopped') return { ...r };
+  return {
+    run_id: r.run_id,
+    benchmark: r.benchmark,
+    model: r.model,
+    n: r.n,
+    items: r.items,
+    verdicts: r.verdicts,
+    metrics: r.metrics,
+    report: r.report,
+    likert_mode: r.likert_mode,
+    status: r.status,
+  };
+}

@@ -1,0 +1,3 @@
+// Placeholder: the Fargate queue consumer entry (replaced by the lead).
+export {};
+throw new Error('consumer not implemented yet');

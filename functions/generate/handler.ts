@@ -1,0 +1,3 @@
+export const handler = async (): Promise<never> => {
+  throw new Error('handler not implemented yet');
+};

@@ -1,0 +1,64 @@
+/**
+ * Least-privilege IAM statements with exact actions (never `service:*` or `Get*`), scoped to
+ * bucket prefixes and the ledger table. The CDK `grant*` helpers emit wildcard actions such as
+ * `s3:GetObject*`; executors must not hold those, so every role here is built from these.
+ */
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+
+/** Object ARNs of `bucket` under each key pattern (e.g. `runs/*\/items/*`). */
+export function objectArns(bucket: s3.IBucket, patterns: readonly string[]): string[] {
+  return patterns.map((pattern) => bucket.arnForObjects(pattern));
+}
+
+/** `s3:GetObject` on the given key patterns. */
+export function readObjects(bucket: s3.IBucket, patterns: readonly string[]): iam.PolicyStatement {
+  return new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: objectArns(bucket, patterns) });
+}
+
+/** `s3:PutObject` on the given key patterns. */
+export function writeObjects(bucket: s3.IBucket, patterns: readonly string[]): iam.PolicyStatement {
+  return new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: objectArns(bucket, patterns) });
+}
+
+/** `s3:ListBucket` restricted to keys under the given prefixes (e.g. `runs/`). */
+export function listPrefixes(bucket: s3.IBucket, prefixes: readonly string[]): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    actions: ['s3:ListBucket'],
+    resources: [bucket.bucketArn],
+    conditions: { StringLike: { 's3:prefix': prefixes.map((prefix) => `${prefix}*`) } },
+  });
+}
+
+/** Item-level ledger actions an executor needs: read a run, count a record conditionally. */
+export const LEDGER_WRITER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'] as const;
+/** Ledger actions of the control plane (api, plan, aggregate, nightly): adds queries. */
+export const LEDGER_CONTROL_ACTIONS = [...LEDGER_WRITER_ACTIONS, 'dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem'] as const;
+
+/** The given item-level actions on the ledger table only (no indexes, no streams). */
+export function ledgerAccess(table: dynamodb.ITable, actions: readonly string[]): iam.PolicyStatement {
+  return new iam.PolicyStatement({ actions: [...actions], resources: [table.tableArn] });
+}
+
+/** Key patterns an executor reads (task inputs, run manifests and items) and writes (its records). */
+export const EXECUTOR_READ_PATTERNS = ['datasets/*', 'runs/*'] as const;
+export const EXECUTOR_WRITE_PATTERNS = ['runs/*/items/*'] as const;
+
+/**
+ * What Lambda needs to attach a function to a VPC (the managed AWSLambdaVPCAccessExecutionRole
+ * without its log actions). EC2 network-interface actions take no resource-level scope here.
+ */
+export function vpcAttachmentStatement(): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    actions: [
+      'ec2:CreateNetworkInterface',
+      'ec2:DescribeNetworkInterfaces',
+      'ec2:DescribeSubnets',
+      'ec2:DeleteNetworkInterface',
+      'ec2:AssignPrivateIpAddresses',
+      'ec2:UnassignPrivateIpAddresses',
+    ],
+    resources: ['*'],
+  });
+}

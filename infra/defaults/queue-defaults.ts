@@ -1,0 +1,31 @@
+/** Secure defaults for SQS queues and their dead-letter queues (cdk-nag SQS2, SQS3, SQS4). */
+import { Duration } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+
+/** Deliveries before a message moves to its DLQ: enough for throttling retries, few for poison. */
+export const MAX_RECEIVE_COUNT = 4;
+
+/** Lambda's guidance: a queue's visibility timeout is at least six times the consumer's timeout. */
+export function visibilityTimeoutFor(consumerTimeout: Duration): Duration {
+  return Duration.seconds(consumerTimeout.toSeconds() * 6);
+}
+
+/** A DLQ keeps messages for the longest period SQS allows, so nothing expires before triage. */
+export function deadLetterQueueProps(): sqs.QueueProps {
+  return {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  };
+}
+
+/** A work queue: SSE, TLS-only, redriving to `dlq` after {@link MAX_RECEIVE_COUNT} receives. */
+export function workQueueProps(dlq: sqs.IQueue, visibilityTimeout: Duration): sqs.QueueProps {
+  return {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    visibilityTimeout,
+    retentionPeriod: Duration.days(4),
+    deadLetterQueue: { queue: dlq, maxReceiveCount: MAX_RECEIVE_COUNT },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The Lambda execution lane: per executor image, a work queue and a DockerImageFunction built
+ * from `layers/images/<image>/Dockerfile`, in the isolated subnets, consuming its queue with
+ * partial batch failures. The image is only staged at synth; it is built at deploy.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { Architecture } from './config.ts';
+import { lambdaArchitecture, powertoolsEnvironment } from './defaults/function-defaults.ts';
+import { EXECUTOR_READ_PATTERNS, EXECUTOR_WRITE_PATTERNS, LEDGER_WRITER_ACTIONS, ledgerAccess, vpcAttachmentStatement } from './defaults/iam-statements.ts';
+import { grantObjectAccess } from './grants.ts';
+import { acknowledge } from './nag.ts';
+import { visibilityTimeoutFor } from './defaults/queue-defaults.ts';
+import { EXECUTOR_IMAGES, type ExecutorImage } from './languages.ts';
+import { imageContext } from './paths.ts';
+import { WorkQueue } from './work-queue.ts';
+
+/** A Lambda executor's timeout; longer work goes to the Fargate lane. */
+export const EXECUTOR_TIMEOUT = Duration.minutes(5);
+
+/** The Docker platform matching the configured architecture. */
+export function imagePlatform(architecture: Architecture): Platform {
+  return architecture === 'arm64' ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64;
+}
+
+/** Environment of every executor (Lambda or Fargate) of one image. */
+export function executorEnvironment(image: ExecutorImage, bucket: s3.IBucket, ledger: dynamodb.ITable, aggregateQueue: sqs.IQueue): Record<string, string> {
+  return {
+    ...powertoolsEnvironment(`execute-${image.id}`),
+    BUCKET_NAME: bucket.bucketName,
+    TABLE_NAME: ledger.tableName,
+    AGGREGATE_QUEUE_URL: aggregateQueue.queueUrl,
+    EXECUTOR_LANGUAGES: image.languages.join(','),
+  };
+}
+
+/** Storage access of every executor, Lambda or Fargate: read inputs, write records, count them. */
+export function grantExecutorAccess(role: iam.IRole, bucket: s3.IBucket, ledger: dynamodb.ITable): void {
+  grantObjectAccess(role, bucket, { read: EXECUTOR_READ_PATTERNS, write: EXECUTOR_WRITE_PATTERNS, list: ['datasets/', 'runs/'] });
+  role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_WRITER_ACTIONS));
+}
+
+/** Properties of {@link Executors}. */
+export interface ExecutorsProps {
+  architecture: Architecture;
+  logRetentionDays: number;
+  bucket: s3.IBucket;
+  ledger: dynamodb.ITable;
+  aggregateQueue: sqs.IQueue;
+  vpc: ec2.IVpc;
+  subnets: ec2.SubnetSelection;
+  securityGroup: ec2.ISecurityGroup;
+}
+
+/** One execute queue + container function per executor image, keyed by image id. */
+export class Executors extends Construct {
+  readonly queues = new Map<string, WorkQueue>();
+  readonly functions = new Map<string, lambda.DockerImageFunction>();
+
+  constructor(scope: Construct, id: string, props: ExecutorsProps) {
+    super(scope, id);
+    for (const image of EXECUTOR_IMAGES) {
+      const name = image.id.charAt(0).toUpperCase() + image.id.slice(1);
+      const work = new WorkQueue(this, `${name}Queue`, {
+        visibilityTimeout: visibilityTimeoutFor(EXECUTOR_TIMEOUT),
+        maxAge: Duration.hours(1),
+      });
+      const logGroup = new logs.LogGroup(this, `${name}Logs`, {
+        retention: props.logRetentionDays as logs.RetentionDays,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      const role = new iam.Role(this, `${name}Role`, {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        description: `polyeval execute-${image.id}: read inputs, write records, count them`,
+      });
+      logGroup.grantWrite(role);
+      grantExecutorAccess(role, props.bucket, props.ledger);
+      role.addToPrincipalPolicy(vpcAttachmentStatement());
+      acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'Lambda VPC attachment (network-interface create/describe/delete, DescribeSubnets) takes no resource-level scope.');
+      props.aggregateQueue.grantSendMessages(role);
+      const fn = new lambda.DockerImageFunction(this, `${name}Function`, {
+        code: lambda.DockerImageCode.fromImageAsset(imageContext(image.id), { platform: imagePlatform(props.architecture) }),
+        description: `polyeval executor for ${image.languages.join(', ')}`,
+        architecture: lambdaArchitecture(props.architecture),
+        memorySize: image.memoryMb,
+        timeout: EXECUTOR_TIMEOUT,
+        role,
+        logGroup,
+        vpc: props.vpc,
+        vpcSubnets: props.subnets,
+        securityGroups: [props.securityGroup],
+        environment: executorEnvironment(image, props.bucket, props.ledger, props.aggregateQueue),
+      });
+      fn.addEventSource(new SqsEventSource(work.queue, { batchSize: 1, reportBatchItemFailures: true }));
+      this.queues.set(image.id, work);
+      this.functions.set(image.id, fn);
+    }
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The Fargate lane: for items whose time budget or test size exceeds Lambda's, an ECS cluster in
+ * the isolated subnets runs the same executor images with the queue-consumer entry
+ * (`functions/execute/consumer.ts`, bundled as `/var/task/consumer.mjs`). One queue and one
+ * service per image, scaled on the queue's depth (visible + in flight) between 0 and a cap, so
+ * an idle lane costs nothing but the interface endpoints (see network.ts).
+ */
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { AdjustmentType } from 'aws-cdk-lib/aws-applicationautoscaling';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { Architecture } from './config.ts';
+import { executorEnvironment, grantExecutorAccess, imagePlatform } from './executors.ts';
+import { acknowledge } from './nag.ts';
+import { EXECUTOR_IMAGES } from './languages.ts';
+import { imageContext } from './paths.ts';
+import { WorkQueue } from './work-queue.ts';
+
+/** Visibility timeout of a Fargate queue: the consumer extends it while a long item runs. */
+export const FARGATE_VISIBILITY = Duration.minutes(30);
+
+/** Command overriding the Lambda image's entrypoint: run the queue consumer with Node.js. */
+export const CONSUMER_ENTRYPOINT = ['/var/lang/bin/node'];
+export const CONSUMER_COMMAND = ['/var/task/consumer.mjs'];
+
+/** Scaling steps on queue depth: 0 tasks when empty, 1 for a trickle, the cap for a backlog. */
+export function queueDepthSteps(maxTasks: number): { lower?: number; upper?: number; change: number }[] {
+  const middle = Math.max(1, Math.ceil(maxTasks / 2));
+  return [
+    { upper: 0, change: 0 },
+    { lower: 1, upper: 20, change: 1 },
+    { lower: 20, upper: 100, change: middle },
+    { lower: 100, change: maxTasks },
+  ];
+}
+
+/** Properties of {@link FargateLane}. */
+export interface FargateLaneProps {
+  architecture: Architecture;
+  logRetentionDays: number;
+  maxTasks: number;
+  bucket: s3.IBucket;
+  ledger: dynamodb.ITable;
+  aggregateQueue: sqs.IQueue;
+  vpc: ec2.IVpc;
+  subnets: ec2.SubnetSelection;
+  securityGroup: ec2.ISecurityGroup;
+}
+
+/** ECS cluster + one queue-scaled Fargate service per executor image. */
+export class FargateLane extends Construct {
+  readonly cluster: ecs.Cluster;
+  readonly queues = new Map<string, WorkQueue>();
+  readonly services = new Map<string, ecs.FargateService>();
+
+  constructor(scope: Construct, id: string, props: FargateLaneProps) {
+    super(scope, id);
+    this.cluster = new ecs.Cluster(this, 'Cluster', { vpc: props.vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
+    for (const image of EXECUTOR_IMAGES) {
+      const name = image.id.charAt(0).toUpperCase() + image.id.slice(1);
+      const work = new WorkQueue(this, `${name}Queue`, { visibilityTimeout: FARGATE_VISIBILITY, maxAge: Duration.hours(2) });
+      const task = new ecs.FargateTaskDefinition(this, `${name}Task`, {
+        cpu: 2048,
+        memoryLimitMiB: image.memoryMb * 2,
+        runtimePlatform: {
+          cpuArchitecture: props.architecture === 'arm64' ? ecs.CpuArchitecture.ARM64 : ecs.CpuArchitecture.X86_64,
+          operatingSystemFamily: ecs.OperatingSystemFamily.LINUX,
+        },
+      });
+      const logGroup = new logs.LogGroup(this, `${name}Logs`, {
+        retention: props.logRetentionDays as logs.RetentionDays,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      task.addContainer('consumer', {
+        image: ecs.ContainerImage.fromAsset(imageContext(image.id), { platform: imagePlatform(props.architecture) }),
+        entryPoint: CONSUMER_ENTRYPOINT,
+        command: CONSUMER_COMMAND,
+        logging: ecs.LogDrivers.awsLogs({ logGroup, streamPrefix: `execute-${image.id}` }),
+        environment: {
+          ...executorEnvironment(image, props.bucket, props.ledger, props.aggregateQueue),
+          QUEUE_URL: work.queue.queueUrl,
+          AWS_REGION: Stack.of(this).region,
+        },
+        readonlyRootFilesystem: false,
+      });
+      grantExecutorAccess(task.taskRole, props.bucket, props.ledger);
+      work.queue.grantConsumeMessages(task.taskRole);
+      props.aggregateQueue.grantSendMessages(task.taskRole);
+
+      const service = new ecs.FargateService(this, `${name}Service`, {
+        cluster: this.cluster,
+        taskDefinition: task,
+        desiredCount: 0,
+        minHealthyPercent: 0,
+        vpcSubnets: props.subnets,
+        securityGroups: [props.securityGroup],
+        assignPublicIp: false,
+        circuitBreaker: { rollback: true },
+      });
+      const depth = new cloudwatch.MathExpression({
+        expression: 'visible + inflight',
+        usingMetrics: {
+          visible: work.queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' }),
+          inflight: work.queue.metricApproximateNumberOfMessagesNotVisible({ statistic: 'Maximum' }),
+        },
+        period: Duration.minutes(1),
+      });
+      service.autoScaleTaskCount({ minCapacity: 0, maxCapacity: props.maxTasks }).scaleOnMetric('QueueDepth', {
+        metric: depth,
+        scalingSteps: queueDepthSteps(props.maxTasks),
+        adjustmentType: AdjustmentType.EXACT_CAPACITY,
+        cooldown: Duration.minutes(2),
+      });
+      acknowledge(
+        task.obtainExecutionRole(),
+        'AwsSolutions-IAM5[Resource::*]',
+        'ecr:GetAuthorizationToken takes no resource; image pulls are otherwise scoped to the asset repository.',
+      );
+      acknowledge(task, 'AwsSolutions-ECS2', 'The consumer environment holds resource names and URLs only (bucket, table, queues); no secrets.');
+      this.queues.set(image.id, work);
+      this.services.set(image.id, service);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The polyeval stack: wiring only. Storage and network first, then the queues, the executors
+ * (Lambda and Fargate lanes) that the generate function routes to, the stage functions, the API,
+ * the nightly schedule and the analytics catalog.
+ */
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { Analytics } from './analytics.ts';
+import { Api } from './api.ts';
+import type { PolyevalConfig } from './config.ts';
+import { Executors } from './executors.ts';
+import { FargateLane } from './fargate-lane.ts';
+import { Network } from './network.ts';
+import { Pipeline } from './pipeline.ts';
+import { StageQueues } from './queues.ts';
+import { NightlySchedule } from './schedule.ts';
+import { Storage } from './storage.ts';
+import type { WorkQueue } from './work-queue.ts';
+
+/** Properties of {@link PolyevalStack}. */
+export interface PolyevalStackProps extends StackProps {
+  config: PolyevalConfig;
+}
+
+/** Everything polyeval needs in one account and region. */
+export class PolyevalStack extends Stack {
+  readonly storage: Storage;
+  readonly network: Network;
+  readonly queues: StageQueues;
+  readonly executors: Executors;
+  readonly fargate: FargateLane | undefined;
+  readonly pipeline: Pipeline;
+  readonly analytics: Analytics;
+  readonly api: Api;
+  readonly nightly: NightlySchedule;
+
+  constructor(scope: Construct, id: string, props: PolyevalStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    this.storage = new Storage(this, 'Storage');
+    const { bucket, ledger } = this.storage;
+    this.network = new Network(this, 'Network', { bucket, ledger, flowLogBucket: this.storage.accessLogs, fargateLane: config.fargateLane });
+    this.queues = new StageQueues(this, 'Queues');
+    const executorNetwork = {
+      vpc: this.network.vpc,
+      subnets: this.network.executorSubnets,
+      securityGroup: this.network.executorSecurityGroup,
+    };
+    this.executors = new Executors(this, 'Executors', {
+      architecture: config.architecture,
+      logRetentionDays: config.logRetentionDays,
+      bucket,
+      ledger,
+      aggregateQueue: this.queues.aggregate.queue,
+      ...executorNetwork,
+    });
+    this.fargate = config.fargateLane
+      ? new FargateLane(this, 'FargateLane', {
+          architecture: config.architecture,
+          logRetentionDays: config.logRetentionDays,
+          maxTasks: config.fargateMaxTasks,
+          bucket,
+          ledger,
+          aggregateQueue: this.queues.aggregate.queue,
+          ...executorNetwork,
+        })
+      : undefined;
+    this.pipeline = new Pipeline(this, 'Pipeline', {
+      config,
+      bucket,
+      ledger,
+      queues: this.queues,
+      executeQueues: this.executors.queues,
+      fargateQueues: this.fargate?.queues ?? new Map<string, WorkQueue>(),
+    });
+    this.analytics = new Analytics(this, 'Analytics', { bucket, benchmarks: config.benchmarks, bytesScannedCutoff: config.athenaBytesScannedCutoff });
+    this.api = new Api(this, 'Api', { config, bucket, ledger, planQueue: this.queues.plan.queue, analytics: this.analytics });
+    this.nightly = new NightlySchedule(this, 'Nightly', { config, bucket, ledger, planQueue: this.queues.plan.queue });
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * `--dry-run`: the plan of a run and its estimated tokens and cost, without calling a model.
+ * Prompt tokens are estimated from the prompt text (chars/4); completion tokens are the
+ * max_tokens bound, so the cost is an upper estimate.
+ */
+import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
+import type { Prompt } from '#core/models/provider.ts';
+import { planRun } from '#core/run/plan.ts';
+import type { RunSpec } from '#core/run/spec.ts';
+import { estimateCost, estimateTokens, loadPriceTable } from '#providers/index.ts';
+import { createProvider } from './create-provider.ts';
+import { loadSource } from './load-benchmark.ts';
+import type { LocalRunOptions } from './local-run.ts';
+
+export interface DryRunPlan {
+  benchmark: string;
+  model: string;
+  tasks: number;
+  n: number;
+  items: number;
+  likert_mode: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number | null;
+  cost_reason?: string;
+}
+
+function promptText(p: Prompt): string {
+  return p.completion ?? [p.system ?? '', ...p.messages.map((m) => m.content)].join('\n');
+}
+
+export async function dryRun(spec: RunSpec, opts: LocalRunOptions): Promise<DryRunPlan[]> {
+  const table = await loadPriceTable(opts.pricesPath);
+  const out: DryRunPlan[] = [];
+  for (const source of parseBenchmarkSpec(spec.benchmark)) {
+    const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env });
+    const provider = await createProvider(spec.model, opts.providerOptions);
+    const plan = await planRun(loaded, spec, provider, { runId: 'dry-run', createdAt: new Date(0).toISOString(), code: { version: '', revision: null, dirty: null }, packages: {}, toolchains: [] });
+    const tasks = new Map(plan.tasks.map((t) => [t.id, t]));
+    let promptTokens = 0;
+    let completionTokens = 0;
+    const choices = loaded.benchmark.choices?.length ?? 0;
+    for (const item of plan.items) {
+      const task = tasks.get(item.taskId);
+      if (!task) continue;
+      const tokens = estimateTokens(promptText(loaded.benchmark.buildPrompt(task, { pool: loaded.tasks, ...(item.language ? { language: item.language } : {}) })));
+      if (plan.manifest.likert_mode === 'likelihood') promptTokens += tokens * Math.max(1, choices);
+      else {
+        promptTokens += tokens;
+        completionTokens += plan.manifest.params.maxTokens;
+      }
+    }
+    const cost = provider.kind === 'reference' || provider.kind === 'replay' ? { usd: 0 } : estimateCost(table, provider.model, { promptTokens, completionTokens });
+    out.push({
+      benchmark: loaded.benchmark.id,
+      model: provider.id,
+      tasks: plan.tasks.length,
+      n: plan.manifest.n,
+      items: plan.items.length,
+      likert_mode: plan.manifest.likert_mode,
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      cost_usd: cost.usd,
+      ...(cost.reason ? { cost_reason: cost.reason } : {}),
+    });
+    await provider.close?.();
+  }
+  return out;
+}

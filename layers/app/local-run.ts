@@ -1,0 +1,152 @@
+/**
+ * A run on this machine: plan → generate → score → record → aggregate over the local
+ * adapters (filesystem store, journal ledger, in-process queues, the sandbox executor).
+ */
+import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
+import { InputError, RunStopped } from '#core/errors.ts';
+import type { Provider } from '#core/models/provider.ts';
+import type { Executor } from '#core/ports.ts';
+import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import type { EngineEvent, GeneratedItem, RunContext } from '#core/run/engine.ts';
+import { keys } from '#core/run/keys.ts';
+import type { Manifest } from '#core/run/manifest.ts';
+import { runPipeline } from '#core/run/pipeline.ts';
+import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
+import type { RunSpec } from '#core/run/spec.ts';
+import { InProcessWorkQueue } from '#local/index.ts';
+import { estimateCost, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
+import type { Home } from './home.ts';
+import { loadSource } from './load-benchmark.ts';
+import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
+import { createProvider } from './create-provider.ts';
+import { codeVersion, packageVersions } from './versions.ts';
+
+export interface LocalRunOptions {
+  home: Home;
+  packageRoot: string;
+  providerOptions?: ProviderOptions;
+  /** Scoring concurrency (executor jobs); default = cores. */
+  jobs?: number;
+  /** User price table overriding the shipped one. */
+  pricesPath?: string;
+  clock?: () => Date;
+  onEvent?: (event: EngineEvent | { type: 'planned'; runId: string; total: number; done: number; benchmark: string }) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+export type LocalRunResult =
+  | ({ status: 'completed' } & RunSummaryDocument)
+  | { status: 'stopped'; run_id: string; benchmark: string; model: string; items: number; recorded: number; reason: string };
+
+function newRunId(benchmark: string, now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+async function executorFor(benchmark: AnyBenchmark, home: Home): Promise<Executor | undefined> {
+  if (benchmark.scorer === 'likert') return undefined;
+  const sandbox = await import('#sandbox/index.ts');
+  return sandbox.createSandboxExecutor({ cacheDir: home.cacheDir });
+}
+
+async function costFunction(provider: Provider, opts: LocalRunOptions): Promise<RunContext['costOf']> {
+  if (provider.kind === 'reference' || provider.kind === 'replay') return undefined;
+  const table = await loadPriceTable(opts.pricesPath);
+  return (usage) => estimateCost(table, provider.model, usage).usd;
+}
+
+async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provider, opts: LocalRunOptions): Promise<LocalRunResult> {
+  const { home } = opts;
+  const clock = opts.clock ?? (() => new Date());
+  const { manifest } = plan;
+  const executor = await executorFor(loaded.benchmark, home);
+  const ledgerRun = await home.ledger.getRun(manifest.run_id);
+  const ctx: RunContext = {
+    store: home.store,
+    ledger: home.ledger,
+    provider,
+    ...(executor ? { executor } : {}),
+    clock,
+    costOf: await costFunction(provider, opts),
+    onEvent: (e) => opts.onEvent?.(e),
+    manifest,
+    benchmark: loaded.benchmark,
+    tasks: new Map(plan.tasks.map((t) => [t.id, t])),
+    pool: loaded.tasks,
+    spent: { usd: ledgerRun?.costUsd ?? 0 },
+    stop: {},
+  };
+  const jobs = opts.jobs ?? availableParallelism();
+  try {
+    await home.ledger.setStatus(manifest.run_id, 'running');
+    const done = (await home.store.list(keys.itemsPrefix(manifest.run_id))).length;
+    opts.onEvent?.({ type: 'planned', runId: manifest.run_id, total: plan.items.length, done, benchmark: manifest.benchmark.id });
+    const result = await runPipeline(ctx, plan.items, {
+      generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
+      scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: Math.max(4, jobs * 4) }),
+      generateConcurrency: opts.providerOptions?.concurrency ?? provider.concurrency ?? 4,
+      scoreConcurrency: jobs,
+    });
+    if (result.stoppedReason) {
+      await home.ledger.setStatus(manifest.run_id, 'stopped', result.stoppedReason);
+      const recorded = (await home.store.list(keys.itemsPrefix(manifest.run_id))).length;
+      return { status: 'stopped', run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name, items: plan.items.length, recorded, reason: result.stoppedReason };
+    }
+    const summary = await aggregateRun({ store: home.store, ledger: home.ledger, clock }, manifest);
+    return { ...summary };
+  } catch (error) {
+    await home.ledger.setStatus(manifest.run_id, 'failed', (error as Error).message);
+    throw error;
+  } finally {
+    await executor?.close();
+    await provider.close?.();
+  }
+}
+
+/** Starts one run per benchmark source named by `spec.benchmark` (`sample` names several). */
+export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<LocalRunResult[]> {
+  const clock = opts.clock ?? (() => new Date());
+  const sources = parseBenchmarkSpec(spec.benchmark);
+  const results: LocalRunResult[] = [];
+  for (const source of sources) {
+    const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env });
+    const provider = await createProvider(spec.model, opts.providerOptions);
+    const now = clock();
+    const runId = newRunId(loaded.benchmark.id, now);
+    const executorInfo = await executorFor(loaded.benchmark, opts.home);
+    const toolchains = executorInfo ? await executorInfo.toolchains() : [];
+    await executorInfo?.close();
+    const plan = await planRun(loaded, spec, provider, {
+      runId,
+      createdAt: now.toISOString(),
+      code: codeVersion(opts.packageRoot),
+      packages: packageVersions(opts.packageRoot),
+      toolchains,
+    });
+    await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
+    await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
+    results.push(await execute(plan, loaded, provider, opts));
+  }
+  return results;
+}
+
+export async function readManifest(home: Home, runId: string): Promise<Manifest> {
+  const text = await home.store.getText(keys.manifest(runId));
+  if (!text) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
+  return JSON.parse(text) as Manifest;
+}
+
+/** Continues a run that was killed or stopped: only the items not yet recorded run. */
+export async function resumeLocal(runId: string, opts: LocalRunOptions): Promise<LocalRunResult> {
+  const manifest = await readManifest(opts.home, runId);
+  const [source] = parseBenchmarkSpec(manifest.benchmark.spec);
+  if (!source) throw new InputError(`run ${runId} names no benchmark`);
+  const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env });
+  const provider = await createProvider(manifest.model.spec, opts.providerOptions);
+  await provider.prepare?.(new Set(loaded.tasks.map((t) => t.id)));
+  return execute(replanItems(manifest, loaded, provider), loaded, provider, opts);
+}
+
+export { RunStopped };

@@ -1,0 +1,114 @@
+/**
+ * The Athena side of the `records` and `metrics` tables (DESIGN §5) and the SQL we ship over
+ * them. The columns themselves are defined once, in `layers/core/run/columns.ts` (the Parquet
+ * writer encodes with them); this file gives them the shape infra's Glue tables take, so the
+ * writer, Glue and the local DuckDB views cannot drift apart.
+ *
+ * Partitioning — every writer and reader follows it:
+ * - Files live at `results/<table>/benchmark=<b>/run_id=<r>/<file>.parquet`.
+ * - `benchmark` and `run_id` are hive partition columns: they come from the path and are NOT
+ *   columns of the Parquet files. A file that also held them would make DuckDB and Athena
+ *   disagree (duplicate column / schema mismatch), so the writer leaves them out.
+ * - {@link RECORD_COLUMNS} / {@link METRIC_COLUMNS} are the file columns, in file order;
+ *   {@link PARTITION_KEYS} follow them in the table (Glue appends partition keys last) and
+ *   are typed `string` in the partition projection.
+ * - DuckDB should read with `hive_types_autocast = false` (see {@link duckDbViewSql}):
+ *   otherwise a run id like `20240501` becomes a number locally while Athena keeps text.
+ *
+ * `created_at` is ISO-8601 UTC text (`string`), as in RunRecord: it sorts chronologically as
+ * text, and `from_iso8601_timestamp` (Athena) / `CAST(… AS TIMESTAMP)` (DuckDB) convert it.
+ *
+ * Shipped queries use only what Trino and DuckDB share: CTEs, window functions, standard
+ * comparisons, `CASE`, `ORDER BY`; string literals go through {@link sqlString}.
+ */
+import {
+  METRIC_COLUMNS as CORE_METRIC_COLUMNS,
+  PARTITION_COLUMNS,
+  RECORD_COLUMNS as CORE_RECORD_COLUMNS,
+  glueType as toGlueType,
+  type Column,
+} from '../core/run/columns.ts';
+
+/** Glue column types the tables use (`bigint`/`timestamp` reserved for future columns). */
+export type GlueType = 'string' | 'int' | 'bigint' | 'double' | 'boolean' | 'timestamp';
+
+export interface ColumnSpec {
+  name: string;
+  glueType: GlueType;
+}
+
+function toSpec(column: Column): ColumnSpec {
+  return { name: column.name, glueType: toGlueType(column.type) };
+}
+
+/** Hive partition columns of both tables, in path order. */
+export const PARTITION_KEYS: readonly ColumnSpec[] = PARTITION_COLUMNS.map((name) => ({ name, glueType: 'string' }));
+
+/** File columns of `records` (RunRecord minus the partition keys), in file order. */
+export const RECORD_COLUMNS: readonly ColumnSpec[] = CORE_RECORD_COLUMNS.map(toSpec);
+
+/** File columns of `metrics` (MetricRow minus the partition keys), in file order. */
+export const METRIC_COLUMNS: readonly ColumnSpec[] = CORE_METRIC_COLUMNS.map(toSpec);
+
+/** Where each table's files live, relative to the store root (DESIGN §5). */
+export const TABLE_PREFIXES = { records: 'results/records/', metrics: 'results/metrics/' } as const;
+
+/**
+ * The headline metric per benchmark (the leaderboard's column). A benchmark not listed
+ * falls back to `pass@1`; pass an explicit metric to {@link leaderboardSql} to override.
+ */
+export const HEADLINE_METRICS: Readonly<Record<string, string>> = {
+  rocode: 'accuracy',
+  'kotlin-humaneval': 'pass@1',
+  abricot: 'pearson',
+};
+
+/** A SQL string literal: single quotes doubled (standard SQL; Trino and DuckDB agree). */
+export function sqlString(value: string): string {
+  if (value.includes('\u0000')) throw new RangeError('a SQL string literal cannot contain NUL');
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/**
+ * Best value per model of a benchmark's headline metric (slice `all` unless told), with the
+ * run that achieved it (ties: the latest run id) and how many runs the model has.
+ * Columns: model, run_id, value, ci_low, ci_high, n, runs — best first.
+ */
+export function leaderboardSql(benchmark: string, options: { metric?: string; slice?: string } = {}): string {
+  const metric = options.metric ?? HEADLINE_METRICS[benchmark] ?? 'pass@1';
+  const slice = options.slice ?? 'all';
+  return `WITH candidates AS (
+  SELECT model, run_id, value, ci_low, ci_high, n,
+         ROW_NUMBER() OVER (PARTITION BY model ORDER BY value DESC, run_id DESC) AS position,
+         COUNT(*) OVER (PARTITION BY model) AS runs
+  FROM metrics
+  WHERE benchmark = ${sqlString(benchmark)}
+    AND metric = ${sqlString(metric)}
+    AND slice = ${sqlString(slice)}
+    AND value IS NOT NULL
+)
+SELECT model, run_id, value, ci_low, ci_high, n, runs
+FROM candidates
+WHERE position = 1
+ORDER BY value DESC, model ASC`;
+}
+
+/**
+ * Every metric of one run, per slice (`all` first), absent values included with their reason.
+ * Columns: benchmark, model, metric, slice, value, ci_low, ci_high, n, reason.
+ */
+export function sliceMetricsSql(runId: string): string {
+  return `SELECT benchmark, model, metric, slice, value, ci_low, ci_high, n, reason
+FROM metrics
+WHERE run_id = ${sqlString(runId)}
+ORDER BY metric ASC, CASE WHEN slice = 'all' THEN 0 ELSE 1 END ASC, slice ASC`;
+}
+
+/**
+ * The DuckDB view over one table under a local root (DuckDB-only SQL: used by the local
+ * adapter to define the views, never shipped to Athena).
+ */
+export function duckDbViewSql(table: keyof typeof TABLE_PREFIXES, root: string): string {
+  const glob = `${root.replace(/\/+$/, '')}/${TABLE_PREFIXES[table]}*/*/*.parquet`;
+  return `CREATE OR REPLACE VIEW ${table} AS SELECT * FROM read_parquet(${sqlString(glob)}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
+}

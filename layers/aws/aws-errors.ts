@@ -1,0 +1,25 @@
+/**
+ * Reading AWS SDK v3 errors without depending on each service's exception classes:
+ * every service exception carries `name` (the error code) and `$metadata`.
+ */
+
+/** The AWS error code of an SDK exception (`NoSuchKey`, `ConditionalCheckFailedException`, …). */
+export function awsErrorName(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const { name, Code } = error as { name?: unknown; Code?: unknown };
+    if (typeof Code === 'string' && Code !== '') return Code;
+    if (typeof name === 'string') return name;
+  }
+  return String(error);
+}
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Exponential backoff with full jitter (AWS architecture blog), capped. */
+export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(capMs, baseMs * 2 ** attempt);
+  return Math.floor(random() * ceiling);
+}

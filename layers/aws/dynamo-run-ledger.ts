@@ -1,0 +1,273 @@
+/**
+ * RunLedger on DynamoDB (DESIGN §2 "record", §4). Exactly-once counting over at-least-once
+ * queues: `recordItem` is ONE transaction that creates the item row only if it does not
+ * exist and adds to the run row's counters, so a redelivered item changes nothing.
+ * Table layout and the listing index: see dynamo-ledger-schema.ts.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { RunLedger, RunStatus, RunSummary } from '../core/ports.ts';
+import { VERDICTS, type Verdict } from '../core/types.ts';
+import { HarnessError } from '../core/errors.ts';
+import { awsErrorName, backoffMs, sleep } from './aws-errors.ts';
+import { LEDGER_TABLE } from './dynamo-ledger-schema.ts';
+
+export interface DynamoRunLedgerOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  /** The clock for `updatedAt` (passed in so tests and runs reproduce). */
+  now?: () => Date;
+}
+
+type Row = Record<string, unknown>;
+const RUN_SK = 'RUN';
+const ITEM_PREFIX = 'ITEM#';
+const CONFLICT_RETRIES = 8;
+
+/**
+ * DynamoDB-backed {@link RunLedger}.
+ * @example
+ * const ledger = new DynamoRunLedger({ client: new DynamoDBClient({}), tableName: 'polyeval-ledger' });
+ * if (await ledger.recordItem('r1', 'r1/t1/0', 'OK')) console.log('counted');
+ */
+export class DynamoRunLedger implements RunLedger {
+  readonly #doc: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #now: () => Date;
+
+  constructor(options: DynamoRunLedgerOptions) {
+    this.#doc = DynamoDBDocumentClient.from(options.client, { marshallOptions: { removeUndefinedValues: true } });
+    this.#table = options.tableName;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  async createRun(summary: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void> {
+    const item: Row = {
+      ...runKey(summary.runId),
+      [LEDGER_TABLE.runsIndex.partitionKey]: RUN_SK,
+      [LEDGER_TABLE.runsIndex.sortKey]: `${summary.createdAt}#${summary.runId}`,
+      runId: summary.runId,
+      benchmark: summary.benchmark,
+      model: summary.model,
+      status: summary.status,
+      items: summary.items,
+      recorded: 0,
+      costUsd: 0,
+      createdAt: summary.createdAt,
+      updatedAt: this.#now().toISOString(),
+      reason: summary.reason,
+    };
+    try {
+      await this.#doc.send(new PutCommand({ TableName: this.#table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+    } catch (error) {
+      if (awsErrorName(error) === 'ConditionalCheckFailedException') {
+        throw new HarnessError(`run ${summary.runId} already exists in the ledger ${this.#table}`, { cause: error });
+      }
+      throw this.#fault('createRun', summary.runId, error);
+    }
+  }
+
+  async getRun(runId: string): Promise<RunSummary | undefined> {
+    const out = await this.#call('getRun', runId, () =>
+      this.#doc.send(new GetCommand({ TableName: this.#table, Key: runKey(runId), ConsistentRead: true })),
+    );
+    return out.Item === undefined ? undefined : toSummary(out.Item);
+  }
+
+  async listRuns(): Promise<RunSummary[]> {
+    const keys: Row[] = [];
+    let start: Row | undefined;
+    do {
+      const page = await this.#call('listRuns', '*', () =>
+        this.#doc.send(
+          new QueryCommand({
+            TableName: this.#table,
+            IndexName: LEDGER_TABLE.runsIndex.name,
+            KeyConditionExpression: '#g = :run',
+            ExpressionAttributeNames: { '#g': LEDGER_TABLE.runsIndex.partitionKey },
+            ExpressionAttributeValues: { ':run': RUN_SK },
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for (const item of page.Items ?? []) keys.push({ pk: item.pk, sk: item.sk });
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    const rows = await this.#batchGet(keys);
+    const byPk = new Map(rows.map((row) => [String(row.pk), row]));
+    // Keep the index's order (oldest first); a run deleted between the two calls is skipped.
+    return keys.flatMap((key) => {
+      const row = byPk.get(String(key.pk));
+      return row === undefined ? [] : [toSummary(row)];
+    });
+  }
+
+  async recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean> {
+    const now = this.#now().toISOString();
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: this.#table,
+            Item: { pk: runKey(runId).pk, sk: ITEM_PREFIX + itemId, verdict, recordedAt: now },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Update: {
+            TableName: this.#table,
+            Key: runKey(runId),
+            UpdateExpression: 'ADD recorded :one, #v :one SET updatedAt = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#v': verdictAttribute(verdict) },
+            ExpressionAttributeValues: { ':one': 1, ':now': now },
+          },
+        },
+      ],
+    });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#doc.send(command);
+        return true;
+      } catch (error) {
+        const reasons = cancellationCodes(error);
+        if (reasons === undefined) throw this.#fault('recordItem', runId, error);
+        if (reasons[0] === 'ConditionalCheckFailed') return false;
+        if (reasons[1] === 'ConditionalCheckFailed') {
+          throw new HarnessError(`cannot record ${itemId}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
+        }
+        // TransactionConflict: a concurrent transaction (often the duplicate) touched these rows.
+        if (!reasons.includes('TransactionConflict') || attempt + 1 >= CONFLICT_RETRIES) {
+          throw this.#fault('recordItem', runId, error);
+        }
+        await sleep(backoffMs(attempt, 20, 1_000));
+      }
+    }
+  }
+
+  async recordedItems(runId: string): Promise<Set<string>> {
+    const ids = new Set<string>();
+    let start: Row | undefined;
+    do {
+      const page = await this.#call('recordedItems', runId, () =>
+        this.#doc.send(
+          new QueryCommand({
+            TableName: this.#table,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :item)',
+            ExpressionAttributeValues: { ':pk': runKey(runId).pk, ':item': ITEM_PREFIX },
+            ProjectionExpression: 'sk',
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for (const item of page.Items ?? []) ids.add(String(item.sk).slice(ITEM_PREFIX.length));
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    return ids;
+  }
+
+  async addCost(runId: string, usd: number): Promise<void> {
+    await this.#updateRun('addCost', runId, 'ADD costUsd :usd SET updatedAt = :now', { ':usd': usd });
+  }
+
+  async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {
+    // A status without a reason clears the previous one (a resumed run is no longer "failed: …").
+    const expression = reason === undefined ? 'SET #s = :s, updatedAt = :now REMOVE reason' : 'SET #s = :s, updatedAt = :now, reason = :r';
+    const values: Row = reason === undefined ? { ':s': status } : { ':s': status, ':r': reason };
+    await this.#updateRun('setStatus', runId, expression, values, { '#s': 'status' });
+  }
+
+  async #updateRun(operation: string, runId: string, expression: string, values: Row, names?: Record<string, string>): Promise<void> {
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: runKey(runId),
+          UpdateExpression: expression,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ':now': this.#now().toISOString() },
+        }),
+      );
+    } catch (error) {
+      if (awsErrorName(error) === 'ConditionalCheckFailedException') {
+        throw new HarnessError(`${operation}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
+      }
+      throw this.#fault(operation, runId, error);
+    }
+  }
+
+  async #batchGet(keys: Row[]): Promise<Row[]> {
+    const rows: Row[] = [];
+    for (let start = 0; start < keys.length; start += 100) {
+      let pending: Row[] = keys.slice(start, start + 100);
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await sleep(backoffMs(attempt, 50, 2_000));
+        const request = { [this.#table]: { Keys: pending, ConsistentRead: true } };
+        const out = await this.#call('listRuns', '*', () => this.#doc.send(new BatchGetCommand({ RequestItems: request })));
+        rows.push(...(out.Responses?.[this.#table] ?? []));
+        pending = (out.UnprocessedKeys?.[this.#table]?.Keys as Row[] | undefined) ?? [];
+      }
+    }
+    return rows;
+  }
+
+  async #call<R>(operation: string, runId: string, send: () => Promise<R>): Promise<R> {
+    try {
+      return await send();
+    } catch (error) {
+      throw this.#fault(operation, runId, error);
+    }
+  }
+
+  #fault(operation: string, runId: string, cause: unknown): HarnessError {
+    return new HarnessError(`DynamoDB ${operation} failed for run ${runId} in ${this.#table}: ${awsErrorName(cause)}`, { cause });
+  }
+}
+
+function runKey(runId: string): { pk: string; sk: string } {
+  return { pk: `RUN#${runId}`, sk: RUN_SK };
+}
+
+/** The run row's counter attribute for a verdict. */
+export function verdictAttribute(verdict: Verdict): string {
+  return `verdict_${verdict}`;
+}
+
+/** CancellationReasons codes of a TransactionCanceledException, or undefined for any other error. */
+function cancellationCodes(error: unknown): string[] | undefined {
+  if (awsErrorName(error) !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.map((reason) => reason.Code ?? 'None');
+}
+
+function toSummary(row: Row): RunSummary {
+  const verdicts: Partial<Record<Verdict, number>> = {};
+  for (const verdict of VERDICTS) {
+    const count = Number(row[verdictAttribute(verdict)] ?? 0);
+    if (count > 0) verdicts[verdict] = count;
+  }
+  const summary: RunSummary = {
+    runId: String(row.runId),
+    benchmark: String(row.benchmark),
+    model: String(row.model),
+    status: row.status as RunStatus,
+    items: Number(row.items ?? 0),
+    recorded: Number(row.recorded ?? 0),
+    verdicts,
+    costUsd: Number(row.costUsd ?? 0),
+    createdAt: String(row.createdAt),
+    updatedAt: String(row.updatedAt),
+  };
+  if (typeof row.reason === 'string') summary.reason = row.reason;
+  return summary;
+}

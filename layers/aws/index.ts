@@ -1,0 +1,30 @@
+/**
+ * The AWS adapters of the ports (DESIGN §4): S3, SQS, DynamoDB, Athena. Each takes its SDK
+ * client as an option, so Lambdas build clients once and tests point them at moto_server.
+ */
+export { S3BlobStore, guessContentType, type S3BlobStoreOptions } from './s3-blob-store.ts';
+export { SqsWorkQueue, ID_ATTRIBUTE, parseSqsMessage, type SqsWorkQueueOptions } from './sqs-work-queue.ts';
+export {
+  applySqsBatchResponse,
+  deliverSqsBatch,
+  messageFromSqsRecord,
+  queueArnFromUrl,
+  toLambdaSqsEvent,
+  type AppliedBatch,
+} from './sqs-lambda-events.ts';
+export { DynamoRunLedger, verdictAttribute, type DynamoRunLedgerOptions } from './dynamo-run-ledger.ts';
+export { LEDGER_TABLE, ledgerTableDefinition } from './dynamo-ledger-schema.ts';
+export { AthenaResultsQuery, convertAthenaValue, type AthenaResultsQueryOptions } from './athena-results-query.ts';
+export {
+  HEADLINE_METRICS,
+  METRIC_COLUMNS,
+  PARTITION_KEYS,
+  RECORD_COLUMNS,
+  TABLE_PREFIXES,
+  duckDbViewSql,
+  leaderboardSql,
+  sliceMetricsSql,
+  sqlString,
+  type ColumnSpec,
+  type GlueType,
+} from './athena-sql.ts';

@@ -1,0 +1,179 @@
+/**
+ * WorkQueue on Amazon SQS (DESIGN §4, §9). Delivery is at least once: a message is deleted
+ * only after its handler resolves; a failing one reappears after the visibility timeout
+ * (or at once, with `retryVisibilitySec: 0`) and the queue's redrive policy moves it to the
+ * DLQ after `maxReceiveCount` deliveries. Message bodies are the JSON of `body`; the logical
+ * id travels as the message attribute {@link ID_ATTRIBUTE}.
+ */
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  type Message,
+  type SQSClient,
+  type SendMessageBatchRequestEntry,
+} from '@aws-sdk/client-sqs';
+import type { QueueMessage, WorkQueue } from '../core/ports.ts';
+import { HarnessError } from '../core/errors.ts';
+import { awsErrorName, backoffMs, sleep } from './aws-errors.ts';
+
+/** Message attribute carrying the logical message id (`<run>/<task>/<sample>`). */
+export const ID_ATTRIBUTE = 'polyeval_id';
+const SEND_ATTEMPTS = 5;
+/** Visible, in flight, delayed: the queue is drained when all three are zero. */
+const COUNT_ATTRIBUTES = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
+
+export interface SqsWorkQueueOptions {
+  client: SQSClient;
+  queueUrl: string;
+  /** Visibility timeout requested on receive; defaults to the queue's own. */
+  visibilityTimeoutSec?: number;
+  /** Long-poll wait per ReceiveMessage (0–20 s). Default 20. */
+  waitTimeSec?: number;
+  /** When set, a failed message is made visible again after this many seconds (0 = at once). */
+  retryVisibilitySec?: number;
+}
+
+/**
+ * SQS-backed {@link WorkQueue}.
+ * @example
+ * const queue = new SqsWorkQueue<WorkItem>({ client: new SQSClient({}), queueUrl });
+ * await queue.send([{ id: 'r1/t1/0', body: item }]);
+ */
+export class SqsWorkQueue<T> implements WorkQueue<T> {
+  readonly #options: SqsWorkQueueOptions;
+  #closed = false;
+
+  constructor(options: SqsWorkQueueOptions) {
+    this.#options = options;
+  }
+
+  async send(messages: { id: string; body: T }[]): Promise<void> {
+    for (let start = 0; start < messages.length; start += 10) {
+      await this.#sendBatch(messages.slice(start, start + 10));
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  /**
+   * Long-polls with up to `concurrency` handlers in flight. Resolves once close() was called
+   * and the queue holds no visible, in-flight or delayed message.
+   */
+  async consume(handler: (message: QueueMessage<T>) => Promise<void>, options: { concurrency: number }): Promise<void> {
+    const concurrency = Math.max(1, Math.floor(options.concurrency));
+    const inFlight = new Set<Promise<void>>();
+    for (;;) {
+      while (inFlight.size >= concurrency) await Promise.race(inFlight);
+      const received = await this.#receive(Math.min(10, concurrency - inFlight.size));
+      if (received.length === 0) {
+        if (inFlight.size > 0) await Promise.race(inFlight);
+        else if (this.#closed && (await this.#isDrained())) break;
+        continue;
+      }
+      for (const message of received) {
+        const task = this.#handle(message, handler).finally(() => inFlight.delete(task));
+        inFlight.add(task);
+      }
+    }
+    await Promise.all(inFlight);
+  }
+
+  async #handle(message: Message, handler: (message: QueueMessage<T>) => Promise<void>): Promise<void> {
+    let ok = false;
+    try {
+      await handler(parseSqsMessage<T>(message));
+      ok = true;
+    } catch {
+      // The handler's failure is the message's business: it is redelivered, then dead-lettered.
+    }
+    if (ok) {
+      const input = { QueueUrl: this.#options.queueUrl, ReceiptHandle: message.ReceiptHandle };
+      await this.#sqs('DeleteMessage', () => this.#options.client.send(new DeleteMessageCommand(input)));
+    } else if (this.#options.retryVisibilitySec !== undefined) {
+      const input = {
+        QueueUrl: this.#options.queueUrl,
+        ReceiptHandle: message.ReceiptHandle,
+        VisibilityTimeout: this.#options.retryVisibilitySec,
+      };
+      await this.#sqs('ChangeMessageVisibility', () => this.#options.client.send(new ChangeMessageVisibilityCommand(input)));
+    }
+  }
+
+  async #receive(max: number): Promise<Message[]> {
+    const command = new ReceiveMessageCommand({
+      QueueUrl: this.#options.queueUrl,
+      MaxNumberOfMessages: max,
+      // Short polls once closed: draining should not wait 20 s per empty answer.
+      WaitTimeSeconds: this.#closed ? Math.min(1, this.#options.waitTimeSec ?? 20) : (this.#options.waitTimeSec ?? 20),
+      VisibilityTimeout: this.#options.visibilityTimeoutSec,
+      MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
+      MessageAttributeNames: ['All'],
+    });
+    const out = await this.#sqs('ReceiveMessage', () => this.#options.client.send(command));
+    return out.Messages ?? [];
+  }
+
+  async #isDrained(): Promise<boolean> {
+    const command = new GetQueueAttributesCommand({ QueueUrl: this.#options.queueUrl, AttributeNames: [...COUNT_ATTRIBUTES] });
+    const out = await this.#sqs('GetQueueAttributes', () => this.#options.client.send(command));
+    return COUNT_ATTRIBUTES.every((name) => Number(out.Attributes?.[name] ?? '0') === 0);
+  }
+
+  async #sendBatch(batch: { id: string; body: T }[]): Promise<void> {
+    // Batch entry ids must match [A-Za-z0-9_-]{1,80}; logical ids contain '/', so use indexes.
+    let pending: SendMessageBatchRequestEntry[] = batch.map((message, index) => ({
+      Id: String(index),
+      MessageBody: JSON.stringify(message.body),
+      MessageAttributes: { [ID_ATTRIBUTE]: { DataType: 'String', StringValue: message.id } },
+    }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await sleep(backoffMs(attempt, 100, 5_000));
+      const command = new SendMessageBatchCommand({ QueueUrl: this.#options.queueUrl, Entries: pending });
+      const out = await this.#sqs('SendMessageBatch', () => this.#options.client.send(command));
+      const failed = out.Failed ?? [];
+      const senderFault = failed.find((entry) => entry.SenderFault === true);
+      if (senderFault !== undefined || (failed.length > 0 && attempt + 1 >= SEND_ATTEMPTS)) {
+        const entry = senderFault ?? failed[0];
+        const id = batch[Number(entry?.Id)]?.id ?? '?';
+        throw new HarnessError(`SQS rejected message ${id} on ${this.#options.queueUrl}: ${entry?.Code ?? ''} ${entry?.Message ?? ''}`.trim());
+      }
+      const failedIds = new Set(failed.map((entry) => entry.Id));
+      pending = pending.filter((entry) => failedIds.has(entry.Id));
+    }
+  }
+
+  async #sqs<R>(operation: string, send: () => Promise<R>): Promise<R> {
+    try {
+      return await send();
+    } catch (error) {
+      throw new HarnessError(`SQS ${operation} failed on ${this.#options.queueUrl}: ${awsErrorName(error)}`, { cause: error });
+    }
+  }
+}
+
+/**
+ * Turns a received SQS message (SDK shape) into a {@link QueueMessage}. A body that is not
+ * JSON throws {@link HarnessError}: such a poison message is retried and then dead-lettered.
+ */
+export function parseSqsMessage<T>(message: Message): QueueMessage<T> {
+  const id = message.MessageAttributes?.[ID_ATTRIBUTE]?.StringValue ?? message.MessageId ?? '';
+  return {
+    id,
+    body: parseBody<T>(message.Body ?? '', id),
+    attempt: Number(message.Attributes?.ApproximateReceiveCount ?? '1'),
+  };
+}
+
+/** Parses a message body, naming the message when it is not JSON. */
+export function parseBody<T>(body: string, id: string): T {
+  try {
+    return JSON.parse(body) as T;
+  } catch (cause) {
+    throw new HarnessError(`SQS message ${id} has a body that is not JSON`, { cause });
+  }
+}

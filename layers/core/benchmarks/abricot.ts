@@ -1,0 +1,108 @@
+/**
+ * ABRICOT (DESIGN §6): Italian sentences with a target word, judged for abstractness and
+ * inclusiveness on a 1–5 scale. One row becomes two tasks, `abstractness/<id>` and
+ * `inclusiveness/<id>`. Gold = min(5, 1 + ⌊5·mean⌋) of the human mean on [0, 1].
+ */
+import type { Prompt } from '../models/provider.ts';
+import type { LikertSubtask, LikertTask } from '../types.ts';
+import { abricotFewShotText, abricotQuestion } from '../prompts/abricot.ts';
+import type { Benchmark, PromptContext, RowLocation } from './benchmark.ts';
+import { optionalNumber, optionalString, requiredNumber, requiredString } from './fields.ts';
+
+export const LIKERT_CHOICES = ['1', '2', '3', '4', '5'] as const;
+export const FEW_SHOTS = 3;
+
+const COLUMNS: Record<LikertSubtask, { mean: string[]; std: string[] }> = {
+  abstractness: { mean: ['abs_mean', 'abstractness_mean', 'abstractness mean'], std: ['abs_std', 'abstractness_std', 'abstractness std'] },
+  inclusiveness: { mean: ['inc_mean', 'inclusiveness_mean', 'inclusiveness mean'], std: ['inc_std', 'inclusiveness_std', 'inclusiveness std'] },
+};
+
+/** The five equal bins of [0, 1]: min(5, 1 + ⌊5·mean⌋). */
+export function discretise(mean: number): number {
+  return Math.min(5, 1 + Math.floor(5 * mean));
+}
+
+function parseRow(row: Record<string, unknown>, loc: RowLocation): LikertTask[] {
+  const itemId = requiredString(row, ['id', 'ID', 'Id'], loc);
+  const text = requiredString(row, ['text'], loc);
+  const target = requiredString(row, ['target_token', 'target token', 'token'], loc);
+  const lemma = optionalString(row, ['target_lemma', 'target lemma', 'lemma'], loc);
+  const domain = optionalString(row, ['domain'], loc);
+  const begin = optionalNumber(row, ['begin'], loc, [0, Number.MAX_SAFE_INTEGER]);
+  const end = optionalNumber(row, ['end'], loc, [0, Number.MAX_SAFE_INTEGER]);
+  if (begin !== undefined && end !== undefined && end < begin) {
+    requiredNumber(row, ['end'], loc, [begin, Number.MAX_SAFE_INTEGER]);
+  }
+  const split = optionalString(row, ['split'], loc) ?? 'test';
+  return (Object.keys(COLUMNS) as LikertSubtask[]).map((subtask) => {
+    const goldMean = requiredNumber(row, COLUMNS[subtask].mean, loc, [0, 1]);
+    const goldStd = optionalNumber(row, COLUMNS[subtask].std, loc, [0, 1]);
+    const task: LikertTask = {
+      kind: 'likert',
+      id: `${subtask}/${itemId}`,
+      benchmark: 'abricot',
+      split,
+      slices: { subtask, ...(domain ? { domain } : {}) },
+      subtask,
+      itemId,
+      text,
+      target,
+      goldMean,
+      gold: discretise(goldMean),
+    };
+    if (lemma !== undefined) task.lemma = lemma;
+    if (goldStd !== undefined) task.goldStd = goldStd;
+    return task;
+  });
+}
+
+/** FNV-1a: a stable, seedless hash so shot selection is reproducible across machines. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/**
+ * Three solved examples of the same subtask, never the item itself (nor its sentence),
+ * chosen deterministically per item.
+ */
+export function selectShots(task: LikertTask, pool: readonly LikertTask[], count = FEW_SHOTS): LikertTask[] {
+  const candidates = pool.filter((t) => t.subtask === task.subtask && t.itemId !== task.itemId && t.text !== task.text);
+  return [...candidates].sort((a, b) => hash(`${task.id}|${a.id}`) - hash(`${task.id}|${b.id}`) || a.id.localeCompare(b.id)).slice(0, count);
+}
+
+function buildPrompt(task: LikertTask, ctx: PromptContext<LikertTask>): Prompt {
+  const shots = selectShots(task, ctx.pool);
+  const messages = shots.flatMap((s) => [
+    { role: 'user' as const, content: abricotQuestion(s) },
+    { role: 'assistant' as const, content: String(s.gold) },
+  ]);
+  messages.push({ role: 'user', content: abricotQuestion(task) });
+  return { style: 'chat', messages, completion: abricotFewShotText(task, shots) };
+}
+
+/**
+ * Strict parse of a digit answer: exactly one digit 1–5, optionally surrounded by
+ * whitespace or punctuation. Anything else is unparseable (null), counted as wrong.
+ */
+export function parseLikertAnswer(text: string): number | null {
+  const m = /^\s*(?:valore\s*:?\s*)?\**([1-5])\**\s*[.!)]?\s*$/i.exec(text);
+  return m?.[1] ? Number(m[1]) : null;
+}
+
+export const abricot: Benchmark<LikertTask> = {
+  id: 'abricot',
+  scorer: 'likert',
+  title: 'ABRICOT — Italian abstractness and inclusiveness (1–5)',
+  parseRow,
+  defaults: { params: { temperature: 0, topP: 1, maxTokens: 4, stop: ['\n'] } },
+  buildPrompt,
+  reference: (task) => String(task.gold),
+  postprocess: (raw) => raw.trim(),
+  languageOf: () => undefined,
+  choices: LIKERT_CHOICES,
+};

@@ -1,0 +1,44 @@
+/**
+ * A benchmark adapter: how rows become tasks, how a prompt is built, how an answer is
+ * cleaned and which scorer judges it (DESIGN §1, §6).
+ *
+ * @example
+ * const tasks = rows.flatMap((r) => abricot.parseRow(r.row, { file: r.file, line: r.line }));
+ * const prompt = abricot.buildPrompt(tasks[0], { pool: tasks, language: undefined });
+ */
+import type { GenerationParams, Prompt } from '../models/provider.ts';
+import type { LanguageId, ScorerKind, Task } from '../types.ts';
+
+export interface RowLocation {
+  file: string;
+  line: number;
+}
+
+export interface PromptContext<T extends Task> {
+  /** Every task of the run's dataset (few-shot examples are drawn from it). */
+  pool: readonly T[];
+  /** Requested language for code benchmarks. */
+  language?: LanguageId;
+}
+
+export interface Benchmark<T extends Task = Task> {
+  readonly id: string;
+  readonly scorer: ScorerKind;
+  readonly title: string;
+  /** Turns one raw dataset row into zero or more tasks; throws InputError naming file, line, field. */
+  parseRow(row: Record<string, unknown>, loc: RowLocation): T[];
+  /** Generation defaults of the benchmark's published recipe. */
+  readonly defaults: { params: Partial<GenerationParams>; language?: LanguageId; languages?: LanguageId[] };
+  buildPrompt(task: T, ctx: PromptContext<T>): Prompt;
+  /** The task's canonical answer in the given language (feeds the `reference` provider). */
+  reference(task: T, language?: LanguageId): string | undefined;
+  /** Benchmark-specific cleaning of a raw model answer. */
+  postprocess(raw: string, task: T, language?: LanguageId): string;
+  /** Language a sample of this task is executed in. */
+  languageOf(task: T, requested?: LanguageId): LanguageId | undefined;
+  /** likert only: the answer choices scored by log-likelihood. */
+  readonly choices?: readonly string[];
+}
+
+/** Narrowing helper for registries holding benchmarks of several task kinds. */
+export type AnyBenchmark = Benchmark<Task>;

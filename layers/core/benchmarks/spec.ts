@@ -1,0 +1,46 @@
+/**
+ * Parses `-b <benchmark>`: `sample` (every bundled suite), `sample/<name>`, `<id>:<path>`
+ * (a local path, `s3://…` or `hf://…`) or `<id>` (the published dataset on the Hub).
+ */
+import { InputError } from '../errors.ts';
+import type { AnyBenchmark } from './benchmark.ts';
+import { BENCHMARKS, BUNDLED_SUITES, findBenchmark, type BundledSuite } from './registry.ts';
+
+export type BenchmarkSource =
+  | { kind: 'bundled'; benchmark: AnyBenchmark; suite: BundledSuite; spec: string }
+  | { kind: 'file'; benchmark: AnyBenchmark; ref: string; spec: string }
+  | { kind: 'named'; benchmark: AnyBenchmark; spec: string };
+
+function known(): string {
+  return [...BENCHMARKS.map((b) => b.id), 'sample', ...BUNDLED_SUITES.map((s) => `sample/${s.name}`)].join(', ');
+}
+
+/** Resolves a benchmark spec to one source per run (`sample` gives one per bundled suite). */
+export function parseBenchmarkSpec(spec: string): BenchmarkSource[] {
+  const text = spec.trim();
+  if (text === 'sample') return BUNDLED_SUITES.map((suite) => bundled(suite));
+  if (text.startsWith('sample/')) {
+    const name = text.slice('sample/'.length).replace(/\/$/, '');
+    const suite = BUNDLED_SUITES.find((s) => s.name === name);
+    if (!suite) throw new InputError(`unknown bundled suite "${text}" (bundled: ${BUNDLED_SUITES.map((s) => `sample/${s.name}`).join(', ')})`, { field: 'benchmark' });
+    return [bundled(suite)];
+  }
+  const colon = text.indexOf(':');
+  if (colon > 0) {
+    const id = text.slice(0, colon);
+    const ref = text.slice(colon + 1);
+    const benchmark = findBenchmark(id);
+    if (!benchmark) throw new InputError(`unknown benchmark "${id}" in "${text}" (known: ${known()})`, { field: 'benchmark' });
+    if (!ref) throw new InputError(`"${text}" names no file after "${id}:"`, { field: 'benchmark' });
+    return [{ kind: 'file', benchmark, ref, spec: text }];
+  }
+  const benchmark = findBenchmark(text);
+  if (!benchmark) throw new InputError(`unknown benchmark "${text}" (known: ${known()}; or <benchmark>:<path>)`, { field: 'benchmark' });
+  return [{ kind: 'named', benchmark, spec: text }];
+}
+
+function bundled(suite: BundledSuite): BenchmarkSource {
+  const benchmark = findBenchmark(suite.benchmark);
+  if (!benchmark) throw new Error(`bundled suite ${suite.name} names unknown benchmark ${suite.benchmark}`);
+  return { kind: 'bundled', benchmark, suite, spec: `sample/${suite.name}` };
+}

@@ -1,0 +1,32 @@
+/**
+ * The metrics library (DESIGN §6): estimators, correlations, bootstrap intervals, and the
+ * aggregator that turns a run's records into its metrics table. Pure: no I/O.
+ */
+export { absent, present, type Counted, type Measured } from './measured.ts';
+export { passAtK } from './pass-at-k.ts';
+export { averageRanks, pearson, spearman } from './correlation.ts';
+export { exactMatch } from './exact-match.ts';
+export { mulberry32, type Random } from './prng.ts';
+export {
+  bootstrapCI,
+  pairedBootstrap,
+  quantile,
+  type BootstrapOptions,
+  type BootstrapResult,
+  type PairedResult,
+  type Statistic,
+} from './bootstrap.ts';
+export {
+  accuracy,
+  compileErrorRate,
+  strictAccuracy,
+  summariseCodeTask,
+  type CodeMetric,
+  type CodeUnit,
+} from './code-metrics.ts';
+export { summariseLikertItem, type LikertAnswer, type LikertUnit } from './likert-metrics.ts';
+export { METRIC_IDS, isMetricId, type MetricId } from './metric-ids.ts';
+export { ALL_SLICE, groupByTask, sliceRecords, type Slice, type SliceDimension } from './slices.ts';
+export { planFor, type AnyPlan, type MetricSpec, type ScorerPlan } from './plans.ts';
+export { computeMetrics, type ComputeOptions } from './compute.ts';
+export { compareRuns, type CompareOptions, type CompareRow } from './compare.ts';

@@ -1,0 +1,88 @@
+/**
+ * The `replay:<file.jsonl>` provider: plays back recorded samples (MXEval / human-eval
+ * sample files: `{"task_id", "completion", "language"?, "sample"?}` per line). Several lines
+ * for one task are several samples, in file order unless `sample` says otherwise.
+ */
+import { InputError } from '../errors.ts';
+import type { Generation, GenerateRequest, Provider } from './provider.ts';
+
+export interface ReplayLine {
+  taskId: string;
+  completion: string;
+  language?: string;
+  sample?: number;
+  line: number;
+}
+
+/** Parses replay lines; every error names the file, line and field. */
+export function parseReplay(text: string, file: string): ReplayLine[] {
+  const out: ReplayLine[] = [];
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = index + 1;
+    if (raw.trim() === '') return;
+    let row: unknown;
+    try {
+      row = JSON.parse(raw);
+    } catch (error) {
+      throw new InputError(`is not valid JSON (${(error as Error).message})`, { file, line });
+    }
+    if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new InputError('must be a JSON object', { file, line });
+    const r = row as Record<string, unknown>;
+    if (typeof r.task_id !== 'string' || r.task_id === '') throw new InputError('must be a non-empty string', { file, line, field: 'task_id' });
+    if (typeof r.completion !== 'string') throw new InputError('must be a string', { file, line, field: 'completion' });
+    if (r.language !== undefined && typeof r.language !== 'string') throw new InputError('must be a string', { file, line, field: 'language' });
+    if (r.sample !== undefined && !(Number.isInteger(r.sample) && (r.sample as number) >= 0)) {
+      throw new InputError('must be a non-negative integer', { file, line, field: 'sample' });
+    }
+    const entry: ReplayLine = { taskId: r.task_id, completion: r.completion, line };
+    if (typeof r.language === 'string') entry.language = r.language;
+    if (typeof r.sample === 'number') entry.sample = r.sample;
+    out.push(entry);
+  });
+  return out;
+}
+
+export function replayProvider(spec: string, file: string, text: string): Provider {
+  const lines = parseReplay(text, file);
+  const byTask = new Map<string, ReplayLine[]>();
+  for (const l of lines) {
+    const list = byTask.get(l.taskId) ?? [];
+    list.push(l);
+    byTask.set(l.taskId, list);
+  }
+  for (const [taskId, list] of byTask) {
+    const explicit = list.filter((l) => l.sample !== undefined);
+    const seen = new Set<number>();
+    for (const l of explicit) {
+      if (seen.has(l.sample as number)) throw new InputError(`duplicate sample ${l.sample} for task ${taskId}`, { file, line: l.line, field: 'sample' });
+      seen.add(l.sample as number);
+    }
+    // Explicit indexes first, the rest in file order after them.
+    let next = 0;
+    for (const l of list) {
+      if (l.sample !== undefined) continue;
+      while (seen.has(next)) next++;
+      l.sample = next;
+      seen.add(next);
+    }
+    list.sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0));
+  }
+  return {
+    id: spec,
+    kind: 'replay',
+    model: `replay:${file.split('/').pop() ?? file}`,
+    concurrency: 64,
+    async prepare(taskIds: ReadonlySet<string>): Promise<void> {
+      for (const l of lines) {
+        if (!taskIds.has(l.taskId)) throw new InputError(`unknown task id "${l.taskId}"`, { file, line: l.line, field: 'task_id' });
+      }
+    },
+    samplesFor: (taskId) => byTask.get(taskId)?.length,
+    languageFor: (taskId: string, sample: number) => byTask.get(taskId)?.find((l) => l.sample === sample)?.language,
+    async generate(req: GenerateRequest): Promise<Generation> {
+      const hit = byTask.get(req.taskId)?.find((l) => l.sample === req.sample);
+      if (!hit) throw new InputError(`has no sample ${req.sample} for task ${req.taskId}`, { file });
+      return { text: hit.completion, usage: { promptTokens: 0, completionTokens: 0 }, latencyMs: 0, attempts: 1 };
+    },
+  };
+}

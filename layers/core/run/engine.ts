@@ -1,0 +1,215 @@
+/**
+ * The stages of a run — generate, score, record — as functions over the ports. The local
+ * pipeline and the cloud handlers drive the same functions; only the adapters differ.
+ */
+import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
+import { InputError, ProviderError, RunStopped } from '../errors.ts';
+import type { Provider } from '../models/provider.ts';
+import type { BlobStore, Executor, RunLedger } from '../ports.ts';
+import { scoreLikert, type LikertEvidence } from '../scoring/likert.ts';
+import type { RunRecord, ScoreOutcome, Task, TokenUsage, Verdict } from '../types.ts';
+import { itemId, keys } from './keys.ts';
+import type { Manifest } from './manifest.ts';
+import type { WorkItem } from './plan.ts';
+
+export interface EngineEvent {
+  type: 'recorded';
+  item: WorkItem;
+  verdict: Verdict;
+}
+
+export interface EngineDeps {
+  store: BlobStore;
+  ledger: RunLedger;
+  provider: Provider;
+  executor?: Executor;
+  clock: () => Date;
+  /** USD for one call's usage; null when the model has no price. */
+  costOf?: (usage: TokenUsage) => number | null;
+  onEvent?: (event: EngineEvent) => void;
+}
+
+/** Everything a stage needs to handle one item of one run. */
+export interface RunContext extends EngineDeps {
+  manifest: Manifest;
+  benchmark: AnyBenchmark;
+  tasks: ReadonlyMap<string, Task>;
+  /** The whole dataset (few-shot pools draw from it). */
+  pool: readonly Task[];
+  /** Cost spent so far (seeded from the ledger on resume). */
+  spent: { usd: number };
+  /** Set when the run must stop taking new work (cost cap, fatal input error). */
+  stop: { reason?: string; error?: Error };
+}
+
+/** What the generate stage hands to the score stage. */
+export interface GeneratedItem {
+  item: WorkItem;
+  raw: string;
+  answer: string;
+  usage: TokenUsage | null;
+  latencyMs: number | null;
+  attempts: number;
+  likert?: LikertEvidence;
+  /** A generation that failed after the provider's retries: recorded as SE. */
+  failure?: string;
+}
+
+/** The item JSON (DESIGN §5): generation + verdict + per-test detail. */
+export interface ItemDocument {
+  item_id: string;
+  record: RunRecord;
+  raw: string;
+  generation: { usage: TokenUsage | null; latency_ms: number | null; attempts: number };
+  outcome: ScoreOutcome;
+}
+
+function taskOf(ctx: RunContext, item: WorkItem): Task {
+  const task = ctx.tasks.get(item.taskId);
+  if (!task) throw new InputError(`unknown task ${item.taskId} in run ${item.runId}`);
+  return task;
+}
+
+/** generate: prompt → provider → post-processing. Provider failures become an SE record, not a crash. */
+export async function generateItem(ctx: RunContext, item: WorkItem): Promise<GeneratedItem> {
+  if (ctx.manifest.max_cost_usd !== null && ctx.spent.usd >= ctx.manifest.max_cost_usd) {
+    throw new RunStopped(`cost cap reached: $${ctx.spent.usd.toFixed(4)} ≥ $${ctx.manifest.max_cost_usd}`);
+  }
+  const task = taskOf(ctx, item);
+  const { benchmark, provider } = ctx;
+  const prompt = benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) });
+  const base = { item, usage: null, latencyMs: null, attempts: 0 };
+  try {
+    if (ctx.manifest.likert_mode === 'likelihood' && task.kind === 'likert') {
+      const choices = benchmark.choices ?? [];
+      const scores = await provider.scoreChoices!({
+        taskId: task.id,
+        prompt,
+        choices: choices.map((c) => ` ${c}`),
+        referenceIndex: choices.indexOf(String(task.gold)),
+      });
+      await charge(ctx, scores.usage);
+      const likert: LikertEvidence = { mode: 'likelihood', logprobs: scores.logprobs, choices };
+      return { ...base, raw: JSON.stringify(scores.logprobs), answer: '', usage: scores.usage, latencyMs: scores.latencyMs, attempts: 1, likert };
+    }
+    const reference = benchmark.reference(task, item.language);
+    const generation = await provider.generate({
+      taskId: task.id,
+      sample: item.sample,
+      prompt,
+      params: ctx.manifest.params,
+      ...(item.language ? { language: item.language } : {}),
+      ...(reference !== undefined ? { reference } : {}),
+    });
+    await charge(ctx, generation.usage);
+    const answer = benchmark.postprocess(generation.text, task, item.language);
+    const out: GeneratedItem = {
+      ...base,
+      raw: generation.text,
+      answer,
+      usage: generation.usage,
+      latencyMs: generation.latencyMs,
+      attempts: generation.attempts ?? 1,
+    };
+    if (task.kind === 'likert') out.likert = { mode: 'digit-parse', text: answer };
+    return out;
+  } catch (error) {
+    if (error instanceof InputError || error instanceof RunStopped) throw error;
+    const message = error instanceof ProviderError ? error.message : `provider failed: ${(error as Error).message}`;
+    return { ...base, raw: '', answer: '', failure: `generation: ${message}` };
+  }
+}
+
+async function charge(ctx: RunContext, usage: TokenUsage): Promise<void> {
+  const usd = ctx.costOf?.(usage);
+  if (usd) {
+    ctx.spent.usd += usd;
+    await ctx.ledger.addCost(ctx.manifest.run_id, usd);
+  }
+}
+
+/** score: likert in-process; io-tests and unit-tests through the Executor port. */
+export async function scoreItem(ctx: RunContext, generated: GeneratedItem): Promise<ScoreOutcome> {
+  if (generated.failure) return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: generated.failure };
+  const task = taskOf(ctx, generated.item);
+  switch (task.kind) {
+    case 'likert':
+      return scoreLikert(task, generated.likert ?? { mode: 'digit-parse', text: generated.answer });
+    case 'io-tests':
+    case 'unit-tests': {
+      if (!ctx.executor) return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: 'no executor is configured for code tasks' };
+      const language = generated.item.language ?? ('language' in task ? task.language : undefined);
+      if (!language) return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: `no language for task ${task.id}` };
+      const job =
+        task.kind === 'io-tests'
+          ? { scorer: 'io-tests' as const, task, language, code: generated.answer, timeScale: ctx.manifest.time_scale }
+          : { scorer: 'unit-tests' as const, task, language, code: generated.answer, timeScale: ctx.manifest.time_scale };
+      try {
+        return await ctx.executor.execute(job);
+      } catch (error) {
+        return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: `executor failed: ${(error as Error).message}` };
+      }
+    }
+    default: {
+      const never: never = task;
+      throw new Error(`unknown task kind ${(never as Task).kind}`);
+    }
+  }
+}
+
+/** The record row of one scored sample (DESIGN §5 columns). */
+export function buildRecord(ctx: RunContext, generated: GeneratedItem, outcome: ScoreOutcome): RunRecord {
+  const task = taskOf(ctx, generated.item);
+  const m = ctx.manifest;
+  return {
+    run_id: m.run_id,
+    benchmark: m.benchmark.id,
+    split: task.split,
+    model: m.model.name,
+    provider: m.model.kind,
+    task_id: task.id,
+    sample: generated.item.sample,
+    language: generated.item.language ?? null,
+    difficulty: task.difficulty ?? null,
+    subtask: task.slices.subtask ?? null,
+    verdict: outcome.verdict,
+    tests_passed: outcome.testsPassed,
+    tests_total: outcome.testsTotal,
+    compile_ms: outcome.compileMs ?? null,
+    run_ms: outcome.runMs ?? null,
+    peak_memory_kb: outcome.peakMemoryKb ?? null,
+    prompt_tokens: generated.usage?.promptTokens ?? null,
+    completion_tokens: generated.usage?.completionTokens ?? null,
+    predicted: outcome.predicted ?? null,
+    gold: outcome.gold ?? null,
+    gold_mean: outcome.goldMean ?? null,
+    answer: task.kind === 'likert' && generated.likert?.mode === 'likelihood' ? String(outcome.predicted ?? '') : generated.answer,
+    error: outcome.error ? outcome.error.slice(0, 500) : null,
+    created_at: ctx.clock().toISOString(),
+  };
+}
+
+/**
+ * record: writes the item under its deterministic key (a second delivery overwrites the
+ * same key) and counts it in the ledger through a conditional write.
+ */
+export async function recordItem(ctx: RunContext, generated: GeneratedItem, outcome: ScoreOutcome): Promise<RunRecord> {
+  const record = buildRecord(ctx, generated, outcome);
+  const { item } = generated;
+  const doc: ItemDocument = {
+    item_id: itemId(item.runId, item.taskId, item.sample),
+    record,
+    raw: generated.raw,
+    generation: { usage: generated.usage, latency_ms: generated.latencyMs, attempts: generated.attempts },
+    outcome,
+  };
+  await ctx.store.put(keys.item(item.runId, item.taskId, item.sample), JSON.stringify(doc), 'application/json');
+  await ctx.ledger.recordItem(item.runId, doc.item_id, record.verdict);
+  ctx.onEvent?.({ type: 'recorded', item, verdict: record.verdict });
+  return record;
+}
+
+/** Item ids already written to the store (the store is the source of truth on resume). */
+export async function storedItemKeys(store: BlobStore, runId: string): Promise<Set<string>> {
+  return new Set(await store.list(keys.itemsPrefix(runId)));
+}

@@ -1,0 +1,36 @@
+/**
+ * The run manifest (DESIGN §2 plan): exactly what ran, so a result can be reproduced.
+ */
+import type { GenerationParams } from '../models/provider.ts';
+import type { ToolchainInfo } from '../ports.ts';
+import type { ScorerKind } from '../types.ts';
+
+export interface Manifest {
+  run_id: string;
+  created_at: string;
+  benchmark: {
+    id: string;
+    title: string;
+    spec: string;
+    source: string;
+    sha256: string;
+    tasks: number;
+    scorer: ScorerKind;
+  };
+  model: { spec: string; kind: string; name: string };
+  params: GenerationParams;
+  n: number;
+  seed: number;
+  split: string | null;
+  limit: number | null;
+  language: string | null;
+  time_scale: number;
+  /** likert: which mode ran (likelihood or digit-parse). */
+  likert_mode: 'likelihood' | 'digit-parse' | null;
+  max_cost_usd: number | null;
+  code: { version: string; revision: string | null; dirty: boolean | null };
+  packages: Record<string, string>;
+  toolchains: ToolchainInfo[];
+  /** Work items in the plan (tasks × samples). */
+  items: number;
+}

@@ -1,0 +1,153 @@
+/**
+ * plan: selects the tasks of a run, fixes its parameters and writes the manifest; one work
+ * item per (task, sample) with a deterministic id.
+ */
+import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
+import { InputError } from '../errors.ts';
+import type { GenerationParams, Provider } from '../models/provider.ts';
+import type { ToolchainInfo } from '../ports.ts';
+import type { Task } from '../types.ts';
+import type { Manifest } from './manifest.ts';
+import type { RunSpec } from './spec.ts';
+
+/** A benchmark with its tasks loaded from a source. */
+export interface LoadedBenchmark {
+  benchmark: AnyBenchmark;
+  tasks: Task[];
+  /** What the user asked for (`sample/abricot`, `abricot:path`, …). */
+  spec: string;
+  /** Where the rows came from (paths or URLs). */
+  source: string;
+  sha256: string;
+}
+
+export interface WorkItem {
+  runId: string;
+  taskId: string;
+  sample: number;
+  language?: string;
+}
+
+export interface RunPlan {
+  manifest: Manifest;
+  tasks: Task[];
+  items: WorkItem[];
+}
+
+export interface PlanContext {
+  runId: string;
+  createdAt: string;
+  code: Manifest['code'];
+  packages: Record<string, string>;
+  toolchains: ToolchainInfo[];
+}
+
+/** Chooses the tasks (split, replay coverage, limit) a run evaluates. */
+export function selectTasks(loaded: LoadedBenchmark, spec: Pick<RunSpec, 'split' | 'limit'>, provider: Provider): Task[] {
+  let tasks = loaded.tasks;
+  if (spec.split) {
+    tasks = tasks.filter((t) => t.split === spec.split);
+    if (tasks.length === 0) {
+      const splits = [...new Set(loaded.tasks.map((t) => t.split))].join(', ');
+      throw new InputError(`no task in split "${spec.split}" (splits: ${splits})`, { field: 'split' });
+    }
+  }
+  // A replay file answers a subset: only the tasks it covers are evaluated.
+  if (provider.samplesFor) tasks = tasks.filter((t) => (provider.samplesFor?.(t.id) ?? 0) > 0);
+  if (spec.limit !== undefined) tasks = tasks.slice(0, spec.limit);
+  if (tasks.length === 0) throw new InputError(`the run selects no task from ${loaded.source}`, { field: 'benchmark' });
+  return tasks;
+}
+
+export function resolveParams(benchmark: AnyBenchmark, spec: RunSpec, n: number): GenerationParams {
+  const d = benchmark.defaults.params;
+  const params: GenerationParams = {
+    temperature: spec.temperature ?? d.temperature ?? (n > 1 ? 0.8 : 0),
+    topP: spec.topP ?? d.topP ?? 0.95,
+    maxTokens: spec.maxTokens ?? d.maxTokens ?? 2048,
+    stop: spec.stop ?? d.stop ?? [],
+  };
+  params.seed = spec.seed;
+  return params;
+}
+
+/** Builds the manifest and the work items; validates the provider against the dataset. */
+export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: Provider, ctx: PlanContext): Promise<RunPlan> {
+  await provider.prepare?.(new Set(loaded.tasks.map((t) => t.id)));
+  const tasks = selectTasks(loaded, spec, provider);
+  const { benchmark } = loaded;
+  const n = spec.n ?? (provider.samplesFor ? Math.max(...tasks.map((t) => provider.samplesFor?.(t.id) ?? 1)) : 1);
+  if (spec.n !== undefined && provider.samplesFor) {
+    for (const task of tasks) {
+      const available = provider.samplesFor(task.id) ?? 0;
+      if (available < n) throw new InputError(`task ${task.id} has ${available} sample(s) in the replay file, fewer than n=${n}`, { field: 'n' });
+    }
+  }
+  const items = workItems(ctx.runId, tasks, n, provider, benchmark, spec.language);
+  let likertMode: Manifest['likert_mode'] = null;
+  if (benchmark.scorer === 'likert') {
+    if (spec.likertMode === 'likelihood' && !provider.scoreChoices) {
+      throw new InputError(`provider ${provider.id} returns no log-probabilities; use --likert-mode digit-parse`, { field: 'likertMode' });
+    }
+    likertMode = spec.likertMode === 'auto' ? (provider.scoreChoices ? 'likelihood' : 'digit-parse') : spec.likertMode;
+  }
+  const manifest: Manifest = {
+    run_id: ctx.runId,
+    created_at: ctx.createdAt,
+    benchmark: {
+      id: benchmark.id,
+      title: benchmark.title,
+      spec: loaded.spec,
+      source: loaded.source,
+      sha256: loaded.sha256,
+      tasks: tasks.length,
+      scorer: benchmark.scorer,
+    },
+    model: { spec: provider.id, kind: provider.kind, name: provider.model },
+    params: resolveParams(benchmark, spec, n),
+    n,
+    seed: spec.seed,
+    split: spec.split ?? null,
+    limit: spec.limit ?? null,
+    language: spec.language ?? benchmark.defaults.language ?? null,
+    time_scale: spec.timeScale,
+    likert_mode: likertMode,
+    max_cost_usd: spec.maxCostUsd ?? null,
+    code: ctx.code,
+    packages: ctx.packages,
+    toolchains: ctx.toolchains,
+    items: items.length,
+  };
+  return { manifest, tasks, items };
+}
+
+/** Rebuilds the work items of a planned run (for resume) from its manifest and tasks. */
+export function replanItems(manifest: Manifest, loaded: LoadedBenchmark, provider: Provider): RunPlan {
+  if (manifest.benchmark.sha256 !== loaded.sha256) {
+    throw new InputError(`dataset changed since run ${manifest.run_id} was planned (sha256 ${loaded.sha256.slice(0, 12)} ≠ ${manifest.benchmark.sha256.slice(0, 12)})`, { field: 'resume' });
+  }
+  const spec = {
+    split: manifest.split ?? undefined,
+    limit: manifest.limit ?? undefined,
+  };
+  const tasks = selectTasks(loaded, spec, provider);
+  const items = workItems(manifest.run_id, tasks, manifest.n, provider, loaded.benchmark, manifest.language ?? undefined);
+  return { manifest, tasks, items };
+}
+
+/**
+ * One item per (task, sample). Replay without -n plans every recorded sample of a task;
+ * with -n exactly n (checked at plan time).
+ */
+function workItems(runId: string, tasks: Task[], n: number, provider: Provider, benchmark: AnyBenchmark, language: string | undefined): WorkItem[] {
+  const items: WorkItem[] = [];
+  for (const task of tasks) {
+    const available = provider.samplesFor?.(task.id);
+    const total = available === undefined ? n : Math.min(n, available);
+    for (let sample = 0; sample < total; sample++) {
+      const lang = provider.languageFor?.(task.id, sample) ?? benchmark.languageOf(task, language);
+      items.push({ runId, taskId: task.id, sample, ...(lang ? { language: lang } : {}) });
+    }
+  }
+  return items;
+}

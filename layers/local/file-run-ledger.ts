@@ -1,0 +1,161 @@
+/**
+ * RunLedger as one append-only journal per run (`<dir>/<run>.jsonl`). Each line is an
+ * event; the state is the fold of the journal. Appends of a few hundred bytes are atomic
+ * on local filesystems, and a torn last line (SIGKILL mid-write) is ignored on load, so a
+ * killed run resumes with exact counts. `recordItem` is the conditional write: an item id
+ * already in the journal is not counted again.
+ */
+import { appendFile, mkdir, readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
+import type { Verdict } from '#core/types.ts';
+
+type Event =
+  | { e: 'create'; run: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>; at: string }
+  | { e: 'item'; id: string; v: Verdict; at: string }
+  | { e: 'cost'; usd: number; at: string }
+  | { e: 'status'; status: RunStatus; reason?: string; at: string };
+
+interface State {
+  summary: RunSummary;
+  items: Set<string>;
+}
+
+function safeName(runId: string): string {
+  return runId.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+export class FileRunLedger implements RunLedger {
+  private readonly states = new Map<string, State>();
+  /** Serialises appends per run so the in-memory check-and-set is atomic within this process. */
+  private readonly chains = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly dir: string) {}
+
+  private file(runId: string): string {
+    return join(this.dir, `${safeName(runId)}.jsonl`);
+  }
+
+  private serial<T>(runId: string, fn: () => Promise<T>): Promise<T> {
+    const next = (this.chains.get(runId) ?? Promise.resolve()).then(fn, fn);
+    this.chains.set(runId, next.catch(() => undefined));
+    return next;
+  }
+
+  private async load(runId: string): Promise<State | undefined> {
+    const cached = this.states.get(runId);
+    if (cached) return cached;
+    let text: string;
+    try {
+      text = await readFile(this.file(runId), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    let state: State | undefined;
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      let event: Event;
+      try {
+        event = JSON.parse(line) as Event;
+      } catch {
+        continue; // a torn final line from a killed process
+      }
+      state = apply(state, event);
+    }
+    if (state) this.states.set(runId, state);
+    return state;
+  }
+
+  private async append(runId: string, event: Event): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await appendFile(this.file(runId), `${JSON.stringify(event)}\n`);
+    this.states.set(runId, apply(this.states.get(runId), event) as State);
+  }
+
+  async createRun(run: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void> {
+    await this.serial(run.runId, async () => {
+      if (await this.load(run.runId)) return;
+      await this.append(run.runId, { e: 'create', run, at: run.createdAt });
+    });
+  }
+
+  async getRun(runId: string): Promise<RunSummary | undefined> {
+    const state = await this.load(runId);
+    return state ? { ...state.summary, verdicts: { ...state.summary.verdicts } } : undefined;
+  }
+
+  async listRuns(): Promise<RunSummary[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return [];
+    }
+    const runs: RunSummary[] = [];
+    for (const name of names.filter((n) => n.endsWith('.jsonl'))) {
+      const text = await readFile(join(this.dir, name), 'utf8');
+      const first = text.slice(0, text.indexOf('\n'));
+      try {
+        const event = JSON.parse(first) as Event;
+        if (event.e !== 'create') continue;
+        const summary = await this.getRun(event.run.runId);
+        if (summary) runs.push(summary);
+      } catch {
+        continue;
+      }
+    }
+    return runs.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean> {
+    return this.serial(runId, async () => {
+      const state = await this.load(runId);
+      if (state?.items.has(itemId)) return false;
+      await this.append(runId, { e: 'item', id: itemId, v: verdict, at: new Date().toISOString() });
+      return true;
+    });
+  }
+
+  async recordedItems(runId: string): Promise<Set<string>> {
+    return new Set((await this.load(runId))?.items ?? []);
+  }
+
+  async addCost(runId: string, usd: number): Promise<void> {
+    await this.serial(runId, () => this.append(runId, { e: 'cost', usd, at: new Date().toISOString() }));
+  }
+
+  async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {
+    await this.serial(runId, () => this.append(runId, { e: 'status', status, ...(reason ? { reason } : {}), at: new Date().toISOString() }));
+  }
+}
+
+function apply(state: State | undefined, event: Event): State | undefined {
+  if (event.e === 'create') {
+    return state ?? { summary: { ...event.run, recorded: 0, verdicts: {}, costUsd: 0, updatedAt: event.at }, items: new Set() };
+  }
+  if (!state) return state;
+  const s = state.summary;
+  switch (event.e) {
+    case 'item':
+      if (state.items.has(event.id)) return state;
+      state.items.add(event.id);
+      s.recorded++;
+      s.verdicts[event.v] = (s.verdicts[event.v] ?? 0) + 1;
+      break;
+    case 'cost':
+      s.costUsd += event.usd;
+      break;
+    case 'status':
+      s.status = event.status;
+      if (event.reason) s.reason = event.reason;
+      else delete s.reason;
+      break;
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+  s.updatedAt = event.at;
+  return state;
+}

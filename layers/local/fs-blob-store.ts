@@ -1,0 +1,91 @@
+/**
+ * BlobStore over a directory that mirrors S3 keys (`.polyeval/store/<key>`). Writes go to
+ * a temporary file and are renamed into place, so a reader (or a run killed midway) never
+ * sees half an object.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { HarnessError } from '#core/errors.ts';
+import type { BlobStore } from '#core/ports.ts';
+
+export class FsBlobStore implements BlobStore {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  private path(key: string): string {
+    const full = resolve(this.root, key);
+    if (key === '' || key.startsWith('/') || (!full.startsWith(this.root + sep) && full !== this.root)) {
+      throw new HarnessError(`blob key escapes the store: ${key}`);
+    }
+    return full;
+  }
+
+  async put(key: string, body: string | Uint8Array, _contentType?: string): Promise<void> {
+    const target = this.path(key);
+    await mkdir(dirname(target), { recursive: true });
+    const tmp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    await writeFile(tmp, body);
+    await rename(tmp, target);
+  }
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    try {
+      return new Uint8Array(await readFile(this.path(key)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async getText(key: string): Promise<string | undefined> {
+    const bytes = await this.get(key);
+    return bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      return (await stat(this.path(key))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    // Walk only the deepest directory the prefix names, then filter by the full prefix.
+    const slash = prefix.lastIndexOf('/');
+    const base = slash >= 0 ? prefix.slice(0, slash) : '';
+    const start = base ? this.path(base) : this.root;
+    const out: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+        throw error;
+      }
+      for (const entry of entries) {
+        const full = join(dir, entry.name);
+        if (entry.isDirectory()) await walk(full);
+        else if (entry.isFile() && !entry.name.includes('.tmp-')) {
+          const key = relative(this.root, full).split(sep).join('/');
+          if (key.startsWith(prefix)) out.push(key);
+        }
+      }
+    };
+    await walk(start);
+    return out.sort();
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
+  }
+
+  locate(key: string): string {
+    return this.path(key);
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * Turning what went wrong on the wire into a `ProviderError` that says whether a later
+ * attempt may succeed. One policy for all three providers: throttling, 5xx, timeouts,
+ * connection resets and malformed bodies are retryable; 400/401/403/404 fail fast.
+ */
+import { ProviderError } from '#core/errors.ts';
+
+/** A failed attempt; `retryAfterMs` carries the server's Retry-After when it sent one. */
+export class ProviderCallError extends ProviderError {
+  override name = 'ProviderCallError';
+  readonly retryAfterMs?: number;
+  /** Attempts spent when this error ends a call (set by the call policy). */
+  readonly attempts?: number;
+  constructor(
+    message: string,
+    opts: { retryable: boolean; status?: number; retryAfterMs?: number; attempts?: number; cause?: unknown },
+  ) {
+    super(message, opts);
+    if (opts.retryAfterMs !== undefined) this.retryAfterMs = opts.retryAfterMs;
+    if (opts.attempts !== undefined) this.attempts = opts.attempts;
+  }
+}
+
+const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504, 529]);
+
+/** AWS error names that mean "slow down" or "try again"; every other service error fails fast. */
+const RETRYABLE_AWS_NAMES = new Set([
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'ServiceUnavailableException',
+  'ServiceUnavailable',
+  'InternalServerException',
+  'InternalFailure',
+  'InternalDependencyException',
+  'ModelNotReadyException',
+  'ModelTimeoutException',
+  'RequestTimeout',
+  'RequestTimeoutException',
+]);
+
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Whether an HTTP status is worth another attempt. */
+export function isRetryableStatus(status: number): boolean {
+  return RETRYABLE_STATUS.has(status);
+}
+
+/**
+ * Parses a Retry-After header: delta-seconds or an HTTP date (RFC 9110 §10.2.3).
+ * Returns milliseconds from `now`, never negative, or undefined when absent or unparsable.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (trimmed === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/** A failure from an HTTP status and the server's message. */
+export function httpFailure(status: number, serverMessage: string, retryAfter: string | null | undefined, now: number): ProviderCallError {
+  const retryAfterMs = parseRetryAfter(retryAfter, now);
+  return new ProviderCallError(`HTTP ${status}: ${truncate(serverMessage)}`, {
+    retryable: isRetryableStatus(status),
+    status,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  });
+}
+
+/** A 2xx response whose body is not what the wire format promises: retryable, it is usually transient. */
+export function malformed(what: string, cause?: unknown): ProviderCallError {
+  return new ProviderCallError(`malformed response: ${truncate(what)}`, { retryable: true, cause });
+}
+
+/** The hard per-call timeout fired. */
+export function timedOut(ms: number): ProviderCallError {
+  return new ProviderCallError(`no response within ${ms} ms`, { retryable: true });
+}
+
+interface SdkLikeError {
+  name?: string;
+  message?: string;
+  code?: string;
+  $fault?: string;
+  $retryable?: unknown;
+  $metadata?: { httpStatusCode?: number };
+  $response?: { statusCode?: number; headers?: Record<string, string | undefined> };
+  cause?: unknown;
+  OriginalStatusCode?: number;
+}
+
+/**
+ * Classifies an error thrown by an AWS SDK v3 client call (service errors, deserialisation
+ * errors of a malformed body, socket errors). SageMaker's `ModelError` wraps the container's
+ * own status, which decides.
+ */
+export function classifySdkError(err: unknown, now: number): ProviderCallError {
+  if (err instanceof ProviderCallError) return err;
+  const e = (typeof err === 'object' && err !== null ? err : {}) as SdkLikeError;
+  const name = e.name ?? 'Error';
+  const message = e.message ?? String(err);
+  const status = e.$metadata?.httpStatusCode ?? e.$response?.statusCode;
+  const retryAfterMs = parseRetryAfter(headerOf(e.$response?.headers, 'retry-after'), now);
+  const extra = { ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), cause: err };
+
+  // Configuration problems (no region, no credentials) will not fix themselves.
+  if (name === 'CredentialsProviderError' || /region is missing/i.test(message)) {
+    return new ProviderCallError(`${name}: ${message}`, { retryable: false, cause: err });
+  }
+  if (isNetworkError(e)) return new ProviderCallError(`connection failed: ${name}: ${message}`, { retryable: true, ...extra });
+  if (e.$fault === 'client' || e.$fault === 'server') {
+    if (name === 'ModelError' && typeof e.OriginalStatusCode === 'number') {
+      return new ProviderCallError(`${name} (container status ${e.OriginalStatusCode}): ${truncate(message)}`, {
+        retryable: isRetryableStatus(e.OriginalStatusCode),
+        ...extra,
+      });
+    }
+    const retryable = RETRYABLE_AWS_NAMES.has(name) || Boolean(e.$retryable) || (status !== undefined && isRetryableStatus(status));
+    return new ProviderCallError(`${name}: ${truncate(message)}`, { retryable, ...extra });
+  }
+  // A 2xx whose body did not parse surfaces as a plain error carrying the raw response.
+  if (status !== undefined && status >= 200 && status < 300) return malformed(`${name}: ${message}`, err);
+  if (status !== undefined) {
+    return new ProviderCallError(`HTTP ${status}: ${name}: ${truncate(message)}`, { retryable: isRetryableStatus(status), ...extra });
+  }
+  if (name === 'SyntaxError') return malformed(message, err);
+  return new ProviderCallError(`${name}: ${truncate(message)}`, { retryable: true, ...extra });
+}
+
+function isNetworkError(e: SdkLikeError): boolean {
+  if (e.code !== undefined && NETWORK_CODES.has(e.code)) return true;
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return true;
+  const cause = e.cause as { code?: string } | undefined;
+  return cause?.code !== undefined && NETWORK_CODES.has(cause.code);
+}
+
+function headerOf(headers: Record<string, string | undefined> | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+function truncate(text: string, max = 500): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

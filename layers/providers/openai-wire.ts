@@ -1,0 +1,121 @@
+/**
+ * The OpenAI chat/completions and completions wire formats, as served by vLLM, TGI's
+ * Messages API, Ollama and llama.cpp: request builders and response schemas. Shared by the
+ * `openai:` provider and SageMaker's `#openai` payload flavour.
+ */
+import { z } from 'zod';
+import type { GenerationParams, Prompt } from '#core/models/provider.ts';
+import type { TokenUsage } from '#core/types.ts';
+import { malformed } from './failures.ts';
+import type { PromptToken } from './logprobs.ts';
+import { estimateTokens } from './tokens.ts';
+
+const usageSchema = z.object({ prompt_tokens: z.number(), completion_tokens: z.number().optional() }).loose();
+
+export const chatResponseSchema = z
+  .object({
+    choices: z
+      .array(
+        z.object({ message: z.object({ content: z.string() }).loose(), finish_reason: z.string().nullish() }).loose(),
+      )
+      .min(1),
+    usage: usageSchema.nullish(),
+    /** vLLM only, when the request asked for `prompt_logprobs`: one entry per prompt token, null first. */
+    prompt_logprobs: z
+      .array(z.record(z.string(), z.object({ logprob: z.number().nullable(), decoded_token: z.string().nullish() }).loose()).nullable())
+      .nullish(),
+  })
+  .loose();
+
+export const completionResponseSchema = z
+  .object({
+    choices: z
+      .array(
+        z
+          .object({
+            text: z.string(),
+            finish_reason: z.string().nullish(),
+            logprobs: z
+              .object({
+                tokens: z.array(z.string()),
+                token_logprobs: z.array(z.number().nullable()),
+                text_offset: z.array(z.number()).nullish(),
+              })
+              .loose()
+              .nullish(),
+          })
+          .loose(),
+      )
+      .min(1),
+    usage: usageSchema.nullish(),
+  })
+  .loose();
+
+export type ChatResponse = z.infer<typeof chatResponseSchema>;
+export type CompletionResponse = z.infer<typeof completionResponseSchema>;
+
+/** Validates a parsed body against a schema; a mismatch is a retryable malformed response. */
+export function expectShape<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw malformed(`${what}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unexpected shape'}`);
+  }
+  return parsed.data;
+}
+
+/** Chat messages with the system prompt first. */
+export function chatMessages(prompt: Prompt): { role: string; content: string }[] {
+  const messages = prompt.system ? [{ role: 'system', content: prompt.system }] : [];
+  return [...messages, ...prompt.messages.map((m) => ({ role: m.role, content: m.content }))];
+}
+
+/** The sampling fields common to both endpoints; `stop` only when there is one (some servers reject []). */
+export function samplingFields(params: GenerationParams, seed: number | undefined): Record<string, unknown> {
+  return {
+    max_tokens: params.maxTokens,
+    temperature: params.temperature,
+    top_p: params.topP,
+    ...(params.stop.length > 0 ? { stop: params.stop } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+  };
+}
+
+/** Usage from the response, or the chars/4 estimate for servers that omit it. */
+export function usageOf(
+  usage: { prompt_tokens: number; completion_tokens?: number | undefined } | null | undefined,
+  promptText: string,
+  completion: string,
+): TokenUsage {
+  return {
+    promptTokens: usage?.prompt_tokens ?? estimateTokens(promptText),
+    completionTokens: usage?.completion_tokens ?? estimateTokens(completion),
+  };
+}
+
+/** The echoed prompt tokens of a `/completions` answer with `echo: true, logprobs: 1`. */
+export function echoedTokens(response: CompletionResponse): PromptToken[] {
+  const lp = response.choices[0]?.logprobs;
+  if (!lp) throw malformed('no logprobs in the completion (does the server support echo with logprobs?)');
+  if (lp.token_logprobs.length !== lp.tokens.length) throw malformed('tokens and token_logprobs differ in length');
+  const offsets = lp.text_offset ?? undefined;
+  if (offsets && offsets.length !== lp.tokens.length) throw malformed('tokens and text_offset differ in length');
+  return lp.tokens.map((text, i) => ({
+    text,
+    logprob: lp.token_logprobs[i] ?? null,
+    ...(offsets ? { offset: offsets[i] as number } : {}),
+  }));
+}
+
+/** vLLM's `prompt_logprobs` as prompt tokens: each position's dict holds the actual token when asked with 0. */
+export function promptLogprobTokens(response: ChatResponse): PromptToken[] {
+  const entries = response.prompt_logprobs;
+  if (!entries) throw malformed('no prompt_logprobs in the response (is the endpoint vLLM?)');
+  return entries.map((entry) => {
+    if (entry === null) return { text: '', logprob: null };
+    const values = Object.values(entry);
+    if (values.length !== 1) throw malformed(`expected one prompt logprob per position, got ${values.length}`);
+    const only = values[0] as { logprob: number | null; decoded_token?: string | null | undefined };
+    return { text: only.decoded_token ?? '', logprob: only.logprob };
+  });
+}

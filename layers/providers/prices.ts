@@ -1,0 +1,120 @@
+/**
+ * The price table: USD per million input/output tokens per model, and executor compute
+ * prices. The shipped `prices.json` is overridable by a user JSON file of the same shape
+ * (entries merge over the shipped ones), so a new model or region needs no release.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { InputError } from '#core/errors.ts';
+import type { TokenUsage } from '#core/types.ts';
+import shipped from './prices.json' with { type: 'json' };
+
+const modelPriceSchema = z.strictObject({
+  input_per_mtok: z.number().nonnegative(),
+  output_per_mtok: z.number().nonnegative(),
+  note: z.string().optional(),
+});
+
+const computeSchema = z.strictObject({
+  lambda_gb_second: z.number().nonnegative(),
+  lambda_arm_gb_second: z.number().nonnegative(),
+  lambda_per_million_requests: z.number().nonnegative(),
+  fargate_vcpu_hour: z.number().nonnegative(),
+  fargate_gb_hour: z.number().nonnegative(),
+});
+
+const tableSchema = z.strictObject({
+  source: z.string(),
+  as_of: z.string(),
+  currency: z.literal('USD'),
+  models: z.record(z.string(), modelPriceSchema),
+  compute: computeSchema,
+});
+
+/** A user override: every part optional. */
+const overrideSchema = z.strictObject({
+  source: z.string().optional(),
+  as_of: z.string().optional(),
+  currency: z.literal('USD').optional(),
+  models: z.record(z.string(), modelPriceSchema).optional(),
+  compute: computeSchema.partial().optional(),
+});
+
+export type PriceTable = z.infer<typeof tableSchema>;
+export type ModelPrice = z.infer<typeof modelPriceSchema>;
+
+/** Cross-region inference-profile prefixes; a profile id is priced as its base model. */
+const PROFILE_PREFIX = /^(us|eu|apac|us-gov|ca|jp|au|global)\./;
+
+/** The shipped table. */
+export function shippedPriceTable(): PriceTable {
+  return tableSchema.parse(shipped);
+}
+
+/**
+ * The shipped table, with the user's JSON file merged over it when `path` is given.
+ * A file that is missing, not JSON, or of the wrong shape is an InputError naming it and the field.
+ *
+ * @example
+ * const table = await loadPriceTable('my-prices.json');
+ * estimateCost(table, 'us.anthropic.claude-3-5-haiku-20241022-v1:0', { promptTokens: 1e6, completionTokens: 0 }); // { usd: 0.8 }
+ */
+export async function loadPriceTable(path?: string): Promise<PriceTable> {
+  const base = shippedPriceTable();
+  if (path === undefined) return base;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(path, 'utf8')) as unknown;
+  } catch (err) {
+    throw new InputError(`cannot read price table: ${(err as Error).message}`, { file: path }, { cause: err });
+  }
+  const parsed = overrideSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InputError(issue?.message ?? 'invalid price table', { file: path, field: issue?.path.join('.') || '(root)' });
+  }
+  const o = parsed.data;
+  return {
+    source: o.source ?? `${base.source}; overridden by ${path}`,
+    as_of: o.as_of ?? base.as_of,
+    currency: 'USD',
+    models: { ...base.models, ...o.models },
+    compute: { ...base.compute, ...o.compute },
+  };
+}
+
+/** The price of a model: exact id first, then the base id of an inference profile. */
+export function findModelPrice(table: PriceTable, model: string): ModelPrice | undefined {
+  return table.models[model] ?? table.models[model.replace(PROFILE_PREFIX, '')];
+}
+
+/**
+ * Estimated USD cost of `usage` on `model`; `usd` is null (with the reason) when the table
+ * has no price for it — an unknown cost is never reported as zero.
+ */
+export function estimateCost(table: PriceTable, model: string, usage: TokenUsage): { usd: number | null; reason?: string } {
+  const price = findModelPrice(table, model);
+  if (!price) return { usd: null, reason: `no price for model "${model}" in the price table (add it with a price file)` };
+  return { usd: (usage.promptTokens * price.input_per_mtok + usage.completionTokens * price.output_per_mtok) / 1_000_000 };
+}
+
+/** Executor time spent, by kind. */
+export interface ComputeUsage {
+  lambdaGbSeconds?: number;
+  lambdaArmGbSeconds?: number;
+  lambdaRequests?: number;
+  fargateVcpuHours?: number;
+  fargateGbHours?: number;
+}
+
+/** Estimated USD cost of executor time. */
+export function estimateComputeCost(table: PriceTable, usage: ComputeUsage): number {
+  const c = table.compute;
+  return (
+    (usage.lambdaGbSeconds ?? 0) * c.lambda_gb_second +
+    (usage.lambdaArmGbSeconds ?? 0) * c.lambda_arm_gb_second +
+    ((usage.lambdaRequests ?? 0) / 1_000_000) * c.lambda_per_million_requests +
+    (usage.fargateVcpuHours ?? 0) * c.fargate_vcpu_hour +
+    (usage.fargateGbHours ?? 0) * c.fargate_gb_hour
+  );
+}

@@ -1,0 +1,74 @@
+/**
+ * Hugging Face TGI's payload for SageMaker InvokeEndpoint (`inputs` + `parameters`), its
+ * answer (an array of one `{generated_text, details}`, or the object itself), and choice
+ * scoring from the prefill log-probabilities that `decoder_input_details` returns.
+ */
+import { z } from 'zod';
+import type { GenerationParams } from '#core/models/provider.ts';
+import { malformed } from './failures.ts';
+import { expectShape } from './openai-wire.ts';
+import type { PromptToken } from './logprobs.ts';
+
+const tokenSchema = z.object({ text: z.string(), logprob: z.number().nullable().optional() }).loose();
+
+const generationSchema = z
+  .object({
+    generated_text: z.string(),
+    details: z
+      .object({
+        finish_reason: z.string().nullish(),
+        generated_tokens: z.number().nullish(),
+        prefill: z.array(tokenSchema).nullish(),
+      })
+      .loose()
+      .nullish(),
+  })
+  .loose();
+
+export type TgiGeneration = z.infer<typeof generationSchema>;
+
+/**
+ * TGI rejects temperature 0 and top_p ≥ 1: greedy decoding is `do_sample: false` with
+ * neither set. `details` brings the generated token count, `decoder_input_details` the
+ * prompt tokens (so usage is measured, not estimated).
+ */
+export function tgiGeneratePayload(inputs: string, params: GenerationParams, seed: number | undefined): unknown {
+  const sampling = params.temperature > 0;
+  return {
+    inputs,
+    parameters: {
+      max_new_tokens: params.maxTokens,
+      do_sample: sampling,
+      ...(sampling ? { temperature: params.temperature } : {}),
+      ...(sampling && params.topP > 0 && params.topP < 1 ? { top_p: params.topP } : {}),
+      ...(params.stop.length > 0 ? { stop: params.stop } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      return_full_text: false,
+      details: true,
+      decoder_input_details: true,
+    },
+  };
+}
+
+/** Scores `context + choice` without sampling: one new token, prefill log-probabilities on. */
+export function tgiScorePayload(inputs: string): unknown {
+  return {
+    inputs,
+    parameters: { max_new_tokens: 1, do_sample: false, return_full_text: false, details: true, decoder_input_details: true },
+  };
+}
+
+/** The one generation of a TGI answer. */
+export function readTgi(body: unknown): TgiGeneration {
+  const first = Array.isArray(body) ? body[0] : body;
+  return expectShape(generationSchema, first, 'TGI answer');
+}
+
+/** The prefill (prompt) tokens of a TGI answer; their `logprob` is null for the first token. */
+export function tgiPrefill(generation: TgiGeneration): PromptToken[] {
+  const prefill = generation.details?.prefill;
+  if (!prefill || prefill.length === 0) {
+    throw malformed('TGI answer has no details.prefill (decoder_input_details unsupported?)');
+  }
+  return prefill.map((t) => ({ text: t.text, logprob: t.logprob ?? null }));
+}

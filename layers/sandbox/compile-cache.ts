@@ -1,0 +1,73 @@
+/**
+ * Compilations cached by content hash (language, compiler identity and flags, source):
+ * n identical samples compile once, and concurrent requests for the same build share one
+ * compilation. Failed compilations are cached too (same source, same diagnostics).
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LanguageRuntime, RuntimeContext } from './runtime.ts';
+import { giveToSandbox, lockDown } from './files.ts';
+import { ensureSharedDir } from './supervisor.ts';
+
+/** A finished build: `dir` holds the source and what the compiler produced. */
+export interface Build {
+  ok: boolean;
+  diagnostics: string;
+  compileMs: number;
+  dir: string;
+  cached: boolean;
+}
+
+interface Meta {
+  ok: boolean;
+  diagnostics: string;
+  compileMs: number;
+}
+
+export class CompileCache {
+  private readonly inFlight = new Map<string, Promise<Build>>();
+  constructor(private readonly buildsDir: string, private readonly ctx: RuntimeContext) {}
+
+  /** Returns the build of `source`, compiling it only if no identical build exists. */
+  async build(runtime: LanguageRuntime, source: string): Promise<Build> {
+    const identity = await runtime.cacheKey(this.ctx);
+    const key = createHash('sha256').update(`${runtime.id}\0${identity}\0${source}`).digest('hex').slice(0, 32);
+    const existing = this.inFlight.get(key);
+    if (existing) return existing;
+    const pending = this.lookupOrCompile(runtime, source, key).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, pending);
+    return pending;
+  }
+
+  private async lookupOrCompile(runtime: LanguageRuntime, source: string, key: string): Promise<Build> {
+    const dir = join(this.buildsDir, key);
+    try {
+      const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as Meta;
+      return { ...meta, dir, cached: true };
+    } catch {
+      // not built yet
+    }
+    await ensureSharedDir(this.buildsDir);
+    const tmp = await mkdtemp(join(this.buildsDir, `${key}.tmp-`));
+    try {
+      await writeFile(join(tmp, runtime.sourceFile), source);
+      await giveToSandbox(tmp); // compilers run as the sandbox uid and write here
+      const started = performance.now();
+      const result = await runtime.compile(this.ctx, tmp);
+      const meta: Meta = { ok: result.ok, diagnostics: result.diagnostics, compileMs: Math.round(performance.now() - started) };
+      await writeFile(join(tmp, 'meta.json'), JSON.stringify(meta));
+      await lockDown(tmp);
+      try {
+        await rename(tmp, dir);
+      } catch {
+        // another process finished the same build first; use it
+        await rm(tmp, { recursive: true, force: true });
+      }
+      return { ...meta, dir, cached: false };
+    } catch (error) {
+      await rm(tmp, { recursive: true, force: true });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Kotlin: compiled by the warm compile server (kotlin-compiler.ts; cold `kotlinc` as the
+ * fallback and for comparison), run with `java -cp <classes>:<kotlin-stdlib.jar>`.
+ * The JVM reserves far more address space than it uses, so memory is bounded by -Xmx (and
+ * OutOfMemoryError is MLE) instead of RLIMIT_AS, and the process limit leaves room for
+ * the JVM's own threads.
+ */
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HarnessError } from '#core/errors.ts';
+import type { ToolchainInfo } from '#core/ports.ts';
+import type { LanguageRuntime, RuntimeContext } from '../runtime.ts';
+import { createKotlinCompiler, type KotlinCompilerHandle } from './kotlin-compiler.ts';
+
+/** kotlinc flags (e.g. -language-version); empty by default, set with `configureKotlin`. */
+let flags: string[] = [];
+let compiler: KotlinCompilerHandle | undefined;
+let compilerMode: 'warm' | 'cold' | undefined;
+
+/** The unit-test entry class: runs the test's `main()`, then prints the token. */
+const ENTRY_CLASS = 'PolyevalEntry';
+const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData', '-Xshare:auto', '-Xss64m'];
+
+/** Sets the kotlinc flags every later compilation uses (they are part of the cache key). */
+export function configureKotlin(options: { flags?: string[] }): void {
+  flags = [...(options.flags ?? [])];
+}
+
+function java(): string {
+  try {
+    return realpathSync('/usr/bin/java');
+  } catch {
+    return '/usr/bin/java';
+  }
+}
+
+/** JVM configuration that lives outside /usr (Debian links the JDK's conf/ into /etc). */
+function jvmEtc(): string[] {
+  try {
+    return readdirSync('/etc').filter((n) => n.startsWith('java-')).map((n) => join('/etc', n));
+  } catch {
+    return [];
+  }
+}
+
+function getCompiler(ctx: RuntimeContext): KotlinCompilerHandle {
+  if (!compiler || compilerMode !== ctx.kotlinMode) {
+    compiler = createKotlinCompiler({ mode: ctx.kotlinMode });
+    compilerMode = ctx.kotlinMode;
+  }
+  return compiler;
+}
+
+export const kotlinRuntime: LanguageRuntime = {
+  id: 'kotlin',
+  sourceFile: 'Main.kt',
+  async init(ctx) {
+    getCompiler(ctx);
+  },
+  async toolchain(ctx): Promise<ToolchainInfo> {
+    try {
+      const version = await getCompiler(ctx).version();
+      return { language: 'kotlin', compiler: `kotlinc (${ctx.kotlinMode})`, version, flags: [...flags, ...JVM_FLAGS], available: true, detail: `run with ${java()}` };
+    } catch (cause) {
+      return { language: 'kotlin', available: false, detail: String(cause) };
+    }
+  },
+  async cacheKey(ctx) {
+    return `kotlinc ${await getCompiler(ctx).version()} ${flags.join(' ')}`;
+  },
+  async compile(ctx, buildDir) {
+    const source = readFileSync(join(buildDir, 'Main.kt'), 'utf8');
+    const r = await getCompiler(ctx).compile({ sources: [{ name: 'Main.kt', content: source }], outDir: join(buildDir, 'classes'), flags });
+    const mainClass = source.includes(`object ${ENTRY_CLASS}`) ? ENTRY_CLASS : 'MainKt';
+    await writeFile(join(buildDir, 'main-class'), mainClass);
+    return { ok: r.ok, diagnostics: r.timedOut ? 'compilation exceeded its time limit' : r.diagnostics };
+  },
+  runCommand(buildDir, memoryMb, args) {
+    if (!compiler) throw new HarnessError('kotlin runtime used before init()');
+    const stdlib = compiler.stdlibJar();
+    const mainClass = readFileSync(join(buildDir, 'main-class'), 'utf8').trim();
+    return {
+      argv: [java(), `-Xmx${memoryMb}m`, ...JVM_FLAGS, '-cp', `${join(buildDir, 'classes')}:${stdlib}`, mainClass, ...args],
+      readOnly: [buildDir, stdlib, ...jvmEtc()],
+      addressSpaceMb: 0,
+      processes: 128,
+      cpuFactor: 2,
+    };
+  },
+  unitTestProgram(s) {
+    // MXEval Kotlin tests are a `fun main()`; the entry object runs it to its end, then
+    // prints the token. Exiting early (exitProcess, System.exit) never reaches the print.
+    const entry = [
+      `object ${ENTRY_CLASS} {`,
+      '    @JvmStatic fun main(args: Array<String>) {',
+      '        main()',
+      '        println(args[args.size - 1])',
+      '        System.out.flush()',
+      '    }',
+      '}',
+    ].join('\n');
+    return `${s.prompt}${s.completion}\n\n${s.test}\n\n${entry}\n`;
+  },
+  isOutOfMemory: (stderr) => /java\.lang\.OutOfMemoryError/u.test(stderr),
+  async close() {
+    const c = compiler;
+    compiler = undefined;
+    compilerMode = undefined;
+    await c?.close();
+  },
+};

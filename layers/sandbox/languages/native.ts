@@ -1,0 +1,75 @@
+/**
+ * Shared pieces of the gcc-based runtimes (c.ts, cpp.ts): toolchain probing, sandboxed
+ * compilation, and the unit-test wrapper that renames the test's `main`.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { ToolchainInfo } from '#core/ports.ts';
+import { HarnessError } from '#core/errors.ts';
+import type { CompileResult, RunCommand, RuntimeContext } from '../runtime.ts';
+
+const run = promisify(execFile);
+
+/** Environment for compilers: gcc finds `as` and `ld` on PATH. */
+export const COMPILER_ENV = { PATH: '/usr/bin:/bin', LANG: 'C' };
+
+/** `gcc -dumpfullversion` and friends, memoised per compiler. */
+const versions = new Map<string, Promise<string | undefined>>();
+export function compilerVersion(compiler: string): Promise<string | undefined> {
+  let v = versions.get(compiler);
+  if (!v) {
+    v = run(compiler, ['-dumpfullversion'], { env: COMPILER_ENV, timeout: 20_000 })
+      .then((r) => r.stdout.trim())
+      .catch(() => undefined);
+    versions.set(compiler, v);
+  }
+  return v;
+}
+
+export async function nativeToolchain(language: string, compiler: string, flags: string[], detail?: string): Promise<ToolchainInfo> {
+  const version = await compilerVersion(compiler);
+  if (!version) return { language, compiler, flags, available: false, detail: `${compiler} not found` };
+  return { language, compiler, version, flags, available: true, ...(detail ? { detail } : {}) };
+}
+
+/** Compiles in the sandbox; a non-zero exit is CE, a sandbox failure is the harness's. */
+export async function compileNative(ctx: RuntimeContext, argv: string[], buildDir: string, readOnly: string[] = []): Promise<CompileResult> {
+  const r = await ctx.sandboxed({ argv, workDir: buildDir, readOnly, env: COMPILER_ENV });
+  if (r.exitCode === 0 && r.signal === null && !r.wallTimeout) return { ok: true, diagnostics: r.stderr };
+  if (r.wallTimeout) return { ok: false, diagnostics: 'compilation exceeded its time limit' };
+  if (r.exitCode !== null && r.exitCode !== 0) return { ok: false, diagnostics: r.stderr || r.stdout };
+  if (r.signal) return { ok: false, diagnostics: `compiler killed by ${r.signal} (limits exceeded?)\n${r.stderr}` };
+  throw new HarnessError(`compiler ${argv[0]} ended without a status`);
+}
+
+/** Running a native binary built in `buildDir`. */
+export function nativeRun(buildDir: string, memoryMb: number, args: string[]): RunCommand {
+  return { argv: [join(buildDir, 'prog'), ...args], readOnly: [buildDir], addressSpaceMb: memoryMb + 32, processes: 16 };
+}
+
+/**
+ * Assembles prompt + completion + test; the test's `main` is renamed so that a wrapper
+ * `main` can run it and then print the token (argv's last element) — only if it returns 0.
+ */
+export function nativeUnitTest(prompt: string, completion: string, test: string, header: string): string {
+  return [
+    `${prompt}${completion}`,
+    '#define main polyeval_test_main',
+    test,
+    '#undef main',
+    header,
+    'int main(int argc, char **argv) {',
+    '  int status = polyeval_test_main();',
+    '  if (status != 0) return status;',
+    '  printf("%s\\n", argv[argc - 1]);',
+    '  return 0;',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** Marks of running out of memory in native programs' stderr. */
+export function nativeOutOfMemory(stderr: string): boolean {
+  return /std::bad_alloc|Cannot allocate memory|out of memory/u.test(stderr);
+}

@@ -1,0 +1,114 @@
+/**
+ * Python 3: `python3 -I -B` (isolated mode, no bytecode written). "Compiling" is a syntax
+ * check in the sandbox, so a SyntaxError is CE as for compiled languages.
+ */
+import { execFile } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import type { ToolchainInfo } from '#core/ports.ts';
+import { HarnessError } from '#core/errors.ts';
+import { runningAsRoot } from '../isolation.ts';
+import type { LanguageRuntime, RuntimeContext } from '../runtime.ts';
+
+const run = promisify(execFile);
+
+interface Interpreter {
+  executable: string;
+  prefix: string;
+  version: string;
+  detail: string;
+}
+
+let resolved: Promise<Interpreter | undefined> | undefined;
+
+/** Whether every directory on the way to `path` is traversable by others (the sandbox uid). */
+function reachableByOthers(path: string): boolean {
+  if (!runningAsRoot()) return true;
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === '/') return true;
+  }
+}
+
+async function probe(command: string, env: Record<string, string>): Promise<Interpreter | undefined> {
+  try {
+    const { stdout } = await run(command, ['-I', '-c', 'import sys, platform; print(sys.executable); print(sys.base_prefix); print(platform.python_version())'], { env, timeout: 20_000 });
+    const [executable, prefix, version] = stdout.trim().split('\n');
+    if (!executable || !prefix || !version) return undefined;
+    accessSync(executable, constants.X_OK);
+    return { executable, prefix, version, detail: '' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The PATH's python3 when the sandbox uid can reach it (pyenv under /root cannot), else /usr/bin/python3. */
+async function resolveInterpreter(): Promise<Interpreter | undefined> {
+  const fromPath = await probe('python3', { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/' });
+  if (fromPath && reachableByOthers(fromPath.prefix)) return { ...fromPath, detail: `python3 from PATH (${fromPath.executable})` };
+  const system = await probe('/usr/bin/python3', {});
+  if (system) {
+    const why = fromPath ? `; ${fromPath.executable} is not reachable by the sandbox uid` : '';
+    return { ...system, detail: `system python3 (${system.executable})${why}` };
+  }
+  return undefined;
+}
+
+async function interpreter(): Promise<Interpreter> {
+  resolved ??= resolveInterpreter();
+  const found = await resolved;
+  if (!found) throw new HarnessError('python3 not found (neither on PATH nor /usr/bin/python3)');
+  return found;
+}
+
+const FLAGS = ['-I', '-B'];
+let current: Interpreter | undefined;
+
+/** Paths outside /usr the interpreter needs (a pyenv or venv prefix). */
+function prefixPaths(i: Interpreter): string[] {
+  return i.prefix.startsWith('/usr') ? [] : [i.prefix];
+}
+
+export const pythonRuntime: LanguageRuntime = {
+  id: 'python',
+  sourceFile: 'main.py',
+  async init() {
+    current = await interpreter();
+  },
+  async toolchain(): Promise<ToolchainInfo> {
+    try {
+      const i = await interpreter();
+      return { language: 'python', compiler: i.executable, version: i.version, flags: FLAGS, available: true, detail: i.detail };
+    } catch (cause) {
+      return { language: 'python', available: false, detail: String(cause) };
+    }
+  },
+  async cacheKey() {
+    const i = await interpreter();
+    return `${i.executable} ${i.version} ${FLAGS.join(' ')}`;
+  },
+  async compile(ctx: RuntimeContext, buildDir: string) {
+    const i = await interpreter();
+    const check = 'import sys\nsrc = open(sys.argv[1], encoding="utf-8").read()\ncompile(src, "main.py", "exec")';
+    const r = await ctx.sandboxed({ argv: [i.executable, ...FLAGS, '-c', check, join(buildDir, 'main.py')], workDir: buildDir, readOnly: prefixPaths(i) });
+    if (r.exitCode === 0) return { ok: true, diagnostics: '' };
+    if (r.exitCode === 1 && /(SyntaxError|IndentationError|TabError|ValueError)/u.test(r.stderr)) return { ok: false, diagnostics: r.stderr.replace(/^Traceback[\s\S]*?(?=  File "main\.py")/mu, '') };
+    throw new HarnessError(`python syntax check failed unexpectedly (exit ${r.exitCode}, ${r.signal ?? 'no signal'}): ${r.stderr.slice(0, 300)}`);
+  },
+  runCommand(buildDir, memoryMb, args) {
+    if (!current) throw new HarnessError('python runtime used before init()');
+    return {
+      argv: [current.executable, ...FLAGS, join(buildDir, 'main.py'), ...args],
+      readOnly: [buildDir, ...prefixPaths(current)],
+      addressSpaceMb: memoryMb + 64,
+      processes: 16,
+    };
+  },
+  unitTestProgram(s) {
+    const check = /^\s*def\s+check\s*\(/mu.test(s.test) ? `\ncheck(${s.entryPoint})\n` : '\n';
+    const epilogue = 'import sys as _polyeval_sys\nprint(_polyeval_sys.argv[-1], flush=True)\n';
+    return `${s.prompt}${s.completion}\n\n${s.test}\n${check}${epilogue}`;
+  },
+  isOutOfMemory: (stderr) => /\bMemoryError\b/u.test(stderr),
+};

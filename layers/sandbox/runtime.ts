@@ -1,0 +1,66 @@
+/**
+ * The language runtime interface. Adding a language is one file in `languages/` that
+ * exports a `LanguageRuntime`, plus one entry in `LANGUAGE_RUNTIMES` (languages/index.ts).
+ */
+import type { UnitTestSource } from '#core/scoring/io-tests.ts';
+import type { LanguageId } from '#core/types.ts';
+import type { ToolchainInfo } from '#core/ports.ts';
+import type { SandboxResult } from './sandbox-process.ts';
+
+/** Services a runtime may use while compiling. */
+export interface RuntimeContext {
+  /** Machine-wide cache directory (0755), e.g. for the C++ precompiled header. */
+  cacheDir: string;
+  /** Runs a trusted-toolchain command on untrusted input inside the sandbox (compile limits). */
+  sandboxed(spec: { argv: string[]; workDir: string; readOnly?: string[]; env?: Record<string, string> }): Promise<SandboxResult>;
+  kotlinMode: 'warm' | 'cold';
+}
+
+/** What a compilation produced; diagnostics feed the CE `error` field. */
+export interface CompileResult {
+  ok: boolean;
+  diagnostics: string;
+}
+
+/** How to run a built program. Paths are host paths; the sandbox shows them at the same place. */
+export interface RunCommand {
+  argv: string[];
+  /** Extra read-only paths the program needs (interpreter prefix, stdlib jar, …). */
+  readOnly: string[];
+  env?: Record<string, string>;
+  /** RLIMIT_AS in MB, 0 for none (the JVM manages its heap with -Xmx instead). */
+  addressSpaceMb: number;
+  /** RLIMIT_NPROC: processes and threads. */
+  processes: number;
+  /** Multiplies the CPU limit (the JVM's JIT and GC threads burn CPU on other cores). */
+  cpuFactor?: number;
+}
+
+/**
+ * One language: how to check its toolchain, compile a source into a build directory, run
+ * the result, and assemble a unit-test program whose epilogue prints the token passed as
+ * the last command-line argument after the test's last statement.
+ * @example
+ * export const rubyRuntime: LanguageRuntime = { id: 'ruby', sourceFile: 'main.rb', … };
+ */
+export interface LanguageRuntime {
+  readonly id: LanguageId;
+  /** File name of the source inside the build directory. */
+  readonly sourceFile: string;
+  /** One-time setup (resolve the interpreter, build a PCH). Safe to call repeatedly. */
+  init(ctx: RuntimeContext): Promise<void>;
+  toolchain(ctx: RuntimeContext): Promise<ToolchainInfo>;
+  /** Compiler identity and flags, part of the compile cache key. */
+  cacheKey(ctx: RuntimeContext): Promise<string>;
+  /** Compiles `<buildDir>/<sourceFile>` into `buildDir` (interpreters check syntax). */
+  compile(ctx: RuntimeContext, buildDir: string): Promise<CompileResult>;
+  runCommand(buildDir: string, memoryMb: number, args: string[]): RunCommand;
+  /** prompt + completion + test + epilogue printing argv's last element. */
+  unitTestProgram(source: UnitTestSource): string;
+  /** Whether stderr says the program ran out of memory. */
+  isOutOfMemory(stderr: string): boolean;
+  close?(): Promise<void>;
+}
+
+/** Limits of a compilation (DESIGN §7: its own limit, never counted as test time). */
+export const COMPILE_LIMIT_MS = 60_000;

@@ -1,0 +1,10 @@
+/**
+ * Local HTTP servers that speak the real wire formats of Bedrock runtime (Converse),
+ * SageMaker runtime (InvokeEndpoint with TGI or vLLM containers) and OpenAI-compatible
+ * servers, for integration and end-to-end tests. Every server listens on 127.0.0.1 only.
+ */
+export { startBedrockServer, type BedrockServer, type BedrockServerOptions } from './bedrock-server.ts';
+export { startSageMakerServer, renderChat, type SageMakerServerOptions } from './sagemaker-server.ts';
+export { startOpenAiServer, type OpenAiServer, type OpenAiServerOptions } from './openai-server.ts';
+export type { Fault, FakeServer, FaultOptions, RecordedRequest } from './http-server.ts';
+export { tokenize, scoreText, flatLogprob, type LogprobFn } from './tokenize.ts';

@@ -1,0 +1,136 @@
+/**
+ * A fake SageMaker runtime: `POST /endpoints/{name}/invocations`, answering the payload it
+ * receives the way the container behind it would — Hugging Face TGI for `{inputs,
+ * parameters}` (with `details` / `decoder_input_details` prefill log-probabilities) and
+ * vLLM's OpenAI chat for `{messages}` (with `prompt_logprobs`). Service errors use
+ * SageMaker's own codes, e.g. ThrottlingException as HTTP 400.
+ */
+import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
+import { flatLogprob, scoreText, tokenId, tokenize, type LogprobFn } from './tokenize.ts';
+
+export interface SageMakerServerOptions extends FaultOptions {
+  /** Endpoint names served; others get ValidationError "Endpoint … not found". Default: any. */
+  endpoints?: string[];
+  /** The generated text for a prompt (TGI: `inputs`; chat: message contents joined by blank lines). Default "ok". */
+  answer?: (prompt: string, body: Record<string, unknown>) => string;
+  /** log P(token | context) for prompt tokens. Default -1 for every token. */
+  logprob?: LogprobFn;
+}
+
+const INVOCATIONS = /^\/endpoints\/([^/]+)\/invocations$/;
+
+/** The fake vLLM chat template: the final assistant message stays open under continue_final_message. */
+export function renderChat(messages: { role?: string; content?: unknown }[], continueFinal: boolean): string {
+  return messages
+    .map((m, i) => {
+      const open = `<|${m.role ?? 'user'}|>\n${String(m.content ?? '')}`;
+      return continueFinal && i === messages.length - 1 ? open : `${open}<|end|>\n`;
+    })
+    .join('')
+    .concat(continueFinal ? '' : '<|assistant|>\n');
+}
+
+/** Starts the fake on 127.0.0.1 with a free port; use `url` as the endpoint. */
+export async function startSageMakerServer(options: SageMakerServerOptions = {}): Promise<FakeServer> {
+  const answer = options.answer ?? (() => 'ok');
+  const logprob = options.logprob ?? flatLogprob;
+  const error = (status: number, type: string, message: string) => ({
+    // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
+    status: type === 'ThrottlingException' ? 400 : status,
+    headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
+    body: { message },
+  });
+
+  return startFakeServer(
+    (req: RecordedRequest) => {
+      const match = INVOCATIONS.exec(req.path);
+      if (req.method !== 'POST' || !match) return error(404, 'UnknownOperationException', `no route ${req.method} ${req.path}`);
+      const name = decodeURIComponent(match[1] ?? '');
+      if (options.endpoints && !options.endpoints.includes(name)) {
+        return error(400, 'ValidationError', `Endpoint ${name} of account 000000000000 not found.`);
+      }
+      const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
+      if (typeof body.inputs === 'string') return tgi(body.inputs, body);
+      if (Array.isArray(body.messages)) return vllmChat(body.messages as { role?: string; content?: unknown }[], body);
+      return modelError('payload has neither "inputs" nor "messages"');
+    },
+    error,
+    options,
+  );
+
+  function generate(prompt: string, body: Record<string, unknown>, max: unknown): { tokens: string[]; finish: string } {
+    const all = tokenize(answer(prompt, body));
+    const tokens = typeof max === 'number' ? all.slice(0, max) : all;
+    return { tokens, finish: tokens.length < all.length ? 'length' : 'eos_token' };
+  }
+
+  function tgi(inputs: string, body: Record<string, unknown>) {
+    const params = (body.parameters ?? {}) as Record<string, unknown>;
+    if (params.do_sample === true && typeof params.temperature === 'number' && params.temperature <= 0) {
+      return modelError('Input validation error: `temperature` must be strictly positive', 422);
+    }
+    const out = generate(inputs, body, params.max_new_tokens);
+    const details = params.details === true;
+    // TGI's prefill starts with the BOS token, whose log-probability is undefined (null).
+    const prefill = [{ id: 1, text: '<s>', logprob: null }, ...scoreText(inputs, logprob).map((t) => ({ id: tokenId(t.text), text: t.text, logprob: t.logprob ?? -1 }))];
+    return {
+      status: 200,
+      body: [
+        {
+          generated_text: out.tokens.join(''),
+          ...(details
+            ? {
+                details: {
+                  finish_reason: out.finish === 'length' ? 'length' : 'eos_token',
+                  generated_tokens: out.tokens.length,
+                  seed: params.seed ?? null,
+                  prefill: params.decoder_input_details === true ? prefill : [],
+                  tokens: out.tokens.map((t) => ({ id: tokenId(t), text: t, logprob: -0.5, special: false })),
+                },
+              }
+            : {}),
+        },
+      ],
+    };
+  }
+
+  function vllmChat(messages: { role?: string; content?: unknown }[], body: Record<string, unknown>) {
+    const continueFinal = body.continue_final_message === true;
+    const rendered = renderChat(messages, continueFinal);
+    const out = generate(messages.map((m) => String(m.content ?? '')).join('\n\n'), body, body.max_tokens);
+    const scored = scoreText(rendered, logprob);
+    const promptLogprobs =
+      typeof body.prompt_logprobs === 'number'
+        ? scored.map((t) =>
+            t.logprob === null ? null : { [String(tokenId(t.text))]: { logprob: t.logprob, rank: 1, decoded_token: t.text } },
+          )
+        : null;
+    return {
+      status: 200,
+      body: {
+        id: 'chatcmpl-fake',
+        object: 'chat.completion',
+        created: 1_700_000_000,
+        model: 'fake-vllm',
+        choices: [{ index: 0, message: { role: 'assistant', content: out.tokens.join('') }, finish_reason: out.finish === 'length' ? 'length' : 'stop' }],
+        usage: { prompt_tokens: scored.length, completion_tokens: out.tokens.length, total_tokens: scored.length + out.tokens.length },
+        prompt_logprobs: promptLogprobs,
+      },
+    };
+  }
+}
+
+/** What SageMaker returns when the container answers an error: ModelError, 424, the container's status inside. */
+function modelError(message: string, originalStatus = 400) {
+  return {
+    status: 424,
+    headers: { 'x-amzn-errortype': 'ModelError', 'x-amzn-requestid': 'fake' },
+    body: {
+      ErrorCode: 'CLIENT_ERROR_FROM_MODEL',
+      LogStreamArn: 'arn:aws:logs:us-east-1:000000000000:log-group:/aws/sagemaker/Endpoints/fake',
+      Message: `Received client error (${originalStatus}) from primary with message "${message}".`,
+      OriginalMessage: message,
+      OriginalStatusCode: originalStatus,
+    },
+  };
+}

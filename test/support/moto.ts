@@ -1,0 +1,135 @@
+/**
+ * Starts a real `moto_server` (Python moto) on a free loopback port for integration tests,
+ * and sets fake AWS credentials so no SDK client ever looks for real ones.
+ *
+ * @example
+ * let moto: Moto;
+ * beforeAll(async () => { moto = await startMoto(); });
+ * afterAll(async () => { await moto.stop(); });
+ * const s3 = new S3Client(awsClientConfig(moto.endpoint));
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface Moto {
+  /** `http://127.0.0.1:<port>` */
+  endpoint: string;
+  /** Kills the server (its whole process group) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/** The fake credentials and region every test client uses. */
+export const FAKE_AWS = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' } as const;
+
+/** Sets AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_REGION to the fake values. */
+export function useFakeAwsCredentials(): void {
+  process.env.AWS_ACCESS_KEY_ID = FAKE_AWS.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = FAKE_AWS.secretAccessKey;
+  process.env.AWS_REGION = FAKE_AWS.region;
+  process.env.AWS_DEFAULT_REGION = FAKE_AWS.region;
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+}
+
+/**
+ * Options for any AWS SDK v3 client pointed at moto: endpoint, region, static fake
+ * credentials, and path-style addressing (S3 virtual-host style cannot resolve on 127.0.0.1).
+ */
+export function awsClientConfig(endpoint: string): {
+  endpoint: string;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  forcePathStyle: boolean;
+  maxAttempts: number;
+} {
+  return {
+    endpoint,
+    region: FAKE_AWS.region,
+    credentials: { accessKeyId: FAKE_AWS.accessKeyId, secretAccessKey: FAKE_AWS.secretAccessKey },
+    forcePathStyle: true,
+    maxAttempts: 3,
+  };
+}
+
+/** Starts `moto_server` on a free 127.0.0.1 port and resolves once it answers HTTP. */
+export async function startMoto(options: { startTimeoutMs?: number } = {}): Promise<Moto> {
+  useFakeAwsCredentials();
+  const port = await freePort();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], {
+    // Own process group, so stop() also ends any interpreter the pyenv shim spawned.
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' },
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      killGroup(child, 'SIGTERM');
+      const killTimer = setTimeout(() => killGroup(child, 'SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(killTimer);
+    }
+  };
+  try {
+    await waitUntilAnswering(endpoint, child, options.startTimeoutMs ?? 60_000, () => stderr);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { endpoint, stop };
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+async function waitUntilAnswering(endpoint: string, child: ChildProcess, timeoutMs: number, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`moto_server exited early (${child.exitCode ?? child.signalCode}): ${stderr()}`);
+    }
+    try {
+      const response = await fetch(`${endpoint}/moto-api/data.json`);
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`moto_server did not answer on ${endpoint} within ${timeoutMs} ms: ${stderr()}`);
+}
+
+/** POSTs JSON to a moto control endpoint (`/moto-api/...`), failing on a non-2xx answer. */
+export async function motoApi(endpoint: string, path: string, body: unknown): Promise<void> {
+  const response = await fetch(`${endpoint}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`moto ${path} answered ${response.status}: ${text}`);
+}

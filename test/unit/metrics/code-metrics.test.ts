@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { accuracy, compileErrorRate, groupByTask, strictAccuracy } from '../../../layers/core/metrics/index.ts';
+import { codeSample } from './make-record.ts';
+
+// Task A (4 tests): OK 4/4, WA 2/4, CE            → best 1,   strict 1/3, 1 CE of 3
+// Task B (5 tests): WA 1/5, TLE 3/5, SE (5/5!)     → best 3/5, strict 0,   0 CE of 2, 1 SE
+// Task C (2 tests): SE, SE                         → no scored sample, 2 SE
+const records = [
+  codeSample('A', 'OK', 4, 4),
+  codeSample('A', 'WA', 2, 4),
+  codeSample('A', 'CE', 0, 4),
+  codeSample('B', 'WA', 1, 5),
+  codeSample('B', 'TLE', 3, 5),
+  codeSample('B', 'SE', 5, 5),
+  codeSample('C', 'SE', 0, 2),
+  codeSample('C', 'SE', 0, 2),
+];
+const groups = [...groupByTask(records).values()];
+
+describe('code metrics', () => {
+  it('averages the best sample fraction over tasks with a scored sample', () => {
+    expect(accuracy(groups)).toEqual({ value: (1 + 3 / 5) / 2, n: 2, excluded: 3 });
+  });
+
+  it('averages the share of fully passing samples over tasks', () => {
+    expect(strictAccuracy(groups)).toEqual({ value: (1 / 3 + 0) / 2, n: 2, excluded: 3 });
+  });
+
+  it('counts compile errors over scored samples only', () => {
+    expect(compileErrorRate(groups)).toEqual({ value: 1 / 5, n: 2, excluded: 3 });
+  });
+
+  it('ignores the tests an SE sample claims to have passed', () => {
+    const onlyB = [groups[1] ?? []];
+    expect(accuracy(onlyB).value).toBeCloseTo(3 / 5, 15);
+    expect(strictAccuracy(onlyB).value).toBe(0);
+  });
+
+  it('reports absence with the SE count when every sample was SE', () => {
+    const onlyC = [groups[2] ?? []];
+    expect(accuracy(onlyC)).toEqual({ value: null, reason: 'no scored samples (2 SE excluded)', n: 0, excluded: 2 });
+    expect(strictAccuracy(onlyC).value).toBeNull();
+    expect(compileErrorRate(onlyC).value).toBeNull();
+  });
+
+  it('reports absence when there are no tasks', () => {
+    expect(accuracy([])).toEqual({ value: null, reason: 'no tasks', n: 0, excluded: 0 });
+  });
+
+  it('scores a task without tests by its verdict', () => {
+    const noTests = [[codeSample('D', 'WA', 0, 0), codeSample('D', 'OK', 0, 0)]];
+    expect(accuracy(noTests).value).toBe(1);
+    expect(strictAccuracy(noTests).value).toBe(0.5);
+  });
+
+  it('gives a compiled-out sample no credit even if tests_passed says otherwise', () => {
+    expect(accuracy([[codeSample('E', 'CE', 3, 4)]]).value).toBe(0);
+  });
+});
