@@ -25,6 +25,8 @@ export interface DynamoRunLedgerOptions {
   tableName: string;
   /** The clock for `updatedAt` (passed in so tests and runs reproduce). */
   now?: () => Date;
+  /** Items per Query page (DynamoDB's default is 1 MB of items); small values exercise paging. */
+  pageSize?: number;
 }
 
 type Row = Record<string, unknown>;
@@ -42,11 +44,13 @@ export class DynamoRunLedger implements RunLedger {
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #now: () => Date;
+  readonly #pageSize: number | undefined;
 
   constructor(options: DynamoRunLedgerOptions) {
     this.#doc = DynamoDBDocumentClient.from(options.client, { marshallOptions: { removeUndefinedValues: true } });
     this.#table = options.tableName;
     this.#now = options.now ?? (() => new Date());
+    this.#pageSize = options.pageSize;
   }
 
   async createRun(summary: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void> {
@@ -95,6 +99,7 @@ export class DynamoRunLedger implements RunLedger {
             ExpressionAttributeNames: { '#g': LEDGER_TABLE.runsIndex.partitionKey },
             ExpressionAttributeValues: { ':run': RUN_SK },
             ExclusiveStartKey: start,
+            Limit: this.#pageSize,
           }),
         ),
       );
@@ -166,6 +171,7 @@ export class DynamoRunLedger implements RunLedger {
             ProjectionExpression: 'sk',
             ConsistentRead: true,
             ExclusiveStartKey: start,
+            Limit: this.#pageSize,
           }),
         ),
       );

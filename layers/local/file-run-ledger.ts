@@ -29,6 +29,8 @@ export class FileRunLedger implements RunLedger {
   private readonly states = new Map<string, State>();
   /** Serialises appends per run so the in-memory check-and-set is atomic within this process. */
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Journals whose last line was torn: the next append starts on a fresh line. */
+  private readonly torn = new Set<string>();
 
   constructor(private readonly dir: string) {}
 
@@ -52,6 +54,7 @@ export class FileRunLedger implements RunLedger {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
+    if (text.length > 0 && !text.endsWith('\n')) this.torn.add(runId);
     let state: State | undefined;
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
@@ -69,7 +72,8 @@ export class FileRunLedger implements RunLedger {
 
   private async append(runId: string, event: Event): Promise<void> {
     await mkdir(this.dir, { recursive: true });
-    await appendFile(this.file(runId), `${JSON.stringify(event)}\n`);
+    const lead = this.torn.delete(runId) ? '\n' : '';
+    await appendFile(this.file(runId), `${lead}${JSON.stringify(event)}\n`);
     this.states.set(runId, apply(this.states.get(runId), event) as State);
   }
 

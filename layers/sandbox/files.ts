@@ -3,6 +3,7 @@
  * a build down so later runs cannot alter it, and reading back outputs without following
  * links the program may have planted.
  */
+import { constants } from 'node:fs';
 import { chmod, chown, lstat, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runningAsRoot, SANDBOX_UID } from './isolation.ts';
@@ -41,7 +42,7 @@ export async function readOutputFile(path: string, maxBytes: number): Promise<st
     if (!st.isFile()) return undefined;
     if (st.size > maxBytes) return 'too-large';
     // O_NOFOLLOW closes the window between lstat and open.
-    handle = await open(path, 'r', undefined);
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     return await handle.readFile('utf8');
   } catch {
     return undefined;

@@ -3,8 +3,15 @@
  * Romanian dictionary (`dictionary-ro`, affixes expanded by `nspell`), matched without case
  * and without diacritics (identifiers write `numar` for `număr`, `sir` for `șir`), minus every
  * word that is also English (`dictionary-en`), since `sum`, `max` or `test` say nothing about
- * the programmer's language. Loading takes a few seconds and is done once per process.
+ * the programmer's language.
+ *
+ * Expanding the affixes takes a few seconds (more on a loaded machine); with a `cacheDir` the
+ * resulting word list is kept there (keyed by the dictionaries' content hash), so later
+ * processes load it in well under a second. Within a process the load is done once.
  */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import nspell from 'nspell';
 import roDictionary from 'dictionary-ro';
 import enDictionary from 'dictionary-en';
@@ -14,28 +21,56 @@ export interface RomanianLexicon {
   isRomanian(word: string): boolean;
 }
 
-let loading: Promise<RomanianLexicon> | undefined;
+const loads = new Map<string, Promise<RomanianLexicon>>();
 
-/** Loads the lexicon (memoised: later calls share the first load). */
-export function loadRomanianLexicon(): Promise<RomanianLexicon> {
-  loading ??= Promise.resolve().then(build);
-  return loading;
+/** Loads the lexicon (memoised per `cacheDir`: later calls share the first load). */
+export function loadRomanianLexicon(opts: { cacheDir?: string } = {}): Promise<RomanianLexicon> {
+  const key = opts.cacheDir ?? '';
+  let load = loads.get(key);
+  if (!load) {
+    load = build(opts.cacheDir);
+    loads.set(key, load);
+  }
+  return load;
 }
 
-/** Lower case without diacritics; ş/ţ (cedilla) and ș/ț (comma) fold alike. */
+/** Lower case without diacritics; ş/ţ (cedilla) and ș/ț (comma below) fold alike. */
 export function foldWord(word: string): string {
-  return word.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const lower = word.toLowerCase();
+  // eslint-disable-next-line no-control-regex -- ASCII words (most of them) need no folding
+  return /^[\x00-\x7f]*$/.test(lower) ? lower : lower.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
 }
 
-function build(): RomanianLexicon {
-  const romanian = wordForms(roDictionary);
-  const english = wordForms(enDictionary);
+async function build(cacheDir: string | undefined): Promise<RomanianLexicon> {
+  const words = await cachedWords(cacheDir);
   return {
-    isRomanian(word: string): boolean {
-      const folded = foldWord(word);
-      return folded !== '' && romanian.has(folded) && !english.has(folded);
-    },
+    isRomanian: (word: string): boolean => words.has(foldWord(word)),
   };
+}
+
+async function cachedWords(cacheDir: string | undefined): Promise<Set<string>> {
+  if (!cacheDir) return romanianOnly();
+  const hash = createHash('sha256');
+  for (const part of [roDictionary.aff, roDictionary.dic, enDictionary.aff, enDictionary.dic]) hash.update(part);
+  const file = join(cacheDir, 'lexicon', `ro-minus-en-${hash.digest('hex').slice(0, 16)}.txt`);
+  try {
+    return new Set((await readFile(file, 'utf8')).split('\n'));
+  } catch {
+    const words = romanianOnly();
+    await mkdir(join(cacheDir, 'lexicon'), { recursive: true });
+    const partial = `${file}.${process.pid}.tmp`;
+    await writeFile(partial, [...words].join('\n'));
+    await rename(partial, file);
+    return words;
+  }
+}
+
+function romanianOnly(): Set<string> {
+  const english = wordForms(enDictionary);
+  const romanian = wordForms(roDictionary);
+  for (const word of english) romanian.delete(word);
+  romanian.delete('');
+  return romanian;
 }
 
 function wordForms(dictionary: { aff: Uint8Array; dic: Uint8Array }): Set<string> {

@@ -71,8 +71,17 @@ function hash(text: string): number {
  * chosen deterministically per item.
  */
 export function selectShots(task: LikertTask, pool: readonly LikertTask[], count = FEW_SHOTS): LikertTask[] {
-  const candidates = pool.filter((t) => t.subtask === task.subtask && t.itemId !== task.itemId && t.text !== task.text);
-  return [...candidates].sort((a, b) => hash(`${task.id}|${a.id}`) - hash(`${task.id}|${b.id}`) || a.id.localeCompare(b.id)).slice(0, count);
+  // One pass keeping the `count` lowest hashes: O(pool) per item, so large datasets plan fast.
+  const best: { h: number; t: LikertTask }[] = [];
+  for (const t of pool) {
+    if (t.subtask !== task.subtask || t.itemId === task.itemId || t.text === task.text) continue;
+    const h = hash(`${task.id}|${t.id}`);
+    if (best.length === count && h >= (best[best.length - 1]?.h ?? Infinity)) continue;
+    best.push({ h, t });
+    best.sort((a, b) => a.h - b.h || a.t.id.localeCompare(b.t.id));
+    if (best.length > count) best.pop();
+  }
+  return best.map((b) => b.t);
 }
 
 function buildPrompt(task: LikertTask, ctx: PromptContext<LikertTask>): Prompt {

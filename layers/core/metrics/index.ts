@@ -2,17 +2,21 @@
  * The metrics library (DESIGN §6): estimators, correlations, bootstrap intervals, and the
  * aggregator that turns a run's records into its metrics table. Pure: no I/O.
  */
-export { absent, present, type Counted, type Measured } from './measured.ts';
+export { absent, present, ratioOf, type Counted, type Measured, type Ratio } from './measured.ts';
 export { passAtK } from './pass-at-k.ts';
 export { averageRanks, pearson, spearman } from './correlation.ts';
 export { exactMatch } from './exact-match.ts';
 export { mulberry32, type Random } from './prng.ts';
 export {
   bootstrapCI,
+  bootstrapIndexed,
+  commonKeys,
   pairedBootstrap,
+  pairedBootstrapIndexed,
   quantile,
   type BootstrapOptions,
   type BootstrapResult,
+  type IndexedStatistic,
   type PairedResult,
   type Statistic,
 } from './bootstrap.ts';
@@ -28,5 +32,6 @@ export { summariseLikertItem, type LikertAnswer, type LikertUnit } from './liker
 export { METRIC_IDS, isMetricId, type MetricId } from './metric-ids.ts';
 export { ALL_SLICE, groupByTask, sliceRecords, type Slice, type SliceDimension } from './slices.ts';
 export { planFor, type AnyPlan, type MetricSpec, type ScorerPlan } from './plans.ts';
+export { metricCI, metricPaired } from './resample.ts';
 export { computeMetrics, type ComputeOptions } from './compute.ts';
 export { compareRuns, type CompareOptions, type CompareRow } from './compare.ts';

@@ -77,9 +77,14 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
   const server = createServer((req, res) => {
     inFlight += 1;
     maxInFlight = Math.max(maxInFlight, inFlight);
-    res.on('close', () => {
-      inFlight -= 1;
-    });
+    // 'finish' fires as the answer is handed to the OS, before the client can send its next request.
+    let done = false;
+    const settle = (): void => {
+      if (!done) inFlight -= 1;
+      done = true;
+    };
+    res.on('finish', settle);
+    res.on('close', settle);
     void handle(req, res);
   });
   server.on('connection', (socket) => {

@@ -92,10 +92,10 @@ describe.each(PROVIDER_CASES)('$name provider over its wire format', (c) => {
   });
 
   it.each([
-    ['malformed JSON', { kind: 'malformed' as const }, /malformed|JSON|Unexpected/i],
-    ['an empty body', { kind: 'empty' as const }, /empty|malformed/i],
-    ['a reset connection', { kind: 'reset' as const }, /connection|socket|ECONNRESET|hang up/i],
-  ])('retries after %s and then succeeds', async (_label, fault, _pattern) => {
+    ['malformed JSON', { kind: 'malformed' as const }],
+    ['an empty body', { kind: 'empty' as const }],
+    ['a reset connection', { kind: 'reset' as const }],
+  ])('retries after %s and then succeeds', async (_label, fault) => {
     const retries = recordingRetries();
     const { provider } = await setUp(c, { faults: [fault] }, retries.options);
 
@@ -141,7 +141,7 @@ describe.each(PROVIDER_CASES)('$name provider over its wire format', (c) => {
   });
 
   it('keeps requests in flight at or under its concurrency cap', async () => {
-    const { server, provider } = await setUp(c, { barrier: 3, holdMs: 1500 }, { concurrency: 3 });
+    const { server, provider } = await setUp(c, { barrier: 3, holdMs: 10_000 }, { concurrency: 3 });
 
     const results = await Promise.all(Array.from({ length: 9 }, (_, i) => provider.generate(chatRequest({ sample: i }))));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapCI, groupByTask, mulberry32, planFor, type MetricSpec } from '../../../layers/core/metrics/index.ts';
+import { bootstrapCI, groupByTask, mulberry32, pairedBootstrap, planFor, type MetricSpec } from '../../../layers/core/metrics/index.ts';
 import { metricCI, metricPaired } from '../../../layers/core/metrics/resample.ts';
 import type { RunRecord, ScorerKind, Verdict } from '../../../layers/core/types.ts';
 import { codeSample, likertAnswer } from './make-record.ts';
@@ -34,6 +34,13 @@ function unitsOf<U>(summarise: (id: string, r: readonly RunRecord[]) => U, recor
   return new Map([...groupByTask(records)].map(([id, group]) => [id, summarise(id, group)]));
 }
 
+function sortedValues<U>(units: Map<string, U>): U[] {
+  return [...units.keys()].sort().flatMap((k) => {
+    const unit = units.get(k);
+    return unit === undefined ? [] : [unit];
+  });
+}
+
 // Checks one plan's ratio metrics: the fast bootstrap path must agree with re-evaluating units.
 function checkPlan<U>(metrics: readonly MetricSpec<U>[], units: U[], other: Map<string, U>, mine: Map<string, U>): void {
   for (const metric of metrics) {
@@ -45,7 +52,12 @@ function checkPlan<U>(metrics: readonly MetricSpec<U>[], units: U[], other: Map<
     expect(fast.low, metric.id).toBeCloseTo(slow.low as number, 12);
     expect(fast.high, metric.id).toBeCloseTo(slow.high as number, 12);
     const paired = metricPaired(metric, mine, other, { seed: 4, iterations: 300 });
+    const pairedSlow = pairedBootstrap(mine, other, (u) => metric.evaluate(u).value, { seed: 4, iterations: 300 });
     expect(paired.a, metric.id).toBeCloseTo(evaluated.value as number, 12);
+    expect(paired.diff, metric.id).toBeCloseTo(pairedSlow.diff as number, 12);
+    expect(paired.low, metric.id).toBeCloseTo(pairedSlow.low as number, 12);
+    expect(paired.high, metric.id).toBeCloseTo(pairedSlow.high as number, 12);
+    expect(paired.pShare, metric.id).toBe(pairedSlow.pShare);
   }
 }
 
@@ -58,7 +70,7 @@ describe('scorer plans', () => {
     if (p.kind !== 'code') throw new Error('expected a code plan');
     const mine = unitsOf(p.plan.summarise, randomCodeRun(1, 25, n));
     const other = unitsOf(p.plan.summarise, randomCodeRun(2, 25, n));
-    checkPlan(p.plan.metrics, [...mine.keys()].sort().map((k) => mine.get(k)!), other, mine);
+    checkPlan(p.plan.metrics, sortedValues(mine), other, mine);
   });
 
   it('bootstraps likert ratio metrics exactly as re-evaluating the resampled items', () => {
@@ -66,13 +78,15 @@ describe('scorer plans', () => {
     if (p.kind !== 'likert') throw new Error('expected a likert plan');
     const mine = unitsOf(p.plan.summarise, randomLikertRun(1, 40));
     const other = unitsOf(p.plan.summarise, randomLikertRun(2, 40));
-    checkPlan(p.plan.metrics, [...mine.keys()].sort().map((k) => mine.get(k)!), other, mine);
+    checkPlan(p.plan.metrics, sortedValues(mine), other, mine);
   });
 
-  it('gives every io-tests and unit-tests metric except none a ratio form, and likert correlations none', () => {
+  it('resamples every code metric through its ratio form and likert correlations by re-evaluation', () => {
     const io = planFor('io-tests', 10);
+    const unit = planFor('unit-tests', 10);
     const likert = planFor('likert', 1);
     expect(io.plan.metrics.every((m) => m.ratio !== undefined)).toBe(true);
+    expect(unit.plan.metrics.every((m) => m.ratio !== undefined)).toBe(true);
     expect(likert.plan.metrics.filter((m) => m.ratio === undefined).map((m) => m.id)).toEqual(['pearson', 'pearson_mean', 'spearman']);
   });
 });

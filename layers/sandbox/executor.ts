@@ -1,0 +1,126 @@
+/**
+ * The local `Executor` port adapter: scores io-tests and unit-tests samples in the sandbox
+ * on this machine, `concurrency` samples at a time. A harness failure is retried once and
+ * then recorded as `SE` (never charged to the model, never disguised as another verdict).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InputError } from '#core/errors.ts';
+import type { ExecutionJob, Executor, ToolchainInfo } from '#core/ports.ts';
+import { scoreIoTests, type TestFileLoader } from '#core/scoring/io-tests.ts';
+import { scoreUnitTests } from '#core/scoring/unit-tests.ts';
+import type { LanguageId, ScoreOutcome } from '#core/types.ts';
+import { CompileCache } from './compile-cache.ts';
+import { resolveIsolation, type IsolationLevel } from './isolation.ts';
+import { LANGUAGE_RUNTIMES } from './languages/index.ts';
+import { configureKotlin } from './languages/kotlin.ts';
+import { Semaphore } from './semaphore.ts';
+import { SandboxProgramHost } from './program-host.ts';
+import { COMPILE_LIMIT_MS, type LanguageRuntime, type RuntimeContext } from './runtime.ts';
+import { runSandboxed } from './sandbox-process.ts';
+import { ensureSharedDir, ensureSupervisor } from './supervisor.ts';
+
+/** Options of `createSandboxExecutor`; every field has a default. */
+export interface SandboxExecutorOptions {
+  /** Samples scored at once (default: os.availableParallelism()). */
+  concurrency?: number;
+  /** 'auto' (default) uses bubblewrap when it works here, else rlimits only. */
+  isolation?: 'auto' | IsolationLevel;
+  /** Parent of the per-test working directories (default: <tmpdir>/polyeval-work). */
+  workRoot?: string;
+  /** Builds, the supervisor and the C++ PCH (default: <tmpdir>/polyeval-cache). */
+  cacheDir?: string;
+  kotlinMode?: 'warm' | 'cold';
+  /** kotlinc flags such as ['-language-version', '2.0'] (recorded in toolchains()). */
+  kotlinFlags?: string[];
+  /** Reads tests stored by path (default: the file system). */
+  loadTestFile?: TestFileLoader;
+  /** Per-execution unit-test token (default: 128 random bits). */
+  token?: () => string;
+}
+
+/** The executor plus what it resolved (for doctor and tests). */
+export interface SandboxExecutor extends Executor {
+  readonly isolation: IsolationLevel;
+  readonly cacheDir: string;
+  readonly workRoot: string;
+}
+
+const COMPILE_LIMITS = { cpuMs: COMPILE_LIMIT_MS, wallMs: 2 * COMPILE_LIMIT_MS, addressSpaceMb: 4096, fileSizeMb: 512, processes: 64, openFiles: 256, outputBytes: 1024 * 1024, tmpMb: 512 };
+
+/**
+ * Creates the sandbox executor.
+ * @example
+ * const executor = await createSandboxExecutor({ concurrency: 2 });
+ * const outcome = await executor.execute({ scorer: 'io-tests', task, language: 'cpp', code });
+ * await executor.close();
+ */
+export async function createSandboxExecutor(options: SandboxExecutorOptions = {}): Promise<SandboxExecutor> {
+  const concurrency = options.concurrency ?? availableParallelism();
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`concurrency must be a positive integer, got ${concurrency}`, { field: 'concurrency' });
+  const cacheDir = options.cacheDir ?? join(tmpdir(), 'polyeval-cache');
+  const workRoot = options.workRoot ?? join(tmpdir(), 'polyeval-work');
+  await ensureSharedDir(cacheDir);
+  await ensureSharedDir(workRoot);
+  const iso = await resolveIsolation(options.isolation ?? 'auto');
+  const supervisor = await ensureSupervisor(cacheDir);
+  if (options.kotlinFlags) configureKotlin({ flags: options.kotlinFlags });
+  const ctx: RuntimeContext = {
+    cacheDir,
+    kotlinMode: options.kotlinMode ?? 'warm',
+    sandboxed: (spec) => runSandboxed(iso, supervisor, { ...spec, readOnly: spec.readOnly ?? [], stdin: '', limits: COMPILE_LIMITS }),
+  };
+  const ready = new Map<LanguageId, Promise<LanguageRuntime>>();
+  const runtimeFor = (language: LanguageId): Promise<LanguageRuntime> => {
+    let r = ready.get(language);
+    if (!r) {
+      const runtime = LANGUAGE_RUNTIMES.find((x) => x.id === language);
+      if (!runtime) return Promise.reject(new InputError(`no runtime for language "${language}" (have: ${LANGUAGE_RUNTIMES.map((x) => x.id).join(', ')})`, { field: 'language' }));
+      r = runtime.init(ctx).then(() => runtime);
+      r.catch(() => ready.delete(language));
+      ready.set(language, r);
+    }
+    return r;
+  };
+  const host = new SandboxProgramHost({
+    runtimeFor,
+    cache: new CompileCache(join(cacheDir, 'builds'), ctx),
+    workRoot,
+    run: (spec) => runSandboxed(iso, supervisor, spec),
+  });
+  const token = options.token ?? (() => randomBytes(16).toString('hex'));
+  const loadTestFile = options.loadTestFile ?? ((path: string) => readFile(path, 'utf8'));
+  const slots = new Semaphore(concurrency);
+
+  const scoreOnce = (job: ExecutionJob): Promise<ScoreOutcome> =>
+    job.scorer === 'io-tests' ? scoreIoTests(job, host, { loadTestFile }) : scoreUnitTests(job, host, { token });
+
+  return {
+    isolation: iso.level,
+    cacheDir,
+    workRoot,
+    async execute(job) {
+      return slots.run(async () => {
+        let lastError: unknown;
+        for (let attempt = 1; attempt <= 2; attempt++) {
+          try {
+            return await scoreOnce(job);
+          } catch (error) {
+            lastError = error;
+            if (error instanceof InputError) break; // a bad task does not get better on retry
+          }
+        }
+        const testsTotal = job.scorer === 'io-tests' ? job.task.tests.length : 1;
+        return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError) };
+      });
+    },
+    async toolchains(): Promise<ToolchainInfo[]> {
+      return Promise.all(LANGUAGE_RUNTIMES.map((r) => r.toolchain(ctx)));
+    },
+    async close() {
+      await Promise.all(LANGUAGE_RUNTIMES.map((r) => r.close?.()));
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The sandbox's implementation of core's `ProgramHost`: builds through the compile cache
+ * and runs each test in a fresh, empty working directory that is removed afterwards,
+ * then classifies how the run ended (time, memory, output, signal, exit).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HarnessError, InputError } from '#core/errors.ts';
+import type { Termination } from '#core/scoring/compare.ts';
+import type { Preparation, ProgramHost, ProgramRun, RunRequest, UnitTestSource } from '#core/scoring/io-tests.ts';
+import type { LanguageId } from '#core/types.ts';
+import type { CompileCache } from './compile-cache.ts';
+import { giveToSandbox, readOutputFile } from './files.ts';
+import type { LanguageRuntime } from './runtime.ts';
+import type { SandboxLimits, SandboxResult, SandboxSpec } from './sandbox-process.ts';
+
+/** Fixed limits of a test run besides time and memory. */
+export const RUN_LIMITS = { fileSizeMb: 64, openFiles: 64, outputBytes: 64 * 1024 * 1024, tmpMb: 64 };
+
+export interface ProgramHostDeps {
+  runtimeFor(language: LanguageId): Promise<LanguageRuntime>;
+  cache: CompileCache;
+  workRoot: string;
+  run(spec: SandboxSpec): Promise<SandboxResult>;
+}
+
+/** How a run ended, from the supervisor's facts and the runtime's reading of stderr. */
+export function classify(r: SandboxResult, runtime: LanguageRuntime, limits: { cpuMs: number; memoryMb: number; addressSpaceMb: number }): Termination {
+  if (r.outputExceeded || r.signal === 'SIGXFSZ') return 'output';
+  if (r.wallTimeout || r.signal === 'SIGXCPU' || r.cpuMs > limits.cpuMs) return 'time';
+  const failed = r.signal !== null || r.exitCode !== 0;
+  // Under RLIMIT_AS an allocation fails near the limit; without it (JVM) only stderr tells.
+  const nearLimit = limits.addressSpaceMb > 0 && r.peakMemoryKb >= limits.memoryMb * 1024 * 0.8;
+  if (failed && (runtime.isOutOfMemory(r.stderr) || nearLimit)) return 'memory';
+  if (r.signal !== null) return 'signaled';
+  return 'exited';
+}
+
+export class SandboxProgramHost implements ProgramHost {
+  constructor(private readonly deps: ProgramHostDeps) {}
+
+  async prepare(language: LanguageId, code: string): Promise<Preparation> {
+    return this.build(await this.deps.runtimeFor(language), code);
+  }
+
+  async prepareUnitTest(source: UnitTestSource): Promise<Preparation> {
+    const runtime = await this.deps.runtimeFor(source.language);
+    return this.build(runtime, runtime.unitTestProgram(source));
+  }
+
+  private async build(runtime: LanguageRuntime, code: string): Promise<Preparation> {
+    const built = await this.deps.cache.build(runtime, code);
+    if (!built.ok) return { ok: false, diagnostics: built.diagnostics, compileMs: built.compileMs };
+    return { ok: true, compileMs: built.compileMs, program: { run: (req) => this.runOnce(runtime, built.dir, req) } };
+  }
+
+  private async runOnce(runtime: LanguageRuntime, buildDir: string, req: RunRequest): Promise<ProgramRun> {
+    const command = runtime.runCommand(buildDir, req.limits.memoryMb, req.args ?? []);
+    const cpuMs = Math.round(req.limits.cpuMs * (command.cpuFactor ?? 1));
+    const limits: SandboxLimits = {
+      ...RUN_LIMITS,
+      cpuMs,
+      wallMs: Math.max(req.limits.wallMs, cpuMs + 1000),
+      addressSpaceMb: command.addressSpaceMb,
+      processes: command.processes,
+    };
+    const workDir = await mkdtemp(join(this.deps.workRoot, 'run-'));
+    try {
+      await giveToSandbox(workDir);
+      for (const file of req.files ?? []) {
+        if (file.name.includes('/') || file.name.startsWith('.')) throw new InputError(`bad test file name "${file.name}"`, { field: 'name' });
+        await writeFile(join(workDir, file.name), file.content, { mode: 0o644 });
+      }
+      const r = await this.deps.run({ argv: command.argv, workDir, readOnly: command.readOnly, stdin: req.stdin, limits, ...(command.env ? { env: command.env } : {}) });
+      let termination = classify(r, runtime, { cpuMs, memoryMb: req.limits.memoryMb, addressSpaceMb: command.addressSpaceMb });
+      const files: Record<string, string> = {};
+      for (const name of req.collect ?? []) {
+        const content = await readOutputFile(join(workDir, name), RUN_LIMITS.outputBytes);
+        if (content === 'too-large') termination = 'output';
+        else if (content !== undefined) files[name] = content;
+      }
+      return {
+        termination,
+        exitCode: r.exitCode,
+        signal: r.signal,
+        stdout: r.stdout,
+        stderr: r.stderr,
+        files,
+        runMs: r.wallMs,
+        cpuMs: r.cpuMs,
+        peakMemoryKb: r.peakMemoryKb,
+      };
+    } finally {
+      await rm(workDir, { recursive: true, force: true }).catch((cause: unknown) => {
+        throw new HarnessError(`cannot remove sandbox directory ${workDir}`, { cause });
+      });
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * A run killed with SIGKILL midway, then resumed, ends with exactly one record per item.
+ */
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseJson, runCli, startCli, tempHome } from '../support/cli.ts';
+
+const ROWS = 1500;
+
+function writeDataset(file: string): void {
+  const words = ['casa', 'sole', 'libro', 'strada', 'idea', 'virtù', 'fiume', 'sogno'];
+  const lines: string[] = [];
+  for (let i = 0; i < ROWS; i++) {
+    const word = words[i % words.length] as string;
+    const text = `Frase numero ${i}: la parola ${word} compare qui.`;
+    lines.push(JSON.stringify({ id: `k${i}`, target_token: word, text, abs_mean: (i % 97) / 97, inc_mean: (i % 89) / 89 }));
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+}
+
+function countItems(home: string): number {
+  let count = 0;
+  const runs = join(home, 'store', 'runs');
+  try {
+    for (const run of readdirSync(runs)) {
+      const items = join(runs, run, 'items');
+      try {
+        for (const task of readdirSync(items)) count += readdirSync(join(items, task)).filter((f) => f.endsWith('.json')).length;
+      } catch {
+        // not yet created
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return count;
+}
+
+describe('kill and resume', () => {
+  it('ends with exactly one record per item after SIGKILL midway and --resume', async () => {
+    const home = tempHome();
+    const dataset = join(home, 'big.jsonl');
+    writeDataset(dataset);
+    const child = startCli(['run', '-b', `abricot:${dataset}`, '-m', 'reference', '--concurrency', '2', '--jobs', '1', '--home', home]);
+    const killedAt = await new Promise<number>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const n = countItems(home);
+        if (n >= 200) {
+          clearInterval(timer);
+          child.kill('SIGKILL');
+          resolve(n);
+        }
+      }, 20);
+      child.on('exit', (code) => {
+        clearInterval(timer);
+        reject(new Error(`run finished (exit ${code}) before it could be killed`));
+      });
+    });
+    await new Promise((r) => child.once('close', r));
+    expect(killedAt).toBeLessThan(ROWS * 2);
+
+    const runs = parseJson<{ run_id: string; status: string; recorded: number }[]>(await runCli(['list', 'runs', '--json', '--home', home]));
+    expect(runs).toHaveLength(1);
+    const runId = runs[0]?.run_id as string;
+    expect(runs[0]?.status).toBe('running');
+
+    const resumed = await runCli(['run', '--resume', runId, '--json', '--home', home]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const summary = parseJson<{ items: number; run_id: string }>(resumed);
+    expect(summary.run_id).toBe(runId);
+    expect(summary.items).toBe(ROWS * 2);
+    expect(countItems(home)).toBe(ROWS * 2);
+
+    const after = parseJson<{ status: string; recorded: number; items: number }[]>(await runCli(['list', 'runs', '--json', '--home', home]));
+    expect(after[0]).toMatchObject({ status: 'completed', recorded: ROWS * 2, items: ROWS * 2 });
+
+    const dupes = await runCli(['query', `SELECT count(*) AS rows, count(DISTINCT task_id || '#' || CAST(sample AS VARCHAR)) AS distinct_items FROM records WHERE run_id = '${runId}'`, '--format', 'json', '--home', home]);
+    expect(parseJson<unknown[]>(dupes)).toEqual([{ rows: ROWS * 2, distinct_items: ROWS * 2 }]);
+  }, 240_000);
+});

@@ -1,0 +1,173 @@
+// Pins the properties of the synthesized stack that matter: encryption, privacy, DLQs and
+// alarms, IAM scope, network isolation, the schedule, API authorisation, Glue and Athena.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { synthPolyeval } from './synth.ts';
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+let template: Template;
+let json: { Resources: Record<string, Resource> };
+
+function resourcesOf(type: string): [string, Resource][] {
+  return Object.entries(json.Resources).filter(([, r]) => r.Type === type);
+}
+
+/** Every statement of the inline policies attached to roles whose logical id matches. */
+function statementsOfRoles(rolePattern: RegExp): { Action: string | string[]; Resource: unknown }[] {
+  return resourcesOf('AWS::IAM::Policy')
+    .filter(([, p]) => (p.Properties['Roles'] as { Ref: string }[]).some((r) => rolePattern.test(r.Ref)))
+    .flatMap(([, p]) => (p.Properties['PolicyDocument'] as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement);
+}
+
+beforeAll(() => {
+  template = synthPolyeval({ generateMaxConcurrency: 7, nightly: { benchmarks: ['rocode'], models: ['reference'], params: { n: 1 } } }).template;
+  json = template.toJSON() as typeof json;
+}, 300_000);
+
+describe('storage', () => {
+  it('encrypts the results bucket, blocks public access and logs to the access-log bucket', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }),
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'runs/', ExpirationInDays: 90, Status: 'Enabled' })]) },
+    });
+  });
+
+  it('denies every request without TLS on both buckets', () => {
+    const policies = resourcesOf('AWS::S3::BucketPolicy');
+    expect(policies).toHaveLength(2);
+    for (const [, policy] of policies) {
+      expect(JSON.stringify(policy.Properties['PolicyDocument'])).toContain('"aws:SecureTransport":"false"');
+    }
+  });
+
+  it('keeps the ledger on demand with point-in-time recovery and string keys pk/sk', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
+    });
+  });
+});
+
+describe('queues', () => {
+  it('gives each of the 3 stage and 6 execute queues an encrypted DLQ with maxReceiveCount 3 to 5', () => {
+    const work = resourcesOf('AWS::SQS::Queue').filter(([, q]) => q.Properties['RedrivePolicy']);
+    expect(work).toHaveLength(9);
+    for (const [, queue] of work) {
+      const count = (queue.Properties['RedrivePolicy'] as { maxReceiveCount: number }).maxReceiveCount;
+      expect(count).toBeGreaterThanOrEqual(3);
+      expect(count).toBeLessThanOrEqual(5);
+    }
+    for (const [, queue] of resourcesOf('AWS::SQS::Queue')) expect(queue.Properties['SqsManagedSseEnabled']).toBe(true);
+  });
+
+  it('alarms on DLQ depth and on the age of the oldest message for every queue', () => {
+    const alarms = resourcesOf('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties['MetricName']);
+    expect(alarms.filter((m) => m === 'ApproximateNumberOfMessagesVisible')).toHaveLength(9);
+    expect(alarms.filter((m) => m === 'ApproximateAgeOfOldestMessage')).toHaveLength(9);
+  });
+
+  it('caps generate at the provider rate limit and reports batch item failures on every mapping', () => {
+    const mappings = resourcesOf('AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(6);
+    for (const [, m] of mappings) expect(m.Properties['FunctionResponseTypes']).toEqual(['ReportBatchItemFailures']);
+    expect(mappings.filter(([, m]) => (m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency === 7)).toHaveLength(1);
+  });
+});
+
+describe('executors', () => {
+  it('grants executors no wildcard action, and object access only under datasets/ and runs/', () => {
+    const statements = statementsOfRoles(/^(Executors|FargateLane).*(Role|TaskRole)/);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) {
+      for (const action of [statement.Action].flat()) expect(action).not.toContain('*');
+    }
+    const objectResources = statements.filter((s) => [s.Action].flat().some((a) => a === 's3:GetObject' || a === 's3:PutObject')).flatMap((s) => [s.Resource].flat());
+    const suffixes = objectResources.map((r) => JSON.stringify(r).match(/"\/([^"]*)"\]/)?.[1]);
+    expect(new Set(suffixes)).toEqual(new Set(['datasets/*', 'runs/*', 'runs/*/items/*']));
+  });
+
+  it('scopes the ledger actions of executors to the table ARN', () => {
+    const ledger = statementsOfRoles(/^Executors/).filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
+    expect(ledger.length).toBe(3);
+    for (const s of ledger) expect(JSON.stringify(s.Resource)).toMatch(/StorageLedger[0-9A-F]+","Arn"/);
+  });
+
+  it('runs executors in isolated subnets of a VPC without NAT or internet gateway', () => {
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    template.resourceCountIs('AWS::EC2::InternetGateway', 0);
+    for (const [, subnet] of resourcesOf('AWS::EC2::Subnet')) expect(subnet.Properties['MapPublicIpOnLaunch']).toBe(false);
+    const images = resourcesOf('AWS::Lambda::Function').filter(([, f]) => f.Properties['PackageType'] === 'Image');
+    expect(images).toHaveLength(3);
+    for (const [, f] of images) expect(f.Properties['VpcConfig']).toBeDefined();
+    template.hasResourceProperties('AWS::ECS::Service', { NetworkConfiguration: { AwsvpcConfiguration: Match.objectLike({ AssignPublicIp: 'DISABLED' }) } });
+  });
+
+  it('limits the S3 and DynamoDB gateway endpoint policies to our bucket and table', () => {
+    const endpoints = resourcesOf('AWS::EC2::VPCEndpoint').filter(([, e]) => e.Properties['VpcEndpointType'] !== 'Interface');
+    expect(endpoints).toHaveLength(2);
+    const policies = endpoints.map(([, e]) => JSON.stringify(e.Properties['PolicyDocument']));
+    expect(policies.some((p) => /StorageResults[0-9A-F]+/.test(p))).toBe(true);
+    expect(policies.some((p) => /StorageLedger[0-9A-F]+/.test(p))).toBe(true);
+    for (const p of policies) expect(p).not.toContain('"Resource":"*"');
+  });
+});
+
+describe('entry points', () => {
+  it('routes every API path through AWS_IAM authorization', () => {
+    const routes = resourcesOf('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
+    expect(routes.map((r) => r['RouteKey']).sort()).toEqual(['GET /leaderboard', 'GET /runs', 'GET /runs/{id}', 'GET /runs/{id}/metrics', 'POST /runs']);
+    for (const route of routes) expect(route['AuthorizationType']).toBe('AWS_IAM');
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
+  });
+
+  it('schedules the nightly sweep with its config as the Lambda target input', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'cron(0 3 * * ? *)',
+      ScheduleExpressionTimezone: 'UTC',
+      Target: Match.objectLike({
+        Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^NightlyHandlerFunction'), 'Arn'] },
+        Input: JSON.stringify({ source: 'inline', sweep: { benchmarks: ['rocode'], models: ['reference'], params: { n: 1 } } }),
+      }),
+    });
+  });
+
+  it('uses Node.js 22 with X-Ray tracing and Powertools settings for every NodejsFunction', () => {
+    const zips = resourcesOf('AWS::Lambda::Function').filter(([, f]) => f.Properties['PackageType'] !== 'Image');
+    expect(zips).toHaveLength(5);
+    for (const [, f] of zips) {
+      expect(f.Properties['Runtime']).toBe('nodejs22.x');
+      expect(f.Properties['Architectures']).toEqual(['arm64']);
+      expect(f.Properties['TracingConfig']).toEqual({ Mode: 'Active' });
+      expect(Object.keys((f.Properties['Environment'] as { Variables: object }).Variables)).toContain('POWERTOOLS_SERVICE_NAME');
+    }
+  });
+});
+
+describe('analytics', () => {
+  it('projects benchmark as an enum and run_id as injected over results/', () => {
+    for (const name of ['records', 'metrics']) {
+      template.hasResourceProperties('AWS::Glue::Table', {
+        TableInput: Match.objectLike({
+          Name: name,
+          PartitionKeys: [{ Name: 'benchmark', Type: 'string' }, { Name: 'run_id', Type: 'string' }],
+          Parameters: Match.objectLike({
+            'projection.enabled': 'true',
+            'projection.benchmark.type': 'enum',
+            'projection.run_id.type': 'injected',
+            'storage.location.template': Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([`/results/${name}/benchmark=\${benchmark}/run_id=\${run_id}/`])]) }),
+          }),
+        }),
+      });
+    }
+  });
+
+  it('limits Athena bytes scanned per query and enforces the workgroup configuration', () => {
+    template.hasResourceProperties('AWS::Athena::WorkGroup', {
+      WorkGroupConfiguration: Match.objectLike({ BytesScannedCutoffPerQuery: 1073741824, EnforceWorkGroupConfiguration: true }),
+    });
+  });
+});

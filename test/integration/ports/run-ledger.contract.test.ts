@@ -1,0 +1,146 @@
+// The RunLedger contract (layers/core/ports.ts), run against every adapter: the local
+// journal file and DynamoDB on a real moto_server.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunLedger } from '#core/ports.ts';
+import { DynamoRunLedger, ledgerTableDefinition } from '#aws/index.ts';
+import { FileRunLedger } from '#local/index.ts';
+import { awsClientConfig, startMoto, type Moto } from '../../support/moto.ts';
+
+let moto: Moto;
+let dynamo: DynamoDBClient;
+const tempDirs: string[] = [];
+let tables = 0;
+
+beforeAll(async () => {
+  moto = await startMoto();
+  dynamo = new DynamoDBClient(awsClientConfig(moto.endpoint));
+});
+
+afterAll(async () => {
+  dynamo?.destroy();
+  await moto?.stop();
+  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const adapters: { name: string; create: () => Promise<RunLedger> }[] = [
+  {
+    name: 'FileRunLedger',
+    create: async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'polyeval-ledger-'));
+      tempDirs.push(dir);
+      return new FileRunLedger(dir);
+    },
+  },
+  {
+    name: 'DynamoRunLedger',
+    create: async () => {
+      const tableName = `ledger-${++tables}`;
+      await dynamo.send(new CreateTableCommand(ledgerTableDefinition(tableName)));
+      // A tiny page size makes every multi-row read cross page boundaries.
+      return new DynamoRunLedger({ client: dynamo, tableName, pageSize: 2 });
+    },
+  },
+];
+
+function newRun(runId: string, createdAt = '2025-01-02T03:04:05.000Z') {
+  return { runId, benchmark: 'abricot', model: 'reference', status: 'running' as const, items: 4, createdAt };
+}
+
+describe.each(adapters)('RunLedger contract: $name', ({ create }) => {
+  it('returns a created run with zero counters', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+
+    const run = await ledger.getRun('r1');
+
+    expect(run).toMatchObject({ ...newRun('r1'), recorded: 0, verdicts: {}, costUsd: 0 });
+    expect(typeof run?.updatedAt).toBe('string');
+  });
+
+  it('returns undefined for a run it does not know', async () => {
+    const ledger = await create();
+
+    expect(await ledger.getRun('missing')).toBeUndefined();
+  });
+
+  it('counts an item once: true the first time, false for every redelivery', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+
+    const first = await ledger.recordItem('r1', 'r1/t1/0', 'OK');
+    const second = await ledger.recordItem('r1', 'r1/t1/0', 'OK');
+    const third = await ledger.recordItem('r1', 'r1/t1/0', 'WA');
+
+    expect([first, second, third]).toEqual([true, false, false]);
+    expect(await ledger.getRun('r1')).toMatchObject({ recorded: 1, verdicts: { OK: 1 } });
+  });
+
+  it('counts an item once under concurrent duplicate calls', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+
+    const results = await Promise.all(Array.from({ length: 6 }, () => ledger.recordItem('r1', 'r1/abstractness/7/0', 'WA')));
+
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await ledger.getRun('r1')).toMatchObject({ recorded: 1, verdicts: { WA: 1 } });
+  });
+
+  it('keeps one counter per verdict and lists the recorded item ids of its run only', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+    await ledger.createRun(newRun('r2'));
+    const items: [string, 'OK' | 'WA' | 'CE'][] = [
+      ['r1/t1/0', 'OK'],
+      ['r1/t1/1', 'OK'],
+      ['r1/t2/0', 'WA'],
+      ['r1/t3/0', 'CE'],
+      ['r1/t4/0', 'OK'],
+    ];
+
+    await Promise.all(items.map(([id, verdict]) => ledger.recordItem('r1', id, verdict)));
+    await ledger.recordItem('r2', 'r2/t1/0', 'OK');
+
+    expect(await ledger.getRun('r1')).toMatchObject({ recorded: 5, verdicts: { OK: 3, WA: 1, CE: 1 } });
+    expect([...(await ledger.recordedItems('r1'))].sort()).toEqual(items.map(([id]) => id).sort());
+    expect([...(await ledger.recordedItems('r2'))]).toEqual(['r2/t1/0']);
+    expect((await ledger.recordedItems('r3')).size).toBe(0);
+  });
+
+  it('adds costs up', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+
+    await ledger.addCost('r1', 0.25);
+    await ledger.addCost('r1', 0.5);
+
+    expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(0.75, 10);
+  });
+
+  it('sets the status with its reason', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+
+    await ledger.setStatus('r1', 'stopped', 'cost cap reached');
+    const stopped = await ledger.getRun('r1');
+    await ledger.setStatus('r1', 'completed');
+
+    expect(stopped).toMatchObject({ status: 'stopped', reason: 'cost cap reached' });
+    expect((await ledger.getRun('r1'))?.status).toBe('completed');
+  });
+
+  it('lists every run with its counters', async () => {
+    const ledger = await create();
+    const ids = ['r-a', 'r-b', 'r-c', 'r-d', 'r-e'];
+    for (const [index, id] of ids.entries()) await ledger.createRun(newRun(id, `2025-01-0${index + 1}T00:00:00.000Z`));
+    await ledger.recordItem('r-c', 'r-c/t1/0', 'TLE');
+
+    const runs = await ledger.listRuns();
+
+    expect(runs.map((run) => run.runId).sort()).toEqual(ids);
+    expect(runs.find((run) => run.runId === 'r-c')).toMatchObject({ recorded: 1, verdicts: { TLE: 1 } });
+  });
+});

@@ -1,0 +1,122 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { abricot } from '#core/benchmarks/abricot.ts';
+import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
+import { ProviderError } from '#core/errors.ts';
+import type { Provider } from '#core/models/provider.ts';
+import { referenceProvider } from '#core/models/reference.ts';
+import { aggregateRun, readItems } from '#core/run/aggregate.ts';
+import type { GeneratedItem, RunContext } from '#core/run/engine.ts';
+import { recordItem } from '#core/run/engine.ts';
+import { runPipeline } from '#core/run/pipeline.ts';
+import { planRun, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
+import { parseRunSpec } from '#core/run/spec.ts';
+import { FileRunLedger, FsBlobStore, InProcessWorkQueue } from '#local/index.ts';
+
+const rows = Array.from({ length: 8 }, (_, i) => ({ id: `r${i}`, target_token: 'mare', text: `Il mare numero ${i}.`, abs_mean: i / 8, inc_mean: (7 - i) / 8 }));
+
+function loaded(): LoadedBenchmark {
+  const tasks = rows.flatMap((row, i) => abricot.parseRow(row, { file: 'mem.jsonl', line: i + 1 }));
+  return { benchmark: abricot as unknown as AnyBenchmark, tasks, spec: 'abricot:mem.jsonl', source: 'mem.jsonl', sha256: 'x'.repeat(64) };
+}
+
+async function setup(provider: Provider, spec: Record<string, unknown> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'pipeline-'));
+  const store = new FsBlobStore(join(dir, 'store'));
+  const ledger = new FileRunLedger(join(dir, 'ledger'));
+  const data = loaded();
+  const plan = await planRun(data, parseRunSpec({ benchmark: 'abricot:mem.jsonl', model: provider.id, ...spec }), provider, {
+    runId: 'run-1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    code: { version: 't', revision: null, dirty: null },
+    packages: {},
+    toolchains: [],
+  });
+  await ledger.createRun({ runId: 'run-1', benchmark: 'abricot', model: provider.model, status: 'planned', items: plan.items.length, createdAt: '2026-01-01T00:00:00.000Z' });
+  const ctx: RunContext = {
+    store,
+    ledger,
+    provider,
+    clock: () => new Date('2026-01-01T00:00:01.000Z'),
+    costOf: (u) => (u.promptTokens + u.completionTokens) * 0.001,
+    manifest: plan.manifest,
+    benchmark: data.benchmark,
+    tasks: new Map(plan.tasks.map((t) => [t.id, t])),
+    pool: data.tasks,
+    spent: { usd: 0 },
+    stop: {},
+  };
+  const queues = () => ({
+    generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
+    scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: 2 }),
+    generateConcurrency: 3,
+    scoreConcurrency: 2,
+  });
+  return { store, ledger, ctx, plan, queues };
+}
+
+/** A chat model that answers a fixed digit, failing on chosen tasks. */
+function digitModel(answer: string, failOn: Set<string> = new Set(), usage = { promptTokens: 10, completionTokens: 1 }): Provider {
+  return {
+    id: 'fake:digit',
+    kind: 'fake',
+    model: 'digit',
+    async generate(req) {
+      if (failOn.has(req.taskId)) throw new ProviderError('throttled until retries ran out', { retryable: true, status: 429 });
+      return { text: answer, usage, latencyMs: 1, attempts: 1 };
+    },
+  };
+}
+
+describe('the local pipeline', () => {
+  it('records one item per (task, sample) and aggregates them', async () => {
+    const { ctx, plan, queues, store, ledger } = await setup(referenceProvider(), { n: 2 });
+    const result = await runPipeline(ctx, plan.items, queues());
+    expect(result).toEqual({ recorded: 32, skipped: 0 });
+    const summary = await aggregateRun({ store, ledger, clock: ctx.clock, iterations: 200 }, plan.manifest);
+    expect(summary.items).toBe(32);
+    expect(summary.metrics['pearson/subtask=abstractness']?.value).toBeCloseTo(1, 12);
+    expect((await ledger.getRun('run-1'))?.status).toBe('completed');
+  });
+
+  it('records a provider failure as SE on its item and never charges it to the model', async () => {
+    const { ctx, plan, queues, store, ledger } = await setup(digitModel('3', new Set(['abstractness/r0'])));
+    await runPipeline(ctx, plan.items, queues());
+    const docs = await readItems(store, 'run-1');
+    const failed = docs.find((d) => d.record.task_id === 'abstractness/r0');
+    expect(failed?.record.verdict).toBe('SE');
+    expect(failed?.record.error).toContain('throttled');
+    const summary = await aggregateRun({ store, ledger, clock: ctx.clock, iterations: 100 }, plan.manifest);
+    expect(summary.metrics['accuracy/subtask=abstractness']?.n).toBe(7);
+  });
+
+  it('skips recorded items on a second pass and counts each once', async () => {
+    const { ctx, plan, queues, ledger } = await setup(referenceProvider());
+    await runPipeline(ctx, plan.items.slice(0, 5), queues());
+    const again = await runPipeline(ctx, plan.items, queues());
+    expect(again).toEqual({ recorded: 11, skipped: 5 });
+    expect((await ledger.getRun('run-1'))?.recorded).toBe(16);
+  });
+
+  it('counts a redelivered item once while its record is overwritten in place', async () => {
+    const { ctx, plan, ledger, store } = await setup(referenceProvider());
+    const item = plan.items[0] as WorkItem;
+    const generated: GeneratedItem = { item, raw: '2', answer: '2', usage: null, latencyMs: null, attempts: 1, likert: { mode: 'digit-parse', text: '2' } };
+    const outcome = { verdict: 'WA' as const, testsPassed: 0, testsTotal: 1 };
+    await Promise.all([recordItem(ctx, generated, outcome), recordItem(ctx, generated, outcome), recordItem(ctx, generated, outcome)]);
+    expect((await ledger.getRun('run-1'))?.recorded).toBe(1);
+    expect(await store.list('runs/run-1/items/')).toHaveLength(1);
+  });
+
+  it('stops before the cost cap is exceeded and leaves the rest to resume', async () => {
+    const { ctx, plan, queues, ledger } = await setup(digitModel('3'), { maxCostUsd: 0.05 });
+    const result = await runPipeline(ctx, plan.items, queues());
+    expect(result.stoppedReason).toMatch(/cost cap reached/);
+    // each call costs $0.011; the cap stops new calls once $0.05 is spent (calls in flight finish)
+    expect(result.recorded).toBeGreaterThanOrEqual(5);
+    expect(result.recorded).toBeLessThan(16);
+    expect((await ledger.getRun('run-1'))?.costUsd).toBeCloseTo(result.recorded * 0.011, 10);
+  });
+});
