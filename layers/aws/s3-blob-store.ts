@@ -20,6 +20,8 @@ export interface S3BlobStoreOptions {
   bucket: string;
   /** Key prefix inside the bucket (e.g. `polyeval`); a trailing `/` is added when missing. */
   prefix?: string;
+  /** Keys per ListObjectsV2 page (S3's default and maximum is 1000). */
+  listPageSize?: number;
 }
 
 const CONTENT_TYPES: readonly [string, string][] = [
@@ -42,9 +44,11 @@ export class S3BlobStore implements BlobStore {
   readonly #client: S3Client;
   readonly #bucket: string;
   readonly #prefix: string;
+  readonly #listPageSize: number | undefined;
 
   constructor(options: S3BlobStoreOptions) {
     this.#client = options.client;
+    this.#listPageSize = options.listPageSize;
     this.#bucket = options.bucket;
     const prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
     this.#prefix = prefix === '' ? '' : `${prefix}/`;
@@ -96,7 +100,7 @@ export class S3BlobStore implements BlobStore {
     do {
       const page = await this.#call('list', prefix, () =>
         this.#client.send(
-          new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#key(prefix), ContinuationToken: token }),
+          new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#key(prefix), ContinuationToken: token, MaxKeys: this.#listPageSize }),
         ),
       );
       for (const object of page.Contents ?? []) {

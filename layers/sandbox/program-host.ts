@@ -26,7 +26,8 @@ export interface ProgramHostDeps {
 
 /** How a run ended, from the supervisor's facts and the runtime's reading of stderr. */
 export function classify(r: SandboxResult, runtime: LanguageRuntime, limits: { cpuMs: number; memoryMb: number; addressSpaceMb: number }): Termination {
-  if (r.outputExceeded || r.signal === 'SIGXFSZ') return 'output';
+  // Python ignores SIGXFSZ, so a full file shows as EFBIG ("File too large") instead.
+  if (r.outputExceeded || r.signal === 'SIGXFSZ' || (r.exitCode !== 0 && /File too large/u.test(r.stderr))) return 'output';
   if (r.wallTimeout || r.signal === 'SIGXCPU' || r.cpuMs > limits.cpuMs) return 'time';
   const failed = r.signal !== null || r.exitCode !== 0;
   // Under RLIMIT_AS an allocation fails near the limit; without it (JVM) only stderr tells.

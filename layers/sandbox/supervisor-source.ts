@@ -58,6 +58,7 @@ int main(int argc, char **argv) {
   unsigned long long as = strtoull(argv[3], 0, 10), fsize = strtoull(argv[4], 0, 10);
   unsigned long long nproc = strtoull(argv[5], 0, 10), nofile = strtoull(argv[6], 0, 10);
   fcntl(3, F_SETFD, FD_CLOEXEC);
+  unsetenv("PWD"); /* bubblewrap sets it; the program's environment is exactly what we pass */
   prctl(PR_SET_DUMPABLE, 0);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   struct sigaction sa; memset(&sa, 0, sizeof sa); sa.sa_handler = on_alarm; sigaction(SIGALRM, &sa, 0);

@@ -8,6 +8,7 @@ import type { IoTestsTask } from '../types.ts';
 
 /** Languages a RoCode prompt can ask for. */
 export type RocodeLanguage = 'c' | 'cpp' | 'python';
+/** Every language a RoCode prompt can ask for, the default first. */
 export const ROCODE_LANGUAGES: readonly RocodeLanguage[] = ['python', 'c', 'cpp'];
 
 /** The language named in the closing request, as the paper writes it ("Python3"). */

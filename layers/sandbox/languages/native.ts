@@ -35,7 +35,9 @@ export async function nativeToolchain(language: string, compiler: string, flags:
 
 /** Compiles in the sandbox; a non-zero exit is CE, a sandbox failure is the harness's. */
 export async function compileNative(ctx: RuntimeContext, argv: string[], buildDir: string, readOnly: string[] = []): Promise<CompileResult> {
-  const r = await ctx.sandboxed({ argv, workDir: buildDir, readOnly, env: COMPILER_ENV });
+  const raw = await ctx.sandboxed({ argv, workDir: buildDir, readOnly, env: COMPILER_ENV });
+  // Diagnostics name files relative to the build, as a user compiling main.c would see them.
+  const r = { ...raw, stderr: raw.stderr.split(`${buildDir}/`).join(''), stdout: raw.stdout.split(`${buildDir}/`).join('') };
   if (r.exitCode === 0 && r.signal === null && !r.wallTimeout) return { ok: true, diagnostics: r.stderr };
   if (r.wallTimeout) return { ok: false, diagnostics: 'compilation exceeded its time limit' };
   if (r.exitCode !== null && r.exitCode !== 0) return { ok: false, diagnostics: r.stderr || r.stdout };

@@ -34,12 +34,16 @@ export function renderChat(messages: { role?: string; content?: unknown }[], con
 export async function startSageMakerServer(options: SageMakerServerOptions = {}): Promise<FakeServer> {
   const answer = options.answer ?? (() => 'ok');
   const logprob = options.logprob ?? flatLogprob;
-  const error = (status: number, type: string, message: string) => ({
-    // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
-    status: type === 'ThrottlingException' ? 400 : status,
-    headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
-    body: { message },
-  });
+  const error = (status: number, type: string, message: string) =>
+    // A 424 fault stands for the container refusing the payload: SageMaker wraps its 422 in a ModelError.
+    status === 424
+      ? modelError(message, 422)
+      : {
+          // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
+          status: type === 'ThrottlingException' ? 400 : status,
+          headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
+          body: { message },
+        };
 
   return startFakeServer(
     (req: RecordedRequest) => {

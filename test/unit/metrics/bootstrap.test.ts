@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapCI, mulberry32, pairedBootstrap, quantile } from '../../../layers/core/metrics/index.ts';
+import { bootstrapCI, mulberry32, pairedBootstrap, quantile } from '#core/metrics/index.ts';
 
 const mean = (u: readonly number[]): number | null => (u.length === 0 ? null : u.reduce((s, x) => s + x, 0) / u.length);
 

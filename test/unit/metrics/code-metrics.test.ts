@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accuracy, compileErrorRate, groupByTask, strictAccuracy } from '../../../layers/core/metrics/index.ts';
+import { accuracy, compileErrorRate, groupByTask, strictAccuracy } from '#core/metrics/index.ts';
 import { codeSample } from './make-record.ts';
 
 // Task A (4 tests): OK 4/4, WA 2/4, CE            → best 1,   strict 1/3, 1 CE of 3

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns, type CompareRow } from '../../../layers/core/metrics/index.ts';
-import type { RunRecord } from '../../../layers/core/types.ts';
+import { compareRuns, type CompareRow } from '#core/metrics/index.ts';
+import type { RunRecord } from '#core/types.ts';
 import { codeSample, likertAnswer } from './make-record.ts';
 
 function row(rows: CompareRow[], metric: string, slice: string): CompareRow {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { computeMetrics, type ComputeOptions } from '../../../layers/core/metrics/index.ts';
-import type { MetricRow, RunRecord } from '../../../layers/core/types.ts';
+import { computeMetrics, type ComputeOptions } from '#core/metrics/index.ts';
+import type { MetricRow, RunRecord } from '#core/types.ts';
 import { codeSample, likertAnswer } from './make-record.ts';
 
 function row(rows: MetricRow[], metric: string, slice: string): MetricRow {

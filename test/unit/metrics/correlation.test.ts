@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { averageRanks, exactMatch, mulberry32, pearson, spearman } from '../../../layers/core/metrics/index.ts';
+import { averageRanks, exactMatch, mulberry32, pearson, spearman } from '#core/metrics/index.ts';
 
 // Pearson by the one-pass "computational" formula, independent of the library's two-pass one.
 function pearsonComputational(x: number[], y: number[]): number {

@@ -1,5 +1,5 @@
 // Builds RunRecords for metric tests: only the fields a test cares about need spelling out.
-import type { RunRecord } from '../../../layers/core/types.ts';
+import type { RunRecord } from '#core/types.ts';
 
 export function makeRecord(fields: Partial<RunRecord> & Pick<RunRecord, 'task_id'>): RunRecord {
   return {

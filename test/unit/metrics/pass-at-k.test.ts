@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32, passAtK } from '../../../layers/core/metrics/index.ts';
+import { mulberry32, passAtK } from '#core/metrics/index.ts';
 
 function binomial(n: number, k: number): bigint {
   if (k < 0 || k > n) return 0n;

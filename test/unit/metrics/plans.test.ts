@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapCI, groupByTask, mulberry32, pairedBootstrap, planFor, type MetricSpec } from '../../../layers/core/metrics/index.ts';
-import { metricCI, metricPaired } from '../../../layers/core/metrics/resample.ts';
-import type { RunRecord, ScorerKind, Verdict } from '../../../layers/core/types.ts';
+import { bootstrapCI, groupByTask, mulberry32, pairedBootstrap, planFor, type MetricSpec } from '#core/metrics/index.ts';
+import { metricCI, metricPaired } from '#core/metrics/resample.ts';
+import type { RunRecord, ScorerKind, Verdict } from '#core/types.ts';
 import { codeSample, likertAnswer } from './make-record.ts';
 
 const VERDICT_POOL: Verdict[] = ['OK', 'OK', 'WA', 'TLE', 'RE', 'CE', 'SE'];

@@ -101,4 +101,11 @@ describe('sample/replay', () => {
     expect(new Set(expected.task_ids)).toEqual(new Set(lines.map((l) => l.task_id)));
     expect(Object.keys(expected.metrics)).toContain('pass@1');
   });
+
+  it('keeps every unfenced rocode replay completion intact through code extraction', () => {
+    for (const l of jsonl('sample/replay/rocode-mixed.jsonl')) {
+      const language = typeof l.language === 'string' ? l.language : 'python';
+      expect(extractCode(String(l.completion), language)).toBe(l.completion);
+    }
+  });
 });

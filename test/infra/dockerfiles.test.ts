@@ -1,0 +1,70 @@
+// hadolint is not installable here (no apt candidate, no registry package), so this is a
+// structured lint of the executor Dockerfiles: instructions parsed, then the rules that matter.
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/paths.ts';
+import { CPP_FLAGS } from '../../layers/sandbox/languages/cpp.ts';
+
+interface Instruction { keyword: string; args: string }
+
+/** Joins continuation lines, drops comments, splits `KEYWORD args`. */
+function parseDockerfile(text: string): Instruction[] {
+  const logical = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  return logical.map((line) => {
+    const [keyword = '', ...rest] = line.split(/\s+/);
+    return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
+  });
+}
+
+const IMAGES = ['python', 'cpp', 'kotlin'];
+const read = (image: string, file: string): string => readFileSync(path.join(PROJECT_ROOT, 'layers/images', image, file), 'utf8');
+
+describe.each(IMAGES)('the %s executor image', (image) => {
+  const instructions = parseDockerfile(read(image, 'Dockerfile'));
+  const runs = instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+
+  it('builds from the Lambda Node.js 22 base image pinned to a dated tag', () => {
+    const from = instructions.filter((i) => i.keyword === 'FROM');
+    expect(from).toHaveLength(1);
+    expect(from[0]?.args).toMatch(/^public\.ecr\.aws\/lambda\/nodejs:22\.\d{4}\.\d{2}\.\d{2}\.\d{2}$/);
+  });
+
+  it('never uses latest, ADD or remote downloads', () => {
+    expect(instructions.some((i) => i.args.includes(':latest'))).toBe(false);
+    expect(instructions.some((i) => i.keyword === 'ADD')).toBe(false);
+    expect(runs.some((r) => /\b(curl|wget)\b/.test(r))).toBe(false);
+  });
+
+  it('cleans the package manager caches in every RUN that installs packages', () => {
+    for (const r of runs.filter((x) => /dnf install/.test(x))) expect(r).toMatch(/dnf clean all/);
+    for (const r of runs.filter((x) => /npm install/.test(x))) expect(r).toMatch(/npm cache clean --force/);
+  });
+
+  it('copies only the bundle and runs the execute handler', () => {
+    expect(instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args)).toEqual(['bundle/ ${LAMBDA_TASK_ROOT}/']);
+    expect(instructions.filter((i) => i.keyword === 'CMD').map((i) => i.args)).toEqual(['["handler.handler"]']);
+    expect(read(image, '.dockerignore').split('\n')).toEqual(expect.arrayContaining(['*', '!Dockerfile', '!bundle/']));
+  });
+});
+
+describe('toolchains', () => {
+  it('builds and verifies the C++ PCH with exactly the sandbox compile flags', () => {
+    const runs = parseDockerfile(read('cpp', 'Dockerfile')).filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    const pch = runs.find((r) => r.includes('prebuild.mjs cpp'));
+    expect(pch).toBeDefined();
+    expect(pch).toContain(`g++ ${CPP_FLAGS.join(' ')} -Winvalid-pch`);
+    expect(pch).toMatch(/grep -q '\^! \.\*stdc\+\+\\\.h\\\.gch'/);
+  });
+
+  it('installs JDK 17 and the kotlin-compiler version package.json pins', () => {
+    const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const text = read('kotlin', 'Dockerfile');
+    expect(text).toContain('java-17-amazon-corretto-devel');
+    expect(text).toContain(`kotlin-compiler@${pkg.dependencies['kotlin-compiler']}`);
+  });
+
+  it('installs python3 in the python image', () => {
+    expect(read('python', 'Dockerfile')).toMatch(/dnf install -y [^\n]*python3/);
+  });
+});

@@ -1,0 +1,64 @@
+// S3BlobStore behaviour beyond the shared contract: paging, prefixes, content types, faults.
+import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HarnessError } from '#core/errors.ts';
+import { S3BlobStore } from '#aws/index.ts';
+import { awsClientConfig, startMoto, type Moto } from '../../support/moto.ts';
+
+const BUCKET = 'polyeval-s3-tests';
+let moto: Moto;
+let s3: S3Client;
+
+beforeAll(async () => {
+  moto = await startMoto();
+  s3 = new S3Client(awsClientConfig(moto.endpoint));
+  await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+});
+
+afterAll(async () => {
+  s3?.destroy();
+  await moto?.stop();
+});
+
+describe('S3BlobStore', () => {
+  it('lists across several pages in order', async () => {
+    const store = new S3BlobStore({ client: s3, bucket: BUCKET, prefix: 'paging', listPageSize: 2 });
+    const keys = Array.from({ length: 7 }, (_, index) => `runs/r1/items/t${index}/0.json`);
+    for (const key of [...keys].reverse()) await store.put(key, '{}');
+
+    expect(await store.list('runs/r1/')).toEqual(keys);
+  });
+
+  it('keeps its objects under its prefix and strips the prefix from listed keys', async () => {
+    const store = new S3BlobStore({ client: s3, bucket: BUCKET, prefix: '/tenant-a/' });
+    await store.put('runs/r9/manifest.json', '{}');
+
+    const raw = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'tenant-a/runs/r9/' }));
+
+    expect(raw.Contents?.map((object) => object.Key)).toEqual(['tenant-a/runs/r9/manifest.json']);
+    expect(await store.list('runs/r9/')).toEqual(['runs/r9/manifest.json']);
+    expect(store.locate('runs/r9/manifest.json')).toBe(`s3://${BUCKET}/tenant-a/runs/r9/manifest.json`);
+  });
+
+  it('stores the given content type, or one guessed from the extension', async () => {
+    const store = new S3BlobStore({ client: s3, bucket: BUCKET, prefix: 'types' });
+    await store.put('reports/r1.html', '<html></html>');
+    await store.put('results/metrics/benchmark=abricot/run_id=r1/metrics.parquet', new Uint8Array([80, 65, 82, 49]));
+    await store.put('runs/r1/blob', 'x', 'text/plain');
+
+    const typeOf = async (key: string) => (await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `types/${key}` }))).ContentType;
+
+    expect(await typeOf('reports/r1.html')).toBe('text/html; charset=utf-8');
+    expect(await typeOf('results/metrics/benchmark=abricot/run_id=r1/metrics.parquet')).toBe('application/vnd.apache.parquet');
+    expect(await typeOf('runs/r1/blob')).toBe('text/plain');
+  });
+
+  it('raises a HarnessError naming the location when the bucket does not exist', async () => {
+    const store = new S3BlobStore({ client: s3, bucket: 'no-such-bucket' });
+
+    const failure = store.get('runs/r1/manifest.json');
+
+    await expect(failure).rejects.toBeInstanceOf(HarnessError);
+    await expect(failure).rejects.toThrow('s3://no-such-bucket/runs/r1/manifest.json');
+  });
+});
