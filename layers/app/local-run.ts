@@ -9,6 +9,9 @@ import { InputError, RunStopped } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { Executor } from '#core/ports.ts';
 import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { codeSwitchingRows } from '#core/metrics/index.ts';
+import type { MetricRow, RunRecord } from '#core/types.ts';
+import { loadRomanianLexicon } from '#sources/romanian-lexicon.ts';
 import type { EngineEvent, GeneratedItem, RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
@@ -94,7 +97,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
       const recorded = (await home.store.list(keys.itemsPrefix(manifest.run_id))).length;
       return { status: 'stopped', run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name, items: plan.items.length, recorded, reason: result.stoppedReason };
     }
-    const summary = await aggregateRun({ store: home.store, ledger: home.ledger, clock }, manifest);
+    const summary = await aggregateRun({ store: home.store, ledger: home.ledger, clock }, manifest, (records) => extraMetrics(records, plan, loaded, manifest, home));
     return { ...summary };
   } catch (error) {
     await home.ledger.setStatus(manifest.run_id, 'failed', (error as Error).message);
@@ -105,6 +108,33 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   }
 }
 
+/** RoCode: code-switching of the generated code beside the reference solutions. */
+async function extraMetrics(records: readonly RunRecord[], plan: RunPlan, loaded: LoadedBenchmark, manifest: Manifest, home: Home): Promise<MetricRow[]> {
+  if (loaded.benchmark.id !== 'rocode' || !manifest.language) return [];
+  const language = manifest.language;
+  const lexicon = await loadRomanianLexicon({ cacheDir: home.cacheDir });
+  const references = plan.tasks.map((t) => (t.kind === 'io-tests' ? (t.solutions[language] ?? '') : ''));
+  return codeSwitchingRows({
+    records,
+    references,
+    language,
+    isRomanian: (w) => lexicon.isRomanian(w),
+    head: { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name },
+    seed: manifest.seed,
+  });
+}
+
+/**
+ * The languages a run of this benchmark evaluates: `--language a,b` → one run each; the
+ * `reference` model validates every language the benchmark has solutions in; otherwise the
+ * benchmark's default.
+ */
+function languagesFor(spec: RunSpec, loaded: LoadedBenchmark, provider: Provider): (string | undefined)[] {
+  if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
+  if (provider.kind === 'reference' && loaded.benchmark.defaults.languages) return [...loaded.benchmark.defaults.languages];
+  return [undefined];
+}
+
 /** Starts one run per benchmark source named by `spec.benchmark` (`sample` names several). */
 export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<LocalRunResult[]> {
   const clock = opts.clock ?? (() => new Date());
@@ -112,22 +142,28 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
   const results: LocalRunResult[] = [];
   for (const source of sources) {
     const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env });
-    const provider = await createProvider(spec.model, opts.providerOptions);
-    const now = clock();
-    const runId = newRunId(loaded.benchmark.id, now);
-    const executorInfo = await executorFor(loaded.benchmark, opts.home);
-    const toolchains = executorInfo ? await executorInfo.toolchains() : [];
-    await executorInfo?.close();
-    const plan = await planRun(loaded, spec, provider, {
-      runId,
-      createdAt: now.toISOString(),
-      code: codeVersion(opts.packageRoot),
-      packages: packageVersions(opts.packageRoot),
-      toolchains,
-    });
-    await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
-    await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
-    results.push(await execute(plan, loaded, provider, opts));
+    const probe = await createProvider(spec.model, opts.providerOptions);
+    const languages = languagesFor(spec, loaded, probe);
+    await probe.close?.();
+    for (const language of languages) {
+      const runSpec: RunSpec = { ...spec, ...(language ? { language } : {}) };
+      const provider = await createProvider(spec.model, opts.providerOptions);
+      const now = clock();
+      const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
+      const executorInfo = await executorFor(loaded.benchmark, opts.home);
+      const toolchains = executorInfo ? await executorInfo.toolchains() : [];
+      await executorInfo?.close();
+      const plan = await planRun(loaded, runSpec, provider, {
+        runId,
+        createdAt: now.toISOString(),
+        code: codeVersion(opts.packageRoot),
+        packages: packageVersions(opts.packageRoot),
+        toolchains,
+      });
+      await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
+      await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
+      results.push(await execute(plan, loaded, provider, opts));
+    }
   }
   return results;
 }

@@ -80,7 +80,7 @@ export function leaderboardSql(benchmark: string, options: { metric?: string; sl
   return `WITH candidates AS (
   SELECT model, run_id, value, ci_low, ci_high, n,
          ROW_NUMBER() OVER (PARTITION BY model ORDER BY value DESC, run_id DESC) AS position,
-         COUNT(*) OVER (PARTITION BY model) AS runs
+         CAST(COUNT(*) OVER (PARTITION BY model) AS INTEGER) AS runs
   FROM metrics
   WHERE benchmark = ${sqlString(benchmark)}
     AND metric = ${sqlString(metric)}

@@ -4,8 +4,9 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { access, chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { HarnessError } from '#core/errors.ts';
 import { SUPERVISOR_SOURCE } from './supervisor-source.ts';
@@ -16,6 +17,9 @@ const run = promisify(execFile);
 export async function ensureSharedDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   await chmod(dir, 0o755);
+  for (let d = dirname(dir); d !== dirname(d); d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) throw new HarnessError(`${d} is not traversable by other users, so sandboxed code cannot reach ${dir}: choose another directory or chmod o+x ${d}`);
+  }
 }
 
 /** Returns the path of the compiled supervisor, compiling it on first use. */

@@ -14,6 +14,8 @@ export function textRows(bytes: Readable, kind: FileKind, label: string): AsyncG
   if (kind.gzip) {
     const gunzip = createGunzip();
     bytes.on('error', (err) => gunzip.destroy(err));
+    // A reader that stops early destroys the gunzip stream; release the file or socket too.
+    gunzip.on('close', () => bytes.destroy());
     plain = bytes.pipe(gunzip);
   }
   const lines = textLines(plain, label);

@@ -7,9 +7,15 @@
  * beforeAll(async () => { moto = await startMoto(); });
  * afterAll(async () => { await moto.stop(); });
  * const s3 = new S3Client(awsClientConfig(moto.endpoint));
+ * await createBucket(s3, 'polyeval');
+ * const queue = await createQueueWithDlq(new SQSClient(awsClientConfig(moto.endpoint)), 'generate');
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ledgerTableDefinition } from '../../layers/aws/dynamo-ledger-schema.ts';
 
 export interface Moto {
   /** `http://127.0.0.1:<port>` */
@@ -132,4 +138,50 @@ export async function motoApi(endpoint: string, path: string, body: unknown): Pr
   });
   const text = await response.text();
   if (!response.ok) throw new Error(`moto ${path} answered ${response.status}: ${text}`);
+}
+
+/** Creates a bucket (idempotent on moto). */
+export async function createBucket(s3: S3Client, bucket: string): Promise<void> {
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+}
+
+/** A queue with its DLQ, as infra deploys them: after `maxReceiveCount` deliveries a message moves to the DLQ. */
+export interface QueueWithDlq {
+  url: string;
+  arn: string;
+  dlqUrl: string;
+  dlqArn: string;
+}
+
+/** Creates `<name>-dlq` and `<name>` with a redrive policy to it. */
+export async function createQueueWithDlq(
+  sqs: SQSClient,
+  name: string,
+  options: { maxReceiveCount?: number; visibilityTimeoutSec?: number } = {},
+): Promise<QueueWithDlq> {
+  const dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }))).QueueUrl ?? '';
+  const dlqArn = await queueArn(sqs, dlqUrl);
+  const url =
+    (
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: name,
+          Attributes: {
+            VisibilityTimeout: String(options.visibilityTimeoutSec ?? 30),
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: options.maxReceiveCount ?? 3 }),
+          },
+        }),
+      )
+    ).QueueUrl ?? '';
+  return { url, arn: await queueArn(sqs, url), dlqUrl, dlqArn };
+}
+
+async function queueArn(sqs: SQSClient, url: string): Promise<string> {
+  const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+  return out.Attributes?.QueueArn ?? '';
+}
+
+/** Creates the run ledger table exactly as DynamoRunLedger expects it (layers/aws/dynamo-ledger-schema.ts). */
+export async function createLedgerTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
+  await dynamo.send(new CreateTableCommand(ledgerTableDefinition(tableName)));
 }

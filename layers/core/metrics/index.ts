@@ -35,3 +35,4 @@ export { planFor, type AnyPlan, type MetricSpec, type ScorerPlan } from './plans
 export { metricCI, metricPaired } from './resample.ts';
 export { computeMetrics, type ComputeOptions } from './compute.ts';
 export { compareRuns, type CompareOptions, type CompareRow } from './compare.ts';
+export { codeSwitchingRows, type CodeSwitchingInput } from './code-switching-rows.ts';

@@ -73,7 +73,10 @@ export function countVerdicts(records: readonly RunRecord[]): Partial<Record<Ver
   return counts;
 }
 
-export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extraMetrics: MetricRow[] = []): Promise<RunSummaryDocument> {
+/** Benchmark-specific metrics computed beside the standard ones (RoCode's code-switching). */
+export type ExtraMetrics = (records: readonly RunRecord[]) => Promise<MetricRow[]>;
+
+export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extraMetrics?: ExtraMetrics): Promise<RunSummaryDocument> {
   const runId = manifest.run_id;
   await deps.ledger.setStatus(runId, 'aggregating');
   const docs = await readItems(deps.store, runId);
@@ -88,7 +91,7 @@ export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extr
       seed: manifest.seed,
       ...(deps.iterations ? { iterations: deps.iterations } : {}),
     }),
-    ...extraMetrics,
+    ...(extraMetrics ? await extraMetrics(records) : []),
   ];
   await deps.store.put(keys.recordsPart(manifest.benchmark.id, runId), encodeRecords(records), 'application/vnd.apache.parquet');
   await deps.store.put(keys.metrics(manifest.benchmark.id, runId), encodeMetrics(metrics), 'application/vnd.apache.parquet');

@@ -38,20 +38,22 @@ const longest = (blocks: Fenced[]): Fenced | undefined =>
 
 /** Lines that begin code in each language; a line matching one is never taken for prose. */
 const CODE_START: Record<string, RegExp> = {
-  python: /^\s*(import\s|global\s|nonlocal\s|assert\s|raise\s|yield\s|from\s+\S+\s+import|def\s|class\s|if\s|elif\s|else\s*:|for\s|while\s|with\s|try\s*:|except|return\b|print\s*\(|#!|@)/,
+  python: /^\s*(async\s|match\s|case\s|import\s|global\s|nonlocal\s|assert\s|raise\s|yield\s|from\s+\S+\s+import|def\s|class\s|if\s|elif\s|else\s*:|finally\s*:|for\s|while\s|with\s|try\s*:|except|return\b|print\s*\(|#!|@)/,
   c: /^\s*(#\s*include|#\s*define|using\s|typedef\s|struct\s|int\s|long\s|void\s|char\s|double\s|float\s|unsigned\s|const\s|static\s|template\s*<|namespace\s|return\b|if\s*\(|for\s*\(|while\s*\()/,
   kotlin: /^\s*(import\s|package\s|fun\s|val\s|var\s|class\s|object\s|data\s|return\b|if\s*\(|for\s*\(|while\s*\(|when\b|@)/,
 };
 
 /**
- * A line that reads as a sentence: it starts with a letter, has at least three words, no
- * statement punctuation (`; { } =`), and either ends like a sentence or has no brackets.
+ * A line that reads as a sentence: it starts with a letter, has no statement punctuation
+ * (`; { } =`), and either ends like a sentence (`. ! ? :`) or has three or more words and no
+ * brackets. Only lines before the first and after the last code line are ever dropped.
  */
 function isProse(line: string, language: string): boolean {
   const t = line.trim();
   if (CODE_START[language === 'cpp' ? 'c' : language]?.test(t) === true) return false;
-  if (!/^\p{L}/u.test(t) || t.split(/\s+/).length < 3 || /[;{}=]/.test(t)) return false;
-  return /[.!?:]$/.test(t) || !/[()[\]]/.test(t);
+  if (!/^\p{L}/u.test(t) || /[;{}=]/.test(t)) return false;
+  const words = t.split(/\s+/).length;
+  return /[.!?:]$/.test(t) || words >= 3 && !/[()[\]]/.test(t);
 }
 
 /** Removes prose lines before the first and after the last code line; pure code is untouched. */

@@ -7,4 +7,4 @@ export { startBedrockServer, type BedrockServer, type BedrockServerOptions } fro
 export { startSageMakerServer, renderChat, type SageMakerServerOptions } from './sagemaker-server.ts';
 export { startOpenAiServer, type OpenAiServer, type OpenAiServerOptions } from './openai-server.ts';
 export type { Fault, FakeServer, FaultOptions, RecordedRequest } from './http-server.ts';
-export { tokenize, scoreText, flatLogprob, type LogprobFn } from './tokenize.ts';
+export { tokenize, scoreText, flatLogprob, favourDigit, type LogprobFn } from './tokenize.ts';

@@ -45,3 +45,12 @@ export function tokenId(token: string): number {
   for (const ch of token) h = (h * 31 + (ch.codePointAt(0) ?? 0)) % 50_000;
   return h;
 }
+
+/**
+ * A language model that, after any context, gives the digit `pick(context)` log-probability
+ * `favoured` and every other token `other` — e.g. for an ABRICOT run in likelihood mode:
+ * `startOpenAiServer({ logprob: favourDigit((ctx) => (ctx.includes('libertà') ? '4' : '2')) })`.
+ */
+export function favourDigit(pick: (context: string) => string, favoured = -0.1, other = -4): LogprobFn {
+  return (context, token) => (token === pick(context) ? favoured : other);
+}

@@ -1,9 +1,9 @@
 // S3BlobStore behaviour beyond the shared contract: paging, prefixes, content types, faults.
-import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
 import { S3BlobStore } from '#aws/index.ts';
-import { awsClientConfig, startMoto, type Moto } from '../../support/moto.ts';
+import { awsClientConfig, createBucket, startMoto, type Moto } from '../../support/moto.ts';
 
 const BUCKET = 'polyeval-s3-tests';
 let moto: Moto;
@@ -12,7 +12,7 @@ let s3: S3Client;
 beforeAll(async () => {
   moto = await startMoto();
   s3 = new S3Client(awsClientConfig(moto.endpoint));
-  await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+  await createBucket(s3, BUCKET);
 });
 
 afterAll(async () => {

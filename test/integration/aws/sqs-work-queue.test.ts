@@ -1,8 +1,6 @@
 // SQS specifics beyond the WorkQueue contract: Lambda event shapes and batch responses as the
 // event source mapping applies them, poison messages, and per-entry send retries.
 import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
@@ -12,7 +10,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
 import { SqsWorkQueue, deliverSqsBatch, messageFromSqsRecord, queueArnFromUrl, toLambdaSqsEvent } from '#aws/index.ts';
-import { FAKE_AWS, awsClientConfig, startMoto, type Moto } from '../../support/moto.ts';
+import { FAKE_AWS, awsClientConfig, createQueueWithDlq, startMoto, type Moto, type QueueWithDlq } from '../../support/moto.ts';
 
 let moto: Moto;
 let sqs: SQSClient;
@@ -28,18 +26,8 @@ afterAll(async () => {
   await moto?.stop();
 });
 
-async function createQueue(maxReceiveCount = 3): Promise<{ url: string; arn: string; dlqUrl: string }> {
-  const name = `events-${++queues}`;
-  const dlqUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }))).QueueUrl ?? '';
-  const dlqArn = await queueArn(dlqUrl);
-  const RedrivePolicy = JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount });
-  const url = (await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: { RedrivePolicy } }))).QueueUrl ?? '';
-  return { url, arn: await queueArn(url), dlqUrl };
-}
-
-async function queueArn(url: string): Promise<string> {
-  const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
-  return out.Attributes?.QueueArn ?? '';
+function createQueue(maxReceiveCount = 3): Promise<QueueWithDlq> {
+  return createQueueWithDlq(sqs, `events-${++queues}`, { maxReceiveCount });
 }
 
 async function drainIds(url: string): Promise<string[]> {

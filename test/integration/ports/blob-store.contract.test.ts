@@ -3,12 +3,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BlobStore } from '#core/ports.ts';
 import { S3BlobStore } from '#aws/index.ts';
 import { FsBlobStore } from '#local/index.ts';
-import { awsClientConfig, startMoto, type Moto } from '../../support/moto.ts';
+import { awsClientConfig, createBucket, startMoto, type Moto } from '../../support/moto.ts';
 
 const BUCKET = 'contract-blobs';
 let moto: Moto;
@@ -19,7 +19,7 @@ let counter = 0;
 beforeAll(async () => {
   moto = await startMoto();
   s3 = new S3Client(awsClientConfig(moto.endpoint));
-  await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+  await createBucket(s3, BUCKET);
 });
 
 afterAll(async () => {

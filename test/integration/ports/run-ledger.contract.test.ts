@@ -3,12 +3,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunLedger } from '#core/ports.ts';
-import { DynamoRunLedger, ledgerTableDefinition } from '#aws/index.ts';
+import { DynamoRunLedger } from '#aws/index.ts';
 import { FileRunLedger } from '#local/index.ts';
-import { awsClientConfig, startMoto, type Moto } from '../../support/moto.ts';
+import { awsClientConfig, createLedgerTable, startMoto, type Moto } from '../../support/moto.ts';
 
 let moto: Moto;
 let dynamo: DynamoDBClient;
@@ -39,7 +39,7 @@ const adapters: { name: string; create: () => Promise<RunLedger> }[] = [
     name: 'DynamoRunLedger',
     create: async () => {
       const tableName = `ledger-${++tables}`;
-      await dynamo.send(new CreateTableCommand(ledgerTableDefinition(tableName)));
+      await createLedgerTable(dynamo, tableName);
       // A tiny page size makes every multi-row read cross page boundaries.
       return new DynamoRunLedger({ client: dynamo, tableName, pageSize: 2 });
     },

@@ -1,11 +1,11 @@
 // The WorkQueue contract (layers/core/ports.ts), run against every adapter: the in-process
 // queue and SQS (with a DLQ redrive policy) on a real moto_server.
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueueMessage, WorkQueue } from '#core/ports.ts';
 import { SqsWorkQueue, parseSqsMessage } from '#aws/index.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { awsClientConfig, startMoto, type Moto } from '../../support/moto.ts';
+import { awsClientConfig, createQueueWithDlq, startMoto, type Moto } from '../../support/moto.ts';
 
 const MAX_ATTEMPTS = 3;
 let moto: Moto;
@@ -34,24 +34,13 @@ interface Harness {
 }
 
 async function createSqsHarness(): Promise<Harness> {
-  const name = `work-${++queues}`;
-  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
-  const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
-  const main = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: name,
-      Attributes: {
-        VisibilityTimeout: '30',
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: MAX_ATTEMPTS }),
-      },
-    }),
-  );
-  const queue = new SqsWorkQueue<Body>({ client: sqs, queueUrl: main.QueueUrl ?? '', waitTimeSec: 1, retryVisibilitySec: 0 });
+  const { url, dlqUrl } = await createQueueWithDlq(sqs, `work-${++queues}`, { maxReceiveCount: MAX_ATTEMPTS });
+  const queue = new SqsWorkQueue<Body>({ client: sqs, queueUrl: url, waitTimeSec: 1, retryVisibilitySec: 0 });
   return {
     queue,
     deadLetters: async () => {
       const out = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: dlq.QueueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }),
+        new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }),
       );
       return (out.Messages ?? []).map((message) => parseSqsMessage<Body>(message).id);
     },

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNetworkProvider, type ProviderOptions } from '#providers/index.ts';
 import type { Prompt, Provider } from '#core/models/provider.ts';
-import { startOpenAiServer, type OpenAiServer, type OpenAiServerOptions } from '../../fakes/wire-servers/index.ts';
+import { favourDigit, startOpenAiServer, type OpenAiServer, type OpenAiServerOptions } from '../../fakes/wire-servers/index.ts';
 import { chatRequest } from './harness.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -107,6 +107,18 @@ describe('openai provider', () => {
     const scores = await provider.scoreChoices?.({ taskId: 'abstractness/9', prompt: ITALIAN, choices: ['4', '12'] });
 
     expect(scores?.logprobs).toEqual([-0.2, -6]);
+  });
+
+  it('follows a per-prompt favoured digit across prompts', async () => {
+    const { provider } = await setUp({ logprob: favourDigit((ctx) => (ctx.includes('tavolo') ? '1' : '5')) });
+    const concrete: Prompt = { ...ITALIAN, completion: 'Quanto è astratta la parola "tavolo"? Risposta: ' };
+
+    const abstract = await provider.scoreChoices?.({ taskId: 'a/1', prompt: ITALIAN, choices: DIGITS });
+    const table = await provider.scoreChoices?.({ taskId: 'a/2', prompt: concrete, choices: DIGITS });
+
+    const best = (l: number[] | undefined): number => (l ?? []).indexOf(Math.max(...(l ?? [])));
+    expect(best(abstract?.logprobs)).toBe(4);
+    expect(best(table?.logprobs)).toBe(0);
   });
 
   it.each([

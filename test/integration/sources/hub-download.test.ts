@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -133,6 +135,32 @@ describe('downloading a file', () => {
     } finally {
       hub.corrupt('cosmadrian/rocode', 'rocode_test.jsonl', rocodeTest);
     }
+  });
+
+  it('takes over a lock left by a process that is gone', async () => {
+    const dest = hubCachePath(cacheDir, { repo: 'cosmadrian/rocode', path: 'rocode_test.jsonl', revision: 'main' });
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    await mkdir(dirname(dest), { recursive: true });
+    await writeFile(`${dest}.lock`, String(gone));
+    const file = await downloadHubFile('cosmadrian/rocode', 'rocode_test.jsonl', opts);
+    expect(file.sha256).toBe(sha(rocodeTest));
+    await expect(access(`${dest}.lock`)).rejects.toThrow();
+  });
+
+  it('waits while a live process holds the lock', async () => {
+    const dest = hubCachePath(cacheDir, { repo: 'cosmadrian/rocode', path: 'rocode_test.jsonl', revision: 'main' });
+    await mkdir(dirname(dest), { recursive: true });
+    await writeFile(`${dest}.lock`, String(process.pid));
+    let done = false;
+    const download = downloadHubFile('cosmadrian/rocode', 'rocode_test.jsonl', opts).then((f) => {
+      done = true;
+      return f;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(done).toBe(false);
+    expect(hub.requests.length).toBe(0);
+    await rm(`${dest}.lock`);
+    expect((await download).sha256).toBe(sha(rocodeTest));
   });
 
   it('downloads a small (non-LFS) file directly', async () => {

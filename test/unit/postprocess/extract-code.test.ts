@@ -41,6 +41,16 @@ describe('extractCode', () => {
     expect(extractCode(body, 'kotlin')).toBe(body);
   });
 
+  it('drops a one-word lead-in and a closing remark around unfenced Python', () => {
+    const answer = 'Soluția:\nn = int(input())\nprint(n * 2)\nComplexitate: O(1).';
+    expect(extractCode(answer, 'python')).toBe('n = int(input())\nprint(n * 2)\n');
+  });
+
+  it('keeps Python compound statements that end with a colon', () => {
+    const code = 'async def rezolva():\n    return 1\nfinally_ok = 1\n';
+    expect(extractCode(code, 'python')).toBe(code);
+  });
+
   it('drops prose before and after unfenced code', () => {
     const answer = 'Iată codul care rezolvă problema:\n\n#include <stdio.h>\nint main(void) {\n    printf("1\\n");\n    return 0;\n}\n\nAcest program afișează rezultatul cerut.';
     expect(extractCode(answer, 'c')).toBe('#include <stdio.h>\nint main(void) {\n    printf("1\\n");\n    return 0;\n}\n');

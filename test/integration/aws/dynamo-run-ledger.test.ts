@@ -1,0 +1,91 @@
+// DynamoRunLedger behaviour beyond the shared contract: the table layout it writes and
+// the faults it reports.
+import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HarnessError } from '#core/errors.ts';
+import { DynamoRunLedger, LEDGER_TABLE } from '#aws/index.ts';
+import { awsClientConfig, createLedgerTable, startMoto, type Moto } from '../../support/moto.ts';
+
+let moto: Moto;
+let dynamo: DynamoDBClient;
+let tables = 0;
+const CLOCK = new Date('2025-03-04T05:06:07.000Z');
+
+beforeAll(async () => {
+  moto = await startMoto();
+  dynamo = new DynamoDBClient(awsClientConfig(moto.endpoint));
+});
+
+afterAll(async () => {
+  dynamo?.destroy();
+  await moto?.stop();
+});
+
+async function newLedger(): Promise<{ ledger: DynamoRunLedger; tableName: string }> {
+  const tableName = `ledger-aws-${++tables}`;
+  await createLedgerTable(dynamo, tableName);
+  return { ledger: new DynamoRunLedger({ client: dynamo, tableName, now: () => CLOCK }), tableName };
+}
+
+const run = { runId: 'r1', benchmark: 'rocode', model: 'bedrock:m', status: 'planned' as const, items: 2, createdAt: '2025-03-04T00:00:00.000Z' };
+
+describe('DynamoRunLedger', () => {
+  it('writes an item row and the run row counters, stamped by the given clock', async () => {
+    const { ledger, tableName } = await newLedger();
+    await ledger.createRun(run);
+
+    await ledger.recordItem('r1', 'r1/sum/0', 'TLE');
+
+    const item = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'ITEM#r1/sum/0' } } }));
+    const runRow = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'RUN' } } }));
+    expect(item.Item?.verdict?.S).toBe('TLE');
+    expect(runRow.Item?.recorded?.N).toBe('1');
+    expect(runRow.Item?.verdict_TLE?.N).toBe('1');
+    expect(runRow.Item?.updatedAt?.S).toBe(CLOCK.toISOString());
+  });
+
+  it('indexes run rows only, for listing without a scan', async () => {
+    const { ledger, tableName } = await newLedger();
+    await ledger.createRun(run);
+    await ledger.recordItem('r1', 'r1/sum/0', 'OK');
+
+    const index = await dynamo.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: LEDGER_TABLE.runsIndex.name,
+        KeyConditionExpression: 'gsi1pk = :run',
+        ExpressionAttributeValues: { ':run': { S: 'RUN' } },
+      }),
+    );
+
+    expect(index.Items?.map((row) => row.pk?.S)).toEqual(['RUN#r1']);
+  });
+
+  it('refuses to count an item of a run it does not know', async () => {
+    const { ledger } = await newLedger();
+
+    const recording = ledger.recordItem('ghost', 'ghost/t/0', 'OK');
+
+    await expect(recording).rejects.toBeInstanceOf(HarnessError);
+    await expect(recording).rejects.toThrow(/run ghost is not in the ledger/);
+  });
+
+  it('refuses to create a run twice and to update a missing run', async () => {
+    const { ledger } = await newLedger();
+    await ledger.createRun(run);
+
+    await expect(ledger.createRun(run)).rejects.toThrow(/already exists/);
+    await expect(ledger.setStatus('ghost', 'failed', 'x')).rejects.toBeInstanceOf(HarnessError);
+    await expect(ledger.addCost('ghost', 1)).rejects.toBeInstanceOf(HarnessError);
+  });
+
+  it('clears the reason when a status is set without one', async () => {
+    const { ledger } = await newLedger();
+    await ledger.createRun(run);
+
+    await ledger.setStatus('r1', 'failed', 'executor unreachable');
+    await ledger.setStatus('r1', 'running');
+
+    expect(await ledger.getRun('r1')).not.toHaveProperty('reason');
+  });
+});

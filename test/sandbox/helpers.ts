@@ -1,0 +1,69 @@
+// Shared fixtures of the sandbox tests: a hand-written io-tests task, a per-file executor
+// in its own temporary directories, and scans for leftover processes and files.
+import { chmodSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IoTestsTask, UnitTestsTask } from '#core/types.ts';
+
+export function sumTask(overrides: Partial<IoTestsTask> = {}): IoTestsTask {
+  return {
+    kind: 'io-tests',
+    id: 'sum',
+    benchmark: 'handmade',
+    split: 'test',
+    slices: {},
+    name: 'sum',
+    statement: 'Add two numbers.',
+    inputSpec: 'a b',
+    outputSpec: 'a+b',
+    examples: [],
+    tests: [
+      { input: '1 2\n', output: '3\n' },
+      { input: '40 2\n', output: '42\n' },
+      { input: '-5 5\n', output: '0\n' },
+    ],
+    timeLimitMs: 1000,
+    memoryLimitMb: 128,
+    checker: { kind: 'tokens' },
+    solutions: {},
+    ...overrides,
+  };
+}
+
+export function unitTask(language: string, test: string, entryPoint = 'add'): UnitTestsTask {
+  return { kind: 'unit-tests', id: `${language}/add`, benchmark: 'handmade', split: 'test', slices: {}, language, prompt: '', entryPoint, test, canonicalSolution: '' };
+}
+
+/** A fresh root holding this test file's cache and work directories. */
+export function scratch(label: string): { root: string; cacheDir: string; workRoot: string } {
+  const root = mkdtempSync(join(tmpdir(), `pe-${label}-`));
+  chmodSync(root, 0o755); // the sandbox uid must traverse it
+  return { root, cacheDir: join(root, 'cache'), workRoot: join(root, 'work') };
+}
+
+/** Pids of live processes whose command line mentions `marker`. */
+export function processesMentioning(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/u.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (cmdline.includes(marker) && state !== 'Z') found.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+/** Waits (bounded) until no process mentions the marker; returns those still alive. */
+export async function settledProcesses(marker: string, waitMs = 10_000): Promise<number[]> {
+  const until = Date.now() + waitMs;
+  let alive = processesMentioning(marker);
+  while (alive.length > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 200));
+    alive = processesMentioning(marker);
+  }
+  return alive;
+}

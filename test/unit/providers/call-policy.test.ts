@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { CallPolicy } from '#providers/call-policy.ts';
+import { ProviderCallError, classifySdkError } from '#providers/failures.ts';
+import { resolveOptions, type ProviderOptions } from '#providers/options.ts';
+
+function policy(opts: ProviderOptions = {}): { policy: CallPolicy; delays: number[] } {
+  const delays: number[] = [];
+  const resolved = resolveOptions({ retryBaseMs: 100, sleep: async (ms) => void delays.push(ms), ...opts });
+  return { policy: new CallPolicy(resolved, (e) => classifySdkError(e, Date.now())), delays };
+}
+
+const throttled = (): ProviderCallError => new ProviderCallError('HTTP 429', { retryable: true, status: 429 });
+
+describe('CallPolicy', () => {
+  it('backs off exponentially with full jitter under the cap', () => {
+    const { policy: p } = policy({ random: () => 0.999_999, retryMaxDelayMs: 1000 });
+    expect([1, 2, 3, 4, 5].map((n) => p.backoffMs(n))).toEqual([100, 200, 400, 800, 1000]);
+    const { policy: low } = policy({ random: () => 0 });
+    expect(low.backoffMs(4)).toBe(0);
+  });
+
+  it('waits what Retry-After says, capped', () => {
+    const { policy: p } = policy({ retryAfterCapMs: 5000 });
+    expect(p.backoffMs(1, 2000)).toBe(2000);
+    expect(p.backoffMs(1, 90_000)).toBe(5000);
+  });
+
+  it('counts attempts until success', async () => {
+    const { policy: p, delays } = policy({ random: () => 0.5 });
+    let calls = 0;
+
+    const out = await p.call(async () => {
+      calls += 1;
+      if (calls < 3) throw throttled();
+      return 'done';
+    });
+
+    expect(out).toMatchObject({ value: 'done', attempts: 3 });
+    expect(delays).toEqual([50, 100]);
+  });
+
+  it('stops at the first non-retryable failure', async () => {
+    const { policy: p } = policy();
+    let calls = 0;
+
+    const err = await p
+      .call(async () => {
+        calls += 1;
+        throw new ProviderCallError('HTTP 400: bad', { retryable: false, status: 400 });
+      })
+      .catch((e: unknown) => e);
+
+    expect(calls).toBe(1);
+    expect(err).toMatchObject({ retryable: false, status: 400, attempts: 1 });
+  });
+
+  it('ends an attempt that ignores its abort signal at the hard timeout', async () => {
+    const { policy: p } = policy({ timeoutMs: 50, maxRetries: 0 });
+
+    const err = await p.call(() => new Promise<never>(() => undefined)).catch((e: unknown) => e);
+
+    expect(err).toMatchObject({ retryable: true, message: 'no response within 50 ms' });
+  });
+
+  it('aborts the attempt signal on timeout', async () => {
+    const { policy: p } = policy({ timeoutMs: 50, maxRetries: 0 });
+    let seen: AbortSignal | undefined;
+
+    await p
+      .call(
+        (signal) =>
+          new Promise<never>(() => {
+            seen = signal;
+          }),
+      )
+      .catch(() => undefined);
+
+    expect(seen?.aborted).toBe(true);
+  });
+
+  it('does not retry once the caller cancels', async () => {
+    const { policy: p } = policy();
+    const controller = new AbortController();
+    let calls = 0;
+
+    const err = await p
+      .call(async () => {
+        calls += 1;
+        controller.abort();
+        throw throttled();
+      }, controller.signal)
+      .catch((e: unknown) => e);
+
+    expect(calls).toBe(1);
+    expect(err).toMatchObject({ message: expect.stringContaining('cancelled') });
+  });
+
+  it('never runs more attempts at once than its concurrency', async () => {
+    const { policy: p } = policy({ concurrency: 2 });
+    let running = 0;
+    let peak = 0;
+    let finished = 0;
+    const gates: (() => void)[] = [];
+    const calls = Array.from({ length: 5 }, () =>
+      p.call(async () => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        running -= 1;
+        finished += 1;
+      }),
+    );
+    // Release the gates one by one as attempts arrive.
+    while (finished < 5) {
+      await new Promise((r) => setImmediate(r));
+      gates.shift()?.();
+    }
+    await Promise.all(calls);
+
+    expect(peak).toBe(2);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { classifySdkError, parseRetryAfter } from '#providers/failures.ts';
+
+const NOW = Date.UTC(2025, 5, 1, 10, 0, 0);
+
+describe('parseRetryAfter', () => {
+  it.each([
+    ['3', 3000],
+    ['0', 0],
+    ['1.5', 1500],
+    [new Date(NOW + 45_000).toUTCString(), 45_000],
+    [new Date(NOW - 45_000).toUTCString(), 0],
+  ])('reads %s as %i ms', (value, ms) => {
+    expect(parseRetryAfter(value, NOW)).toBe(ms);
+  });
+
+  it.each([[undefined], [null], [''], ['soon']])('ignores %s', (value) => {
+    expect(parseRetryAfter(value, NOW)).toBeUndefined();
+  });
+});
+
+function serviceError(name: string, status: number, extra: Record<string, unknown> = {}): unknown {
+  return Object.assign(new Error(`${name} happened`), { name, $fault: status >= 500 ? 'server' : 'client', $metadata: { httpStatusCode: status }, ...extra });
+}
+
+describe('classifySdkError', () => {
+  it.each([
+    ['ThrottlingException', 429, true],
+    ['ThrottlingException', 400, true],
+    ['ServiceUnavailableException', 503, true],
+    ['ModelNotReadyException', 429, true],
+    ['InternalServerException', 500, true],
+    ['ValidationException', 400, false],
+    ['AccessDeniedException', 403, false],
+    ['ResourceNotFoundException', 404, false],
+  ])('classifies %s (HTTP %i) as retryable=%s', (name, status, retryable) => {
+    expect(classifySdkError(serviceError(name, status), NOW)).toMatchObject({ retryable, status });
+  });
+
+  it.each([
+    [503, true],
+    [429, true],
+    [422, false],
+  ])("decides SageMaker's ModelError by the container status %i", (original, retryable) => {
+    const err = serviceError('ModelError', 424, { OriginalStatusCode: original });
+    expect(classifySdkError(err, NOW).retryable).toBe(retryable);
+  });
+
+  it('carries the Retry-After of a throttled response', () => {
+    const err = serviceError('ThrottlingException', 429, { $response: { statusCode: 429, headers: { 'Retry-After': '7' } } });
+    expect(classifySdkError(err, NOW).retryAfterMs).toBe(7000);
+  });
+
+  it('treats a connection reset as retryable', () => {
+    const err = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    expect(classifySdkError(err, NOW).retryable).toBe(true);
+  });
+
+  it('treats a 2xx body that did not deserialise as a retryable malformed response', () => {
+    const err = Object.assign(new SyntaxError('Unexpected token'), { $metadata: { httpStatusCode: 200 } });
+    expect(classifySdkError(err, NOW)).toMatchObject({ retryable: true, message: expect.stringContaining('malformed') });
+  });
+
+  it('does not retry a missing region or missing credentials', () => {
+    expect(classifySdkError(new Error('Region is missing'), NOW).retryable).toBe(false);
+    expect(classifySdkError(Object.assign(new Error('Could not load credentials'), { name: 'CredentialsProviderError' }), NOW).retryable).toBe(false);
+  });
+});

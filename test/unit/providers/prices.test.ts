@@ -1,0 +1,82 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '#core/errors.ts';
+import { estimateComputeCost, estimateCost, estimateTokens, loadPriceTable } from '#providers/index.ts';
+
+async function tempJson(content: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'polyeval-prices-'));
+  const path = join(dir, 'prices.json');
+  await writeFile(path, content);
+  return path;
+}
+
+describe('price table', () => {
+  it('prices a model per million input and output tokens', async () => {
+    const table = await loadPriceTable();
+    const haiku = table.models['anthropic.claude-3-haiku-20240307-v1:0'];
+
+    const cost = estimateCost(table, 'anthropic.claude-3-haiku-20240307-v1:0', { promptTokens: 2_000_000, completionTokens: 400_000 });
+
+    expect(haiku).toBeDefined();
+    expect(cost.usd).toBeCloseTo(2 * (haiku?.input_per_mtok ?? NaN) + 0.4 * (haiku?.output_per_mtok ?? NaN), 10);
+  });
+
+  it.each([['us.'], ['eu.'], ['apac.']])('prices a %s inference profile as its base model', async (prefix) => {
+    const table = await loadPriceTable();
+    const usage = { promptTokens: 1000, completionTokens: 1000 };
+
+    expect(estimateCost(table, `${prefix}amazon.nova-lite-v1:0`, usage)).toEqual(estimateCost(table, 'amazon.nova-lite-v1:0', usage));
+    expect(estimateCost(table, `${prefix}amazon.nova-lite-v1:0`, usage).usd).toBeGreaterThan(0);
+  });
+
+  it('reports an unknown model as an absent cost with its reason, never zero', async () => {
+    const cost = estimateCost(await loadPriceTable(), 'qwen-7b', { promptTokens: 10, completionTokens: 10 });
+
+    expect(cost.usd).toBeNull();
+    expect(cost.reason).toMatch(/qwen-7b/);
+  });
+
+  it('merges a user file over the shipped table', async () => {
+    const path = await tempJson(JSON.stringify({ models: { 'qwen-7b': { input_per_mtok: 0.1, output_per_mtok: 0.3 } }, compute: { lambda_gb_second: 0.00002 } }));
+
+    const table = await loadPriceTable(path);
+
+    expect(estimateCost(table, 'qwen-7b', { promptTokens: 1_000_000, completionTokens: 1_000_000 }).usd).toBeCloseTo(0.4, 10);
+    expect(table.models['amazon.nova-micro-v1:0']).toBeDefined();
+    expect(estimateComputeCost(table, { lambdaGbSeconds: 1000 })).toBeCloseTo(0.02, 10);
+    expect(table.source).toContain(path);
+  });
+
+  it('rejects a user file with a bad field, naming file and field', async () => {
+    const path = await tempJson(JSON.stringify({ models: { m: { input_per_mtok: -1, output_per_mtok: 1 } } }));
+
+    const err = await loadPriceTable(path).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).message).toContain(path);
+    expect((err as InputError).location.field).toBe('models.m.input_per_mtok');
+  });
+
+  it('rejects a user file that is not JSON, naming it', async () => {
+    const path = await tempJson('{ nope');
+    await expect(loadPriceTable(path)).rejects.toThrow(path);
+  });
+
+  it('prices executor time by Fargate vCPU and GB hours', async () => {
+    const table = await loadPriceTable();
+    expect(estimateComputeCost(table, { fargateVcpuHours: 2, fargateGbHours: 4 })).toBeCloseTo(2 * table.compute.fargate_vcpu_hour + 4 * table.compute.fargate_gb_hour, 12);
+  });
+});
+
+describe('estimateTokens', () => {
+  it.each([
+    ['', 0],
+    ['abc', 1],
+    ['abcd', 1],
+    ['abcde', 2],
+  ])('estimates %j as %i tokens (chars / 4, rounded up)', (text, tokens) => {
+    expect(estimateTokens(text)).toBe(tokens);
+  });
+});
