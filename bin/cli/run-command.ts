@@ -97,7 +97,7 @@ export function runCommand(): Command {
       try {
         if (flags.resume) {
           if (flags.benchmark) throw new InputError('--resume takes the benchmark and model from the run; do not pass -b', { field: 'benchmark' });
-          results = [await resumeLocal(flags.resume, options)];
+          results = [await resumeLocal(flags.resume, options, flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {})];
         } else {
           if (!flags.benchmark) throw new InputError('missing -b/--benchmark (try: -b sample)', { field: 'benchmark' });
           const spec = parseRunSpec(

@@ -4,7 +4,7 @@
  * max_tokens bound, so the cost is an upper estimate.
  */
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
-import type { Prompt } from '#core/models/provider.ts';
+import { promptText } from '#core/models/prompt-text.ts';
 import { planRun } from '#core/run/plan.ts';
 import type { RunSpec } from '#core/run/spec.ts';
 import { estimateCost, estimateTokens, loadPriceTable } from '#providers/index.ts';
@@ -25,9 +25,6 @@ export interface DryRunPlan {
   cost_reason?: string;
 }
 
-function promptText(p: Prompt): string {
-  return p.completion ?? [p.system ?? '', ...p.messages.map((m) => m.content)].join('\n');
-}
 
 export async function dryRun(spec: RunSpec, opts: LocalRunOptions): Promise<DryRunPlan[]> {
   const table = await loadPriceTable(opts.pricesPath);

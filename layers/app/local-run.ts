@@ -10,7 +10,8 @@ import type { Provider } from '#core/models/provider.ts';
 import type { Executor } from '#core/ports.ts';
 import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
-import type { MetricRow, RunRecord } from '#core/types.ts';
+import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
+import { promptText } from '#core/models/prompt-text.ts';
 import { loadRomanianLexicon } from '#sources/romanian-lexicon.ts';
 import type { EngineEvent, GeneratedItem, RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
@@ -19,7 +20,7 @@ import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import type { RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { estimateCost, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
+import { estimateCost, estimateTokens, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from './load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
@@ -54,10 +55,14 @@ async function executorFor(benchmark: AnyBenchmark, home: Home): Promise<Executo
   return sandbox.createSandboxExecutor({ cacheDir: home.cacheDir });
 }
 
-async function costFunction(provider: Provider, opts: LocalRunOptions): Promise<RunContext['costOf']> {
-  if (provider.kind === 'reference' || provider.kind === 'replay') return undefined;
+async function costFunctions(provider: Provider, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
+  if (provider.kind === 'reference' || provider.kind === 'replay') return {};
   const table = await loadPriceTable(opts.pricesPath);
-  return (usage) => estimateCost(table, provider.model, usage).usd;
+  const costOf = (usage: TokenUsage): number | null => estimateCost(table, provider.model, usage).usd;
+  return {
+    costOf,
+    projectCost: (prompt, maxTokens, choices) => costOf({ promptTokens: estimateTokens(promptText(prompt)) * choices, completionTokens: maxTokens }) ?? 0,
+  };
 }
 
 async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provider, opts: LocalRunOptions): Promise<LocalRunResult> {
@@ -72,7 +77,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     provider,
     ...(executor ? { executor } : {}),
     clock,
-    costOf: await costFunction(provider, opts),
+    ...(await costFunctions(provider, opts)),
     onEvent: (e) => opts.onEvent?.(e),
     manifest,
     benchmark: loaded.benchmark,
@@ -160,6 +165,9 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
         packages: packageVersions(opts.packageRoot),
         toolchains,
       });
+      const { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency } = opts.providerOptions ?? {};
+      const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
+      plan.manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
       await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
       await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
       results.push(await execute(plan, loaded, provider, opts));
@@ -175,14 +183,20 @@ export async function readManifest(home: Home, runId: string): Promise<Manifest>
 }
 
 /** Continues a run that was killed or stopped: only the items not yet recorded run. */
-export async function resumeLocal(runId: string, opts: LocalRunOptions): Promise<LocalRunResult> {
+export async function resumeLocal(runId: string, opts: LocalRunOptions, overrides: { maxCostUsd?: number } = {}): Promise<LocalRunResult> {
   const manifest = await readManifest(opts.home, runId);
+  if (overrides.maxCostUsd !== undefined) {
+    // Raising (or setting) the cap is how a run stopped by --max-cost continues.
+    manifest.max_cost_usd = overrides.maxCostUsd;
+    await opts.home.store.put(keys.manifest(runId), JSON.stringify(manifest, null, 2), 'application/json');
+  }
   const [source] = parseBenchmarkSpec(manifest.benchmark.spec);
   if (!source) throw new InputError(`run ${runId} names no benchmark`);
   const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env });
-  const provider = await createProvider(manifest.model.spec, opts.providerOptions);
+  const providerOptions = { ...manifest.provider_options, ...opts.providerOptions };
+  const provider = await createProvider(manifest.model.spec, providerOptions);
   await provider.prepare?.(new Set(loaded.tasks.map((t) => t.id)));
-  return execute(replanItems(manifest, loaded, provider), loaded, provider, opts);
+  return execute(replanItems(manifest, loaded, provider), loaded, provider, { ...opts, providerOptions });
 }
 
 export { RunStopped };

@@ -1,6 +1,6 @@
 /**
- * The run ledger's single DynamoDB table, shared by the adapter, the CDK table construct
- * and the tests that create it on moto.
+ * The run ledger's single DynamoDB table — its key design, index and row mapping — shared
+ * by the adapter, the CDK table construct and the tests that create it on moto.
  *
  * Rows:
  * - run row   pk `RUN#<runId>`, sk `RUN`: summary, counters `recorded`, `verdict_<V>`,
@@ -15,6 +15,15 @@
  * `listRuns` fetches the rows with BatchGetItem.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import type { RunStatus, RunSummary } from '../core/ports.ts';
+import { VERDICTS, type Verdict } from '../core/types.ts';
+
+/** A table row as the document client reads and writes it. */
+export type Row = Record<string, unknown>;
+/** Sort key of the run row. */
+export const RUN_SK = 'RUN';
+/** Sort-key prefix of item rows. */
+export const ITEM_PREFIX = 'ITEM#';
 
 /** Attribute and index names of the ledger table. */
 export const LEDGER_TABLE = {
@@ -50,4 +59,37 @@ export function ledgerTableDefinition(tableName: string): CreateTableCommandInpu
       },
     ],
   };
+}
+
+/** Primary key of a run's row. */
+export function runKey(runId: string): { pk: string; sk: string } {
+  return { pk: `RUN#${runId}`, sk: RUN_SK };
+}
+
+/** The run row's counter attribute for a verdict. */
+export function verdictAttribute(verdict: Verdict): string {
+  return `verdict_${verdict}`;
+}
+
+/** Maps a run row to the port's RunSummary (zero counters are left out of `verdicts`). */
+export function toSummary(row: Row): RunSummary {
+  const verdicts: Partial<Record<Verdict, number>> = {};
+  for (const verdict of VERDICTS) {
+    const count = Number(row[verdictAttribute(verdict)] ?? 0);
+    if (count > 0) verdicts[verdict] = count;
+  }
+  const summary: RunSummary = {
+    runId: String(row.runId),
+    benchmark: String(row.benchmark),
+    model: String(row.model),
+    status: row.status as RunStatus,
+    items: Number(row.items ?? 0),
+    recorded: Number(row.recorded ?? 0),
+    verdicts,
+    costUsd: Number(row.costUsd ?? 0),
+    createdAt: String(row.createdAt),
+    updatedAt: String(row.updatedAt),
+  };
+  if (typeof row.reason === 'string') summary.reason = row.reason;
+  return summary;
 }

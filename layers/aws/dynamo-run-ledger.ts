@@ -15,10 +15,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { RunLedger, RunStatus, RunSummary } from '../core/ports.ts';
-import { VERDICTS, type Verdict } from '../core/types.ts';
+import type { Verdict } from '../core/types.ts';
 import { HarnessError } from '../core/errors.ts';
 import { awsErrorName, backoffMs, sleep } from './aws-errors.ts';
-import { LEDGER_TABLE } from './dynamo-ledger-schema.ts';
+import { ITEM_PREFIX, LEDGER_TABLE, RUN_SK, runKey, toSummary, verdictAttribute, type Row } from './dynamo-ledger-schema.ts';
 
 export interface DynamoRunLedgerOptions {
   client: DynamoDBClient;
@@ -29,9 +29,6 @@ export interface DynamoRunLedgerOptions {
   pageSize?: number;
 }
 
-type Row = Record<string, unknown>;
-const RUN_SK = 'RUN';
-const ITEM_PREFIX = 'ITEM#';
 const CONFLICT_RETRIES = 8;
 
 /**
@@ -240,40 +237,9 @@ export class DynamoRunLedger implements RunLedger {
   }
 }
 
-function runKey(runId: string): { pk: string; sk: string } {
-  return { pk: `RUN#${runId}`, sk: RUN_SK };
-}
-
-/** The run row's counter attribute for a verdict. */
-export function verdictAttribute(verdict: Verdict): string {
-  return `verdict_${verdict}`;
-}
-
 /** CancellationReasons codes of a TransactionCanceledException, or undefined for any other error. */
 function cancellationCodes(error: unknown): string[] | undefined {
   if (awsErrorName(error) !== 'TransactionCanceledException') return undefined;
   const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return reasons.map((reason) => reason.Code ?? 'None');
-}
-
-function toSummary(row: Row): RunSummary {
-  const verdicts: Partial<Record<Verdict, number>> = {};
-  for (const verdict of VERDICTS) {
-    const count = Number(row[verdictAttribute(verdict)] ?? 0);
-    if (count > 0) verdicts[verdict] = count;
-  }
-  const summary: RunSummary = {
-    runId: String(row.runId),
-    benchmark: String(row.benchmark),
-    model: String(row.model),
-    status: row.status as RunStatus,
-    items: Number(row.items ?? 0),
-    recorded: Number(row.recorded ?? 0),
-    verdicts,
-    costUsd: Number(row.costUsd ?? 0),
-    createdAt: String(row.createdAt),
-    updatedAt: String(row.updatedAt),
-  };
-  if (typeof row.reason === 'string') summary.reason = row.reason;
-  return summary;
 }

@@ -12,8 +12,8 @@ export {
   toLambdaSqsEvent,
   type AppliedBatch,
 } from './sqs-lambda-events.ts';
-export { DynamoRunLedger, verdictAttribute, type DynamoRunLedgerOptions } from './dynamo-run-ledger.ts';
-export { LEDGER_TABLE, ledgerTableDefinition } from './dynamo-ledger-schema.ts';
+export { DynamoRunLedger, type DynamoRunLedgerOptions } from './dynamo-run-ledger.ts';
+export { LEDGER_TABLE, ledgerTableDefinition, verdictAttribute } from './dynamo-ledger-schema.ts';
 export { AthenaResultsQuery, convertAthenaValue, type AthenaResultsQueryOptions } from './athena-results-query.ts';
 export {
   HEADLINE_METRICS,

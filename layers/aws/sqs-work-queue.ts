@@ -34,6 +34,14 @@ export interface SqsWorkQueueOptions {
   waitTimeSec?: number;
   /** When set, a failed message is made visible again after this many seconds (0 = at once). */
   retryVisibilitySec?: number;
+  /**
+   * When set, a message whose handler is still running is kept invisible: every
+   * `heartbeatSec` its visibility is extended to `visibilityTimeoutSec` (default twice the
+   * heartbeat), so a long execution (the Fargate lane) is not delivered a second time.
+   */
+  heartbeatSec?: number;
+  /** Told about each failed delivery (for logging); the message is redelivered regardless. */
+  onHandlerError?: (error: unknown, message: { id: string; attempt: number }) => void;
 }
 
 /**
@@ -71,8 +79,9 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
       while (inFlight.size >= concurrency) await Promise.race(inFlight);
       const received = await this.#receive(Math.min(10, concurrency - inFlight.size));
       if (received.length === 0) {
-        if (inFlight.size > 0) await Promise.race(inFlight);
-        else if (this.#closed && (await this.#isDrained())) break;
+        // Keep polling while handlers run: free slots take new (or re-visible) messages.
+        if (inFlight.size === 0 && this.#closed && (await this.#isDrained())) break;
+        if (this.#waitTimeSec() === 0) await sleep(100);
         continue;
       }
       for (const message of received) {
@@ -85,11 +94,16 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
 
   async #handle(message: Message, handler: (message: QueueMessage<T>) => Promise<void>): Promise<void> {
     let ok = false;
+    const stopHeartbeat = this.#heartbeat(message);
     try {
       await handler(parseSqsMessage<T>(message));
       ok = true;
-    } catch {
+    } catch (error) {
       // The handler's failure is the message's business: it is redelivered, then dead-lettered.
+      const id = message.MessageAttributes?.[ID_ATTRIBUTE]?.StringValue ?? message.MessageId ?? '';
+      this.#options.onHandlerError?.(error, { id, attempt: Number(message.Attributes?.ApproximateReceiveCount ?? '1') });
+    } finally {
+      stopHeartbeat();
     }
     if (ok) {
       const input = { QueueUrl: this.#options.queueUrl, ReceiptHandle: message.ReceiptHandle };
@@ -104,12 +118,30 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
     }
   }
 
+  /** Starts extending the message's visibility while its handler runs; returns the stop function. */
+  #heartbeat(message: Message): () => void {
+    const { heartbeatSec, visibilityTimeoutSec, queueUrl, client } = this.#options;
+    if (heartbeatSec === undefined || heartbeatSec <= 0) return () => undefined;
+    const input = { QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: visibilityTimeoutSec ?? heartbeatSec * 2 };
+    const timer = setInterval(() => {
+      // A lost heartbeat only risks a redelivery, which the ledger's conditional write absorbs.
+      client.send(new ChangeMessageVisibilityCommand(input)).catch(() => undefined);
+    }, heartbeatSec * 1000);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** Long polls while open; short ones once closed, so draining never waits 20 s per empty answer. */
+  #waitTimeSec(): number {
+    const configured = this.#options.waitTimeSec ?? 20;
+    return this.#closed ? Math.min(1, configured) : configured;
+  }
+
   async #receive(max: number): Promise<Message[]> {
     const command = new ReceiveMessageCommand({
       QueueUrl: this.#options.queueUrl,
       MaxNumberOfMessages: max,
-      // Short polls once closed: draining should not wait 20 s per empty answer.
-      WaitTimeSeconds: this.#closed ? Math.min(1, this.#options.waitTimeSec ?? 20) : (this.#options.waitTimeSec ?? 20),
+      WaitTimeSeconds: this.#waitTimeSec(),
       VisibilityTimeout: this.#options.visibilityTimeoutSec,
       MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp'],
       MessageAttributeNames: ['All'],

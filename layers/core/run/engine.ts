@@ -4,7 +4,7 @@
  */
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
 import { InputError, ProviderError, RunStopped } from '../errors.ts';
-import type { Provider } from '../models/provider.ts';
+import type { Prompt, Provider } from '../models/provider.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import { scoreLikert, type LikertEvidence } from '../scoring/likert.ts';
 import type { RunRecord, ScoreOutcome, Task, TokenUsage, Verdict } from '../types.ts';
@@ -26,6 +26,8 @@ export interface EngineDeps {
   clock: () => Date;
   /** USD for one call's usage; null when the model has no price. */
   costOf?: (usage: TokenUsage) => number | null;
+  /** Upper estimate of one call's cost before it is made (prompt tokens + max_tokens), for --max-cost. */
+  projectCost?: (prompt: Prompt, maxTokens: number, choices: number) => number;
   onEvent?: (event: EngineEvent) => void;
 }
 
@@ -36,8 +38,11 @@ export interface RunContext extends EngineDeps {
   tasks: ReadonlyMap<string, Task>;
   /** The whole dataset (few-shot pools draw from it). */
   pool: readonly Task[];
-  /** Cost spent so far (seeded from the ledger on resume). */
-  spent: { usd: number };
+  /**
+   * Cost spent so far (seeded from the ledger on resume), reserved by calls in flight, and
+   * the largest ratio of actual to projected cost seen (projections learn from real usage).
+   */
+  spent: { usd: number; reserved?: number; calibration?: number };
   /** Set when the run must stop taking new work (cost cap, fatal input error). */
   stop: { reason?: string; error?: Error };
 }
@@ -72,15 +77,45 @@ function taskOf(ctx: RunContext, item: WorkItem): Task {
 
 /** generate: prompt → provider → post-processing. Provider failures become an SE record, not a crash. */
 export async function generateItem(ctx: RunContext, item: WorkItem): Promise<GeneratedItem> {
-  if (ctx.manifest.max_cost_usd !== null && ctx.spent.usd >= ctx.manifest.max_cost_usd) {
-    throw new RunStopped(`cost cap reached: $${ctx.spent.usd.toFixed(4)} ≥ $${ctx.manifest.max_cost_usd}`);
-  }
   const task = taskOf(ctx, item);
   const { benchmark, provider } = ctx;
   const prompt = benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) });
+  const likelihood = ctx.manifest.likert_mode === 'likelihood' && task.kind === 'likert';
+  const estimate = ctx.projectCost?.(prompt, likelihood ? 0 : ctx.manifest.params.maxTokens, likelihood ? (benchmark.choices?.length ?? 1) : 1) ?? 0;
+  const projected = estimate * Math.max(1, ctx.spent.calibration ?? 1);
+  const cap = ctx.manifest.max_cost_usd;
+  // Stop before a call could overspend: what is spent, what calls in flight may spend, and this call.
+  if (cap !== null && ctx.spent.usd + (ctx.spent.reserved ?? 0) + projected > cap) {
+    throw new RunStopped(`cost cap: $${ctx.spent.usd.toFixed(6)} spent, the next call may cost up to $${projected.toFixed(6)}, cap $${cap}`);
+  }
+  ctx.spent.reserved = (ctx.spent.reserved ?? 0) + projected;
+  let reserved = true;
+  const settle = (usd: number): void => {
+    if (reserved) ctx.spent.reserved = (ctx.spent.reserved ?? 0) - projected;
+    reserved = false;
+    ctx.spent.usd += usd;
+    if (estimate > 0 && usd > 0) ctx.spent.calibration = Math.max(ctx.spent.calibration ?? 1, usd / estimate);
+  };
   const base = { item, usage: null, latencyMs: null, attempts: 0 };
   try {
-    if (ctx.manifest.likert_mode === 'likelihood' && task.kind === 'likert') {
+    return await callProvider(ctx, task, item, prompt, likelihood, base, settle);
+  } finally {
+    settle(0);
+  }
+}
+
+async function callProvider(
+  ctx: RunContext,
+  task: Task,
+  item: WorkItem,
+  prompt: Prompt,
+  likelihood: boolean,
+  base: Pick<GeneratedItem, 'item' | 'usage' | 'latencyMs' | 'attempts'>,
+  settle: (usd: number) => void,
+): Promise<GeneratedItem> {
+  const { benchmark, provider } = ctx;
+  try {
+    if (likelihood && task.kind === 'likert') {
       const choices = benchmark.choices ?? [];
       const scores = await provider.scoreChoices!({
         taskId: task.id,
@@ -88,7 +123,7 @@ export async function generateItem(ctx: RunContext, item: WorkItem): Promise<Gen
         choices: choices.map((c) => ` ${c}`),
         referenceIndex: choices.indexOf(String(task.gold)),
       });
-      await charge(ctx, scores.usage);
+      await charge(ctx, scores.usage, settle);
       const likert: LikertEvidence = { mode: 'likelihood', logprobs: scores.logprobs, choices };
       return { ...base, raw: JSON.stringify(scores.logprobs), answer: '', usage: scores.usage, latencyMs: scores.latencyMs, attempts: 1, likert };
     }
@@ -101,7 +136,7 @@ export async function generateItem(ctx: RunContext, item: WorkItem): Promise<Gen
       ...(item.language ? { language: item.language } : {}),
       ...(reference !== undefined ? { reference } : {}),
     });
-    await charge(ctx, generation.usage);
+    await charge(ctx, generation.usage, settle);
     const answer = benchmark.postprocess(generation.text, task, item.language);
     const out: GeneratedItem = {
       ...base,
@@ -120,12 +155,11 @@ export async function generateItem(ctx: RunContext, item: WorkItem): Promise<Gen
   }
 }
 
-async function charge(ctx: RunContext, usage: TokenUsage): Promise<void> {
-  const usd = ctx.costOf?.(usage);
-  if (usd) {
-    ctx.spent.usd += usd;
-    await ctx.ledger.addCost(ctx.manifest.run_id, usd);
-  }
+/** Books a call's cost: in memory at once (other calls' cap checks see it), then in the ledger. */
+async function charge(ctx: RunContext, usage: TokenUsage, settle: (usd: number) => void): Promise<void> {
+  const usd = ctx.costOf?.(usage) ?? 0;
+  settle(usd);
+  if (usd) await ctx.ledger.addCost(ctx.manifest.run_id, usd);
 }
 
 /** score: likert in-process; io-tests and unit-tests through the Executor port. */

@@ -16,6 +16,8 @@ export interface WarmPoolOptions {
   maxHeapMb: number;
   /** Compilations after which a JVM is replaced. */
   recycleAfter: number;
+  /** Heap in use (after a GC) above which a JVM is replaced, in MiB. */
+  recycleHeapMb: number;
   /** Time one JVM may take to start and warm up. */
   startTimeoutMs: number;
 }
@@ -35,9 +37,6 @@ export interface WarmPoolStats {
   recycles: number;
   currentPid: number | undefined;
 }
-
-/** The recycle threshold: a JVM whose heap stays above this share of -Xmx after a GC is replaced. */
-const HEAP_RECYCLE_SHARE = 0.7;
 
 export class WarmServerPool {
   private current: CompileServerProcess | undefined;
@@ -134,7 +133,7 @@ export class WarmServerPool {
 
   private afterReply(server: CompileServerProcess, reply: ServerReply): void {
     if (server !== this.current) return;
-    const heapHigh = reply.heapMb > this.opts.maxHeapMb * HEAP_RECYCLE_SHARE;
+    const heapHigh = reply.heapMb > this.opts.recycleHeapMb;
     if (heapHigh || server.sent >= this.opts.recycleAfter || reply.exitCode === 'OOM_ERROR') this.recycle(server);
   }
 
@@ -162,7 +161,7 @@ export class WarmServerPool {
       classDir: this.classDir,
       threads: this.opts.threads,
       maxHeapMb: this.opts.maxHeapMb,
-      heapRecheckMb: Math.floor(this.opts.maxHeapMb * HEAP_RECYCLE_SHARE),
+      heapRecheckMb: this.opts.recycleHeapMb,
       startTimeoutMs: this.opts.startTimeoutMs,
     });
     this.counters.serversStarted += 1;

@@ -24,8 +24,10 @@ export interface KotlinCompilerOptions {
   recycleAfter?: number;
   /** Compilations at once (default: cores, at most 4). */
   maxInFlight?: number;
-  /** -Xmx of the server JVM in MiB (default 1024); it is recycled above 70 % after a GC. */
+  /** -Xmx of the server JVM in MiB (default 1024). */
   maxHeapMb?: number;
+  /** Heap in use after a GC above which the server is recycled, in MiB (default 70 % of maxHeapMb). */
+  recycleHeapMb?: number;
   /** Limit of one compilation, queueing excluded (default 60 000 ms, DESIGN §7). */
   timeoutMs?: number;
   /** Limit on starting and warming one server JVM (default 180 000 ms). */
@@ -98,10 +100,12 @@ const MAX_START_FAILURES = 2;
 export function createKotlinCompiler(opts: KotlinCompilerOptions = {}): KotlinCompilerHandle {
   const maxInFlight = positive(opts.maxInFlight, Math.min(4, Math.max(1, availableParallelism())), 'maxInFlight');
   const timeoutMs = positive(opts.timeoutMs, 60_000, 'timeoutMs');
+  const maxHeapMb = positive(opts.maxHeapMb, 1024, 'maxHeapMb');
   const pool = new WarmServerPool({
     threads: maxInFlight,
-    maxHeapMb: positive(opts.maxHeapMb, 1024, 'maxHeapMb'),
+    maxHeapMb,
     recycleAfter: positive(opts.recycleAfter, 200, 'recycleAfter'),
+    recycleHeapMb: positive(opts.recycleHeapMb, Math.floor(maxHeapMb * 0.7), 'recycleHeapMb'),
     startTimeoutMs: positive(opts.startTimeoutMs, 180_000, 'startTimeoutMs'),
   });
   const slots = new Slots(maxInFlight);

@@ -107,14 +107,42 @@ describe('SqsWorkQueue', () => {
   it('never hands a non-JSON poison message to the handler and lets it reach the DLQ', async () => {
     const { url, dlqUrl } = await createQueue(2);
     await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'this is not json' }));
-    const queue = new SqsWorkQueue<unknown>({ client: sqs, queueUrl: url, waitTimeSec: 1, retryVisibilitySec: 0 });
+    const errors: { error: unknown; attempt: number }[] = [];
+    const queue = new SqsWorkQueue<unknown>({
+      client: sqs,
+      queueUrl: url,
+      waitTimeSec: 1,
+      retryVisibilitySec: 0,
+      onHandlerError: (error, message) => errors.push({ error, attempt: message.attempt }),
+    });
     queue.close();
     const handled: unknown[] = [];
 
     await queue.consume(async (message) => void handled.push(message), { concurrency: 1 });
 
     expect(handled).toEqual([]);
+    expect(errors.map((e) => e.attempt)).toEqual([1, 2]);
+    expect(errors.every((e) => e.error instanceof HarnessError && /not JSON/.test(e.error.message))).toBe(true);
     expect(await drainIds(dlqUrl)).toEqual(['this is not json']);
+  });
+
+  it('keeps a message invisible while a handler outlives the visibility timeout, so it is delivered once', async () => {
+    const { url } = await createQueueWithDlq(sqs, `heartbeat-${++queues}`, { visibilityTimeoutSec: 3 });
+    const queue = new SqsWorkQueue<string>({ client: sqs, queueUrl: url, waitTimeSec: 1, visibilityTimeoutSec: 3, heartbeatSec: 1 });
+    await queue.send([{ id: 'slow', body: 'kotlin' }]);
+    queue.close();
+    const deliveries: number[] = [];
+
+    // The handler runs twice as long as the visibility timeout.
+    await queue.consume(
+      async (message) => {
+        deliveries.push(message.attempt);
+        await new Promise((resolve) => setTimeout(resolve, 6_000));
+      },
+      { concurrency: 2 },
+    );
+
+    expect(deliveries).toEqual([1]);
   });
 
   it('resends only the entries SQS failed, until all are accepted', async () => {

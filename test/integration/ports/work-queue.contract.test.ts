@@ -141,6 +141,36 @@ describe.each(adapters)('WorkQueue contract: $name', ({ create }) => {
     expect(received).toEqual(['late/t0/0']);
   });
 
+  it('hands a later message to a free slot while another handler is still running', async () => {
+    const { queue } = await create();
+    let firstStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (firstStarted = resolve));
+    let releaseFirst: () => void = () => undefined;
+    const laterHandled = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const order: string[] = [];
+    const consuming = queue.consume(
+      async (message) => {
+        if (message.id === 'r1/t0/0') {
+          firstStarted();
+          // Blocks until the later message was handled: a consumer that waits for it first never finishes.
+          await laterHandled;
+        } else {
+          releaseFirst();
+        }
+        order.push(message.id);
+      },
+      { concurrency: 2 },
+    );
+
+    await queue.send(messages(1));
+    await started;
+    await queue.send(messages(1, 'later'));
+    queue.close();
+    await consuming;
+
+    expect(order).toEqual(['later/t0/0', 'r1/t0/0']);
+  });
+
   it('runs up to `concurrency` handlers at once and never more', async () => {
     const { queue } = await create();
     await queue.send(messages(6));

@@ -1,0 +1,30 @@
+// `npm run bench`: runs every bench/*.bench.ts module's exported `run()` and prints one table.
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** One measured figure. */
+export interface BenchRow {
+  name: string;
+  value: number;
+  unit: string;
+  note?: string;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+const only = process.argv[2];
+const rows: (BenchRow & { module: string })[] = [];
+for (const file of readdirSync(here).filter((f) => f.endsWith('.bench.ts')).sort()) {
+  if (only && !file.includes(only)) continue;
+  const mod = (await import(pathToFileURL(join(here, file)).href)) as { run?: () => Promise<BenchRow[]> };
+  if (typeof mod.run !== 'function') continue;
+  try {
+    for (const row of await mod.run()) rows.push({ module: file, ...row });
+  } catch (error) {
+    rows.push({ module: file, name: 'FAILED', value: Number.NaN, unit: '', note: String(error) });
+  }
+}
+const widths = [24, 48, 12, 8];
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' ');
+console.log(line(['module', 'measure', 'value', 'unit']) + ' note');
+for (const r of rows) console.log(line([r.module, r.name, Number.isFinite(r.value) ? r.value.toFixed(2) : 'n/a', r.unit]) + ` ${r.note ?? ''}`);

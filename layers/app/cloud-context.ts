@@ -1,0 +1,101 @@
+/**
+ * The RunContext of a cloud stage, rebuilt from what plan wrote (the manifest and the task
+ * snapshot) and cached per container per run, so a warm Lambda reads them once per run, not
+ * once per message.
+ */
+import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
+import { HarnessError } from '#core/errors.ts';
+import type { Provider } from '#core/models/provider.ts';
+import type { BlobStore, Executor, RunLedger } from '#core/ports.ts';
+import type { RunContext } from '#core/run/engine.ts';
+import { keys } from '#core/run/keys.ts';
+import type { Manifest } from '#core/run/manifest.ts';
+import type { Task } from '#core/types.ts';
+
+/** Keys the cloud stages add to DESIGN §5: the task snapshot plan writes for later stages. */
+export const cloudKeys = {
+  /** Every task of the run's dataset (the few-shot pool too), one JSON object per line. */
+  tasks: (runId: string) => `runs/${runId}/tasks.jsonl`,
+};
+
+/** What a stage needs to build contexts. */
+export interface ContextSource {
+  store: BlobStore;
+  ledger: RunLedger;
+  clock: () => Date;
+  /** Builds the run's provider (generate); omitted by stages that never call a model. */
+  provider?: (manifest: Manifest) => Promise<Provider>;
+  /** The executor of this container (execute); created once, shared by every run. */
+  executor?: () => Promise<Executor>;
+  costOf?: (manifest: Manifest) => Promise<RunContext['costOf']>;
+}
+
+/** A provider that refuses to generate: stages without a model (execute) never call it. */
+const NO_PROVIDER: Provider = {
+  id: 'none',
+  kind: 'none',
+  model: 'none',
+  generate: () => Promise.reject(new HarnessError('this stage calls no model')),
+};
+
+export async function readManifest(store: BlobStore, runId: string): Promise<Manifest | undefined> {
+  const text = await store.getText(keys.manifest(runId));
+  return text === undefined ? undefined : (JSON.parse(text) as Manifest);
+}
+
+export async function readTaskSnapshot(store: BlobStore, runId: string): Promise<Task[]> {
+  const text = await store.getText(cloudKeys.tasks(runId));
+  if (text === undefined) throw new HarnessError(`run ${runId} has no task snapshot at ${store.locate(cloudKeys.tasks(runId))}`);
+  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Task);
+}
+
+export function serialiseTasks(tasks: readonly Task[]): string {
+  return tasks.map((task) => JSON.stringify(task)).join('\n') + '\n';
+}
+
+/** Run contexts by run id, built on first use. A failed build is forgotten, so the next message retries it. */
+export class RunContextCache {
+  readonly #source: ContextSource;
+  readonly #contexts = new Map<string, Promise<RunContext>>();
+
+  constructor(source: ContextSource) {
+    this.#source = source;
+  }
+
+  get(runId: string): Promise<RunContext> {
+    let context = this.#contexts.get(runId);
+    if (context === undefined) {
+      context = this.#build(runId);
+      context.catch(() => this.#contexts.delete(runId));
+      this.#contexts.set(runId, context);
+    }
+    return context;
+  }
+
+  async #build(runId: string): Promise<RunContext> {
+    const { store, ledger, clock } = this.#source;
+    const manifest = await readManifest(store, runId);
+    if (manifest === undefined) throw new HarnessError(`run ${runId} has no manifest in ${store.locate(keys.manifest(runId))}`);
+    const pool = await readTaskSnapshot(store, runId);
+    const [source] = parseBenchmarkSpec(manifest.benchmark.spec);
+    if (source === undefined) throw new HarnessError(`run ${runId} names no benchmark`);
+    const provider = this.#source.provider ? await this.#source.provider(manifest) : NO_PROVIDER;
+    const executor = this.#source.executor ? await this.#source.executor() : undefined;
+    const costOf = this.#source.costOf ? await this.#source.costOf(manifest) : undefined;
+    const run = await ledger.getRun(runId);
+    return {
+      store,
+      ledger,
+      provider,
+      ...(executor ? { executor } : {}),
+      clock,
+      ...(costOf ? { costOf } : {}),
+      manifest,
+      benchmark: source.benchmark,
+      tasks: new Map(pool.map((task) => [task.id, task])),
+      pool,
+      spent: { usd: run?.costUsd ?? 0 },
+      stop: {},
+    };
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * What the HTTP API reads: runs from the ledger, manifests and summaries from the store, the
+ * leaderboard from the results tables. An unknown run and a run not completed yet are their
+ * own errors, so the api maps them to 404 and 409.
+ */
+import { InputError, PolyevalError } from '#core/errors.ts';
+import type { BlobStore, ResultsQuery, RunLedger, RunSummary } from '#core/ports.ts';
+import type { RunSummaryDocument } from '#core/run/aggregate.ts';
+import { keys } from '#core/run/keys.ts';
+import type { Manifest } from '#core/run/manifest.ts';
+import { leaderboardSql } from '#aws/athena-sql.ts';
+import { readManifest } from './cloud-context.ts';
+
+export class RunNotFoundError extends PolyevalError {
+  override name = 'RunNotFoundError';
+  constructor(readonly runId: string) {
+    super(`no run "${runId}"`);
+  }
+}
+
+export class RunNotCompletedError extends PolyevalError {
+  override name = 'RunNotCompletedError';
+  constructor(readonly runId: string, readonly status: string) {
+    super(`run "${runId}" is ${status}, not completed: its metrics are not computed yet`);
+  }
+}
+
+export interface QueryDeps {
+  store: BlobStore;
+  ledger: RunLedger;
+  results: ResultsQuery;
+}
+
+export interface RunView {
+  run: RunSummary;
+  /** Null until plan has written it. */
+  manifest: Manifest | null;
+}
+
+/** Run ids are generated ids; anything else is not looked up (it would only make odd keys). */
+const RUN_ID = /^[A-Za-z0-9._-]{1,200}$/;
+
+function checkRunId(runId: string): void {
+  if (!RUN_ID.test(runId)) throw new InputError('expected a run id (letters, digits, ".", "_", "-")', { field: 'id' });
+}
+
+export async function listRuns(deps: Pick<QueryDeps, 'ledger'>): Promise<RunSummary[]> {
+  return deps.ledger.listRuns();
+}
+
+export async function getRunView(deps: Pick<QueryDeps, 'store' | 'ledger'>, runId: string): Promise<RunView> {
+  checkRunId(runId);
+  const run = await deps.ledger.getRun(runId);
+  if (run === undefined) throw new RunNotFoundError(runId);
+  return { run, manifest: (await readManifest(deps.store, runId)) ?? null };
+}
+
+export async function getRunMetrics(deps: Pick<QueryDeps, 'store' | 'ledger'>, runId: string): Promise<RunSummaryDocument> {
+  checkRunId(runId);
+  const run = await deps.ledger.getRun(runId);
+  if (run === undefined) throw new RunNotFoundError(runId);
+  const text = run.status === 'completed' ? await deps.store.getText(keys.summary(runId)) : undefined;
+  if (text === undefined) throw new RunNotCompletedError(runId, run.status);
+  return JSON.parse(text) as RunSummaryDocument;
+}
+
+export interface LeaderboardQuery {
+  benchmark?: string | undefined;
+  metric?: string | undefined;
+  slice?: string | undefined;
+}
+
+export async function leaderboard(deps: Pick<QueryDeps, 'results'>, query: LeaderboardQuery): Promise<{ benchmark: string; rows: Record<string, unknown>[] }> {
+  const benchmark = query.benchmark?.trim();
+  if (!benchmark) throw new InputError('the query parameter "benchmark" is required (e.g. ?benchmark=rocode)', { field: 'benchmark' });
+  const options = { ...(query.metric ? { metric: query.metric } : {}), ...(query.slice ? { slice: query.slice } : {}) };
+  return { benchmark, rows: await deps.results.sql(leaderboardSql(benchmark, options)) };
+}

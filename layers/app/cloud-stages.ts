@@ -1,0 +1,121 @@
+/**
+ * generate and execute in the cloud: the engine's generateItem / scoreItem / recordItem for
+ * one message, plus what queues add — skip an item already recorded (a redelivery costs no
+ * second model call or sandbox run), route code to the execute queue of its language, and the
+ * completion check after each record.
+ */
+import { InputError, RunStopped } from '#core/errors.ts';
+import type { RunLedger, WorkQueue } from '#core/ports.ts';
+import { generateItem, recordItem, scoreItem, type GeneratedItem, type ItemDocument, type RunContext } from '#core/run/engine.ts';
+import { itemId, keys } from '#core/run/keys.ts';
+import type { WorkItem } from '#core/run/plan.ts';
+import type { Task, Verdict } from '#core/types.ts';
+import { notifyIfComplete } from './cloud-completion.ts';
+import type { RunContextCache } from './cloud-context.ts';
+import type { AggregateMessage } from './cloud-messages.ts';
+
+type Sender<T> = Pick<WorkQueue<T>, 'send'>;
+
+export interface StageDeps {
+  contexts: RunContextCache;
+  ledger: RunLedger;
+  aggregateQueue: Sender<AggregateMessage>;
+}
+
+export interface GenerateDeps extends StageDeps {
+  /** Lambda execute queues by language. */
+  executeQueues: Readonly<Record<string, Sender<GeneratedItem>>>;
+  /** Fargate execute queues by language (empty without the Fargate lane). */
+  fargateQueues: Readonly<Record<string, Sender<GeneratedItem>>>;
+}
+
+export type StageOutcome =
+  | { status: 'recorded'; verdict: Verdict }
+  | { status: 'skipped' }
+  | { status: 'sent'; language: string; lane: 'lambda' | 'fargate' }
+  | { status: 'stopped' | 'failed'; reason: string };
+
+/** What one execution may take on Lambda (5 min timeout, with headroom); longer goes to Fargate. */
+export const LAMBDA_BUDGET_MS = 240_000;
+const COMPILE_BUDGET_MS = 60_000;
+
+/** The lane of a code sample: Fargate when its worst-case time exceeds Lambda's budget and the lane exists. */
+export function laneFor(task: Task, timeScale: number, hasFargate: boolean): 'lambda' | 'fargate' {
+  if (!hasFargate || task.kind === 'likert') return 'lambda';
+  const perTest = task.kind === 'io-tests' ? task.timeLimitMs * task.tests.length : 0;
+  return COMPILE_BUDGET_MS + perTest * timeScale > LAMBDA_BUDGET_MS ? 'fargate' : 'lambda';
+}
+
+/**
+ * A redelivered item whose record is stored: count it (a no-op when counted; needed when the
+ * previous delivery died between the store write and the ledger write) and skip the work.
+ */
+async function alreadyRecorded(ctx: RunContext, item: WorkItem): Promise<boolean> {
+  const text = await ctx.store.getText(keys.item(item.runId, item.taskId, item.sample));
+  if (text === undefined) return false;
+  const doc = JSON.parse(text) as Partial<ItemDocument>;
+  if (doc.record === undefined) return false;
+  await ctx.ledger.recordItem(item.runId, itemId(item.runId, item.taskId, item.sample), doc.record.verdict);
+  return true;
+}
+
+/** Stops the run on purpose (cost cap) or fails it (bad data); anything else is the message's to retry. */
+async function settle(ledger: RunLedger, runId: string, error: unknown): Promise<StageOutcome> {
+  if (error instanceof RunStopped) {
+    await ledger.setStatus(runId, 'stopped', error.message);
+    return { status: 'stopped', reason: error.message };
+  }
+  if (error instanceof InputError) {
+    await ledger.setStatus(runId, 'failed', error.message);
+    return { status: 'failed', reason: error.message };
+  }
+  throw error;
+}
+
+async function scoreAndRecord(deps: StageDeps, ctx: RunContext, generated: GeneratedItem): Promise<StageOutcome> {
+  const outcome = await scoreItem(ctx, generated);
+  const record = await recordItem(ctx, generated, outcome);
+  await notifyIfComplete(deps.ledger, deps.aggregateQueue, generated.item.runId);
+  return { status: 'recorded', verdict: record.verdict };
+}
+
+/** generate: one work item → a record (likert, failed generations) or a message to its executor. */
+export async function generateWork(deps: GenerateDeps, item: WorkItem): Promise<StageOutcome> {
+  const ctx = await deps.contexts.get(item.runId);
+  if (await alreadyRecorded(ctx, item)) {
+    await notifyIfComplete(deps.ledger, deps.aggregateQueue, item.runId);
+    return { status: 'skipped' };
+  }
+  let generated: GeneratedItem;
+  try {
+    generated = await generateItem(ctx, item);
+  } catch (error) {
+    return settle(deps.ledger, item.runId, error);
+  }
+  const task = ctx.tasks.get(item.taskId);
+  if (task === undefined || task.kind === 'likert' || generated.failure !== undefined) return scoreAndRecord(deps, ctx, generated);
+  const language = item.language ?? (task.kind === 'unit-tests' ? task.language : undefined);
+  if (language === undefined) return scoreAndRecord(deps, ctx, { ...generated, failure: `no language for task ${task.id}` });
+  const lane = laneFor(task, ctx.manifest.time_scale, deps.fargateQueues[language] !== undefined);
+  const queue = lane === 'fargate' ? deps.fargateQueues[language] : deps.executeQueues[language];
+  if (queue === undefined) {
+    // A deployment without this language's executor: the harness's fault (SE), never the model's.
+    return scoreAndRecord(deps, ctx, { ...generated, failure: `no executor is deployed for language ${language}` });
+  }
+  await queue.send([{ id: itemId(item.runId, item.taskId, item.sample), body: generated }]);
+  return { status: 'sent', language, lane };
+}
+
+/** execute: one generated code sample → sandbox verdict → record. */
+export async function executeWork(deps: StageDeps, generated: GeneratedItem): Promise<StageOutcome> {
+  const ctx = await deps.contexts.get(generated.item.runId);
+  if (await alreadyRecorded(ctx, generated.item)) {
+    await notifyIfComplete(deps.ledger, deps.aggregateQueue, generated.item.runId);
+    return { status: 'skipped' };
+  }
+  try {
+    return await scoreAndRecord(deps, ctx, generated);
+  } catch (error) {
+    return settle(deps.ledger, generated.item.runId, error);
+  }
+}

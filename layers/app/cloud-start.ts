@@ -1,0 +1,89 @@
+/**
+ * Starting runs in the cloud: what POST /runs and the nightly sweep share. A request expands
+ * into one run per benchmark source × language (as `polyeval run` does locally); each run gets
+ * its ledger row (status `planned`) and a plan message carrying the request. Nothing is loaded
+ * here: plan loads the dataset, so the api answers at once whatever the dataset's size.
+ */
+import { randomBytes } from 'node:crypto';
+import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
+import { InputError } from '#core/errors.ts';
+import type { RunLedger, WorkQueue } from '#core/ports.ts';
+import type { RunSpec } from '#core/run/spec.ts';
+import { PROVIDER_KINDS } from './create-provider.ts';
+import type { PlanMessage, RunRequest } from './cloud-messages.ts';
+
+export interface StartDeps {
+  ledger: RunLedger;
+  planQueue: Pick<WorkQueue<PlanMessage>, 'send'>;
+  clock: () => Date;
+  /** Random suffix of run ids (passed in so tests reproduce). */
+  randomSuffix?: () => string;
+}
+
+export interface StartedRun {
+  run_id: string;
+  benchmark: string;
+  model: string;
+  language: string | null;
+}
+
+/** Remote sources the functions can read: a path on the caller's laptop means nothing here. */
+const REMOTE_REF = /^(s3|hf|https?):\/\//;
+
+function checkReachable(source: BenchmarkSource): void {
+  if (source.kind === 'file' && !REMOTE_REF.test(source.ref)) {
+    throw new InputError(`"${source.spec}" names a local file; the deployed pipeline reads s3://, hf:// or https:// datasets`, { field: 'benchmark' });
+  }
+}
+
+function checkModel(model: string): void {
+  const text = model.trim();
+  if (text.startsWith('replay:') && !text.startsWith('replay:s3://')) {
+    throw new InputError('a replay file must be an s3:// object for the deployed pipeline (replay:s3://<bucket>/<key>)', { field: 'model' });
+  }
+  const known = PROVIDER_KINDS.some((p) => text === p.kind || text.startsWith(`${p.kind}:`));
+  if (!known) throw new InputError(`unknown provider "${text}" (known: ${PROVIDER_KINDS.map((p) => p.usage).join(', ')})`, { field: 'model' });
+}
+
+/** `--language a,b` → one run each; `reference` validates every language with solutions; else the default. */
+function languagesFor(spec: RunSpec, source: BenchmarkSource): (string | undefined)[] {
+  if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
+  if (spec.model.trim() === 'reference' && source.benchmark.defaults.languages) return [...source.benchmark.defaults.languages];
+  return [undefined];
+}
+
+/** `<benchmark>[-<language>]-<UTC stamp>-<6 hex>`, the local run id format. */
+export function newRunId(prefix: string, now: Date, suffix: string): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${prefix}-${stamp}-${suffix}`;
+}
+
+/** Validates and starts every run a spec names; returns them in order. */
+export async function startRuns(deps: StartDeps, spec: RunSpec): Promise<StartedRun[]> {
+  checkModel(spec.model);
+  const sources = parseBenchmarkSpec(spec.benchmark);
+  sources.forEach(checkReachable);
+  const planned: { request: RunRequest; runId: string; source: BenchmarkSource }[] = [];
+  const now = deps.clock();
+  const suffix = deps.randomSuffix ?? (() => randomBytes(3).toString('hex'));
+  for (const source of sources) {
+    const languages = languagesFor(spec, source);
+    for (const language of languages) {
+      const prefix = language && languages.length > 1 ? `${source.benchmark.id}-${language}` : source.benchmark.id;
+      const request: RunRequest = {
+        spec: { ...spec, ...(language ? { language } : {}) },
+        benchmark: source.spec,
+        ...(language ? { language } : {}),
+        createdAt: now.toISOString(),
+      };
+      planned.push({ request, runId: newRunId(prefix, now, suffix()), source });
+    }
+  }
+  const started: StartedRun[] = [];
+  for (const { request, runId, source } of planned) {
+    await deps.ledger.createRun({ runId, benchmark: source.benchmark.id, model: spec.model.trim(), status: 'planned', items: 0, createdAt: request.createdAt });
+    await deps.planQueue.send([{ id: `${runId}/plan/0`, body: { runId, offset: 0, request } }]);
+    started.push({ run_id: runId, benchmark: source.benchmark.id, model: spec.model.trim(), language: request.language ?? null });
+  }
+  return started;
+}

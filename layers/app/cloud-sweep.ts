@@ -1,0 +1,56 @@
+/**
+ * The nightly sweep: benchmarks × models with shared parameters (infra's NightlySweep), as
+ * run specs validated by the same schema as POST /runs. Parameter names may be written as in
+ * the CLI's JSON (`top_p`, `max_tokens`) or as in the spec (`topP`, `maxTokens`).
+ */
+import { z } from 'zod';
+import { InputError } from '#core/errors.ts';
+import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
+
+export const NightlySweepSchema = z
+  .object({
+    benchmarks: z.array(z.string().min(1)).min(1),
+    models: z.array(z.string().min(1)).min(1),
+    params: z.record(z.string(), z.unknown()).default({}),
+    split: z.string().min(1).optional(),
+  })
+  .strict();
+
+export type NightlySweepInput = z.input<typeof NightlySweepSchema>;
+
+const SNAKE_TO_SPEC: Readonly<Record<string, string>> = {
+  top_p: 'topP',
+  max_tokens: 'maxTokens',
+  time_scale: 'timeScale',
+  max_cost_usd: 'maxCostUsd',
+  max_cost: 'maxCostUsd',
+  likert_mode: 'likertMode',
+};
+
+/** Parses a sweep (an object or its JSON text); InputError names the bad field. */
+export function parseSweep(raw: unknown, origin = 'nightly sweep'): z.output<typeof NightlySweepSchema> {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw) as unknown;
+    } catch {
+      throw new InputError('is not JSON', { file: origin });
+    }
+  }
+  const result = NightlySweepSchema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new InputError(issue?.message ?? 'is invalid', { file: origin, field: issue?.path.join('.') || 'sweep' });
+}
+
+/** One run spec per benchmark × model, in that order. */
+export function sweepSpecs(sweep: z.output<typeof NightlySweepSchema>, origin = 'nightly sweep'): RunSpec[] {
+  const params = Object.fromEntries(Object.entries(sweep.params).map(([key, value]) => [SNAKE_TO_SPEC[key] ?? key, value]));
+  const specs: RunSpec[] = [];
+  for (const benchmark of sweep.benchmarks) {
+    for (const model of sweep.models) {
+      specs.push(parseRunSpec({ ...params, ...(sweep.split ? { split: sweep.split } : {}), benchmark, model }, origin));
+    }
+  }
+  return specs;
+}
