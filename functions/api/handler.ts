@@ -1,3 +1,62 @@
-export const handler = async (): Promise<never> => {
-  throw new Error('handler not implemented yet');
-};
+/**
+ * The HTTP API (API Gateway HTTP API v2, IAM-authorised): POST /runs, GET /runs,
+ * GET /runs/{id}, GET /runs/{id}/metrics, GET /leaderboard?benchmark=…
+ * Each route parses its input with the shared schema, calls one function of layers/app and
+ * maps the result; errors become HTTP in the middy chain (http-errors.ts).
+ */
+import middy from '@middy/core';
+import httpErrorHandler from '@middy/http-error-handler';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { InputError } from '#core/errors.ts';
+import { parseRunSpec } from '#core/run/spec.ts';
+import { getRunMetrics, getRunView, leaderboard, listRuns } from '#app/cloud-queries.ts';
+import { startRuns } from '#app/cloud-start.ts';
+import { domainErrorsToHttp, INTERNAL_ERROR_BODY } from '../shared/http-errors.ts';
+import { lazyHandler } from '../shared/lazy.ts';
+import { createObservability, observabilityMiddlewares } from '../shared/observability.ts';
+import { createApiDeps, type ApiDeps } from './deps.ts';
+
+export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+function json(statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 {
+  return { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+async function route(deps: ApiDeps, event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  const method = event.requestContext.http.method.toUpperCase();
+  const path = (event.rawPath || '/').replace(/\/+$/, '') || '/';
+  const runMatch = /^\/runs\/([^/]+)(\/metrics)?$/.exec(path);
+  if (path === '/runs' && method === 'POST') {
+    const body: unknown = event.body;
+    if (typeof body !== 'object' || body === null) {
+      throw new InputError('the body must be a JSON run spec (Content-Type: application/json)', { field: 'body' });
+    }
+    const runs = await startRuns(deps, parseRunSpec(body, 'request body'));
+    return json(202, { run_id: runs[0]?.run_id, runs });
+  }
+  if (path === '/runs' && method === 'GET') return json(200, { runs: await listRuns(deps) });
+  if (runMatch && method === 'GET') {
+    const runId = decodeURIComponent(runMatch[1] ?? '');
+    return json(200, runMatch[2] ? await getRunMetrics(deps, runId) : await getRunView(deps, runId));
+  }
+  if (path === '/leaderboard' && method === 'GET') {
+    const q = event.queryStringParameters ?? {};
+    return json(200, await leaderboard(deps, { benchmark: q.benchmark, metric: q.metric, slice: q.slice }));
+  }
+  return json(404, { message: `no route ${method} ${path}` });
+}
+
+export function makeHandler(deps: ApiDeps): ApiHandler {
+  const obs = deps.obs ?? createObservability('api');
+  const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>();
+  for (const middleware of observabilityMiddlewares(obs)) chain.use(middleware);
+  chain
+    .use(httpErrorHandler({ logger: false, fallbackMessage: INTERNAL_ERROR_BODY }))
+    .use(domainErrorsToHttp(obs.logger))
+    // GET requests carry no JSON: a missing content type is not an error, only malformed JSON is.
+    .use(httpJsonBodyParser({ disableContentTypeError: true }));
+  return chain.handler((event: APIGatewayProxyEventV2) => route(deps, event)) as unknown as ApiHandler;
+}
+
+export const handler = lazyHandler(() => makeHandler(createApiDeps()));

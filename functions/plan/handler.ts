@@ -1,3 +1,26 @@
-export const handler = async (): Promise<never> => {
-  throw new Error('handler not implemented yet');
-};
+/**
+ * plan (SQS, batch size 1): plans a run on its first message and enqueues its work items one
+ * chunk per message, re-sending itself with the next offset (layers/app/cloud-plan.ts).
+ */
+import { parsePlanMessage } from '#app/cloud-messages.ts';
+import { planChunk } from '#app/cloud-plan.ts';
+import { lazyHandler } from '../shared/lazy.ts';
+import { createObservability } from '../shared/observability.ts';
+import { sqsHandler, type SqsHandler } from '../shared/sqs-handler.ts';
+import { createPlanDeps, type PlanHandlerDeps } from './deps.ts';
+
+export function makeHandler(deps: PlanHandlerDeps): SqsHandler {
+  const obs = deps.obs ?? createObservability('plan');
+  return sqsHandler({
+    obs,
+    what: 'plan',
+    parse: parsePlanMessage,
+    handle: async (message) => {
+      const outcome = await planChunk(deps, message);
+      obs.logger.info('plan chunk', { ...outcome });
+      return outcome;
+    },
+  });
+}
+
+export const handler = lazyHandler(() => makeHandler(createPlanDeps()));

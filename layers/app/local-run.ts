@@ -49,10 +49,12 @@ function newRunId(benchmark: string, now: Date): string {
   return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-async function executorFor(benchmark: AnyBenchmark, home: Home): Promise<Executor | undefined> {
+async function executorFor(benchmark: AnyBenchmark): Promise<Executor | undefined> {
   if (benchmark.scorer === 'likert') return undefined;
   const sandbox = await import('#sandbox/index.ts');
-  return sandbox.createSandboxExecutor({ cacheDir: home.cacheDir });
+  // The sandbox keeps its own cache (default under the system tmpdir): sandboxed code runs as an
+  // unprivileged uid and must reach it, which a home under /root would not allow.
+  return sandbox.createSandboxExecutor({});
 }
 
 async function costFunctions(provider: Provider, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
@@ -69,7 +71,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   const { home } = opts;
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
-  const executor = await executorFor(loaded.benchmark, home);
+  const executor = await executorFor(loaded.benchmark);
   const ledgerRun = await home.ledger.getRun(manifest.run_id);
   const ctx: RunContext = {
     store: home.store,
@@ -115,18 +117,19 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
 
 /** RoCode: code-switching of the generated code beside the reference solutions. */
 async function extraMetrics(records: readonly RunRecord[], plan: RunPlan, loaded: LoadedBenchmark, manifest: Manifest, home: Home): Promise<MetricRow[]> {
-  if (loaded.benchmark.id !== 'rocode' || !manifest.language) return [];
-  const language = manifest.language;
+  if (loaded.benchmark.id !== 'rocode') return [];
   const lexicon = await loadRomanianLexicon({ cacheDir: home.cacheDir });
-  const references = plan.tasks.map((t) => (t.kind === 'io-tests' ? (t.solutions[language] ?? '') : ''));
-  return codeSwitchingRows({
-    records,
-    references,
-    language,
-    isRomanian: (w) => lexicon.isRomanian(w),
-    head: { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name },
-    seed: manifest.seed,
-  });
+  const languages = [...new Set(records.map((r) => r.language).filter((l): l is string => l !== null))].sort();
+  return languages.flatMap((language) =>
+    codeSwitchingRows({
+      records: records.filter((r) => r.language === language),
+      references: plan.tasks.map((t) => (t.kind === 'io-tests' ? (t.solutions[language] ?? '') : '')),
+      language,
+      isRomanian: (w) => lexicon.isRomanian(w),
+      head: { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name },
+      seed: manifest.seed,
+    }),
+  );
 }
 
 /**
@@ -155,7 +158,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const provider = await createProvider(spec.model, opts.providerOptions);
       const now = clock();
       const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
-      const executorInfo = await executorFor(loaded.benchmark, opts.home);
+      const executorInfo = await executorFor(loaded.benchmark);
       const toolchains = executorInfo ? await executorInfo.toolchains() : [];
       await executorInfo?.close();
       const plan = await planRun(loaded, runSpec, provider, {

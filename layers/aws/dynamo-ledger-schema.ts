@@ -1,18 +1,22 @@
 /**
- * The run ledger's single DynamoDB table — its key design, index and row mapping — shared
- * by the adapter, the CDK table construct and the tests that create it on moto.
+ * The run ledger's single DynamoDB table — its key design and row mapping — shared by the
+ * adapter, the CDK table construct and the tests that create it on moto.
  *
- * Rows:
- * - run row   pk `RUN#<runId>`, sk `RUN`: summary, counters `recorded`, `verdict_<V>`,
- *   `costUsd`; plus `gsi1pk = 'RUN'`, `gsi1sk = '<createdAt>#<runId>'` for listing.
- * - item row  pk `RUN#<runId>`, sk `ITEM#<itemId>`: exists once the item was counted.
+ * Rows (all in the base table, keys `pk`/`sk`, both strings):
+ * - run row       pk `RUN#<runId>`, sk `RUN`: summary, counters `recorded`, `verdict_<V>`, `costUsd`.
+ * - item row      pk `RUN#<runId>`, sk `ITEM#<itemId>`: exists once the item was counted.
+ * - registry row  pk `RUNS`, sk `<createdAt>#<runId>`: written with the run row (one
+ *   transaction), never updated.
  *
- * `listRuns` queries the sparse GSI `runs-by-created` (only run rows carry `gsi1pk`)
- * rather than scanning: a Scan reads every item row (100k per large run) to find a handful
- * of run rows. The index projects KEYS_ONLY on purpose: the run row's counters change on
- * every recorded item, and with projected counters each of those updates would also write
- * to the index's single `RUN` partition; with keys only it is written once per run, and
- * `listRuns` fetches the rows with BatchGetItem.
+ * How `listRuns` finds runs — neither a Scan nor a GSI:
+ * - a Scan (with a filter on sk = RUN) reads every item row, 100k per large run, to find
+ *   a handful of run rows: its cost grows with the items ever recorded;
+ * - a GSI over the run rows would be written on every counter update (once per recorded
+ *   item, all into one index partition) unless it projects keys only, and it is eventually
+ *   consistent, needs its own IAM resource (`table/index/*`) and an index in the stack.
+ * The registry partition costs one small write per run, is read with a strongly consistent
+ * Query on the table itself (oldest first), and the summaries come from BatchGetItem.
+ * It is one partition, but it receives one write per run, far below a partition's limit.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import type { RunStatus, RunSummary } from '../core/ports.ts';
@@ -25,38 +29,25 @@ export const RUN_SK = 'RUN';
 /** Sort-key prefix of item rows. */
 export const ITEM_PREFIX = 'ITEM#';
 
-/** Attribute and index names of the ledger table. */
-export const LEDGER_TABLE = {
-  partitionKey: 'pk',
-  sortKey: 'sk',
-  runsIndex: { name: 'runs-by-created', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'KEYS_ONLY' },
-} as const;
+/** Attribute names of the ledger table's keys. */
+export const LEDGER_TABLE = { partitionKey: 'pk', sortKey: 'sk' } as const;
+
+/** Partition key of the registry rows that list every run. */
+export const RUNS_PK = 'RUNS';
 
 /** The CreateTable input (on-demand billing) for tests and local tooling; infra mirrors it. */
 export function ledgerTableDefinition(tableName: string): CreateTableCommandInput {
-  const { partitionKey, sortKey, runsIndex } = LEDGER_TABLE;
+  const { partitionKey, sortKey } = LEDGER_TABLE;
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
     AttributeDefinitions: [
       { AttributeName: partitionKey, AttributeType: 'S' },
       { AttributeName: sortKey, AttributeType: 'S' },
-      { AttributeName: runsIndex.partitionKey, AttributeType: 'S' },
-      { AttributeName: runsIndex.sortKey, AttributeType: 'S' },
     ],
     KeySchema: [
       { AttributeName: partitionKey, KeyType: 'HASH' },
       { AttributeName: sortKey, KeyType: 'RANGE' },
-    ],
-    GlobalSecondaryIndexes: [
-      {
-        IndexName: runsIndex.name,
-        KeySchema: [
-          { AttributeName: runsIndex.partitionKey, KeyType: 'HASH' },
-          { AttributeName: runsIndex.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: runsIndex.projection },
-      },
     ],
   };
 }

@@ -2,14 +2,13 @@
  * RunLedger on DynamoDB (DESIGN §2 "record", §4). Exactly-once counting over at-least-once
  * queues: `recordItem` is ONE transaction that creates the item row only if it does not
  * exist and adds to the run row's counters, so a redelivered item changes nothing.
- * Table layout and the listing index: see dynamo-ledger-schema.ts.
+ * Table layout and how runs are listed: see dynamo-ledger-schema.ts.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -18,7 +17,7 @@ import type { RunLedger, RunStatus, RunSummary } from '../core/ports.ts';
 import type { Verdict } from '../core/types.ts';
 import { HarnessError } from '../core/errors.ts';
 import { awsErrorName, backoffMs, sleep } from './aws-errors.ts';
-import { ITEM_PREFIX, LEDGER_TABLE, RUN_SK, runKey, toSummary, verdictAttribute, type Row } from './dynamo-ledger-schema.ts';
+import { ITEM_PREFIX, RUNS_PK, runKey, toSummary, verdictAttribute, type Row } from './dynamo-ledger-schema.ts';
 
 export interface DynamoRunLedgerOptions {
   client: DynamoDBClient;
@@ -53,8 +52,6 @@ export class DynamoRunLedger implements RunLedger {
   async createRun(summary: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void> {
     const item: Row = {
       ...runKey(summary.runId),
-      [LEDGER_TABLE.runsIndex.partitionKey]: RUN_SK,
-      [LEDGER_TABLE.runsIndex.sortKey]: `${summary.createdAt}#${summary.runId}`,
       runId: summary.runId,
       benchmark: summary.benchmark,
       model: summary.model,
@@ -66,10 +63,17 @@ export class DynamoRunLedger implements RunLedger {
       updatedAt: this.#now().toISOString(),
       reason: summary.reason,
     };
+    const registry: Row = { pk: RUNS_PK, sk: `${summary.createdAt}#${summary.runId}`, runId: summary.runId };
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: this.#table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        { Put: { TableName: this.#table, Item: registry } },
+      ],
+    });
     try {
-      await this.#doc.send(new PutCommand({ TableName: this.#table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+      await this.#doc.send(command);
     } catch (error) {
-      if (awsErrorName(error) === 'ConditionalCheckFailedException') {
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
         throw new HarnessError(`run ${summary.runId} already exists in the ledger ${this.#table}`, { cause: error });
       }
       throw this.#fault('createRun', summary.runId, error);
@@ -91,21 +95,21 @@ export class DynamoRunLedger implements RunLedger {
         this.#doc.send(
           new QueryCommand({
             TableName: this.#table,
-            IndexName: LEDGER_TABLE.runsIndex.name,
-            KeyConditionExpression: '#g = :run',
-            ExpressionAttributeNames: { '#g': LEDGER_TABLE.runsIndex.partitionKey },
-            ExpressionAttributeValues: { ':run': RUN_SK },
+            KeyConditionExpression: 'pk = :runs',
+            ExpressionAttributeValues: { ':runs': RUNS_PK },
+            ProjectionExpression: 'runId',
+            ConsistentRead: true,
             ExclusiveStartKey: start,
             Limit: this.#pageSize,
           }),
         ),
       );
-      for (const item of page.Items ?? []) keys.push({ pk: item.pk, sk: item.sk });
+      for (const item of page.Items ?? []) keys.push(runKey(String(item.runId)));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
     const rows = await this.#batchGet(keys);
     const byPk = new Map(rows.map((row) => [String(row.pk), row]));
-    // Keep the index's order (oldest first); a run deleted between the two calls is skipped.
+    // Keep the registry's order (oldest first).
     return keys.flatMap((key) => {
       const row = byPk.get(String(key.pk));
       return row === undefined ? [] : [toSummary(row)];
@@ -187,6 +191,14 @@ export class DynamoRunLedger implements RunLedger {
     const expression = reason === undefined ? 'SET #s = :s, updatedAt = :now REMOVE reason' : 'SET #s = :s, updatedAt = :now, reason = :r';
     const values: Row = reason === undefined ? { ':s': status } : { ':s': status, ':r': reason };
     await this.#updateRun('setStatus', runId, expression, values, { '#s': 'status' });
+  }
+
+  /**
+   * Sets the planned item count. Not (yet) on the RunLedger port: the api creates a run before
+   * its dataset is loaded and plan fills the count in (see layers/app/cloud-ledger.ts).
+   */
+  async setItems(runId: string, items: number): Promise<void> {
+    await this.#updateRun('setItems', runId, 'SET #items = :items, updatedAt = :now', { ':items': items }, { '#items': 'items' });
   }
 
   async #updateRun(operation: string, runId: string, expression: string, values: Row, names?: Record<string, string>): Promise<void> {

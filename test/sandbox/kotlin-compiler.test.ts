@@ -34,6 +34,31 @@ async function runMain(dir: string, stdlib: string, mainClass = 'MainKt'): Promi
   return stdout;
 }
 
+let scripts = 0;
+/** Writes a Node script that has createKotlinCompiler in scope. */
+async function scriptFile(body: string): Promise<string> {
+  const file = join(work, `script-${++scripts}.mts`);
+  const module = new URL('../../layers/sandbox/languages/kotlin-compiler.ts', import.meta.url).href;
+  await writeFile(file, `import { createKotlinCompiler } from ${JSON.stringify(module)};\n${body}\n`);
+  return file;
+}
+
+/** Runs a script in a fresh Node process; resolves once that process has exited by itself. */
+async function runScript(body: string): Promise<{ stdout: string }> {
+  return exec(process.execPath, ['--import', 'tsx', await scriptFile(body)], { cwd: process.cwd(), timeout: SLOW });
+}
+
+/** Waits (up to two minutes) for a process to disappear; a zombie nobody has reaped yet counts as gone. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 240; i++) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    if (stat === '' || state === 'Z' || state === 'X') return true;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
+}
+
 const main = (body: string): { name: string; content: string }[] => [{ name: 'Main.kt', content: `fun main() {\n${body}\n}\n` }];
 
 describe('warm Kotlin compiler', () => {
@@ -129,6 +154,47 @@ describe('server lifecycle', () => {
     } finally {
       await recycling.close();
     }
+  }, SLOW);
+
+  it('replaces the server when its heap stays above the threshold', async () => {
+    const recycling = createKotlinCompiler({ recycleHeapMb: 1, maxInFlight: 1 });
+    try {
+      const first = await recycling.compile({ sources: main('println("a")'), outDir: outDir() });
+      const firstPid = recycling.stats().currentPid;
+      const second = await recycling.compile({ sources: main('println("b")'), outDir: outDir() });
+      expect([first.ok, second.ok]).toEqual([true, true]);
+      expect(recycling.stats().recycles).toBeGreaterThanOrEqual(1);
+      expect(recycling.stats().currentPid).not.toBe(firstPid);
+    } finally {
+      await recycling.close();
+    }
+  }, SLOW);
+
+  it('lets Node exit without close() and takes the server JVM down with it', async () => {
+    const { stdout } = await runScript(`
+      const kotlin = createKotlinCompiler();
+      const result = await kotlin.compile({ sources: [{ name: 'Main.kt', content: 'fun main() {}' }], outDir: ${JSON.stringify(outDir())} });
+      console.log(JSON.stringify({ ok: result.ok, pid: kotlin.stats().currentPid }));
+    `);
+    const report = JSON.parse(stdout.trim()) as { ok: boolean; pid: number };
+    expect(report.ok).toBe(true);
+    expect(await gone(report.pid)).toBe(true);
+  }, SLOW);
+
+  it('stops the server JVM when its parent is killed', async () => {
+    const child = execFile(process.execPath, ['--import', 'tsx', await scriptFile(`
+      const kotlin = createKotlinCompiler();
+      await kotlin.warmUp();
+      console.log(String(kotlin.stats().currentPid));
+      setInterval(() => undefined, 1000);
+    `)], { cwd: process.cwd() });
+    const pid = await new Promise<number>((resolvePid, reject) => {
+      child.stdout?.once('data', (chunk: Buffer) => resolvePid(Number(chunk.toString().trim())));
+      child.once('exit', (code) => reject(new Error(`script exited early (${code})`)));
+    });
+    expect(pid).toBeGreaterThan(0);
+    child.kill('SIGKILL');
+    expect(await gone(pid)).toBe(true);
   }, SLOW);
 
   it('reports a timeout when a compilation exceeds its limit', async () => {

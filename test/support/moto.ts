@@ -15,7 +15,7 @@ import { createServer } from 'node:net';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ledgerTableDefinition } from '../../layers/aws/dynamo-ledger-schema.ts';
+import { ledgerTableDefinition } from '#aws/dynamo-ledger-schema.ts';
 
 export interface Moto {
   /** `http://127.0.0.1:<port>` */

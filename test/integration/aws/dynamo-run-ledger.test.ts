@@ -3,7 +3,7 @@
 import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
-import { DynamoRunLedger, LEDGER_TABLE } from '#aws/index.ts';
+import { DynamoRunLedger } from '#aws/index.ts';
 import { awsClientConfig, createLedgerTable, startMoto, type Moto } from '../../support/moto.ts';
 
 let moto: Moto;
@@ -44,21 +44,18 @@ describe('DynamoRunLedger', () => {
     expect(runRow.Item?.updatedAt?.S).toBe(CLOCK.toISOString());
   });
 
-  it('indexes run rows only, for listing without a scan', async () => {
+  it('registers each run once in the RUNS partition, which item rows never touch', async () => {
     const { ledger, tableName } = await newLedger();
     await ledger.createRun(run);
+    await ledger.createRun({ ...run, runId: 'r0', createdAt: '2025-03-01T00:00:00.000Z' });
     await ledger.recordItem('r1', 'r1/sum/0', 'OK');
 
-    const index = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: LEDGER_TABLE.runsIndex.name,
-        KeyConditionExpression: 'gsi1pk = :run',
-        ExpressionAttributeValues: { ':run': { S: 'RUN' } },
-      }),
+    const registry = await dynamo.send(
+      new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :runs', ExpressionAttributeValues: { ':runs': { S: 'RUNS' } } }),
     );
 
-    expect(index.Items?.map((row) => row.pk?.S)).toEqual(['RUN#r1']);
+    expect(registry.Items?.map((row) => row.sk?.S)).toEqual(['2025-03-01T00:00:00.000Z#r0', '2025-03-04T00:00:00.000Z#r1']);
+    expect((await ledger.listRuns()).map((summary) => summary.runId)).toEqual(['r0', 'r1']);
   });
 
   it('refuses to count an item of a run it does not know', async () => {
@@ -77,6 +74,16 @@ describe('DynamoRunLedger', () => {
     await expect(ledger.createRun(run)).rejects.toThrow(/already exists/);
     await expect(ledger.setStatus('ghost', 'failed', 'x')).rejects.toBeInstanceOf(HarnessError);
     await expect(ledger.addCost('ghost', 1)).rejects.toBeInstanceOf(HarnessError);
+  });
+
+  it('sets the planned item count of an existing run', async () => {
+    const { ledger } = await newLedger();
+    await ledger.createRun({ ...run, items: 0 });
+
+    await ledger.setItems('r1', 120);
+
+    expect((await ledger.getRun('r1'))?.items).toBe(120);
+    await expect(ledger.setItems('ghost', 1)).rejects.toBeInstanceOf(HarnessError);
   });
 
   it('clears the reason when a status is set without one', async () => {

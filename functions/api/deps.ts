@@ -1,0 +1,29 @@
+/** The api function's dependencies: built once per container from its environment. */
+import { AthenaClient } from '@aws-sdk/client-athena';
+import type { ResultsQuery } from '#core/ports.ts';
+import { AthenaResultsQuery, SqsWorkQueue } from '#aws/index.ts';
+import { requireEnv } from '#app/cloud-env.ts';
+import type { PlanMessage } from '#app/cloud-messages.ts';
+import type { QueryDeps } from '#app/cloud-queries.ts';
+import type { StartDeps } from '#app/cloud-start.ts';
+import { storageClients } from '../shared/aws-clients.ts';
+import { createObservability, type Observability } from '../shared/observability.ts';
+
+export interface ApiDeps extends StartDeps, QueryDeps {
+  results: ResultsQuery;
+  obs?: Observability;
+}
+
+export function createApiDeps(env: NodeJS.ProcessEnv = process.env): ApiDeps {
+  const obs = createObservability('api');
+  const { sqs, store, ledger } = storageClients(obs, env);
+  const athena = obs.tracer.captureAWSv3Client(new AthenaClient({}));
+  return {
+    obs,
+    store,
+    ledger,
+    planQueue: new SqsWorkQueue<PlanMessage>({ client: sqs, queueUrl: requireEnv('PLAN_QUEUE_URL', env) }),
+    results: new AthenaResultsQuery({ client: athena, workGroup: requireEnv('ATHENA_WORKGROUP', env), database: requireEnv('GLUE_DATABASE', env) }),
+    clock: () => new Date(),
+  };
+}
