@@ -78,7 +78,7 @@ function taskOf(ctx: RunContext, item: WorkItem): Task {
 /** generate: prompt → provider → post-processing. Provider failures become an SE record, not a crash. */
 export async function generateItem(ctx: RunContext, item: WorkItem): Promise<GeneratedItem> {
   const task = taskOf(ctx, item);
-  const { benchmark, provider } = ctx;
+  const { benchmark } = ctx;
   const prompt = benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) });
   const likelihood = ctx.manifest.likert_mode === 'likelihood' && task.kind === 'likert';
   const estimate = ctx.projectCost?.(prompt, likelihood ? 0 : ctx.manifest.params.maxTokens, likelihood ? (benchmark.choices?.length ?? 1) : 1) ?? 0;

@@ -93,7 +93,7 @@ export const pythonRuntime: LanguageRuntime = {
     const check = 'import sys\nsrc = open(sys.argv[1], encoding="utf-8").read()\ncompile(src, "main.py", "exec")';
     const r = await ctx.sandboxed({ argv: [i.executable, ...FLAGS, '-c', check, join(buildDir, 'main.py')], workDir: buildDir, readOnly: prefixPaths(i) });
     if (r.exitCode === 0) return { ok: true, diagnostics: '' };
-    if (r.exitCode === 1 && /(SyntaxError|IndentationError|TabError|ValueError)/u.test(r.stderr)) return { ok: false, diagnostics: r.stderr.replace(/^Traceback[\s\S]*?(?=  File "main\.py")/mu, '') };
+    if (r.exitCode === 1 && /(SyntaxError|IndentationError|TabError|ValueError)/u.test(r.stderr)) return { ok: false, diagnostics: r.stderr.replace(/^Traceback[\s\S]*?(?= {2}File "main\.py")/mu, '') };
     throw new HarnessError(`python syntax check failed unexpectedly (exit ${r.exitCode}, ${r.signal ?? 'no signal'}): ${r.stderr.slice(0, 300)}`);
   },
   runCommand(buildDir, memoryMb, args) {
