@@ -1,17 +1,29 @@
 // Bundles the CLI into dist/polyeval.mjs so `npx polyeval` works right after `npm ci`
 // (npm runs `prepare` on install). Dependencies stay external: they are in node_modules.
+// The bundle is written beside its target and renamed into place, so a test run reading
+// dist/ never sees a half-written file while another build runs.
 import { build } from 'esbuild';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 
-await build({
-  entryPoints: { polyeval: 'bin/polyeval.ts' },
-  outdir: 'dist',
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: 'linked',
-  banner: { js: '#!/usr/bin/env node' },
-  logLevel: 'warning',
-});
+const tmp = join('dist', `.build-${process.pid}`);
+mkdirSync(tmp, { recursive: true });
+try {
+  await build({
+    entryPoints: { polyeval: 'bin/polyeval.ts' },
+    outdir: tmp,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    banner: { js: '#!/usr/bin/env node' },
+    logLevel: 'warning',
+  });
+  renameSync(join(tmp, 'polyeval.mjs.map'), join('dist', 'polyeval.mjs.map'));
+  renameSync(join(tmp, 'polyeval.mjs'), join('dist', 'polyeval.mjs'));
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}

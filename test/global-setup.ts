@@ -5,10 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
 export default function setup(): void {
-  rmSync('dist/polyeval.mjs', { force: true });
   try {
     execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   } catch {
+    rmSync('dist/polyeval.mjs', { force: true });
     process.stderr.write('global-setup: the CLI bundle did not build; e2e tests will fail\n');
   }
 }

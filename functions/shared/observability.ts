@@ -6,7 +6,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics } from '@aws-lambda-powertools/metrics';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
@@ -27,11 +27,18 @@ export function createObservability(service: string): Observability {
   };
 }
 
-/** The observability middlewares, outermost first. */
+/** The observability middlewares, outermost first; every invocation counts one `invocations` metric. */
 export function observabilityMiddlewares(obs: Observability): MiddlewareObj[] {
   return [
     captureLambdaHandler(obs.tracer, { captureResponse: false }) as MiddlewareObj,
     injectLambdaContext(obs.logger, { resetKeys: true }) as MiddlewareObj,
     logMetrics(obs.metrics, { throwOnEmptyMetrics: false }) as MiddlewareObj,
+    {
+      name: 'countInvocations',
+      // Returns nothing on purpose: a `before` that returns a value is middy's early response.
+      before: () => {
+        obs.metrics.addMetric('invocations', MetricUnit.Count, 1);
+      },
+    },
   ];
 }

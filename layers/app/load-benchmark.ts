@@ -3,7 +3,7 @@
  * (local, s3://, hf://) through layers/sources, named datasets from the Hugging Face Hub.
  */
 import { createHash } from 'node:crypto';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
 import { loadTasks } from '#core/run/load.ts';
 import type { LoadedBenchmark } from '#core/run/plan.ts';
@@ -37,7 +37,20 @@ export async function loadSource(source: BenchmarkSource, opts: LoadOptions): Pr
   }
   const rowSources = [];
   for (const ref of refs) rowSources.push(await openRows(ref, sourceOptions));
-  return loadTasks(source.benchmark, source.spec, rowSources, digest);
+  const loaded = await loadTasks(source.benchmark, source.spec, rowSources, digest);
+  // Test files named relative to a local dataset live beside it.
+  const local = refs.length === 1 && refs[0] && !/^[a-z0-9]+:\/\//i.test(refs[0]) ? dirname(resolve(refs[0])) : undefined;
+  if (local) {
+    for (const task of loaded.tasks) {
+      if (task.kind !== 'io-tests') continue;
+      task.tests = task.tests.map((t) => ({
+        ...t,
+        ...(t.inputPath ? { inputPath: resolve(local, t.inputPath) } : {}),
+        ...(t.outputPath ? { outputPath: resolve(local, t.outputPath) } : {}),
+      }));
+    }
+  }
+  return loaded;
 }
 
 export async function loadBenchmarks(spec: string, opts: LoadOptions): Promise<LoadedBenchmark[]> {

@@ -73,9 +73,9 @@ export class DynamoRunLedger implements RunLedger {
     try {
       await this.#doc.send(command);
     } catch (error) {
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-        throw new HarnessError(`run ${summary.runId} already exists in the ledger ${this.#table}`, { cause: error });
-      }
+      // Creating a run that exists keeps the existing one (as the local ledger does): a retried
+      // request never resets counters that executors already advanced.
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return;
       throw this.#fault('createRun', summary.runId, error);
     }
   }

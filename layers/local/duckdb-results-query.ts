@@ -33,7 +33,7 @@ function viewSql(name: string, dir: string, columns: readonly Column[]): string 
     return `CREATE OR REPLACE VIEW ${name} AS SELECT ${empty.join(', ')} WHERE false`;
   }
   const glob = join(dir, '*', '*', '*.parquet').replace(/'/g, "''");
-  return `CREATE OR REPLACE VIEW ${name} AS SELECT ${all.map((c) => `"${c}"`).join(', ')} FROM read_parquet('${glob}', hive_partitioning = true, union_by_name = true)`;
+  return `CREATE OR REPLACE VIEW ${name} AS SELECT ${all.map((c) => `"${c}"`).join(', ')} FROM read_parquet('${glob}', hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
 }
 
 export class DuckDbResultsQuery implements ResultsQuery {

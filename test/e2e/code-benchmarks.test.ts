@@ -3,7 +3,7 @@
  * model in every language, and hand-made replay files get the verdicts and metrics
  * computed by hand in sample/replay/expected-*.json.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, parseJson, runCli, tempHome } from '../support/cli.ts';
@@ -78,6 +78,32 @@ describe.each([
       if (item.tests_passed !== undefined) expect(row?.tests_passed, `${item.task_id}#${item.sample}`).toBe(item.tests_passed);
     }
   }, 600_000);
+});
+
+describe('RoCode rows from a file', () => {
+  it('reads tests stored as files beside the dataset and names a bad row', async () => {
+    const dir = join(home, 'rocode-files');
+    mkdirSync(join(dir, 'tests'), { recursive: true });
+    writeFileSync(join(dir, 'tests', '1.in'), '3 4\n');
+    writeFileSync(join(dir, 'tests', '1.out'), '7\n');
+    writeFileSync(join(dir, 'tests', '2.in'), '-5 5\n');
+    writeFileSync(join(dir, 'tests', '2.out'), '0\n');
+    const row = {
+      task_id: 'f/adunare', name: 'adunare', statement: 'Se dau două numere întregi a și b. Afișați suma lor.', input_spec: 'a b', output_spec: 'a+b',
+      examples: [{ input: '1 2\n', output: '3\n' }],
+      tests: [{ input_path: 'tests/1.in', output_path: 'tests/1.out' }, { input_path: 'tests/2.in', output_path: 'tests/2.out' }],
+      time_limit_ms: 2000, memory_limit_mb: 64, difficulty: 'easy', split: 'test', checker: null,
+      solutions: { python: 'a, b = map(int, open("adunare.in").read().split())\nopen("adunare.out", "w").write(str(a + b) + "\\n")\n' },
+    };
+    writeFileSync(join(dir, 'tasks.jsonl'), `${JSON.stringify(row)}\n${JSON.stringify({ ...row, task_id: 'f/x', tests: [] })}\n`);
+    const bad = await runCli(['run', '-b', `rocode:${join(dir, 'tasks.jsonl')}`, '-m', 'reference', '--language', 'python', '--home', home]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('tasks.jsonl, line 2, field "tests": must be a non-empty array');
+    writeFileSync(join(dir, 'tasks.jsonl'), `${JSON.stringify(row)}\n`);
+    const result = await runCli(['run', '-b', `rocode:${join(dir, 'tasks.jsonl')}`, '-m', 'reference', '--language', 'python', '--json', '-q', '--home', home]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson<RunJson>(result).verdicts).toEqual({ OK: 1 });
+  }, 120_000);
 });
 
 describe('any MXEval-format file', () => {

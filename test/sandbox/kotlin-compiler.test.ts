@@ -99,15 +99,22 @@ describe('warm Kotlin compiler', () => {
     expect(await runMain(dir, kotlin.stdlibJar())).toBe('mixed\n');
   }, SLOW);
 
-  it('compiles concurrent requests each into its own correct classes', async () => {
-    const ids = [1, 2, 3, 4, 5, 6];
+  it('keeps concurrent compilations apart: each gets its own classes and its own diagnostics', async () => {
+    const ids = [1, 2, 3, 4, 5, 6, 7, 8];
     const dirs = ids.map(() => outDir());
-    const results = await Promise.all(
-      ids.map((id, i) => kotlin.compile({ sources: main(`val v = (1..${id}).fold(0) { a, b -> a + b * ${id} }\nprintln("task ${id}: $v")`), outDir: dirs[i] ?? '' })),
-    );
-    expect(results.every((r) => r.ok && r.path === 'warm')).toBe(true);
-    const outputs = await Promise.all(dirs.map((d) => runMain(d, kotlin.stdlibJar())));
-    expect(outputs).toEqual(ids.map((id) => `task ${id}: ${(id * (id + 1) * id) / 2}\n`));
+    const program = (id: number): string =>
+      id % 4 === 0 ? `println(missing${id})` : `val v = (1..${id}).fold(0) { a, b -> a + b * ${id} }\nprintln("task ${id}: $v")`;
+    const results = await Promise.all(ids.map((id, i) => kotlin.compile({ sources: main(program(id)), outDir: dirs[i] ?? '' })));
+    expect(results.map((r) => r.ok)).toEqual(ids.map((id) => id % 4 !== 0));
+    for (const [i, id] of ids.entries()) {
+      const result = results[i];
+      if (id % 4 === 0) {
+        const mentioned = new Set([...(result?.diagnostics ?? '').matchAll(/missing(\d+)/g)].map((m) => Number(m[1])));
+        expect([...mentioned]).toEqual([id]);
+      } else {
+        expect(await runMain(dirs[i] ?? '', kotlin.stdlibJar())).toBe(`task ${id}: ${(id * (id + 1) * id) / 2}\n`);
+      }
+    }
   }, SLOW);
 
   it('starts the server JVM without the parent environment', async () => {
@@ -120,14 +127,21 @@ describe('warm Kotlin compiler', () => {
 
   it('restarts the server after its JVM is killed, retrying the request in flight', async () => {
     const victim = kotlin.stats().currentPid;
+    const retriesBefore = kotlin.stats().retries;
     expect(victim).toBeTypeOf('number');
     const dir = outDir();
-    const pending = kotlin.compile({ sources: main('println("after the crash")'), outDir: dir });
+    // Many functions make the compilation long enough to be caught in flight.
+    const filler = Array.from({ length: 300 }, (_, i) => `fun f${i}(x: Int): Int = if (x > ${i}) x - ${i} else x * ${i} + 1`).join('\n');
+    const sources = [{ name: 'Main.kt', content: `${filler}\nfun main() { println("after the crash " + f299(1)) }\n` }];
+    let settled = false;
+    const pending = kotlin.compile({ sources, outDir: dir }).finally(() => (settled = true));
+    while (kotlin.stats().inFlight === 0 && !settled) await new Promise((r) => setTimeout(r, 5));
     process.kill(victim ?? 0, 'SIGKILL');
     const result = await pending;
     expect(result.ok).toBe(true);
+    expect(kotlin.stats().retries).toBe(retriesBefore + 1);
     expect(kotlin.stats().currentPid).not.toBe(victim);
-    expect(await runMain(dir, kotlin.stdlibJar())).toBe('after the crash\n');
+    expect(await runMain(dir, kotlin.stdlibJar())).toBe('after the crash 300\n');
     const next = await kotlin.compile({ sources: main('println("still warm")'), outDir: outDir() });
     expect(next).toMatchObject({ ok: true, path: 'warm' });
   }, SLOW);

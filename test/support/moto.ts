@@ -57,12 +57,33 @@ export function awsClientConfig(endpoint: string): {
   };
 }
 
-/** Starts `moto_server` on a free 127.0.0.1 port and resolves once it answers HTTP. */
-export async function startMoto(options: { startTimeoutMs?: number } = {}): Promise<Moto> {
+/**
+ * moto's own server app, served one request at a time. moto_server is threaded, and moto's
+ * TransactWriteItems rolls a failed transaction back by restoring a whole-table snapshot
+ * taken before it started — wiping a concurrent transaction that committed meanwhile. Real
+ * DynamoDB is atomic per transaction; a serialized server gives tests that guarantee.
+ */
+const SERIALIZED_MOTO = [
+  'import os, sys',
+  'from werkzeug.serving import run_simple',
+  'from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app',
+  'os.environ.setdefault("MOTO_PORT", sys.argv[2])',
+  'run_simple(sys.argv[1], int(sys.argv[2]), DomainDispatcherApplication(create_backend_app), threaded=False)',
+].join('\n');
+
+/**
+ * Starts `moto_server` on a free 127.0.0.1 port and resolves once it answers HTTP.
+ * `serialized: true` handles one request at a time (see SERIALIZED_MOTO): use it to test
+ * concurrent DynamoDB transactions; avoid it with SQS long polling, which would block it.
+ */
+export async function startMoto(options: { startTimeoutMs?: number; serialized?: boolean } = {}): Promise<Moto> {
   useFakeAwsCredentials();
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
-  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], {
+  const [command, args] = options.serialized
+    ? ['python3', ['-c', SERIALIZED_MOTO, '127.0.0.1', String(port)]]
+    : ['moto_server', ['-H', '127.0.0.1', '-p', String(port)]];
+  const child = spawn(command, args, {
     // Own process group, so stop() also ends any interpreter the pyenv shim spawned.
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -19,7 +19,11 @@ const run = promisify(execFile);
 /** The Java class the server runs as. */
 export const SERVER_MAIN_CLASS = 'KotlinCompileServer';
 
-const SOURCE_PATH = fileURLToPath(new URL('./KotlinCompileServer.java', import.meta.url));
+/** Beside this module when run from source; `layers/…` from the bundle in `dist/`. */
+const SOURCE_CANDIDATES = [
+  new URL('./KotlinCompileServer.java', import.meta.url),
+  new URL('../layers/sandbox/kotlin-server/KotlinCompileServer.java', import.meta.url),
+].map((url) => fileURLToPath(url));
 
 let building: Promise<string> | undefined;
 
@@ -36,12 +40,9 @@ export function ensureServerBuilt(): Promise<string> {
 }
 
 async function build(): Promise<string> {
-  let source: string;
-  try {
-    source = await readFile(SOURCE_PATH, 'utf8');
-  } catch (cause) {
-    throw new HarnessError(`compile server source not found at ${SOURCE_PATH}`, { cause });
-  }
+  const sourcePath = SOURCE_CANDIDATES.find((path) => existsSync(path));
+  if (!sourcePath) throw new HarnessError(`compile server source not found (looked at ${SOURCE_CANDIDATES.join(', ')})`);
+  const source = await readFile(sourcePath, 'utf8');
   const hash = createHash('sha256').update(source).update('\0').update(kotlinVersion()).digest('hex').slice(0, 16);
   const root = join(cacheDir(), 'kotlin-server');
   const target = join(root, hash);
@@ -50,7 +51,7 @@ async function build(): Promise<string> {
   await mkdir(root, { recursive: true });
   const scratch = await mkdtemp(join(root, `.build-${hash}-`));
   try {
-    await run(jdkTool('javac'), ['-nowarn', '-encoding', 'UTF-8', '-cp', kotlinHome().compilerJar, '-d', scratch, SOURCE_PATH], {
+    await run(jdkTool('javac'), ['-nowarn', '-encoding', 'UTF-8', '-cp', kotlinHome().compilerJar, '-d', scratch, sourcePath], {
       env: jvmEnv(),
       timeout: 300_000,
       maxBuffer: 4 << 20,

@@ -35,13 +35,17 @@ export interface WarmPoolStats {
   serversStarted: number;
   restartsAfterDeath: number;
   recycles: number;
+  /** Requests sent again to a new server after theirs died under them. */
+  retries: number;
   currentPid: number | undefined;
+  /** Requests the current server is working on. */
+  inFlight: number;
 }
 
 export class WarmServerPool {
   private current: CompileServerProcess | undefined;
   private readonly live = new Set<CompileServerProcess>();
-  private readonly counters = { serversStarted: 0, restartsAfterDeath: 0, recycles: 0 };
+  private readonly counters = { serversStarted: 0, restartsAfterDeath: 0, recycles: 0, retries: 0 };
   private classDir: string | undefined;
   private closed = false;
 
@@ -91,6 +95,7 @@ export class WarmServerPool {
         if (timedOut) return { timedOut: true };
         if (!(error instanceof ServerDied)) throw error;
         if (attempt >= 1) throw new HarnessError(`the Kotlin compile server died twice under one request: ${error.message}`, { cause: error });
+        this.counters.retries += 1;
       } finally {
         clearTimeout(timer);
         server.release();
@@ -100,7 +105,8 @@ export class WarmServerPool {
 
   /** Counters and the current JVM's pid. */
   stats(): WarmPoolStats {
-    return { ...this.counters, currentPid: this.current?.usable ? this.current.pid : undefined };
+    const current = this.current?.usable ? this.current : undefined;
+    return { ...this.counters, currentPid: current?.pid, inFlight: current?.inFlight ?? 0 };
   }
 
   /** Retires every JVM, waiting for in-flight work; kills any that has not exited after `graceMs`. */

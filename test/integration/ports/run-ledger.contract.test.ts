@@ -16,7 +16,8 @@ const tempDirs: string[] = [];
 let tables = 0;
 
 beforeAll(async () => {
-  moto = await startMoto();
+  // Serialized: threaded moto breaks the atomicity of concurrent transactions (see startMoto).
+  moto = await startMoto({ serialized: true });
   dynamo = new DynamoDBClient(awsClientConfig(moto.endpoint));
 });
 
@@ -108,6 +109,17 @@ describe.each(adapters)('RunLedger contract: $name', ({ create }) => {
     expect([...(await ledger.recordedItems('r1'))].sort()).toEqual(items.map(([id]) => id).sort());
     expect([...(await ledger.recordedItems('r2'))]).toEqual(['r2/t1/0']);
     expect((await ledger.recordedItems('r3')).size).toBe(0);
+  });
+
+  it('keeps the existing run, counters included, when the run is created again', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+    await ledger.recordItem('r1', 'r1/t1/0', 'OK');
+
+    await ledger.createRun({ ...newRun('r1'), model: 'another' });
+
+    expect(await ledger.getRun('r1')).toMatchObject({ model: 'reference', recorded: 1, verdicts: { OK: 1 } });
+    expect((await ledger.listRuns()).map((run) => run.runId)).toEqual(['r1']);
   });
 
   it('adds costs up', async () => {

@@ -1,0 +1,128 @@
+/**
+ * A client of the deployed HTTP API (DESIGN §10), for `polyeval remote`: every request is
+ * signed with SigV4 (service `execute-api`) using the standard credential chain, as the API's
+ * IAM authoriser requires. A 4xx answer is the caller's mistake and becomes an InputError with
+ * the server's message; anything else that is not a 2xx is a HarnessError.
+ */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import { HttpRequest } from '@smithy/protocol-http';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { HarnessError, InputError } from '#core/errors.ts';
+import type { RunSpec } from '#core/run/spec.ts';
+
+export interface RemoteClientOptions {
+  /** The API's base URL, e.g. `https://abc123.execute-api.eu-west-1.amazonaws.com`. */
+  api: string;
+  /** Signing region; default AWS_REGION / AWS_DEFAULT_REGION, else the one in the API's host name. */
+  region?: string;
+  credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+/** `<id>.execute-api.<region>.amazonaws.com` → `<region>`. */
+export function regionFromApiHost(host: string): string | undefined {
+  return /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/.exec(host)?.[1];
+}
+
+function parseApiUrl(api: string): URL {
+  let url: URL;
+  try {
+    url = new URL(api);
+  } catch {
+    throw new InputError(`not a URL: "${api}"`, { field: 'api' });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InputError(`expected an https:// URL, got "${api}"`, { field: 'api' });
+  return url;
+}
+
+export class RemoteClient {
+  readonly #base: URL;
+  readonly #signer: SignatureV4;
+  readonly #timeoutMs: number;
+
+  constructor(options: RemoteClientOptions) {
+    this.#base = parseApiUrl(options.api);
+    const env = options.env ?? process.env;
+    const region = options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? regionFromApiHost(this.#base.hostname);
+    if (!region) throw new InputError('no AWS region: pass --region or set AWS_REGION', { field: 'region' });
+    this.#signer = new SignatureV4({ service: 'execute-api', region, credentials: options.credentials ?? fromNodeProviderChain(), sha256: Sha256 });
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  startRun(spec: RunSpec): Promise<{ run_id: string; runs: { run_id: string; benchmark: string; model: string; language: string | null }[] }> {
+    return this.request('POST', '/runs', { body: spec });
+  }
+
+  listRuns(): Promise<{ runs: Record<string, unknown>[] }> {
+    return this.request('GET', '/runs');
+  }
+
+  getRun(runId: string): Promise<{ run: Record<string, unknown>; manifest: Record<string, unknown> | null }> {
+    return this.request('GET', `/runs/${encodeURIComponent(runId)}`);
+  }
+
+  getMetrics(runId: string): Promise<Record<string, unknown>> {
+    return this.request('GET', `/runs/${encodeURIComponent(runId)}/metrics`);
+  }
+
+  leaderboard(benchmark: string, options: { metric?: string; slice?: string } = {}): Promise<{ benchmark: string; rows: Record<string, unknown>[] }> {
+    const query: Record<string, string> = { benchmark, ...(options.metric ? { metric: options.metric } : {}), ...(options.slice ? { slice: options.slice } : {}) };
+    return this.request('GET', '/leaderboard', { query });
+  }
+
+  /** Signs and sends one request; resolves with the parsed JSON body of a 2xx answer. */
+  async request<T>(method: string, route: string, options: { query?: Record<string, string>; body?: unknown } = {}): Promise<T> {
+    const path = `${this.#base.pathname.replace(/\/+$/, '')}${route}`;
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const unsigned = new HttpRequest({
+      method,
+      protocol: this.#base.protocol,
+      hostname: this.#base.hostname,
+      ...(this.#base.port ? { port: Number(this.#base.port) } : {}),
+      path,
+      query: options.query ?? {},
+      headers: { host: this.#base.host, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body }),
+    });
+    let signed: HttpRequest;
+    try {
+      signed = (await this.#signer.sign(unsigned)) as HttpRequest;
+    } catch (error) {
+      throw new HarnessError(`cannot sign the request: no AWS credentials (${(error as Error).message})`, { cause: error });
+    }
+    const search = new URLSearchParams(options.query ?? {}).toString();
+    const { status, text } = await this.#send(new URL(`${path}${search ? `?${search}` : ''}`, this.#base), signed.headers, method, body);
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? {} : JSON.parse(text);
+    } catch {
+      parsed = { message: text };
+    }
+    if (status >= 200 && status < 300) return parsed as T;
+    const message = typeof (parsed as { message?: unknown }).message === 'string' ? (parsed as { message: string }).message : text;
+    if (status >= 400 && status < 500) throw new InputError(`the API answered ${status}: ${message}`);
+    throw new HarnessError(`the API answered ${status} to ${method} ${route}${message ? `: ${message}` : ''}`);
+  }
+
+  #send(url: URL, headers: Record<string, string>, method: string, body: string | undefined): Promise<{ status: number; text: string }> {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(url, { method, headers, timeout: this.#timeoutMs }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new HarnessError(`no answer from ${url.origin} within ${this.#timeoutMs} ms`)));
+      req.on('error', (error) => reject(error instanceof HarnessError ? error : new HarnessError(`cannot reach ${url.origin}: ${error.message}`, { cause: error })));
+      if (body !== undefined) req.write(body);
+      req.end();
+    });
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * The deployed pipeline on moto_server, for tests: bucket, ledger table, the stage and execute
+ * queues (each with a DLQ), an EventBridge bus whose rule forwards polyeval events to a queue,
+ * the REAL handlers built with makeHandler(deps) over the real AWS adapters, and a driver
+ * that polls each queue and invokes its handler with genuine SQS events, as Lambda's event
+ * source mapping does (batches, partial batch failures, redelivery after the visibility timeout).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
+import { S3Client } from '@aws-sdk/client-s3';
+import { GetQueueAttributesCommand, SQSClient, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { DynamoRunLedger, S3BlobStore, SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
+import type { ResultsQuery } from '#core/ports.ts';
+import type { GeneratedItem } from '#core/run/engine.ts';
+import type { WorkItem } from '#core/run/plan.ts';
+import { RunContextCache } from '#app/cloud-context.ts';
+import { EventBridgePublisher } from '#app/cloud-events.ts';
+import { dynamoSetRunItems } from '#app/cloud-ledger.ts';
+import type { AggregateMessage, PlanMessage } from '#app/cloud-messages.ts';
+import { createCloudProvider, packageVersions } from '#app/cloud-runtime.ts';
+import { makeHandler as makeAggregate } from '../../../functions/aggregate/handler.ts';
+import { makeHandler as makeApi, type ApiHandler } from '../../../functions/api/handler.ts';
+import { containerExecutor } from '../../../functions/execute/deps.ts';
+import { makeHandler as makeExecute } from '../../../functions/execute/handler.ts';
+import { makeHandler as makeGenerate } from '../../../functions/generate/handler.ts';
+import { makeHandler as makePlan } from '../../../functions/plan/handler.ts';
+import { ROOT } from '../../support/cli.ts';
+import { FAKE_AWS, awsClientConfig, createBucket, createLedgerTable, createQueueWithDlq, startMoto, type Moto, type QueueWithDlq } from '../../support/moto.ts';
+
+// Powertools without X-Ray, CloudWatch or log noise (set before any handler is built).
+process.env.POWERTOOLS_TRACE_ENABLED = 'false';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+process.env.POWERTOOLS_DEV = 'false';
+
+export const BUCKET = 'polyeval-test';
+export const TABLE = 'polyeval-ledger';
+/** Short, so a failed message comes back within the test. */
+export const VISIBILITY_SEC = 1;
+export const MAX_RECEIVE = 3;
+
+export type StageName = 'plan' | 'generate' | 'python' | 'aggregate';
+type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+export interface Cloud {
+  moto: Moto;
+  s3: S3Client;
+  sqs: SQSClient;
+  dynamo: DynamoDBClient;
+  store: S3BlobStore;
+  ledger: DynamoRunLedger;
+  queues: Record<StageName, QueueWithDlq>;
+  /** Receives every event the bus's rule matches (source `polyeval`). */
+  eventsQueueUrl: string;
+  api: ApiHandler;
+  handlers: Record<StageName, SqsHandler>;
+  stop(): Promise<void>;
+}
+
+/**
+ * moto_server serves requests on threads and applies an `ADD` as read-modify-write without a
+ * lock, so two concurrent counter updates of one row can lose one (DynamoDB's are atomic).
+ * The handlers run concurrently here as in Lambda; their DynamoDB requests go one at a time.
+ */
+function serialisedDynamo(client: DynamoDBClient): DynamoDBClient {
+  let tail: Promise<unknown> = Promise.resolve();
+  client.middlewareStack.add(
+    (next) => (args) => {
+      const run = tail.then(() => next(args));
+      tail = run.catch(() => undefined);
+      return run;
+    },
+    { step: 'finalizeRequest', name: 'serialiseForMoto' },
+  );
+  return client;
+}
+
+/** A Lambda context good enough for middy and Powertools. */
+export function lambdaContext(name: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${FAKE_AWS.region}:123456789012:function:${name}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: `req-${Math.random().toString(16).slice(2)}`,
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'test',
+    getRemainingTimeInMillis: () => 300_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export async function startCloud(options: { results?: ResultsQuery; chunkSize?: number } = {}): Promise<Cloud> {
+  const moto = await startMoto();
+  const config = awsClientConfig(moto.endpoint);
+  const s3 = new S3Client(config);
+  const sqs = new SQSClient(config);
+  const dynamo = serialisedDynamo(new DynamoDBClient(config));
+  const eventBridge = new EventBridgeClient(config);
+  await createBucket(s3, BUCKET);
+  await createLedgerTable(dynamo, TABLE);
+  const queues = {} as Record<StageName, QueueWithDlq>;
+  for (const name of ['plan', 'generate', 'python', 'aggregate'] as const) {
+    queues[name] = await createQueueWithDlq(sqs, `polyeval-${name}`, { maxReceiveCount: MAX_RECEIVE, visibilityTimeoutSec: VISIBILITY_SEC });
+  }
+  const events = await createQueueWithDlq(sqs, 'polyeval-events');
+  await eventBridge.send(new CreateEventBusCommand({ Name: 'polyeval-bus' }));
+  await eventBridge.send(new PutRuleCommand({ Name: 'all-polyeval', EventBusName: 'polyeval-bus', EventPattern: JSON.stringify({ source: ['polyeval'] }) }));
+  await eventBridge.send(new PutTargetsCommand({ Rule: 'all-polyeval', EventBusName: 'polyeval-bus', Targets: [{ Id: 'queue', Arn: events.arn }] }));
+  await sqs.send(new SetQueueAttributesCommand({ QueueUrl: events.url, Attributes: { VisibilityTimeout: '0' } }));
+
+  const store = new S3BlobStore({ client: s3, bucket: BUCKET });
+  const ledger = new DynamoRunLedger({ client: dynamo, tableName: TABLE });
+  const send = <T>(queueUrl: string) => new SqsWorkQueue<T>({ client: sqs, queueUrl });
+  const clock = () => new Date();
+  const aggregateQueue = send<AggregateMessage>(queues.aggregate.url);
+  const providerEnv = { ...process.env, AWS_ENDPOINT_URL_S3: moto.endpoint };
+  const noResults: ResultsQuery = { sql: () => Promise.resolve([]), close: () => Promise.resolve() };
+
+  const api = makeApi({ store, ledger, results: options.results ?? noResults, planQueue: send<PlanMessage>(queues.plan.url), clock });
+  const handlers: Record<StageName, SqsHandler> = {
+    plan: makePlan({
+      store,
+      ledger,
+      setItems: dynamoSetRunItems(dynamo, TABLE),
+      planQueue: send<PlanMessage>(queues.plan.url),
+      generateQueue: send<WorkItem>(queues.generate.url),
+      load: { packageRoot: ROOT, cacheDir: `${ROOT}/.polyeval/cache`, env: providerEnv },
+      createProvider: (spec) => createCloudProvider(spec, {}, providerEnv),
+      code: { version: 'test', revision: null, dirty: null },
+      packages: packageVersions(ROOT),
+      ...(options.chunkSize ? { chunkSize: options.chunkSize } : {}),
+    }),
+    generate: makeGenerate({
+      ledger,
+      aggregateQueue,
+      contexts: new RunContextCache({ store, ledger, clock, provider: (m) => createCloudProvider(m.model.spec, {}, providerEnv) }),
+      executeQueues: { python: send<GeneratedItem>(queues.python.url) },
+      fargateQueues: {},
+    }),
+    python: makeExecute({
+      ledger,
+      aggregateQueue,
+      contexts: new RunContextCache({ store, ledger, clock, executor: containerExecutor({}) }),
+    }),
+    aggregate: makeAggregate({
+      store,
+      ledger,
+      clock,
+      events: new EventBridgePublisher({ client: eventBridge, busName: 'polyeval-bus' }),
+      cacheDir: `${ROOT}/.polyeval/cache`,
+      iterations: 200,
+    }),
+  };
+  return {
+    moto,
+    s3,
+    sqs,
+    dynamo,
+    store,
+    ledger,
+    queues,
+    eventsQueueUrl: events.url,
+    api,
+    handlers,
+    stop: async () => {
+      for (const client of [s3, sqs, dynamo, eventBridge]) client.destroy();
+      await moto.stop();
+    },
+  };
+}
+
+/** Visible + in-flight + delayed messages of a queue. */
+export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<number> {
+  const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
+  const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: [...names] }));
+  return names.reduce((sum, name) => sum + Number(out.Attributes?.[name] ?? 0), 0);
+}
+
+export interface DriveOptions {
+  /** Invoke the handler twice, concurrently, with each batch (an at-least-once duplicate). */
+  duplicate?: boolean;
+  /** Give up after this many polling rounds. */
+  maxRounds?: number;
+}
+
+export interface DriveStats {
+  invocations: Record<StageName, number>;
+  failed: Record<StageName, number>;
+}
+
+/**
+ * Polls every stage queue and invokes its handler like the event source mapping, until
+ * every queue is empty (failed messages come back after the visibility timeout, or go to
+ * their DLQ after maxReceiveCount receives).
+ */
+export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<DriveStats> {
+  const order: StageName[] = ['plan', 'generate', 'python', 'aggregate'];
+  const batchSize: Record<StageName, number> = { plan: 1, generate: 5, python: 1, aggregate: 1 };
+  const stats: DriveStats = { invocations: { plan: 0, generate: 0, python: 0, aggregate: 0 }, failed: { plan: 0, generate: 0, python: 0, aggregate: 0 } };
+  for (let round = 0; round < (options.maxRounds ?? 2000); round++) {
+    let delivered = false;
+    for (const stage of order) {
+      const handler = cloud.handlers[stage];
+      const invoke = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+        stats.invocations[stage]++;
+        if (!options.duplicate) return handler(event, lambdaContext(stage));
+        const [first] = await Promise.all([handler(event, lambdaContext(stage)), handler(structuredClone(event), lambdaContext(stage))]);
+        return first;
+      };
+      const applied = await deliverSqsBatch({ client: cloud.sqs, queueUrl: cloud.queues[stage].url, region: FAKE_AWS.region, handler: invoke, batchSize: batchSize[stage] });
+      if (applied !== undefined) {
+        delivered = true;
+        stats.failed[stage] += applied.failed.length;
+      }
+    }
+    if (delivered) continue;
+    let pending = 0;
+    for (const stage of order) pending += await queueDepth(cloud.sqs, cloud.queues[stage].url);
+    if (pending === 0) return stats;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('the pipeline did not drain');
+}
