@@ -51,6 +51,8 @@ export interface Cloud {
   store: S3BlobStore;
   ledger: DynamoRunLedger;
   queues: Record<StageName, QueueWithDlq>;
+  /** The Fargate lane's python queue: no Lambda consumes it, the consumer (functions/execute/consumer.ts) does. */
+  fargateQueue: QueueWithDlq;
   /** Receives every event the bus's rule matches (source `polyeval`). */
   eventsQueueUrl: string;
   api: ApiHandler;
@@ -107,6 +109,7 @@ export async function startCloud(options: { results?: ResultsQuery; chunkSize?: 
   for (const name of ['plan', 'generate', 'python', 'aggregate'] as const) {
     queues[name] = await createQueueWithDlq(sqs, `polyeval-${name}`, { maxReceiveCount: MAX_RECEIVE, visibilityTimeoutSec: VISIBILITY_SEC });
   }
+  const fargateQueue = await createQueueWithDlq(sqs, 'polyeval-fargate-python', { maxReceiveCount: MAX_RECEIVE, visibilityTimeoutSec: VISIBILITY_SEC });
   const events = await createQueueWithDlq(sqs, 'polyeval-events');
   await eventBridge.send(new CreateEventBusCommand({ Name: 'polyeval-bus' }));
   await eventBridge.send(new PutRuleCommand({ Name: 'all-polyeval', EventBusName: 'polyeval-bus', EventPattern: JSON.stringify({ source: ['polyeval'] }) }));
@@ -140,7 +143,7 @@ export async function startCloud(options: { results?: ResultsQuery; chunkSize?: 
       aggregateQueue,
       contexts: new RunContextCache({ store, ledger, clock, provider: (m) => createCloudProvider(m.model.spec, {}, providerEnv) }),
       executeQueues: { python: send<GeneratedItem>(queues.python.url) },
-      fargateQueues: {},
+      fargateQueues: { python: send<GeneratedItem>(fargateQueue.url) },
     }),
     python: makeExecute({
       ledger,
@@ -164,6 +167,7 @@ export async function startCloud(options: { results?: ResultsQuery; chunkSize?: 
     store,
     ledger,
     queues,
+    fargateQueue,
     eventsQueueUrl: events.url,
     api,
     handlers,

@@ -11,6 +11,10 @@ import type { RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import { DuckDbResultsQuery } from '#local/index.ts';
 import { apiEvent, postJson } from './api-events.ts';
+import { SqsWorkQueue } from '#aws/index.ts';
+import { RunContextCache } from '#app/cloud-context.ts';
+import { consume } from '../../../functions/execute/consumer.ts';
+import { containerExecutor } from '../../../functions/execute/deps.ts';
 import { drive, lambdaContext, queueDepth, startCloud, type Cloud } from './cloud-harness.ts';
 
 let cloud: Cloud;
@@ -133,6 +137,31 @@ describe('a run through the deployed pipeline', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('the Fargate lane', () => {
+  it('sends work too long for Lambda to the Fargate queue, where the consumer scores it', async () => {
+    // × 100 time limits: the worst case exceeds a Lambda executor's budget.
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 1, timeScale: 100 });
+    await drive(cloud);
+    expect(await queueDepth(cloud.sqs, cloud.fargateQueue.url)).toBe(1);
+    expect((await cloud.ledger.getRun(runId))?.recorded).toBe(0);
+
+    const queue = new SqsWorkQueue<unknown>({ client: cloud.sqs, queueUrl: cloud.fargateQueue.url, waitTimeSec: 1 });
+    queue.close();
+    await consume({
+      queue,
+      concurrency: 1,
+      deps: {
+        ledger: cloud.ledger,
+        aggregateQueue: new SqsWorkQueue({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }),
+        contexts: new RunContextCache({ store: cloud.store, ledger: cloud.ledger, clock: () => new Date(), executor: containerExecutor({}) }),
+      },
+    });
+    await drive(cloud);
+
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 1, recorded: 1, verdicts: { OK: 1 } });
+  }, 120_000);
 });
 
 describe('at-least-once delivery', () => {

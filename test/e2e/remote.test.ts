@@ -1,0 +1,153 @@
+// `polyeval remote …` (the built CLI) against the real api handler on moto, through a local
+// HTTP server that plays API Gateway: it checks each request's SigV4 signature (recomputed
+// with the test credentials) and turns the request into an HTTP API v2 event.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { HttpRequest } from '@smithy/protocol-http';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResultsQuery } from '#core/ports.ts';
+import { apiEvent } from '../integration/cloud/api-events.ts';
+import { drive, lambdaContext, startCloud, type Cloud } from '../integration/cloud/cloud-harness.ts';
+import { parseJson, runCli } from '../support/cli.ts';
+import { FAKE_AWS } from '../support/moto.ts';
+
+const SIGV4 = /^AWS4-HMAC-SHA256 Credential=test\/(\d{8})\/us-east-1\/execute-api\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/;
+
+let cloud: Cloud;
+let server: Server;
+let api: string;
+const sql: string[] = [];
+const rejected: string[] = [];
+
+const results: ResultsQuery = {
+  sql: (text) => {
+    sql.push(text);
+    return Promise.resolve([{ model: 'reference', run_id: 'r1', value: 1, ci_low: 1, ci_high: 1, n: 3, runs: 1 }]);
+  },
+  close: () => Promise.resolve(),
+};
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (text += chunk));
+    req.on('end', () => resolve(text));
+    req.on('error', reject);
+  });
+}
+
+/** Recomputes the signature over the headers the client signed; undefined when it matches. */
+async function signatureProblem(req: IncomingMessage, url: URL, body: string): Promise<string | undefined> {
+  const match = SIGV4.exec(req.headers.authorization ?? '');
+  if (!match) return `not a SigV4 execute-api Authorization header: ${req.headers.authorization ?? '(none)'}`;
+  const signedHeaders = (match[2] ?? '').split(';');
+  if (!signedHeaders.includes('host') || !signedHeaders.includes('x-amz-date')) return `SignedHeaders lacks host or x-amz-date: ${match[2]}`;
+  const headers: Record<string, string> = {};
+  for (const name of signedHeaders) headers[name] = String(req.headers[name] ?? '');
+  const amzDate = headers['x-amz-date'] ?? '';
+  const signingDate = new Date(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
+  const signer = new SignatureV4({ service: 'execute-api', region: FAKE_AWS.region, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, sha256: Sha256 });
+  const expected = await signer.sign(
+    new HttpRequest({
+      method: req.method ?? 'GET',
+      protocol: 'http:',
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers,
+      ...(body === '' ? {} : { body }),
+    }),
+    { signingDate },
+  );
+  return expected.headers.authorization === req.headers.authorization ? undefined : 'the signature does not match the request';
+}
+
+beforeAll(async () => {
+  cloud = await startCloud({ results });
+  server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+      const body = await readBody(req);
+      const problem = await signatureProblem(req, url, body);
+      if (problem !== undefined) {
+        rejected.push(problem);
+        res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Forbidden' }));
+        return;
+      }
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      const event = apiEvent(req.method ?? 'GET', url.pathname, {
+        ...(body === '' ? {} : { body }),
+        query: Object.fromEntries(url.searchParams),
+        headers,
+      });
+      const response = await cloud.api(event, lambdaContext('api'));
+      res.writeHead(response.statusCode ?? 500, { 'content-type': 'application/json' }).end(response.body ?? '');
+    })().catch((error: unknown) => res.writeHead(502).end(String(error)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}, 120_000);
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await cloud?.stop();
+});
+
+const env = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1', AWS_EC2_METADATA_DISABLED: 'true' };
+
+describe('polyeval remote', () => {
+  it('starts a run, follows it to completion and reads its metrics, every request signed', async () => {
+    const started = await runCli(['remote', 'run', '-b', 'sample/abricot', '-m', 'reference', '--limit', '6', '--api', api, '--json'], { env });
+    expect(started.code, started.stderr).toBe(0);
+    const runId = String(parseJson(started).run_id);
+    expect(runId).toMatch(/^abricot-/);
+
+    await drive(cloud);
+
+    const status = await runCli(['remote', 'status', runId, '--api', api, '--json'], { env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(parseJson<{ run: { status: string; recorded: number } }>(status).run).toMatchObject({ status: 'completed', recorded: 6 });
+
+    const metrics = await runCli(['remote', 'metrics', runId, '--api', api, '--json'], { env });
+    expect(metrics.code, metrics.stderr).toBe(0);
+    const summary = parseJson<{ metrics: Record<string, { value: number }> }>(metrics);
+    expect(summary.metrics['pearson/subtask=abstractness']?.value).toBeCloseTo(1, 10);
+
+    const table = await runCli(['remote', 'metrics', runId, '--api', api], { env });
+    expect(table.stdout).toMatch(/pearson\s+subtask=abstractness\s+1\.000/);
+
+    const list = await runCli(['remote', 'status', '--api', api, '--json'], { env });
+    expect(parseJson<{ runs: { runId: string }[] }>(list).runs.map((r) => r.runId)).toContain(runId);
+    expect(rejected).toEqual([]);
+  }, 180_000);
+
+  it('asks the leaderboard of a benchmark through the shipped SQL', async () => {
+    const result = await runCli(['remote', 'leaderboard', '-b', 'abricot', '--api', api, '--json'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson<{ rows: unknown[] }>(result).rows).toHaveLength(1);
+    expect(sql.at(-1)).toContain("benchmark = 'abricot'");
+  });
+
+  it('exits 2 with the server’s message on a 4xx', async () => {
+    const unknown = await runCli(['remote', 'metrics', 'no-such-run', '--api', api], { env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('404');
+    expect(unknown.stderr).toContain('no run "no-such-run"');
+
+    const badBenchmark = await runCli(['remote', 'run', '-b', 'no-such-benchmark', '--api', api], { env });
+    expect(badBenchmark.code).toBe(2);
+    expect(badBenchmark.stderr).toMatch(/400.*unknown benchmark "no-such-benchmark"/);
+  }, 60_000);
+
+  it('rejects a bad spec before sending anything', async () => {
+    const before = sql.length + rejected.length;
+    const result = await runCli(['remote', 'run', '-b', 'sample/abricot', '--temperature', '7', '--api', api], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('field "temperature"');
+    expect(sql.length + rejected.length).toBe(before);
+  });
+});
