@@ -2,13 +2,15 @@
  * `polyeval doctor`: which toolchains and isolation features this machine has.
  */
 import { Command } from 'commander';
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { table, toJson } from './format.ts';
 
 function version(cmd: string, args: string[]): string | null {
   try {
-    const out = execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
-    return out.toString().split('\n')[0]?.trim() || 'present';
+    const out = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+    if (out.error) throw out.error;
+    // `java -version` answers on stderr.
+    return `${out.stdout.toString()}${out.stderr.toString()}`.split('\n')[0]?.trim() || 'present';
   } catch (error) {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().split('\n')[0]?.trim();
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : stderr || null;

@@ -3,8 +3,15 @@ import type { LocalRunResult } from '#app/local-run.ts';
 import type { MetricValue } from '#core/run/aggregate.ts';
 import { fmtValue, table } from './format.ts';
 
+/**
+ * The metrics as a terminal table. An absent value on a slice repeats the reason of the
+ * whole-run row (e.g. pass@10 with n < 10), so those rows are summarised in one line.
+ */
 export function metricsTable(metrics: Record<string, MetricValue>): string {
-  const rows = Object.entries(metrics).map(([key, m]) => {
+  const entries = Object.entries(metrics);
+  const shown = entries.filter(([key, m]) => m.value !== null || !key.includes('/'));
+  const hidden = entries.length - shown.length;
+  const rows = shown.map(([key, m]) => {
     const [metric, ...slice] = key.split('/');
     return {
       metric,
@@ -15,7 +22,8 @@ export function metricsTable(metrics: Record<string, MetricValue>): string {
       note: m.reason ? `absent: ${m.reason}` : '',
     };
   });
-  return table(rows, ['metric', 'slice', 'value', '95% CI', 'n', 'note']);
+  const out = table(rows, ['metric', 'slice', 'value', '95% CI', 'n', 'note']);
+  return hidden ? `${out}\n(${hidden} absent per-slice values not shown: see the report or --json)` : out;
 }
 
 export function printRunResult(r: LocalRunResult, out: NodeJS.WritableStream = process.stdout): void {
