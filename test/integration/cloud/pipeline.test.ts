@@ -220,6 +220,14 @@ describe('the HTTP API', () => {
     await drive(cloud);
   }, 120_000);
 
+  it('fails a run whose split selects nothing, with the reason in GET /runs/{id}', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', split: 'no-such-split' });
+    await drive(cloud);
+    const view = await call(apiEvent('GET', `/runs/${runId}`));
+    expect(view.body.run).toMatchObject({ status: 'failed', reason: expect.stringContaining('no task in split "no-such-split"') });
+    expect(view.body.manifest).toBeNull();
+  }, 60_000);
+
   it('answers 400 when the leaderboard names no benchmark', async () => {
     const response = await call(apiEvent('GET', '/leaderboard'));
     expect(response.status).toBe(400);
