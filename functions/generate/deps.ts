@@ -6,7 +6,7 @@ import { RunContextCache } from '#app/cloud-context.ts';
 import { costOfManifest } from '#app/cloud-cost.ts';
 import { queueUrlsByLanguage, requireEnv } from '#app/cloud-env.ts';
 import type { AggregateMessage } from '#app/cloud-messages.ts';
-import { createCloudProvider } from '#app/cloud-runtime.ts';
+import { createCloudProvider } from '#app/cloud-provider.ts';
 import type { GenerateDeps } from '#app/cloud-stages.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';

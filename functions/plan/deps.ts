@@ -5,7 +5,8 @@ import { requireEnv } from '#app/cloud-env.ts';
 import { dynamoSetRunItems } from '#app/cloud-ledger.ts';
 import type { PlanMessage } from '#app/cloud-messages.ts';
 import type { PlanDeps } from '#app/cloud-plan.ts';
-import { cloudCodeVersion, cloudPackageRoot, createCloudProvider, packageVersions, writableCacheDir } from '#app/cloud-runtime.ts';
+import { createCloudProvider } from '#app/cloud-provider.ts';
+import { cloudCodeVersion, cloudPackageRoot, packageVersions, writableCacheDir } from '#app/cloud-runtime.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 

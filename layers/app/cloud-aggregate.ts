@@ -11,7 +11,6 @@ import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
-import { loadRomanianLexicon } from '#sources/romanian-lexicon.ts';
 import { readManifest, readTaskSnapshot } from './cloud-context.ts';
 import type { EventPublisher } from './cloud-events.ts';
 
@@ -66,6 +65,9 @@ async function extraMetrics(deps: AggregateCloudDeps, manifest: Manifest, record
   const language = manifest.language;
   const evaluated = new Set(records.map((r) => r.task_id));
   const tasks = (await readTaskSnapshot(deps.store, manifest.run_id)).filter((t) => evaluated.has(t.id));
+  // Loaded on demand: the hunspell dictionaries are read from files beside their package at
+  // import time, so only RoCode runs pay for them (and need them shipped with the bundle).
+  const { loadRomanianLexicon } = await import('#sources/romanian-lexicon.ts');
   const lexicon = await loadRomanianLexicon({ cacheDir: deps.cacheDir });
   return codeSwitchingRows({
     records,

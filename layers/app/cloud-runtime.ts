@@ -1,26 +1,23 @@
 /**
  * Facts about the container a cloud function runs in: where the bundled suites are, a
- * writable cache, the code version (a Lambda bundle has no git checkout), and the providers.
+ * writable cache, the code version (a Lambda bundle has no git checkout). Kept free of the
+ * local adapters (DuckDB) and the providers, so every function's bundle stays small.
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { HarnessError, InputError } from '#core/errors.ts';
-import type { Provider } from '#core/models/provider.ts';
-import { replayProvider } from '#core/models/replay.ts';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Manifest } from '#core/run/manifest.ts';
-import type { ProviderOptions } from '#providers/index.ts';
-import { parseS3Ref, s3ClientFromEnv } from '#sources/index.ts';
-import { createProvider } from './create-provider.ts';
-import { packageRoot } from './home.ts';
 import { codeVersion, packageVersions } from './versions.ts';
 
 /** Where `sample/` is: POLYEVAL_PACKAGE_ROOT, else the package root, else the bundle's folder (Lambda: /var/task). */
 export function cloudPackageRoot(env: NodeJS.ProcessEnv = process.env): string {
   if (env.POLYEVAL_PACKAGE_ROOT) return resolve(env.POLYEVAL_PACKAGE_ROOT);
-  const root = packageRoot();
-  if (existsSync(join(root, 'sample'))) return root;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    if (existsSync(join(dir, 'sample'))) return dir;
+    dir = dirname(dir);
+  }
   return env.LAMBDA_TASK_ROOT ?? process.cwd();
 }
 
@@ -39,22 +36,3 @@ export function cloudCodeVersion(root: string, env: NodeJS.ProcessEnv = process.
 }
 
 export { packageVersions };
-
-/**
- * The provider of a run, in the cloud: as locally, except `replay:` reads an s3:// object
- * (the function cannot see the caller's files).
- */
-export async function createCloudProvider(spec: string, options: ProviderOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<Provider> {
-  const text = spec.trim();
-  if (!text.startsWith('replay:')) return createProvider(text, options);
-  const ref = text.slice('replay:'.length);
-  if (!ref.startsWith('s3://')) throw new InputError('a replay file must be an s3:// object for the deployed pipeline', { field: 'model' });
-  const { bucket, key } = parseS3Ref(ref);
-  try {
-    const out = await s3ClientFromEnv(env).send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return replayProvider(text, ref, (await out.Body?.transformToString('utf8')) ?? '');
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') throw new InputError('no such replay object', { file: ref });
-    throw new HarnessError(`cannot read the replay file ${ref}`, { cause: error });
-  }
-}

@@ -3,32 +3,79 @@
  * (local, s3://, hf://) through layers/sources, named datasets from the Hugging Face Hub.
  */
 import { createHash } from 'node:crypto';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
 import { loadTasks } from '#core/run/load.ts';
 import type { LoadedBenchmark } from '#core/run/plan.ts';
-import { openRows, resolveNamedDataset, type SourceOptions } from '#sources/index.ts';
+import { openRows, resolveNamedDatasetFiles, type SourceOptions } from '#sources/index.ts';
+import { InputError } from '#core/errors.ts';
+import type { Task } from '#core/types.ts';
+import { access, mkdir, rename, writeFile } from 'node:fs/promises';
 
 export interface LoadOptions {
   packageRoot: string;
   cacheDir: string;
   env?: NodeJS.ProcessEnv;
+  /** For a published dataset: read only this split's file (default: its test split when it has one). */
+  split?: string;
+}
+
+/** Tests larger than this are kept on disk (content-addressed in the cache), not in memory. */
+const SPILL_BYTES = 64 * 1024;
+
+async function spill(cacheDir: string, text: string): Promise<string> {
+  const sha = createHash('sha256').update(text).digest('hex');
+  const path = join(cacheDir, 'tests', sha.slice(0, 2), `${sha}.txt`);
+  try {
+    await access(path);
+  } catch {
+    await mkdir(dirname(path), { recursive: true });
+    const tmp = `${path}.${process.pid}.tmp`;
+    await writeFile(tmp, text);
+    await rename(tmp, path);
+  }
+  return path;
+}
+
+/** Moves large inline tests of io-tests tasks to files, so RoCode's big splits stream through. */
+function spiller(cacheDir: string): (task: Task) => Promise<Task> {
+  return async (task) => {
+    if (task.kind !== 'io-tests' || !task.tests.some((t) => (t.input?.length ?? 0) + (t.output?.length ?? 0) > SPILL_BYTES)) return task;
+    const tests = [];
+    for (const t of task.tests) {
+      if ((t.input?.length ?? 0) + (t.output?.length ?? 0) <= SPILL_BYTES || t.input === undefined || t.output === undefined) {
+        tests.push(t);
+        continue;
+      }
+      const { input, output, ...rest } = t;
+      tests.push({ ...rest, inputPath: await spill(cacheDir, input), outputPath: await spill(cacheDir, output) });
+    }
+    return { ...task, tests };
+  };
+}
+
+async function namedRefs(source: BenchmarkSource, opts: LoadOptions, sourceOptions: SourceOptions): Promise<{ ref: string; split?: string }[]> {
+  const files = await resolveNamedDatasetFiles(source.benchmark.id as 'rocode' | 'kotlin-humaneval' | 'abricot', sourceOptions);
+  const split = opts.split ?? (files.some((f) => f.split === 'test') ? 'test' : undefined);
+  const chosen = split && files.some((f) => f.split) ? files.filter((f) => f.split === split || !f.split) : files;
+  if (chosen.length === 0) throw new InputError(`${source.benchmark.id} has no "${split}" split (files: ${files.map((f) => f.path).join(', ')})`, { field: 'split' });
+  return chosen;
 }
 
 const digest = (parts: string[]): string => createHash('sha256').update(parts.join('\n')).digest('hex');
 
 export async function loadSource(source: BenchmarkSource, opts: LoadOptions): Promise<LoadedBenchmark> {
   const sourceOptions: SourceOptions = { cacheDir: opts.cacheDir, env: opts.env ?? process.env };
-  let refs: string[];
+  let refs: { ref: string; split?: string }[];
   switch (source.kind) {
     case 'bundled':
-      refs = [resolve(opts.packageRoot, 'sample', source.suite.file)];
+      refs = [{ ref: resolve(opts.packageRoot, 'sample', source.suite.file) }];
       break;
     case 'file':
-      refs = [source.ref];
+      refs = [{ ref: source.ref }];
       break;
     case 'named':
-      refs = await resolveNamedDataset(source.benchmark.id as 'rocode' | 'kotlin-humaneval' | 'abricot', sourceOptions);
+      refs = await namedRefs(source, opts, sourceOptions);
       break;
     default: {
       const never: never = source;
@@ -36,10 +83,14 @@ export async function loadSource(source: BenchmarkSource, opts: LoadOptions): Pr
     }
   }
   const rowSources = [];
-  for (const ref of refs) rowSources.push(await openRows(ref, sourceOptions));
-  const loaded = await loadTasks(source.benchmark, source.spec, rowSources, digest);
+  for (const { ref, split } of refs) {
+    const rows = await openRows(ref, sourceOptions);
+    rowSources.push({ label: rows.label, sha256: () => rows.sha256(), rows: () => rows.rows(), ...(split ? { split } : {}) });
+  }
+  const loaded = await loadTasks(source.benchmark, source.spec, rowSources, digest, spiller(opts.cacheDir));
   // Test files named relative to a local dataset live beside it.
-  const local = refs.length === 1 && refs[0] && !/^[a-z0-9]+:\/\//i.test(refs[0]) ? dirname(resolve(refs[0])) : undefined;
+  const only = refs.length === 1 ? refs[0]?.ref : undefined;
+  const local = only && !/^[a-z0-9]+:\/\//i.test(only) ? dirname(resolve(only)) : undefined;
   if (local) {
     for (const task of loaded.tasks) {
       if (task.kind !== 'io-tests') continue;

@@ -149,7 +149,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
   const sources = parseBenchmarkSpec(spec.benchmark);
   const results: LocalRunResult[] = [];
   for (const source of sources) {
-    const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env });
+    const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });
     const probe = await createProvider(spec.model, opts.providerOptions);
     const languages = languagesFor(spec, loaded, probe);
     await probe.close?.();
@@ -195,7 +195,7 @@ export async function resumeLocal(runId: string, opts: LocalRunOptions, override
   }
   const [source] = parseBenchmarkSpec(manifest.benchmark.spec);
   if (!source) throw new InputError(`run ${runId} names no benchmark`);
-  const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env });
+  const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(manifest.split ? { split: manifest.split } : {}) });
   const providerOptions = { ...manifest.provider_options, ...opts.providerOptions };
   const provider = await createProvider(manifest.model.spec, providerOptions);
   await provider.prepare?.(new Set(loaded.tasks.map((t) => t.id)));

@@ -3,7 +3,7 @@
  * server serves files the way the Hub does (pointed to by HF_ENDPOINT), moto serves S3.
  */
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parquetWriteBuffer } from 'hyparquet-writer';
@@ -61,4 +61,46 @@ describe('rows from S3', () => {
     expect(run.items).toBe(10);
     expect(run.metrics['accuracy/subtask=abstractness']?.value).toBe(1);
   }, 120_000);
+});
+
+describe('large RoCode splits', () => {
+  let hub: FakeHub;
+  const home = tempHome();
+  const big = 'x'.repeat(200 * 1024);
+
+  beforeAll(async () => {
+    const row = (id: string, split?: string) =>
+      JSON.stringify({
+        task_id: id, name: 'ecou', statement: 'Afișați textul primit.', input_spec: 'un șir', output_spec: 'același șir',
+        examples: [{ input: 'a\n', output: 'a\n' }], tests: [{ input: `${big}\n`, output: `${big}\n` }, { input: 'b\n', output: 'b\n' }],
+        time_limit_ms: 2000, memory_limit_mb: 64, difficulty: 'easy', ...(split ? { split } : {}),
+        solutions: { python: 'import sys\nsys.stdout.write(sys.stdin.read())\n' },
+      });
+    hub = await startFakeHub({
+      repos: {
+        'cosmadrian/rocode': [
+          { path: 'rocode_train.jsonl', content: `${row('t1')}\n${row('t2')}\n`, lfs: true },
+          { path: 'rocode_val.jsonl', content: `${row('v1')}\n`, lfs: true },
+          { path: 'rocode_test.jsonl', content: `${row('s1')}\n`, lfs: true },
+        ],
+      },
+    });
+  });
+  afterAll(() => hub.close());
+
+  it('reads only the requested split, keeps big tests on disk and judges them', async () => {
+    const env = { HF_ENDPOINT: hub.endpoint };
+    const test = await runCli(['run', '-b', 'rocode', '-m', 'reference', '--language', 'python', '--json', '-q', '--home', home], { env });
+    expect(test.code, test.stderr).toBe(0);
+    expect(parseJson<{ items: number; verdicts: Record<string, number> }>(test)).toMatchObject({ items: 1, verdicts: { OK: 1 } });
+    expect(hub.requests.some((r) => r.url.includes('rocode_train'))).toBe(false);
+    const train = await runCli(['run', '-b', 'rocode', '-m', 'reference', '--language', 'python', '--split', 'train', '--json', '-q', '--home', home], { env });
+    expect(train.code, train.stderr).toBe(0);
+    expect(parseJson<{ items: number }>(train).items).toBe(2);
+    const spilled = await runCli(['query', "SELECT count(*) AS n FROM records WHERE verdict = 'OK'", '--format', 'json', '--home', home]);
+    expect(parseJson<{ n: number }[]>(spilled)[0]?.n).toBe(3);
+    // the 200 KB tests went to content-addressed files in the cache, not into the task
+    const stored = readdirSync(join(home, 'cache', 'tests'), { recursive: true }).filter((f) => String(f).endsWith('.txt'));
+    expect(stored.length).toBeGreaterThan(0);
+  }, 300_000);
 });

@@ -67,6 +67,8 @@ export class CompileServerProcess {
   private holds = 0;
   private alive = true;
   private retiring = false;
+  private ended = false;
+  private refUntilExit = false;
   private stdoutBuffer = '';
   private stderrTail = '';
   private readonly killOnExit = (): void => {
@@ -174,6 +176,7 @@ export class CompileServerProcess {
   release(): void {
     this.holds = Math.max(0, this.holds - 1);
     this.updateRef();
+    this.maybeFinish();
   }
 
   /**
@@ -181,7 +184,7 @@ export class CompileServerProcess {
    * before answering.
    */
   compile(args: readonly string[]): Promise<ServerReply> {
-    if (!this.alive) return Promise.reject(new ServerDied('compile server is not running'));
+    if (!this.alive || this.ended) return Promise.reject(new ServerDied('compile server is not running'));
     const id = this.nextId++;
     this.sent += 1;
     const line = `C ${id} ${args.map((a) => Buffer.from(a, 'utf8').toString('base64')).join(' ')}\n`;
@@ -192,9 +195,14 @@ export class CompileServerProcess {
     });
   }
 
-  /** Stops taking work; the JVM exits once its in-flight requests are answered. */
-  retire(): void {
+  /**
+   * Stops taking new work; the JVM exits once no caller holds it and its in-flight requests
+   * are answered. With `keepNodeAlive`, Node's event loop waits for that exit (used by close()).
+   */
+  retire(keepNodeAlive = false): void {
     this.retiring = true;
+    this.refUntilExit ||= keepNodeAlive;
+    this.updateRef();
     this.maybeFinish();
   }
 
@@ -215,11 +223,14 @@ export class CompileServerProcess {
   }
 
   private maybeFinish(): void {
-    if (this.retiring && this.alive && this.pending.size === 0) this.child.stdin.end('Q\n');
+    if (this.retiring && this.alive && !this.ended && this.holds === 0 && this.pending.size === 0) {
+      this.ended = true;
+      this.child.stdin.end('Q\n');
+    }
   }
 
   private updateRef(): void {
-    const wanted = this.alive && (this.holds > 0 || this.pending.size > 0);
+    const wanted = this.alive && (this.holds > 0 || this.pending.size > 0 || this.refUntilExit);
     const handles: { ref(): unknown; unref(): unknown }[] = [
       this.child,
       this.child.stdout as unknown as Socket,

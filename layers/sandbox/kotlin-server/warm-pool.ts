@@ -114,10 +114,7 @@ export class WarmServerPool {
     this.closed = true;
     this.current = undefined;
     const servers = [...this.live];
-    for (const server of servers) {
-      server.hold(); // keep Node alive until the JVMs have really gone
-      server.retire();
-    }
+    for (const server of servers) server.retire(true);
     const timer = setTimeout(() => servers.forEach((s) => s.kill()), graceMs);
     timer.unref();
     await Promise.all(servers.map((s) => s.exited));
