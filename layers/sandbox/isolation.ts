@@ -5,7 +5,10 @@
  * - `rlimits`: the supervisor's rlimits, process-group and descendant cleanup only.
  * When running as root, sandboxed processes run as uid/gid 65534 in both levels: bubblewrap
  * started by root would map the sandbox to kuid 0, which the kernel exempts from
- * RLIMIT_NPROC (a fork bomb would be unbounded), so root drops to 65534 with `setpriv` first.
+ * RLIMIT_NPROC (a fork bomb would be unbounded), so Node starts bubblewrap as 65534 (spawn's
+ * uid/gid options, which also clear supplementary groups); at the rlimits level the
+ * supervisor stays root and drops to 65534 itself in the program's process, so the program
+ * cannot signal its supervisor. No extra exec (such as setpriv) sits in the chain.
  */
 import { execFile } from 'node:child_process';
 import { lstatSync, readlinkSync } from 'node:fs';
@@ -32,8 +35,8 @@ export interface IsolationReport {
 export interface IsolationConfig {
   level: IsolationLevel;
   bwrapPath: string;
-  /** argv prefix that drops root to SANDBOX_UID (empty when not root). */
-  dropPrefix: string[];
+  /** The uid/gid sandboxed code runs as, when the harness is root and must drop to it. */
+  dropTo: number | undefined;
 }
 
 async function executable(path: string): Promise<boolean> {
@@ -50,10 +53,6 @@ export function runningAsRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
-/** The argv prefix that drops root to the sandbox uid, or [] when not root. */
-export function dropPrivilegesPrefix(setprivPath = '/usr/bin/setpriv'): string[] {
-  return runningAsRoot() ? [setprivPath, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--'] : [];
-}
 
 /**
  * Probes the machine: is bubblewrap installed, and can it create its namespaces here
@@ -64,19 +63,17 @@ export function dropPrivilegesPrefix(setprivPath = '/usr/bin/setpriv'): string[]
 export async function detectIsolation(): Promise<IsolationReport> {
   const details: string[] = [];
   const root = runningAsRoot();
-  const setpriv = await executable('/usr/bin/setpriv');
-  if (root && !setpriv) details.push('running as root but /usr/bin/setpriv (util-linux) is missing: cannot drop to an unprivileged uid');
-  const unprivilegedUid = !root || setpriv;
-  if (root && setpriv) details.push(`running as root: sandboxed code runs as uid ${SANDBOX_UID}`);
+  const unprivilegedUid = true; // root drops to SANDBOX_UID; anyone else already is unprivileged
+  if (root) details.push(`running as root: sandboxed code runs as uid ${SANDBOX_UID}`);
   const bwrapPath = '/usr/bin/bwrap';
   let bwrap = false;
   if (!(await executable(bwrapPath))) {
     details.push('bubblewrap not installed (/usr/bin/bwrap): install it (apt-get install bubblewrap) for namespaces');
   } else {
     try {
-      const prefix = root && setpriv ? dropPrivilegesPrefix() : [];
-      const argv = [...prefix, bwrapPath, '--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', ...libLinks(), '--proc', '/proc', '--dev', '/dev', '/usr/bin/true'];
-      await run(argv[0] as string, argv.slice(1), { timeout: 20_000, env: {} });
+      const argv = [bwrapPath, '--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', ...libLinks(), '--proc', '/proc', '--dev', '/dev', '/usr/bin/true'];
+      const drop = root ? { uid: SANDBOX_UID, gid: SANDBOX_UID, cwd: '/' } : {};
+      await run(argv[0] as string, argv.slice(1), { timeout: 20_000, env: {}, ...drop });
       bwrap = true;
       details.push('bubblewrap works: user, PID, network, IPC and UTS namespaces, read-only /usr');
     } catch (cause) {
@@ -111,5 +108,5 @@ export async function resolveIsolation(requested: 'auto' | IsolationLevel): Prom
   if (level === 'bwrap' && !report.bwrap) {
     throw new HarnessError(`bubblewrap isolation requested but unavailable: ${report.details.join('; ')}`);
   }
-  return { level, bwrapPath: '/usr/bin/bwrap', dropPrefix: dropPrivilegesPrefix() };
+  return { level, bwrapPath: '/usr/bin/bwrap', dropTo: runningAsRoot() ? SANDBOX_UID : undefined };
 }

@@ -1,6 +1,7 @@
 /**
- * Runs one untrusted process: bubblewrap (or nothing) → pe-supervisor (rlimits, wall
- * deadline, descendant cleanup, rusage report on fd 3) → the program. Captures stdout up
+ * Runs one untrusted process: bubblewrap started as the sandbox uid (or nothing) →
+ * pe-supervisor (rlimits, wall deadline, descendant cleanup, rusage report on fd 3, and at
+ * the rlimits level the drop to the sandbox uid) → the program. Captures stdout up
  * to a cap while streaming (memory stays flat under a flood) and never trusts the program
  * to end: a backstop timer kills the whole process group.
  */
@@ -69,13 +70,14 @@ export function sandboxCommand(iso: IsolationConfig, supervisor: string, spec: S
     String(l.fileSizeMb * 1024 * 1024),
     String(l.processes),
     String(l.openFiles),
+    // bubblewrap already runs as the sandbox uid; without it the supervisor drops in the child.
+    String(iso.level === 'rlimits' ? (iso.dropTo ?? -1) : -1),
     '--',
     ...spec.argv,
   ];
-  if (iso.level === 'rlimits') return [...iso.dropPrefix, ...sup];
+  if (iso.level === 'rlimits') return sup;
   const binds = spec.readOnly.filter((p) => !p.startsWith('/usr/')).flatMap((p) => ['--ro-bind', p, p]);
   return [
-    ...iso.dropPrefix,
     iso.bwrapPath,
     '--unshare-all',
     '--die-with-parent',
@@ -126,6 +128,8 @@ export function runSandboxed(iso: IsolationConfig, supervisor: string, spec: San
       cwd: spec.workDir,
       env: spec.env ?? {},
       detached: true,
+      // bubblewrap started by root would map the sandbox to kuid 0 (exempt from RLIMIT_NPROC).
+      ...(iso.level === 'bwrap' && iso.dropTo !== undefined ? { uid: iso.dropTo, gid: iso.dropTo } : {}),
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
     const stdout: Buffer[] = [];

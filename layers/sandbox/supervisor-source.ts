@@ -4,10 +4,12 @@
  * Node cannot set rlimits on a child, read a child's rusage, or adopt orphaned
  * grandchildren. Compiled once per machine into the cache directory (see supervisor.ts).
  *
- * Usage: pe-supervisor <cpu_ms> <wall_ms> <as_bytes|0> <fsize_bytes> <nproc> <nofile> -- argv…
+ * Usage: pe-supervisor <cpu_ms> <wall_ms> <as_bytes|0> <fsize_bytes> <nproc> <nofile> <uid|-1> -- argv…
  *
  * It becomes a child subreaper (orphans of the program re-parent to it), forks the program
- * with the rlimits applied, waits for it (killing it at the wall-clock deadline), then kills
+ * with the rlimits applied and, when <uid> is not -1 (the rlimits level started by root),
+ * as uid/gid <uid> with no supplementary groups — so the supervisor itself stays out of the
+ * program's reach (it cannot be signalled by the program's kill(-1)). It waits for it (killing it at the wall-clock deadline), then kills
  * and reaps every remaining descendant, and finally writes one report line on fd 3:
  *   `exit=<code> signal=<n> wall_timeout=<0|1> utime_us=<n> stime_us=<n> maxrss_kb=<n> wall_ms=<n> exec_errno=<n>`
  * fd 3 is close-on-exec, so the program cannot write a report itself, and the supervisor is
@@ -18,6 +20,7 @@ export const SUPERVISOR_SOURCE = String.raw`
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,10 +56,11 @@ static int kill_children(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 9 || strcmp(argv[7], "--") != 0) { fprintf(stderr, "pe-supervisor: bad arguments\n"); return 125; }
+  if (argc < 10 || strcmp(argv[8], "--") != 0) { fprintf(stderr, "pe-supervisor: bad arguments\n"); return 125; }
   long long cpu_ms = atoll(argv[1]), wall_ms = atoll(argv[2]);
   unsigned long long as = strtoull(argv[3], 0, 10), fsize = strtoull(argv[4], 0, 10);
   unsigned long long nproc = strtoull(argv[5], 0, 10), nofile = strtoull(argv[6], 0, 10);
+  long uid = atol(argv[7]);
   fcntl(3, F_SETFD, FD_CLOEXEC);
   unsetenv("PWD"); /* bubblewrap sets it; the program's environment is exactly what we pass */
   prctl(PR_SET_DUMPABLE, 0);
@@ -79,7 +83,10 @@ int main(int argc, char **argv) {
     set_limit(RLIMIT_NPROC, nproc, nproc);
     set_limit(RLIMIT_NOFILE, nofile, nofile);
     set_limit(RLIMIT_CORE, 0, 0);
-    execv(argv[8], argv + 8);
+    if (uid >= 0 && (setgroups(0, 0) != 0 || setgid((gid_t)uid) != 0 || setuid((uid_t)uid) != 0)) {
+      int e = errno; if (write(errpipe[1], &e, sizeof e) < 0) {} _exit(127);
+    }
+    execv(argv[9], argv + 9);
     int e = errno; if (write(errpipe[1], &e, sizeof e) < 0) {} _exit(127);
   }
   close(errpipe[1]);

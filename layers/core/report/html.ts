@@ -47,7 +47,7 @@ function metricsTable(rows: readonly MetricRow[]): string {
     .map((r) => {
       const bar =
         r.value !== null && r.ci_low !== null && r.ci_high !== null && r.value >= -1 && r.value <= 1
-          ? `<svg width="120" height="10" role="img" aria-label="interval"><rect x="${60 + 60 * r.ci_low}" y="3" width="${Math.max(1, 60 * (r.ci_high - r.ci_low))}" height="4" fill="#9bb"/><circle cx="${60 + 60 * r.value}" cy="5" r="3" fill="#244"/><line x1="60" x2="60" y1="0" y2="10" stroke="#ccc"/></svg>`
+          ? `<svg width="130" height="10" role="img" aria-label="interval, -1 to 1"><line x1="65" x2="65" y1="0" y2="10" stroke="#ccc"/><rect x="${(65 + 60 * r.ci_low).toFixed(1)}" y="3" width="${Math.max(1, 60 * (r.ci_high - r.ci_low)).toFixed(1)}" height="4" fill="#9bb"/><circle cx="${(65 + 60 * r.value).toFixed(1)}" cy="5" r="3" fill="#244"/></svg>`
           : '';
       return `<tr><td>${escapeHtml(r.metric)}</td><td>${escapeHtml(r.slice)}</td><td class="num">${fmt(r.value)}</td><td class="num">${r.value === null ? '' : `[${fmt(r.ci_low)}, ${fmt(r.ci_high)}]`}</td><td class="num">${r.n}</td><td>${bar}${r.reason ? `<span class="absent">absent: ${escapeHtml(r.reason)}</span>` : ''}</td></tr>`;
     })

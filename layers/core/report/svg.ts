@@ -27,9 +27,9 @@ export function bubbleGrid(points: readonly BubblePoint[], labels: { xLabel: str
   const bubbles = points
     .map((p) => `<circle cx="${cx(p.x)}" cy="${cy(p.y)}" r="${(4 + 14 * Math.sqrt(p.count / max)).toFixed(1)}" fill="#2b6f8f" fill-opacity="0.6"><title>gold ${p.x}, predicted ${p.y}: ${p.count}</title></circle><text x="${cx(p.x)}" y="${cy(p.y) + 4}" font-size="10" text-anchor="middle" fill="#fff">${p.count}</text>`)
     .join('');
-  return `<svg width="${size}" height="${size}" role="img" aria-label="${labels.yLabel} vs ${labels.xLabel}">
+  return `<svg width="${size}" height="${size + 16}" role="img" aria-label="${labels.yLabel} vs ${labels.xLabel}">
 <line x1="${cx(0.5)}" y1="${cy(0.5)}" x2="${cx(5.5)}" y2="${cy(5.5)}" stroke="#ccc" stroke-dasharray="4 3"/>${ticks}${bubbles}
-<text x="${size / 2 + pad / 2}" y="${size - 22}" font-size="11" text-anchor="middle" fill="#555">${labels.xLabel}</text>
+<text x="${size / 2 + pad / 2}" y="${size + 10}" font-size="11" text-anchor="middle" fill="#555">${labels.xLabel}</text>
 <text x="10" y="${size / 2}" font-size="11" text-anchor="middle" fill="#555" transform="rotate(-90 10 ${size / 2})">${labels.yLabel}</text></svg>`;
 }
 
