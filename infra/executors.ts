@@ -40,6 +40,8 @@ export function executorEnvironment(image: ExecutorImage, bucket: s3.IBucket, le
     TABLE_NAME: ledger.tableName,
     AGGREGATE_QUEUE_URL: aggregateQueue.queueUrl,
     EXECUTOR_LANGUAGES: image.languages.join(','),
+    // Executors sit in isolated subnets without an X-Ray endpoint.
+    POWERTOOLS_TRACE_ENABLED: 'false',
   };
 }
 

@@ -6,11 +6,12 @@
 import { cp, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { SqsWorkQueue } from '#aws/index.ts';
-import type { Executor } from '#core/ports.ts';
+import type { BlobStore, Executor } from '#core/ports.ts';
 import { RunContextCache } from '#app/cloud-context.ts';
 import { requireEnv } from '#app/cloud-env.ts';
 import type { AggregateMessage } from '#app/cloud-messages.ts';
 import { writableCacheDir } from '#app/cloud-runtime.ts';
+import { storeTestLoader } from '#app/cloud-test-files.ts';
 import type { StageDeps } from '#app/cloud-stages.ts';
 import { storageClients, type StorageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
@@ -19,8 +20,8 @@ export interface ExecuteHandlerDeps extends StageDeps {
   obs?: Observability;
 }
 
-/** The sandbox executor of this container, built on first use. */
-export function containerExecutor(env: NodeJS.ProcessEnv = process.env): () => Promise<Executor> {
+/** The sandbox executor of this container, built on first use; large tests are read from the store. */
+export function containerExecutor(store: BlobStore, env: NodeJS.ProcessEnv = process.env): () => Promise<Executor> {
   let executor: Promise<Executor> | undefined;
   return () => {
     executor ??= (async () => {
@@ -29,7 +30,7 @@ export function containerExecutor(env: NodeJS.ProcessEnv = process.env): () => P
       const imageCache = env.POLYEVAL_CACHE;
       if (imageCache && imageCache !== cacheDir && existsSync(imageCache)) await cp(imageCache, cacheDir, { recursive: true, force: false, errorOnExist: false });
       const { createSandboxExecutor } = await import('#sandbox/index.ts');
-      return createSandboxExecutor({ cacheDir });
+      return createSandboxExecutor({ cacheDir, loadTestFile: storeTestLoader(store) });
     })();
     executor.catch(() => (executor = undefined));
     return executor;
@@ -42,7 +43,7 @@ export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?
   return {
     obs,
     ledger,
-    contexts: new RunContextCache({ store, ledger, clock: () => new Date(), executor: containerExecutor(env) }),
+    contexts: new RunContextCache({ store, ledger, clock: () => new Date(), executor: containerExecutor(store, env) }),
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
   };
 }

@@ -32,6 +32,9 @@ export function powertoolsEnvironment(service: string): Record<string, string> {
  * a missing esbuild would make CDK try Docker, which the synth test forbids (CDK_DOCKER unset to
  * a binary that fails).
  */
+/** Packages that read data files next to their module at run time. */
+export const FILE_READING_PACKAGES = ['dictionary-ro', 'dictionary-en'] as const;
+
 export function localBundlingOptions(): nodejs.BundlingOptions {
   return {
     format: nodejs.OutputFormat.ESM,
@@ -39,7 +42,19 @@ export function localBundlingOptions(): nodejs.BundlingOptions {
     mainFields: ['module', 'main'],
     // ESM bundles of CommonJS dependencies still call require(): give them one.
     banner: "import { createRequire as __polyevalCreateRequire } from 'node:module'; const require = __polyevalCreateRequire(import.meta.url);",
-    externalModules: [],
+    // The hunspell dictionaries read their .aff/.dic files beside their own module: they stay
+    // packages (copied below), imported only when RoCode's code-switching metric is computed.
+    externalModules: [...FILE_READING_PACKAGES],
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      // The bundled suites (`-b sample/…`) and the dictionary packages travel with every function.
+      afterBundling: (inputDir: string, outputDir: string) => [
+        `cp -r "${inputDir}/sample" "${outputDir}/sample"`,
+        `mkdir -p "${outputDir}/node_modules"`,
+        ...FILE_READING_PACKAGES.map((pkg) => `cp -r "${inputDir}/node_modules/${pkg}" "${outputDir}/node_modules/${pkg}"`),
+      ],
+    },
     minify: true,
     sourceMap: true,
     forceDockerBundling: false,

@@ -16,6 +16,7 @@ import { HarnessError } from '#core/errors.ts';
 import { loadSource, type LoadOptions } from './load-benchmark.ts';
 import { cloudKeys, readManifest, readTaskSnapshot, serialiseTasks } from './cloud-context.ts';
 import type { SetRunItems } from './cloud-ledger.ts';
+import { publishTestFiles } from './cloud-test-files.ts';
 import type { PlanMessage } from './cloud-messages.ts';
 
 /** Work items enqueued per plan invocation. */
@@ -78,7 +79,7 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   if (request === undefined) throw new HarnessError('planFirst needs the request');
   const [source] = parseBenchmarkSpec(request.benchmark);
   if (source === undefined) throw new InputError(`"${request.benchmark}" names no benchmark`, { field: 'benchmark' });
-  const loaded = await loadSource(source, deps.load);
+  const loaded = await loadSource(source, { ...deps.load, ...(request.spec.split ? { split: request.spec.split } : {}) });
   const provider = await deps.createProvider(request.spec.model);
   const plan = await planRun(loaded, request.spec, provider, {
     runId: message.runId,
@@ -88,11 +89,12 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
     // The executors run in their own images; they are not visible from here.
     toolchains: [],
   });
-  await deps.store.put(cloudKeys.tasks(message.runId), serialiseTasks(loaded.tasks), 'application/x-ndjson');
+  const pool = await publishTestFiles(deps.store, message.runId, loaded.tasks);
+  await deps.store.put(cloudKeys.tasks(message.runId), serialiseTasks(pool), 'application/x-ndjson');
   await deps.store.put(keys.manifest(message.runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
   await deps.setItems(message.runId, plan.items.length);
   await deps.ledger.setStatus(message.runId, 'running');
-  return { manifest: plan.manifest, loaded, provider };
+  return { manifest: plan.manifest, loaded: { ...loaded, tasks: pool }, provider };
 }
 
 /** The planned dataset as plan saw it, from the snapshot (same hash, so replanning is exact). */

@@ -23,6 +23,16 @@ export const SANDBOX_UID = 65534;
 
 export type IsolationLevel = 'bwrap' | 'rlimits';
 
+/** What each level does NOT isolate (doctor lists it; the README explains each level). */
+export const ISOLATION_GAPS: Readonly<Record<IsolationLevel, readonly string[]>> = {
+  bwrap: [],
+  rlimits: [
+    'network: programs can open connections, to loopback services included',
+    'file system: programs can read what the sandbox uid can read and write world-writable directories such as /tmp',
+    'other sandboxes: concurrent programs share the sandbox uid (signals such as kill(-1) reach them, RLIMIT_NPROC counts them all)',
+  ],
+};
+
 /** What `detectIsolation` found. */
 export interface IsolationReport {
   level: IsolationLevel;
@@ -82,6 +92,7 @@ export async function detectIsolation(): Promise<IsolationReport> {
   }
   const level: IsolationLevel = bwrap ? 'bwrap' : 'rlimits';
   details.push(`isolation level: ${level}`);
+  for (const gap of ISOLATION_GAPS[level]) details.push(`not isolated at this level: ${gap}`);
   return { level, bwrap, unprivilegedUid, details };
 }
 

@@ -76,6 +76,11 @@ int main(int argc, char **argv) {
     close(errpipe[0]);
     signal(SIGPIPE, SIG_DFL); signal(SIGTERM, SIG_DFL); signal(SIGINT, SIG_DFL); signal(SIGALRM, SIG_DFL);
     setpgid(0, 0);
+    /* Drop first: execve refuses (EAGAIN) a process that became its uid while already over
+       that uid's RLIMIT_NPROC, and the count is machine-wide at the rlimits level. */
+    if (uid >= 0 && (setgroups(0, 0) != 0 || setgid((gid_t)uid) != 0 || setuid((uid_t)uid) != 0)) {
+      int e = errno; if (write(errpipe[1], &e, sizeof e) < 0) {} _exit(127);
+    }
     unsigned long long cpu_s = (unsigned long long)((cpu_ms + 999) / 1000);
     set_limit(RLIMIT_CPU, cpu_s, cpu_s + 1);
     if (as > 0) set_limit(RLIMIT_AS, as, as);
@@ -83,9 +88,6 @@ int main(int argc, char **argv) {
     set_limit(RLIMIT_NPROC, nproc, nproc);
     set_limit(RLIMIT_NOFILE, nofile, nofile);
     set_limit(RLIMIT_CORE, 0, 0);
-    if (uid >= 0 && (setgroups(0, 0) != 0 || setgid((gid_t)uid) != 0 || setuid((uid_t)uid) != 0)) {
-      int e = errno; if (write(errpipe[1], &e, sizeof e) < 0) {} _exit(127);
-    }
     execv(argv[9], argv + 9);
     int e = errno; if (write(errpipe[1], &e, sizeof e) < 0) {} _exit(127);
   }

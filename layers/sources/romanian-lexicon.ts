@@ -13,8 +13,18 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nspell from 'nspell';
-import roDictionary from 'dictionary-ro';
-import enDictionary from 'dictionary-en';
+
+type Dictionary = { aff: Uint8Array; dic: Uint8Array };
+
+/**
+ * The dictionary packages read their files when imported, so they are imported only when the
+ * lexicon is built: importing this module (through layers/sources) costs nothing, and a
+ * bundled Lambda that never computes code-switching never needs the files.
+ */
+async function dictionaries(): Promise<{ ro: Dictionary; en: Dictionary }> {
+  const [ro, en] = await Promise.all([import('dictionary-ro'), import('dictionary-en')]);
+  return { ro: ro.default, en: en.default };
+}
 
 /** Answers whether a word (an identifier part) is Romanian and not also English. */
 export interface RomanianLexicon {
@@ -49,14 +59,15 @@ async function build(cacheDir: string | undefined): Promise<RomanianLexicon> {
 }
 
 async function cachedWords(cacheDir: string | undefined): Promise<Set<string>> {
-  if (!cacheDir) return romanianOnly();
+  const { ro, en } = await dictionaries();
+  if (!cacheDir) return romanianOnly(ro, en);
   const hash = createHash('sha256');
-  for (const part of [roDictionary.aff, roDictionary.dic, enDictionary.aff, enDictionary.dic]) hash.update(part);
+  for (const part of [ro.aff, ro.dic, en.aff, en.dic]) hash.update(part);
   const file = join(cacheDir, 'lexicon', `ro-minus-en-${hash.digest('hex').slice(0, 16)}.txt`);
   try {
     return new Set((await readFile(file, 'utf8')).split('\n'));
   } catch {
-    const words = romanianOnly();
+    const words = romanianOnly(ro, en);
     await mkdir(join(cacheDir, 'lexicon'), { recursive: true });
     const partial = `${file}.${process.pid}.tmp`;
     await writeFile(partial, [...words].join('\n'));
@@ -65,15 +76,15 @@ async function cachedWords(cacheDir: string | undefined): Promise<Set<string>> {
   }
 }
 
-function romanianOnly(): Set<string> {
-  const english = wordForms(enDictionary);
-  const romanian = wordForms(roDictionary);
+function romanianOnly(ro: Dictionary, en: Dictionary): Set<string> {
+  const english = wordForms(en);
+  const romanian = wordForms(ro);
   for (const word of english) romanian.delete(word);
   romanian.delete('');
   return romanian;
 }
 
-function wordForms(dictionary: { aff: Uint8Array; dic: Uint8Array }): Set<string> {
+function wordForms(dictionary: Dictionary): Set<string> {
   const forms = new Set<string>();
   for (const form in nspell(dictionary).data) forms.add(foldWord(form));
   return forms;

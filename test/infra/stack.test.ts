@@ -2,10 +2,13 @@
 // alarms, IAM scope, network isolation, the schedule, API authorisation, Glue and Athena.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { synthPolyeval } from './synth.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 let template: Template;
+let outdir: string;
 let json: { Resources: Record<string, Resource> };
 
 function resourcesOf(type: string): [string, Resource][] {
@@ -20,9 +23,22 @@ function statementsOfRoles(rolePattern: RegExp): { Action: string | string[]; Re
 }
 
 beforeAll(() => {
-  template = synthPolyeval({ generateMaxConcurrency: 7, nightly: { benchmarks: ['rocode'], models: ['reference'], params: { n: 1 } } }).template;
+  const synthesized = synthPolyeval({ generateMaxConcurrency: 7, nightly: { benchmarks: ['rocode'], models: ['reference'], params: { n: 1 } } });
+  template = synthesized.template;
+  outdir = synthesized.outdir;
   json = template.toJSON() as typeof json;
 }, 300_000);
+
+describe('function bundles', () => {
+  it('carry the bundled suites and the dictionary packages beside each handler', () => {
+    const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.') && existsSync(join(outdir, d, 'index.mjs')));
+    expect(assets.length).toBe(5); // api, plan, generate, aggregate, nightly (execute is a container image)
+    for (const asset of assets) {
+      expect(existsSync(join(outdir, asset, 'sample', 'abricot', 'items.jsonl')), asset).toBe(true);
+      expect(existsSync(join(outdir, asset, 'node_modules', 'dictionary-ro', 'index.dic')), asset).toBe(true);
+    }
+  });
+});
 
 describe('storage', () => {
   it('encrypts the results bucket, blocks public access and logs to the access-log bucket', () => {

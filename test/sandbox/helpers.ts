@@ -1,6 +1,6 @@
 // Shared fixtures of the sandbox tests: a hand-written io-tests task, a per-file executor
 // in its own temporary directories, and scans for leftover processes and files.
-import { chmodSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IoTestsTask, UnitTestsTask } from '#core/types.ts';
@@ -41,7 +41,15 @@ export function scratch(label: string): { root: string; cacheDir: string; workRo
   return { root, cacheDir: join(root, 'cache'), workRoot: join(root, 'work') };
 }
 
-/** Pids of live processes whose command line mentions `marker`. */
+function cwdOf(pid: string): string {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return ''; // exited, or not ours to inspect
+  }
+}
+
+/** Pids of live processes whose command line or working directory mentions `marker`. */
 export function processesMentioning(marker: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -49,7 +57,7 @@ export function processesMentioning(marker: string): number[] {
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
       const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
-      if (cmdline.includes(marker) && state !== 'Z') found.push(Number(entry));
+      if ((cmdline.includes(marker) || cwdOf(entry).includes(marker)) && state !== 'Z') found.push(Number(entry));
     } catch {
       // exited meanwhile
     }

@@ -149,7 +149,7 @@ export async function startCloud(options: { results?: ResultsQuery; chunkSize?: 
     python: makeExecute({
       ledger,
       aggregateQueue,
-      contexts: new RunContextCache({ store, ledger, clock, executor: containerExecutor({}) }),
+      contexts: new RunContextCache({ store, ledger, clock, executor: containerExecutor(store, {}) }),
     }),
     aggregate: makeAggregate({
       store,

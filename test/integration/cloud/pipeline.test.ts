@@ -155,7 +155,7 @@ describe('the Fargate lane', () => {
       deps: {
         ledger: cloud.ledger,
         aggregateQueue: new SqsWorkQueue({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }),
-        contexts: new RunContextCache({ store: cloud.store, ledger: cloud.ledger, clock: () => new Date(), executor: containerExecutor({}) }),
+        contexts: new RunContextCache({ store: cloud.store, ledger: cloud.ledger, clock: () => new Date(), executor: containerExecutor(cloud.store, {}) }),
       },
     });
     await drive(cloud);
