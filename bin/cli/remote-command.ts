@@ -3,13 +3,12 @@
  * HTTP API, every request SigV4-signed with the standard AWS credential chain. `remote run`
  * takes the flags of `polyeval run` and validates them with the same schema before sending.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { InputError } from '#core/errors.ts';
 import type { MetricValue } from '#core/run/aggregate.ts';
-import { parseRunSpec } from '#core/run/spec.ts';
 import { RemoteClient } from '#app/remote-client.ts';
 import { table, toJson } from './format.ts';
-import { intOption, numberOption } from './options.ts';
+import { addSpecOptions, specFromFlags, type SpecFlags } from './spec-options.ts';
 import { metricsTable } from './show.ts';
 
 interface RemoteGlobals {
@@ -18,22 +17,7 @@ interface RemoteGlobals {
   json?: boolean;
 }
 
-interface RemoteRunFlags {
-  benchmark?: string;
-  model: string;
-  n?: number;
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  stop?: string[];
-  seed?: number;
-  split?: string;
-  limit?: number;
-  language?: string;
-  timeScale?: number;
-  maxCost?: number;
-  likertMode?: 'auto' | 'likelihood' | 'digit-parse';
-}
+type RemoteRunFlags = SpecFlags;
 
 function clientOf(command: Command): { client: RemoteClient; json: boolean } {
   const globals = command.optsWithGlobals<RemoteGlobals>();
@@ -47,43 +31,12 @@ function print(text: string): void {
 }
 
 function runCommand(): Command {
-  return new Command('run')
-    .description('start a run on the deployed pipeline (the flags of `polyeval run`)')
-    .option('-b, --benchmark <spec>', 'sample | sample/<suite> | <benchmark>:<s3://…|hf://…> | <benchmark>')
-    .option('-m, --model <provider>', 'reference | replay:s3://… | bedrock:<id> | sagemaker:<endpoint>#tgi|#openai | openai:<url>#<model>', 'reference')
-    .option('-n, --n <count>', 'samples per task', intOption('--n', 1))
-    .option('--temperature <t>', 'sampling temperature', numberOption('--temperature'))
-    .option('--top-p <p>', 'nucleus sampling', numberOption('--top-p'))
-    .option('--max-tokens <count>', 'max new tokens per sample', intOption('--max-tokens', 1))
-    .option('--stop <sequence...>', 'stop sequences (replace the benchmark defaults)')
-    .option('--seed <seed>', 'seed for sampling and bootstrap intervals', intOption('--seed', 0))
-    .option('--split <split>', 'only tasks of this split (train, validation, test)')
-    .option('--limit <count>', 'only the first N tasks', intOption('--limit', 1))
-    .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin)')
-    .option('--time-scale <factor>', 'multiply every time limit', numberOption('--time-scale'))
-    .option('--max-cost <usd>', 'stop the run before the estimated cost exceeds this', numberOption('--max-cost'))
-    .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']))
+  return addSpecOptions(new Command('run').description('start a run on the deployed pipeline (the flags of `polyeval run`)'), {
+    benchmark: 'sample | sample/<suite> | <benchmark>:<s3://…|hf://…> | <benchmark>',
+    model: 'reference | replay:s3://… | bedrock:<id> | sagemaker:<endpoint>#tgi|#openai | openai:<url>#<model>',
+  })
     .action(async (flags: RemoteRunFlags, command: Command) => {
-      if (!flags.benchmark) throw new InputError('missing -b/--benchmark (try: -b sample/abricot)', { field: 'benchmark' });
-      const spec = parseRunSpec(
-        {
-          benchmark: flags.benchmark,
-          model: flags.model,
-          ...(flags.n !== undefined ? { n: flags.n } : {}),
-          ...(flags.temperature !== undefined ? { temperature: flags.temperature } : {}),
-          ...(flags.topP !== undefined ? { topP: flags.topP } : {}),
-          ...(flags.maxTokens !== undefined ? { maxTokens: flags.maxTokens } : {}),
-          ...(flags.stop ? { stop: flags.stop } : {}),
-          ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
-          ...(flags.split ? { split: flags.split } : {}),
-          ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
-          ...(flags.language ? { language: flags.language } : {}),
-          ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale } : {}),
-          ...(flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {}),
-          ...(flags.likertMode ? { likertMode: flags.likertMode } : {}),
-        },
-        'command line',
-      );
+      const spec = specFromFlags(flags);
       const { client, json } = clientOf(command);
       const started = await client.startRun(spec);
       if (json) return print(toJson(started));

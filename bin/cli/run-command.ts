@@ -2,32 +2,18 @@
  * `polyeval run`: evaluates a model on a benchmark and prints a results table (or, with
  * `--json`, exactly one JSON object on stdout).
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { InputError, RunStopped } from '#core/errors.ts';
-import { parseRunSpec } from '#core/run/spec.ts';
 import { openHome, packageRoot } from '#app/home.ts';
 import { resumeLocal, runLocal, type LocalRunResult } from '#app/local-run.ts';
 import { dryRun } from '#app/dry-run.ts';
 import { createProgress } from './progress.ts';
 import { printRunResult } from './show.ts';
 import { toJson } from './format.ts';
-import { intOption, numberOption } from './options.ts';
+import { intOption } from './options.ts';
+import { addSpecOptions, specFromFlags, type SpecFlags } from './spec-options.ts';
 
-interface RunFlags {
-  benchmark?: string;
-  model: string;
-  n?: number;
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  stop?: string[];
-  seed?: number;
-  split?: string;
-  limit?: number;
-  language?: string;
-  timeScale?: number;
-  maxCost?: number;
-  likertMode?: 'auto' | 'likelihood' | 'digit-parse';
+interface RunFlags extends SpecFlags {
   resume?: string;
   json?: boolean;
   dryRun?: boolean;
@@ -43,22 +29,10 @@ interface RunFlags {
 }
 
 export function runCommand(): Command {
-  return new Command('run')
-    .description('evaluate a model on a benchmark')
-    .option('-b, --benchmark <spec>', 'sample | sample/<suite> | <benchmark>:<path|s3://…|hf://…> | <benchmark> (Hugging Face dataset)')
-    .option('-m, --model <provider>', 'reference | replay:<file.jsonl> | bedrock:<id> | sagemaker:<endpoint>#tgi|#openai | openai:<url>#<model>', 'reference')
-    .option('-n, --n <count>', 'samples per task', intOption('--n', 1))
-    .option('--temperature <t>', 'sampling temperature', numberOption('--temperature'))
-    .option('--top-p <p>', 'nucleus sampling', numberOption('--top-p'))
-    .option('--max-tokens <count>', 'max new tokens per sample', intOption('--max-tokens', 1))
-    .option('--stop <sequence...>', 'stop sequences (replace the benchmark defaults)')
-    .option('--seed <seed>', 'seed for sampling and bootstrap intervals', intOption('--seed', 0))
-    .option('--split <split>', 'only tasks of this split (train, validation, test)')
-    .option('--limit <count>', 'only the first N tasks', intOption('--limit', 1))
-    .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin)')
-    .option('--time-scale <factor>', 'multiply every time limit (slow machines)', numberOption('--time-scale'))
-    .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
-    .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']))
+  return addSpecOptions(new Command('run').description('evaluate a model on a benchmark'), {
+    benchmark: 'sample | sample/<suite> | <benchmark>:<path|s3://…|hf://…> | <benchmark> (Hugging Face dataset)',
+    model: 'reference | replay:<file.jsonl> | bedrock:<id> | sagemaker:<endpoint>#tgi|#openai | openai:<url>#<model>',
+  })
     .option('--resume <run-id>', 'continue a killed or stopped run; only missing items run')
     .option('--dry-run', 'print the plan (items, estimated tokens and cost) without calling any model')
     .option('--json', 'print exactly one JSON object on stdout at the end')
@@ -99,26 +73,7 @@ export function runCommand(): Command {
           if (flags.benchmark) throw new InputError('--resume takes the benchmark and model from the run; do not pass -b', { field: 'benchmark' });
           results = [await resumeLocal(flags.resume, options, flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {})];
         } else {
-          if (!flags.benchmark) throw new InputError('missing -b/--benchmark (try: -b sample)', { field: 'benchmark' });
-          const spec = parseRunSpec(
-            {
-              benchmark: flags.benchmark,
-              model: flags.model,
-              ...(flags.n !== undefined ? { n: flags.n } : {}),
-              ...(flags.temperature !== undefined ? { temperature: flags.temperature } : {}),
-              ...(flags.topP !== undefined ? { topP: flags.topP } : {}),
-              ...(flags.maxTokens !== undefined ? { maxTokens: flags.maxTokens } : {}),
-              ...(flags.stop ? { stop: flags.stop } : {}),
-              ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
-              ...(flags.split ? { split: flags.split } : {}),
-              ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
-              ...(flags.language ? { language: flags.language } : {}),
-              ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale } : {}),
-              ...(flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {}),
-              ...(flags.likertMode ? { likertMode: flags.likertMode } : {}),
-            },
-            'command line',
-          );
+          const spec = specFromFlags(flags);
           if (flags.dryRun) {
             const plans = await dryRun(spec, options);
             if (flags.json) process.stdout.write(`${toJson(plans.length === 1 ? plans[0] : { plans })}\n`);

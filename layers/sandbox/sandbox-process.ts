@@ -80,6 +80,9 @@ export function sandboxCommand(iso: IsolationConfig, supervisor: string, spec: S
   return [
     iso.bwrapPath,
     '--unshare-all',
+    // The supervisor is the namespace's init: no extra reaper process, orphans re-parent to
+    // it, and the kernel drops signals the program sends it (kill(getppid()) cannot stop it).
+    '--as-pid-1',
     '--die-with-parent',
     '--new-session',
     '--cap-drop', 'ALL',

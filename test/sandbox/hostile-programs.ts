@@ -66,7 +66,7 @@ function nativeCases(language: 'c' | 'cpp'): HostileCase[] {
     c('a background child outliving its parent', () => native.orphan(sum), ['OK']),
     c('a TCP connection to a listening loopback port', (p) => native.tcp(sum, p), ['OK']),
     c('reading the parent environment and /proc/<pid>/environ', (p) => native.environment(sum, p), ['OK']),
-    c('killing the parent', native.killParent, ['RE']),
+    c('killing the parent', native.killParent, ['RE', 'WA']),
     c('writing outside the working directory', (p) => native.writeOutside(sum, p), ['OK']),
     c('reading the expected output', native.readExpected, ['WA']),
   ];
@@ -82,7 +82,8 @@ const python: HostileCase[] = [
   ['a background child outliving its parent', () => `import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(10**6)\n${PY_SUM}`, ['OK']],
   ['a TCP connection to a listening loopback port', (p: Probe) => `import socket\ntry:\n    socket.create_connection(("127.0.0.1", ${p.port}), timeout=2)\n    print("connected")\nexcept OSError:\n    ${indent(PY_SUM)}`, ['OK']],
   ['reading the parent environment and /proc/<pid>/environ', (p: Probe) => `import os\nleak = "${p.secretName}" in os.environ\nfor pid in [d for d in os.listdir("/proc") if d.isdigit()] + [str(os.getppid())]:\n    try:\n        leak = leak or b"${p.secretName}" in open(f"/proc/{pid}/environ", "rb").read()\n    except OSError:\n        pass\n# Python coerces the C locale by setting LC_CTYPE itself (PEP 538); nothing else may be there.\nif leak or set(os.environ) - {"LC_CTYPE"}:\n    print("leak", dict(os.environ))\nelse:\n    ${indent(PY_SUM)}`, ['OK']],
-  ['killing the parent', () => 'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.kill(-1, signal.SIGKILL)\n', ['RE']],
+  // The supervisor is the PID namespace's init, which ignores the program's signals: no output, WA.
+  ['killing the parent', () => 'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.kill(-1, signal.SIGKILL)\n', ['RE', 'WA']],
   ['writing outside the working directory', (p: Probe) => `import os\nfor path in ${JSON.stringify(p.outside)} + [os.path.join(os.path.dirname(os.path.abspath(__file__)), "pe_evil"), "../pe_evil"]:\n    try:\n        open(path, "w").write("x")\n    except OSError:\n        pass\n${PY_SUM}`, ['OK']],
   ['reading the expected output', () => 'import os\nfound = ""\nfor root in [".", "/tmp", ".."]:\n    for d, _, files in os.walk(root):\n        for f in files:\n            try:\n                if "EXPECTED_" + "SECRET" in open(os.path.join(d, f), errors="ignore").read():\n                    found = "EXPECTED_" + "SECRET"\n            except OSError:\n                pass\nprint(found or "nothing")\n', ['WA']],
 ].map(([attack, code, verdicts]) => ({ attack, language: 'python', code, verdicts }) as HostileCase);

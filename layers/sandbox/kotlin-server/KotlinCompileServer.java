@@ -32,7 +32,7 @@ import org.jetbrains.kotlin.config.KotlinCompilerVersion;
  *   client → server:         Q                            (exit now)
  * End of stdin also exits at once: the server never outlives its parent's pipe.
  *
- * Arguments: {@code <threads> <stack-mb> <heap-recheck-mb>}. Requests run on a fixed pool
+ * Arguments: {@code <threads> <stack-mb> <heap-recheck-mb> <warm-ups>}. Requests run on a fixed pool
  * of threads; the compiler keeps per-compilation state in its own objects, and the shared
  * application environment is reference counted and locked by the compiler itself (the same
  * arrangement the Kotlin daemon relies on), so concurrent requests are safe.
@@ -47,13 +47,14 @@ public final class KotlinCompileServer {
     int threads = argv.length > 0 ? Integer.parseInt(argv[0]) : 1;
     long stackBytes = (argv.length > 1 ? Long.parseLong(argv[1]) : 32L) << 20;
     long recheckMb = argv.length > 2 ? Long.parseLong(argv[2]) : Long.MAX_VALUE;
+    int warmUps = argv.length > 3 ? Integer.parseInt(argv[3]) : 1;
 
     // The protocol owns the real stdout; anything the compiler prints goes to stderr.
     PrintStream proto = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
     System.setOut(System.err);
 
     try {
-      warmUp();
+      for (int i = 0; i < Math.max(1, warmUps); i++) warmUp(i);
     } catch (Throwable t) {
       proto.println("FAIL " + b64(String.valueOf(t)));
       proto.flush();
@@ -123,12 +124,25 @@ public final class KotlinCompileServer {
     return heap.getUsed() >> 20;
   }
 
-  /** One tiny compilation before READY: loads and JIT-warms the compiler, and proves it works. */
-  private static void warmUp() throws Exception {
+  /**
+   * A small compilation before READY: loads and JIT-warms the compiler (the first few
+   * compilations of a fresh JVM are several times slower than later ones), and proves it works.
+   */
+  private static void warmUp(int round) throws Exception {
     Path dir = Files.createTempDirectory("polyeval-kt-warm-");
     try {
       Path src = dir.resolve("Warm.kt");
-      Files.writeString(src, "fun main() { println(listOf(3, 1, 2).sorted().joinToString()) }\n");
+      Files.writeString(src, String.join("\n",
+          "data class P" + round + "(val a: Int, val b: String)",
+          "sealed interface S { object A : S; class B(val n: Int) : S }",
+          "fun <T : Comparable<T>> top(xs: List<T>, k: Int): List<T> = xs.sortedDescending().take(k)",
+          "fun f(s: S): Int = when (s) { is S.A -> 0; is S.B -> s.n * " + round + " }",
+          "fun main() {",
+          "  val m = mutableMapOf<String, Int>()",
+          "  for (w in \"a b a c\".split(\" \")) m[w] = (m[w] ?: 0) + 1",
+          "  val p = P" + round + "(1, \"x\").copy(b = \"y\")",
+          "  println(top(listOf(3, 1, 2), 2).joinToString() + m + p + f(S.B(2)) + (1..9).filter { it % 2 == 0 }.sum())",
+          "}", ""));
       ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
       PrintStream err = new PrintStream(diagnostics, true, StandardCharsets.UTF_8);
       ExitCode exit = new K2JVMCompiler().execFullPathsInMessages(

@@ -44,7 +44,9 @@ export interface ServerSpec {
   maxHeapMb: number;
   /** Heap level above which the server measures again after a GC, in MiB. */
   heapRecheckMb: number;
-  /** How long start-up (JVM boot plus one warm-up compilation) may take. */
+  /** Compilations the server runs on itself before READY (JIT warm-up; at least 1). */
+  warmUps: number;
+  /** How long start-up (JVM boot plus the warm-up compilations) may take. */
   startTimeoutMs: number;
 }
 
@@ -90,6 +92,7 @@ export class CompileServerProcess {
       String(spec.threads),
       '32',
       String(spec.heapRecheckMb),
+      String(spec.warmUps),
     ];
     this.child = spawn(jdkTool('java'), jvmArgs, { env: jvmEnv(), cwd: tmpdir(), stdio: ['pipe', 'pipe', 'pipe'] });
     process.once('exit', this.killOnExit);

@@ -1,0 +1,64 @@
+/**
+ * The run-spec flags shared by `polyeval run` and `polyeval remote run`, and their
+ * translation into the one RunSpec schema the CLI and the HTTP API validate with.
+ */
+import { type Command, Option } from 'commander';
+import { InputError } from '#core/errors.ts';
+import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
+import { intOption, numberOption } from './options.ts';
+
+export interface SpecFlags {
+  benchmark?: string;
+  model: string;
+  n?: number;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  stop?: string[];
+  seed?: number;
+  split?: string;
+  limit?: number;
+  language?: string;
+  timeScale?: number;
+  maxCost?: number;
+  likertMode?: 'auto' | 'likelihood' | 'digit-parse';
+}
+
+export function addSpecOptions(command: Command, text: { benchmark: string; model: string }): Command {
+  return command
+    .option('-b, --benchmark <spec>', text.benchmark)
+    .option('-m, --model <provider>', text.model, 'reference')
+    .option('-n, --n <count>', 'samples per task', intOption('--n', 1))
+    .option('--temperature <t>', 'sampling temperature', numberOption('--temperature'))
+    .option('--top-p <p>', 'nucleus sampling', numberOption('--top-p'))
+    .option('--max-tokens <count>', 'max new tokens per sample', intOption('--max-tokens', 1))
+    .option('--stop <sequence...>', 'stop sequences (replace the benchmark defaults)')
+    .option('--seed <seed>', 'seed for sampling and bootstrap intervals', intOption('--seed', 0))
+    .option('--split <split>', 'only tasks of this split (train, validation, test)')
+    .option('--limit <count>', 'only the first N tasks', intOption('--limit', 1))
+    .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin; several: c,cpp,python)')
+    .option('--time-scale <factor>', 'multiply every time limit (slow machines)', numberOption('--time-scale'))
+    .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
+    .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']));
+}
+
+/** Validates the flags with the shared schema; a bad value is an InputError naming the field. */
+export function specFromFlags(flags: SpecFlags): RunSpec {
+  if (!flags.benchmark) throw new InputError('missing -b/--benchmark (try: -b sample)', { field: 'benchmark' });
+  const optional: Record<string, unknown> = {
+    n: flags.n,
+    temperature: flags.temperature,
+    topP: flags.topP,
+    maxTokens: flags.maxTokens,
+    stop: flags.stop,
+    seed: flags.seed,
+    split: flags.split,
+    limit: flags.limit,
+    language: flags.language,
+    timeScale: flags.timeScale,
+    maxCostUsd: flags.maxCost,
+    likertMode: flags.likertMode,
+  };
+  const given = Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined));
+  return parseRunSpec({ benchmark: flags.benchmark, model: flags.model, ...given }, 'command line');
+}
