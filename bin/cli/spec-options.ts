@@ -22,6 +22,7 @@ export interface SpecFlags {
   timeScale?: number;
   maxCost?: number;
   likertMode?: 'auto' | 'likelihood' | 'digit-parse';
+  kotlinLanguageVersion?: string;
 }
 
 export function addSpecOptions(command: Command, text: { benchmark: string; model: string }): Command {
@@ -39,6 +40,7 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
     .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin; several: c,cpp,python)')
     .option('--time-scale <factor>', 'multiply every time limit (slow machines)', numberOption('--time-scale'))
     .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
+    .option('--kotlin-language-version <version>', 'kotlinc -language-version and -api-version (2.0 accepts APIs kotlinc ≥ 2.1 rejects; default for mxeval:)')
     .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']));
 }
 
@@ -58,6 +60,7 @@ export function specFromFlags(flags: SpecFlags): RunSpec {
     timeScale: flags.timeScale,
     maxCostUsd: flags.maxCost,
     likertMode: flags.likertMode,
+    kotlinLanguageVersion: flags.kotlinLanguageVersion,
   };
   const given = Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined));
   return parseRunSpec({ benchmark: flags.benchmark, model: flags.model, ...given }, 'command line');

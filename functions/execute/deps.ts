@@ -13,6 +13,7 @@ import type { AggregateMessage } from '#app/cloud-messages.ts';
 import { writableCacheDir } from '#app/cloud-runtime.ts';
 import { storeTestLoader } from '#app/cloud-test-files.ts';
 import type { StageDeps } from '#app/cloud-stages.ts';
+import { kotlinFlags } from '#app/kotlin-flags.ts';
 import { storageClients, type StorageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 
@@ -45,5 +46,10 @@ export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?
     ledger,
     contexts: new RunContextCache({ store, ledger, clock: () => new Date(), executor: containerExecutor(store, env) }),
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
+    prepareRun: async (manifest) => {
+      // One sample at a time per container (batch size 1), so per-process flags are safe.
+      const { configureKotlin } = await import('#sandbox/languages/kotlin.ts');
+      configureKotlin({ flags: kotlinFlags(manifest.kotlin_language_version) });
+    },
   };
 }

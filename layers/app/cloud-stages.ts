@@ -20,6 +20,8 @@ export interface StageDeps {
   contexts: RunContextCache;
   ledger: RunLedger;
   aggregateQueue: Sender<AggregateMessage>;
+  /** Applies a run's toolchain settings (kotlinc language version) before its sample runs. */
+  prepareRun?: (manifest: RunContext['manifest']) => Promise<void>;
 }
 
 export interface GenerateDeps extends StageDeps {
@@ -114,6 +116,7 @@ export async function executeWork(deps: StageDeps, generated: GeneratedItem): Pr
     return { status: 'skipped' };
   }
   try {
+    await deps.prepareRun?.(ctx.manifest);
     return await scoreAndRecord(deps, ctx, generated);
   } catch (error) {
     return settle(deps.ledger, generated.item.runId, error);

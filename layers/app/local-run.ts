@@ -26,6 +26,7 @@ import { loadSource } from './load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { createProvider } from './create-provider.ts';
 import { codeVersion, packageVersions } from './versions.ts';
+import { kotlinFlags } from './kotlin-flags.ts';
 
 export interface LocalRunOptions {
   home: Home;
@@ -49,12 +50,11 @@ function newRunId(benchmark: string, now: Date): string {
   return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-async function executorFor(benchmark: AnyBenchmark): Promise<Executor | undefined> {
+async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion?: string): Promise<Executor | undefined> {
   if (benchmark.scorer === 'likert') return undefined;
   const sandbox = await import('#sandbox/index.ts');
-  // The sandbox keeps its own cache (default under the system tmpdir): sandboxed code runs as an
-  // unprivileged uid and must reach it, which a home under /root would not allow.
-  return sandbox.createSandboxExecutor({});
+  // Always passed, empty included: the Kotlin runtime keeps its flags per process.
+  return sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) });
 }
 
 async function costFunctions(provider: Provider, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
@@ -71,7 +71,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   const { home } = opts;
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
-  const executor = await executorFor(loaded.benchmark);
+  const executor = await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined);
   const ledgerRun = await home.ledger.getRun(manifest.run_id);
   const ctx: RunContext = {
     store: home.store,
@@ -158,7 +158,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const provider = await createProvider(spec.model, opts.providerOptions);
       const now = clock();
       const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
-      const executorInfo = await executorFor(loaded.benchmark);
+      const executorInfo = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion);
       const toolchains = executorInfo ? await executorInfo.toolchains() : [];
       await executorInfo?.close();
       const plan = await planRun(loaded, runSpec, provider, {

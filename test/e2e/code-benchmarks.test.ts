@@ -131,6 +131,23 @@ describe('any MXEval-format file', () => {
     expect(run.metrics['pass@1']?.value).toBeCloseTo(0.5, 10);
   }, 300_000);
 
+  it('compiles Kotlin with the language version the benchmark or the user sets, and records it', async () => {
+    const file = join(home, 'old-kotlin.jsonl');
+    writeFileSync(file, `${JSON.stringify({
+      task_id: 'OldKt/0', language: 'kotlin', prompt: 'fun shout(s: String): String {\n', entry_point: 'shout',
+      canonical_solution: '    return s.toUpperCase()\n}\n', test: '\nfun main() {\n    if (shout("ab") != "AB") throw Exception("wrong")\n}\n',
+    })}\n`);
+    // kotlinc 2.4 rejects String.toUpperCase() by default…
+    const strict = parseJson<RunJson>(await runCli(['run', '-b', `kotlin-humaneval:${file}`, '-m', 'reference', '--json', '-q', '--home', home]));
+    expect(strict.verdicts).toEqual({ CE: 1 });
+    // …and accepts it with language version 2.0, the mxeval: default
+    const lenient = parseJson<RunJson>(await runCli(['run', '-b', `mxeval:${file}`, '-m', 'reference', '--json', '-q', '--home', home]));
+    expect(lenient.verdicts).toEqual({ OK: 1 });
+    const manifest = JSON.parse(readFileSync(join(home, 'store', 'runs', lenient.run_id, 'manifest.json'), 'utf8')) as { kotlin_language_version: string; toolchains: { language: string; flags: string[] }[] };
+    expect(manifest.kotlin_language_version).toBe('2.0');
+    expect(manifest.toolchains.find((t) => t.language === 'kotlin')?.flags).toEqual(expect.arrayContaining(['-language-version', '2.0']));
+  }, 300_000);
+
   it('names the row and field of a malformed MXEval line', async () => {
     const file = join(home, 'bad-mxeval.jsonl');
     writeFileSync(file, `${JSON.stringify({ task_id: 'X/0', language: 'python', prompt: 'def f():\n', test: 'pass' })}\n`);

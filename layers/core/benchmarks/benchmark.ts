@@ -28,7 +28,13 @@ export interface Benchmark<T extends Task = Task> {
   /** Turns one raw dataset row into zero or more tasks; throws InputError naming file, line, field. */
   parseRow(row: Record<string, unknown>, loc: RowLocation): T[];
   /** Generation defaults of the benchmark's published recipe. */
-  readonly defaults: { params: Partial<GenerationParams>; language?: LanguageId; languages?: LanguageId[] };
+  readonly defaults: {
+    params: Partial<GenerationParams>;
+    language?: LanguageId;
+    languages?: LanguageId[];
+    /** kotlinc -language-version/-api-version for datasets written against older Kotlin APIs. */
+    kotlinLanguageVersion?: string;
+  };
   buildPrompt(task: T, ctx: PromptContext<T>): Prompt;
   /** The task's canonical answer in the given language (feeds the `reference` provider). */
   reference(task: T, language?: LanguageId): string | undefined;

@@ -91,7 +91,7 @@ function buildPrompt(task: UnitTestsTask): Prompt {
   return { style: 'completion', completion: task.prompt, messages: [{ role: 'user', content: chatInstruction(task) }] };
 }
 
-function mxevalBenchmark(id: string, title: string, defaultLanguage: string | undefined): Benchmark<UnitTestsTask> {
+function mxevalBenchmark(id: string, title: string, defaultLanguage: string | undefined, kotlinLanguageVersion?: string): Benchmark<UnitTestsTask> {
   return {
     id,
     scorer: 'unit-tests',
@@ -100,6 +100,7 @@ function mxevalBenchmark(id: string, title: string, defaultLanguage: string | un
     defaults: {
       params: { temperature: KOTLIN_RECIPE.temperature, topP: KOTLIN_RECIPE.topP, maxTokens: KOTLIN_RECIPE.maxTokens, stop: [...KOTLIN_RECIPE.stop] },
       ...(defaultLanguage ? { language: defaultLanguage } : {}),
+      ...(kotlinLanguageVersion ? { kotlinLanguageVersion } : {}),
     },
     buildPrompt,
     reference: (task) => task.canonicalSolution || undefined,
@@ -109,4 +110,8 @@ function mxevalBenchmark(id: string, title: string, defaultLanguage: string | un
 }
 
 export const kotlinHumanEval = mxevalBenchmark('kotlin-humaneval', 'Kotlin HumanEval — function completion (MXEval format)', 'kotlin');
-export const mxeval = mxevalBenchmark('mxeval', 'MXEval-format function completion (any language with a runtime)', undefined);
+/**
+ * Published MXEval Kotlin sets (MBKP) call APIs deprecated since Kotlin 1.5, which kotlinc ≥ 2.1
+ * rejects as errors; language version 2.0 (the oldest kotlinc 2.4 supports) accepts them.
+ */
+export const mxeval = mxevalBenchmark('mxeval', 'MXEval-format function completion (any language with a runtime)', undefined, '2.0');

@@ -28,6 +28,8 @@ export interface Manifest {
   /** likert: which mode ran (likelihood or digit-parse). */
   likert_mode: 'likelihood' | 'digit-parse' | null;
   max_cost_usd: number | null;
+  /** kotlinc -language-version/-api-version of the run, when set. */
+  kotlin_language_version?: string | null;
   /** How the provider was reached (no secrets: an API key is named by its variable), so --resume reaches it again. */
   provider_options?: { region?: string; endpointUrl?: string; apiKeyEnv?: string; timeoutMs?: number; concurrency?: number };
   code: { version: string; revision: string | null; dirty: boolean | null };

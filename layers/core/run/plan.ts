@@ -113,6 +113,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
     time_scale: spec.timeScale,
     likert_mode: likertMode,
     max_cost_usd: spec.maxCostUsd ?? null,
+    kotlin_language_version: spec.kotlinLanguageVersion ?? benchmark.defaults.kotlinLanguageVersion ?? null,
     code: ctx.code,
     packages: ctx.packages,
     toolchains: ctx.toolchains,

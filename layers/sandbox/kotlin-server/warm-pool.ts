@@ -18,6 +18,8 @@ export interface WarmPoolOptions {
   recycleAfter: number;
   /** Heap in use (after a GC) above which a JVM is replaced, in MiB. */
   recycleHeapMb: number;
+  /** Compilations a JVM runs on itself before taking requests (JIT warm-up). */
+  warmUps: number;
   /** Time one JVM may take to start and warm up. */
   startTimeoutMs: number;
 }
@@ -165,6 +167,7 @@ export class WarmServerPool {
       threads: this.opts.threads,
       maxHeapMb: this.opts.maxHeapMb,
       heapRecheckMb: this.opts.recycleHeapMb,
+      warmUps: this.opts.warmUps,
       startTimeoutMs: this.opts.startTimeoutMs,
     });
     this.counters.serversStarted += 1;

@@ -30,6 +30,8 @@ export interface KotlinCompilerOptions {
   recycleHeapMb?: number;
   /** Limit of one compilation, queueing excluded (default 60 000 ms, DESIGN §7). */
   timeoutMs?: number;
+  /** Compilations a new server JVM runs on itself before taking requests, to warm its JIT (default 4). */
+  warmUps?: number;
   /** Limit on starting and warming one server JVM (default 180 000 ms). */
   startTimeoutMs?: number;
 }
@@ -109,6 +111,7 @@ export function createKotlinCompiler(opts: KotlinCompilerOptions = {}): KotlinCo
     maxHeapMb,
     recycleAfter: positive(opts.recycleAfter, 200, 'recycleAfter'),
     recycleHeapMb: positive(opts.recycleHeapMb, Math.floor(maxHeapMb * 0.7), 'recycleHeapMb'),
+    warmUps: positive(opts.warmUps, 4, 'warmUps'),
     startTimeoutMs: positive(opts.startTimeoutMs, 180_000, 'startTimeoutMs'),
   });
   const slots = new Slots(maxInFlight);
