@@ -104,7 +104,7 @@ export async function run(opts: { coldSamples?: number } = {}): Promise<{ name: 
       { name: 'kotlin warm server per sample', value: round(warmPer), unit: 's', note: `${TASKS.length} tasks, ${note}` },
       { name: 'kotlin warm speed-up (cold / warm)', value: round(coldPer / warmPer), unit: 'x', note: 'target ≥ 8' },
       { name: 'kotlin warm per sample, 2 in flight', value: round(warmPairTotal / TASKS.length), unit: 's', note: 'second pass, wall time incl. the program runs' },
-      { name: 'kotlin warm server start-up', value: round(startup), unit: 's', note: 'JVM boot + warm-up compile, paid once per server' },
+      { name: 'kotlin warm server start-up', value: round(startup), unit: 's', note: 'JVM boot + 4 warm-up compilations, once per server (recycled ones start in the background)' },
     ];
   } finally {
     await rm(root, { recursive: true, force: true });
