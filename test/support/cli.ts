@@ -15,8 +15,9 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A fresh --home, inside the run's scratch folder that the global teardown removes. */
 export function tempHome(prefix = 'polyeval-home-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return mkdtempSync(join(process.env.POLYEVAL_TEST_SCRATCH ?? tmpdir(), prefix));
 }
 
 export function startCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
