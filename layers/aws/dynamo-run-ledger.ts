@@ -116,6 +116,50 @@ export class DynamoRunLedger implements RunLedger {
     });
   }
 
+  /** One transaction: the item row's verdict moves only if it is `from`, and the counters follow. */
+  async reviseItem(runId: string, itemId: string, from: Verdict, to: Verdict): Promise<boolean> {
+    if (from === to) {
+      const row = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: { pk: runKey(runId).pk, sk: ITEM_PREFIX + itemId } }));
+      return (row.Item as Row | undefined)?.verdict === from;
+    }
+    const now = this.#now().toISOString();
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: this.#table,
+            Key: { pk: runKey(runId).pk, sk: ITEM_PREFIX + itemId },
+            UpdateExpression: 'SET verdict = :to, revisedAt = :now',
+            ConditionExpression: 'verdict = :from',
+            ExpressionAttributeValues: { ':from': from, ':to': to, ':now': now },
+          },
+        },
+        {
+          Update: {
+            TableName: this.#table,
+            Key: runKey(runId),
+            UpdateExpression: 'ADD #from :minus, #to :one SET updatedAt = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#from': verdictAttribute(from), '#to': verdictAttribute(to) },
+            ExpressionAttributeValues: { ':minus': -1, ':one': 1, ':now': now },
+          },
+        },
+      ],
+    });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#doc.send(command);
+        return true;
+      } catch (error) {
+        const reasons = cancellationCodes(error);
+        if (reasons === undefined) throw this.#fault('reviseItem', runId, error);
+        if (reasons[0] === 'ConditionalCheckFailed') return false;
+        if (!reasons.includes('TransactionConflict') || attempt + 1 >= CONFLICT_RETRIES) throw this.#fault('reviseItem', runId, error);
+        await sleep(backoffMs(attempt, 20, 1_000));
+      }
+    }
+  }
+
   async recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean> {
     const now = this.#now().toISOString();
     const command = new TransactWriteCommand({

@@ -74,6 +74,12 @@ export interface RunLedger {
   listRuns(): Promise<RunSummary[]>;
   /** Counts the item once; returns false when it was already counted. */
   recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean>;
+  /**
+   * Moves a counted item from one verdict to another (an SE sample re-run on resume):
+   * conditional on its counted verdict being `from`, so a repeated call changes nothing.
+   * Returns false when the item is not counted with `from`.
+   */
+  reviseItem(runId: string, itemId: string, from: Verdict, to: Verdict): Promise<boolean>;
   /** Item ids already counted (for resume). */
   recordedItems(runId: string): Promise<Set<string>>;
   addCost(runId: string, usd: number): Promise<void>;

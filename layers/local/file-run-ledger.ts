@@ -13,12 +13,14 @@ import type { Verdict } from '#core/types.ts';
 type Event =
   | { e: 'create'; run: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>; at: string }
   | { e: 'item'; id: string; v: Verdict; at: string }
+  | { e: 'revise'; id: string; from: Verdict; v: Verdict; at: string }
   | { e: 'cost'; usd: number; at: string }
   | { e: 'status'; status: RunStatus; reason?: string; at: string };
 
 interface State {
   summary: RunSummary;
-  items: Set<string>;
+  /** Counted items and the verdict each is counted with. */
+  items: Map<string, Verdict>;
 }
 
 function safeName(runId: string): string {
@@ -121,8 +123,17 @@ export class FileRunLedger implements RunLedger {
     });
   }
 
+  async reviseItem(runId: string, itemId: string, from: Verdict, to: Verdict): Promise<boolean> {
+    return this.serial(runId, async () => {
+      const state = await this.load(runId);
+      if (state?.items.get(itemId) !== from) return false;
+      if (from !== to) await this.append(runId, { e: 'revise', id: itemId, from, v: to, at: new Date().toISOString() });
+      return true;
+    });
+  }
+
   async recordedItems(runId: string): Promise<Set<string>> {
-    return new Set((await this.load(runId))?.items ?? []);
+    return new Set((await this.load(runId))?.items.keys() ?? []);
   }
 
   async addCost(runId: string, usd: number): Promise<void> {
@@ -136,17 +147,26 @@ export class FileRunLedger implements RunLedger {
 
 function apply(state: State | undefined, event: Event): State | undefined {
   if (event.e === 'create') {
-    return state ?? { summary: { ...event.run, recorded: 0, verdicts: {}, costUsd: 0, updatedAt: event.at }, items: new Set() };
+    return state ?? { summary: { ...event.run, recorded: 0, verdicts: {}, costUsd: 0, updatedAt: event.at }, items: new Map() };
   }
   if (!state) return state;
   const s = state.summary;
   switch (event.e) {
     case 'item':
       if (state.items.has(event.id)) return state;
-      state.items.add(event.id);
+      state.items.set(event.id, event.v);
       s.recorded++;
       s.verdicts[event.v] = (s.verdicts[event.v] ?? 0) + 1;
       break;
+    case 'revise': {
+      if (state.items.get(event.id) !== event.from) return state;
+      state.items.set(event.id, event.v);
+      const left = (s.verdicts[event.from] ?? 1) - 1;
+      if (left > 0) s.verdicts[event.from] = left;
+      else delete s.verdicts[event.from];
+      s.verdicts[event.v] = (s.verdicts[event.v] ?? 0) + 1;
+      break;
+    }
     case 'cost':
       s.costUsd += event.usd;
       break;

@@ -238,7 +238,10 @@ export async function recordItem(ctx: RunContext, generated: GeneratedItem, outc
     outcome,
   };
   await ctx.store.put(keys.item(item.runId, item.taskId, item.sample), JSON.stringify(doc), 'application/json');
-  await ctx.ledger.recordItem(item.runId, doc.item_id, record.verdict);
+  const first = await ctx.ledger.recordItem(item.runId, doc.item_id, record.verdict);
+  if (!first && item.previousVerdict && item.previousVerdict !== record.verdict) {
+    await ctx.ledger.reviseItem(item.runId, doc.item_id, item.previousVerdict, record.verdict);
+  }
   ctx.onEvent?.({ type: 'recorded', item, verdict: record.verdict });
   return record;
 }

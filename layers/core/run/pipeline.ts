@@ -1,7 +1,9 @@
 /**
  * Drives one run through generate → score → record over two WorkQueues, with separate
  * bounded concurrency for generation and for scoring. Resumable: items already in the
- * store are skipped (and counted in the ledger if a crash came between write and count).
+ * store are skipped (and counted in the ledger if a crash came between write and count),
+ * except samples the harness failed on (SE: a provider that gave up, a sandbox fault), which
+ * run again and move their count to their new verdict.
  */
 import { RunStopped } from '../errors.ts';
 import type { WorkQueue } from '../ports.ts';
@@ -38,13 +40,15 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
       pending.push(item);
       continue;
     }
-    skipped++;
     const id = itemId(runId, item.taskId, item.sample);
-    if (!counted.has(id)) {
-      // Written but not counted: the process died between the two writes.
-      const doc = JSON.parse((await ctx.store.getText(key)) ?? '{}') as Partial<ItemDocument>;
-      if (doc.record) await ctx.ledger.recordItem(runId, id, doc.record.verdict);
+    const doc = JSON.parse((await ctx.store.getText(key)) ?? '{}') as Partial<ItemDocument>;
+    // Written but not counted: the process died between the two writes.
+    if (!counted.has(id) && doc.record) await ctx.ledger.recordItem(runId, id, doc.record.verdict);
+    if (doc.record?.verdict === 'SE') {
+      pending.push({ ...item, previousVerdict: 'SE' });
+      continue;
     }
+    skipped++;
   }
 
   let recorded = 0;

@@ -6,7 +6,7 @@ import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
 import { InputError } from '../errors.ts';
 import type { GenerationParams, Provider } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
-import type { Task } from '../types.ts';
+import type { Task, Verdict } from '../types.ts';
 import type { Manifest } from './manifest.ts';
 import type { RunSpec } from './spec.ts';
 
@@ -26,6 +26,8 @@ export interface WorkItem {
   taskId: string;
   sample: number;
   language?: string;
+  /** Set when the item is run again (an SE sample on resume): the verdict it was counted with. */
+  previousVerdict?: Verdict;
 }
 
 export interface RunPlan {

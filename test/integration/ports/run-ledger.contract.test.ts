@@ -80,6 +80,21 @@ describe.each(adapters)('RunLedger contract: $name', ({ create }) => {
     expect(await ledger.getRun('r1')).toMatchObject({ recorded: 1, verdicts: { OK: 1 } });
   });
 
+  it('moves a counted item to another verdict once, when it is counted with the expected one', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+    await ledger.recordItem('r1', 'r1/t1/0', 'SE');
+    await ledger.recordItem('r1', 'r1/t2/0', 'OK');
+
+    const moved = await ledger.reviseItem('r1', 'r1/t1/0', 'SE', 'WA');
+    const again = await ledger.reviseItem('r1', 'r1/t1/0', 'SE', 'WA');
+    const unknown = await ledger.reviseItem('r1', 'r1/t9/0', 'SE', 'OK');
+
+    expect([moved, again, unknown]).toEqual([true, false, false]);
+    expect(await ledger.getRun('r1')).toMatchObject({ recorded: 2, verdicts: { WA: 1, OK: 1 } });
+    expect((await ledger.getRun('r1'))?.verdicts.SE ?? 0).toBe(0);
+  });
+
   it('counts an item once under concurrent duplicate calls', async () => {
     const ledger = await create();
     await ledger.createRun(newRun('r1'));

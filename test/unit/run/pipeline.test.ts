@@ -93,6 +93,22 @@ describe('the local pipeline', () => {
     expect(summary.metrics['accuracy/subtask=abstractness']?.n).toBe(7);
   });
 
+  it('runs SE samples again on resume and moves their count to the new verdict', async () => {
+    const { ctx, plan, queues, store, ledger } = await setup(digitModel('3', new Set(['abstractness/r0', 'inclusiveness/r5'])));
+    await runPipeline(ctx, plan.items, queues());
+    expect((await ledger.getRun('run-1'))?.verdicts.SE).toBe(2);
+
+    const again = await runPipeline({ ...ctx, provider: digitModel('3') }, plan.items, queues());
+
+    expect(again).toEqual({ recorded: 2, skipped: 14 });
+    const run = await ledger.getRun('run-1');
+    expect(run?.recorded).toBe(16);
+    expect(run?.verdicts.SE ?? 0).toBe(0);
+    const docs = await readItems(store, 'run-1');
+    expect(docs.filter((d) => d.record.verdict === 'SE')).toHaveLength(0);
+    expect(docs).toHaveLength(16);
+  });
+
   it('skips recorded items on a second pass and counts each once', async () => {
     const { ctx, plan, queues, ledger } = await setup(referenceProvider());
     await runPipeline(ctx, plan.items.slice(0, 5), queues());
