@@ -28,7 +28,7 @@ export function listCommand(): Command {
       let rows: Record<string, unknown>[];
       if (what === 'runs') {
         const runs = await homeOf(command).ledger.listRuns();
-        rows = runs.map((r) => ({ run_id: r.runId, benchmark: r.benchmark, model: r.model, status: r.status, items: r.items, recorded: r.recorded, verdicts: Object.entries(r.verdicts).map(([v, c]) => `${v}:${c}`).join(' '), cost_usd: Number(r.costUsd.toFixed(6)), created_at: r.createdAt, ...(r.reason ? { reason: r.reason } : {}) }));
+        rows = runs.map((r) => ({ run_id: r.runId, benchmark: r.benchmark, model: r.model, status: r.status, items: r.items, recorded: r.recorded, pending: Math.max(0, r.items - r.recorded), verdicts: Object.entries(r.verdicts).map(([v, c]) => `${v}:${c}`).join(' '), cost_usd: Number(r.costUsd.toFixed(6)), created_at: r.createdAt, ...(r.reason ? { reason: r.reason } : {}) }));
       } else if (what === 'benchmarks') {
         rows = [
           ...BENCHMARKS.map((b) => ({ name: b.id, kind: 'benchmark', scorer: b.scorer, description: b.title })),

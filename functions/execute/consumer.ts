@@ -34,7 +34,9 @@ export async function consume(options: ConsumerOptions): Promise<void> {
 async function main(): Promise<void> {
   const env = process.env;
   const deps = createExecuteDeps(env);
-  const queue = new SqsWorkQueue<unknown>({ client: new SQSClient({}), queueUrl: requireEnv('QUEUE_URL', env) });
+  // Long items (the reason for this lane) keep their message invisible with a heartbeat, so
+  // a sample that runs past the visibility timeout is not handed to a second task.
+  const queue = new SqsWorkQueue<unknown>({ client: new SQSClient({}), queueUrl: requireEnv('QUEUE_URL', env), heartbeatSec: 60, visibilityTimeoutSec: 300 });
   process.once('SIGTERM', () => queue.close());
   const concurrency = Number(env.EXECUTOR_CONCURRENCY ?? availableParallelism());
   await consume({ queue, deps, concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 1 });
