@@ -5,7 +5,8 @@
  * OutOfMemoryError is MLE) instead of RLIMIT_AS, and the process limit leaves room for
  * the JVM's own threads.
  */
-import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
@@ -44,6 +45,26 @@ function jvmEtc(): string[] {
   }
 }
 
+/**
+ * The stdlib jar the sandboxed JVM runs with: a copy in the machine-wide cache (0755), because
+ * sandboxed code runs as an unprivileged uid that may not reach node_modules (a checkout
+ * under /root, say).
+ */
+let runnableStdlib: string | undefined;
+
+function stdlibFor(ctx: RuntimeContext, source: string): string {
+  if (runnableStdlib && existsSync(runnableStdlib)) return runnableStdlib;
+  const bytes = readFileSync(source);
+  const target = join(ctx.cacheDir, `kotlin-stdlib-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.jar`);
+  if (!existsSync(target)) {
+    const partial = `${target}.${process.pid}.tmp`;
+    writeFileSync(partial, bytes, { mode: 0o644 });
+    renameSync(partial, target);
+  }
+  runnableStdlib = target;
+  return target;
+}
+
 function getCompiler(ctx: RuntimeContext): KotlinCompilerHandle {
   if (!compiler || compilerMode !== ctx.kotlinMode) {
     compiler = createKotlinCompiler({ mode: ctx.kotlinMode });
@@ -56,7 +77,7 @@ export const kotlinRuntime: LanguageRuntime = {
   id: 'kotlin',
   sourceFile: 'Main.kt',
   async init(ctx) {
-    getCompiler(ctx);
+    stdlibFor(ctx, getCompiler(ctx).stdlibJar());
   },
   async toolchain(ctx): Promise<ToolchainInfo> {
     try {
@@ -78,7 +99,7 @@ export const kotlinRuntime: LanguageRuntime = {
   },
   runCommand(buildDir, memoryMb, args) {
     if (!compiler) throw new HarnessError('kotlin runtime used before init()');
-    const stdlib = compiler.stdlibJar();
+    const stdlib = runnableStdlib ?? compiler.stdlibJar();
     const mainClass = readFileSync(join(buildDir, 'main-class'), 'utf8').trim();
     return {
       argv: [java(), `-Xmx${memoryMb}m`, ...JVM_FLAGS, '-cp', `${join(buildDir, 'classes')}:${stdlib}`, mainClass, ...args],
