@@ -146,18 +146,7 @@ export class DynamoRunLedger implements RunLedger {
         },
       ],
     });
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.#doc.send(command);
-        return true;
-      } catch (error) {
-        const reasons = cancellationCodes(error);
-        if (reasons === undefined) throw this.#fault('reviseItem', runId, error);
-        if (reasons[0] === 'ConditionalCheckFailed') return false;
-        if (!reasons.includes('TransactionConflict') || attempt + 1 >= CONFLICT_RETRIES) throw this.#fault('reviseItem', runId, error);
-        await sleep(backoffMs(attempt, 20, 1_000));
-      }
-    }
+    return this.#transact(command, 'reviseItem', runId, itemId);
   }
 
   async recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean> {
@@ -183,21 +172,27 @@ export class DynamoRunLedger implements RunLedger {
         },
       ],
     });
+    return this.#transact(command, 'recordItem', runId, itemId);
+  }
+
+  /**
+   * Sends a two-part transaction (item row, then run row): true when it applied, false when
+   * the item row's condition failed (a duplicate), retried on TransactionConflict (often the
+   * duplicate itself touching the same rows); a missing run row is a HarnessError.
+   */
+  async #transact(command: TransactWriteCommand, op: string, runId: string, itemId: string): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {
         await this.#doc.send(command);
         return true;
       } catch (error) {
         const reasons = cancellationCodes(error);
-        if (reasons === undefined) throw this.#fault('recordItem', runId, error);
+        if (reasons === undefined) throw this.#fault(op, runId, error);
         if (reasons[0] === 'ConditionalCheckFailed') return false;
         if (reasons[1] === 'ConditionalCheckFailed') {
-          throw new HarnessError(`cannot record ${itemId}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
+          throw new HarnessError(`cannot ${op} ${itemId}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
         }
-        // TransactionConflict: a concurrent transaction (often the duplicate) touched these rows.
-        if (!reasons.includes('TransactionConflict') || attempt + 1 >= CONFLICT_RETRIES) {
-          throw this.#fault('recordItem', runId, error);
-        }
+        if (!reasons.includes('TransactionConflict') || attempt + 1 >= CONFLICT_RETRIES) throw this.#fault(op, runId, error);
         await sleep(backoffMs(attempt, 20, 1_000));
       }
     }
