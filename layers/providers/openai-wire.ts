@@ -93,6 +93,22 @@ export function usageOf(
   };
 }
 
+/** A chat-completions answer as a Generation (shared by `openai:` and `sagemaker:…#openai`). */
+export function generationFromChat(
+  out: { value: ChatResponse; latencyMs: number; attempts: number },
+  promptText: string,
+): { text: string; usage: TokenUsage; latencyMs: number; attempts: number; finishReason?: string } {
+  const choice = out.value.choices[0];
+  const text = choice?.message.content ?? '';
+  return {
+    text,
+    usage: usageOf(out.value.usage, promptText, text),
+    latencyMs: out.latencyMs,
+    attempts: out.attempts,
+    ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
+  };
+}
+
 /** The echoed prompt tokens of a `/completions` answer with `echo: true, logprobs: 1`. */
 export function echoedTokens(response: CompletionResponse): PromptToken[] {
   const lp = response.choices[0]?.logprobs;

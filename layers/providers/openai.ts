@@ -13,6 +13,7 @@ import type { ResolvedOptions } from './options.ts';
 import {
   chatMessages,
   chatResponseSchema,
+  generationFromChat,
   completionResponseSchema,
   echoedTokens,
   expectShape,
@@ -68,15 +69,7 @@ export class OpenAiProvider implements Provider {
       const body = await this.#post('/chat/completions', { model: this.model, messages, ...sampling }, signal);
       return expectShape(chatResponseSchema, body, 'chat/completions');
     }, req.signal);
-    const choice = out.value.choices[0];
-    const text = choice?.message.content ?? '';
-    return {
-      text,
-      usage: usageOf(out.value.usage, promptText(req.prompt), text),
-      latencyMs: out.latencyMs,
-      attempts: out.attempts,
-      ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
-    };
+    return generationFromChat(out, promptText(req.prompt));
   }
 
   /** log P(choice | prompt) per choice, one echo call per choice (llama.cpp and others reject prompt arrays). */

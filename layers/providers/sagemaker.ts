@@ -12,7 +12,7 @@ import { classifySdkError } from './failures.ts';
 import { parseJsonBody } from './http-json.ts';
 import { charLength, sumTail } from './logprobs.ts';
 import type { ResolvedOptions } from './options.ts';
-import { chatMessages, chatResponseSchema, expectShape, promptLogprobTokens, samplingFields, usageOf } from './openai-wire.ts';
+import { chatMessages, chatResponseSchema, expectShape, generationFromChat, promptLogprobTokens, samplingFields } from './openai-wire.ts';
 import { promptText, sampleSeed } from './prompt-text.ts';
 import { readTgi, tgiGeneratePayload, tgiPrefill, tgiScorePayload } from './sagemaker-tgi.ts';
 import type { SageMakerFlavour } from './spec.ts';
@@ -55,15 +55,7 @@ export class SageMakerProvider implements Provider {
     }
     const payload = { messages: chatMessages(req.prompt), ...samplingFields(req.params, seed) };
     const out = await this.#invoke(payload, (body) => expectShape(chatResponseSchema, body, 'chat answer'), req.signal);
-    const choice = out.value.choices[0];
-    const text = choice?.message.content ?? '';
-    return {
-      text,
-      usage: usageOf(out.value.usage, promptText(req.prompt), text),
-      latencyMs: out.latencyMs,
-      attempts: out.attempts,
-      ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
-    };
+    return generationFromChat(out, promptText(req.prompt));
   }
 
   /** log P(choice | prompt): one call per choice, summing the log-probabilities of the prompt's last tokens. */
