@@ -45,7 +45,8 @@ export class SandboxProgramHost implements ProgramHost {
   }
 
   async prepareUnitTest(source: UnitTestSource): Promise<Preparation> {
-    const runtime = await this.deps.runtimeFor(source.language);
+    const base = await this.deps.runtimeFor(source.language);
+    const runtime = base.unitTests ?? base;
     return this.build(runtime, runtime.unitTestProgram(source));
   }
 

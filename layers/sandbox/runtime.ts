@@ -57,6 +57,11 @@ export interface LanguageRuntime {
   runCommand(buildDir: string, memoryMb: number, args: string[]): RunCommand;
   /** prompt + completion + test + epilogue printing argv's last element. */
   unitTestProgram(source: UnitTestSource): string;
+  /**
+   * The runtime unit-test programs build and run with, when it differs from this one
+   * (C++: MXEval's compiler flags). It is initialised on first use.
+   */
+  readonly unitTests?: LanguageRuntime;
   /** Whether stderr says the program ran out of memory. */
   isOutOfMemory(stderr: string): boolean;
   close?(): Promise<void>;

@@ -111,3 +111,20 @@ describe('python unit tests', () => {
     expect(verdicts.every((v) => v !== 'OK')).toBe(true);
   }, 300_000);
 });
+
+describe('c++ unit-test builds', () => {
+  it("compile with MXEval's g++ defaults: no optimisation, gnu++17", async () => {
+    const test = [
+      'int main(int argc, char* argv[]) {',
+      '#ifdef __OPTIMIZE__',
+      '  return 1;',
+      '#endif',
+      '#ifdef __STRICT_ANSI__',
+      '  return 2;',
+      '#endif',
+      '  return __cplusplus == 201703L && dublu(2) == 4 ? 0 : 3;',
+      '}',
+    ].join('\n');
+    expect(await run('cpp', test, cGood)).toMatchObject({ verdict: 'OK' });
+  }, 300_000);
+});

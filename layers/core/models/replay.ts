@@ -42,9 +42,13 @@ export function parseReplay(text: string, file: string): ReplayLine[] {
   return out;
 }
 
-export function replayProvider(spec: string, file: string, text: string): Provider {
-  const lines = parseReplay(text, file);
-  const byTask = new Map<string, ReplayLine[]>();
+/**
+ * Groups sample lines by task and numbers them: explicit `sample` indexes first (a duplicate
+ * is an InputError naming the line), the rest in file order after them. Each task's list
+ * comes back sorted by sample.
+ */
+export function numberSamples<T extends { taskId: string; sample?: number; line: number }>(lines: readonly T[], file: string): Map<string, T[]> {
+  const byTask = new Map<string, T[]>();
   for (const l of lines) {
     const list = byTask.get(l.taskId) ?? [];
     list.push(l);
@@ -67,6 +71,12 @@ export function replayProvider(spec: string, file: string, text: string): Provid
     }
     list.sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0));
   }
+  return byTask;
+}
+
+export function replayProvider(spec: string, file: string, text: string): Provider {
+  const lines = parseReplay(text, file);
+  const byTask = numberSamples(lines, file);
   return {
     id: spec,
     kind: 'replay',

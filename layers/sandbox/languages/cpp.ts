@@ -2,6 +2,11 @@
  * C++: `g++ -O2 -std=gnu++17`, with a precompiled `bits/stdc++.h` (pch.ts) used
  * automatically when it was built with exactly these flags; without it, the same command
  * compiles from the header (slower, same result).
+ *
+ * Unit-test programs (MXEval's format) build with MXEval's own command instead: plain
+ * `g++ <file>.cpp` (g++ 12: -O0, gnu++17). Test programs whose answers have undefined
+ * behaviour (reading a string one past its end, say) pass or fail by the optimisation
+ * level, and MXEval's verdicts are the reference (`polyeval agree`).
  */
 import { join } from 'node:path';
 import type { LanguageRuntime, RuntimeContext } from '../runtime.ts';
@@ -11,40 +16,47 @@ import { ensurePch } from './pch.ts';
 const CXX = '/usr/bin/g++';
 /** Flags every C++ program AND the precompiled header are built with. */
 export const CPP_FLAGS = ['-O2', '-std=gnu++17', '-pipe'];
-
-let pchDir: string | undefined;
-let pchDetail = 'precompiled header not built yet';
-
-async function setup(ctx: RuntimeContext): Promise<void> {
-  if (pchDir) return;
-  const r = await ensurePch(ctx.cacheDir, CXX, CPP_FLAGS);
-  pchDir = r.dir;
-  pchDetail = r.detail;
-}
+/** Flags unit-test programs (and their precompiled header) are built with: MXEval's `g++` defaults. */
+export const CPP_UNIT_TEST_FLAGS = ['-O0', '-std=gnu++17', '-pipe'];
 
 /** The compile command; `-Winvalid-pch` makes an unusable PCH visible in the diagnostics. */
-export function cppCompileArgv(buildDir: string, pch: string | undefined): string[] {
+export function cppCompileArgv(buildDir: string, pch: string | undefined, flags: readonly string[] = CPP_FLAGS): string[] {
   const include = pch ? ['-Winvalid-pch', '-I', pch] : [];
-  return [CXX, ...CPP_FLAGS, ...include, '-o', join(buildDir, 'prog'), join(buildDir, 'main.cpp')];
+  return [CXX, ...flags, ...include, '-o', join(buildDir, 'prog'), join(buildDir, 'main.cpp')];
 }
 
-export const cppRuntime: LanguageRuntime = {
-  id: 'cpp',
-  sourceFile: 'main.cpp',
-  init: setup,
-  async toolchain(ctx) {
-    await setup(ctx);
-    return nativeToolchain('cpp', CXX, CPP_FLAGS, pchDetail);
-  },
-  async cacheKey(ctx) {
-    await setup(ctx);
-    return `${CXX} ${(await compilerVersion(CXX)) ?? '?'} ${CPP_FLAGS.join(' ')} pch=${pchDir ? 'yes' : 'no'}`;
-  },
-  async compile(ctx, buildDir) {
-    await setup(ctx);
-    return compileNative(ctx, cppCompileArgv(buildDir, pchDir), buildDir, pchDir ? [pchDir] : []);
-  },
-  runCommand: nativeRun,
-  unitTestProgram: (s) => nativeUnitTest(s.prompt, s.completion, s.test, '#include <cstdio>'),
-  isOutOfMemory: nativeOutOfMemory,
-};
+/** A C++ runtime compiling with `flags`, its precompiled header built once with the same flags. */
+function cppWith(flags: readonly string[], extra: Partial<LanguageRuntime> = {}): LanguageRuntime {
+  let pch: Promise<{ dir: string | undefined; detail: string }> | undefined;
+  const setup = async (ctx: RuntimeContext) => {
+    pch ??= ensurePch(ctx.cacheDir, CXX, [...flags]);
+    const built = await pch;
+    if (!built.dir) pch = undefined; // retried on the next compile, as before
+    return built;
+  };
+  return {
+    id: 'cpp',
+    sourceFile: 'main.cpp',
+    async init(ctx) {
+      await setup(ctx);
+    },
+    async toolchain(ctx) {
+      const { detail } = await setup(ctx);
+      return nativeToolchain('cpp', CXX, [...flags], `${detail}; unit tests built with ${CPP_UNIT_TEST_FLAGS.join(' ')} (MXEval's g++ defaults)`);
+    },
+    async cacheKey(ctx) {
+      const { dir } = await setup(ctx);
+      return `${CXX} ${(await compilerVersion(CXX)) ?? '?'} ${flags.join(' ')} pch=${dir ? 'yes' : 'no'}`;
+    },
+    async compile(ctx, buildDir) {
+      const { dir } = await setup(ctx);
+      return compileNative(ctx, cppCompileArgv(buildDir, dir, flags), buildDir, dir ? [dir] : []);
+    },
+    runCommand: nativeRun,
+    unitTestProgram: (s) => nativeUnitTest(s.prompt, s.completion, s.test, '#include <cstdio>'),
+    isOutOfMemory: nativeOutOfMemory,
+    ...extra,
+  };
+}
+
+export const cppRuntime: LanguageRuntime = cppWith(CPP_FLAGS, { unitTests: cppWith(CPP_UNIT_TEST_FLAGS) });

@@ -1,0 +1,3 @@
+/** Agreement of polyeval's verdicts with another harness's result files (`polyeval agree`). */
+export { agreement, type AgreementReport, type AgreementSlice, type Disagreement } from './agreement.ts';
+export { parseReferenceVerdicts, type ReferenceVerdict } from './reference-verdicts.ts';
