@@ -24,7 +24,7 @@ export async function run(): Promise<BenchRow[]> {
       const page = await browser.newPage();
       const t1 = performance.now();
       await page.goto(`file://${file}`);
-      await page.waitForFunction((n) => document.getElementById('pe-count')?.textContent === `${n} of ${n} samples`, count);
+      await page.waitForFunction(`document.getElementById('pe-count')?.textContent === '${count} of ${count} samples'`);
       const listMs = performance.now() - t1;
       const t2 = performance.now();
       await page.locator('#pe-rows tr').nth(2).click();
