@@ -62,6 +62,8 @@ export const EXPOSURE_REASONS: Readonly<Record<Exposure, string>> = {
   network: 'network: programs can open sockets, to loopback services and the credential endpoints included',
 };
 
+export type ConfineChoice = 'auto' | 'seccomp' | 'none';
+
 /** What `detectIsolation` found. */
 export interface IsolationReport {
   level: IsolationLevel;
@@ -89,8 +91,8 @@ export interface IsolationConfig {
 export interface IsolationOptions {
   /** Path of bubblewrap, or 'none' (default: POLYEVAL_BWRAP, else /usr/bin/bwrap). */
   bwrapPath?: string;
-  /** 'auto' applies what the kernel offers; 'none' turns seccomp and Landlock off (default: POLYEVAL_CONFINE, else auto). */
-  confine?: 'auto' | 'none';
+  /** 'auto' applies what the kernel offers; 'seccomp' only the filter (as on a kernel without Landlock); 'none' neither (default: POLYEVAL_CONFINE, else auto). */
+  confine?: ConfineChoice;
   /** The supervisor binary to probe for confinement (none: no confinement is assumed). */
   supervisor?: string;
 }
@@ -125,9 +127,10 @@ export function harnessNonDumpable(): boolean {
 }
 
 /** The bubblewrap path and confinement choice from the options, else the environment. */
-export function isolationSettings(options: IsolationOptions = {}, env: NodeJS.ProcessEnv = process.env): { bwrapPath: string; confine: 'auto' | 'none' } {
+export function isolationSettings(options: IsolationOptions = {}, env: NodeJS.ProcessEnv = process.env): { bwrapPath: string; confine: ConfineChoice } {
   const bwrapPath = options.bwrapPath ?? (env.POLYEVAL_BWRAP || DEFAULT_BWRAP);
-  const confine = options.confine ?? (env.POLYEVAL_CONFINE === 'none' ? 'none' : 'auto');
+  const fromEnv = env.POLYEVAL_CONFINE;
+  const confine = options.confine ?? (fromEnv === 'none' || fromEnv === 'seccomp' ? fromEnv : 'auto');
   return { bwrapPath, confine };
 }
 
@@ -195,8 +198,10 @@ export async function detectIsolation(options: IsolationOptions = {}, requested:
   if (root) details.push(`running as root: sandboxed code runs as uid ${SANDBOX_UID}`);
   const bwrap = await bwrapWorks(settings.bwrapPath, details);
   const level: IsolationLevel = requested === 'auto' ? (bwrap ? 'bwrap' : 'rlimits') : requested;
-  const probed = settings.confine === 'none' || !options.supervisor ? NO_CONFINEMENT : await probeConfinement(options.supervisor);
-  details.push(settings.confine === 'none' ? 'confinement turned off (POLYEVAL_CONFINE=none)' : `seccomp filter: ${probed.seccomp ? 'yes' : 'no'}; Landlock: ${probed.landlock >= 1 ? `ABI ${probed.landlock}` : 'no'}`);
+  const available = settings.confine === 'none' || !options.supervisor ? NO_CONFINEMENT : await probeConfinement(options.supervisor);
+  const probed = settings.confine === 'seccomp' ? { ...available, landlock: 0 } : available;
+  if (settings.confine !== 'auto') details.push(`confinement limited by POLYEVAL_CONFINE=${settings.confine}`);
+  details.push(`seccomp filter: ${probed.seccomp ? 'yes' : 'no'}; Landlock: ${probed.landlock >= 1 ? `ABI ${probed.landlock}` : 'no'}`);
   const nonDumpable = harnessNonDumpable();
   const found = exposures(level, probed, { root, nonDumpable });
   const label = isolationLabel(level, probed);
