@@ -11,6 +11,7 @@ import { cp, mkdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
 import { writableCacheDir } from '#app/cloud-runtime.ts';
 import { storeTestLoader } from '#app/cloud-test-files.ts';
@@ -52,6 +53,14 @@ export class ContainerSandbox {
       ...(imageCache ? { prebuiltDir: imageCache } : {}),
       ...(this.options.store ? { loadTestFile: storeTestLoader(this.options.store) } : {}),
     });
+    // Fail closed: without the seccomp filter and a non-dumpable (or different-uid) harness,
+    // programs could reach the role's credentials or the Lambda runtime API. Files alone are
+    // left to the after-item check.
+    const fatal = executor.isolationReport.exposures.filter((e) => e !== 'files');
+    if (fatal.length > 0) {
+      await executor.close();
+      throw new HarnessError(`this executor container cannot keep ${fatal.join(' and ')} from programs (${executor.isolationReport.label}): refusing to run model code here; ${executor.isolationReport.details.join('; ')}`);
+    }
     this.watch = new ItemWatch({
       roots: [tmpdir(), '/dev/shm'],
       exclude: [executor.workRoot, join(cacheDir, 'builds')],

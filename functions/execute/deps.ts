@@ -33,7 +33,9 @@ export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?
   return {
     obs,
     ledger,
-    afterItem: () => sandbox.afterItem(),
+    // Only in a real Lambda or ECS container: elsewhere /tmp and the sandbox uid are shared
+    // with unrelated processes, which the check would take for a program's leftovers.
+    ...(env.AWS_LAMBDA_FUNCTION_NAME || env.ECS_CONTAINER_METADATA_URI_V4 ? { afterItem: () => sandbox.afterItem() } : {}),
     contexts: new RunContextCache({ store, ledger, clock: () => new Date(), executor: () => sandbox.get() }),
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
     prepareRun: async (manifest) => {

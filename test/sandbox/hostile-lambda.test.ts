@@ -63,14 +63,14 @@ interface Line {
 }
 
 /** One "execution environment": a fresh /tmp, the harness as the Lambda user, until it ends. */
-async function invoke(name: string, jobs: { id: string; job: ExecutionJob }[], extraEnv: Record<string, string> = {}): Promise<{ lines: Line[]; raw: string; code: number | null; tmp: string }> {
+async function invoke(name: string, jobs: { id: string; job: ExecutionJob }[], extraEnv: Record<string, string> = {}, node = join(dirs.root, 'node')): Promise<{ lines: Line[]; raw: string; code: number | null; tmp: string }> {
   const tmp = join(dirs.root, `tmp-${name}`);
   mkdirSync(tmp);
   chownSync(tmp, UID, UID);
   const file = join(dirs.root, `${name}.json`);
   writeFileSync(file, JSON.stringify(jobs));
   const env = { ...AWS_ENV, ...extraEnv, PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: tmp, POLYEVAL_CACHE: image, POLYEVAL_BWRAP: join(dirs.root, 'bwrap'), ...(process.env.JAVA_HOME ? { JAVA_HOME: process.env.JAVA_HOME } : {}) };
-  const child = spawn(join(dirs.root, 'node'), [harness, file], { uid: UID, gid: UID, env, cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node, [harness, file], { uid: UID, gid: UID, env, cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
   let raw = '';
   child.stdout.on('data', (c: Buffer) => (raw += c.toString()));
   child.stderr.on('data', (c: Buffer) => (raw += c.toString()));
@@ -131,4 +131,16 @@ describe('the hostile suite as the execute Lambda runs it', () => {
     expect(next.lines.find((l) => l.check)?.check?.clean).toBe(true);
     expect(readFileSync(join(home, '.aws', 'credentials'), 'utf8')).toContain(canary); // untouched
   }, 600_000);
+
+  it.each([
+    ['a readable (dumpable) node without Landlock', process.execPath, { POLYEVAL_CONFINE: 'seccomp' }, /credentials/u],
+    ['no seccomp filter', join(dirs.root, 'node'), { POLYEVAL_CONFINE: 'none' }, /credentials and network/u],
+  ] as const)('refuses to run any program with %s', async (_what, node, env, exposed) => {
+    const job = { scorer: 'io-tests' as const, task: sumTask(), language: 'python', code: 'print(3)\n' };
+    const result = await invoke(`refused-${env.POLYEVAL_CONFINE}-${node === process.execPath ? 'dumpable' : 'nodump'}`, [{ id: 'sum', job }], env, node);
+    expect(result.code).not.toBe(0);
+    expect(result.raw).toMatch(/refusing to run model code here/u);
+    expect(result.raw).toMatch(exposed);
+    expect(result.lines.some((l) => l.outcome)).toBe(false);
+  }, 300_000);
 });
