@@ -4,6 +4,7 @@
  * e-mail subscription when `-c alarmEmail=…` is given.
  */
 import { Aspects, Stack, type IAspect } from 'aws-cdk-lib';
+import { StepScalingPolicy } from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -11,12 +12,16 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct, type IConstruct } from 'constructs';
 import { acknowledge } from './nag.ts';
 
-/** Adds `topic` as the alarm action of every {@link cloudwatch.Alarm} it visits. */
+/**
+ * Adds `topic` as the alarm action of every {@link cloudwatch.Alarm} it visits, except the
+ * alarms of step-scaling policies: they fire whenever a queue's depth crosses a step, which is
+ * scaling, not trouble.
+ */
 export class NotifyOnAlarm implements IAspect {
   constructor(private readonly topic: sns.ITopic) {}
 
   visit(node: IConstruct): void {
-    if (node instanceof cloudwatch.Alarm) node.addAlarmAction(new SnsAction(this.topic));
+    if (node instanceof cloudwatch.Alarm && !(node.node.scope instanceof StepScalingPolicy)) node.addAlarmAction(new SnsAction(this.topic));
   }
 }
 

@@ -47,7 +47,13 @@ export function addStackOutputs(stack: Stack, props: StackOutputsProps): void {
   for (const [key, value, description] of outputs) new CfnOutput(stack, OUTPUT_KEYS[key], { value, description });
 }
 
+/**
+ * Resource types left untagged: CDK tags scalable targets, but CloudFormation's published
+ * schema (as cfn-lint validates it) does not list `Tags` on them, and they are never billed.
+ */
+const UNTAGGED_TYPES = ['AWS::ApplicationAutoScaling::ScalableTarget'];
+
 /** Tags every taggable resource of `stack` with {@link costAllocationTags}. */
 export function tagForCostAllocation(stack: Stack): void {
-  for (const [key, value] of Object.entries(costAllocationTags(stack))) Tags.of(stack).add(key, value);
+  for (const [key, value] of Object.entries(costAllocationTags(stack))) Tags.of(stack).add(key, value, { excludeResourceTypes: UNTAGGED_TYPES });
 }
