@@ -115,6 +115,7 @@ describe('names derived from the stack', () => {
     const other = synthPolyeval(NO_BUNDLING, 'Polyeval-Staging').template.toJSON() as TemplateJson;
     const a = names(json);
     const b = names(other);
+    expect([b.database, b.workGroup]).not.toEqual([a.database, a.workGroup]);
     expect(b.database).toBe('polyeval_staging');
     expect(b.workGroup).toBe('Polyeval-Staging');
     expect(b.env).toMatchObject({ GLUE_DATABASE: 'polyeval_staging', ATHENA_WORKGROUP: 'Polyeval-Staging' });
