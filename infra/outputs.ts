@@ -3,11 +3,13 @@
  * `cdk deploy --outputs-file`) and how its bill is split (cost-allocation tags on every
  * taggable resource; activate the tag keys once in the Billing console).
  */
-import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, Stack, Tags, type IAspect } from 'aws-cdk-lib';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { IConstruct } from 'constructs';
 import type { Analytics } from './analytics.ts';
 
 /** Output keys, as `describe-stacks` and the outputs file show them. */
@@ -53,7 +55,18 @@ export function addStackOutputs(stack: Stack, props: StackOutputsProps): void {
  */
 const UNTAGGED_TYPES = ['AWS::ApplicationAutoScaling::ScalableTarget'];
 
-/** Tags every taggable resource of `stack` with {@link costAllocationTags}. */
+/**
+ * Fargate bills per task, and a task carries only the tags it is started with: services that
+ * do not say otherwise pass theirs on (`PropagateTags: SERVICE`).
+ */
+class PropagateServiceTags implements IAspect {
+  visit(node: IConstruct): void {
+    if (node instanceof ecs.CfnService && node.propagateTags === undefined) node.propagateTags = 'SERVICE';
+  }
+}
+
+/** Tags every taggable resource of `stack` (and every ECS task it starts) with {@link costAllocationTags}. */
 export function tagForCostAllocation(stack: Stack): void {
   for (const [key, value] of Object.entries(costAllocationTags(stack))) Tags.of(stack).add(key, value, { excludeResourceTypes: UNTAGGED_TYPES });
+  Aspects.of(stack).add(new PropagateServiceTags());
 }

@@ -193,6 +193,14 @@ describe('cost allocation', () => {
   );
 });
 
+describe('cost allocation of Fargate tasks', () => {
+  it('passes the service tags on to every task it starts', () => {
+    const services = resources(json, 'AWS::ECS::Service');
+    expect(services.length).toBeGreaterThan(0);
+    for (const [id, service] of services) expect(service.Properties['PropagateTags'], id).toBe('SERVICE');
+  });
+});
+
 describe('lifecycle', () => {
   type Rule = { Status: string; Prefix?: string; ObjectSizeGreaterThan?: number; ExpirationInDays?: number; TagFilters?: unknown };
   function rules(): Rule[] {
