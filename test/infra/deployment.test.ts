@@ -202,7 +202,7 @@ describe('cost allocation of Fargate tasks', () => {
 });
 
 describe('lifecycle', () => {
-  type Rule = { Status: string; Prefix?: string; ObjectSizeGreaterThan?: number; ExpirationInDays?: number; TagFilters?: unknown };
+  type Rule = { Status: string; Prefix?: string; ObjectSizeGreaterThan?: string; ExpirationInDays?: number; TagFilters?: unknown };
   function rules(): Rule[] {
     const bucket = json.Resources[bucketId] as Resource;
     return (bucket.Properties['LifecycleConfiguration'] as { Rules: Rule[] }).Rules;
@@ -215,7 +215,7 @@ describe('lifecycle', () => {
         r.ExpirationInDays !== undefined &&
         r.TagFilters === undefined &&
         key.startsWith(r.Prefix ?? '') &&
-        (r.ObjectSizeGreaterThan === undefined || bytes > r.ObjectSizeGreaterThan),
+        (r.ObjectSizeGreaterThan === undefined || bytes > Number(r.ObjectSizeGreaterThan)),
     );
   }
 
