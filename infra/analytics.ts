@@ -134,7 +134,13 @@ export class Analytics extends Construct {
         actions: ['glue:GetDatabase', 'glue:GetTable'],
         resources: [glueArn('catalog'), glueArn(`database/${this.databaseName}`), ...this.tableNames.map((t) => glueArn(`table/${this.databaseName}/${t}`))],
       }),
-      new iam.PolicyStatement({ actions: ['s3:GetBucketLocation'], resources: [this.bucket.bucketArn] }),
+      // Athena writes a large result in parts under the caller's identity (Athena user guide,
+      // "Access to Amazon S3": the results location needs the multipart actions too).
+      new iam.PolicyStatement({ actions: ['s3:GetBucketLocation', 's3:ListBucketMultipartUploads'], resources: [this.bucket.bucketArn] }),
+      new iam.PolicyStatement({
+        actions: ['s3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+        resources: [this.bucket.arnForObjects(`${PREFIXES.athenaResults}*`)],
+      }),
     ];
     for (const statement of statements) role.addToPrincipalPolicy(statement);
     grantObjectAccess(role, this.bucket, {

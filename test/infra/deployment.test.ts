@@ -63,6 +63,18 @@ describe('S3 reads of keys that do not exist yet', () => {
   });
 });
 
+describe('Athena queries of the api function', () => {
+  it('may start queries in its own workgroup and write their results, in parts too', () => {
+    const [, statements = []] = [...statementsByRole(json)].find(([role]) => role.startsWith('ApiHandlerRole')) ?? [];
+    const allowed = (action: string, resource: string): boolean => statements.some((s) => actionsOf(s).includes(action) && resourcesOf(s).includes(resource));
+    expect(allowed('athena:StartQueryExecution', 'arn:<AWS::Partition>:athena:<AWS::Region>:<AWS::AccountId>:workgroup/Polyeval')).toBe(true);
+    expect(allowed('s3:PutObject', `<${bucketId}.Arn>/athena-results/*`)).toBe(true);
+    expect(allowed('s3:AbortMultipartUpload', `<${bucketId}.Arn>/athena-results/*`)).toBe(true);
+    expect(allowed('s3:ListMultipartUploadParts', `<${bucketId}.Arn>/athena-results/*`)).toBe(true);
+    expect(allowed('s3:ListBucketMultipartUploads', `<${bucketId}.Arn>`)).toBe(true);
+  });
+});
+
 describe('Bedrock model invocation', () => {
   function generateStatements(): Statement[] {
     const [, statements] = [...statementsByRole(json)].find(([role]) => role.startsWith('PipelineGenerateRole')) ?? [];
