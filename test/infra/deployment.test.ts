@@ -3,6 +3,7 @@
 // every registry benchmark, alarms reach someone, the outputs name what users need, costs are
 // tagged, lifecycle rules keep what the API reads, Lambda-fed queues allow 5 receives.
 // Template-only: assets are not bundled (NO_BUNDLING); compliance.test.ts covers the full synth.
+// Over 250 lines on purpose: one synth serves the whole checklist (a synth costs ~30 s here).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BENCHMARKS } from '../../layers/core/benchmarks/registry.ts';
 import { NO_BUNDLING, synthPolyeval } from './synth.ts';
