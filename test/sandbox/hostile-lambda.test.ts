@@ -91,9 +91,11 @@ function jobOf(c: HostileCase, probe: Probe): ExecutionJob {
 const probeFor = (tmp: string): Probe => ({ port: (server.address() as { port: number }).port, secretName: 'AWS_SECRET_ACCESS_KEY', outside: outsidePaths(tmp) });
 
 describe('the hostile suite as the execute Lambda runs it', () => {
-  it('contains every attack: no credential or canary, no listener, no write outside, no survivor', async () => {
-    const tmpName = 'full';
-    const cases = HOSTILE_CASES.filter((c) => c.language !== 'kotlin');
+  it.each([
+    ['python, c and cpp', 'native', (language: string) => language !== 'kotlin'],
+    ['kotlin', 'kotlin', (language: string) => language === 'kotlin'],
+  ] as const)('contains every attack in %s: no credential or canary, no listener, no write outside, no survivor', async (_languages, tmpName, pick) => {
+    const cases = HOSTILE_CASES.filter((c) => pick(c.language));
     const probe = probeFor(join(dirs.root, `tmp-${tmpName}`));
     const { lines, raw, code, tmp } = await invoke(tmpName, cases.map((c, i) => ({ id: String(i), job: jobOf(c, probe) })));
     expect(code, raw.slice(-2000)).toBe(0);
