@@ -74,6 +74,15 @@ describe('model-written code on a sandbox that exposes credentials, files and ne
     expect(item.outcome.isolation).toBe('rlimits');
   }, 300_000);
 
+  it('is what polyeval doctor names, credential exposure first', async () => {
+    const result = await runAsUser('doctor', ['doctor'], { POLYEVAL_CONFINE: 'none' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/EXPOSED to programs: credentials: .*environ/u);
+    expect(result.stdout).toMatch(/EXPOSED to programs: files/u);
+    expect(result.stdout).toMatch(/EXPOSED to programs: network/u);
+    expect(result.stdout).toContain('model-written code is refused unless --trust-generated-code (exposed: credentials, files, network)');
+  }, 300_000);
+
   it('runs the dataset reference solutions without the flag', async () => {
     const result = await runAsUser('reference', ['run', '-b', 'sample/rocode', '-m', 'reference', '--language', 'python', '--limit', '1', '-n', '1', '--json', '-q'], { POLYEVAL_CONFINE: 'none' });
     expect(result.code, result.stderr).toBe(0);
