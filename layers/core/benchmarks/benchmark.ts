@@ -8,6 +8,7 @@
  */
 import type { GenerationParams, Prompt } from '../models/provider.ts';
 import type { LanguageId, ScorerKind, Task } from '../types.ts';
+import type { ProtocolBound } from './protocol.ts';
 
 export interface RowLocation {
   file: string;
@@ -21,7 +22,7 @@ export interface PromptContext<T extends Task> {
   language?: LanguageId;
 }
 
-export interface Benchmark<T extends Task = Task> {
+export interface Benchmark<T extends Task = Task> extends ProtocolBound<Benchmark<T>> {
   readonly id: string;
   readonly scorer: ScorerKind;
   readonly title: string;
@@ -30,14 +31,21 @@ export interface Benchmark<T extends Task = Task> {
   /** Generation defaults of the benchmark's published recipe. */
   readonly defaults: {
     params: Partial<GenerationParams>;
+    /** Samples per task for providers that sample (the protocol's n; default 1). */
+    n?: number;
     language?: LanguageId;
     languages?: LanguageId[];
     /** kotlinc -language-version/-api-version for datasets written against older Kotlin APIs. */
     kotlinLanguageVersion?: string;
   };
   buildPrompt(task: T, ctx: PromptContext<T>): Prompt;
-  /** The task's canonical answer in the given language (feeds the `reference` provider). */
-  reference(task: T, language?: LanguageId): string | undefined;
+  /**
+   * The task's canonical answer in the given language (feeds the `reference` provider); a
+   * task with several reference answers gives answer `sample mod count` for sample `sample`.
+   */
+  reference(task: T, language?: LanguageId, sample?: number): string | undefined;
+  /** How many reference answers the task has (default 1 when `reference` gives one). */
+  referenceCount?(task: T, language?: LanguageId): number;
   /** Benchmark-specific cleaning of a raw model answer. */
   postprocess(raw: string, task: T, language?: LanguageId): string;
   /** Language a sample of this task is executed in. */
