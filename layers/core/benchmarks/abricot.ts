@@ -7,7 +7,7 @@
 import type { Prompt } from '../models/provider.ts';
 import type { LikertSubtask, LikertTask } from '../types.ts';
 import { abricotCalamitaPrompt, abricotFewShotText, abricotQuestion } from '../prompts/abricot.ts';
-import type { Benchmark, PromptContext, RowLocation } from './benchmark.ts';
+import type { Benchmark, FieldMapping, PromptContext, RowLocation } from './benchmark.ts';
 import { discretise, goldDigit } from './likert-gold.ts';
 import { defaultProtocol, type GoldRule, type ProtocolDefinition, type RunProtocol } from './protocol.ts';
 import { optionalNumber, optionalString, requiredNumber, requiredString } from './fields.ts';
@@ -22,18 +22,44 @@ const COLUMNS: Record<LikertSubtask, { mean: string[]; std: string[] }> = {
 
 export { discretise };
 
+const C = {
+  id: ['id', 'ID', 'Id'],
+  text: ['text'],
+  target: ['target_token', 'target token', 'token'],
+  lemma: ['target_lemma', 'target lemma', 'lemma'],
+  domain: ['domain'],
+  begin: ['begin'],
+  end: ['end'],
+  split: ['split'],
+} as const;
+
+const ABRICOT_FIELDS: FieldMapping[] = [
+  { field: 'item id', columns: C.id, required: true, note: 'tasks abstractness/<id> and inclusiveness/<id>' },
+  { field: 'text', columns: C.text, required: true },
+  { field: 'target', columns: C.target, required: true },
+  { field: 'lemma', columns: C.lemma, required: false },
+  { field: 'domain', columns: C.domain, required: false },
+  { field: 'begin', columns: C.begin, required: false },
+  { field: 'end', columns: C.end, required: false },
+  { field: 'abstractness mean', columns: COLUMNS.abstractness.mean, required: true, note: 'on [0, 1]; gold digit by the protocol\'s rule' },
+  { field: 'abstractness std', columns: COLUMNS.abstractness.std, required: false },
+  { field: 'inclusiveness mean', columns: COLUMNS.inclusiveness.mean, required: true, note: 'on [0, 1]; gold digit by the protocol\'s rule' },
+  { field: 'inclusiveness std', columns: COLUMNS.inclusiveness.std, required: false },
+  { field: 'split', columns: C.split, required: false, note: "else the file's split, else test" },
+];
+
 function parseRowWith(gold: GoldRule, row: Record<string, unknown>, loc: RowLocation): LikertTask[] {
-  const itemId = requiredString(row, ['id', 'ID', 'Id'], loc);
-  const text = requiredString(row, ['text'], loc);
-  const target = requiredString(row, ['target_token', 'target token', 'token'], loc);
-  const lemma = optionalString(row, ['target_lemma', 'target lemma', 'lemma'], loc);
-  const domain = optionalString(row, ['domain'], loc);
-  const begin = optionalNumber(row, ['begin'], loc, [0, Number.MAX_SAFE_INTEGER]);
-  const end = optionalNumber(row, ['end'], loc, [0, Number.MAX_SAFE_INTEGER]);
+  const itemId = requiredString(row, C.id, loc);
+  const text = requiredString(row, C.text, loc);
+  const target = requiredString(row, C.target, loc);
+  const lemma = optionalString(row, C.lemma, loc);
+  const domain = optionalString(row, C.domain, loc);
+  const begin = optionalNumber(row, C.begin, loc, [0, Number.MAX_SAFE_INTEGER]);
+  const end = optionalNumber(row, C.end, loc, [0, Number.MAX_SAFE_INTEGER]);
   if (begin !== undefined && end !== undefined && end < begin) {
-    requiredNumber(row, ['end'], loc, [begin, Number.MAX_SAFE_INTEGER]);
+    requiredNumber(row, C.end, loc, [begin, Number.MAX_SAFE_INTEGER]);
   }
-  const split = optionalString(row, ['split'], loc) ?? 'test';
+  const split = optionalString(row, C.split, loc) ?? 'test';
   return (Object.keys(COLUMNS) as LikertSubtask[]).map((subtask) => {
     const goldMean = requiredNumber(row, COLUMNS[subtask].mean, loc, [0, 1]);
     const goldStd = optionalNumber(row, COLUMNS[subtask].std, loc, [0, 1]);
@@ -134,6 +160,7 @@ function makeAbricot(protocol: RunProtocol): Benchmark<LikertTask> {
     protocols: ABRICOT_PROTOCOLS,
     protocol,
     bind: makeAbricot,
+    fields: ABRICOT_FIELDS,
     parseRow: (row, loc) => parseRowWith(gold, row, loc),
     defaults: { params: { ...settings.params, stop: [...settings.params.stop] }, n: settings.n },
     buildPrompt: (task, ctx) => {

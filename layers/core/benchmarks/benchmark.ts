@@ -15,6 +15,18 @@ export interface RowLocation {
   line: number;
 }
 
+/**
+ * How dataset columns map onto one task field: the aliases `parseRow` reads, first present
+ * wins. Shown by `polyeval inspect`.
+ */
+export interface FieldMapping {
+  field: string;
+  columns: readonly string[];
+  required: boolean;
+  /** What happens when no column is present, or how the value is read. */
+  note?: string;
+}
+
 export interface PromptContext<T extends Task> {
   /** Every task of the run's dataset (few-shot examples are drawn from it). */
   pool: readonly T[];
@@ -26,6 +38,8 @@ export interface Benchmark<T extends Task = Task> extends ProtocolBound<Benchmar
   readonly id: string;
   readonly scorer: ScorerKind;
   readonly title: string;
+  /** The columns each task field is read from (the same alias lists `parseRow` uses). */
+  readonly fields: readonly FieldMapping[];
   /** Turns one raw dataset row into zero or more tasks; throws InputError naming file, line, field. */
   parseRow(row: Record<string, unknown>, loc: RowLocation): T[];
   /** Generation defaults of the benchmark's published recipe. */

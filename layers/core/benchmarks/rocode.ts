@@ -8,7 +8,7 @@ import type { Prompt } from '../models/provider.ts';
 import { buildRocodePrompt, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
 import { extractCode } from '../scoring/postprocess.ts';
 import type { IoTest, IoTestsTask, OutputChecker } from '../types.ts';
-import type { Benchmark, RowLocation } from './benchmark.ts';
+import type { Benchmark, FieldMapping, RowLocation } from './benchmark.ts';
 import { defaultProtocol, type ProtocolDefinition, type RunProtocol } from './protocol.ts';
 import { optionalNumber, optionalString, pick, requiredString } from './fields.ts';
 
@@ -91,6 +91,41 @@ export function normaliseLanguage(name: string): string {
   return n;
 }
 
+/** Column aliases of each task field (polyeval's own names first, then RoCode's published ones). */
+const C = {
+  id: ['task_id', 'id', 'problem_id'],
+  stem: ['name', 'file_stem', 'stem', 'file_name', 'filename'],
+  statement: ['statement', 'description', 'problem_description', 'text'],
+  inputSpec: ['input_spec', 'input_description', 'input_specification'],
+  outputSpec: ['output_spec', 'output_description', 'output_specification'],
+  examples: ['examples'],
+  tests: ['tests', 'test_cases'],
+  timeMs: ['time_limit_ms'],
+  timeS: ['time_limit', 'time_limit_s'],
+  memoryMb: ['memory_limit_mb', 'memory_limit'],
+  memoryKb: ['memory_limit_kb'],
+  difficulty: ['difficulty', 'level'],
+  split: ['split'],
+  checker: ['checker'],
+  solutions: ['solutions'],
+} as const;
+
+const ROCODE_FIELDS: FieldMapping[] = [
+  { field: 'id', columns: C.id, required: true },
+  { field: 'name (file stem)', columns: C.stem, required: false, note: 'else the <stem>.in the input specification or statement names, else stdin/stdout only; never a title' },
+  { field: 'statement', columns: C.statement, required: true },
+  { field: 'input_spec', columns: C.inputSpec, required: false },
+  { field: 'output_spec', columns: C.outputSpec, required: false },
+  { field: 'examples', columns: C.examples, required: false, note: '[{input, output}]' },
+  { field: 'tests', columns: C.tests, required: true, note: '[{input, output}] or [{input_path, output_path}]' },
+  { field: 'time_limit_ms', columns: [...C.timeMs, ...C.timeS], required: false, note: 'time_limit in seconds; the paper protocol uses 4 s whatever the row says (--row-limits: the row\'s)' },
+  { field: 'memory_limit_mb', columns: [...C.memoryMb, ...C.memoryKb], required: false, note: `memory_limit_kb in KiB; default ${DEFAULT_MEMORY_MB} MB` },
+  { field: 'difficulty', columns: C.difficulty, required: false },
+  { field: 'split', columns: C.split, required: false, note: "else the file's split, else test" },
+  { field: 'checker', columns: C.checker, required: false, note: 'null = token by token' },
+  { field: 'solutions', columns: C.solutions, required: false, note: 'by language, or [{language, code}]; feed the reference model' },
+];
+
 /** A file stem: what `<stem>.in` / `<stem>.out` may be called. */
 const STEM = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
@@ -100,7 +135,7 @@ const STEM = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
  * display title never becomes a file name.
  */
 export function fileStemOf(row: Record<string, unknown>, loc: RowLocation, texts: readonly string[]): string | undefined {
-  const explicit = pick(row, ['name', 'file_stem', 'stem', 'file_name', 'filename']);
+  const explicit = pick(row, C.stem);
   if (explicit) {
     const raw = requiredString(row, [explicit.name], loc).trim().replace(/\.(in|out)$/, '');
     if (!STEM.test(raw)) fail(loc, explicit.name, `must be a file stem (letters, digits, _ . -), got ${JSON.stringify(raw)}`);
@@ -116,34 +151,34 @@ export function fileStemOf(row: Record<string, unknown>, loc: RowLocation, texts
 function makeParseRow(protocol: RunProtocol) {
   const rule = protocol.settings.timeLimit ?? { kind: 'fixed', ms: ROCODE_RECIPE.defaultTimeLimitMs };
   return (row: Record<string, unknown>, loc: RowLocation): IoTestsTask[] => {
-    const id = requiredString(row, ['task_id', 'id', 'problem_id'], loc);
-    const timeSeconds = optionalNumber(row, ['time_limit', 'time_limit_s'], loc, [0, 3600]);
-    const rowTimeMs = optionalNumber(row, ['time_limit_ms'], loc, [1, 3_600_000]) ?? (timeSeconds !== undefined ? timeSeconds * 1000 : undefined);
+    const id = requiredString(row, C.id, loc);
+    const timeSeconds = optionalNumber(row, C.timeS, loc, [0, 3600]);
+    const rowTimeMs = optionalNumber(row, C.timeMs, loc, [1, 3_600_000]) ?? (timeSeconds !== undefined ? timeSeconds * 1000 : undefined);
     // The paper's protocol runs every test with its own 4 s, whatever the row says.
     const timeLimitMs = rule.kind === 'fixed' ? rule.ms : (rowTimeMs ?? rule.defaultMs);
-    const memoryKb = optionalNumber(row, ['memory_limit_kb'], loc, [1, 64 * 1024 * 1024]);
-    const memoryLimitMb = optionalNumber(row, ['memory_limit_mb', 'memory_limit'], loc, [1, 65536]) ?? (memoryKb !== undefined ? Math.ceil(memoryKb / 1024) : DEFAULT_MEMORY_MB);
-    const difficulty = optionalString(row, ['difficulty', 'level'], loc);
-    const statement = requiredString(row, ['statement', 'description', 'problem_description', 'text'], loc);
-    const inputSpec = optionalString(row, ['input_spec', 'input_description', 'input_specification'], loc) ?? '';
-    const outputSpec = optionalString(row, ['output_spec', 'output_description', 'output_specification'], loc) ?? '';
+    const memoryKb = optionalNumber(row, C.memoryKb, loc, [1, 64 * 1024 * 1024]);
+    const memoryLimitMb = optionalNumber(row, C.memoryMb, loc, [1, 65536]) ?? (memoryKb !== undefined ? Math.ceil(memoryKb / 1024) : DEFAULT_MEMORY_MB);
+    const difficulty = optionalString(row, C.difficulty, loc);
+    const statement = requiredString(row, C.statement, loc);
+    const inputSpec = optionalString(row, C.inputSpec, loc) ?? '';
+    const outputSpec = optionalString(row, C.outputSpec, loc) ?? '';
     const name = fileStemOf(row, loc, [inputSpec, statement]);
     const task: IoTestsTask = {
       kind: 'io-tests',
       id,
       benchmark: 'rocode',
-      split: optionalString(row, ['split'], loc) ?? 'test',
+      split: optionalString(row, C.split, loc) ?? 'test',
       slices: {},
       ...(name !== undefined ? { name } : {}),
       statement,
       inputSpec,
       outputSpec,
-      examples: examplesOf(pick(row, ['examples'])?.value, loc, 'examples'),
-      tests: testsOf(pick(row, ['tests', 'test_cases'])?.value, loc),
+      examples: examplesOf(pick(row, C.examples)?.value, loc, 'examples'),
+      tests: testsOf(pick(row, C.tests)?.value, loc),
       timeLimitMs,
       memoryLimitMb,
-      checker: checkerOf(row.checker, loc),
-      solutions: solutionsOf(row.solutions, loc),
+      checker: checkerOf(row[C.checker[0]], loc),
+      solutions: solutionsOf(row[C.solutions[0]], loc),
     };
     if (difficulty !== undefined) task.difficulty = difficulty;
     return [task];
@@ -187,6 +222,7 @@ function makeRocode(protocol: RunProtocol): Benchmark<IoTestsTask> {
     protocols: ROCODE_PROTOCOLS,
     protocol,
     bind: makeRocode,
+    fields: ROCODE_FIELDS,
     parseRow: makeParseRow(protocol),
     defaults: { params: { ...settings.params, stop: [...settings.params.stop] }, n: settings.n, language: 'python', languages: [...ROCODE_LANGUAGES] },
     buildPrompt: makeBuildPrompt(protocol),
