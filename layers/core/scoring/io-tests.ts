@@ -137,13 +137,13 @@ export async function scoreIoTests(
     };
     const keepIo = tests.filter((t) => t.io).length < TESTS_WITH_IO;
     const failed = runVerdict(run);
+    const actual = (outName !== undefined ? run.files[outName] : undefined) ?? run.stdout;
     if (failed) {
-      const io = keepIo ? { io: { input: excerpt(input), actual: excerpt(run.files[outName] ?? run.stdout) } } : {};
+      const io = keepIo ? { io: { input: excerpt(input), actual: excerpt(actual) } } : {};
       tests.push({ ...base, verdict: failed.verdict, detail: failed.detail, ...io });
       continue;
     }
     const expected = await testText(task, test, i, 'output', options.loadTestFile);
-    const actual = (outName !== undefined ? run.files[outName] : undefined) ?? run.stdout;
     const judged = await judge(task, checker, input, expected, actual);
     if (judged.equal) {
       tests.push({ ...base, verdict: 'OK' });
