@@ -10,7 +10,7 @@ import { extractCode } from '../scoring/postprocess.ts';
 import type { IoTest, IoTestsTask, OutputChecker } from '../types.ts';
 import type { Benchmark, FieldMapping, RowLocation } from './benchmark.ts';
 import { defaultProtocol, type ProtocolDefinition, type RunProtocol } from './protocol.ts';
-import { optionalNumber, optionalString, pick, requiredString } from './fields.ts';
+import { kindOf, optionalNumber, optionalString, pick, requiredString } from './fields.ts';
 
 const DEFAULT_MEMORY_MB = 256;
 
@@ -30,11 +30,11 @@ function examplesOf(value: unknown, loc: RowLocation, field: string): { input: s
   });
 }
 
-function testsOf(value: unknown, loc: RowLocation): IoTest[] {
-  if (!Array.isArray(value) || value.length === 0) fail(loc, 'tests', 'must be a non-empty array of tests');
+function testsOf(value: unknown, loc: RowLocation, column = 'tests'): IoTest[] {
+  if (!Array.isArray(value) || value.length === 0) fail(loc, column, `must be a non-empty list of tests, got ${value === undefined ? 'nothing' : kindOf(value)}`);
   return value.map((t, i) => {
     const r = t as Record<string, unknown>;
-    const field = `tests[${i}]`;
+    const field = `${column}[${i}]`;
     if (typeof r !== 'object' || r === null) fail(loc, field, 'must be an object');
     const input = r.input ?? r.in;
     const output = r.output ?? r.out;
@@ -174,7 +174,7 @@ function makeParseRow(protocol: RunProtocol) {
       inputSpec,
       outputSpec,
       examples: examplesOf(pick(row, C.examples)?.value, loc, 'examples'),
-      tests: testsOf(pick(row, C.tests)?.value, loc),
+      tests: testsOf(pick(row, C.tests)?.value, loc, pick(row, C.tests)?.name),
       timeLimitMs,
       memoryLimitMb,
       checker: checkerOf(row[C.checker[0]], loc),
