@@ -47,9 +47,11 @@ export interface Manifest {
 }
 
 /** The protocol choice that re-creates a run's benchmark binding (resume, cloud stages). */
-export function protocolChoiceOfManifest(manifest: Pick<Manifest, 'protocol'>): ProtocolChoice {
+export function protocolChoiceOfManifest(manifest: Pick<Manifest, 'protocol'> & { benchmark?: Pick<Manifest['benchmark'], 'id'> }): ProtocolChoice {
   const p = manifest.protocol;
-  if (!p) return {};
+  // Planned before protocols existed: RoCode then took each row's limits and sent a chat
+  // prompt; the other benchmarks behaved as their default protocol does now.
+  if (!p) return manifest.benchmark?.id === 'rocode' ? { rowLimits: true, promptStyle: 'chat' } : {};
   return {
     protocol: p.name,
     ...(p.overrides.row_limits === true ? { rowLimits: true } : {}),

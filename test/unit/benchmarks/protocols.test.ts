@@ -56,6 +56,13 @@ describe('choosing a protocol', () => {
   });
 });
 
+describe('runs planned before protocols existed', () => {
+  it('resume as they ran: RoCode with its rows\' limits and a chat prompt, the others by their default', () => {
+    expect(protocolChoiceOfManifest({ benchmark: { id: 'rocode' } })).toEqual({ rowLimits: true, promptStyle: 'chat' });
+    expect(protocolChoiceOfManifest({ benchmark: { id: 'abricot' } })).toEqual({});
+  });
+});
+
 describe('RoCode paper protocol', () => {
   it('runs every test with 4 s whatever the row says, and the row\'s own limit with --row-limits', () => {
     expect(rocode.parseRow(rocodeRow, loc)[0]?.timeLimitMs).toBe(4000);
