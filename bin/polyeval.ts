@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { InputError, RunStopped } from '#core/errors.ts';
 import { agreeCommand } from './cli/agree-command.ts';
 import { doctorCommand } from './cli/doctor-command.ts';
+import { inspectCommand } from './cli/inspect-command.ts';
 import { compareCommand, listCommand, queryCommand, reportCommand } from './cli/query-commands.ts';
 import { remoteCommand } from './cli/remote-command.ts';
 import { runCommand } from './cli/run-command.ts';
@@ -16,7 +17,7 @@ const program = new Command('polyeval')
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), queryCommand(), agreeCommand(), doctorCommand(), remoteCommand()]) {
+for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), queryCommand(), agreeCommand(), doctorCommand(), inspectCommand(), remoteCommand()]) {
   program.addCommand(command.exitOverride());
 }
 

@@ -7,7 +7,8 @@ import { availableParallelism } from 'node:os';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { InputError, RunStopped } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
-import type { Executor } from '#core/ports.ts';
+import type { SandboxExecutor } from '#sandbox/index.ts';
+import { assertMayExecute } from './trust.ts';
 import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
 import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
@@ -15,10 +16,10 @@ import { promptText } from '#core/models/prompt-text.ts';
 import { loadRomanianLexicon } from '#sources/romanian-lexicon.ts';
 import type { EngineEvent, GeneratedItem, RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
-import type { Manifest } from '#core/run/manifest.ts';
+import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
-import type { RunSpec } from '#core/run/spec.ts';
+import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
 import { estimateCost, estimateTokens, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
@@ -39,6 +40,8 @@ export interface LocalRunOptions {
   clock?: () => Date;
   onEvent?: (event: EngineEvent | { type: 'planned'; runId: string; total: number; done: number; benchmark: string }) => void;
   env?: NodeJS.ProcessEnv;
+  /** Execute model-written code even where the sandbox exposes credentials, files or network. */
+  trustGeneratedCode?: boolean;
 }
 
 export type LocalRunResult =
@@ -50,7 +53,7 @@ function newRunId(benchmark: string, now: Date): string {
   return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion?: string): Promise<Executor | undefined> {
+async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion?: string): Promise<SandboxExecutor | undefined> {
   if (benchmark.scorer === 'likert') return undefined;
   const sandbox = await import('#sandbox/index.ts');
   // Always passed, empty included: the Kotlin runtime keeps its flags per process.
@@ -72,6 +75,13 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
   const executor = await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined);
+  try {
+    assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false);
+  } catch (error) {
+    await executor?.close();
+    await provider.close?.();
+    throw error;
+  }
   const ledgerRun = await home.ledger.getRun(manifest.run_id);
   const ctx: RunContext = {
     store: home.store,
@@ -146,7 +156,7 @@ function languagesFor(spec: RunSpec, loaded: LoadedBenchmark, provider: Provider
 /** Starts one run per benchmark source named by `spec.benchmark` (`sample` names several). */
 export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<LocalRunResult[]> {
   const clock = opts.clock ?? (() => new Date());
-  const sources = parseBenchmarkSpec(spec.benchmark);
+  const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec));
   const results: LocalRunResult[] = [];
   for (const source of sources) {
     const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });
@@ -159,6 +169,13 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const now = clock();
       const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
       const executorInfo = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion);
+      try {
+        assertMayExecute(executorInfo, provider, opts.trustGeneratedCode ?? false);
+      } catch (error) {
+        await executorInfo?.close();
+        await provider.close?.();
+        throw error;
+      }
       const toolchains = executorInfo ? await executorInfo.toolchains() : [];
       await executorInfo?.close();
       const plan = await planRun(loaded, runSpec, provider, {
@@ -193,7 +210,7 @@ export async function resumeLocal(runId: string, opts: LocalRunOptions, override
     manifest.max_cost_usd = overrides.maxCostUsd;
     await opts.home.store.put(keys.manifest(runId), JSON.stringify(manifest, null, 2), 'application/json');
   }
-  const [source] = parseBenchmarkSpec(manifest.benchmark.spec);
+  const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
   if (!source) throw new InputError(`run ${runId} names no benchmark`);
   const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(manifest.split ? { split: manifest.split } : {}) });
   const providerOptions = { ...manifest.provider_options, ...opts.providerOptions };
