@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { InputError, RunStopped } from '#core/errors.ts';
 import { doctorCommand } from './cli/doctor-command.ts';
+import { leaderboardCommand } from './cli/leaderboard-command.ts';
 import { compareCommand, listCommand, queryCommand, reportCommand } from './cli/query-commands.ts';
 import { remoteCommand } from './cli/remote-command.ts';
 import { runCommand } from './cli/run-command.ts';
@@ -15,7 +16,7 @@ const program = new Command('polyeval')
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), queryCommand(), doctorCommand(), remoteCommand()]) {
+for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), leaderboardCommand(), queryCommand(), doctorCommand(), remoteCommand()]) {
   program.addCommand(command.exitOverride());
 }
 

@@ -13,6 +13,8 @@ import { readItems, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import { DuckDbResultsQuery } from '#local/index.ts';
 import { csv, fmtValue, table, toJson } from './format.ts';
+import { renderCompareHtml } from '#core/report/compare-html.ts';
+import { writeHtml } from './html-output.ts';
 import { metricsTable } from './show.ts';
 
 function homeOf(command: Command): Home {
@@ -77,14 +79,21 @@ export function compareCommand(): Command {
     .argument('<run-b>')
     .option('--iterations <count>', 'bootstrap resamples', (v) => Number(v), 2000)
     .option('--json', 'print JSON')
-    .action(async (a: string, b: string, flags: { json?: boolean; iterations: number }, command: Command) => {
+    .addOption(new Option('--format <format>', 'table | json | html (a self-contained page with interval bars; prints its path)').choices(['table', 'json', 'html']).default('table'))
+    .option('-o, --output <file.html>', 'with --format html: where to write the page (default: <home>/store/reports/compare-<a>-vs-<b>.html)')
+    .action(async (a: string, b: string, flags: { json?: boolean; iterations: number; format: 'table' | 'json' | 'html'; output?: string }, command: Command) => {
       const home = homeOf(command);
       const [ma, mb] = [await readManifest(home, a), await readManifest(home, b)];
       if (ma.benchmark.id !== mb.benchmark.id) throw new InputError(`runs are on different benchmarks (${ma.benchmark.id} vs ${mb.benchmark.id})`, { field: 'run-b' });
       const [ra, rb] = [(await readItems(home.store, a)).map((d) => d.record), (await readItems(home.store, b)).map((d) => d.record)];
       const rows = compareRuns(ra, rb, { scorer: ma.benchmark.scorer, n: Math.min(ma.n, mb.n), seed: ma.seed, iterations: flags.iterations });
-      if (flags.json) {
+      if (flags.json || flags.format === 'json') {
         process.stdout.write(`${toJson({ run_a: a, run_b: b, benchmark: ma.benchmark.id, rows })}\n`);
+        return;
+      }
+      if (flags.format === 'html') {
+        const html = renderCompareHtml({ benchmark: ma.benchmark.id, a: { run_id: a, model: ma.model.spec }, b: { run_id: b, model: mb.model.spec }, rows, generatedAt: new Date().toISOString() });
+        process.stdout.write(`${await writeHtml(home, `reports/compare-${a}-vs-${b}.html`, html, flags.output)}\n`);
         return;
       }
       process.stdout.write(`${ma.benchmark.id}: a = ${a} (${ma.model.spec}), b = ${b} (${mb.model.spec})\n`);

@@ -8,7 +8,7 @@ import { openHome, packageRoot } from '#app/home.ts';
 import { resumeLocal, runLocal, type LocalRunResult } from '#app/local-run.ts';
 import { dryRun } from '#app/dry-run.ts';
 import { createProgress } from './progress.ts';
-import { printRunResult } from './show.ts';
+import { printRunResult, printRunsSummary } from './show.ts';
 import { toJson } from './format.ts';
 import { intOption } from './options.ts';
 import { addSpecOptions, specFromFlags, type SpecFlags } from './spec-options.ts';
@@ -89,7 +89,8 @@ export function runCommand(): Command {
         const shaped = results.map(jsonShape);
         process.stdout.write(`${toJson(shaped.length === 1 ? shaped[0] : { runs: shaped })}\n`);
       } else {
-        for (const r of results) printRunResult(r);
+        if (results.length === 1) for (const r of results) printRunResult(r);
+        else printRunsSummary(results);
       }
       const stopped = results.find((r) => r.status === 'stopped');
       if (stopped && stopped.status === 'stopped') throw new RunStopped(`run ${stopped.run_id} stopped: ${stopped.reason}; continue with: polyeval run --resume ${stopped.run_id}`);
@@ -97,7 +98,10 @@ export function runCommand(): Command {
 }
 
 function jsonShape(r: LocalRunResult): Record<string, unknown> {
-  if (r.status === 'stopped') return { ...r };
+  if (r.status === 'stopped') {
+    const { language: _language, ...stopped } = r;
+    return stopped;
+  }
   return {
     run_id: r.run_id,
     benchmark: r.benchmark,

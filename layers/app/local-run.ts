@@ -42,8 +42,8 @@ export interface LocalRunOptions {
 }
 
 export type LocalRunResult =
-  | ({ status: 'completed' } & RunSummaryDocument)
-  | { status: 'stopped'; run_id: string; benchmark: string; model: string; items: number; recorded: number; reason: string };
+  | ({ status: 'completed'; language?: string | null } & RunSummaryDocument)
+  | { status: 'stopped'; run_id: string; benchmark: string; model: string; items: number; recorded: number; reason: string; language?: string | null };
 
 function newRunId(benchmark: string, now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
@@ -102,10 +102,10 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     if (result.stoppedReason) {
       await home.ledger.setStatus(manifest.run_id, 'stopped', result.stoppedReason);
       const recorded = (await home.store.list(keys.itemsPrefix(manifest.run_id))).length;
-      return { status: 'stopped', run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name, items: plan.items.length, recorded, reason: result.stoppedReason };
+      return { status: 'stopped', run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name, items: plan.items.length, recorded, reason: result.stoppedReason, language: manifest.language };
     }
     const summary = await aggregateRun({ store: home.store, ledger: home.ledger, clock }, manifest, (records) => extraMetrics(records, plan, loaded, manifest, home));
-    return { ...summary };
+    return { ...summary, language: manifest.language };
   } catch (error) {
     await home.ledger.setStatus(manifest.run_id, 'failed', (error as Error).message);
     throw error;

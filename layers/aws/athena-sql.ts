@@ -21,6 +21,7 @@
  * Shipped queries use only what Trino and DuckDB share: CTEs, window functions, standard
  * comparisons, `CASE`, `ORDER BY`; string literals go through {@link sqlString}.
  */
+import { headlineMetric } from '#core/metrics/headline.ts';
 import {
   METRIC_COLUMNS as CORE_METRIC_COLUMNS,
   PARTITION_COLUMNS,
@@ -53,15 +54,8 @@ export const METRIC_COLUMNS: readonly ColumnSpec[] = CORE_METRIC_COLUMNS.map(toS
 /** Where each table's files live, relative to the store root (DESIGN §5). */
 export const TABLE_PREFIXES = { records: 'results/records/', metrics: 'results/metrics/' } as const;
 
-/**
- * The headline metric per benchmark (the leaderboard's column). A benchmark not listed
- * falls back to `pass@1`; pass an explicit metric to {@link leaderboardSql} to override.
- */
-export const HEADLINE_METRICS: Readonly<Record<string, string>> = {
-  rocode: 'accuracy',
-  'kotlin-humaneval': 'pass@1',
-  abricot: 'pearson',
-};
+/** The headline metric per benchmark (the leaderboard's column): one definition, in core. */
+export { HEADLINE_METRICS } from '#core/metrics/headline.ts';
 
 /** A SQL string literal: single quotes doubled (standard SQL; Trino and DuckDB agree). */
 export function sqlString(value: string): string {
@@ -75,7 +69,7 @@ export function sqlString(value: string): string {
  * Columns: model, run_id, value, ci_low, ci_high, n, runs — best first.
  */
 export function leaderboardSql(benchmark: string, options: { metric?: string; slice?: string } = {}): string {
-  const metric = options.metric ?? HEADLINE_METRICS[benchmark] ?? 'pass@1';
+  const metric = options.metric ?? headlineMetric(benchmark);
   const slice = options.slice ?? 'all';
   return `WITH candidates AS (
   SELECT model, run_id, value, ci_low, ci_high, n,
