@@ -37,8 +37,51 @@ export interface LocalRunOptions {
   /** User price table overriding the shipped one. */
   pricesPath?: string;
   clock?: () => Date;
-  onEvent?: (event: EngineEvent | { type: 'planned'; runId: string; total: number; done: number; benchmark: string }) => void;
+  onEvent?: (event: (EngineEvent & { language: string }) | PlannedEvent) => void;
   env?: NodeJS.ProcessEnv;
+  /** One sandbox shared by several runs (a sweep): kept open after each run. */
+  sandbox?: SharedSandbox;
+  /**
+   * A sweep's bookkeeping, per run it would start (key: dataset spec and language): the id
+   * of a run already started for that key (it is resumed, or its summary returned when it
+   * completed), and a hook called with each new run's id before any of its work starts.
+   */
+  runs?: { existing(key: string): string | undefined; created(key: string, runId: string): Promise<void> };
+}
+
+/** A run is about to do its work: `remaining` counts the items still to run per language. */
+export interface PlannedEvent {
+  type: 'planned';
+  runId: string;
+  total: number;
+  done: number;
+  benchmark: string;
+  remaining: Record<string, number>;
+}
+
+/**
+ * One sandbox executor for several runs, so a sweep keeps the Kotlin compile server warm and
+ * the compile cache shared. The Kotlin flags are per process: a run with other flags gets a
+ * fresh executor (the previous one is closed first).
+ */
+export class SharedSandbox {
+  private current: { key: string; executor: Promise<Executor> } | undefined;
+
+  async get(kotlinLanguageVersion: string | undefined): Promise<Executor> {
+    const key = kotlinLanguageVersion ?? '';
+    if (this.current?.key === key) return this.current.executor;
+    await this.close();
+    const sandbox = await import('#sandbox/index.ts');
+    const executor = sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) });
+    this.current = { key, executor };
+    return executor;
+  }
+
+  async close(): Promise<void> {
+    const current = this.current;
+    this.current = undefined;
+    if (current) await (await current.executor).close();
+  }
 }
 
 export type LocalRunResult =
@@ -50,11 +93,13 @@ function newRunId(benchmark: string, now: Date): string {
   return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion?: string): Promise<Executor | undefined> {
-  if (benchmark.scorer === 'likert') return undefined;
+/** The run's executor and whether the run owns it (closes it when done). */
+async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion: string | undefined, shared?: SharedSandbox): Promise<{ executor?: Executor; owned: boolean }> {
+  if (benchmark.scorer === 'likert') return { owned: false };
+  if (shared) return { executor: await shared.get(kotlinLanguageVersion), owned: false };
   const sandbox = await import('#sandbox/index.ts');
   // Always passed, empty included: the Kotlin runtime keeps its flags per process.
-  return sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) });
+  return { executor: await sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) }), owned: true };
 }
 
 async function costFunctions(provider: Provider, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
@@ -71,8 +116,9 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   const { home } = opts;
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
-  const executor = await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined);
+  const { executor, owned } = await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined, opts.sandbox);
   const ledgerRun = await home.ledger.getRun(manifest.run_id);
+  const languageOf = languageOfItems(plan);
   const ctx: RunContext = {
     store: home.store,
     ledger: home.ledger,
@@ -80,7 +126,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     ...(executor ? { executor } : {}),
     clock,
     ...(await costFunctions(provider, opts)),
-    onEvent: (e) => opts.onEvent?.(e),
+    onEvent: (e) => opts.onEvent?.({ ...e, language: languageOf(e.item) }),
     manifest,
     benchmark: loaded.benchmark,
     tasks: new Map(plan.tasks.map((t) => [t.id, t])),
@@ -92,7 +138,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   try {
     await home.ledger.setStatus(manifest.run_id, 'running');
     const done = (await home.store.list(keys.itemsPrefix(manifest.run_id))).length;
-    opts.onEvent?.({ type: 'planned', runId: manifest.run_id, total: plan.items.length, done, benchmark: manifest.benchmark.id });
+    opts.onEvent?.({ type: 'planned', runId: manifest.run_id, total: plan.items.length, done, benchmark: manifest.benchmark.id, remaining: remainingByLanguage(plan, languageOf) });
     const result = await runPipeline(ctx, plan.items, {
       generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
       scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: Math.max(4, jobs * 4) }),
@@ -110,9 +156,25 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     await home.ledger.setStatus(manifest.run_id, 'failed', (error as Error).message);
     throw error;
   } finally {
-    await executor?.close();
+    if (owned) await executor?.close();
     await provider.close?.();
   }
+}
+
+/** The language of each item of a plan (`item` for benchmarks without one): what the ETA learns by. */
+function languageOfItems(plan: RunPlan): (item: WorkItem) => string {
+  const byTask = new Map(plan.tasks.map((t) => [t.id, 'language' in t && typeof t.language === 'string' ? t.language : undefined]));
+  return (item) => item.language ?? plan.manifest.language ?? byTask.get(item.taskId) ?? 'item';
+}
+
+/** Items left to run per language. */
+function remainingByLanguage(plan: RunPlan, languageOf: (item: WorkItem) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of plan.items) {
+    const language = languageOf(item);
+    out[language] = (out[language] ?? 0) + 1;
+  }
+  return out;
 }
 
 /** RoCode: code-switching of the generated code beside the reference solutions. */
@@ -154,13 +216,19 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
     const languages = languagesFor(spec, loaded, probe);
     await probe.close?.();
     for (const language of languages) {
+      const key = `${source.spec}|${language ?? ''}`;
+      const existing = opts.runs?.existing(key);
+      if (existing) {
+        results.push(await resumeOrSummary(existing, opts));
+        continue;
+      }
       const runSpec: RunSpec = { ...spec, ...(language ? { language } : {}) };
       const provider = await createProvider(spec.model, opts.providerOptions);
       const now = clock();
       const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
-      const executorInfo = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion);
-      const toolchains = executorInfo ? await executorInfo.toolchains() : [];
-      await executorInfo?.close();
+      const executorInfo = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion, opts.sandbox);
+      const toolchains = executorInfo.executor ? await executorInfo.executor.toolchains() : [];
+      if (executorInfo.owned) await executorInfo.executor?.close();
       const plan = await planRun(loaded, runSpec, provider, {
         runId,
         createdAt: now.toISOString(),
@@ -173,6 +241,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       plan.manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
       await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
       await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
+      await opts.runs?.created(key, runId);
       results.push(await execute(plan, loaded, provider, opts));
     }
   }
@@ -183,6 +252,15 @@ export async function readManifest(home: Home, runId: string): Promise<Manifest>
   const text = await home.store.getText(keys.manifest(runId));
   if (!text) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
   return JSON.parse(text) as Manifest;
+}
+
+/** A sweep's run seen again: its summary when it completed, else it is resumed. */
+async function resumeOrSummary(runId: string, opts: LocalRunOptions): Promise<LocalRunResult> {
+  const run = await opts.home.ledger.getRun(runId);
+  const text = run?.status === 'completed' ? await opts.home.store.getText(keys.summary(runId)) : undefined;
+  if (!text) return resumeLocal(runId, opts);
+  const manifest = await readManifest(opts.home, runId);
+  return { ...(JSON.parse(text) as RunSummaryDocument), language: manifest.language };
 }
 
 /** Continues a run that was killed or stopped: only the items not yet recorded run. */
