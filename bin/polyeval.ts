@@ -10,6 +10,12 @@ import { compareCommand, listCommand, queryCommand, reportCommand } from './cli/
 import { remoteCommand } from './cli/remote-command.ts';
 import { runCommand } from './cli/run-command.ts';
 
+// The AWS SDK warns, from every client it constructs on Node < 22, that its future versions
+// will need Node 22; this is the variable it reads to stay quiet. `polyeval doctor` reports
+// the Node version's support instead, once, where a person looks for it. A user who sets the
+// variable keeps their value; nothing else is silenced.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const program = new Command('polyeval')
   .description('Evaluate LLMs on RoCode (Romanian), Kotlin HumanEval and ABRICOT (Italian) — locally or on AWS')
   .option('--home <dir>', 'state folder (default: $POLYEVAL_HOME or ./.polyeval)')
