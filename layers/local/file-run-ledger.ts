@@ -5,7 +5,7 @@
  * killed run resumes with exact counts. `recordItem` is the conditional write: an item id
  * already in the journal is not counted again.
  */
-import { appendFile, mkdir, readFile, readdir } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
@@ -77,6 +77,20 @@ export class FileRunLedger implements RunLedger {
     const lead = this.torn.delete(runId) ? '\n' : '';
     await appendFile(this.file(runId), `${lead}${JSON.stringify(event)}\n`);
     this.states.set(runId, apply(this.states.get(runId), event) as State);
+  }
+
+  /** The journal file of a run (for `polyeval rm`, which removes it with the run's files). */
+  journalPath(runId: string): string {
+    return this.file(runId);
+  }
+
+  /** Forgets a run: its journal is removed. Not part of the port (the cloud ledger keeps history). */
+  async removeRun(runId: string): Promise<void> {
+    await this.serial(runId, async () => {
+      await rm(this.file(runId), { force: true });
+      this.states.delete(runId);
+      this.torn.delete(runId);
+    });
   }
 
   async createRun(run: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void> {

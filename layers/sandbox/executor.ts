@@ -57,10 +57,15 @@ const COMPILE_LIMITS = { cpuMs: COMPILE_LIMIT_MS, wallMs: 2 * COMPILE_LIMIT_MS, 
  * const outcome = await executor.execute({ scorer: 'io-tests', task, language: 'cpp', code });
  * await executor.close();
  */
+/** Where builds, the supervisor and the C++ PCH live unless told otherwise (`polyeval gc` prunes its builds). */
+export function defaultSandboxCacheDir(): string {
+  return join(tmpdir(), 'polyeval-cache');
+}
+
 export async function createSandboxExecutor(options: SandboxExecutorOptions = {}): Promise<SandboxExecutor> {
   const concurrency = options.concurrency ?? availableParallelism();
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`concurrency must be a positive integer, got ${concurrency}`, { field: 'concurrency' });
-  const cacheDir = options.cacheDir ?? join(tmpdir(), 'polyeval-cache');
+  const cacheDir = options.cacheDir ?? defaultSandboxCacheDir();
   const workRoot = options.workRoot ?? join(tmpdir(), 'polyeval-work');
   await ensureSharedDir(cacheDir);
   await ensureSharedDir(workRoot);
