@@ -13,7 +13,7 @@ const fmt = (v: number | null, digits = 3): string => (v === null ? '—' : v.to
 export const REPORT_CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1200px;color:#222;padding:0 1rem}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5rem 0}td,th{padding:.3rem .6rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
-.num{text-align:right;font-variant-numeric:tabular-nums}.ci{color:#667;font-size:12px}.small{color:#667;font-size:12px}
+.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}#runs{font-size:12px}.ci{color:#667;font-size:12px}.small{color:#667;font-size:12px}
 .absent{color:#a55;font-style:italic}.bar{display:block;margin-top:2px}.best{font-weight:700}`;
 
 /** A column of the side-by-side view. */
