@@ -4,7 +4,7 @@
  * It catches what tests calling `node dist/polyeval.mjs` cannot: a rebuild that leaves the
  * bundle without its executable bit (`sh: polyeval: Permission denied` from npx).
  *
- * The clone is of the committed HEAD; npm reuses this machine's package cache.
+ * The clone is of the committed HEAD; npm reuses this machine's package cache (~/.npm).
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -24,16 +24,25 @@ function stepByStep(readme: string): string[] {
     .filter((line) => line && !line.startsWith('#'));
 }
 
-function sh(command: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs one line in a shell as a new user's terminal would; killed (with its group) after `limitMs`. */
+function sh(command: string, cwd: string, limitMs = 1_200_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, npm_config_prefer_offline: 'true', npm_config_fund: 'false', npm_config_audit: 'false', NO_COLOR: '1' };
-    delete env.POLYEVAL_HOME; // the clone's own ./.polyeval, as for a new user
-    const child = spawn('sh', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A user's shell, not this test runner's: no npm_* variables inherited from `npx vitest`
+    // or `npm test`, and the clone's own ./.polyeval.
+    const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'POLYEVAL_HOME' && k !== 'INIT_CWD'));
+    const child = spawn('sh', ['-c', command], { cwd, env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
+    const timer = setTimeout(() => {
+      stderr += `\n[test] killed after ${limitMs} ms`;
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    }, limitMs);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
