@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { InputError, RunStopped } from '#core/errors.ts';
 import { gcCommand, rmCommand } from './cli/cleanup-commands.ts';
 import { doctorCommand } from './cli/doctor-command.ts';
+import { inspectCommand } from './cli/inspect-command.ts';
 import { leaderboardCommand } from './cli/leaderboard-command.ts';
 import { compareCommand, listCommand, queryCommand, reportCommand } from './cli/query-commands.ts';
 import { remoteCommand } from './cli/remote-command.ts';
@@ -23,7 +24,7 @@ const program = new Command('polyeval')
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), leaderboardCommand(), queryCommand(), rmCommand(), gcCommand(), doctorCommand(), remoteCommand()]) {
+for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), leaderboardCommand(), queryCommand(), rmCommand(), gcCommand(), doctorCommand(), inspectCommand(), remoteCommand()]) {
   program.addCommand(command.exitOverride());
 }
 

@@ -49,6 +49,10 @@ export function printRunResult(r: LocalRunResult, out: NodeJS.WritableStream = p
     return;
   }
   out.write(`\n${runHeader(r)}\n`);
+  if (r.protocol) {
+    const overrides = Object.entries(r.protocol.overrides).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+    out.write(`protocol: ${r.protocol.name} (headline ${r.protocol.settings.headline}${overrides.length ? `; overridden: ${overrides.join(', ')}` : ''})\n`);
+  }
   if (r.likert_mode) out.write(`likert mode: ${r.likert_mode}\n`);
   out.write(`${metricsTable(r.metrics)}\n`);
   out.write(`report: ${r.report}\n`);
@@ -62,7 +66,7 @@ export function runsSummaryTable(results: readonly LocalRunResult[]): string {
   const rows = results.flatMap((r) => {
     if (r.status === 'stopped') return [{ suite: suiteName(r), model: r.model, items: `${r.recorded}/${r.items}`, verdicts: 'STOPPED', headline: r.reason, '95% CI': '', report: `resume: polyeval run --resume ${r.run_id}` }];
     // ABRICOT's headline is one correlation per subtask: one line each, the run's cells once.
-    return headlineKeys(r.benchmark).map((key, i) => {
+    return headlineKeys(r.benchmark, r.protocol?.settings.headline).map((key, i) => {
       const m = r.metrics[key];
       const metric = { headline: `${key} ${fmtValue(m?.value)}`, '95% CI': m && m.value !== null ? `[${fmtValue(m.ci_low)}, ${fmtValue(m.ci_high)}]` : `absent: ${m?.reason ?? 'not computed'}` };
       if (i > 0) return metric;

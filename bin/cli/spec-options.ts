@@ -25,6 +25,9 @@ export interface SpecFlags {
   maxCost?: number;
   likertMode?: 'auto' | 'likelihood' | 'digit-parse';
   kotlinLanguageVersion?: string;
+  protocol?: string;
+  rowLimits?: boolean;
+  promptStyle?: 'completion' | 'chat';
 }
 
 export function addSpecOptions(command: Command, text: { benchmark: string; model: string }): Command {
@@ -43,7 +46,10 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
     .option('--time-scale <factor>', 'multiply every time limit (slow machines)', numberOption('--time-scale'))
     .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
     .option('--kotlin-language-version <version>', 'kotlinc -language-version and -api-version (2.0 accepts APIs kotlinc ≥ 2.1 rejects; default for mxeval:)')
-    .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']));
+    .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']))
+    .option('--protocol <name>', "the benchmark's named protocol (default: its source's; see: polyeval list benchmarks)")
+    .option('--row-limits', "io-tests: each row's own time limit instead of the protocol's fixed one")
+    .addOption(new Option('--prompt-style <style>', 'send the prompt as one plain text (completion endpoints) or as chat messages').choices(['completion', 'chat']));
 }
 
 /** Collects a flag given several times (`-m a -m b`) into an array. */
@@ -79,6 +85,9 @@ export function gridFromFlags(flags: SpecFlags): RunSpec[] {
     maxCostUsd: flags.maxCost,
     likertMode: flags.likertMode,
     kotlinLanguageVersion: flags.kotlinLanguageVersion,
+    protocol: flags.protocol,
+    rowLimits: flags.rowLimits,
+    promptStyle: flags.promptStyle,
   };
   const given = Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined));
   const models = flags.model?.length ? flags.model : ['reference'];

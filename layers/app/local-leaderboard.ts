@@ -23,6 +23,8 @@ export async function completedRuns(home: Home, runIds?: ReadonlySet<string>): P
       dataset: manifest.benchmark.spec,
       model: manifest.model.spec,
       language: manifest.language,
+      protocol: manifest.protocol?.name ?? null,
+      ...(manifest.protocol ? { headline: manifest.protocol.settings.headline } : {}),
       items: summary.items,
       cost_usd: Number(run.costUsd.toFixed(6)),
       date: summary.completed_at,

@@ -41,7 +41,7 @@ describe('polyeval leaderboard', () => {
     const { rows } = parseJson<{ rows: Row[] }>(result);
     const board = rows.filter((r) => r.metric === 'pearson/subtask=inclusiveness');
     expect(board.map((r) => r.run_id)).toEqual([reference, replayed]);
-    expect(board[0]).toMatchObject({ benchmark: 'abricot', dataset: 'sample/abricot', model: 'reference', value: 1, ci_low: 1, ci_high: 1, items: 52, cost_usd: 0, runs: 1 });
+    expect(board[0]).toMatchObject({ benchmark: 'abricot', dataset: 'sample/abricot', protocol: 'paper', model: 'reference', value: 1, ci_low: 1, ci_high: 1, items: 52, cost_usd: 0, runs: 1 });
     const second = board[1] as Row;
     expect(second.value).toBeLessThan(1);
     expect(second.ci_low).toBeLessThanOrEqual(second.value as number);
@@ -56,7 +56,7 @@ describe('polyeval leaderboard', () => {
     const none = parseJson<{ rows: Row[] }>(await runCli(['leaderboard', '-b', 'rocode', '--format', 'json', '--home', home]));
     expect(none.rows).toEqual([]);
     const csv = await runCli(['leaderboard', '--format', 'csv', '--home', home]);
-    expect(csv.stdout.split('\n')[0]).toBe('benchmark,dataset,language,model,metric,value,ci_low,ci_high,n,items,cost_usd,date,run_id,runs,reason');
+    expect(csv.stdout.split('\n')[0]).toBe('benchmark,dataset,language,protocol,model,metric,value,ci_low,ci_high,n,items,cost_usd,date,run_id,runs,reason');
   });
 
   it('writes a self-contained HTML page with the benchmarks side by side and interval bars', async () => {
@@ -64,8 +64,8 @@ describe('polyeval leaderboard', () => {
     expect(result.code, result.stderr).toBe(0);
     const html = readFileSync(result.stdout.trim(), 'utf8');
     expect(html).toContain('<table id="side-by-side">');
-    expect(html).toContain('sample/abricot<br><span class="small">pearson/subtask=abstractness');
-    expect(html).toContain('sample/abricot<br><span class="small">pearson/subtask=inclusiveness');
+    expect(html).toContain('sample/abricot · paper<br><span class="small">pearson/subtask=abstractness');
+    expect(html).toContain('sample/abricot · paper<br><span class="small">pearson/subtask=inclusiveness');
     expect(html.match(/<svg class="bar"/g)?.length).toBe(4);
     expect(html).not.toMatch(/<script|<link|src=|https?:\/\//);
   });

@@ -30,13 +30,14 @@ export function headlineMetric(benchmark: string): string {
 
 /**
  * The run-summary metric keys (`<metric>` or `<metric>/<slice>`) a benchmark's headline is
- * read from: one for most benchmarks, one per subtask for ABRICOT.
+ * read from: one for most benchmarks, one per subtask for ABRICOT. `metric` is the run's
+ * protocol headline when it has one (a protocol names the metric its source reports first).
  * @example
  * headlineKeys('abricot'); // ['pearson/subtask=abstractness', 'pearson/subtask=inclusiveness']
- * headlineKeys('rocode');  // ['accuracy']
+ * headlineKeys('abricot', 'accuracy'); // ['accuracy/subtask=abstractness', 'accuracy/subtask=inclusiveness']
+ * headlineKeys('rocode', 'pass@1');  // ['pass@1']
  */
-export function headlineKeys(benchmark: string): string[] {
-  const metric = headlineMetric(benchmark);
+export function headlineKeys(benchmark: string, metric: string = headlineMetric(benchmark)): string[] {
   const slices = HEADLINE_SLICES[benchmark];
   return slices ? slices.map((slice) => `${metric}/${slice}`) : [metric];
 }

@@ -3,9 +3,9 @@
  * benchmark's headline metric (or one the user names) with its bootstrap interval. Pure:
  * the caller reads run summaries and ledger rows and hands them in.
  *
- * A "board" is one benchmark on one dataset and one language, ranked by one metric key: a
- * model's score on the bundled sample and on the published set, or in C and in Python, are
- * different numbers and never compete for the same row. ABRICOT has two headline keys (one
+ * A "board" is one benchmark on one dataset, one language and one protocol, ranked by one
+ * metric key: a model's score on the bundled sample and on the published set, in C and in
+ * Python, or under two gold rules, are different numbers and never compete for one row. ABRICOT has two headline keys (one
  * per subtask), hence two boards per dataset.
  */
 import { headlineKeys } from '../metrics/headline.ts';
@@ -22,6 +22,10 @@ export interface LeaderboardRun {
   model: string;
   /** The requested language, or null when the tasks set it. */
   language: string | null;
+  /** The protocol the run followed (null: planned before protocols existed). */
+  protocol: string | null;
+  /** The protocol's headline metric, when it names one. */
+  headline?: string;
   items: number;
   cost_usd: number;
   /** When the run completed (ISO 8601). */
@@ -35,6 +39,7 @@ export interface LeaderboardRow {
   benchmark: string;
   dataset: string;
   language: string | null;
+  protocol: string | null;
   model: string;
   /** Metric key ranked by (`pearson`, `accuracy/language=cpp`, …). */
   metric: string;
@@ -61,13 +66,13 @@ export interface LeaderboardOptions {
 }
 
 /** The board a run belongs to. */
-export function boardKey(row: Pick<LeaderboardRow, 'benchmark' | 'dataset' | 'language' | 'metric'>): string {
-  return `${row.benchmark}\u0000${row.dataset}\u0000${row.language ?? ''}\u0000${row.metric}`;
+export function boardKey(row: Pick<LeaderboardRow, 'benchmark' | 'dataset' | 'language' | 'protocol' | 'metric'>): string {
+  return `${row.benchmark}\u0000${row.dataset}\u0000${row.language ?? ''}\u0000${row.protocol ?? ''}\u0000${row.metric}`;
 }
 
-/** A board's human label: the dataset, with the language when the run fixed one. */
-export function boardLabel(row: Pick<LeaderboardRow, 'dataset' | 'language'>): string {
-  return row.language ? `${row.dataset} [${row.language}]` : row.dataset;
+/** A board's human label: the dataset, the language when the run fixed one, the protocol. */
+export function boardLabel(row: Pick<LeaderboardRow, 'dataset' | 'language' | 'protocol'>): string {
+  return `${row.dataset}${row.language ? ` [${row.language}]` : ''}${row.protocol ? ` · ${row.protocol}` : ''}`;
 }
 
 function better(a: LeaderboardRow, b: LeaderboardRow): boolean {
@@ -83,6 +88,7 @@ function rowOf(run: LeaderboardRun, metric: string): LeaderboardRow {
     benchmark: run.benchmark,
     dataset: run.dataset,
     language: run.language,
+    protocol: run.protocol,
     model: run.model,
     metric,
     value: m?.value ?? null,
@@ -111,7 +117,7 @@ export function buildLeaderboard(runs: readonly LeaderboardRun[], options: Leade
   const best = new Map<string, LeaderboardRow>();
   for (const run of runs) {
     if (options.benchmark && run.benchmark !== options.benchmark && run.dataset !== options.benchmark) continue;
-    for (const metric of options.metric ? [options.metric] : headlineKeys(run.benchmark)) {
+    for (const metric of options.metric ? [options.metric] : headlineKeys(run.benchmark, run.headline)) {
       const row = rowOf(run, metric);
       const key = `${boardKey(row)}\u0000${run.model}`;
       const current = best.get(key);
@@ -124,6 +130,7 @@ export function buildLeaderboard(runs: readonly LeaderboardRun[], options: Leade
       a.benchmark.localeCompare(b.benchmark) ||
       a.dataset.localeCompare(b.dataset) ||
       (a.language ?? '').localeCompare(b.language ?? '') ||
+      (a.protocol ?? '').localeCompare(b.protocol ?? '') ||
       a.metric.localeCompare(b.metric) ||
       (a.value === null ? 1 : 0) - (b.value === null ? 1 : 0) ||
       (b.value ?? 0) - (a.value ?? 0) ||

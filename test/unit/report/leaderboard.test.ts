@@ -7,6 +7,7 @@ function run(over: Partial<LeaderboardRun> & { run_id: string; model: string; va
     benchmark: 'rocode',
     dataset: 'sample/rocode',
     language: null,
+    protocol: null,
     items: 10,
     cost_usd: 0.5,
     date: '2026-11-30T10:00:00.000Z',
@@ -49,9 +50,26 @@ describe('buildLeaderboard', () => {
     expect(buildLeaderboard(runs, { benchmark: 'rocode' }).map((r) => r.run_id)).toEqual(['full', 'c', 'py']);
     expect(buildLeaderboard(runs, { benchmark: 'sample/rocode' }).map((r) => r.run_id)).toEqual(['c', 'py']);
     const abricot = buildLeaderboard(runs, { benchmark: 'abricot' });
+    expect(abricot.every((r) => r.protocol === null)).toBe(true);
     expect(abricot.map((r) => [r.metric, r.value])).toEqual([
       ['pearson/subtask=abstractness', 0.6],
       ['pearson/subtask=inclusiveness', null],
+    ]);
+  });
+
+  it("ranks a run by its protocol's headline and keeps protocols on separate boards", () => {
+    const likert = (run_id: string, protocol: string, headline: string, value: number): LeaderboardRun => ({
+      ...run({ run_id, model: 'm', value: null, benchmark: 'abricot', dataset: 'sample/abricot' }),
+      protocol,
+      headline,
+      metrics: { [`${headline}/subtask=abstractness`]: { value, ci_low: value, ci_high: value, n: 26 }, [`${headline}/subtask=inclusiveness`]: { value, ci_low: value, ci_high: value, n: 26 } },
+    });
+    const rows = buildLeaderboard([likert('p', 'paper', 'pearson', 0.4), likert('c', 'calamita', 'accuracy', 0.9)]);
+    expect(rows.map((r) => [r.protocol, r.metric, r.run_id])).toEqual([
+      ['calamita', 'accuracy/subtask=abstractness', 'c'],
+      ['calamita', 'accuracy/subtask=inclusiveness', 'c'],
+      ['paper', 'pearson/subtask=abstractness', 'p'],
+      ['paper', 'pearson/subtask=inclusiveness', 'p'],
     ]);
   });
 });
