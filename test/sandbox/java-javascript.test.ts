@@ -58,6 +58,17 @@ describe('java', () => {
     expect(outcome.verdict, JSON.stringify(outcome)).toBe(verdict);
   }, 120_000);
 
+  it.each([
+    ['main(String... args) in a public class Main', 'public class Main {\n    public static void main(String... args) {\n        if (args.length != 0) throw new IllegalStateException("args");\n        CHECKS\n    }\n}\n'],
+    ['main(String args[]) in a class with another name', 'class Teste {\n    static public void main(String args[]) throws Exception {\n        CHECKS\n    }\n}\n'],
+    ['main in a nested class, after a helper class', 'class Teste {\n    static class Ajutor { static int f(int n) { return SumaCifrelor.sumaCifrelor(n); } }\n    static class Interne {\n        public static void main(String[] args) {\n            if (Ajutor.f(45) != 9) throw new RuntimeException("45");\n            CHECKS\n        }\n    }\n}\n'],
+  ])('runs a test whose entry is %s, and fails it on a wrong answer', async (_form, template) => {
+    const test = template.replace('CHECKS', 'if (SumaCifrelor.sumaCifrelor(123) != 6) throw new RuntimeException("123");');
+    const task = { ...sum, test };
+    expect((await run(task, sum.canonicalSolution)).verdict).toBe('OK');
+    expect((await run(task, '        return 0;\n    }\n}')).verdict).toBe('RE');
+  }, 120_000);
+
   it('runs a whole program with a public class on stdin and stdout', async () => {
     const code = 'import java.util.*;\n\npublic class Solutie {\n    public static void main(String[] args) {\n        Scanner in = new Scanner(System.in);\n        long a = in.nextLong(), b = in.nextLong();\n        System.out.println(a + b);\n    }\n}\n';
     const outcome = await executor.execute({ scorer: 'io-tests', task: sumTask(), language: 'java', code });

@@ -83,20 +83,22 @@ export function closeBlocks(completion: string, open: number): string {
  * blank lines, a class header…) precede it, keeps what follows the `{` opening its body.
  * Otherwise the answer is returned unchanged.
  * @param isSignature whether a masked line declares the entry point
- * @param allowedBefore whether a masked line may precede the signature
+ * @param allowedBefore whether a line (as written) may precede the signature
  */
 export function dropRepeatedSignature(answer: string, isSignature: (line: string) => boolean, allowedBefore: (line: string) => boolean): string {
   const masked = maskCFamily(answer);
   const lines = masked.split('\n');
+  const originals = answer.split('\n');
   let offset = 0;
-  for (const line of lines) {
+  for (const [n, line] of lines.entries()) {
     if (isSignature(line)) {
       const brace = masked.indexOf('{', offset);
       if (brace < 0) return answer;
       const rest = answer.slice(brace + 1);
       return rest.startsWith('\n') ? rest.slice(1) : rest;
     }
-    if (line.trim() !== '' && !allowedBefore(line)) return answer;
+    // Comment lines are blank once masked; the others are judged as written (`'use strict'`).
+    if (line.trim() !== '' && !allowedBefore(originals[n] ?? '')) return answer;
     offset += line.length + 1;
   }
   return answer;

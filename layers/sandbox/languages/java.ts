@@ -10,6 +10,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { maskCFamily } from '#core/languages/c-family.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { LanguageRuntime } from '../runtime.ts';
 import { jvmEtc, JVM_RUN_FLAGS } from './jvm.ts';
@@ -38,29 +39,47 @@ function javacVersion(): Promise<string | undefined> {
   return version;
 }
 
-/** Masks comments and literals (same length) so that declarations are found in code only. */
-function codeOnly(source: string): string {
-  return source.replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'/gu, (m) => m.replace(/[^\n]/gu, ' '));
-}
-
 /**
  * The file name javac needs: a top-level `public` class must live in `<Name>.java`, so a
  * source declaring one (a whole program, or a model that made its class public) is compiled
  * under that name; otherwise `Main.java`.
  */
 export function javaFileName(source: string): string {
-  const publicTypes = [...codeOnly(source).matchAll(/^public\s+(?:(?:final|abstract|sealed|strictfp)\s+)*(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)/gmu)];
+  const publicTypes = [...maskCFamily(source).matchAll(/^public\s+(?:(?:final|abstract|sealed|strictfp)\s+)*(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)/gmu)];
   return publicTypes.length === 1 ? `${publicTypes[0]?.[1]}.java` : 'Main.java';
 }
 
-/** The class to run: the entry wrapper of a unit test, else the class that declares `main`. */
+/**
+ * The classes enclosing the first `static void main(` of `source`, outermost first
+ * (`['Main']`; `['Teste', 'Interne']` for a nested class), or undefined when none declares one.
+ */
+export function javaMainPath(source: string): string[] | undefined {
+  const code = maskCFamily(source);
+  const stack: { name: string; depth: number }[] = [];
+  let depth = 0;
+  let pending: string | undefined;
+  const tokens = /\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)|[{}]|\bstatic\s+(?:(?:public|final|synchronized)\s+)*void\s+main\s*\(/gu;
+  for (const m of code.matchAll(tokens)) {
+    if (m[1] !== undefined) {
+      pending = m[1];
+    } else if (m[0] === '{') {
+      depth++;
+      if (pending !== undefined) stack.push({ name: pending, depth });
+      pending = undefined;
+    } else if (m[0] === '}') {
+      if (stack.at(-1)?.depth === depth) stack.pop();
+      depth--;
+    } else if (stack.length > 0) {
+      return stack.map((c) => c.name);
+    }
+  }
+  return undefined;
+}
+
+/** The class `java` runs (binary name): the unit-test entry wrapper, else the one declaring `main`. */
 export function javaMainClass(source: string): string {
-  const code = codeOnly(source);
-  if (new RegExp(`\\bclass\\s+${ENTRY_CLASS}\\b`, 'u').test(code)) return ENTRY_CLASS;
-  const main = code.search(/\bstatic\s+(?:final\s+)?void\s+main\s*\(/u);
-  const before = main < 0 ? code : code.slice(0, main);
-  const classes = [...before.matchAll(/\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)/gu)];
-  return classes.at(-1)?.[1] ?? 'Main';
+  if (new RegExp(`\\bclass\\s+${ENTRY_CLASS}\\b`, 'u').test(maskCFamily(source))) return ENTRY_CLASS;
+  return (javaMainPath(source) ?? ['Main']).join('$');
 }
 
 export const javaRuntime: LanguageRuntime = {
@@ -101,7 +120,7 @@ export const javaRuntime: LanguageRuntime = {
     // MXEval Java tests are a (non-public) `class Main` whose `main(String[] args)` throws on
     // a wrong result. The entry class calls it as a run without arguments would, then prints
     // the token; System.exit or Runtime.halt before the test's end never reaches the print.
-    const testClass = javaMainClass(s.test);
+    const testClass = (javaMainPath(s.test) ?? ['Main']).join('.');
     const entry = [
       `final class ${ENTRY_CLASS} {`,
       '    public static void main(String[] args) throws Throwable {',
