@@ -19,8 +19,9 @@ export const javascriptSpec: LanguageSpec = {
   stops: BRACE_STOPS,
   cleanCompletion(code, task) {
     const name = escape(task.entryPoint);
-    // `function name(`, `async function name(`, `const name = (…) => {`, `const name = function (`.
-    const signature = new RegExp(`^\\s*(?:export\\s+)?(?:(?:async\\s+)?function\\s*\\*?\\s*${name}\\s*\\(|(?:const|let|var)\\s+${name}\\s*=)`, 'u');
+    // `function name(`, `async function name(`, `const name = (…) => {`, `const name = function (`;
+    // never `let name = 1;` (a body may name a variable after its function).
+    const signature = new RegExp(`^\\s*(?:export\\s+)?(?:(?:async\\s+)?function\\s*\\*?\\s*${name}\\s*\\(|(?:const|let|var)\\s+${name}\\s*=\\s*(?:async\\s+)?(?:function\\b|\\([^)]*\\)\\s*=>|[\\w$]+\\s*=>))`, 'u');
     const before = /^\s*(['"]use strict['"];?|(?:const|let|var)\s+\w+\s*=\s*require\([^)]*\);?)\s*$/u;
     const body = dropRepeatedSignature(code, (l) => signature.test(l), (l) => before.test(l));
     return closeBlocks(body, openBraces(task.prompt));

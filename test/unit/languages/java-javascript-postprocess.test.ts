@@ -102,6 +102,11 @@ describe('JavaScript completions', () => {
     expect(post(raw, js).startsWith(raw)).toBe(true);
   });
 
+  it('keeps a body whose first line declares a variable named like the function', () => {
+    const body = '  let dublu = 0;\n  for (let i = 0; i < 2; i++) {\n    dublu += n;\n  }\n  return dublu;\n}';
+    expect(post(body, js)).toBe(`${body}\n`);
+  });
+
   it('does not count a brace inside a template literal or a string', () => {
     expect(post('  return `${n}}` + "}";\n}\nfoo();\n', js)).toBe('  return `${n}}` + "}";\n}\n');
   });
