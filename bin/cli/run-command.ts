@@ -30,6 +30,7 @@ interface RunFlags extends SpecFlags {
   prices?: string;
   home?: string;
   quiet?: boolean;
+  trustGeneratedCode?: boolean;
 }
 
 export function runCommand(): Command {
@@ -48,6 +49,7 @@ export function runCommand(): Command {
     .option('--timeout <ms>', 'hard timeout per model call', intOption('--timeout', 1))
     .option('--prices <file.json>', 'price table overriding the shipped one')
     .option('-q, --quiet', 'no progress on stderr')
+    .option('--trust-generated-code', 'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)')
     .action(async (flags: RunFlags, command: Command) => {
       const globals = command.optsWithGlobals<{ home?: string }>();
       const home = openHome(globals.home);
@@ -66,6 +68,7 @@ export function runCommand(): Command {
         providerOptions,
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         ...(flags.prices ? { pricesPath: flags.prices } : {}),
+        ...(flags.trustGeneratedCode ? { trustGeneratedCode: true } : {}),
         onEvent: (e: Parameters<NonNullable<LocalRunOptions['onEvent']>>[0]) => {
           if (e.type === 'planned') progress.planned(e.runId, e.total, e.done, e.benchmark, e.remaining);
           else if (e.type === 'recorded') progress.recorded(e.verdict, e.language);

@@ -7,7 +7,8 @@ import { availableParallelism } from 'node:os';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { InputError, RunStopped } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
-import type { Executor } from '#core/ports.ts';
+import type { SandboxExecutor } from '#sandbox/index.ts';
+import { assertMayExecute } from './trust.ts';
 import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
 import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
@@ -39,6 +40,8 @@ export interface LocalRunOptions {
   clock?: () => Date;
   onEvent?: (event: (EngineEvent & { language: string }) | PlannedEvent) => void;
   env?: NodeJS.ProcessEnv;
+  /** Execute model-written code even where the sandbox exposes credentials, files or network. */
+  trustGeneratedCode?: boolean;
   /** One sandbox shared by several runs (a sweep): kept open after each run. */
   sandbox?: SharedSandbox;
   /**
@@ -65,9 +68,9 @@ export interface PlannedEvent {
  * fresh executor (the previous one is closed first).
  */
 export class SharedSandbox {
-  private current: { key: string; executor: Promise<Executor> } | undefined;
+  private current: { key: string; executor: Promise<SandboxExecutor> } | undefined;
 
-  async get(kotlinLanguageVersion: string | undefined): Promise<Executor> {
+  async get(kotlinLanguageVersion: string | undefined): Promise<SandboxExecutor> {
     const key = kotlinLanguageVersion ?? '';
     if (this.current?.key === key) return this.current.executor;
     await this.close();
@@ -94,7 +97,7 @@ function newRunId(benchmark: string, now: Date): string {
 }
 
 /** The run's executor and whether the run owns it (closes it when done). */
-async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion: string | undefined, shared?: SharedSandbox): Promise<{ executor?: Executor; owned: boolean }> {
+async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion: string | undefined, shared?: SharedSandbox): Promise<{ executor?: SandboxExecutor; owned: boolean }> {
   if (benchmark.scorer === 'likert') return { owned: false };
   if (shared) return { executor: await shared.get(kotlinLanguageVersion), owned: false };
   const sandbox = await import('#sandbox/index.ts');
@@ -117,6 +120,13 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
   const { executor, owned } = await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined, opts.sandbox);
+  try {
+    assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false);
+  } catch (error) {
+    if (owned) await executor?.close();
+    await provider.close?.();
+    throw error;
+  }
   const ledgerRun = await home.ledger.getRun(manifest.run_id);
   const languageOf = languageOfItems(plan);
   const ctx: RunContext = {
@@ -227,6 +237,13 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const now = clock();
       const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
       const executorInfo = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion, opts.sandbox);
+      try {
+        assertMayExecute(executorInfo.executor, provider, opts.trustGeneratedCode ?? false);
+      } catch (error) {
+        if (executorInfo.owned) await executorInfo.executor?.close();
+        await provider.close?.();
+        throw error;
+      }
       const toolchains = executorInfo.executor ? await executorInfo.executor.toolchains() : [];
       if (executorInfo.owned) await executorInfo.executor?.close();
       const plan = await planRun(loaded, runSpec, provider, {
