@@ -21,7 +21,7 @@ export interface SpecFlags {
   language?: string;
   timeScale?: number;
   maxCost?: number;
-  likertMode?: 'auto' | 'likelihood' | 'digit-parse';
+  likertMode?: 'auto' | 'likelihood' | 'next-token' | 'digit-parse';
   kotlinLanguageVersion?: string;
 }
 
@@ -41,7 +41,14 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
     .option('--time-scale <factor>', 'multiply every time limit (slow machines)', numberOption('--time-scale'))
     .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
     .option('--kotlin-language-version <version>', 'kotlinc -language-version and -api-version (2.0 accepts APIs kotlinc ≥ 2.1 rejects; default for mxeval:)')
-    .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']));
+    .addOption(
+      new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, next-token log-probabilities, or a parsed digit (auto: the best the server supports)').choices([
+        'auto',
+        'likelihood',
+        'next-token',
+        'digit-parse',
+      ]),
+    );
 }
 
 /** Validates the flags with the shared schema; a bad value is an InputError naming the field. */
