@@ -33,7 +33,8 @@ export function printRunResult(r: LocalRunResult, out: NodeJS.WritableStream = p
   }
   const verdicts = Object.entries(r.verdicts).map(([v, c]) => `${v} ${c}`).join(' · ');
   out.write(`\n${r.benchmark} · ${r.model} · run ${r.run_id} · n=${r.n} · ${r.items} samples · ${verdicts}\n`);
-  if (r.likert_mode) out.write(`likert mode: ${r.likert_mode}\n`);
+  if (r.likert_mode) out.write(`likert mode: ${r.likert_mode}${r.likert_scoring ? ` (${r.likert_scoring.method}: ${r.likert_scoring.reason})` : ''}\n`);
+  for (const w of r.warnings ?? []) out.write(`adapted: ${w}\n`);
   out.write(`${metricsTable(r.metrics)}\n`);
   out.write(`report: ${r.report}\n`);
 }

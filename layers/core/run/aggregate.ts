@@ -31,6 +31,10 @@ export interface RunSummaryDocument {
   metrics: Record<string, MetricValue>;
   report: string;
   likert_mode: Manifest['likert_mode'];
+  /** likert: the mode's wire method and why it was chosen. */
+  likert_scoring?: Manifest['likert_scoring'];
+  /** What was adapted to the model before any call. */
+  warnings?: string[];
   status: 'completed';
   completed_at: string;
 }
@@ -105,6 +109,8 @@ export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extr
     metrics: summariseMetrics(metrics),
     report: deps.store.locate(keys.report(runId)),
     likert_mode: manifest.likert_mode,
+    ...(manifest.likert_scoring ? { likert_scoring: manifest.likert_scoring } : {}),
+    ...(manifest.warnings && manifest.warnings.length > 0 ? { warnings: manifest.warnings } : {}),
     status: 'completed',
     completed_at: deps.clock().toISOString(),
   };
