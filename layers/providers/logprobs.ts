@@ -46,7 +46,12 @@ function sumFromTail(tokens: readonly PromptToken[], prompt: Uint8Array, choiceB
     const token = tokens[i] as PromptToken;
     const bytes = tokenBytes(token.text);
     if (bytes === null || bytes.length === 0) continue;
-    if (!endsWith(prompt, bytes, pos)) return undefined;
+    if (!endsWith(prompt, bytes, pos)) {
+      // A token spanning the boundary: its tail is the rest of the choice, its head lies in
+      // the context (which, behind a chat template, may not be the text we know).
+      const need = pos - choiceStart;
+      return need > 0 && bytes.length > need && endsWith(bytes, prompt.subarray(choiceStart, pos), bytes.length) ? sum + requireLogprob(token) : undefined;
+    }
     pos -= bytes.length;
     sum += requireLogprob(token);
     if (pos <= choiceStart) return sum;
