@@ -35,19 +35,20 @@ async function setUp(spec: string, extra = {}): Promise<{ server: FakeServer; pr
 }
 
 describe('sagemaker provider', () => {
-  it('sends the TGI payload greedy without temperature or top_p', async () => {
+  it('sends the TGI payload greedy without temperature or top_p, and without the prompt prefill', async () => {
     const { server, provider } = await setUp('sagemaker:llm-tgi#tgi');
 
     const g = await provider.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 32, stop: ['\n'], seed: 7 } }));
 
     expect(server.requests[0]?.path).toBe('/endpoints/llm-tgi/invocations');
+    // decoder_input_details would send the whole prompt's prefill back on every generation: asked only when scoring.
     expect(server.requests[0]?.body).toEqual({
       inputs: 'Sei un assistente preciso.\n\nQuanto fa due più due?',
-      parameters: { max_new_tokens: 32, do_sample: false, stop: ['\n'], seed: 7, return_full_text: false, details: true, decoder_input_details: true },
+      parameters: { max_new_tokens: 32, do_sample: false, stop: ['\n'], seed: 7, return_full_text: false, details: true },
     });
     expect(g.text).toBe('Fa 4.');
-    // Prefill: <s> + 19 fake tokens of the prompt; generated: "Fa", " ", "4", ".".
-    expect(g.usage).toEqual({ promptTokens: 20, completionTokens: 4 });
+    // Prompt tokens estimated (50 characters / 4); generated: "Fa", " ", "4", ".".
+    expect(g.usage).toEqual({ promptTokens: 13, completionTokens: 4 });
     expect(g.finishReason).toBe('eos_token');
   });
 
