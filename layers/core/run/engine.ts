@@ -183,7 +183,8 @@ async function callProvider(
 export async function scoreItem(ctx: RunContext, generated: GeneratedItem): Promise<ScoreOutcome> {
   if (generated.failure) return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: generated.failure };
   const outcome = await scoreTask(ctx, generated);
-  if (generated.refusal && !outcome.error) outcome.error = generated.refusal;
+  // The model's own reason for an empty answer explains the verdict better than the scorer's.
+  if (generated.refusal) outcome.error = outcome.error ? `${generated.refusal}; ${outcome.error}` : generated.refusal;
   return outcome;
 }
 
