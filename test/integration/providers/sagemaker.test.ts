@@ -114,3 +114,28 @@ describe('sagemaker provider', () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('sagemaker: the real-time limit and prompt details', () => {
+  it('names the 60 s real-time limit instead of retrying a generation that outlives it', async () => {
+    const server = await startSageMakerServer({ realtimeTokenLimit: 5, answer: () => 'una risposta lunga che non finisce entro il limite' });
+    cleanups.push(() => server.close());
+    const provider = createNetworkProvider('sagemaker:llm-tgi#tgi', { endpointUrl: server.url, ...recordingRetries().options });
+
+    const err = await provider?.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 2000, stop: [] } })).catch((e: unknown) => e);
+
+    expect(err).toMatchObject({ retryable: false, message: expect.stringContaining('60 s') });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('asks TGI for decoder_input_details only when scoring', async () => {
+    const server = await startSageMakerServer();
+    cleanups.push(() => server.close());
+    const provider = createNetworkProvider('sagemaker:llm-tgi#tgi', { endpointUrl: server.url });
+
+    await provider?.generate(chatRequest());
+    await provider?.scoreChoices?.({ taskId: 't', prompt: chatRequest().prompt, choices: [' 1', ' 2'] });
+
+    const details = server.requests.map((r) => (r.body as { parameters: { decoder_input_details?: boolean } }).parameters.decoder_input_details ?? false);
+    expect(details).toEqual([false, true, true]);
+  });
+});
