@@ -187,6 +187,10 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       if (opts.assumePrice) plan.manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
       await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
       await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
+      // The capability check's calls were billed too.
+      const probe = plan.manifest.likert_scoring?.probeUsage;
+      const price = probe ? await runPrice(provider, null, plan.manifest.assumed_price, opts) : undefined;
+      if (probe && price) await opts.home.ledger.trySpend(runId, costAt(price, probe), null);
       results.push(await execute(plan, loaded, provider, opts));
     }
   }

@@ -76,6 +76,8 @@ export interface LikertScoring {
   reason: string;
   /** next-token: how many top log-probabilities each call asks for. */
   topLogprobs?: number;
+  /** Tokens the capability check was billed for (charged to the run once it exists). */
+  probeUsage?: TokenUsage;
 }
 
 /** What one cheap capability call found: the modes the server supports, best first, and why the others are out. */

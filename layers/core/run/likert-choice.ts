@@ -26,13 +26,14 @@ export async function chooseLikertScoring(spec: Pick<RunSpec, 'likertMode'>, pro
     return { mode, method: provider.kind, reason: probe ? `provider ${provider.kind} scores choices itself` : 'dry run: the server was not probed' };
   }
   const found = await provider.probeLikert();
+  const probeUsage = found.usage;
   const findings = found.findings.length > 0 ? found.findings.join('; ') : 'every mode supported';
   if (forced) {
     const match = found.supported.find((s) => s.mode === forced);
     if (!match) throw new InputError(`--likert-mode ${forced}: ${provider.id} cannot do it (${findings})`, { field: 'likertMode' });
-    return { ...match, reason: `forced by --likert-mode ${forced}` };
+    return { ...match, reason: `forced by --likert-mode ${forced}`, probeUsage };
   }
   const best = found.supported[0];
-  if (!best) return { ...DIGIT_PARSE, reason: `capability check: ${findings}` };
-  return { ...best, reason: `capability check: ${best.method} works${found.findings.length > 0 ? `; ${findings}` : ''}` };
+  if (!best) return { ...DIGIT_PARSE, reason: `capability check: ${findings}`, probeUsage };
+  return { ...best, reason: `capability check: ${best.method} works${found.findings.length > 0 ? `; ${findings}` : ''}`, probeUsage };
 }
