@@ -2,6 +2,7 @@
  * The domain vocabulary of polyeval (DESIGN §1): tasks, samples, verdicts, records, metrics.
  * Pure types: no I/O. Every other layer speaks in these.
  */
+import type { Excerpt } from './scoring/excerpt.ts';
 
 /** Outcome of scoring one sample (or one test of it). `SE` is the harness's own fault. */
 export type Verdict = 'OK' | 'WA' | 'TLE' | 'MLE' | 'OLE' | 'RE' | 'CE' | 'SE';
@@ -100,6 +101,18 @@ export interface TestOutcome {
   signal?: string | null;
   /** Short human-readable detail (first differing token, stderr head, …). */
   detail?: string;
+  /**
+   * For the first failing tests of an io-tests sample: windows of the input, the expected
+   * and the actual output, the outputs' windows placed at their first difference.
+   */
+  io?: TestIo;
+}
+
+/** Bounded windows of one test's texts (see `excerpt`). */
+export interface TestIo {
+  input: Excerpt;
+  expected?: Excerpt;
+  actual?: Excerpt;
 }
 
 /** What scoring produced for one sample. */

@@ -1,12 +1,14 @@
 /**
- * The HTML report of a run: one self-contained file (inline CSS and SVG, no scripts, no
- * CDN — users open it offline) with the manifest, the metrics with their intervals and the
- * charts (ABRICOT: predicted vs gold per subtask; code: verdicts per slice).
+ * The HTML report of a run: one self-contained file (inline CSS, SVG and one script, no
+ * CDN — users open it offline) with the manifest, the metrics with their intervals, the
+ * charts (ABRICOT: predicted vs gold per subtask; code: verdicts per slice) and a browser
+ * of every sample (`sample-browser.ts`; without scripts, the failing samples as a table).
  */
 import type { ItemDocument } from '../run/engine.ts';
 import type { Manifest } from '../run/manifest.ts';
 import type { MetricRow, RunRecord, Verdict } from '../types.ts';
 import { VERDICTS } from '../types.ts';
+import { BROWSER_CSS, sampleBrowser } from './sample-browser.ts';
 import { bubbleGrid, stackedBars, type Bar } from './svg.ts';
 
 export interface ReportInput {
@@ -116,7 +118,8 @@ table{border-collapse:collapse;margin:.5rem 0}td,th{padding:.25rem .6rem;border-
 .num{text-align:right;font-variant-numeric:tabular-nums}.kv th{color:#555;font-weight:500}
 .absent{color:#a55;font-style:italic}figure{display:inline-block;margin:.5rem 1.5rem .5rem 0}figcaption{font-weight:600;margin-bottom:.3rem}
 .v-OK{color:#272}.v-WA,.v-RE{color:#a33}.v-CE{color:#a60}.v-TLE,.v-MLE,.v-OLE{color:#639}.v-SE{color:#777}
-.verdicts span{display:inline-block;margin-right:1rem}`;
+.verdicts span{display:inline-block;margin-right:1rem}
+${BROWSER_CSS}`;
 
 export function renderReport(input: ReportInput): string {
   const { manifest, metrics, docs, summary } = input;
@@ -133,8 +136,10 @@ export function renderReport(input: ReportInput): string {
 <p><strong>${escapeHtml(manifest.model.spec)}</strong> · ${summary.items} samples · <span class="verdicts">${verdicts}</span></p>
 <h2>Metrics</h2>${metricsTable(metrics)}
 <h2>Charts</h2>${charts}
+<h2>Samples</h2>
+${sampleBrowser(docs)}
+<noscript><h3>Samples that did not pass</h3>${failures(docs)}</noscript>
 <h2>Manifest</h2>${manifestTable(manifest)}
-<h2>Samples that did not pass</h2>${failures(docs)}
 </body></html>
 `;
 }

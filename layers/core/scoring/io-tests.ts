@@ -6,6 +6,10 @@
 import { HarnessError, InputError } from '../errors.ts';
 import type { IoTest, IoTestsTask, LanguageId, ScoreOutcome, TestOutcome } from '../types.ts';
 import { compareOutputs, headLines, runVerdict, sampleVerdict, type Termination } from './compare.ts';
+import { excerpt } from './excerpt.ts';
+
+/** How many failing tests of a sample keep windows of their input and outputs. */
+const TESTS_WITH_IO = 3;
 
 /** Limits of one run. CPU time decides TLE; wall time is the backstop for sleeping programs. */
 export interface RunLimits {
@@ -130,15 +134,23 @@ export async function scoreIoTests(
       exitCode: run.exitCode,
       signal: run.signal,
     };
+    const keepIo = tests.filter((t) => t.io).length < TESTS_WITH_IO;
     const failed = runVerdict(run);
     if (failed) {
-      tests.push({ ...base, verdict: failed.verdict, detail: failed.detail });
+      const io = keepIo ? { io: { input: excerpt(input), actual: excerpt(run.files[outName] ?? run.stdout) } } : {};
+      tests.push({ ...base, verdict: failed.verdict, detail: failed.detail, ...io });
       continue;
     }
     const expected = await testText(task, test, i, 'output', options.loadTestFile);
     const actual = run.files[outName] ?? run.stdout;
     const judged = await judge(task, checker, input, expected, actual);
-    tests.push({ ...base, verdict: judged.equal ? 'OK' : 'WA', ...(judged.detail ? { detail: judged.detail } : {}) });
+    if (judged.equal) {
+      tests.push({ ...base, verdict: 'OK' });
+      continue;
+    }
+    const at = 'at' in judged ? judged.at : undefined;
+    const io = keepIo ? { io: { input: excerpt(input), expected: excerpt(expected, at?.expected), actual: excerpt(actual, at?.actual) } } : {};
+    tests.push({ ...base, verdict: 'WA', ...(judged.detail ? { detail: judged.detail } : {}), ...io });
   }
   const verdict = sampleVerdict(tests);
   const firstFailing = tests.find((t) => t.verdict !== 'OK');
