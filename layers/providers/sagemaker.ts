@@ -6,8 +6,9 @@
  * (`vllm-prompt-logprobs`), or chat next-token top log-probabilities; prompt details are
  * asked for only when scoring, never on a generation.
  *
- * A real-time endpoint must answer within 60 s: an invocation that outlives it is reported
- * as such (not retried — the same generation would time out again).
+ * A real-time endpoint must answer within 60 s: generations of more than 1024 new tokens go
+ * through InvokeEndpointWithResponseStream, which only has to start within it; a shorter
+ * one that still outlives it is reported as such (not retried — it would time out again).
  */
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import type { ChoiceScores, GenerateRequest, Generation, GenerationParams, LikertProbe, Prompt, Provider, ScoreChoicesRequest } from '#core/models/provider.ts';
@@ -33,6 +34,7 @@ import {
 } from './openai-wire.ts';
 import { PROBE_TEXT } from './openai.ts';
 import { promptText, sampleSeed } from './prompt-text.ts';
+import { invokeStream, readChatStream, readTgiStream, STREAM_ABOVE_TOKENS } from './sagemaker-stream.ts';
 import { readTgi, tgiGeneratePayload, tgiPrefill, tgiScorePayload } from './sagemaker-tgi.ts';
 import type { SageMakerFlavour } from './spec.ts';
 import { estimateTokens } from './tokens.ts';
@@ -66,8 +68,28 @@ export class SageMakerProvider implements Provider {
   async generate(req: GenerateRequest): Promise<Generation> {
     const seed = sampleSeed(req.params.seed, req.sample);
     const adapted = adaptParams(this.#caps, req.params);
-    const generation = this.flavour === 'tgi' ? await this.#generateTgi(req, adapted.params, seed) : await this.#generateChat(req, adapted.params, seed);
+    const generation =
+      adapted.params.maxTokens > STREAM_ABOVE_TOKENS
+        ? await this.#generateStreamed(req, adapted.params, seed)
+        : this.flavour === 'tgi'
+          ? await this.#generateTgi(req, adapted.params, seed)
+          : await this.#generateChat(req, adapted.params, seed);
     return adapted.clientStops.length > 0 ? { ...generation, text: cutAtStops(generation.text, adapted.clientStops) } : generation;
+  }
+
+  /** A long generation through InvokeEndpointWithResponseStream: it only has to start within 60 s. */
+  async #generateStreamed(req: GenerateRequest, params: GenerationParams, seed: number | undefined): Promise<Generation> {
+    const prompt = promptText(req.prompt);
+    const messages = req.prompt.style === 'completion' ? [{ role: 'user', content: prompt }] : chatMessages(req.prompt);
+    const payload =
+      this.flavour === 'tgi'
+        ? { ...(tgiGeneratePayload(prompt, params, seed) as Record<string, unknown>), stream: true }
+        : { messages, ...samplingFields(params, seed), stream: true, stream_options: { include_usage: true } };
+    const out = await this.#policy.call(async (signal) => {
+      const text = await invokeStream(this.#client, this.model, payload, signal);
+      return this.flavour === 'tgi' ? readTgiStream(text, prompt) : readChatStream(text, prompt);
+    }, req.signal);
+    return { ...out.value, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
   }
 
   /** TGI takes raw text: a completion-style prompt verbatim, a chat prompt flattened. */

@@ -217,8 +217,8 @@ function typeForStatus(status: number): string {
 }
 
 function send(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(text);
+  const payload = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(payload);
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -8,6 +8,7 @@
  * container slower than the real-time limit gets SageMaker's 60 s timeout ModelError.
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
+import { payloadParts } from './event-stream.ts';
 import { flatLogprob, scoreText, tokenId, tokenize, type LogprobFn } from './tokenize.ts';
 
 export interface SageMakerServerOptions extends FaultOptions {
@@ -23,7 +24,7 @@ export interface SageMakerServerOptions extends FaultOptions {
   realtimeTokenLimit?: number;
 }
 
-const INVOCATIONS = /^\/endpoints\/([^/]+)\/invocations$/;
+const INVOCATIONS = /^\/endpoints\/([^/]+)\/invocations(-response-stream)?$/;
 
 /** The fake vLLM chat template: the final assistant message stays open under continue_final_message. */
 export function renderChat(messages: { role?: string; content?: unknown }[], continueFinal: boolean): string {
@@ -60,6 +61,7 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
         return error(400, 'ValidationError', `Endpoint ${name} of account 000000000000 not found.`);
       }
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
+      if (match[2]) return stream(body);
       if (typeof body.inputs === 'string') return tgi(body.inputs, body);
       if (Array.isArray(body.messages)) return vllmChat(body.messages as { role?: string; content?: unknown }[], body);
       return modelError('payload has neither "inputs" nor "messages"');
@@ -103,6 +105,37 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
         },
       ],
     };
+  }
+
+  /**
+   * InvokeEndpointWithResponseStream: the container's server-sent events (TGI: a `token`
+   * per event, `generated_text` and `details` on the last; vLLM: chat chunks, a usage chunk,
+   * `[DONE]`) carried in PayloadPart events, split mid-line. No 60 s limit on a stream.
+   */
+  function stream(body: Record<string, unknown>) {
+    const events: unknown[] = [];
+    if (typeof body.inputs === 'string') {
+      const params = (body.parameters ?? {}) as Record<string, unknown>;
+      if (params.decoder_input_details === true) return modelError('Input validation error: `decoder_input_details` == true is not supported with streaming tokens', 422);
+      const out = generate(body.inputs, body, params.max_new_tokens);
+      out.tokens.forEach((t, i) => {
+        const last = i === out.tokens.length - 1;
+        events.push({
+          index: i + 1,
+          token: { id: tokenId(t), text: t, logprob: -0.5, special: false },
+          generated_text: last ? out.tokens.join('') : null,
+          details: last ? { finish_reason: out.finish === 'length' ? 'length' : 'eos_token', generated_tokens: out.tokens.length, seed: null } : null,
+        });
+      });
+      return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(events.map((e) => `data:${JSON.stringify(e)}\n\n`).join('')) };
+    }
+    const messages = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
+    const out = generate(messages.map((m) => String(m.content ?? '')).join('\n\n'), body, body.max_tokens);
+    for (const t of out.tokens) events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: t }, finish_reason: null }] });
+    events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: out.finish === 'length' ? 'length' : 'stop' }] });
+    events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 11, completion_tokens: out.tokens.length, total_tokens: 11 + out.tokens.length } });
+    const sse = `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
+    return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(sse) };
   }
 
   function topAfter(context: string, k: number): { token: string; logprob: number }[] {

@@ -121,10 +121,27 @@ describe('sagemaker: the real-time limit and prompt details', () => {
     cleanups.push(() => server.close());
     const provider = createNetworkProvider('sagemaker:llm-tgi#tgi', { endpointUrl: server.url, ...recordingRetries().options });
 
-    const err = await provider?.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 2000, stop: [] } })).catch((e: unknown) => e);
+    // Below the streaming threshold: a real-time invocation, which this container outlives.
+    const err = await provider?.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 1000, stop: [] } })).catch((e: unknown) => e);
 
     expect(err).toMatchObject({ retryable: false, message: expect.stringContaining('60 s') });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['sagemaker:llm-tgi#tgi', 'Fa 4.'],
+    ['sagemaker:llm-vllm#openai', 'Fa 4.'],
+  ])('streams a long generation on %s through InvokeEndpointWithResponseStream', async (spec, text) => {
+    const server = await startSageMakerServer({ realtimeTokenLimit: 2, answer: () => text });
+    cleanups.push(() => server.close());
+    const provider = createNetworkProvider(spec, { endpointUrl: server.url });
+
+    const g = await provider?.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 2048, stop: [] } }));
+
+    expect(server.requests[0]?.path).toMatch(/\/invocations-response-stream$/);
+    expect(server.requests[0]?.body).toMatchObject({ stream: true });
+    expect(g?.text).toBe(text);
+    expect(g?.usage.completionTokens).toBe(4);
   });
 
   it('asks TGI for decoder_input_details only when scoring', async () => {
