@@ -55,6 +55,8 @@ interface Case {
   options?: (server: FakeServer) => ProviderOptions;
   mode: 'likelihood' | 'next-token' | 'digit-parse';
   method: string;
+  /** What the manifest must say was adapted to the model. */
+  warning?: RegExp;
 }
 
 const openai = (flavour: OpenAiFlavour, extra: { byteLevel?: boolean } = {}): Pick<Case, 'start' | 'spec'> => ({
@@ -100,6 +102,7 @@ const CASES: Case[] = [
     options: (s) => ({ endpointUrl: s.url }),
     mode: 'digit-parse',
     method: 'generate',
+    warning: /"\\n" not sent/,
   },
 ];
 
@@ -118,6 +121,12 @@ describe('ABRICOT on every server flavour', () => {
     const manifest = await readManifest(home, result?.run_id ?? '');
     expect(manifest.likert_mode).toBe(c.mode);
     expect(manifest.likert_scoring).toMatchObject({ mode: c.mode, method: c.method, reason: expect.any(String) });
+    if (c.warning) expect(manifest.warnings).toEqual([expect.stringMatching(c.warning)]);
+    else expect(manifest.warnings).toEqual([]);
+    // The report says which mode ran, by which method, and why.
+    const report = readFileSync(result?.status === 'completed' ? result.report : '', 'utf8');
+    expect(report).toContain(`method ${c.method}`);
+    expect(report).toContain(`${c.mode} —`);
     const docs = await readItems(home.store, result?.run_id ?? '');
     expect(docs.length).toBe(8);
     for (const doc of docs) {
