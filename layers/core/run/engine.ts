@@ -1,6 +1,8 @@
 /**
  * The stages of a run — generate, score, record — as functions over the ports. The local
  * pipeline and the cloud handlers drive the same functions; only the adapters differ.
+ * Spend goes through the run's cost guard (cost-guard.ts), the one owner of it. A little
+ * over 250 lines: the three stages share the item context and its private helpers.
  */
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
 import { InputError, ProviderError, RunStopped } from '../errors.ts';
