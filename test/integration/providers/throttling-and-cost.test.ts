@@ -29,7 +29,8 @@ describe('a run against a quota', () => {
   it('finishes at --concurrency 64 against a 50-per-window quota with no SE and every call counted', async () => {
     cleanups.push(useFakeAwsEnv());
     // 50 requests per window, a "minute" scaled to one second; 429 with Retry-After and retry-after-ms past it.
-    const server = await startBedrockServer({ rateLimit: { requests: 50, windowMs: 1000 }, answer: () => '3' });
+    // Each answer takes 50 ms, so calls really overlap.
+    const server = await startBedrockServer({ rateLimit: { requests: 50, windowMs: 1000 }, holdMs: 50, answer: () => '3' });
     cleanups.push(() => server.close());
     const h = home();
     const model = 'anthropic.claude-3-haiku-20240307-v1:0';
@@ -46,6 +47,8 @@ describe('a run against a quota', () => {
     expect(docs.length).toBe(156);
     expect(docs.filter((d) => d.record.verdict === 'SE')).toEqual([]);
     expect(server.throttled()).toBeGreaterThan(0);
+    expect(server.maxInFlight()).toBeGreaterThan(1);
+    expect(server.maxInFlight()).toBeLessThanOrEqual(64);
     // Every call the server saw is an attempt of some item; only the answered ones are billed.
     expect(docs.reduce((sum, d) => sum + d.generation.attempts, 0)).toBe(server.requests.length);
     const answered = server.requests.length - server.throttled();
