@@ -6,8 +6,8 @@
  * Every request is adapted to the model through the capabilities table first: Anthropic
  * models get no whitespace-only stop sequence (the answer is cut at it afterwards), Claude
  * 4.5-generation models never get temperature and top_p together, no model gets more than
- * Converse's 4 stop sequences. Converse is chat-only: a completion-style prompt is one
- * user message.
+ * Converse's 4 stop sequences. Converse is chat-only: a completion-style prompt goes in its
+ * chat form (its messages), or as one user message when it has none.
  */
 import { BedrockRuntimeClient, ConverseCommand, type ConverseResponse, type Message } from '@aws-sdk/client-bedrock-runtime';
 import type { GenerateRequest, Generation, GenerationParams, Prompt, Provider } from '#core/models/provider.ts';
@@ -39,14 +39,15 @@ export class BedrockProvider implements Provider {
 
   adaptParams(params: GenerationParams, style: Prompt['style']): { warnings: string[] } {
     const warnings = adaptParams(this.#caps, params).warnings;
-    if (style === 'completion') warnings.push('Bedrock Converse is chat-only: completion-style prompts are sent as one user message');
+    if (style === 'completion') warnings.push('Bedrock Converse is chat-only: completion-style prompts are sent in their chat form');
     return { warnings };
   }
 
   async generate(req: GenerateRequest): Promise<Generation> {
     const { prompt } = req;
     const { params, clientStops } = adaptParams(this.#caps, req.params);
-    const completion = prompt.style === 'completion';
+    // Converse is chat-only: a completion prompt goes in its chat form, or as one user message without one.
+    const completion = prompt.messages.length === 0;
     const messages: Message[] = completion
       ? [{ role: 'user', content: [{ text: promptText(prompt) }] }]
       : prompt.messages.map((m) => ({ role: m.role, content: [{ text: m.content }] }));

@@ -8,6 +8,7 @@ import type { GenerationParams, Prompt } from '#core/models/provider.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { malformed } from './failures.ts';
 import type { PromptToken } from './logprobs.ts';
+import { promptText } from './prompt-text.ts';
 import { estimateTokens } from './tokens.ts';
 
 const usageSchema = z.object({ prompt_tokens: z.number(), completion_tokens: z.number().optional() }).loose();
@@ -78,6 +79,15 @@ export function expectShape<T>(schema: z.ZodType<T>, body: unknown, what: string
 export function chatMessages(prompt: Prompt): { role: string; content: string }[] {
   const messages = prompt.system ? [{ role: 'system', content: prompt.system }] : [];
   return [...messages, ...prompt.messages.map((m) => ({ role: m.role, content: m.content }))];
+}
+
+/**
+ * What a chat-only endpoint gets for any prompt: its chat messages (a benchmark's chat form
+ * of a completion prompt, e.g. MXEval's instruction), or — a completion prompt with no chat
+ * form — the completion text as one user message.
+ */
+export function chatOnlyMessages(prompt: Prompt): { role: string; content: string }[] {
+  return prompt.messages.length > 0 ? chatMessages(prompt) : [{ role: 'user', content: promptText(prompt) }];
 }
 
 /** The sampling fields common to both endpoints; `stop` only when there is one (some servers reject []). */

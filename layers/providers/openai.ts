@@ -19,7 +19,7 @@ import { choiceLogprob } from './logprobs.ts';
 import { nextTokenScores } from './next-token.ts';
 import type { ResolvedOptions } from './options.ts';
 import {
-  chatMessages,
+  chatOnlyMessages,
   chatResponseSchema,
   generationFromChat,
   completionResponseSchema,
@@ -67,7 +67,7 @@ export class OpenAiProvider implements Provider {
 
   adaptParams(params: GenerationParams, style: Prompt['style']): { warnings: string[] } {
     const warnings = adaptParams(this.#caps, params).warnings;
-    if (style === 'completion' && !this.#caps.completion) warnings.push(`${this.model} is a chat model: completion-style prompts are sent as one user message`);
+    if (style === 'completion' && !this.#caps.completion) warnings.push(`${this.model} is a chat model: completion-style prompts are sent in their chat form`);
     return { warnings };
   }
 
@@ -104,9 +104,9 @@ export class OpenAiProvider implements Provider {
     }
   }
 
-  /** Chat messages; a completion-style prompt on a chat-only server is one user message. */
+  /** Chat messages; a completion-style prompt on a chat-only server goes in its chat form. */
   #messages(prompt: Prompt): { role: string; content: string }[] {
-    return prompt.style === 'completion' ? [{ role: 'user', content: promptText(prompt) }] : chatMessages(prompt);
+    return chatOnlyMessages(prompt);
   }
 
   #chat(body: Record<string, unknown>, signal?: AbortSignal) {

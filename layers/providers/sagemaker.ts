@@ -23,6 +23,7 @@ import { nextTokenScores } from './next-token.ts';
 import type { ResolvedOptions } from './options.ts';
 import {
   chatMessages,
+  chatOnlyMessages,
   chatResponseSchema,
   expectShape,
   firstTopLogprobs,
@@ -80,7 +81,7 @@ export class SageMakerProvider implements Provider {
   /** A long generation through InvokeEndpointWithResponseStream: it only has to start within 60 s. */
   async #generateStreamed(req: GenerateRequest, params: GenerationParams, seed: number | undefined): Promise<Generation> {
     const prompt = promptText(req.prompt);
-    const messages = req.prompt.style === 'completion' ? [{ role: 'user', content: prompt }] : chatMessages(req.prompt);
+    const messages = chatOnlyMessages(req.prompt);
     const payload =
       this.flavour === 'tgi'
         ? { ...(tgiGeneratePayload(prompt, params, seed) as Record<string, unknown>), stream: true }
@@ -111,9 +112,9 @@ export class SageMakerProvider implements Provider {
     };
   }
 
-  /** The chat payload: a completion-style prompt is one user message (the endpoint is chat-only). */
+  /** The chat payload: a completion-style prompt goes in its chat form (the endpoint is chat-only). */
   async #generateChat(req: GenerateRequest, params: GenerationParams, seed: number | undefined): Promise<Generation> {
-    const messages = req.prompt.style === 'completion' ? [{ role: 'user', content: promptText(req.prompt) }] : chatMessages(req.prompt);
+    const messages = chatOnlyMessages(req.prompt);
     const out = await this.#invoke({ messages, ...samplingFields(params, seed) }, (body) => expectShape(chatResponseSchema, body, 'chat answer'), req.signal);
     return generationFromChat(out, promptText(req.prompt));
   }
@@ -131,7 +132,7 @@ export class SageMakerProvider implements Provider {
   }
 
   async #nextToken(req: ScoreChoicesRequest, k: number): Promise<ChoiceScores> {
-    const messages = req.prompt.style === 'completion' ? [{ role: 'user', content: promptText(req.prompt) }] : chatMessages(req.prompt);
+    const messages = chatOnlyMessages(req.prompt);
     const out = await this.#invoke(nextTokenPayload(messages, k), (b) => expectShape(chatResponseSchema, b, 'chat answer'), req.signal);
     const usage = addUsage(usageOf(out.value.usage, promptText(req.prompt), ''), out.billed) as TokenUsage;
     const top = firstTopLogprobs(out.value);
