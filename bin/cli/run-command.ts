@@ -117,6 +117,7 @@ function jsonShape(r: LocalRunResult): Record<string, unknown> {
     likert_mode: r.likert_mode,
     ...(r.likert_scoring ? { likert_scoring: r.likert_scoring } : {}),
     ...(r.warnings && r.warnings.length > 0 ? { warnings: r.warnings } : {}),
+    ...(r.protocol ? { protocol: r.protocol } : {}),
     status: r.status,
   };
 }

@@ -23,6 +23,9 @@ export interface SpecFlags {
   maxCost?: number;
   likertMode?: 'auto' | 'likelihood' | 'next-token' | 'digit-parse';
   kotlinLanguageVersion?: string;
+  protocol?: string;
+  rowLimits?: boolean;
+  promptStyle?: 'completion' | 'chat';
 }
 
 export function addSpecOptions(command: Command, text: { benchmark: string; model: string }): Command {
@@ -48,7 +51,10 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
         'next-token',
         'digit-parse',
       ]),
-    );
+    )
+    .option('--protocol <name>', "the benchmark's named protocol (default: its source's; see: polyeval list benchmarks)")
+    .option('--row-limits', "io-tests: each row's own time limit instead of the protocol's fixed one")
+    .addOption(new Option('--prompt-style <style>', 'send the prompt as one plain text (completion endpoints) or as chat messages').choices(['completion', 'chat']));
 }
 
 /** Validates the flags with the shared schema; a bad value is an InputError naming the field. */
@@ -68,6 +74,9 @@ export function specFromFlags(flags: SpecFlags): RunSpec {
     maxCostUsd: flags.maxCost,
     likertMode: flags.likertMode,
     kotlinLanguageVersion: flags.kotlinLanguageVersion,
+    protocol: flags.protocol,
+    rowLimits: flags.rowLimits,
+    promptStyle: flags.promptStyle,
   };
   const given = Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined));
   return parseRunSpec({ benchmark: flags.benchmark, model: flags.model, ...given }, 'command line');

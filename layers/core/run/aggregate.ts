@@ -35,6 +35,8 @@ export interface RunSummaryDocument {
   likert_scoring?: Manifest['likert_scoring'];
   /** What was adapted to the model before any call. */
   warnings?: string[];
+  /** The protocol the run followed, with every override (absent for runs planned before protocols). */
+  protocol?: Manifest['protocol'];
   status: 'completed';
   completed_at: string;
 }
@@ -111,6 +113,7 @@ export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extr
     likert_mode: manifest.likert_mode,
     ...(manifest.likert_scoring ? { likert_scoring: manifest.likert_scoring } : {}),
     ...(manifest.warnings && manifest.warnings.length > 0 ? { warnings: manifest.warnings } : {}),
+    ...(manifest.protocol ? { protocol: manifest.protocol } : {}),
     status: 'completed',
     completed_at: deps.clock().toISOString(),
   };

@@ -1,6 +1,7 @@
 /**
  * The run manifest (DESIGN §2 plan): exactly what ran, so a result can be reproduced.
  */
+import type { ProtocolChoice, RunProtocol } from '../benchmarks/protocol.ts';
 import type { GenerationParams, LikertScoring } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
 import type { ScorerKind } from '../types.ts';
@@ -34,6 +35,12 @@ export interface Manifest {
   max_cost_usd: number | null;
   /** The price used when the table had none (`--assume-price`), so a resume and the cloud bill the same way. */
   assumed_price?: { input_per_mtok: number; output_per_mtok: number } | null;
+  /**
+   * The protocol the run followed: its name, its settings after overrides, and every setting
+   * the user overrode (`-n`, `--temperature`, `--row-limits`, `--prompt-style`, …). Absent in
+   * manifests written before protocols existed (they followed each benchmark's default).
+   */
+  protocol?: RunProtocol;
   /** kotlinc -language-version/-api-version of the run, when set. */
   kotlin_language_version?: string | null;
   /** How the provider was reached (no secrets: an API key is named by its variable), so --resume reaches it again. */
@@ -43,4 +50,17 @@ export interface Manifest {
   toolchains: ToolchainInfo[];
   /** Work items in the plan (tasks × samples). */
   items: number;
+}
+
+/** The protocol choice that re-creates a run's benchmark binding (resume, cloud stages). */
+export function protocolChoiceOfManifest(manifest: Pick<Manifest, 'protocol'> & { benchmark?: Pick<Manifest['benchmark'], 'id'> }): ProtocolChoice {
+  const p = manifest.protocol;
+  // Planned before protocols existed: RoCode then took each row's limits and sent a chat
+  // prompt; the other benchmarks behaved as their default protocol does now.
+  if (!p) return manifest.benchmark?.id === 'rocode' ? { rowLimits: true, promptStyle: 'chat' } : {};
+  return {
+    protocol: p.name,
+    ...(p.overrides.row_limits === true ? { rowLimits: true } : {}),
+    ...(p.overrides.prompt_style === 'chat' || p.overrides.prompt_style === 'completion' ? { promptStyle: p.overrides.prompt_style } : {}),
+  };
 }
