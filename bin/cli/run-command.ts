@@ -29,6 +29,7 @@ interface RunFlags extends SpecFlags {
   capabilities?: string;
   home?: string;
   quiet?: boolean;
+  trustGeneratedCode?: boolean;
 }
 
 export function runCommand(): Command {
@@ -49,6 +50,7 @@ export function runCommand(): Command {
     .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
     .option('--capabilities <file.json>', 'model-capabilities rules applied after the shipped ones (stop sequences, exclusive sampling, chat vs completion)')
     .option('-q, --quiet', 'no progress on stderr')
+    .option('--trust-generated-code', 'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)')
     .action(async (flags: RunFlags, command: Command) => {
       const globals = command.optsWithGlobals<{ home?: string }>();
       const home = openHome(globals.home);
@@ -69,6 +71,7 @@ export function runCommand(): Command {
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         ...(flags.prices ? { pricesPath: flags.prices } : {}),
         ...(flags.assumePrice ? { assumePrice: parseAssumedPrice(flags.assumePrice) } : {}),
+        ...(flags.trustGeneratedCode ? { trustGeneratedCode: true } : {}),
         onEvent: (e: { type: string; verdict?: unknown; runId?: string; total?: number; done?: number; benchmark?: string }) => {
           if (e.type === 'planned') progress.planned(e.runId ?? '', e.total ?? 0, e.done ?? 0, e.benchmark ?? '');
           else if (e.type === 'recorded') progress.recorded(e.verdict as never);

@@ -7,7 +7,8 @@ import { availableParallelism } from 'node:os';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { InputError, RunStopped } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
-import type { Executor } from '#core/ports.ts';
+import type { SandboxExecutor } from '#sandbox/index.ts';
+import { assertMayExecute } from './trust.ts';
 import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
 import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
@@ -41,6 +42,8 @@ export interface LocalRunOptions {
   clock?: () => Date;
   onEvent?: (event: EngineEvent | { type: 'planned'; runId: string; total: number; done: number; benchmark: string }) => void;
   env?: NodeJS.ProcessEnv;
+  /** Execute model-written code even where the sandbox exposes credentials, files or network. */
+  trustGeneratedCode?: boolean;
 }
 
 export type LocalRunResult =
@@ -52,7 +55,7 @@ function newRunId(benchmark: string, now: Date): string {
   return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion?: string): Promise<Executor | undefined> {
+async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion?: string): Promise<SandboxExecutor | undefined> {
   if (benchmark.scorer === 'likert') return undefined;
   const sandbox = await import('#sandbox/index.ts');
   // Always passed, empty included: the Kotlin runtime keeps its flags per process.
@@ -85,6 +88,13 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
   const executor = await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined);
+  try {
+    assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false);
+  } catch (error) {
+    await executor?.close();
+    await provider.close?.();
+    throw error;
+  }
   const ctx: RunContext = {
     store: home.store,
     ledger: home.ledger,
@@ -172,6 +182,13 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const now = clock();
       const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
       const executorInfo = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion);
+      try {
+        assertMayExecute(executorInfo, provider, opts.trustGeneratedCode ?? false);
+      } catch (error) {
+        await executorInfo?.close();
+        await provider.close?.();
+        throw error;
+      }
       const toolchains = executorInfo ? await executorInfo.toolchains() : [];
       await executorInfo?.close();
       const plan = await planRun(loaded, runSpec, provider, {

@@ -142,6 +142,8 @@ export interface ScoreOutcome {
   flooredChoices?: number[];
   floor?: number;
   error?: string;
+  /** Code tasks: the sandbox isolation the sample ran under, e.g. `rlimits+seccomp+landlock` (DESIGN §7). */
+  isolation?: string;
 }
 
 /** One row per scored sample (DESIGN §5): the single source of truth for every metric. */

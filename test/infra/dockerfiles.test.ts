@@ -68,3 +68,23 @@ describe('toolchains', () => {
     expect(read('python', 'Dockerfile')).toMatch(/dnf install -y [^\n]*python3/);
   });
 });
+
+describe('what every image holds for the sandbox', () => {
+  it.each(IMAGES)('%s builds the supervisor at image build time into the read-only image cache', (image) => {
+    const runs = parseDockerfile(read(image, 'Dockerfile')).filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    expect(runs.some((r) => r.includes('prebuild.mjs supervisor'))).toBe(true);
+    const lock = runs.find((r) => r.includes('chmod 0711 /var/lang/bin/node'));
+    expect(lock, 'node execute-only: the handler is non-dumpable for the Lambda user').toBeDefined();
+    expect(lock).toContain('chmod -R a+rX,go-w "${POLYEVAL_CACHE}"');
+    // The lock comes last, after everything that runs node as root at build time.
+    expect(runs.at(-1)).toBe(lock);
+  });
+
+  it.each(['python', 'kotlin'])('%s needs no gcc at run time: the RUN that installs it for the supervisor removes it', (image) => {
+    const runs = parseDockerfile(read(image, 'Dockerfile')).filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    for (const r of runs.filter((x) => /dnf install[^&]*\bgcc\b/.test(x))) {
+      expect(r).toContain('prebuild.mjs supervisor');
+      expect(r).toMatch(/dnf remove -y gcc/);
+    }
+  });
+});
