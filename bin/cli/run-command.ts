@@ -10,6 +10,7 @@ import { dryRun, type DryRunPlan } from '#app/dry-run.ts';
 import { isSweepId, resumeSweep, runSweep, type SweepDocument } from '#app/local-sweep.ts';
 import { completedRuns } from '#app/local-leaderboard.ts';
 import { buildLeaderboard } from '#core/report/leaderboard.ts';
+import { loadCapabilityTable, parseAssumedPrice } from '#providers/index.ts';
 import { leaderboardTable } from './leaderboard-command.ts';
 import { createProgress } from './progress.ts';
 import { printRunResult, printRunsSummary } from './show.ts';
@@ -28,6 +29,8 @@ interface RunFlags extends SpecFlags {
   apiKeyEnv?: string;
   timeout?: number;
   prices?: string;
+  assumePrice?: string;
+  capabilities?: string;
   home?: string;
   quiet?: boolean;
   trustGeneratedCode?: boolean;
@@ -48,6 +51,8 @@ export function runCommand(): Command {
     .option('--api-key-env <name>', 'environment variable holding the API key for openai:')
     .option('--timeout <ms>', 'hard timeout per model call', intOption('--timeout', 1))
     .option('--prices <file.json>', 'price table overriding the shipped one')
+    .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
+    .option('--capabilities <file.json>', 'model-capabilities rules applied after the shipped ones (stop sequences, exclusive sampling, chat vs completion)')
     .option('-q, --quiet', 'no progress on stderr')
     .option('--trust-generated-code', 'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)')
     .action(async (flags: RunFlags, command: Command) => {
@@ -61,6 +66,7 @@ export function runCommand(): Command {
         ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
         ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
         ...(flags.timeout ? { timeoutMs: flags.timeout } : {}),
+        ...(flags.capabilities ? { capabilities: await loadCapabilityTable(flags.capabilities) } : {}),
       };
       const options = {
         home,
@@ -68,6 +74,7 @@ export function runCommand(): Command {
         providerOptions,
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         ...(flags.prices ? { pricesPath: flags.prices } : {}),
+        ...(flags.assumePrice ? { assumePrice: parseAssumedPrice(flags.assumePrice) } : {}),
         ...(flags.trustGeneratedCode ? { trustGeneratedCode: true } : {}),
         onEvent: (e: Parameters<NonNullable<LocalRunOptions['onEvent']>>[0]) => {
           if (e.type === 'planned') progress.planned(e.runId, e.total, e.done, e.benchmark, e.remaining);
@@ -149,6 +156,8 @@ function jsonShape(r: LocalRunResult): Record<string, unknown> {
     metrics: r.metrics,
     report: r.report,
     likert_mode: r.likert_mode,
+    ...(r.likert_scoring ? { likert_scoring: r.likert_scoring } : {}),
+    ...(r.warnings && r.warnings.length > 0 ? { warnings: r.warnings } : {}),
     ...(r.protocol ? { protocol: r.protocol } : {}),
     status: r.status,
   };

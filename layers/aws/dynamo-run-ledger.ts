@@ -225,6 +225,29 @@ export class DynamoRunLedger implements RunLedger {
     await this.#updateRun('addCost', runId, 'ADD costUsd :usd SET updatedAt = :now', { ':usd': usd });
   }
 
+  /** Conditional ADD: the spend lands only while it keeps the total within the cap (no arithmetic in conditions, so the limit is cap − usd). */
+  async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
+    if (capUsd === null || usd <= 0) {
+      await this.addCost(runId, usd);
+      return true;
+    }
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: runKey(runId),
+          UpdateExpression: 'ADD costUsd :usd SET updatedAt = :now',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(costUsd) OR costUsd <= :limit)',
+          ExpressionAttributeValues: { ':usd': usd, ':limit': capUsd - usd + 1e-12, ':now': this.#now().toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
+      throw this.#fault('trySpend', runId, error);
+    }
+  }
+
   async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {
     // A status without a reason clears the previous one (a resumed run is no longer "failed: …").
     const expression = reason === undefined ? 'SET #s = :s, updatedAt = :now REMOVE reason' : 'SET #s = :s, updatedAt = :now, reason = :r';
