@@ -32,7 +32,7 @@ function examplesOf(value: unknown, loc: RowLocation, field: string): { input: s
 }
 
 function testsOf(value: unknown, loc: RowLocation, column = 'tests'): IoTest[] {
-  if (!Array.isArray(value) || value.length === 0) fail(loc, column, `must be a non-empty list of tests, got ${value === undefined ? 'nothing' : kindOf(value)}`);
+  if (!Array.isArray(value) || value.length === 0) fail(loc, column, `must be a non-empty array of tests, got ${value === undefined ? 'nothing' : kindOf(value)}`);
   return value.map((t, i) => {
     const r = t as Record<string, unknown>;
     const field = `${column}[${i}]`;
