@@ -40,10 +40,11 @@ export function containerExecutor(store: BlobStore, env: NodeJS.ProcessEnv = pro
 
 export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?: StorageClients): ExecuteHandlerDeps {
   const obs = createObservability(env.POWERTOOLS_SERVICE_NAME ?? 'execute');
-  const { sqs, store, ledger } = clients ?? storageClients(obs, env);
+  const { sqs, store, ledger, parts } = clients ?? storageClients(obs, env);
   return {
     obs,
     ledger,
+    parts,
     contexts: new RunContextCache({ store, ledger, clock: () => new Date(), executor: containerExecutor(store, env) }),
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
     prepareRun: async (manifest) => {

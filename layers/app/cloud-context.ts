@@ -11,6 +11,7 @@ import type { RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
+import { guardSpend, type SpendLedger } from './cloud-cost-guard.ts';
 
 /** Keys the cloud stages add to DESIGN §5: the task snapshot plan writes for later stages. */
 export const cloudKeys = {
@@ -28,6 +29,8 @@ export interface ContextSource {
   /** The executor of this container (execute); created once, shared by every run. */
   executor?: () => Promise<Executor>;
   costOf?: (manifest: Manifest) => Promise<RunContext['costOf']>;
+  /** The shared spend counter (generate): a run with a cost cap reserves every call in it. */
+  spend?: SpendLedger;
 }
 
 /** A provider that refuses to generate: stages without a model (execute) never call it. */
@@ -79,9 +82,10 @@ export class RunContextCache {
     const pool = await readTaskSnapshot(store, runId);
     const [source] = parseBenchmarkSpec(manifest.benchmark.spec);
     if (source === undefined) throw new HarnessError(`run ${runId} names no benchmark`);
-    const provider = this.#source.provider ? await this.#source.provider(manifest) : NO_PROVIDER;
-    const executor = this.#source.executor ? await this.#source.executor() : undefined;
     const costOf = this.#source.costOf ? await this.#source.costOf(manifest) : undefined;
+    let provider = this.#source.provider ? await this.#source.provider(manifest) : NO_PROVIDER;
+    if (this.#source.spend && costOf) provider = guardSpend(provider, { ledger: this.#source.spend, runId, capUsd: manifest.max_cost_usd, price: costOf });
+    const executor = this.#source.executor ? await this.#source.executor() : undefined;
     const run = await ledger.getRun(runId);
     return {
       store,

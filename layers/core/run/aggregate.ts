@@ -31,8 +31,11 @@ export interface RunSummaryDocument {
   metrics: Record<string, MetricValue>;
   report: string;
   likert_mode: Manifest['likert_mode'];
-  status: 'completed';
+  /** `completed_with_missing` when some planned items were never recorded (listed in `missing`). */
+  status: 'completed' | 'completed_with_missing';
   completed_at: string;
+  /** Item ids planned but never recorded (only with status `completed_with_missing`). */
+  missing?: string[];
 }
 
 export interface AggregateDeps {
@@ -76,10 +79,32 @@ export function countVerdicts(records: readonly RunRecord[]): Partial<Record<Ver
 /** Benchmark-specific metrics computed beside the standard ones (RoCode's code-switching). */
 export type ExtraMetrics = (records: readonly RunRecord[]) => Promise<MetricRow[]>;
 
-export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extraMetrics?: ExtraMetrics): Promise<RunSummaryDocument> {
+/** A local run's summary: every planned item is recorded, so never `completed_with_missing`. */
+export type CompletedSummary = RunSummaryDocument & { status: 'completed' };
+
+export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extraMetrics?: ExtraMetrics): Promise<CompletedSummary> {
+  await deps.ledger.setStatus(manifest.run_id, 'aggregating');
+  const docs = await readItems(deps.store, manifest.run_id);
+  await deps.store.put(keys.recordsPart(manifest.benchmark.id, manifest.run_id), encodeRecords(docs.map((d) => d.record)), 'application/vnd.apache.parquet');
+  const summary = await summariseRecords(deps, manifest, docs, extraMetrics);
+  await deps.ledger.setStatus(manifest.run_id, 'completed');
+  return { ...summary, status: 'completed' };
+}
+
+/**
+ * The part of aggregation that works from the records alone: metrics, the metrics table, the
+ * report and the summary. The cloud calls it with records read from the Parquet parts, so a
+ * large run is never read item by item; `missing` lists planned items never recorded.
+ * The report reads only `record` of each document, and shows at most 100 failures.
+ */
+export async function summariseRecords(
+  deps: AggregateDeps,
+  manifest: Manifest,
+  docs: readonly Pick<ItemDocument, 'record'>[],
+  extraMetrics?: ExtraMetrics,
+  missing: readonly string[] = [],
+): Promise<RunSummaryDocument> {
   const runId = manifest.run_id;
-  await deps.ledger.setStatus(runId, 'aggregating');
-  const docs = await readItems(deps.store, runId);
   const records = docs.map((d) => d.record);
   const metrics = [
     ...computeMetrics(records, {
@@ -93,7 +118,6 @@ export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extr
     }),
     ...(extraMetrics ? await extraMetrics(records) : []),
   ];
-  await deps.store.put(keys.recordsPart(manifest.benchmark.id, runId), encodeRecords(records), 'application/vnd.apache.parquet');
   await deps.store.put(keys.metrics(manifest.benchmark.id, runId), encodeMetrics(metrics), 'application/vnd.apache.parquet');
   const summary: RunSummaryDocument = {
     run_id: runId,
@@ -105,11 +129,11 @@ export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extr
     metrics: summariseMetrics(metrics),
     report: deps.store.locate(keys.report(runId)),
     likert_mode: manifest.likert_mode,
-    status: 'completed',
+    status: missing.length > 0 ? 'completed_with_missing' : 'completed',
     completed_at: deps.clock().toISOString(),
+    ...(missing.length > 0 ? { missing: [...missing] } : {}),
   };
   await deps.store.put(keys.report(runId), renderReport({ manifest, metrics, docs, summary }), 'text/html; charset=utf-8');
   await deps.store.put(keys.summary(runId), JSON.stringify(summary, null, 2), 'application/json');
-  await deps.ledger.setStatus(runId, 'completed');
   return summary;
 }

@@ -11,13 +11,15 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, SQSClient, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoRunLedger, S3BlobStore, SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
+import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
 import type { ResultsQuery } from '#core/ports.ts';
-import type { GeneratedItem } from '#core/run/engine.ts';
 import type { WorkItem } from '#core/run/plan.ts';
 import { RunContextCache } from '#app/cloud-context.ts';
 import { EventBridgePublisher } from '#app/cloud-events.ts';
 import { dynamoSetRunItems } from '#app/cloud-ledger.ts';
-import type { AggregateMessage, PlanMessage } from '#app/cloud-messages.ts';
+import type { AggregateMessage, GeneratedMessage, PlanMessage } from '#app/cloud-messages.ts';
+import { costOfManifest } from '#app/cloud-cost.ts';
+import type { ContextSource } from '#app/cloud-context.ts';
 import { createCloudProvider } from '#app/cloud-provider.ts';
 import { packageVersions } from '#app/cloud-runtime.ts';
 import { makeHandler as makeAggregate } from '../../../functions/aggregate/handler.ts';
@@ -51,6 +53,7 @@ export interface Cloud {
   dynamo: DynamoDBClient;
   store: S3BlobStore;
   ledger: DynamoRunLedger;
+  parts: DynamoPartCounter;
   queues: Record<StageName, QueueWithDlq>;
   /** The Fargate lane's python queue: no Lambda consumes it, the consumer (functions/execute/consumer.ts) does. */
   fargateQueue: QueueWithDlq;
@@ -97,7 +100,16 @@ export function lambdaContext(name: string): Context {
   };
 }
 
-export async function startCloud(options: { results?: ResultsQuery; chunkSize?: number } = {}): Promise<Cloud> {
+export interface CloudOptions {
+  results?: ResultsQuery;
+  chunkSize?: number;
+  /** The generate stage's provider per run (default: the deployed code's, createCloudProvider). */
+  provider?: ContextSource['provider'];
+  /** The generate stage's price per run (default: the shipped price table). */
+  costOf?: ContextSource['costOf'];
+}
+
+export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   const moto = await startMoto();
   const config = awsClientConfig(moto.endpoint);
   const s3 = new S3Client(config);
@@ -119,6 +131,7 @@ export async function startCloud(options: { results?: ResultsQuery; chunkSize?: 
 
   const store = new S3BlobStore({ client: s3, bucket: BUCKET });
   const ledger = new DynamoRunLedger({ client: dynamo, tableName: TABLE });
+  const parts = new DynamoPartCounter({ client: dynamo, tableName: TABLE });
   const send = <T>(queueUrl: string) => new SqsWorkQueue<T>({ client: sqs, queueUrl });
   const clock = () => new Date();
   const aggregateQueue = send<AggregateMessage>(queues.aggregate.url);
@@ -141,13 +154,15 @@ export async function startCloud(options: { results?: ResultsQuery; chunkSize?: 
     }),
     generate: makeGenerate({
       ledger,
+      parts,
       aggregateQueue,
-      contexts: new RunContextCache({ store, ledger, clock, provider: (m) => createCloudProvider(m.model.spec, {}, providerEnv) }),
-      executeQueues: { python: send<GeneratedItem>(queues.python.url) },
-      fargateQueues: { python: send<GeneratedItem>(fargateQueue.url) },
+      contexts: new RunContextCache({ store, ledger, clock, provider: options.provider ?? ((m) => createCloudProvider(m.model.spec, {}, providerEnv)), costOf: options.costOf ?? costOfManifest, spend: ledger }),
+      executeQueues: { python: send<GeneratedMessage>(queues.python.url) },
+      fargateQueues: { python: send<GeneratedMessage>(fargateQueue.url) },
     }),
     python: makeExecute({
       ledger,
+      parts,
       aggregateQueue,
       contexts: new RunContextCache({ store, ledger, clock, executor: containerExecutor(store, {}) }),
     }),
@@ -167,6 +182,7 @@ export async function startCloud(options: { results?: ResultsQuery; chunkSize?: 
     dynamo,
     store,
     ledger,
+    parts,
     queues,
     fargateQueue,
     eventsQueueUrl: events.url,
