@@ -107,6 +107,8 @@ export interface CloudOptions {
   provider?: ContextSource['provider'];
   /** The generate stage's price per run (default: the shipped price table). */
   costOf?: ContextSource['costOf'];
+  /** Bootstrap resamples of the aggregate function (default 200; the deployed function uses 1000). */
+  iterations?: number;
 }
 
 export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
@@ -172,7 +174,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       clock,
       events: new EventBridgePublisher({ client: eventBridge, busName: 'polyeval-bus' }),
       cacheDir: `${ROOT}/.polyeval/cache`,
-      iterations: 200,
+      iterations: options.iterations ?? 200,
     }),
   };
   return {
