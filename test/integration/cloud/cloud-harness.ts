@@ -12,6 +12,8 @@ import { GetQueueAttributesCommand, SQSClient, SetQueueAttributesCommand } from 
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoRunLedger, S3BlobStore, SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
 import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
+import { moveMessages } from '#aws/sqs-dead-letters.ts';
+import type { RedrivePair } from '#app/cloud-run-control.ts';
 import type { ResultsQuery } from '#core/ports.ts';
 import type { WorkItem } from '#core/run/plan.ts';
 import { RunContextCache } from '#app/cloud-context.ts';
@@ -140,7 +142,16 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   const providerEnv = { ...process.env, AWS_ENDPOINT_URL_S3: moto.endpoint };
   const noResults: ResultsQuery = { sql: () => Promise.resolve([]), close: () => Promise.resolve() };
 
-  const api = makeApi({ store, ledger, results: options.results ?? noResults, planQueue: send<PlanMessage>(queues.plan.url), clock });
+  const pairs: RedrivePair[] = [...Object.entries(queues), ['fargate-python', fargateQueue] as const].map(([name, q]) => ({ name, dlqUrl: q.dlqUrl, queueUrl: q.url }));
+  const api = makeApi({
+    store,
+    ledger,
+    results: options.results ?? noResults,
+    planQueue: send<PlanMessage>(queues.plan.url),
+    clock,
+    pairs,
+    move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select }),
+  });
   const handlers: Record<StageName, SqsHandler> = {
     plan: makePlan({
       store,
