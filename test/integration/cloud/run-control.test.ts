@@ -33,7 +33,8 @@ beforeAll(async () => {
       },
     };
   };
-  cloud = await startCloud({ provider });
+  // Every model call costs $0.01 (the reference model is free; a price makes the cost guard act).
+  cloud = await startCloud({ provider, costOf: () => Promise.resolve(() => 0.01) });
   const generate = cloud.handlers.generate;
   cloud.handlers.generate = async (event: SQSEvent, context): Promise<SQSBatchResponse> => {
     const crashing = event.Records.filter((r) => crashOn.has((JSON.parse(r.body) as { taskId: string }).taskId));
@@ -166,5 +167,17 @@ describe('a generation too large for an SQS message', () => {
     } finally {
       padding = '';
     }
+  }, 120_000);
+});
+
+describe('the cost guard', () => {
+  it('stops a run at its cap with the spend of every container in one DynamoDB counter', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 10, maxCostUsd: 0.035 });
+    // Each batch is handled twice at once, as two containers would after a redelivery.
+    await drive(cloud, { duplicate: true });
+    const run = await cloud.ledger.getRun(runId);
+    expect(run).toMatchObject({ status: 'stopped', reason: expect.stringMatching(/cost cap/) });
+    expect(run?.costUsd).toBeLessThanOrEqual(0.035);
+    expect(run?.recorded).toBeLessThanOrEqual(3);
   }, 120_000);
 });
