@@ -85,7 +85,8 @@ export class Pipeline extends Construct {
         ...executeQueueEnvironment(props.executeQueues, props.fargateQueues),
       },
     });
-    grantObjectAccess(this.generate.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*/items/*'], list: ['datasets/', 'runs/'] });
+    // runs/*/messages/*: generations too large for an SQS message (layers/app/cloud-large-messages.ts).
+    grantObjectAccess(this.generate.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*/items/*', 'runs/*/messages/*'], list: ['datasets/', 'runs/'] });
     for (const statement of [ledgerAccess(ledger, LEDGER_WRITER_ACTIONS), ...providerStatements(Stack.of(this))]) {
       this.generate.role.addToPrincipalPolicy(statement);
     }

@@ -15,6 +15,7 @@ import { Pipeline } from './pipeline.ts';
 import { StageQueues } from './queues.ts';
 import { NightlySchedule } from './schedule.ts';
 import { Storage } from './storage.ts';
+import { RunWatchdog } from './watchdog.ts';
 import type { WorkQueue } from './work-queue.ts';
 
 /** Properties of {@link PolyevalStack}. */
@@ -33,6 +34,7 @@ export class PolyevalStack extends Stack {
   readonly analytics: Analytics;
   readonly api: Api;
   readonly nightly: NightlySchedule;
+  readonly watchdog: RunWatchdog;
 
   constructor(scope: Construct, id: string, props: PolyevalStackProps) {
     super(scope, id, props);
@@ -74,7 +76,21 @@ export class PolyevalStack extends Stack {
       fargateQueues: this.fargate?.queues ?? new Map<string, WorkQueue>(),
     });
     this.analytics = new Analytics(this, 'Analytics', { bucket, benchmarks: config.benchmarks, bytesScannedCutoff: config.athenaBytesScannedCutoff });
-    this.api = new Api(this, 'Api', { config, bucket, ledger, planQueue: this.queues.plan.queue, analytics: this.analytics });
+    // Every work queue by name: the api redrives their DLQs, the watchdog waits for them to be empty.
+    const workQueues = new Map<string, WorkQueue>([
+      ['plan', this.queues.plan],
+      ['generate', this.queues.generate],
+      ['aggregate', this.queues.aggregate],
+      ...[...this.executors.queues].map(([image, q]) => [`execute-${image}`, q] as const),
+      ...[...(this.fargate?.queues ?? new Map<string, WorkQueue>())].map(([image, q]) => [`fargate-${image}`, q] as const),
+    ]);
+    this.api = new Api(this, 'Api', { config, bucket, ledger, planQueue: this.queues.plan.queue, analytics: this.analytics, redriveQueues: workQueues });
     this.nightly = new NightlySchedule(this, 'Nightly', { config, bucket, ledger, planQueue: this.queues.plan.queue });
+    this.watchdog = new RunWatchdog(this, 'Watchdog', {
+      config,
+      ledger,
+      aggregateQueue: this.queues.aggregate.queue,
+      watchedQueues: [...workQueues.values()].map((q) => q.queue),
+    });
   }
 }

@@ -1,10 +1,11 @@
 /** The watchdog function's dependencies: built once per container from its environment. */
-import { SqsWorkQueue } from '#aws/index.ts';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoRunLedger, SqsWorkQueue } from '#aws/index.ts';
 import { sqsQueueDepth } from '#aws/sqs-dead-letters.ts';
 import { requireEnv } from '#app/cloud-env.ts';
 import type { AggregateMessage } from '#app/cloud-messages.ts';
 import type { WatchdogDeps } from '#app/cloud-watchdog.ts';
-import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 
 export interface WatchdogHandlerDeps extends WatchdogDeps {
@@ -13,7 +14,9 @@ export interface WatchdogHandlerDeps extends WatchdogDeps {
 
 export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): WatchdogHandlerDeps {
   const obs = createObservability('watchdog');
-  const { sqs, ledger } = storageClients(obs, env);
+  // The ledger and the queues only: the watchdog never reads the bucket.
+  const sqs = obs.tracer.captureAWSv3Client(new SQSClient({}));
+  const ledger = new DynamoRunLedger({ client: obs.tracer.captureAWSv3Client(new DynamoDBClient({})), tableName: requireEnv('TABLE_NAME', env) });
   // WATCHED_QUEUE_URLS: every stage and execute queue (comma-separated), not the DLQs.
   const watched = requireEnv('WATCHED_QUEUE_URLS', env).split(',').map((url) => url.trim()).filter(Boolean);
   const stallMinutes = Number(env.STALL_MINUTES ?? '30');
