@@ -73,7 +73,7 @@ export async function aggregateCloudRun(deps: AggregateCloudDeps, runId: string,
   } else {
     await deps.ledger.setStatus(runId, 'aggregating');
     const { records, missing } = await readRunRecords(deps.store, manifest);
-    summary = await summariseRecords(options, manifest, records.map((record) => ({ record })), extra, missing);
+    summary = await summariseRecords(options, manifest, records.map((record) => ({ record })), extra, { missing, timing: true });
     if (missing.length === 0) await deps.ledger.setStatus(runId, 'completed');
     else await deps.ledger.setStatus(runId, 'completed_with_missing', `${missing.length} of ${run.items} items never recorded (listed in the summary); polyeval remote redrive ${runId} retries dead-lettered ones`);
   }

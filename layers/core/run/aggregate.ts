@@ -36,6 +36,26 @@ export interface RunSummaryDocument {
   completed_at: string;
   /** Item ids planned but never recorded (only with status `completed_with_missing`). */
   missing?: string[];
+  /** Measured executor time per sample (cloud runs): what `remote run --dry-run` estimates from. */
+  timing?: ExecutionTiming;
+}
+
+/** Executor time per executed sample (compile + run), over the records that have it. */
+export interface ExecutionTiming {
+  samples: number;
+  execute_ms_mean: number;
+  execute_ms_p95: number;
+}
+
+/** The timing of the executed records; undefined when none was executed (likert runs). */
+export function executionTiming(records: readonly RunRecord[]): ExecutionTiming | undefined {
+  const times = records
+    .filter((r) => r.compile_ms !== null || r.run_ms !== null)
+    .map((r) => (r.compile_ms ?? 0) + (r.run_ms ?? 0))
+    .sort((a, b) => a - b);
+  if (times.length === 0) return undefined;
+  const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
+  return { samples: times.length, execute_ms_mean: Math.round(mean), execute_ms_p95: Math.round(times[Math.min(times.length - 1, Math.floor(0.95 * times.length))] ?? 0) };
 }
 
 export interface AggregateDeps {
@@ -102,8 +122,9 @@ export async function summariseRecords(
   manifest: Manifest,
   docs: readonly Pick<ItemDocument, 'record'>[],
   extraMetrics?: ExtraMetrics,
-  missing: readonly string[] = [],
+  notes: { missing?: readonly string[]; timing?: boolean } = {},
 ): Promise<RunSummaryDocument> {
+  const missing = notes.missing ?? [];
   const runId = manifest.run_id;
   const records = docs.map((d) => d.record);
   const metrics = [
@@ -133,6 +154,8 @@ export async function summariseRecords(
     completed_at: deps.clock().toISOString(),
     ...(missing.length > 0 ? { missing: [...missing] } : {}),
   };
+  const timing = notes.timing ? executionTiming(records) : undefined;
+  if (timing) summary.timing = timing;
   await deps.store.put(keys.report(runId), renderReport({ manifest, metrics, docs, summary }), 'text/html; charset=utf-8');
   await deps.store.put(keys.summary(runId), JSON.stringify(summary, null, 2), 'application/json');
   return summary;
