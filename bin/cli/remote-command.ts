@@ -89,8 +89,8 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
     const model = e.cost_usd === null ? `model cost unknown (${e.cost_reason ?? ''})` : `model ≈ $${e.cost_usd.toFixed(4)}`;
     print(`${e.benchmark}${e.language ? ` (${e.language})` : ''}: ${e.items} items · ~${e.prompt_tokens} prompt + ≤${e.completion_tokens} completion tokens · ${model}`);
     const executor = e.executor.lane === 'none' ? 'no executor' : `${e.executor.lane}: ${e.executor.ms_per_item} ms/item (${e.executor.timing_source})`;
-    print(`  executors: ${executor} · ${e.executor.lambda_gb_seconds} Lambda GB-s · ${e.executor.fargate_vcpu_hours} Fargate vCPU-h · $${e.executor.cost_usd.toFixed(4)}`);
-    print(`  requests: ${e.requests.lambda} Lambda, ${e.requests.sqs} SQS, ${e.requests.dynamodb_units} DynamoDB units, ${e.requests.s3} S3 · $${e.requests.cost_usd.toFixed(4)}`);
+    print(`  executors: ${executor} · ${e.executor.lambda_gb_seconds} Lambda GB-s · ${e.executor.fargate_vcpu_hours} Fargate vCPU-h · $${e.executor.cost_usd.toFixed(6)}`);
+    print(`  requests: ${e.requests.lambda} Lambda, ${e.requests.sqs} SQS, ${e.requests.dynamodb_units} DynamoDB units, ${e.requests.s3} S3 · $${e.requests.cost_usd.toFixed(6)}`);
     print(`  total ${e.total_usd === null ? 'unknown (model price unknown)' : `≈ $${e.total_usd.toFixed(4)}`} · wall time ≈ ${Math.ceil(e.wall_time_seconds / 60)} min at ${deployment.generateConcurrency} generate × 5, ${deployment.executorConcurrency} executors`);
   }
 }

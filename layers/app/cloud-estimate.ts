@@ -108,7 +108,7 @@ export function estimateCloudRun(plan: DryRunPlan, language: string | null, timi
     lambdaRequests * AWS_PRICES.lambdaRequest + sqs * AWS_PRICES.sqsRequest + writes * AWS_PRICES.dynamoWriteUnit + reads * AWS_PRICES.dynamoReadUnit + puts * AWS_PRICES.s3Put + gets * AWS_PRICES.s3Get;
   const generatePerSecond = (deployment.generateConcurrency * GENERATE_BATCH) / deployment.callSeconds;
   const executePerSecond = executed && ms > 0 ? deployment.executorConcurrency / (ms / 1000) : Number.POSITIVE_INFINITY;
-  const round = (value: number, digits = 4): number => Number(value.toFixed(digits));
+  const round = (value: number, digits = 6): number => Number(value.toFixed(digits));
   return {
     ...plan,
     language,
