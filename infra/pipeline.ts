@@ -18,6 +18,7 @@ import { acknowledge, stackArn } from './nag.ts';
 import { PolyevalFunction } from './node-function.ts';
 import { STAGE_TIMEOUTS, type StageQueues } from './queues.ts';
 import type { WorkQueue } from './work-queue.ts';
+import { GENERATE_BATCH_SIZE } from '../layers/app/cloud-retry-budget.ts';
 
 /** Properties of {@link Pipeline}. */
 export interface PipelineProps {
@@ -93,7 +94,7 @@ export class Pipeline extends Construct {
     queues.aggregate.queue.grantSendMessages(this.generate.role);
     for (const work of [...props.executeQueues.values(), ...props.fargateQueues.values()]) work.queue.grantSendMessages(this.generate.role);
     this.generate.function.addEventSource(
-      new SqsEventSource(queues.generate.queue, { batchSize: 5, maxConcurrency: config.generateMaxConcurrency, reportBatchItemFailures: true }),
+      new SqsEventSource(queues.generate.queue, { batchSize: GENERATE_BATCH_SIZE, maxConcurrency: config.generateMaxConcurrency, reportBatchItemFailures: true }),
     );
     for (const finding of providerFindings(Stack.of(this))) {
       acknowledge(

@@ -6,6 +6,7 @@ import { costOfManifest } from '#app/cloud-cost.ts';
 import { queueUrlsByLanguage, requireEnv } from '#app/cloud-env.ts';
 import type { AggregateMessage, GeneratedMessage } from '#app/cloud-messages.ts';
 import { createCloudProvider } from '#app/cloud-provider.ts';
+import { GENERATE_PROVIDER_OPTIONS } from '#app/cloud-retry-budget.ts';
 import type { GenerateDeps } from '#app/cloud-stages.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
@@ -30,7 +31,8 @@ export function createGenerateDeps(env: NodeJS.ProcessEnv = process.env): Genera
       store,
       ledger,
       clock: () => new Date(),
-      provider: (manifest) => createCloudProvider(manifest.model.spec, {}, env),
+      // Retries end inside the function's timeout, so a batch is never generated (and paid) twice.
+      provider: (manifest) => createCloudProvider(manifest.model.spec, GENERATE_PROVIDER_OPTIONS, env),
       costOf: costOfManifest,
       spend: ledger,
     }),
