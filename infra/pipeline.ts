@@ -68,7 +68,8 @@ export class Pipeline extends Construct {
       memorySize: 1024,
       environment: { ...storageEnv, PLAN_QUEUE_URL: queues.plan.queue.queueUrl, GENERATE_QUEUE_URL: queues.generate.queue.queueUrl },
     });
-    grantObjectAccess(this.plan.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*'], list: ['datasets/', 'runs/'] });
+    // results/runs/*: the kept manifest copy the API reads after runs/ expires (layers/app/cloud-context.ts).
+    grantObjectAccess(this.plan.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*', 'results/runs/*'], list: ['datasets/', 'runs/'] });
     this.plan.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     queues.plan.queue.grantSendMessages(this.plan.role);
     queues.generate.queue.grantSendMessages(this.plan.role);

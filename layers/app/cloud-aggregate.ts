@@ -17,7 +17,7 @@ import { aggregateRun, summariseRecords, type RunSummaryDocument } from '#core/r
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
-import { readManifest, readTaskSnapshot } from './cloud-context.ts';
+import { cloudKeys, readManifest, readTaskSnapshot } from './cloud-context.ts';
 import type { EventPublisher } from './cloud-events.ts';
 import type { AggregateMessage } from './cloud-messages.ts';
 import { compactPart, partKeys, readPartManifests, readRunRecords, type PartManifest } from './cloud-record-parts.ts';
@@ -77,6 +77,8 @@ export async function aggregateCloudRun(deps: AggregateCloudDeps, runId: string,
     if (missing.length === 0) await deps.ledger.setStatus(runId, 'completed');
     else await deps.ledger.setStatus(runId, 'completed_with_missing', `${missing.length} of ${run.items} items never recorded (listed in the summary); polyeval remote redrive ${runId} retries dead-lettered ones`);
   }
+  // The kept copy, for readers after the lifecycle rules expired runs/ (cloud-context.ts).
+  await deps.store.put(cloudKeys.keptSummary(runId), JSON.stringify(summary, null, 2), 'application/json');
   await deps.events.publish('RunCompleted', runCompletedDetail(summary));
   return { status: 'aggregated', summary };
 }

@@ -13,11 +13,24 @@ import type { Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
 import { guardSpend, type SpendLedger } from './cloud-cost-guard.ts';
 
-/** Keys the cloud stages add to DESIGN §5: the task snapshot plan writes for later stages. */
+/** Keys the cloud stages add to DESIGN §5. */
 export const cloudKeys = {
   /** Every task of the run's dataset (the few-shot pool too), one JSON object per line. */
   tasks: (runId: string) => `runs/${runId}/tasks.jsonl`,
+  /**
+   * Copies of the manifest and the summary beside the results tables: `runs/` holds the raw
+   * per-item work and may expire (lifecycle rules), `results/` is kept, so the API answers for
+   * a run long after its items are gone.
+   */
+  keptManifest: (runId: string) => `results/runs/${runId}/manifest.json`,
+  keptSummary: (runId: string) => `results/runs/${runId}/summary.json`,
 };
+
+/** The manifest for readers (the API): the run's own, else the kept copy. */
+export async function readKeptManifest(store: BlobStore, runId: string): Promise<Manifest | undefined> {
+  const text = (await store.getText(keys.manifest(runId))) ?? (await store.getText(cloudKeys.keptManifest(runId)));
+  return text === undefined ? undefined : (JSON.parse(text) as Manifest);
+}
 
 /** What a stage needs to build contexts. */
 export interface ContextSource {

@@ -99,7 +99,9 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   });
   const pool = await publishTestFiles(deps.store, message.runId, loaded.tasks);
   await deps.store.put(cloudKeys.tasks(message.runId), serialiseTasks(pool), 'application/x-ndjson');
-  await deps.store.put(keys.manifest(message.runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
+  const manifestText = JSON.stringify(plan.manifest, null, 2);
+  await deps.store.put(cloudKeys.keptManifest(message.runId), manifestText, 'application/json');
+  await deps.store.put(keys.manifest(message.runId), manifestText, 'application/json');
   await deps.setItems(message.runId, plan.items.length);
   await deps.ledger.setStatus(message.runId, 'running');
   return { manifest: plan.manifest, loaded: { ...loaded, tasks: pool }, provider };

@@ -9,7 +9,7 @@ import type { RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { leaderboardSql } from '#aws/athena-sql.ts';
-import { readManifest } from './cloud-context.ts';
+import { cloudKeys, readKeptManifest } from './cloud-context.ts';
 
 export class RunNotFoundError extends PolyevalError {
   override name = 'RunNotFoundError';
@@ -52,7 +52,7 @@ export async function getRunView(deps: Pick<QueryDeps, 'store' | 'ledger'>, runI
   checkRunId(runId);
   const run = await deps.ledger.getRun(runId);
   if (run === undefined) throw new RunNotFoundError(runId);
-  return { run, manifest: (await readManifest(deps.store, runId)) ?? null };
+  return { run, manifest: (await readKeptManifest(deps.store, runId)) ?? null };
 }
 
 export async function getRunMetrics(deps: Pick<QueryDeps, 'store' | 'ledger'>, runId: string): Promise<RunSummaryDocument> {
@@ -61,7 +61,7 @@ export async function getRunMetrics(deps: Pick<QueryDeps, 'store' | 'ledger'>, r
   if (run === undefined) throw new RunNotFoundError(runId);
   // A run closed with missing items has its summary too (the missing items are listed in it).
   const done = run.status === 'completed' || run.status === 'completed_with_missing';
-  const text = done ? await deps.store.getText(keys.summary(runId)) : undefined;
+  const text = done ? ((await deps.store.getText(keys.summary(runId))) ?? (await deps.store.getText(cloudKeys.keptSummary(runId)))) : undefined;
   if (text === undefined) throw new RunNotCompletedError(runId, run.status);
   return JSON.parse(text) as RunSummaryDocument;
 }

@@ -181,3 +181,19 @@ describe('the cost guard', () => {
     expect(run?.recorded).toBeLessThanOrEqual(3);
   }, 120_000);
 });
+
+describe('after the lifecycle rules expired runs/', () => {
+  it('still shows the run, its manifest and its metrics through the API', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 2 });
+    await drive(cloud);
+    const before = await call(apiEvent('GET', `/runs/${runId}/metrics`));
+    // What the expire-raw-run-items rule removes: every object under runs/.
+    for (const key of await cloud.store.list(`runs/${runId}/`)) await cloud.store.delete(key);
+    expect(await cloud.store.list(`runs/${runId}/`)).toEqual([]);
+
+    const view = await call(apiEvent('GET', `/runs/${runId}`));
+    expect(view.body).toMatchObject({ run: { runId, status: 'completed' }, manifest: { run_id: runId, items: 2 } });
+    const metrics = await call(apiEvent('GET', `/runs/${runId}/metrics`));
+    expect(metrics).toEqual(before);
+  }, 120_000);
+});
