@@ -1,10 +1,12 @@
 /**
  * The polyeval stack: wiring only. Storage and network first, then the queues, the executors
  * (Lambda and Fargate lanes) that the generate function routes to, the stage functions, the API,
- * the nightly schedule and the analytics catalog.
+ * the nightly schedule and the analytics catalog; last the alarm topic, the outputs and the
+ * cost-allocation tags, which cover everything above.
  */
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { Alerts } from './alerts.ts';
 import { Analytics } from './analytics.ts';
 import { Api } from './api.ts';
 import type { PolyevalConfig } from './config.ts';
@@ -13,6 +15,7 @@ import { FargateLane } from './fargate-lane.ts';
 import { Network } from './network.ts';
 import { Pipeline } from './pipeline.ts';
 import { StageQueues } from './queues.ts';
+import { addStackOutputs, tagForCostAllocation } from './outputs.ts';
 import { NightlySchedule } from './schedule.ts';
 import { Storage } from './storage.ts';
 import { RunWatchdog } from './watchdog.ts';
@@ -35,6 +38,7 @@ export class PolyevalStack extends Stack {
   readonly api: Api;
   readonly nightly: NightlySchedule;
   readonly watchdog: RunWatchdog;
+  readonly alerts: Alerts;
 
   constructor(scope: Construct, id: string, props: PolyevalStackProps) {
     super(scope, id, props);
@@ -92,5 +96,8 @@ export class PolyevalStack extends Stack {
       aggregateQueue: this.queues.aggregate.queue,
       watchedQueues: [...workQueues.values()].map((q) => q.queue),
     });
+    this.alerts = new Alerts(this, 'Alerts', config.alarmEmail === undefined ? {} : { email: config.alarmEmail });
+    addStackOutputs(this, { api: this.api.httpApi, bucket, ledger, analytics: this.analytics, alarmTopic: this.alerts.topic });
+    tagForCostAllocation(this);
   }
 }

@@ -13,7 +13,7 @@
 import { HarnessError } from '#core/errors.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
 import type { BlobStore, RunLedger } from '#core/ports.ts';
-import { aggregateRun, summariseRecords, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
@@ -73,7 +73,7 @@ export async function aggregateCloudRun(deps: AggregateCloudDeps, runId: string,
   } else {
     await deps.ledger.setStatus(runId, 'aggregating');
     const { records, missing } = await readRunRecords(deps.store, manifest);
-    summary = await summariseRecords(options, manifest, records.map((record) => ({ record })), extra, { missing, timing: true });
+    summary = await summariseRecords(options, manifest, records.map(documentFromRecord), extra, { missing, timing: true });
     if (missing.length === 0) await deps.ledger.setStatus(runId, 'completed');
     else await deps.ledger.setStatus(runId, 'completed_with_missing', `${missing.length} of ${run.items} items never recorded (listed in the summary); polyeval remote redrive ${runId} retries dead-lettered ones`);
   }

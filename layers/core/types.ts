@@ -2,6 +2,7 @@
  * The domain vocabulary of polyeval (DESIGN §1): tasks, samples, verdicts, records, metrics.
  * Pure types: no I/O. Every other layer speaks in these.
  */
+import type { Excerpt } from './scoring/excerpt.ts';
 
 /** Outcome of scoring one sample (or one test of it). `SE` is the harness's own fault. */
 export type Verdict = 'OK' | 'WA' | 'TLE' | 'MLE' | 'OLE' | 'RE' | 'CE' | 'SE';
@@ -40,8 +41,11 @@ interface TaskBase {
 
 export interface IoTestsTask extends TaskBase {
   kind: 'io-tests';
-  /** File stem: programs read `<name>.in` and write `<name>.out`. */
-  name: string;
+  /**
+   * File stem: programs read `<name>.in` and write `<name>.out` (the input is also on stdin,
+   * stdout counts when no `.out` was written). Absent: stdin/stdout only.
+   */
+  name?: string;
   statement: string;
   inputSpec: string;
   outputSpec: string;
@@ -60,7 +64,10 @@ export interface UnitTestsTask extends TaskBase {
   prompt: string;
   entryPoint: string;
   test: string;
+  /** The first reference answer ('' when the row has none). */
   canonicalSolution: string;
+  /** Every reference answer, when the row has more than one (a list column). */
+  canonicalSolutions?: string[];
   description?: string;
 }
 
@@ -77,7 +84,7 @@ export interface LikertTask extends TaskBase {
   /** Human mean on [0, 1] and its std. */
   goldMean: number;
   goldStd?: number;
-  /** min(5, 1 + floor(5 * mean)). */
+  /** The gold digit 1–5, by the protocol's rule (paper: min(5, 1 + floor(5 * mean))). */
   gold: number;
 }
 
@@ -100,6 +107,18 @@ export interface TestOutcome {
   signal?: string | null;
   /** Short human-readable detail (first differing token, stderr head, …). */
   detail?: string;
+  /**
+   * For the first failing tests of an io-tests sample: windows of the input, the expected
+   * and the actual output, the outputs' windows placed at their first difference.
+   */
+  io?: TestIo;
+}
+
+/** Bounded windows of one test's texts (see `excerpt`). */
+export interface TestIo {
+  input: Excerpt;
+  expected?: Excerpt;
+  actual?: Excerpt;
 }
 
 /** What scoring produced for one sample. */

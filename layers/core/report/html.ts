@@ -1,19 +1,20 @@
 /**
- * The HTML report of a run: one self-contained file (inline CSS and SVG, no scripts, no
- * CDN — users open it offline) with the manifest, the metrics with their intervals and the
- * charts (ABRICOT: predicted vs gold per subtask; code: verdicts per slice).
+ * The HTML report of a run: one self-contained file (inline CSS, SVG and one script, no
+ * CDN — users open it offline) with the manifest, the metrics with their intervals, the
+ * charts (ABRICOT: predicted vs gold per subtask; code: verdicts per slice) and a browser
+ * of every sample (`sample-browser.ts`; without scripts, the failing samples as a table).
  */
 import type { ItemDocument } from '../run/engine.ts';
 import type { Manifest } from '../run/manifest.ts';
 import type { MetricRow, RunRecord, Verdict } from '../types.ts';
 import { VERDICTS } from '../types.ts';
+import { BROWSER_CSS, sampleBrowser } from './sample-browser.ts';
 import { bubbleGrid, stackedBars, type Bar } from './svg.ts';
 
 export interface ReportInput {
   manifest: Manifest;
   metrics: readonly MetricRow[];
-  /** Only `record` is read: the cloud passes records decoded from the Parquet parts. */
-  docs: readonly Pick<ItemDocument, 'record'>[];
+  docs: readonly ItemDocument[];
   summary: { items: number; verdicts: Partial<Record<Verdict, number>> };
 }
 
@@ -23,6 +24,11 @@ export function escapeHtml(text: string): string {
 
 const fmt = (v: number | null | undefined, digits = 3): string => (v === null || v === undefined ? '—' : v.toFixed(digits));
 
+function protocolRow(p: NonNullable<Manifest['protocol']>): [string, string] {
+  const overrides = Object.entries(p.overrides).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  return ['protocol', `${p.name} · headline ${p.settings.headline} · prompt ${p.settings.promptStyle}${overrides.length ? ` · overridden: ${overrides.join(', ')}` : ' · no overrides'}`];
+}
+
 function manifestTable(m: Manifest): string {
   const rows: [string, string][] = [
     ['run', m.run_id],
@@ -30,6 +36,7 @@ function manifestTable(m: Manifest): string {
     ['benchmark', `${m.benchmark.title} (${m.benchmark.id}, ${m.benchmark.spec})`],
     ['dataset', `${m.benchmark.source} · sha256 ${m.benchmark.sha256.slice(0, 16)}… · ${m.benchmark.tasks} tasks`],
     ['model', `${m.model.spec} (${m.model.kind})`],
+    ...(m.protocol ? [protocolRow(m.protocol)] : []),
     ['samples per task', String(m.n)],
     ['parameters', `temperature ${m.params.temperature}, top_p ${m.params.topP}, max_tokens ${m.params.maxTokens}, stop ${JSON.stringify(m.params.stop)}, seed ${m.seed}`],
     ['split / limit / language', `${m.split ?? 'all'} / ${m.limit ?? 'none'} / ${m.language ?? 'per task'}`],
@@ -95,7 +102,7 @@ function verdictCharts(records: readonly RunRecord[]): string {
     .join('');
 }
 
-function failures(docs: readonly Pick<ItemDocument, 'record'>[]): string {
+function failures(docs: readonly ItemDocument[]): string {
   const failed = docs.filter((d) => d.record.verdict !== 'OK').slice(0, 100);
   if (failed.length === 0) return '<p>Every sample passed.</p>';
   const rows = failed
@@ -110,7 +117,8 @@ table{border-collapse:collapse;margin:.5rem 0}td,th{padding:.25rem .6rem;border-
 .num{text-align:right;font-variant-numeric:tabular-nums}.kv th{color:#555;font-weight:500}
 .absent{color:#a55;font-style:italic}figure{display:inline-block;margin:.5rem 1.5rem .5rem 0}figcaption{font-weight:600;margin-bottom:.3rem}
 .v-OK{color:#272}.v-WA,.v-RE{color:#a33}.v-CE{color:#a60}.v-TLE,.v-MLE,.v-OLE{color:#639}.v-SE{color:#777}
-.verdicts span{display:inline-block;margin-right:1rem}`;
+.verdicts span{display:inline-block;margin-right:1rem}
+${BROWSER_CSS}`;
 
 export function renderReport(input: ReportInput): string {
   const { manifest, metrics, docs, summary } = input;
@@ -127,8 +135,10 @@ export function renderReport(input: ReportInput): string {
 <p><strong>${escapeHtml(manifest.model.spec)}</strong> · ${summary.items} samples · <span class="verdicts">${verdicts}</span></p>
 <h2>Metrics</h2>${metricsTable(metrics)}
 <h2>Charts</h2>${charts}
+<h2>Samples</h2>
+${sampleBrowser(docs)}
+<noscript><h3>Samples that did not pass</h3>${failures(docs)}</noscript>
 <h2>Manifest</h2>${manifestTable(manifest)}
-<h2>Samples that did not pass</h2>${failures(docs)}
 </body></html>
 `;
 }

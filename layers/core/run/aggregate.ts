@@ -31,6 +31,8 @@ export interface RunSummaryDocument {
   metrics: Record<string, MetricValue>;
   report: string;
   likert_mode: Manifest['likert_mode'];
+  /** The protocol the run followed, with every override (absent for runs planned before protocols). */
+  protocol?: Manifest['protocol'];
   /** `completed_with_missing` when some planned items were never recorded (listed in `missing`). */
   status: 'completed' | 'completed_with_missing';
   completed_at: string;
@@ -115,12 +117,29 @@ export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extr
  * The part of aggregation that works from the records alone: metrics, the metrics table, the
  * report and the summary. The cloud calls it with records read from the Parquet parts, so a
  * large run is never read item by item; `missing` lists planned items never recorded.
- * The report reads only `record` of each document, and shows at most 100 failures.
+ * Documents rebuilt from records ({@link documentFromRecord}) give the report what a record has.
  */
+/** An item document carrying only what its record holds (the cloud reads records from Parquet parts, not items). */
+export function documentFromRecord(record: RunRecord): ItemDocument {
+  const outcome: ItemDocument['outcome'] = { verdict: record.verdict, testsPassed: record.tests_passed, testsTotal: record.tests_total };
+  if (record.error !== null) outcome.error = record.error;
+  if (record.compile_ms !== null) outcome.compileMs = record.compile_ms;
+  if (record.run_ms !== null) outcome.runMs = record.run_ms;
+  if (record.predicted !== null) outcome.predicted = record.predicted;
+  if (record.gold !== null) outcome.gold = record.gold;
+  return {
+    item_id: `${record.run_id}/${record.task_id}/${record.sample}`,
+    record,
+    raw: record.answer,
+    generation: { usage: null, latency_ms: null, attempts: 0 },
+    outcome,
+  };
+}
+
 export async function summariseRecords(
   deps: AggregateDeps,
   manifest: Manifest,
-  docs: readonly Pick<ItemDocument, 'record'>[],
+  docs: readonly ItemDocument[],
   extraMetrics?: ExtraMetrics,
   notes: { missing?: readonly string[]; timing?: boolean } = {},
 ): Promise<RunSummaryDocument> {
@@ -150,6 +169,7 @@ export async function summariseRecords(
     metrics: summariseMetrics(metrics),
     report: deps.store.locate(keys.report(runId)),
     likert_mode: manifest.likert_mode,
+    ...(manifest.protocol ? { protocol: manifest.protocol } : {}),
     status: missing.length > 0 ? 'completed_with_missing' : 'completed',
     completed_at: deps.clock().toISOString(),
     ...(missing.length > 0 ? { missing: [...missing] } : {}),

@@ -8,6 +8,7 @@ import type { Prompt, Provider } from '../models/provider.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import { scoreLikert, type LikertEvidence } from '../scoring/likert.ts';
 import type { RunRecord, ScoreOutcome, Task, TokenUsage, Verdict } from '../types.ts';
+import { taskView, type TaskView } from '../report/task-view.ts';
 import { itemId, keys } from './keys.ts';
 import type { Manifest } from './manifest.ts';
 import type { WorkItem } from './plan.ts';
@@ -67,6 +68,8 @@ export interface ItemDocument {
   raw: string;
   generation: { usage: TokenUsage | null; latency_ms: number | null; attempts: number };
   outcome: ScoreOutcome;
+  /** The task as the model saw it; on sample 0 only (every sample of a task shares it). */
+  task_view?: TaskView;
 }
 
 function taskOf(ctx: RunContext, item: WorkItem): Task {
@@ -127,7 +130,7 @@ async function callProvider(
       const likert: LikertEvidence = { mode: 'likelihood', logprobs: scores.logprobs, choices };
       return { ...base, raw: JSON.stringify(scores.logprobs), answer: '', usage: scores.usage, latencyMs: scores.latencyMs, attempts: 1, likert };
     }
-    const reference = benchmark.reference(task, item.language);
+    const reference = benchmark.reference(task, item.language, item.sample);
     const generation = await provider.generate({
       taskId: task.id,
       sample: item.sample,
@@ -236,6 +239,7 @@ export async function recordItem(ctx: RunContext, generated: GeneratedItem, outc
     raw: generated.raw,
     generation: { usage: generated.usage, latency_ms: generated.latencyMs, attempts: generated.attempts },
     outcome,
+    ...(item.sample === 0 ? { task_view: viewOf(ctx, item) } : {}),
   };
   await ctx.store.put(keys.item(item.runId, item.taskId, item.sample), JSON.stringify(doc), 'application/json');
   const first = await ctx.ledger.recordItem(item.runId, doc.item_id, record.verdict);
@@ -244,6 +248,11 @@ export async function recordItem(ctx: RunContext, generated: GeneratedItem, outc
   }
   ctx.onEvent?.({ type: 'recorded', item, verdict: record.verdict });
   return record;
+}
+
+function viewOf(ctx: RunContext, item: WorkItem): TaskView {
+  const task = taskOf(ctx, item);
+  return taskView(task, ctx.benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) }));
 }
 
 /** Item ids already written to the store (the store is the source of truth on resume). */

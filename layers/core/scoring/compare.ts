@@ -15,6 +15,11 @@ export interface Comparison {
   equal: boolean;
   /** Where they first differ (for the record's detail field). */
   detail?: string;
+  /**
+   * Character offsets of the first difference in each text (the first differing token, or
+   * the end of the shorter token list), so a report can mark it.
+   */
+  at?: { expected: number; actual: number };
 }
 
 /** Splits on any run of whitespace; leading/trailing whitespace yields no tokens. */
@@ -48,20 +53,31 @@ function clip(token: string): string {
  * compareOutputs('0.5', '0.5000001', { abs: 1e-6 }) // { equal: true }
  */
 export function compareOutputs(expected: string, actual: string, tolerance?: FloatTolerance): Comparison {
-  const want = tokenize(expected);
-  const got = tokenize(actual);
+  const want = tokenSpans(expected);
+  const got = tokenSpans(actual);
   const n = Math.min(want.length, got.length);
   for (let i = 0; i < n; i++) {
-    const w = want[i] as string;
-    const g = got[i] as string;
-    if (!tokensMatch(w, g, tolerance)) {
-      return { equal: false, detail: `token ${i + 1}: expected "${clip(w)}", got "${clip(g)}"` };
+    const w = want[i] as TokenSpan;
+    const g = got[i] as TokenSpan;
+    if (!tokensMatch(w.text, g.text, tolerance)) {
+      return { equal: false, detail: `token ${i + 1}: expected "${clip(w.text)}", got "${clip(g.text)}"`, at: { expected: w.start, actual: g.start } };
     }
   }
   if (want.length !== got.length) {
-    return { equal: false, detail: `expected ${want.length} tokens, got ${got.length}` };
+    const offset = (spans: TokenSpan[], text: string): number => spans[n]?.start ?? text.trimEnd().length;
+    return { equal: false, detail: `expected ${want.length} tokens, got ${got.length}`, at: { expected: offset(want, expected), actual: offset(got, actual) } };
   }
   return { equal: true };
+}
+
+interface TokenSpan {
+  text: string;
+  start: number;
+}
+
+/** The whitespace-separated tokens of a text with where each starts. */
+function tokenSpans(text: string): TokenSpan[] {
+  return Array.from(text.matchAll(/\S+/gu), (m) => ({ text: m[0], start: m.index }));
 }
 
 /** How a sandboxed run ended, as classified by the sandbox. */

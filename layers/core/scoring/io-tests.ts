@@ -6,6 +6,10 @@
 import { HarnessError, InputError } from '../errors.ts';
 import type { IoTest, IoTestsTask, LanguageId, ScoreOutcome, TestOutcome } from '../types.ts';
 import { compareOutputs, headLines, runVerdict, sampleVerdict, type Termination } from './compare.ts';
+import { excerpt } from './excerpt.ts';
+
+/** How many failing tests of a sample keep windows of their input and outputs. */
+const TESTS_WITH_IO = 3;
 
 /** Limits of one run. CPU time decides TLE; wall time is the backstop for sleeping programs. */
 export interface RunLimits {
@@ -115,12 +119,13 @@ export async function scoreIoTests(
   }
   const cpuMs = Math.round(task.timeLimitMs * (job.timeScale ?? 1));
   const limits: RunLimits = { cpuMs, wallMs: wallLimitFor(cpuMs), memoryMb: task.memoryLimitMb };
-  const inName = `${task.name}.in`;
-  const outName = `${task.name}.out`;
+  // A task without a file stem is stdin/stdout only: no input file, nothing collected.
+  const inName = task.name !== undefined ? `${task.name}.in` : undefined;
+  const outName = task.name !== undefined ? `${task.name}.out` : undefined;
   const tests: TestOutcome[] = [];
   for (const [i, test] of task.tests.entries()) {
     const input = await testText(task, test, i, 'input', options.loadTestFile);
-    const run = await prep.program.run({ stdin: input, files: [{ name: inName, content: input }], collect: [outName], limits });
+    const run = await prep.program.run({ stdin: input, files: inName ? [{ name: inName, content: input }] : [], collect: outName ? [outName] : [], limits });
     const base: TestOutcome = {
       name: test.name ?? `test-${i + 1}`,
       verdict: 'OK',
@@ -130,15 +135,23 @@ export async function scoreIoTests(
       exitCode: run.exitCode,
       signal: run.signal,
     };
+    const keepIo = tests.filter((t) => t.io).length < TESTS_WITH_IO;
     const failed = runVerdict(run);
+    const actual = (outName !== undefined ? run.files[outName] : undefined) ?? run.stdout;
     if (failed) {
-      tests.push({ ...base, verdict: failed.verdict, detail: failed.detail });
+      const io = keepIo ? { io: { input: excerpt(input), actual: excerpt(actual) } } : {};
+      tests.push({ ...base, verdict: failed.verdict, detail: failed.detail, ...io });
       continue;
     }
     const expected = await testText(task, test, i, 'output', options.loadTestFile);
-    const actual = run.files[outName] ?? run.stdout;
     const judged = await judge(task, checker, input, expected, actual);
-    tests.push({ ...base, verdict: judged.equal ? 'OK' : 'WA', ...(judged.detail ? { detail: judged.detail } : {}) });
+    if (judged.equal) {
+      tests.push({ ...base, verdict: 'OK' });
+      continue;
+    }
+    const at = 'at' in judged ? judged.at : undefined;
+    const io = keepIo ? { io: { input: excerpt(input), expected: excerpt(expected, at?.expected), actual: excerpt(actual, at?.actual) } } : {};
+    tests.push({ ...base, verdict: 'WA', ...(judged.detail ? { detail: judged.detail } : {}), ...io });
   }
   const verdict = sampleVerdict(tests);
   const firstFailing = tests.find((t) => t.verdict !== 'OK');

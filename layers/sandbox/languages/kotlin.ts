@@ -73,6 +73,12 @@ function getCompiler(ctx: RuntimeContext): KotlinCompilerHandle {
   return compiler;
 }
 
+/** Whether the test's top-level `main` takes an `Array<String>` (a `vararg` one takes none). */
+export function kotlinMainTakesArray(test: string): boolean {
+  const params = /^\s*fun\s+main\s*\(([^)]*)\)/mu.exec(test)?.[1] ?? '';
+  return params.trim() !== '' && !/\bvararg\b/u.test(params);
+}
+
 export const kotlinRuntime: LanguageRuntime = {
   id: 'kotlin',
   sourceFile: 'Main.kt',
@@ -110,12 +116,18 @@ export const kotlinRuntime: LanguageRuntime = {
     };
   },
   unitTestProgram(s) {
-    // MXEval Kotlin tests are a `fun main()`; the entry object runs it to its end, then
-    // prints the token. Exiting early (exitProcess, System.exit) never reaches the print.
+    // MXEval Kotlin tests are a top-level `fun main` (no parameters, `args: Array<String>` or
+    // `vararg args: String`). A top-level helper calls it — inside the entry object `main`
+    // would name the object's own — as a run without arguments would; the entry object
+    // runs it to its end, then prints the token. Exiting early (exitProcess, System.exit)
+    // never reaches the print.
+    const call = kotlinMainTakesArray(s.test) ? 'main(arrayOf<String>())' : 'main()';
     const entry = [
+      `private fun polyevalRunTest() { ${call} }`,
+      '',
       `object ${ENTRY_CLASS} {`,
       '    @JvmStatic fun main(args: Array<String>) {',
-      '        main()',
+      '        polyevalRunTest()',
       '        println(args[args.size - 1])',
       '        System.out.flush()',
       '    }',

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import type { ToolchainInfo } from '#core/ports.ts';
 import { HarnessError } from '#core/errors.ts';
 import type { CompileResult, RunCommand, RuntimeContext } from '../runtime.ts';
+import { findNativeMain } from './native-main.ts';
 
 const run = promisify(execFile);
 
@@ -51,20 +52,30 @@ export function nativeRun(buildDir: string, memoryMb: number, args: string[]): R
 }
 
 /**
- * Assembles prompt + completion + test; the test's `main` is renamed so that a wrapper
- * `main` can run it and then print the token (argv's last element) — only if it returns 0.
+ * Assembles prompt + completion + test. The test's `main` (any form findNativeMain knows) is
+ * renamed so that a wrapper `main` can run it and then print the token (argv's last
+ * element) — only if it returns 0. The test sees the argv an unwrapped run would (the
+ * token removed), and its body gets a final `return 0;` on the closing brace's line, which
+ * the real `main` has implicitly (a renamed one falling off its end is undefined behaviour
+ * and crashes at -O2). A `main` that cannot be found is called without arguments, and a
+ * test without one fails to link: CE.
  */
 export function nativeUnitTest(prompt: string, completion: string, test: string, header: string): string {
+  const found = findNativeMain(test);
+  const body = found ? `${test.slice(0, found.bodyEnd)} return 0; ${test.slice(found.bodyEnd)}` : test;
+  const args = { 0: '', 2: 'argc - 1, argv', 3: 'argc - 1, argv, envp' }[found?.params ?? 0];
   return [
     `${prompt}${completion}`,
     '#define main polyeval_test_main',
-    test,
+    body,
     '#undef main',
     header,
-    'int main(int argc, char **argv) {',
-    '  int status = polyeval_test_main();',
+    'int main(int argc, char **argv, char **envp) {',
+    '  const char *polyeval_token = argv[argc - 1];',
+    '  argv[argc - 1] = 0;',
+    `  int status = polyeval_test_main(${args});`,
     '  if (status != 0) return status;',
-    '  printf("%s\\n", argv[argc - 1]);',
+    '  printf("%s\\n", polyeval_token);',
     '  return 0;',
     '}',
     '',

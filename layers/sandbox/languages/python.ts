@@ -106,7 +106,12 @@ export const pythonRuntime: LanguageRuntime = {
     };
   },
   unitTestProgram(s) {
-    const check = /^\s*def\s+check\s*\(/mu.test(s.test) ? `\ncheck(${s.entryPoint})\n` : '\n';
+    // A `check(candidate)` test is called with the entry point, as MXEval and human-eval
+    // do, unless the test calls it itself (say in an `if __name__ == "__main__":` block,
+    // which runs: the program is run as a script).
+    const definesCheck = /^\s*def\s+check\s*\(/mu.test(s.test);
+    const callsCheck = /^(?!\s*def\s)\s*check\s*\(/mu.test(s.test);
+    const check = definesCheck && !callsCheck ? `\ncheck(${s.entryPoint})\n` : '\n';
     const epilogue = 'import sys as _polyeval_sys\nprint(_polyeval_sys.argv[-1], flush=True)\n';
     return `${s.prompt}${s.completion}\n\n${s.test}\n${check}${epilogue}`;
   },

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { renderReport } from '#core/report/html.ts';
+import { DETAIL_BUDGET, clipText, sampleData } from '#core/report/sample-data.ts';
+import { scriptJson } from '#core/report/sample-browser.ts';
+import { compareOutputs } from '#core/scoring/compare.ts';
+import { excerpt } from '#core/scoring/excerpt.ts';
+import { syntheticRun } from '../../support/synthetic-report.ts';
+
+describe('first difference of two outputs', () => {
+  it('gives the offsets of the first differing token in each text', () => {
+    const c = compareOutputs('1 2\n3 4\n', '1  2\n3 5\n');
+    expect(c.equal).toBe(false);
+    expect(c.at).toEqual({ expected: 6, actual: 7 });
+  });
+
+  it('points past the last common token when one output is shorter', () => {
+    expect(compareOutputs('1 2 3\n', '1 2\n').at).toEqual({ expected: 4, actual: 3 });
+  });
+});
+
+describe('excerpt', () => {
+  it('keeps a small text whole with its size in UTF-8 bytes', () => {
+    expect(excerpt('două')).toEqual({ text: 'două', start: 0, bytes: 5, complete: true });
+  });
+
+  it('places the window of a large text around the marked offset', () => {
+    const text = `${'7 '.repeat(5000)}X ${'8 '.repeat(5000)}`;
+    const e = excerpt(text, 10_000, 100);
+    expect(e.complete).toBe(false);
+    expect(e.text).toHaveLength(100);
+    expect(e.text[e.mark ?? -1]).toBe('X');
+    expect(e.start + (e.mark ?? 0)).toBe(10_000);
+  });
+});
+
+describe('sample browser data', () => {
+  it('says how much of a long text it cut', () => {
+    expect(clipText('abcdef', 4)).toBe('abcd\n… [2 more characters not shown]');
+  });
+
+  it('keeps 20,000 samples within the detail budget and every first difference visible', () => {
+    const docs = syntheticRun(20_000, { rawChars: 30_000 });
+    const data = sampleData(docs);
+    expect(data.index).toHaveLength(20_000);
+    const size = JSON.stringify(data.details).length;
+    expect(size).toBeLessThan(DETAIL_BUDGET * 1.1);
+    for (const d of data.details) {
+      const io = d.tests?.find((t) => t.io)?.io;
+      if (!io?.expected) continue;
+      expect(io.expected.text.slice(io.expected.mark)).toMatch(/^-?\d/);
+    }
+  });
+
+  it('stores each task prompt once, taken from its sample 0', () => {
+    const data = sampleData(syntheticRun(30, { samplesPerTask: 3 }));
+    expect(Object.keys(data.tasks)).toHaveLength(10);
+    expect(data.tasks['rocode-synth/0003']?.prompt).toContain('problema 3');
+  });
+});
+
+describe('report page', () => {
+  it('cannot be closed early by a model answer that contains a script end tag', () => {
+    const docs = syntheticRun(2);
+    docs[0]!.raw = '</script><script>document.title="pwned"</script><!--';
+    const html = renderReport({ manifest: syntheticManifest(), metrics: [], docs, summary: { items: 2, verdicts: { WA: 2 } } });
+    expect(html).not.toContain('</script><script>document.title');
+    expect(JSON.parse(scriptJson(docs[0]!.raw))).toBe(docs[0]!.raw);
+  });
+});
+
+function syntheticManifest() {
+  return syntheticRun.manifest();
+}
