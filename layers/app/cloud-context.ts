@@ -11,7 +11,7 @@ import type { RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
-import { guardSpend, type SpendLedger } from './cloud-cost-guard.ts';
+import { guardSpend, withoutCostBooking, type SpendLedger } from './cloud-cost-guard.ts';
 
 /** Keys the cloud stages add to DESIGN §5. */
 export const cloudKeys = {
@@ -97,12 +97,16 @@ export class RunContextCache {
     if (source === undefined) throw new HarnessError(`run ${runId} names no benchmark`);
     const costOf = this.#source.costOf ? await this.#source.costOf(manifest) : undefined;
     let provider = this.#source.provider ? await this.#source.provider(manifest) : NO_PROVIDER;
-    if (this.#source.spend && costOf) provider = guardSpend(provider, { ledger: this.#source.spend, runId, capUsd: manifest.max_cost_usd, price: costOf });
+    const spend = this.#source.spend;
+    const cap = manifest.max_cost_usd;
+    const guarded = spend !== undefined && costOf !== undefined && cap !== null;
+    if (spend !== undefined && costOf !== undefined && cap !== null) provider = guardSpend(provider, { ledger: spend, runId, capUsd: cap, price: costOf });
     const executor = this.#source.executor ? await this.#source.executor() : undefined;
     const run = await ledger.getRun(runId);
     return {
       store,
-      ledger,
+      // A guarded provider books every call's cost itself (cloud-cost-guard.ts).
+      ledger: guarded ? withoutCostBooking(ledger) : ledger,
       provider,
       ...(executor ? { executor } : {}),
       clock,

@@ -3,10 +3,12 @@
  * generate container. Before each model call its upper cost (prompt tokens estimated from the
  * text, completion at max_tokens; for likelihood scoring, the prompt once per choice) is
  * reserved with `trySpend` — atomic, refused when the total would pass the run's cap — and
- * released when the call ends; the engine books the actual cost as before. So N containers
- * together never pass the cap (the local guard counts only its own process's calls). A
- * container that dies mid-call leaves its reservation counted: the run may stop a little
- * early, never late.
+ * settled to the call's actual cost in one update when it ends, so the counter never drops
+ * below what is spent plus what is reserved. The guard books the cost itself: the engine's
+ * own booking is dropped ({@link withoutCostBooking}), or the call would count twice. So N
+ * containers together never pass the cap (the local guard counts only its own process's
+ * calls). A container that dies mid-call leaves its reservation counted: the run may stop a
+ * little early, never late.
  */
 import { RunStopped } from '#core/errors.ts';
 import type { ChoiceScores, Generation, GenerateRequest, Provider, ScoreChoicesRequest } from '#core/models/provider.ts';
@@ -31,15 +33,18 @@ export interface GuardOptions {
 /** The provider with every call reserved against the run's shared budget; unchanged without a cap. */
 export function guardSpend(provider: Provider, options: GuardOptions): Provider {
   if (options.capUsd === null) return provider;
-  const reserve = async <T>(usage: TokenUsage, call: () => Promise<T>): Promise<T> => {
+  const reserve = async <T extends { usage: TokenUsage }>(usage: TokenUsage, call: () => Promise<T>): Promise<T> => {
     const usd = options.price(usage) ?? 0;
     if (usd > 0 && !(await options.ledger.trySpend(options.runId, usd, options.capUsd))) {
       throw new RunStopped(`cost cap: the next call may cost up to $${usd.toFixed(6)}, which would pass the run's cap of $${options.capUsd} (spend shared by all containers)`);
     }
+    let actual = 0;
     try {
-      return await call();
+      const out = await call();
+      actual = options.price(out.usage) ?? 0;
+      return out;
     } finally {
-      if (usd > 0) await options.ledger.addCost(options.runId, -usd);
+      if (actual !== usd) await options.ledger.addCost(options.runId, actual - usd);
     }
   };
   const generate = (req: GenerateRequest): Promise<Generation> =>
@@ -51,6 +56,17 @@ export function guardSpend(provider: Provider, options: GuardOptions): Provider 
     get(target, property) {
       if (property === 'generate') return generate;
       if (property === 'scoreChoices' && target.scoreChoices) return scoreChoices;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** The ledger the engine books through when the guard books each call's cost itself. */
+export function withoutCostBooking(ledger: RunLedger): RunLedger {
+  return new Proxy(ledger, {
+    get(target, property) {
+      if (property === 'addCost') return () => Promise.resolve();
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
