@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { openHome, type Home } from '#app/home.ts';
 import { PROVIDER_KINDS } from '#app/create-provider.ts';
+import { loadPriceTable } from '#providers/index.ts';
 import { readManifest } from '#app/local-run.ts';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { BENCHMARKS, BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
@@ -25,7 +26,8 @@ export function listCommand(): Command {
     .description('list runs, benchmarks or providers')
     .addArgument(new Command().createArgument('<what>', 'runs | benchmarks | providers').choices(['runs', 'benchmarks', 'providers']))
     .option('--json', 'print JSON')
-    .action(async (what: 'runs' | 'benchmarks' | 'providers', flags: { json?: boolean }, command: Command) => {
+    .option('--prices [file.json]', 'providers: the price table (shipped, or merged with a file) with as_of and source per model')
+    .action(async (what: 'runs' | 'benchmarks' | 'providers', flags: { json?: boolean; prices?: string | boolean }, command: Command) => {
       let rows: Record<string, unknown>[];
       if (what === 'runs') {
         const runs = await homeOf(command).ledger.listRuns();
@@ -43,6 +45,11 @@ export function listCommand(): Command {
             return { name: `sample/${s.name}`, kind: 'bundled suite', scorer: b?.scorer ?? '', description: s.description, protocols: protocols(b) };
           }),
         ];
+      } else if (flags.prices !== undefined) {
+        const table = await loadPriceTable(typeof flags.prices === 'string' ? flags.prices : undefined);
+        rows = Object.entries(table.models)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([model, p]) => ({ model, input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok, as_of: p.as_of ?? table.as_of, source: p.source ?? table.source }));
       } else {
         rows = PROVIDER_KINDS.map((p) => ({ provider: p.usage, description: p.description }));
       }
@@ -74,7 +81,8 @@ export function reportCommand(): Command {
       }
       const manifest = await readManifest(home, runId);
       process.stdout.write(`${manifest.benchmark.title}\nrun ${runId} · ${manifest.model.spec} · n=${manifest.n} · ${summary.items} samples\n`);
-      if (summary.likert_mode) process.stdout.write(`likert mode: ${summary.likert_mode}\n`);
+      if (summary.likert_mode) process.stdout.write(`likert mode: ${summary.likert_mode}${summary.likert_scoring ? ` (${summary.likert_scoring.method}: ${summary.likert_scoring.reason})` : ''}\n`);
+      for (const w of summary.warnings ?? []) process.stdout.write(`adapted: ${w}\n`);
       process.stdout.write(`${metricsTable(summary.metrics)}\nreport: ${home.store.locate(keys.report(runId))}\n`);
     });
 }

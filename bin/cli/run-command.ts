@@ -7,6 +7,7 @@ import { InputError, RunStopped } from '#core/errors.ts';
 import { openHome, packageRoot } from '#app/home.ts';
 import { resumeLocal, runLocal, type LocalRunResult } from '#app/local-run.ts';
 import { dryRun } from '#app/dry-run.ts';
+import { loadCapabilityTable, parseAssumedPrice } from '#providers/index.ts';
 import { createProgress } from './progress.ts';
 import { printRunResult } from './show.ts';
 import { toJson } from './format.ts';
@@ -24,8 +25,11 @@ interface RunFlags extends SpecFlags {
   apiKeyEnv?: string;
   timeout?: number;
   prices?: string;
+  assumePrice?: string;
+  capabilities?: string;
   home?: string;
   quiet?: boolean;
+  trustGeneratedCode?: boolean;
 }
 
 export function runCommand(): Command {
@@ -43,7 +47,10 @@ export function runCommand(): Command {
     .option('--api-key-env <name>', 'environment variable holding the API key for openai:')
     .option('--timeout <ms>', 'hard timeout per model call', intOption('--timeout', 1))
     .option('--prices <file.json>', 'price table overriding the shipped one')
+    .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
+    .option('--capabilities <file.json>', 'model-capabilities rules applied after the shipped ones (stop sequences, exclusive sampling, chat vs completion)')
     .option('-q, --quiet', 'no progress on stderr')
+    .option('--trust-generated-code', 'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)')
     .action(async (flags: RunFlags, command: Command) => {
       const globals = command.optsWithGlobals<{ home?: string }>();
       const home = openHome(globals.home);
@@ -55,6 +62,7 @@ export function runCommand(): Command {
         ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
         ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
         ...(flags.timeout ? { timeoutMs: flags.timeout } : {}),
+        ...(flags.capabilities ? { capabilities: await loadCapabilityTable(flags.capabilities) } : {}),
       };
       const options = {
         home,
@@ -62,6 +70,8 @@ export function runCommand(): Command {
         providerOptions,
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         ...(flags.prices ? { pricesPath: flags.prices } : {}),
+        ...(flags.assumePrice ? { assumePrice: parseAssumedPrice(flags.assumePrice) } : {}),
+        ...(flags.trustGeneratedCode ? { trustGeneratedCode: true } : {}),
         onEvent: (e: { type: string; verdict?: unknown; runId?: string; total?: number; done?: number; benchmark?: string }) => {
           if (e.type === 'planned') progress.planned(e.runId ?? '', e.total ?? 0, e.done ?? 0, e.benchmark ?? '');
           else if (e.type === 'recorded') progress.recorded(e.verdict as never);
@@ -108,6 +118,8 @@ function jsonShape(r: LocalRunResult): Record<string, unknown> {
     metrics: r.metrics,
     report: r.report,
     likert_mode: r.likert_mode,
+    ...(r.likert_scoring ? { likert_scoring: r.likert_scoring } : {}),
+    ...(r.warnings && r.warnings.length > 0 ? { warnings: r.warnings } : {}),
     ...(r.protocol ? { protocol: r.protocol } : {}),
     status: r.status,
   };

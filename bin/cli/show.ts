@@ -37,7 +37,8 @@ export function printRunResult(r: LocalRunResult, out: NodeJS.WritableStream = p
     const overrides = Object.entries(r.protocol.overrides).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
     out.write(`protocol: ${r.protocol.name} (headline ${r.protocol.settings.headline}${overrides.length ? `; overridden: ${overrides.join(', ')}` : ''})\n`);
   }
-  if (r.likert_mode) out.write(`likert mode: ${r.likert_mode}\n`);
+  if (r.likert_mode) out.write(`likert mode: ${r.likert_mode}${r.likert_scoring ? ` (${r.likert_scoring.method}: ${r.likert_scoring.reason})` : ''}\n`);
+  for (const w of r.warnings ?? []) out.write(`adapted: ${w}\n`);
   out.write(`${metricsTable(r.metrics)}\n`);
   out.write(`report: ${r.report}\n`);
 }

@@ -21,7 +21,7 @@ export interface SpecFlags {
   language?: string;
   timeScale?: number;
   maxCost?: number;
-  likertMode?: 'auto' | 'likelihood' | 'digit-parse';
+  likertMode?: 'auto' | 'likelihood' | 'next-token' | 'digit-parse';
   kotlinLanguageVersion?: string;
   protocol?: string;
   rowLimits?: boolean;
@@ -40,11 +40,18 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
     .option('--seed <seed>', 'seed for sampling and bootstrap intervals', intOption('--seed', 0))
     .option('--split <split>', 'only tasks of this split (train, validation, test)')
     .option('--limit <count>', 'only the first N tasks', intOption('--limit', 1))
-    .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin; several: c,cpp,python)')
+    .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin, java, javascript; several: c,cpp,python)')
     .option('--time-scale <factor>', 'multiply every time limit (slow machines)', numberOption('--time-scale'))
     .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
     .option('--kotlin-language-version <version>', 'kotlinc -language-version and -api-version (2.0 accepts APIs kotlinc ≥ 2.1 rejects; default for mxeval:)')
-    .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']))
+    .addOption(
+      new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, next-token log-probabilities, or a parsed digit (auto: the best the server supports)').choices([
+        'auto',
+        'likelihood',
+        'next-token',
+        'digit-parse',
+      ]),
+    )
     .option('--protocol <name>', "the benchmark's named protocol (default: its source's; see: polyeval list benchmarks)")
     .option('--row-limits', "io-tests: each row's own time limit instead of the protocol's fixed one")
     .addOption(new Option('--prompt-style <style>', 'send the prompt as one plain text (completion endpoints) or as chat messages').choices(['completion', 'chat']));

@@ -34,7 +34,6 @@ export function createGenerateDeps(env: NodeJS.ProcessEnv = process.env): Genera
       // Retries end inside the function's timeout, so a batch is never generated (and paid) twice.
       provider: (manifest) => createCloudProvider(manifest.model.spec, GENERATE_PROVIDER_OPTIONS, env),
       costOf: costOfManifest,
-      spend: ledger,
     }),
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
     executeQueues: queuesByLanguage(sqs, 'EXECUTE_QUEUE_URL_', env),

@@ -11,7 +11,7 @@ import type { RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
-import { guardSpend, withoutCostBooking, type SpendLedger } from './cloud-cost-guard.ts';
+import { projectionOf } from './cloud-cost.ts';
 
 /** Keys the cloud stages add to DESIGN §5. */
 export const cloudKeys = {
@@ -42,8 +42,6 @@ export interface ContextSource {
   /** The executor of this container (execute); created once, shared by every run. */
   executor?: () => Promise<Executor>;
   costOf?: (manifest: Manifest) => Promise<RunContext['costOf']>;
-  /** The shared spend counter (generate): a run with a cost cap reserves every call in it. */
-  spend?: SpendLedger;
 }
 
 /** A provider that refuses to generate: stages without a model (execute) never call it. */
@@ -96,21 +94,17 @@ export class RunContextCache {
     const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
     if (source === undefined) throw new HarnessError(`run ${runId} names no benchmark`);
     const costOf = this.#source.costOf ? await this.#source.costOf(manifest) : undefined;
-    let provider = this.#source.provider ? await this.#source.provider(manifest) : NO_PROVIDER;
-    const spend = this.#source.spend;
-    const cap = manifest.max_cost_usd;
-    const guarded = spend !== undefined && costOf !== undefined && cap !== null;
-    if (spend !== undefined && costOf !== undefined && cap !== null) provider = guardSpend(provider, { ledger: spend, runId, capUsd: cap, price: costOf });
+    const provider = this.#source.provider ? await this.#source.provider(manifest) : NO_PROVIDER;
     const executor = this.#source.executor ? await this.#source.executor() : undefined;
     const run = await ledger.getRun(runId);
     return {
       store,
-      // A guarded provider books every call's cost itself (cloud-cost-guard.ts).
-      ledger: guarded ? withoutCostBooking(ledger) : ledger,
+      // The engine's cost guard reserves every call in the ledger (trySpend): one counter per run for all containers.
+      ledger,
       provider,
       ...(executor ? { executor } : {}),
       clock,
-      ...(costOf ? { costOf } : {}),
+      ...(costOf ? { costOf, projectCost: projectionOf(costOf) } : {}),
       manifest,
       benchmark: source.benchmark,
       tasks: new Map(pool.map((task) => [task.id, task])),

@@ -21,7 +21,7 @@ import type { Manifest } from '#core/run/manifest.ts';
 import { decodeRecords, encodeRecords } from '#core/run/parquet.ts';
 import type { RunRecord } from '#core/types.ts';
 import type { PartCounter } from '#aws/dynamo-part-counter.ts';
-import { Semaphore } from '#providers/semaphore.ts';
+import { Semaphore } from '#sandbox/semaphore.ts';
 import type { AggregateMessage, CloudWorkItem } from './cloud-messages.ts';
 
 /** Item reads in flight while a part is compacted. */

@@ -7,7 +7,8 @@ import { availableParallelism } from 'node:os';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { InputError, RunStopped } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
-import type { Executor } from '#core/ports.ts';
+import type { SandboxExecutor } from '#sandbox/index.ts';
+import { assertMayExecute } from './trust.ts';
 import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
 import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
@@ -20,7 +21,7 @@ import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { estimateCost, estimateTokens, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
+import { costAt, estimateTokens, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from './load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
@@ -36,9 +37,13 @@ export interface LocalRunOptions {
   jobs?: number;
   /** User price table overriding the shipped one. */
   pricesPath?: string;
+  /** `--assume-price`: the price of a model the table lacks (recorded in the manifest). */
+  assumePrice?: ModelPrice;
   clock?: () => Date;
   onEvent?: (event: EngineEvent | { type: 'planned'; runId: string; total: number; done: number; benchmark: string }) => void;
   env?: NodeJS.ProcessEnv;
+  /** Execute model-written code even where the sandbox exposes credentials, files or network. */
+  trustGeneratedCode?: boolean;
 }
 
 export type LocalRunResult =
@@ -50,17 +55,28 @@ function newRunId(benchmark: string, now: Date): string {
   return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion?: string): Promise<Executor | undefined> {
+async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion?: string): Promise<SandboxExecutor | undefined> {
   if (benchmark.scorer === 'likert') return undefined;
   const sandbox = await import('#sandbox/index.ts');
   // Always passed, empty included: the Kotlin runtime keeps its flags per process.
   return sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) });
 }
 
-async function costFunctions(provider: Provider, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
-  if (provider.kind === 'reference' || provider.kind === 'replay') return {};
-  const table = await loadPriceTable(opts.pricesPath);
-  const costOf = (usage: TokenUsage): number | null => estimateCost(table, provider.model, usage).usd;
+/** Whether a provider's calls cost money (network providers) or nothing (reference, replay). */
+function isBilled(provider: Provider): boolean {
+  return provider.kind !== 'reference' && provider.kind !== 'replay';
+}
+
+/** The run's price, refusing a cost cap on an unpriced model before any call. */
+async function runPrice(provider: Provider, capUsd: number | null, assumed: ModelPrice | null | undefined, opts: LocalRunOptions): Promise<ModelPrice | undefined> {
+  if (!isBilled(provider)) return undefined;
+  return priceForRun(await loadPriceTable(opts.pricesPath), provider.model, { capUsd, assumed: assumed ?? null });
+}
+
+async function costFunctions(provider: Provider, manifest: Manifest, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
+  if (!isBilled(provider)) return {};
+  const price = await runPrice(provider, manifest.max_cost_usd, manifest.assumed_price, opts);
+  const costOf = (usage: TokenUsage): number | null => (price ? costAt(price, usage) : null);
   return {
     costOf,
     projectCost: (prompt, maxTokens, choices) => costOf({ promptTokens: estimateTokens(promptText(prompt)) * choices, completionTokens: maxTokens }) ?? 0,
@@ -72,20 +88,25 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
   const executor = await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined);
-  const ledgerRun = await home.ledger.getRun(manifest.run_id);
+  try {
+    assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false);
+  } catch (error) {
+    await executor?.close();
+    await provider.close?.();
+    throw error;
+  }
   const ctx: RunContext = {
     store: home.store,
     ledger: home.ledger,
     provider,
     ...(executor ? { executor } : {}),
     clock,
-    ...(await costFunctions(provider, opts)),
+    ...(await costFunctions(provider, manifest, opts)),
     onEvent: (e) => opts.onEvent?.(e),
     manifest,
     benchmark: loaded.benchmark,
     tasks: new Map(plan.tasks.map((t) => [t.id, t])),
     pool: loaded.tasks,
-    spent: { usd: ledgerRun?.costUsd ?? 0 },
     stop: {},
   };
   const jobs = opts.jobs ?? availableParallelism();
@@ -156,9 +177,18 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
     for (const language of languages) {
       const runSpec: RunSpec = { ...spec, ...(language ? { language } : {}) };
       const provider = await createProvider(spec.model, opts.providerOptions);
+      // Refused before the capability check or any item calls the model.
+      await runPrice(provider, spec.maxCostUsd ?? null, opts.assumePrice, opts);
       const now = clock();
       const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
       const executorInfo = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion);
+      try {
+        assertMayExecute(executorInfo, provider, opts.trustGeneratedCode ?? false);
+      } catch (error) {
+        await executorInfo?.close();
+        await provider.close?.();
+        throw error;
+      }
       const toolchains = executorInfo ? await executorInfo.toolchains() : [];
       await executorInfo?.close();
       const plan = await planRun(loaded, runSpec, provider, {
@@ -171,8 +201,13 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency } = opts.providerOptions ?? {};
       const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
       plan.manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
+      if (opts.assumePrice) plan.manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
       await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
       await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
+      // The capability check's calls were billed too.
+      const probe = plan.manifest.likert_scoring?.probeUsage;
+      const price = probe ? await runPrice(provider, null, plan.manifest.assumed_price, opts) : undefined;
+      if (probe && price) await opts.home.ledger.trySpend(runId, costAt(price, probe), null);
       results.push(await execute(plan, loaded, provider, opts));
     }
   }

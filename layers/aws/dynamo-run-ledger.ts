@@ -227,25 +227,23 @@ export class DynamoRunLedger implements RunLedger {
 
   /**
    * The cost guard's one shared counter: adds `usd` to the run's `costUsd` only if the new total
-   * stays within `capUsd` (always when null), in ONE conditional UpdateItem, so every container
-   * of every stage draws from the same budget. A condition expression cannot add, so the
-   * client passes `capUsd - usd` as the largest total the counter may hold before the write.
+   * stays within `capUsd` (always when null, and for refunds), in ONE conditional UpdateItem, so
+   * every container of every stage draws from the same budget. A condition expression cannot
+   * add, so the limit is `capUsd - usd` (with a tolerance for sums of binary fractions).
    */
   async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
-    if (capUsd === null) {
+    if (capUsd === null || usd <= 0) {
       await this.addCost(runId, usd);
       return true;
     }
-    const before = capUsd - usd;
-    if (before < 0) return false;
     try {
       await this.#doc.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: runKey(runId),
           UpdateExpression: 'ADD costUsd :usd SET updatedAt = :now',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(costUsd) OR costUsd <= :before)',
-          ExpressionAttributeValues: { ':usd': usd, ':before': before, ':now': this.#now().toISOString() },
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(costUsd) OR costUsd <= :limit)',
+          ExpressionAttributeValues: { ':usd': usd, ':limit': capUsd - usd + 1e-12, ':now': this.#now().toISOString() },
         }),
       );
       return true;

@@ -88,6 +88,13 @@ export interface RunLedger {
   /** Item ids already counted (for resume). */
   recordedItems(runId: string): Promise<Set<string>>;
   addCost(runId: string, usd: number): Promise<void>;
+  /**
+   * Atomically adds `usd` to the run's spend iff the new total is ≤ `capUsd` (always when
+   * `capUsd` is null) and returns whether it did. A negative `usd` (a reservation settled
+   * below its projection) always fits. The one primitive the cost guard needs, locally and
+   * across Lambda workers.
+   */
+  trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean>;
   setStatus(runId: string, status: RunStatus, reason?: string): Promise<void>;
 }
 

@@ -140,6 +140,16 @@ export class FileRunLedger implements RunLedger {
     await this.serial(runId, () => this.append(runId, { e: 'cost', usd, at: new Date().toISOString() }));
   }
 
+  async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
+    return this.serial(runId, async () => {
+      const spent = (await this.load(runId))?.summary.costUsd ?? 0;
+      // A tiny tolerance: sums of binary fractions must not refuse a spend that lands exactly on the cap.
+      if (capUsd !== null && usd > 0 && spent + usd > capUsd + 1e-12) return false;
+      await this.append(runId, { e: 'cost', usd, at: new Date().toISOString() });
+      return true;
+    });
+  }
+
   async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {
     await this.serial(runId, () => this.append(runId, { e: 'status', status, ...(reason ? { reason } : {}), at: new Date().toISOString() }));
   }

@@ -31,6 +31,10 @@ export interface RunSummaryDocument {
   metrics: Record<string, MetricValue>;
   report: string;
   likert_mode: Manifest['likert_mode'];
+  /** likert: the mode's wire method and why it was chosen. */
+  likert_scoring?: Manifest['likert_scoring'];
+  /** What was adapted to the model before any call. */
+  warnings?: string[];
   /** The protocol the run followed, with every override (absent for runs planned before protocols). */
   protocol?: Manifest['protocol'];
   /** `completed_with_missing` when some planned items were never recorded (listed in `missing`). */
@@ -169,6 +173,8 @@ export async function summariseRecords(
     metrics: summariseMetrics(metrics),
     report: deps.store.locate(keys.report(runId)),
     likert_mode: manifest.likert_mode,
+    ...(manifest.likert_scoring ? { likert_scoring: manifest.likert_scoring } : {}),
+    ...(manifest.warnings && manifest.warnings.length > 0 ? { warnings: manifest.warnings } : {}),
     ...(manifest.protocol ? { protocol: manifest.protocol } : {}),
     status: missing.length > 0 ? 'completed_with_missing' : 'completed',
     completed_at: deps.clock().toISOString(),

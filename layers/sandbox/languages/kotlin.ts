@@ -101,7 +101,7 @@ export const kotlinRuntime: LanguageRuntime = {
     const r = await getCompiler(ctx).compile({ sources: [{ name: 'Main.kt', content: source }], outDir: join(buildDir, 'classes'), flags });
     const mainClass = source.includes(`object ${ENTRY_CLASS}`) ? ENTRY_CLASS : 'MainKt';
     await writeFile(join(buildDir, 'main-class'), mainClass);
-    return { ok: r.ok, diagnostics: r.timedOut ? 'compilation exceeded its time limit' : r.diagnostics };
+    return r.timedOut ? { ok: false, diagnostics: 'compilation exceeded its time limit', timedOut: true } : { ok: r.ok, diagnostics: r.diagnostics };
   },
   runCommand(buildDir, memoryMb, args) {
     if (!compiler) throw new HarnessError('kotlin runtime used before init()');

@@ -169,7 +169,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       ledger,
       parts,
       aggregateQueue,
-      contexts: new RunContextCache({ store, ledger, clock, provider: options.provider ?? ((m) => createCloudProvider(m.model.spec, {}, providerEnv)), costOf: options.costOf ?? costOfManifest, spend: ledger }),
+      contexts: new RunContextCache({ store, ledger, clock, provider: options.provider ?? ((m) => createCloudProvider(m.model.spec, {}, providerEnv)), costOf: options.costOf ?? costOfManifest }),
       executeQueues: { python: send<GeneratedMessage>(queues.python.url) },
       fargateQueues: { python: send<GeneratedMessage>(fargateQueue.url) },
     }),

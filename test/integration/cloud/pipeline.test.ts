@@ -229,6 +229,14 @@ describe('the HTTP API', () => {
     expect(view.body.manifest).toBeNull();
   }, 60_000);
 
+  it('fails a run capped by maxCostUsd on a model without a price, before any model call', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'bedrock:acme.unpriced-model-v1:0', maxCostUsd: 1 });
+    await drive(cloud);
+    const view = await call(apiEvent('GET', `/runs/${runId}`));
+    expect(view.body.run).toMatchObject({ status: 'failed', reason: expect.stringMatching(/no price.*--prices.*--assume-price/) });
+    expect(view.body.manifest).toBeNull();
+  }, 60_000);
+
   it('answers 400 when the leaderboard names no benchmark', async () => {
     const response = await call(apiEvent('GET', '/leaderboard'));
     expect(response.status).toBe(400);
