@@ -225,7 +225,12 @@ export class DynamoRunLedger implements RunLedger {
     await this.#updateRun('addCost', runId, 'ADD costUsd :usd SET updatedAt = :now', { ':usd': usd });
   }
 
-  /** Conditional ADD: the spend lands only while it keeps the total within the cap (no arithmetic in conditions, so the limit is cap − usd). */
+  /**
+   * The cost guard's one shared counter: adds `usd` to the run's `costUsd` only if the new total
+   * stays within `capUsd` (always when null, and for refunds), in ONE conditional UpdateItem, so
+   * every container of every stage draws from the same budget. A condition expression cannot
+   * add, so the limit is `capUsd - usd` (with a tolerance for sums of binary fractions).
+   */
   async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
     if (capUsd === null || usd <= 0) {
       await this.addCost(runId, usd);
@@ -243,8 +248,9 @@ export class DynamoRunLedger implements RunLedger {
       );
       return true;
     } catch (error) {
-      if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
-      throw this.#fault('trySpend', runId, error);
+      if (awsErrorName(error) !== 'ConditionalCheckFailedException') throw this.#fault('trySpend', runId, error);
+      if ((await this.getRun(runId)) === undefined) throw new HarnessError(`trySpend: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
+      return false;
     }
   }
 

@@ -46,7 +46,12 @@ export interface WorkQueue<T> {
   close(): void;
 }
 
-export type RunStatus = 'planned' | 'running' | 'aggregating' | 'completed' | 'stopped' | 'failed';
+/**
+ * `completed_with_missing`: aggregated over what was recorded, the items that never were listed
+ * in the summary (the cloud watchdog's verdict on a stuck run); `cancelled`: stopped by the
+ * user, queued work is skipped.
+ */
+export type RunStatus = 'planned' | 'running' | 'aggregating' | 'completed' | 'completed_with_missing' | 'stopped' | 'cancelled' | 'failed';
 
 export interface RunSummary {
   runId: string;

@@ -40,7 +40,7 @@ describe('packaging', () => {
       files: Record<string, { source: { path: string; packaging: string } }>;
     };
     const bundles = Object.values(assets.files).filter((f) => f.source.packaging === 'zip');
-    expect(bundles).toHaveLength(5);
+    expect(bundles).toHaveLength(6);
     for (const bundle of bundles) expect(existsSync(path.join(synth.outdir, bundle.source.path, 'index.mjs'))).toBe(true);
   });
 

@@ -36,7 +36,7 @@ beforeAll(() => {
 describe('function bundles', () => {
   it('carry the bundled suites and the dictionary packages beside each handler', () => {
     const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.') && existsSync(join(outdir, d, 'index.mjs')));
-    expect(assets.length).toBe(5); // api, plan, generate, aggregate, nightly (execute is a container image)
+    expect(assets.length).toBe(6); // api, plan, generate, aggregate, nightly, watchdog (execute is a container image)
     for (const asset of assets) {
       expect(existsSync(join(outdir, asset, 'sample', 'abricot', 'items.jsonl')), asset).toBe(true);
       expect(existsSync(join(outdir, asset, 'node_modules', 'dictionary-ro', 'index.dic')), asset).toBe(true);
@@ -138,7 +138,7 @@ describe('executors', () => {
 describe('entry points', () => {
   it('routes every API path through AWS_IAM authorization', () => {
     const routes = resourcesOf('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
-    expect(routes.map((r) => r['RouteKey']).sort()).toEqual(['GET /leaderboard', 'GET /runs', 'GET /runs/{id}', 'GET /runs/{id}/metrics', 'POST /runs']);
+    expect(routes.map((r) => r['RouteKey']).sort()).toEqual(['GET /leaderboard', 'GET /runs', 'GET /runs/{id}', 'GET /runs/{id}/metrics', 'POST /runs', 'POST /runs/{id}/cancel', 'POST /runs/{id}/redrive']);
     for (const route of routes) expect(route['AuthorizationType']).toBe('AWS_IAM');
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
   });
@@ -149,14 +149,24 @@ describe('entry points', () => {
       ScheduleExpressionTimezone: 'UTC',
       Target: Match.objectLike({
         Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^NightlyHandlerFunction'), 'Arn'] },
-        Input: JSON.stringify({ source: 'inline', sweep: { benchmarks: ['rocode'], models: ['reference'], params: { n: 1 } } }),
+        // The schedule's time, from which the nightly function derives run ids (a retry starts nothing twice).
+        Input: JSON.stringify({ source: 'inline', sweep: { benchmarks: ['rocode'], models: ['reference'], params: { n: 1 } }, scheduledTime: '<aws.scheduler.scheduled-time>' }),
       }),
     });
   });
 
+  it('runs the watchdog every 15 minutes, able to read every work queue’s depth and to send to aggregate only', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(15 minutes)',
+      Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^WatchdogHandlerFunction'), 'Arn'] } }),
+    });
+    const actions = statementsOfRoles(/^WatchdogHandlerRole/).flatMap((statement) => [statement.Action].flat());
+    expect(new Set(actions.filter((action) => action.startsWith('sqs:')))).toEqual(new Set(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']));
+  });
+
   it('uses Node.js 22 with X-Ray tracing and Powertools settings for every NodejsFunction', () => {
     const zips = resourcesOf('AWS::Lambda::Function').filter(([, f]) => f.Properties['PackageType'] !== 'Image');
-    expect(zips).toHaveLength(5);
+    expect(zips).toHaveLength(6);
     for (const [, f] of zips) {
       expect(f.Properties['Runtime']).toBe('nodejs22.x');
       expect(f.Properties['Architectures']).toEqual(['x86_64']);

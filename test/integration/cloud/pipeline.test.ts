@@ -154,6 +154,7 @@ describe('the Fargate lane', () => {
       concurrency: 1,
       deps: {
         ledger: cloud.ledger,
+        parts: cloud.parts,
         aggregateQueue: new SqsWorkQueue({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }),
         contexts: new RunContextCache({ store: cloud.store, ledger: cloud.ledger, clock: () => new Date(), executor: containerExecutor(cloud.store, {}) }),
       },
