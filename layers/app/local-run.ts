@@ -9,7 +9,7 @@ import { InputError, RunStopped } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { assertMayExecute } from './trust.ts';
-import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { aggregateRun, type CompletedSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
 import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
 import { promptText } from '#core/models/prompt-text.ts';
@@ -295,7 +295,7 @@ async function resumeOrSummary(runId: string, opts: LocalRunOptions): Promise<Lo
   const text = run?.status === 'completed' ? await opts.home.store.getText(keys.summary(runId)) : undefined;
   if (!text) return resumeLocal(runId, opts);
   const manifest = await readManifest(opts.home, runId);
-  return { ...(JSON.parse(text) as RunSummaryDocument), language: manifest.language };
+  return { ...(JSON.parse(text) as CompletedSummary), status: 'completed', language: manifest.language };
 }
 
 /** Continues a run that was killed or stopped: only the items not yet recorded run. */
