@@ -67,11 +67,17 @@ async function costFunctions(provider: Provider, opts: LocalRunOptions): Promise
   };
 }
 
-async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provider, opts: LocalRunOptions): Promise<LocalRunResult> {
+/** Starts the executor's slow set-up (the Kotlin compile server) for the plan's languages, in the background. */
+function prepareExecutor(executor: Executor | undefined, plan: RunPlan): void {
+  executor?.prepare?.([...new Set(plan.items.map((i) => i.language).filter((l): l is string => l !== undefined))]);
+}
+
+async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provider, opts: LocalRunOptions, prepared?: Executor): Promise<LocalRunResult> {
   const { home } = opts;
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
-  const executor = await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined);
+  const executor = prepared ?? (await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined));
+  if (!prepared) prepareExecutor(executor, plan);
   const ledgerRun = await home.ledger.getRun(manifest.run_id);
   const ctx: RunContext = {
     store: home.store,
@@ -158,22 +164,30 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const provider = await createProvider(spec.model, opts.providerOptions);
       const now = clock();
       const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
-      const executorInfo = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion);
-      const toolchains = executorInfo ? await executorInfo.toolchains() : [];
-      await executorInfo?.close();
-      const plan = await planRun(loaded, runSpec, provider, {
-        runId,
-        createdAt: now.toISOString(),
-        code: codeVersion(opts.packageRoot),
-        packages: packageVersions(opts.packageRoot),
-        toolchains,
-      });
+      // One executor per run: it records the toolchains, starts its slow set-up while the
+      // run is planned and generated, then scores (execute closes it).
+      const executor = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion);
+      let plan: RunPlan;
+      try {
+        const toolchains = executor ? await executor.toolchains() : [];
+        plan = await planRun(loaded, runSpec, provider, {
+          runId,
+          createdAt: now.toISOString(),
+          code: codeVersion(opts.packageRoot),
+          packages: packageVersions(opts.packageRoot),
+          toolchains,
+        });
+      } catch (error) {
+        await executor?.close();
+        throw error;
+      }
+      prepareExecutor(executor, plan);
       const { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency } = opts.providerOptions ?? {};
       const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
       plan.manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
       await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
       await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
-      results.push(await execute(plan, loaded, provider, opts));
+      results.push(await execute(plan, loaded, provider, opts, executor));
     }
   }
   return results;

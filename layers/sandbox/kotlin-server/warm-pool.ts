@@ -5,6 +5,7 @@
  * that were in flight once on the new one.
  */
 import { HarnessError } from '../../core/errors.ts';
+import { loadScale } from '../load.ts';
 import { ensureServerBuilt } from './build.ts';
 import { CompileServerProcess, ServerDied, type ServerReply } from './server-process.ts';
 
@@ -20,7 +21,7 @@ export interface WarmPoolOptions {
   recycleHeapMb: number;
   /** Compilations a JVM runs on itself before taking requests (JIT warm-up). */
   warmUps: number;
-  /** Time one JVM may take to start and warm up. */
+  /** Time one JVM may take to start and warm up on an idle machine (stretched by the load). */
   startTimeoutMs: number;
 }
 
@@ -85,13 +86,16 @@ export class WarmServerPool {
           if (cause instanceof ServerDied && !cause.startFailure && attempt === 0) throw cause;
           throw new ServerStartFailed((cause as Error).message, { cause });
         }
-        // The limit covers the compilation only, never the JVM's start-up.
+        // The limit covers the compilation only, never the JVM's start-up. CPU time decides
+        // (a busy machine makes a compilation slower, not wrong); the wall clock is only the
+        // safety net against a compiler that never ends, stretched by the load.
         timer = setTimeout(() => {
           timedOut = true;
           server.kill(); // a compiler thread cannot be stopped safely; the others on it are retried
-        }, timeoutMs);
+        }, Math.round(timeoutMs * loadScale(this.opts.threads)));
         const reply = await server.compile(args);
         this.afterReply(server, reply);
+        if (reply.cpuMs > timeoutMs) return { timedOut: true };
         return { ...reply, timedOut: false, retried: attempt > 0, pid: server.pid };
       } catch (error) {
         if (timedOut) return { timedOut: true };
