@@ -23,7 +23,7 @@ const PROGRAMS: Record<BenchLanguage, Record<AnswerKind, string>> = {
     OK: '#include <bits/stdc++.h>\nint main(){long long n,s=0,x;std::cin>>n;for(long long i=0;i<n;i++){std::cin>>x;s+=x;}std::cout<<s<<"\\n";}\n',
     WA: '#include <bits/stdc++.h>\nint main(){long long n,s=0,x;std::cin>>n;for(long long i=0;i<n;i++){std::cin>>x;s+=x;}std::cout<<s+1<<"\\n";}\n',
     RE: '#include <bits/stdc++.h>\nint main(){long long n;std::cin>>n;std::vector<long long> v;std::cout<<v.at(n)<<"\\n";}\n',
-    TLE: '#include <bits/stdc++.h>\nint main(){volatile long long n,s=0,x;std::cin>>n;while(n>=50){s=s+1;}for(long long i=0;i<n;i++){long long y;std::cin>>y;s=s+y;}std::cout<<s<<"\\n";}\n',
+    TLE: '#include <bits/stdc++.h>\nint main(){long long n,x;volatile long long s=0;std::cin>>n;while(n>=50){s=s+1;}for(long long i=0;i<n;i++){std::cin>>x;s=s+x;}std::cout<<s<<"\\n";}\n',
   },
 };
 
