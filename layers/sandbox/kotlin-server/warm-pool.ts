@@ -30,6 +30,11 @@ export class ServerStartFailed extends HarnessError {
   override name = 'ServerStartFailed';
 }
 
+/** The server died under one request twice (killed by a neighbour's limit, crashed): the caller compiles it cold. */
+export class ServerDiedTwice extends HarnessError {
+  override name = 'ServerDiedTwice';
+}
+
 /** A warm compilation's outcome. */
 export type WarmOutcome = (ServerReply & { timedOut: false; retried: boolean; pid: number | undefined }) | { timedOut: true };
 
@@ -69,7 +74,7 @@ export class WarmServerPool {
 
   /**
    * Compiles with kotlinc arguments on the warm server.
-   * @throws ServerStartFailed when no server can be started; HarnessError when the server
+   * @throws ServerStartFailed when no server can be started; ServerDiedTwice when the server
    *   dies under this request twice.
    */
   async compile(args: readonly string[], timeoutMs: number): Promise<WarmOutcome> {
@@ -100,7 +105,7 @@ export class WarmServerPool {
       } catch (error) {
         if (timedOut) return { timedOut: true };
         if (!(error instanceof ServerDied)) throw error;
-        if (attempt >= 1) throw new HarnessError(`the Kotlin compile server died twice under one request: ${error.message}`, { cause: error });
+        if (attempt >= 1) throw new ServerDiedTwice(`the Kotlin compile server died twice under one request: ${error.message}`, { cause: error });
         this.counters.retries += 1;
       } finally {
         clearTimeout(timer);

@@ -15,7 +15,7 @@ import { HarnessError, InputError } from '../../core/errors.ts';
 import { runKotlinc } from '../kotlin-server/cold.ts';
 import { loadScale } from '../load.ts';
 import { kotlinHome, kotlinVersion } from '../kotlin-server/toolchain.ts';
-import { ServerStartFailed, WarmServerPool, type WarmPoolStats } from '../kotlin-server/warm-pool.ts';
+import { ServerDiedTwice, ServerStartFailed, WarmServerPool, type WarmPoolStats } from '../kotlin-server/warm-pool.ts';
 
 /** How a compiler is set up; every field has a default. */
 export interface KotlinCompilerOptions {
@@ -135,8 +135,9 @@ export function createKotlinCompiler(opts: KotlinCompilerOptions = {}): KotlinCo
         if (outcome.timedOut) return timedOut('warm', timeoutMs);
         return { ok: outcome.exitCode === 'OK', diagnostics: relativize(outcome.diagnostics, srcDir), path: 'warm' };
       } catch (error) {
-        if (!(error instanceof ServerStartFailed)) throw error;
-        noteStartFailure(error);
+        // A harness fault never becomes the sample's SE while cold kotlinc can still judge it.
+        if (error instanceof ServerStartFailed) noteStartFailure(error);
+        else if (!(error instanceof ServerDiedTwice)) throw error;
       }
     }
     // kotlinc's CPU time is not measurable from here: its wall limit stretches with the load.
