@@ -20,6 +20,7 @@ const CONTEXT_KEYS = [
   'logRetentionDays',
   'fargateLane',
   'fargateMaxTasks',
+  'alarmEmail',
 ] as const;
 
 const app = new App();

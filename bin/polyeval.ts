@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { InputError, RunStopped } from '#core/errors.ts';
 import { doctorCommand } from './cli/doctor-command.ts';
+import { inspectCommand } from './cli/inspect-command.ts';
 import { compareCommand, listCommand, queryCommand, reportCommand } from './cli/query-commands.ts';
 import { remoteCommand } from './cli/remote-command.ts';
 import { runCommand } from './cli/run-command.ts';
@@ -15,7 +16,7 @@ const program = new Command('polyeval')
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), queryCommand(), doctorCommand(), remoteCommand()]) {
+for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), queryCommand(), doctorCommand(), inspectCommand(), remoteCommand()]) {
   program.addCommand(command.exitOverride());
 }
 

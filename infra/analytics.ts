@@ -3,9 +3,13 @@
  * crawler ever runs), and an Athena workgroup with a bytes-scanned cutoff, enforced settings and
  * its own encrypted result prefix.
  *
- * Projection: `benchmark` is an enum of the configured benchmarks; `run_id` is injected, so every
- * query names its run ids (`WHERE run_id IN (...)` — the API takes them from the ledger). That
- * bounds every scan to the runs asked for.
+ * Projection: `benchmark` is an enum of the benchmark registry's ids; `run_id` is injected, so
+ * Athena cannot enumerate it: every query must name its run ids with static equality
+ * (`WHERE run_id IN ('…', …)`), or fails with CONSTRAINT_VIOLATION (Athena user guide, "Use
+ * dynamic ID partitioning"). The API's leaderboard takes the ids from the ledger. That bounds
+ * every scan to the runs asked for.
+ *
+ * The database and workgroup are named after the stack, so two stacks share an account.
  */
 import { Stack } from 'aws-cdk-lib';
 import * as athena from 'aws-cdk-lib/aws-athena';
@@ -17,10 +21,18 @@ import { PREFIXES } from './defaults/bucket-defaults.ts';
 import { grantObjectAccess } from './grants.ts';
 import { METRIC_COLUMN_TYPES, RECORD_COLUMN_TYPES, glueColumns, type GlueType } from './table-columns.ts';
 
-/** Name of the Glue database (Athena's catalog schema). */
-export const GLUE_DATABASE = 'polyeval';
-/** Name of the Athena workgroup. */
-export const ATHENA_WORKGROUP = 'polyeval';
+/**
+ * The Glue database of a stack: its name in lower case, `_` for anything else (Athena accepts
+ * lower-case letters, digits and `_` in database names). `Polyeval` → `polyeval`.
+ */
+export function glueDatabaseName(stackName: string): string {
+  return stackName.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+}
+
+/** The Athena workgroup of a stack: its name (stack names are valid workgroup names). */
+export function athenaWorkGroupName(stackName: string): string {
+  return stackName;
+}
 
 /** Table parameters enabling partition projection over `<prefix>benchmark=…/run_id=…/`. */
 export function projectionParameters(bucketName: string, prefix: string, benchmarks: readonly string[]): Record<string, string> {
@@ -46,22 +58,28 @@ export interface AnalyticsProps {
 export class Analytics extends Construct {
   readonly database: glue.CfnDatabase;
   readonly workgroup: athena.CfnWorkGroup;
+  /** Glue database name, for the functions' environment. */
+  readonly databaseName: string;
+  /** Athena workgroup name, for the functions' environment. */
+  readonly workGroupName: string;
   private readonly bucket: s3.IBucket;
   private readonly tableNames: string[] = [];
 
   constructor(scope: Construct, id: string, props: AnalyticsProps) {
     super(scope, id);
     this.bucket = props.bucket;
-    const account = Stack.of(this).account;
+    const { account, stackName } = Stack.of(this);
+    this.databaseName = glueDatabaseName(stackName);
+    this.workGroupName = athenaWorkGroupName(stackName);
     this.database = new glue.CfnDatabase(this, 'Database', {
       catalogId: account,
-      databaseInput: { name: GLUE_DATABASE, description: 'polyeval records and metrics (partition projection, no crawler)' },
+      databaseInput: { name: this.databaseName, description: 'polyeval records and metrics (partition projection, no crawler)' },
     });
     this.addTable('records', PREFIXES.records, RECORD_COLUMN_TYPES, props.benchmarks);
     this.addTable('metrics', PREFIXES.metrics, METRIC_COLUMN_TYPES, props.benchmarks);
 
     this.workgroup = new athena.CfnWorkGroup(this, 'WorkGroup', {
-      name: ATHENA_WORKGROUP,
+      name: this.workGroupName,
       description: 'polyeval queries: bytes-scanned cutoff, enforced settings, encrypted results',
       state: 'ENABLED',
       recursiveDeleteOption: true,
@@ -81,7 +99,7 @@ export class Analytics extends Construct {
   private addTable(name: string, prefix: string, types: Record<string, GlueType>, benchmarks: readonly string[]): void {
     const table = new glue.CfnTable(this, `${name.charAt(0).toUpperCase()}${name.slice(1)}Table`, {
       catalogId: Stack.of(this).account,
-      databaseName: GLUE_DATABASE,
+      databaseName: this.databaseName,
       tableInput: {
         name,
         tableType: 'EXTERNAL_TABLE',
@@ -110,13 +128,19 @@ export class Analytics extends Construct {
     const statements = [
       new iam.PolicyStatement({
         actions: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:GetQueryResults', 'athena:StopQueryExecution'],
-        resources: [`arn:${partition}:athena:${region}:${account}:workgroup/${ATHENA_WORKGROUP}`],
+        resources: [`arn:${partition}:athena:${region}:${account}:workgroup/${this.workGroupName}`],
       }),
       new iam.PolicyStatement({
         actions: ['glue:GetDatabase', 'glue:GetTable'],
-        resources: [glueArn('catalog'), glueArn(`database/${GLUE_DATABASE}`), ...this.tableNames.map((t) => glueArn(`table/${GLUE_DATABASE}/${t}`))],
+        resources: [glueArn('catalog'), glueArn(`database/${this.databaseName}`), ...this.tableNames.map((t) => glueArn(`table/${this.databaseName}/${t}`))],
       }),
-      new iam.PolicyStatement({ actions: ['s3:GetBucketLocation'], resources: [this.bucket.bucketArn] }),
+      // Athena writes a large result in parts under the caller's identity (Athena user guide,
+      // "Access to Amazon S3": the results location needs the multipart actions too).
+      new iam.PolicyStatement({ actions: ['s3:GetBucketLocation', 's3:ListBucketMultipartUploads'], resources: [this.bucket.bucketArn] }),
+      new iam.PolicyStatement({
+        actions: ['s3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+        resources: [this.bucket.arnForObjects(`${PREFIXES.athenaResults}*`)],
+      }),
     ];
     for (const statement of statements) role.addToPrincipalPolicy(statement);
     grantObjectAccess(role, this.bucket, {

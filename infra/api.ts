@@ -2,7 +2,7 @@
  * The HTTP API (API Gateway v2): every route IAM-authorised (callers sign with SigV4), one api
  * function behind all routes, JSON access logs, stage throttling.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -13,7 +13,6 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Analytics } from './analytics.ts';
-import { ATHENA_WORKGROUP, GLUE_DATABASE } from './analytics.ts';
 import type { PolyevalConfig } from './config.ts';
 import { LEDGER_CONTROL_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
 import { grantObjectAccess } from './grants.ts';
@@ -73,8 +72,8 @@ export class Api extends Construct {
         BUCKET_NAME: bucket.bucketName,
         TABLE_NAME: ledger.tableName,
         PLAN_QUEUE_URL: props.planQueue.queueUrl,
-        ATHENA_WORKGROUP,
-        GLUE_DATABASE,
+        ATHENA_WORKGROUP: props.analytics.workGroupName,
+        GLUE_DATABASE: props.analytics.databaseName,
       },
     });
     grantObjectAccess(this.handler.role, bucket, { read: ['runs/*', 'reports/*', 'datasets/*'], write: ['runs/*/manifest.json'], list: ['runs/', 'datasets/'] });
@@ -83,7 +82,7 @@ export class Api extends Construct {
     props.analytics.grantQuery(this.handler.role);
 
     this.httpApi = new apigwv2.HttpApi(this, 'HttpApi', {
-      apiName: 'polyeval',
+      apiName: Stack.of(this).stackName,
       description: 'polyeval runs, metrics and leaderboard (SigV4)',
       defaultAuthorizer: new HttpIamAuthorizer(),
       createDefaultStage: false,

@@ -3,6 +3,7 @@
  * once at synth with messages that name the context key. Constructs receive this object and
  * never read context or the environment themselves.
  */
+import { BENCHMARKS, BUNDLED_SUITES } from '../layers/core/benchmarks/registry.ts';
 
 /** CPU architecture of every function and executor image. */
 export type Architecture = 'arm64' | 'x86_64';
@@ -26,8 +27,13 @@ export interface PolyevalConfig {
   architecture: Architecture;
   /** Upper bound of concurrent generate invocations: the provider's rate limit (≥ 2). */
   generateMaxConcurrency: number;
-  /** Benchmarks known to Athena's partition projection (`benchmark` enum). */
+  /**
+   * Values of the `benchmark` partition (Athena's projection enum): every benchmark id of the
+   * registry, then the extra ids given as context `benchmarks`.
+   */
   benchmarks: string[];
+  /** Where alarm notifications go (an SNS e-mail subscription), if anywhere. */
+  alarmEmail?: string;
   nightly: NightlySource;
   /** EventBridge Scheduler expression of the nightly sweep, e.g. `cron(0 3 * * ? *)`. */
   nightlySchedule: string;
@@ -50,9 +56,10 @@ export class ConfigError extends Error {
 }
 
 const DEFAULTS = {
-  architecture: 'arm64',
+  // x86_64 builds the executor images natively on the usual x86 workstation or CI runner;
+  // arm64 (about 20% cheaper Lambda compute) needs an arm64 machine or QEMU emulation.
+  architecture: 'x86_64',
   generateMaxConcurrency: 5,
-  benchmarks: ['rocode', 'kotlin-humaneval', 'abricot', 'sample'],
   nightlySchedule: 'cron(0 3 * * ? *)',
   nightlyTimezone: 'UTC',
   athenaBytesScannedCutoff: 1_073_741_824,
@@ -100,6 +107,32 @@ function stringList(key: string, raw: unknown): string[] {
     throw new ConfigError(key, `expected a non-empty array of strings, got ${JSON.stringify(raw)}`);
   }
   return value as string[];
+}
+
+/** A partition value Athena and S3 keys take as is (see `safeSegment` in core/run/keys.ts). */
+const PARTITION_VALUE = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * The `benchmark` partition values: the registry's ids (a benchmark added there is visible to
+ * Athena without a config change), then `extra` ids (benchmarks an alias or a fork writes).
+ * Suite names (`sample`, `sample/<suite>`) are rejected: records carry the benchmark id.
+ */
+export function partitionBenchmarks(extra: readonly string[] = []): string[] {
+  const suites = new Set(['sample', ...BUNDLED_SUITES.map((suite) => `sample/${suite.name}`)]);
+  for (const id of extra) {
+    if (suites.has(id)) throw new ConfigError('benchmarks', `"${id}" is a bundled suite, not a benchmark id: its records are partitioned under their benchmark's id`);
+    if (!PARTITION_VALUE.test(id)) throw new ConfigError('benchmarks', `"${id}" is not a partition value (letters, digits, ".", "_", "-")`);
+  }
+  return [...new Set([...BENCHMARKS.map((benchmark) => benchmark.id), ...extra])];
+}
+
+/** An e-mail address as SNS e-mail subscriptions take it (one address, no display name). */
+function alarmEmail(raw: unknown): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || !/^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/.test(raw.trim())) {
+    throw new ConfigError('alarmEmail', `expected one e-mail address, got ${JSON.stringify(raw)}`);
+  }
+  return raw.trim();
 }
 
 /** Validates the `nightly` context object (benchmarks × models × params). */
@@ -156,10 +189,11 @@ export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
   }
   const fargateLane = decode(context['fargateLane'] ?? DEFAULTS.fargateLane);
   if (typeof fargateLane !== 'boolean') throw new ConfigError('fargateLane', 'expected true or false');
+  const email = alarmEmail(context['alarmEmail']);
   return {
     architecture,
     generateMaxConcurrency: integer('generateMaxConcurrency', context['generateMaxConcurrency'], DEFAULTS.generateMaxConcurrency, 2, 1000),
-    benchmarks: context['benchmarks'] === undefined ? [...DEFAULTS.benchmarks] : stringList('benchmarks', context['benchmarks']),
+    benchmarks: partitionBenchmarks(context['benchmarks'] === undefined ? [] : stringList('benchmarks', context['benchmarks'])),
     nightly,
     nightlySchedule: schedule,
     nightlyTimezone: timezone,
@@ -167,5 +201,6 @@ export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
     logRetentionDays: retention(context['logRetentionDays']),
     fargateLane,
     fargateMaxTasks: integer('fargateMaxTasks', context['fargateMaxTasks'], DEFAULTS.fargateMaxTasks, 1, 100),
+    ...(email === undefined ? {} : { alarmEmail: email }),
   };
 }

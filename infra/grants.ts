@@ -6,13 +6,17 @@
  */
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import { listPrefixes, readObjects, writeObjects } from './defaults/iam-statements.ts';
+import { listBucket, readObjects, writeObjects } from './defaults/iam-statements.ts';
 import { acknowledgeObjectPatterns } from './nag.ts';
 
 /** Key patterns to read and write, and prefixes to list. */
 export interface ObjectAccess {
   read?: readonly string[];
   write?: readonly string[];
+  /**
+   * Prefixes the role lists. Listing, like reading a key that may be missing, needs
+   * `s3:ListBucket` on the whole bucket (see {@link listBucket}); the prefixes document intent.
+   */
   list?: readonly string[];
 }
 
@@ -22,7 +26,8 @@ export function grantObjectAccess(role: iam.IRole, bucket: s3.IBucket, access: O
   const write = access.write ?? [];
   if (read.length > 0) role.addToPrincipalPolicy(readObjects(bucket, read));
   if (write.length > 0) role.addToPrincipalPolicy(writeObjects(bucket, write));
-  if (access.list && access.list.length > 0) role.addToPrincipalPolicy(listPrefixes(bucket, access.list));
+  // Any reader may ask for a key that is not there yet: it must get NoSuchKey, not AccessDenied.
+  if (read.length > 0 || (access.list?.length ?? 0) > 0) role.addToPrincipalPolicy(listBucket(bucket));
   const patterns = [...new Set([...read, ...write])];
   acknowledgeObjectPatterns(
     role,

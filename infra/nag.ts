@@ -20,11 +20,14 @@ export function arnReference(construct: IConstruct): string {
   return `<${Stack.of(construct).resolve(resource.logicalId) as string}.Arn>`;
 }
 
-/** How cdk-nag prints an ARN built from the stack's partition, region and account. */
-export function stackArn(stack: Stack, service: string, resource: string, withAccount = true): string {
-  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+/**
+ * How cdk-nag prints an ARN built from the stack's partition, region and account; `region`
+ * replaces the stack's Region (`*` for every Region, `''` for a Region-less ARN).
+ */
+export function stackArn(stack: Stack, service: string, resource: string, withAccount = true, region?: string): string {
+  const where = region ?? (Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region);
   const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
-  return `arn:<AWS::Partition>:${service}:${region}:${withAccount ? account : ''}:${resource}`;
+  return `arn:<AWS::Partition>:${service}:${where}:${withAccount ? account : ''}:${resource}`;
 }
 
 /** The IAM5 finding ids cdk-nag reports for `bucket.arnForObjects(pattern)` resources. */

@@ -5,7 +5,6 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -14,7 +13,8 @@ import type { PolyevalConfig } from './config.ts';
 import { LEDGER_CONTROL_ACTIONS, LEDGER_WRITER_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
 import { grantObjectAccess } from './grants.ts';
 import { EXECUTOR_IMAGES, executeQueueEnvName } from './languages.ts';
-import { acknowledge, stackArn } from './nag.ts';
+import { acknowledge } from './nag.ts';
+import { modelInvocationFindings, modelInvocationStatements } from './defaults/model-invocation.ts';
 import { PolyevalFunction } from './node-function.ts';
 import { STAGE_TIMEOUTS, type StageQueues } from './queues.ts';
 import type { WorkQueue } from './work-queue.ts';
@@ -86,7 +86,7 @@ export class Pipeline extends Construct {
       },
     });
     grantObjectAccess(this.generate.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*/items/*'], list: ['datasets/', 'runs/'] });
-    for (const statement of [ledgerAccess(ledger, LEDGER_WRITER_ACTIONS), ...providerStatements(Stack.of(this))]) {
+    for (const statement of [ledgerAccess(ledger, LEDGER_WRITER_ACTIONS), ...modelInvocationStatements(Stack.of(this))]) {
       this.generate.role.addToPrincipalPolicy(statement);
     }
     queues.aggregate.queue.grantSendMessages(this.generate.role);
@@ -94,11 +94,11 @@ export class Pipeline extends Construct {
     this.generate.function.addEventSource(
       new SqsEventSource(queues.generate.queue, { batchSize: 5, maxConcurrency: config.generateMaxConcurrency, reportBatchItemFailures: true }),
     );
-    for (const finding of providerFindings(Stack.of(this))) {
+    for (const finding of modelInvocationFindings(Stack.of(this))) {
       acknowledge(
         this.generate.role,
         finding,
-        'The model is chosen per run (bedrock:<model-id>, sagemaker:<endpoint>): invocation is limited to foundation models, inference profiles and endpoints of this account and region.',
+        'The model is chosen per run (bedrock:<model-id>, sagemaker:<endpoint>): invocation is limited to foundation models, inference profiles and endpoints of this account and region, and to foundation models in other Regions only through one of those inference profiles (cross-Region inference routes there).',
       );
     }
 
@@ -115,31 +115,4 @@ export class Pipeline extends Construct {
     this.bus.grantPutEventsTo(this.aggregate.role);
     this.aggregate.function.addEventSource(new SqsEventSource(queues.aggregate.queue, { batchSize: 1, reportBatchItemFailures: true }));
   }
-}
-
-/** Model invocation on Bedrock (Converse uses InvokeModel permissions) and SageMaker endpoints. */
-export function providerStatements(stack: Stack): iam.PolicyStatement[] {
-  const { partition, region, account } = stack;
-  return [
-    new iam.PolicyStatement({
-      actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
-      resources: [
-        `arn:${partition}:bedrock:${region}::foundation-model/*`,
-        `arn:${partition}:bedrock:${region}:${account}:inference-profile/*`,
-      ],
-    }),
-    new iam.PolicyStatement({
-      actions: ['sagemaker:InvokeEndpoint'],
-      resources: [`arn:${partition}:sagemaker:${region}:${account}:endpoint/*`],
-    }),
-  ];
-}
-
-/** The IAM5 findings of {@link providerStatements}, as cdk-nag names them. */
-export function providerFindings(stack: Stack): string[] {
-  return [
-    stackArn(stack, 'bedrock', 'foundation-model/*', false),
-    stackArn(stack, 'bedrock', 'inference-profile/*'),
-    stackArn(stack, 'sagemaker', 'endpoint/*'),
-  ].map((arn) => `AwsSolutions-IAM5[Resource::${arn}]`);
 }

@@ -1,10 +1,12 @@
 /**
  * The polyeval stack: wiring only. Storage and network first, then the queues, the executors
  * (Lambda and Fargate lanes) that the generate function routes to, the stage functions, the API,
- * the nightly schedule and the analytics catalog.
+ * the nightly schedule and the analytics catalog; last the alarm topic, the outputs and the
+ * cost-allocation tags, which cover everything above.
  */
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { Alerts } from './alerts.ts';
 import { Analytics } from './analytics.ts';
 import { Api } from './api.ts';
 import type { PolyevalConfig } from './config.ts';
@@ -13,6 +15,7 @@ import { FargateLane } from './fargate-lane.ts';
 import { Network } from './network.ts';
 import { Pipeline } from './pipeline.ts';
 import { StageQueues } from './queues.ts';
+import { addStackOutputs, tagForCostAllocation } from './outputs.ts';
 import { NightlySchedule } from './schedule.ts';
 import { Storage } from './storage.ts';
 import type { WorkQueue } from './work-queue.ts';
@@ -33,6 +36,7 @@ export class PolyevalStack extends Stack {
   readonly analytics: Analytics;
   readonly api: Api;
   readonly nightly: NightlySchedule;
+  readonly alerts: Alerts;
 
   constructor(scope: Construct, id: string, props: PolyevalStackProps) {
     super(scope, id, props);
@@ -76,5 +80,8 @@ export class PolyevalStack extends Stack {
     this.analytics = new Analytics(this, 'Analytics', { bucket, benchmarks: config.benchmarks, bytesScannedCutoff: config.athenaBytesScannedCutoff });
     this.api = new Api(this, 'Api', { config, bucket, ledger, planQueue: this.queues.plan.queue, analytics: this.analytics });
     this.nightly = new NightlySchedule(this, 'Nightly', { config, bucket, ledger, planQueue: this.queues.plan.queue });
+    this.alerts = new Alerts(this, 'Alerts', config.alarmEmail === undefined ? {} : { email: config.alarmEmail });
+    addStackOutputs(this, { api: this.api.httpApi, bucket, ledger, analytics: this.analytics, alarmTopic: this.alerts.topic });
+    tagForCostAllocation(this);
   }
 }

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { openHome, type Home } from '#app/home.ts';
 import { PROVIDER_KINDS } from '#app/create-provider.ts';
 import { readManifest } from '#app/local-run.ts';
+import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { BENCHMARKS, BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
 import { InputError } from '#core/errors.ts';
 import { compareRuns } from '#core/metrics/index.ts';
@@ -30,9 +31,17 @@ export function listCommand(): Command {
         const runs = await homeOf(command).ledger.listRuns();
         rows = runs.map((r) => ({ run_id: r.runId, benchmark: r.benchmark, model: r.model, status: r.status, items: r.items, recorded: r.recorded, pending: Math.max(0, r.items - r.recorded), verdicts: Object.entries(r.verdicts).map(([v, c]) => `${v}:${c}`).join(' '), cost_usd: Number(r.costUsd.toFixed(6)), created_at: r.createdAt, ...(r.reason ? { reason: r.reason } : {}) }));
       } else if (what === 'benchmarks') {
+        // Protocols: a list of {name, default, description, settings} in JSON, names in the table.
+        const protocols = (b: AnyBenchmark | undefined): unknown =>
+          flags.json
+            ? (b?.protocols ?? []).map((p, i) => ({ name: p.name, default: i === 0, description: p.description, settings: p.settings }))
+            : (b?.protocols ?? []).map((p, i) => (i === 0 ? `${p.name} (default)` : p.name)).join(', ');
         rows = [
-          ...BENCHMARKS.map((b) => ({ name: b.id, kind: 'benchmark', scorer: b.scorer, description: b.title })),
-          ...BUNDLED_SUITES.map((s) => ({ name: `sample/${s.name}`, kind: 'bundled suite', scorer: BENCHMARKS.find((b) => b.id === s.benchmark)?.scorer ?? '', description: s.description })),
+          ...BENCHMARKS.map((b) => ({ name: b.id, kind: 'benchmark', scorer: b.scorer, description: b.title, protocols: protocols(b) })),
+          ...BUNDLED_SUITES.map((s) => {
+            const b = BENCHMARKS.find((x) => x.id === s.benchmark);
+            return { name: `sample/${s.name}`, kind: 'bundled suite', scorer: b?.scorer ?? '', description: s.description, protocols: protocols(b) };
+          }),
         ];
       } else {
         rows = PROVIDER_KINDS.map((p) => ({ provider: p.usage, description: p.description }));

@@ -108,6 +108,7 @@ function jsonShape(r: LocalRunResult): Record<string, unknown> {
     metrics: r.metrics,
     report: r.report,
     likert_mode: r.likert_mode,
+    ...(r.protocol ? { protocol: r.protocol } : {}),
     status: r.status,
   };
 }

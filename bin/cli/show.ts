@@ -33,6 +33,10 @@ export function printRunResult(r: LocalRunResult, out: NodeJS.WritableStream = p
   }
   const verdicts = Object.entries(r.verdicts).map(([v, c]) => `${v} ${c}`).join(' · ');
   out.write(`\n${r.benchmark} · ${r.model} · run ${r.run_id} · n=${r.n} · ${r.items} samples · ${verdicts}\n`);
+  if (r.protocol) {
+    const overrides = Object.entries(r.protocol.overrides).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+    out.write(`protocol: ${r.protocol.name} (headline ${r.protocol.settings.headline}${overrides.length ? `; overridden: ${overrides.join(', ')}` : ''})\n`);
+  }
   if (r.likert_mode) out.write(`likert mode: ${r.likert_mode}\n`);
   out.write(`${metricsTable(r.metrics)}\n`);
   out.write(`report: ${r.report}\n`);

@@ -23,6 +23,9 @@ export interface SpecFlags {
   maxCost?: number;
   likertMode?: 'auto' | 'likelihood' | 'digit-parse';
   kotlinLanguageVersion?: string;
+  protocol?: string;
+  rowLimits?: boolean;
+  promptStyle?: 'completion' | 'chat';
 }
 
 export function addSpecOptions(command: Command, text: { benchmark: string; model: string }): Command {
@@ -41,7 +44,10 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
     .option('--time-scale <factor>', 'multiply every time limit (slow machines)', numberOption('--time-scale'))
     .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
     .option('--kotlin-language-version <version>', 'kotlinc -language-version and -api-version (2.0 accepts APIs kotlinc ≥ 2.1 rejects; default for mxeval:)')
-    .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']));
+    .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']))
+    .option('--protocol <name>', "the benchmark's named protocol (default: its source's; see: polyeval list benchmarks)")
+    .option('--row-limits', "io-tests: each row's own time limit instead of the protocol's fixed one")
+    .addOption(new Option('--prompt-style <style>', 'send the prompt as one plain text (completion endpoints) or as chat messages').choices(['completion', 'chat']));
 }
 
 /** Validates the flags with the shared schema; a bad value is an InputError naming the field. */
@@ -61,6 +67,9 @@ export function specFromFlags(flags: SpecFlags): RunSpec {
     maxCostUsd: flags.maxCost,
     likertMode: flags.likertMode,
     kotlinLanguageVersion: flags.kotlinLanguageVersion,
+    protocol: flags.protocol,
+    rowLimits: flags.rowLimits,
+    promptStyle: flags.promptStyle,
   };
   const given = Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined));
   return parseRunSpec({ benchmark: flags.benchmark, model: flags.model, ...given }, 'command line');

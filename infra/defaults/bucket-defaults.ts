@@ -12,15 +12,31 @@ export const PREFIXES = {
   athenaResults: 'athena-results/',
 } as const;
 
-/** How long raw per-item JSON under `runs/` is kept: records live on in `results/` parquet. */
-export const RAW_ITEMS_EXPIRY_DAYS = 90;
+/** How long bulky run files (task snapshots, test files, large generations) are kept. */
+export const BULKY_RUN_FILES_EXPIRY_DAYS = 90;
+/**
+ * Size above which a file under `runs/` counts as bulky. A lifecycle filter cannot match a key
+ * suffix, and `runs/<id>/` holds both what the API must keep answering from for ever
+ * (`manifest.json`, `summary.json`: a few KB each) and what plan can regenerate from the
+ * dataset (`tasks.jsonl`, `tests/…`, MBs). Size tells them apart without a key-layout change.
+ */
+export const BULKY_RUN_FILE_BYTES = 1_048_576;
 /** Athena's query results are scratch: the API reads them once. */
 export const ATHENA_RESULTS_EXPIRY_DAYS = 7;
 
-/** Lifecycle rules: expire raw items and Athena scratch, abort stale multipart uploads. */
+/**
+ * Lifecycle rules: only bulky, regenerable files expire — large run files after 90 days and
+ * Athena scratch after 7; stale multipart uploads are aborted. Manifests, summaries, per-item
+ * records, `results/` and `reports/` are kept: the API answers for old runs from them.
+ */
 export function resultsLifecycleRules(): s3.LifecycleRule[] {
   return [
-    { id: 'expire-raw-run-items', prefix: PREFIXES.runs, expiration: Duration.days(RAW_ITEMS_EXPIRY_DAYS) },
+    {
+      id: 'expire-bulky-run-files',
+      prefix: PREFIXES.runs,
+      objectSizeGreaterThan: BULKY_RUN_FILE_BYTES,
+      expiration: Duration.days(BULKY_RUN_FILES_EXPIRY_DAYS),
+    },
     { id: 'expire-athena-results', prefix: PREFIXES.athenaResults, expiration: Duration.days(ATHENA_RESULTS_EXPIRY_DAYS) },
     { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
   ];

@@ -22,13 +22,16 @@ export function writeObjects(bucket: s3.IBucket, patterns: readonly string[]): i
   return new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: objectArns(bucket, patterns) });
 }
 
-/** `s3:ListBucket` restricted to keys under the given prefixes (e.g. `runs/`). */
-export function listPrefixes(bucket: s3.IBucket, prefixes: readonly string[]): iam.PolicyStatement {
-  return new iam.PolicyStatement({
-    actions: ['s3:ListBucket'],
-    resources: [bucket.bucketArn],
-    conditions: { StringLike: { 's3:prefix': prefixes.map((prefix) => `${prefix}*`) } },
-  });
+/**
+ * `s3:ListBucket` on the bucket, with no condition. S3 answers a GetObject/HeadObject of a
+ * missing key with 404 NoSuchKey only to a caller holding `s3:ListBucket` on the bucket, and
+ * with 403 AccessDenied otherwise (GetObject API reference, "Permissions"). A GetObject
+ * request carries no `s3:prefix`, so a statement conditioned on `s3:prefix` never applies to
+ * it: every "already recorded?" read would be denied instead of missing. The grant reveals key
+ * names only, never contents, which the object statements keep scoped.
+ */
+export function listBucket(bucket: s3.IBucket): iam.PolicyStatement {
+  return new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] });
 }
 
 /** Item-level ledger actions an executor needs: read a run, count a record conditionally. */

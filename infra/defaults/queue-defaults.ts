@@ -2,8 +2,12 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 
-/** Deliveries before a message moves to its DLQ: enough for throttling retries, few for poison. */
-export const MAX_RECEIVE_COUNT = 4;
+/**
+ * Deliveries before a message moves to its DLQ. AWS advises at least 5 for a queue a Lambda
+ * function consumes: the event source mapping's own throttling and scaling retries count as
+ * receives, so fewer sends healthy messages to the DLQ under load.
+ */
+export const MAX_RECEIVE_COUNT = 5;
 
 /** Lambda's guidance: a queue's visibility timeout is at least six times the consumer's timeout. */
 export function visibilityTimeoutFor(consumerTimeout: Duration): Duration {

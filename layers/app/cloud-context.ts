@@ -9,7 +9,7 @@ import type { Provider } from '#core/models/provider.ts';
 import type { BlobStore, Executor, RunLedger } from '#core/ports.ts';
 import type { RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
-import type { Manifest } from '#core/run/manifest.ts';
+import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
 
 /** Keys the cloud stages add to DESIGN §5: the task snapshot plan writes for later stages. */
@@ -77,7 +77,7 @@ export class RunContextCache {
     const manifest = await readManifest(store, runId);
     if (manifest === undefined) throw new HarnessError(`run ${runId} has no manifest in ${store.locate(keys.manifest(runId))}`);
     const pool = await readTaskSnapshot(store, runId);
-    const [source] = parseBenchmarkSpec(manifest.benchmark.spec);
+    const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
     if (source === undefined) throw new HarnessError(`run ${runId} names no benchmark`);
     const provider = this.#source.provider ? await this.#source.provider(manifest) : NO_PROVIDER;
     const executor = this.#source.executor ? await this.#source.executor() : undefined;

@@ -9,7 +9,8 @@ import { InputError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { BlobStore, RunLedger, WorkQueue } from '#core/ports.ts';
 import { itemId, keys } from '#core/run/keys.ts';
-import type { Manifest } from '#core/run/manifest.ts';
+import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
+import { protocolChoiceOf } from '#core/run/spec.ts';
 import { planRun, replanItems, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { HarnessError } from '#core/errors.ts';
@@ -77,7 +78,7 @@ export async function planChunk(deps: PlanDeps, message: PlanMessage): Promise<P
 async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manifest: Manifest; loaded: LoadedBenchmark; provider: Provider }> {
   const request = message.request;
   if (request === undefined) throw new HarnessError('planFirst needs the request');
-  const [source] = parseBenchmarkSpec(request.benchmark);
+  const [source] = parseBenchmarkSpec(request.benchmark, protocolChoiceOf(request.spec));
   if (source === undefined) throw new InputError(`"${request.benchmark}" names no benchmark`, { field: 'benchmark' });
   const loaded = await loadSource(source, { ...deps.load, ...(request.spec.split ? { split: request.spec.split } : {}) });
   const provider = await deps.createProvider(request.spec.model);
@@ -99,7 +100,7 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
 
 /** The planned dataset as plan saw it, from the snapshot (same hash, so replanning is exact). */
 async function snapshotAsLoaded(store: BlobStore, manifest: Manifest): Promise<LoadedBenchmark> {
-  const [source] = parseBenchmarkSpec(manifest.benchmark.spec);
+  const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
   if (source === undefined) throw new HarnessError(`run ${manifest.run_id} names no benchmark`);
   return {
     benchmark: source.benchmark,

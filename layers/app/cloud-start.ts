@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
 import { InputError } from '#core/errors.ts';
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
-import type { RunSpec } from '#core/run/spec.ts';
+import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { PROVIDER_KINDS } from './create-provider.ts';
 import type { PlanMessage, RunRequest } from './cloud-messages.ts';
 
@@ -61,7 +61,7 @@ export function newRunId(prefix: string, now: Date, suffix: string): string {
 /** Validates and starts every run a spec names; returns them in order. */
 export async function startRuns(deps: StartDeps, spec: RunSpec): Promise<StartedRun[]> {
   checkModel(spec.model);
-  const sources = parseBenchmarkSpec(spec.benchmark);
+  const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec));
   sources.forEach(checkReachable);
   const planned: { request: RunRequest; runId: string; source: BenchmarkSource }[] = [];
   const now = deps.clock();

@@ -5,12 +5,15 @@
  */
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { promptText } from '#core/models/prompt-text.ts';
+import type { Manifest } from '#core/run/manifest.ts';
 import { planRun } from '#core/run/plan.ts';
-import type { RunSpec } from '#core/run/spec.ts';
+import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { estimateCost, estimateTokens, loadPriceTable } from '#providers/index.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';
 import type { LocalRunOptions } from './local-run.ts';
+
+type DryRunProtocol = NonNullable<Manifest['protocol']>;
 
 export interface DryRunPlan {
   benchmark: string;
@@ -19,6 +22,7 @@ export interface DryRunPlan {
   n: number;
   items: number;
   likert_mode: string | null;
+  protocol?: DryRunProtocol;
   prompt_tokens: number;
   completion_tokens: number;
   cost_usd: number | null;
@@ -29,7 +33,7 @@ export interface DryRunPlan {
 export async function dryRun(spec: RunSpec, opts: LocalRunOptions): Promise<DryRunPlan[]> {
   const table = await loadPriceTable(opts.pricesPath);
   const out: DryRunPlan[] = [];
-  for (const source of parseBenchmarkSpec(spec.benchmark)) {
+  for (const source of parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec))) {
     const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });
     const provider = await createProvider(spec.model, opts.providerOptions);
     const plan = await planRun(loaded, spec, provider, { runId: 'dry-run', createdAt: new Date(0).toISOString(), code: { version: '', revision: null, dirty: null }, packages: {}, toolchains: [] });
@@ -55,6 +59,7 @@ export async function dryRun(spec: RunSpec, opts: LocalRunOptions): Promise<DryR
       n: plan.manifest.n,
       items: plan.items.length,
       likert_mode: plan.manifest.likert_mode,
+      ...(plan.manifest.protocol ? { protocol: plan.manifest.protocol } : {}),
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,
       cost_usd: cost.usd,

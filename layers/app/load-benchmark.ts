@@ -64,24 +64,26 @@ async function namedRefs(source: BenchmarkSource, opts: LoadOptions, sourceOptio
 
 const digest = (parts: string[]): string => createHash('sha256').update(parts.join('\n')).digest('hex');
 
-export async function loadSource(source: BenchmarkSource, opts: LoadOptions): Promise<LoadedBenchmark> {
+/** The files a source reads (with the split each holds, for published datasets). */
+export async function sourceRefs(source: BenchmarkSource, opts: LoadOptions): Promise<{ ref: string; split?: string }[]> {
   const sourceOptions: SourceOptions = { cacheDir: opts.cacheDir, env: opts.env ?? process.env };
-  let refs: { ref: string; split?: string }[];
   switch (source.kind) {
     case 'bundled':
-      refs = [{ ref: resolve(opts.packageRoot, 'sample', source.suite.file) }];
-      break;
+      return [{ ref: resolve(opts.packageRoot, 'sample', source.suite.file) }];
     case 'file':
-      refs = [{ ref: source.ref }];
-      break;
+      return [{ ref: source.ref }];
     case 'named':
-      refs = await namedRefs(source, opts, sourceOptions);
-      break;
+      return namedRefs(source, opts, sourceOptions);
     default: {
       const never: never = source;
       throw new Error(`unknown source ${(never as BenchmarkSource).kind}`);
     }
   }
+}
+
+export async function loadSource(source: BenchmarkSource, opts: LoadOptions): Promise<LoadedBenchmark> {
+  const sourceOptions: SourceOptions = { cacheDir: opts.cacheDir, env: opts.env ?? process.env };
+  const refs = await sourceRefs(source, opts);
   const rowSources = [];
   for (const { ref, split } of refs) {
     const rows = await openRows(ref, sourceOptions);

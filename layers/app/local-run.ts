@@ -15,10 +15,10 @@ import { promptText } from '#core/models/prompt-text.ts';
 import { loadRomanianLexicon } from '#sources/romanian-lexicon.ts';
 import type { EngineEvent, GeneratedItem, RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
-import type { Manifest } from '#core/run/manifest.ts';
+import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
-import type { RunSpec } from '#core/run/spec.ts';
+import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
 import { estimateCost, estimateTokens, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
@@ -152,7 +152,7 @@ function languagesFor(spec: RunSpec, loaded: LoadedBenchmark, provider: Provider
 /** Starts one run per benchmark source named by `spec.benchmark` (`sample` names several). */
 export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<LocalRunResult[]> {
   const clock = opts.clock ?? (() => new Date());
-  const sources = parseBenchmarkSpec(spec.benchmark);
+  const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec));
   const results: LocalRunResult[] = [];
   for (const source of sources) {
     const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });
@@ -207,7 +207,7 @@ export async function resumeLocal(runId: string, opts: LocalRunOptions, override
     manifest.max_cost_usd = overrides.maxCostUsd;
     await opts.home.store.put(keys.manifest(runId), JSON.stringify(manifest, null, 2), 'application/json');
   }
-  const [source] = parseBenchmarkSpec(manifest.benchmark.spec);
+  const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
   if (!source) throw new InputError(`run ${runId} names no benchmark`);
   const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(manifest.split ? { split: manifest.split } : {}) });
   const providerOptions = { ...manifest.provider_options, ...opts.providerOptions };

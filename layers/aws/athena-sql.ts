@@ -69,20 +69,38 @@ export function sqlString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
+/** Athena's longest query string, in UTF-8 bytes (StartQueryExecution `QueryString`). */
+export const ATHENA_MAX_QUERY_BYTES = 262_144;
+
+/** Options of {@link leaderboardSql}. */
+export interface LeaderboardOptions {
+  metric?: string;
+  slice?: string;
+  /**
+   * The runs to rank (their `run_id` partition values). Required on Athena, where `run_id` is
+   * an injected projection key: a query that does not name its values with static equality
+   * fails with CONSTRAINT_VIOLATION. Omitted, every run is ranked (DuckDB, over local files).
+   */
+  runIds?: readonly string[];
+}
+
 /**
  * Best value per model of a benchmark's headline metric (slice `all` unless told), with the
  * run that achieved it (ties: the latest run id) and how many runs the model has.
  * Columns: model, run_id, value, ci_low, ci_high, n, runs — best first.
+ * @throws RangeError when `runIds` is given empty (no run to rank: SQL has no empty IN list).
  */
-export function leaderboardSql(benchmark: string, options: { metric?: string; slice?: string } = {}): string {
+export function leaderboardSql(benchmark: string, options: LeaderboardOptions = {}): string {
   const metric = options.metric ?? HEADLINE_METRICS[benchmark] ?? 'pass@1';
   const slice = options.slice ?? 'all';
+  if (options.runIds !== undefined && options.runIds.length === 0) throw new RangeError('leaderboardSql: runIds is empty; there is nothing to rank');
+  const runFilter = options.runIds === undefined ? '' : `\n    AND run_id IN (${options.runIds.map(sqlString).join(', ')})`;
   return `WITH candidates AS (
   SELECT model, run_id, value, ci_low, ci_high, n,
          ROW_NUMBER() OVER (PARTITION BY model ORDER BY value DESC, run_id DESC) AS position,
          CAST(COUNT(*) OVER (PARTITION BY model) AS INTEGER) AS runs
   FROM metrics
-  WHERE benchmark = ${sqlString(benchmark)}
+  WHERE benchmark = ${sqlString(benchmark)}${runFilter}
     AND metric = ${sqlString(metric)}
     AND slice = ${sqlString(slice)}
     AND value IS NOT NULL

@@ -41,8 +41,11 @@ interface TaskBase {
 
 export interface IoTestsTask extends TaskBase {
   kind: 'io-tests';
-  /** File stem: programs read `<name>.in` and write `<name>.out`. */
-  name: string;
+  /**
+   * File stem: programs read `<name>.in` and write `<name>.out` (the input is also on stdin,
+   * stdout counts when no `.out` was written). Absent: stdin/stdout only.
+   */
+  name?: string;
   statement: string;
   inputSpec: string;
   outputSpec: string;
@@ -61,7 +64,10 @@ export interface UnitTestsTask extends TaskBase {
   prompt: string;
   entryPoint: string;
   test: string;
+  /** The first reference answer ('' when the row has none). */
   canonicalSolution: string;
+  /** Every reference answer, when the row has more than one (a list column). */
+  canonicalSolutions?: string[];
   description?: string;
 }
 
@@ -78,7 +84,7 @@ export interface LikertTask extends TaskBase {
   /** Human mean on [0, 1] and its std. */
   goldMean: number;
   goldStd?: number;
-  /** min(5, 1 + floor(5 * mean)). */
+  /** The gold digit 1–5, by the protocol's rule (paper: min(5, 1 + floor(5 * mean))). */
   gold: number;
 }
 

@@ -50,7 +50,7 @@ describe('packaging', () => {
     const images = Object.values(assets.dockerImages);
     expect(images).toHaveLength(3);
     for (const image of images) {
-      expect(image.source.platform).toBe('linux/arm64');
+      expect(image.source.platform).toBe('linux/amd64'); // the x86_64 default builds natively on x86
       expect(existsSync(path.join(synth.outdir, image.source.directory, 'Dockerfile'))).toBe(true);
     }
   });

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../infra/config.ts';
+import { BENCHMARKS } from '../../layers/core/benchmarks/registry.ts';
 
 describe('parseConfig', () => {
   it('applies defaults and reads the sweep from SSM when no nightly context is given', () => {
     const config = parseConfig({});
-    expect(config.architecture).toBe('arm64');
+    // x86_64 by default: the executor images then build without emulation on x86 machines.
+    expect(config.architecture).toBe('x86_64');
     expect(config.nightly).toEqual({ kind: 'ssm', parameterName: '/polyeval/nightly' });
   });
 
@@ -15,7 +17,23 @@ describe('parseConfig', () => {
     expect(config.nightly).toEqual({ kind: 'inline', sweep: { benchmarks: ['abricot'], models: ['reference'], params: { n: 1 } } });
   });
 
+  it('derives the benchmark partitions from the registry, extra ids appended once', () => {
+    expect(parseConfig({}).benchmarks).toEqual(BENCHMARKS.map((b) => b.id));
+    expect(parseConfig({}).benchmarks).toContain('mxeval');
+    expect(parseConfig({ benchmarks: '["my-fork","rocode"]' }).benchmarks).toEqual([...BENCHMARKS.map((b) => b.id), 'my-fork']);
+  });
+
+  it('takes one alarm e-mail address, trimmed, and none by default', () => {
+    expect(parseConfig({}).alarmEmail).toBeUndefined();
+    expect(parseConfig({ alarmEmail: ' ops@example.com ' }).alarmEmail).toBe('ops@example.com');
+  });
+
   it.each([
+    [{ benchmarks: ['sample'] }, 'benchmarks'],
+    [{ benchmarks: ['sample/rocode'] }, 'benchmarks'],
+    [{ benchmarks: ['a/b'] }, 'benchmarks'],
+    [{ alarmEmail: 'not-an-address' }, 'alarmEmail'],
+    [{ alarmEmail: 'a@example.com,b@example.com' }, 'alarmEmail'],
     [{ generateMaxConcurrency: 1 }, 'generateMaxConcurrency'],
     [{ architecture: 'sparc' }, 'architecture'],
     [{ logRetentionDays: 31 }, 'logRetentionDays'],

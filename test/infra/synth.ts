@@ -27,14 +27,17 @@ export function cdkJsonContext(): Record<string, unknown> {
   return cdkJson.context;
 }
 
+/** Context that skips asset bundling (CDK's own switch): for tests of the template only. */
+export const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] } as const;
+
 /** Synthesizes one stack with cdk.json's context overridden by `overrides`. */
-export function synthPolyeval(overrides: Record<string, unknown> = {}): Synthesized {
+export function synthPolyeval(overrides: Record<string, unknown> = {}, stackName = 'Polyeval'): Synthesized {
   process.env['CDK_DOCKER'] = path.join(tmpdir(), 'polyeval-no-docker-here');
   const context = { ...cdkJsonContext(), ...overrides };
   const outdir = mkdtempSync(path.join(tmpdir(), 'polyeval-cdk-'));
   const app = new App({ outdir, context });
   // Environment-agnostic, as `cdk synth` without credentials: no context lookups, no dummy AZs.
-  const stack = new PolyevalStack(app, 'Polyeval', { config: parseConfig(context) });
+  const stack = new PolyevalStack(app, stackName, { config: parseConfig(context) });
   const nag = new AwsSolutionsChecks(app).validateScope(app);
   const template = Template.fromStack(stack);
   app.synth();

@@ -1,12 +1,15 @@
 /**
  * ABRICOT (DESIGN §6): Italian sentences with a target word, judged for abstractness and
  * inclusiveness on a 1–5 scale. One row becomes two tasks, `abstractness/<id>` and
- * `inclusiveness/<id>`. Gold = min(5, 1 + ⌊5·mean⌋) of the human mean on [0, 1].
+ * `inclusiveness/<id>`. Two protocols: the paper's (3-shot, gold min(5, 1 + ⌊5·mean⌋),
+ * Pearson) and the CALAMITA harness's (zero-shot, gold min(4, round(5·mean)) + 1, accuracy).
  */
 import type { Prompt } from '../models/provider.ts';
 import type { LikertSubtask, LikertTask } from '../types.ts';
-import { abricotFewShotText, abricotQuestion } from '../prompts/abricot.ts';
-import type { Benchmark, PromptContext, RowLocation } from './benchmark.ts';
+import { abricotCalamitaPrompt, abricotFewShotText, abricotQuestion } from '../prompts/abricot.ts';
+import type { Benchmark, FieldMapping, PromptContext, RowLocation } from './benchmark.ts';
+import { discretise, goldDigit } from './likert-gold.ts';
+import { defaultProtocol, type GoldRule, type ProtocolDefinition, type RunProtocol } from './protocol.ts';
 import { optionalNumber, optionalString, requiredNumber, requiredString } from './fields.ts';
 
 export const LIKERT_CHOICES = ['1', '2', '3', '4', '5'] as const;
@@ -17,23 +20,46 @@ const COLUMNS: Record<LikertSubtask, { mean: string[]; std: string[] }> = {
   inclusiveness: { mean: ['inc_mean', 'inclusiveness_mean', 'inclusiveness mean'], std: ['inc_std', 'inclusiveness_std', 'inclusiveness std'] },
 };
 
-/** The five equal bins of [0, 1]: min(5, 1 + ⌊5·mean⌋). */
-export function discretise(mean: number): number {
-  return Math.min(5, 1 + Math.floor(5 * mean));
-}
+export { discretise };
 
-function parseRow(row: Record<string, unknown>, loc: RowLocation): LikertTask[] {
-  const itemId = requiredString(row, ['id', 'ID', 'Id'], loc);
-  const text = requiredString(row, ['text'], loc);
-  const target = requiredString(row, ['target_token', 'target token', 'token'], loc);
-  const lemma = optionalString(row, ['target_lemma', 'target lemma', 'lemma'], loc);
-  const domain = optionalString(row, ['domain'], loc);
-  const begin = optionalNumber(row, ['begin'], loc, [0, Number.MAX_SAFE_INTEGER]);
-  const end = optionalNumber(row, ['end'], loc, [0, Number.MAX_SAFE_INTEGER]);
+const C = {
+  id: ['id', 'ID', 'Id'],
+  text: ['text'],
+  target: ['target_token', 'target token', 'token'],
+  lemma: ['target_lemma', 'target lemma', 'lemma'],
+  domain: ['domain'],
+  begin: ['begin'],
+  end: ['end'],
+  split: ['split'],
+} as const;
+
+const ABRICOT_FIELDS: FieldMapping[] = [
+  { field: 'item id', columns: C.id, required: true, note: 'tasks abstractness/<id> and inclusiveness/<id>' },
+  { field: 'text', columns: C.text, required: true },
+  { field: 'target', columns: C.target, required: true },
+  { field: 'lemma', columns: C.lemma, required: false },
+  { field: 'domain', columns: C.domain, required: false },
+  { field: 'begin', columns: C.begin, required: false },
+  { field: 'end', columns: C.end, required: false },
+  { field: 'abstractness mean', columns: COLUMNS.abstractness.mean, required: true, note: 'on [0, 1]; gold digit by the protocol\'s rule' },
+  { field: 'abstractness std', columns: COLUMNS.abstractness.std, required: false },
+  { field: 'inclusiveness mean', columns: COLUMNS.inclusiveness.mean, required: true, note: 'on [0, 1]; gold digit by the protocol\'s rule' },
+  { field: 'inclusiveness std', columns: COLUMNS.inclusiveness.std, required: false },
+  { field: 'split', columns: C.split, required: false, note: "else the file's split, else test" },
+];
+
+function parseRowWith(gold: GoldRule, row: Record<string, unknown>, loc: RowLocation): LikertTask[] {
+  const itemId = requiredString(row, C.id, loc);
+  const text = requiredString(row, C.text, loc);
+  const target = requiredString(row, C.target, loc);
+  const lemma = optionalString(row, C.lemma, loc);
+  const domain = optionalString(row, C.domain, loc);
+  const begin = optionalNumber(row, C.begin, loc, [0, Number.MAX_SAFE_INTEGER]);
+  const end = optionalNumber(row, C.end, loc, [0, Number.MAX_SAFE_INTEGER]);
   if (begin !== undefined && end !== undefined && end < begin) {
-    requiredNumber(row, ['end'], loc, [begin, Number.MAX_SAFE_INTEGER]);
+    requiredNumber(row, C.end, loc, [begin, Number.MAX_SAFE_INTEGER]);
   }
-  const split = optionalString(row, ['split'], loc) ?? 'test';
+  const split = optionalString(row, C.split, loc) ?? 'test';
   return (Object.keys(COLUMNS) as LikertSubtask[]).map((subtask) => {
     const goldMean = requiredNumber(row, COLUMNS[subtask].mean, loc, [0, 1]);
     const goldStd = optionalNumber(row, COLUMNS[subtask].std, loc, [0, 1]);
@@ -48,7 +74,7 @@ function parseRow(row: Record<string, unknown>, loc: RowLocation): LikertTask[] 
       text,
       target,
       goldMean,
-      gold: discretise(goldMean),
+      gold: goldDigit(gold, goldMean),
     };
     if (lemma !== undefined) task.lemma = lemma;
     if (goldStd !== undefined) task.goldStd = goldStd;
@@ -84,14 +110,19 @@ export function selectShots(task: LikertTask, pool: readonly LikertTask[], count
   return best.map((b) => b.t);
 }
 
-function buildPrompt(task: LikertTask, ctx: PromptContext<LikertTask>): Prompt {
-  const shots = selectShots(task, ctx.pool);
+function buildPaperPrompt(task: LikertTask, ctx: PromptContext<LikertTask>, shotCount: number): Prompt {
+  const shots = selectShots(task, ctx.pool, shotCount);
   const messages = shots.flatMap((s) => [
     { role: 'user' as const, content: abricotQuestion(s) },
     { role: 'assistant' as const, content: String(s.gold) },
   ]);
   messages.push({ role: 'user', content: abricotQuestion(task) });
   return { style: 'chat', messages, completion: abricotFewShotText(task, shots) };
+}
+
+function buildCalamitaPrompt(task: LikertTask): Prompt {
+  const text = abricotCalamitaPrompt(task);
+  return { style: 'completion', messages: [{ role: 'user', content: text }], completion: text };
 }
 
 /**
@@ -103,15 +134,44 @@ export function parseLikertAnswer(text: string): number | null {
   return m?.[1] ? Number(m[1]) : null;
 }
 
-export const abricot: Benchmark<LikertTask> = {
-  id: 'abricot',
-  scorer: 'likert',
-  title: 'ABRICOT — Italian abstractness and inclusiveness (1–5)',
-  parseRow,
-  defaults: { params: { temperature: 0, topP: 1, maxTokens: 4, stop: ['\n'] } },
-  buildPrompt,
-  reference: (task) => String(task.gold),
-  postprocess: (raw) => raw.trim(),
-  languageOf: () => undefined,
-  choices: LIKERT_CHOICES,
-};
+/** ABRICOT's protocols: the paper's (default) and the CALAMITA harness's task. */
+export const ABRICOT_PROTOCOLS: readonly ProtocolDefinition[] = [
+  {
+    name: 'paper',
+    description: 'ABRICOT paper: 3-shot Italian prompt, gold in five equal bins min(5, 1 + floor(5·mean)), Pearson with the gold',
+    settings: { n: 1, params: { temperature: 0, topP: 1, maxTokens: 4, stop: ['\n'] }, promptStyle: 'chat', shots: FEW_SHOTS, gold: 'equal-bins', headline: 'pearson' },
+  },
+  {
+    name: 'calamita',
+    description: 'CALAMITA harness (lm_eval/tasks/abricot): zero-shot, choice " 1".." 5" after the prompt, gold min(4, round(5·mean)) + 1 (Python round), accuracy',
+    settings: { n: 1, params: { temperature: 0, topP: 1, maxTokens: 4, stop: ['\n'] }, promptStyle: 'completion', shots: 0, gold: 'round-half-even', headline: 'accuracy' },
+  },
+];
+
+function makeAbricot(protocol: RunProtocol): Benchmark<LikertTask> {
+  const { settings } = protocol;
+  const gold = settings.gold ?? 'equal-bins';
+  const shots = settings.shots ?? FEW_SHOTS;
+  const layout = protocol.name === 'calamita' ? 'calamita' : 'paper';
+  return {
+    id: 'abricot',
+    scorer: 'likert',
+    title: 'ABRICOT — Italian abstractness and inclusiveness (1–5)',
+    protocols: ABRICOT_PROTOCOLS,
+    protocol,
+    bind: makeAbricot,
+    fields: ABRICOT_FIELDS,
+    parseRow: (row, loc) => parseRowWith(gold, row, loc),
+    defaults: { params: { ...settings.params, stop: [...settings.params.stop] }, n: settings.n },
+    buildPrompt: (task, ctx) => {
+      const prompt = layout === 'calamita' ? buildCalamitaPrompt(task) : buildPaperPrompt(task, ctx, shots);
+      return { ...prompt, style: settings.promptStyle };
+    },
+    reference: (task) => String(task.gold),
+    postprocess: (raw) => raw.trim(),
+    languageOf: () => undefined,
+    choices: LIKERT_CHOICES,
+  };
+}
+
+export const abricot: Benchmark<LikertTask> = makeAbricot(defaultProtocol(ABRICOT_PROTOCOLS));

@@ -8,10 +8,23 @@
  */
 import type { GenerationParams, Prompt } from '../models/provider.ts';
 import type { LanguageId, ScorerKind, Task } from '../types.ts';
+import type { ProtocolBound } from './protocol.ts';
 
 export interface RowLocation {
   file: string;
   line: number;
+}
+
+/**
+ * How dataset columns map onto one task field: the aliases `parseRow` reads, first present
+ * wins. Shown by `polyeval inspect`.
+ */
+export interface FieldMapping {
+  field: string;
+  columns: readonly string[];
+  required: boolean;
+  /** What happens when no column is present, or how the value is read. */
+  note?: string;
 }
 
 export interface PromptContext<T extends Task> {
@@ -21,23 +34,32 @@ export interface PromptContext<T extends Task> {
   language?: LanguageId;
 }
 
-export interface Benchmark<T extends Task = Task> {
+export interface Benchmark<T extends Task = Task> extends ProtocolBound<Benchmark<T>> {
   readonly id: string;
   readonly scorer: ScorerKind;
   readonly title: string;
+  /** The columns each task field is read from (the same alias lists `parseRow` uses). */
+  readonly fields: readonly FieldMapping[];
   /** Turns one raw dataset row into zero or more tasks; throws InputError naming file, line, field. */
   parseRow(row: Record<string, unknown>, loc: RowLocation): T[];
   /** Generation defaults of the benchmark's published recipe. */
   readonly defaults: {
     params: Partial<GenerationParams>;
+    /** Samples per task for providers that sample (the protocol's n; default 1). */
+    n?: number;
     language?: LanguageId;
     languages?: LanguageId[];
     /** kotlinc -language-version/-api-version for datasets written against older Kotlin APIs. */
     kotlinLanguageVersion?: string;
   };
   buildPrompt(task: T, ctx: PromptContext<T>): Prompt;
-  /** The task's canonical answer in the given language (feeds the `reference` provider). */
-  reference(task: T, language?: LanguageId): string | undefined;
+  /**
+   * The task's canonical answer in the given language (feeds the `reference` provider); a
+   * task with several reference answers gives answer `sample mod count` for sample `sample`.
+   */
+  reference(task: T, language?: LanguageId, sample?: number): string | undefined;
+  /** How many reference answers the task has (default 1 when `reference` gives one). */
+  referenceCount?(task: T, language?: LanguageId): number;
   /** Benchmark-specific cleaning of a raw model answer. */
   postprocess(raw: string, task: T, language?: LanguageId): string;
   /** Language a sample of this task is executed in. */

@@ -4,6 +4,9 @@
  * literals are blanked, then declaration patterns of each language are matched, so library
  * names that are only used (`heapq.heappush`, `printf`) never count. The dictionary is a
  * parameter: `isRomanian` is supplied by the caller (a hunspell dictionary in the CLI, a stub in tests).
+ *
+ * Longer than our usual file: the three declaration scanners (Python, Kotlin, C/C++) share the
+ * literal blanking and list helpers, and the shares are one pass over their output.
  */
 
 /** Names every program must use; they say nothing about the author's language. */
@@ -63,10 +66,27 @@ function bracketed(code: string, open: number): string {
   return code.slice(open + 1);
 }
 
-function pythonNames(code: string): string[] {
-  const out: string[] = [];
+/** A declared name and whether it names a function or a variable (parameters are variables). */
+export interface Declared {
+  name: string;
+  kind: 'function' | 'variable';
+}
+
+/** Collects names as variables, and (through `fn`) as functions. */
+class Names {
+  readonly all: Declared[] = [];
+  push(...names: string[]): void {
+    for (const name of names) this.all.push({ name, kind: 'variable' });
+  }
+  fn(name: string): void {
+    this.all.push({ name, kind: 'function' });
+  }
+}
+
+function pythonNames(code: string): Declared[] {
+  const out = new Names();
   for (const m of code.matchAll(/\bdef\s+([\p{L}_][\p{L}\p{N}_]*)\s*\(/gu)) {
-    out.push(m[1] ?? '');
+    out.fn(m[1] ?? '');
     out.push(...namesInList(bracketed(code, (m.index ?? 0) + m[0].length - 1), PY_KEYWORDS));
   }
   for (const m of code.matchAll(/\blambda\s+([^:]*):/g)) out.push(...namesInList(m[1] ?? '', PY_KEYWORDS));
@@ -80,13 +100,13 @@ function pythonNames(code: string): string[] {
     out.push(...namesInList(m[1] ?? '', PY_KEYWORDS));
   }
   for (const m of code.matchAll(/\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*:=/gu)) out.push(m[1] ?? '');
-  return out;
+  return out.all;
 }
 
-function kotlinNames(code: string): string[] {
-  const out: string[] = [];
+function kotlinNames(code: string): Declared[] {
+  const out = new Names();
   for (const m of code.matchAll(/\bfun\s+(?:<[^>]*>\s*)?(?:[\p{L}_][\p{L}\p{N}_<>?,\s]*\.)?([\p{L}_][\p{L}\p{N}_]*)\s*\(/gu)) {
-    out.push(m[1] ?? '');
+    out.fn(m[1] ?? '');
     for (const p of bracketed(code, (m.index ?? 0) + m[0].length - 1).matchAll(/(?:^|,)\s*(?:vararg\s+|val\s+|var\s+)?([\p{L}_][\p{L}\p{N}_]*)\s*:/gu)) {
       out.push(p[1] ?? '');
     }
@@ -99,17 +119,33 @@ function kotlinNames(code: string): string[] {
     out.push(...namesInList((m[1] ?? '').replace(/[()]/g, '').replace(/:[^,]*/g, ''), KT_KEYWORDS));
   }
   for (const m of code.matchAll(/\bcatch\s*\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*:/gu)) out.push(m[1] ?? '');
-  return out.filter((n) => !KT_KEYWORDS.has(n) && n !== '_');
+  return out.all.filter((d) => !KT_KEYWORDS.has(d.name) && d.name !== '_');
 }
 
 /** C and C++: a declarator follows a type (builtin, std, or declared with struct/class/typedef/using). */
-function cNames(code: string): string[] {
+function cNames(code: string): Declared[] {
   const types = new Set(C_TYPES);
   for (const m of code.matchAll(/\b(?:struct|class|union|enum)\s+([A-Za-z_]\w*)/g)) types.add(m[1] ?? '');
   for (const m of code.matchAll(/\btypedef\b[^;]*?\b([A-Za-z_]\w*)\s*;/g)) types.add(m[1] ?? '');
   for (const m of code.matchAll(/\busing\s+([A-Za-z_]\w*)\s*=/g)) types.add(m[1] ?? '');
   const tokens = [...code.matchAll(/[A-Za-z_]\w*|::|->|[^\sA-Za-z_]/g)].map((m) => m[0]);
-  const out: string[] = [];
+  const out = new Names();
+  // `name(` after a type is a function when its parentheses are followed by a body (or
+  // `const`/`noexcept` then a body), or hold parameter declarations / nothing (a prototype);
+  // otherwise it is a variable constructed with arguments (`vector<int> a(n);`).
+  const isFunction = (open: number): boolean => {
+    let depth = 0;
+    let close = open;
+    for (; close < tokens.length; close++) {
+      if (tokens[close] === '(') depth++;
+      if (tokens[close] === ')' && --depth === 0) break;
+    }
+    let after = close + 1;
+    while (tokens[after] === 'const' || tokens[after] === 'noexcept' || tokens[after] === 'override') after++;
+    if (tokens[after] === '{' || tokens[after] === '->') return true;
+    const first = tokens[open + 1];
+    return first === ')' || first === 'void' || types.has(first ?? '') || first === 'struct';
+  };
   let i = 0;
   const skipTemplate = (): void => {
     if (tokens[i] !== '<') return;
@@ -136,7 +172,8 @@ function cNames(code: string): string[] {
       const next = tokens[i + 1];
       if (next === '::') break; // out-of-class definition or qualified call
       if (!['=', ';', ',', '(', '[', ')', '{', ':'].includes(next ?? '')) break;
-      out.push(name);
+      if (next === '(' && isFunction(i + 1)) out.fn(name);
+      else out.push(name);
       i++;
       if (tokens[i] !== ',' && tokens[i] !== '=' && tokens[i] !== '[') break;
       let depth = 0; // skip the initializer / array size to the next top-level comma
@@ -151,6 +188,21 @@ function cNames(code: string): string[] {
       i++;
     }
   }
+  return out.all;
+}
+
+/** Declared names of `code` with their kind, keywords and mandated names (`main`) left out; first declaration wins. */
+export function declarationsOf(code: string, language: string): Declared[] {
+  const clean = blankLiterals(code, language);
+  const found = language === 'python' ? pythonNames(clean) : language === 'kotlin' ? kotlinNames(clean) : cNames(clean);
+  const keywords = language === 'python' ? PY_KEYWORDS : language === 'kotlin' ? KT_KEYWORDS : C_KEYWORDS;
+  const seen = new Set<string>();
+  const out: Declared[] = [];
+  for (const d of found) {
+    if (d.name === '' || d.name === '_' || MANDATED.has(d.name) || keywords.has(d.name) || seen.has(d.name)) continue;
+    seen.add(d.name);
+    out.push(d);
+  }
   return out;
 }
 
@@ -160,10 +212,7 @@ function cNames(code: string): string[] {
  * must declare (`main`) are left out.
  */
 export function identifiersOf(code: string, language: string): string[] {
-  const clean = blankLiterals(code, language);
-  const found = language === 'python' ? pythonNames(clean) : language === 'kotlin' ? kotlinNames(clean) : cNames(clean);
-  const keywords = language === 'python' ? PY_KEYWORDS : language === 'kotlin' ? KT_KEYWORDS : C_KEYWORDS;
-  return [...new Set(found.filter((n) => n !== '' && n !== '_' && !MANDATED.has(n) && !keywords.has(n)))];
+  return declarationsOf(code, language).map((d) => d.name);
 }
 
 /**
@@ -172,6 +221,11 @@ export function identifiersOf(code: string, language: string): string[] {
  */
 export function splitIdentifier(id: string): string[] {
   return (id.match(/\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+/gu) ?? []).map((p) => p.toLowerCase());
+}
+
+/** A name is Romanian when one of its parts of 3 or more letters is a Romanian word. */
+function isRomanianName(id: string, isRomanian: (word: string) => boolean): boolean {
+  return splitIdentifier(id).some((part) => /^\p{L}{3,}$/u.test(part) && isRomanian(part));
 }
 
 /** Result of `codeSwitchingShare`; `share` is null when no identifier was found. */
@@ -193,8 +247,36 @@ export function codeSwitchingShare(codes: readonly string[], language: string, i
   for (const code of codes) {
     for (const id of identifiersOf(code, language)) {
       identifiers++;
-      if (splitIdentifier(id).some((part) => /^\p{L}{3,}$/u.test(part) && isRomanian(part))) romanian++;
+      if (isRomanianName(id, isRomanian)) romanian++;
     }
   }
   return { share: identifiers === 0 ? null : romanian / identifiers, identifiers, romanian };
+}
+
+/** Code-switching of function names and of variable names apart, and pooled (the RoCode paper's Figure 2). */
+export interface CodeSwitchingByKind {
+  all: CodeSwitching;
+  functions: CodeSwitching;
+  variables: CodeSwitching;
+}
+
+/**
+ * Like {@link codeSwitchingShare}, with function names and variable names (parameters
+ * included) counted apart, as the RoCode paper reports them; `all` equals
+ * `codeSwitchingShare` of the same programs.
+ */
+export function codeSwitchingByKind(codes: readonly string[], language: string, isRomanian: (word: string) => boolean): CodeSwitchingByKind {
+  const count = { function: { identifiers: 0, romanian: 0 }, variable: { identifiers: 0, romanian: 0 } };
+  for (const code of codes) {
+    for (const d of declarationsOf(code, language)) {
+      count[d.kind].identifiers++;
+      if (isRomanianName(d.name, isRomanian)) count[d.kind].romanian++;
+    }
+  }
+  const share = (c: { identifiers: number; romanian: number }): CodeSwitching => ({ share: c.identifiers === 0 ? null : c.romanian / c.identifiers, ...c });
+  return {
+    all: share({ identifiers: count.function.identifiers + count.variable.identifiers, romanian: count.function.romanian + count.variable.romanian }),
+    functions: share(count.function),
+    variables: share(count.variable),
+  };
 }

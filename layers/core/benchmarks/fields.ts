@@ -23,8 +23,31 @@ export function requiredString(row: Row, names: readonly string[], loc: RowLocat
   const hit = pick(row, names);
   if (!hit) fail(loc, names[0] ?? '?', 'is missing');
   if (typeof hit.value === 'number') return String(hit.value);
-  if (typeof hit.value !== 'string') fail(loc, hit.name, `must be a string, got ${typeof hit.value}`);
+  if (typeof hit.value !== 'string') fail(loc, hit.name, `must be a string, got ${kindOf(hit.value)}`);
   return hit.value;
+}
+
+/** What a value is, in words a dataset author recognises (a list, an object, a number…). */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  return typeof value === 'object' ? 'an object' : typeof value;
+}
+
+/**
+ * A string, or a list of strings (Hugging Face `sequence: string` columns, e.g. Kotlin
+ * HumanEval's `canonical_solution`): every element is one value, empty ones dropped.
+ * Absent gives an empty list.
+ */
+export function stringList(row: Row, names: readonly string[], loc: RowLocation): string[] {
+  const hit = pick(row, names);
+  if (!hit) return [];
+  if (typeof hit.value === 'string') return [hit.value];
+  if (!Array.isArray(hit.value)) fail(loc, hit.name, `must be a string or a list of strings, got ${kindOf(hit.value)}`);
+  return hit.value.map((v, i) => {
+    if (typeof v !== 'string') fail(loc, `${hit.name}[${i}]`, `must be a string, got ${kindOf(v)}`);
+    return v;
+  }).filter((v) => v !== '');
 }
 
 export function optionalString(row: Row, names: readonly string[], loc: RowLocation): string | undefined {

@@ -9,8 +9,9 @@ import type { Prompt } from '../models/provider.ts';
 import { KOTLIN_RECIPE } from '../prompts/kotlin.ts';
 import { cleanKotlinCompletion, extractCode, stripKotlinComments, truncateAtStop } from '../scoring/postprocess.ts';
 import type { UnitTestsTask } from '../types.ts';
-import type { Benchmark, RowLocation } from './benchmark.ts';
-import { optionalString, requiredString } from './fields.ts';
+import type { Benchmark, FieldMapping, RowLocation } from './benchmark.ts';
+import { defaultProtocol, type ProtocolDefinition, type RunProtocol } from './protocol.ts';
+import { optionalString, requiredString, stringList } from './fields.ts';
 import { normaliseLanguage } from './rocode.ts';
 
 /** HumanEval's stops for Python completions. */
@@ -22,24 +23,50 @@ function languageFromId(taskId: string): string | undefined {
   return m?.[1] ? normaliseLanguage(m[1]) : undefined;
 }
 
+const C = {
+  id: ['task_id'],
+  language: ['language'],
+  split: ['split'],
+  prompt: ['prompt'],
+  entryPoint: ['entry_point'],
+  test: ['test'],
+  canonical: ['canonical_solution'],
+  description: ['description'],
+} as const;
+
+const MXEVAL_FIELDS: FieldMapping[] = [
+  { field: 'id', columns: C.id, required: true },
+  { field: 'language', columns: C.language, required: false, note: 'else from the task id (HumanEval_kotlin/…, MBKP/…), else --language' },
+  { field: 'prompt', columns: C.prompt, required: true },
+  { field: 'entry_point', columns: C.entryPoint, required: true },
+  { field: 'test', columns: C.test, required: true },
+  { field: 'canonical_solution', columns: C.canonical, required: false, note: 'a string, or a list of strings: one reference answer per element' },
+  { field: 'description', columns: C.description, required: false },
+  { field: 'split', columns: C.split, required: false, note: "else the file's split, else test" },
+];
+
 function makeParseRow(benchmarkId: string, defaultLanguage: string | undefined) {
   return (row: Record<string, unknown>, loc: RowLocation): UnitTestsTask[] => {
-    const id = requiredString(row, ['task_id'], loc);
-    const raw = optionalString(row, ['language'], loc) ?? languageFromId(id) ?? defaultLanguage;
+    const id = requiredString(row, C.id, loc);
+    const raw = optionalString(row, C.language, loc) ?? languageFromId(id) ?? defaultLanguage;
     if (!raw) throw new InputError('is missing and the task id names no language (or pass --language)', { ...loc, field: 'language' });
     const task: UnitTestsTask = {
       kind: 'unit-tests',
       id,
       benchmark: benchmarkId,
-      split: optionalString(row, ['split'], loc) ?? 'test',
+      split: optionalString(row, C.split, loc) ?? 'test',
       slices: {},
       language: normaliseLanguage(raw),
-      prompt: requiredString(row, ['prompt'], loc),
-      entryPoint: requiredString(row, ['entry_point'], loc),
-      test: requiredString(row, ['test'], loc),
-      canonicalSolution: optionalString(row, ['canonical_solution'], loc) ?? '',
+      prompt: requiredString(row, C.prompt, loc),
+      entryPoint: requiredString(row, C.entryPoint, loc),
+      test: requiredString(row, C.test, loc),
+      canonicalSolution: '',
     };
-    const description = optionalString(row, ['description'], loc);
+    // A string, or (JetBrains/Kotlin_HumanEval: `sequence: string`) one reference answer per element.
+    const references = stringList(row, C.canonical, loc);
+    task.canonicalSolution = references[0] ?? '';
+    if (references.length > 1) task.canonicalSolutions = references;
+    const description = optionalString(row, C.description, loc);
     if (description !== undefined) task.description = description;
     return [task];
   };
@@ -87,26 +114,54 @@ function postprocess(raw: string, task: UnitTestsTask): string {
   return task.language === 'python' ? truncateAtStop(code, PYTHON_STOPS).replace(/(\ndef |\nclass |\nif __name__|\nprint\(|\n#)$/, '') : code;
 }
 
+function referencesOf(task: UnitTestsTask): string[] {
+  return task.canonicalSolutions ?? (task.canonicalSolution ? [task.canonicalSolution] : []);
+}
+
 function buildPrompt(task: UnitTestsTask): Prompt {
   return { style: 'completion', completion: task.prompt, messages: [{ role: 'user', content: chatInstruction(task) }] };
 }
 
-function mxevalBenchmark(id: string, title: string, defaultLanguage: string | undefined, kotlinLanguageVersion?: string): Benchmark<UnitTestsTask> {
-  return {
+/** The benchmark card's recipe (MXEval format): completion prompt, greedy, stop at the closing brace. */
+export const MXEVAL_PROTOCOLS: readonly ProtocolDefinition[] = [
+  {
+    name: 'mxeval',
+    description: 'Kotlin HumanEval card: the row\'s prompt as plain text, greedy, 256 new tokens, stop at the function\'s closing brace, comments and repeated signature removed',
+    settings: {
+      n: KOTLIN_RECIPE.n,
+      params: { temperature: KOTLIN_RECIPE.temperature, topP: KOTLIN_RECIPE.topP, maxTokens: KOTLIN_RECIPE.maxTokens, stop: [...KOTLIN_RECIPE.stop] },
+      promptStyle: 'completion',
+      headline: 'pass@1',
+    },
+  },
+];
+
+function mxevalBenchmark(id: string, title: string, defaultLanguage: string | undefined, kotlinLanguageVersion?: string) {
+  const make = (protocol: RunProtocol): Benchmark<UnitTestsTask> => ({
     id,
     scorer: 'unit-tests',
     title,
+    protocols: MXEVAL_PROTOCOLS,
+    protocol,
+    bind: make,
+    fields: MXEVAL_FIELDS,
     parseRow: makeParseRow(id, defaultLanguage),
     defaults: {
-      params: { temperature: KOTLIN_RECIPE.temperature, topP: KOTLIN_RECIPE.topP, maxTokens: KOTLIN_RECIPE.maxTokens, stop: [...KOTLIN_RECIPE.stop] },
+      params: { ...protocol.settings.params, stop: [...protocol.settings.params.stop] },
+      n: protocol.settings.n,
       ...(defaultLanguage ? { language: defaultLanguage } : {}),
       ...(kotlinLanguageVersion ? { kotlinLanguageVersion } : {}),
     },
-    buildPrompt,
-    reference: (task) => task.canonicalSolution || undefined,
+    buildPrompt: (task) => ({ ...buildPrompt(task), style: protocol.settings.promptStyle }),
+    reference: (task, _language, sample = 0) => {
+      const all = referencesOf(task);
+      return all.length === 0 ? undefined : all[sample % all.length];
+    },
+    referenceCount: (task) => referencesOf(task).length,
     postprocess,
     languageOf: (task) => task.language,
-  };
+  });
+  return make(defaultProtocol(MXEVAL_PROTOCOLS));
 }
 
 export const kotlinHumanEval = mxevalBenchmark('kotlin-humaneval', 'Kotlin HumanEval — function completion (MXEval format)', 'kotlin');

@@ -8,8 +8,9 @@ import type { Prompt } from '../models/provider.ts';
 import { buildRocodePrompt, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
 import { extractCode } from '../scoring/postprocess.ts';
 import type { IoTest, IoTestsTask, OutputChecker } from '../types.ts';
-import type { Benchmark, RowLocation } from './benchmark.ts';
-import { optionalNumber, optionalString, pick, requiredString } from './fields.ts';
+import type { Benchmark, FieldMapping, RowLocation } from './benchmark.ts';
+import { defaultProtocol, type ProtocolDefinition, type RunProtocol } from './protocol.ts';
+import { kindOf, optionalNumber, optionalString, pick, requiredString } from './fields.ts';
 
 const DEFAULT_MEMORY_MB = 256;
 
@@ -29,11 +30,11 @@ function examplesOf(value: unknown, loc: RowLocation, field: string): { input: s
   });
 }
 
-function testsOf(value: unknown, loc: RowLocation): IoTest[] {
-  if (!Array.isArray(value) || value.length === 0) fail(loc, 'tests', 'must be a non-empty array of tests');
+function testsOf(value: unknown, loc: RowLocation, column = 'tests'): IoTest[] {
+  if (!Array.isArray(value) || value.length === 0) fail(loc, column, `must be a non-empty list of tests, got ${value === undefined ? 'nothing' : kindOf(value)}`);
   return value.map((t, i) => {
     const r = t as Record<string, unknown>;
-    const field = `tests[${i}]`;
+    const field = `${column}[${i}]`;
     if (typeof r !== 'object' || r === null) fail(loc, field, 'must be an object');
     const input = r.input ?? r.in;
     const output = r.output ?? r.out;
@@ -90,34 +91,98 @@ export function normaliseLanguage(name: string): string {
   return n;
 }
 
-function parseRow(row: Record<string, unknown>, loc: RowLocation): IoTestsTask[] {
-  const id = requiredString(row, ['task_id', 'id', 'problem_id'], loc);
-  const name = optionalString(row, ['name', 'title', 'problem_name'], loc) ?? id.split('/').pop() ?? id;
-  if (!/^[A-Za-z0-9_.-]+$/.test(name)) fail(loc, 'name', `must be a file stem (letters, digits, _ . -), got ${JSON.stringify(name)}`);
-  const timeSeconds = optionalNumber(row, ['time_limit', 'time_limit_s'], loc, [0, 3600]);
-  const timeLimitMs = optionalNumber(row, ['time_limit_ms'], loc, [1, 3_600_000]) ?? (timeSeconds !== undefined ? timeSeconds * 1000 : ROCODE_RECIPE.defaultTimeLimitMs);
-  const memoryKb = optionalNumber(row, ['memory_limit_kb'], loc, [1, 64 * 1024 * 1024]);
-  const memoryLimitMb = optionalNumber(row, ['memory_limit_mb', 'memory_limit'], loc, [1, 65536]) ?? (memoryKb !== undefined ? Math.ceil(memoryKb / 1024) : DEFAULT_MEMORY_MB);
-  const difficulty = optionalString(row, ['difficulty', 'level'], loc);
-  const task: IoTestsTask = {
-    kind: 'io-tests',
-    id,
-    benchmark: 'rocode',
-    split: optionalString(row, ['split'], loc) ?? 'test',
-    slices: {},
-    name,
-    statement: requiredString(row, ['statement', 'description', 'problem_description', 'text'], loc),
-    inputSpec: optionalString(row, ['input_spec', 'input_description', 'input_specification'], loc) ?? '',
-    outputSpec: optionalString(row, ['output_spec', 'output_description', 'output_specification'], loc) ?? '',
-    examples: examplesOf(pick(row, ['examples'])?.value, loc, 'examples'),
-    tests: testsOf(pick(row, ['tests', 'test_cases'])?.value, loc),
-    timeLimitMs,
-    memoryLimitMb,
-    checker: checkerOf(row.checker, loc),
-    solutions: solutionsOf(row.solutions, loc),
+/** Column aliases of each task field (polyeval's own names first, then RoCode's published ones). */
+const C = {
+  id: ['task_id', 'id', 'problem_id'],
+  stem: ['name', 'file_stem', 'stem', 'file_name', 'filename'],
+  statement: ['statement', 'description', 'problem_description', 'text'],
+  inputSpec: ['input_spec', 'input_description', 'input_specification'],
+  outputSpec: ['output_spec', 'output_description', 'output_specification'],
+  examples: ['examples'],
+  tests: ['tests', 'test_cases'],
+  timeMs: ['time_limit_ms'],
+  timeS: ['time_limit', 'time_limit_s'],
+  memoryMb: ['memory_limit_mb', 'memory_limit'],
+  memoryKb: ['memory_limit_kb'],
+  difficulty: ['difficulty', 'level'],
+  split: ['split'],
+  checker: ['checker'],
+  solutions: ['solutions'],
+} as const;
+
+const ROCODE_FIELDS: FieldMapping[] = [
+  { field: 'id', columns: C.id, required: true },
+  { field: 'name (file stem)', columns: C.stem, required: false, note: 'else the <stem>.in the input specification or statement names, else stdin/stdout only; never a title' },
+  { field: 'statement', columns: C.statement, required: true },
+  { field: 'input_spec', columns: C.inputSpec, required: false },
+  { field: 'output_spec', columns: C.outputSpec, required: false },
+  { field: 'examples', columns: C.examples, required: false, note: '[{input, output}]' },
+  { field: 'tests', columns: C.tests, required: true, note: '[{input, output}] or [{input_path, output_path}]' },
+  { field: 'time_limit_ms', columns: [...C.timeMs, ...C.timeS], required: false, note: 'time_limit in seconds; the paper protocol uses 4 s whatever the row says (--row-limits: the row\'s)' },
+  { field: 'memory_limit_mb', columns: [...C.memoryMb, ...C.memoryKb], required: false, note: `memory_limit_kb in KiB; default ${DEFAULT_MEMORY_MB} MB` },
+  { field: 'difficulty', columns: C.difficulty, required: false },
+  { field: 'split', columns: C.split, required: false, note: "else the file's split, else test" },
+  { field: 'checker', columns: C.checker, required: false, note: 'null = token by token' },
+  { field: 'solutions', columns: C.solutions, required: false, note: 'by language, or [{language, code}]; feed the reference model' },
+];
+
+/** A file stem: what `<stem>.in` / `<stem>.out` may be called. */
+const STEM = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
+/**
+ * The file stem of a row (DESIGN §6): an explicit field, else the `<stem>.in` the input
+ * specification or the statement names, else none (the program uses stdin/stdout only). A
+ * display title never becomes a file name.
+ */
+export function fileStemOf(row: Record<string, unknown>, loc: RowLocation, texts: readonly string[]): string | undefined {
+  const explicit = pick(row, C.stem);
+  if (explicit) {
+    const raw = requiredString(row, [explicit.name], loc).trim().replace(/\.(in|out)$/, '');
+    if (!STEM.test(raw)) fail(loc, explicit.name, `must be a file stem (letters, digits, _ . -), got ${JSON.stringify(raw)}`);
+    return raw;
+  }
+  for (const text of texts) {
+    const m = /(?:^|[^A-Za-z0-9_.-])([A-Za-z0-9_][A-Za-z0-9_-]*)\.in(?![A-Za-z0-9_])/.exec(text);
+    if (m?.[1] !== undefined) return m[1];
+  }
+  return undefined;
+}
+
+function makeParseRow(protocol: RunProtocol) {
+  const rule = protocol.settings.timeLimit ?? { kind: 'fixed', ms: ROCODE_RECIPE.defaultTimeLimitMs };
+  return (row: Record<string, unknown>, loc: RowLocation): IoTestsTask[] => {
+    const id = requiredString(row, C.id, loc);
+    const timeSeconds = optionalNumber(row, C.timeS, loc, [0, 3600]);
+    const rowTimeMs = optionalNumber(row, C.timeMs, loc, [1, 3_600_000]) ?? (timeSeconds !== undefined ? timeSeconds * 1000 : undefined);
+    // The paper's protocol runs every test with its own 4 s, whatever the row says.
+    const timeLimitMs = rule.kind === 'fixed' ? rule.ms : (rowTimeMs ?? rule.defaultMs);
+    const memoryKb = optionalNumber(row, C.memoryKb, loc, [1, 64 * 1024 * 1024]);
+    const memoryLimitMb = optionalNumber(row, C.memoryMb, loc, [1, 65536]) ?? (memoryKb !== undefined ? Math.ceil(memoryKb / 1024) : DEFAULT_MEMORY_MB);
+    const difficulty = optionalString(row, C.difficulty, loc);
+    const statement = requiredString(row, C.statement, loc);
+    const inputSpec = optionalString(row, C.inputSpec, loc) ?? '';
+    const outputSpec = optionalString(row, C.outputSpec, loc) ?? '';
+    const name = fileStemOf(row, loc, [inputSpec, statement]);
+    const task: IoTestsTask = {
+      kind: 'io-tests',
+      id,
+      benchmark: 'rocode',
+      split: optionalString(row, C.split, loc) ?? 'test',
+      slices: {},
+      ...(name !== undefined ? { name } : {}),
+      statement,
+      inputSpec,
+      outputSpec,
+      examples: examplesOf(pick(row, C.examples)?.value, loc, 'examples'),
+      tests: testsOf(pick(row, C.tests)?.value, loc, pick(row, C.tests)?.name),
+      timeLimitMs,
+      memoryLimitMb,
+      checker: checkerOf(row[C.checker[0]], loc),
+      solutions: solutionsOf(row[C.solutions[0]], loc),
+    };
+    if (difficulty !== undefined) task.difficulty = difficulty;
+    return [task];
   };
-  if (difficulty !== undefined) task.difficulty = difficulty;
-  return [task];
 }
 
 function asRocodeLanguage(language: string | undefined): RocodeLanguage {
@@ -126,19 +191,45 @@ function asRocodeLanguage(language: string | undefined): RocodeLanguage {
   return l as RocodeLanguage;
 }
 
-function buildPrompt(task: IoTestsTask, ctx: { language?: string }): Prompt {
-  const text = buildRocodePrompt(task, asRocodeLanguage(ctx.language));
-  return { style: 'chat', messages: [{ role: 'user', content: text }], completion: `${text}\n` };
+function makeBuildPrompt(protocol: RunProtocol) {
+  return (task: IoTestsTask, ctx: { language?: string }): Prompt => {
+    const text = buildRocodePrompt(task, asRocodeLanguage(ctx.language));
+    return { style: protocol.settings.promptStyle, messages: [{ role: 'user', content: text }], completion: `${text}\n` };
+  };
 }
 
-export const rocode: Benchmark<IoTestsTask> = {
-  id: 'rocode',
-  scorer: 'io-tests',
-  title: 'RoCode — Romanian competitive programming (C, C++, Python)',
-  parseRow,
-  defaults: { params: { temperature: ROCODE_RECIPE.temperature, topP: ROCODE_RECIPE.topP, maxTokens: 2048, stop: [] }, language: 'python', languages: [...ROCODE_LANGUAGES] },
-  buildPrompt,
-  reference: (task, language) => task.solutions[asRocodeLanguage(language)],
-  postprocess: (raw, _task, language) => extractCode(raw, asRocodeLanguage(language)),
-  languageOf: (_task, requested) => asRocodeLanguage(requested),
-};
+/** RoCode's protocols: the paper's recipe (§4.1), and the same with each row's own limits. */
+export const ROCODE_PROTOCOLS: readonly ProtocolDefinition[] = [
+  {
+    name: 'paper',
+    description: 'RoCode paper §4.1: Romanian zero-shot prompt as plain text, n=10, temperature 0.2, top-p 0.9, 4 s per test whatever the row says',
+    settings: {
+      n: ROCODE_RECIPE.n,
+      params: { temperature: ROCODE_RECIPE.temperature, topP: ROCODE_RECIPE.topP, maxTokens: 2048, stop: [] },
+      promptStyle: 'completion',
+      timeLimit: { kind: 'fixed', ms: ROCODE_RECIPE.defaultTimeLimitMs },
+      headline: 'pass@1',
+    },
+  },
+];
+
+function makeRocode(protocol: RunProtocol): Benchmark<IoTestsTask> {
+  const { settings } = protocol;
+  return {
+    id: 'rocode',
+    scorer: 'io-tests',
+    title: 'RoCode — Romanian competitive programming (C, C++, Python)',
+    protocols: ROCODE_PROTOCOLS,
+    protocol,
+    bind: makeRocode,
+    fields: ROCODE_FIELDS,
+    parseRow: makeParseRow(protocol),
+    defaults: { params: { ...settings.params, stop: [...settings.params.stop] }, n: settings.n, language: 'python', languages: [...ROCODE_LANGUAGES] },
+    buildPrompt: makeBuildPrompt(protocol),
+    reference: (task, language) => task.solutions[asRocodeLanguage(language)],
+    postprocess: (raw, _task, language) => extractCode(raw, asRocodeLanguage(language)),
+    languageOf: (_task, requested) => asRocodeLanguage(requested),
+  };
+}
+
+export const rocode: Benchmark<IoTestsTask> = makeRocode(defaultProtocol(ROCODE_PROTOCOLS));

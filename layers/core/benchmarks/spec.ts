@@ -4,6 +4,7 @@
  */
 import { InputError } from '../errors.ts';
 import type { AnyBenchmark } from './benchmark.ts';
+import { bindProtocol, type ProtocolChoice } from './protocol.ts';
 import { BENCHMARKS, BUNDLED_SUITES, findBenchmark, type BundledSuite } from './registry.ts';
 
 export type BenchmarkSource =
@@ -15,8 +16,16 @@ function known(): string {
   return [...BENCHMARKS.map((b) => b.id), 'sample', ...BUNDLED_SUITES.map((s) => `sample/${s.name}`)].join(', ');
 }
 
-/** Resolves a benchmark spec to one source per run (`sample` gives one per bundled suite). */
-export function parseBenchmarkSpec(spec: string): BenchmarkSource[] {
+/**
+ * Resolves a benchmark spec to one source per run (`sample` gives one per bundled suite),
+ * each benchmark bound to the protocol `choice` names (its default when none).
+ * @throws InputError for an unknown benchmark, suite or protocol.
+ */
+export function parseBenchmarkSpec(spec: string, choice: ProtocolChoice = {}): BenchmarkSource[] {
+  return parseSources(spec).map((source) => ({ ...source, benchmark: bindProtocol(source.benchmark, choice) }));
+}
+
+function parseSources(spec: string): BenchmarkSource[] {
   const text = spec.trim();
   if (text === 'sample') return BUNDLED_SUITES.map((suite) => bundled(suite));
   if (text.startsWith('sample/')) {

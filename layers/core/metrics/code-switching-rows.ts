@@ -1,9 +1,11 @@
 /**
- * RoCode's code-switching metric: the share of declared identifiers that contain a
- * Romanian word, for the generated code and for the reference solutions side by side (as
- * the RoCode paper's figure compares them). Units for the bootstrap are programs.
+ * RoCode's code-switching metrics: the share of declared identifiers that contain a
+ * Romanian word — pooled (`code_switching`), for function names (`code_switching_functions`)
+ * and for variable names (`code_switching_variables`) apart, as the RoCode paper's Figure 2
+ * reports them — for the generated code and, with the suffix `_reference`, for the reference
+ * solutions side by side. Units for the bootstrap are programs.
  */
-import { codeSwitchingShare } from '../benchmarks/code-switching.ts';
+import { codeSwitchingByKind } from '../benchmarks/code-switching.ts';
 import type { MetricRow, RunRecord } from '../types.ts';
 import { bootstrapCI } from './bootstrap.ts';
 
@@ -28,21 +30,30 @@ export interface CodeSwitchingInput {
   iterations?: number;
 }
 
+type Kind = 'all' | 'functions' | 'variables';
+const METRIC: Record<Kind, string> = { all: 'code_switching', functions: 'code_switching_functions', variables: 'code_switching_variables' };
+
 export function codeSwitchingRows(input: CodeSwitchingInput): MetricRow[] {
-  const count = (code: string): ProgramCount => {
-    const r = codeSwitchingShare([code], input.language, input.isRomanian);
-    return { identifiers: r.identifiers, romanian: r.romanian };
+  const count = (code: string): Record<Kind, ProgramCount> => {
+    const r = codeSwitchingByKind([code], input.language, input.isRomanian);
+    const pick = (c: { identifiers: number; romanian: number }): ProgramCount => ({ identifiers: c.identifiers, romanian: c.romanian });
+    return { all: pick(r.all), functions: pick(r.functions), variables: pick(r.variables) };
   };
   const generated = input.records.filter((r) => r.verdict !== 'SE' && r.answer.trim() !== '').map((r) => count(r.answer));
   const reference = input.references.filter((c) => c.trim() !== '').map(count);
-  const row = (metric: string, units: ProgramCount[]): MetricRow => {
+  const row = (metric: string, units: ProgramCount[], what: string): MetricRow => {
     const value = share(units);
     const slice = `language=${input.language}`;
     if (value === null) {
-      return { ...input.head, metric, slice, value: null, ci_low: null, ci_high: null, n: units.length, reason: units.length === 0 ? 'no programs' : 'no declared identifiers' };
+      return { ...input.head, metric, slice, value: null, ci_low: null, ci_high: null, n: units.length, reason: units.length === 0 ? 'no programs' : `no declared ${what}` };
     }
     const ci = bootstrapCI(units, share, { seed: input.seed, ...(input.iterations ? { iterations: input.iterations } : {}) });
     return { ...input.head, metric, slice, value, ci_low: ci.low, ci_high: ci.high, n: units.length, reason: null };
   };
-  return [row('code_switching', generated), row('code_switching_reference', reference)];
+  const what: Record<Kind, string> = { all: 'identifiers', functions: 'functions', variables: 'variables' };
+  const kinds: Kind[] = ['all', 'functions', 'variables'];
+  return [
+    ...kinds.map((k) => row(METRIC[k], generated.map((u) => u[k]), what[k])),
+    ...kinds.map((k) => row(`${METRIC[k]}_reference`, reference.map((u) => u[k]), what[k])),
+  ];
 }

@@ -47,3 +47,14 @@ export function abricotFewShotText(task: LikertTask, shots: readonly LikertTask[
   const solved = shots.map((s) => `${abricotQuestion(s)}\n${ANSWER_PREFIX} ${s.gold}`);
   return [...solved, `${abricotQuestion(task)}\n${ANSWER_PREFIX}`].join('\n\n');
 }
+
+/**
+ * The CALAMITA harness's zero-shot layout (lm_eval/tasks/abricot, read at commit f067d8bb):
+ * the request with the target word bare, the sentence on its own line, the five value
+ * descriptions, and a final newline; a choice is scored appended after one space.
+ */
+export function abricotCalamitaPrompt(task: LikertTask): string {
+  const scale = SCALE[task.subtask];
+  const values = scale.descriptions.map((d, i) => `${i + 1} - ${d}`).join('\n');
+  return `Assegna un valore di ${scale.noun} da 1 a 5 alla parola ${task.target} nel contesto della frase seguente:\n${task.text}\nDescrizione dei valori:\n${values}\n`;
+}

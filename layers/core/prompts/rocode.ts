@@ -38,7 +38,8 @@ export function rocodeRequest(language: RocodeLanguage): string {
  * Builds the zero-shot prompt for one task in one language.
  *
  * Sections are separated by blank lines; examples are shown infoarena-style under the file
- * names the program must use (`<nume>.in`, `<nume>.out`). Empty specifications are left out.
+ * names the program must use (`<nume>.in`, `<nume>.out`; "Intrare"/"Ieșire" for a stdin/stdout
+ * task). Empty specifications are left out.
  *
  * @example
  * buildRocodePrompt(task, 'python').endsWith('fără comentarii sau explicații, este:') // true
@@ -51,7 +52,9 @@ export function buildRocodePrompt(task: IoTestsTask, language: RocodeLanguage): 
     const heading = task.examples.length === 1 ? 'Exemplu' : 'Exemple';
     const shown = task.examples.map((ex, i) => {
       const label = task.examples.length === 1 ? '' : ` ${i + 1}`;
-      return `${task.name}.in${label}\n${ex.input.trimEnd()}\n${task.name}.out${label}\n${ex.output.trimEnd()}`;
+      // Without a file stem the program reads stdin and writes stdout: plain labels.
+      const [inLabel, outLabel] = task.name !== undefined ? [`${task.name}.in`, `${task.name}.out`] : ['Intrare', 'Ieșire'];
+      return `${inLabel}${label}\n${ex.input.trimEnd()}\n${outLabel}${label}\n${ex.output.trimEnd()}`;
     });
     parts.push(`${heading}\n${shown.join('\n\n')}`);
   }

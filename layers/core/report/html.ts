@@ -24,6 +24,11 @@ export function escapeHtml(text: string): string {
 
 const fmt = (v: number | null | undefined, digits = 3): string => (v === null || v === undefined ? '—' : v.toFixed(digits));
 
+function protocolRow(p: NonNullable<Manifest['protocol']>): [string, string] {
+  const overrides = Object.entries(p.overrides).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  return ['protocol', `${p.name} · headline ${p.settings.headline} · prompt ${p.settings.promptStyle}${overrides.length ? ` · overridden: ${overrides.join(', ')}` : ' · no overrides'}`];
+}
+
 function manifestTable(m: Manifest): string {
   const rows: [string, string][] = [
     ['run', m.run_id],
@@ -31,6 +36,7 @@ function manifestTable(m: Manifest): string {
     ['benchmark', `${m.benchmark.title} (${m.benchmark.id}, ${m.benchmark.spec})`],
     ['dataset', `${m.benchmark.source} · sha256 ${m.benchmark.sha256.slice(0, 16)}… · ${m.benchmark.tasks} tasks`],
     ['model', `${m.model.spec} (${m.model.kind})`],
+    ...(m.protocol ? [protocolRow(m.protocol)] : []),
     ['samples per task', String(m.n)],
     ['parameters', `temperature ${m.params.temperature}, top_p ${m.params.topP}, max_tokens ${m.params.maxTokens}, stop ${JSON.stringify(m.params.stop)}, seed ${m.seed}`],
     ['split / limit / language', `${m.split ?? 'all'} / ${m.limit ?? 'none'} / ${m.language ?? 'per task'}`],

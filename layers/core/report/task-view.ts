@@ -46,7 +46,7 @@ export function taskView(task: Task, prompt: Prompt): TaskView {
       add('gold std', task.goldStd);
       break;
     case 'io-tests':
-      add('file stem', task.name);
+      add('file stem', task.name ?? 'none (stdin/stdout)');
       add('time limit', `${task.timeLimitMs} ms`);
       add('memory limit', `${task.memoryLimitMb} MB`);
       add('tests', task.tests.length);

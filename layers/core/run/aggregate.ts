@@ -31,6 +31,8 @@ export interface RunSummaryDocument {
   metrics: Record<string, MetricValue>;
   report: string;
   likert_mode: Manifest['likert_mode'];
+  /** The protocol the run followed, with every override (absent for runs planned before protocols). */
+  protocol?: Manifest['protocol'];
   status: 'completed';
   completed_at: string;
 }
@@ -105,6 +107,7 @@ export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extr
     metrics: summariseMetrics(metrics),
     report: deps.store.locate(keys.report(runId)),
     likert_mode: manifest.likert_mode,
+    ...(manifest.protocol ? { protocol: manifest.protocol } : {}),
     status: 'completed',
     completed_at: deps.clock().toISOString(),
   };

@@ -130,7 +130,7 @@ async function callProvider(
       const likert: LikertEvidence = { mode: 'likelihood', logprobs: scores.logprobs, choices };
       return { ...base, raw: JSON.stringify(scores.logprobs), answer: '', usage: scores.usage, latencyMs: scores.latencyMs, attempts: 1, likert };
     }
-    const reference = benchmark.reference(task, item.language);
+    const reference = benchmark.reference(task, item.language, item.sample);
     const generation = await provider.generate({
       taskId: task.id,
       sample: item.sample,

@@ -1,6 +1,7 @@
 /**
  * The run manifest (DESIGN §2 plan): exactly what ran, so a result can be reproduced.
  */
+import type { ProtocolChoice, RunProtocol } from '../benchmarks/protocol.ts';
 import type { GenerationParams } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
 import type { ScorerKind } from '../types.ts';
@@ -28,6 +29,12 @@ export interface Manifest {
   /** likert: which mode ran (likelihood or digit-parse). */
   likert_mode: 'likelihood' | 'digit-parse' | null;
   max_cost_usd: number | null;
+  /**
+   * The protocol the run followed: its name, its settings after overrides, and every setting
+   * the user overrode (`-n`, `--temperature`, `--row-limits`, `--prompt-style`, …). Absent in
+   * manifests written before protocols existed (they followed each benchmark's default).
+   */
+  protocol?: RunProtocol;
   /** kotlinc -language-version/-api-version of the run, when set. */
   kotlin_language_version?: string | null;
   /** How the provider was reached (no secrets: an API key is named by its variable), so --resume reaches it again. */
@@ -37,4 +44,17 @@ export interface Manifest {
   toolchains: ToolchainInfo[];
   /** Work items in the plan (tasks × samples). */
   items: number;
+}
+
+/** The protocol choice that re-creates a run's benchmark binding (resume, cloud stages). */
+export function protocolChoiceOfManifest(manifest: Pick<Manifest, 'protocol'> & { benchmark?: Pick<Manifest['benchmark'], 'id'> }): ProtocolChoice {
+  const p = manifest.protocol;
+  // Planned before protocols existed: RoCode then took each row's limits and sent a chat
+  // prompt; the other benchmarks behaved as their default protocol does now.
+  if (!p) return manifest.benchmark?.id === 'rocode' ? { rowLimits: true, promptStyle: 'chat' } : {};
+  return {
+    protocol: p.name,
+    ...(p.overrides.row_limits === true ? { rowLimits: true } : {}),
+    ...(p.overrides.prompt_style === 'chat' || p.overrides.prompt_style === 'completion' ? { promptStyle: p.overrides.prompt_style } : {}),
+  };
 }

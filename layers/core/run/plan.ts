@@ -3,6 +3,7 @@
  * item per (task, sample) with a deterministic id.
  */
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
+import type { RunProtocol } from '../benchmarks/protocol.ts';
 import { InputError } from '../errors.ts';
 import type { GenerationParams, Provider } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
@@ -78,14 +79,17 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
   await provider.prepare?.(new Set(loaded.tasks.map((t) => t.id)));
   const tasks = selectTasks(loaded, spec, provider);
   const { benchmark } = loaded;
-  const n = spec.n ?? (provider.samplesFor ? Math.max(...tasks.map((t) => provider.samplesFor?.(t.id) ?? 1)) : 1);
+  // replay brings its recorded samples and reference its reference answers; a sampling
+  // provider draws the protocol's n.
+  const fixed = fixedSamples(provider, benchmark, spec.n !== undefined, spec.language ?? benchmark.defaults.language);
+  const n = spec.n ?? (fixed ? Math.max(...tasks.map((t) => fixed(t) ?? 1)) : (benchmark.defaults.n ?? 1));
   if (spec.n !== undefined && provider.samplesFor) {
     for (const task of tasks) {
       const available = provider.samplesFor(task.id) ?? 0;
       if (available < n) throw new InputError(`task ${task.id} has ${available} sample(s) in the replay file, fewer than n=${n}`, { field: 'n' });
     }
   }
-  const items = workItems(ctx.runId, tasks, n, provider, benchmark, spec.language);
+  const items = workItems(ctx.runId, tasks, n, provider, benchmark, spec.language, fixed);
   let likertMode: Manifest['likert_mode'] = null;
   if (benchmark.scorer === 'likert') {
     if (spec.likertMode === 'likelihood' && !provider.scoreChoices) {
@@ -116,6 +120,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
     likert_mode: likertMode,
     max_cost_usd: spec.maxCostUsd ?? null,
     kotlin_language_version: spec.kotlinLanguageVersion ?? benchmark.defaults.kotlinLanguageVersion ?? null,
+    protocol: runProtocol(benchmark, spec),
     code: ctx.code,
     packages: ctx.packages,
     toolchains: ctx.toolchains,
@@ -134,7 +139,8 @@ export function replanItems(manifest: Manifest, loaded: LoadedBenchmark, provide
     limit: manifest.limit ?? undefined,
   };
   const tasks = selectTasks(loaded, spec, provider);
-  const items = workItems(manifest.run_id, tasks, manifest.n, provider, loaded.benchmark, manifest.language ?? undefined);
+  const fixed = fixedSamples(provider, loaded.benchmark, manifest.protocol?.overrides.n !== undefined, manifest.language ?? undefined);
+  const items = workItems(manifest.run_id, tasks, manifest.n, provider, loaded.benchmark, manifest.language ?? undefined, fixed);
   return { manifest, tasks, items };
 }
 
@@ -142,10 +148,18 @@ export function replanItems(manifest: Manifest, loaded: LoadedBenchmark, provide
  * One item per (task, sample). Replay without -n plans every recorded sample of a task;
  * with -n exactly n (checked at plan time).
  */
-function workItems(runId: string, tasks: Task[], n: number, provider: Provider, benchmark: AnyBenchmark, language: string | undefined): WorkItem[] {
+function workItems(
+  runId: string,
+  tasks: Task[],
+  n: number,
+  provider: Provider,
+  benchmark: AnyBenchmark,
+  language: string | undefined,
+  fixed: ((task: Task) => number | undefined) | undefined,
+): WorkItem[] {
   const items: WorkItem[] = [];
   for (const task of tasks) {
-    const available = provider.samplesFor?.(task.id);
+    const available = fixed?.(task);
     const total = available === undefined ? n : Math.min(n, available);
     for (let sample = 0; sample < total; sample++) {
       const lang = provider.languageFor?.(task.id, sample) ?? benchmark.languageOf(task, language);
@@ -153,4 +167,23 @@ function workItems(runId: string, tasks: Task[], n: number, provider: Provider, 
     }
   }
   return items;
+}
+
+/**
+ * Samples a provider fixes per task: replay's recorded samples; `reference`'s reference
+ * answers (one sample each) unless -n was given (then answers repeat, sample mod count).
+ */
+function fixedSamples(provider: Provider, benchmark: AnyBenchmark, nGiven: boolean, language: string | undefined): ((task: Task) => number | undefined) | undefined {
+  if (provider.samplesFor) return (task) => provider.samplesFor?.(task.id);
+  if (provider.kind === 'reference' && !nGiven) return (task) => Math.max(1, benchmark.referenceCount?.(task, language) ?? 1);
+  return undefined;
+}
+
+/** The manifest's protocol: the benchmark's binding plus the sampling settings the user overrode. */
+function runProtocol(benchmark: AnyBenchmark, spec: RunSpec): RunProtocol {
+  const { protocol } = benchmark;
+  const given: Record<string, unknown> = { n: spec.n, temperature: spec.temperature, top_p: spec.topP, max_tokens: spec.maxTokens, stop: spec.stop };
+  const overrides = { ...protocol.overrides };
+  for (const [key, value] of Object.entries(given)) if (value !== undefined) overrides[key] = value;
+  return { name: protocol.name, settings: protocol.settings, overrides };
 }

@@ -3,6 +3,7 @@
  * A bad value is rejected with a message naming the field and the reason.
  */
 import { z } from 'zod';
+import type { ProtocolChoice } from '../benchmarks/protocol.ts';
 import { InputError } from '../errors.ts';
 
 export const RunSpecSchema = z
@@ -23,6 +24,12 @@ export const RunSpecSchema = z
     likertMode: z.enum(['auto', 'likelihood', 'digit-parse']).default('auto'),
     /** kotlinc -language-version/-api-version (kotlinc ≥ 2.1 rejects APIs older datasets use). */
     kotlinLanguageVersion: z.string().regex(/^\d+\.\d+$/, 'must look like 1.9 or 2.0').optional(),
+    /** A named protocol of the benchmark (default: its source's); checked against the benchmark at plan time. */
+    protocol: z.string().min(1).optional(),
+    /** io-tests: each row's own time limit instead of the protocol's fixed one. */
+    rowLimits: z.boolean().optional(),
+    /** How the prompt is sent: one plain text (completion endpoints) or chat messages. */
+    promptStyle: z.enum(['completion', 'chat']).optional(),
   })
   .strict();
 
@@ -36,4 +43,13 @@ export function parseRunSpec(input: unknown, origin = 'run request'): RunSpec {
   const issue = result.error.issues[0];
   const field = issue?.path.join('.') || undefined;
   throw new InputError(issue?.message ?? 'is invalid', { file: origin, ...(field ? { field } : {}) });
+}
+
+/** The protocol part of a run spec, as `bindProtocol` takes it. */
+export function protocolChoiceOf(spec: Pick<RunSpec, 'protocol' | 'rowLimits' | 'promptStyle'>): ProtocolChoice {
+  return {
+    ...(spec.protocol !== undefined ? { protocol: spec.protocol } : {}),
+    ...(spec.rowLimits ? { rowLimits: true } : {}),
+    ...(spec.promptStyle !== undefined ? { promptStyle: spec.promptStyle } : {}),
+  };
 }

@@ -119,12 +119,13 @@ export async function scoreIoTests(
   }
   const cpuMs = Math.round(task.timeLimitMs * (job.timeScale ?? 1));
   const limits: RunLimits = { cpuMs, wallMs: wallLimitFor(cpuMs), memoryMb: task.memoryLimitMb };
-  const inName = `${task.name}.in`;
-  const outName = `${task.name}.out`;
+  // A task without a file stem is stdin/stdout only: no input file, nothing collected.
+  const inName = task.name !== undefined ? `${task.name}.in` : undefined;
+  const outName = task.name !== undefined ? `${task.name}.out` : undefined;
   const tests: TestOutcome[] = [];
   for (const [i, test] of task.tests.entries()) {
     const input = await testText(task, test, i, 'input', options.loadTestFile);
-    const run = await prep.program.run({ stdin: input, files: [{ name: inName, content: input }], collect: [outName], limits });
+    const run = await prep.program.run({ stdin: input, files: inName ? [{ name: inName, content: input }] : [], collect: outName ? [outName] : [], limits });
     const base: TestOutcome = {
       name: test.name ?? `test-${i + 1}`,
       verdict: 'OK',
@@ -136,13 +137,13 @@ export async function scoreIoTests(
     };
     const keepIo = tests.filter((t) => t.io).length < TESTS_WITH_IO;
     const failed = runVerdict(run);
+    const actual = (outName !== undefined ? run.files[outName] : undefined) ?? run.stdout;
     if (failed) {
-      const io = keepIo ? { io: { input: excerpt(input), actual: excerpt(run.files[outName] ?? run.stdout) } } : {};
+      const io = keepIo ? { io: { input: excerpt(input), actual: excerpt(actual) } } : {};
       tests.push({ ...base, verdict: failed.verdict, detail: failed.detail, ...io });
       continue;
     }
     const expected = await testText(task, test, i, 'output', options.loadTestFile);
-    const actual = run.files[outName] ?? run.stdout;
     const judged = await judge(task, checker, input, expected, actual);
     if (judged.equal) {
       tests.push({ ...base, verdict: 'OK' });

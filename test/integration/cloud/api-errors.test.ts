@@ -50,6 +50,13 @@ describe('api errors', () => {
     expect(local.status).toBe(400);
     expect(JSON.parse(local.body).message).toMatch(/local file/);
     expect((await call(apiEvent('DELETE', '/runs'))).status).toBe(404);
+    const protocol = await call(postJson('/runs', { benchmark: 'sample/abricot', model: 'reference', protocol: 'lm-eval' }));
+    expect(protocol.status).toBe(400);
+    expect(JSON.parse(protocol.body).message).toContain('unknown protocol "lm-eval" for abricot (protocols: paper, calamita)');
+    const style = await call(postJson('/runs', { benchmark: 'sample/abricot', model: 'reference', promptStyle: 'text' }));
+    expect(style.status).toBe(400);
+    expect(JSON.parse(style.body).message).toContain('promptStyle');
+    expect((await call(postJson('/runs', { benchmark: 'sample/abricot', model: 'reference', protocol: 'calamita' }))).status).toBe(202);
 
     const ok = await call(postJson('/runs', { benchmark: 'sample/rocode', model: 'reference' }));
     expect(ok.status).toBe(202);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { codeSwitchingShare, identifiersOf, splitIdentifier } from '../../../layers/core/benchmarks/code-switching.ts';
+import { codeSwitchingByKind, codeSwitchingShare, declarationsOf, identifiersOf, splitIdentifier } from '../../../layers/core/benchmarks/code-switching.ts';
+import { codeSwitchingRows } from '../../../layers/core/metrics/code-switching-rows.ts';
 
 describe('splitIdentifier', () => {
   it.each([
@@ -66,5 +67,46 @@ describe('codeSwitchingShare', () => {
 
   it('reports the share as absent when no identifier is declared', () => {
     expect(codeSwitchingShare(['print(1)\n'], 'python', isRomanian)).toEqual({ share: null, identifiers: 0, romanian: 0 });
+  });
+});
+
+describe('function names and variable names apart (RoCode paper, Figure 2)', () => {
+  const romanian = new Set(['suma', 'numar', 'rezolva', 'citeste', 'valori', 'total', 'rezultat']);
+  const isRomanian = (w: string): boolean => romanian.has(w);
+
+  it.each([
+    ['python', 'def rezolva(valori):\n    total = 0\n    return total\ndef helper(x):\n    return x\n', ['rezolva', 'helper'], ['valori', 'x', 'total']],
+    ['cpp', 'int citeste(int n);\nlong long suma(const vector<int>& v) { long long total = 0; vector<int> rezultat(5); return total; }\nint main() { int k = citeste(3); }\n', ['citeste', 'suma'], ['n', 'v', 'total', 'rezultat', 'k']],
+    ['kotlin', 'fun numarPar(n: Int): Boolean {\n    val rest = n % 2\n    return rest == 0\n}\n', ['numarPar'], ['n', 'rest']],
+  ])('tells %s function declarations from variables and parameters', (language, code, functions, variables) => {
+    const declared = declarationsOf(code, language);
+    expect(declared.filter((d) => d.kind === 'function').map((d) => d.name)).toEqual(functions);
+    expect(declared.filter((d) => d.kind === 'variable').map((d) => d.name)).toEqual(variables);
+  });
+
+  it('gives a share per kind whose pooled counts equal codeSwitchingShare', () => {
+    const programs = ['def rezolva(valori):\n    total = 0\n    return total\ndef helper(x):\n    return x\n'];
+    const byKind = codeSwitchingByKind(programs, 'python', isRomanian);
+    expect(byKind.functions).toEqual({ share: 1 / 2, identifiers: 2, romanian: 1 });
+    expect(byKind.variables).toEqual({ share: 2 / 3, identifiers: 3, romanian: 2 });
+    expect(byKind.all).toEqual(codeSwitchingShare(programs, 'python', isRomanian));
+  });
+
+  it('reports code_switching_functions and code_switching_variables beside the pooled share, for generated and reference code', () => {
+    const record = { verdict: 'OK', answer: 'def rezolva(a):\n    b = a\n    return b\n' } as never;
+    const rows = codeSwitchingRows({
+      records: [record], references: ['x = 1\n'], language: 'python', isRomanian,
+      head: { run_id: 'r', benchmark: 'rocode', model: 'm' }, seed: 1, iterations: 50,
+    });
+    const byMetric = Object.fromEntries(rows.map((r) => [r.metric, r]));
+    expect(Object.keys(byMetric)).toEqual([
+      'code_switching', 'code_switching_functions', 'code_switching_variables',
+      'code_switching_reference', 'code_switching_functions_reference', 'code_switching_variables_reference',
+    ]);
+    expect(byMetric.code_switching?.value).toBeCloseTo(1 / 3, 12);
+    expect(byMetric.code_switching_functions?.value).toBe(1);
+    expect(byMetric.code_switching_variables?.value).toBe(0);
+    expect(byMetric.code_switching_functions_reference).toMatchObject({ value: null, reason: 'no declared functions' });
+    expect(byMetric.code_switching_variables_reference?.value).toBe(0);
   });
 });

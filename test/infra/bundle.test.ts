@@ -1,0 +1,30 @@
+// `npx cdk deploy` on a fresh clone: cdk.json's `build` step (run by the CDK CLI before every
+// synth) writes the executor code each image COPYs, and git never tracks that output.
+import { execFileSync, execSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
+import { PROJECT_ROOT } from '../../infra/paths.ts';
+
+const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { build?: string };
+
+describe('cdk.json build step', () => {
+  it('bundles every executor image, so cdk deploy needs no manual step', () => {
+    expect(cdkJson.build).toBe('node scripts/bundle-images.mjs');
+
+    execSync(cdkJson.build ?? 'false', { cwd: PROJECT_ROOT, stdio: 'pipe', timeout: 240_000 });
+
+    for (const image of EXECUTOR_IMAGES) {
+      for (const file of ['handler.mjs', 'consumer.mjs', 'prebuild.mjs']) {
+        expect(existsSync(path.join(PROJECT_ROOT, 'layers/images', image.id, 'bundle', file)), `${image.id}/bundle/${file}`).toBe(true);
+      }
+    }
+  }, 300_000);
+
+  it.each(EXECUTOR_IMAGES.map((image) => image.id))('keeps layers/images/%s/bundle/ out of git', (image) => {
+    // check-ignore exits 1 (execFileSync throws) when no rule ignores the path.
+    const rule = execFileSync('git', ['check-ignore', '--no-index', '-v', `layers/images/${image}/bundle/handler.mjs`], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+    expect(rule).toMatch(/bundle/);
+  });
+});

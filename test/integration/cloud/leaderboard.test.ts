@@ -1,0 +1,79 @@
+// GET /leaderboard's query path against Athena's injected-projection rule: the ranked runs come
+// from the ledger and are named in the query, so Athena never has to enumerate run_id.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leaderboard } from '#app/cloud-queries.ts';
+import { leaderboardSql } from '#aws/athena-sql.ts';
+import { keys } from '#core/run/keys.ts';
+import { encodeMetrics } from '#core/run/parquet.ts';
+import type { MetricRow } from '#core/types.ts';
+import { DuckDbResultsQuery, FileRunLedger } from '#local/index.ts';
+import { AthenaProjectionRuleQuery } from '../../fakes/athena-projection-query.ts';
+
+let root: string;
+let duck: DuckDbResultsQuery;
+let ledger: FileRunLedger;
+
+function row(benchmark: string, runId: string, model: string, metric: string, value: number): MetricRow {
+  return { run_id: runId, benchmark, model, metric, slice: 'all', value, ci_low: value - 0.1, ci_high: value + 0.1, n: 10, reason: null };
+}
+
+const RUNS: { runId: string; benchmark: string; model: string; status: 'completed' | 'running'; rows: MetricRow[] }[] = [
+  { runId: 'rocode-20260101T000000Z-aaaaaa', benchmark: 'rocode', model: 'm1', status: 'completed', rows: [row('rocode', 'rocode-20260101T000000Z-aaaaaa', 'm1', 'accuracy', 0.4)] },
+  { runId: 'rocode-20260102T000000Z-bbbbbb', benchmark: 'rocode', model: 'm1', status: 'completed', rows: [row('rocode', 'rocode-20260102T000000Z-bbbbbb', 'm1', 'accuracy', 0.6)] },
+  { runId: 'mxeval-20260103T000000Z-cccccc', benchmark: 'mxeval', model: 'm2', status: 'completed', rows: [row('mxeval', 'mxeval-20260103T000000Z-cccccc', 'm2', 'pass@1', 0.7)] },
+  { runId: 'rocode-20260104T000000Z-dddddd', benchmark: 'rocode', model: 'm3', status: 'running', rows: [] },
+];
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'polyeval-leaderboard-'));
+  ledger = new FileRunLedger(join(root, 'ledger'));
+  for (const run of RUNS) {
+    await ledger.createRun({ runId: run.runId, benchmark: run.benchmark, model: run.model, status: run.status, items: 1, createdAt: '2026-01-01T00:00:00.000Z' });
+    if (run.rows.length === 0) continue;
+    const path = join(root, keys.metrics(run.benchmark, run.runId));
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, encodeMetrics(run.rows));
+  }
+  duck = await DuckDbResultsQuery.open(root);
+});
+
+afterAll(async () => {
+  await duck?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('leaderboard on an injected run_id projection', () => {
+  it('is refused by the Athena rule when the query does not name its runs', async () => {
+    const athena = new AthenaProjectionRuleQuery(duck);
+
+    await expect(athena.sql(leaderboardSql('rocode'))).rejects.toThrow(/CONSTRAINT_VIOLATION/);
+  });
+
+  it("ranks the benchmark's runs the ledger knows, naming each in the query", async () => {
+    const athena = new AthenaProjectionRuleQuery(duck);
+
+    const board = await leaderboard({ ledger, results: athena }, { benchmark: 'rocode' });
+
+    expect(board.rows).toEqual([expect.objectContaining({ model: 'm1', run_id: 'rocode-20260102T000000Z-bbbbbb', value: 0.6, runs: 2 })]);
+    expect(athena.queries).toHaveLength(1);
+    expect(athena.queries[0]).toMatch(/run_id IN \('rocode-20260101T000000Z-aaaaaa', 'rocode-20260102T000000Z-bbbbbb', 'rocode-20260104T000000Z-dddddd'\)/);
+  });
+
+  it('shows an mxeval run, ranked on pass@1', async () => {
+    const board = await leaderboard({ ledger, results: new AthenaProjectionRuleQuery(duck) }, { benchmark: 'mxeval' });
+
+    expect(board.rows).toEqual([expect.objectContaining({ model: 'm2', value: 0.7 })]);
+  });
+
+  it('answers no rows, without a query, for a benchmark with no run', async () => {
+    const athena = new AthenaProjectionRuleQuery(duck);
+
+    const board = await leaderboard({ ledger, results: athena }, { benchmark: 'abricot' });
+
+    expect(board).toEqual({ benchmark: 'abricot', rows: [] });
+    expect(athena.queries).toEqual([]);
+  });
+});

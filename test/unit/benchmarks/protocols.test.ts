@@ -1,0 +1,131 @@
+/**
+ * Protocols: each benchmark follows its source's recipe by default, `--protocol` picks
+ * another, single flags override single settings, and the manifest records both.
+ */
+import { describe, expect, it } from 'vitest';
+import { abricot } from '#core/benchmarks/abricot.ts';
+import { kotlinHumanEval } from '#core/benchmarks/mxeval.ts';
+import { bindProtocol } from '#core/benchmarks/protocol.ts';
+import { rocode } from '#core/benchmarks/rocode.ts';
+import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
+import { InputError } from '#core/errors.ts';
+import type { Provider } from '#core/models/provider.ts';
+import { referenceProvider } from '#core/models/reference.ts';
+import { protocolChoiceOfManifest } from '#core/run/manifest.ts';
+import { planRun, type LoadedBenchmark } from '#core/run/plan.ts';
+import { parseRunSpec, protocolChoiceOf } from '#core/run/spec.ts';
+import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
+import type { LikertTask, Task } from '#core/types.ts';
+
+const loc = { file: 'items.jsonl', line: 3 };
+const item = (id: string, absMean: number, incMean: number) => ({ id, target_token: 'lampada', text: `Ho acceso la lampada ${id}.`, abs_mean: absMean, inc_mean: incMean });
+const rocodeRow = {
+  task_id: 'ro/1', statement: 'Citiți N și afișați N.', input_spec: 'Fișierul ecou.in conține N.', output_spec: 'Fișierul ecou.out conține N.',
+  tests: [{ input: '1\n', output: '1\n' }], time_limit: 1, solutions: { python: 'print(input())\n' },
+};
+
+/** A sampling provider as far as planning sees it (no call is made while planning). */
+const sampling: Provider = { id: 'openai:http://127.0.0.1:9#m', kind: 'openai', model: 'm', generate: () => Promise.reject(new Error('not called')) };
+
+function loaded(benchmark: AnyBenchmark, rows: Record<string, unknown>[]): LoadedBenchmark {
+  const tasks: Task[] = rows.flatMap((r, i) => benchmark.parseRow(r, { file: 'mem.jsonl', line: i + 1 }));
+  return { benchmark, tasks, spec: `${benchmark.id}:mem.jsonl`, source: 'mem.jsonl', sha256: 'x' };
+}
+
+const ctx = { runId: 'r1', createdAt: '2026-11-30T00:00:00Z', code: { version: '0', revision: null, dirty: null }, packages: {}, toolchains: [] };
+
+describe('choosing a protocol', () => {
+  it('binds each benchmark to its source\'s protocol by default', () => {
+    expect(rocode.protocol.name).toBe('paper');
+    expect(abricot.protocol.name).toBe('paper');
+    expect(kotlinHumanEval.protocol.name).toBe('mxeval');
+    expect(abricot.protocols.map((p) => p.name)).toEqual(['paper', 'calamita']);
+  });
+
+  it('rejects an unknown protocol naming the benchmark\'s choices', () => {
+    expect(() => bindProtocol(abricot, { protocol: 'harness' })).toThrow(InputError);
+    expect(() => bindProtocol(abricot, { protocol: 'harness' })).toThrow('field "protocol": unknown protocol "harness" for abricot (protocols: paper, calamita)');
+    expect(() => parseBenchmarkSpec('sample/rocode', { protocol: 'calamita' })).toThrow('(protocols: paper)');
+  });
+
+  it('records --row-limits and --prompt-style as overrides and survives a round trip through the manifest', () => {
+    const bound = bindProtocol(rocode, { rowLimits: true, promptStyle: 'chat' });
+    expect(bound.protocol.overrides).toEqual({ row_limits: true, prompt_style: 'chat' });
+    expect(protocolChoiceOfManifest({ protocol: bound.protocol })).toEqual({ protocol: 'paper', rowLimits: true, promptStyle: 'chat' });
+    expect(bindProtocol(rocode, protocolChoiceOfManifest({ protocol: bound.protocol })).protocol).toEqual(bound.protocol);
+  });
+});
+
+describe('runs planned before protocols existed', () => {
+  it('resume as they ran: RoCode with its rows\' limits and a chat prompt, the others by their default', () => {
+    expect(protocolChoiceOfManifest({ benchmark: { id: 'rocode' } })).toEqual({ rowLimits: true, promptStyle: 'chat' });
+    expect(protocolChoiceOfManifest({ benchmark: { id: 'abricot' } })).toEqual({});
+  });
+});
+
+describe('RoCode paper protocol', () => {
+  it('runs every test with 4 s whatever the row says, and the row\'s own limit with --row-limits', () => {
+    expect(rocode.parseRow(rocodeRow, loc)[0]?.timeLimitMs).toBe(4000);
+    expect(bindProtocol(rocode, { rowLimits: true }).parseRow(rocodeRow, loc)[0]?.timeLimitMs).toBe(1000);
+    const { time_limit: _drop, ...noLimit } = rocodeRow;
+    expect(bindProtocol(rocode, { rowLimits: true }).parseRow(noLimit, loc)[0]?.timeLimitMs).toBe(4000);
+  });
+
+  it('sends the prompt as plain text, or as one user message with --prompt-style chat', () => {
+    const [task] = rocode.parseRow(rocodeRow, loc);
+    if (!task) throw new Error('no task');
+    const plain = rocode.buildPrompt(task, { pool: [task], language: 'python' });
+    expect(plain.style).toBe('completion');
+    expect(plain.completion).toBe(`${plain.messages[0]?.content}\n`);
+    const chat = bindProtocol(rocode, { promptStyle: 'chat' }).buildPrompt(task, { pool: [task], language: 'python' });
+    expect(chat.style).toBe('chat');
+    expect(chat.messages).toEqual(plain.messages);
+  });
+
+  it('plans n = 10 at temperature 0.2 and top-p 0.9 for a sampling model, and records flags that override them', async () => {
+    const data = loaded(rocode, [rocodeRow]);
+    const paper = await planRun(data, parseRunSpec({ benchmark: 'rocode:mem.jsonl', model: sampling.id }), sampling, ctx);
+    expect(paper.manifest.n).toBe(10);
+    expect(paper.items).toHaveLength(10);
+    expect(paper.manifest.params).toMatchObject({ temperature: 0.2, topP: 0.9 });
+    expect(paper.manifest.protocol).toMatchObject({ name: 'paper', overrides: {}, settings: { n: 10, headline: 'pass@1', timeLimit: { kind: 'fixed', ms: 4000 } } });
+    const spec = parseRunSpec({ benchmark: 'rocode:mem.jsonl', model: sampling.id, n: 3, temperature: 0.5, rowLimits: true });
+    const overridden = await planRun(loaded(bindProtocol(rocode, protocolChoiceOf(spec)), [rocodeRow]), spec, sampling, ctx);
+    expect(overridden.manifest.n).toBe(3);
+    expect(overridden.manifest.params.temperature).toBe(0.5);
+    expect(overridden.manifest.params.topP).toBe(0.9);
+    expect(overridden.manifest.protocol?.overrides).toEqual({ row_limits: true, n: 3, temperature: 0.5 });
+  });
+
+  it('gives the reference model one sample per reference answer, not the protocol\'s n', async () => {
+    const plan = await planRun(loaded(rocode, [rocodeRow]), parseRunSpec({ benchmark: 'rocode:mem.jsonl', model: 'reference', language: 'python' }), referenceProvider(), ctx);
+    expect(plan.manifest.n).toBe(1);
+    expect(plan.items).toHaveLength(1);
+  });
+});
+
+describe('ABRICOT protocols', () => {
+  const rows = [item('a', 0.3, 0.7), item('b', 0.1, 0.9), item('c', 0.5, 0.5), item('d', 0.62, 0.2)];
+
+  it('paper: 3-shot chat prompt and gold in five equal bins; calamita: zero-shot text and rounded gold', () => {
+    const paperTasks = rows.flatMap((r) => abricot.parseRow(r, loc)) as LikertTask[];
+    const calamita = bindProtocol(abricot, { protocol: 'calamita' });
+    const calamitaTasks = rows.flatMap((r) => calamita.parseRow(r, loc)) as LikertTask[];
+    expect(paperTasks.map((t) => t.gold)).toEqual([2, 4, 1, 5, 3, 3, 4, 2]);
+    expect(calamitaTasks.map((t) => t.gold)).toEqual([3, 5, 1, 5, 3, 3, 4, 2]);
+    const first = paperTasks[0] as LikertTask;
+    const paperPrompt = abricot.buildPrompt(first, { pool: paperTasks });
+    expect(paperPrompt.style).toBe('chat');
+    expect(paperPrompt.messages.filter((m) => m.role === 'assistant')).toHaveLength(3);
+    const prompt = calamita.buildPrompt(calamitaTasks[0] as LikertTask, { pool: calamitaTasks });
+    expect(prompt.style).toBe('completion');
+    expect(prompt.messages).toHaveLength(1);
+    const lines = (prompt.completion ?? '').split('\n');
+    expect(lines[0]).toBe('Assegna un valore di astrazione da 1 a 5 alla parola lampada nel contesto della frase seguente:');
+    expect(lines[1]).toBe('Ho acceso la lampada a.');
+    expect(lines[2]).toBe('Descrizione dei valori:');
+    expect(lines.slice(3, 8).map((l) => l.slice(0, 4))).toEqual(['1 - ', '2 - ', '3 - ', '4 - ', '5 - ']);
+    expect(prompt.completion?.endsWith('\n')).toBe(true);
+    expect(calamita.protocol.settings.headline).toBe('accuracy');
+  });
+});
