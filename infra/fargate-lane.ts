@@ -3,13 +3,17 @@
  * the isolated subnets runs the same executor images with the queue-consumer entry
  * (`functions/execute/consumer.ts`, bundled as `/var/task/consumer.mjs`). One queue and one
  * service per image, scaled on the queue's depth (visible + in flight) between 0 and a cap, so
- * an idle lane costs nothing but the interface endpoints (see network.ts).
+ * an idle lane costs nothing but the interface endpoints (see network.ts). A task running an
+ * item holds ECS scale-in protection (the consumer asks the container agent; the agent calls
+ * UpdateTaskProtection with the task role), so scaling in stops idle tasks only; a task told
+ * to stop drains within {@link CONSUMER_STOP_TIMEOUT}.
  */
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { type CfnElement, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AdjustmentType } from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -17,13 +21,16 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Architecture } from './config.ts';
 import { executorEnvironment, grantExecutorAccess, imagePlatform } from './executors.ts';
-import { acknowledge } from './nag.ts';
+import { acknowledge, stackArn } from './nag.ts';
 import { EXECUTOR_IMAGES } from './languages.ts';
 import { imageContext } from './paths.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** Visibility timeout of a Fargate queue: the consumer extends it while a long item runs. */
 export const FARGATE_VISIBILITY = Duration.minutes(30);
+
+/** Fargate's maximum: SIGTERM to SIGKILL, the time a draining consumer has to finish its items. */
+export const CONSUMER_STOP_TIMEOUT = Duration.seconds(120);
 
 /** Command overriding the Lambda image's entrypoint: run the queue consumer with Node.js. */
 export const CONSUMER_ENTRYPOINT = ['/var/lang/bin/node'];
@@ -88,9 +95,17 @@ export class FargateLane extends Construct {
           AWS_REGION: Stack.of(this).region,
         },
         readonlyRootFilesystem: false,
+        stopTimeout: CONSUMER_STOP_TIMEOUT,
       });
       grantExecutorAccess(task.taskRole, props.bucket, props.ledger);
       work.queue.grantConsumeMessages(task.taskRole);
+      // The container agent sets scale-in protection with the task role's credentials.
+      task.taskRole.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['ecs:UpdateTaskProtection', 'ecs:GetTaskProtection'],
+          resources: [Stack.of(this).formatArn({ service: 'ecs', resource: 'task', resourceName: `${this.cluster.clusterName}/*` })],
+        }),
+      );
       props.aggregateQueue.grantSendMessages(task.taskRole);
 
       const service = new ecs.FargateService(this, `${name}Service`, {
@@ -121,6 +136,11 @@ export class FargateLane extends Construct {
         task.obtainExecutionRole(),
         'AwsSolutions-IAM5[Resource::*]',
         'ecr:GetAuthorizationToken takes no resource; image pulls are otherwise scoped to the asset repository.',
+      );
+      acknowledge(
+        task.taskRole,
+        `AwsSolutions-IAM5[Resource::${stackArn(Stack.of(this), 'ecs', `task/<${Stack.of(this).resolve((this.cluster.node.defaultChild as CfnElement).logicalId) as string}>/*`)}]`,
+        'Scale-in protection is set on the task itself, whose id is known only at run time; scoped to the tasks of this cluster.',
       );
       acknowledge(task, 'AwsSolutions-ECS2', 'The consumer environment holds resource names and URLs only (bucket, table, queues); no secrets.');
       this.queues.set(image.id, work);

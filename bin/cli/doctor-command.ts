@@ -23,8 +23,9 @@ export function doctorCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }) => {
       const sandbox = await import('#sandbox/index.ts');
-      const isolation = await sandbox.detectIsolation();
       const executor = await sandbox.createSandboxExecutor({});
+      // Probed with the supervisor, so seccomp/Landlock and the exposures they leave are known.
+      const isolation = executor.isolationReport;
       const toolchains = await executor.toolchains();
       await executor.close();
       const java = version('java', ['-version']);
@@ -37,7 +38,8 @@ export function doctorCommand(): Command {
         process.stdout.write(`${toJson(result)}\n`);
         return;
       }
-      process.stdout.write(`node ${process.version}\n\nisolation: ${isolation.level}\n${isolation.details.map((d: string) => `  - ${d}`).join('\n')}\n\n`);
+      const verdict = isolation.exposures.length === 0 ? 'model-written code runs' : `model-written code is refused unless --trust-generated-code (exposed: ${isolation.exposures.join(', ')})`;
+      process.stdout.write(`node ${process.version}\n\nisolation: ${isolation.level}\n${isolation.details.map((d: string) => `  - ${d}`).join('\n')}\n  => ${verdict}\n\n`);
       process.stdout.write(`${table(result.toolchains.map((t) => ({ language: t.language, available: t.available ? 'yes' : 'NO', compiler: t.compiler ?? '', version: t.version ?? '', flags: (('flags' in t ? t.flags : undefined) ?? []).join(' '), detail: ('detail' in t ? t.detail : '') ?? '' })))}\n`);
     });
 }

@@ -26,6 +26,7 @@ interface RunFlags extends SpecFlags {
   prices?: string;
   home?: string;
   quiet?: boolean;
+  trustGeneratedCode?: boolean;
 }
 
 export function runCommand(): Command {
@@ -44,6 +45,7 @@ export function runCommand(): Command {
     .option('--timeout <ms>', 'hard timeout per model call', intOption('--timeout', 1))
     .option('--prices <file.json>', 'price table overriding the shipped one')
     .option('-q, --quiet', 'no progress on stderr')
+    .option('--trust-generated-code', 'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)')
     .action(async (flags: RunFlags, command: Command) => {
       const globals = command.optsWithGlobals<{ home?: string }>();
       const home = openHome(globals.home);
@@ -62,6 +64,7 @@ export function runCommand(): Command {
         providerOptions,
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         ...(flags.prices ? { pricesPath: flags.prices } : {}),
+        ...(flags.trustGeneratedCode ? { trustGeneratedCode: true } : {}),
         onEvent: (e: { type: string; verdict?: unknown; runId?: string; total?: number; done?: number; benchmark?: string }) => {
           if (e.type === 'planned') progress.planned(e.runId ?? '', e.total ?? 0, e.done ?? 0, e.benchmark ?? '');
           else if (e.type === 'recorded') progress.recorded(e.verdict as never);

@@ -40,7 +40,7 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
     .option('--seed <seed>', 'seed for sampling and bootstrap intervals', intOption('--seed', 0))
     .option('--split <split>', 'only tasks of this split (train, validation, test)')
     .option('--limit <count>', 'only the first N tasks', intOption('--limit', 1))
-    .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin; several: c,cpp,python)')
+    .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin, java, javascript; several: c,cpp,python)')
     .option('--time-scale <factor>', 'multiply every time limit (slow machines)', numberOption('--time-scale'))
     .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
     .option('--kotlin-language-version <version>', 'kotlinc -language-version and -api-version (2.0 accepts APIs kotlinc ≥ 2.1 rejects; default for mxeval:)')

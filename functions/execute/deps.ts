@@ -1,17 +1,14 @@
 /**
  * The execute function's dependencies (Lambda container image or Fargate consumer): the
- * sandbox executor is created once per container, with a writable copy of the image's
- * read-only cache (POLYEVAL_CACHE: the prebuilt supervisor, the C++ PCH) under /tmp.
+ * container's sandbox (container-sandbox.ts) and the after-item check that discards a
+ * container a program left something in.
  */
-import { cp, mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { SqsWorkQueue } from '#aws/index.ts';
 import type { BlobStore, Executor } from '#core/ports.ts';
+import { ContainerSandbox } from './container-sandbox.ts';
 import { RunContextCache } from '#app/cloud-context.ts';
 import { requireEnv } from '#app/cloud-env.ts';
 import type { AggregateMessage } from '#app/cloud-messages.ts';
-import { writableCacheDir } from '#app/cloud-runtime.ts';
-import { storeTestLoader } from '#app/cloud-test-files.ts';
 import type { StageDeps } from '#app/cloud-stages.ts';
 import { kotlinFlags } from '#app/kotlin-flags.ts';
 import { storageClients, type StorageClients } from '../shared/aws-clients.ts';
@@ -19,32 +16,27 @@ import { createObservability, type Observability } from '../shared/observability
 
 export interface ExecuteHandlerDeps extends StageDeps {
   obs?: Observability;
+  /** Runs after each item: the container check (discards a container left unclean). */
+  afterItem?: () => Promise<unknown>;
 }
 
 /** The sandbox executor of this container, built on first use; large tests are read from the store. */
 export function containerExecutor(store: BlobStore, env: NodeJS.ProcessEnv = process.env): () => Promise<Executor> {
-  let executor: Promise<Executor> | undefined;
-  return () => {
-    executor ??= (async () => {
-      const cacheDir = writableCacheDir();
-      await mkdir(cacheDir, { recursive: true });
-      const imageCache = env.POLYEVAL_CACHE;
-      if (imageCache && imageCache !== cacheDir && existsSync(imageCache)) await cp(imageCache, cacheDir, { recursive: true, force: false, errorOnExist: false });
-      const { createSandboxExecutor } = await import('#sandbox/index.ts');
-      return createSandboxExecutor({ cacheDir, loadTestFile: storeTestLoader(store) });
-    })();
-    executor.catch(() => (executor = undefined));
-    return executor;
-  };
+  const sandbox = new ContainerSandbox({ store, env });
+  return () => sandbox.get();
 }
 
 export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?: StorageClients): ExecuteHandlerDeps {
   const obs = createObservability(env.POWERTOOLS_SERVICE_NAME ?? 'execute');
   const { sqs, store, ledger } = clients ?? storageClients(obs, env);
+  const sandbox = new ContainerSandbox({ store, env, log: (message, detail) => obs.logger.error(message, detail) });
   return {
     obs,
     ledger,
-    contexts: new RunContextCache({ store, ledger, clock: () => new Date(), executor: containerExecutor(store, env) }),
+    // Only in a real Lambda or ECS container: elsewhere /tmp and the sandbox uid are shared
+    // with unrelated processes, which the check would take for a program's leftovers.
+    ...(env.AWS_LAMBDA_FUNCTION_NAME || env.ECS_CONTAINER_METADATA_URI_V4 ? { afterItem: () => sandbox.afterItem() } : {}),
+    contexts: new RunContextCache({ store, ledger, clock: () => new Date(), executor: () => sandbox.get() }),
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
     prepareRun: async (manifest) => {
       // One sample at a time per container (batch size 1), so per-process flags are safe.

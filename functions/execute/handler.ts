@@ -14,7 +14,11 @@ export function makeHandler(deps: ExecuteHandlerDeps): SqsHandler {
     obs: deps.obs ?? createObservability('execute'),
     what: 'generated item',
     parse: parseGeneratedItem,
-    handle: (generated) => executeWork(deps, generated),
+    handle: async (generated) => {
+      const outcome = await executeWork(deps, generated);
+      await deps.afterItem?.(); // discards this environment if the program left anything behind
+      return outcome;
+    },
   });
 }
 

@@ -7,7 +7,8 @@ import { availableParallelism } from 'node:os';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { InputError, RunStopped } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
-import type { Executor } from '#core/ports.ts';
+import type { SandboxExecutor } from '#sandbox/index.ts';
+import { assertMayExecute } from './trust.ts';
 import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
 import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
@@ -39,6 +40,8 @@ export interface LocalRunOptions {
   clock?: () => Date;
   onEvent?: (event: EngineEvent | { type: 'planned'; runId: string; total: number; done: number; benchmark: string }) => void;
   env?: NodeJS.ProcessEnv;
+  /** Execute model-written code even where the sandbox exposes credentials, files or network. */
+  trustGeneratedCode?: boolean;
 }
 
 export type LocalRunResult =
@@ -50,7 +53,7 @@ function newRunId(benchmark: string, now: Date): string {
   return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion?: string): Promise<Executor | undefined> {
+async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion?: string): Promise<SandboxExecutor | undefined> {
   if (benchmark.scorer === 'likert') return undefined;
   const sandbox = await import('#sandbox/index.ts');
   // Always passed, empty included: the Kotlin runtime keeps its flags per process.
@@ -68,15 +71,22 @@ async function costFunctions(provider: Provider, opts: LocalRunOptions): Promise
 }
 
 /** Starts the executor's slow set-up (the Kotlin compile server) for the plan's languages, in the background. */
-function prepareExecutor(executor: Executor | undefined, plan: RunPlan): void {
+function prepareExecutor(executor: SandboxExecutor | undefined, plan: RunPlan): void {
   executor?.prepare?.([...new Set(plan.items.map((i) => i.language).filter((l): l is string => l !== undefined))]);
 }
 
-async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provider, opts: LocalRunOptions, prepared?: Executor): Promise<LocalRunResult> {
+async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provider, opts: LocalRunOptions, prepared?: SandboxExecutor): Promise<LocalRunResult> {
   const { home } = opts;
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
   const executor = prepared ?? (await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined));
+  try {
+    assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false);
+  } catch (error) {
+    await executor?.close();
+    await provider.close?.();
+    throw error;
+  }
   if (!prepared) prepareExecutor(executor, plan);
   const ledgerRun = await home.ledger.getRun(manifest.run_id);
   const ctx: RunContext = {
@@ -169,6 +179,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const executor = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion);
       let plan: RunPlan;
       try {
+        assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false);
         const toolchains = executor ? await executor.toolchains() : [];
         plan = await planRun(loaded, runSpec, provider, {
           runId,
@@ -179,6 +190,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
         });
       } catch (error) {
         await executor?.close();
+        await provider.close?.();
         throw error;
       }
       prepareExecutor(executor, plan);

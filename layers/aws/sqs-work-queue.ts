@@ -53,6 +53,7 @@ export interface SqsWorkQueueOptions {
 export class SqsWorkQueue<T> implements WorkQueue<T> {
   readonly #options: SqsWorkQueueOptions;
   #closed = false;
+  #stopped = false;
 
   constructor(options: SqsWorkQueueOptions) {
     this.#options = options;
@@ -69,6 +70,15 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
   }
 
   /**
+   * Graceful drain (a Fargate task told to stop): takes no new message, lets the handlers in
+   * flight finish, and hands back at once (visibility 0) any message a poll already returned.
+   * consume() then resolves without waiting for the rest of the queue.
+   */
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  /**
    * Long-polls with up to `concurrency` handlers in flight. Resolves once close() was called
    * and the queue holds no visible, in-flight or delayed message.
    */
@@ -76,8 +86,13 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
     const concurrency = Math.max(1, Math.floor(options.concurrency));
     const inFlight = new Set<Promise<void>>();
     for (;;) {
-      while (inFlight.size >= concurrency) await Promise.race(inFlight);
+      while (inFlight.size >= concurrency && !this.#stopped) await Promise.race(inFlight);
+      if (this.#stopped) break;
       const received = await this.#receive(Math.min(10, concurrency - inFlight.size));
+      if (this.#stopped) {
+        await Promise.all(received.map((m) => this.#release(m)));
+        break;
+      }
       if (received.length === 0) {
         // Keep polling while handlers run: free slots take new (or re-visible) messages.
         if (inFlight.size === 0 && this.#closed && (await this.#isDrained())) break;
@@ -116,6 +131,12 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
       };
       await this.#sqs('ChangeMessageVisibility', () => this.#options.client.send(new ChangeMessageVisibilityCommand(input)));
     }
+  }
+
+  /** Makes a message visible again now, for another consumer. */
+  async #release(message: Message): Promise<void> {
+    const input = { QueueUrl: this.#options.queueUrl, ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: 0 };
+    await this.#sqs('ChangeMessageVisibility', () => this.#options.client.send(new ChangeMessageVisibilityCommand(input))).catch(() => undefined);
   }
 
   /** Starts extending the message's visibility while its handler runs; returns the stop function. */

@@ -139,6 +139,8 @@ export interface ScoreOutcome {
   mode?: 'likelihood' | 'digit-parse';
   choiceLogprobs?: number[];
   error?: string;
+  /** Code tasks: the sandbox isolation the sample ran under, e.g. `rlimits+seccomp+landlock` (DESIGN §7). */
+  isolation?: string;
 }
 
 /** One row per scored sample (DESIGN §5): the single source of truth for every metric. */

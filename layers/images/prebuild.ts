@@ -2,23 +2,28 @@
  * Runs at `docker build` (bundled to `prebuild.mjs` by scripts/bundle-images.mjs): warms the
  * image's read-only cache `$POLYEVAL_CACHE` with exactly the sandbox's own code, so the flags
  * and directory names cannot drift from what the executor looks for at run time.
+ *   supervisor: pe-supervisor (every image; the Python and Kotlin images then remove gcc,
+ *               which nothing needs at run time)
  *   cpp:    the precompiled bits/stdc++.h (CPP_FLAGS: -O2 -std=gnu++17 -pipe)
  *   kotlin: the compile server classes
- * Usage: node prebuild.mjs <cpp|kotlin>
+ * Usage: node prebuild.mjs <supervisor|cpp|kotlin>
  */
 import { ensureServerBuilt } from '../sandbox/kotlin-server/build.ts';
 import { CPP_FLAGS } from '../sandbox/languages/cpp.ts';
 import { ensurePch } from '../sandbox/languages/pch.ts';
+import { buildSupervisor } from '../sandbox/supervisor.ts';
 
 const cache = process.env['POLYEVAL_CACHE'];
 if (!cache) throw new Error('POLYEVAL_CACHE is not set: the image cache directory is unknown');
 const target = process.argv[2];
-if (target === 'cpp') {
+if (target === 'supervisor') {
+  console.log(`sandbox supervisor built at ${await buildSupervisor(cache)}`);
+} else if (target === 'cpp') {
   const pch = await ensurePch(cache, '/usr/bin/g++', CPP_FLAGS);
   if (!pch.dir) throw new Error(`precompiled header not built: ${pch.detail}`);
   console.log(pch.detail);
 } else if (target === 'kotlin') {
   console.log(`Kotlin compile server built in ${await ensureServerBuilt()}`);
 } else {
-  throw new Error(`unknown prebuild target ${JSON.stringify(target)}: expected cpp or kotlin`);
+  throw new Error(`unknown prebuild target ${JSON.stringify(target)}: expected supervisor, cpp or kotlin`);
 }

@@ -13,7 +13,7 @@ import { scoreIoTests, type TestFileLoader } from '#core/scoring/io-tests.ts';
 import { scoreUnitTests } from '#core/scoring/unit-tests.ts';
 import type { LanguageId, ScoreOutcome } from '#core/types.ts';
 import { CompileCache } from './compile-cache.ts';
-import { resolveIsolation, type IsolationLevel } from './isolation.ts';
+import { resolveIsolation, type IsolationLevel, type IsolationOptions, type IsolationReport } from './isolation.ts';
 import { LANGUAGE_RUNTIMES } from './languages/index.ts';
 import { configureKotlin } from './languages/kotlin.ts';
 import { loadScale } from './load.ts';
@@ -33,6 +33,10 @@ export interface SandboxExecutorOptions {
   workRoot?: string;
   /** Builds, the supervisor and the C++ PCH (default: <tmpdir>/polyeval-cache). */
   cacheDir?: string;
+  /** A read-only directory holding the prebuilt supervisor (the executor images' $POLYEVAL_CACHE). */
+  prebuiltDir?: string;
+  /** bubblewrap path and seccomp/Landlock choice (default: POLYEVAL_BWRAP, POLYEVAL_CONFINE). */
+  isolationOptions?: Omit<IsolationOptions, 'supervisor'>;
   kotlinMode?: 'warm' | 'cold';
   /** kotlinc flags such as ['-language-version', '2.0'] (recorded in toolchains()). */
   kotlinFlags?: string[];
@@ -45,6 +49,8 @@ export interface SandboxExecutorOptions {
 /** The executor plus what it resolved (for doctor and tests). */
 export interface SandboxExecutor extends Executor {
   readonly isolation: IsolationLevel;
+  /** What was detected, including what programs could still reach (`exposures`). */
+  readonly isolationReport: IsolationReport;
   readonly cacheDir: string;
   readonly workRoot: string;
 }
@@ -65,8 +71,8 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
   const workRoot = options.workRoot ?? join(tmpdir(), 'polyeval-work');
   await ensureSharedDir(cacheDir);
   await ensureSharedDir(workRoot);
-  const iso = await resolveIsolation(options.isolation ?? 'auto');
-  const supervisor = await ensureSupervisor(cacheDir);
+  const supervisor = await ensureSupervisor(cacheDir, options.prebuiltDir);
+  const iso = await resolveIsolation(options.isolation ?? 'auto', { ...options.isolationOptions, supervisor });
   if (options.kotlinFlags) configureKotlin({ flags: options.kotlinFlags });
   const ctx: RuntimeContext = {
     cacheDir,
@@ -101,6 +107,7 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
 
   return {
     isolation: iso.level,
+    isolationReport: iso.report,
     cacheDir,
     workRoot,
     async execute(job) {
@@ -108,14 +115,14 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
         let lastError: unknown;
         for (let attempt = 1; attempt <= 2; attempt++) {
           try {
-            return await scoreOnce(job);
+            return { ...(await scoreOnce(job)), isolation: iso.report.label };
           } catch (error) {
             lastError = error;
             if (error instanceof InputError) break; // a bad task does not get better on retry
           }
         }
         const testsTotal = job.scorer === 'io-tests' ? job.task.tests.length : 1;
-        return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError) };
+        return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: iso.report.label };
       });
     },
     prepare(languages) {

@@ -59,6 +59,18 @@ function signalName(n: number): string {
   return entry ? entry[0] : `signal ${n}`;
 }
 
+/**
+ * The supervisor's confinement flag and paths: the program reads its own files (and the
+ * system directories the supervisor adds), writes only its working directory — and the
+ * private /tmp of bubblewrap's namespace, which no other process sees.
+ */
+export function confinementArgs(iso: IsolationConfig, spec: Pick<SandboxSpec, 'workDir' | 'readOnly'>): string[] {
+  const flags = `${iso.confine.seccomp ? 's' : ''}${iso.confine.landlock >= 1 ? 'l' : ''}` || '-';
+  if (iso.confine.landlock < 1) return [flags];
+  const writes = [spec.workDir, ...(iso.level === 'bwrap' ? ['/tmp'] : [])];
+  return [flags, ...spec.readOnly.flatMap((p) => ['-r', p]), ...writes.flatMap((p) => ['-w', p])];
+}
+
 /** The full command line for a spec under the given isolation. */
 export function sandboxCommand(iso: IsolationConfig, supervisor: string, spec: SandboxSpec): string[] {
   const l = spec.limits;
@@ -72,6 +84,7 @@ export function sandboxCommand(iso: IsolationConfig, supervisor: string, spec: S
     String(l.openFiles),
     // bubblewrap already runs as the sandbox uid; without it the supervisor drops in the child.
     String(iso.level === 'rlimits' ? (iso.dropTo ?? -1) : -1),
+    ...confinementArgs(iso, spec),
     '--',
     ...spec.argv,
   ];
@@ -110,7 +123,11 @@ interface Report {
   maxrss_kb: number;
   wall_ms: number;
   exec_errno: number;
+  /** 0: the program ran; 1 uid drop, 2 Landlock, 3 seccomp, 4 exec failed (see supervisor-source.ts). */
+  stage: number;
 }
+
+const SETUP_STAGES = ['', 'dropping to the sandbox uid', 'applying the Landlock ruleset', 'installing the seccomp filter', 'executing'];
 
 function parseReport(text: string): Report | undefined {
   const line = text.split('\n').find((l) => l.startsWith('exit='));
@@ -192,8 +209,9 @@ export function runSandboxed(iso: IsolationConfig, supervisor: string, spec: San
         reject(new HarnessError(`sandbox failed to start: ${err.split('\n')[0]}`));
         return;
       }
-      if (rep && rep.exec_errno !== 0) {
-        reject(new HarnessError(`sandbox cannot execute ${spec.argv[0]}: errno ${rep.exec_errno}`));
+      if (rep && (rep.exec_errno !== 0 || (rep.stage ?? 0) !== 0)) {
+        const stage = SETUP_STAGES[rep.stage ?? 4] ?? 'executing';
+        reject(new HarnessError(`sandbox failed ${stage} ${spec.argv[0]}: errno ${rep.exec_errno}`));
         return;
       }
       resolve({

@@ -1,11 +1,13 @@
 /**
- * Builds `pe-supervisor` (see supervisor-source.ts) once per machine into the cache
- * directory, named by the hash of its source so an edited supervisor is rebuilt.
+ * Finds `pe-supervisor` (see supervisor-source.ts): prebuilt in a read-only directory (the
+ * executor images build it at `docker build`, so Python and Kotlin images need no gcc and
+ * the program cannot replace it), else built once per machine into the cache directory.
+ * Both are named by the hash of the source, so an edited supervisor is rebuilt.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { access, chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, constants, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { HarnessError } from '#core/errors.ts';
@@ -22,16 +24,36 @@ export async function ensureSharedDir(dir: string): Promise<void> {
   }
 }
 
-/** Returns the path of the compiled supervisor, compiling it on first use. */
-export async function ensureSupervisor(cacheDir: string): Promise<string> {
-  const hash = createHash('sha256').update(SUPERVISOR_SOURCE).digest('hex').slice(0, 12);
-  const binary = join(cacheDir, `pe-supervisor-${hash}`);
-  try {
-    await access(binary);
-    return binary;
-  } catch {
-    // not built yet
+/** File name of the supervisor built from the current source. */
+export function supervisorName(): string {
+  return `pe-supervisor-${createHash('sha256').update(SUPERVISOR_SOURCE).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * Returns the path of the compiled supervisor: the prebuilt one in `prebuiltDir` when it
+ * is there, else the one in `cacheDir`, compiling it with gcc on first use.
+ */
+export async function ensureSupervisor(cacheDir: string, prebuiltDir?: string): Promise<string> {
+  if (prebuiltDir !== undefined) {
+    const prebuilt = join(prebuiltDir, supervisorName());
+    if (await executableFile(prebuilt)) return prebuilt;
   }
+  const binary = join(cacheDir, supervisorName());
+  if (await executableFile(binary)) return binary;
+  return buildSupervisor(cacheDir, binary);
+}
+
+async function executableFile(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Compiles the supervisor into `binary` (the image build calls this through prebuild.ts). */
+export async function buildSupervisor(cacheDir: string, binary = join(cacheDir, supervisorName())): Promise<string> {
   await ensureSharedDir(cacheDir);
   const tmp = `${binary}.${process.pid}.${Date.now()}`;
   const src = `${tmp}.c`;
@@ -41,7 +63,7 @@ export async function ensureSupervisor(cacheDir: string): Promise<string> {
     await chmod(tmp, 0o755);
     await rename(tmp, binary); // atomic: concurrent builders race harmlessly
   } catch (cause) {
-    throw new HarnessError(`cannot build the sandbox supervisor with gcc: ${String(cause)}`, { cause });
+    throw new HarnessError(`cannot build the sandbox supervisor with gcc (executor images ship it prebuilt; install gcc to build it here): ${String(cause)}`, { cause });
   } finally {
     await rm(src, { force: true });
     await rm(tmp, { force: true });

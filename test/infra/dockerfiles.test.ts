@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/paths.ts';
+import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
 import { CPP_FLAGS } from '../../layers/sandbox/languages/cpp.ts';
 
 interface Instruction { keyword: string; args: string }
@@ -17,7 +18,7 @@ function parseDockerfile(text: string): Instruction[] {
   });
 }
 
-const IMAGES = ['python', 'cpp', 'kotlin'];
+const IMAGES = EXECUTOR_IMAGES.map((i) => i.id);
 const read = (image: string, file: string): string => readFileSync(path.join(PROJECT_ROOT, 'layers/images', image, file), 'utf8');
 
 describe.each(IMAGES)('the %s executor image', (image) => {
@@ -64,7 +65,33 @@ describe('toolchains', () => {
     expect(text).toContain(`kotlin-compiler@${pkg.dependencies['kotlin-compiler']}`);
   });
 
+  it('installs JDK 17 in the java image and the lodash version package.json pins in the javascript image', () => {
+    const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(read('java', 'Dockerfile')).toContain('java-17-amazon-corretto-devel');
+    expect(read('javascript', 'Dockerfile')).toContain(`lodash@${pkg.dependencies['lodash']}`);
+  });
+
   it('installs python3 in the python image', () => {
     expect(read('python', 'Dockerfile')).toMatch(/dnf install -y [^\n]*python3/);
+  });
+});
+
+describe('what every image holds for the sandbox', () => {
+  it.each(IMAGES)('%s builds the supervisor at image build time into the read-only image cache', (image) => {
+    const runs = parseDockerfile(read(image, 'Dockerfile')).filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    expect(runs.some((r) => r.includes('prebuild.mjs supervisor'))).toBe(true);
+    const lock = runs.find((r) => r.includes('chmod 0711 /var/lang/bin/node'));
+    expect(lock, 'node execute-only: the handler is non-dumpable for the Lambda user').toBeDefined();
+    expect(lock).toContain('chmod -R a+rX,go-w "${POLYEVAL_CACHE}"');
+    // The lock comes last, after everything that runs node as root at build time.
+    expect(runs.at(-1)).toBe(lock);
+  });
+
+  it.each(['python', 'kotlin'])('%s needs no gcc at run time: the RUN that installs it for the supervisor removes it', (image) => {
+    const runs = parseDockerfile(read(image, 'Dockerfile')).filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    for (const r of runs.filter((x) => /dnf install[^&]*\bgcc\b/.test(x))) {
+      expect(r).toContain('prebuild.mjs supervisor');
+      expect(r).toMatch(/dnf remove -y gcc/);
+    }
   });
 });

@@ -4,7 +4,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
 import { synthPolyeval } from './synth.ts';
+
+/** Executor images: each has a Lambda queue, a Fargate queue, a function and its mapping. */
+const IMAGE_COUNT = EXECUTOR_IMAGES.length;
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 let template: Template;
@@ -69,9 +73,9 @@ describe('storage', () => {
 });
 
 describe('queues', () => {
-  it('gives each of the 3 stage and 6 execute queues an encrypted DLQ with maxReceiveCount 5 (AWS: at least 5 for Lambda sources)', () => {
+  it(`gives each of the 3 stage and ${2 * IMAGE_COUNT} execute queues an encrypted DLQ with maxReceiveCount 5 (AWS: at least 5 for Lambda sources)`, () => {
     const work = resourcesOf('AWS::SQS::Queue').filter(([, q]) => q.Properties['RedrivePolicy']);
-    expect(work).toHaveLength(9);
+    expect(work).toHaveLength(3 + 2 * IMAGE_COUNT);
     for (const [, queue] of work) {
       const count = (queue.Properties['RedrivePolicy'] as { maxReceiveCount: number }).maxReceiveCount;
       expect(count).toBe(5);
@@ -81,13 +85,13 @@ describe('queues', () => {
 
   it('alarms on DLQ depth and on the age of the oldest message for every queue', () => {
     const alarms = resourcesOf('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties['MetricName']);
-    expect(alarms.filter((m) => m === 'ApproximateNumberOfMessagesVisible')).toHaveLength(9);
-    expect(alarms.filter((m) => m === 'ApproximateAgeOfOldestMessage')).toHaveLength(9);
+    expect(alarms.filter((m) => m === 'ApproximateNumberOfMessagesVisible')).toHaveLength(3 + 2 * IMAGE_COUNT);
+    expect(alarms.filter((m) => m === 'ApproximateAgeOfOldestMessage')).toHaveLength(3 + 2 * IMAGE_COUNT);
   });
 
   it('caps generate at the provider rate limit and reports batch item failures on every mapping', () => {
     const mappings = resourcesOf('AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(6);
+    expect(mappings).toHaveLength(3 + IMAGE_COUNT);
     for (const [, m] of mappings) expect(m.Properties['FunctionResponseTypes']).toEqual(['ReportBatchItemFailures']);
     expect(mappings.filter(([, m]) => (m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency === 7)).toHaveLength(1);
   });
@@ -107,7 +111,7 @@ describe('executors', () => {
 
   it('scopes the ledger actions of executors to the table ARN', () => {
     const ledger = statementsOfRoles(/^Executors/).filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
-    expect(ledger.length).toBe(3);
+    expect(ledger.length).toBe(IMAGE_COUNT);
     for (const s of ledger) expect(JSON.stringify(s.Resource)).toMatch(/StorageLedger[0-9A-F]+","Arn"/);
   });
 
@@ -116,7 +120,7 @@ describe('executors', () => {
     template.resourceCountIs('AWS::EC2::InternetGateway', 0);
     for (const [, subnet] of resourcesOf('AWS::EC2::Subnet')) expect(subnet.Properties['MapPublicIpOnLaunch']).toBe(false);
     const images = resourcesOf('AWS::Lambda::Function').filter(([, f]) => f.Properties['PackageType'] === 'Image');
-    expect(images).toHaveLength(3);
+    expect(images).toHaveLength(IMAGE_COUNT);
     for (const [, f] of images) expect(f.Properties['VpcConfig']).toBeDefined();
     template.hasResourceProperties('AWS::ECS::Service', { NetworkConfiguration: { AwsvpcConfiguration: Match.objectLike({ AssignPublicIp: 'DISABLED' }) } });
   });
