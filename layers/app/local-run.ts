@@ -99,7 +99,13 @@ function newRunId(benchmark: string, now: Date): string {
 }
 
 /** The run's executor and whether the run owns it (closes it when done). */
-async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion: string | undefined, shared?: SharedSandbox): Promise<{ executor?: SandboxExecutor; owned: boolean }> {
+/** A run's executor, and whether the run owns it (closes it) or shares the sweep's. */
+interface RunExecutor {
+  executor?: SandboxExecutor;
+  owned: boolean;
+}
+
+async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion: string | undefined, shared?: SharedSandbox): Promise<RunExecutor> {
   if (benchmark.scorer === 'likert') return { owned: false };
   if (shared) return { executor: await shared.get(kotlinLanguageVersion), owned: false };
   const sandbox = await import('#sandbox/index.ts');
@@ -128,11 +134,16 @@ async function costFunctions(provider: Provider, manifest: Manifest, opts: Local
   };
 }
 
-async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provider, opts: LocalRunOptions): Promise<LocalRunResult> {
+/** Starts the executor's slow set-up (the Kotlin compile server) for the plan's languages, in the background. */
+function prepareExecutor(executor: SandboxExecutor | undefined, plan: RunPlan): void {
+  executor?.prepare?.([...new Set(plan.items.map((i) => i.language).filter((l): l is string => l !== undefined))]);
+}
+
+async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provider, opts: LocalRunOptions, prepared?: RunExecutor): Promise<LocalRunResult> {
   const { home } = opts;
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
-  const { executor, owned } = await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined, opts.sandbox);
+  const { executor, owned } = prepared ?? (await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined, opts.sandbox));
   try {
     assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false);
   } catch (error) {
@@ -140,6 +151,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     await provider.close?.();
     throw error;
   }
+  if (!prepared) prepareExecutor(executor, plan);
   const languageOf = languageOfItems(plan);
   const ctx: RunContext = {
     store: home.store,
@@ -249,23 +261,26 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       await runPrice(provider, spec.maxCostUsd ?? null, opts.assumePrice, opts);
       const now = clock();
       const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
-      const executorInfo = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion, opts.sandbox);
+      // One executor per run (or the sweep's shared one): it records the toolchains, starts its
+      // slow set-up while the run is planned and generated, then scores (execute closes it if owned).
+      const runExecutor = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion, opts.sandbox);
+      let plan: RunPlan;
       try {
-        assertMayExecute(executorInfo.executor, provider, opts.trustGeneratedCode ?? false);
+        assertMayExecute(runExecutor.executor, provider, opts.trustGeneratedCode ?? false);
+        const toolchains = runExecutor.executor ? await runExecutor.executor.toolchains() : [];
+        plan = await planRun(loaded, runSpec, provider, {
+          runId,
+          createdAt: now.toISOString(),
+          code: codeVersion(opts.packageRoot),
+          packages: packageVersions(opts.packageRoot),
+          toolchains,
+        });
       } catch (error) {
-        if (executorInfo.owned) await executorInfo.executor?.close();
+        if (runExecutor.owned) await runExecutor.executor?.close();
         await provider.close?.();
         throw error;
       }
-      const toolchains = executorInfo.executor ? await executorInfo.executor.toolchains() : [];
-      if (executorInfo.owned) await executorInfo.executor?.close();
-      const plan = await planRun(loaded, runSpec, provider, {
-        runId,
-        createdAt: now.toISOString(),
-        code: codeVersion(opts.packageRoot),
-        packages: packageVersions(opts.packageRoot),
-        toolchains,
-      });
+      prepareExecutor(runExecutor.executor, plan);
       const { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency } = opts.providerOptions ?? {};
       const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
       plan.manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
@@ -277,7 +292,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const probe = plan.manifest.likert_scoring?.probeUsage;
       const price = probe ? await runPrice(provider, null, plan.manifest.assumed_price, opts) : undefined;
       if (probe && price) await opts.home.ledger.trySpend(runId, costAt(price, probe), null);
-      results.push(await execute(plan, loaded, provider, opts));
+      results.push(await execute(plan, loaded, provider, opts, runExecutor));
     }
   }
   return results;

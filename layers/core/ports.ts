@@ -133,6 +133,12 @@ export interface ToolchainInfo {
 export interface Executor {
   execute(job: ExecutionJob): Promise<ScoreOutcome>;
   toolchains(): Promise<ToolchainInfo[]>;
+  /**
+   * Optional hint that samples of these languages will come: the executor may start slow
+   * set-up now (the Kotlin compile server) so it overlaps planning and generation. Never
+   * throws and never waits; a failure surfaces, as before, on the first `execute`.
+   */
+  prepare?(languages: readonly LanguageId[]): void;
   close(): Promise<void>;
 }
 

@@ -83,7 +83,9 @@ export const kotlinRuntime: LanguageRuntime = {
   id: 'kotlin',
   sourceFile: 'Main.kt',
   async init(ctx) {
-    stdlibFor(ctx, getCompiler(ctx).stdlibJar());
+    const c = getCompiler(ctx);
+    stdlibFor(ctx, c.stdlibJar());
+    void c.warmUp(); // the server boots while the rest of the run gets going; never throws
   },
   async toolchain(ctx): Promise<ToolchainInfo> {
     try {
