@@ -5,11 +5,19 @@
 import { Command, CommanderError } from 'commander';
 import { InputError, RunStopped } from '#core/errors.ts';
 import { agreeCommand } from './cli/agree-command.ts';
+import { gcCommand, rmCommand } from './cli/cleanup-commands.ts';
 import { doctorCommand } from './cli/doctor-command.ts';
 import { inspectCommand } from './cli/inspect-command.ts';
+import { leaderboardCommand } from './cli/leaderboard-command.ts';
 import { compareCommand, listCommand, queryCommand, reportCommand } from './cli/query-commands.ts';
 import { remoteCommand } from './cli/remote-command.ts';
 import { runCommand } from './cli/run-command.ts';
+
+// The AWS SDK warns, from every client it constructs on Node < 22, that its future versions
+// will need Node 22; this is the variable it reads to stay quiet. `polyeval doctor` reports
+// the Node version's support instead, once, where a person looks for it. A user who sets the
+// variable keeps their value; nothing else is silenced.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const program = new Command('polyeval')
   .description('Evaluate LLMs on RoCode (Romanian), Kotlin HumanEval and ABRICOT (Italian) — locally or on AWS')
@@ -17,7 +25,7 @@ const program = new Command('polyeval')
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), queryCommand(), agreeCommand(), doctorCommand(), inspectCommand(), remoteCommand()]) {
+for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), leaderboardCommand(), queryCommand(), agreeCommand(), rmCommand(), gcCommand(), doctorCommand(), inspectCommand(), remoteCommand()]) {
   program.addCommand(command.exitOverride());
 }
 

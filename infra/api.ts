@@ -17,6 +17,7 @@ import type { PolyevalConfig } from './config.ts';
 import { LEDGER_CONTROL_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
 import { grantObjectAccess } from './grants.ts';
 import { PolyevalFunction } from './node-function.ts';
+import type { WorkQueue } from './work-queue.ts';
 
 /** The routes of DESIGN §10, all served by the api function. */
 export const API_ROUTES: readonly { method: apigwv2.HttpMethod; path: string }[] = [
@@ -24,6 +25,8 @@ export const API_ROUTES: readonly { method: apigwv2.HttpMethod; path: string }[]
   { method: apigwv2.HttpMethod.GET, path: '/runs' },
   { method: apigwv2.HttpMethod.GET, path: '/runs/{id}' },
   { method: apigwv2.HttpMethod.GET, path: '/runs/{id}/metrics' },
+  { method: apigwv2.HttpMethod.POST, path: '/runs/{id}/cancel' },
+  { method: apigwv2.HttpMethod.POST, path: '/runs/{id}/redrive' },
   { method: apigwv2.HttpMethod.GET, path: '/leaderboard' },
 ];
 
@@ -51,6 +54,8 @@ export interface ApiProps {
   ledger: dynamodb.ITable;
   planQueue: sqs.IQueue;
   analytics: Analytics;
+  /** Every queue with its DLQ, by name: `POST /runs/{id}/redrive` moves a run's dead letters back. */
+  redriveQueues: ReadonlyMap<string, WorkQueue>;
 }
 
 /** HTTP API + api function. */
@@ -74,9 +79,14 @@ export class Api extends Construct {
         PLAN_QUEUE_URL: props.planQueue.queueUrl,
         ATHENA_WORKGROUP: props.analytics.workGroupName,
         GLUE_DATABASE: props.analytics.databaseName,
+        REDRIVE_QUEUES: JSON.stringify([...props.redriveQueues].map(([name, q]) => ({ name, dlqUrl: q.deadLetterQueue.queueUrl, queueUrl: q.queue.queueUrl }))),
       },
     });
-    grantObjectAccess(this.handler.role, bucket, { read: ['runs/*', 'reports/*', 'datasets/*'], write: ['runs/*/manifest.json'], list: ['runs/', 'datasets/'] });
+    for (const work of props.redriveQueues.values()) {
+      work.deadLetterQueue.grantConsumeMessages(this.handler.role);
+      work.queue.grantSendMessages(this.handler.role);
+    }
+    grantObjectAccess(this.handler.role, bucket, { read: ['runs/*', 'results/runs/*', 'reports/*', 'datasets/*'], write: ['runs/*/manifest.json'], list: ['runs/', 'datasets/'] });
     this.handler.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     props.planQueue.grantSendMessages(this.handler.role);
     props.analytics.grantQuery(this.handler.role);

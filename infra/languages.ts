@@ -19,6 +19,8 @@ export const EXECUTOR_IMAGES: readonly ExecutorImage[] = [
   { id: 'python', languages: ['python'], memoryMb: 2048 },
   { id: 'cpp', languages: ['c', 'cpp'], memoryMb: 2048 },
   { id: 'kotlin', languages: ['kotlin'], memoryMb: 4096 },
+  { id: 'java', languages: ['java'], memoryMb: 3072 },
+  { id: 'javascript', languages: ['javascript'], memoryMb: 2048 },
 ];
 
 /** `EXECUTE_QUEUE_URL_<LANGUAGE>` — the env var naming a language's Lambda execute queue. */

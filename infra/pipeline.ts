@@ -18,6 +18,7 @@ import { modelInvocationFindings, modelInvocationStatements } from './defaults/m
 import { PolyevalFunction } from './node-function.ts';
 import { STAGE_TIMEOUTS, type StageQueues } from './queues.ts';
 import type { WorkQueue } from './work-queue.ts';
+import { GENERATE_BATCH_SIZE } from '../layers/app/cloud-retry-budget.ts';
 
 /** Properties of {@link Pipeline}. */
 export interface PipelineProps {
@@ -67,7 +68,8 @@ export class Pipeline extends Construct {
       memorySize: 1024,
       environment: { ...storageEnv, PLAN_QUEUE_URL: queues.plan.queue.queueUrl, GENERATE_QUEUE_URL: queues.generate.queue.queueUrl },
     });
-    grantObjectAccess(this.plan.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*'], list: ['datasets/', 'runs/'] });
+    // results/runs/*: the kept manifest copy the API reads after runs/ expires (layers/app/cloud-context.ts).
+    grantObjectAccess(this.plan.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*', 'results/runs/*'], list: ['datasets/', 'runs/'] });
     this.plan.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     queues.plan.queue.grantSendMessages(this.plan.role);
     queues.generate.queue.grantSendMessages(this.plan.role);
@@ -85,14 +87,15 @@ export class Pipeline extends Construct {
         ...executeQueueEnvironment(props.executeQueues, props.fargateQueues),
       },
     });
-    grantObjectAccess(this.generate.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*/items/*'], list: ['datasets/', 'runs/'] });
+    // runs/*/messages/*: generations too large for an SQS message (layers/app/cloud-large-messages.ts).
+    grantObjectAccess(this.generate.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*/items/*', 'runs/*/messages/*'], list: ['datasets/', 'runs/'] });
     for (const statement of [ledgerAccess(ledger, LEDGER_WRITER_ACTIONS), ...modelInvocationStatements(Stack.of(this))]) {
       this.generate.role.addToPrincipalPolicy(statement);
     }
     queues.aggregate.queue.grantSendMessages(this.generate.role);
     for (const work of [...props.executeQueues.values(), ...props.fargateQueues.values()]) work.queue.grantSendMessages(this.generate.role);
     this.generate.function.addEventSource(
-      new SqsEventSource(queues.generate.queue, { batchSize: 5, maxConcurrency: config.generateMaxConcurrency, reportBatchItemFailures: true }),
+      new SqsEventSource(queues.generate.queue, { batchSize: GENERATE_BATCH_SIZE, maxConcurrency: config.generateMaxConcurrency, reportBatchItemFailures: true }),
     );
     for (const finding of modelInvocationFindings(Stack.of(this))) {
       acknowledge(

@@ -18,9 +18,14 @@ import { grantObjectAccess } from './grants.ts';
 import { acknowledge, arnReference } from './nag.ts';
 import { PolyevalFunction } from './node-function.ts';
 
-/** The event the nightly function receives: the sweep itself, or where to read it. */
+/**
+ * The event the nightly function receives: the sweep itself, or where to read it, and the
+ * schedule's time (Scheduler fills the placeholder), from which the run ids derive, so a
+ * retried invocation finds its runs started and starts nothing twice.
+ */
 export function nightlyInput(source: NightlySource): Record<string, unknown> {
-  return source.kind === 'inline' ? { source: 'inline', sweep: source.sweep } : { source: 'ssm', parameterName: source.parameterName };
+  const scheduledTime = '<aws.scheduler.scheduled-time>';
+  return source.kind === 'inline' ? { source: 'inline', sweep: source.sweep, scheduledTime } : { source: 'ssm', parameterName: source.parameterName, scheduledTime };
 }
 
 /** Properties of {@link NightlySchedule}. */

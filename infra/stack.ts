@@ -18,6 +18,7 @@ import { StageQueues } from './queues.ts';
 import { addStackOutputs, tagForCostAllocation } from './outputs.ts';
 import { NightlySchedule } from './schedule.ts';
 import { Storage } from './storage.ts';
+import { RunWatchdog } from './watchdog.ts';
 import type { WorkQueue } from './work-queue.ts';
 
 /** Properties of {@link PolyevalStack}. */
@@ -36,6 +37,7 @@ export class PolyevalStack extends Stack {
   readonly analytics: Analytics;
   readonly api: Api;
   readonly nightly: NightlySchedule;
+  readonly watchdog: RunWatchdog;
   readonly alerts: Alerts;
 
   constructor(scope: Construct, id: string, props: PolyevalStackProps) {
@@ -78,8 +80,22 @@ export class PolyevalStack extends Stack {
       fargateQueues: this.fargate?.queues ?? new Map<string, WorkQueue>(),
     });
     this.analytics = new Analytics(this, 'Analytics', { bucket, benchmarks: config.benchmarks, bytesScannedCutoff: config.athenaBytesScannedCutoff });
-    this.api = new Api(this, 'Api', { config, bucket, ledger, planQueue: this.queues.plan.queue, analytics: this.analytics });
+    // Every work queue by name: the api redrives their DLQs, the watchdog waits for them to be empty.
+    const workQueues = new Map<string, WorkQueue>([
+      ['plan', this.queues.plan],
+      ['generate', this.queues.generate],
+      ['aggregate', this.queues.aggregate],
+      ...[...this.executors.queues].map(([image, q]) => [`execute-${image}`, q] as const),
+      ...[...(this.fargate?.queues ?? new Map<string, WorkQueue>())].map(([image, q]) => [`fargate-${image}`, q] as const),
+    ]);
+    this.api = new Api(this, 'Api', { config, bucket, ledger, planQueue: this.queues.plan.queue, analytics: this.analytics, redriveQueues: workQueues });
     this.nightly = new NightlySchedule(this, 'Nightly', { config, bucket, ledger, planQueue: this.queues.plan.queue });
+    this.watchdog = new RunWatchdog(this, 'Watchdog', {
+      config,
+      ledger,
+      aggregateQueue: this.queues.aggregate.queue,
+      watchedQueues: [...workQueues.values()].map((q) => q.queue),
+    });
     this.alerts = new Alerts(this, 'Alerts', config.alarmEmail === undefined ? {} : { email: config.alarmEmail });
     addStackOutputs(this, { api: this.api.httpApi, bucket, ledger, analytics: this.analytics, alarmTopic: this.alerts.topic });
     tagForCostAllocation(this);

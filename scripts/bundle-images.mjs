@@ -6,12 +6,13 @@
 // The Kotlin image also gets KotlinCompileServer.java, which the sandbox reads beside its code.
 // Output is deterministic (no timestamps), so the image asset hash changes only with the code.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const images = ['python', 'cpp', 'kotlin'];
+// Every folder of layers/images with a Dockerfile (infra/languages.ts lists the same ids).
+const images = readdirSync(join(root, 'layers/images')).filter((d) => existsSync(join(root, 'layers/images', d, 'Dockerfile'))).sort();
 const entryPoints = {
   handler: join(root, 'functions/execute/handler.ts'),
   consumer: join(root, 'functions/execute/consumer.ts'),

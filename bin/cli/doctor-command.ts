@@ -4,6 +4,7 @@
 import { Command } from 'commander';
 import { spawnSync } from 'node:child_process';
 import { table, toJson } from './format.ts';
+import { nodeSupport, SUPPORTED_NODE_MAJORS } from './node-support.ts';
 
 function version(cmd: string, args: string[]): string | null {
   try {
@@ -29,8 +30,10 @@ export function doctorCommand(): Command {
       const toolchains = await executor.toolchains();
       await executor.close();
       const java = version('java', ['-version']);
+      const node = nodeSupport(process.version);
       const result = {
         node: process.version,
+        node_support: { status: node.status, supported_majors: [...SUPPORTED_NODE_MAJORS], detail: node.detail },
         isolation,
         toolchains: [...toolchains, { language: 'jvm', compiler: 'java', version: java ?? undefined, available: java !== null }],
       };
@@ -39,7 +42,7 @@ export function doctorCommand(): Command {
         return;
       }
       const verdict = isolation.exposures.length === 0 ? 'model-written code runs' : `model-written code is refused unless --trust-generated-code (exposed: ${isolation.exposures.join(', ')})`;
-      process.stdout.write(`node ${process.version}\n\nisolation: ${isolation.level}\n${isolation.details.map((d: string) => `  - ${d}`).join('\n')}\n  => ${verdict}\n\n`);
+      process.stdout.write(`node ${process.version}: ${node.detail}\n\nisolation: ${isolation.level}\n${isolation.details.map((d: string) => `  - ${d}`).join('\n')}\n  => ${verdict}\n\n`);
       process.stdout.write(`${table(result.toolchains.map((t) => ({ language: t.language, available: t.available ? 'yes' : 'NO', compiler: t.compiler ?? '', version: t.version ?? '', flags: (('flags' in t ? t.flags : undefined) ?? []).join(' '), detail: ('detail' in t ? t.detail : '') ?? '' })))}\n`);
     });
 }

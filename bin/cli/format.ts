@@ -21,11 +21,13 @@ function cell(value: unknown): string {
   return String(v);
 }
 
-export function table(rows: readonly Record<string, unknown>[], columns?: readonly string[]): string {
+/** An aligned text table; cells wider than `maxWidth` (default 60) are cut with `…`. */
+export function table(rows: readonly Record<string, unknown>[], columns?: readonly string[], options: { maxWidth?: number } = {}): string {
+  const maxWidth = options.maxWidth ?? 60;
   const cols = columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
   if (cols.length === 0) return '(no rows)';
   const cells = rows.map((r) => cols.map((c) => cell(r[c]).replace(/\s*\n\s*/g, ' ')));
-  const widths = cols.map((c, i) => Math.min(60, Math.max(c.length, ...cells.map((row) => (row[i] ?? '').length))));
+  const widths = cols.map((c, i) => Math.min(maxWidth, Math.max(c.length, ...cells.map((row) => (row[i] ?? '').length))));
   const line = (values: readonly string[]): string =>
     values.map((v, i) => (v.length > (widths[i] ?? 0) ? `${v.slice(0, (widths[i] ?? 1) - 1)}…` : v.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   const out = [line(cols), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)];

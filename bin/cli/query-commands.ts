@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { openHome, type Home } from '#app/home.ts';
 import { PROVIDER_KINDS } from '#app/create-provider.ts';
+import { loadPriceTable } from '#providers/index.ts';
 import { readManifest } from '#app/local-run.ts';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { BENCHMARKS, BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
@@ -14,6 +15,8 @@ import { readItems, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import { DuckDbResultsQuery } from '#local/index.ts';
 import { csv, fmtValue, table, toJson } from './format.ts';
+import { renderCompareHtml } from '#core/report/compare-html.ts';
+import { writeHtml } from './html-output.ts';
 import { metricsTable } from './show.ts';
 
 function homeOf(command: Command): Home {
@@ -25,7 +28,8 @@ export function listCommand(): Command {
     .description('list runs, benchmarks or providers')
     .addArgument(new Command().createArgument('<what>', 'runs | benchmarks | providers').choices(['runs', 'benchmarks', 'providers']))
     .option('--json', 'print JSON')
-    .action(async (what: 'runs' | 'benchmarks' | 'providers', flags: { json?: boolean }, command: Command) => {
+    .option('--prices [file.json]', 'providers: the price table (shipped, or merged with a file) with as_of and source per model')
+    .action(async (what: 'runs' | 'benchmarks' | 'providers', flags: { json?: boolean; prices?: string | boolean }, command: Command) => {
       let rows: Record<string, unknown>[];
       if (what === 'runs') {
         const runs = await homeOf(command).ledger.listRuns();
@@ -43,6 +47,11 @@ export function listCommand(): Command {
             return { name: `sample/${s.name}`, kind: 'bundled suite', scorer: b?.scorer ?? '', description: s.description, protocols: protocols(b) };
           }),
         ];
+      } else if (flags.prices !== undefined) {
+        const table = await loadPriceTable(typeof flags.prices === 'string' ? flags.prices : undefined);
+        rows = Object.entries(table.models)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([model, p]) => ({ model, input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok, as_of: p.as_of ?? table.as_of, source: p.source ?? table.source }));
       } else {
         rows = PROVIDER_KINDS.map((p) => ({ provider: p.usage, description: p.description }));
       }
@@ -74,7 +83,8 @@ export function reportCommand(): Command {
       }
       const manifest = await readManifest(home, runId);
       process.stdout.write(`${manifest.benchmark.title}\nrun ${runId} · ${manifest.model.spec} · n=${manifest.n} · ${summary.items} samples\n`);
-      if (summary.likert_mode) process.stdout.write(`likert mode: ${summary.likert_mode}\n`);
+      if (summary.likert_mode) process.stdout.write(`likert mode: ${summary.likert_mode}${summary.likert_scoring ? ` (${summary.likert_scoring.method}: ${summary.likert_scoring.reason})` : ''}\n`);
+      for (const w of summary.warnings ?? []) process.stdout.write(`adapted: ${w}\n`);
       process.stdout.write(`${metricsTable(summary.metrics)}\nreport: ${home.store.locate(keys.report(runId))}\n`);
     });
 }
@@ -86,14 +96,21 @@ export function compareCommand(): Command {
     .argument('<run-b>')
     .option('--iterations <count>', 'bootstrap resamples', (v) => Number(v), 2000)
     .option('--json', 'print JSON')
-    .action(async (a: string, b: string, flags: { json?: boolean; iterations: number }, command: Command) => {
+    .addOption(new Option('--format <format>', 'table | json | html (a self-contained page with interval bars; prints its path)').choices(['table', 'json', 'html']).default('table'))
+    .option('-o, --output <file.html>', 'with --format html: where to write the page (default: <home>/store/reports/compare-<a>-vs-<b>.html)')
+    .action(async (a: string, b: string, flags: { json?: boolean; iterations: number; format: 'table' | 'json' | 'html'; output?: string }, command: Command) => {
       const home = homeOf(command);
       const [ma, mb] = [await readManifest(home, a), await readManifest(home, b)];
       if (ma.benchmark.id !== mb.benchmark.id) throw new InputError(`runs are on different benchmarks (${ma.benchmark.id} vs ${mb.benchmark.id})`, { field: 'run-b' });
       const [ra, rb] = [(await readItems(home.store, a)).map((d) => d.record), (await readItems(home.store, b)).map((d) => d.record)];
       const rows = compareRuns(ra, rb, { scorer: ma.benchmark.scorer, n: Math.min(ma.n, mb.n), seed: ma.seed, iterations: flags.iterations });
-      if (flags.json) {
+      if (flags.json || flags.format === 'json') {
         process.stdout.write(`${toJson({ run_a: a, run_b: b, benchmark: ma.benchmark.id, rows })}\n`);
+        return;
+      }
+      if (flags.format === 'html') {
+        const html = renderCompareHtml({ benchmark: ma.benchmark.id, a: { run_id: a, model: ma.model.spec }, b: { run_id: b, model: mb.model.spec }, rows, generatedAt: new Date().toISOString() });
+        process.stdout.write(`${await writeHtml(home, `reports/compare-${a}-vs-${b}.html`, html, flags.output)}\n`);
         return;
       }
       process.stdout.write(`${ma.benchmark.id}: a = ${a} (${ma.model.spec}), b = ${b} (${mb.model.spec})\n`);

@@ -1,9 +1,15 @@
 /**
- * `polyeval remote run|status|metrics|leaderboard --api <url>`: the same against the deployed
+ * `polyeval remote run|status|metrics|cancel|redrive|leaderboard --api <url>`: the same against the deployed
  * HTTP API, every request SigV4-signed with the standard AWS credential chain. `remote run`
  * takes the flags of `polyeval run` and validates them with the same schema before sending.
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import type { RunSpec } from '#core/run/spec.ts';
+import { findBenchmark } from '#core/benchmarks/registry.ts';
+import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment } from '#app/cloud-estimate.ts';
+import { dryRun } from '#app/dry-run.ts';
+import { openHome, packageRoot } from '#app/home.ts';
+import { intOption, numberOption } from './options.ts';
 import { InputError } from '#core/errors.ts';
 import type { MetricValue } from '#core/run/aggregate.ts';
 import { RemoteClient } from '#app/remote-client.ts';
@@ -17,7 +23,13 @@ interface RemoteGlobals {
   json?: boolean;
 }
 
-type RemoteRunFlags = SpecFlags;
+interface RemoteRunFlags extends SpecFlags {
+  dryRun?: boolean;
+  generateConcurrency?: number;
+  executorConcurrency?: number;
+  callSeconds?: number;
+  architecture?: 'arm64' | 'x86_64';
+}
 
 function clientOf(command: Command): { client: RemoteClient; json: boolean } {
   const globals = command.optsWithGlobals<RemoteGlobals>();
@@ -35,14 +47,52 @@ function runCommand(): Command {
     benchmark: 'sample | sample/<suite> | <benchmark>:<s3://…|hf://…> | <benchmark>',
     model: 'reference | replay:s3://… | bedrock:<id> | sagemaker:<endpoint>#tgi|#openai | openai:<url>#<model>',
   })
+    .option('--dry-run', 'print items, tokens, model, executor and request costs and the expected wall time; start nothing')
+    .option('--generate-concurrency <n>', 'dry run: deployed generate concurrency (cdk context generateMaxConcurrency)', intOption('--generate-concurrency', 1), DEFAULT_DEPLOYMENT.generateConcurrency)
+    .option('--executor-concurrency <n>', 'dry run: executor invocations at once', intOption('--executor-concurrency', 1), DEFAULT_DEPLOYMENT.executorConcurrency)
+    .option('--call-seconds <s>', 'dry run: seconds per model call', numberOption('--call-seconds'), DEFAULT_DEPLOYMENT.callSeconds)
+    .addOption(new Option('--architecture <arch>', 'dry run: deployed architecture').choices(['arm64', 'x86_64']).default(DEFAULT_DEPLOYMENT.architecture))
     .action(async (flags: RemoteRunFlags, command: Command) => {
       const spec = specFromFlags(flags);
+      if (flags.dryRun) return dryRunRemote(spec, flags, command);
       const { client, json } = clientOf(command);
       const started = await client.startRun(spec);
       if (json) return print(toJson(started));
       print(table(started.runs, ['run_id', 'benchmark', 'model', 'language']));
       print(`\nfollow with: polyeval remote status ${started.run_id}`);
     });
+}
+
+/** `remote run --dry-run`: the local plan (items, tokens, model cost) plus the cloud's compute, requests and wall time. */
+async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Command): Promise<void> {
+  const globals = command.optsWithGlobals<RemoteGlobals & { home?: string }>();
+  // Earlier runs are read when the API is known; without it the bundled suite's timings are used.
+  const api = globals.api ?? process.env.POLYEVAL_API;
+  const client = api ? clientOf(command).client : undefined;
+  const plans = await dryRun(spec, { home: openHome(globals.home), packageRoot: packageRoot() });
+  const deployment: Deployment = {
+    architecture: flags.architecture ?? DEFAULT_DEPLOYMENT.architecture,
+    generateConcurrency: flags.generateConcurrency ?? DEFAULT_DEPLOYMENT.generateConcurrency,
+    executorConcurrency: flags.executorConcurrency ?? DEFAULT_DEPLOYMENT.executorConcurrency,
+    callSeconds: flags.callSeconds ?? DEFAULT_DEPLOYMENT.callSeconds,
+  };
+  const languages = spec.language ? spec.language.split(',').map((l) => l.trim()) : [];
+  const estimates: CloudEstimate[] = [];
+  for (const plan of plans) {
+    // The language a sample is executed in: none for likert, else the flag's, else the benchmark's default.
+    const benchmark = findBenchmark(plan.benchmark);
+    const language = benchmark === undefined || benchmark.scorer === 'likert' ? null : (languages[0] ?? benchmark.defaults.language ?? null);
+    estimates.push(estimateCloudRun(plan, language, await executorTiming(client, plan.benchmark, language), deployment));
+  }
+  if (globals.json) return print(toJson(estimates.length === 1 ? estimates[0] : { plans: estimates }));
+  for (const e of estimates) {
+    const model = e.cost_usd === null ? `model cost unknown (${e.cost_reason ?? ''})` : `model ≈ $${e.cost_usd.toFixed(4)}`;
+    print(`${e.benchmark}${e.language ? ` (${e.language})` : ''}: ${e.items} items · ~${e.prompt_tokens} prompt + ≤${e.completion_tokens} completion tokens · ${model}`);
+    const executor = e.executor.lane === 'none' ? 'no executor' : `${e.executor.lane}: ${e.executor.ms_per_item} ms/item (${e.executor.timing_source})`;
+    print(`  executors: ${executor} · ${e.executor.lambda_gb_seconds} Lambda GB-s · ${e.executor.fargate_vcpu_hours} Fargate vCPU-h · $${e.executor.cost_usd.toFixed(6)}`);
+    print(`  requests: ${e.requests.lambda} Lambda, ${e.requests.sqs} SQS, ${e.requests.dynamodb_units} DynamoDB units, ${e.requests.s3} S3 · $${e.requests.cost_usd.toFixed(6)}`);
+    print(`  total ${e.total_usd === null ? 'unknown (model price unknown)' : `≈ $${e.total_usd.toFixed(4)}`} · wall time ≈ ${Math.ceil(e.wall_time_seconds / 60)} min at ${deployment.generateConcurrency} generate × 5, ${deployment.executorConcurrency} executors`);
+  }
 }
 
 function statusCommand(): Command {
@@ -77,6 +127,31 @@ function metricsCommand(): Command {
     });
 }
 
+function cancelCommand(): Command {
+  return new Command('cancel')
+    .description('cancel a run: status cancelled, its queued work is skipped')
+    .argument('<run-id>', 'the run')
+    .action(async (runId: string, _flags: unknown, command: Command) => {
+      const { client, json } = clientOf(command);
+      const { run } = await client.cancelRun(runId);
+      if (json) return print(toJson({ run }));
+      print(`${runId}: ${String(run.status)} (${String(run.recorded)} of ${String(run.items)} items recorded)`);
+    });
+}
+
+function redriveCommand(): Command {
+  return new Command('redrive')
+    .description("move a run's dead-lettered messages back to their queues (the run is aggregated again once they are recorded)")
+    .argument('<run-id>', 'the run')
+    .action(async (runId: string, _flags: unknown, command: Command) => {
+      const { client, json } = clientOf(command);
+      const result = await client.redriveRun(runId);
+      if (json) return print(toJson(result));
+      const where = Object.entries(result.queues).map(([queue, n]) => `${queue}: ${n}`).join(', ');
+      print(`${runId}: ${result.moved} message(s) redriven${where ? ` (${where})` : ''}`);
+    });
+}
+
 function leaderboardCommand(): Command {
   return new Command('leaderboard')
     .description("best run per model on a benchmark's headline metric (Athena)")
@@ -97,6 +172,6 @@ export function remoteCommand(): Command {
     .option('--api <url>', 'the HTTP API URL (default: $POLYEVAL_API)')
     .option('--region <region>', 'signing region (default: AWS_REGION, else from the API host)')
     .option('--json', 'print exactly one JSON object on stdout');
-  for (const sub of [runCommand(), statusCommand(), metricsCommand(), leaderboardCommand()]) remote.addCommand(sub.exitOverride());
+  for (const sub of [runCommand(), statusCommand(), metricsCommand(), cancelCommand(), redriveCommand(), leaderboardCommand()]) remote.addCommand(sub.exitOverride());
   return remote;
 }

@@ -5,13 +5,18 @@
 import { Command } from 'commander';
 import { InputError, RunStopped } from '#core/errors.ts';
 import { openHome, packageRoot } from '#app/home.ts';
-import { resumeLocal, runLocal, type LocalRunResult } from '#app/local-run.ts';
-import { dryRun } from '#app/dry-run.ts';
+import { resumeLocal, runLocal, type LocalRunOptions, type LocalRunResult } from '#app/local-run.ts';
+import { dryRun, type DryRunPlan } from '#app/dry-run.ts';
+import { isSweepId, resumeSweep, runSweep, type SweepDocument } from '#app/local-sweep.ts';
+import { completedRuns } from '#app/local-leaderboard.ts';
+import { buildLeaderboard } from '#core/report/leaderboard.ts';
+import { loadCapabilityTable, parseAssumedPrice } from '#providers/index.ts';
+import { leaderboardTable } from './leaderboard-command.ts';
 import { createProgress } from './progress.ts';
-import { printRunResult } from './show.ts';
+import { printRunResult, printRunsSummary } from './show.ts';
 import { toJson } from './format.ts';
 import { intOption } from './options.ts';
-import { addSpecOptions, specFromFlags, type SpecFlags } from './spec-options.ts';
+import { addSpecOptions, gridFromFlags, isSweep, specFromFlags, type SpecFlags } from './spec-options.ts';
 
 interface RunFlags extends SpecFlags {
   resume?: string;
@@ -24,6 +29,8 @@ interface RunFlags extends SpecFlags {
   apiKeyEnv?: string;
   timeout?: number;
   prices?: string;
+  assumePrice?: string;
+  capabilities?: string;
   home?: string;
   quiet?: boolean;
   trustGeneratedCode?: boolean;
@@ -44,6 +51,8 @@ export function runCommand(): Command {
     .option('--api-key-env <name>', 'environment variable holding the API key for openai:')
     .option('--timeout <ms>', 'hard timeout per model call', intOption('--timeout', 1))
     .option('--prices <file.json>', 'price table overriding the shipped one')
+    .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
+    .option('--capabilities <file.json>', 'model-capabilities rules applied after the shipped ones (stop sequences, exclusive sampling, chat vs completion)')
     .option('-q, --quiet', 'no progress on stderr')
     .option('--trust-generated-code', 'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)')
     .action(async (flags: RunFlags, command: Command) => {
@@ -57,6 +66,7 @@ export function runCommand(): Command {
         ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
         ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
         ...(flags.timeout ? { timeoutMs: flags.timeout } : {}),
+        ...(flags.capabilities ? { capabilities: await loadCapabilityTable(flags.capabilities) } : {}),
       };
       const options = {
         home,
@@ -64,23 +74,40 @@ export function runCommand(): Command {
         providerOptions,
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
         ...(flags.prices ? { pricesPath: flags.prices } : {}),
+        ...(flags.assumePrice ? { assumePrice: parseAssumedPrice(flags.assumePrice) } : {}),
         ...(flags.trustGeneratedCode ? { trustGeneratedCode: true } : {}),
-        onEvent: (e: { type: string; verdict?: unknown; runId?: string; total?: number; done?: number; benchmark?: string }) => {
-          if (e.type === 'planned') progress.planned(e.runId ?? '', e.total ?? 0, e.done ?? 0, e.benchmark ?? '');
-          else if (e.type === 'recorded') progress.recorded(e.verdict as never);
+        onEvent: (e: Parameters<NonNullable<LocalRunOptions['onEvent']>>[0]) => {
+          if (e.type === 'planned') progress.planned(e.runId, e.total, e.done, e.benchmark, e.remaining);
+          else if (e.type === 'recorded') progress.recorded(e.verdict, e.language);
         },
       };
       let results: LocalRunResult[];
+      let sweepId: string | undefined;
+      const announce = (doc: SweepDocument): void => {
+        if (!flags.quiet) process.stderr.write(`sweep ${doc.sweep_id} · ${doc.specs.length} benchmark × model cells · resume with: polyeval run --resume ${doc.sweep_id}\n`);
+      };
       try {
         if (flags.resume) {
           if (flags.benchmark) throw new InputError('--resume takes the benchmark and model from the run; do not pass -b', { field: 'benchmark' });
-          results = [await resumeLocal(flags.resume, options, flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {})];
+          if (await isSweepId(home, flags.resume)) {
+            if (flags.maxCost !== undefined) throw new InputError('--max-cost cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --max-cost', { field: 'max-cost' });
+            ({ sweep_id: sweepId, results } = await resumeSweep(flags.resume, options, announce));
+          } else {
+            results = [await resumeLocal(flags.resume, options, flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {})];
+          }
+        } else if (isSweep(flags)) {
+          const specs = gridFromFlags(flags);
+          if (flags.dryRun) {
+            const plans = (await Promise.all(specs.map((spec) => dryRun(spec, options)))).flat();
+            printPlans(plans, flags.json ?? false, true);
+            return;
+          }
+          ({ sweep_id: sweepId, results } = await runSweep(specs, options, announce));
         } else {
           const spec = specFromFlags(flags);
           if (flags.dryRun) {
             const plans = await dryRun(spec, options);
-            if (flags.json) process.stdout.write(`${toJson(plans.length === 1 ? plans[0] : { plans })}\n`);
-            else for (const p of plans) process.stdout.write(`${p.benchmark}: ${p.tasks} tasks × n=${p.n} → ${p.items} items · ~${p.prompt_tokens} prompt + ≤${p.completion_tokens} completion tokens · ${p.cost_usd === null ? `cost unknown (${p.cost_reason})` : `≈ $${p.cost_usd.toFixed(4)}`}\n`);
+            printPlans(plans, flags.json ?? false, false);
             return;
           }
           results = await runLocal(spec, options);
@@ -88,19 +115,37 @@ export function runCommand(): Command {
       } finally {
         progress.finish();
       }
-      if (flags.json) {
+      if (sweepId) {
+        // A sweep ends with the leaderboard of the runs it ran (completed ones only).
+        const board = buildLeaderboard(await completedRuns(home, new Set(results.map((r) => r.run_id))));
+        if (flags.json) process.stdout.write(`${toJson({ sweep_id: sweepId, runs: results.map(jsonShape), leaderboard: board })}\n`);
+        else {
+          printRunsSummary(results);
+          process.stdout.write(`\nleaderboard of sweep ${sweepId}:\n${leaderboardTable(board)}\n`);
+        }
+      } else if (flags.json) {
         const shaped = results.map(jsonShape);
         process.stdout.write(`${toJson(shaped.length === 1 ? shaped[0] : { runs: shaped })}\n`);
       } else {
-        for (const r of results) printRunResult(r);
+        if (results.length === 1) for (const r of results) printRunResult(r);
+        else printRunsSummary(results);
       }
       const stopped = results.find((r) => r.status === 'stopped');
       if (stopped && stopped.status === 'stopped') throw new RunStopped(`run ${stopped.run_id} stopped: ${stopped.reason}; continue with: polyeval run --resume ${stopped.run_id}`);
     });
 }
 
+/** The dry-run plans: one JSON object (`{plans}` when several or a sweep), or a line each. */
+function printPlans(plans: readonly DryRunPlan[], json: boolean, sweep: boolean): void {
+  if (json) process.stdout.write(`${toJson(plans.length === 1 && !sweep ? plans[0] : { plans })}\n`);
+  else for (const p of plans) process.stdout.write(`${p.benchmark}${sweep ? ` · ${p.model}` : ''}: ${p.tasks} tasks × n=${p.n} → ${p.items} items · ~${p.prompt_tokens} prompt + ≤${p.completion_tokens} completion tokens · ${p.cost_usd === null ? `cost unknown (${p.cost_reason})` : `≈ $${p.cost_usd.toFixed(4)}`}\n`);
+}
+
 function jsonShape(r: LocalRunResult): Record<string, unknown> {
-  if (r.status === 'stopped') return { ...r };
+  if (r.status === 'stopped') {
+    const { language: _language, ...stopped } = r;
+    return stopped;
+  }
   return {
     run_id: r.run_id,
     benchmark: r.benchmark,
@@ -111,6 +156,8 @@ function jsonShape(r: LocalRunResult): Record<string, unknown> {
     metrics: r.metrics,
     report: r.report,
     likert_mode: r.likert_mode,
+    ...(r.likert_scoring ? { likert_scoring: r.likert_scoring } : {}),
+    ...(r.warnings && r.warnings.length > 0 ? { warnings: r.warnings } : {}),
     ...(r.protocol ? { protocol: r.protocol } : {}),
     status: r.status,
   };

@@ -8,8 +8,10 @@ import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
 import { intOption, numberOption } from './options.ts';
 
 export interface SpecFlags {
-  benchmark?: string;
-  model: string;
+  /** Every `-b` given, in order (several: a sweep, `polyeval run` only). */
+  benchmark?: string[];
+  /** Every `-m` given, in order (none: `reference`). */
+  model?: string[];
   n?: number;
   temperature?: number;
   topP?: number;
@@ -21,7 +23,7 @@ export interface SpecFlags {
   language?: string;
   timeScale?: number;
   maxCost?: number;
-  likertMode?: 'auto' | 'likelihood' | 'digit-parse';
+  likertMode?: 'auto' | 'likelihood' | 'next-token' | 'digit-parse';
   kotlinLanguageVersion?: string;
   protocol?: string;
   rowLimits?: boolean;
@@ -30,8 +32,8 @@ export interface SpecFlags {
 
 export function addSpecOptions(command: Command, text: { benchmark: string; model: string }): Command {
   return command
-    .option('-b, --benchmark <spec>', text.benchmark)
-    .option('-m, --model <provider>', text.model, 'reference')
+    .option('-b, --benchmark <spec>', `${text.benchmark} (repeatable: a sweep)`, repeatable)
+    .option('-m, --model <provider>', `${text.model} (default: reference; repeatable: a sweep)`, repeatable)
     .option('-n, --n <count>', 'samples per task', intOption('--n', 1))
     .option('--temperature <t>', 'sampling temperature', numberOption('--temperature'))
     .option('--top-p <p>', 'nucleus sampling', numberOption('--top-p'))
@@ -40,19 +42,42 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
     .option('--seed <seed>', 'seed for sampling and bootstrap intervals', intOption('--seed', 0))
     .option('--split <split>', 'only tasks of this split (train, validation, test)')
     .option('--limit <count>', 'only the first N tasks', intOption('--limit', 1))
-    .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin; several: c,cpp,python)')
+    .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin, java, javascript; several: c,cpp,python)')
     .option('--time-scale <factor>', 'multiply every time limit (slow machines)', numberOption('--time-scale'))
     .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
     .option('--kotlin-language-version <version>', 'kotlinc -language-version and -api-version (2.0 accepts APIs kotlinc ≥ 2.1 rejects; default for mxeval:)')
-    .addOption(new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, or a parsed digit').choices(['auto', 'likelihood', 'digit-parse']))
+    .addOption(
+      new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, next-token log-probabilities, or a parsed digit (auto: the best the server supports)').choices([
+        'auto',
+        'likelihood',
+        'next-token',
+        'digit-parse',
+      ]),
+    )
     .option('--protocol <name>', "the benchmark's named protocol (default: its source's; see: polyeval list benchmarks)")
     .option('--row-limits', "io-tests: each row's own time limit instead of the protocol's fixed one")
     .addOption(new Option('--prompt-style <style>', 'send the prompt as one plain text (completion endpoints) or as chat messages').choices(['completion', 'chat']));
 }
 
+/** Collects a flag given several times (`-m a -m b`) into an array. */
+function repeatable(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** True when the flags name several benchmarks or several models: a grid of runs. */
+export function isSweep(flags: Pick<SpecFlags, 'benchmark' | 'model'>): boolean {
+  return (flags.benchmark?.length ?? 0) > 1 || (flags.model?.length ?? 0) > 1;
+}
+
 /** Validates the flags with the shared schema; a bad value is an InputError naming the field. */
 export function specFromFlags(flags: SpecFlags): RunSpec {
-  if (!flags.benchmark) throw new InputError('missing -b/--benchmark (try: -b sample)', { field: 'benchmark' });
+  if (isSweep(flags)) throw new InputError('several -b/-m make a sweep, which only `polyeval run` runs; give one of each here', { field: 'benchmark' });
+  return gridFromFlags(flags)[0] as RunSpec;
+}
+
+/** One validated spec per benchmark × model (benchmark-major, in the order given). */
+export function gridFromFlags(flags: SpecFlags): RunSpec[] {
+  if (!flags.benchmark?.length) throw new InputError('missing -b/--benchmark (try: -b sample)', { field: 'benchmark' });
   const optional: Record<string, unknown> = {
     n: flags.n,
     temperature: flags.temperature,
@@ -72,5 +97,6 @@ export function specFromFlags(flags: SpecFlags): RunSpec {
     promptStyle: flags.promptStyle,
   };
   const given = Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined));
-  return parseRunSpec({ benchmark: flags.benchmark, model: flags.model, ...given }, 'command line');
+  const models = flags.model?.length ? flags.model : ['reference'];
+  return flags.benchmark.flatMap((benchmark) => models.map((model) => parseRunSpec({ benchmark, model, ...given }, 'command line')));
 }

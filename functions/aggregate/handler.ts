@@ -1,8 +1,9 @@
 /**
- * aggregate (SQS, batch size 1): metrics, Parquet tables, summary and report of a run whose
- * items are all recorded, then the `RunCompleted` event (layers/app/cloud-aggregate.ts).
+ * aggregate (SQS, batch size 1): one records part of a run as it runs, or the metrics, Parquet
+ * tables, summary and report of a run whose items are all recorded (or that the watchdog
+ * closes with items missing), then the `RunCompleted` event (layers/app/cloud-aggregate.ts).
  */
-import { aggregateCloudRun } from '#app/cloud-aggregate.ts';
+import { aggregateCloud } from '#app/cloud-aggregate.ts';
 import { parseAggregateMessage } from '#app/cloud-messages.ts';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability } from '../shared/observability.ts';
@@ -15,8 +16,9 @@ export function makeHandler(deps: AggregateHandlerDeps): SqsHandler {
     obs,
     what: 'aggregate',
     parse: parseAggregateMessage,
-    handle: async ({ runId }) => {
-      const outcome = await aggregateCloudRun(deps, runId);
+    handle: async (message) => {
+      const { runId } = message;
+      const outcome = await aggregateCloud(deps, message);
       obs.logger.info('aggregate', outcome.status === 'aggregated' ? { runId, status: outcome.status, items: outcome.summary.items } : { runId, ...outcome });
       return outcome;
     },

@@ -6,10 +6,12 @@ import { requireEnv } from '#app/cloud-env.ts';
 import type { PlanMessage } from '#app/cloud-messages.ts';
 import type { QueryDeps } from '#app/cloud-queries.ts';
 import type { StartDeps } from '#app/cloud-start.ts';
+import { parseRedrivePairs, type RedriveDeps } from '#app/cloud-run-control.ts';
+import { moveMessages } from '#aws/sqs-dead-letters.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 
-export interface ApiDeps extends StartDeps, QueryDeps {
+export interface ApiDeps extends StartDeps, QueryDeps, RedriveDeps {
   results: ResultsQuery;
   obs?: Observability;
 }
@@ -25,5 +27,8 @@ export function createApiDeps(env: NodeJS.ProcessEnv = process.env): ApiDeps {
     planQueue: new SqsWorkQueue<PlanMessage>({ client: sqs, queueUrl: requireEnv('PLAN_QUEUE_URL', env) }),
     results: new AthenaResultsQuery({ client: athena, workGroup: requireEnv('ATHENA_WORKGROUP', env), database: requireEnv('GLUE_DATABASE', env) }),
     clock: () => new Date(),
+    pairs: parseRedrivePairs(requireEnv('REDRIVE_QUEUES', env)),
+    // The api answers within 29 s: read at most 2000 messages per DLQ per request.
+    move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select, maxRead: 2000 }),
   };
 }

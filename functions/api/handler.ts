@@ -1,6 +1,7 @@
 /**
  * The HTTP API (API Gateway HTTP API v2, IAM-authorised): POST /runs, GET /runs,
- * GET /runs/{id}, GET /runs/{id}/metrics, GET /leaderboard?benchmark=…
+ * GET /runs/{id}, GET /runs/{id}/metrics, POST /runs/{id}/cancel, POST /runs/{id}/redrive,
+ * GET /leaderboard?benchmark=…
  * Each route parses its input with the shared schema, calls one function of layers/app and
  * maps the result; errors become HTTP in the middy chain (http-errors.ts).
  */
@@ -11,6 +12,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { InputError } from '#core/errors.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import { getRunMetrics, getRunView, leaderboard, listRuns } from '#app/cloud-queries.ts';
+import { cancelRun, redriveRun } from '#app/cloud-run-control.ts';
 import { startRuns } from '#app/cloud-start.ts';
 import { domainErrorsToHttp, INTERNAL_ERROR_BODY } from '../shared/http-errors.ts';
 import { lazyHandler } from '../shared/lazy.ts';
@@ -27,6 +29,7 @@ async function route(deps: ApiDeps, event: APIGatewayProxyEventV2): Promise<APIG
   const method = event.requestContext.http.method.toUpperCase();
   const path = (event.rawPath || '/').replace(/\/+$/, '') || '/';
   const runMatch = /^\/runs\/([^/]+)(\/metrics)?$/.exec(path);
+  const actionMatch = /^\/runs\/([^/]+)\/(cancel|redrive)$/.exec(path);
   if (path === '/runs' && method === 'POST') {
     const body: unknown = event.body;
     if (typeof body !== 'object' || body === null) {
@@ -39,6 +42,11 @@ async function route(deps: ApiDeps, event: APIGatewayProxyEventV2): Promise<APIG
   if (runMatch && method === 'GET') {
     const runId = decodeURIComponent(runMatch[1] ?? '');
     return json(200, runMatch[2] ? await getRunMetrics(deps, runId) : await getRunView(deps, runId));
+  }
+  if (actionMatch && method === 'POST') {
+    const runId = decodeURIComponent(actionMatch[1] ?? '');
+    if (actionMatch[2] === 'cancel') return json(200, { run: await cancelRun(deps.ledger, runId) });
+    return json(200, await redriveRun(deps, runId));
   }
   if (path === '/leaderboard' && method === 'GET') {
     const q = event.queryStringParameters ?? {};

@@ -28,11 +28,12 @@ export function containerExecutor(store: BlobStore, env: NodeJS.ProcessEnv = pro
 
 export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?: StorageClients): ExecuteHandlerDeps {
   const obs = createObservability(env.POWERTOOLS_SERVICE_NAME ?? 'execute');
-  const { sqs, store, ledger } = clients ?? storageClients(obs, env);
+  const { sqs, store, ledger, parts } = clients ?? storageClients(obs, env);
   const sandbox = new ContainerSandbox({ store, env, log: (message, detail) => obs.logger.error(message, detail) });
   return {
     obs,
     ledger,
+    parts,
     // Only in a real Lambda or ECS container: elsewhere /tmp and the sandbox uid are shared
     // with unrelated processes, which the check would take for a program's leftovers.
     ...(env.AWS_LAMBDA_FUNCTION_NAME || env.ECS_CONTAINER_METADATA_URI_V4 ? { afterItem: () => sandbox.afterItem() } : {}),

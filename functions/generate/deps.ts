@@ -1,12 +1,12 @@
 /** The generate function's dependencies: built once per container from its environment. */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsWorkQueue } from '#aws/index.ts';
-import type { GeneratedItem } from '#core/run/engine.ts';
 import { RunContextCache } from '#app/cloud-context.ts';
 import { costOfManifest } from '#app/cloud-cost.ts';
 import { queueUrlsByLanguage, requireEnv } from '#app/cloud-env.ts';
-import type { AggregateMessage } from '#app/cloud-messages.ts';
+import type { AggregateMessage, GeneratedMessage } from '#app/cloud-messages.ts';
 import { createCloudProvider } from '#app/cloud-provider.ts';
+import { GENERATE_PROVIDER_OPTIONS } from '#app/cloud-retry-budget.ts';
 import type { GenerateDeps } from '#app/cloud-stages.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
@@ -15,22 +15,24 @@ export interface GenerateHandlerDeps extends GenerateDeps {
   obs?: Observability;
 }
 
-function queuesByLanguage(sqs: SQSClient, prefix: string, env: NodeJS.ProcessEnv): Record<string, SqsWorkQueue<GeneratedItem>> {
+function queuesByLanguage(sqs: SQSClient, prefix: string, env: NodeJS.ProcessEnv): Record<string, SqsWorkQueue<GeneratedMessage>> {
   const urls = queueUrlsByLanguage(prefix, env);
-  return Object.fromEntries(Object.entries(urls).map(([language, queueUrl]) => [language, new SqsWorkQueue<GeneratedItem>({ client: sqs, queueUrl })]));
+  return Object.fromEntries(Object.entries(urls).map(([language, queueUrl]) => [language, new SqsWorkQueue<GeneratedMessage>({ client: sqs, queueUrl })]));
 }
 
 export function createGenerateDeps(env: NodeJS.ProcessEnv = process.env): GenerateHandlerDeps {
   const obs = createObservability('generate');
-  const { sqs, store, ledger } = storageClients(obs, env);
+  const { sqs, store, ledger, parts } = storageClients(obs, env);
   return {
     obs,
     ledger,
+    parts,
     contexts: new RunContextCache({
       store,
       ledger,
       clock: () => new Date(),
-      provider: (manifest) => createCloudProvider(manifest.model.spec, {}, env),
+      // Retries end inside the function's timeout, so a batch is never generated (and paid) twice.
+      provider: (manifest) => createCloudProvider(manifest.model.spec, GENERATE_PROVIDER_OPTIONS, env),
       costOf: costOfManifest,
     }),
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),

@@ -6,6 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoRunLedger, S3BlobStore } from '#aws/index.ts';
+import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
 import { requireEnv } from '#app/cloud-env.ts';
 import type { Observability } from './observability.ts';
 
@@ -15,6 +16,8 @@ export interface StorageClients {
   dynamo: DynamoDBClient;
   store: S3BlobStore;
   ledger: DynamoRunLedger;
+  /** Records per records part (layers/app/cloud-record-parts.ts). */
+  parts: DynamoPartCounter;
   tableName: string;
 }
 
@@ -30,6 +33,7 @@ export function storageClients(obs: Observability, env: NodeJS.ProcessEnv = proc
     dynamo,
     store: new S3BlobStore({ client: s3, bucket: requireEnv('BUCKET_NAME', env) }),
     ledger: new DynamoRunLedger({ client: dynamo, tableName }),
+    parts: new DynamoPartCounter({ client: dynamo, tableName }),
     tableName,
   };
 }

@@ -1,18 +1,26 @@
 /**
- * aggregate in the cloud: the engine's aggregateRun (idempotent: it overwrites the same
- * keys) over the stored records, RoCode's code-switching metric beside it, then the
- * `RunCompleted` event with the headline metrics. A run already completed is skipped, so a
- * duplicate aggregate message neither recomputes nor re-announces it.
+ * aggregate in the cloud, two kinds of message (layers/app/cloud-record-parts.ts):
+ * - `{ runId, part }`: write one records part (≤ one plan chunk of item reads) while the run
+ *   goes on;
+ * - `{ runId }`: the whole run from its parts — metrics, summary, report (idempotent: the same
+ *   keys are overwritten), RoCode's code-switching metric beside them, then the `RunCompleted`
+ *   event with the headline metrics. With `allowMissing` (the watchdog) a run whose items are
+ *   not all recorded is aggregated over what is, status `completed_with_missing`, the missing
+ *   items listed in the summary.
+ * A run already completed or cancelled is skipped, so a duplicate message neither recomputes
+ * nor re-announces it.
  */
 import { HarnessError } from '#core/errors.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
 import type { BlobStore, RunLedger } from '#core/ports.ts';
-import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
-import { readManifest, readTaskSnapshot } from './cloud-context.ts';
+import { cloudKeys, readManifest, readTaskSnapshot } from './cloud-context.ts';
 import type { EventPublisher } from './cloud-events.ts';
+import type { AggregateMessage } from './cloud-messages.ts';
+import { compactPart, partKeys, readPartManifests, readRunRecords, type PartManifest } from './cloud-record-parts.ts';
 
 export interface AggregateCloudDeps {
   store: BlobStore;
@@ -25,20 +33,52 @@ export interface AggregateCloudDeps {
   iterations?: number;
 }
 
-export type AggregateOutcome = { status: 'aggregated'; summary: RunSummaryDocument } | { status: 'skipped'; reason: string };
+export type AggregateOutcome =
+  | { status: 'aggregated'; summary: RunSummaryDocument }
+  | { status: 'compacted'; part: number; records: number; missing: number }
+  | { status: 'skipped'; reason: string };
 
-export async function aggregateCloudRun(deps: AggregateCloudDeps, runId: string): Promise<AggregateOutcome> {
+/** Handles one aggregate message: one records part, or the whole run. */
+export async function aggregateCloud(deps: AggregateCloudDeps, message: AggregateMessage): Promise<AggregateOutcome> {
+  return message.part === undefined ? aggregateCloudRun(deps, message.runId, message.allowMissing ?? false) : compactCloudPart(deps, message.runId, message.part);
+}
+
+/** Writes one records part (the run's last record may already have triggered the final aggregate: harmless, same rows). */
+export async function compactCloudPart(deps: Pick<AggregateCloudDeps, 'store' | 'ledger'>, runId: string, index: number): Promise<AggregateOutcome> {
+  const run = await deps.ledger.getRun(runId);
+  if (run === undefined) throw new HarnessError(`aggregate: run ${runId} is not in the ledger`);
+  if (run.status === 'completed' || run.status === 'cancelled') return { status: 'skipped', reason: `run is ${run.status}` };
+  const manifest = await readManifest(deps.store, runId);
+  if (manifest === undefined) throw new HarnessError(`aggregate: run ${runId} has no manifest`);
+  const text = await deps.store.getText(partKeys.manifest(runId, index));
+  if (text === undefined) throw new HarnessError(`aggregate: run ${runId} has no part ${index} at ${deps.store.locate(partKeys.manifest(runId, index))}`);
+  const compacted = await compactPart(deps.store, manifest, JSON.parse(text) as PartManifest);
+  return { status: 'compacted', part: index, records: compacted.records.length, missing: compacted.missing.length };
+}
+
+export async function aggregateCloudRun(deps: AggregateCloudDeps, runId: string, allowMissing = false): Promise<AggregateOutcome> {
   const run = await deps.ledger.getRun(runId);
   if (run === undefined) throw new HarnessError(`aggregate: run ${runId} is not in the ledger`);
   if (run.status === 'completed' && (await deps.store.exists(keys.summary(runId)))) return { status: 'skipped', reason: 'already completed' };
-  if (run.items === 0 || run.recorded < run.items) return { status: 'skipped', reason: `${run.recorded} of ${run.items} items recorded` };
+  if (run.status === 'cancelled') return { status: 'skipped', reason: 'the run is cancelled' };
+  if (run.items === 0 || (!allowMissing && run.recorded < run.items)) return { status: 'skipped', reason: `${run.recorded} of ${run.items} items recorded` };
   const manifest = await readManifest(deps.store, runId);
   if (manifest === undefined) throw new HarnessError(`aggregate: run ${runId} has no manifest`);
-  const summary = await aggregateRun(
-    { store: deps.store, ledger: deps.ledger, clock: deps.clock, ...(deps.iterations ? { iterations: deps.iterations } : {}) },
-    manifest,
-    (records) => extraMetrics(deps, manifest, records),
-  );
+  const options = { store: deps.store, ledger: deps.ledger, clock: deps.clock, ...(deps.iterations ? { iterations: deps.iterations } : {}) };
+  const extra = (records: readonly RunRecord[]) => extraMetrics(deps, manifest, records);
+  let summary: RunSummaryDocument;
+  if ((await readPartManifests(deps.store, runId)).length === 0) {
+    // Planned before records parts existed: read item by item, as the local aggregate does.
+    summary = await aggregateRun(options, manifest, extra);
+  } else {
+    await deps.ledger.setStatus(runId, 'aggregating');
+    const { records, missing } = await readRunRecords(deps.store, manifest);
+    summary = await summariseRecords(options, manifest, records.map(documentFromRecord), extra, { missing, timing: true });
+    if (missing.length === 0) await deps.ledger.setStatus(runId, 'completed');
+    else await deps.ledger.setStatus(runId, 'completed_with_missing', `${missing.length} of ${run.items} items never recorded (listed in the summary); polyeval remote redrive ${runId} retries dead-lettered ones`);
+  }
+  // The kept copy, for readers after the lifecycle rules expired runs/ (cloud-context.ts).
+  await deps.store.put(cloudKeys.keptSummary(runId), JSON.stringify(summary, null, 2), 'application/json');
   await deps.events.publish('RunCompleted', runCompletedDetail(summary));
   return { status: 'aggregated', summary };
 }
@@ -52,6 +92,7 @@ export function runCompletedDetail(summary: RunSummaryDocument): Record<string, 
     model: summary.model,
     status: summary.status,
     items: summary.items,
+    ...(summary.missing ? { missing: summary.missing.length } : {}),
     verdicts: summary.verdicts,
     metrics,
     report: summary.report,

@@ -10,7 +10,7 @@ import type { AggregateMessage } from './cloud-messages.ts';
 export async function notifyIfComplete(ledger: RunLedger, aggregateQueue: Pick<WorkQueue<AggregateMessage>, 'send'>, runId: string): Promise<boolean> {
   const run = await ledger.getRun(runId);
   if (run === undefined || run.items === 0 || run.recorded < run.items) return false;
-  if (run.status === 'completed' || run.status === 'failed' || run.status === 'stopped') return false;
+  if (run.status === 'completed' || run.status === 'failed' || run.status === 'stopped' || run.status === 'cancelled') return false;
   await aggregateQueue.send([{ id: `${runId}/aggregate`, body: { runId } }]);
   return true;
 }

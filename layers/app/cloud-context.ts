@@ -11,12 +11,26 @@ import type { RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
+import { projectionOf } from './cloud-cost.ts';
 
-/** Keys the cloud stages add to DESIGN §5: the task snapshot plan writes for later stages. */
+/** Keys the cloud stages add to DESIGN §5. */
 export const cloudKeys = {
   /** Every task of the run's dataset (the few-shot pool too), one JSON object per line. */
   tasks: (runId: string) => `runs/${runId}/tasks.jsonl`,
+  /**
+   * Copies of the manifest and the summary beside the results tables: `runs/` holds the raw
+   * per-item work and may expire (lifecycle rules), `results/` is kept, so the API answers for
+   * a run long after its items are gone.
+   */
+  keptManifest: (runId: string) => `results/runs/${runId}/manifest.json`,
+  keptSummary: (runId: string) => `results/runs/${runId}/summary.json`,
 };
+
+/** The manifest for readers (the API): the run's own, else the kept copy. */
+export async function readKeptManifest(store: BlobStore, runId: string): Promise<Manifest | undefined> {
+  const text = (await store.getText(keys.manifest(runId))) ?? (await store.getText(cloudKeys.keptManifest(runId)));
+  return text === undefined ? undefined : (JSON.parse(text) as Manifest);
+}
 
 /** What a stage needs to build contexts. */
 export interface ContextSource {
@@ -79,17 +93,18 @@ export class RunContextCache {
     const pool = await readTaskSnapshot(store, runId);
     const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
     if (source === undefined) throw new HarnessError(`run ${runId} names no benchmark`);
+    const costOf = this.#source.costOf ? await this.#source.costOf(manifest) : undefined;
     const provider = this.#source.provider ? await this.#source.provider(manifest) : NO_PROVIDER;
     const executor = this.#source.executor ? await this.#source.executor() : undefined;
-    const costOf = this.#source.costOf ? await this.#source.costOf(manifest) : undefined;
     const run = await ledger.getRun(runId);
     return {
       store,
+      // The engine's cost guard reserves every call in the ledger (trySpend): one counter per run for all containers.
       ledger,
       provider,
       ...(executor ? { executor } : {}),
       clock,
-      ...(costOf ? { costOf } : {}),
+      ...(costOf ? { costOf, projectCost: projectionOf(costOf) } : {}),
       manifest,
       benchmark: source.benchmark,
       tasks: new Map(pool.map((task) => [task.id, task])),

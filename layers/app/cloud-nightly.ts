@@ -6,11 +6,15 @@
 import { z } from 'zod';
 import { InputError } from '#core/errors.ts';
 import { startRuns, type StartDeps, type StartedRun } from './cloud-start.ts';
+import { createHash } from 'node:crypto';
 import { parseSweep, sweepSpecs } from './cloud-sweep.ts';
 
+/** The schedule's time (`<aws.scheduler.scheduled-time>`): run ids derive from it. */
+const ScheduledTime = z.string().datetime({ offset: true }).optional();
+
 export const NightlyEventSchema = z.discriminatedUnion('source', [
-  z.object({ source: z.literal('inline'), sweep: z.unknown() }),
-  z.object({ source: z.literal('ssm'), parameterName: z.string().startsWith('/').optional() }),
+  z.object({ source: z.literal('inline'), sweep: z.unknown(), scheduledTime: ScheduledTime }),
+  z.object({ source: z.literal('ssm'), parameterName: z.string().startsWith('/').optional(), scheduledTime: ScheduledTime }),
 ]);
 
 export type NightlyEvent = z.input<typeof NightlyEventSchema>;
@@ -41,7 +45,23 @@ export async function startNightlySweep(deps: NightlyDeps, raw: unknown): Promis
     origin = `SSM parameter ${name}`;
   }
   const specs = sweepSpecs(parseSweep(sweep, origin), origin);
+  const start = event.scheduledTime === undefined ? deps : scheduledStart(deps, event.scheduledTime);
   const started: StartedRun[] = [];
-  for (const spec of specs) started.push(...(await startRuns(deps, spec)));
+  for (const spec of specs) started.push(...(await startRuns(start, spec)));
   return started;
+}
+
+/**
+ * Run ids from the schedule's time: stamp = that time, suffix = a hash of it and the run, so
+ * an invocation retried (by Lambda or the Scheduler) derives the same ids and skips the runs
+ * already started.
+ */
+function scheduledStart(deps: StartDeps, scheduledTime: string): StartDeps {
+  const at = new Date(scheduledTime);
+  return {
+    ...deps,
+    clock: () => at,
+    randomSuffix: (run) => createHash('sha256').update(`${at.toISOString()}|${run}`).digest('hex').slice(0, 6),
+    skipExisting: true,
+  };
 }

@@ -14,11 +14,13 @@ import { protocolChoiceOf } from '#core/run/spec.ts';
 import { planRun, replanItems, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { HarnessError } from '#core/errors.ts';
+import { loadPriceTable, priceForRun } from '#providers/index.ts';
 import { loadSource, type LoadOptions } from './load-benchmark.ts';
 import { cloudKeys, readManifest, readTaskSnapshot, serialiseTasks } from './cloud-context.ts';
 import type { SetRunItems } from './cloud-ledger.ts';
 import { publishTestFiles } from './cloud-test-files.ts';
-import type { PlanMessage } from './cloud-messages.ts';
+import type { CloudWorkItem, PlanMessage } from './cloud-messages.ts';
+import { writePartManifest } from './cloud-record-parts.ts';
 
 /** Work items enqueued per plan invocation. */
 export const PLAN_CHUNK = 1000;
@@ -28,7 +30,7 @@ export interface PlanDeps {
   ledger: RunLedger;
   setItems: SetRunItems;
   planQueue: Pick<WorkQueue<PlanMessage>, 'send'>;
-  generateQueue: Pick<WorkQueue<WorkItem>, 'send'>;
+  generateQueue: Pick<WorkQueue<CloudWorkItem>, 'send'>;
   load: LoadOptions;
   createProvider: (spec: string) => Promise<Provider>;
   code: Manifest['code'];
@@ -38,7 +40,8 @@ export interface PlanDeps {
 
 export type PlanOutcome =
   | { status: 'enqueued'; runId: string; offset: number; sent: number; total: number; next: number | null }
-  | { status: 'failed'; runId: string; reason: string };
+  | { status: 'failed'; runId: string; reason: string }
+  | { status: 'skipped'; runId: string; reason: string };
 
 /** Plans (offset 0) and enqueues one chunk. A bad request fails the run (status `failed` with the reason), not the message. */
 export async function planChunk(deps: PlanDeps, message: PlanMessage): Promise<PlanOutcome> {
@@ -46,6 +49,8 @@ export async function planChunk(deps: PlanDeps, message: PlanMessage): Promise<P
   let manifest: Manifest;
   let loaded: LoadedBenchmark;
   let provider: Provider | undefined;
+  const run = await deps.ledger.getRun(runId);
+  if (run?.status === 'cancelled') return { status: 'skipped', runId, reason: 'the run is cancelled' };
   try {
     // A redelivered first message finds the manifest: the run is planned already, keep it as it is.
     const found = await readManifest(deps.store, runId);
@@ -62,7 +67,11 @@ export async function planChunk(deps: PlanDeps, message: PlanMessage): Promise<P
     const { items } = replanItems(manifest, loaded, provider);
     const size = deps.chunkSize ?? PLAN_CHUNK;
     const chunk = items.slice(message.offset, message.offset + size);
-    await deps.generateQueue.send(chunk.map((item) => ({ id: itemId(runId, item.taskId, item.sample), body: item })));
+    // One records part per chunk: its manifest first, so a part is never counted before it is described.
+    const index = Math.floor(message.offset / size);
+    await writePartManifest(deps.store, runId, index, chunk);
+    const body = (item: WorkItem, slot: number): CloudWorkItem => ({ ...item, part: { index, slot, size: chunk.length } });
+    await deps.generateQueue.send(chunk.map((item, slot) => ({ id: itemId(runId, item.taskId, item.sample), body: body(item, slot) })));
     const next = message.offset + size < items.length ? message.offset + size : null;
     if (next !== null) await deps.planQueue.send([{ id: `${runId}/plan/${next}`, body: { runId, offset: next } }]);
     return { status: 'enqueued', runId, offset: message.offset, sent: chunk.length, total: items.length, next };
@@ -82,6 +91,10 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   if (source === undefined) throw new InputError(`"${request.benchmark}" names no benchmark`, { field: 'benchmark' });
   const loaded = await loadSource(source, { ...deps.load, ...(request.spec.split ? { split: request.spec.split } : {}) });
   const provider = await deps.createProvider(request.spec.model);
+  // A cost cap on a model without a price would bound nothing: the run fails before any call.
+  if (provider.kind !== 'reference' && provider.kind !== 'replay') {
+    priceForRun(await loadPriceTable(undefined), provider.model, { capUsd: request.spec.maxCostUsd ?? null });
+  }
   const plan = await planRun(loaded, request.spec, provider, {
     runId: message.runId,
     createdAt: request.createdAt,
@@ -92,7 +105,9 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   });
   const pool = await publishTestFiles(deps.store, message.runId, loaded.tasks);
   await deps.store.put(cloudKeys.tasks(message.runId), serialiseTasks(pool), 'application/x-ndjson');
-  await deps.store.put(keys.manifest(message.runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
+  const manifestText = JSON.stringify(plan.manifest, null, 2);
+  await deps.store.put(cloudKeys.keptManifest(message.runId), manifestText, 'application/json');
+  await deps.store.put(keys.manifest(message.runId), manifestText, 'application/json');
   await deps.setItems(message.runId, plan.items.length);
   await deps.ledger.setStatus(message.runId, 'running');
   return { manifest: plan.manifest, loaded: { ...loaded, tasks: pool }, provider };

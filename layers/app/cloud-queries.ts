@@ -9,7 +9,7 @@ import type { RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys, safeSegment } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { ATHENA_MAX_QUERY_BYTES, leaderboardSql } from '#aws/athena-sql.ts';
-import { readManifest } from './cloud-context.ts';
+import { cloudKeys, readKeptManifest } from './cloud-context.ts';
 
 export class RunNotFoundError extends PolyevalError {
   override name = 'RunNotFoundError';
@@ -40,7 +40,7 @@ export interface RunView {
 /** Run ids are generated ids; anything else is not looked up (it would only make odd keys). */
 const RUN_ID = /^[A-Za-z0-9._-]{1,200}$/;
 
-function checkRunId(runId: string): void {
+export function checkRunId(runId: string): void {
   if (!RUN_ID.test(runId)) throw new InputError('expected a run id (letters, digits, ".", "_", "-")', { field: 'id' });
 }
 
@@ -52,14 +52,16 @@ export async function getRunView(deps: Pick<QueryDeps, 'store' | 'ledger'>, runI
   checkRunId(runId);
   const run = await deps.ledger.getRun(runId);
   if (run === undefined) throw new RunNotFoundError(runId);
-  return { run, manifest: (await readManifest(deps.store, runId)) ?? null };
+  return { run, manifest: (await readKeptManifest(deps.store, runId)) ?? null };
 }
 
 export async function getRunMetrics(deps: Pick<QueryDeps, 'store' | 'ledger'>, runId: string): Promise<RunSummaryDocument> {
   checkRunId(runId);
   const run = await deps.ledger.getRun(runId);
   if (run === undefined) throw new RunNotFoundError(runId);
-  const text = run.status === 'completed' ? await deps.store.getText(keys.summary(runId)) : undefined;
+  // A run closed with missing items has its summary too (the missing items are listed in it).
+  const done = run.status === 'completed' || run.status === 'completed_with_missing';
+  const text = done ? ((await deps.store.getText(keys.summary(runId))) ?? (await deps.store.getText(cloudKeys.keptSummary(runId)))) : undefined;
   if (text === undefined) throw new RunNotCompletedError(runId, run.status);
   return JSON.parse(text) as RunSummaryDocument;
 }

@@ -1,8 +1,9 @@
 /**
  * generate and execute in the cloud: the engine's generateItem / scoreItem / recordItem for
  * one message, plus what queues add — skip an item already recorded (a redelivery costs no
- * second model call or sandbox run), route code to the execute queue of its language, and the
- * completion check after each record.
+ * second model call or sandbox run) or of a cancelled run, route code to the execute queue of
+ * its language (as a pointer to S3 when too large for SQS), count each record in its records
+ * part, and the completion check after each record.
  */
 import { InputError, RunStopped } from '#core/errors.ts';
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
@@ -12,7 +13,10 @@ import type { WorkItem } from '#core/run/plan.ts';
 import type { Task, Verdict } from '#core/types.ts';
 import { notifyIfComplete } from './cloud-completion.ts';
 import type { RunContextCache } from './cloud-context.ts';
-import type { AggregateMessage } from './cloud-messages.ts';
+import type { PartCounter } from '#aws/dynamo-part-counter.ts';
+import { resolveGenerated, toMessage } from './cloud-large-messages.ts';
+import type { AggregateMessage, CloudWorkItem, GeneratedMessage } from './cloud-messages.ts';
+import { countInPart } from './cloud-record-parts.ts';
 
 type Sender<T> = Pick<WorkQueue<T>, 'send'>;
 
@@ -20,15 +24,17 @@ export interface StageDeps {
   contexts: RunContextCache;
   ledger: RunLedger;
   aggregateQueue: Sender<AggregateMessage>;
+  /** Counts records per records part (layers/app/cloud-record-parts.ts). */
+  parts: PartCounter;
   /** Applies a run's toolchain settings (kotlinc language version) before its sample runs. */
   prepareRun?: (manifest: RunContext['manifest']) => Promise<void>;
 }
 
 export interface GenerateDeps extends StageDeps {
   /** Lambda execute queues by language. */
-  executeQueues: Readonly<Record<string, Sender<GeneratedItem>>>;
+  executeQueues: Readonly<Record<string, Sender<GeneratedMessage>>>;
   /** Fargate execute queues by language (empty without the Fargate lane). */
-  fargateQueues: Readonly<Record<string, Sender<GeneratedItem>>>;
+  fargateQueues: Readonly<Record<string, Sender<GeneratedMessage>>>;
 }
 
 export type StageOutcome =
@@ -74,18 +80,30 @@ async function settle(ledger: RunLedger, runId: string, error: unknown): Promise
   throw error;
 }
 
+/** The record's bookkeeping: its part's count (and the part's compaction), then the run's completion. */
+async function afterRecord(deps: StageDeps, item: CloudWorkItem): Promise<void> {
+  await countInPart(deps.parts, deps.aggregateQueue, item);
+  await notifyIfComplete(deps.ledger, deps.aggregateQueue, item.runId);
+}
+
 async function scoreAndRecord(deps: StageDeps, ctx: RunContext, generated: GeneratedItem): Promise<StageOutcome> {
   const outcome = await scoreItem(ctx, generated);
   const record = await recordItem(ctx, generated, outcome);
-  await notifyIfComplete(deps.ledger, deps.aggregateQueue, generated.item.runId);
+  await afterRecord(deps, generated.item);
   return { status: 'recorded', verdict: record.verdict };
 }
 
+/** Work of a cancelled run is taken off the queue without being done. */
+async function cancelled(ledger: RunLedger, runId: string): Promise<boolean> {
+  return (await ledger.getRun(runId))?.status === 'cancelled';
+}
+
 /** generate: one work item → a record (likert, failed generations) or a message to its executor. */
-export async function generateWork(deps: GenerateDeps, item: WorkItem): Promise<StageOutcome> {
+export async function generateWork(deps: GenerateDeps, item: CloudWorkItem): Promise<StageOutcome> {
+  if (await cancelled(deps.ledger, item.runId)) return { status: 'skipped' };
   const ctx = await deps.contexts.get(item.runId);
   if (await alreadyRecorded(ctx, item)) {
-    await notifyIfComplete(deps.ledger, deps.aggregateQueue, item.runId);
+    await afterRecord(deps, item);
     return { status: 'skipped' };
   }
   let generated: GeneratedItem;
@@ -104,17 +122,19 @@ export async function generateWork(deps: GenerateDeps, item: WorkItem): Promise<
     // A deployment without this language's executor: the harness's fault (SE), never the model's.
     return scoreAndRecord(deps, ctx, { ...generated, failure: `no executor is deployed for language ${language}` });
   }
-  await queue.send([{ id: itemId(item.runId, item.taskId, item.sample), body: generated }]);
+  await queue.send([{ id: itemId(item.runId, item.taskId, item.sample), body: await toMessage(ctx.store, generated) }]);
   return { status: 'sent', language, lane };
 }
 
-/** execute: one generated code sample → sandbox verdict → record. */
-export async function executeWork(deps: StageDeps, generated: GeneratedItem): Promise<StageOutcome> {
-  const ctx = await deps.contexts.get(generated.item.runId);
-  if (await alreadyRecorded(ctx, generated.item)) {
-    await notifyIfComplete(deps.ledger, deps.aggregateQueue, generated.item.runId);
+/** execute: one generated code sample (or its pointer in S3) → sandbox verdict → record. */
+export async function executeWork(deps: StageDeps, message: GeneratedMessage): Promise<StageOutcome> {
+  if (await cancelled(deps.ledger, message.item.runId)) return { status: 'skipped' };
+  const ctx = await deps.contexts.get(message.item.runId);
+  if (await alreadyRecorded(ctx, message.item)) {
+    await afterRecord(deps, message.item);
     return { status: 'skipped' };
   }
+  const generated = await resolveGenerated(ctx.store, message);
   try {
     await deps.prepareRun?.(ctx.manifest);
     return await scoreAndRecord(deps, ctx, generated);

@@ -16,8 +16,10 @@ export interface StartDeps {
   ledger: RunLedger;
   planQueue: Pick<WorkQueue<PlanMessage>, 'send'>;
   clock: () => Date;
-  /** Random suffix of run ids (passed in so tests reproduce). */
-  randomSuffix?: () => string;
+  /** Suffix of run ids, given the run's description (random by default; passed in so tests and schedules reproduce). */
+  randomSuffix?: (run: string) => string;
+  /** A run id already in the ledger is left as it is (no second plan message): a retried start is a no-op. */
+  skipExisting?: boolean;
 }
 
 export interface StartedRun {
@@ -76,14 +78,19 @@ export async function startRuns(deps: StartDeps, spec: RunSpec): Promise<Started
         ...(language ? { language } : {}),
         createdAt: now.toISOString(),
       };
-      planned.push({ request, runId: newRunId(prefix, now, suffix()), source });
+      planned.push({ request, runId: newRunId(prefix, now, suffix(`${source.spec}|${language ?? ''}|${JSON.stringify(request.spec)}`)), source });
     }
   }
   const started: StartedRun[] = [];
   for (const { request, runId, source } of planned) {
+    const run = { run_id: runId, benchmark: source.benchmark.id, model: spec.model.trim(), language: request.language ?? null };
+    if (deps.skipExisting && (await deps.ledger.getRun(runId)) !== undefined) {
+      started.push(run);
+      continue;
+    }
     await deps.ledger.createRun({ runId, benchmark: source.benchmark.id, model: spec.model.trim(), status: 'planned', items: 0, createdAt: request.createdAt });
     await deps.planQueue.send([{ id: `${runId}/plan/0`, body: { runId, offset: 0, request } }]);
-    started.push({ run_id: runId, benchmark: source.benchmark.id, model: spec.model.trim(), language: request.language ?? null });
+    started.push(run);
   }
   return started;
 }

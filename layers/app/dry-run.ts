@@ -36,7 +36,7 @@ export async function dryRun(spec: RunSpec, opts: LocalRunOptions): Promise<DryR
   for (const source of parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec))) {
     const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });
     const provider = await createProvider(spec.model, opts.providerOptions);
-    const plan = await planRun(loaded, spec, provider, { runId: 'dry-run', createdAt: new Date(0).toISOString(), code: { version: '', revision: null, dirty: null }, packages: {}, toolchains: [] });
+    const plan = await planRun(loaded, spec, provider, { runId: 'dry-run', createdAt: new Date(0).toISOString(), code: { version: '', revision: null, dirty: null }, packages: {}, toolchains: [], probe: false });
     const tasks = new Map(plan.tasks.map((t) => [t.id, t]));
     let promptTokens = 0;
     let completionTokens = 0;

@@ -9,7 +9,7 @@ import { InputError, RunStopped } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { assertMayExecute } from './trust.ts';
-import { aggregateRun, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { aggregateRun, type CompletedSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
 import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
 import { promptText } from '#core/models/prompt-text.ts';
@@ -21,7 +21,7 @@ import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { estimateCost, estimateTokens, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
+import { costAt, estimateTokens, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from './load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
@@ -37,72 +37,141 @@ export interface LocalRunOptions {
   jobs?: number;
   /** User price table overriding the shipped one. */
   pricesPath?: string;
+  /** `--assume-price`: the price of a model the table lacks (recorded in the manifest). */
+  assumePrice?: ModelPrice;
   clock?: () => Date;
-  onEvent?: (event: EngineEvent | { type: 'planned'; runId: string; total: number; done: number; benchmark: string }) => void;
+  onEvent?: (event: (EngineEvent & { language: string }) | PlannedEvent) => void;
   env?: NodeJS.ProcessEnv;
   /** Execute model-written code even where the sandbox exposes credentials, files or network. */
   trustGeneratedCode?: boolean;
+  /** One sandbox shared by several runs (a sweep): kept open after each run. */
+  sandbox?: SharedSandbox;
+  /**
+   * A sweep's bookkeeping, per run it would start (key: dataset spec and language): the id
+   * of a run already started for that key (it is resumed, or its summary returned when it
+   * completed), and a hook called with each new run's id before any of its work starts.
+   */
+  runs?: { existing(key: string): string | undefined; created(key: string, runId: string): Promise<void> };
+}
+
+/** A run is about to do its work: `remaining` counts the items still to run per language. */
+export interface PlannedEvent {
+  type: 'planned';
+  runId: string;
+  total: number;
+  done: number;
+  benchmark: string;
+  remaining: Record<string, number>;
+}
+
+/**
+ * One sandbox executor for several runs, so a sweep keeps the Kotlin compile server warm and
+ * the compile cache shared. The Kotlin flags are per process: a run with other flags gets a
+ * fresh executor (the previous one is closed first).
+ */
+export class SharedSandbox {
+  private current: { key: string; executor: Promise<SandboxExecutor> } | undefined;
+
+  async get(kotlinLanguageVersion: string | undefined): Promise<SandboxExecutor> {
+    const key = kotlinLanguageVersion ?? '';
+    if (this.current?.key === key) return this.current.executor;
+    await this.close();
+    const sandbox = await import('#sandbox/index.ts');
+    const executor = sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) });
+    this.current = { key, executor };
+    return executor;
+  }
+
+  async close(): Promise<void> {
+    const current = this.current;
+    this.current = undefined;
+    if (current) await (await current.executor).close();
+  }
 }
 
 export type LocalRunResult =
-  | ({ status: 'completed' } & RunSummaryDocument)
-  | { status: 'stopped'; run_id: string; benchmark: string; model: string; items: number; recorded: number; reason: string };
+  | ({ status: 'completed'; language?: string | null } & RunSummaryDocument)
+  | { status: 'stopped'; run_id: string; benchmark: string; model: string; items: number; recorded: number; reason: string; language?: string | null };
 
 function newRunId(benchmark: string, now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion?: string): Promise<SandboxExecutor | undefined> {
-  if (benchmark.scorer === 'likert') return undefined;
-  const sandbox = await import('#sandbox/index.ts');
-  // Always passed, empty included: the Kotlin runtime keeps its flags per process.
-  return sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) });
+/** The run's executor and whether the run owns it (closes it when done). */
+/** A run's executor, and whether the run owns it (closes it) or shares the sweep's. */
+interface RunExecutor {
+  executor?: SandboxExecutor;
+  owned: boolean;
 }
 
-async function costFunctions(provider: Provider, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
-  if (provider.kind === 'reference' || provider.kind === 'replay') return {};
-  const table = await loadPriceTable(opts.pricesPath);
-  const costOf = (usage: TokenUsage): number | null => estimateCost(table, provider.model, usage).usd;
+async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion: string | undefined, shared?: SharedSandbox): Promise<RunExecutor> {
+  if (benchmark.scorer === 'likert') return { owned: false };
+  if (shared) return { executor: await shared.get(kotlinLanguageVersion), owned: false };
+  const sandbox = await import('#sandbox/index.ts');
+  // Always passed, empty included: the Kotlin runtime keeps its flags per process.
+  return { executor: await sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) }), owned: true };
+}
+
+/** Whether a provider's calls cost money (network providers) or nothing (reference, replay). */
+function isBilled(provider: Provider): boolean {
+  return provider.kind !== 'reference' && provider.kind !== 'replay';
+}
+
+/** The run's price, refusing a cost cap on an unpriced model before any call. */
+async function runPrice(provider: Provider, capUsd: number | null, assumed: ModelPrice | null | undefined, opts: LocalRunOptions): Promise<ModelPrice | undefined> {
+  if (!isBilled(provider)) return undefined;
+  return priceForRun(await loadPriceTable(opts.pricesPath), provider.model, { capUsd, assumed: assumed ?? null });
+}
+
+async function costFunctions(provider: Provider, manifest: Manifest, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
+  if (!isBilled(provider)) return {};
+  const price = await runPrice(provider, manifest.max_cost_usd, manifest.assumed_price, opts);
+  const costOf = (usage: TokenUsage): number | null => (price ? costAt(price, usage) : null);
   return {
     costOf,
     projectCost: (prompt, maxTokens, choices) => costOf({ promptTokens: estimateTokens(promptText(prompt)) * choices, completionTokens: maxTokens }) ?? 0,
   };
 }
 
-async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provider, opts: LocalRunOptions): Promise<LocalRunResult> {
+/** Starts the executor's slow set-up (the Kotlin compile server) for the plan's languages, in the background. */
+function prepareExecutor(executor: SandboxExecutor | undefined, plan: RunPlan): void {
+  executor?.prepare?.([...new Set(plan.items.map((i) => i.language).filter((l): l is string => l !== undefined))]);
+}
+
+async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provider, opts: LocalRunOptions, prepared?: RunExecutor): Promise<LocalRunResult> {
   const { home } = opts;
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
-  const executor = await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined);
+  const { executor, owned } = prepared ?? (await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined, opts.sandbox));
   try {
     assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false);
   } catch (error) {
-    await executor?.close();
+    if (owned) await executor?.close();
     await provider.close?.();
     throw error;
   }
-  const ledgerRun = await home.ledger.getRun(manifest.run_id);
+  if (!prepared) prepareExecutor(executor, plan);
+  const languageOf = languageOfItems(plan);
   const ctx: RunContext = {
     store: home.store,
     ledger: home.ledger,
     provider,
     ...(executor ? { executor } : {}),
     clock,
-    ...(await costFunctions(provider, opts)),
-    onEvent: (e) => opts.onEvent?.(e),
+    ...(await costFunctions(provider, manifest, opts)),
+    onEvent: (e) => opts.onEvent?.({ ...e, language: languageOf(e.item) }),
     manifest,
     benchmark: loaded.benchmark,
     tasks: new Map(plan.tasks.map((t) => [t.id, t])),
     pool: loaded.tasks,
-    spent: { usd: ledgerRun?.costUsd ?? 0 },
     stop: {},
   };
   const jobs = opts.jobs ?? availableParallelism();
   try {
     await home.ledger.setStatus(manifest.run_id, 'running');
     const done = (await home.store.list(keys.itemsPrefix(manifest.run_id))).length;
-    opts.onEvent?.({ type: 'planned', runId: manifest.run_id, total: plan.items.length, done, benchmark: manifest.benchmark.id });
+    opts.onEvent?.({ type: 'planned', runId: manifest.run_id, total: plan.items.length, done, benchmark: manifest.benchmark.id, remaining: remainingByLanguage(plan, languageOf) });
     const result = await runPipeline(ctx, plan.items, {
       generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
       scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: Math.max(4, jobs * 4) }),
@@ -112,17 +181,33 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     if (result.stoppedReason) {
       await home.ledger.setStatus(manifest.run_id, 'stopped', result.stoppedReason);
       const recorded = (await home.store.list(keys.itemsPrefix(manifest.run_id))).length;
-      return { status: 'stopped', run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name, items: plan.items.length, recorded, reason: result.stoppedReason };
+      return { status: 'stopped', run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name, items: plan.items.length, recorded, reason: result.stoppedReason, language: manifest.language };
     }
     const summary = await aggregateRun({ store: home.store, ledger: home.ledger, clock }, manifest, (records) => extraMetrics(records, plan, loaded, manifest, home));
-    return { ...summary };
+    return { ...summary, language: manifest.language };
   } catch (error) {
     await home.ledger.setStatus(manifest.run_id, 'failed', (error as Error).message);
     throw error;
   } finally {
-    await executor?.close();
+    if (owned) await executor?.close();
     await provider.close?.();
   }
+}
+
+/** The language of each item of a plan (`item` for benchmarks without one): what the ETA learns by. */
+function languageOfItems(plan: RunPlan): (item: WorkItem) => string {
+  const byTask = new Map(plan.tasks.map((t) => [t.id, 'language' in t && typeof t.language === 'string' ? t.language : undefined]));
+  return (item) => item.language ?? plan.manifest.language ?? byTask.get(item.taskId) ?? 'item';
+}
+
+/** Items left to run per language. */
+function remainingByLanguage(plan: RunPlan, languageOf: (item: WorkItem) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of plan.items) {
+    const language = languageOf(item);
+    out[language] = (out[language] ?? 0) + 1;
+  }
+  return out;
 }
 
 /** RoCode: code-switching of the generated code beside the reference solutions. */
@@ -164,33 +249,50 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
     const languages = languagesFor(spec, loaded, probe);
     await probe.close?.();
     for (const language of languages) {
+      const key = `${source.spec}|${language ?? ''}`;
+      const existing = opts.runs?.existing(key);
+      if (existing) {
+        results.push(await resumeOrSummary(existing, opts));
+        continue;
+      }
       const runSpec: RunSpec = { ...spec, ...(language ? { language } : {}) };
       const provider = await createProvider(spec.model, opts.providerOptions);
+      // Refused before the capability check or any item calls the model.
+      await runPrice(provider, spec.maxCostUsd ?? null, opts.assumePrice, opts);
       const now = clock();
       const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
-      const executorInfo = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion);
+      // One executor per run (or the sweep's shared one): it records the toolchains, starts its
+      // slow set-up while the run is planned and generated, then scores (execute closes it if owned).
+      const runExecutor = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion, opts.sandbox);
+      let plan: RunPlan;
       try {
-        assertMayExecute(executorInfo, provider, opts.trustGeneratedCode ?? false);
+        assertMayExecute(runExecutor.executor, provider, opts.trustGeneratedCode ?? false);
+        const toolchains = runExecutor.executor ? await runExecutor.executor.toolchains() : [];
+        plan = await planRun(loaded, runSpec, provider, {
+          runId,
+          createdAt: now.toISOString(),
+          code: codeVersion(opts.packageRoot),
+          packages: packageVersions(opts.packageRoot),
+          toolchains,
+        });
       } catch (error) {
-        await executorInfo?.close();
+        if (runExecutor.owned) await runExecutor.executor?.close();
         await provider.close?.();
         throw error;
       }
-      const toolchains = executorInfo ? await executorInfo.toolchains() : [];
-      await executorInfo?.close();
-      const plan = await planRun(loaded, runSpec, provider, {
-        runId,
-        createdAt: now.toISOString(),
-        code: codeVersion(opts.packageRoot),
-        packages: packageVersions(opts.packageRoot),
-        toolchains,
-      });
+      prepareExecutor(runExecutor.executor, plan);
       const { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency } = opts.providerOptions ?? {};
       const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
       plan.manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
+      if (opts.assumePrice) plan.manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
       await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
       await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
-      results.push(await execute(plan, loaded, provider, opts));
+      await opts.runs?.created(key, runId);
+      // The capability check's calls were billed too.
+      const probe = plan.manifest.likert_scoring?.probeUsage;
+      const price = probe ? await runPrice(provider, null, plan.manifest.assumed_price, opts) : undefined;
+      if (probe && price) await opts.home.ledger.trySpend(runId, costAt(price, probe), null);
+      results.push(await execute(plan, loaded, provider, opts, runExecutor));
     }
   }
   return results;
@@ -200,6 +302,15 @@ export async function readManifest(home: Home, runId: string): Promise<Manifest>
   const text = await home.store.getText(keys.manifest(runId));
   if (!text) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
   return JSON.parse(text) as Manifest;
+}
+
+/** A sweep's run seen again: its summary when it completed, else it is resumed. */
+async function resumeOrSummary(runId: string, opts: LocalRunOptions): Promise<LocalRunResult> {
+  const run = await opts.home.ledger.getRun(runId);
+  const text = run?.status === 'completed' ? await opts.home.store.getText(keys.summary(runId)) : undefined;
+  if (!text) return resumeLocal(runId, opts);
+  const manifest = await readManifest(opts.home, runId);
+  return { ...(JSON.parse(text) as CompletedSummary), status: 'completed', language: manifest.language };
 }
 
 /** Continues a run that was killed or stopped: only the items not yet recorded run. */

@@ -70,6 +70,16 @@ export class RemoteClient {
     return this.request('GET', `/runs/${encodeURIComponent(runId)}/metrics`);
   }
 
+  /** Status `cancelled`: every stage then skips the run's queued work. */
+  cancelRun(runId: string): Promise<{ run: Record<string, unknown> }> {
+    return this.request('POST', `/runs/${encodeURIComponent(runId)}/cancel`);
+  }
+
+  /** The run's dead-lettered messages back to their queues. */
+  redriveRun(runId: string): Promise<{ run_id: string; moved: number; queues: Record<string, number> }> {
+    return this.request('POST', `/runs/${encodeURIComponent(runId)}/redrive`);
+  }
+
   leaderboard(benchmark: string, options: { metric?: string; slice?: string } = {}): Promise<{ benchmark: string; rows: Record<string, unknown>[] }> {
     const query: Record<string, string> = { benchmark, ...(options.metric ? { metric: options.metric } : {}), ...(options.slice ? { slice: options.slice } : {}) };
     return this.request('GET', '/leaderboard', { query });

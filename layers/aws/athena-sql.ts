@@ -21,6 +21,7 @@
  * Shipped queries use only what Trino and DuckDB share: CTEs, window functions, standard
  * comparisons, `CASE`, `ORDER BY`; string literals go through {@link sqlString}.
  */
+import { headlineMetric } from '#core/metrics/headline.ts';
 import {
   METRIC_COLUMNS as CORE_METRIC_COLUMNS,
   PARTITION_COLUMNS,
@@ -53,15 +54,8 @@ export const METRIC_COLUMNS: readonly ColumnSpec[] = CORE_METRIC_COLUMNS.map(toS
 /** Where each table's files live, relative to the store root (DESIGN §5). */
 export const TABLE_PREFIXES = { records: 'results/records/', metrics: 'results/metrics/' } as const;
 
-/**
- * The headline metric per benchmark (the leaderboard's column). A benchmark not listed
- * falls back to `pass@1`; pass an explicit metric to {@link leaderboardSql} to override.
- */
-export const HEADLINE_METRICS: Readonly<Record<string, string>> = {
-  rocode: 'accuracy',
-  'kotlin-humaneval': 'pass@1',
-  abricot: 'pearson',
-};
+/** The headline metric per benchmark (the leaderboard's column): one definition, in core. */
+export { HEADLINE_METRICS } from '#core/metrics/headline.ts';
 
 /** A SQL string literal: single quotes doubled (standard SQL; Trino and DuckDB agree). */
 export function sqlString(value: string): string {
@@ -91,7 +85,7 @@ export interface LeaderboardOptions {
  * @throws RangeError when `runIds` is given empty (no run to rank: SQL has no empty IN list).
  */
 export function leaderboardSql(benchmark: string, options: LeaderboardOptions = {}): string {
-  const metric = options.metric ?? HEADLINE_METRICS[benchmark] ?? 'pass@1';
+  const metric = options.metric ?? headlineMetric(benchmark);
   const slice = options.slice ?? 'all';
   if (options.runIds !== undefined && options.runIds.length === 0) throw new RangeError('leaderboardSql: runIds is empty; there is nothing to rank');
   const runFilter = options.runIds === undefined ? '' : `\n    AND run_id IN (${options.runIds.map(sqlString).join(', ')})`;

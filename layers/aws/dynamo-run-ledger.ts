@@ -225,6 +225,35 @@ export class DynamoRunLedger implements RunLedger {
     await this.#updateRun('addCost', runId, 'ADD costUsd :usd SET updatedAt = :now', { ':usd': usd });
   }
 
+  /**
+   * The cost guard's one shared counter: adds `usd` to the run's `costUsd` only if the new total
+   * stays within `capUsd` (always when null, and for refunds), in ONE conditional UpdateItem, so
+   * every container of every stage draws from the same budget. A condition expression cannot
+   * add, so the limit is `capUsd - usd` (with a tolerance for sums of binary fractions).
+   */
+  async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
+    if (capUsd === null || usd <= 0) {
+      await this.addCost(runId, usd);
+      return true;
+    }
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: runKey(runId),
+          UpdateExpression: 'ADD costUsd :usd SET updatedAt = :now',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(costUsd) OR costUsd <= :limit)',
+          ExpressionAttributeValues: { ':usd': usd, ':limit': capUsd - usd + 1e-12, ':now': this.#now().toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (awsErrorName(error) !== 'ConditionalCheckFailedException') throw this.#fault('trySpend', runId, error);
+      if ((await this.getRun(runId)) === undefined) throw new HarnessError(`trySpend: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
+      return false;
+    }
+  }
+
   async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {
     // A status without a reason clears the previous one (a resumed run is no longer "failed: …").
     const expression = reason === undefined ? 'SET #s = :s, updatedAt = :now REMOVE reason' : 'SET #s = :s, updatedAt = :now, reason = :r';

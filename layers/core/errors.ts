@@ -2,6 +2,8 @@
  * The error hierarchy of polyeval. `InputError` is the user's fault (exit 2, message names
  * file, line and field); `HarnessError` is ours (exit 1, with its cause).
  */
+import type { TokenUsage } from './types.ts';
+
 export interface InputLocation {
   file?: string;
   line?: number;
@@ -35,10 +37,13 @@ export class ProviderError extends PolyevalError {
   override name = 'ProviderError';
   readonly retryable: boolean;
   readonly status?: number;
-  constructor(message: string, opts: { retryable: boolean; status?: number; cause?: unknown }) {
+  /** Tokens billed by the failed call's attempts that got an answer (a 200 whose body was unusable). */
+  billed?: TokenUsage;
+  constructor(message: string, opts: { retryable: boolean; status?: number; cause?: unknown; billed?: TokenUsage }) {
     super(message, { cause: opts.cause });
     this.retryable = opts.retryable;
     if (opts.status !== undefined) this.status = opts.status;
+    if (opts.billed !== undefined) this.billed = opts.billed;
   }
 }
 

@@ -46,7 +46,12 @@ export interface WorkQueue<T> {
   close(): void;
 }
 
-export type RunStatus = 'planned' | 'running' | 'aggregating' | 'completed' | 'stopped' | 'failed';
+/**
+ * `completed_with_missing`: aggregated over what was recorded, the items that never were listed
+ * in the summary (the cloud watchdog's verdict on a stuck run); `cancelled`: stopped by the
+ * user, queued work is skipped.
+ */
+export type RunStatus = 'planned' | 'running' | 'aggregating' | 'completed' | 'completed_with_missing' | 'stopped' | 'cancelled' | 'failed';
 
 export interface RunSummary {
   runId: string;
@@ -83,6 +88,13 @@ export interface RunLedger {
   /** Item ids already counted (for resume). */
   recordedItems(runId: string): Promise<Set<string>>;
   addCost(runId: string, usd: number): Promise<void>;
+  /**
+   * Atomically adds `usd` to the run's spend iff the new total is ≤ `capUsd` (always when
+   * `capUsd` is null) and returns whether it did. A negative `usd` (a reservation settled
+   * below its projection) always fits. The one primitive the cost guard needs, locally and
+   * across Lambda workers.
+   */
+  trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean>;
   setStatus(runId: string, status: RunStatus, reason?: string): Promise<void>;
 }
 
@@ -121,6 +133,12 @@ export interface ToolchainInfo {
 export interface Executor {
   execute(job: ExecutionJob): Promise<ScoreOutcome>;
   toolchains(): Promise<ToolchainInfo[]>;
+  /**
+   * Optional hint that samples of these languages will come: the executor may start slow
+   * set-up now (the Kotlin compile server) so it overlaps planning and generation. Never
+   * throws and never waits; a failure surfaces, as before, on the first `execute`.
+   */
+  prepare?(languages: readonly LanguageId[]): void;
   close(): Promise<void>;
 }
 

@@ -136,8 +136,11 @@ export interface ScoreOutcome {
   gold?: number;
   goldMean?: number;
   /** likert: how the prediction was obtained. */
-  mode?: 'likelihood' | 'digit-parse';
+  mode?: 'likelihood' | 'next-token' | 'digit-parse';
   choiceLogprobs?: number[];
+  /** next-token: choices absent from the top-k log-probabilities, scored at `floor`. */
+  flooredChoices?: number[];
+  floor?: number;
   error?: string;
   /** Code tasks: the sandbox isolation the sample ran under, e.g. `rlimits+seccomp+landlock` (DESIGN §7). */
   isolation?: string;

@@ -5,7 +5,7 @@
  * killed run resumes with exact counts. `recordItem` is the conditional write: an item id
  * already in the journal is not counted again.
  */
-import { appendFile, mkdir, readFile, readdir } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
@@ -79,6 +79,20 @@ export class FileRunLedger implements RunLedger {
     this.states.set(runId, apply(this.states.get(runId), event) as State);
   }
 
+  /** The journal file of a run (for `polyeval rm`, which removes it with the run's files). */
+  journalPath(runId: string): string {
+    return this.file(runId);
+  }
+
+  /** Forgets a run: its journal is removed. Not part of the port (the cloud ledger keeps history). */
+  async removeRun(runId: string): Promise<void> {
+    await this.serial(runId, async () => {
+      await rm(this.file(runId), { force: true });
+      this.states.delete(runId);
+      this.torn.delete(runId);
+    });
+  }
+
   async createRun(run: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void> {
     await this.serial(run.runId, async () => {
       if (await this.load(run.runId)) return;
@@ -138,6 +152,16 @@ export class FileRunLedger implements RunLedger {
 
   async addCost(runId: string, usd: number): Promise<void> {
     await this.serial(runId, () => this.append(runId, { e: 'cost', usd, at: new Date().toISOString() }));
+  }
+
+  async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
+    return this.serial(runId, async () => {
+      const spent = (await this.load(runId))?.summary.costUsd ?? 0;
+      // A tiny tolerance: sums of binary fractions must not refuse a spend that lands exactly on the cap.
+      if (capUsd !== null && usd > 0 && spent + usd > capUsd + 1e-12) return false;
+      await this.append(runId, { e: 'cost', usd, at: new Date().toISOString() });
+      return true;
+    });
   }
 
   async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {

@@ -2,12 +2,21 @@
  * `bedrock:<model-id>`: the Converse API. Model ids and cross-region inference-profile ids
  * (`us.anthropic.…`) pass through unchanged. Bedrock returns no log-probabilities, so this
  * provider has no `scoreChoices` and likert benchmarks fall back to parsing a digit.
+ *
+ * Every request is adapted to the model through the capabilities table first: Anthropic
+ * models get no whitespace-only stop sequence (the answer is cut at it afterwards), Claude
+ * 4.5-generation models never get temperature and top_p together, no model gets more than
+ * Converse's 4 stop sequences. Converse is chat-only: a completion-style prompt goes in its
+ * chat form (its messages), or as one user message when it has none.
  */
 import { BedrockRuntimeClient, ConverseCommand, type ConverseResponse, type Message } from '@aws-sdk/client-bedrock-runtime';
-import type { GenerateRequest, Generation, Provider } from '#core/models/provider.ts';
+import type { GenerateRequest, Generation, GenerationParams, Prompt, Provider } from '#core/models/provider.ts';
+import type { TokenUsage } from '#core/types.ts';
 import { awsClientConfig } from './aws-client-config.ts';
-import { CallPolicy } from './call-policy.ts';
+import { addUsage, CallPolicy } from './call-policy.ts';
+import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
 import { ProviderCallError, classifySdkError, malformed } from './failures.ts';
+import { promptText } from './prompt-text.ts';
 import type { ResolvedOptions } from './options.ts';
 
 export class BedrockProvider implements Provider {
@@ -15,6 +24,7 @@ export class BedrockProvider implements Provider {
   readonly concurrency: number;
   readonly #client: BedrockRuntimeClient;
   readonly #policy: CallPolicy;
+  readonly #caps: ModelCapabilities;
 
   constructor(
     readonly id: string,
@@ -24,19 +34,31 @@ export class BedrockProvider implements Provider {
     this.concurrency = opts.concurrency;
     this.#client = new BedrockRuntimeClient(awsClientConfig(opts));
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
+    this.#caps = capabilitiesOf(opts.capabilities, 'bedrock', model);
+  }
+
+  adaptParams(params: GenerationParams, style: Prompt['style']): { warnings: string[] } {
+    const warnings = adaptParams(this.#caps, params).warnings;
+    if (style === 'completion') warnings.push('Bedrock Converse is chat-only: completion-style prompts are sent in their chat form');
+    return { warnings };
   }
 
   async generate(req: GenerateRequest): Promise<Generation> {
-    const { params, prompt } = req;
-    const messages: Message[] = prompt.messages.map((m) => ({ role: m.role, content: [{ text: m.content }] }));
+    const { prompt } = req;
+    const { params, clientStops } = adaptParams(this.#caps, req.params);
+    // Converse is chat-only: a completion prompt goes in its chat form, or as one user message without one.
+    const completion = prompt.messages.length === 0;
+    const messages: Message[] = completion
+      ? [{ role: 'user', content: [{ text: promptText(prompt) }] }]
+      : prompt.messages.map((m) => ({ role: m.role, content: [{ text: m.content }] }));
     const command = new ConverseCommand({
       modelId: this.model,
       messages,
-      ...(prompt.system ? { system: [{ text: prompt.system }] } : {}),
+      ...(prompt.system && !completion ? { system: [{ text: prompt.system }] } : {}),
       inferenceConfig: {
         maxTokens: params.maxTokens,
         temperature: params.temperature,
-        // Sent only when it restricts anything: newer Anthropic models refuse temperature and topP together.
+        // Sent only when it restricts anything (and never beside temperature where the model refuses both).
         ...(params.topP < 1 ? { topP: params.topP } : {}),
         ...(params.stop.length > 0 ? { stopSequences: params.stop } : {}),
       },
@@ -45,7 +67,8 @@ export class BedrockProvider implements Provider {
       async (signal) => readConverse(await this.#client.send(command, { abortSignal: signal })),
       req.signal,
     );
-    return { ...out.value, latencyMs: out.latencyMs, attempts: out.attempts };
+    const text = clientStops.length > 0 ? cutAtStops(out.value.text, clientStops) : out.value.text;
+    return { ...out.value, text, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
   }
 
   async close(): Promise<void> {
@@ -65,9 +88,12 @@ function readConverse(res: ConverseResponse): Omit<Generation, 'latencyMs' | 'at
   if (!res.usage || typeof res.usage.inputTokens !== 'number' || typeof res.usage.outputTokens !== 'number') {
     throw malformed('Converse answer has no usage');
   }
+  // A filtered answer is the model's (or its guardrail's) deterministic answer: billed, recorded, not retried.
+  const filtered = res.stopReason === 'content_filtered' || res.stopReason === 'guardrail_intervened';
   return {
     text,
     usage: { promptTokens: res.usage.inputTokens, completionTokens: res.usage.outputTokens },
     ...(res.stopReason ? { finishReason: res.stopReason } : {}),
+    ...(filtered ? { refusal: `the answer was filtered (stopReason ${res.stopReason})` } : {}),
   };
 }

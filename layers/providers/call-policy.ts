@@ -1,11 +1,18 @@
 /**
- * How every network call is made: inside the provider's semaphore, under a hard timeout,
- * retried with exponential backoff and full jitter (or the server's Retry-After) while the
- * failure is retryable. The one place retries happen: the AWS SDK clients run with
- * maxAttempts 1.
+ * How every network call is made: under the provider's adaptive concurrency limit (AIMD:
+ * halved on throttling, grown back one permit per round of successes), under a hard
+ * timeout, retried with backoff and jitter while the failure is retryable. The one place
+ * retries happen: the AWS SDK clients run with maxAttempts 1.
+ *
+ * Waits: the server's Retry-After (or `retry-after-ms`) plus up to half of it again in
+ * jitter — so throttled callers never retry in lockstep — otherwise "full jitter" under an
+ * exponential cap. Throttling is retried until `throttleRetries` attempts or the wait
+ * budget (default 180 s, longer than a per-minute quota window) is spent; other retryable
+ * failures until `maxRetries`.
  */
+import type { TokenUsage } from '#core/types.ts';
+import { AdaptiveLimit } from './adaptive-limit.ts';
 import type { ResolvedOptions } from './options.ts';
-import { Semaphore } from './semaphore.ts';
 import { ProviderCallError, timedOut } from './failures.ts';
 
 /** The value of a successful call, what it cost in attempts, and the latency of the attempt that succeeded. */
@@ -13,6 +20,8 @@ export interface CallOutcome<T> {
   value: T;
   attempts: number;
   latencyMs: number;
+  /** Tokens billed by earlier attempts that got an unusable answer (counted on top of the value's own usage). */
+  billed?: TokenUsage;
 }
 
 /** One attempt: receives the signal that aborts it on timeout or cancellation; throws a classified error. */
@@ -20,40 +29,59 @@ export type Attempt<T> = (signal: AbortSignal) => Promise<T>;
 
 export class CallPolicy {
   readonly #opts: ResolvedOptions;
-  readonly #semaphore: Semaphore;
+  readonly #limit: AdaptiveLimit;
   /** Classifies whatever an attempt threw; attempts of the SDK providers throw raw SDK errors. */
   readonly #classify: (err: unknown) => ProviderCallError;
 
   constructor(opts: ResolvedOptions, classify: (err: unknown) => ProviderCallError) {
     this.#opts = opts;
-    this.#semaphore = new Semaphore(opts.concurrency);
+    this.#limit = new AdaptiveLimit(opts.concurrency);
     this.#classify = classify;
   }
 
-  /** Runs `attempt` until it succeeds, fails for good, or the retries run out. */
+  /** Calls allowed in flight right now (falls under throttling, recovers with successes). */
+  get concurrencyLimit(): number {
+    return this.#limit.limit;
+  }
+
+  /** Runs `attempt` until it succeeds, fails for good, or the retries (or the wait budget) run out. */
   async call<T>(attempt: Attempt<T>, outer?: AbortSignal): Promise<CallOutcome<T>> {
-    const { maxRetries, now } = this.#opts;
+    const { maxRetries, throttleRetries, waitBudgetMs, now } = this.#opts;
+    let waited = 0;
+    let billed: TokenUsage | undefined;
     for (let n = 1; ; n++) {
       const started = now();
       try {
-        const value = await this.#semaphore.run(() => this.#once(attempt, outer));
-        return { value, attempts: n, latencyMs: Math.max(0, now() - started) };
+        const value = await this.#limit.run(
+          () => this.#once(attempt, outer),
+          (err) => err instanceof ProviderCallError && err.throttled,
+        );
+        return { value, attempts: n, latencyMs: Math.max(0, now() - started), ...(billed ? { billed } : {}) };
       } catch (err) {
         const failure = err instanceof ProviderCallError ? err : this.#classify(err);
-        if (outer?.aborted) throw final('call cancelled', failure, n, false);
-        if (!failure.retryable || n > maxRetries) throw final(failure.message, failure, n, failure.retryable);
-        await this.#opts.sleep(this.backoffMs(n, failure.retryAfterMs));
+        billed = addUsage(billed, failure.billed);
+        if (outer?.aborted) throw final('call cancelled', failure, n, false, billed);
+        const allowed = failure.throttled ? throttleRetries : maxRetries;
+        const delay = this.backoffMs(n, failure.retryAfterMs);
+        if (!failure.retryable || n > allowed || (failure.throttled && waited + delay > waitBudgetMs)) {
+          throw final(failure.message, failure, n, failure.retryable, billed);
+        }
+        waited += delay;
+        await this.#opts.sleep(delay);
       }
     }
   }
 
   /**
-   * Delay before attempt `n + 1`: the server's Retry-After when given (capped), otherwise
-   * "full jitter" — uniform in [0, min(cap, base·2^(n-1))] — which spreads a thundering herd.
+   * Delay before attempt `n + 1`: the server's Retry-After (capped) plus a jitter of up to
+   * half of it, otherwise "full jitter" — uniform in [0, min(cap, base·2^(n-1))].
    */
   backoffMs(n: number, retryAfterMs?: number): number {
     const { retryBaseMs, retryMaxDelayMs, retryAfterCapMs, random } = this.#opts;
-    if (retryAfterMs !== undefined) return Math.min(retryAfterMs, retryAfterCapMs);
+    if (retryAfterMs !== undefined) {
+      const base = Math.min(retryAfterMs, retryAfterCapMs);
+      return Math.round(base + random() * base * 0.5);
+    }
     return Math.round(random() * Math.min(retryMaxDelayMs, retryBaseMs * 2 ** (n - 1)));
   }
 
@@ -81,12 +109,21 @@ export class CallPolicy {
   }
 }
 
-function final(message: string, failure: ProviderCallError, attempts: number, retryable: boolean): ProviderCallError {
+/** Sum of two usages, either possibly absent. */
+export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
+}
+
+function final(message: string, failure: ProviderCallError, attempts: number, retryable: boolean, billed: TokenUsage | undefined): ProviderCallError {
   const suffix = attempts > 1 ? ` (after ${attempts} attempts)` : '';
   return new ProviderCallError(`${message}${suffix}`, {
     retryable,
     attempts,
     cause: failure,
+    throttled: failure.throttled,
     ...(failure.status !== undefined ? { status: failure.status } : {}),
+    ...(billed ? { billed } : {}),
   });
 }

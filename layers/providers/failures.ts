@@ -4,6 +4,7 @@
  * connection resets and malformed bodies are retryable; 400/401/403/404 fail fast.
  */
 import { ProviderError } from '#core/errors.ts';
+import type { TokenUsage } from '#core/types.ts';
 
 /** A failed attempt; `retryAfterMs` carries the server's Retry-After when it sent one. */
 export class ProviderCallError extends ProviderError {
@@ -11,14 +12,25 @@ export class ProviderCallError extends ProviderError {
   readonly retryAfterMs?: number;
   /** Attempts spent when this error ends a call (set by the call policy). */
   readonly attempts?: number;
+  /** The server said "slow down" (429, ThrottlingException): the call policy backs its concurrency off. */
+  readonly throttled: boolean;
   constructor(
     message: string,
-    opts: { retryable: boolean; status?: number; retryAfterMs?: number; attempts?: number; cause?: unknown },
+    opts: { retryable: boolean; status?: number; retryAfterMs?: number; attempts?: number; cause?: unknown; throttled?: boolean; billed?: TokenUsage },
   ) {
     super(message, opts);
     if (opts.retryAfterMs !== undefined) this.retryAfterMs = opts.retryAfterMs;
     if (opts.attempts !== undefined) this.attempts = opts.attempts;
+    this.throttled = opts.throttled ?? opts.status === 429;
   }
+}
+
+/**
+ * A billed answer that will be the same on every attempt (a refusal, a server lacking a
+ * feature): recorded on first sight with its reason, never retried; its tokens still count.
+ */
+export function deterministic(what: string, billed?: TokenUsage): ProviderCallError {
+  return new ProviderCallError(truncate(what), { retryable: false, ...(billed ? { billed } : {}) });
 }
 
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504, 529]);
@@ -37,6 +49,9 @@ const RETRYABLE_AWS_NAMES = new Set([
   'RequestTimeout',
   'RequestTimeoutException',
 ]);
+
+/** Names that mean "over your quota", whatever the status (SageMaker sends ThrottlingException with 400). */
+const THROTTLE_NAMES = new Set(['ThrottlingException', 'TooManyRequestsException']);
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
 
@@ -59,9 +74,19 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
   return Math.max(0, date - now);
 }
 
+/**
+ * The server's wait hint: `retry-after-ms` (milliseconds, sent by OpenAI and Azure OpenAI)
+ * wins over `Retry-After` (seconds or an HTTP date).
+ */
+export function retryAfterFromHeaders(get: (name: string) => string | null | undefined, now: number): number | undefined {
+  const ms = get('retry-after-ms')?.trim();
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.round(Number(ms));
+  return parseRetryAfter(get('retry-after'), now);
+}
+
 /** A failure from an HTTP status and the server's message. */
-export function httpFailure(status: number, serverMessage: string, retryAfter: string | null | undefined, now: number): ProviderCallError {
-  const retryAfterMs = parseRetryAfter(retryAfter, now);
+export function httpFailure(status: number, serverMessage: string, retryAfter: string | null | undefined | { ms: number | undefined }, now: number): ProviderCallError {
+  const retryAfterMs = typeof retryAfter === 'object' && retryAfter !== null ? retryAfter.ms : parseRetryAfter(retryAfter, now);
   return new ProviderCallError(`HTTP ${status}: ${truncate(serverMessage)}`, {
     retryable: isRetryableStatus(status),
     status,
@@ -102,7 +127,7 @@ export function classifySdkError(err: unknown, now: number): ProviderCallError {
   const name = e.name ?? 'Error';
   const message = e.message ?? String(err);
   const status = e.$metadata?.httpStatusCode ?? e.$response?.statusCode;
-  const retryAfterMs = parseRetryAfter(headerOf(e.$response?.headers, 'retry-after'), now);
+  const retryAfterMs = retryAfterFromHeaders((h) => headerOf(e.$response?.headers, h), now);
   const extra = { ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), cause: err };
 
   // Configuration problems (no region, no credentials) will not fix themselves.
@@ -118,7 +143,8 @@ export function classifySdkError(err: unknown, now: number): ProviderCallError {
       });
     }
     const retryable = RETRYABLE_AWS_NAMES.has(name) || Boolean(e.$retryable) || (status !== undefined && isRetryableStatus(status));
-    return new ProviderCallError(`${name}: ${truncate(message)}`, { retryable, ...extra });
+    const throttled = THROTTLE_NAMES.has(name) || status === 429;
+    return new ProviderCallError(`${name}: ${truncate(message)}`, { retryable, throttled, ...extra });
   }
   // A 2xx whose body did not parse surfaces as a plain error carrying the raw response.
   if (status !== undefined && status >= 200 && status < 300) return malformed(`${name}: ${message}`, err);

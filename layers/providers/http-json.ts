@@ -3,7 +3,7 @@
  * classified ProviderCallError: an HTTP error status (with the server's own message and
  * Retry-After), an empty body, a body that is not JSON.
  */
-import { ProviderCallError, httpFailure, malformed } from './failures.ts';
+import { ProviderCallError, httpFailure, malformed, retryAfterFromHeaders } from './failures.ts';
 
 /** POSTs `body` as JSON to `url` and returns the parsed JSON answer of a 2xx response. */
 export async function postJson(
@@ -20,7 +20,7 @@ export async function postJson(
     signal,
   });
   const text = await res.text();
-  if (!res.ok) throw httpFailure(res.status, serverMessage(text) || res.statusText, res.headers.get('retry-after'), now());
+  if (!res.ok) throw httpFailure(res.status, serverMessage(text) || res.statusText, { ms: retryAfterFromHeaders((h) => res.headers.get(h), now()) }, now());
   return parseJsonBody(text);
 }
 

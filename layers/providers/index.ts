@@ -1,7 +1,8 @@
 /**
  * Model providers over the network (DESIGN §8): `bedrock:`, `sagemaker:`, `openai:`, with
- * one call policy (bounded concurrency, retries with backoff and jitter, Retry-After, a
- * hard timeout), and the price table that turns their tokens into an estimated cost.
+ * one call policy (adaptive concurrency, retries with backoff and jitter, Retry-After, a
+ * hard timeout), the model-capabilities table that adapts settings before any call, and
+ * the price table that turns their tokens into an estimated cost.
  *
  * @example
  * const provider = createNetworkProvider('openai:http://127.0.0.1:8000/v1#qwen', { concurrency: 8 });
@@ -24,11 +25,15 @@ export {
   estimateCost,
   estimateComputeCost,
   findModelPrice,
+  parseAssumedPrice,
+  priceForRun,
+  costAt,
   type PriceTable,
   type ModelPrice,
   type ComputeUsage,
 } from './prices.ts';
 export { estimateTokens, CHARS_PER_TOKEN } from './tokens.ts';
+export { loadCapabilityTable, shippedCapabilityTable, capabilitiesOf, adaptParams, type CapabilityTable, type ModelCapabilities } from './capabilities.ts';
 export { BedrockProvider } from './bedrock.ts';
 export { SageMakerProvider } from './sagemaker.ts';
 export { OpenAiProvider } from './openai.ts';

@@ -8,6 +8,7 @@ import type { GenerationParams, Prompt } from '#core/models/provider.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { malformed } from './failures.ts';
 import type { PromptToken } from './logprobs.ts';
+import { promptText } from './prompt-text.ts';
 import { estimateTokens } from './tokens.ts';
 
 const usageSchema = z.object({ prompt_tokens: z.number(), completion_tokens: z.number().optional() }).loose();
@@ -16,7 +17,22 @@ export const chatResponseSchema = z
   .object({
     choices: z
       .array(
-        z.object({ message: z.object({ content: z.string() }).loose(), finish_reason: z.string().nullish() }).loose(),
+        z
+          .object({
+            // null on a refusal or a tool call: a deterministic answer, not a malformed body.
+            message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }).loose(),
+            finish_reason: z.string().nullish(),
+            /** Chat log-probabilities (OpenAI, vLLM, llama.cpp, TGI): one entry per generated token. */
+            logprobs: z
+              .object({
+                content: z
+                  .array(z.object({ token: z.string(), logprob: z.number(), top_logprobs: z.array(z.object({ token: z.string(), logprob: z.number() }).loose()).nullish() }).loose())
+                  .nullish(),
+              })
+              .loose()
+              .nullish(),
+          })
+          .loose(),
       )
       .min(1),
     usage: usageSchema.nullish(),
@@ -35,14 +51,9 @@ export const completionResponseSchema = z
           .object({
             text: z.string(),
             finish_reason: z.string().nullish(),
-            logprobs: z
-              .object({
-                tokens: z.array(z.string()),
-                token_logprobs: z.array(z.number().nullable()),
-                text_offset: z.array(z.number()).nullish(),
-              })
-              .loose()
-              .nullish(),
+            // The legacy OpenAI shape (vLLM); llama.cpp answers `{content: [...]}` for generated
+            // tokens only and TGI a bare array or null: neither is prompt log-probabilities.
+            logprobs: z.unknown().optional(),
           })
           .loose(),
       )
@@ -70,6 +81,15 @@ export function chatMessages(prompt: Prompt): { role: string; content: string }[
   return [...messages, ...prompt.messages.map((m) => ({ role: m.role, content: m.content }))];
 }
 
+/**
+ * What a chat-only endpoint gets for any prompt: its chat messages (a benchmark's chat form
+ * of a completion prompt, e.g. MXEval's instruction), or — a completion prompt with no chat
+ * form — the completion text as one user message.
+ */
+export function chatOnlyMessages(prompt: Prompt): { role: string; content: string }[] {
+  return prompt.messages.length > 0 ? chatMessages(prompt) : [{ role: 'user', content: promptText(prompt) }];
+}
+
 /** The sampling fields common to both endpoints; `stop` only when there is one (some servers reject []). */
 export function samplingFields(params: GenerationParams, seed: number | undefined): Record<string, unknown> {
   return {
@@ -93,34 +113,70 @@ export function usageOf(
   };
 }
 
-/** A chat-completions answer as a Generation (shared by `openai:` and `sagemaker:…#openai`). */
+/**
+ * A chat-completions answer as a Generation (shared by `openai:` and `sagemaker:…#openai`).
+ * `content: null` (a refusal, a tool call) is the model's deterministic answer: an empty
+ * text with the reason in `refusal`, billed and never retried.
+ */
 export function generationFromChat(
-  out: { value: ChatResponse; latencyMs: number; attempts: number },
+  out: { value: ChatResponse; latencyMs: number; attempts: number; billed?: TokenUsage },
   promptText: string,
-): { text: string; usage: TokenUsage; latencyMs: number; attempts: number; finishReason?: string } {
+): { text: string; usage: TokenUsage; latencyMs: number; attempts: number; finishReason?: string; refusal?: string } {
   const choice = out.value.choices[0];
-  const text = choice?.message.content ?? '';
+  const content = choice?.message.content;
+  const text = content ?? '';
+  const usage = usageOf(out.value.usage, promptText, text);
+  const refusal =
+    content === null || content === undefined
+      ? `the model returned no content (finish_reason ${JSON.stringify(choice?.finish_reason ?? null)}${choice?.message.refusal ? `, refusal: ${choice.message.refusal.slice(0, 200)}` : ''})`
+      : undefined;
   return {
     text,
-    usage: usageOf(out.value.usage, promptText, text),
+    usage: out.billed ? { promptTokens: usage.promptTokens + out.billed.promptTokens, completionTokens: usage.completionTokens + out.billed.completionTokens } : usage,
     latencyMs: out.latencyMs,
     attempts: out.attempts,
     ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
+    ...(refusal ? { refusal } : {}),
   };
 }
 
-/** The echoed prompt tokens of a `/completions` answer with `echo: true, logprobs: 1`. */
-export function echoedTokens(response: CompletionResponse): PromptToken[] {
-  const lp = response.choices[0]?.logprobs;
-  if (!lp) throw malformed('no logprobs in the completion (does the server support echo with logprobs?)');
+const legacyLogprobsSchema = z
+  .object({
+    tokens: z.array(z.string()),
+    token_logprobs: z.array(z.number().nullable()),
+    text_offset: z.array(z.number()).nullish(),
+  })
+  .loose();
+
+/**
+ * The prompt tokens of a `/completions` answer with `echo: true, logprobs: 1`, generated
+ * tokens removed; undefined when the server did not echo the prompt with log-probabilities
+ * (llama.cpp, TGI and Ollama ignore `echo`).
+ */
+export function echoedTokens(response: CompletionResponse): PromptToken[] | undefined {
+  const parsed = legacyLogprobsSchema.safeParse(response.choices[0]?.logprobs);
+  if (!parsed.success) return undefined;
+  const lp = parsed.data;
   if (lp.token_logprobs.length !== lp.tokens.length) throw malformed('tokens and token_logprobs differ in length');
   const offsets = lp.text_offset ?? undefined;
   if (offsets && offsets.length !== lp.tokens.length) throw malformed('tokens and text_offset differ in length');
-  return lp.tokens.map((text, i) => ({
+  const generated = Math.min(lp.tokens.length, response.usage?.completion_tokens ?? 0);
+  return lp.tokens.slice(0, lp.tokens.length - generated).map((text, i) => ({
     text,
     logprob: lp.token_logprobs[i] ?? null,
     ...(offsets ? { offset: offsets[i] as number } : {}),
   }));
+}
+
+/** A chat request for the next token's top-k log-probabilities (next-token likert mode and its probe). */
+export function nextTokenPayload(messages: { role: string; content: string }[], topLogprobs: number): Record<string, unknown> {
+  return { messages, max_tokens: 1, temperature: 0, logprobs: true, top_logprobs: topLogprobs };
+}
+
+/** The top-k alternatives of the first generated token; undefined when the server sent none. */
+export function firstTopLogprobs(response: ChatResponse): { token: string; logprob: number }[] | undefined {
+  const top = response.choices[0]?.logprobs?.content?.[0]?.top_logprobs;
+  return top && top.length > 0 ? top.map((t) => ({ token: t.token, logprob: t.logprob })) : undefined;
 }
 
 /** vLLM's `prompt_logprobs` as prompt tokens: each position's dict holds the actual token when asked with 0. */

@@ -1,34 +1,52 @@
 /**
- * `openai:<base-url>#<model>`: any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp).
- * Chat prompts go to `/chat/completions`, completion-style prompts to `/completions`; choices
- * are scored through `/completions` with `echo: true, logprobs: 1` and no new tokens.
+ * `openai:<base-url>#<model>`: any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp,
+ * OpenAI itself). Chat prompts go to `/chat/completions`, completion-style prompts to
+ * `/completions` — or, on a chat-only server (404 on `/completions`, or a chat model in the
+ * capabilities table), as one user message.
+ *
+ * Likert scoring, decided by `probeLikert` once per run: `openai-echo` (vLLM: the prompt
+ * echoed with its log-probabilities, one call per choice) or `chat-top-logprobs` (one chat
+ * call per item, the next token's top-k); servers with neither get digit-parse.
  */
 import { InputError } from '#core/errors.ts';
-import type { ChoiceScores, GenerateRequest, Generation, Provider, ScoreChoicesRequest } from '#core/models/provider.ts';
-import { CallPolicy } from './call-policy.ts';
-import { ProviderCallError, classifySdkError } from './failures.ts';
+import type { ChoiceScores, GenerateRequest, Generation, GenerationParams, LikertProbe, Prompt, Provider, ScoreChoicesRequest } from '#core/models/provider.ts';
+import type { TokenUsage } from '#core/types.ts';
+import { addUsage, CallPolicy } from './call-policy.ts';
+import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
+import { ProviderCallError, classifySdkError, deterministic } from './failures.ts';
 import { postJson } from './http-json.ts';
-import { sumCovering, withCumulativeOffsets, charLength } from './logprobs.ts';
+import { choiceLogprob } from './logprobs.ts';
+import { nextTokenScores } from './next-token.ts';
 import type { ResolvedOptions } from './options.ts';
 import {
-  chatMessages,
+  chatOnlyMessages,
   chatResponseSchema,
   generationFromChat,
   completionResponseSchema,
   echoedTokens,
   expectShape,
+  firstTopLogprobs,
+  nextTokenPayload,
   samplingFields,
   usageOf,
 } from './openai-wire.ts';
 import { promptText, sampleSeed } from './prompt-text.ts';
+
+/** The capability check's prompt: short, and ending in a digit like a likert choice. */
+export const PROBE_TEXT = 'Da 1 a 5, quanto è astratta la parola "idea"? Risposta: 4';
+/** How many next-token alternatives to ask for; servers that cap lower (TGI: 5) get 5. */
+const TOP_LOGPROBS = [20, 5] as const;
 
 export class OpenAiProvider implements Provider {
   readonly kind = 'openai';
   readonly concurrency: number;
   readonly #policy: CallPolicy;
   readonly #headers: Record<string, string>;
+  readonly #caps: ModelCapabilities;
   /** vLLM accepts `max_tokens: 0` with echo; servers that do not get 1 from the first refusal on. */
   #scoreMaxTokens = 0;
+  /** False once the server answered 404 on `/completions` (or the table says chat only). */
+  #completions: boolean;
 
   constructor(
     readonly id: string,
@@ -38,6 +56,8 @@ export class OpenAiProvider implements Provider {
   ) {
     this.concurrency = opts.concurrency;
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
+    this.#caps = capabilitiesOf(opts.capabilities, 'openai', model);
+    this.#completions = this.#caps.completion;
     const key = opts.env[opts.apiKeyEnv];
     if (key === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY') {
       throw new InputError(`environment variable ${opts.apiKeyEnv} (named by --api-key-env) is not set`, { field: 'apiKeyEnv' });
@@ -45,58 +65,86 @@ export class OpenAiProvider implements Provider {
     this.#headers = key ? { authorization: `Bearer ${key}` } : {};
   }
 
+  adaptParams(params: GenerationParams, style: Prompt['style']): { warnings: string[] } {
+    const warnings = adaptParams(this.#caps, params).warnings;
+    if (style === 'completion' && !this.#caps.completion) warnings.push(`${this.model} is a chat model: completion-style prompts are sent in their chat form`);
+    return { warnings };
+  }
+
   async generate(req: GenerateRequest): Promise<Generation> {
     const seed = sampleSeed(req.params.seed, req.sample);
-    const sampling = samplingFields(req.params, seed);
-    if (req.prompt.style === 'completion') {
-      const prompt = promptText(req.prompt);
-      const out = await this.#policy.call(async (signal) => {
-        const body = await this.#post('/completions', { model: this.model, prompt, ...sampling }, signal);
-        return expectShape(completionResponseSchema, body, 'completions');
-      }, req.signal);
+    const adapted = adaptParams(this.#caps, req.params);
+    const sampling = samplingFields(adapted.params, seed);
+    const prompt = promptText(req.prompt);
+    let generation: Generation | undefined;
+    if (req.prompt.style === 'completion' && this.#completions) generation = await this.#complete(prompt, sampling, req.signal);
+    generation ??= generationFromChat(await this.#chat({ messages: this.#messages(req.prompt), ...sampling }, req.signal), prompt);
+    return adapted.clientStops.length > 0 ? { ...generation, text: cutAtStops(generation.text, adapted.clientStops) } : generation;
+  }
+
+  /** `/completions`; undefined (and chat from now on) when the server has no such endpoint. */
+  async #complete(prompt: string, sampling: Record<string, unknown>, signal?: AbortSignal): Promise<Generation | undefined> {
+    try {
+      const out = await this.#policy.call(async (s) => expectShape(completionResponseSchema, await this.#post('/completions', { model: this.model, prompt, ...sampling }, s), 'completions'), signal);
       const choice = out.value.choices[0];
       const text = choice?.text ?? '';
       return {
         text,
-        usage: usageOf(out.value.usage, prompt, text),
+        usage: addUsage(usageOf(out.value.usage, prompt, text), out.billed) as TokenUsage,
         latencyMs: out.latencyMs,
         attempts: out.attempts,
         ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
       };
+    } catch (err) {
+      if (err instanceof ProviderCallError && err.status === 404) {
+        this.#completions = false;
+        return undefined;
+      }
+      throw err;
     }
-    const messages = chatMessages(req.prompt);
-    const out = await this.#policy.call(async (signal) => {
-      const body = await this.#post('/chat/completions', { model: this.model, messages, ...sampling }, signal);
-      return expectShape(chatResponseSchema, body, 'chat/completions');
-    }, req.signal);
-    return generationFromChat(out, promptText(req.prompt));
   }
 
-  /** log P(choice | prompt) per choice, one echo call per choice (llama.cpp and others reject prompt arrays). */
+  /** Chat messages; a completion-style prompt on a chat-only server goes in its chat form. */
+  #messages(prompt: Prompt): { role: string; content: string }[] {
+    return chatOnlyMessages(prompt);
+  }
+
+  #chat(body: Record<string, unknown>, signal?: AbortSignal) {
+    return this.#policy.call(async (s) => expectShape(chatResponseSchema, await this.#post('/chat/completions', { model: this.model, ...body }, s), 'chat/completions'), signal);
+  }
+
+  /** One call per choice (echo), or one call per item (next-token top log-probabilities). */
   async scoreChoices(req: ScoreChoicesRequest): Promise<ChoiceScores> {
+    if (req.scoring?.mode === 'next-token') return this.#nextToken(req, req.scoring.topLogprobs ?? TOP_LOGPROBS[1]);
     const context = promptText(req.prompt);
     const scored = await Promise.all(req.choices.map((choice) => this.#scoreOne(context, choice, req.signal)));
     return {
       logprobs: scored.map((s) => s.logprob),
-      usage: { promptTokens: scored.reduce((sum, s) => sum + s.promptTokens, 0), completionTokens: 0 },
+      usage: scored.reduce<TokenUsage>((sum, s) => addUsage(sum, s.usage) as TokenUsage, { promptTokens: 0, completionTokens: 0 }),
       latencyMs: Math.max(0, ...scored.map((s) => s.latencyMs)),
+      attempts: scored.reduce((sum, s) => sum + s.attempts, 0),
     };
   }
 
-  async #scoreOne(context: string, choice: string, signal?: AbortSignal): Promise<{ logprob: number; promptTokens: number; latencyMs: number }> {
+  async #nextToken(req: ScoreChoicesRequest, k: number): Promise<ChoiceScores> {
+    const out = await this.#chat(nextTokenPayload(this.#messages(req.prompt), k), req.signal);
+    const usage = addUsage(usageOf(out.value.usage, promptText(req.prompt), ''), out.billed) as TokenUsage;
+    const top = firstTopLogprobs(out.value);
+    if (!top) throw deterministic('the server sent no top_logprobs for the next token', usage);
+    const scores = nextTokenScores(top, req.choices);
+    return { logprobs: scores.logprobs, floored: scores.floored, floor: scores.floor, usage, latencyMs: out.latencyMs, attempts: out.attempts };
+  }
+
+  async #scoreOne(context: string, choice: string, signal?: AbortSignal): Promise<{ logprob: number; usage: TokenUsage; latencyMs: number; attempts: number }> {
     const text = context + choice;
-    const out = await this.#policy.call(async (attemptSignal) => {
-      const body = await this.#echo(text, attemptSignal);
-      return expectShape(completionResponseSchema, body, 'completions (echo)');
+    const out = await this.#policy.call(async (s) => {
+      const value = expectShape(completionResponseSchema, await this.#echo(text, s), 'completions (echo)');
+      const usage = usageOf(value.usage, text, '');
+      const tokens = echoedTokens(value);
+      if (!tokens) throw deterministic('the server did not echo the prompt with log-probabilities (use --likert-mode next-token or digit-parse)', usage);
+      return { logprob: choiceLogprob(tokens, context, choice), usage };
     }, signal);
-    const reported = echoedTokens(out.value);
-    const tokens = reported.every((t) => t.offset !== undefined) ? reported : withCumulativeOffsets(reported);
-    const start = charLength(context);
-    return {
-      logprob: sumCovering(tokens, start, start + charLength(choice)),
-      promptTokens: out.value.usage?.prompt_tokens ?? reported.length,
-      latencyMs: out.latencyMs,
-    };
+    return { logprob: out.value.logprob, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
   }
 
   async #echo(prompt: string, signal: AbortSignal): Promise<unknown> {
@@ -104,7 +152,7 @@ export class OpenAiProvider implements Provider {
     try {
       return await this.#post('/completions', { ...body, max_tokens: this.#scoreMaxTokens }, signal);
     } catch (err) {
-      // Some servers insist on max_tokens ≥ 1; the extra generated token lies past the choice and is ignored.
+      // Some servers insist on max_tokens ≥ 1; the generated token is cut off by its count in usage.
       if (this.#scoreMaxTokens === 0 && err instanceof ProviderCallError && err.status === 400) {
         const retried = await this.#post('/completions', { ...body, max_tokens: 1 }, signal);
         this.#scoreMaxTokens = 1;
@@ -112,6 +160,44 @@ export class OpenAiProvider implements Provider {
       }
       throw err;
     }
+  }
+
+  /**
+   * The capability check: an echo of a short prompt (prompt log-probabilities?), then, when
+   * that fails, one chat token with top log-probabilities (next-token?).
+   */
+  async probeLikert(signal?: AbortSignal): Promise<LikertProbe> {
+    const findings: string[] = [];
+    let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+    const supported: LikertProbe['supported'] = [];
+    const context = PROBE_TEXT.slice(0, -2);
+    if (this.#caps.completion) {
+      try {
+        const s = await this.#scoreOne(context, PROBE_TEXT.slice(-2), signal);
+        usage = addUsage(usage, s.usage) as TokenUsage;
+        supported.push({ mode: 'likelihood', method: 'openai-echo' });
+      } catch (err) {
+        usage = addUsage(usage, (err as ProviderCallError).billed) as TokenUsage;
+        const status = err instanceof ProviderCallError ? err.status : undefined;
+        findings.push(`no prompt log-probabilities: /completions with echo ${status === 404 ? 'answered 404 (chat-only server)' : `failed: ${(err as Error).message}`}`);
+        if (status === 404) this.#completions = false;
+      }
+    } else findings.push(`no prompt log-probabilities: ${this.model} is a chat model (capabilities table)`);
+    for (const k of TOP_LOGPROBS) {
+      try {
+        const out = await this.#chat(nextTokenPayload([{ role: 'user', content: PROBE_TEXT }], k), signal);
+        usage = addUsage(usage, addUsage(usageOf(out.value.usage, PROBE_TEXT, ''), out.billed)) as TokenUsage;
+        if (firstTopLogprobs(out.value)) supported.push({ mode: 'next-token', method: 'chat-top-logprobs', topLogprobs: k });
+        else findings.push('no next-token log-probabilities: the chat answer had no top_logprobs');
+        break;
+      } catch (err) {
+        const status = err instanceof ProviderCallError ? err.status : undefined;
+        if ((status === 400 || status === 422) && k !== TOP_LOGPROBS[TOP_LOGPROBS.length - 1]) continue;
+        findings.push(`no next-token log-probabilities: ${(err as Error).message}`);
+        break;
+      }
+    }
+    return { supported, findings, usage };
   }
 
   #post(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {

@@ -4,6 +4,7 @@
  * so tests never patch modules.
  */
 import { InputError } from '#core/errors.ts';
+import { shippedCapabilityTable, type CapabilityTable } from './capabilities.ts';
 
 /** How a network provider is reached and how hard it tries. */
 export interface ProviderOptions {
@@ -22,12 +23,18 @@ export interface ProviderOptions {
   timeoutMs?: number;
   /** Retries after the first attempt on retryable failures (default 6). */
   maxRetries?: number;
+  /** Retries of a throttled call (default 16, or `maxRetries` when that is given); bounded by `waitBudgetMs` too. */
+  throttleRetries?: number;
+  /** Total backoff one throttled call may wait before it gives up (default 180 000: longer than a per-minute quota window). */
+  waitBudgetMs?: number;
   /** Base of the exponential backoff in ms (default 500). */
   retryBaseMs?: number;
   /** Cap of one backoff delay in ms (default 20 000). */
   retryMaxDelayMs?: number;
   /** Cap on a server's Retry-After in ms (default 60 000). */
   retryAfterCapMs?: number;
+  /** The model-capabilities table (default: the shipped one; `--capabilities` adds rules). */
+  capabilities?: CapabilityTable;
   /** Environment to read API keys from (default process.env). */
   env?: Record<string, string | undefined>;
   /** Injected for tests: waits `ms` (default setTimeout). */
@@ -46,9 +53,12 @@ export interface ResolvedOptions {
   concurrency: number;
   timeoutMs: number;
   maxRetries: number;
+  throttleRetries: number;
+  waitBudgetMs: number;
   retryBaseMs: number;
   retryMaxDelayMs: number;
   retryAfterCapMs: number;
+  capabilities: CapabilityTable;
   env: Record<string, string | undefined>;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
@@ -58,6 +68,8 @@ export interface ResolvedOptions {
 export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 6;
+export const DEFAULT_THROTTLE_RETRIES = 16;
+export const DEFAULT_WAIT_BUDGET_MS = 180_000;
 
 /** Fills defaults and rejects nonsensical numbers with an InputError naming the option. */
 export function resolveOptions(opts: ProviderOptions = {}): ResolvedOptions {
@@ -68,9 +80,12 @@ export function resolveOptions(opts: ProviderOptions = {}): ResolvedOptions {
     concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
     timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: opts.maxRetries ?? DEFAULT_MAX_RETRIES,
+    throttleRetries: opts.throttleRetries ?? opts.maxRetries ?? DEFAULT_THROTTLE_RETRIES,
+    waitBudgetMs: opts.waitBudgetMs ?? DEFAULT_WAIT_BUDGET_MS,
     retryBaseMs: opts.retryBaseMs ?? 500,
     retryMaxDelayMs: opts.retryMaxDelayMs ?? 20_000,
     retryAfterCapMs: opts.retryAfterCapMs ?? 60_000,
+    capabilities: opts.capabilities ?? shippedCapabilityTable(),
     env: opts.env ?? process.env,
     sleep: opts.sleep ?? defaultSleep,
     random: opts.random ?? Math.random,
@@ -79,6 +94,8 @@ export function resolveOptions(opts: ProviderOptions = {}): ResolvedOptions {
   positiveInteger(resolved.concurrency, 'concurrency');
   positiveInteger(resolved.timeoutMs, 'timeoutMs');
   nonNegative(resolved.maxRetries, 'maxRetries');
+  nonNegative(resolved.throttleRetries, 'throttleRetries');
+  nonNegative(resolved.waitBudgetMs, 'waitBudgetMs');
   nonNegative(resolved.retryBaseMs, 'retryBaseMs');
   nonNegative(resolved.retryMaxDelayMs, 'retryMaxDelayMs');
   nonNegative(resolved.retryAfterCapMs, 'retryAfterCapMs');

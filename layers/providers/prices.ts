@@ -13,6 +13,10 @@ const modelPriceSchema = z.strictObject({
   input_per_mtok: z.number().nonnegative(),
   output_per_mtok: z.number().nonnegative(),
   note: z.string().optional(),
+  /** When the figure was read, e.g. 2026-11. */
+  as_of: z.string().optional(),
+  /** Where it was read (and whether it could be verified). */
+  source: z.string().optional(),
 });
 
 const computeSchema = z.strictObject({
@@ -95,7 +99,41 @@ export function findModelPrice(table: PriceTable, model: string): ModelPrice | u
 export function estimateCost(table: PriceTable, model: string, usage: TokenUsage): { usd: number | null; reason?: string } {
   const price = findModelPrice(table, model);
   if (!price) return { usd: null, reason: `no price for model "${model}" in the price table (add it with a price file)` };
-  return { usd: (usage.promptTokens * price.input_per_mtok + usage.completionTokens * price.output_per_mtok) / 1_000_000 };
+  return { usd: costAt(price, usage) };
+}
+
+/**
+ * The price `--assume-price <input>,<output>` gives (USD per million input and output tokens).
+ * @throws InputError naming the flag when the value is not two non-negative numbers.
+ */
+export function parseAssumedPrice(text: string): ModelPrice {
+  const parts = text.split(',').map((p) => p.trim());
+  const [input, output] = parts.map(Number);
+  if (parts.length !== 2 || input === undefined || output === undefined || !Number.isFinite(input) || !Number.isFinite(output) || input < 0 || output < 0) {
+    throw new InputError(`--assume-price must be "<input>,<output>" in USD per million tokens, e.g. 0.5,1.5; got ${JSON.stringify(text)}`, { field: 'assumePrice' });
+  }
+  return { input_per_mtok: input, output_per_mtok: output, source: 'assumed with --assume-price' };
+}
+
+/**
+ * The price a run bills `model` at: the table's, else the assumed one. With a cost cap and
+ * neither, the run is refused before any call — an unpriced model would make the cap a no-op.
+ * @throws InputError naming --prices and --assume-price.
+ */
+export function priceForRun(table: PriceTable, model: string, opts: { capUsd: number | null; assumed?: ModelPrice | null }): ModelPrice | undefined {
+  const price = findModelPrice(table, model) ?? opts.assumed ?? undefined;
+  if (!price && opts.capUsd !== null) {
+    throw new InputError(
+      `--max-cost ${opts.capUsd} cannot bound the spend of model "${model}": it has no price in the price table; give one with --prices <file.json> or --assume-price <input>,<output> (USD per million tokens)`,
+      { field: 'maxCost' },
+    );
+  }
+  return price;
+}
+
+/** USD of `usage` at `price`. */
+export function costAt(price: ModelPrice, usage: TokenUsage): number {
+  return (usage.promptTokens * price.input_per_mtok + usage.completionTokens * price.output_per_mtok) / 1_000_000;
 }
 
 /** Executor time spent, by kind. */

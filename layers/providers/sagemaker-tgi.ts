@@ -29,8 +29,8 @@ export type TgiGeneration = z.infer<typeof generationSchema>;
 
 /**
  * TGI rejects temperature 0 and top_p ≥ 1: greedy decoding is `do_sample: false` with
- * neither set. `details` brings the generated token count, `decoder_input_details` the
- * prompt tokens (so usage is measured, not estimated).
+ * neither set. `details` brings the generated token count; `decoder_input_details` is left
+ * off (it returns the whole prompt's prefill every time): prompt tokens are estimated.
  */
 export function tgiGeneratePayload(inputs: string, params: GenerationParams, seed: number | undefined): unknown {
   const sampling = params.temperature > 0;
@@ -45,7 +45,6 @@ export function tgiGeneratePayload(inputs: string, params: GenerationParams, see
       ...(seed !== undefined ? { seed } : {}),
       return_full_text: false,
       details: true,
-      decoder_input_details: true,
     },
   };
 }

@@ -1,28 +1,54 @@
 /**
  * `sagemaker:<endpoint>#tgi|#openai`: InvokeEndpoint on a SageMaker real-time endpoint,
  * with Hugging Face TGI's payload (`#tgi`) or the OpenAI chat payload that vLLM and LMI
- * containers accept (`#openai`). Both flavours score choices from prompt-token
- * log-probabilities: TGI's `decoder_input_details`, vLLM's `prompt_logprobs`.
+ * containers accept (`#openai`). Likert scoring, decided by `probeLikert` once per run:
+ * TGI's `decoder_input_details` prefill (`tgi-prefill`), vLLM's `prompt_logprobs`
+ * (`vllm-prompt-logprobs`), or chat next-token top log-probabilities; prompt details are
+ * asked for only when scoring, never on a generation.
+ *
+ * A real-time endpoint must answer within 60 s: generations of more than 1024 new tokens go
+ * through InvokeEndpointWithResponseStream, which only has to start within it; a shorter
+ * one that still outlives it is reported as such (not retried — it would time out again).
  */
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
-import type { ChoiceScores, GenerateRequest, Generation, Provider, ScoreChoicesRequest } from '#core/models/provider.ts';
+import type { ChoiceScores, GenerateRequest, Generation, GenerationParams, LikertProbe, Prompt, Provider, ScoreChoicesRequest } from '#core/models/provider.ts';
+import type { TokenUsage } from '#core/types.ts';
 import { awsClientConfig } from './aws-client-config.ts';
-import { CallPolicy } from './call-policy.ts';
-import { classifySdkError } from './failures.ts';
+import { addUsage, CallPolicy } from './call-policy.ts';
+import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
+import { ProviderCallError, classifySdkError, deterministic } from './failures.ts';
 import { parseJsonBody } from './http-json.ts';
-import { charLength, sumTail } from './logprobs.ts';
+import { choiceLogprob } from './logprobs.ts';
+import { nextTokenScores } from './next-token.ts';
 import type { ResolvedOptions } from './options.ts';
-import { chatMessages, chatResponseSchema, expectShape, generationFromChat, promptLogprobTokens, samplingFields } from './openai-wire.ts';
+import {
+  chatMessages,
+  chatOnlyMessages,
+  chatResponseSchema,
+  expectShape,
+  firstTopLogprobs,
+  generationFromChat,
+  nextTokenPayload,
+  promptLogprobTokens,
+  samplingFields,
+  usageOf,
+} from './openai-wire.ts';
+import { PROBE_TEXT } from './openai.ts';
 import { promptText, sampleSeed } from './prompt-text.ts';
+import { invokeStream, readChatStream, readTgiStream, STREAM_ABOVE_TOKENS } from './sagemaker-stream.ts';
 import { readTgi, tgiGeneratePayload, tgiPrefill, tgiScorePayload } from './sagemaker-tgi.ts';
 import type { SageMakerFlavour } from './spec.ts';
 import { estimateTokens } from './tokens.ts';
+
+/** SageMaker's answer when the container outlives the real-time limit. */
+const REALTIME_TIMEOUT = /timed out while waiting for a response|invocation timed out/i;
 
 export class SageMakerProvider implements Provider {
   readonly kind = 'sagemaker';
   readonly concurrency: number;
   readonly #client: SageMakerRuntimeClient;
   readonly #policy: CallPolicy;
+  readonly #caps: ModelCapabilities;
 
   constructor(
     readonly id: string,
@@ -32,46 +58,100 @@ export class SageMakerProvider implements Provider {
   ) {
     this.concurrency = opts.concurrency;
     this.#client = new SageMakerRuntimeClient(awsClientConfig(opts));
-    this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
+    this.#caps = capabilitiesOf(opts.capabilities, 'sagemaker', model);
+    this.#policy = new CallPolicy(opts, (err) => classifyInvoke(err, opts.now()));
+  }
+
+  adaptParams(params: GenerationParams, _style: Prompt['style']): { warnings: string[] } {
+    return { warnings: adaptParams(this.#caps, params).warnings };
   }
 
   async generate(req: GenerateRequest): Promise<Generation> {
     const seed = sampleSeed(req.params.seed, req.sample);
-    if (this.flavour === 'tgi') {
-      const inputs = promptText(req.prompt);
-      const out = await this.#invoke(tgiGeneratePayload(inputs, req.params, seed), readTgi, req.signal);
-      const g = out.value;
-      const finishReason = g.details?.finish_reason;
-      return {
-        text: g.generated_text,
-        usage: {
-          promptTokens: g.details?.prefill?.length || estimateTokens(inputs),
-          completionTokens: g.details?.generated_tokens ?? estimateTokens(g.generated_text),
-        },
-        latencyMs: out.latencyMs,
-        attempts: out.attempts,
-        ...(finishReason ? { finishReason } : {}),
-      };
-    }
-    const payload = { messages: chatMessages(req.prompt), ...samplingFields(req.params, seed) };
-    const out = await this.#invoke(payload, (body) => expectShape(chatResponseSchema, body, 'chat answer'), req.signal);
-    return generationFromChat(out, promptText(req.prompt));
+    const adapted = adaptParams(this.#caps, req.params);
+    const generation =
+      adapted.params.maxTokens > STREAM_ABOVE_TOKENS
+        ? await this.#generateStreamed(req, adapted.params, seed)
+        : this.flavour === 'tgi'
+          ? await this.#generateTgi(req, adapted.params, seed)
+          : await this.#generateChat(req, adapted.params, seed);
+    return adapted.clientStops.length > 0 ? { ...generation, text: cutAtStops(generation.text, adapted.clientStops) } : generation;
   }
 
-  /** log P(choice | prompt): one call per choice, summing the log-probabilities of the prompt's last tokens. */
-  async scoreChoices(req: ScoreChoicesRequest): Promise<ChoiceScores> {
-    const scored = await Promise.all(req.choices.map((choice) => this.#scoreOne(req, choice)));
+  /** A long generation through InvokeEndpointWithResponseStream: it only has to start within 60 s. */
+  async #generateStreamed(req: GenerateRequest, params: GenerationParams, seed: number | undefined): Promise<Generation> {
+    const prompt = promptText(req.prompt);
+    const messages = chatOnlyMessages(req.prompt);
+    const payload =
+      this.flavour === 'tgi'
+        ? { ...(tgiGeneratePayload(prompt, params, seed) as Record<string, unknown>), stream: true }
+        : { messages, ...samplingFields(params, seed), stream: true, stream_options: { include_usage: true } };
+    const out = await this.#policy.call(async (signal) => {
+      const text = await invokeStream(this.#client, this.model, payload, signal);
+      return this.flavour === 'tgi' ? readTgiStream(text, prompt) : readChatStream(text, prompt);
+    }, req.signal);
+    return { ...out.value, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
+  }
+
+  /** TGI takes raw text: a completion-style prompt verbatim, a chat prompt flattened. */
+  async #generateTgi(req: GenerateRequest, params: GenerationParams, seed: number | undefined): Promise<Generation> {
+    const inputs = promptText(req.prompt);
+    const out = await this.#invoke(tgiGeneratePayload(inputs, params, seed), readTgi, req.signal);
+    const g = out.value;
+    const finishReason = g.details?.finish_reason;
+    const usage = {
+      promptTokens: g.details?.prefill?.length || estimateTokens(inputs),
+      completionTokens: g.details?.generated_tokens ?? estimateTokens(g.generated_text),
+    };
     return {
-      logprobs: scored.map((s) => s.logprob),
-      usage: { promptTokens: scored.reduce((sum, s) => sum + s.promptTokens, 0), completionTokens: 0 },
-      latencyMs: Math.max(0, ...scored.map((s) => s.latencyMs)),
+      text: g.generated_text,
+      usage: addUsage(usage, out.billed) as TokenUsage,
+      latencyMs: out.latencyMs,
+      attempts: out.attempts,
+      ...(finishReason ? { finishReason } : {}),
     };
   }
 
-  async #scoreOne(req: ScoreChoicesRequest, choice: string): Promise<{ logprob: number; promptTokens: number; latencyMs: number }> {
+  /** The chat payload: a completion-style prompt goes in its chat form (the endpoint is chat-only). */
+  async #generateChat(req: GenerateRequest, params: GenerationParams, seed: number | undefined): Promise<Generation> {
+    const messages = chatOnlyMessages(req.prompt);
+    const out = await this.#invoke({ messages, ...samplingFields(params, seed) }, (body) => expectShape(chatResponseSchema, body, 'chat answer'), req.signal);
+    return generationFromChat(out, promptText(req.prompt));
+  }
+
+  /** log P(choice | prompt): one call per choice (prompt log-probabilities), or one next-token call. */
+  async scoreChoices(req: ScoreChoicesRequest): Promise<ChoiceScores> {
+    if (req.scoring?.mode === 'next-token') return this.#nextToken(req, req.scoring.topLogprobs ?? 5);
+    const scored = await Promise.all(req.choices.map((choice) => this.#scoreOne(req, choice)));
+    return {
+      logprobs: scored.map((s) => s.logprob),
+      usage: scored.reduce<TokenUsage>((sum, s) => addUsage(sum, s.usage) as TokenUsage, { promptTokens: 0, completionTokens: 0 }),
+      latencyMs: Math.max(0, ...scored.map((s) => s.latencyMs)),
+      attempts: scored.reduce((sum, s) => sum + s.attempts, 0),
+    };
+  }
+
+  async #nextToken(req: ScoreChoicesRequest, k: number): Promise<ChoiceScores> {
+    const messages = chatOnlyMessages(req.prompt);
+    const out = await this.#invoke(nextTokenPayload(messages, k), (b) => expectShape(chatResponseSchema, b, 'chat answer'), req.signal);
+    const usage = addUsage(usageOf(out.value.usage, promptText(req.prompt), ''), out.billed) as TokenUsage;
+    const top = firstTopLogprobs(out.value);
+    if (!top) throw deterministic('the endpoint sent no top_logprobs for the next token', usage);
+    const scores = nextTokenScores(top, req.choices);
+    return { logprobs: scores.logprobs, floored: scores.floored, floor: scores.floor, usage, latencyMs: out.latencyMs, attempts: out.attempts };
+  }
+
+  async #scoreOne(req: ScoreChoicesRequest, choice: string): Promise<{ logprob: number; usage: TokenUsage; latencyMs: number; attempts: number }> {
+    const context = promptText(req.prompt);
     if (this.flavour === 'tgi') {
-      const out = await this.#invoke(tgiScorePayload(promptText(req.prompt) + choice), (b) => tgiPrefill(readTgi(b)), req.signal);
-      return { logprob: sumTail(out.value, charLength(choice)), promptTokens: out.value.length, latencyMs: out.latencyMs };
+      const out = await this.#invoke(tgiScorePayload(context + choice), (b) => {
+        const g = readTgi(b);
+        const usage = { promptTokens: g.details?.prefill?.length || estimateTokens(context + choice), completionTokens: g.details?.generated_tokens ?? 1 };
+        const prefill = g.details?.prefill;
+        if (!prefill || prefill.length === 0) throw deterministic('TGI answer has no details.prefill: the container ignores decoder_input_details', usage);
+        return { logprob: choiceLogprob(tgiPrefill(g), context, choice), usage };
+      }, req.signal);
+      return { logprob: out.value.logprob, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
     }
     // The choice is the assistant's answer, continued rather than closed, so it ends the prompt.
     const payload = {
@@ -82,8 +162,41 @@ export class SageMakerProvider implements Provider {
       temperature: 0,
       prompt_logprobs: 0,
     };
-    const out = await this.#invoke(payload, (b) => promptLogprobTokens(expectShape(chatResponseSchema, b, 'chat answer')), req.signal);
-    return { logprob: sumTail(out.value, charLength(choice)), promptTokens: out.value.length, latencyMs: out.latencyMs };
+    const out = await this.#invoke(payload, (b) => {
+      const answer = expectShape(chatResponseSchema, b, 'chat answer');
+      const usage = usageOf(answer.usage, context + choice, '');
+      if (!answer.prompt_logprobs) throw deterministic('the endpoint returned no prompt_logprobs (not vLLM?): use --likert-mode next-token or digit-parse', usage);
+      return { logprob: choiceLogprob(promptLogprobTokens(answer), context, choice), usage };
+    }, req.signal);
+    return { logprob: out.value.logprob, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
+  }
+
+  /** The capability check: prompt log-probabilities (prefill or prompt_logprobs), then next-token top log-probabilities. */
+  async probeLikert(signal?: AbortSignal): Promise<LikertProbe> {
+    const findings: string[] = [];
+    const supported: LikertProbe['supported'] = [];
+    let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+    const probe: ScoreChoicesRequest = { taskId: 'probe', prompt: { messages: [{ role: 'user', content: PROBE_TEXT.slice(0, -2) }], style: 'chat' }, choices: [PROBE_TEXT.slice(-2)] };
+    const method = this.flavour === 'tgi' ? 'tgi-prefill' : 'vllm-prompt-logprobs';
+    try {
+      const s = await this.#scoreOne(probe, PROBE_TEXT.slice(-2));
+      usage = addUsage(usage, s.usage) as TokenUsage;
+      supported.push({ mode: 'likelihood', method });
+    } catch (err) {
+      usage = addUsage(usage, (err as ProviderCallError).billed) as TokenUsage;
+      findings.push(`no prompt log-probabilities (${method}): ${(err as Error).message}`);
+    }
+    if (this.flavour === 'openai') {
+      try {
+        const out = await this.#invoke(nextTokenPayload([{ role: 'user', content: PROBE_TEXT }], 5), (b) => expectShape(chatResponseSchema, b, 'chat answer'), signal);
+        usage = addUsage(usage, usageOf(out.value.usage, PROBE_TEXT, '')) as TokenUsage;
+        if (firstTopLogprobs(out.value)) supported.push({ mode: 'next-token', method: 'chat-top-logprobs', topLogprobs: 5 });
+        else findings.push('no next-token log-probabilities: the chat answer had no top_logprobs');
+      } catch (err) {
+        findings.push(`no next-token log-probabilities: ${(err as Error).message}`);
+      }
+    }
+    return { supported, findings, usage };
   }
 
   /** One InvokeEndpoint under the call policy; `read` validates the body inside the attempt, so a malformed body is retried. */
@@ -106,4 +219,16 @@ export class SageMakerProvider implements Provider {
   async close(): Promise<void> {
     this.#client.destroy();
   }
+}
+
+/** SDK errors, with the real-time 60 s limit named instead of retried. */
+function classifyInvoke(err: unknown, now: number): ProviderCallError {
+  const failure = classifySdkError(err, now);
+  if (REALTIME_TIMEOUT.test(failure.message)) {
+    return new ProviderCallError(
+      `the endpoint did not answer within SageMaker's 60 s limit for real-time InvokeEndpoint (${failure.message}); lower --max-tokens or serve the model from an endpoint that answers faster`,
+      { retryable: false, cause: err, ...(failure.status !== undefined ? { status: failure.status } : {}) },
+    );
+  }
+  return failure;
 }

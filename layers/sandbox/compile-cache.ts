@@ -1,7 +1,9 @@
 /**
  * Compilations cached by content hash (language, compiler identity and flags, source):
  * n identical samples compile once, and concurrent requests for the same build share one
- * compilation. Failed compilations are cached too (same source, same diagnostics).
+ * compilation. Failed compilations are cached too (same source, same diagnostics), except
+ * one that ran out of wall-clock time: a busy machine must not turn a source into a CE for
+ * good (every later run, in every process sharing the cache, would inherit it).
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -56,6 +58,10 @@ export class CompileCache {
       const started = performance.now();
       const result = await runtime.compile(this.ctx, tmp);
       const meta: Meta = { ok: result.ok, diagnostics: result.diagnostics, compileMs: Math.round(performance.now() - started) };
+      if (result.timedOut) {
+        await rm(tmp, { recursive: true, force: true });
+        return { ...meta, ok: false, dir: tmp, cached: false };
+      }
       await writeFile(join(tmp, 'meta.json'), JSON.stringify(meta));
       await lockDown(tmp);
       try {

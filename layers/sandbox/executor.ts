@@ -16,6 +16,7 @@ import { CompileCache } from './compile-cache.ts';
 import { resolveIsolation, type IsolationLevel, type IsolationOptions, type IsolationReport } from './isolation.ts';
 import { LANGUAGE_RUNTIMES } from './languages/index.ts';
 import { configureKotlin } from './languages/kotlin.ts';
+import { loadScale } from './load.ts';
 import { Semaphore } from './semaphore.ts';
 import { SandboxProgramHost } from './program-host.ts';
 import { COMPILE_LIMIT_MS, type LanguageRuntime, type RuntimeContext } from './runtime.ts';
@@ -63,10 +64,15 @@ const COMPILE_LIMITS = { cpuMs: COMPILE_LIMIT_MS, wallMs: 2 * COMPILE_LIMIT_MS, 
  * const outcome = await executor.execute({ scorer: 'io-tests', task, language: 'cpp', code });
  * await executor.close();
  */
+/** Where builds, the supervisor and the C++ PCH live unless told otherwise (`polyeval gc` prunes its builds). */
+export function defaultSandboxCacheDir(): string {
+  return join(tmpdir(), 'polyeval-cache');
+}
+
 export async function createSandboxExecutor(options: SandboxExecutorOptions = {}): Promise<SandboxExecutor> {
   const concurrency = options.concurrency ?? availableParallelism();
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`concurrency must be a positive integer, got ${concurrency}`, { field: 'concurrency' });
-  const cacheDir = options.cacheDir ?? join(tmpdir(), 'polyeval-cache');
+  const cacheDir = options.cacheDir ?? defaultSandboxCacheDir();
   const workRoot = options.workRoot ?? join(tmpdir(), 'polyeval-work');
   await ensureSharedDir(cacheDir);
   await ensureSharedDir(workRoot);
@@ -76,7 +82,8 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
   const ctx: RuntimeContext = {
     cacheDir,
     kotlinMode: options.kotlinMode ?? 'warm',
-    sandboxed: (spec) => runSandboxed(iso, supervisor, { ...spec, readOnly: spec.readOnly ?? [], stdin: '', limits: COMPILE_LIMITS }),
+    // Compilers are charged CPU time too; their wall safety net stretches with the load.
+    sandboxed: (spec) => runSandboxed(iso, supervisor, { ...spec, readOnly: spec.readOnly ?? [], stdin: '', limits: { ...COMPILE_LIMITS, wallMs: Math.round(COMPILE_LIMITS.wallMs * loadScale()) } }),
   };
   const ready = new Map<LanguageId, Promise<LanguageRuntime>>();
   const runtimeFor = (language: LanguageId): Promise<LanguageRuntime> => {
@@ -122,6 +129,10 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
         const testsTotal = job.scorer === 'io-tests' ? job.task.tests.length : 1;
         return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: iso.report.label };
       });
+    },
+    prepare(languages) {
+      // runtime init starts slow set-up in the background (the Kotlin runtime's compile server).
+      for (const language of new Set(languages)) runtimeFor(language).catch(() => undefined);
     },
     async toolchains(): Promise<ToolchainInfo[]> {
       return Promise.all(LANGUAGE_RUNTIMES.map((r) => r.toolchain(ctx)));

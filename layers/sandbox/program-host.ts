@@ -11,6 +11,7 @@ import type { Preparation, ProgramHost, ProgramRun, RunRequest, UnitTestSource }
 import type { LanguageId } from '#core/types.ts';
 import type { CompileCache } from './compile-cache.ts';
 import { giveToSandbox, readOutputFile } from './files.ts';
+import { loadScale } from './load.ts';
 import type { LanguageRuntime } from './runtime.ts';
 import type { SandboxLimits, SandboxResult, SandboxSpec } from './sandbox-process.ts';
 
@@ -62,7 +63,9 @@ export class SandboxProgramHost implements ProgramHost {
     const limits: SandboxLimits = {
       ...RUN_LIMITS,
       cpuMs,
-      wallMs: Math.max(req.limits.wallMs, cpuMs + 1000),
+      // CPU time decides TLE; the wall clock only stops programs that never end (sleeping,
+      // blocked), so on a busy machine it stretches with the load rather than cut fair runs short.
+      wallMs: Math.round(Math.max(req.limits.wallMs, cpuMs + 1000) * loadScale()),
       addressSpaceMb: command.addressSpaceMb,
       processes: command.processes,
     };

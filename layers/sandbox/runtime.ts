@@ -20,6 +20,11 @@ export interface RuntimeContext {
 export interface CompileResult {
   ok: boolean;
   diagnostics: string;
+  /**
+   * The compiler ran out of wall-clock time. On a loaded machine that says more about the
+   * machine than about the source, so such a result is never cached: the next run compiles again.
+   */
+  timedOut?: boolean;
 }
 
 /** How to run a built program. Paths are host paths; the sandbox shows them at the same place. */

@@ -115,4 +115,22 @@ describe('bedrock: provider end to end', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(parseJson<{ items: number }>(resumed).items).toBe(partial.items);
   });
+
+  it('refuses --max-cost on a model without a price (exit 2), naming --prices and --assume-price', async () => {
+    const before = server.requests.length;
+    const result = await runCli(['run', '-b', 'sample/abricot', '-m', 'bedrock:acme.new-model-v1:0', '--endpoint-url', server.url, '--max-cost', '1', '--json', '--home', home], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--prices/);
+    expect(result.stderr).toMatch(/--assume-price/);
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('lists the price table with as_of and source per model', async () => {
+    const result = await runCli(['list', 'providers', '--prices', '--json', '--home', home]);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = parseJson<{ model: string; input_per_mtok: number; as_of: string; source: string }[]>(result);
+    const haiku45 = rows.find((r) => r.model === 'anthropic.claude-haiku-4-5-20251001-v1:0');
+    expect(haiku45).toMatchObject({ input_per_mtok: 1, as_of: '2026-11', source: expect.any(String) });
+    for (const r of rows) expect(r.source.length).toBeGreaterThan(0);
+  });
 });

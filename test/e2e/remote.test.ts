@@ -150,4 +150,44 @@ describe('polyeval remote', () => {
     expect(result.stderr).toContain('field "temperature"');
     expect(sql.length + rejected.length).toBe(before);
   });
+
+  it('cancels a run and redrives one, each through its signed route', async () => {
+    const started = await runCli(['remote', 'run', '-b', 'sample/abricot', '-m', 'reference', '--limit', '2', '--api', api, '--json'], { env });
+    const runId = String(parseJson(started).run_id);
+
+    const cancelled = await runCli(['remote', 'cancel', runId, '--api', api, '--json'], { env });
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(parseJson<{ run: { status: string } }>(cancelled).run.status).toBe('cancelled');
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'cancelled', recorded: 0 });
+
+    const redriven = await runCli(['remote', 'redrive', runId, '--api', api], { env });
+    expect(redriven.code).toBe(2);
+    expect(redriven.stderr).toMatch(/409.*cancelled/);
+    expect(rejected).toEqual([]);
+  }, 120_000);
+
+  it('estimates a run before it starts, from the bundled timings and then from an earlier run', async () => {
+    const args = ['remote', 'run', '--dry-run', '-b', 'sample/rocode', '-m', 'reference', '--language', 'python', '--limit', '2', '--api', api, '--json'];
+    const before = await runCli(args, { env });
+    expect(before.code, before.stderr).toBe(0);
+    const first = parseJson<{ items: number; executor: { lane: string; timing_source: string; lambda_gb_seconds: number; ms_per_item: number }; requests: { cost_usd: number }; wall_time_seconds: number; total_usd: number }>(before);
+    expect(first).toMatchObject({ items: 2, executor: { lane: 'lambda', timing_source: 'bundled rocode/python' } });
+    expect(first.executor.lambda_gb_seconds).toBeGreaterThan(0);
+    expect(first.requests.cost_usd).toBeGreaterThan(0);
+    expect(first.wall_time_seconds).toBeGreaterThan(0);
+    expect((await cloud.ledger.listRuns()).filter((r) => r.benchmark === 'rocode')).toEqual([]);
+
+    const started = await runCli(['remote', 'run', '-b', 'sample/rocode', '-m', 'reference', '--language', 'python', '--limit', '2', '--api', api, '--json'], { env });
+    const runId = String(parseJson(started).run_id);
+    await drive(cloud);
+    const summary = parseJson<{ timing: { execute_ms_mean: number } }>(await runCli(['remote', 'metrics', runId, '--api', api, '--json'], { env }));
+
+    const after = parseJson<typeof first>(await runCli(args, { env }));
+    expect(after.executor).toMatchObject({ timing_source: `run ${runId}`, ms_per_item: summary.timing.execute_ms_mean });
+
+    const text = await runCli(args.filter((a) => a !== '--json'), { env });
+    expect(text.stdout).toMatch(/Lambda GB-s/);
+    expect(text.stdout).toMatch(/wall time ≈ \d+ min/);
+  }, 240_000);
 });

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
 import { synthPolyeval, type Synthesized } from './synth.ts';
 
 const run = promisify(execFile);
@@ -39,7 +40,7 @@ describe('packaging', () => {
       files: Record<string, { source: { path: string; packaging: string } }>;
     };
     const bundles = Object.values(assets.files).filter((f) => f.source.packaging === 'zip');
-    expect(bundles).toHaveLength(5);
+    expect(bundles).toHaveLength(6);
     for (const bundle of bundles) expect(existsSync(path.join(synth.outdir, bundle.source.path, 'index.mjs'))).toBe(true);
   });
 
@@ -48,7 +49,7 @@ describe('packaging', () => {
       dockerImages: Record<string, { source: { directory: string; platform?: string } }>;
     };
     const images = Object.values(assets.dockerImages);
-    expect(images).toHaveLength(3);
+    expect(images).toHaveLength(EXECUTOR_IMAGES.length);
     for (const image of images) {
       expect(image.source.platform).toBe('linux/amd64'); // the x86_64 default builds natively on x86
       expect(existsSync(path.join(synth.outdir, image.source.directory, 'Dockerfile'))).toBe(true);

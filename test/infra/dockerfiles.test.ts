@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/paths.ts';
+import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
 import { CPP_FLAGS } from '../../layers/sandbox/languages/cpp.ts';
 
 interface Instruction { keyword: string; args: string }
@@ -17,7 +18,7 @@ function parseDockerfile(text: string): Instruction[] {
   });
 }
 
-const IMAGES = ['python', 'cpp', 'kotlin'];
+const IMAGES = EXECUTOR_IMAGES.map((i) => i.id);
 const read = (image: string, file: string): string => readFileSync(path.join(PROJECT_ROOT, 'layers/images', image, file), 'utf8');
 
 describe.each(IMAGES)('the %s executor image', (image) => {
@@ -62,6 +63,12 @@ describe('toolchains', () => {
     const text = read('kotlin', 'Dockerfile');
     expect(text).toContain('java-17-amazon-corretto-devel');
     expect(text).toContain(`kotlin-compiler@${pkg.dependencies['kotlin-compiler']}`);
+  });
+
+  it('installs JDK 17 in the java image and the lodash version package.json pins in the javascript image', () => {
+    const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(read('java', 'Dockerfile')).toContain('java-17-amazon-corretto-devel');
+    expect(read('javascript', 'Dockerfile')).toContain(`lodash@${pkg.dependencies['lodash']}`);
   });
 
   it('installs python3 in the python image', () => {

@@ -4,7 +4,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
 import { synthPolyeval } from './synth.ts';
+
+/** Executor images: each has a Lambda queue, a Fargate queue, a function and its mapping. */
+const IMAGE_COUNT = EXECUTOR_IMAGES.length;
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 let template: Template;
@@ -32,7 +36,7 @@ beforeAll(() => {
 describe('function bundles', () => {
   it('carry the bundled suites and the dictionary packages beside each handler', () => {
     const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.') && existsSync(join(outdir, d, 'index.mjs')));
-    expect(assets.length).toBe(5); // api, plan, generate, aggregate, nightly (execute is a container image)
+    expect(assets.length).toBe(6); // api, plan, generate, aggregate, nightly, watchdog (execute is a container image)
     for (const asset of assets) {
       expect(existsSync(join(outdir, asset, 'sample', 'abricot', 'items.jsonl')), asset).toBe(true);
       expect(existsSync(join(outdir, asset, 'node_modules', 'dictionary-ro', 'index.dic')), asset).toBe(true);
@@ -69,9 +73,9 @@ describe('storage', () => {
 });
 
 describe('queues', () => {
-  it('gives each of the 3 stage and 6 execute queues an encrypted DLQ with maxReceiveCount 5 (AWS: at least 5 for Lambda sources)', () => {
+  it(`gives each of the 3 stage and ${2 * IMAGE_COUNT} execute queues an encrypted DLQ with maxReceiveCount 5 (AWS: at least 5 for Lambda sources)`, () => {
     const work = resourcesOf('AWS::SQS::Queue').filter(([, q]) => q.Properties['RedrivePolicy']);
-    expect(work).toHaveLength(9);
+    expect(work).toHaveLength(3 + 2 * IMAGE_COUNT);
     for (const [, queue] of work) {
       const count = (queue.Properties['RedrivePolicy'] as { maxReceiveCount: number }).maxReceiveCount;
       expect(count).toBe(5);
@@ -81,13 +85,13 @@ describe('queues', () => {
 
   it('alarms on DLQ depth and on the age of the oldest message for every queue', () => {
     const alarms = resourcesOf('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties['MetricName']);
-    expect(alarms.filter((m) => m === 'ApproximateNumberOfMessagesVisible')).toHaveLength(9);
-    expect(alarms.filter((m) => m === 'ApproximateAgeOfOldestMessage')).toHaveLength(9);
+    expect(alarms.filter((m) => m === 'ApproximateNumberOfMessagesVisible')).toHaveLength(3 + 2 * IMAGE_COUNT);
+    expect(alarms.filter((m) => m === 'ApproximateAgeOfOldestMessage')).toHaveLength(3 + 2 * IMAGE_COUNT);
   });
 
   it('caps generate at the provider rate limit and reports batch item failures on every mapping', () => {
     const mappings = resourcesOf('AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(6);
+    expect(mappings).toHaveLength(3 + IMAGE_COUNT);
     for (const [, m] of mappings) expect(m.Properties['FunctionResponseTypes']).toEqual(['ReportBatchItemFailures']);
     expect(mappings.filter(([, m]) => (m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency === 7)).toHaveLength(1);
   });
@@ -107,7 +111,7 @@ describe('executors', () => {
 
   it('scopes the ledger actions of executors to the table ARN', () => {
     const ledger = statementsOfRoles(/^Executors/).filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
-    expect(ledger.length).toBe(3);
+    expect(ledger.length).toBe(IMAGE_COUNT);
     for (const s of ledger) expect(JSON.stringify(s.Resource)).toMatch(/StorageLedger[0-9A-F]+","Arn"/);
   });
 
@@ -116,7 +120,7 @@ describe('executors', () => {
     template.resourceCountIs('AWS::EC2::InternetGateway', 0);
     for (const [, subnet] of resourcesOf('AWS::EC2::Subnet')) expect(subnet.Properties['MapPublicIpOnLaunch']).toBe(false);
     const images = resourcesOf('AWS::Lambda::Function').filter(([, f]) => f.Properties['PackageType'] === 'Image');
-    expect(images).toHaveLength(3);
+    expect(images).toHaveLength(IMAGE_COUNT);
     for (const [, f] of images) expect(f.Properties['VpcConfig']).toBeDefined();
     template.hasResourceProperties('AWS::ECS::Service', { NetworkConfiguration: { AwsvpcConfiguration: Match.objectLike({ AssignPublicIp: 'DISABLED' }) } });
   });
@@ -134,7 +138,7 @@ describe('executors', () => {
 describe('entry points', () => {
   it('routes every API path through AWS_IAM authorization', () => {
     const routes = resourcesOf('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
-    expect(routes.map((r) => r['RouteKey']).sort()).toEqual(['GET /leaderboard', 'GET /runs', 'GET /runs/{id}', 'GET /runs/{id}/metrics', 'POST /runs']);
+    expect(routes.map((r) => r['RouteKey']).sort()).toEqual(['GET /leaderboard', 'GET /runs', 'GET /runs/{id}', 'GET /runs/{id}/metrics', 'POST /runs', 'POST /runs/{id}/cancel', 'POST /runs/{id}/redrive']);
     for (const route of routes) expect(route['AuthorizationType']).toBe('AWS_IAM');
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
   });
@@ -145,14 +149,24 @@ describe('entry points', () => {
       ScheduleExpressionTimezone: 'UTC',
       Target: Match.objectLike({
         Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^NightlyHandlerFunction'), 'Arn'] },
-        Input: JSON.stringify({ source: 'inline', sweep: { benchmarks: ['rocode'], models: ['reference'], params: { n: 1 } } }),
+        // The schedule's time, from which the nightly function derives run ids (a retry starts nothing twice).
+        Input: JSON.stringify({ source: 'inline', sweep: { benchmarks: ['rocode'], models: ['reference'], params: { n: 1 } }, scheduledTime: '<aws.scheduler.scheduled-time>' }),
       }),
     });
   });
 
+  it('runs the watchdog every 15 minutes, able to read every work queue’s depth and to send to aggregate only', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(15 minutes)',
+      Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^WatchdogHandlerFunction'), 'Arn'] } }),
+    });
+    const actions = statementsOfRoles(/^WatchdogHandlerRole/).flatMap((statement) => [statement.Action].flat());
+    expect(new Set(actions.filter((action) => action.startsWith('sqs:')))).toEqual(new Set(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']));
+  });
+
   it('uses Node.js 22 with X-Ray tracing and Powertools settings for every NodejsFunction', () => {
     const zips = resourcesOf('AWS::Lambda::Function').filter(([, f]) => f.Properties['PackageType'] !== 'Image');
-    expect(zips).toHaveLength(5);
+    expect(zips).toHaveLength(6);
     for (const [, f] of zips) {
       expect(f.Properties['Runtime']).toBe('nodejs22.x');
       expect(f.Properties['Architectures']).toEqual(['x86_64']);

@@ -2,8 +2,9 @@
 // rlimits.test.ts run them). Probes that look for something they must not reach print the
 // sum only when they failed to reach it, so a breach shows as WA, not as a silent pass.
 import type { Verdict } from '#core/types.ts';
+import { JAVA_JS_CASES, JAVA_JS_EARLY_EXIT } from './hostile-java-javascript.ts';
 
-export type HostileLanguage = 'python' | 'c' | 'cpp' | 'kotlin';
+export type HostileLanguage = 'python' | 'c' | 'cpp' | 'kotlin' | 'java' | 'javascript';
 
 /** What a program may mention: the test server's port, the secret's name, host paths to attack. */
 export interface Probe {
@@ -106,8 +107,9 @@ export const EARLY_EXIT: Record<HostileLanguage, { test: string; completion: str
   c: { test: '#include <assert.h>\nint main(void){ assert(add(2,3)==5); return 0; }\n', completion: '#include <stdlib.h>\nint add(int a, int b){ exit(0); }\n' },
   cpp: { test: '#include <cassert>\nint main(){ assert(add(2,3)==5); return 0; }\n', completion: '#include <cstdlib>\nint add(int a, int b){ std::exit(0); }\n' },
   kotlin: { test: 'fun main() {\n    if (add(2, 3) != 5) throw AssertionError("2+3")\n}\n', completion: 'fun add(a: Int, b: Int): Int { kotlin.system.exitProcess(0) }\n' },
+  ...JAVA_JS_EARLY_EXIT,
 };
 
 const early = (Object.keys(EARLY_EXIT) as HostileLanguage[]).map((language): HostileCase => ({ attack: 'exiting early to fake a pass', language, code: () => EARLY_EXIT[language].completion, verdicts: ['WA'], scorer: 'unit-tests' }));
 
-export const HOSTILE_CASES: HostileCase[] = [...python, ...nativeCases('c'), ...nativeCases('cpp'), ...kotlin, ...early];
+export const HOSTILE_CASES: HostileCase[] = [...python, ...nativeCases('c'), ...nativeCases('cpp'), ...kotlin, ...JAVA_JS_CASES, ...early];

@@ -6,6 +6,7 @@
  */
 import { InputError } from '../errors.ts';
 import type { Prompt } from '../models/provider.ts';
+import { languageFromTaskId, languageSpec } from '../languages/index.ts';
 import { KOTLIN_RECIPE } from '../prompts/kotlin.ts';
 import { cleanKotlinCompletion, extractCode, stripKotlinComments, truncateAtStop } from '../scoring/postprocess.ts';
 import type { UnitTestsTask } from '../types.ts';
@@ -20,7 +21,7 @@ const PYTHON_STOPS = ['\ndef ', '\nclass ', '\nif __name__', '\nprint(', '\n#'];
 function languageFromId(taskId: string): string | undefined {
   const m = /^(?:HumanEval|MBXP|MBKP|MBPP|Multi-HumanEval|MathQA)[-_]?([A-Za-z+#]+)?\//i.exec(taskId);
   if (/^MBKP\//i.test(taskId)) return 'kotlin';
-  return m?.[1] ? normaliseLanguage(m[1]) : undefined;
+  return languageFromTaskId(taskId) ?? (m?.[1] ? normaliseLanguage(m[1]) : undefined);
 }
 
 const C = {
@@ -111,6 +112,8 @@ function postprocess(raw: string, task: UnitTestsTask): string {
     return closeKotlinFunction(cleanKotlinCompletion(truncateAtStop(fenced, KOTLIN_RECIPE.stop)));
   }
   const code = /```/.test(raw) ? extractCode(raw, task.language) : raw;
+  const spec = languageSpec(task.language);
+  if (spec) return spec.cleanCompletion(truncateAtStop(code, spec.stops), task);
   return task.language === 'python' ? truncateAtStop(code, PYTHON_STOPS).replace(/(\ndef |\nclass |\nif __name__|\nprint\(|\n#)$/, '') : code;
 }
 

@@ -4,6 +4,7 @@
  * the paper's Romanian zero-shot prompt; code taken out of fences or prose.
  */
 import { InputError } from '../errors.ts';
+import { languageFromAlias } from '../languages/index.ts';
 import type { Prompt } from '../models/provider.ts';
 import { buildRocodePrompt, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
 import { extractCode } from '../scoring/postprocess.ts';
@@ -31,7 +32,7 @@ function examplesOf(value: unknown, loc: RowLocation, field: string): { input: s
 }
 
 function testsOf(value: unknown, loc: RowLocation, column = 'tests'): IoTest[] {
-  if (!Array.isArray(value) || value.length === 0) fail(loc, column, `must be a non-empty list of tests, got ${value === undefined ? 'nothing' : kindOf(value)}`);
+  if (!Array.isArray(value) || value.length === 0) fail(loc, column, `must be a non-empty array of tests, got ${value === undefined ? 'nothing' : kindOf(value)}`);
   return value.map((t, i) => {
     const r = t as Record<string, unknown>;
     const field = `${column}[${i}]`;
@@ -88,7 +89,7 @@ export function normaliseLanguage(name: string): string {
   if (/^py/.test(n)) return 'python';
   if (n === 'c' || /^(gcc|c\d\d|gnuc)/.test(n)) return 'c';
   if (/^(kotlin|kt)$/.test(n)) return 'kotlin';
-  return n;
+  return languageFromAlias(n) ?? n;
 }
 
 /** Column aliases of each task field (polyeval's own names first, then RoCode's published ones). */

@@ -53,6 +53,40 @@ export interface Generation {
   finishReason?: string;
   /** Number of provider calls spent (retries included). */
   attempts?: number;
+  /**
+   * Set when the model deterministically gave no usable answer (a refusal, `content: null`,
+   * a tool call): recorded as the item's error on first sight, never retried.
+   */
+  refusal?: string;
+}
+
+/**
+ * How a likert answer is read from a model (DESIGN §6): the log-likelihood of each choice
+ * after the prompt (`likelihood`), the next-token log-probabilities of the choices in one
+ * chat call (`next-token`), or a digit parsed from generated text (`digit-parse`).
+ */
+export type LikertMode = 'likelihood' | 'next-token' | 'digit-parse';
+
+/** The mode a run uses, the wire mechanism behind it, and why it was chosen (recorded in the manifest). */
+export interface LikertScoring {
+  mode: LikertMode;
+  /** e.g. `openai-echo`, `tgi-prefill`, `vllm-prompt-logprobs`, `chat-top-logprobs`, `generate`. */
+  method: string;
+  /** What the capability check found, or that `--likert-mode` forced it. */
+  reason: string;
+  /** next-token: how many top log-probabilities each call asks for. */
+  topLogprobs?: number;
+  /** Tokens the capability check was billed for (charged to the run once it exists). */
+  probeUsage?: TokenUsage;
+}
+
+/** What one cheap capability call found: the modes the server supports, best first, and why the others are out. */
+export interface LikertProbe {
+  supported: { mode: LikertMode; method: string; topLogprobs?: number }[];
+  /** One line per mode found missing, e.g. "no prompt log-probabilities: /completions answered 404". */
+  findings: string[];
+  /** Tokens the probe calls were billed for. */
+  usage: TokenUsage;
 }
 
 export interface ScoreChoicesRequest {
@@ -61,6 +95,8 @@ export interface ScoreChoicesRequest {
   choices: string[];
   /** Index of the correct choice when the benchmark knows it (used by `reference`). */
   referenceIndex?: number;
+  /** The run's scoring mode (`likelihood` when absent). */
+  scoring?: LikertScoring;
   signal?: AbortSignal;
 }
 
@@ -69,6 +105,20 @@ export interface ChoiceScores {
   logprobs: number[];
   usage: TokenUsage;
   latencyMs: number;
+  /** next-token: indexes of choices absent from the top-k, given `floor` instead of a measured value. */
+  floored?: number[];
+  floor?: number;
+  /** Provider calls spent (retries included). */
+  attempts?: number;
+}
+
+/**
+ * What a model can take, decided before any call: the settings actually sent, warnings for
+ * what was adapted (recorded in the manifest). A setting the model cannot take at all is an
+ * InputError instead.
+ */
+export interface ParamsAdaptation {
+  warnings: string[];
 }
 
 export interface Provider {
@@ -81,8 +131,18 @@ export interface Provider {
   /** Max calls in flight that this provider tolerates (rate limit). */
   readonly concurrency?: number;
   generate(req: GenerateRequest): Promise<Generation>;
-  /** Present only when the provider can return log-likelihoods. */
+  /** Present only when the provider can return log-likelihoods (or next-token log-probabilities). */
   scoreChoices?(req: ScoreChoicesRequest): Promise<ChoiceScores>;
+  /**
+   * One cheap call (or none, when the answer is static) finding which likert modes the
+   * server supports; the run caches the answer in its manifest.
+   */
+  probeLikert?(signal?: AbortSignal): Promise<LikertProbe>;
+  /**
+   * Checks the run's settings against what the model can take before any call: returns
+   * warnings for what it will adapt on every call, throws an InputError for what it cannot take.
+   */
+  adaptParams?(params: GenerationParams, style: Prompt['style']): ParamsAdaptation;
   /** Validates that the provider knows these tasks (replay: unknown ids are errors). */
   prepare?(taskIds: ReadonlySet<string>): Promise<void>;
   /** How many samples the provider has for a task, when it is fixed (replay). */

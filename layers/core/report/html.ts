@@ -44,8 +44,15 @@ function manifestTable(m: Manifest): string {
     ['code', `polyeval ${m.code.version}${m.code.revision ? ` @ ${m.code.revision.slice(0, 12)}${m.code.dirty ? ' (dirty)' : ''}` : ''}`],
   ];
   if (m.likert_mode) {
-    rows.push(['likert mode', m.likert_mode === 'likelihood' ? 'likelihood — the choice 1–5 with the highest log-likelihood' : 'digit-parse — the provider returns no log-probabilities; a strictly parsed digit, unparseable = wrong']);
+    const what = {
+      likelihood: 'likelihood — the choice 1–5 with the highest log-likelihood',
+      'next-token': 'next-token — the choice 1–5 with the highest next-token log-probability ("1" and " 1" merged; a choice outside the top-k gets the floor)',
+      'digit-parse': 'digit-parse — the provider returns no log-probabilities; a strictly parsed digit, unparseable = wrong',
+    }[m.likert_mode];
+    const why = m.likert_scoring ? ` · method ${m.likert_scoring.method} · ${m.likert_scoring.reason}` : '';
+    rows.push(['likert mode', `${what}${why}`]);
   }
+  for (const w of m.warnings ?? []) rows.push(['adapted to the model', w]);
   for (const t of m.toolchains) rows.push([`toolchain ${t.language}`, `${t.compiler ?? ''} ${t.version ?? ''} ${(t.flags ?? []).join(' ')}`.trim()]);
   return `<table class="kv">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
 }

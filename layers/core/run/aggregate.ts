@@ -31,10 +31,37 @@ export interface RunSummaryDocument {
   metrics: Record<string, MetricValue>;
   report: string;
   likert_mode: Manifest['likert_mode'];
+  /** likert: the mode's wire method and why it was chosen. */
+  likert_scoring?: Manifest['likert_scoring'];
+  /** What was adapted to the model before any call. */
+  warnings?: string[];
   /** The protocol the run followed, with every override (absent for runs planned before protocols). */
   protocol?: Manifest['protocol'];
-  status: 'completed';
+  /** `completed_with_missing` when some planned items were never recorded (listed in `missing`). */
+  status: 'completed' | 'completed_with_missing';
   completed_at: string;
+  /** Item ids planned but never recorded (only with status `completed_with_missing`). */
+  missing?: string[];
+  /** Measured executor time per sample (cloud runs): what `remote run --dry-run` estimates from. */
+  timing?: ExecutionTiming;
+}
+
+/** Executor time per executed sample (compile + run), over the records that have it. */
+export interface ExecutionTiming {
+  samples: number;
+  execute_ms_mean: number;
+  execute_ms_p95: number;
+}
+
+/** The timing of the executed records; undefined when none was executed (likert runs). */
+export function executionTiming(records: readonly RunRecord[]): ExecutionTiming | undefined {
+  const times = records
+    .filter((r) => r.compile_ms !== null || r.run_ms !== null)
+    .map((r) => (r.compile_ms ?? 0) + (r.run_ms ?? 0))
+    .sort((a, b) => a - b);
+  if (times.length === 0) return undefined;
+  const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
+  return { samples: times.length, execute_ms_mean: Math.round(mean), execute_ms_p95: Math.round(times[Math.min(times.length - 1, Math.floor(0.95 * times.length))] ?? 0) };
 }
 
 export interface AggregateDeps {
@@ -78,10 +105,50 @@ export function countVerdicts(records: readonly RunRecord[]): Partial<Record<Ver
 /** Benchmark-specific metrics computed beside the standard ones (RoCode's code-switching). */
 export type ExtraMetrics = (records: readonly RunRecord[]) => Promise<MetricRow[]>;
 
-export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extraMetrics?: ExtraMetrics): Promise<RunSummaryDocument> {
+/** A local run's summary: every planned item is recorded, so never `completed_with_missing`. */
+export type CompletedSummary = RunSummaryDocument & { status: 'completed' };
+
+export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extraMetrics?: ExtraMetrics): Promise<CompletedSummary> {
+  await deps.ledger.setStatus(manifest.run_id, 'aggregating');
+  const docs = await readItems(deps.store, manifest.run_id);
+  await deps.store.put(keys.recordsPart(manifest.benchmark.id, manifest.run_id), encodeRecords(docs.map((d) => d.record)), 'application/vnd.apache.parquet');
+  const summary = await summariseRecords(deps, manifest, docs, extraMetrics);
+  await deps.ledger.setStatus(manifest.run_id, 'completed');
+  return { ...summary, status: 'completed' };
+}
+
+/**
+ * The part of aggregation that works from the records alone: metrics, the metrics table, the
+ * report and the summary. The cloud calls it with records read from the Parquet parts, so a
+ * large run is never read item by item; `missing` lists planned items never recorded.
+ * Documents rebuilt from records ({@link documentFromRecord}) give the report what a record has.
+ */
+/** An item document carrying only what its record holds (the cloud reads records from Parquet parts, not items). */
+export function documentFromRecord(record: RunRecord): ItemDocument {
+  const outcome: ItemDocument['outcome'] = { verdict: record.verdict, testsPassed: record.tests_passed, testsTotal: record.tests_total };
+  if (record.error !== null) outcome.error = record.error;
+  if (record.compile_ms !== null) outcome.compileMs = record.compile_ms;
+  if (record.run_ms !== null) outcome.runMs = record.run_ms;
+  if (record.predicted !== null) outcome.predicted = record.predicted;
+  if (record.gold !== null) outcome.gold = record.gold;
+  return {
+    item_id: `${record.run_id}/${record.task_id}/${record.sample}`,
+    record,
+    raw: record.answer,
+    generation: { usage: null, latency_ms: null, attempts: 0 },
+    outcome,
+  };
+}
+
+export async function summariseRecords(
+  deps: AggregateDeps,
+  manifest: Manifest,
+  docs: readonly ItemDocument[],
+  extraMetrics?: ExtraMetrics,
+  notes: { missing?: readonly string[]; timing?: boolean } = {},
+): Promise<RunSummaryDocument> {
+  const missing = notes.missing ?? [];
   const runId = manifest.run_id;
-  await deps.ledger.setStatus(runId, 'aggregating');
-  const docs = await readItems(deps.store, runId);
   const records = docs.map((d) => d.record);
   const metrics = [
     ...computeMetrics(records, {
@@ -95,7 +162,6 @@ export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extr
     }),
     ...(extraMetrics ? await extraMetrics(records) : []),
   ];
-  await deps.store.put(keys.recordsPart(manifest.benchmark.id, runId), encodeRecords(records), 'application/vnd.apache.parquet');
   await deps.store.put(keys.metrics(manifest.benchmark.id, runId), encodeMetrics(metrics), 'application/vnd.apache.parquet');
   const summary: RunSummaryDocument = {
     run_id: runId,
@@ -107,12 +173,16 @@ export async function aggregateRun(deps: AggregateDeps, manifest: Manifest, extr
     metrics: summariseMetrics(metrics),
     report: deps.store.locate(keys.report(runId)),
     likert_mode: manifest.likert_mode,
+    ...(manifest.likert_scoring ? { likert_scoring: manifest.likert_scoring } : {}),
+    ...(manifest.warnings && manifest.warnings.length > 0 ? { warnings: manifest.warnings } : {}),
     ...(manifest.protocol ? { protocol: manifest.protocol } : {}),
-    status: 'completed',
+    status: missing.length > 0 ? 'completed_with_missing' : 'completed',
     completed_at: deps.clock().toISOString(),
+    ...(missing.length > 0 ? { missing: [...missing] } : {}),
   };
+  const timing = notes.timing ? executionTiming(records) : undefined;
+  if (timing) summary.timing = timing;
   await deps.store.put(keys.report(runId), renderReport({ manifest, metrics, docs, summary }), 'text/html; charset=utf-8');
   await deps.store.put(keys.summary(runId), JSON.stringify(summary, null, 2), 'application/json');
-  await deps.ledger.setStatus(runId, 'completed');
   return summary;
 }

@@ -1,6 +1,8 @@
 /**
  * The stages of a run — generate, score, record — as functions over the ports. The local
  * pipeline and the cloud handlers drive the same functions; only the adapters differ.
+ * Spend goes through the run's cost guard (cost-guard.ts), the one owner of it. A little
+ * over 250 lines: the three stages share the item context and its private helpers.
  */
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
 import { InputError, ProviderError, RunStopped } from '../errors.ts';
@@ -9,6 +11,7 @@ import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import { scoreLikert, type LikertEvidence } from '../scoring/likert.ts';
 import type { RunRecord, ScoreOutcome, Task, TokenUsage, Verdict } from '../types.ts';
 import { taskView, type TaskView } from '../report/task-view.ts';
+import { CostGuard } from './cost-guard.ts';
 import { itemId, keys } from './keys.ts';
 import type { Manifest } from './manifest.ts';
 import type { WorkItem } from './plan.ts';
@@ -39,11 +42,10 @@ export interface RunContext extends EngineDeps {
   tasks: ReadonlyMap<string, Task>;
   /** The whole dataset (few-shot pools draw from it). */
   pool: readonly Task[];
-  /**
-   * Cost spent so far (seeded from the ledger on resume), reserved by calls in flight, and
-   * the largest ratio of actual to projected cost seen (projections learn from real usage).
-   */
-  spent: { usd: number; reserved?: number; calibration?: number };
+  /** Superseded by the cost guard (the ledger holds spend and reservations); kept for callers that still set it. */
+  spent?: { usd: number; reserved?: number; calibration?: number };
+  /** The run's cost guard; built from the ledger and the manifest's cap on first use when absent. */
+  guard?: CostGuard;
   /** Set when the run must stop taking new work (cost cap, fatal input error). */
   stop: { reason?: string; error?: Error };
 }
@@ -59,6 +61,8 @@ export interface GeneratedItem {
   likert?: LikertEvidence;
   /** A generation that failed after the provider's retries: recorded as SE. */
   failure?: string;
+  /** The model deterministically gave no usable answer (refusal, `content: null`): the item's error, not SE. */
+  refusal?: string;
 }
 
 /** The item JSON (DESIGN §5): generation + verdict + per-test detail. */
@@ -78,32 +82,41 @@ function taskOf(ctx: RunContext, item: WorkItem): Task {
   return task;
 }
 
+/** The run's cost guard, built on first use from the context (local runs and cloud workers alike). */
+export function costGuardOf(ctx: RunContext): CostGuard {
+  ctx.guard ??= new CostGuard({
+    ledger: ctx.ledger,
+    runId: ctx.manifest.run_id,
+    capUsd: ctx.manifest.max_cost_usd,
+    ...(ctx.costOf ? { costOf: ctx.costOf } : {}),
+  });
+  return ctx.guard;
+}
+
+/** Whether a likert item is scored from log-probabilities (likelihood or next-token) rather than generated. */
+function scoredFromLogprobs(ctx: RunContext, task: Task): boolean {
+  const mode = ctx.manifest.likert_mode;
+  return task.kind === 'likert' && (mode === 'likelihood' || mode === 'next-token');
+}
+
 /** generate: prompt → provider → post-processing. Provider failures become an SE record, not a crash. */
 export async function generateItem(ctx: RunContext, item: WorkItem): Promise<GeneratedItem> {
   const task = taskOf(ctx, item);
   const { benchmark } = ctx;
   const prompt = benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) });
-  const likelihood = ctx.manifest.likert_mode === 'likelihood' && task.kind === 'likert';
-  const estimate = ctx.projectCost?.(prompt, likelihood ? 0 : ctx.manifest.params.maxTokens, likelihood ? (benchmark.choices?.length ?? 1) : 1) ?? 0;
-  const projected = estimate * Math.max(1, ctx.spent.calibration ?? 1);
-  const cap = ctx.manifest.max_cost_usd;
-  // Stop before a call could overspend: what is spent, what calls in flight may spend, and this call.
-  if (cap !== null && ctx.spent.usd + (ctx.spent.reserved ?? 0) + projected > cap) {
-    throw new RunStopped(`cost cap: $${ctx.spent.usd.toFixed(6)} spent, the next call may cost up to $${projected.toFixed(6)}, cap $${cap}`);
-  }
-  ctx.spent.reserved = (ctx.spent.reserved ?? 0) + projected;
-  let reserved = true;
-  const settle = (usd: number): void => {
-    if (reserved) ctx.spent.reserved = (ctx.spent.reserved ?? 0) - projected;
-    reserved = false;
-    ctx.spent.usd += usd;
-    if (estimate > 0 && usd > 0) ctx.spent.calibration = Math.max(ctx.spent.calibration ?? 1, usd / estimate);
-  };
+  const fromLogprobs = scoredFromLogprobs(ctx, task);
+  // Likelihood scores every choice in its own call; next-token asks for one token once.
+  const calls = ctx.manifest.likert_mode === 'likelihood' && fromLogprobs ? (benchmark.choices?.length ?? 1) : 1;
+  const maxTokens = fromLogprobs ? 1 : ctx.manifest.params.maxTokens;
+  const estimate = ctx.projectCost?.(prompt, maxTokens, calls) ?? 0;
+  const guard = costGuardOf(ctx);
+  // Stops before a call could overspend: spent, reserved by calls in flight, and this call.
+  const reservation = await guard.reserve(estimate);
   const base = { item, usage: null, latencyMs: null, attempts: 0 };
   try {
-    return await callProvider(ctx, task, item, prompt, likelihood, base, settle);
+    return await callProvider(ctx, task, item, prompt, fromLogprobs, base, (usage) => guard.settle(reservation, usage));
   } finally {
-    settle(0);
+    await guard.release(reservation);
   }
 }
 
@@ -112,23 +125,32 @@ async function callProvider(
   task: Task,
   item: WorkItem,
   prompt: Prompt,
-  likelihood: boolean,
+  fromLogprobs: boolean,
   base: Pick<GeneratedItem, 'item' | 'usage' | 'latencyMs' | 'attempts'>,
-  settle: (usd: number) => void,
+  charge: (usage: TokenUsage) => Promise<number>,
 ): Promise<GeneratedItem> {
   const { benchmark, provider } = ctx;
   try {
-    if (likelihood && task.kind === 'likert') {
+    if (fromLogprobs && task.kind === 'likert') {
+      if (!provider.scoreChoices) throw new InputError(`provider ${provider.id} cannot score choices (likert mode ${ctx.manifest.likert_mode})`, { field: 'likertMode' });
       const choices = benchmark.choices ?? [];
-      const scores = await provider.scoreChoices!({
+      const scoring = ctx.manifest.likert_scoring;
+      const scores = await provider.scoreChoices({
         taskId: task.id,
         prompt,
         choices: choices.map((c) => ` ${c}`),
         referenceIndex: choices.indexOf(String(task.gold)),
+        ...(scoring ? { scoring } : {}),
       });
-      await charge(ctx, scores.usage, settle);
-      const likert: LikertEvidence = { mode: 'likelihood', logprobs: scores.logprobs, choices };
-      return { ...base, raw: JSON.stringify(scores.logprobs), answer: '', usage: scores.usage, latencyMs: scores.latencyMs, attempts: 1, likert };
+      await charge(scores.usage);
+      const mode = ctx.manifest.likert_mode === 'next-token' ? 'next-token' : 'likelihood';
+      const likert: LikertEvidence = {
+        mode,
+        logprobs: scores.logprobs,
+        choices,
+        ...(scores.floored && scores.floored.length > 0 ? { floored: scores.floored, ...(scores.floor !== undefined ? { floor: scores.floor } : {}) } : {}),
+      };
+      return { ...base, raw: JSON.stringify(scores.logprobs), answer: '', usage: scores.usage, latencyMs: scores.latencyMs, attempts: scores.attempts ?? 1, likert };
     }
     const reference = benchmark.reference(task, item.language, item.sample);
     const generation = await provider.generate({
@@ -139,7 +161,7 @@ async function callProvider(
       ...(item.language ? { language: item.language } : {}),
       ...(reference !== undefined ? { reference } : {}),
     });
-    await charge(ctx, generation.usage, settle);
+    await charge(generation.usage);
     const answer = benchmark.postprocess(generation.text, task, item.language);
     const out: GeneratedItem = {
       ...base,
@@ -148,26 +170,30 @@ async function callProvider(
       usage: generation.usage,
       latencyMs: generation.latencyMs,
       attempts: generation.attempts ?? 1,
+      ...(generation.refusal ? { refusal: generation.refusal } : {}),
     };
     if (task.kind === 'likert') out.likert = { mode: 'digit-parse', text: answer };
     return out;
   } catch (error) {
     if (error instanceof InputError || error instanceof RunStopped) throw error;
     const message = error instanceof ProviderError ? error.message : `provider failed: ${(error as Error).message}`;
-    return { ...base, raw: '', answer: '', failure: `generation: ${message}` };
+    // Calls billed before the failure (a 200 whose body was unusable) still count in tokens and cost.
+    const billed = error instanceof ProviderError ? error.billed : undefined;
+    if (billed) await charge(billed);
+    return { ...base, raw: '', answer: '', usage: billed ?? null, failure: `generation: ${message}` };
   }
-}
-
-/** Books a call's cost: in memory at once (other calls' cap checks see it), then in the ledger. */
-async function charge(ctx: RunContext, usage: TokenUsage, settle: (usd: number) => void): Promise<void> {
-  const usd = ctx.costOf?.(usage) ?? 0;
-  settle(usd);
-  if (usd) await ctx.ledger.addCost(ctx.manifest.run_id, usd);
 }
 
 /** score: likert in-process; io-tests and unit-tests through the Executor port. */
 export async function scoreItem(ctx: RunContext, generated: GeneratedItem): Promise<ScoreOutcome> {
   if (generated.failure) return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: generated.failure };
+  const outcome = await scoreTask(ctx, generated);
+  // The model's own reason for an empty answer explains the verdict better than the scorer's.
+  if (generated.refusal) outcome.error = outcome.error ? `${generated.refusal}; ${outcome.error}` : generated.refusal;
+  return outcome;
+}
+
+async function scoreTask(ctx: RunContext, generated: GeneratedItem): Promise<ScoreOutcome> {
   const task = taskOf(ctx, generated.item);
   switch (task.kind) {
     case 'likert':
@@ -220,7 +246,7 @@ export function buildRecord(ctx: RunContext, generated: GeneratedItem, outcome: 
     predicted: outcome.predicted ?? null,
     gold: outcome.gold ?? null,
     gold_mean: outcome.goldMean ?? null,
-    answer: task.kind === 'likert' && generated.likert?.mode === 'likelihood' ? String(outcome.predicted ?? '') : generated.answer,
+    answer: task.kind === 'likert' && generated.likert && generated.likert.mode !== 'digit-parse' ? String(outcome.predicted ?? '') : generated.answer,
     error: outcome.error ? outcome.error.slice(0, 500) : null,
     created_at: ctx.clock().toISOString(),
   };

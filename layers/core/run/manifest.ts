@@ -2,7 +2,7 @@
  * The run manifest (DESIGN §2 plan): exactly what ran, so a result can be reproduced.
  */
 import type { ProtocolChoice, RunProtocol } from '../benchmarks/protocol.ts';
-import type { GenerationParams } from '../models/provider.ts';
+import type { GenerationParams, LikertScoring } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
 import type { ScorerKind } from '../types.ts';
 
@@ -26,9 +26,15 @@ export interface Manifest {
   limit: number | null;
   language: string | null;
   time_scale: number;
-  /** likert: which mode ran (likelihood or digit-parse). */
-  likert_mode: 'likelihood' | 'digit-parse' | null;
+  /** likert: which mode ran (likelihood, next-token or digit-parse). */
+  likert_mode: 'likelihood' | 'next-token' | 'digit-parse' | null;
+  /** likert: the mode with its wire method and why it was chosen (the capability check, cached here so a resume does not repeat it). */
+  likert_scoring?: LikertScoring | null;
+  /** What the run adapted to the model before any call (e.g. top_p dropped), one line each. */
+  warnings?: string[];
   max_cost_usd: number | null;
+  /** The price used when the table had none (`--assume-price`), so a resume and the cloud bill the same way. */
+  assumed_price?: { input_per_mtok: number; output_per_mtok: number } | null;
   /**
    * The protocol the run followed: its name, its settings after overrides, and every setting
    * the user overrode (`-n`, `--temperature`, `--row-limits`, `--prompt-style`, …). Absent in

@@ -2,6 +2,7 @@
  * Encodes the records and metrics tables as Parquet bytes (pure: the caller stores them
  * through the BlobStore, so local and cloud write identical files).
  */
+import { parquetReadObjects } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { MetricRow, RunRecord } from '../types.ts';
 import { METRIC_COLUMNS, RECORD_COLUMNS, type Column } from './columns.ts';
@@ -29,4 +30,23 @@ export function encodeRecords(records: readonly RunRecord[]): Uint8Array {
 
 export function encodeMetrics(rows: readonly MetricRow[]): Uint8Array {
   return encode(rows, METRIC_COLUMNS);
+}
+
+/**
+ * Decodes a records part written by {@link encodeRecords}; `run_id` and `benchmark` are the
+ * hive partition columns, so the caller supplies them (they are not in the file).
+ */
+export async function decodeRecords(bytes: Uint8Array, partition: { run_id: string; benchmark: string }): Promise<RunRecord[]> {
+  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  const rows = (await parquetReadObjects({ file, columns: RECORD_COLUMNS.map((c) => c.name) })) as Record<string, unknown>[];
+  return rows.map((row) => {
+    const record: Record<string, unknown> = { run_id: partition.run_id, benchmark: partition.benchmark };
+    for (const column of RECORD_COLUMNS) {
+      const value = row[column.name];
+      record[column.name] = value === undefined || value === null ? null : column.type === 'string' ? String(value) : Number(value);
+    }
+    // Columns the writer never leaves empty keep their non-null types.
+    record.answer = record.answer ?? '';
+    return record as unknown as RunRecord;
+  });
 }

@@ -8,6 +8,7 @@ import { InputError } from '../errors.ts';
 import type { GenerationParams, Provider } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
 import type { Task, Verdict } from '../types.ts';
+import { chooseLikertScoring } from './likert-choice.ts';
 import type { Manifest } from './manifest.ts';
 import type { RunSpec } from './spec.ts';
 
@@ -43,6 +44,8 @@ export interface PlanContext {
   code: Manifest['code'];
   packages: Record<string, string>;
   toolchains: ToolchainInfo[];
+  /** Whether the likert capability check may call the server (false for a dry run). Default true. */
+  probe?: boolean;
 }
 
 /** Chooses the tasks (split, replay coverage, limit) a run evaluates. */
@@ -90,13 +93,12 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
     }
   }
   const items = workItems(ctx.runId, tasks, n, provider, benchmark, spec.language, fixed);
-  let likertMode: Manifest['likert_mode'] = null;
-  if (benchmark.scorer === 'likert') {
-    if (spec.likertMode === 'likelihood' && !provider.scoreChoices) {
-      throw new InputError(`provider ${provider.id} returns no log-probabilities; use --likert-mode digit-parse`, { field: 'likertMode' });
-    }
-    likertMode = spec.likertMode === 'auto' ? (provider.scoreChoices ? 'likelihood' : 'digit-parse') : spec.likertMode;
-  }
+  const params = resolveParams(benchmark, spec, n);
+  // Settings the model cannot take are adapted (with a warning) or refused here, before any call.
+  const firstTask = tasks[0];
+  const style = firstTask ? benchmark.buildPrompt(firstTask, { pool: loaded.tasks }).style : 'chat';
+  const warnings = provider.adaptParams?.(params, style).warnings ?? [];
+  const likertScoring = benchmark.scorer === 'likert' ? await chooseLikertScoring(spec, provider, ctx.probe ?? true) : null;
   const manifest: Manifest = {
     run_id: ctx.runId,
     created_at: ctx.createdAt,
@@ -110,14 +112,16 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
       scorer: benchmark.scorer,
     },
     model: { spec: provider.id, kind: provider.kind, name: provider.model },
-    params: resolveParams(benchmark, spec, n),
+    params,
     n,
     seed: spec.seed,
     split: spec.split ?? null,
     limit: spec.limit ?? null,
     language: spec.language ?? benchmark.defaults.language ?? null,
     time_scale: spec.timeScale,
-    likert_mode: likertMode,
+    likert_mode: likertScoring?.mode ?? null,
+    likert_scoring: likertScoring,
+    warnings,
     max_cost_usd: spec.maxCostUsd ?? null,
     kotlin_language_version: spec.kotlinLanguageVersion ?? benchmark.defaults.kotlinLanguageVersion ?? null,
     protocol: runProtocol(benchmark, spec),

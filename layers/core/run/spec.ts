@@ -21,7 +21,7 @@ export const RunSpecSchema = z
     language: z.string().min(1).optional(),
     timeScale: z.number().gt(0).max(100).default(1),
     maxCostUsd: z.number().min(0).optional(),
-    likertMode: z.enum(['auto', 'likelihood', 'digit-parse']).default('auto'),
+    likertMode: z.enum(['auto', 'likelihood', 'next-token', 'digit-parse']).default('auto'),
     /** kotlinc -language-version/-api-version (kotlinc ≥ 2.1 rejects APIs older datasets use). */
     kotlinLanguageVersion: z.string().regex(/^\d+\.\d+$/, 'must look like 1.9 or 2.0').optional(),
     /** A named protocol of the benchmark (default: its source's); checked against the benchmark at plan time. */

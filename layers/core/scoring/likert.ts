@@ -1,29 +1,46 @@
 /**
  * The `likert` scorer: the prediction is the choice with the highest log-likelihood
- * (likelihood mode) or a strictly parsed digit (digit-parse mode, for providers without
- * log-probabilities). OK when the prediction equals the discretised gold, WA otherwise.
+ * (likelihood mode), the choice with the highest next-token log-probability (next-token
+ * mode, "1" and " 1" merged by the provider), or a strictly parsed digit (digit-parse mode,
+ * for providers without log-probabilities). OK when the prediction equals the discretised
+ * gold, WA otherwise.
  */
 import { parseLikertAnswer } from '../benchmarks/abricot.ts';
 import type { LikertTask, ScoreOutcome } from '../types.ts';
 
 export type LikertEvidence =
-  | { mode: 'likelihood'; logprobs: number[]; choices: readonly string[] }
+  | {
+      mode: 'likelihood' | 'next-token';
+      logprobs: number[];
+      choices: readonly string[];
+      /** next-token: indexes of choices missing from the top-k, scored at `floor`. */
+      floored?: number[];
+      floor?: number;
+    }
   | { mode: 'digit-parse'; text: string };
 
+/**
+ * Scores one likert sample.
+ *
+ * @example
+ * scoreLikert(task, { mode: 'likelihood', logprobs: [-3, -2, -0.1, -4, -5], choices: ['1', '2', '3', '4', '5'] }).predicted; // 3
+ */
 export function scoreLikert(task: LikertTask, evidence: LikertEvidence): ScoreOutcome {
   let predicted: number | null;
   let error: string | undefined;
-  if (evidence.mode === 'likelihood') {
-    const best = argmax(evidence.logprobs);
+  if (evidence.mode === 'digit-parse') {
+    predicted = parseLikertAnswer(evidence.text);
+    if (predicted === null) error = `unparseable answer: ${JSON.stringify(evidence.text.slice(0, 40))}`;
+  } else {
+    const floored = new Set(evidence.floored ?? []);
+    // A prediction resting only on floors is no prediction: the model put no choice in its top-k.
+    const best = floored.size >= evidence.choices.length ? undefined : argmax(evidence.logprobs, floored);
     const choice = best === undefined ? undefined : evidence.choices[best];
     predicted = choice === undefined ? null : Number(choice.trim());
     if (predicted === null || !Number.isFinite(predicted)) {
       predicted = null;
-      error = 'no finite log-likelihood among the choices';
+      error = floored.size >= evidence.choices.length ? 'no choice among the top next-token log-probabilities' : 'no finite log-likelihood among the choices';
     }
-  } else {
-    predicted = parseLikertAnswer(evidence.text);
-    if (predicted === null) error = `unparseable answer: ${JSON.stringify(evidence.text.slice(0, 40))}`;
   }
   const outcome: ScoreOutcome = {
     verdict: predicted === task.gold ? 'OK' : 'WA',
@@ -34,16 +51,24 @@ export function scoreLikert(task: LikertTask, evidence: LikertEvidence): ScoreOu
     goldMean: task.goldMean,
     mode: evidence.mode,
   };
-  if (evidence.mode === 'likelihood') outcome.choiceLogprobs = evidence.logprobs;
+  if (evidence.mode !== 'digit-parse') {
+    outcome.choiceLogprobs = evidence.logprobs;
+    if (evidence.floored && evidence.floored.length > 0) {
+      outcome.flooredChoices = evidence.floored;
+      if (evidence.floor !== undefined) outcome.floor = evidence.floor;
+    }
+  }
   if (error) outcome.error = error;
   return outcome;
 }
 
-/** Index of the largest finite value; ties go to the first. */
-function argmax(values: readonly number[]): number | undefined {
+/** Index of the largest finite value; ties go to a measured value over a floor, then to the first. */
+function argmax(values: readonly number[], floored: ReadonlySet<number>): number | undefined {
   let best: number | undefined;
   values.forEach((v, i) => {
-    if (Number.isFinite(v) && (best === undefined || v > (values[best] ?? -Infinity))) best = i;
+    if (!Number.isFinite(v)) return;
+    const current = best === undefined ? -Infinity : (values[best] ?? -Infinity);
+    if (best === undefined || v > current || (v === current && floored.has(best) && !floored.has(i))) best = i;
   });
   return best;
 }

@@ -2,6 +2,7 @@
  * Pure post-processing of model answers before scoring (DESIGN §2 "generate"): code out of
  * markdown fences or prose, stop sequences, and the Kotlin HumanEval cleaning recipe.
  */
+import { LANGUAGE_SPECS } from '../languages/index.ts';
 
 /** Fence info strings accepted for each language (lower-case, first word of the info string). */
 const LANGUAGE_TAGS: Record<string, readonly string[]> = {
@@ -9,6 +10,7 @@ const LANGUAGE_TAGS: Record<string, readonly string[]> = {
   c: ['c', 'h'],
   cpp: ['cpp', 'c++', 'cc', 'cxx', 'hpp', 'h++'],
   kotlin: ['kotlin', 'kt', 'kts'],
+  ...Object.fromEntries(LANGUAGE_SPECS.map((s) => [s.id, s.fenceTags])),
 };
 
 interface Fenced { tag: string; code: string }
@@ -41,6 +43,7 @@ const CODE_START: Record<string, RegExp> = {
   python: /^\s*(async\s|match\s|case\s|import\s|global\s|nonlocal\s|assert\s|raise\s|yield\s|from\s+\S+\s+import|def\s|class\s|if\s|elif\s|else\s*:|finally\s*:|for\s|while\s|with\s|try\s*:|except|return\b|print\s*\(|#!|@)/,
   c: /^\s*(#\s*include|#\s*define|using\s|typedef\s|struct\s|int\s|long\s|void\s|char\s|double\s|float\s|unsigned\s|const\s|static\s|template\s*<|namespace\s|return\b|if\s*\(|for\s*\(|while\s*\()/,
   kotlin: /^\s*(import\s|package\s|fun\s|val\s|var\s|class\s|object\s|data\s|return\b|if\s*\(|for\s*\(|while\s*\(|when\b|@)/,
+  ...Object.fromEntries(LANGUAGE_SPECS.map((s) => [s.id, s.codeStart])),
 };
 
 /**

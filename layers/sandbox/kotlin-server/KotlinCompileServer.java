@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ import org.jetbrains.kotlin.config.KotlinCompilerVersion;
  * or a newline):
  *   server → client, once:   READY <kotlin-version>      or   FAIL <b64 reason>
  *   client → server:         C <id> <b64 arg> <b64 arg> ...   (kotlinc arguments)
- *   server → client:         R <id> <exit-code> <ms> <heap-mb> <b64 diagnostics>
+ *   server → client:         R <id> <exit-code> <ms> <heap-mb> <b64 diagnostics> <cpu-ms>
  *   client → server:         Q                            (exit now)
  * End of stdin also exits at once: the server never outlives its parent's pipe.
  *
@@ -97,6 +98,8 @@ public final class KotlinCompileServer {
     ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
     PrintStream err = new PrintStream(diagnostics, true, StandardCharsets.UTF_8);
     long t0 = System.nanoTime();
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long cpu0 = threads.getCurrentThreadCpuTime();
     String code;
     try {
       ExitCode exit = new K2JVMCompiler().execFullPathsInMessages(err, args);
@@ -106,9 +109,11 @@ public final class KotlinCompileServer {
       code = "INTERNAL_ERROR";
     }
     long ms = (System.nanoTime() - t0) / 1_000_000L;
+    // CPU time of this request's thread: what decides the compile limit on a loaded machine.
+    long cpuMs = (threads.getCurrentThreadCpuTime() - cpu0) / 1_000_000L;
     err.flush();
     return "R " + id + " " + code + " " + ms + " " + heapMb(recheckMb) + " "
-        + B64E.encodeToString(diagnostics.toByteArray());
+        + B64E.encodeToString(diagnostics.toByteArray()) + " " + cpuMs;
   }
 
   /** Heap in use; above the recheck level, measured again after a full GC so garbage does not count. */

@@ -9,8 +9,9 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { HarnessError } from '../../core/errors.ts';
-import { SERVER_MAIN_CLASS } from './build.ts';
-import { jdkTool, jvmEnv, kotlinHome } from './toolchain.ts';
+import { loadScale } from '../load.ts';
+import { archiveFlags, SERVER_JVM_FLAGS, SERVER_MAIN_CLASS, serverClassPath } from './jvm-flags.ts';
+import { jdkTool, jvmEnv } from './toolchain.ts';
 
 /** One compilation's answer from the server. */
 export interface ServerReply {
@@ -21,6 +22,8 @@ export interface ServerReply {
   /** Heap in use after the compilation (after a GC when it was high), in MiB. */
   heapMb: number;
   diagnostics: string;
+  /** CPU time of the compiling thread, in milliseconds (what the compile limit charges). */
+  cpuMs: number;
 }
 
 /** The server process went away while a request was in flight (or before it was ready). */
@@ -36,7 +39,7 @@ export class ServerDied extends HarnessError {
 
 /** How to start one server JVM. */
 export interface ServerSpec {
-  /** Directory holding the compiled KotlinCompileServer class. */
+  /** Directory of the built server (server.jar, and server.jsa when training recorded one). */
   classDir: string;
   /** Compilations the server runs at once (its thread pool size). */
   threads: number;
@@ -46,7 +49,7 @@ export interface ServerSpec {
   heapRecheckMb: number;
   /** Compilations the server runs on itself before READY (JIT warm-up; at least 1). */
   warmUps: number;
-  /** How long start-up (JVM boot plus the warm-up compilations) may take. */
+  /** How long start-up (JVM boot plus the warm-up compilations) may take on an idle machine; stretched by the load. */
   startTimeoutMs: number;
 }
 
@@ -78,16 +81,12 @@ export class CompileServerProcess {
   };
 
   constructor(spec: ServerSpec) {
-    const home = kotlinHome();
     const jvmArgs = [
+      ...SERVER_JVM_FLAGS,
+      ...archiveFlags(spec.classDir),
       `-Xmx${spec.maxHeapMb}m`,
-      '-XX:+ExitOnOutOfMemoryError',
-      // Keep the compiler's application environment between compilations (as the Kotlin daemon does).
-      '-Dkotlin.environment.keepalive=true',
-      '-Djava.awt.headless=true',
-      '-Dfile.encoding=UTF-8',
       '-cp',
-      `${spec.classDir}:${home.compilerJar}`,
+      serverClassPath(spec.classDir),
       SERVER_MAIN_CLASS,
       String(spec.threads),
       '32',
@@ -102,11 +101,13 @@ export class CompileServerProcess {
     this.ready = new Promise<string>((resolve, reject) => (settleReady = { resolve, reject }));
     this.ready.catch(() => undefined); // observed by callers; never an unhandled rejection here
 
+    // A busy machine makes start-up slower, never a failure: the wait stretches with the load.
+    const startLimitMs = Math.round(spec.startTimeoutMs * loadScale(1));
     const timer = setTimeout(() => {
-      settleReady?.reject(new ServerDied(`compile server not ready after ${spec.startTimeoutMs} ms`, { startFailure: true }));
+      settleReady?.reject(new ServerDied(`compile server not ready after ${startLimitMs} ms`, { startFailure: true }));
       settleReady = undefined;
       this.kill();
-    }, spec.startTimeoutMs);
+    }, startLimitMs);
     timer.unref();
 
     this.child.stdout.setEncoding('utf8');
@@ -215,12 +216,12 @@ export class CompileServerProcess {
   }
 
   private onReply(line: string): void {
-    const [, id, exitCode, ms, heapMb, diagnostics] = line.split(' ');
+    const [, id, exitCode, ms, heapMb, diagnostics, cpuMs] = line.split(' ');
     const waiter = this.pending.get(Number(id));
     if (!waiter) return;
     this.pending.delete(Number(id));
     this.lastHeapMb = Number(heapMb);
-    waiter.resolve({ exitCode: exitCode ?? 'INTERNAL_ERROR', ms: Number(ms), heapMb: Number(heapMb), diagnostics: decode(diagnostics ?? '') });
+    waiter.resolve({ exitCode: exitCode ?? 'INTERNAL_ERROR', ms: Number(ms), heapMb: Number(heapMb), diagnostics: decode(diagnostics ?? ''), cpuMs: Number(cpuMs ?? ms) });
     this.updateRef();
     this.maybeFinish();
   }

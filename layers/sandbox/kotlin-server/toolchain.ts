@@ -56,8 +56,8 @@ export function kotlinVersion(): string {
   }
 }
 
-/** `java` or `javac` from JAVA_HOME when it has one, else from PATH. */
-export function jdkTool(name: 'java' | 'javac'): string {
+/** `java`, `javac` or `jar` from JAVA_HOME when it has one, else from PATH. */
+export function jdkTool(name: 'java' | 'javac' | 'jar'): string {
   const javaHome = process.env['JAVA_HOME'];
   if (javaHome) {
     const candidate = join(javaHome, 'bin', name);

@@ -5,6 +5,7 @@
  * that were in flight once on the new one.
  */
 import { HarnessError } from '../../core/errors.ts';
+import { loadScale } from '../load.ts';
 import { ensureServerBuilt } from './build.ts';
 import { CompileServerProcess, ServerDied, type ServerReply } from './server-process.ts';
 
@@ -20,13 +21,18 @@ export interface WarmPoolOptions {
   recycleHeapMb: number;
   /** Compilations a JVM runs on itself before taking requests (JIT warm-up). */
   warmUps: number;
-  /** Time one JVM may take to start and warm up. */
+  /** Time one JVM may take to start and warm up on an idle machine (stretched by the load). */
   startTimeoutMs: number;
 }
 
 /** The server could not be started at all: the caller falls back to cold `kotlinc`. */
 export class ServerStartFailed extends HarnessError {
   override name = 'ServerStartFailed';
+}
+
+/** The server died under one request twice (killed by a neighbour's limit, crashed): the caller compiles it cold. */
+export class ServerDiedTwice extends HarnessError {
+  override name = 'ServerDiedTwice';
 }
 
 /** A warm compilation's outcome. */
@@ -68,7 +74,7 @@ export class WarmServerPool {
 
   /**
    * Compiles with kotlinc arguments on the warm server.
-   * @throws ServerStartFailed when no server can be started; HarnessError when the server
+   * @throws ServerStartFailed when no server can be started; ServerDiedTwice when the server
    *   dies under this request twice.
    */
   async compile(args: readonly string[], timeoutMs: number): Promise<WarmOutcome> {
@@ -85,18 +91,21 @@ export class WarmServerPool {
           if (cause instanceof ServerDied && !cause.startFailure && attempt === 0) throw cause;
           throw new ServerStartFailed((cause as Error).message, { cause });
         }
-        // The limit covers the compilation only, never the JVM's start-up.
+        // The limit covers the compilation only, never the JVM's start-up. CPU time decides
+        // (a busy machine makes a compilation slower, not wrong); the wall clock is only the
+        // safety net against a compiler that never ends, stretched by the load.
         timer = setTimeout(() => {
           timedOut = true;
           server.kill(); // a compiler thread cannot be stopped safely; the others on it are retried
-        }, timeoutMs);
+        }, Math.round(timeoutMs * loadScale(this.opts.threads)));
         const reply = await server.compile(args);
         this.afterReply(server, reply);
+        if (reply.cpuMs > timeoutMs) return { timedOut: true };
         return { ...reply, timedOut: false, retried: attempt > 0, pid: server.pid };
       } catch (error) {
         if (timedOut) return { timedOut: true };
         if (!(error instanceof ServerDied)) throw error;
-        if (attempt >= 1) throw new HarnessError(`the Kotlin compile server died twice under one request: ${error.message}`, { cause: error });
+        if (attempt >= 1) throw new ServerDiedTwice(`the Kotlin compile server died twice under one request: ${error.message}`, { cause: error });
         this.counters.retries += 1;
       } finally {
         clearTimeout(timer);

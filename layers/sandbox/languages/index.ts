@@ -6,7 +6,9 @@
 import type { LanguageRuntime } from '../runtime.ts';
 import { cRuntime } from './c.ts';
 import { cppRuntime } from './cpp.ts';
+import { javaRuntime } from './java.ts';
+import { javascriptRuntime } from './javascript.ts';
 import { kotlinRuntime } from './kotlin.ts';
 import { pythonRuntime } from './python.ts';
 
-export const LANGUAGE_RUNTIMES: readonly LanguageRuntime[] = [pythonRuntime, cRuntime, cppRuntime, kotlinRuntime];
+export const LANGUAGE_RUNTIMES: readonly LanguageRuntime[] = [pythonRuntime, cRuntime, cppRuntime, kotlinRuntime, javaRuntime, javascriptRuntime];

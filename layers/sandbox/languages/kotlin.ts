@@ -83,7 +83,9 @@ export const kotlinRuntime: LanguageRuntime = {
   id: 'kotlin',
   sourceFile: 'Main.kt',
   async init(ctx) {
-    stdlibFor(ctx, getCompiler(ctx).stdlibJar());
+    const c = getCompiler(ctx);
+    stdlibFor(ctx, c.stdlibJar());
+    void c.warmUp(); // the server boots while the rest of the run gets going; never throws
   },
   async toolchain(ctx): Promise<ToolchainInfo> {
     try {
@@ -101,7 +103,7 @@ export const kotlinRuntime: LanguageRuntime = {
     const r = await getCompiler(ctx).compile({ sources: [{ name: 'Main.kt', content: source }], outDir: join(buildDir, 'classes'), flags });
     const mainClass = source.includes(`object ${ENTRY_CLASS}`) ? ENTRY_CLASS : 'MainKt';
     await writeFile(join(buildDir, 'main-class'), mainClass);
-    return { ok: r.ok, diagnostics: r.timedOut ? 'compilation exceeded its time limit' : r.diagnostics };
+    return r.timedOut ? { ok: false, diagnostics: 'compilation exceeded its time limit', timedOut: true } : { ok: r.ok, diagnostics: r.diagnostics };
   },
   runCommand(buildDir, memoryMb, args) {
     if (!compiler) throw new HarnessError('kotlin runtime used before init()');

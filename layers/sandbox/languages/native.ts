@@ -41,7 +41,7 @@ export async function compileNative(ctx: RuntimeContext, argv: string[], buildDi
   // Diagnostics name files relative to the build, as a user compiling main.c would see them.
   const r = { ...raw, stderr: raw.stderr.split(`${buildDir}/`).join(''), stdout: raw.stdout.split(`${buildDir}/`).join('') };
   if (r.exitCode === 0 && r.signal === null && !r.wallTimeout) return { ok: true, diagnostics: r.stderr };
-  if (r.wallTimeout) return { ok: false, diagnostics: 'compilation exceeded its time limit' };
+  if (r.wallTimeout) return { ok: false, diagnostics: 'compilation exceeded its time limit', timedOut: true };
   if (r.exitCode !== null && r.exitCode !== 0) return { ok: false, diagnostics: r.stderr || r.stdout };
   if (r.signal) return { ok: false, diagnostics: `compiler killed by ${r.signal} (limits exceeded?)\n${r.stderr}` };
   throw new HarnessError(`compiler ${argv[0]} ended without a status`);

@@ -2,6 +2,15 @@
  * A fake Bedrock runtime speaking the Converse REST JSON protocol:
  * `POST /model/{modelId}/converse`, errors as `x-amzn-errortype` + `{"message"}` (restJson1),
  * so the real `@aws-sdk/client-bedrock-runtime` talks to it through an endpoint override.
+ *
+ * It validates as the real service does (read 2026-11 from the bedrock-runtime 2023-09-30
+ * service model and the errors users report against Anthropic models on Bedrock):
+ * at most 4 `stopSequences` (a Converse constraint); for `anthropic.claude*` ids, a stop
+ * sequence that is empty or whitespace-only is a 400 ValidationException ("stop_sequences:
+ * each stop sequence must contain non-whitespace", Anthropic's own validation); for Claude
+ * 4.5-generation ids, `temperature` and `topP` together are a 400 ("`temperature` and
+ * `top_p` cannot both be specified for this model. Please use only one."). Stop sequences
+ * are honoured (the answer ends before the first; stopReason `stop_sequence`).
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
 import { tokenize } from './tokenize.ts';
@@ -23,6 +32,21 @@ interface Block {
 }
 
 const CONVERSE = /^\/model\/([^/]+)\/converse$/;
+
+/** The service's and the model's validation of an inference config; the message of the 400, or undefined. */
+function validate(modelId: string, config: { temperature?: number; topP?: number; stopSequences?: string[] }): string | undefined {
+  const stops = config.stopSequences ?? [];
+  if (stops.length > 4) {
+    return `1 validation error detected: Value '[${stops.join(', ')}]' at 'inferenceConfig.stopSequences' failed to satisfy constraint: Member must have length less than or equal to 4`;
+  }
+  if (!modelId.startsWith('anthropic.claude')) return undefined;
+  if (stops.some((s) => s === '')) return 'stop_sequences: each stop sequence must be non-empty';
+  if (stops.some((s) => s.trim() === '')) return 'stop_sequences: each stop sequence must contain non-whitespace';
+  if (/^anthropic\.claude-(opus|sonnet|haiku)-(4-[5-9]|[5-9])/.test(modelId) && config.temperature !== undefined && config.topP !== undefined) {
+    return 'The model returned the following errors: `temperature` and `top_p` cannot both be specified for this model. Please use only one.';
+  }
+  return undefined;
+}
 
 /** Starts the fake on 127.0.0.1 with a free port; use `url` as the endpoint. */
 export async function startBedrockServer(options: BedrockServerOptions = {}): Promise<BedrockServer> {
@@ -47,8 +71,19 @@ export async function startBedrockServer(options: BedrockServerOptions = {}): Pr
       const system = Array.isArray(body.system) ? (body.system as Block[]) : [];
       const texts = [...system, ...messages.flatMap((m) => m.content ?? [])].map((b) => b.text ?? '');
       const prompt = texts.join('\n\n');
-      const config = (body.inferenceConfig ?? {}) as { maxTokens?: number };
-      const all = tokenize(answer(prompt, body, modelId));
+      const config = (body.inferenceConfig ?? {}) as { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
+      const invalid = validate(modelId.replace(/^(us|eu|apac|global)\./, ''), config);
+      if (invalid) return error(400, 'ValidationException', invalid);
+      let text = answer(prompt, body, modelId);
+      let stopped = false;
+      for (const stop of config.stopSequences ?? []) {
+        const at = text.indexOf(stop);
+        if (at >= 0) {
+          text = text.slice(0, at);
+          stopped = true;
+        }
+      }
+      const all = tokenize(text);
       const tokens = config.maxTokens === undefined ? all : all.slice(0, config.maxTokens);
       const inputTokens = tokenize(prompt).length;
       return {
@@ -56,7 +91,7 @@ export async function startBedrockServer(options: BedrockServerOptions = {}): Pr
         headers: { 'x-amzn-requestid': 'fake' },
         body: {
           output: { message: { role: 'assistant', content: [{ text: tokens.join('') }] } },
-          stopReason: tokens.length < all.length ? 'max_tokens' : 'end_turn',
+          stopReason: tokens.length < all.length ? 'max_tokens' : stopped ? 'stop_sequence' : 'end_turn',
           usage: { inputTokens, outputTokens: tokens.length, totalTokens: inputTokens + tokens.length },
           metrics: { latencyMs: 1 },
         },

@@ -44,6 +44,12 @@ export interface FaultOptions {
   barrier?: number;
   /** Upper bound of a hold (default 1000 ms); with no barrier, every answer waits this long when set. */
   holdMs?: number;
+  /**
+   * A request quota per fixed window, like Bedrock's requests-per-minute: requests past it
+   * get 429 with `Retry-After` (whole seconds, rounded up, until the window resets) and
+   * `retry-after-ms`. Scale `windowMs` down (e.g. 1000) to keep tests short.
+   */
+  rateLimit?: { requests: number; windowMs: number };
 }
 
 export interface FakeServer {
@@ -52,6 +58,8 @@ export interface FakeServer {
   requests: RecordedRequest[];
   /** Highest number of requests in flight at the same moment. */
   maxInFlight(): number;
+  /** Requests answered with a throttling 429 by `rateLimit`. */
+  throttled(): number;
   close(): Promise<void>;
 }
 
@@ -73,6 +81,25 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
   const waiting: (() => void)[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
+  let windowStart = Date.now();
+  let windowCount = 0;
+  let throttledCount = 0;
+
+  /** ms to wait when the request is over the window's quota; undefined when it fits. */
+  function overQuota(): number | undefined {
+    const limit = options.rateLimit;
+    if (!limit) return undefined;
+    const now = Date.now();
+    if (now - windowStart >= limit.windowMs) {
+      windowStart = now - ((now - windowStart) % limit.windowMs);
+      windowCount = 0;
+    }
+    if (windowCount < limit.requests) {
+      windowCount += 1;
+      return undefined;
+    }
+    return Math.max(1, windowStart + limit.windowMs - now);
+  }
 
   const server = createServer((req, res) => {
     inFlight += 1;
@@ -100,6 +127,14 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
     requests.push(recorded);
     await hold();
     if (fault) return playFault(fault, res);
+    const wait = overQuota();
+    if (wait !== undefined) {
+      throttledCount += 1;
+      recorded.fault = 'throttle';
+      const e = renderError(429, 'ThrottlingException', 'Too many requests, please wait before trying again.');
+      send(res, e.status ?? 429, { ...e.headers, 'retry-after': String(Math.ceil(wait / 1000)), 'retry-after-ms': String(wait) }, e.body);
+      return;
+    }
     try {
       const out = answer(recorded);
       send(res, out.status, out.headers ?? {}, out.body);
@@ -163,6 +198,7 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
     url: `http://127.0.0.1:${address.port}`,
     requests,
     maxInFlight: () => maxInFlight,
+    throttled: () => throttledCount,
     close: () =>
       new Promise<void>((resolve) => {
         for (const release of waiting.splice(0)) release();
@@ -181,8 +217,8 @@ function typeForStatus(status: number): string {
 }
 
 function send(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(text);
+  const payload = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(payload);
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -5,6 +5,6 @@
  */
 export { startBedrockServer, type BedrockServer, type BedrockServerOptions } from './bedrock-server.ts';
 export { startSageMakerServer, renderChat, type SageMakerServerOptions } from './sagemaker-server.ts';
-export { startOpenAiServer, type OpenAiServer, type OpenAiServerOptions } from './openai-server.ts';
+export { startOpenAiServer, type OpenAiServer, type OpenAiServerOptions, type OpenAiFlavour } from './openai-server.ts';
 export type { Fault, FakeServer, FaultOptions, RecordedRequest } from './http-server.ts';
 export { tokenize, scoreText, flatLogprob, favourDigit, type LogprobFn } from './tokenize.ts';

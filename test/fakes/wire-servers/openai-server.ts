@@ -1,17 +1,45 @@
 /**
- * A fake OpenAI-compatible server (the vLLM flavour): `POST <base>/chat/completions`,
- * `POST <base>/completions` (with `echo` + `logprobs` for choice scoring) and
- * `GET <base>/models`, with the real response shapes and error bodies.
+ * A fake OpenAI-compatible server: `POST <base>/chat/completions`, `POST <base>/completions`
+ * and `GET <base>/models`, with the real response shapes and error bodies of one of the
+ * servers polyeval meets behind `openai:`. Each flavour copies what that server does, read
+ * from its source:
+ *
+ * - `vllm` (default) — vllm-project/vllm main @ 030ea52 (vllm/entrypoints/openai/completion/
+ *   serving.py): `/completions` with `echo` returns the prompt's tokens and log-probabilities
+ *   (first one null) before the generated ones; `max_tokens: 0` returns the prompt only;
+ *   `text_offset` is a running sum of token-string lengths; chat takes `logprobs` +
+ *   `top_logprobs`. This flavour's tokeniser adds no BOS (Qwen-style).
+ * - `vllm-llama` — the same server with a Llama-3 tokenizer: the echoed tokens start with
+ *   the BOS `<|begin_of_text|>` (logprob null) while `text` is the raw prompt, so every
+ *   `text_offset` is shifted by the BOS string's 17 characters; with `byteLevel` the tokens
+ *   are reported as `convert_ids_to_tokens` strings (`Ġ3`), as vLLM releases before
+ *   `decoded_token` did.
+ * - `llama.cpp` — ggml-org/llama.cpp @ 00efb3e (tools/server/server-task.cpp): `/completions`
+ *   ignores `echo`; `logprobs` come as `{content: [{id, token, bytes, logprob, top_logprobs}]}`
+ *   for generated tokens only (null when none); chat returns the same `logprobs.content`;
+ *   empty stop strings are dropped.
+ * - `tgi` — huggingface/text-generation-inference v3.3.7 (router/src/server.rs, lib.rs):
+ *   the Messages API's `/v1/completions` has no `echo` and answers `logprobs: null`; chat
+ *   `top_logprobs` above `--max-top-n-tokens` (default 5) is a 422 validation error.
+ * - `openai-chat` — OpenAI's chat models: `/completions` answers 404 ("This is a chat model
+ *   and not supported in the v1/completions endpoint"); chat `top_logprobs` up to 20;
+ *   a refusal is `content: null` with `refusal` set.
  *
  * @example
- * // Favours the digit 4 after every ABRICOT prompt:
- * const server = await startOpenAiServer({ logprob: (ctx, tok) => (tok === '4' ? -0.1 : -3) });
+ * // Favours the digit 4 after every ABRICOT prompt, as vLLM serving Llama 3 would report it:
+ * const server = await startOpenAiServer({ flavour: 'vllm-llama', logprob: (ctx, tok) => (tok === '4' ? -0.1 : -3) });
  * // spec: `openai:${server.url}#fake-model`
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
-import { flatLogprob, scoreText, tokenize, type LogprobFn } from './tokenize.ts';
+import { flatLogprob, scoreText, tokenize, tokenId, type LogprobFn } from './tokenize.ts';
+
+export type OpenAiFlavour = 'vllm' | 'vllm-llama' | 'llama.cpp' | 'tgi' | 'openai-chat';
 
 export interface OpenAiServerOptions extends FaultOptions {
+  /** Which server to behave as (default `vllm`). */
+  flavour?: OpenAiFlavour;
+  /** vllm-llama: report tokens as byte-level strings (`Ġ3`) instead of decoded text. */
+  byteLevel?: boolean;
   /** Path prefix of the API (default `/v1`); `url` ends with it. */
   basePath?: string;
   /** When set, requests for any other model get 404 model_not_found. */
@@ -20,7 +48,9 @@ export interface OpenAiServerOptions extends FaultOptions {
   apiKey?: string;
   /** The generated text for a prompt (chat: system and messages joined by blank lines). Default "ok". */
   answer?: (prompt: string, body: Record<string, unknown>) => string;
-  /** log P(token | context) for echoed prompt tokens. Default -1 for every token. */
+  /** Chat prompts the model refuses: `content: null`, `finish_reason: "content_filter"`. */
+  refuse?: (prompt: string) => boolean;
+  /** log P(token | context) for echoed prompt tokens and next-token alternatives. Default -1 for every token. */
   logprob?: LogprobFn;
   /** Answer `max_tokens: 0` with 400, like servers that need at least one new token. */
   rejectMaxTokensZero?: boolean;
@@ -33,8 +63,18 @@ export interface OpenAiServer extends FakeServer {
   url: string;
 }
 
+const BOS = '<|begin_of_text|>';
+/** Candidates for the next token's top-k: the digits with and without a space, and filler. */
+const CANDIDATES = ['1', '2', '3', '4', '5', ' 1', ' 2', ' 3', ' 4', ' 5', 'Il', 'La', '\n', ' ', 'Non'];
+
+/** GPT-2's byte-level alphabet for the characters the fakes emit in tokens. */
+function byteLevel(text: string): string {
+  return text.replaceAll(' ', 'Ġ').replaceAll('\n', 'Ċ').replaceAll('\t', 'ĉ');
+}
+
 /** Starts the fake on 127.0.0.1 with a free port. */
 export async function startOpenAiServer(options: OpenAiServerOptions = {}): Promise<OpenAiServer> {
+  const flavour = options.flavour ?? 'vllm';
   const basePath = options.basePath ?? '/v1';
   const answer = options.answer ?? (() => 'ok');
   const logprob = options.logprob ?? flatLogprob;
@@ -42,7 +82,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
   const error = (status: number, type: string, message: string) => ({
     status,
     headers: {},
-    body: { error: { message, type, code: status } },
+    body: flavour === 'tgi' ? { error: message, error_type: type } : { error: { message, type, code: status } },
   });
 
   const server = await startFakeServer(
@@ -59,25 +99,84 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         return error(404, 'NotFoundError', `The model \`${String(body.model)}\` does not exist.`);
       }
       if (req.path === `${basePath}/chat/completions`) return chat(body);
-      if (req.path === `${basePath}/completions`) return completion(body);
+      if (req.path === `${basePath}/completions`) {
+        if (flavour === 'openai-chat') {
+          return error(404, 'invalid_request_error', 'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?');
+        }
+        return completion(body);
+      }
       return error(404, 'NotFoundError', `no route ${req.path}`);
     },
     error,
     options,
   );
 
+  function stops(body: Record<string, unknown>): string[] {
+    const raw = Array.isArray(body.stop) ? (body.stop as unknown[]).map(String) : typeof body.stop === 'string' ? [body.stop] : [];
+    return raw.filter((s) => s !== '');
+  }
+
   function generated(prompt: string, body: Record<string, unknown>): { text: string; tokens: string[]; finish: string } {
-    const all = tokenize(answer(prompt, body));
+    let all = tokenize(answer(prompt, body));
+    let stopped = false;
+    const text = all.join('');
+    for (const stop of stops(body)) {
+      const at = text.indexOf(stop);
+      if (at >= 0) {
+        all = tokenize(text.slice(0, at));
+        stopped = true;
+      }
+    }
     const max = typeof body.max_tokens === 'number' ? body.max_tokens : all.length;
     const tokens = all.slice(0, max);
-    return { text: tokens.join(''), tokens, finish: tokens.length < all.length ? 'length' : 'stop' };
+    return { text: tokens.join(''), tokens, finish: tokens.length < all.length && !stopped ? 'length' : 'stop' };
+  }
+
+  /** The top-k alternatives of the token after `context`, best first. */
+  function topAfter(context: string, k: number): { token: string; logprob: number }[] {
+    return CANDIDATES.map((token) => ({ token, logprob: logprob(context, token) }))
+      .sort((a, b) => b.logprob - a.logprob)
+      .slice(0, k);
   }
 
   function chat(body: Record<string, unknown>) {
     const messages = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
     if (messages.length === 0) return error(400, 'BadRequestError', 'messages must not be empty');
     const prompt = messages.map((m) => String(m.content ?? '')).join('\n\n');
+    const wantLogprobs = body.logprobs === true;
+    const k = typeof body.top_logprobs === 'number' ? body.top_logprobs : 0;
+    const maxK = flavour === 'tgi' ? 5 : flavour === 'openai-chat' ? 20 : Infinity;
+    if (wantLogprobs && k > maxK) {
+      return flavour === 'tgi'
+        ? error(422, 'validation', `Input validation error: \`top_n_tokens\` must be >= 0 and <= ${maxK}. Given: ${k}`)
+        : error(400, 'invalid_request_error', `Invalid 'top_logprobs': integer above maximum value. Expected a value <= ${maxK}, but got ${k} instead.`);
+    }
+    const promptTokens = tokenize(prompt).length;
+    if (options.refuse?.(prompt)) {
+      return {
+        status: 200,
+        body: {
+          id: `chatcmpl-${server.requests.length}`,
+          object: 'chat.completion',
+          created: 1_700_000_000,
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: "I'm sorry, I can't help with that." }, finish_reason: 'content_filter', logprobs: null }],
+          usage: usage(promptTokens, 9),
+        },
+      };
+    }
     const out = generated(prompt, body);
+    const context = `${prompt}\n\n`;
+    const logprobs = wantLogprobs
+      ? {
+          content: out.tokens.map((token, i) => {
+            const before = context + out.tokens.slice(0, i).join('');
+            const top = topAfter(before, Math.max(k, 0));
+            const entry = { token, logprob: logprob(before, token), ...(k > 0 ? { top_logprobs: top } : { top_logprobs: [] }) };
+            return flavour === 'llama.cpp' ? { id: tokenId(token), ...entry, bytes: [...Buffer.from(token)] } : entry;
+          }),
+        }
+      : null;
     return {
       status: 200,
       body: {
@@ -85,8 +184,8 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         object: 'chat.completion',
         created: 1_700_000_000,
         model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: out.text }, finish_reason: out.finish }],
-        usage: usage(tokenize(prompt).length, out.tokens.length),
+        choices: [{ index: 0, message: { role: 'assistant', content: out.text }, finish_reason: out.finish, ...(logprobs ? { logprobs } : {}) }],
+        usage: usage(promptTokens, out.tokens.length),
       },
     };
   }
@@ -98,27 +197,16 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     }
     const prompt = body.prompt;
     const out = generated(prompt, body);
-    const echo = body.echo === true;
-    const wantLogprobs = typeof body.logprobs === 'number';
+    const vllm = flavour === 'vllm' || flavour === 'vllm-llama';
+    const echo = vllm && body.echo === true;
     const promptTokens = scoreText(prompt, logprob);
     let logprobs: unknown = null;
-    if (wantLogprobs) {
-      const echoed = echo ? promptTokens : [];
-      const start = echo ? [...prompt].length : 0;
-      let offset = start;
-      const gen = out.tokens.map((text) => {
-        const t = { text, offset, logprob: -0.5 };
-        offset += [...text].length;
-        return t;
-      });
-      const all = [...echoed, ...gen];
-      logprobs = {
-        tokens: all.map((t) => t.text),
-        token_logprobs: all.map((t) => t.logprob),
-        top_logprobs: all.map((t) => (t.logprob === null ? null : { [t.text]: t.logprob })),
-        ...(options.omitTextOffset ? {} : { text_offset: all.map((t) => t.offset) }),
-      };
+    if (typeof body.logprobs === 'number' && vllm) logprobs = vllmLogprobs(prompt, promptTokens, out.tokens, echo);
+    if (typeof body.logprobs === 'number' && flavour === 'llama.cpp' && out.tokens.length > 0) {
+      // Generated tokens only, in the chat shape: llama.cpp has no echo.
+      logprobs = { content: out.tokens.map((token, i) => ({ id: tokenId(token), token, bytes: [...Buffer.from(token)], logprob: logprob(prompt + out.tokens.slice(0, i).join(''), token), top_logprobs: [] })) };
     }
+    const bos = flavour === 'vllm-llama' ? 1 : 0;
     return {
       status: 200,
       body: {
@@ -127,8 +215,32 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         created: 1_700_000_000,
         model: body.model,
         choices: [{ index: 0, text: (echo ? prompt : '') + out.text, logprobs, finish_reason: out.finish }],
-        usage: usage(promptTokens.length, out.tokens.length),
+        usage: usage(promptTokens.length + bos, out.tokens.length),
       },
+    };
+  }
+
+  /** vLLM's `_create_completion_logprobs`: offsets are a running sum of the token strings' lengths. */
+  function vllmLogprobs(prompt: string, promptTokens: ReturnType<typeof scoreText>, generatedTokens: string[], echo: boolean) {
+    const echoed = echo ? promptTokens.map((t) => ({ text: t.text, logprob: t.logprob })) : [];
+    if (echo && flavour === 'vllm-llama') {
+      echoed.unshift({ text: BOS, logprob: null });
+      // After a BOS the first real token is scored too.
+      if (echoed[1]) echoed[1] = { text: echoed[1].text, logprob: logprob('', echoed[1].text) };
+    }
+    const gen = generatedTokens.map((text, i) => ({ text, logprob: logprob(prompt + generatedTokens.slice(0, i).join(''), text) }));
+    const all = [...echoed, ...gen].map((t) => ({ ...t, text: flavour === 'vllm-llama' && options.byteLevel && t.text !== BOS ? byteLevel(t.text) : t.text }));
+    let offset = echo ? 0 : [...prompt].length;
+    const offsets = all.map((t) => {
+      const here = offset;
+      offset += t.text.length;
+      return here;
+    });
+    return {
+      tokens: all.map((t) => t.text),
+      token_logprobs: all.map((t) => t.logprob),
+      top_logprobs: all.map((t) => (t.logprob === null ? null : { [t.text]: t.logprob })),
+      ...(options.omitTextOffset ? {} : { text_offset: offsets }),
     };
   }
 

@@ -1,11 +1,14 @@
 /**
  * A fake SageMaker runtime: `POST /endpoints/{name}/invocations`, answering the payload it
- * receives the way the container behind it would — Hugging Face TGI for `{inputs,
- * parameters}` (with `details` / `decoder_input_details` prefill log-probabilities) and
- * vLLM's OpenAI chat for `{messages}` (with `prompt_logprobs`). Service errors use
- * SageMaker's own codes, e.g. ThrottlingException as HTTP 400.
+ * receives the way the container behind it would — Hugging Face TGI v3.3.7 for `{inputs,
+ * parameters}` (`details` brings generated-token details; `decoder_input_details` the
+ * prefill, BOS first with a null log-probability; router/src/server.rs, lib.rs) and vLLM's
+ * OpenAI chat for `{messages}` (with `prompt_logprobs`, and `logprobs`/`top_logprobs`).
+ * Service errors use SageMaker's own codes, e.g. ThrottlingException as HTTP 400; a
+ * container slower than the real-time limit gets SageMaker's 60 s timeout ModelError.
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
+import { payloadParts } from './event-stream.ts';
 import { flatLogprob, scoreText, tokenId, tokenize, type LogprobFn } from './tokenize.ts';
 
 export interface SageMakerServerOptions extends FaultOptions {
@@ -15,9 +18,13 @@ export interface SageMakerServerOptions extends FaultOptions {
   answer?: (prompt: string, body: Record<string, unknown>) => string;
   /** log P(token | context) for prompt tokens. Default -1 for every token. */
   logprob?: LogprobFn;
+  /** The chat container ignores `prompt_logprobs` (not vLLM): the field stays null. */
+  noPromptLogprobs?: boolean;
+  /** Generations of more than this many tokens outlive SageMaker's 60 s real-time limit. */
+  realtimeTokenLimit?: number;
 }
 
-const INVOCATIONS = /^\/endpoints\/([^/]+)\/invocations$/;
+const INVOCATIONS = /^\/endpoints\/([^/]+)\/invocations(-response-stream)?$/;
 
 /** The fake vLLM chat template: the final assistant message stays open under continue_final_message. */
 export function renderChat(messages: { role?: string; content?: unknown }[], continueFinal: boolean): string {
@@ -54,6 +61,7 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
         return error(400, 'ValidationError', `Endpoint ${name} of account 000000000000 not found.`);
       }
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
+      if (match[2]) return stream(body);
       if (typeof body.inputs === 'string') return tgi(body.inputs, body);
       if (Array.isArray(body.messages)) return vllmChat(body.messages as { role?: string; content?: unknown }[], body);
       return modelError('payload has neither "inputs" nor "messages"');
@@ -74,6 +82,7 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
       return modelError('Input validation error: `temperature` must be strictly positive', 422);
     }
     const out = generate(inputs, body, params.max_new_tokens);
+    if (options.realtimeTokenLimit !== undefined && out.tokens.length > options.realtimeTokenLimit) return realtimeTimeout();
     const details = params.details === true;
     // TGI's prefill starts with the BOS token, whose log-probability is undefined (null).
     const prefill = [{ id: 1, text: '<s>', logprob: null }, ...scoreText(inputs, logprob).map((t) => ({ id: tokenId(t.text), text: t.text, logprob: t.logprob ?? -1 }))];
@@ -98,13 +107,51 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
     };
   }
 
+  /**
+   * InvokeEndpointWithResponseStream: the container's server-sent events (TGI: a `token`
+   * per event, `generated_text` and `details` on the last; vLLM: chat chunks, a usage chunk,
+   * `[DONE]`) carried in PayloadPart events, split mid-line. No 60 s limit on a stream.
+   */
+  function stream(body: Record<string, unknown>) {
+    const events: unknown[] = [];
+    if (typeof body.inputs === 'string') {
+      const params = (body.parameters ?? {}) as Record<string, unknown>;
+      if (params.decoder_input_details === true) return modelError('Input validation error: `decoder_input_details` == true is not supported with streaming tokens', 422);
+      const out = generate(body.inputs, body, params.max_new_tokens);
+      out.tokens.forEach((t, i) => {
+        const last = i === out.tokens.length - 1;
+        events.push({
+          index: i + 1,
+          token: { id: tokenId(t), text: t, logprob: -0.5, special: false },
+          generated_text: last ? out.tokens.join('') : null,
+          details: last ? { finish_reason: out.finish === 'length' ? 'length' : 'eos_token', generated_tokens: out.tokens.length, seed: null } : null,
+        });
+      });
+      return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(events.map((e) => `data:${JSON.stringify(e)}\n\n`).join('')) };
+    }
+    const messages = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
+    const out = generate(messages.map((m) => String(m.content ?? '')).join('\n\n'), body, body.max_tokens);
+    for (const t of out.tokens) events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: t }, finish_reason: null }] });
+    events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: out.finish === 'length' ? 'length' : 'stop' }] });
+    events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 11, completion_tokens: out.tokens.length, total_tokens: 11 + out.tokens.length } });
+    const sse = `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
+    return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(sse) };
+  }
+
+  function topAfter(context: string, k: number): { token: string; logprob: number }[] {
+    return ['1', '2', '3', '4', '5', ' 1', ' 2', ' 3', ' 4', ' 5', 'Il', '\n']
+      .map((token) => ({ token, logprob: logprob(context, token) }))
+      .sort((a, b) => b.logprob - a.logprob)
+      .slice(0, k);
+  }
+
   function vllmChat(messages: { role?: string; content?: unknown }[], body: Record<string, unknown>) {
     const continueFinal = body.continue_final_message === true;
     const rendered = renderChat(messages, continueFinal);
     const out = generate(messages.map((m) => String(m.content ?? '')).join('\n\n'), body, body.max_tokens);
     const scored = scoreText(rendered, logprob);
     const promptLogprobs =
-      typeof body.prompt_logprobs === 'number'
+      typeof body.prompt_logprobs === 'number' && !options.noPromptLogprobs
         ? scored.map((t) =>
             t.logprob === null ? null : { [String(tokenId(t.text))]: { logprob: t.logprob, rank: 1, decoded_token: t.text } },
           )
@@ -116,12 +163,32 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
         object: 'chat.completion',
         created: 1_700_000_000,
         model: 'fake-vllm',
-        choices: [{ index: 0, message: { role: 'assistant', content: out.tokens.join('') }, finish_reason: out.finish === 'length' ? 'length' : 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: out.tokens.join('') },
+            finish_reason: out.finish === 'length' ? 'length' : 'stop',
+            ...(body.logprobs === true ? { logprobs: { content: out.tokens.map((token) => ({ token, logprob: logprob(rendered, token), top_logprobs: topAfter(rendered, Number(body.top_logprobs ?? 0)) })) } } : {}),
+          },
+        ],
         usage: { prompt_tokens: scored.length, completion_tokens: out.tokens.length, total_tokens: scored.length + out.tokens.length },
         prompt_logprobs: promptLogprobs,
       },
     };
   }
+}
+
+/** SageMaker's answer when the container outlives the 60 s real-time limit. */
+function realtimeTimeout() {
+  return {
+    status: 424,
+    headers: { 'x-amzn-errortype': 'ModelError', 'x-amzn-requestid': 'fake' },
+    body: {
+      ErrorCode: 'INTERNAL_FAILURE_FROM_MODEL',
+      Message: 'Received server error (0) from primary with message "Your invocation timed out while waiting for a response from container primary. Review the latency metrics for each container in Amazon CloudWatch, resolve the issue, and try again.".',
+      OriginalStatusCode: 0,
+    },
+  };
 }
 
 /** What SageMaker returns when the container answers an error: ModelError, 424, the container's status inside. */

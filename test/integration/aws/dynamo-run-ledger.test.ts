@@ -94,4 +94,33 @@ describe('DynamoRunLedger', () => {
 
     expect(await ledger.getRun('r1')).not.toHaveProperty('reason');
   });
+
+  it('trySpend adds within the cap and refuses what would pass it, the total unchanged', async () => {
+    const { ledger } = await newLedger();
+    await ledger.createRun(run);
+
+    expect(await ledger.trySpend('r1', 0.6, 1)).toBe(true);
+    expect(await ledger.trySpend('r1', 0.5, 1)).toBe(false);
+    expect(await ledger.trySpend('r1', 0.4, 1)).toBe(true);
+    expect(await ledger.trySpend('r1', 5, null)).toBe(true);
+
+    expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(6, 10);
+  });
+
+  it('trySpend from many concurrent callers (containers) never passes the cap', async () => {
+    const { ledger, tableName } = await newLedger();
+    await ledger.createRun(run);
+    // Two "containers": separate ledger objects over the same table, no memory shared.
+    const other = new DynamoRunLedger({ client: dynamo, tableName });
+
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? ledger : other).trySpend('r1', 0.1, 1)));
+
+    expect(results.filter(Boolean)).toHaveLength(10);
+    expect((await ledger.getRun('r1'))?.costUsd).toBeLessThanOrEqual(1 + 1e-9);
+  });
+
+  it('trySpend on a run that is not in the ledger is a HarnessError', async () => {
+    const { ledger } = await newLedger();
+    await expect(ledger.trySpend('nope', 0.1, 1)).rejects.toBeInstanceOf(HarnessError);
+  });
 });

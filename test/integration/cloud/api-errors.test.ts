@@ -20,6 +20,8 @@ function api(ledger: RunLedger) {
     results: { sql: () => Promise.reject(new Error('Athena: access denied for arn:aws:iam::123456789012:role/secret')), close: () => Promise.resolve() },
     planQueue: { send: () => Promise.resolve() },
     clock: () => new Date('2026-01-01T00:00:00Z'),
+    pairs: [],
+    move: () => Promise.resolve({ moved: 0 }),
   });
   return async (event: ReturnType<typeof apiEvent>) => {
     const response = await handler(event, lambdaContext('api'));

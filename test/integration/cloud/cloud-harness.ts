@@ -11,13 +11,17 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, SQSClient, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DynamoRunLedger, S3BlobStore, SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
+import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
+import { moveMessages } from '#aws/sqs-dead-letters.ts';
+import type { RedrivePair } from '#app/cloud-run-control.ts';
 import type { ResultsQuery } from '#core/ports.ts';
-import type { GeneratedItem } from '#core/run/engine.ts';
 import type { WorkItem } from '#core/run/plan.ts';
 import { RunContextCache } from '#app/cloud-context.ts';
 import { EventBridgePublisher } from '#app/cloud-events.ts';
 import { dynamoSetRunItems } from '#app/cloud-ledger.ts';
-import type { AggregateMessage, PlanMessage } from '#app/cloud-messages.ts';
+import type { AggregateMessage, GeneratedMessage, PlanMessage } from '#app/cloud-messages.ts';
+import { costOfManifest } from '#app/cloud-cost.ts';
+import type { ContextSource } from '#app/cloud-context.ts';
 import { createCloudProvider } from '#app/cloud-provider.ts';
 import { packageVersions } from '#app/cloud-runtime.ts';
 import { makeHandler as makeAggregate } from '../../../functions/aggregate/handler.ts';
@@ -51,6 +55,7 @@ export interface Cloud {
   dynamo: DynamoDBClient;
   store: S3BlobStore;
   ledger: DynamoRunLedger;
+  parts: DynamoPartCounter;
   queues: Record<StageName, QueueWithDlq>;
   /** The Fargate lane's python queue: no Lambda consumes it, the consumer (functions/execute/consumer.ts) does. */
   fargateQueue: QueueWithDlq;
@@ -97,7 +102,18 @@ export function lambdaContext(name: string): Context {
   };
 }
 
-export async function startCloud(options: { results?: ResultsQuery; chunkSize?: number } = {}): Promise<Cloud> {
+export interface CloudOptions {
+  results?: ResultsQuery;
+  chunkSize?: number;
+  /** The generate stage's provider per run (default: the deployed code's, createCloudProvider). */
+  provider?: ContextSource['provider'];
+  /** The generate stage's price per run (default: the shipped price table). */
+  costOf?: ContextSource['costOf'];
+  /** Bootstrap resamples of the aggregate function (default 200; the deployed function uses 1000). */
+  iterations?: number;
+}
+
+export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   const moto = await startMoto();
   const config = awsClientConfig(moto.endpoint);
   const s3 = new S3Client(config);
@@ -119,13 +135,23 @@ export async function startCloud(options: { results?: ResultsQuery; chunkSize?: 
 
   const store = new S3BlobStore({ client: s3, bucket: BUCKET });
   const ledger = new DynamoRunLedger({ client: dynamo, tableName: TABLE });
+  const parts = new DynamoPartCounter({ client: dynamo, tableName: TABLE });
   const send = <T>(queueUrl: string) => new SqsWorkQueue<T>({ client: sqs, queueUrl });
   const clock = () => new Date();
   const aggregateQueue = send<AggregateMessage>(queues.aggregate.url);
   const providerEnv = { ...process.env, AWS_ENDPOINT_URL_S3: moto.endpoint };
   const noResults: ResultsQuery = { sql: () => Promise.resolve([]), close: () => Promise.resolve() };
 
-  const api = makeApi({ store, ledger, results: options.results ?? noResults, planQueue: send<PlanMessage>(queues.plan.url), clock });
+  const pairs: RedrivePair[] = [...Object.entries(queues), ['fargate-python', fargateQueue] as const].map(([name, q]) => ({ name, dlqUrl: q.dlqUrl, queueUrl: q.url }));
+  const api = makeApi({
+    store,
+    ledger,
+    results: options.results ?? noResults,
+    planQueue: send<PlanMessage>(queues.plan.url),
+    clock,
+    pairs,
+    move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select }),
+  });
   const handlers: Record<StageName, SqsHandler> = {
     plan: makePlan({
       store,
@@ -141,13 +167,15 @@ export async function startCloud(options: { results?: ResultsQuery; chunkSize?: 
     }),
     generate: makeGenerate({
       ledger,
+      parts,
       aggregateQueue,
-      contexts: new RunContextCache({ store, ledger, clock, provider: (m) => createCloudProvider(m.model.spec, {}, providerEnv) }),
-      executeQueues: { python: send<GeneratedItem>(queues.python.url) },
-      fargateQueues: { python: send<GeneratedItem>(fargateQueue.url) },
+      contexts: new RunContextCache({ store, ledger, clock, provider: options.provider ?? ((m) => createCloudProvider(m.model.spec, {}, providerEnv)), costOf: options.costOf ?? costOfManifest }),
+      executeQueues: { python: send<GeneratedMessage>(queues.python.url) },
+      fargateQueues: { python: send<GeneratedMessage>(fargateQueue.url) },
     }),
     python: makeExecute({
       ledger,
+      parts,
       aggregateQueue,
       contexts: new RunContextCache({ store, ledger, clock, executor: containerExecutor(store, {}) }),
     }),
@@ -157,7 +185,7 @@ export async function startCloud(options: { results?: ResultsQuery; chunkSize?: 
       clock,
       events: new EventBridgePublisher({ client: eventBridge, busName: 'polyeval-bus' }),
       cacheDir: `${ROOT}/.polyeval/cache`,
-      iterations: 200,
+      iterations: options.iterations ?? 200,
     }),
   };
   return {
@@ -167,6 +195,7 @@ export async function startCloud(options: { results?: ResultsQuery; chunkSize?: 
     dynamo,
     store,
     ledger,
+    parts,
     queues,
     fargateQueue,
     eventsQueueUrl: events.url,

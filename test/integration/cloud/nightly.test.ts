@@ -63,6 +63,22 @@ describe('the nightly sweep', () => {
     expect(sent[0]).toMatchObject({ runId: runs[0]?.run_id, offset: 0 });
   });
 
+  it('derives run ids from the schedule’s time, so a retried invocation starts nothing twice', async () => {
+    const { ledger, sent, handler } = setup();
+    const event = { source: 'inline', sweep, scheduledTime: '2026-01-02T03:00:00Z' };
+
+    const first = await handler(event, lambdaContext('nightly'));
+    const retry = await handler(event, lambdaContext('nightly'));
+    const nextNight = await handler({ ...event, scheduledTime: '2026-01-03T03:00:00Z' }, lambdaContext('nightly'));
+
+    expect(retry.runs).toEqual(first.runs);
+    expect(first.runs[0]?.run_id).toMatch(/^abricot-20260102T030000Z-[0-9a-f]{6}$/);
+    expect(new Set(first.runs.map((r) => r.run_id)).size).toBe(4);
+    expect(sent).toHaveLength(8);
+    expect(nextNight.runs.map((r) => r.run_id)).not.toEqual(first.runs.map((r) => r.run_id));
+    expect(await ledger.listRuns()).toHaveLength(8);
+  });
+
   it('rejects a sweep whose parameters fail the run schema, naming the field', async () => {
     const { sent, handler } = setup();
 

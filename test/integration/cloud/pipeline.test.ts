@@ -154,6 +154,7 @@ describe('the Fargate lane', () => {
       concurrency: 1,
       deps: {
         ledger: cloud.ledger,
+        parts: cloud.parts,
         aggregateQueue: new SqsWorkQueue({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }),
         contexts: new RunContextCache({ store: cloud.store, ledger: cloud.ledger, clock: () => new Date(), executor: containerExecutor(cloud.store, {}) }),
       },
@@ -225,6 +226,14 @@ describe('the HTTP API', () => {
     await drive(cloud);
     const view = await call(apiEvent('GET', `/runs/${runId}`));
     expect(view.body.run).toMatchObject({ status: 'failed', reason: expect.stringContaining('no task in split "no-such-split"') });
+    expect(view.body.manifest).toBeNull();
+  }, 60_000);
+
+  it('fails a run capped by maxCostUsd on a model without a price, before any model call', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'bedrock:acme.unpriced-model-v1:0', maxCostUsd: 1 });
+    await drive(cloud);
+    const view = await call(apiEvent('GET', `/runs/${runId}`));
+    expect(view.body.run).toMatchObject({ status: 'failed', reason: expect.stringMatching(/no price.*--prices.*--assume-price/) });
     expect(view.body.manifest).toBeNull();
   }, 60_000);
 

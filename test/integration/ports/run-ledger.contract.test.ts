@@ -147,6 +147,29 @@ describe.each(adapters)('RunLedger contract: $name', ({ create }) => {
     expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(0.75, 10);
   });
 
+  it('spends only while the total stays within the cap, and always without one', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+
+    expect(await ledger.trySpend('r1', 0.25, 0.5)).toBe(true);
+    expect(await ledger.trySpend('r1', 0.25, 0.5)).toBe(true);
+    expect(await ledger.trySpend('r1', 0.01, 0.5)).toBe(false);
+    expect(await ledger.trySpend('r1', -0.1, 0.5)).toBe(true);
+    expect(await ledger.trySpend('r1', 5, null)).toBe(true);
+
+    expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(5.4, 10);
+  });
+
+  it('lets concurrent spends through only up to the cap', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+
+    const results = await Promise.all(Array.from({ length: 10 }, () => ledger.trySpend('r1', 0.1, 0.35)));
+
+    expect(results.filter(Boolean)).toHaveLength(3);
+    expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(0.3, 10);
+  });
+
   it('sets the status with its reason', async () => {
     const ledger = await create();
     await ledger.createRun(newRun('r1'));

@@ -31,7 +31,7 @@ function provider(spec: string, endpointUrl?: string): Provider {
 describe('bedrock provider', () => {
   it('sends system, messages and inferenceConfig in the Converse shape', async () => {
     const server = await serve();
-    const p = provider('bedrock:anthropic.claude-3-haiku-20240307-v1:0', server.url);
+    const p = provider('bedrock:meta.llama3-1-8b-instruct-v1:0', server.url);
 
     await p.generate(chatRequest({ params: { temperature: 0.2, topP: 0.9, maxTokens: 128, stop: ['\n\n'] } }));
 

@@ -82,13 +82,14 @@ export function chatRequest(overrides: Partial<GenerateRequest> = {}): GenerateR
   };
 }
 
-/** Options that make retries instant and record every backoff delay asked for. */
+/** Options that make retries instant and record every backoff delay asked for (jitter pinned to its low end). */
 export function recordingRetries(): { delays: number[]; options: ProviderOptions } {
   const delays: number[] = [];
   return {
     delays,
     options: {
       retryBaseMs: 1,
+      random: () => 0,
       sleep: async (ms: number) => {
         delays.push(ms);
       },

@@ -130,3 +130,25 @@ describe('openai provider', () => {
     expect(() => createNetworkProvider(spec)).toThrow(spec);
   });
 });
+
+describe('openai provider on a chat-only server', () => {
+  it('sends a completion-style prompt in its chat form after /completions answers 404, and never tries /completions again', async () => {
+    const { server, provider } = await setUp({ flavour: 'openai-chat', answer: () => '```kotlin\nfun add(a: Int, b: Int) = a + b\n```' });
+    const prompt: Prompt = { style: 'completion', completion: 'fun add(a: Int, b: Int): Int {\n', messages: [{ role: 'user', content: 'Complete the Kotlin function add.' }] };
+
+    const first = await provider.generate(chatRequest({ prompt }));
+    await provider.generate(chatRequest({ prompt }));
+
+    expect(first.text).toContain('fun add');
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/completions', '/v1/chat/completions', '/v1/chat/completions']);
+    expect((server.requests[1]?.body as { messages: unknown }).messages).toEqual([{ role: 'user', content: 'Complete the Kotlin function add.' }]);
+  });
+
+  it('sends a completion prompt without a chat form as one user message', async () => {
+    const { server, provider } = await setUp({ flavour: 'openai-chat' });
+
+    await provider.generate(chatRequest({ prompt: { style: 'completion', completion: 'Il mare è', messages: [] } }));
+
+    expect((server.requests.at(-1)?.body as { messages: unknown }).messages).toEqual([{ role: 'user', content: 'Il mare è' }]);
+  });
+});

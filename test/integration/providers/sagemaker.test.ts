@@ -35,19 +35,20 @@ async function setUp(spec: string, extra = {}): Promise<{ server: FakeServer; pr
 }
 
 describe('sagemaker provider', () => {
-  it('sends the TGI payload greedy without temperature or top_p', async () => {
+  it('sends the TGI payload greedy without temperature or top_p, and without the prompt prefill', async () => {
     const { server, provider } = await setUp('sagemaker:llm-tgi#tgi');
 
     const g = await provider.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 32, stop: ['\n'], seed: 7 } }));
 
     expect(server.requests[0]?.path).toBe('/endpoints/llm-tgi/invocations');
+    // decoder_input_details would send the whole prompt's prefill back on every generation: asked only when scoring.
     expect(server.requests[0]?.body).toEqual({
       inputs: 'Sei un assistente preciso.\n\nQuanto fa due più due?',
-      parameters: { max_new_tokens: 32, do_sample: false, stop: ['\n'], seed: 7, return_full_text: false, details: true, decoder_input_details: true },
+      parameters: { max_new_tokens: 32, do_sample: false, stop: ['\n'], seed: 7, return_full_text: false, details: true },
     });
     expect(g.text).toBe('Fa 4.');
-    // Prefill: <s> + 19 fake tokens of the prompt; generated: "Fa", " ", "4", ".".
-    expect(g.usage).toEqual({ promptTokens: 20, completionTokens: 4 });
+    // Prompt tokens estimated (50 characters / 4); generated: "Fa", " ", "4", ".".
+    expect(g.usage).toEqual({ promptTokens: 13, completionTokens: 4 });
     expect(g.finishReason).toBe('eos_token');
   });
 
@@ -111,5 +112,47 @@ describe('sagemaker provider', () => {
 
     expect(err).toMatchObject({ retryable: false, message: expect.stringContaining('container status 422') });
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('sagemaker: the real-time limit and prompt details', () => {
+  it('names the 60 s real-time limit instead of retrying a generation that outlives it', async () => {
+    const server = await startSageMakerServer({ realtimeTokenLimit: 5, answer: () => 'una risposta lunga che non finisce entro il limite' });
+    cleanups.push(() => server.close());
+    const provider = createNetworkProvider('sagemaker:llm-tgi#tgi', { endpointUrl: server.url, ...recordingRetries().options });
+
+    // Below the streaming threshold: a real-time invocation, which this container outlives.
+    const err = await provider?.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 1000, stop: [] } })).catch((e: unknown) => e);
+
+    expect(err).toMatchObject({ retryable: false, message: expect.stringContaining('60 s') });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['sagemaker:llm-tgi#tgi', 'Fa 4.'],
+    ['sagemaker:llm-vllm#openai', 'Fa 4.'],
+  ])('streams a long generation on %s through InvokeEndpointWithResponseStream', async (spec, text) => {
+    const server = await startSageMakerServer({ realtimeTokenLimit: 2, answer: () => text });
+    cleanups.push(() => server.close());
+    const provider = createNetworkProvider(spec, { endpointUrl: server.url });
+
+    const g = await provider?.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 2048, stop: [] } }));
+
+    expect(server.requests[0]?.path).toMatch(/\/invocations-response-stream$/);
+    expect(server.requests[0]?.body).toMatchObject({ stream: true });
+    expect(g?.text).toBe(text);
+    expect(g?.usage.completionTokens).toBe(4);
+  });
+
+  it('asks TGI for decoder_input_details only when scoring', async () => {
+    const server = await startSageMakerServer();
+    cleanups.push(() => server.close());
+    const provider = createNetworkProvider('sagemaker:llm-tgi#tgi', { endpointUrl: server.url });
+
+    await provider?.generate(chatRequest());
+    await provider?.scoreChoices?.({ taskId: 't', prompt: chatRequest().prompt, choices: [' 1', ' 2'] });
+
+    const details = server.requests.map((r) => (r.body as { parameters: { decoder_input_details?: boolean } }).parameters.decoder_input_details ?? false);
+    expect(details).toEqual([false, true, true]);
   });
 });

@@ -77,9 +77,9 @@ describe('RoCode file stems', () => {
 
   it('names the column a renamed or reshaped test list came from', () => {
     const { tests: _t, ...rest } = rocodeRow;
-    expect(() => rocode.parseRow({ ...rest, test_cases: { input: ['1'], output: ['1'] } }, loc)).toThrow('line 4, field "test_cases": must be a non-empty list of tests, got an object');
+    expect(() => rocode.parseRow({ ...rest, test_cases: { input: ['1'], output: ['1'] } }, loc)).toThrow('line 4, field "test_cases": must be a non-empty array of tests, got an object');
     expect(() => rocode.parseRow({ ...rest, test_cases: [{ in_file: '1' }] }, loc)).toThrow('field "test_cases[0]": needs "input" and "output" strings');
-    expect(() => rocode.parseRow(rest, loc)).toThrow('field "tests": must be a non-empty list of tests, got nothing');
+    expect(() => rocode.parseRow(rest, loc)).toThrow('field "tests": must be a non-empty array of tests, got nothing');
   });
 
   it('rejects an explicit stem that is not a file name', () => {

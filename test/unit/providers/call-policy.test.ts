@@ -20,9 +20,78 @@ describe('CallPolicy', () => {
   });
 
   it('waits what Retry-After says, capped', () => {
-    const { policy: p } = policy({ retryAfterCapMs: 5000 });
+    const { policy: p } = policy({ retryAfterCapMs: 5000, random: () => 0 });
     expect(p.backoffMs(1, 2000)).toBe(2000);
     expect(p.backoffMs(1, 90_000)).toBe(5000);
+  });
+
+  it('adds up to half of Retry-After again in jitter, so throttled callers do not retry in lockstep', () => {
+    const draws = [0, 0.5, 0.999_999];
+    const { policy: p } = policy({ random: () => draws.shift() ?? 0 });
+    expect([p.backoffMs(1, 2000), p.backoffMs(1, 2000), p.backoffMs(1, 2000)]).toEqual([2000, 2500, 3000]);
+  });
+
+  it('keeps retrying throttling past maxRetries by default, within the wait budget', async () => {
+    const delays: number[] = [];
+    const resolved = resolveOptions({ retryBaseMs: 1000, retryMaxDelayMs: 20_000, random: () => 1 - 1e-9, waitBudgetMs: 60_000, sleep: async (ms) => void delays.push(ms) });
+    const p = new CallPolicy(resolved, (e) => classifySdkError(e, Date.now()));
+    let calls = 0;
+
+    const err = await p
+      .call(async () => {
+        calls += 1;
+        throw throttled();
+      })
+      .catch((e: unknown) => e);
+
+    expect(err).toMatchObject({ retryable: true, status: 429 });
+    // 1 + 2 + 4 + 8 + 16 + 20 = 51 s of waiting; the next 20 s would pass the 60 s budget.
+    expect(delays).toEqual([1000, 2000, 4000, 8000, 16_000, 20_000]);
+    expect(calls).toBe(7);
+  });
+
+  it('stops retrying a non-throttling failure at maxRetries', async () => {
+    const { policy: p } = policy({ maxRetries: 2 });
+    let calls = 0;
+
+    await p
+      .call(async () => {
+        calls += 1;
+        throw new ProviderCallError('HTTP 503', { retryable: true, status: 503 });
+      })
+      .catch(() => undefined);
+
+    expect(calls).toBe(3);
+  });
+
+  it('halves its concurrency on throttling and grows it back with successes', async () => {
+    const { policy: p } = policy({ concurrency: 8, random: () => 0 });
+    let throttle = true;
+    const attempt = async (): Promise<string> => {
+      if (throttle) {
+        throttle = false;
+        throw throttled();
+      }
+      return 'ok';
+    };
+
+    await p.call(attempt);
+    expect(p.concurrencyLimit).toBe(4);
+    for (let i = 0; i < 40; i++) await p.call(async () => 'ok');
+    expect(p.concurrencyLimit).toBe(8);
+  });
+
+  it('counts the tokens of billed attempts that failed', async () => {
+    const { policy: p } = policy({ random: () => 0 });
+    let calls = 0;
+
+    const out = await p.call(async () => {
+      calls += 1;
+      if (calls === 1) throw new ProviderCallError('malformed', { retryable: true, billed: { promptTokens: 10, completionTokens: 3 } });
+      return 'ok';
+    });
+
+    expect(out.billed).toEqual({ promptTokens: 10, completionTokens: 3 });
   });
 
   it('counts attempts until success', async () => {

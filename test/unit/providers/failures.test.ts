@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifySdkError, parseRetryAfter } from '#providers/failures.ts';
+import { classifySdkError, parseRetryAfter, retryAfterFromHeaders } from '#providers/failures.ts';
 
 const NOW = Date.UTC(2025, 5, 1, 10, 0, 0);
 
@@ -64,5 +64,14 @@ describe('classifySdkError', () => {
   it('does not retry a missing region or missing credentials', () => {
     expect(classifySdkError(new Error('Region is missing'), NOW).retryable).toBe(false);
     expect(classifySdkError(Object.assign(new Error('Could not load credentials'), { name: 'CredentialsProviderError' }), NOW).retryable).toBe(false);
+  });
+});
+
+describe('retryAfterFromHeaders', () => {
+  it('prefers retry-after-ms (OpenAI) over Retry-After', () => {
+    const headers: Record<string, string> = { 'retry-after-ms': '1250', 'retry-after': '3' };
+    expect(retryAfterFromHeaders((h) => headers[h], 0)).toBe(1250);
+    expect(retryAfterFromHeaders((h) => ({ 'retry-after': '3' })[h], 0)).toBe(3000);
+    expect(retryAfterFromHeaders(() => undefined, 0)).toBeUndefined();
   });
 });

@@ -1,0 +1,117 @@
+/**
+ * Runs one whole `polyeval run` (the built CLI, as a user does) and measures it: wall time,
+ * CPU time of the run and everything it started, the machine's CPU utilisation meanwhile,
+ * the harness's own peak RSS as records accumulate, and the load average around it (the
+ * machine may be shared: every figure is reported beside its load).
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+const CLI = join(ROOT, 'dist', 'polyeval.mjs');
+const TICK = 100; // USER_HZ on Linux
+
+/** CPU seconds of this process's waited-for children (/proc/self/stat cutime + cstime). */
+export function childrenCpuS(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[13]) + Number(fields[14])) / TICK;
+}
+
+/** Busy and total jiffies of the whole machine (/proc/stat). */
+function machineTicks(): { busy: number; total: number } {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.split(/\s+/).slice(1).map(Number) ?? [];
+  const total = cpu.reduce((a, b) => a + b, 0);
+  const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+function peakRssKb(pid: number): number | undefined {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/u.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function countItems(home: string): number {
+  let n = 0;
+  try {
+    for (const run of readdirSync(join(home, 'store', 'runs'))) {
+      const dir = join(home, 'store', 'runs', run, 'items');
+      for (const task of readdirSync(dir)) n += readdirSync(join(dir, task)).length;
+    }
+  } catch {
+    // not planned yet
+  }
+  return n;
+}
+
+export interface MeasuredRun {
+  wallS: number;
+  cpuS: number;
+  /** The machine's busy share over the run (all processes, other users' included). */
+  machineUtil: number;
+  /** This run's CPU over (wall × cores). */
+  runUtil: number;
+  loadBefore: number;
+  loadAfter: number;
+  /** Harness peak RSS (VmHWM, kB) when the recorded items first reached each threshold. */
+  rssAt: Map<number, number>;
+  summary: { verdicts: Record<string, number>; items: number; run_id: string };
+  stderr: string;
+}
+
+/** Runs `polyeval run <args> --json -q --home <home>` with TMPDIR=<tmp> (its sandbox cache). */
+export async function measureRun(args: string[], opts: { home: string; tmp: string; rssThresholds?: number[] }): Promise<MeasuredRun> {
+  const thresholds = [...(opts.rssThresholds ?? [])].sort((a, b) => a - b);
+  const rssAt = new Map<number, number>();
+  const loadBefore = loadavg()[0] ?? 0;
+  const cpu0 = childrenCpuS();
+  const m0 = machineTicks();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [CLI, 'run', ...args, '--json', '-q', '--home', opts.home], {
+    env: { ...process.env, TMPDIR: opts.tmp, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  let last: { rss: number; items: number } | undefined;
+  const poll = setInterval(() => {
+    if (thresholds.length === 0 || child.pid === undefined) return;
+    const rss = peakRssKb(child.pid);
+    if (rss === undefined) return;
+    const items = countItems(opts.home);
+    last = { rss, items };
+    for (const t of thresholds) if (items >= t && !rssAt.has(t)) rssAt.set(t, rss);
+  }, 500);
+  const code = await new Promise<number | null>((res) => child.on('close', res));
+  clearInterval(poll);
+  // The last items may land between the last poll and the exit: the last peak seen stands for them.
+  for (const t of thresholds) if (!rssAt.has(t) && last) rssAt.set(t, last.rss);
+  const wallS = (performance.now() - t0) / 1000;
+  const cpuS = childrenCpuS() - cpu0;
+  const m1 = machineTicks();
+  if (code !== 0) throw new Error(`polyeval run exited ${code}: ${stderr.slice(-2000)}`);
+  const summary = JSON.parse(stdout) as MeasuredRun['summary'];
+  return {
+    wallS,
+    cpuS,
+    machineUtil: (m1.busy - m0.busy) / Math.max(1, m1.total - m0.total),
+    runUtil: cpuS / (wallS * availableParallelism()),
+    loadBefore,
+    loadAfter: loadavg()[0] ?? 0,
+    rssAt,
+    summary,
+    stderr,
+  };
+}
+
+/** "load 3.1→4.0 on 2 cores" */
+export function loadNote(r: Pick<MeasuredRun, 'loadBefore' | 'loadAfter'>): string {
+  return `load ${r.loadBefore.toFixed(1)}→${r.loadAfter.toFixed(1)} on ${availableParallelism()} cores`;
+}

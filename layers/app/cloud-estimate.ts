@@ -1,0 +1,159 @@
+/**
+ * `polyeval remote run --dry-run`: what a run would cost on the deployed pipeline before it
+ * starts — the model's tokens and price (the local dry run's plan), the executors' compute
+ * (Lambda GB-seconds, Fargate vCPU-hours) from measured per-sample times, the requests the
+ * pipeline makes per item, and the expected wall time at the deployed concurrency.
+ *
+ * Executor time per sample comes from the newest completed cloud run of the same benchmark and
+ * language (its summary's `timing`), else from {@link BUNDLED_TIMING}. Prices are AWS's public
+ * list prices in us-east-1 (November 2026 pages); other Regions differ by a few percent.
+ */
+import { LAMBDA_BUDGET_MS } from './cloud-stages.ts';
+import type { DryRunPlan } from './dry-run.ts';
+
+/** AWS list prices, us-east-1, USD. */
+export const AWS_PRICES = {
+  lambdaGbSecond: { arm64: 0.0000133334, x86_64: 0.0000166667 },
+  lambdaRequest: 0.2 / 1e6,
+  fargateVcpuHour: { arm64: 0.03238, x86_64: 0.04048 },
+  fargateGbHour: { arm64: 0.00356, x86_64: 0.004445 },
+  sqsRequest: 0.4 / 1e6,
+  dynamoWriteUnit: 1.25 / 1e6,
+  dynamoReadUnit: 0.25 / 1e6,
+  s3Put: 0.005 / 1000,
+  s3Get: 0.0004 / 1000,
+} as const;
+
+/**
+ * Executor ms per sample (compile + run) of the bundled suites' reference answers, measured with
+ * `polyeval run -b sample/<suite> -m reference --limit 4` on a 2-vCPU machine under heavy load
+ * (Nov 2026): an upper figure; a run's own measurements replace it.
+ */
+export const BUNDLED_TIMING: Readonly<Record<string, number>> = {
+  'rocode/c': 506,
+  'rocode/cpp': 3131,
+  'rocode/python': 513,
+  'kotlin-humaneval/kotlin': 47_214,
+};
+
+/** The deployed pipeline's sizes (infra/config.ts defaults, infra/languages.ts memory). */
+export interface Deployment {
+  architecture: 'arm64' | 'x86_64';
+  /** Generate invocations at once (its event source's maxConcurrency) × batch size 5. */
+  generateConcurrency: number;
+  /** Executor invocations at once (the account's Lambda concurrency unless reserved). */
+  executorConcurrency: number;
+  /** Seconds per model call (assumed; the provider's latency). */
+  callSeconds: number;
+}
+
+export const DEFAULT_DEPLOYMENT: Deployment = { architecture: 'arm64', generateConcurrency: 5, executorConcurrency: 1000, callSeconds: 3 };
+
+const GENERATE_BATCH = 5;
+const GENERATE_MEMORY_GB = 1;
+const EXECUTOR_MEMORY_GB: Readonly<Record<string, number>> = { python: 2, c: 2, cpp: 2, kotlin: 4 };
+const FARGATE_VCPU = 2;
+const FARGATE_GB = 4;
+/** Per item: plan/generate/execute/aggregate sends, receives and deletes, amortised over batches. */
+const SQS_REQUESTS_PER_ITEM = 6;
+/** Per item: the record transaction (2 rows × 2), the part counter, the cost guard. */
+const DYNAMO_WRITES_PER_ITEM = 6;
+/** Per item: cancel checks and completion checks. */
+const DYNAMO_READS_PER_ITEM = 4;
+
+export interface ExecutorTiming {
+  ms: number;
+  /** `run <id>` (measured in that cloud run) or `bundled <benchmark/language>`. */
+  source: string;
+}
+
+export interface CloudEstimate extends DryRunPlan {
+  language: string | null;
+  executor: {
+    lane: 'none' | 'lambda' | 'fargate';
+    ms_per_item: number | null;
+    timing_source: string | null;
+    lambda_gb_seconds: number;
+    fargate_vcpu_hours: number;
+    cost_usd: number;
+  };
+  requests: { lambda: number; sqs: number; dynamodb_units: number; s3: number; cost_usd: number };
+  /** Model (when priced) + executors + requests. */
+  total_usd: number | null;
+  wall_time_seconds: number;
+  deployment: Deployment;
+}
+
+export function estimateCloudRun(plan: DryRunPlan, language: string | null, timing: ExecutorTiming | undefined, deployment: Deployment = DEFAULT_DEPLOYMENT): CloudEstimate {
+  const items = plan.items;
+  const arch = deployment.architecture;
+  const executed = language !== null && timing !== undefined;
+  const ms = executed ? timing.ms : 0;
+  const lane: CloudEstimate['executor']['lane'] = !executed ? 'none' : ms > LAMBDA_BUDGET_MS ? 'fargate' : 'lambda';
+  const generateGbSeconds = (items / GENERATE_BATCH) * deployment.callSeconds * GENERATE_MEMORY_GB;
+  const executeGbSeconds = lane === 'lambda' ? items * (ms / 1000) * (EXECUTOR_MEMORY_GB[language ?? ''] ?? 2) : 0;
+  const fargateVcpuHours = lane === 'fargate' ? (items * ms * FARGATE_VCPU) / 3_600_000 : 0;
+  const lambdaGbSeconds = generateGbSeconds + executeGbSeconds;
+  const executorCost =
+    lambdaGbSeconds * AWS_PRICES.lambdaGbSecond[arch] +
+    fargateVcpuHours * AWS_PRICES.fargateVcpuHour[arch] +
+    (fargateVcpuHours / FARGATE_VCPU) * FARGATE_GB * AWS_PRICES.fargateGbHour[arch];
+  const lambdaRequests = Math.ceil(items / GENERATE_BATCH) + (lane === 'lambda' ? items : 0) + Math.ceil(items / 1000) * 2;
+  const sqs = items * SQS_REQUESTS_PER_ITEM;
+  const writes = items * DYNAMO_WRITES_PER_ITEM;
+  const reads = items * DYNAMO_READS_PER_ITEM;
+  const puts = items + Math.ceil(items / 1000) * 2;
+  const gets = items * (executed ? 3 : 2);
+  const requestCost =
+    lambdaRequests * AWS_PRICES.lambdaRequest + sqs * AWS_PRICES.sqsRequest + writes * AWS_PRICES.dynamoWriteUnit + reads * AWS_PRICES.dynamoReadUnit + puts * AWS_PRICES.s3Put + gets * AWS_PRICES.s3Get;
+  const generatePerSecond = (deployment.generateConcurrency * GENERATE_BATCH) / deployment.callSeconds;
+  const executePerSecond = executed && ms > 0 ? deployment.executorConcurrency / (ms / 1000) : Number.POSITIVE_INFINITY;
+  const round = (value: number, digits = 6): number => Number(value.toFixed(digits));
+  return {
+    ...plan,
+    language,
+    executor: {
+      lane,
+      ms_per_item: executed ? ms : null,
+      timing_source: executed ? timing.source : null,
+      lambda_gb_seconds: round(lambdaGbSeconds, 1),
+      fargate_vcpu_hours: round(fargateVcpuHours, 3),
+      cost_usd: round(executorCost),
+    },
+    requests: { lambda: lambdaRequests, sqs, dynamodb_units: writes + reads, s3: puts + gets, cost_usd: round(requestCost) },
+    total_usd: plan.cost_usd === null ? null : round(plan.cost_usd + executorCost + requestCost),
+    wall_time_seconds: Math.ceil(items / Math.min(generatePerSecond, executePerSecond)),
+    deployment,
+  };
+}
+
+/** The API calls the timing lookup needs (layers/app/remote-client.ts). */
+export interface RunsApi {
+  listRuns(): Promise<{ runs: Record<string, unknown>[] }>;
+  getRun(runId: string): Promise<{ run: Record<string, unknown>; manifest: Record<string, unknown> | null }>;
+  getMetrics(runId: string): Promise<Record<string, unknown>>;
+}
+
+/** How many earlier runs are looked at, newest first. */
+const LOOKBACK = 10;
+
+/** Executor time per sample: the newest completed cloud run of this benchmark and language that measured it, else the bundled suite's. */
+export async function executorTiming(api: RunsApi | undefined, benchmark: string, language: string | null): Promise<ExecutorTiming | undefined> {
+  if (language === null) return undefined;
+  if (api !== undefined) {
+    const { runs } = await api.listRuns();
+    const candidates = runs
+      .filter((r) => r.benchmark === benchmark && (r.status === 'completed' || r.status === 'completed_with_missing'))
+      .sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))
+      .slice(0, LOOKBACK);
+    for (const run of candidates) {
+      const id = String(run.runId);
+      const view = await api.getRun(id);
+      if ((view.manifest?.language ?? language) !== language) continue;
+      const timing = (await api.getMetrics(id)).timing as { execute_ms_mean?: unknown } | undefined;
+      if (typeof timing?.execute_ms_mean === 'number') return { ms: timing.execute_ms_mean, source: `run ${id}` };
+    }
+  }
+  const bundled = BUNDLED_TIMING[`${benchmark}/${language}`];
+  return bundled === undefined ? undefined : { ms: bundled, source: `bundled ${benchmark}/${language}` };
+}

@@ -1,0 +1,124 @@
+/**
+ * Records parts: how a cloud run of any size is aggregated without reading its items one by
+ * one in a single function.
+ *
+ * - plan writes, per chunk, the part's manifest (`runs/<run>/parts/<index>.json`: the items of
+ *   the chunk in order) and sends every item with its {@link PartRef};
+ * - the stage that records an item counts it in its part (DynamoDB, exactly once per slot);
+ *   the one that counts the part's last item sends `{ runId, part }` to the aggregate queue;
+ * - aggregate writes that part's records as `results/records/…/part-<index>.parquet` (≤ one
+ *   chunk of item reads), while the rest of the run is still running;
+ * - the final aggregate reads the parts (a few dozen files for 50k items), compacting here
+ *   only a part whose file is missing or short, and lists planned items never recorded.
+ *
+ * Compaction is deterministic per part (same key, same rows), so duplicates are harmless.
+ */
+import { HarnessError } from '#core/errors.ts';
+import type { BlobStore, WorkQueue } from '#core/ports.ts';
+import type { ItemDocument } from '#core/run/engine.ts';
+import { itemId, keys } from '#core/run/keys.ts';
+import type { Manifest } from '#core/run/manifest.ts';
+import { decodeRecords, encodeRecords } from '#core/run/parquet.ts';
+import type { RunRecord } from '#core/types.ts';
+import type { PartCounter } from '#aws/dynamo-part-counter.ts';
+import { Semaphore } from '#sandbox/semaphore.ts';
+import type { AggregateMessage, CloudWorkItem } from './cloud-messages.ts';
+
+/** Item reads in flight while a part is compacted. */
+const READ_CONCURRENCY = 32;
+
+export const partKeys = {
+  prefix: (runId: string) => `runs/${runId}/parts/`,
+  manifest: (runId: string, part: number) => `runs/${runId}/parts/${String(part).padStart(5, '0')}.json`,
+};
+
+/** The items of one part, in plan order (slot i is items[i]). */
+export interface PartManifest {
+  schema_version: 1;
+  run_id: string;
+  part: number;
+  items: { taskId: string; sample: number }[];
+}
+
+export async function writePartManifest(store: BlobStore, runId: string, part: number, items: readonly Pick<CloudWorkItem, 'taskId' | 'sample'>[]): Promise<void> {
+  const doc: PartManifest = { schema_version: 1, run_id: runId, part, items: items.map((i) => ({ taskId: i.taskId, sample: i.sample })) };
+  await store.put(partKeys.manifest(runId, part), JSON.stringify(doc), 'application/json');
+}
+
+export async function readPartManifests(store: BlobStore, runId: string): Promise<PartManifest[]> {
+  const out: PartManifest[] = [];
+  for (const key of await store.list(partKeys.prefix(runId))) {
+    const text = await store.getText(key);
+    if (text === undefined) continue;
+    const doc = JSON.parse(text) as Partial<PartManifest>;
+    if (doc.schema_version !== 1 || !Array.isArray(doc.items) || typeof doc.part !== 'number') throw new HarnessError(`malformed part manifest ${store.locate(key)}`);
+    out.push(doc as PartManifest);
+  }
+  return out.sort((a, b) => a.part - b.part);
+}
+
+/**
+ * After an item is recorded: counts it in its part and, when the part is complete, asks
+ * aggregate to write the part. Items sent before parts existed carry no part: nothing to count.
+ */
+export async function countInPart(counter: PartCounter, aggregateQueue: Pick<WorkQueue<AggregateMessage>, 'send'>, item: CloudWorkItem): Promise<boolean> {
+  if (item.part === undefined) return false;
+  const recorded = await counter.count(item.runId, item.part.index, item.part.slot);
+  if (recorded < item.part.size) return false;
+  await aggregateQueue.send([{ id: `${item.runId}/part/${item.part.index}`, body: { runId: item.runId, part: item.part.index } }]);
+  return true;
+}
+
+export interface CompactedPart {
+  records: RunRecord[];
+  /** Item ids of the part that have no stored record. */
+  missing: string[];
+}
+
+/** Reads the recorded items of one part and writes its Parquet file (records in slot order). */
+export async function compactPart(store: BlobStore, manifest: Manifest, part: PartManifest): Promise<CompactedPart> {
+  const runId = manifest.run_id;
+  const limit = new Semaphore(READ_CONCURRENCY);
+  const docs = await Promise.all(
+    part.items.map((entry) =>
+      limit.run(async () => {
+        const text = await store.getText(keys.item(runId, entry.taskId, entry.sample));
+        return text === undefined ? undefined : (JSON.parse(text) as ItemDocument).record;
+      }),
+    ),
+  );
+  const records: RunRecord[] = [];
+  const missing: string[] = [];
+  docs.forEach((record, slot) => {
+    const entry = part.items[slot];
+    if (record !== undefined) records.push(record);
+    else if (entry !== undefined) missing.push(itemId(runId, entry.taskId, entry.sample));
+  });
+  await store.put(keys.recordsPart(manifest.benchmark.id, runId, part.part), encodeRecords(records), 'application/vnd.apache.parquet');
+  return { records, missing };
+}
+
+/**
+ * Every record of a run from its parts: a part file holding all its items is read as it is;
+ * a missing or short one is compacted now. A run without part manifests (planned before
+ * parts existed) is a HarnessError here; cloud-aggregate reads such a run item by item.
+ */
+export async function readRunRecords(store: BlobStore, manifest: Manifest): Promise<CompactedPart> {
+  const runId = manifest.run_id;
+  const parts = await readPartManifests(store, runId);
+  if (parts.length === 0) throw new HarnessError(`run ${runId} has no part manifests under ${store.locate(partKeys.prefix(runId))}`);
+  const records: RunRecord[] = [];
+  const missing: string[] = [];
+  for (const part of parts) {
+    const bytes = await store.get(keys.recordsPart(manifest.benchmark.id, runId, part.part));
+    const stored = bytes === undefined ? [] : await decodeRecords(bytes, { run_id: runId, benchmark: manifest.benchmark.id });
+    if (stored.length === part.items.length) {
+      records.push(...stored);
+      continue;
+    }
+    const compacted = await compactPart(store, manifest, part);
+    records.push(...compacted.records);
+    missing.push(...compacted.missing);
+  }
+  return { records, missing };
+}

@@ -1,0 +1,35 @@
+/**
+ * The leaderboard over this machine's runs: every completed run's summary and manifest,
+ * handed to the pure {@link buildLeaderboard}.
+ */
+import type { LeaderboardRun } from '#core/report/leaderboard.ts';
+import type { RunSummaryDocument } from '#core/run/aggregate.ts';
+import { keys } from '#core/run/keys.ts';
+import type { Manifest } from '#core/run/manifest.ts';
+import type { Home } from './home.ts';
+
+/** Completed runs of this home (only `runIds` when given), as leaderboard input. */
+export async function completedRuns(home: Home, runIds?: ReadonlySet<string>): Promise<LeaderboardRun[]> {
+  const out: LeaderboardRun[] = [];
+  for (const run of await home.ledger.listRuns()) {
+    if (run.status !== 'completed' || (runIds && !runIds.has(run.runId))) continue;
+    const [summaryText, manifestText] = await Promise.all([home.store.getText(keys.summary(run.runId)), home.store.getText(keys.manifest(run.runId))]);
+    if (!summaryText || !manifestText) continue; // removed by hand: nothing to rank
+    const summary = JSON.parse(summaryText) as RunSummaryDocument;
+    const manifest = JSON.parse(manifestText) as Manifest;
+    out.push({
+      run_id: run.runId,
+      benchmark: manifest.benchmark.id,
+      dataset: manifest.benchmark.spec,
+      model: manifest.model.spec,
+      language: manifest.language,
+      protocol: manifest.protocol?.name ?? null,
+      ...(manifest.protocol ? { headline: manifest.protocol.settings.headline } : {}),
+      items: summary.items,
+      cost_usd: Number(run.costUsd.toFixed(6)),
+      date: summary.completed_at,
+      metrics: summary.metrics,
+    });
+  }
+  return out;
+}

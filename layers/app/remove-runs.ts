@@ -1,0 +1,54 @@
+/**
+ * `polyeval rm` and `polyeval gc`: deleting runs from this home (items, manifest, summary,
+ * results partitions, reports, ledger journal) and pruning the sandbox's compile cache,
+ * reporting the bytes freed. Results of other runs are never touched: each run's files
+ * live under paths that name it.
+ */
+import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { InputError } from '#core/errors.ts';
+import { keys } from '#core/run/keys.ts';
+import { sizeOf } from '#sandbox/compile-cache-gc.ts';
+import type { Home } from './home.ts';
+
+export interface RemovedRun {
+  run_id: string;
+  freed_bytes: number;
+}
+
+/** Every file and folder of a run, as paths under the home. */
+async function pathsOf(home: Home, runId: string, benchmark: string): Promise<string[]> {
+  const reports = (await home.store.list('reports/')).filter((k) => k.startsWith(`reports/${runId}.`) || k.startsWith(`reports/${runId}/`));
+  return [
+    home.store.locate(`runs/${runId}`),
+    dirname(home.store.locate(keys.recordsPart(benchmark, runId))),
+    dirname(home.store.locate(keys.metrics(benchmark, runId))),
+    ...reports.map((k) => home.store.locate(k)),
+    home.ledger.journalPath(runId),
+  ];
+}
+
+/** Removes one run; InputError when the home has no such run. */
+export async function removeRun(home: Home, runId: string): Promise<RemovedRun> {
+  const run = await home.ledger.getRun(runId);
+  const manifestText = await home.store.getText(keys.manifest(runId));
+  if (!run && !manifestText) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
+  const benchmark = run?.benchmark ?? (JSON.parse(manifestText as string) as { benchmark: { id: string } }).benchmark.id;
+  let freed = 0;
+  for (const path of await pathsOf(home, runId, benchmark)) {
+    freed += await sizeOf(path);
+    if (path === home.ledger.journalPath(runId)) await home.ledger.removeRun(runId);
+    else await rm(path, { recursive: true, force: true });
+  }
+  return { run_id: runId, freed_bytes: freed };
+}
+
+/** Removes every run created more than `days` days before `now`. */
+export async function removeRunsOlderThan(home: Home, days: number, now: Date): Promise<RemovedRun[]> {
+  const cutoff = now.getTime() - days * 86_400_000;
+  const removed: RemovedRun[] = [];
+  for (const run of await home.ledger.listRuns()) {
+    if (Date.parse(run.createdAt) < cutoff) removed.push(await removeRun(home, run.runId));
+  }
+  return removed;
+}

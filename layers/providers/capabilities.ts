@@ -1,0 +1,152 @@
+/**
+ * The model-capabilities table: what a model accepts, by provider and model-id pattern
+ * (stop-sequence rules, mutually exclusive sampling parameters, how many stop sequences,
+ * chat vs completion, log-probabilities). Settings a model cannot take are adapted before
+ * any call — dropped with a warning recorded in the manifest, and a dropped stop sequence
+ * applied to the answer afterwards — so a run never becomes a column of `SE`.
+ * The shipped `model-capabilities.json` is overridable by a user file of the same shape
+ * (`--capabilities`), whose rules apply after the shipped ones.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { InputError } from '#core/errors.ts';
+import type { GenerationParams } from '#core/models/provider.ts';
+import shipped from './model-capabilities.json' with { type: 'json' };
+
+const ruleSchema = z.strictObject({
+  provider: z.enum(['bedrock', 'sagemaker', 'openai']),
+  /** A regular expression searched in the model id (inference-profile prefix removed). */
+  model: z.string().refine((p) => isRegExp(p), 'must be a regular expression'),
+  stop_non_whitespace: z.boolean().optional(),
+  max_stop_sequences: z.number().int().min(0).optional(),
+  exclusive_sampling: z.boolean().optional(),
+  completion: z.boolean().optional(),
+  logprobs: z.boolean().optional(),
+  source: z.string(),
+});
+
+const tableSchema = z.strictObject({ as_of: z.string().optional(), source: z.string().optional(), rules: z.array(ruleSchema) });
+
+export type CapabilityTable = z.infer<typeof tableSchema>;
+
+/** What one model accepts, merged from every matching rule. */
+export interface ModelCapabilities {
+  /** Stop sequences must contain a non-whitespace character (Anthropic). */
+  stopNonWhitespace: boolean;
+  maxStopSequences?: number;
+  /** temperature and top_p cannot both be sent (Claude 4.5 generation). */
+  exclusiveSampling: boolean;
+  /** Accepts a raw completion prompt (false: chat only). */
+  completion: boolean;
+  /** Can return log-probabilities at all (false: no probe, digit-parse). */
+  logprobs: boolean;
+  /** The evidence of every rule that applied. */
+  sources: string[];
+}
+
+/** The settings one call actually sends, the stop sequences applied to the answer instead, and why. */
+export interface AdaptedParams {
+  params: GenerationParams;
+  /** Stop sequences not sent: the answer is cut at the first of them after generation. */
+  clientStops: string[];
+  warnings: string[];
+}
+
+const PROFILE_PREFIX = /^(us|eu|apac|us-gov|ca|jp|au|global)\./;
+
+function isRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The shipped table. */
+export function shippedCapabilityTable(): CapabilityTable {
+  return tableSchema.parse(shipped);
+}
+
+/**
+ * The shipped table with a user file's rules after it. A missing, non-JSON or ill-shaped
+ * file is an InputError naming it and the field.
+ */
+export async function loadCapabilityTable(path?: string): Promise<CapabilityTable> {
+  const base = shippedCapabilityTable();
+  if (path === undefined) return base;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(path, 'utf8')) as unknown;
+  } catch (err) {
+    throw new InputError(`cannot read capabilities file: ${(err as Error).message}`, { file: path }, { cause: err });
+  }
+  const parsed = tableSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InputError(issue?.message ?? 'invalid capabilities file', { file: path, field: issue?.path.join('.') || '(root)' });
+  }
+  return { ...base, rules: [...base.rules, ...parsed.data.rules] };
+}
+
+/**
+ * The capabilities of `model` on `provider`: every matching rule, later ones winning.
+ *
+ * @example
+ * capabilitiesOf(shippedCapabilityTable(), 'bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0').exclusiveSampling; // true
+ */
+export function capabilitiesOf(table: CapabilityTable, provider: 'bedrock' | 'sagemaker' | 'openai', model: string): ModelCapabilities {
+  const id = model.replace(PROFILE_PREFIX, '');
+  const caps: ModelCapabilities = { stopNonWhitespace: false, exclusiveSampling: false, completion: true, logprobs: true, sources: [] };
+  for (const rule of table.rules) {
+    if (rule.provider !== provider || !new RegExp(rule.model).test(id)) continue;
+    if (rule.stop_non_whitespace !== undefined) caps.stopNonWhitespace = rule.stop_non_whitespace;
+    if (rule.max_stop_sequences !== undefined) caps.maxStopSequences = rule.max_stop_sequences;
+    if (rule.exclusive_sampling !== undefined) caps.exclusiveSampling = rule.exclusive_sampling;
+    if (rule.completion !== undefined) caps.completion = rule.completion;
+    if (rule.logprobs !== undefined) caps.logprobs = rule.logprobs;
+    caps.sources.push(rule.source);
+  }
+  return caps;
+}
+
+/**
+ * The settings a call sends to a model with these capabilities. Pure and deterministic:
+ * planning calls it once to record the warnings, every call again to adapt.
+ */
+export function adaptParams(caps: ModelCapabilities, params: GenerationParams): AdaptedParams {
+  const warnings: string[] = [];
+  const clientStops: string[] = [];
+  let stop = params.stop;
+  if (caps.stopNonWhitespace) {
+    const blank = stop.filter((s) => s.trim() === '');
+    if (blank.length > 0) {
+      clientStops.push(...blank);
+      stop = stop.filter((s) => s.trim() !== '');
+      warnings.push(`stop sequence(s) ${blank.map((s) => JSON.stringify(s)).join(', ')} not sent: the model rejects stop sequences without a non-whitespace character; the answer is cut at them after generation`);
+    }
+  }
+  if (caps.maxStopSequences !== undefined && stop.length > caps.maxStopSequences) {
+    const rest = stop.slice(caps.maxStopSequences);
+    clientStops.push(...rest);
+    stop = stop.slice(0, caps.maxStopSequences);
+    warnings.push(`only the first ${caps.maxStopSequences} stop sequences are sent (the model takes no more); ${rest.map((s) => JSON.stringify(s)).join(', ')} cut the answer after generation`);
+  }
+  let topP = params.topP;
+  if (caps.exclusiveSampling && topP < 1) {
+    warnings.push(`top_p ${topP} not sent: the model takes temperature or top_p, not both; temperature ${params.temperature} is kept`);
+    topP = 1;
+  }
+  return { params: { ...params, stop, topP }, clientStops, warnings };
+}
+
+/** The answer cut at the first of `stops` (what the server would have done with them). */
+export function cutAtStops(text: string, stops: readonly string[]): string {
+  let end = text.length;
+  for (const stop of stops) {
+    if (stop === '') continue;
+    const at = text.indexOf(stop);
+    if (at >= 0 && at < end) end = at;
+  }
+  return text.slice(0, end);
+}

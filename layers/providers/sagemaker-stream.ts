@@ -1,0 +1,104 @@
+/**
+ * Long SageMaker generations through InvokeEndpointWithResponseStream: a real-time
+ * InvokeEndpoint must answer within 60 s, a response stream only has to start within it.
+ * The container answers server-sent events (TGI: one `token` per event, `generated_text`
+ * and `details` on the last; vLLM/OpenAI chat: `delta` chunks, a usage chunk, `[DONE]`)
+ * carried in PayloadPart events that may split a line anywhere: the parts are joined
+ * before the lines are read.
+ */
+import { InvokeEndpointWithResponseStreamCommand, type SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import type { TokenUsage } from '#core/types.ts';
+import { malformed } from './failures.ts';
+import { estimateTokens } from './tokens.ts';
+
+/** Generations asking for more new tokens than this are streamed (they may outlive 60 s). */
+export const STREAM_ABOVE_TOKENS = 1024;
+
+/** The text of a whole response stream. */
+export async function invokeStream(client: SageMakerRuntimeClient, endpoint: string, payload: unknown, signal: AbortSignal): Promise<string> {
+  const res = await client.send(
+    new InvokeEndpointWithResponseStreamCommand({
+      EndpointName: endpoint,
+      ContentType: 'application/json',
+      Accept: 'application/json',
+      Body: new TextEncoder().encode(JSON.stringify(payload)),
+    }),
+    { abortSignal: signal },
+  );
+  if (!res.Body) throw malformed('response stream without a body');
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const event of res.Body) {
+    if (event.PayloadPart?.Bytes) text += decoder.decode(event.PayloadPart.Bytes, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+/** The JSON payloads of the `data:` lines of a server-sent-events text, `[DONE]` left out. */
+export function sseData(text: string): unknown[] {
+  const out: unknown[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (!line.startsWith('data:')) continue;
+    const data = line.slice('data:'.length).trim();
+    if (data === '' || data === '[DONE]') continue;
+    try {
+      out.push(JSON.parse(data) as unknown);
+    } catch (err) {
+      throw malformed(`stream event is not JSON: ${data.slice(0, 120)}`, err);
+    }
+  }
+  return out;
+}
+
+/** A streamed generation, read. */
+export interface StreamedGeneration {
+  text: string;
+  usage: TokenUsage;
+  finishReason?: string;
+}
+
+interface TgiEvent {
+  token?: { text?: string; special?: boolean };
+  generated_text?: string | null;
+  details?: { finish_reason?: string; generated_tokens?: number } | null;
+}
+
+/** TGI's stream: the last event's `generated_text` (or the tokens joined), its details. */
+export function readTgiStream(text: string, prompt: string): StreamedGeneration {
+  const events = sseData(text) as TgiEvent[];
+  if (events.length === 0) throw malformed('TGI stream carried no event');
+  const last = events[events.length - 1] as TgiEvent;
+  const joined = events.map((e) => (e.token?.special ? '' : (e.token?.text ?? ''))).join('');
+  const generated = typeof last.generated_text === 'string' ? last.generated_text : joined;
+  const finishReason = last.details?.finish_reason;
+  return {
+    text: generated,
+    usage: { promptTokens: estimateTokens(prompt), completionTokens: last.details?.generated_tokens ?? events.filter((e) => e.token).length },
+    ...(finishReason ? { finishReason } : {}),
+  };
+}
+
+interface ChatChunk {
+  choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+}
+
+/** An OpenAI-style chat stream: the deltas joined, the finish reason, the usage chunk. */
+export function readChatStream(text: string, prompt: string): StreamedGeneration {
+  const chunks = sseData(text) as ChatChunk[];
+  let content = '';
+  let finishReason: string | undefined;
+  let usage: ChatChunk['usage'];
+  for (const chunk of chunks) {
+    for (const choice of chunk.choices ?? []) {
+      content += choice.delta?.content ?? '';
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+    }
+    if (chunk.usage) usage = chunk.usage;
+  }
+  return {
+    text: content,
+    usage: { promptTokens: usage?.prompt_tokens ?? estimateTokens(prompt), completionTokens: usage?.completion_tokens ?? estimateTokens(content) },
+    ...(finishReason ? { finishReason } : {}),
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Java: `javac` (in the sandbox, one call for every source of the sample, classes written
+ * to the build directory the sandbox uid owns) and `java` from
+ * the JDK the Kotlin runtime already needs. The JVM reserves far more address space than it
+ * uses, so memory is bounded by -Xmx (OutOfMemoryError is MLE) rather than RLIMIT_AS, and
+ * the process limit leaves room for the JVM's own threads — as kotlin.ts runs it.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync, realpathSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { maskCFamily } from '#core/languages/c-family.ts';
+import type { ToolchainInfo } from '#core/ports.ts';
+import type { LanguageRuntime } from '../runtime.ts';
+import { jvmEtc, JVM_RUN_FLAGS } from './jvm.ts';
+import { compileNative } from './native.ts';
+
+const run = promisify(execFile);
+
+/** The unit-test entry class: runs the test's `main`, then prints the token. */
+const ENTRY_CLASS = 'PolyevalEntry';
+/** javac's own JVM starts like the programs' (measured: about a third faster than defaults). */
+const JAVAC_FLAGS = ['-encoding', 'UTF-8', '-proc:none', '-nowarn', '-Xlint:none', '-J-Xmx512m', '-J-XX:+UseSerialGC', '-J-XX:TieredStopAtLevel=1', '-J-Xshare:auto'];
+
+function tool(name: 'java' | 'javac'): string {
+  try {
+    return realpathSync(`/usr/bin/${name}`);
+  } catch {
+    return `/usr/bin/${name}`;
+  }
+}
+
+let version: Promise<string | undefined> | undefined;
+function javacVersion(): Promise<string | undefined> {
+  version ??= run(tool('javac'), ['-version'], { env: { PATH: '/usr/bin:/bin' }, timeout: 30_000 })
+    .then((r) => `${r.stdout}${r.stderr}`.trim().replace(/^javac\s+/u, ''))
+    .catch(() => undefined);
+  return version;
+}
+
+/**
+ * The file name javac needs: a top-level `public` class must live in `<Name>.java`, so a
+ * source declaring one (a whole program, or a model that made its class public) is compiled
+ * under that name; otherwise `Main.java`.
+ */
+export function javaFileName(source: string): string {
+  const publicTypes = [...maskCFamily(source).matchAll(/^public\s+(?:(?:final|abstract|sealed|strictfp)\s+)*(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)/gmu)];
+  return publicTypes.length === 1 ? `${publicTypes[0]?.[1]}.java` : 'Main.java';
+}
+
+/**
+ * The classes enclosing the first `static void main(` of `source`, outermost first
+ * (`['Main']`; `['Teste', 'Interne']` for a nested class), or undefined when none declares one.
+ */
+export function javaMainPath(source: string): string[] | undefined {
+  const code = maskCFamily(source);
+  const stack: { name: string; depth: number }[] = [];
+  let depth = 0;
+  let pending: string | undefined;
+  const tokens = /\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)|[{}]|\bstatic\s+(?:(?:public|final|synchronized)\s+)*void\s+main\s*\(/gu;
+  for (const m of code.matchAll(tokens)) {
+    if (m[1] !== undefined) {
+      pending = m[1];
+    } else if (m[0] === '{') {
+      depth++;
+      if (pending !== undefined) stack.push({ name: pending, depth });
+      pending = undefined;
+    } else if (m[0] === '}') {
+      if (stack.at(-1)?.depth === depth) stack.pop();
+      depth--;
+    } else if (stack.length > 0) {
+      return stack.map((c) => c.name);
+    }
+  }
+  return undefined;
+}
+
+/** The class `java` runs (binary name): the unit-test entry wrapper, else the one declaring `main`. */
+export function javaMainClass(source: string): string {
+  if (new RegExp(`\\bclass\\s+${ENTRY_CLASS}\\b`, 'u').test(maskCFamily(source))) return ENTRY_CLASS;
+  return (javaMainPath(source) ?? ['Main']).join('$');
+}
+
+export const javaRuntime: LanguageRuntime = {
+  id: 'java',
+  sourceFile: 'Main.java',
+  async init() {
+    await javacVersion();
+  },
+  async toolchain(): Promise<ToolchainInfo> {
+    const v = await javacVersion();
+    if (!v) return { language: 'java', available: false, detail: `${tool('javac')} not found` };
+    return { language: 'java', compiler: tool('javac'), version: v, flags: [...JAVAC_FLAGS, ...JVM_RUN_FLAGS], available: true, detail: `run with ${tool('java')}` };
+  },
+  async cacheKey() {
+    return `javac ${(await javacVersion()) ?? 'missing'} ${JAVAC_FLAGS.join(' ')}`;
+  },
+  async compile(ctx, buildDir) {
+    const source = await readFile(join(buildDir, 'Main.java'), 'utf8');
+    const name = javaFileName(source);
+    const sources = join(buildDir, 'src');
+    await mkdir(sources, { recursive: true });
+    await rename(join(buildDir, 'Main.java'), join(sources, name));
+    await writeFile(join(buildDir, 'main-class'), javaMainClass(source));
+    const argv = [tool('javac'), ...JAVAC_FLAGS, '-d', buildDir, join(sources, name)];
+    return compileNative(ctx, argv, buildDir, jvmEtc());
+  },
+  runCommand(buildDir, memoryMb, args) {
+    const mainClass = readFileSync(join(buildDir, 'main-class'), 'utf8').trim();
+    return {
+      argv: [tool('java'), `-Xmx${memoryMb}m`, ...JVM_RUN_FLAGS, '-cp', buildDir, mainClass, ...args],
+      readOnly: [buildDir, ...jvmEtc()],
+      addressSpaceMb: 0,
+      processes: 128,
+      cpuFactor: 2,
+    };
+  },
+  unitTestProgram(s) {
+    // MXEval Java tests are a (non-public) `class Main` whose `main(String[] args)` throws on
+    // a wrong result. The entry class calls it as a run without arguments would, then prints
+    // the token; System.exit or Runtime.halt before the test's end never reaches the print.
+    const testClass = (javaMainPath(s.test) ?? ['Main']).join('.');
+    const entry = [
+      `final class ${ENTRY_CLASS} {`,
+      '    public static void main(String[] args) throws Throwable {',
+      `        ${testClass}.main(new String[0]);`,
+      '        System.out.println(args[args.length - 1]);',
+      '        System.out.flush();',
+      '    }',
+      '}',
+    ].join('\n');
+    return `${s.prompt}${s.completion}\n${s.test}\n\n${entry}\n`;
+  },
+  isOutOfMemory: (stderr) => /java\.lang\.OutOfMemoryError/u.test(stderr),
+};

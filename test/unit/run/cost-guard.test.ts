@@ -1,0 +1,59 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CostGuard } from '#core/run/cost-guard.ts';
+import { FileRunLedger } from '#local/index.ts';
+
+async function ledger() {
+  const l = new FileRunLedger(mkdtempSync(join(tmpdir(), 'guard-')));
+  await l.createRun({ runId: 'r', benchmark: 'abricot', model: 'm', status: 'running', items: 10, createdAt: '2026-01-01T00:00:00.000Z' });
+  return l;
+}
+
+const perToken = (u: { promptTokens: number; completionTokens: number }) => (u.promptTokens + u.completionTokens) * 0.001;
+
+describe('CostGuard', () => {
+  it('reserves projected costs in the ledger so calls in flight never pass the cap together', async () => {
+    const l = await ledger();
+    const guard = new CostGuard({ ledger: l, runId: 'r', capUsd: 0.05, costOf: perToken });
+
+    const reservations = await Promise.allSettled(Array.from({ length: 8 }, () => guard.reserve(0.011)));
+
+    expect(reservations.filter((r) => r.status === 'fulfilled')).toHaveLength(4);
+    expect(reservations.find((r) => r.status === 'rejected')).toMatchObject({ reason: { name: 'RunStopped', message: expect.stringContaining('cost cap') } });
+    expect((await l.getRun('r'))?.costUsd).toBeCloseTo(0.044, 12);
+  });
+
+  it('settles a reservation to the actual cost and returns an unused one', async () => {
+    const l = await ledger();
+    const guard = new CostGuard({ ledger: l, runId: 'r', capUsd: 1, costOf: perToken });
+
+    const used = await guard.reserve(0.02);
+    await guard.settle(used, { promptTokens: 5, completionTokens: 0 });
+    const unused = await guard.reserve(0.02);
+    await guard.release(unused);
+
+    expect((await l.getRun('r'))?.costUsd).toBeCloseTo(0.005, 12);
+  });
+
+  it('learns from real usage: a call that cost twice its estimate doubles the next projection', async () => {
+    const l = await ledger();
+    const guard = new CostGuard({ ledger: l, runId: 'r', capUsd: 1, costOf: perToken });
+
+    const first = await guard.reserve(0.01);
+    await guard.settle(first, { promptTokens: 20, completionTokens: 0 });
+    const second = await guard.reserve(0.01);
+
+    expect(second.usd).toBeCloseTo(0.02, 12);
+  });
+
+  it('counts spend without a cap and never stops', async () => {
+    const l = await ledger();
+    const guard = new CostGuard({ ledger: l, runId: 'r', capUsd: null, costOf: perToken });
+
+    for (let i = 0; i < 3; i++) await guard.settle(await guard.reserve(100), { promptTokens: 1000, completionTokens: 0 });
+
+    expect((await l.getRun('r'))?.costUsd).toBeCloseTo(3, 12);
+  });
+});

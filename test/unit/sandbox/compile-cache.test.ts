@@ -1,0 +1,47 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CompileCache } from '#sandbox/compile-cache.ts';
+import type { CompileResult, LanguageRuntime, RuntimeContext } from '#sandbox/runtime.ts';
+
+const root = mkdtempSync(join(process.env.POLYEVAL_TEST_SCRATCH ?? tmpdir(), 'compile-cache-'));
+chmodSync(root, 0o755); // the sandbox uid must reach builds
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A runtime whose compiler answers from a script, counting its calls. */
+function scriptedRuntime(answers: CompileResult[]): LanguageRuntime & { calls: number } {
+  const runtime = {
+    id: 'scripted',
+    sourceFile: 'main.txt',
+    calls: 0,
+    init: async () => {},
+    toolchain: async () => ({ language: 'scripted', available: true }),
+    cacheKey: async () => 'scripted 1',
+    compile: async () => answers[Math.min(runtime.calls++, answers.length - 1)] as CompileResult,
+    runCommand: () => ({ argv: [], readOnly: [], addressSpaceMb: 0, processes: 1 }),
+    unitTestProgram: () => '',
+    isOutOfMemory: () => false,
+  };
+  return runtime as unknown as LanguageRuntime & { calls: number };
+}
+
+describe('compile cache', () => {
+  it('compiles an identical source once, failures included', async () => {
+    const cache = new CompileCache(join(root, 'a'), {} as RuntimeContext);
+    const runtime = scriptedRuntime([{ ok: false, diagnostics: 'main.txt:1: error' }]);
+    const first = await cache.build(runtime, 'x');
+    const second = await cache.build(runtime, 'x');
+    expect([first.cached, second.cached, second.ok, second.diagnostics]).toEqual([false, true, false, 'main.txt:1: error']);
+    expect(runtime.calls).toBe(1);
+  });
+
+  it('never keeps a compilation that ran out of wall-clock time: the next build compiles again', async () => {
+    const cache = new CompileCache(join(root, 'b'), {} as RuntimeContext);
+    const runtime = scriptedRuntime([{ ok: false, diagnostics: 'compilation exceeded its time limit', timedOut: true }, { ok: true, diagnostics: '' }]);
+    const slow = await cache.build(runtime, 'y');
+    expect(slow.ok).toBe(false);
+    const again = await cache.build(runtime, 'y');
+    expect([again.ok, again.cached, runtime.calls]).toEqual([true, false, 2]);
+  });
+});
