@@ -8,6 +8,7 @@
  */
 import { InputError } from '../errors.ts';
 import { numberSamples } from '../models/replay.ts';
+import { sampleLines } from '../models/sample-lines.ts';
 
 /** One sample's verdict in the other harness's file. */
 export interface ReferenceVerdict {
@@ -47,27 +48,14 @@ function verdictOf(r: Record<string, unknown>, file: string, line: number): bool
  * const refs = parseReferenceVerdicts('{"task_id": "MBKP/1", "passed": true}\n', 'samples.jsonl_results.jsonl');
  */
 export function parseReferenceVerdicts(text: string, file: string): ReferenceVerdict[] {
-  const out: ReferenceVerdict[] = [];
-  text.split(/\r?\n/u).forEach((raw, index) => {
-    const line = index + 1;
-    if (raw.trim() === '') return;
-    let row: unknown;
-    try {
-      row = JSON.parse(raw);
-    } catch (error) {
-      throw new InputError(`is not valid JSON (${(error as Error).message})`, { file, line });
-    }
-    if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new InputError('must be a JSON object', { file, line });
-    const r = row as Record<string, unknown>;
-    if (typeof r.task_id !== 'string' || r.task_id === '') throw new InputError('must be a non-empty string', { file, line, field: 'task_id' });
-    if (r.sample !== undefined && !(Number.isInteger(r.sample) && (r.sample as number) >= 0)) throw new InputError('must be a non-negative integer', { file, line, field: 'sample' });
-    const entry: ReferenceVerdict = { taskId: r.task_id, passed: verdictOf(r, file, line), line };
+  const out = sampleLines(text, file).map(({ row: r, line, taskId, sample }) => {
+    const entry: ReferenceVerdict = { taskId, passed: verdictOf(r, file, line), line };
     const kind = optionalString(r, 'kind', file, line);
     const language = optionalString(r, 'language', file, line);
     if (kind !== undefined) entry.kind = kind;
     if (language !== undefined) entry.language = language;
-    if (typeof r.sample === 'number') entry.sample = r.sample;
-    out.push(entry);
+    if (sample !== undefined) entry.sample = sample;
+    return entry;
   });
   if (out.length === 0) throw new InputError('has no results lines', { file });
   numberSamples(out, file);

@@ -4,6 +4,7 @@
  * for one task are several samples, in file order unless `sample` says otherwise.
  */
 import { InputError } from '../errors.ts';
+import { sampleLines } from './sample-lines.ts';
 import type { Generation, GenerateRequest, Provider } from './provider.ts';
 
 export interface ReplayLine {
@@ -16,30 +17,14 @@ export interface ReplayLine {
 
 /** Parses replay lines; every error names the file, line and field. */
 export function parseReplay(text: string, file: string): ReplayLine[] {
-  const out: ReplayLine[] = [];
-  text.split(/\r?\n/).forEach((raw, index) => {
-    const line = index + 1;
-    if (raw.trim() === '') return;
-    let row: unknown;
-    try {
-      row = JSON.parse(raw);
-    } catch (error) {
-      throw new InputError(`is not valid JSON (${(error as Error).message})`, { file, line });
-    }
-    if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new InputError('must be a JSON object', { file, line });
-    const r = row as Record<string, unknown>;
-    if (typeof r.task_id !== 'string' || r.task_id === '') throw new InputError('must be a non-empty string', { file, line, field: 'task_id' });
+  return sampleLines(text, file).map(({ row: r, line, taskId, sample }) => {
     if (typeof r.completion !== 'string') throw new InputError('must be a string', { file, line, field: 'completion' });
     if (r.language !== undefined && typeof r.language !== 'string') throw new InputError('must be a string', { file, line, field: 'language' });
-    if (r.sample !== undefined && !(Number.isInteger(r.sample) && (r.sample as number) >= 0)) {
-      throw new InputError('must be a non-negative integer', { file, line, field: 'sample' });
-    }
-    const entry: ReplayLine = { taskId: r.task_id, completion: r.completion, line };
+    const entry: ReplayLine = { taskId, completion: r.completion, line };
     if (typeof r.language === 'string') entry.language = r.language;
-    if (typeof r.sample === 'number') entry.sample = r.sample;
-    out.push(entry);
+    if (sample !== undefined) entry.sample = sample;
+    return entry;
   });
-  return out;
 }
 
 /**
