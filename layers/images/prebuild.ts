@@ -7,10 +7,12 @@
  *   cpp:    the precompiled bits/stdc++.h (CPP_FLAGS: -O2 -std=gnu++17 -pipe; and
  *           CPP_UNIT_TEST_FLAGS, MXEval's g++ defaults, for unit-test programs)
  *   kotlin: the compile server classes
- * Usage: node prebuild.mjs <supervisor|cpp|kotlin>
+ *   javascript: the pinned lodash MXEval's JavaScript tests require
+ * Usage: node prebuild.mjs <supervisor|cpp|kotlin|javascript>
  */
 import { ensureServerBuilt } from '../sandbox/kotlin-server/build.ts';
 import { CPP_FLAGS, CPP_UNIT_TEST_FLAGS } from '../sandbox/languages/cpp.ts';
+import { installModules } from '../sandbox/languages/javascript.ts';
 import { ensurePch } from '../sandbox/languages/pch.ts';
 import { buildSupervisor } from '../sandbox/supervisor.ts';
 
@@ -27,6 +29,8 @@ if (target === 'supervisor') {
   }
 } else if (target === 'kotlin') {
   console.log(`Kotlin compile server built in ${await ensureServerBuilt()}`);
+} else if (target === 'javascript') {
+  console.log(`lodash for MXEval's JavaScript tests in ${installModules({ cacheDir: cache })}`);
 } else {
-  throw new Error(`unknown prebuild target ${JSON.stringify(target)}: expected supervisor, cpp or kotlin`);
+  throw new Error(`unknown prebuild target ${JSON.stringify(target)}: expected supervisor, cpp, kotlin or javascript`);
 }

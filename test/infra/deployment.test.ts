@@ -33,9 +33,11 @@ function resources(json: TemplateJson, type: string): [string, Resource][] {
 /** Statements of every inline policy, grouped by the role they are attached to. */
 function statementsByRole(json: TemplateJson): Map<string, Statement[]> {
   const byRole = new Map<string, Statement[]>();
-  for (const [, policy] of resources(json, 'AWS::IAM::Policy')) {
+  // A role's default policy past IAM's inline size limit overflows into managed policies
+  // (CDK's minimizePolicies/overflow): both count.
+  for (const [, policy] of [...resources(json, 'AWS::IAM::Policy'), ...resources(json, 'AWS::IAM::ManagedPolicy')]) {
     const statements = (policy.Properties['PolicyDocument'] as { Statement: Statement[] }).Statement;
-    for (const role of policy.Properties['Roles'] as { Ref: string }[]) byRole.set(role.Ref, [...(byRole.get(role.Ref) ?? []), ...statements]);
+    for (const role of (policy.Properties['Roles'] ?? []) as { Ref: string }[]) byRole.set(role.Ref, [...(byRole.get(role.Ref) ?? []), ...statements]);
   }
   return byRole;
 }

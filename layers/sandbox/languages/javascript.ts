@@ -28,8 +28,11 @@ const prefix = (): string[] => (NODE.startsWith('/usr/') ? [] : [dirname(dirname
 
 let modules: string | undefined;
 
-/** `<cache>/node-modules-<hash>/lodash`: the pinned lodash, where the sandbox can read it. */
-function installModules(ctx: RuntimeContext): string {
+/**
+ * `<cache>/node-modules-<hash>/lodash`: the pinned lodash, where the sandbox can read it.
+ * Executor images run this at build time (prebuild.mjs javascript): their cache is read-only.
+ */
+export function installModules(ctx: Pick<RuntimeContext, 'cacheDir'>): string {
   if (modules && existsSync(modules)) return modules;
   let home: string;
   try {
