@@ -30,7 +30,9 @@ import { containerExecutor } from '../../../functions/execute/deps.ts';
 import { makeHandler as makeExecute } from '../../../functions/execute/handler.ts';
 import { makeHandler as makeGenerate } from '../../../functions/generate/handler.ts';
 import { makeHandler as makePlan } from '../../../functions/plan/handler.ts';
+import { expect } from 'vitest';
 import { ROOT } from '../../support/cli.ts';
+import { postJson, type apiEvent } from './api-events.ts';
 import { FAKE_AWS, awsClientConfig, createBucket, createLedgerTable, createQueueWithDlq, startMoto, type Moto, type QueueWithDlq } from '../../support/moto.ts';
 
 // Powertools without X-Ray, CloudWatch or log noise (set before any handler is built).
@@ -259,4 +261,18 @@ export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<D
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error('the pipeline did not drain');
+}
+
+/** The HTTP API as a test calls it: any event, and `POST /runs` that must be accepted (202). */
+export function apiClient(cloud: () => Cloud) {
+  async function call(event: ReturnType<typeof apiEvent>): Promise<{ status: number; body: Record<string, unknown> }> {
+    const response = await cloud().api(event, lambdaContext('api'));
+    return { status: response.statusCode ?? 0, body: JSON.parse(response.body ?? '{}') as Record<string, unknown> };
+  }
+  async function startRun(spec: Record<string, unknown>): Promise<string> {
+    const response = await call(postJson('/runs', spec));
+    expect(response.status, JSON.stringify(response.body)).toBe(202);
+    return String(response.body.run_id);
+  }
+  return { call, startRun };
 }

@@ -15,7 +15,7 @@ import { SqsWorkQueue } from '#aws/index.ts';
 import { RunContextCache } from '#app/cloud-context.ts';
 import { consume } from '../../../functions/execute/consumer.ts';
 import { containerExecutor } from '../../../functions/execute/deps.ts';
-import { drive, lambdaContext, queueDepth, startCloud, type Cloud } from './cloud-harness.ts';
+import { apiClient, drive, queueDepth, startCloud, type Cloud } from './cloud-harness.ts';
 
 let cloud: Cloud;
 
@@ -28,16 +28,7 @@ afterAll(async () => {
   await cloud?.stop();
 });
 
-async function call(event: ReturnType<typeof apiEvent>): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await cloud.api(event, lambdaContext('api'));
-  return { status: response.statusCode ?? 0, body: JSON.parse(response.body ?? '{}') as Record<string, unknown> };
-}
-
-async function startRun(spec: Record<string, unknown>): Promise<string> {
-  const response = await call(postJson('/runs', spec));
-  expect(response.status, JSON.stringify(response.body)).toBe(202);
-  return String(response.body.run_id);
-}
+const { call, startRun } = apiClient(() => cloud);
 
 async function itemKeys(runId: string): Promise<string[]> {
   return cloud.store.list(keys.itemsPrefix(runId));

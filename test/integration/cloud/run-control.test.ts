@@ -12,8 +12,8 @@ import type { AggregateMessage } from '#app/cloud-messages.ts';
 import { createCloudProvider } from '#app/cloud-provider.ts';
 import { watchRuns } from '#app/cloud-watchdog.ts';
 import { FAKE_AWS } from '../../support/moto.ts';
-import { apiEvent, postJson } from './api-events.ts';
-import { drive, lambdaContext, queueDepth, startCloud, type Cloud, type StageName } from './cloud-harness.ts';
+import { apiEvent } from './api-events.ts';
+import { apiClient, drive, lambdaContext, queueDepth, startCloud, type Cloud, type StageName } from './cloud-harness.ts';
 
 let cloud: Cloud;
 /** Task ids whose generate messages crash the function (as a Lambda that times out on them). */
@@ -48,16 +48,7 @@ afterAll(async () => {
   await cloud?.stop();
 });
 
-async function call(event: ReturnType<typeof apiEvent>): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await cloud.api(event, lambdaContext('api'));
-  return { status: response.statusCode ?? 0, body: JSON.parse(response.body ?? '{}') as Record<string, unknown> };
-}
-
-async function startRun(spec: Record<string, unknown>): Promise<string> {
-  const response = await call(postJson('/runs', spec));
-  expect(response.status, JSON.stringify(response.body)).toBe(202);
-  return String(response.body.run_id);
-}
+const { call, startRun } = apiClient(() => cloud);
 
 async function pipelineDepth(): Promise<number> {
   let total = 0;
