@@ -3,16 +3,27 @@
 //   handler.mjs   the execute Lambda handler (functions/execute/handler.ts), the image's CMD
 //   consumer.mjs  the Fargate queue consumer (functions/execute/consumer.ts)
 //   prebuild.mjs  warms the image cache at build time (layers/images/prebuild.ts)
-// The Kotlin image also gets KotlinCompileServer.java, which the sandbox reads beside its code.
+//   KotlinCompileServer.java  the compile server's source, which the sandbox reads beside its
+//                 code (every image gets the same bundle: the code is the same)
+// The images are the language registry's (EXECUTOR_IMAGES, layers/core/languages/index.ts).
 // Output is deterministic (no timestamps), so the image asset hash changes only with the code.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-// Every folder of layers/images with a Dockerfile (infra/languages.ts lists the same ids).
-const images = readdirSync(join(root, 'layers/images')).filter((d) => existsSync(join(root, 'layers/images', d, 'Dockerfile'))).sort();
+/** The registry's image ids: core is pure TypeScript, bundled in memory and imported. */
+async function registryImages() {
+  const registry = await build({ entryPoints: [join(root, 'layers/core/languages/index.ts')], bundle: true, platform: 'node', format: 'esm', write: false, logLevel: 'warning' });
+  const text = registry.outputFiles[0]?.text ?? '';
+  const { EXECUTOR_IMAGES } = await import(`data:text/javascript;base64,${Buffer.from(text).toString('base64')}`);
+  const ids = EXECUTOR_IMAGES.map((image) => image.id);
+  const missing = ids.filter((id) => !existsSync(join(root, 'layers/images', id, 'Dockerfile')));
+  if (missing.length > 0) throw new Error(`no Dockerfile for executor image(s) ${missing.join(', ')} (expected layers/images/<id>/Dockerfile)`);
+  return ids;
+}
+const images = await registryImages();
 const entryPoints = {
   handler: join(root, 'functions/execute/handler.ts'),
   consumer: join(root, 'functions/execute/consumer.ts'),
@@ -40,8 +51,6 @@ for (const image of images) {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  if (image === 'kotlin') {
-    copyFileSync(join(root, 'layers/sandbox/kotlin-server/KotlinCompileServer.java'), join(outdir, 'KotlinCompileServer.java'));
-  }
+  copyFileSync(join(root, 'layers/sandbox/kotlin-server/KotlinCompileServer.java'), join(outdir, 'KotlinCompileServer.java'));
   console.log(`bundled ${outdir}`);
 }

@@ -10,7 +10,6 @@ import { RunContextCache } from '#app/cloud-context.ts';
 import { requireEnv } from '#app/cloud-env.ts';
 import type { AggregateMessage } from '#app/cloud-messages.ts';
 import type { StageDeps } from '#app/cloud-stages.ts';
-import { kotlinFlags } from '#app/kotlin-flags.ts';
 import { storageClients, type StorageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 
@@ -38,11 +37,7 @@ export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?
     // with unrelated processes, which the check would take for a program's leftovers.
     ...(env.AWS_LAMBDA_FUNCTION_NAME || env.ECS_CONTAINER_METADATA_URI_V4 ? { afterItem: () => sandbox.afterItem() } : {}),
     contexts: new RunContextCache({ store, ledger, clock: () => new Date(), executor: () => sandbox.get() }),
+    // A run's toolchain options (Kotlin language version) travel with each job (core engine).
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
-    prepareRun: async (manifest) => {
-      // One sample at a time per container (batch size 1), so per-process flags are safe.
-      const { configureKotlin } = await import('#sandbox/languages/kotlin.ts');
-      configureKotlin({ flags: kotlinFlags(manifest.kotlin_language_version) });
-    },
   };
 }

@@ -26,8 +26,6 @@ export interface StageDeps {
   aggregateQueue: Sender<AggregateMessage>;
   /** Counts records per records part (layers/app/cloud-record-parts.ts). */
   parts: PartCounter;
-  /** Applies a run's toolchain settings (kotlinc language version) before its sample runs. */
-  prepareRun?: (manifest: RunContext['manifest']) => Promise<void>;
 }
 
 export interface GenerateDeps extends StageDeps {
@@ -136,7 +134,6 @@ export async function executeWork(deps: StageDeps, message: GeneratedMessage): P
   }
   const generated = await resolveGenerated(ctx.store, message);
   try {
-    await deps.prepareRun?.(ctx.manifest);
     return await scoreAndRecord(deps, ctx, generated);
   } catch (error) {
     return settle(deps.ledger, generated.item.runId, error);

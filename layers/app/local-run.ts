@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { InputError, RunStopped } from '#core/errors.ts';
+import { toolchainOptionsByLanguage } from '#core/languages/index.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { assertMayExecute } from './trust.ts';
@@ -27,7 +28,6 @@ import { loadSource } from './load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { createProvider } from './create-provider.ts';
 import { codeVersion, packageVersions } from './versions.ts';
-import { kotlinFlags } from './kotlin-flags.ts';
 
 export interface LocalRunOptions {
   home: Home;
@@ -66,26 +66,21 @@ export interface PlannedEvent {
 
 /**
  * One sandbox executor for several runs, so a sweep keeps the Kotlin compile server warm and
- * the compile cache shared. The Kotlin flags are per process: a run with other flags gets a
- * fresh executor (the previous one is closed first).
+ * the compile cache shared. Toolchain options (a Kotlin language version) travel with each
+ * job, so runs with different options share it too.
  */
 export class SharedSandbox {
-  private current: { key: string; executor: Promise<SandboxExecutor> } | undefined;
+  private current: Promise<SandboxExecutor> | undefined;
 
-  async get(kotlinLanguageVersion: string | undefined): Promise<SandboxExecutor> {
-    const key = kotlinLanguageVersion ?? '';
-    if (this.current?.key === key) return this.current.executor;
-    await this.close();
-    const sandbox = await import('#sandbox/index.ts');
-    const executor = sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) });
-    this.current = { key, executor };
-    return executor;
+  async get(): Promise<SandboxExecutor> {
+    this.current ??= import('#sandbox/index.ts').then((sandbox) => sandbox.createSandboxExecutor());
+    return this.current;
   }
 
   async close(): Promise<void> {
     const current = this.current;
     this.current = undefined;
-    if (current) await (await current.executor).close();
+    if (current) await (await current).close();
   }
 }
 
@@ -105,12 +100,11 @@ interface RunExecutor {
   owned: boolean;
 }
 
-async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion: string | undefined, shared?: SharedSandbox): Promise<RunExecutor> {
+async function executorFor(benchmark: AnyBenchmark, shared?: SharedSandbox): Promise<RunExecutor> {
   if (benchmark.scorer === 'likert') return { owned: false };
-  if (shared) return { executor: await shared.get(kotlinLanguageVersion), owned: false };
+  if (shared) return { executor: await shared.get(), owned: false };
   const sandbox = await import('#sandbox/index.ts');
-  // Always passed, empty included: the Kotlin runtime keeps its flags per process.
-  return { executor: await sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) }), owned: true };
+  return { executor: await sandbox.createSandboxExecutor(), owned: true };
 }
 
 /** Whether a provider's calls cost money (network providers) or nothing (reference, replay). */
@@ -143,7 +137,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   const { home } = opts;
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
-  const { executor, owned } = prepared ?? (await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined, opts.sandbox));
+  const { executor, owned } = prepared ?? (await executorFor(loaded.benchmark, opts.sandbox));
   try {
     assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false);
   } catch (error) {
@@ -263,11 +257,13 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
       // One executor per run (or the sweep's shared one): it records the toolchains, starts its
       // slow set-up while the run is planned and generated, then scores (execute closes it if owned).
-      const runExecutor = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion, opts.sandbox);
+      const runExecutor = await executorFor(loaded.benchmark, opts.sandbox);
+      // The run's toolchain options per language, as its jobs will carry them (plan.ts records the same setting).
+      const toolchainOptions = toolchainOptionsByLanguage({ kotlin_language_version: spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion ?? null });
       let plan: RunPlan;
       try {
         assertMayExecute(runExecutor.executor, provider, opts.trustGeneratedCode ?? false);
-        const toolchains = runExecutor.executor ? await runExecutor.executor.toolchains() : [];
+        const toolchains = runExecutor.executor ? await runExecutor.executor.toolchains(toolchainOptions) : [];
         plan = await planRun(loaded, runSpec, provider, {
           runId,
           createdAt: now.toISOString(),

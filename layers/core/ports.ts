@@ -2,6 +2,7 @@
  * The five ports (DESIGN §4). The engine talks only to these; `layers/local` and
  * `layers/aws` implement them.
  */
+import type { ToolchainOptions } from './languages/spec.ts';
 import type { IoTestsTask, LanguageId, MetricRow, ScoreOutcome, UnitTestsTask, Verdict } from './types.ts';
 
 /**
@@ -109,10 +110,14 @@ export interface ResultsQuery {
   close(): Promise<void>;
 }
 
-/** One sample to execute: the task's scoring material and the model's code. */
+/**
+ * One sample to execute: the task's scoring material and the model's code, and the toolchain
+ * options of its run for its language (`toolchainOptionsByLanguage`): they travel with the
+ * job, so two jobs with different options can run at once in one executor.
+ */
 export type ExecutionJob =
-  | { scorer: 'io-tests'; task: IoTestsTask; language: LanguageId; code: string; timeScale?: number }
-  | { scorer: 'unit-tests'; task: UnitTestsTask; language: LanguageId; code: string; timeScale?: number };
+  | { scorer: 'io-tests'; task: IoTestsTask; language: LanguageId; code: string; timeScale?: number; toolchain?: ToolchainOptions }
+  | { scorer: 'unit-tests'; task: UnitTestsTask; language: LanguageId; code: string; timeScale?: number; toolchain?: ToolchainOptions };
 
 /** Toolchain facts recorded in the manifest. */
 export interface ToolchainInfo {
@@ -132,7 +137,8 @@ export interface ToolchainInfo {
  */
 export interface Executor {
   execute(job: ExecutionJob): Promise<ScoreOutcome>;
-  toolchains(): Promise<ToolchainInfo[]>;
+  /** The toolchains as a run with these options per language would use them (compiler flags included). */
+  toolchains(options?: Readonly<Record<LanguageId, ToolchainOptions>>): Promise<ToolchainInfo[]>;
   /**
    * Optional hint that samples of these languages will come: the executor may start slow
    * set-up now (the Kotlin compile server) so it overlaps planning and generation. Never

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ToolchainOptions } from '#core/languages/spec.ts';
 import type { LanguageRuntime, RuntimeContext } from './runtime.ts';
 import { giveToSandbox, lockDown } from './files.ts';
 import { ensureSharedDir } from './supervisor.ts';
@@ -31,18 +32,19 @@ export class CompileCache {
   private readonly inFlight = new Map<string, Promise<Build>>();
   constructor(private readonly buildsDir: string, private readonly ctx: RuntimeContext) {}
 
-  /** Returns the build of `source`, compiling it only if no identical build exists. */
-  async build(runtime: LanguageRuntime, source: string): Promise<Build> {
-    const identity = await runtime.cacheKey(this.ctx);
+  /** Returns the build of `source` with the job's toolchain `options`, compiling it only if no identical build exists. */
+  async build(runtime: LanguageRuntime, source: string, options: ToolchainOptions = {}): Promise<Build> {
+    // The runtime's key holds the flags the options become, so other options never share a build.
+    const identity = await runtime.cacheKey(this.ctx, options);
     const key = createHash('sha256').update(`${runtime.id}\0${identity}\0${source}`).digest('hex').slice(0, 32);
     const existing = this.inFlight.get(key);
     if (existing) return existing;
-    const pending = this.lookupOrCompile(runtime, source, key).finally(() => this.inFlight.delete(key));
+    const pending = this.lookupOrCompile(runtime, source, key, options).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, pending);
     return pending;
   }
 
-  private async lookupOrCompile(runtime: LanguageRuntime, source: string, key: string): Promise<Build> {
+  private async lookupOrCompile(runtime: LanguageRuntime, source: string, key: string, options: ToolchainOptions): Promise<Build> {
     const dir = join(this.buildsDir, key);
     try {
       const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as Meta;
@@ -56,7 +58,7 @@ export class CompileCache {
       await writeFile(join(tmp, runtime.sourceFile), source);
       await giveToSandbox(tmp); // compilers run as the sandbox uid and write here
       const started = performance.now();
-      const result = await runtime.compile(this.ctx, tmp);
+      const result = await runtime.compile(this.ctx, tmp, options);
       const meta: Meta = { ok: result.ok, diagnostics: result.diagnostics, compileMs: Math.round(performance.now() - started) };
       if (result.timedOut) {
         await rm(tmp, { recursive: true, force: true });

@@ -15,7 +15,6 @@ import type { LanguageId, ScoreOutcome } from '#core/types.ts';
 import { CompileCache } from './compile-cache.ts';
 import { resolveIsolation, type IsolationLevel, type IsolationOptions, type IsolationReport } from './isolation.ts';
 import { LANGUAGE_RUNTIMES } from './languages/index.ts';
-import { configureKotlin } from './languages/kotlin.ts';
 import { loadScale } from './load.ts';
 import { Semaphore } from './semaphore.ts';
 import { SandboxProgramHost } from './program-host.ts';
@@ -38,8 +37,6 @@ export interface SandboxExecutorOptions {
   /** bubblewrap path and seccomp/Landlock choice (default: POLYEVAL_BWRAP, POLYEVAL_CONFINE). */
   isolationOptions?: Omit<IsolationOptions, 'supervisor'>;
   kotlinMode?: 'warm' | 'cold';
-  /** kotlinc flags such as ['-language-version', '2.0'] (recorded in toolchains()). */
-  kotlinFlags?: string[];
   /** Reads tests stored by path (default: the file system). */
   loadTestFile?: TestFileLoader;
   /** Per-execution unit-test token (default: 128 random bits). */
@@ -78,7 +75,6 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
   await ensureSharedDir(workRoot);
   const supervisor = await ensureSupervisor(cacheDir, options.prebuiltDir);
   const iso = await resolveIsolation(options.isolation ?? 'auto', { ...options.isolationOptions, supervisor });
-  if (options.kotlinFlags) configureKotlin({ flags: options.kotlinFlags });
   const ctx: RuntimeContext = {
     cacheDir,
     kotlinMode: options.kotlinMode ?? 'warm',
@@ -134,8 +130,8 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
       // runtime init starts slow set-up in the background (the Kotlin runtime's compile server).
       for (const language of new Set(languages)) runtimeFor(language).catch(() => undefined);
     },
-    async toolchains(): Promise<ToolchainInfo[]> {
-      return Promise.all(LANGUAGE_RUNTIMES.map((r) => r.toolchain(ctx)));
+    async toolchains(options = {}): Promise<ToolchainInfo[]> {
+      return Promise.all(LANGUAGE_RUNTIMES.map((r) => r.toolchain(ctx, options[r.id] ?? {})));
     },
     async close() {
       await Promise.all(LANGUAGE_RUNTIMES.map((r) => r.close?.()));

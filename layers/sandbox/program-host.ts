@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { HarnessError, InputError } from '#core/errors.ts';
 import type { Termination } from '#core/scoring/compare.ts';
 import type { Preparation, ProgramHost, ProgramRun, RunRequest, UnitTestSource } from '#core/scoring/io-tests.ts';
+import type { ToolchainOptions } from '#core/languages/spec.ts';
 import type { LanguageId } from '#core/types.ts';
 import type { CompileCache } from './compile-cache.ts';
 import { giveToSandbox, readOutputFile } from './files.ts';
@@ -41,18 +42,18 @@ export function classify(r: SandboxResult, runtime: LanguageRuntime, limits: { c
 export class SandboxProgramHost implements ProgramHost {
   constructor(private readonly deps: ProgramHostDeps) {}
 
-  async prepare(language: LanguageId, code: string): Promise<Preparation> {
-    return this.build(await this.deps.runtimeFor(language), code);
+  async prepare(language: LanguageId, code: string, toolchain: ToolchainOptions = {}): Promise<Preparation> {
+    return this.build(await this.deps.runtimeFor(language), code, toolchain);
   }
 
   async prepareUnitTest(source: UnitTestSource): Promise<Preparation> {
     const base = await this.deps.runtimeFor(source.language);
     const runtime = base.unitTests ?? base;
-    return this.build(runtime, runtime.unitTestProgram(source));
+    return this.build(runtime, runtime.unitTestProgram(source), source.toolchain ?? {});
   }
 
-  private async build(runtime: LanguageRuntime, code: string): Promise<Preparation> {
-    const built = await this.deps.cache.build(runtime, code);
+  private async build(runtime: LanguageRuntime, code: string, toolchain: ToolchainOptions): Promise<Preparation> {
+    const built = await this.deps.cache.build(runtime, code, toolchain);
     if (!built.ok) return { ok: false, diagnostics: built.diagnostics, compileMs: built.compileMs };
     return { ok: true, compileMs: built.compileMs, program: { run: (req) => this.runOnce(runtime, built.dir, req) } };
   }

@@ -1,7 +1,11 @@
 /**
  * The language runtime interface. Adding a language is one file in `languages/` that
- * exports a `LanguageRuntime`, plus one entry in `LANGUAGE_RUNTIMES` (languages/index.ts).
+ * exports a `LanguageRuntime`, plus one entry in `LANGUAGE_RUNTIMES` (languages/index.ts);
+ * its core spec (layers/core/languages) and its image (layers/images/<image>/) are the rest.
+ * Toolchain options reach the runtime with each compilation (never as process-wide state),
+ * so two jobs with different options can compile at once.
  */
+import type { ToolchainOptions } from '#core/languages/spec.ts';
 import type { UnitTestSource } from '#core/scoring/io-tests.ts';
 import type { LanguageId } from '#core/types.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
@@ -54,11 +58,17 @@ export interface LanguageRuntime {
   readonly sourceFile: string;
   /** One-time setup (resolve the interpreter, build a PCH). Safe to call repeatedly. */
   init(ctx: RuntimeContext): Promise<void>;
-  toolchain(ctx: RuntimeContext): Promise<ToolchainInfo>;
-  /** Compiler identity and flags, part of the compile cache key. */
-  cacheKey(ctx: RuntimeContext): Promise<string>;
-  /** Compiles `<buildDir>/<sourceFile>` into `buildDir` (interpreters check syntax). */
-  compile(ctx: RuntimeContext, buildDir: string): Promise<CompileResult>;
+  /** The toolchain a job with `options` compiles with (recorded in the manifest). */
+  toolchain(ctx: RuntimeContext, options: ToolchainOptions): Promise<ToolchainInfo>;
+  /** Compiler identity and flags for `options`, part of the compile cache key. */
+  cacheKey(ctx: RuntimeContext, options: ToolchainOptions): Promise<string>;
+  /** Compiles `<buildDir>/<sourceFile>` into `buildDir` with the job's `options` (interpreters check syntax). */
+  compile(ctx: RuntimeContext, buildDir: string, options: ToolchainOptions): Promise<CompileResult>;
+  /**
+   * Work done once at `docker build` into the image's read-only cache (the C++ precompiled
+   * headers, the Kotlin compile server); returns what it built, for the build log.
+   */
+  prebuild?(cacheDir: string): Promise<string>;
   runCommand(buildDir: string, memoryMb: number, args: string[]): RunCommand;
   /** prompt + completion + test + epilogue printing argv's last element. */
   unitTestProgram(source: UnitTestSource): string;

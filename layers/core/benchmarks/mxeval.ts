@@ -8,19 +8,15 @@ import { InputError } from '../errors.ts';
 import type { Prompt } from '../models/provider.ts';
 import { languageFromTaskId, languageSpec } from '../languages/index.ts';
 import { KOTLIN_RECIPE } from '../prompts/kotlin.ts';
-import { cleanKotlinCompletion, extractCode, stripKotlinComments, truncateAtStop } from '../scoring/postprocess.ts';
+import { extractCode, truncateAtStop } from '../scoring/postprocess.ts';
 import type { UnitTestsTask } from '../types.ts';
 import type { Benchmark, FieldMapping, RowLocation } from './benchmark.ts';
 import { defaultProtocol, type ProtocolDefinition, type RunProtocol } from './protocol.ts';
 import { optionalString, requiredString, stringList } from './fields.ts';
 import { normaliseLanguage } from './rocode.ts';
 
-/** HumanEval's stops for Python completions. */
-const PYTHON_STOPS = ['\ndef ', '\nclass ', '\nif __name__', '\nprint(', '\n#'];
-
 function languageFromId(taskId: string): string | undefined {
   const m = /^(?:HumanEval|MBXP|MBKP|MBPP|Multi-HumanEval|MathQA)[-_]?([A-Za-z+#]+)?\//i.exec(taskId);
-  if (/^MBKP\//i.test(taskId)) return 'kotlin';
   return languageFromTaskId(taskId) ?? (m?.[1] ? normaliseLanguage(m[1]) : undefined);
 }
 
@@ -73,48 +69,16 @@ function makeParseRow(benchmarkId: string, defaultLanguage: string | undefined) 
   };
 }
 
-/**
- * Keeps a Kotlin completion to the function it completes: appends the closing braces a
- * stop sequence removed (servers drop the stop text) and cuts anything after the brace that
- * closes the function (a model running on into its own `main`).
- */
-export function closeKotlinFunction(completion: string): string {
-  const code = stripKotlinComments(completion);
-  let depth = 1;
-  let inString: string | null = null;
-  for (let i = 0; i < code.length; i++) {
-    const c = code[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (code.startsWith(inString, i)) {
-        i += inString.length - 1;
-        inString = null;
-      }
-      continue;
-    }
-    if (code.startsWith('"""', i)) {
-      inString = '"""';
-      i += 2;
-    } else if (c === '"' || c === "'") inString = c;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return `${code.slice(0, i + 1)}\n`;
-  }
-  return `${code.replace(/\s+$/, '')}${'\n}'.repeat(depth)}\n`;
-}
+export { closeKotlinFunction } from '../languages/kotlin-lexical.ts';
 
 function chatInstruction(task: UnitTestsTask): string {
   return `Complete the following ${task.language} function. Answer with the code of the whole function only, in one code block.\n\n${task.prompt}`;
 }
 
 function postprocess(raw: string, task: UnitTestsTask): string {
-  if (task.language === 'kotlin') {
-    const fenced = /```/.test(raw) ? extractCode(raw, 'kotlin') : raw;
-    return closeKotlinFunction(cleanKotlinCompletion(truncateAtStop(fenced, KOTLIN_RECIPE.stop)));
-  }
   const code = /```/.test(raw) ? extractCode(raw, task.language) : raw;
   const spec = languageSpec(task.language);
-  if (spec) return spec.cleanCompletion(truncateAtStop(code, spec.stops), task);
-  return task.language === 'python' ? truncateAtStop(code, PYTHON_STOPS).replace(/(\ndef |\nclass |\nif __name__|\nprint\(|\n#)$/, '') : code;
+  return spec ? spec.cleanCompletion(truncateAtStop(code, spec.stops), task) : code;
 }
 
 function referencesOf(task: UnitTestsTask): string[] {

@@ -82,13 +82,9 @@ function solutionsOf(value: unknown, loc: RowLocation): Partial<Record<string, s
   return out;
 }
 
-/** c, cpp, python from the spellings datasets use (C++, c++17, py, Python3…). */
+/** A language id from the spellings datasets use (C++, c++17, py, Python3, js…): the registry's aliases. */
 export function normaliseLanguage(name: string): string {
   const n = name.toLowerCase().replace(/\s+/g, '');
-  if (/^(c\+\+|cpp|cxx|g\+\+)/.test(n)) return 'cpp';
-  if (/^py/.test(n)) return 'python';
-  if (n === 'c' || /^(gcc|c\d\d|gnuc)/.test(n)) return 'c';
-  if (/^(kotlin|kt)$/.test(n)) return 'kotlin';
   return languageFromAlias(n) ?? n;
 }
 

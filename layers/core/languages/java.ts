@@ -5,6 +5,7 @@
  * throws on the first wrong result.
  */
 import { closeBlocks, dropRepeatedSignature, openBraces } from './c-family.ts';
+import { C_KEYWORDS, cDeclarations } from './identifiers.ts';
 import { BRACE_STOPS, type LanguageSpec } from './spec.ts';
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
@@ -25,4 +26,7 @@ export const javaSpec: LanguageSpec = {
     const body = dropRepeatedSignature(code, (l) => signature.test(l), (l) => before.test(l));
     return closeBlocks(body, openBraces(task.prompt));
   },
+  declarations: cDeclarations,
+  keywords: C_KEYWORDS,
+  executor: { image: 'java', memoryMb: 3072 },
 };

@@ -5,6 +5,7 @@
  * `_.isEqual` (`const _ = require("lodash")`).
  */
 import { closeBlocks, dropRepeatedSignature, openBraces } from './c-family.ts';
+import { C_KEYWORDS, cDeclarations } from './identifiers.ts';
 import { BRACE_STOPS, type LanguageSpec } from './spec.ts';
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
@@ -26,4 +27,7 @@ export const javascriptSpec: LanguageSpec = {
     const body = dropRepeatedSignature(code, (l) => signature.test(l), (l) => before.test(l));
     return closeBlocks(body, openBraces(task.prompt));
   },
+  declarations: cDeclarations,
+  keywords: C_KEYWORDS,
+  executor: { image: 'javascript', memoryMb: 2048 },
 };

@@ -7,6 +7,7 @@
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
 import { InputError, ProviderError, RunStopped } from '../errors.ts';
 import type { Prompt, Provider } from '../models/provider.ts';
+import { toolchainOptionsByLanguage, type ToolchainOptions } from '../languages/index.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import { scoreLikert, type LikertEvidence } from '../scoring/likert.ts';
 import type { RunRecord, ScoreOutcome, Task, TokenUsage, Verdict } from '../types.ts';
@@ -193,6 +194,12 @@ export async function scoreItem(ctx: RunContext, generated: GeneratedItem): Prom
   return outcome;
 }
 
+/** The run's toolchain options for one language, as a job field (absent when there are none). */
+function toolchainOf(manifest: Manifest, language: string): { toolchain?: ToolchainOptions } {
+  const options = toolchainOptionsByLanguage(manifest)[language];
+  return options ? { toolchain: options } : {};
+}
+
 async function scoreTask(ctx: RunContext, generated: GeneratedItem): Promise<ScoreOutcome> {
   const task = taskOf(ctx, generated.item);
   switch (task.kind) {
@@ -205,8 +212,8 @@ async function scoreTask(ctx: RunContext, generated: GeneratedItem): Promise<Sco
       if (!language) return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: `no language for task ${task.id}` };
       const job =
         task.kind === 'io-tests'
-          ? { scorer: 'io-tests' as const, task, language, code: generated.answer, timeScale: ctx.manifest.time_scale }
-          : { scorer: 'unit-tests' as const, task, language, code: generated.answer, timeScale: ctx.manifest.time_scale };
+          ? { scorer: 'io-tests' as const, task, language, code: generated.answer, timeScale: ctx.manifest.time_scale, ...toolchainOf(ctx.manifest, language) }
+          : { scorer: 'unit-tests' as const, task, language, code: generated.answer, timeScale: ctx.manifest.time_scale, ...toolchainOf(ctx.manifest, language) };
       try {
         return await ctx.executor.execute(job);
       } catch (error) {

@@ -4,6 +4,7 @@
  * Policy lives here; the `ProgramHost` (layers/sandbox) only compiles and runs.
  */
 import { HarnessError, InputError } from '../errors.ts';
+import type { ToolchainOptions } from '../languages/spec.ts';
 import type { IoTest, IoTestsTask, LanguageId, ScoreOutcome, TestOutcome } from '../types.ts';
 import { compareOutputs, headLines, runVerdict, sampleVerdict, type Termination } from './compare.ts';
 import { excerpt } from './excerpt.ts';
@@ -61,6 +62,8 @@ export interface UnitTestSource {
   completion: string;
   test: string;
   entryPoint: string;
+  /** The job's toolchain options (a Kotlin language version, say). */
+  toolchain?: ToolchainOptions;
 }
 
 /**
@@ -71,7 +74,8 @@ export interface UnitTestSource {
  * if (prep.ok) await prep.program.run({ stdin: '1 2\n', limits: { cpuMs: 1000, wallMs: 3000, memoryMb: 256 } });
  */
 export interface ProgramHost {
-  prepare(language: LanguageId, code: string): Promise<Preparation>;
+  /** Builds `code`; `toolchain` are the job's options for its language's toolchain. */
+  prepare(language: LanguageId, code: string, toolchain?: ToolchainOptions): Promise<Preparation>;
   /** Assembles prompt + completion + test with the runtime's token epilogue; run it with args [token]. */
   prepareUnitTest(source: UnitTestSource): Promise<Preparation>;
 }
@@ -101,13 +105,13 @@ async function testText(task: IoTestsTask, test: IoTest, index: number, which: '
  * const outcome = await scoreIoTests({ task, language: 'python', code }, host);
  */
 export async function scoreIoTests(
-  job: { task: IoTestsTask; language: LanguageId; code: string; timeScale?: number },
+  job: { task: IoTestsTask; language: LanguageId; code: string; timeScale?: number; toolchain?: ToolchainOptions },
   host: ProgramHost,
   options: { loadTestFile?: TestFileLoader } = {},
 ): Promise<ScoreOutcome> {
   const { task } = job;
   const testsTotal = task.tests.length;
-  const prep = await host.prepare(job.language, job.code);
+  const prep = await host.prepare(job.language, job.code, job.toolchain);
   if (!prep.ok) {
     return { verdict: 'CE', testsPassed: 0, testsTotal, compileMs: prep.compileMs, error: headLines(prep.diagnostics) };
   }

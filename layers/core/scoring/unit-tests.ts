@@ -9,6 +9,7 @@
  * written to read its own argv and print it could fake a pass, which is outside the threat
  * model of a capability benchmark.
  */
+import type { ToolchainOptions } from '../languages/spec.ts';
 import type { ScoreOutcome, UnitTestsTask } from '../types.ts';
 import { headLines, unitTestVerdict } from './compare.ts';
 import { wallLimitFor, type ProgramHost, type RunLimits } from './io-tests.ts';
@@ -22,7 +23,7 @@ export const UNIT_TEST_LIMITS: RunLimits = { cpuMs: 10_000, wallMs: wallLimitFor
  * const outcome = await scoreUnitTests({ task, language: 'kotlin', code }, host, { token: () => randomHex() });
  */
 export async function scoreUnitTests(
-  job: { task: UnitTestsTask; language: string; code: string; timeScale?: number },
+  job: { task: UnitTestsTask; language: string; code: string; timeScale?: number; toolchain?: ToolchainOptions },
   host: ProgramHost,
   options: { token: () => string; limits?: RunLimits },
 ): Promise<ScoreOutcome> {
@@ -33,6 +34,7 @@ export async function scoreUnitTests(
     completion: job.code,
     test: task.test,
     entryPoint: task.entryPoint,
+    ...(job.toolchain ? { toolchain: job.toolchain } : {}),
   });
   if (!prep.ok) return { verdict: 'CE', testsPassed: 0, testsTotal: 1, compileMs: prep.compileMs, error: headLines(prep.diagnostics) };
   const base = options.limits ?? UNIT_TEST_LIMITS;

@@ -9,6 +9,7 @@
  * level, and MXEval's verdicts are the reference (`polyeval agree`).
  */
 import { join } from 'node:path';
+import { HarnessError } from '#core/errors.ts';
 import type { LanguageRuntime, RuntimeContext } from '../runtime.ts';
 import { compileNative, compilerVersion, nativeOutOfMemory, nativeRun, nativeToolchain, nativeUnitTest } from './native.ts';
 import { ensurePch } from './pch.ts';
@@ -55,8 +56,21 @@ function cppWith(flags: readonly string[], extra: Partial<LanguageRuntime> = {})
     runCommand: nativeRun,
     unitTestProgram: (s) => nativeUnitTest(s.prompt, s.completion, s.test, '#include <cstdio>'),
     isOutOfMemory: nativeOutOfMemory,
+    // The image's cache holds the headers of both flag sets (programs and unit tests).
+    async prebuild(cacheDir) {
+      const built = await ensurePch(cacheDir, CXX, [...flags]);
+      if (!built.dir) throw new HarnessError(`precompiled header not built: ${built.detail}`);
+      return built.detail;
+    },
     ...extra,
   };
 }
 
-export const cppRuntime: LanguageRuntime = cppWith(CPP_FLAGS, { unitTests: cppWith(CPP_UNIT_TEST_FLAGS) });
+const unitTests = cppWith(CPP_UNIT_TEST_FLAGS);
+const programs = cppWith(CPP_FLAGS);
+
+export const cppRuntime: LanguageRuntime = {
+  ...programs,
+  unitTests,
+  prebuild: async (cacheDir) => `${await programs.prebuild?.(cacheDir)}\n${await unitTests.prebuild?.(cacheDir)}`,
+};

@@ -99,5 +99,6 @@ export const javascriptRuntime: LanguageRuntime = {
     const epilogue = ';\nconsole.log(process.argv[process.argv.length - 1]);\n';
     return `${s.prompt}${s.completion}\n${s.test}\n${epilogue}`;
   },
+  prebuild: async (cacheDir) => `lodash for MXEval's JavaScript tests in ${installModules({ cacheDir })}`,
   isOutOfMemory: (stderr) => /JavaScript heap out of memory|Reached heap limit|Array buffer allocation failed|ERR_MEMORY_ALLOCATION_FAILED/u.test(stderr),
 };

@@ -4,18 +4,23 @@
  * The JVM reserves far more address space than it uses, so memory is bounded by -Xmx (and
  * OutOfMemoryError is MLE) instead of RLIMIT_AS, and the process limit leaves room for
  * the JVM's own threads.
+ *
+ * A job's language version (`ToolchainOptions.languageVersion`, a run setting for datasets
+ * written against older Kotlin APIs) becomes `-language-version`/`-api-version` of that
+ * job's compilation only: nothing about it is kept between compilations.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
+import type { ToolchainOptions } from '#core/languages/spec.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { LanguageRuntime, RuntimeContext } from '../runtime.ts';
+import { ensureServerBuilt } from '../kotlin-server/build.ts';
 import { createKotlinCompiler, type KotlinCompilerHandle } from './kotlin-compiler.ts';
 
-/** kotlinc flags (e.g. -language-version); empty by default, set with `configureKotlin`. */
-let flags: string[] = [];
+// The compile server is shared by every executor of the process (one warm JVM), not its flags.
 let compiler: KotlinCompilerHandle | undefined;
 let compilerMode: 'warm' | 'cold' | undefined;
 
@@ -23,9 +28,10 @@ let compilerMode: 'warm' | 'cold' | undefined;
 const ENTRY_CLASS = 'PolyevalEntry';
 const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData', '-Xshare:auto', '-Xss64m'];
 
-/** Sets the kotlinc flags every later compilation uses (they are part of the cache key). */
-export function configureKotlin(options: { flags?: string[] }): void {
-  flags = [...(options.flags ?? [])];
+/** The kotlinc flags of a job's options (part of its compile cache key and of the recorded toolchain). */
+export function kotlincFlags(options: ToolchainOptions): string[] {
+  const version = options.languageVersion;
+  return version ? ['-language-version', version, '-api-version', version] : [];
 }
 
 function java(): string {
@@ -87,20 +93,20 @@ export const kotlinRuntime: LanguageRuntime = {
     stdlibFor(ctx, c.stdlibJar());
     void c.warmUp(); // the server boots while the rest of the run gets going; never throws
   },
-  async toolchain(ctx): Promise<ToolchainInfo> {
+  async toolchain(ctx, options): Promise<ToolchainInfo> {
     try {
       const version = await getCompiler(ctx).version();
-      return { language: 'kotlin', compiler: `kotlinc (${ctx.kotlinMode})`, version, flags: [...flags, ...JVM_FLAGS], available: true, detail: `run with ${java()}` };
+      return { language: 'kotlin', compiler: `kotlinc (${ctx.kotlinMode})`, version, flags: [...kotlincFlags(options), ...JVM_FLAGS], available: true, detail: `run with ${java()}` };
     } catch (cause) {
       return { language: 'kotlin', available: false, detail: String(cause) };
     }
   },
-  async cacheKey(ctx) {
-    return `kotlinc ${await getCompiler(ctx).version()} ${flags.join(' ')}`;
+  async cacheKey(ctx, options) {
+    return `kotlinc ${await getCompiler(ctx).version()} ${kotlincFlags(options).join(' ')}`;
   },
-  async compile(ctx, buildDir) {
+  async compile(ctx, buildDir, options) {
     const source = readFileSync(join(buildDir, 'Main.kt'), 'utf8');
-    const r = await getCompiler(ctx).compile({ sources: [{ name: 'Main.kt', content: source }], outDir: join(buildDir, 'classes'), flags });
+    const r = await getCompiler(ctx).compile({ sources: [{ name: 'Main.kt', content: source }], outDir: join(buildDir, 'classes'), flags: kotlincFlags(options) });
     const mainClass = source.includes(`object ${ENTRY_CLASS}`) ? ENTRY_CLASS : 'MainKt';
     await writeFile(join(buildDir, 'main-class'), mainClass);
     return r.timedOut ? { ok: false, diagnostics: 'compilation exceeded its time limit', timedOut: true } : { ok: r.ok, diagnostics: r.diagnostics };
@@ -138,6 +144,7 @@ export const kotlinRuntime: LanguageRuntime = {
     return `${s.prompt}${s.completion}\n\n${s.test}\n\n${entry}\n`;
   },
   isOutOfMemory: (stderr) => /java\.lang\.OutOfMemoryError/u.test(stderr),
+  prebuild: async () => `Kotlin compile server built in ${await ensureServerBuilt()}`,
   async close() {
     const c = compiler;
     compiler = undefined;

@@ -1,0 +1,26 @@
+/**
+ * Kotlin in MXEval's format (Kotlin HumanEval, MBKP): the benchmark card's recipe — stop
+ * where a brace closes at column 0, remove comments, drop a repeated signature, close the
+ * function. A run's language version (datasets written against older Kotlin APIs) reaches
+ * the Kotlin runtime as a toolchain option of each job.
+ */
+import { KOTLIN_STOP_SEQUENCES } from '../prompts/kotlin.ts';
+import { KT_KEYWORDS, kotlinDeclarations } from './identifiers.ts';
+import { cleanKotlinCompletion, closeKotlinFunction } from './kotlin-lexical.ts';
+import type { LanguageSpec } from './spec.ts';
+
+/** Kotlin's spec. */
+export const kotlinSpec: LanguageSpec = {
+  id: 'kotlin',
+  aliases: ['kotlin', 'kt'],
+  fenceTags: ['kotlin', 'kt', 'kts'],
+  codeStart: /^\s*(import\s|package\s|fun\s|val\s|var\s|class\s|object\s|data\s|return\b|if\s*\(|for\s*\(|while\s*\(|when\b|@)/,
+  mxevalPrefixes: ['MBKP'],
+  stops: KOTLIN_STOP_SEQUENCES,
+  cleanCompletion: (code) => closeKotlinFunction(cleanKotlinCompletion(code)),
+  declarations: kotlinDeclarations,
+  keywords: KT_KEYWORDS,
+  // The warm compile server's JVM needs a heap beside the program's.
+  executor: { image: 'kotlin', memoryMb: 4096 },
+  toolchainOptions: (settings) => (settings.kotlin_language_version ? { languageVersion: settings.kotlin_language_version } : {}),
+};
