@@ -8,6 +8,7 @@
  * language (its summary's `timing`), else from {@link BUNDLED_TIMING}. Prices are AWS's public
  * list prices in us-east-1 (November 2026 pages); other Regions differ by a few percent.
  */
+import { EXECUTOR_IMAGES } from '#core/languages/index.ts';
 import { LAMBDA_BUDGET_MS } from './stages.ts';
 import type { DryRunPlan } from '../shared/dry-run.ts';
 
@@ -36,7 +37,7 @@ export const BUNDLED_TIMING: Readonly<Record<string, number>> = {
   'kotlin-humaneval/kotlin': 47_214,
 };
 
-/** The deployed pipeline's sizes (infra/config.ts defaults, infra/languages.ts memory). */
+/** The deployed pipeline's sizes (infra/config.ts defaults, the executor images' memory). */
 export interface Deployment {
   architecture: 'arm64' | 'x86_64';
   /** Generate invocations at once (its event source's maxConcurrency) × batch size 5. */
@@ -51,7 +52,10 @@ export const DEFAULT_DEPLOYMENT: Deployment = { architecture: 'arm64', generateC
 
 const GENERATE_BATCH = 5;
 const GENERATE_MEMORY_GB = 1;
-const EXECUTOR_MEMORY_GB: Readonly<Record<string, number>> = { python: 2, c: 2, cpp: 2, kotlin: 4 };
+/** Lambda memory of a language's executor image (EXECUTOR_IMAGES), 2 GB for a language without one. */
+function executorMemoryGb(language: string | null): number {
+  return (EXECUTOR_IMAGES.find((image) => image.languages.includes(language ?? ''))?.memoryMb ?? 2048) / 1024;
+}
 const FARGATE_VCPU = 2;
 const FARGATE_GB = 4;
 /** Per item: plan/generate/execute/aggregate sends, receives and deletes, amortised over batches. */
@@ -91,7 +95,7 @@ export function estimateCloudRun(plan: DryRunPlan, language: string | null, timi
   const ms = executed ? timing.ms : 0;
   const lane: CloudEstimate['executor']['lane'] = !executed ? 'none' : ms > LAMBDA_BUDGET_MS ? 'fargate' : 'lambda';
   const generateGbSeconds = (items / GENERATE_BATCH) * deployment.callSeconds * GENERATE_MEMORY_GB;
-  const executeGbSeconds = lane === 'lambda' ? items * (ms / 1000) * (EXECUTOR_MEMORY_GB[language ?? ''] ?? 2) : 0;
+  const executeGbSeconds = lane === 'lambda' ? items * (ms / 1000) * executorMemoryGb(language) : 0;
   const fargateVcpuHours = lane === 'fargate' ? (items * ms * FARGATE_VCPU) / 3_600_000 : 0;
   const lambdaGbSeconds = generateGbSeconds + executeGbSeconds;
   const executorCost =

@@ -69,8 +69,6 @@ function makeParseRow(benchmarkId: string, defaultLanguage: string | undefined) 
   };
 }
 
-export { closeKotlinFunction } from '../languages/kotlin-lexical.ts';
-
 function chatInstruction(task: UnitTestsTask): string {
   return `Complete the following ${task.language} function. Answer with the code of the whole function only, in one code block.\n\n${task.prompt}`;
 }

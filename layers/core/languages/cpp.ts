@@ -1,6 +1,6 @@
 /** C++ (g++, gnu++17): RoCode's `cpp` and MXEval-format C++ files, completions kept as written. */
-import { C_CODE_START } from './c.ts';
 import { C_KEYWORDS, cDeclarations } from './identifiers.ts';
+import { NATIVE_CODE_START } from './native.ts';
 import type { LanguageSpec } from './spec.ts';
 
 /** C++'s spec. */
@@ -9,7 +9,7 @@ export const cppSpec: LanguageSpec = {
   aliases: ['cpp', 'c++'],
   aliasPattern: /^(c\+\+|cpp|cxx|g\+\+)/,
   fenceTags: ['cpp', 'c++', 'cc', 'cxx', 'hpp', 'h++'],
-  codeStart: C_CODE_START,
+  codeStart: NATIVE_CODE_START,
   mxevalPrefixes: [],
   stops: [],
   cleanCompletion: (code) => code,

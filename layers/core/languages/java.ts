@@ -4,7 +4,7 @@
  * closes the method and the class; the test is a `class Main` whose `main(String[] args)`
  * throws on the first wrong result.
  */
-import { closeBlocks, dropRepeatedSignature, openBraces } from './c-family.ts';
+import { closeBlocks, dropRepeatedSignature, openBraces } from './brace-blocks.ts';
 import { C_KEYWORDS, cDeclarations } from './identifiers.ts';
 import { BRACE_STOPS, type LanguageSpec } from './spec.ts';
 

@@ -4,7 +4,7 @@
  * the test is top-level statements that `throw` on a wrong result, comparing with lodash's
  * `_.isEqual` (`const _ = require("lodash")`).
  */
-import { closeBlocks, dropRepeatedSignature, openBraces } from './c-family.ts';
+import { closeBlocks, dropRepeatedSignature, openBraces } from './brace-blocks.ts';
 import { C_KEYWORDS, cDeclarations } from './identifiers.ts';
 import { BRACE_STOPS, type LanguageSpec } from './spec.ts';
 

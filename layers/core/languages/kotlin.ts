@@ -4,10 +4,9 @@
  * function. A run's language version (datasets written against older Kotlin APIs) reaches
  * the Kotlin runtime as a toolchain option of each job.
  */
-import { KOTLIN_STOP_SEQUENCES } from '../prompts/kotlin.ts';
 import { KT_KEYWORDS, kotlinDeclarations } from './identifiers.ts';
 import { cleanKotlinCompletion, closeKotlinFunction } from './kotlin-lexical.ts';
-import type { LanguageSpec } from './spec.ts';
+import { BRACE_STOPS, type LanguageSpec } from './spec.ts';
 
 /** Kotlin's spec. */
 export const kotlinSpec: LanguageSpec = {
@@ -16,7 +15,7 @@ export const kotlinSpec: LanguageSpec = {
   fenceTags: ['kotlin', 'kt', 'kts'],
   codeStart: /^\s*(import\s|package\s|fun\s|val\s|var\s|class\s|object\s|data\s|return\b|if\s*\(|for\s*\(|while\s*\(|when\b|@)/,
   mxevalPrefixes: ['MBKP'],
-  stops: KOTLIN_STOP_SEQUENCES,
+  stops: BRACE_STOPS,
   cleanCompletion: (code) => closeKotlinFunction(cleanKotlinCompletion(code)),
   declarations: kotlinDeclarations,
   keywords: KT_KEYWORDS,

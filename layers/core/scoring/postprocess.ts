@@ -1,6 +1,7 @@
 /**
  * Pure post-processing of model answers before scoring (DESIGN §2 "generate"): code out of
- * markdown fences or prose, stop sequences, and the Kotlin HumanEval cleaning recipe.
+ * markdown fences or prose (fence tags and code-start lines from the language specs), stop
+ * sequences.
  */
 import { languageSpec } from '../languages/index.ts';
 
@@ -93,5 +94,3 @@ export function truncateAtStop(text: string, stops: readonly string[]): string {
   return cut < 0 ? text : text.slice(0, cut);
 }
 
-// The Kotlin recipe's helpers live with Kotlin's spec; re-exported for existing callers.
-export { cleanKotlinCompletion, stripKotlinComments } from '../languages/kotlin-lexical.ts';

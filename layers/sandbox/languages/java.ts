@@ -10,7 +10,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { maskCFamily } from '#core/languages/c-family.ts';
+import { maskCFamily } from '#core/languages/brace-blocks.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { LanguageRuntime } from '../runtime.ts';
 import { jvmEtc, JVM_RUN_FLAGS } from './jvm.ts';

@@ -1,6 +1,5 @@
 /**
- * What a sandboxed JVM needs, for the Java runtime (kotlin.ts keeps its own copy until the
- * language-spec refactor of issue 14 moves both here): start-up flags and the JDK
+ * What a sandboxed JVM needs, for the Java and Kotlin runtimes: start-up flags and the JDK
  * configuration that lives outside /usr.
  */
 import { readdirSync } from 'node:fs';

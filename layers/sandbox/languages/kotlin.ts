@@ -10,7 +10,7 @@
  * job's compilation only: nothing about it is kept between compilations.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
@@ -18,6 +18,7 @@ import type { ToolchainOptions } from '#core/languages/spec.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { LanguageRuntime, RuntimeContext } from '../runtime.ts';
 import { ensureServerBuilt } from '../kotlin-server/build.ts';
+import { jvmEtc, JVM_RUN_FLAGS } from './jvm.ts';
 import { createKotlinCompiler, type KotlinCompilerHandle } from './kotlin-compiler.ts';
 
 // The compile server is shared by every executor of the process (one warm JVM), not its flags.
@@ -26,7 +27,6 @@ let compilerMode: 'warm' | 'cold' | undefined;
 
 /** The unit-test entry class: runs the test's `main()`, then prints the token. */
 const ENTRY_CLASS = 'PolyevalEntry';
-const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData', '-Xshare:auto', '-Xss64m'];
 
 /** The kotlinc flags of a job's options (part of its compile cache key and of the recorded toolchain). */
 export function kotlincFlags(options: ToolchainOptions): string[] {
@@ -39,15 +39,6 @@ function java(): string {
     return realpathSync('/usr/bin/java');
   } catch {
     return '/usr/bin/java';
-  }
-}
-
-/** JVM configuration that lives outside /usr (Debian links the JDK's conf/ into /etc). */
-function jvmEtc(): string[] {
-  try {
-    return readdirSync('/etc').filter((n) => n.startsWith('java-')).map((n) => join('/etc', n));
-  } catch {
-    return [];
   }
 }
 
@@ -96,7 +87,7 @@ export const kotlinRuntime: LanguageRuntime = {
   async toolchain(ctx, options): Promise<ToolchainInfo> {
     try {
       const version = await getCompiler(ctx).version();
-      return { language: 'kotlin', compiler: `kotlinc (${ctx.kotlinMode})`, version, flags: [...kotlincFlags(options), ...JVM_FLAGS], available: true, detail: `run with ${java()}` };
+      return { language: 'kotlin', compiler: `kotlinc (${ctx.kotlinMode})`, version, flags: [...kotlincFlags(options), ...JVM_RUN_FLAGS], available: true, detail: `run with ${java()}` };
     } catch (cause) {
       return { language: 'kotlin', available: false, detail: String(cause) };
     }
@@ -116,7 +107,7 @@ export const kotlinRuntime: LanguageRuntime = {
     const stdlib = runnableStdlib ?? compiler.stdlibJar();
     const mainClass = readFileSync(join(buildDir, 'main-class'), 'utf8').trim();
     return {
-      argv: [java(), `-Xmx${memoryMb}m`, ...JVM_FLAGS, '-cp', `${join(buildDir, 'classes')}:${stdlib}`, mainClass, ...args],
+      argv: [java(), `-Xmx${memoryMb}m`, ...JVM_RUN_FLAGS, '-cp', `${join(buildDir, 'classes')}:${stdlib}`, mainClass, ...args],
       readOnly: [buildDir, stdlib, ...jvmEtc()],
       addressSpaceMb: 0,
       processes: 128,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { mxeval } from '../../../layers/core/benchmarks/mxeval.ts';
 import { normaliseLanguage } from '../../../layers/core/benchmarks/rocode.ts';
-import { closeBlocks, maskCFamily, openBraces } from '../../../layers/core/languages/c-family.ts';
+import { closeBlocks, maskCFamily, openBraces } from '../../../layers/core/languages/brace-blocks.ts';
 import { extractCode } from '../../../layers/core/scoring/postprocess.ts';
 import type { UnitTestsTask } from '../../../layers/core/types.ts';
 

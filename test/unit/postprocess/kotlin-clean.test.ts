@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanKotlinCompletion, stripKotlinComments } from '../../../layers/core/scoring/postprocess.ts';
+import { cleanKotlinCompletion, stripKotlinComments } from '../../../layers/core/languages/kotlin-lexical.ts';
 
 describe('stripKotlinComments', () => {
   it('removes line and block comments', () => {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KOTLIN_STOP_SEQUENCES } from '../../../layers/core/prompts/kotlin.ts';
-import { cleanKotlinCompletion, extractCode, truncateAtStop } from '../../../layers/core/scoring/postprocess.ts';
+import { cleanKotlinCompletion } from '../../../layers/core/languages/kotlin-lexical.ts';
+import { extractCode, truncateAtStop } from '../../../layers/core/scoring/postprocess.ts';
 
 const root = join(import.meta.dirname, '../../..');
 const jsonl = (path: string): Record<string, unknown>[] =>
