@@ -1,5 +1,7 @@
 /**
- * The language registry: an explicit array, one entry per file of this folder.
+ * The runtime registry: an explicit array with one entry per language, each the runtime in
+ * `<id>.ts` of this folder (its core spec is in layers/core/languages/, registered there in
+ * `LANGUAGE_SPECS`; a test checks the two list the same ids).
  * @example
  * const runtime = LANGUAGE_RUNTIMES.find((r) => r.id === 'cpp');
  */
