@@ -16,6 +16,7 @@ function contextRecording(jobs: ExecutionJob[], kotlinLanguageVersion: string | 
       return { verdict: 'OK', testsPassed: 1, testsTotal: 1 };
     },
     toolchains: async () => [],
+    close: async () => undefined,
   };
   const tasks = new Map([['kt/0', task('kt/0', 'kotlin')], ['py/0', task('py/0', 'python')]]);
   // Only what scoring reads: the manifest's settings, the tasks and the executor.
