@@ -55,7 +55,7 @@ function spiller(cacheDir: string): (task: Task) => Promise<Task> {
 }
 
 async function namedRefs(source: BenchmarkSource, opts: LoadOptions, sourceOptions: SourceOptions): Promise<{ ref: string; split?: string }[]> {
-  const files = await resolveNamedDatasetFiles(source.benchmark.id as 'rocode' | 'kotlin-humaneval' | 'abricot', sourceOptions);
+  const files = await resolveNamedDatasetFiles(source.benchmark.id, sourceOptions);
   const split = opts.split ?? (files.some((f) => f.split === 'test') ? 'test' : undefined);
   const chosen = split && files.some((f) => f.split) ? files.filter((f) => f.split === split || !f.split) : files;
   if (chosen.length === 0) throw new InputError(`${source.benchmark.id} has no "${split}" split (files: ${files.map((f) => f.path).join(', ')})`, { field: 'split' });

@@ -17,7 +17,9 @@ export {
   resolveNamedDataset,
   resolveNamedDatasetFiles,
   NAMED_DATASETS,
+  namedDatasets,
   type NamedDataset,
   type NamedDatasetFile,
 } from './named-datasets.ts';
 export { loadRomanianLexicon, type RomanianLexicon } from './romanian-lexicon.ts';
+export { loadBenchmarkResources } from './benchmark-resources.ts';
