@@ -25,6 +25,7 @@ import { costAt, estimateTokens, loadPriceTable, priceForRun, type ModelPrice, t
 import type { Home } from './home.ts';
 import { loadSource } from './load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
+import type { BenchmarkRegistry } from '#core/benchmarks/registry.ts';
 import { createProvider } from './create-provider.ts';
 import { codeVersion, packageVersions } from './versions.ts';
 import { kotlinFlags } from './kotlin-flags.ts';
@@ -52,6 +53,8 @@ export interface LocalRunOptions {
    * completed), and a hook called with each new run's id before any of its work starts.
    */
   runs?: { existing(key: string): string | undefined; created(key: string, runId: string): Promise<void> };
+  /** The benchmarks `spec.benchmark` may name (default: the registry). */
+  benchmarks?: BenchmarkRegistry;
 }
 
 /** A run is about to do its work: `remaining` counts the items still to run per language. */
@@ -230,7 +233,7 @@ function languagesFor(spec: RunSpec, loaded: LoadedBenchmark, provider: Provider
 /** Starts one run per benchmark source named by `spec.benchmark` (`sample` names several). */
 export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<LocalRunResult[]> {
   const clock = opts.clock ?? (() => new Date());
-  const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec));
+  const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec), opts.benchmarks);
   const results: LocalRunResult[] = [];
   for (const source of sources) {
     const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });

@@ -16,6 +16,7 @@ export { parseS3Ref, s3ClientFromEnv } from './s3-source.ts';
 export {
   resolveNamedDataset,
   resolveNamedDatasetFiles,
+  resolveDatasetFiles,
   NAMED_DATASETS,
   namedDatasets,
   type NamedDataset,

@@ -5,6 +5,7 @@
  * `datasets` loading script (ABRICOT's) resolves to the data URLs the script names.
  */
 import { InputError } from '../core/errors.ts';
+import type { AnyBenchmark } from '../core/benchmarks/benchmark.ts';
 import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../core/benchmarks/registry.ts';
 import { DATA_FILE_PATTERN } from './format.ts';
 import { downloadHubFile } from './hub/download-file.ts';
@@ -55,9 +56,22 @@ export async function resolveNamedDatasetFiles(
   select: { revision?: string } = {},
   registry: BenchmarkRegistry = BENCHMARK_REGISTRY,
 ): Promise<NamedDatasetFile[]> {
-  const known = namedDatasets(registry);
-  const spec = known.find((d) => d.name === name);
-  if (!spec) throw new InputError(`unknown dataset "${String(name)}"; known: ${known.map((d) => d.name).join(', ')}`);
+  return resolveDatasetFiles(registry.find(name) ?? { id: name }, opts, select, registry);
+}
+
+/**
+ * The data files of a benchmark's published dataset (its `dataset` field).
+ * @throws InputError naming the benchmarks that have one when `benchmark` has none.
+ */
+export async function resolveDatasetFiles(
+  benchmark: Pick<AnyBenchmark, 'id' | 'dataset'>,
+  opts: SourceOptions,
+  select: { revision?: string } = {},
+  registry: BenchmarkRegistry = BENCHMARK_REGISTRY,
+): Promise<NamedDatasetFile[]> {
+  const dataset = benchmark.dataset;
+  if (!dataset) throw new InputError(`unknown dataset "${benchmark.id}"; known: ${namedDatasets(registry).map((d) => d.name).join(', ')}`);
+  const spec = { repo: dataset.hub, preferred: dataset.files };
   const revision = select.revision ?? 'main';
   const all = await resolveHubFiles(spec.repo, opts, { revision });
   const preferred = all.filter((f) => spec.preferred.test(f.path));
