@@ -9,8 +9,8 @@
  * list prices in us-east-1 (November 2026 pages); other Regions differ by a few percent.
  */
 import { BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
-import { LAMBDA_BUDGET_MS } from './cloud-stages.ts';
-import type { DryRunPlan } from './dry-run.ts';
+import { LAMBDA_BUDGET_MS } from './stages.ts';
+import type { DryRunPlan } from '../shared/dry-run.ts';
 
 /** AWS list prices, us-east-1, USD. */
 export const AWS_PRICES = {
@@ -125,7 +125,7 @@ export function estimateCloudRun(plan: DryRunPlan, language: string | null, timi
   };
 }
 
-/** The API calls the timing lookup needs (layers/app/remote-client.ts). */
+/** The API calls the timing lookup needs (layers/app/cloud/remote-client.ts). */
 export interface RunsApi {
   listRuns(): Promise<{ runs: Record<string, unknown>[] }>;
   getRun(runId: string): Promise<{ run: Record<string, unknown>; manifest: Record<string, unknown> | null }>;
