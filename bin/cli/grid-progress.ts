@@ -9,7 +9,7 @@
  * cell of the same benchmark spec, and those with no such cell are named beside the ETA.
  */
 import { MultiBar, type SingleBar } from 'cli-progress';
-import type { LocalRunOptions } from '#app/local-run.ts';
+import type { LocalRunOptions } from '#app/local/run.ts';
 import type { Verdict } from '#core/types.ts';
 import { formatEta, LanguageEta } from './eta.ts';
 

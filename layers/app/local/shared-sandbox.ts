@@ -11,7 +11,7 @@
  * is not starved. (Remove the keying once Kotlin flags are a per-job option of the executor.)
  */
 import type { SandboxExecutor } from '#sandbox/index.ts';
-import { kotlinFlags } from './kotlin-flags.ts';
+import { kotlinFlags } from '../shared/kotlin-flags.ts';
 
 /** A run's use of the shared executor; `release` gives it back (once). */
 export interface SandboxLease {

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { InputError } from '#core/errors.ts';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
-import { runLocal, type LocalRunOptions, type LocalRunResult } from './local-run.ts';
+import { runLocal, type LocalRunOptions, type LocalRunResult } from './run.ts';
 import { SharedSandbox } from './shared-sandbox.ts';
 import { GridGate } from './grid-gate.ts';
 import { ModelLimits } from './model-limits.ts';
