@@ -45,7 +45,7 @@ export function runCommand(): Command {
     .option('--resume <run-id>', 'continue a killed or stopped run; only missing items run')
     .option('--dry-run', 'print the plan (items, estimated tokens and cost) without calling any model')
     .option('--json', 'print exactly one JSON object on stdout at the end')
-    .option('--concurrency <count>', 'model calls in flight; in a sweep also runs the cells at the same time with at most <count> items in flight across the grid', intOption('--concurrency', 1))
+    .option('--concurrency <count>', 'model calls in flight; in a sweep: run the cells at the same time, at most <count> items in flight across the grid (each model keeps its own call limit, shared by its cells)', intOption('--concurrency', 1))
     .option('--jobs <count>', 'sandbox executions in flight (default: cores; a sweep shares them)', intOption('--jobs', 1))
     .option('--region <region>', 'AWS region for bedrock:/sagemaker:')
     .option('--endpoint-url <url>', 'endpoint override for bedrock:/sagemaker: (VPC endpoints, proxies)')
@@ -86,8 +86,11 @@ export function runCommand(): Command {
       let sweepId: string | undefined;
       let failures: CellFailure[] = [];
       const grid = createGridProgress(process.stderr, flags.quiet ?? false);
+      // In a sweep, --concurrency bounds the grid; each model keeps its provider's call limit.
+      const { concurrency: _calls, ...sweepProviderOptions } = providerOptions;
       const sweepOptions: SweepOptions = {
         ...options,
+        providerOptions: sweepProviderOptions,
         onEvent: undefined,
         ...(flags.concurrency ? { gridConcurrency: flags.concurrency } : {}),
         onCellEvent: (cell, e) => grid.event(cell, e),

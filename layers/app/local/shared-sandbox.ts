@@ -41,13 +41,17 @@ export class SharedSandbox {
     const key = kotlinLanguageVersion ?? '';
     while (!this.#mayLease(key)) await new Promise<void>((wake) => this.#queue.push({ key, wake }));
     if (this.#current?.key !== key) {
+      // No lease holds the previous executor (#mayLease): close it, then start the new one.
+      // The new key is in place at once, so runs of other keys arriving meanwhile wait.
       const previous = this.#current;
-      this.#current = undefined;
-      if (previous) await (await previous.executor).close();
-      if (!this.#current) this.#current = { key, executor: this.factory(kotlinFlags(kotlinLanguageVersion)), leases: 0 };
+      const flags = kotlinFlags(kotlinLanguageVersion);
+      const executor = (async () => {
+        if (previous) await (await previous.executor).close();
+        return this.factory(flags);
+      })();
+      this.#current = { key, executor, leases: 0 };
     }
     const current = this.#current;
-    if (current.key !== key) return this.lease(kotlinLanguageVersion); // another key got in while the old executor closed
     current.leases += 1;
     let released = false;
     try {
