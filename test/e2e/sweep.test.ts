@@ -119,3 +119,29 @@ describe('local sweep', () => {
     await killAndResume({ rows: 300, flags: ['--concurrency', '8', '--jobs', '1'], signal, killWhen: partWay });
   }, 300_000);
 });
+
+describe('a sweep with a failing cell', () => {
+  it('keeps the other cells\' work, names the failure, exits 2, and resumes once the file is fixed', async () => {
+    const home = tempHome();
+    const [good, bad] = [join(home, 'good.jsonl'), join(home, 'bad.jsonl')];
+    writeDataset(good, 0, 40);
+    writeFileSync(bad, `${JSON.stringify({ id: 'x1', target_token: 'casa', text: 'Una casa.', abs_mean: 0.5, inc_mean: 0.5 })}\n${JSON.stringify({ id: 'x2', text: 'Manca la parola.', abs_mean: 0.5, inc_mean: 0.5 })}\n`);
+    const args = ['run', '-b', `abricot:${bad}`, '-b', `abricot:${good}`, '-m', 'reference', '--concurrency', '4', '--home', home];
+    const failed = await runCli(args);
+    expect(failed.code, failed.stderr).toBe(2);
+    expect(failed.stderr).toMatch(/cell 1 \(abricot:.*bad\.jsonl × reference\) failed: .*bad\.jsonl.*line 2/);
+    expect(failed.stderr).toMatch(/1 cell failed .* continue with: polyeval run --resume sweep-/);
+    expect(failed.stdout).toMatch(/^leaderboard of sweep /m);
+    const runs = parseJson<{ status: string; recorded: number; items: number }[]>(await runCli(['list', 'runs', '--json', '--home', home]));
+    expect(runs).toEqual([expect.objectContaining({ status: 'completed', recorded: 80, items: 80 })]);
+
+    const sweepId = /sweep (sweep-\S+)/.exec(failed.stderr)?.[1] as string;
+    writeDataset(bad, 1, 10);
+    const resumed = parseJson<{ runs: { status: string; items: number }[]; failed?: unknown }>(await runCli(['run', '--resume', sweepId, '--json', '-q', '--home', home]));
+    expect(resumed.failed).toBeUndefined();
+    expect(resumed.runs.map((r) => [r.status, r.items])).toEqual([
+      ['completed', 20],
+      ['completed', 80],
+    ]);
+  }, 120_000);
+});
