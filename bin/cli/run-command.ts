@@ -159,7 +159,7 @@ export function runCommand(): Command {
  */
 function sweepFailure(sweepId: string, failures: readonly CellFailure[], runs: number): Error {
   for (const f of failures) process.stderr.write(`polyeval: cell ${f.cell + 1} (${f.benchmark} × ${f.model}) failed: ${f.error.message}\n`);
-  const message = `sweep ${sweepId}: ${failures.length} cell${failures.length > 1 ? 's' : ''} failed (listed above); the ${runs} run${runs === 1 ? '' : 's'} of the others are recorded; fix and continue with: polyeval run --resume ${sweepId}`;
+  const message = `sweep ${sweepId}: ${failures.length} cell${failures.length > 1 ? 's' : ''} failed (listed above); ${runs} run${runs === 1 ? '' : 's'} of the other cells recorded; fix and continue with: polyeval run --resume ${sweepId}`;
   const internal = failures.find((f) => !(f.error instanceof InputError) && !(f.error instanceof RunStopped));
   if (internal) return new Error(`${message}\n${internal.error.stack ?? internal.error.message}`);
   if (failures.some((f) => f.error instanceof InputError)) return new InputError(message);
