@@ -7,11 +7,11 @@ import { SqsWorkQueue } from '#aws/index.ts';
 import type { BlobStore, Executor } from '#core/ports.ts';
 import { ContainerSandbox, type ContainerSandboxOptions } from './container-sandbox.ts';
 import { judgeRunner } from './judge-runner.ts';
-import { RunContextCache } from '#app/cloud-context.ts';
-import { requireEnv } from '#app/cloud-env.ts';
-import type { AggregateMessage } from '#app/cloud-messages.ts';
-import type { StageDeps } from '#app/cloud-stages.ts';
-import { kotlinFlags } from '#app/kotlin-flags.ts';
+import { RunContextCache } from '#app/cloud/context.ts';
+import { requireEnv } from '#app/cloud/env.ts';
+import type { AggregateMessage } from '#app/cloud/messages.ts';
+import type { StageDeps } from '#app/cloud/stages.ts';
+import { kotlinFlags } from '#app/shared/kotlin-flags.ts';
 import { storageClients, type StorageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 
