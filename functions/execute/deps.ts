@@ -6,7 +6,7 @@
 import { SqsWorkQueue } from '#aws/index.ts';
 import type { BlobStore, Executor } from '#core/ports.ts';
 import { ContainerSandbox, type ContainerSandboxOptions } from './container-sandbox.ts';
-import { judgeRunner } from './judge-runner.ts';
+import { judgeRunner, runnerToolchain } from './judge-runner.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { requireEnv } from '#app/cloud/env.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
@@ -45,7 +45,10 @@ export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?
     prepareRun: async (manifest) => {
       // One sample at a time per container (batch size 1), so per-process flags are safe.
       const { configureKotlin } = await import('#sandbox/languages/kotlin.ts');
-      configureKotlin({ flags: kotlinFlags(manifest.kotlin_language_version) });
+      const flags = kotlinFlags(manifest.kotlin_language_version);
+      configureKotlin({ flags });
+      runnerToolchain.kotlinFlags = flags; // the runner compiles: it is told with each request
+
     },
   };
 }

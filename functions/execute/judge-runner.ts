@@ -10,6 +10,9 @@ import { LambdaInvoker } from '#aws/lambda-invoker.ts';
 import { LAMBDA_RUNNER_ISOLATION, LambdaProgramRunner } from '#app/cloud/lambda-runner.ts';
 import type { ContainerSandboxOptions } from './container-sandbox.ts';
 
+/** The toolchain settings of the run being judged (set by prepareRun; one item at a time per container). */
+export const runnerToolchain: { kotlinFlags: string[] } = { kotlinFlags: [] };
+
 export function judgeRunner(env: NodeJS.ProcessEnv, log: (message: string, detail: Record<string, unknown>) => void): ContainerSandboxOptions['runner'] {
   const functionName = env['RUNNER_FUNCTION_NAME'];
   if (!functionName) return undefined;
@@ -18,6 +21,7 @@ export function judgeRunner(env: NodeJS.ProcessEnv, log: (message: string, detai
   const runner = new LambdaProgramRunner({
     invoke: (payload) => invoker.invoke(payload),
     functionName,
+    toolchain: () => ({ kotlinFlags: [...runnerToolchain.kotlinFlags] }),
     onDiscard: (integrity) => log('runner left something behind after an item and ended its environment', { functionName, ...integrity }),
   });
   return { runner, isolation: LAMBDA_RUNNER_ISOLATION };

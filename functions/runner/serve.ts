@@ -39,6 +39,9 @@ export async function serveInvocation(event: unknown, sandbox: RunnerSandbox): P
   let failure: Error | undefined;
   try {
     const request = parseWire(RunnerRequestSchema, event, 'request');
+    // One item at a time per environment, so the process-wide kotlinc flags are this item's.
+    const { configureKotlin } = await import('#sandbox/languages/kotlin.ts');
+    configureKotlin({ flags: request.toolchain?.kotlinFlags ?? [] });
     const executor = await sandbox.get();
     body = await run(request, executor.host, executor.isolationReport.label);
   } catch (error) {

@@ -11,7 +11,7 @@ import { HarnessError } from '#core/errors.ts';
 import type { ProgramRun, RunRequest } from '#core/scoring/io-tests.ts';
 import type { ProgramRunner, RunnerJob, RunnerProgram, RunnerResult } from '#core/scoring/program-runner.ts';
 import type { InvokeResult } from '#aws/lambda-invoker.ts';
-import { PAYLOAD_BUDGET_BYTES, parseWire, runnerRequest, RunnerResponseSchema, type RunnerResponse, type WireRun } from './runner-protocol.ts';
+import { PAYLOAD_BUDGET_BYTES, parseWire, runnerRequest, RunnerResponseSchema, type RunnerResponse, type RunnerToolchain, type WireRun } from './runner-protocol.ts';
 import { planInvocations, RUNNER_TIME_BUDGET_MS } from './runner-plan.ts';
 
 /** The isolation recorded for samples run by a runner function: `lambda-runner+<its sandbox level>`. */
@@ -23,6 +23,8 @@ export interface LambdaProgramRunnerOptions {
   functionName: string;
   payloadBudgetBytes?: number;
   timeBudgetMs?: number;
+  /** Toolchain settings sent with every request (kotlinc flags of the run). */
+  toolchain?: () => RunnerToolchain;
   /** Told when a runner ended its environment after an item (something survived or changed). */
   onDiscard?: (integrity: RunnerResponse['integrity']) => void;
 }
@@ -72,7 +74,7 @@ export class LambdaProgramRunner implements ProgramRunner {
   }
 
   private async call(program: RunnerProgram, runs: RunRequest[], maxRunOutputBytes: number): Promise<Answer> {
-    const result = await this.options.invoke(JSON.stringify(runnerRequest(program, runs, maxRunOutputBytes)));
+    const result = await this.options.invoke(JSON.stringify(runnerRequest(program, runs, maxRunOutputBytes, this.options.toolchain?.())));
     if (result.functionError !== undefined) {
       let detail = result.payload.slice(0, 500);
       try {

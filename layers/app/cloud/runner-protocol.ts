@@ -54,8 +54,11 @@ export const RunnerRequestSchema = z
     runs: z.array(RunRequestSchema).min(1),
     /** Bytes of stdout + collected files (JSON-encoded) a run may return; beyond, it is answered `truncated`. */
     maxRunOutputBytes: z.number().int().positive(),
+    /** The run's toolchain settings (kotlinc -language-version/-api-version), applied before compiling. */
+    toolchain: z.object({ kotlinFlags: z.array(z.string()).optional() }).strict().optional(),
   })
   .strict();
+export type RunnerToolchain = NonNullable<RunnerRequest['toolchain']>;
 export type RunnerRequest = z.infer<typeof RunnerRequestSchema>;
 
 const WireRun = z.object({
@@ -91,8 +94,8 @@ export function parseWire<T>(schema: z.ZodType<T>, value: unknown, what: string)
 }
 
 /** A request from the port's types (the wire form is the same shape). */
-export function runnerRequest(program: RunnerProgram, runs: readonly RunRequest[], maxRunOutputBytes: number): RunnerRequest {
-  return { version: 1, program, runs: runs.map((r) => ({ ...r })), maxRunOutputBytes };
+export function runnerRequest(program: RunnerProgram, runs: readonly RunRequest[], maxRunOutputBytes: number, toolchain?: RunnerToolchain): RunnerRequest {
+  return { version: 1, program, runs: runs.map((r) => ({ ...r })), maxRunOutputBytes, ...(toolchain ? { toolchain } : {}) };
 }
 
 /** Bytes a string takes inside a JSON document (escapes included). */

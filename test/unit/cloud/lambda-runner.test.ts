@@ -16,7 +16,7 @@ const NO_HOST: ProgramHost = {
   prepareUnitTest: () => Promise.reject(new Error('unused')),
 };
 
-function catRunner(options: { echo?: (stdin: string) => string; compiles?: boolean; failWith?: string } = {}) {
+function catRunner(options: { echo?: (stdin: string) => string; compiles?: boolean; failWith?: string; kotlinFlags?: string[] } = {}) {
   const requests: RunnerRequest[] = [];
   const invoke = async (payload: string) => {
     if (options.failWith) return { functionError: 'Unhandled', payload: JSON.stringify({ errorType: options.failWith, errorMessage: 'Runtime exited' }) };
@@ -27,7 +27,8 @@ function catRunner(options: { echo?: (stdin: string) => string; compiles?: boole
     const runs = request.runs.map((r) => fitRun({ termination: 'exited', exitCode: 0, signal: null, stdout: (options.echo ?? ((s) => s))(r.stdin), stderr: '', files: {}, runMs: 1, cpuMs: 1, peakMemoryKb: 1000 }, request.maxRunOutputBytes));
     return { payload: JSON.stringify({ ok: true, compileMs: 5, runs, isolation: 'rlimits+seccomp+landlock', integrity }) };
   };
-  return { requests, runner: new LambdaProgramRunner({ invoke, functionName: 'runner-python', payloadBudgetBytes: 4000 }) };
+  const toolchain = options.kotlinFlags ? { toolchain: () => ({ kotlinFlags: options.kotlinFlags }) } : {};
+  return { requests, runner: new LambdaProgramRunner({ invoke, functionName: 'runner-python', payloadBudgetBytes: 4000, ...toolchain }) };
 }
 
 const job = (tests: { input: string; output: string }[]) => ({ task: sumTask({ name: undefined, tests }), language: 'python', code: 'import sys\nsys.stdout.write(sys.stdin.read())\n' });
@@ -60,6 +61,12 @@ describe('LambdaProgramRunner', () => {
     const outcome = await scoreIoTests(job(tests), NO_HOST, { runner });
     expect(outcome.tests?.map((t) => t.verdict)).toEqual(['OK', 'OK', 'OLE']);
     expect(requests.map((r) => r.runs.map((x) => x.stdin))).toEqual([['small\n', 'medium\n', 'huge\n'], ['medium\n'], ['huge\n']]);
+  });
+
+  it("sends the run's kotlinc flags with every request, since the runner compiles", async () => {
+    const { requests, runner } = catRunner({ kotlinFlags: ['-language-version', '2.0', '-api-version', '2.0'] });
+    await scoreIoTests(job([{ input: '1\n', output: '1\n' }]), NO_HOST, { runner });
+    expect(requests[0]?.toolchain).toEqual({ kotlinFlags: ['-language-version', '2.0', '-api-version', '2.0'] });
   });
 
   it('gives CE with the runner level when the program does not compile', async () => {
