@@ -9,6 +9,7 @@ import type { ProgramHost } from '#core/scoring/io-tests.ts';
 import { scoreIoTests } from '#core/scoring/io-tests.ts';
 import { LambdaProgramRunner } from '#app/cloud/lambda-runner.ts';
 import { fitRun, parseWire, RunnerRequestSchema, type RunnerRequest } from '#app/cloud/runner-protocol.ts';
+import { planInvocations, RUNNER_TIME_BUDGET_MS } from '#app/cloud/runner-plan.ts';
 import { sumTask } from '../../sandbox/helpers.ts';
 
 const NO_HOST: ProgramHost = {
@@ -86,5 +87,20 @@ describe('the runner request schema', () => {
   it('has no place for an expected output', () => {
     const request = { version: 1, program: { kind: 'source', language: 'python', code: 'print(1)' }, runs: [{ stdin: '', limits: { cpuMs: 1, wallMs: 1, memoryMb: 1 }, expected: '1\n' }], maxRunOutputBytes: 10 };
     expect(() => parseWire(RunnerRequestSchema, request, 'request')).toThrow(/runs\.0.*expected|Unrecognized key/);
+  });
+});
+
+describe('planInvocations', () => {
+  const program = { kind: 'source' as const, language: 'cpp', code: 'int main(){}' };
+  const run = (wallMs: number) => ({ stdin: '1\n', limits: { cpuMs: 1000, wallMs, memoryMb: 256 } });
+
+  it("splits long samples so each invocation's compile plus wall limits fit the runner's time", () => {
+    // 15 min timeout − 1 min spare − 2 min compile = 12 min of runs per invocation.
+    const plan = planInvocations(program, Array.from({ length: 5 }, () => run(300_000)), { payloadBytes: 1_000_000, timeMs: RUNNER_TIME_BUDGET_MS });
+    expect(plan).toEqual([[0, 1], [2, 3], [4]]);
+  });
+
+  it('refuses a single run longer than an invocation can take', () => {
+    expect(() => planInvocations(program, [run(RUNNER_TIME_BUDGET_MS)], { payloadBytes: 1_000_000, timeMs: RUNNER_TIME_BUDGET_MS })).toThrow(/wall limit/);
   });
 });
