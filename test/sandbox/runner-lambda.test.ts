@@ -77,7 +77,7 @@ async function deploy(name: string, extraEnv: Record<string, string> = {}): Prom
         gid: UID,
         cwd: tmp,
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...RUNNER_ENV_KEYS, ...extraEnv, AWS_LAMBDA_RUNTIME_API: runtimeApi, AWS_LAMBDA_FUNCTION_NAME: `runner-${name}`, PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: tmp, POLYEVAL_CACHE: image, POLYEVAL_BWRAP: join(dirs.root, 'bwrap') },
+        env: { ...RUNNER_ENV_KEYS, ...extraEnv, ...(process.env.JAVA_HOME ? { JAVA_HOME: process.env.JAVA_HOME } : {}), AWS_LAMBDA_RUNTIME_API: runtimeApi, AWS_LAMBDA_FUNCTION_NAME: `runner-${name}`, PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: tmp, POLYEVAL_CACHE: image, POLYEVAL_BWRAP: join(dirs.root, 'bwrap') },
       }),
   });
   services.push(service);
@@ -106,10 +106,13 @@ function jobOf(c: HostileCase, probe: Probe): ExecutionJob {
 const integrityOf = (answer: string) => (JSON.parse(answer) as { integrity?: { clean: boolean } }).integrity;
 
 describe('the hostile suite through the judge and the runner function', () => {
-  it('contains every attack in python, c and cpp: no credential or canary, no listener, no write outside, no survivor, no expected output sent', async () => {
-    const { service, judge, tmp } = await deploy('hostile');
+  it.each([
+    ['python, c and cpp', 'hostile', ['python', 'c', 'cpp']],
+    ['kotlin', 'hostile-kotlin', ['kotlin']],
+  ] as const)('contains every attack in %s: no credential or canary, no listener, no write outside, no survivor, no expected output sent', async (_languages, name, languages) => {
+    const { service, judge, tmp } = await deploy(name);
     const probe = probeFor(tmp);
-    const cases = HOSTILE_CASES.filter((c) => ['python', 'c', 'cpp'].includes(c.language));
+    const cases = HOSTILE_CASES.filter((c) => (languages as readonly string[]).includes(c.language));
     for (const c of cases) {
       const outcome = await judge.execute(jobOf(c, probe));
       expect(c.verdicts, `${c.attack} in ${c.language}: ${JSON.stringify(outcome).slice(0, 600)}`).toContain(outcome.verdict);
