@@ -103,8 +103,15 @@ export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value), 'utf8');
 }
 
-/** A run's answer within `maxBytes` of output: over it, stdout and files are dropped and it says so. */
+/** Head of stderr a run returns at most: the judge keeps a few head lines of it. */
+const STDERR_BYTES = 8 * 1024;
+
+/**
+ * A run's answer within `maxBytes`: stderr is cut to its head (at most a quarter of the share),
+ * and when stdout and the collected files still do not fit they are dropped and the run says so.
+ */
 export function fitRun(run: ProgramRun, maxBytes: number): WireRun {
-  const size = jsonBytes(run.stdout) + jsonBytes(run.files);
-  return size <= maxBytes ? { ...run } : { ...run, stdout: '', files: {}, truncated: true };
+  const stderr = run.stderr.slice(0, Math.min(STDERR_BYTES, Math.floor(maxBytes / 4)));
+  const size = jsonBytes(run.stdout) + jsonBytes(run.files) + jsonBytes(stderr);
+  return size <= maxBytes ? { ...run, stderr } : { ...run, stderr, stdout: '', files: {}, truncated: true };
 }

@@ -104,3 +104,18 @@ describe('planInvocations', () => {
     expect(() => planInvocations(program, [run(RUNNER_TIME_BUDGET_MS)], { payloadBytes: 1_000_000, timeMs: RUNNER_TIME_BUDGET_MS })).toThrow(/wall limit/);
   });
 });
+
+describe('fitRun', () => {
+  const run = { termination: 'exited' as const, exitCode: 1, signal: null, stdout: 'ok\n', stderr: 'e'.repeat(64 * 1024), files: {}, runMs: 1, cpuMs: 1, peakMemoryKb: 1 };
+
+  it("keeps only stderr's head, so many runs with full stderr still fit one response", () => {
+    const fitted = fitRun(run, 10_000);
+    expect(fitted.stdout).toBe('ok\n');
+    expect(fitted.truncated).toBeUndefined();
+    expect(fitted.stderr.length).toBe(2_500);
+  });
+
+  it('drops stdout and files and says so when they exceed the share', () => {
+    expect(fitRun({ ...run, stdout: 'x'.repeat(20_000) }, 10_000)).toMatchObject({ stdout: '', files: {}, truncated: true });
+  });
+});
