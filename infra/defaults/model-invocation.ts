@@ -6,7 +6,7 @@
  */
 import type { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type { ArnPattern, IamGrant } from '../../layers/core/models/provider-kind.ts';
+import type { ArnPattern, IamGrant, ProviderKind } from '../../layers/core/models/provider-kind.ts';
 import { PROVIDER_REGISTRY } from '../../layers/providers/registry.ts';
 import { stackArn } from '../nag.ts';
 
@@ -21,14 +21,16 @@ function arnOf(stack: Stack, pattern: ArnPattern): string {
   return `arn:${stack.partition}:${pattern.service}:${region}:${pattern.account ? stack.account : ''}:${pattern.resource}`;
 }
 
-/** Every registered provider's grants, in registry order. */
-function grants(): IamGrant[] {
-  return PROVIDER_REGISTRY.kinds.flatMap((k) => [...k.iam]);
+type Kinds = readonly Pick<ProviderKind, 'scheme' | 'usage' | 'iam' | 'iamReason'>[];
+
+/** Every provider's grants, in registry order. */
+function grants(kinds: Kinds): IamGrant[] {
+  return kinds.flatMap((k) => [...k.iam]);
 }
 
 /** The IAM statements of model invocation for the generate role. */
-export function modelInvocationStatements(stack: Stack): iam.PolicyStatement[] {
-  return grants().map(
+export function modelInvocationStatements(stack: Stack, kinds: Kinds = PROVIDER_REGISTRY.kinds): iam.PolicyStatement[] {
+  return grants(kinds).map(
     (g) =>
       new iam.PolicyStatement({
         sid: g.sid,
@@ -40,14 +42,14 @@ export function modelInvocationStatements(stack: Stack): iam.PolicyStatement[] {
 }
 
 /** The cdk-nag IAM5 finding ids of {@link modelInvocationStatements}: each distinct resource pattern once. */
-export function modelInvocationFindings(stack: Stack): string[] {
-  const arns = grants().flatMap((g) => g.resources.map((r) => stackArn(stack, r.service, r.resource, r.account, regionOf(r))));
+export function modelInvocationFindings(stack: Stack, kinds: Kinds = PROVIDER_REGISTRY.kinds): string[] {
+  const arns = grants(kinds).flatMap((g) => g.resources.map((r) => stackArn(stack, r.service, r.resource, r.account, regionOf(r))));
   return [...new Set(arns)].map((arn) => `AwsSolutions-IAM5[Resource::${arn}]`);
 }
 
 /** Why the resources are patterns (the acknowledgement's reason), from the providers' own words. */
-export function modelInvocationReason(): string {
-  const kinds = PROVIDER_REGISTRY.kinds.filter((k) => k.iam.length > 0);
+export function modelInvocationReason(all: Kinds = PROVIDER_REGISTRY.kinds): string {
+  const kinds = all.filter((k) => k.iam.length > 0);
   const usages = kinds.map((k) => k.usage).join(', ');
   return `The model is chosen per run (${usages}): ${kinds.map((k) => `${k.scheme}: ${k.iamReason ?? 'see the provider'}`).join('; ')}.`;
 }
