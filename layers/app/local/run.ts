@@ -22,13 +22,18 @@ import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { costAt, estimateTokens, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
+import { costAt, estimateTokens, isBilled, loadPriceTable, priceForRun, PROVIDER_REGISTRY, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from '../shared/load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import type { BenchmarkRegistry } from '#core/benchmarks/registry.ts';
 import { createProvider } from '../shared/create-provider.ts';
 import { codeVersion, packageVersions } from '../shared/versions.ts';
+import type { ModelLimits } from './model-limits.ts';
+import { SharedSandbox } from './shared-sandbox.ts';
+import type { ItemGate } from '#core/run/pipeline.ts';
+
+export { SharedSandbox };
 
 export interface LocalRunOptions {
   home: Home;
@@ -41,12 +46,16 @@ export interface LocalRunOptions {
   /** `--assume-price`: the price of a model the table lacks (recorded in the manifest). */
   assumePrice?: ModelPrice;
   clock?: () => Date;
-  onEvent?: (event: (EngineEvent & { language: string }) | PlannedEvent) => void;
+  onEvent?: (event: (EngineEvent & { language: string; runId: string }) | PlannedEvent | EndedEvent) => void;
   env?: NodeJS.ProcessEnv;
   /** Execute model-written code even where the sandbox exposes credentials, files or network. */
   trustGeneratedCode?: boolean;
   /** One sandbox shared by several runs (a sweep): kept open after each run. */
   sandbox?: SharedSandbox;
+  /** A sweep's bound on items in flight across its grid. */
+  gate?: ItemGate;
+  /** A sweep's per-model limits on calls in flight, shared by the runs of one model. */
+  modelLimits?: ModelLimits;
   /**
    * A sweep's bookkeeping, per run it would start (key: dataset spec and language): the id
    * of a run already started for that key (it is resumed, or its summary returned when it
@@ -67,24 +76,10 @@ export interface PlannedEvent {
   remaining: Record<string, number>;
 }
 
-/**
- * One sandbox executor for several runs, so a sweep keeps the Kotlin compile server warm and
- * the compile cache shared. Toolchain options (a Kotlin language version) travel with each
- * job, so runs with different options share it too.
- */
-export class SharedSandbox {
-  private current: Promise<SandboxExecutor> | undefined;
-
-  async get(): Promise<SandboxExecutor> {
-    this.current ??= import('#sandbox/index.ts').then((sandbox) => sandbox.createSandboxExecutor());
-    return this.current;
-  }
-
-  async close(): Promise<void> {
-    const current = this.current;
-    this.current = undefined;
-    if (current) await (await current).close();
-  }
+/** A run stopped doing work (completed, stopped or failed). */
+export interface EndedEvent {
+  type: 'ended';
+  runId: string;
 }
 
 export type LocalRunResult =
@@ -96,8 +91,7 @@ function newRunId(benchmark: string, now: Date): string {
   return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The run's executor and whether the run owns it (closes it when done). */
-/** A run's executor, and whether the run owns it (closes it) or shares the sweep's. */
+/** A run's executor, and whether the run owns it (closes it) or uses the sweep's. */
 interface RunExecutor {
   executor?: SandboxExecutor;
   owned: boolean;
@@ -110,9 +104,15 @@ async function executorFor(benchmark: AnyBenchmark, shared?: SharedSandbox): Pro
   return { executor: await sandbox.createSandboxExecutor(), owned: true };
 }
 
-/** Whether a provider's calls cost money (network providers) or nothing (reference, replay). */
-function isBilled(provider: Provider): boolean {
-  return provider.kind !== 'reference' && provider.kind !== 'replay';
+/** Closes the run's own executor (the sweep's stays open for its other cells). */
+async function releaseExecutor(run: RunExecutor): Promise<void> {
+  if (run.owned) await run.executor?.close();
+}
+
+/** The model spec's provider, under the sweep's shared limit of that model when there is one. */
+async function openProvider(spec: string, providerOptions: ProviderOptions | undefined, opts: LocalRunOptions): Promise<Provider> {
+  const provider = await createProvider(spec, providerOptions);
+  return opts.modelLimits ? opts.modelLimits.wrap(spec, provider, providerOptions?.concurrency) : provider;
 }
 
 /** The run's price, refusing a cost cap on an unpriced model before any call. */
@@ -140,12 +140,14 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   const { home } = opts;
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
-  const { executor, owned } = prepared ?? (await executorFor(loaded.benchmark, opts.sandbox));
+  const runExecutor = prepared ?? (await executorFor(loaded.benchmark, opts.sandbox));
+  const { executor } = runExecutor;
   try {
     assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false);
   } catch (error) {
-    if (owned) await executor?.close();
+    await releaseExecutor(runExecutor);
     await provider.close?.();
+    opts.onEvent?.({ type: 'ended', runId: manifest.run_id });
     throw error;
   }
   if (!prepared) prepareExecutor(executor, plan);
@@ -157,7 +159,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     ...(executor ? { executor } : {}),
     clock,
     ...(await costFunctions(provider, manifest, opts)),
-    onEvent: (e) => opts.onEvent?.({ ...e, language: languageOf(e.item) }),
+    onEvent: (e) => opts.onEvent?.({ ...e, language: languageOf(e.item), runId: manifest.run_id }),
     manifest,
     benchmark: loaded.benchmark,
     tasks: new Map(plan.tasks.map((t) => [t.id, t])),
@@ -174,6 +176,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
       scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: Math.max(4, jobs * 4) }),
       generateConcurrency: opts.providerOptions?.concurrency ?? provider.concurrency ?? 4,
       scoreConcurrency: jobs,
+      ...(opts.gate ? { gate: opts.gate } : {}),
     });
     if (result.stoppedReason) {
       await home.ledger.setStatus(manifest.run_id, 'stopped', result.stoppedReason);
@@ -186,8 +189,9 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     await home.ledger.setStatus(manifest.run_id, 'failed', (error as Error).message);
     throw error;
   } finally {
-    if (owned) await executor?.close();
+    await releaseExecutor(runExecutor);
     await provider.close?.();
+    opts.onEvent?.({ type: 'ended', runId: manifest.run_id });
   }
 }
 
@@ -220,7 +224,7 @@ function extraMetrics(records: readonly RunRecord[], plan: RunPlan, loaded: Load
  */
 function languagesFor(spec: RunSpec, loaded: LoadedBenchmark, provider: Provider): (string | undefined)[] {
   if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
-  if (provider.kind === 'reference' && loaded.benchmark.defaults.languages) return [...loaded.benchmark.defaults.languages];
+  if (PROVIDER_REGISTRY.byScheme(provider.kind)?.answersWithReference && loaded.benchmark.defaults.languages) return [...loaded.benchmark.defaults.languages];
   return [undefined];
 }
 
@@ -242,7 +246,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
         continue;
       }
       const runSpec: RunSpec = { ...spec, ...(language ? { language } : {}) };
-      const provider = await createProvider(spec.model, opts.providerOptions);
+      const provider = await openProvider(spec.model, opts.providerOptions, opts);
       // Refused before the capability check or any item calls the model.
       await runPrice(provider, spec.maxCostUsd ?? null, opts.assumePrice, opts);
       const now = clock();
@@ -264,7 +268,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
           toolchains,
         });
       } catch (error) {
-        if (runExecutor.owned) await runExecutor.executor?.close();
+        await releaseExecutor(runExecutor);
         await provider.close?.();
         throw error;
       }
@@ -313,7 +317,7 @@ export async function resumeLocal(runId: string, opts: LocalRunOptions, override
   if (!source) throw new InputError(`run ${runId} names no benchmark`);
   const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(manifest.split ? { split: manifest.split } : {}) });
   const providerOptions = { ...manifest.provider_options, ...opts.providerOptions };
-  const provider = await createProvider(manifest.model.spec, providerOptions);
+  const provider = await openProvider(manifest.model.spec, providerOptions, opts);
   await provider.prepare?.(new Set(loaded.tasks.map((t) => t.id)));
   return execute(replanItems(manifest, loaded, provider), loaded, provider, { ...opts, providerOptions });
 }
