@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { openHome, type Home } from '#app/local/home.ts';
 import { PROVIDER_KINDS } from '#app/shared/create-provider.ts';
 import { loadPriceTable } from '#providers/index.ts';
-import { readManifest } from '#app/local/run.ts';
+import { requireManifest } from '#app/local/run.ts';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { BENCHMARKS, BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
 import { InputError } from '#core/errors.ts';
@@ -81,7 +81,7 @@ export function reportCommand(): Command {
         process.stdout.write(`${toJson(summary)}\n`);
         return;
       }
-      const manifest = await readManifest(home, runId);
+      const manifest = await requireManifest(home, runId);
       process.stdout.write(`${manifest.benchmark.title}\nrun ${runId} · ${manifest.model.spec} · n=${manifest.n} · ${summary.items} samples\n`);
       if (summary.likert_mode) process.stdout.write(`likert mode: ${summary.likert_mode}${summary.likert_scoring ? ` (${summary.likert_scoring.method}: ${summary.likert_scoring.reason})` : ''}\n`);
       for (const w of summary.warnings ?? []) process.stdout.write(`adapted: ${w}\n`);
@@ -100,7 +100,7 @@ export function compareCommand(): Command {
     .option('-o, --output <file.html>', 'with --format html: where to write the page (default: <home>/store/reports/compare-<a>-vs-<b>.html)')
     .action(async (a: string, b: string, flags: { json?: boolean; iterations: number; format: 'table' | 'json' | 'html'; output?: string }, command: Command) => {
       const home = homeOf(command);
-      const [ma, mb] = [await readManifest(home, a), await readManifest(home, b)];
+      const [ma, mb] = [await requireManifest(home, a), await requireManifest(home, b)];
       if (ma.benchmark.id !== mb.benchmark.id) throw new InputError(`runs are on different benchmarks (${ma.benchmark.id} vs ${mb.benchmark.id})`, { field: 'run-b' });
       const [ra, rb] = [(await readItems(home.store, a)).map((d) => d.record), (await readItems(home.store, b)).map((d) => d.record)];
       const rows = compareRuns(ra, rb, { scorer: ma.benchmark.scorer, n: Math.min(ma.n, mb.n), seed: ma.seed, iterations: flags.iterations });

@@ -17,7 +17,8 @@ import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocu
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
-import { cloudKeys, readManifest, readTaskSnapshot } from './context.ts';
+import { cloudKeys, readTaskSnapshot } from './context.ts';
+import { readManifest } from '../shared/stored-documents.ts';
 import type { EventPublisher } from './events.ts';
 import type { AggregateMessage } from './messages.ts';
 import { compactPart, partKeys, readPartManifests, readRunRecords, type PartManifest } from './record-parts.ts';

@@ -11,7 +11,8 @@ import type { RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
-import { projectionOf } from './cost.ts';
+import { projectionOf } from '../shared/cost-projection.ts';
+import { readManifest, readManifestAt } from '../shared/stored-documents.ts';
 
 /** Keys the cloud stages add to DESIGN §5. */
 export const cloudKeys = {
@@ -28,8 +29,7 @@ export const cloudKeys = {
 
 /** The manifest for readers (the API): the run's own, else the kept copy. */
 export async function readKeptManifest(store: BlobStore, runId: string): Promise<Manifest | undefined> {
-  const text = (await store.getText(keys.manifest(runId))) ?? (await store.getText(cloudKeys.keptManifest(runId)));
-  return text === undefined ? undefined : (JSON.parse(text) as Manifest);
+  return (await readManifest(store, runId)) ?? (await readManifestAt(store, cloudKeys.keptManifest(runId)));
 }
 
 /** What a stage needs to build contexts. */
@@ -51,11 +51,6 @@ const NO_PROVIDER: Provider = {
   model: 'none',
   generate: () => Promise.reject(new HarnessError('this stage calls no model')),
 };
-
-export async function readManifest(store: BlobStore, runId: string): Promise<Manifest | undefined> {
-  const text = await store.getText(keys.manifest(runId));
-  return text === undefined ? undefined : (JSON.parse(text) as Manifest);
-}
 
 export async function readTaskSnapshot(store: BlobStore, runId: string): Promise<Task[]> {
   const text = await store.getText(cloudKeys.tasks(runId));

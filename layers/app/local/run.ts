@@ -2,7 +2,6 @@
  * A run on this machine: plan → generate → score → record → aggregate over the local
  * adapters (filesystem store, journal ledger, in-process queues, the sandbox executor).
  */
-import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { InputError, RunStopped } from '#core/errors.ts';
@@ -12,7 +11,6 @@ import { assertMayExecute } from './trust.ts';
 import { aggregateRun, type CompletedSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
 import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
-import { promptText } from '#core/models/prompt-text.ts';
 import { loadRomanianLexicon } from '#sources/romanian-lexicon.ts';
 import type { EngineEvent, GeneratedItem, RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
@@ -21,13 +19,16 @@ import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { costAt, estimateTokens, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
+import { costAt, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from '../shared/load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { createProvider } from '../shared/create-provider.ts';
 import { codeVersion, packageVersions } from '../shared/versions.ts';
 import { kotlinFlags } from '../shared/kotlin-flags.ts';
+import { readManifest } from '../shared/stored-documents.ts';
+import { languagesFor, newRunId, runIdPrefix } from '../shared/run-ids.ts';
+import { projectionOf } from '../shared/cost-projection.ts';
 
 export interface LocalRunOptions {
   home: Home;
@@ -93,11 +94,6 @@ export type LocalRunResult =
   | ({ status: 'completed'; language?: string | null } & RunSummaryDocument)
   | { status: 'stopped'; run_id: string; benchmark: string; model: string; items: number; recorded: number; reason: string; language?: string | null };
 
-function newRunId(benchmark: string, now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
-}
-
 /** The run's executor and whether the run owns it (closes it when done). */
 /** A run's executor, and whether the run owns it (closes it) or shares the sweep's. */
 interface RunExecutor {
@@ -128,10 +124,7 @@ async function costFunctions(provider: Provider, manifest: Manifest, opts: Local
   if (!isBilled(provider)) return {};
   const price = await runPrice(provider, manifest.max_cost_usd, manifest.assumed_price, opts);
   const costOf = (usage: TokenUsage): number | null => (price ? costAt(price, usage) : null);
-  return {
-    costOf,
-    projectCost: (prompt, maxTokens, choices) => costOf({ promptTokens: estimateTokens(promptText(prompt)) * choices, completionTokens: maxTokens }) ?? 0,
-  };
+  return { costOf, projectCost: projectionOf(costOf) };
 }
 
 /** Starts the executor's slow set-up (the Kotlin compile server) for the plan's languages, in the background. */
@@ -227,17 +220,6 @@ async function extraMetrics(records: readonly RunRecord[], plan: RunPlan, loaded
   );
 }
 
-/**
- * The languages a run of this benchmark evaluates: `--language a,b` → one run each; the
- * `reference` model validates every language the benchmark has solutions in; otherwise the
- * benchmark's default.
- */
-function languagesFor(spec: RunSpec, loaded: LoadedBenchmark, provider: Provider): (string | undefined)[] {
-  if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
-  if (provider.kind === 'reference' && loaded.benchmark.defaults.languages) return [...loaded.benchmark.defaults.languages];
-  return [undefined];
-}
-
 /** Starts one run per benchmark source named by `spec.benchmark` (`sample` names several). */
 export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<LocalRunResult[]> {
   const clock = opts.clock ?? (() => new Date());
@@ -245,9 +227,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
   const results: LocalRunResult[] = [];
   for (const source of sources) {
     const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });
-    const probe = await createProvider(spec.model, opts.providerOptions);
-    const languages = languagesFor(spec, loaded, probe);
-    await probe.close?.();
+    const languages = languagesFor(spec, loaded.benchmark);
     for (const language of languages) {
       const key = `${source.spec}|${language ?? ''}`;
       const existing = opts.runs?.existing(key);
@@ -260,7 +240,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       // Refused before the capability check or any item calls the model.
       await runPrice(provider, spec.maxCostUsd ?? null, opts.assumePrice, opts);
       const now = clock();
-      const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
+      const runId = newRunId(runIdPrefix(loaded.benchmark.id, language, languages), now);
       // One executor per run (or the sweep's shared one): it records the toolchains, starts its
       // slow set-up while the run is planned and generated, then scores (execute closes it if owned).
       const runExecutor = await executorFor(loaded.benchmark, spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion, opts.sandbox);
@@ -298,10 +278,11 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
   return results;
 }
 
-export async function readManifest(home: Home, runId: string): Promise<Manifest> {
-  const text = await home.store.getText(keys.manifest(runId));
-  if (!text) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
-  return JSON.parse(text) as Manifest;
+/** A run's manifest in this home; InputError when the home has no such run. */
+export async function requireManifest(home: Home, runId: string): Promise<Manifest> {
+  const manifest = await readManifest(home.store, runId);
+  if (!manifest) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
+  return manifest;
 }
 
 /** A sweep's run seen again: its summary when it completed, else it is resumed. */
@@ -309,13 +290,13 @@ async function resumeOrSummary(runId: string, opts: LocalRunOptions): Promise<Lo
   const run = await opts.home.ledger.getRun(runId);
   const text = run?.status === 'completed' ? await opts.home.store.getText(keys.summary(runId)) : undefined;
   if (!text) return resumeLocal(runId, opts);
-  const manifest = await readManifest(opts.home, runId);
+  const manifest = await requireManifest(opts.home, runId);
   return { ...(JSON.parse(text) as CompletedSummary), status: 'completed', language: manifest.language };
 }
 
 /** Continues a run that was killed or stopped: only the items not yet recorded run. */
 export async function resumeLocal(runId: string, opts: LocalRunOptions, overrides: { maxCostUsd?: number } = {}): Promise<LocalRunResult> {
-  const manifest = await readManifest(opts.home, runId);
+  const manifest = await requireManifest(opts.home, runId);
   if (overrides.maxCostUsd !== undefined) {
     // Raising (or setting) the cap is how a run stopped by --max-cost continues.
     manifest.max_cost_usd = overrides.maxCostUsd;

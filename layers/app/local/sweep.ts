@@ -6,11 +6,11 @@
  * kill resumes the runs that were started and starts the ones that were not: every item is
  * recorded exactly once, as for a single run.
  */
-import { randomBytes } from 'node:crypto';
 import { InputError } from '#core/errors.ts';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
 import { runLocal, SharedSandbox, type LocalRunOptions, type LocalRunResult } from './run.ts';
 import type { Home } from './home.ts';
+import { newRunId } from '../shared/run-ids.ts';
 
 export interface SweepDocument {
   sweep_id: string;
@@ -31,11 +31,6 @@ const sweepKey = (sweepId: string): string => `sweeps/${sweepId}.json`;
 /** True when `id` names a sweep of this home. */
 export async function isSweepId(home: Home, id: string): Promise<boolean> {
   return /^sweep-/.test(id) && (await home.store.exists(sweepKey(id)));
-}
-
-function newSweepId(now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `sweep-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
 async function readSweep(home: Home, sweepId: string): Promise<SweepDocument> {
@@ -81,7 +76,7 @@ async function runCells(doc: SweepDocument, opts: LocalRunOptions, onStart?: (do
  */
 export async function runSweep(specs: readonly RunSpec[], opts: LocalRunOptions, onStart?: (doc: SweepDocument) => void): Promise<SweepResult> {
   const now = (opts.clock ?? (() => new Date()))();
-  return runCells({ sweep_id: newSweepId(now), created_at: now.toISOString(), specs: [...specs], runs: {} }, opts, onStart);
+  return runCells({ sweep_id: newRunId('sweep', now), created_at: now.toISOString(), specs: [...specs], runs: {} }, opts, onStart);
 }
 
 /** Continues a killed or stopped sweep: started runs resume, the others start. */

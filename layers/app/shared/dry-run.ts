@@ -4,11 +4,11 @@
  * max_tokens bound, so the cost is an upper estimate.
  */
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
-import { promptText } from '#core/models/prompt-text.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { planRun } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
-import { estimateCost, estimateTokens, loadPriceTable } from '#providers/index.ts';
+import { estimateCost, loadPriceTable } from '#providers/index.ts';
+import { estimatePromptTokens } from './cost-projection.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';
 import type { LocalRunOptions } from '../local/run.ts';
@@ -44,7 +44,7 @@ export async function dryRun(spec: RunSpec, opts: LocalRunOptions): Promise<DryR
     for (const item of plan.items) {
       const task = tasks.get(item.taskId);
       if (!task) continue;
-      const tokens = estimateTokens(promptText(loaded.benchmark.buildPrompt(task, { pool: loaded.tasks, ...(item.language ? { language: item.language } : {}) })));
+      const tokens = estimatePromptTokens(loaded.benchmark.buildPrompt(task, { pool: loaded.tasks, ...(item.language ? { language: item.language } : {}) }));
       if (plan.manifest.likert_mode === 'likelihood') promptTokens += tokens * Math.max(1, choices);
       else {
         promptTokens += tokens;
