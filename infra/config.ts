@@ -4,18 +4,13 @@
  * never read context or the environment themselves.
  */
 import { BENCHMARKS, BUNDLED_SUITES } from '../layers/core/benchmarks/registry.ts';
+import { InputError } from '../layers/core/errors.ts';
+import { parseSweep, sweepSpecs, type NightlySweep } from '../layers/app/cloud/sweep.ts';
+
+export type { NightlySweep };
 
 /** CPU architecture of every function and executor image. */
 export type Architecture = 'arm64' | 'x86_64';
-
-/** One nightly sweep: every benchmark × every model, with the same sampling parameters. */
-export interface NightlySweep {
-  benchmarks: string[];
-  models: string[];
-  /** Sampling parameters shared by every run (n, temperature, top_p, max_tokens, …). */
-  params: Record<string, string | number | boolean | string[]>;
-  split?: string;
-}
 
 /** Where the nightly sweep comes from: inline context, or an SSM parameter read at run time. */
 export type NightlySource =
@@ -135,27 +130,34 @@ function alarmEmail(raw: unknown): string | undefined {
   return raw.trim();
 }
 
-/** Validates the `nightly` context object (benchmarks × models × params). */
+/**
+ * Validates the `nightly` context object (benchmarks × models × params) with the nightly
+ * function's own validator, so a sweep that would fail at night fails the synth instead,
+ * naming the field (`nightly.params.temperature`, …).
+ */
 export function parseNightlySweep(raw: unknown): NightlySweep {
   const value = decode(raw);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ConfigError('nightly', 'expected an object {benchmarks, models, params}');
   }
-  const record = value as Record<string, unknown>;
-  const params = record['params'] ?? {};
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-    throw new ConfigError('nightly.params', 'expected an object of sampling parameters');
+  // Lists given as JSON text inside the object (as on a command line) are read as lists.
+  const record = Object.fromEntries(Object.entries(value).map(([key, field]) => [key, key === 'benchmarks' || key === 'models' ? decode(field) : field]));
+  try {
+    const sweep = parseSweep(record);
+    sweepSpecs(sweep);
+    return sweep;
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    const field = error.location.field;
+    throw new ConfigError(field && field !== 'sweep' ? `nightly.${sweepField(field)}` : 'nightly', error.message);
   }
-  const split = record['split'];
-  if (split !== undefined && typeof split !== 'string') {
-    throw new ConfigError('nightly.split', 'expected a string');
-  }
-  return {
-    benchmarks: stringList('nightly.benchmarks', record['benchmarks']),
-    models: stringList('nightly.models', record['models']),
-    params: params as NightlySweep['params'],
-    ...(split === undefined ? {} : { split }),
-  };
+}
+
+/** A run spec's field as the sweep names it: shared parameters live under `params`. */
+function sweepField(field: string): string {
+  const [head] = field.split('.');
+  if (head === 'benchmark' || head === 'model') return `${head}s`;
+  return head === 'benchmarks' || head === 'models' || head === 'split' || head === 'params' ? field : `params.${field}`;
 }
 
 /**

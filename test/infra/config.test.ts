@@ -44,3 +44,20 @@ describe('parseConfig', () => {
     expect(() => parseConfig(context)).toThrow(`context "${key}"`);
   });
 });
+
+describe('the inline nightly sweep', () => {
+  it.each([
+    [{ benchmarks: ['rocode'], models: ['reference'], params: { temperature: 'hot' } }, 'nightly.params.temperature'],
+    [{ benchmarks: ['rocode'], models: ['reference'], params: { top_p: 7 } }, 'nightly.params.topP'],
+    [{ benchmarks: ['rocode'], models: ['reference'], extra: 1 }, 'nightly'],
+    [{ benchmarks: ['rocode'], models: [''] }, 'nightly.models.0'],
+  ])('is refused at synth as the nightly function would refuse it: %j', (nightly, key) => {
+    expect(() => parseConfig({ nightly })).toThrow(ConfigError);
+    expect(() => parseConfig({ nightly })).toThrow(`context "${key}"`);
+  });
+
+  it('keeps the sweep it accepts as written, parameters under their given names', () => {
+    const nightly = { benchmarks: ['rocode', 'abricot'], models: ['reference'], params: { n: 1, top_p: 0.95 }, split: 'test' };
+    expect(parseConfig({ nightly }).nightly).toEqual({ kind: 'inline', sweep: nightly });
+  });
+});
