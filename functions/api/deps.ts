@@ -2,7 +2,7 @@
 import { AthenaClient } from '@aws-sdk/client-athena';
 import type { ResultsQuery } from '#core/ports.ts';
 import { AthenaResultsQuery, SqsWorkQueue } from '#aws/index.ts';
-import { requireEnv } from '#app/cloud/env.ts';
+import { requireEnv } from '../shared/env.ts';
 import type { PlanMessage } from '#app/cloud/messages.ts';
 import type { QueryDeps } from '#app/cloud/queries.ts';
 import type { StartDeps } from '#app/cloud/start.ts';

@@ -7,7 +7,7 @@ import { SqsWorkQueue } from '#aws/index.ts';
 import type { BlobStore, Executor } from '#core/ports.ts';
 import { ContainerSandbox } from './container-sandbox.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
-import { requireEnv } from '#app/cloud/env.ts';
+import { requireEnv } from '../shared/env.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
 import type { StageDeps } from '#app/cloud/stages.ts';
 import { kotlinFlags } from '#app/shared/kotlin-flags.ts';

@@ -142,4 +142,22 @@ export interface Executor {
   close(): Promise<void>;
 }
 
+/**
+ * Run lifecycle events (`RunCompleted` after aggregation) for whoever subscribes:
+ * notifications, dashboards, the next stage of a sweep. Cloud runs only (EventBridge).
+ * @example
+ * await events.publish('RunCompleted', { run_id: 'r1', status: 'completed' });
+ */
+export interface EventPublisher {
+  publish(detailType: string, detail: Record<string, unknown>): Promise<void>;
+}
+
+/**
+ * Sets a run's planned item count. The cloud api creates a run's ledger row before its dataset
+ * is loaded (items 0); plan fills the count in, and no work item is sent before, so the
+ * completion check (recorded == items) can never fire early. Cloud runs only (DynamoDB).
+ * TODO: a `setItems` on RunLedger (both adapters) would replace this port.
+ */
+export type SetRunItems = (runId: string, items: number) => Promise<void>;
+
 export type { MetricRow };

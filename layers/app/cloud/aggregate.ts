@@ -12,14 +12,13 @@
  */
 import { HarnessError } from '#core/errors.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
-import type { BlobStore, RunLedger } from '#core/ports.ts';
+import type { BlobStore, EventPublisher, RunLedger } from '#core/ports.ts';
 import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
 import { cloudKeys, readTaskSnapshot } from './context.ts';
 import { readManifest } from '../shared/stored-documents.ts';
-import type { EventPublisher } from './events.ts';
 import type { AggregateMessage } from './messages.ts';
 import { compactPart, partKeys, readPartManifests, readRunRecords, type PartManifest } from './record-parts.ts';
 

@@ -7,11 +7,10 @@ import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { planRun } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
-import { estimateCost, loadPriceTable } from '#providers/index.ts';
+import { estimateCost, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
 import { estimatePromptTokens } from './cost-projection.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';
-import type { LocalRunOptions } from '../local/run.ts';
 
 type DryRunProtocol = NonNullable<Manifest['protocol']>;
 
@@ -30,7 +29,16 @@ export interface DryRunPlan {
 }
 
 
-export async function dryRun(spec: RunSpec, opts: LocalRunOptions): Promise<DryRunPlan[]> {
+/** What a dry run reads: where suites and the cache are, the price table, the provider's options (a run's options fit). */
+export interface DryRunOptions {
+  home: { cacheDir: string };
+  packageRoot: string;
+  pricesPath?: string;
+  providerOptions?: ProviderOptions;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRunPlan[]> {
   const table = await loadPriceTable(opts.pricesPath);
   const out: DryRunPlan[] = [];
   for (const source of parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec))) {
