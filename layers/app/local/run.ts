@@ -12,7 +12,7 @@ import { aggregateRun, type CompletedSummary, type RunSummaryDocument } from '#c
 import { codeSwitchingRows } from '#core/metrics/index.ts';
 import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
 import { loadRomanianLexicon } from '#sources/romanian-lexicon.ts';
-import type { EngineEvent, GeneratedItem, RunContext } from '#core/run/engine.ts';
+import { newRunState, type EngineDeps, type EngineEvent, type GeneratedItem, type RunContext, type RunDefinition } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import { runPipeline } from '#core/run/pipeline.ts';
@@ -146,7 +146,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   }
   if (!prepared) prepareExecutor(executor, plan);
   const languageOf = languageOfItems(plan);
-  const ctx: RunContext = {
+  const deps: EngineDeps = {
     store: home.store,
     ledger: home.ledger,
     provider,
@@ -154,12 +154,9 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     clock,
     ...(await costFunctions(provider, manifest, opts)),
     onEvent: (e) => opts.onEvent?.({ ...e, language: languageOf(e.item) }),
-    manifest,
-    benchmark: loaded.benchmark,
-    tasks: new Map(plan.tasks.map((t) => [t.id, t])),
-    pool: loaded.tasks,
-    stop: {},
   };
+  const definition: RunDefinition = { manifest, benchmark: loaded.benchmark, tasks: new Map(plan.tasks.map((t) => [t.id, t])), pool: loaded.tasks };
+  const ctx: RunContext = { ...deps, ...definition, ...newRunState(deps, definition) };
   const jobs = opts.jobs ?? availableParallelism();
   try {
     await home.ledger.setStatus(manifest.run_id, 'running');

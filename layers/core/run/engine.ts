@@ -22,6 +22,7 @@ export interface EngineEvent {
   verdict: Verdict;
 }
 
+/** A run's dependencies: the ports, the model, the clock and prices — what the stages call out to. */
 export interface EngineDeps {
   store: BlobStore;
   ledger: RunLedger;
@@ -35,19 +36,44 @@ export interface EngineDeps {
   onEvent?: (event: EngineEvent) => void;
 }
 
-/** Everything a stage needs to handle one item of one run. */
-export interface RunContext extends EngineDeps {
-  manifest: Manifest;
-  benchmark: AnyBenchmark;
-  tasks: ReadonlyMap<string, Task>;
+/** A run's definition: what was planned, fixed for the run's life. */
+export interface RunDefinition {
+  readonly manifest: Manifest;
+  /** The benchmark bound to the run's protocol. */
+  readonly benchmark: AnyBenchmark;
+  readonly tasks: ReadonlyMap<string, Task>;
   /** The whole dataset (few-shot pools draw from it). */
-  pool: readonly Task[];
-  /** Superseded by the cost guard (the ledger holds spend and reservations); kept for callers that still set it. */
-  spent?: { usd: number; reserved?: number; calibration?: number };
-  /** The run's cost guard; built from the ledger and the manifest's cap on first use when absent. */
+  readonly pool: readonly Task[];
+}
+
+/** What changes while a run goes: its spend (the cost guard) and whether it must stop taking new work. */
+export interface RunState {
+  /** The run's cost guard (spend and reservations live in the ledger); built on first use when absent. */
   guard?: CostGuard;
   /** Set when the run must stop taking new work (cost cap, fatal input error). */
   stop: { reason?: string; error?: Error };
+}
+
+/** Everything a stage needs to handle one item of one run: its dependencies, its definition and its state. */
+export type RunContext = EngineDeps & RunDefinition & RunState;
+
+/**
+ * A run's fresh state: its cost guard over the ledger (the manifest's cap, the run's prices) and no stop.
+ * @example
+ * const ctx: RunContext = { ...deps, ...definition, ...newRunState(deps, definition) };
+ */
+export function newRunState(deps: Pick<EngineDeps, 'ledger' | 'costOf'>, definition: Pick<RunDefinition, 'manifest'>): RunState {
+  return { guard: newCostGuard(deps, definition), stop: {} };
+}
+
+/** The cost guard of a run: the ledger's spend against the manifest's cap, at the run's prices. */
+function newCostGuard(deps: Pick<EngineDeps, 'ledger' | 'costOf'>, definition: Pick<RunDefinition, 'manifest'>): CostGuard {
+  return new CostGuard({
+    ledger: deps.ledger,
+    runId: definition.manifest.run_id,
+    capUsd: definition.manifest.max_cost_usd,
+    ...(deps.costOf ? { costOf: deps.costOf } : {}),
+  });
 }
 
 /** What the generate stage hands to the score stage. */
@@ -84,12 +110,7 @@ function taskOf(ctx: RunContext, item: WorkItem): Task {
 
 /** The run's cost guard, built on first use from the context (local runs and cloud workers alike). */
 export function costGuardOf(ctx: RunContext): CostGuard {
-  ctx.guard ??= new CostGuard({
-    ledger: ctx.ledger,
-    runId: ctx.manifest.run_id,
-    capUsd: ctx.manifest.max_cost_usd,
-    ...(ctx.costOf ? { costOf: ctx.costOf } : {}),
-  });
+  ctx.guard ??= newCostGuard(ctx, ctx);
   return ctx.guard;
 }
 
