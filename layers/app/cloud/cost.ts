@@ -1,12 +1,9 @@
-/** The estimated cost of a run's model calls, from the shipped price table (as locally). */
+/** The cost of a cloud run's model calls, from the shipped price table (as locally: shared/cost-projection.ts). */
 import type { RunContext } from '#core/run/engine.ts';
 import type { Manifest } from '#core/run/manifest.ts';
-import { costAt, findModelPrice, loadPriceTable } from '#providers/index.ts';
+import { loadPriceTable } from '#providers/index.ts';
+import { runCostOf } from '../shared/cost-projection.ts';
 
 export async function costOfManifest(manifest: Manifest): Promise<RunContext['costOf']> {
-  if (manifest.model.kind === 'reference' || manifest.model.kind === 'replay') return undefined;
-  const table = await loadPriceTable(undefined);
-  // The manifest's assumed price (`--assume-price`) bills a model the table lacks, as locally.
-  const price = findModelPrice(table, manifest.model.name) ?? manifest.assumed_price ?? undefined;
-  return (usage) => (price ? costAt(price, usage) : null);
+  return runCostOf(await loadPriceTable(undefined), manifest);
 }

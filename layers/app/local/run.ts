@@ -10,7 +10,7 @@ import type { SandboxExecutor } from '#sandbox/index.ts';
 import { assertMayExecute } from './trust.ts';
 import { aggregateRun, type CompletedSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { codeSwitchingRows } from '#core/metrics/index.ts';
-import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
+import type { MetricRow, RunRecord } from '#core/types.ts';
 import { loadRomanianLexicon } from '#sources/romanian-lexicon.ts';
 import { newRunState, type EngineDeps, type EngineEvent, type GeneratedItem, type RunContext, type RunDefinition } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
@@ -28,7 +28,7 @@ import { codeVersion, packageVersions } from '../shared/versions.ts';
 import { kotlinFlags } from '../shared/kotlin-flags.ts';
 import { readManifest } from '../shared/stored-documents.ts';
 import { languagesFor, newRunId, runIdPrefix } from '../shared/run-ids.ts';
-import { projectionOf } from '../shared/cost-projection.ts';
+import { isBilled, projectionOf, runCostOf } from '../shared/cost-projection.ts';
 
 export interface LocalRunOptions {
   home: Home;
@@ -109,22 +109,16 @@ async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion: strin
   return { executor: await sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) }), owned: true };
 }
 
-/** Whether a provider's calls cost money (network providers) or nothing (reference, replay). */
-function isBilled(provider: Provider): boolean {
-  return provider.kind !== 'reference' && provider.kind !== 'replay';
-}
-
 /** The run's price, refusing a cost cap on an unpriced model before any call. */
 async function runPrice(provider: Provider, capUsd: number | null, assumed: ModelPrice | null | undefined, opts: LocalRunOptions): Promise<ModelPrice | undefined> {
-  if (!isBilled(provider)) return undefined;
+  if (!isBilled(provider.kind)) return undefined;
   return priceForRun(await loadPriceTable(opts.pricesPath), provider.model, { capUsd, assumed: assumed ?? null });
 }
 
-async function costFunctions(provider: Provider, manifest: Manifest, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
-  if (!isBilled(provider)) return {};
-  const price = await runPrice(provider, manifest.max_cost_usd, manifest.assumed_price, opts);
-  const costOf = (usage: TokenUsage): number | null => (price ? costAt(price, usage) : null);
-  return { costOf, projectCost: projectionOf(costOf) };
+async function costFunctions(manifest: Manifest, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
+  if (!isBilled(manifest.model.kind)) return {};
+  const costOf = runCostOf(await loadPriceTable(opts.pricesPath), manifest, manifest.max_cost_usd);
+  return costOf ? { costOf, projectCost: projectionOf(costOf) } : {};
 }
 
 /** Starts the executor's slow set-up (the Kotlin compile server) for the plan's languages, in the background. */
@@ -152,7 +146,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     provider,
     ...(executor ? { executor } : {}),
     clock,
-    ...(await costFunctions(provider, manifest, opts)),
+    ...(await costFunctions(manifest, opts)),
     onEvent: (e) => opts.onEvent?.({ ...e, language: languageOf(e.item) }),
   };
   const definition: RunDefinition = { manifest, benchmark: loaded.benchmark, tasks: new Map(plan.tasks.map((t) => [t.id, t])), pool: loaded.tasks };
