@@ -128,15 +128,6 @@ function parseWith<T>(schema: z.ZodType, what: string, body: unknown): T {
   throw new HarnessError(`malformed ${what} message: ${issue?.path.join('.') || 'body'} ${issue?.message ?? 'is invalid'}`);
 }
 
-/** Reads a message body (the JSON text of an SQS record). */
-export function parseJsonBody(body: string, what: string): unknown {
-  try {
-    return JSON.parse(body) as unknown;
-  } catch (cause) {
-    throw new HarnessError(`malformed ${what} message: the body is not JSON`, { cause });
-  }
-}
-
 export const parsePlanMessage = (body: unknown): PlanMessage => parseWith<PlanMessage>(PlanMessageSchema, 'plan', body);
 export const parseAggregateMessage = (body: unknown): AggregateMessage => parseWith<AggregateMessage>(AggregateMessageSchema, 'aggregate', body);
 export const parseWorkItem = (body: unknown): CloudWorkItem => parseWith<CloudWorkItem>(WorkItemSchema, 'work item', body);

@@ -4,8 +4,7 @@
  * messages back to the queues they came from, the run back to `running`, so its items are
  * tried again and the run is aggregated again once they are recorded).
  */
-import { z } from 'zod';
-import { HarnessError, PolyevalError } from '#core/errors.ts';
+import { PolyevalError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
 import { RunNotFoundError, checkRunId } from './queries.ts';
 
@@ -49,15 +48,6 @@ export interface RedrivePair {
   name: string;
   dlqUrl: string;
   queueUrl: string;
-}
-
-const RedrivePairsSchema = z.array(z.object({ name: z.string().min(1), dlqUrl: z.string().url(), queueUrl: z.string().url() }));
-
-/** REDRIVE_QUEUES: the JSON list of {name, dlqUrl, queueUrl} infra gives the api function. */
-export function parseRedrivePairs(text: string): RedrivePair[] {
-  const result = RedrivePairsSchema.safeParse(JSON.parse(text) as unknown);
-  if (!result.success) throw new HarnessError(`REDRIVE_QUEUES is not a list of {name, dlqUrl, queueUrl}: ${result.error.issues[0]?.message ?? ''}`);
-  return result.data;
 }
 
 /** Moves the selected messages of one DLQ to its source queue (layers/aws/sqs-dead-letters.ts on AWS). */
