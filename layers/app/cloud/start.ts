@@ -9,7 +9,8 @@ import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.
 import { InputError } from '#core/errors.ts';
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
-import { PROVIDER_KINDS } from '../shared/create-provider.ts';
+import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import { unknownProvider } from '../shared/create-provider.ts';
 import { languagesFor, newRunId, randomSuffix, runIdPrefix } from '../shared/run-ids.ts';
 import type { PlanMessage, RunRequest } from './messages.ts';
 
@@ -43,11 +44,9 @@ function checkReachable(source: BenchmarkSource): void {
 
 function checkModel(model: string): void {
   const text = model.trim();
-  if (text.startsWith('replay:') && !text.startsWith('replay:s3://')) {
-    throw new InputError('a replay file must be an s3:// object for the deployed pipeline (replay:s3://<bucket>/<key>)', { field: 'model' });
-  }
-  const known = PROVIDER_KINDS.some((p) => text === p.kind || text.startsWith(`${p.kind}:`));
-  if (!known) throw new InputError(`unknown provider "${text}" (known: ${PROVIDER_KINDS.map((p) => p.usage).join(', ')})`, { field: 'model' });
+  const found = PROVIDER_REGISTRY.find(text);
+  if (!found) throw unknownProvider(text);
+  found.kind.checkCloud?.(found.rest);
 }
 
 /** Validates and starts every run a spec names; returns them in order. */

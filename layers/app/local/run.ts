@@ -19,7 +19,7 @@ import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { costAt, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
+import { costAt, isBilled, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from '../shared/load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
@@ -29,7 +29,7 @@ import { codeVersion, packageVersions } from '../shared/versions.ts';
 import { kotlinFlags } from '../shared/kotlin-flags.ts';
 import { readManifest } from '../shared/stored-documents.ts';
 import { languagesFor, newRunId, runIdPrefix } from '../shared/run-ids.ts';
-import { isBilled, projectionOf, runCostOf } from '../shared/cost-projection.ts';
+import { projectionOf, runCostOf } from '../shared/cost-projection.ts';
 import type { ModelLimits } from './model-limits.ts';
 import { SharedSandbox } from './shared-sandbox.ts';
 import type { ItemGate } from '#core/run/pipeline.ts';
@@ -119,12 +119,12 @@ async function openProvider(spec: string, providerOptions: ProviderOptions | und
 
 /** The run's price, refusing a cost cap on an unpriced model before any call. */
 async function runPrice(provider: Provider, capUsd: number | null, assumed: ModelPrice | null | undefined, opts: LocalRunOptions): Promise<ModelPrice | undefined> {
-  if (!isBilled(provider.kind)) return undefined;
+  if (!isBilled(provider)) return undefined;
   return priceForRun(await loadPriceTable(opts.pricesPath), provider.model, { capUsd, assumed: assumed ?? null });
 }
 
 async function costFunctions(manifest: Manifest, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
-  if (!isBilled(manifest.model.kind)) return {};
+  if (!isBilled(manifest.model)) return {};
   const costOf = runCostOf(await loadPriceTable(opts.pricesPath), manifest, manifest.max_cost_usd);
   return costOf ? { costOf, projectCost: projectionOf(costOf) } : {};
 }

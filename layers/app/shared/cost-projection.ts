@@ -8,12 +8,7 @@ import type { Prompt } from '#core/models/provider.ts';
 import { promptText } from '#core/models/prompt-text.ts';
 import type { RunContext } from '#core/run/engine.ts';
 import type { Manifest } from '#core/run/manifest.ts';
-import { costAt, estimateTokens, priceForRun, type PriceTable } from '#providers/index.ts';
-
-/** Whether a provider's calls cost money (network providers) or nothing (reference, replay). */
-export function isBilled(kind: string): boolean {
-  return kind !== 'reference' && kind !== 'replay';
-}
+import { costAt, estimateTokens, isBilled, priceForRun, type PriceTable } from '#providers/index.ts';
 
 /**
  * USD of one call of the run, at the price it is billed at: the table's, else the manifest's
@@ -21,7 +16,7 @@ export function isBilled(kind: string): boolean {
  * providers. With `capUsd` set and no price, InputError (as when the run was planned).
  */
 export function runCostOf(table: PriceTable, manifest: Manifest, capUsd: number | null = null): RunContext['costOf'] {
-  if (!isBilled(manifest.model.kind)) return undefined;
+  if (!isBilled(manifest.model)) return undefined;
   const price = priceForRun(table, manifest.model.name, { capUsd, assumed: manifest.assumed_price ?? null });
   return (usage) => (price ? costAt(price, usage) : null);
 }

@@ -7,7 +7,7 @@ import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { planRun } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
-import { estimateCost, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
+import { estimateCost, isBilled, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
 import { estimatePromptTokens } from './cost-projection.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';
@@ -59,7 +59,7 @@ export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRun
         completionTokens += plan.manifest.params.maxTokens;
       }
     }
-    const cost = provider.kind === 'reference' || provider.kind === 'replay' ? { usd: 0 } : estimateCost(table, provider.model, { promptTokens, completionTokens });
+    const cost = !isBilled(provider) ? { usd: 0 } : estimateCost(table, provider.model, { promptTokens, completionTokens });
     out.push({
       benchmark: loaded.benchmark.id,
       model: provider.id,

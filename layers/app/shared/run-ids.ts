@@ -1,17 +1,18 @@
 /**
  * Which runs a request starts and what they are called — the same for `polyeval run` and for
  * POST /runs (and the nightly sweep): one run per language asked for, the `reference` model
- * validating every language the benchmark has solutions in, ids `<benchmark>[-<language>]-<UTC
+ * (any provider answering with references) validating every language the benchmark has solutions in, ids `<benchmark>[-<language>]-<UTC
  * stamp>-<6 hex>`.
  */
 import { randomBytes } from 'node:crypto';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import type { RunSpec } from '#core/run/spec.ts';
+import { PROVIDER_REGISTRY } from '#providers/registry.ts';
 
-/** `--language a,b` → one run each; `reference` validates every language with solutions; else the default (undefined). */
+/** `--language a,b` → one run each; a provider answering with references validates every language with solutions; else the default (undefined). */
 export function languagesFor(spec: RunSpec, benchmark: AnyBenchmark): (string | undefined)[] {
   if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
-  if (spec.model.trim() === 'reference' && benchmark.defaults.languages) return [...benchmark.defaults.languages];
+  if (PROVIDER_REGISTRY.find(spec.model.trim())?.kind.answersWithReference && benchmark.defaults.languages) return [...benchmark.defaults.languages];
   return [undefined];
 }
 
