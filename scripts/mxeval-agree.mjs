@@ -80,6 +80,12 @@ function polyeval(args) {
   }
 }
 
+// As `polyeval agree` prints it (layers/core/agreement/error-line.ts): the first `error:` line, else the first line.
+function errorLine(error) {
+  const lines = (error ?? '').split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  return lines.find((l) => /(^|\s)error:/iu.test(l)) ?? lines[0] ?? '';
+}
+
 const reports = {};
 let below = false;
 for (const set of sets) {
@@ -111,7 +117,7 @@ for (const set of sets) {
     const o = report.overall;
     const verdicts = Object.entries(run.verdicts).map(([v, n]) => `${v} ${n}`).join(', ');
     const out = [`${set}: ${o.samples} of ${all.length} samples compared · agreement ${o.agree}/${o.samples} = ${(100 * o.rate).toFixed(2)}% · polyeval ${verdicts} · MXEval passes ${o.reference_passed} · run ${run.run_id}`];
-    for (const d of report.disagreements) out.push(`  ${d.task_id} #${d.sample}: polyeval ${d.polyeval_verdict}, MXEval ${d.reference_passed ? 'pass' : 'fail'} — ${(d.error ?? '').split('\n').find((l) => l.trim() !== '')?.trim() ?? ''}`);
+    for (const d of report.disagreements) out.push(`  ${d.task_id} #${d.sample}: polyeval ${d.polyeval_verdict}, MXEval ${d.reference_passed ? 'pass' : 'fail'} — ${errorLine(d.error)}`);
     process.stdout.write(`${out.join('\n')}\n`);
   }
 }
