@@ -7,8 +7,11 @@
 // cut short), polyeval runs exactly those samples and the line says how many were compared.
 //
 //   node scripts/mxeval-agree.mjs <mxeval-repo> [--sets mbpp,mbcpp,mbkp] [--results <dir>]
-//        [--home <dir>] [--min 0.99] [--jobs <n>] [--json]
+//        [--home <dir>] [--min 0.99] [--jobs <n>] [--kotlin-language-version 2.4] [--json]
 //
+// --kotlin-language-version is polyeval run's: MXEval calls plain `kotlinc`, whose language
+// level is its own version's (2.4 for kotlinc 2.4.20), while polyeval's mxeval protocol
+// compiles at 2.0, which still accepts the pre-2.1 APIs (`toUpperCase()`…) MBKP samples use.
 // Prints one line per set (samples compared, agreement, polyeval's verdict counts) and every
 // disagreement with both verdicts and polyeval's error line; --json prints one object with
 // each set's `polyeval agree --json` report. Exit 1 when a set is below --min.
@@ -21,7 +24,7 @@ import { parseArgs } from 'node:util';
 const root = resolve(import.meta.dirname, '..');
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { sets: { type: 'string' }, results: { type: 'string' }, home: { type: 'string' }, min: { type: 'string' }, jobs: { type: 'string' }, json: { type: 'boolean' } },
+  options: { sets: { type: 'string' }, results: { type: 'string' }, home: { type: 'string' }, min: { type: 'string' }, jobs: { type: 'string' }, json: { type: 'boolean' }, 'kotlin-language-version': { type: 'string' } },
 });
 const cli = join(root, 'dist', 'polyeval.mjs');
 const min = Number(values.min ?? '0.99');
@@ -31,7 +34,7 @@ function die(message, code = 2) {
   process.exit(code);
 }
 
-if (positionals.length !== 1) die('usage: node scripts/mxeval-agree.mjs <mxeval-repo> [--sets mbpp,mbcpp,mbkp] [--results <dir>] [--home <dir>] [--min 0.99] [--jobs <n>] [--json]');
+if (positionals.length !== 1) die('usage: node scripts/mxeval-agree.mjs <mxeval-repo> [--sets mbpp,mbcpp,mbkp] [--results <dir>] [--home <dir>] [--min 0.99] [--jobs <n>] [--kotlin-language-version <v>] [--json]');
 if (!Number.isFinite(min) || min < 0 || min > 1) die(`--min must be a rate between 0 and 1, got "${values.min}"`);
 if (!existsSync(cli)) die(`${cli} is missing: run \`npm run build\` first`);
 const mbxp = join(resolve(positionals[0]), 'data', 'mbxp');
@@ -94,7 +97,12 @@ for (const set of sets) {
   if (!existsSync(results)) die(`${results} does not exist: run MXEval first (python -m mxeval.evaluate_functional_correctness ${samples} --problem_file ${problems}), or pass --results <dir>`);
   // The samples MXEval judged, per task, in file order: polyeval runs exactly those.
   const judged = new Map();
-  for (const r of jsonLines(results)) judged.set(r.task_id, (judged.get(r.task_id) ?? 0) + 1);
+  const mxevalSays = new Map(); // `${task_id} #${sample}` → MXEval's `result` (stderr, or human-eval's message)
+  for (const r of jsonLines(results)) {
+    const n = judged.get(r.task_id) ?? 0;
+    judged.set(r.task_id, n + 1);
+    if (typeof r.result === 'string') mxevalSays.set(`${r.task_id} #${r.sample ?? n}`, r.result);
+  }
   const all = jsonLines(samples);
   let sampleFile = samples;
   if (jsonLines(results).length < all.length) {
@@ -108,8 +116,8 @@ for (const set of sets) {
     sampleFile = join(scratch, basename(samples));
     writeFileSync(sampleFile, subset.map((s) => s._text).join('\n') + '\n');
   }
-  const jobs = values.jobs ? ['--jobs', values.jobs] : [];
-  const run = polyeval(['run', '-b', `mxeval:${problems}`, '-m', `replay:${sampleFile}`, '--json', '-q', ...jobs]);
+  const extra = [...(values.jobs ? ['--jobs', values.jobs] : []), ...(values['kotlin-language-version'] ? ['--kotlin-language-version', values['kotlin-language-version']] : [])];
+  const run = polyeval(['run', '-b', `mxeval:${problems}`, '-m', `replay:${sampleFile}`, '--json', '-q', ...extra]);
   const report = polyeval(['agree', run.run_id, results, '--json', '--min', String(min)]);
   reports[set] = { run_id: run.run_id, samples_in_file: all.length, verdicts: run.verdicts, ...report };
   if (report.overall.rate < min) below = true;
@@ -117,7 +125,11 @@ for (const set of sets) {
     const o = report.overall;
     const verdicts = Object.entries(run.verdicts).map(([v, n]) => `${v} ${n}`).join(', ');
     const out = [`${set}: ${o.samples} of ${all.length} samples compared · agreement ${o.agree}/${o.samples} = ${(100 * o.rate).toFixed(2)}% · polyeval ${verdicts} · MXEval passes ${o.reference_passed} · run ${run.run_id}`];
-    for (const d of report.disagreements) out.push(`  ${d.task_id} #${d.sample}: polyeval ${d.polyeval_verdict}, MXEval ${d.reference_passed ? 'pass' : 'fail'} — ${errorLine(d.error)}`);
+    for (const d of report.disagreements) {
+      const theirs = errorLine(mxevalSays.get(`${d.task_id} #${d.sample}`));
+      const why = [d.polyeval_passed ? '' : `polyeval: ${errorLine(d.error)}`, d.reference_passed || theirs === '' ? '' : `MXEval: ${theirs}`].filter(Boolean).join(' · ');
+      out.push(`  ${d.task_id} #${d.sample}: polyeval ${d.polyeval_verdict}, MXEval ${d.reference_passed ? 'pass' : 'fail'}${why ? ` — ${why}` : ''}`);
+    }
     process.stdout.write(`${out.join('\n')}\n`);
   }
 }

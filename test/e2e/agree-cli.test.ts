@@ -170,11 +170,12 @@ describe('the MXEval agreement script (scripts/mxeval-agree.mjs)', () => {
   it('lists each disagreement and exits 1 below --min', () => {
     const wrong = join(home, 'wrong-results');
     mkdirSync(wrong, { recursive: true });
-    writeFileSync(join(wrong, 'hmp_samples.jsonl_results.jsonl'), jsonl(examples.map((e) => ({ ...e, passed: true }))));
+    writeFileSync(join(wrong, 'hmp_samples.jsonl_results.jsonl'), jsonl([{ ...examples[0], passed: false, result: 'failed: AssertionError' }, { ...examples[1], passed: true }]));
     const r = script(['--sets', 'hmp', '--results', wrong]);
     expect(r.status).toBe(1);
-    expect(r.stdout).toContain('agreement 1/2 = 50.00%');
-    expect(r.stdout).toMatch(/HM\/2 #0: polyeval RE, MXEval pass — /u);
+    expect(r.stdout).toContain('agreement 0/2 = 0.00%');
+    expect(r.stdout).toContain('HM/1 #0: polyeval OK, MXEval fail — MXEval: failed: AssertionError');
+    expect(r.stdout).toMatch(/HM\/2 #0: polyeval RE, MXEval pass — polyeval: /u);
     expect(r.stderr).toContain('agreement below 0.99');
   }, 300_000);
 
