@@ -11,6 +11,8 @@ import { isSweepId, resumeSweep, runSweep, type CellFailure, type SweepDocument,
 import { completedRuns } from '#app/local/leaderboard.ts';
 import { buildLeaderboard } from '#core/report/leaderboard.ts';
 import { loadCapabilityTable, parseAssumedPrice } from '#providers/index.ts';
+import { schemesReading } from '#providers/registry.ts';
+import { providerUsages } from '#app/shared/create-provider.ts';
 import { leaderboardTable } from './leaderboard-command.ts';
 import { createProgress } from './progress.ts';
 import { createGridProgress } from './grid-progress.ts';
@@ -40,16 +42,16 @@ interface RunFlags extends SpecFlags {
 export function runCommand(): Command {
   return addSpecOptions(new Command('run').description('evaluate a model on a benchmark'), {
     benchmark: 'sample | sample/<suite> | <benchmark>:<path|s3://…|hf://…> | <benchmark> (Hugging Face dataset)',
-    model: 'reference | replay:<file.jsonl> | bedrock:<id> | sagemaker:<endpoint>#tgi|#openai | openai:<url>#<model>',
+    model: providerUsages(),
   })
     .option('--resume <run-id>', 'continue a killed or stopped run; only missing items run')
     .option('--dry-run', 'print the plan (items, estimated tokens and cost) without calling any model')
     .option('--json', 'print exactly one JSON object on stdout at the end')
     .option('--concurrency <count>', 'model calls in flight; in a sweep: run the cells at the same time, at most <count> items in flight across the grid (each model keeps its own call limit, shared by its cells)', intOption('--concurrency', 1))
     .option('--jobs <count>', 'sandbox executions in flight (default: cores; a sweep shares them)', intOption('--jobs', 1))
-    .option('--region <region>', 'AWS region for bedrock:/sagemaker:')
-    .option('--endpoint-url <url>', 'endpoint override for bedrock:/sagemaker: (VPC endpoints, proxies)')
-    .option('--api-key-env <name>', 'environment variable holding the API key for openai:')
+    .option('--region <region>', `AWS region for ${schemesReading('region')}`)
+    .option('--endpoint-url <url>', `endpoint override for ${schemesReading('endpoint-url')} (VPC endpoints, proxies)`)
+    .option('--api-key-env <name>', `environment variable holding the API key for ${schemesReading('api-key-env')}`)
     .option('--timeout <ms>', 'hard timeout per model call', intOption('--timeout', 1))
     .option('--prices <file.json>', 'price table overriding the shipped one')
     .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')

@@ -21,7 +21,7 @@ import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { costAt, estimateTokens, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
+import { costAt, estimateTokens, isBilled, loadPriceTable, priceForRun, PROVIDER_REGISTRY, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from '../shared/load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
@@ -119,11 +119,6 @@ async function releaseExecutor(run: RunExecutor): Promise<void> {
 async function openProvider(spec: string, providerOptions: ProviderOptions | undefined, opts: LocalRunOptions): Promise<Provider> {
   const provider = await createProvider(spec, providerOptions);
   return opts.modelLimits ? opts.modelLimits.wrap(spec, provider, providerOptions?.concurrency) : provider;
-}
-
-/** Whether a provider's calls cost money (network providers) or nothing (reference, replay). */
-function isBilled(provider: Provider): boolean {
-  return provider.kind !== 'reference' && provider.kind !== 'replay';
 }
 
 /** The run's price, refusing a cost cap on an unpriced model before any call. */
@@ -235,7 +230,7 @@ function extraMetrics(records: readonly RunRecord[], plan: RunPlan, loaded: Load
  */
 function languagesFor(spec: RunSpec, loaded: LoadedBenchmark, provider: Provider): (string | undefined)[] {
   if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
-  if (provider.kind === 'reference' && loaded.benchmark.defaults.languages) return [...loaded.benchmark.defaults.languages];
+  if (PROVIDER_REGISTRY.byScheme(provider.kind)?.answersWithReference && loaded.benchmark.defaults.languages) return [...loaded.benchmark.defaults.languages];
   return [undefined];
 }
 
