@@ -3,6 +3,7 @@
  * exponential backoff, page through the results and type each value by its column's type,
  * so callers get the same row objects as from DuckDB locally.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   GetQueryExecutionCommand,
   GetQueryResultsCommand,
@@ -14,7 +15,7 @@ import {
 } from '@aws-sdk/client-athena';
 import type { ResultsQuery } from '../core/ports.ts';
 import { HarnessError } from '../core/errors.ts';
-import { awsErrorName, sleep } from './aws-errors.ts';
+import { awsErrorName } from './aws-errors.ts';
 
 export interface AthenaResultsQueryOptions {
   client: AthenaClient;
