@@ -13,6 +13,7 @@
  *
  * Compaction is deterministic per part (same key, same rows), so duplicates are harmless.
  */
+import pLimit from 'p-limit';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore, WorkQueue } from '#core/ports.ts';
 import type { ItemDocument } from '#core/run/engine.ts';
@@ -21,7 +22,6 @@ import type { Manifest } from '#core/run/manifest.ts';
 import { decodeRecords, encodeRecords } from '#core/run/parquet.ts';
 import type { RunRecord } from '#core/types.ts';
 import type { PartCounter } from '#aws/dynamo-part-counter.ts';
-import { Semaphore } from '#sandbox/semaphore.ts';
 import type { AggregateMessage, CloudWorkItem } from './messages.ts';
 
 /** Item reads in flight while a part is compacted. */
@@ -78,10 +78,10 @@ export interface CompactedPart {
 /** Reads the recorded items of one part and writes its Parquet file (records in slot order). */
 export async function compactPart(store: BlobStore, manifest: Manifest, part: PartManifest): Promise<CompactedPart> {
   const runId = manifest.run_id;
-  const limit = new Semaphore(READ_CONCURRENCY);
+  const limit = pLimit(READ_CONCURRENCY);
   const docs = await Promise.all(
     part.items.map((entry) =>
-      limit.run(async () => {
+      limit(async () => {
         const text = await store.getText(keys.item(runId, entry.taskId, entry.sample));
         return text === undefined ? undefined : (JSON.parse(text) as ItemDocument).record;
       }),
