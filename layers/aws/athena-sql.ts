@@ -12,7 +12,7 @@
  * - {@link RECORD_COLUMNS} / {@link METRIC_COLUMNS} are the file columns, in file order;
  *   {@link PARTITION_KEYS} follow them in the table (Glue appends partition keys last) and
  *   are typed `string` in the partition projection.
- * - DuckDB should read with `hive_types_autocast = false` (see {@link duckDbViewSql}):
+ * - DuckDB reads with `hive_types_autocast = false` (layers/local/duckdb-results-query.ts):
  *   otherwise a run id like `20240501` becomes a number locally while Athena keeps text.
  *
  * `created_at` is ISO-8601 UTC text (`string`), as in RunRecord: it sorts chronologically as
@@ -114,13 +114,4 @@ export function sliceMetricsSql(runId: string): string {
 FROM metrics
 WHERE run_id = ${sqlString(runId)}
 ORDER BY metric ASC, CASE WHEN slice = 'all' THEN 0 ELSE 1 END ASC, slice ASC`;
-}
-
-/**
- * The DuckDB view over one table under a local root (DuckDB-only SQL: used by the local
- * adapter to define the views, never shipped to Athena).
- */
-export function duckDbViewSql(table: keyof typeof TABLE_PREFIXES, root: string): string {
-  const glob = `${root.replace(/\/+$/, '')}/${TABLE_PREFIXES[table]}*/*/*.parquet`;
-  return `CREATE OR REPLACE VIEW ${table} AS SELECT * FROM read_parquet(${sqlString(glob)}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
 }

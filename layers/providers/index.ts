@@ -17,7 +17,7 @@ import { parseNetworkSpec } from './spec.ts';
 
 export type { ProviderOptions } from './options.ts';
 export { DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './options.ts';
-export { parseNetworkSpec, NETWORK_SCHEMES, type NetworkSpec, type SageMakerFlavour } from './spec.ts';
+export { parseNetworkSpec, type NetworkSpec, type SageMakerFlavour } from './spec.ts';
 export { ProviderCallError } from './failures.ts';
 export {
   loadPriceTable,

@@ -11,8 +11,6 @@ export type NetworkSpec =
   | { scheme: 'sagemaker'; endpoint: string; flavour: SageMakerFlavour }
   | { scheme: 'openai'; baseUrl: string; model: string };
 
-export const NETWORK_SCHEMES = ['bedrock', 'sagemaker', 'openai'] as const;
-
 // SageMaker endpoint names: ^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}
 const ENDPOINT_NAME = /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$/;
 

@@ -280,8 +280,3 @@ function viewOf(ctx: RunContext, item: WorkItem): TaskView {
   const task = taskOf(ctx, item);
   return taskView(task, ctx.benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) }));
 }
-
-/** Item ids already written to the store (the store is the source of truth on resume). */
-export async function storedItemKeys(store: BlobStore, runId: string): Promise<Set<string>> {
-  return new Set(await store.list(keys.itemsPrefix(runId)));
-}
