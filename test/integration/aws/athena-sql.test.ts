@@ -108,6 +108,12 @@ describe('shipped SQL on DuckDB', () => {
     expect(rows).toEqual([{ s: "it's a 'quoted' run" }]);
   });
 
+  it('binds values as parameters, so a quote in a value is data, not SQL', async () => {
+    const rows = await query.sql({ text: 'SELECT count(*)::INTEGER AS n FROM metrics WHERE run_id = ?', params: ["run-a' OR '1'='1"] });
+
+    expect(rows).toEqual([{ n: 0 }]);
+  });
+
   it('keeps a numeric-looking run id as text through the recommended DuckDB view', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'polyeval-athena-sql-num-'));
     await writeMetrics(dir, [metric('rocode', '20250501', 'm9', 'accuracy', 'all', 0.3)]);
