@@ -5,7 +5,7 @@
  */
 import { HarnessError, InputError, PolyevalError } from '#core/errors.ts';
 import type { BlobStore, ResultsQuery, RunLedger, RunSummary } from '#core/ports.ts';
-import type { RunSummaryDocument } from '#core/run/aggregate.ts';
+import { parseRunSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys, safeSegment } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { ATHENA_MAX_QUERY_BYTES, leaderboardSql, sqlString } from '#aws/athena-sql.ts';
@@ -63,7 +63,7 @@ export async function getRunMetrics(deps: Pick<QueryDeps, 'store' | 'ledger'>, r
   const done = run.status === 'completed' || run.status === 'completed_with_missing';
   const text = done ? ((await deps.store.getText(keys.summary(runId))) ?? (await deps.store.getText(cloudKeys.keptSummary(runId)))) : undefined;
   if (text === undefined) throw new RunNotCompletedError(runId, run.status);
-  return JSON.parse(text) as RunSummaryDocument;
+  return parseRunSummary(text, runId);
 }
 
 export interface LeaderboardQuery {
