@@ -99,13 +99,24 @@ export interface RunLedger {
 }
 
 /**
+ * A SQL statement with `?` placeholders and the string values bound to them, in order: DuckDB
+ * binds them as a prepared statement, Athena as `ExecutionParameters` (placeholders only in
+ * WHERE clauses, as Athena requires). Values never become SQL text of ours.
+ */
+export interface SqlStatement {
+  text: string;
+  params: readonly string[];
+}
+
+/**
  * SQL over the `records` and `metrics` views (DESIGN §5). The SQL is kept to the subset
- * DuckDB and Athena (Trino) share.
+ * DuckDB and Athena (Trino) share. A plain string is a statement without parameters (the
+ * user's own SQL from `polyeval query`).
  * @example
- * const rows = await query.sql("SELECT metric, value FROM metrics WHERE run_id = 'r1'");
+ * const rows = await query.sql({ text: 'SELECT metric, value FROM metrics WHERE run_id = ?', params: ['r1'] });
  */
 export interface ResultsQuery {
-  sql(text: string): Promise<Record<string, unknown>[]>;
+  sql(query: string | SqlStatement): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 

@@ -16,13 +16,14 @@ import { findBenchmark } from '#core/benchmarks/registry.ts';
 import type { BlobStore, RunLedger } from '#core/ports.ts';
 import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
+import { storedJson } from '#core/run/documents.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
 import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
 import { cloudKeys, readManifest, readTaskSnapshot } from './context.ts';
 import type { EventPublisher } from './events.ts';
 import type { AggregateMessage } from './messages.ts';
-import { compactPart, partKeys, readPartManifests, readRunRecords, type PartManifest } from './record-parts.ts';
+import { compactPart, parsePartManifest, partKeys, readPartManifests, readRunRecords } from './record-parts.ts';
 
 export interface AggregateCloudDeps {
   store: BlobStore;
@@ -54,7 +55,7 @@ export async function compactCloudPart(deps: Pick<AggregateCloudDeps, 'store' | 
   if (manifest === undefined) throw new HarnessError(`aggregate: run ${runId} has no manifest`);
   const text = await deps.store.getText(partKeys.manifest(runId, index));
   if (text === undefined) throw new HarnessError(`aggregate: run ${runId} has no part ${index} at ${deps.store.locate(partKeys.manifest(runId, index))}`);
-  const compacted = await compactPart(deps.store, manifest, JSON.parse(text) as PartManifest);
+  const compacted = await compactPart(deps.store, manifest, parsePartManifest(text, deps.store.locate(partKeys.manifest(runId, index))));
   return { status: 'compacted', part: index, records: compacted.records.length, missing: compacted.missing.length };
 }
 
@@ -80,7 +81,7 @@ export async function aggregateCloudRun(deps: AggregateCloudDeps, runId: string,
     else await deps.ledger.setStatus(runId, 'completed_with_missing', `${missing.length} of ${run.items} items never recorded (listed in the summary); polyeval remote redrive ${runId} retries dead-lettered ones`);
   }
   // The kept copy, for readers after the lifecycle rules expired runs/ (cloud-context.ts).
-  await deps.store.put(cloudKeys.keptSummary(runId), JSON.stringify(summary, null, 2), 'application/json');
+  await deps.store.put(cloudKeys.keptSummary(runId), storedJson(summary, 2), 'application/json');
   await deps.events.publish('RunCompleted', runCompletedDetail(summary));
   return { status: 'aggregated', summary };
 }

@@ -9,14 +9,15 @@ import { InputError, RunStopped } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { assertMayExecute } from './trust.ts';
-import { aggregateRun, type CompletedSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { aggregateRun, parseRunSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
 import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
 import { promptText } from '#core/models/prompt-text.ts';
 import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
 import type { EngineEvent, GeneratedItem, RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
-import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
+import { parseManifest, protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
+import { storedJson } from '#core/run/documents.ts';
 import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
@@ -281,7 +282,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
       plan.manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
       if (opts.assumePrice) plan.manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
-      await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
+      await opts.home.store.put(keys.manifest(runId), storedJson(plan.manifest, 2), 'application/json');
       await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
       await opts.runs?.created(key, runId);
       // The capability check's calls were billed too.
@@ -297,7 +298,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
 export async function readManifest(home: Home, runId: string): Promise<Manifest> {
   const text = await home.store.getText(keys.manifest(runId));
   if (!text) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
-  return JSON.parse(text) as Manifest;
+  return parseManifest(text, home.store.locate(keys.manifest(runId)));
 }
 
 /** A sweep's run seen again: its summary when it completed, else it is resumed. */
@@ -306,7 +307,7 @@ async function resumeOrSummary(runId: string, opts: LocalRunOptions): Promise<Lo
   const text = run?.status === 'completed' ? await opts.home.store.getText(keys.summary(runId)) : undefined;
   if (!text) return resumeLocal(runId, opts);
   const manifest = await readManifest(opts.home, runId);
-  return { ...(JSON.parse(text) as CompletedSummary), status: 'completed', language: manifest.language };
+  return { ...parseRunSummary(text, opts.home.store.locate(keys.summary(runId))), status: 'completed', language: manifest.language };
 }
 
 /** Continues a run that was killed or stopped: only the items not yet recorded run. */
@@ -315,7 +316,7 @@ export async function resumeLocal(runId: string, opts: LocalRunOptions, override
   if (overrides.maxCostUsd !== undefined) {
     // Raising (or setting) the cap is how a run stopped by --max-cost continues.
     manifest.max_cost_usd = overrides.maxCostUsd;
-    await opts.home.store.put(keys.manifest(runId), JSON.stringify(manifest, null, 2), 'application/json');
+    await opts.home.store.put(keys.manifest(runId), storedJson(manifest, 2), 'application/json');
   }
   const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
   if (!source) throw new InputError(`run ${runId} names no benchmark`);

@@ -3,7 +3,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetricRow, RunRecord } from '#core/types.ts';
 import { keys } from '#core/run/keys.ts';
@@ -13,7 +12,6 @@ import {
   METRIC_COLUMNS,
   PARTITION_KEYS,
   RECORD_COLUMNS,
-  duckDbViewSql,
   leaderboardSql,
   sliceMetricsSql,
   sqlString,
@@ -110,21 +108,24 @@ describe('shipped SQL on DuckDB', () => {
     expect(rows).toEqual([{ s: "it's a 'quoted' run" }]);
   });
 
+  it('binds values as parameters, so a quote in a value is data, not SQL', async () => {
+    const rows = await query.sql({ text: 'SELECT count(*)::INTEGER AS n FROM metrics WHERE run_id = ?', params: ["run-a' OR '1'='1"] });
+
+    expect(rows).toEqual([{ n: 0 }]);
+  });
+
   it('keeps a numeric-looking run id as text through the recommended DuckDB view', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'polyeval-athena-sql-num-'));
     await writeMetrics(dir, [metric('rocode', '20250501', 'm9', 'accuracy', 'all', 0.3)]);
-    const instance = await DuckDBInstance.create(':memory:');
-    const connection = await instance.connect();
+    const local = await DuckDbResultsQuery.open(dir);
     try {
-      await connection.run(duckDbViewSql('metrics', dir));
-      const board = (await connection.runAndReadAll(leaderboardSql('rocode'))).getRowObjectsJS();
-      const slices = (await connection.runAndReadAll(sliceMetricsSql('20250501'))).getRowObjectsJS();
+      const board = await local.sql(leaderboardSql('rocode'));
+      const slices = await local.sql(sliceMetricsSql('20250501'));
 
       expect(board.map((row) => row.run_id)).toEqual(['20250501']);
       expect(slices.map((row) => [row.metric, row.value])).toEqual([['accuracy', 0.3]]);
     } finally {
-      connection.closeSync();
-      instance.closeSync();
+      await local.close();
       await rm(dir, { recursive: true, force: true });
     }
   });
