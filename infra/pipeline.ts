@@ -18,7 +18,7 @@ import { modelInvocationFindings, modelInvocationStatements } from './defaults/m
 import { PolyevalFunction } from './node-function.ts';
 import { STAGE_TIMEOUTS, type StageQueues } from './queues.ts';
 import type { WorkQueue } from './work-queue.ts';
-import { GENERATE_BATCH_SIZE } from '../layers/app/cloud-retry-budget.ts';
+import { GENERATE_BATCH_SIZE } from '../layers/app/cloud/retry-budget.ts';
 
 /** Properties of {@link Pipeline}. */
 export interface PipelineProps {
@@ -68,7 +68,7 @@ export class Pipeline extends Construct {
       memorySize: 1024,
       environment: { ...storageEnv, PLAN_QUEUE_URL: queues.plan.queue.queueUrl, GENERATE_QUEUE_URL: queues.generate.queue.queueUrl },
     });
-    // results/runs/*: the kept manifest copy the API reads after runs/ expires (layers/app/cloud-context.ts).
+    // results/runs/*: the kept manifest copy the API reads after runs/ expires (layers/app/cloud/context.ts).
     grantObjectAccess(this.plan.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*', 'results/runs/*'], list: ['datasets/', 'runs/'] });
     this.plan.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     queues.plan.queue.grantSendMessages(this.plan.role);
@@ -87,7 +87,7 @@ export class Pipeline extends Construct {
         ...executeQueueEnvironment(props.executeQueues, props.fargateQueues),
       },
     });
-    // runs/*/messages/*: generations too large for an SQS message (layers/app/cloud-large-messages.ts).
+    // runs/*/messages/*: generations too large for an SQS message (layers/app/cloud/large-messages.ts).
     grantObjectAccess(this.generate.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*/items/*', 'runs/*/messages/*'], list: ['datasets/', 'runs/'] });
     for (const statement of [ledgerAccess(ledger, LEDGER_WRITER_ACTIONS), ...modelInvocationStatements(Stack.of(this))]) {
       this.generate.role.addToPrincipalPolicy(statement);

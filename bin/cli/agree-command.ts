@@ -5,7 +5,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { openHome } from '#app/home.ts';
+import { openHome } from '#app/local/home.ts';
 import { agreement, parseReferenceVerdicts, type AgreementReport, type AgreementSlice } from '#core/agreement/index.ts';
 import { InputError } from '#core/errors.ts';
 import { readItems } from '#core/run/aggregate.ts';

@@ -3,8 +3,8 @@
  */
 import { Command } from 'commander';
 import { join } from 'node:path';
-import { openHome } from '#app/home.ts';
-import { removeRun, removeRunsOlderThan } from '#app/remove-runs.ts';
+import { openHome } from '#app/local/home.ts';
+import { removeRun, removeRunsOlderThan } from '#app/local/remove-runs.ts';
 import { InputError } from '#core/errors.ts';
 import { toJson } from './format.ts';
 import { formatBytes, numberOption, sizeOption } from './options.ts';

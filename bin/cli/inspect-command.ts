@@ -4,8 +4,8 @@
  * test summary — without calling a model or running any code.
  */
 import { Command, Option } from 'commander';
-import { openHome, packageRoot } from '#app/home.ts';
-import { inspectBenchmark, type Inspection } from '#app/inspect.ts';
+import { openHome, packageRoot } from '#app/local/home.ts';
+import { inspectBenchmark, type Inspection } from '#app/local/inspect.ts';
 import { InputError } from '#core/errors.ts';
 import { table, toJson } from './format.ts';
 

@@ -3,8 +3,8 @@
  * by the headline metric with its interval, as a table, JSON, CSV or an HTML page.
  */
 import { Command, Option } from 'commander';
-import { openHome, type Home } from '#app/home.ts';
-import { completedRuns } from '#app/local-leaderboard.ts';
+import { openHome, type Home } from '#app/local/home.ts';
+import { completedRuns } from '#app/local/leaderboard.ts';
 import { boardLabel, buildLeaderboard, type LeaderboardOptions, type LeaderboardRow } from '#core/report/leaderboard.ts';
 import { renderLeaderboardHtml } from '#core/report/leaderboard-html.ts';
 import { csv, fmtValue, table, toJson } from './format.ts';

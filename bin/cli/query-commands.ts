@@ -3,10 +3,10 @@
  */
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { openHome, type Home } from '#app/home.ts';
-import { PROVIDER_KINDS } from '#app/create-provider.ts';
+import { openHome, type Home } from '#app/local/home.ts';
+import { PROVIDER_KINDS } from '#app/shared/create-provider.ts';
 import { loadPriceTable } from '#providers/index.ts';
-import { readManifest } from '#app/local-run.ts';
+import { readManifest } from '#app/local/run.ts';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { BENCHMARKS, BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
 import { InputError } from '#core/errors.ts';

@@ -6,13 +6,13 @@
 import { Command, Option } from 'commander';
 import type { RunSpec } from '#core/run/spec.ts';
 import { findBenchmark } from '#core/benchmarks/registry.ts';
-import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment } from '#app/cloud-estimate.ts';
-import { dryRun } from '#app/dry-run.ts';
-import { openHome, packageRoot } from '#app/home.ts';
+import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment } from '#app/cloud/estimate.ts';
+import { dryRun } from '#app/shared/dry-run.ts';
+import { openHome, packageRoot } from '#app/local/home.ts';
 import { intOption, numberOption } from './options.ts';
 import { InputError } from '#core/errors.ts';
 import type { MetricValue } from '#core/run/aggregate.ts';
-import { RemoteClient } from '#app/remote-client.ts';
+import { RemoteClient } from '#app/cloud/remote-client.ts';
 import { table, toJson } from './format.ts';
 import { addSpecOptions, specFromFlags, type SpecFlags } from './spec-options.ts';
 import { metricsTable } from './show.ts';

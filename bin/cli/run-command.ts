@@ -4,11 +4,11 @@
  */
 import { Command } from 'commander';
 import { InputError, RunStopped } from '#core/errors.ts';
-import { openHome, packageRoot } from '#app/home.ts';
-import { resumeLocal, runLocal, type LocalRunOptions, type LocalRunResult } from '#app/local-run.ts';
-import { dryRun, type DryRunPlan } from '#app/dry-run.ts';
-import { isSweepId, resumeSweep, runSweep, type SweepDocument } from '#app/local-sweep.ts';
-import { completedRuns } from '#app/local-leaderboard.ts';
+import { openHome, packageRoot } from '#app/local/home.ts';
+import { resumeLocal, runLocal, type LocalRunOptions, type LocalRunResult } from '#app/local/run.ts';
+import { dryRun, type DryRunPlan } from '#app/shared/dry-run.ts';
+import { isSweepId, resumeSweep, runSweep, type SweepDocument } from '#app/local/sweep.ts';
+import { completedRuns } from '#app/local/leaderboard.ts';
 import { buildLeaderboard } from '#core/report/leaderboard.ts';
 import { loadCapabilityTable, parseAssumedPrice } from '#providers/index.ts';
 import { leaderboardTable } from './leaderboard-command.ts';

@@ -1,5 +1,5 @@
 /** Terminal views of a run's results. */
-import type { LocalRunResult } from '#app/local-run.ts';
+import type { LocalRunResult } from '#app/local/run.ts';
 import type { MetricValue } from '#core/run/aggregate.ts';
 import { headlineKeys } from '#core/metrics/headline.ts';
 import { fmtValue, table } from './format.ts';

@@ -1,10 +1,10 @@
 /**
  * aggregate (SQS, batch size 1): one records part of a run as it runs, or the metrics, Parquet
  * tables, summary and report of a run whose items are all recorded (or that the watchdog
- * closes with items missing), then the `RunCompleted` event (layers/app/cloud-aggregate.ts).
+ * closes with items missing), then the `RunCompleted` event (layers/app/cloud/aggregate.ts).
  */
-import { aggregateCloud } from '#app/cloud-aggregate.ts';
-import { parseAggregateMessage } from '#app/cloud-messages.ts';
+import { aggregateCloud } from '#app/cloud/aggregate.ts';
+import { parseAggregateMessage } from '#app/cloud/messages.ts';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability } from '../shared/observability.ts';
 import { sqsHandler, type SqsHandler } from '../shared/sqs-handler.ts';

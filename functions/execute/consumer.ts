@@ -11,9 +11,9 @@
 import { availableParallelism } from 'node:os';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsWorkQueue } from '#aws/index.ts';
-import { requireEnv } from '#app/cloud-env.ts';
-import { parseGeneratedItem } from '#app/cloud-messages.ts';
-import { executeWork } from '#app/cloud-stages.ts';
+import { requireEnv } from '#app/cloud/env.ts';
+import { parseGeneratedItem } from '#app/cloud/messages.ts';
+import { executeWork } from '#app/cloud/stages.ts';
 import { createExecuteDeps, type ExecuteHandlerDeps } from './deps.ts';
 import { TaskProtection } from './task-protection.ts';
 

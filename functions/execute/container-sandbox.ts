@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
-import { writableCacheDir } from '#app/cloud-runtime.ts';
-import { storeTestLoader } from '#app/cloud-test-files.ts';
+import { writableCacheDir } from '#app/cloud/runtime.ts';
+import { storeTestLoader } from '#app/cloud/test-files.ts';
 import type { IntegrityReport } from '#sandbox/integrity.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 

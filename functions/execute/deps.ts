@@ -6,11 +6,11 @@
 import { SqsWorkQueue } from '#aws/index.ts';
 import type { BlobStore, Executor } from '#core/ports.ts';
 import { ContainerSandbox } from './container-sandbox.ts';
-import { RunContextCache } from '#app/cloud-context.ts';
-import { requireEnv } from '#app/cloud-env.ts';
-import type { AggregateMessage } from '#app/cloud-messages.ts';
-import type { StageDeps } from '#app/cloud-stages.ts';
-import { kotlinFlags } from '#app/kotlin-flags.ts';
+import { RunContextCache } from '#app/cloud/context.ts';
+import { requireEnv } from '#app/cloud/env.ts';
+import type { AggregateMessage } from '#app/cloud/messages.ts';
+import type { StageDeps } from '#app/cloud/stages.ts';
+import { kotlinFlags } from '#app/shared/kotlin-flags.ts';
 import { storageClients, type StorageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 

@@ -1,9 +1,9 @@
 /**
  * execute (SQS, container image; one handler for every language): a generated code sample →
- * the sandbox's verdict → the record, then the completion check (layers/app/cloud-stages.ts).
+ * the sandbox's verdict → the record, then the completion check (layers/app/cloud/stages.ts).
  */
-import { parseGeneratedItem } from '#app/cloud-messages.ts';
-import { executeWork } from '#app/cloud-stages.ts';
+import { parseGeneratedItem } from '#app/cloud/messages.ts';
+import { executeWork } from '#app/cloud/stages.ts';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability } from '../shared/observability.ts';
 import { sqsHandler, type SqsHandler } from '../shared/sqs-handler.ts';

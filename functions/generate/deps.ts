@@ -1,13 +1,13 @@
 /** The generate function's dependencies: built once per container from its environment. */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsWorkQueue } from '#aws/index.ts';
-import { RunContextCache } from '#app/cloud-context.ts';
-import { costOfManifest } from '#app/cloud-cost.ts';
-import { queueUrlsByLanguage, requireEnv } from '#app/cloud-env.ts';
-import type { AggregateMessage, GeneratedMessage } from '#app/cloud-messages.ts';
-import { createCloudProvider } from '#app/cloud-provider.ts';
-import { GENERATE_PROVIDER_OPTIONS } from '#app/cloud-retry-budget.ts';
-import type { GenerateDeps } from '#app/cloud-stages.ts';
+import { RunContextCache } from '#app/cloud/context.ts';
+import { costOfManifest } from '#app/cloud/cost.ts';
+import { queueUrlsByLanguage, requireEnv } from '#app/cloud/env.ts';
+import type { AggregateMessage, GeneratedMessage } from '#app/cloud/messages.ts';
+import { createCloudProvider } from '#app/cloud/provider.ts';
+import { GENERATE_PROVIDER_OPTIONS } from '#app/cloud/retry-budget.ts';
+import type { GenerateDeps } from '#app/cloud/stages.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 

@@ -2,9 +2,9 @@
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { SqsWorkQueue } from '#aws/index.ts';
 import { HarnessError } from '#core/errors.ts';
-import { requireEnv } from '#app/cloud-env.ts';
-import type { PlanMessage } from '#app/cloud-messages.ts';
-import type { NightlyDeps } from '#app/cloud-nightly.ts';
+import { requireEnv } from '#app/cloud/env.ts';
+import type { PlanMessage } from '#app/cloud/messages.ts';
+import type { NightlyDeps } from '#app/cloud/nightly.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 

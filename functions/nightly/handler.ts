@@ -1,12 +1,12 @@
 /**
  * nightly (EventBridge Scheduler): starts the sweep's runs, one per benchmark × model, as
- * POST /runs does (layers/app/cloud-nightly.ts). A failure throws: the schedule retries and
+ * POST /runs does (layers/app/cloud/nightly.ts). A failure throws: the schedule retries and
  * the function's error alarm fires.
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { startNightlySweep } from '#app/cloud-nightly.ts';
-import type { StartedRun } from '#app/cloud-start.ts';
+import { startNightlySweep } from '#app/cloud/nightly.ts';
+import type { StartedRun } from '#app/cloud/start.ts';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability, observabilityMiddlewares } from '../shared/observability.ts';
 import { createNightlyDeps, type NightlyHandlerDeps } from './deps.ts';

@@ -1,9 +1,9 @@
 /**
  * plan (SQS, batch size 1): plans a run on its first message and enqueues its work items one
- * chunk per message, re-sending itself with the next offset (layers/app/cloud-plan.ts).
+ * chunk per message, re-sending itself with the next offset (layers/app/cloud/plan.ts).
  */
-import { parsePlanMessage } from '#app/cloud-messages.ts';
-import { planChunk } from '#app/cloud-plan.ts';
+import { parsePlanMessage } from '#app/cloud/messages.ts';
+import { planChunk } from '#app/cloud/plan.ts';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability } from '../shared/observability.ts';
 import { sqsHandler, type SqsHandler } from '../shared/sqs-handler.ts';

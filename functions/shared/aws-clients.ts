@@ -7,7 +7,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoRunLedger, S3BlobStore } from '#aws/index.ts';
 import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
-import { requireEnv } from '#app/cloud-env.ts';
+import { requireEnv } from '#app/cloud/env.ts';
 import type { Observability } from './observability.ts';
 
 export interface StorageClients {
@@ -16,7 +16,7 @@ export interface StorageClients {
   dynamo: DynamoDBClient;
   store: S3BlobStore;
   ledger: DynamoRunLedger;
-  /** Records per records part (layers/app/cloud-record-parts.ts). */
+  /** Records per records part (layers/app/cloud/record-parts.ts). */
   parts: DynamoPartCounter;
   tableName: string;
 }

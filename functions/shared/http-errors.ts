@@ -6,8 +6,8 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import { InputError } from '#core/errors.ts';
-import { RunNotCompletedError, RunNotFoundError } from '#app/cloud-queries.ts';
-import { RunNotActiveError } from '#app/cloud-run-control.ts';
+import { RunNotCompletedError, RunNotFoundError } from '#app/cloud/queries.ts';
+import { RunNotActiveError } from '#app/cloud/run-control.ts';
 import type { Logger } from '@aws-lambda-powertools/logger';
 
 interface HttpError extends Error {

@@ -8,7 +8,7 @@ import middy from '@middy/core';
 import sqsPartialBatchFailure from '@middy/sqs-partial-batch-failure';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { parseJsonBody } from '#app/cloud-messages.ts';
+import { parseJsonBody } from '#app/cloud/messages.ts';
 import { observabilityMiddlewares, type Observability } from './observability.ts';
 
 export interface SqsHandlerOptions<T> {

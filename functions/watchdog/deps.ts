@@ -3,9 +3,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoRunLedger, SqsWorkQueue } from '#aws/index.ts';
 import { sqsQueueDepth } from '#aws/sqs-dead-letters.ts';
-import { requireEnv } from '#app/cloud-env.ts';
-import type { AggregateMessage } from '#app/cloud-messages.ts';
-import type { WatchdogDeps } from '#app/cloud-watchdog.ts';
+import { requireEnv } from '#app/cloud/env.ts';
+import type { AggregateMessage } from '#app/cloud/messages.ts';
+import type { WatchdogDeps } from '#app/cloud/watchdog.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 
 export interface WatchdogHandlerDeps extends WatchdogDeps {

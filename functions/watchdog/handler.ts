@@ -1,11 +1,11 @@
 /**
  * watchdog (EventBridge Scheduler, every 15 minutes): closes runs that stopped moving while the
  * pipeline is idle — aggregated over what is recorded, status `completed_with_missing`, the
- * missing items listed (layers/app/cloud-watchdog.ts). A failure throws: the next tick retries.
+ * missing items listed (layers/app/cloud/watchdog.ts). A failure throws: the next tick retries.
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { watchRuns, type WatchdogReport } from '#app/cloud-watchdog.ts';
+import { watchRuns, type WatchdogReport } from '#app/cloud/watchdog.ts';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability, observabilityMiddlewares } from '../shared/observability.ts';
 import { createWatchdogDeps, type WatchdogHandlerDeps } from './deps.ts';

@@ -263,7 +263,7 @@ export class DynamoRunLedger implements RunLedger {
 
   /**
    * Sets the planned item count. Not (yet) on the RunLedger port: the api creates a run before
-   * its dataset is loaded and plan fills the count in (see layers/app/cloud-ledger.ts).
+   * its dataset is loaded and plan fills the count in (see layers/app/cloud/ledger.ts).
    */
   async setItems(runId: string, items: number): Promise<void> {
     await this.#updateRun('setItems', runId, 'SET #items = :items, updatedAt = :now', { ':items': items }, { '#items': 'items' });

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leaderboard } from '#app/cloud-queries.ts';
+import { leaderboard } from '#app/cloud/queries.ts';
 import { leaderboardSql } from '#aws/athena-sql.ts';
 import { keys } from '#core/run/keys.ts';
 import { encodeMetrics } from '#core/run/parquet.ts';

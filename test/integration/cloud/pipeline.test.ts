@@ -12,7 +12,7 @@ import { keys } from '#core/run/keys.ts';
 import { DuckDbResultsQuery } from '#local/index.ts';
 import { apiEvent, postJson } from './api-events.ts';
 import { SqsWorkQueue } from '#aws/index.ts';
-import { RunContextCache } from '#app/cloud-context.ts';
+import { RunContextCache } from '#app/cloud/context.ts';
 import { consume } from '../../../functions/execute/consumer.ts';
 import { containerExecutor } from '../../../functions/execute/deps.ts';
 import { apiClient, drive, queueDepth, startCloud, type Cloud } from './cloud-harness.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { IoTestsTask, Task } from '#core/types.ts';
 import { FsBlobStore } from '#local/index.ts';
-import { publishTestFiles, storeTestLoader } from '#app/cloud-test-files.ts';
+import { publishTestFiles, storeTestLoader } from '#app/cloud/test-files.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'polyeval-test-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

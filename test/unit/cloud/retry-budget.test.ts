@@ -2,7 +2,7 @@
 // retrying when Lambda stops the function would be generated, and paid, twice).
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '#providers/index.ts';
-import { GENERATE_BATCH_SIZE, GENERATE_PROVIDER_OPTIONS, GENERATE_TIMEOUT_MS, RECORD_HEADROOM_MS, worstCaseCallMs } from '#app/cloud-retry-budget.ts';
+import { GENERATE_BATCH_SIZE, GENERATE_PROVIDER_OPTIONS, GENERATE_TIMEOUT_MS, RECORD_HEADROOM_MS, worstCaseCallMs } from '#app/cloud/retry-budget.ts';
 import { STAGE_TIMEOUTS } from '../../../infra/queues.ts';
 
 describe('the generate retry budget', () => {

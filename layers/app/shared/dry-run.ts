@@ -11,7 +11,7 @@ import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { estimateCost, estimateTokens, loadPriceTable } from '#providers/index.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';
-import type { LocalRunOptions } from './local-run.ts';
+import type { LocalRunOptions } from '../local/run.ts';
 
 type DryRunProtocol = NonNullable<Manifest['protocol']>;
 

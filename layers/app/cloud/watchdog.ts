@@ -9,7 +9,7 @@
  * while anything is queued, a quiet run may only be waiting behind another run's work.
  */
 import type { RunLedger, RunSummary, WorkQueue } from '#core/ports.ts';
-import type { AggregateMessage } from './cloud-messages.ts';
+import type { AggregateMessage } from './messages.ts';
 
 export interface WatchdogDeps {
   ledger: RunLedger;

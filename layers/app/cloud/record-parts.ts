@@ -22,7 +22,7 @@ import { decodeRecords, encodeRecords } from '#core/run/parquet.ts';
 import type { RunRecord } from '#core/types.ts';
 import type { PartCounter } from '#aws/dynamo-part-counter.ts';
 import { Semaphore } from '#sandbox/semaphore.ts';
-import type { AggregateMessage, CloudWorkItem } from './cloud-messages.ts';
+import type { AggregateMessage, CloudWorkItem } from './messages.ts';
 
 /** Item reads in flight while a part is compacted. */
 const READ_CONCURRENCY = 32;

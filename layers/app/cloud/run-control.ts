@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { HarnessError, PolyevalError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
-import { RunNotFoundError, checkRunId } from './cloud-queries.ts';
+import { RunNotFoundError, checkRunId } from './queries.ts';
 
 /** A run that has ended cannot be cancelled (409). */
 export class RunNotActiveError extends PolyevalError {

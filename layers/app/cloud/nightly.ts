@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { InputError } from '#core/errors.ts';
-import { startRuns, type StartDeps, type StartedRun } from './cloud-start.ts';
+import { startRuns, type StartDeps, type StartedRun } from './start.ts';
 import { createHash } from 'node:crypto';
-import { parseSweep, sweepSpecs } from './cloud-sweep.ts';
+import { parseSweep, sweepSpecs } from './sweep.ts';
 
 /** The schedule's time (`<aws.scheduler.scheduled-time>`): run ids derive from it. */
 const ScheduledTime = z.string().datetime({ offset: true }).optional();

@@ -9,8 +9,8 @@ import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.
 import { InputError } from '#core/errors.ts';
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
-import { PROVIDER_KINDS } from './create-provider.ts';
-import type { PlanMessage, RunRequest } from './cloud-messages.ts';
+import { PROVIDER_KINDS } from '../shared/create-provider.ts';
+import type { PlanMessage, RunRequest } from './messages.ts';
 
 export interface StartDeps {
   ledger: RunLedger;

@@ -15,12 +15,12 @@ import { planRun, replanItems, type LoadedBenchmark, type WorkItem } from '#core
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { HarnessError } from '#core/errors.ts';
 import { loadPriceTable, priceForRun } from '#providers/index.ts';
-import { loadSource, type LoadOptions } from './load-benchmark.ts';
-import { cloudKeys, readManifest, readTaskSnapshot, serialiseTasks } from './cloud-context.ts';
-import type { SetRunItems } from './cloud-ledger.ts';
-import { publishTestFiles } from './cloud-test-files.ts';
-import type { CloudWorkItem, PlanMessage } from './cloud-messages.ts';
-import { writePartManifest } from './cloud-record-parts.ts';
+import { loadSource, type LoadOptions } from '../shared/load-benchmark.ts';
+import { cloudKeys, readManifest, readTaskSnapshot, serialiseTasks } from './context.ts';
+import type { SetRunItems } from './ledger.ts';
+import { publishTestFiles } from './test-files.ts';
+import type { CloudWorkItem, PlanMessage } from './messages.ts';
+import { writePartManifest } from './record-parts.ts';
 
 /** Work items enqueued per plan invocation. */
 export const PLAN_CHUNK = 1000;

@@ -8,8 +8,8 @@
  * language (its summary's `timing`), else from {@link BUNDLED_TIMING}. Prices are AWS's public
  * list prices in us-east-1 (November 2026 pages); other Regions differ by a few percent.
  */
-import { LAMBDA_BUDGET_MS } from './cloud-stages.ts';
-import type { DryRunPlan } from './dry-run.ts';
+import { LAMBDA_BUDGET_MS } from './stages.ts';
+import type { DryRunPlan } from '../shared/dry-run.ts';
 
 /** AWS list prices, us-east-1, USD. */
 export const AWS_PRICES = {
@@ -127,7 +127,7 @@ export function estimateCloudRun(plan: DryRunPlan, language: string | null, timi
   };
 }
 
-/** The API calls the timing lookup needs (layers/app/remote-client.ts). */
+/** The API calls the timing lookup needs (layers/app/cloud/remote-client.ts). */
 export interface RunsApi {
   listRuns(): Promise<{ runs: Record<string, unknown>[] }>;
   getRun(runId: string): Promise<{ run: Record<string, unknown>; manifest: Record<string, unknown> | null }>;

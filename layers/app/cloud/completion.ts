@@ -4,7 +4,7 @@
  * two items finishing together); aggregate is idempotent and skips a completed run.
  */
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
-import type { AggregateMessage } from './cloud-messages.ts';
+import type { AggregateMessage } from './messages.ts';
 
 /** Sends the aggregate message when recorded == items; returns whether it did. */
 export async function notifyIfComplete(ledger: RunLedger, aggregateQueue: Pick<WorkQueue<AggregateMessage>, 'send'>, runId: string): Promise<boolean> {

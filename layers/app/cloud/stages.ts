@@ -11,12 +11,12 @@ import { generateItem, recordItem, scoreItem, type GeneratedItem, type ItemDocum
 import { itemId, keys } from '#core/run/keys.ts';
 import type { WorkItem } from '#core/run/plan.ts';
 import type { Task, Verdict } from '#core/types.ts';
-import { notifyIfComplete } from './cloud-completion.ts';
-import type { RunContextCache } from './cloud-context.ts';
+import { notifyIfComplete } from './completion.ts';
+import type { RunContextCache } from './context.ts';
 import type { PartCounter } from '#aws/dynamo-part-counter.ts';
-import { resolveGenerated, toMessage } from './cloud-large-messages.ts';
-import type { AggregateMessage, CloudWorkItem, GeneratedMessage } from './cloud-messages.ts';
-import { countInPart } from './cloud-record-parts.ts';
+import { resolveGenerated, toMessage } from './large-messages.ts';
+import type { AggregateMessage, CloudWorkItem, GeneratedMessage } from './messages.ts';
+import { countInPart } from './record-parts.ts';
 
 type Sender<T> = Pick<WorkQueue<T>, 'send'>;
 
@@ -24,7 +24,7 @@ export interface StageDeps {
   contexts: RunContextCache;
   ledger: RunLedger;
   aggregateQueue: Sender<AggregateMessage>;
-  /** Counts records per records part (layers/app/cloud-record-parts.ts). */
+  /** Counts records per records part (layers/app/cloud/record-parts.ts). */
   parts: PartCounter;
   /** Applies a run's toolchain settings (kotlinc language version) before its sample runs. */
   prepareRun?: (manifest: RunContext['manifest']) => Promise<void>;

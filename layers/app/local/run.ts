@@ -23,11 +23,11 @@ import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
 import { costAt, estimateTokens, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
-import { loadSource } from './load-benchmark.ts';
+import { loadSource } from '../shared/load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
-import { createProvider } from './create-provider.ts';
-import { codeVersion, packageVersions } from './versions.ts';
-import { kotlinFlags } from './kotlin-flags.ts';
+import { createProvider } from '../shared/create-provider.ts';
+import { codeVersion, packageVersions } from '../shared/versions.ts';
+import { kotlinFlags } from '../shared/kotlin-flags.ts';
 
 export interface LocalRunOptions {
   home: Home;

@@ -8,7 +8,7 @@ import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
 import type { GeneratedItem } from '#core/run/engine.ts';
 import { safeSegment } from '#core/run/keys.ts';
-import { MAX_INLINE_BYTES, parseGeneratedItem, type GeneratedMessage } from './cloud-messages.ts';
+import { MAX_INLINE_BYTES, parseGeneratedItem, type GeneratedMessage } from './messages.ts';
 
 export const messageKey = (runId: string, taskId: string, sample: number): string => `runs/${runId}/messages/${safeSegment(taskId)}/${sample}.json`;
 

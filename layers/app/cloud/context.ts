@@ -11,7 +11,7 @@ import type { RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
-import { projectionOf } from './cloud-cost.ts';
+import { projectionOf } from './cost.ts';
 
 /** Keys the cloud stages add to DESIGN §5. */
 export const cloudKeys = {

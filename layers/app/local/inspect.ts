@@ -10,7 +10,7 @@ import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.
 import { InputError } from '#core/errors.ts';
 import type { Task } from '#core/types.ts';
 import { fileKindOf, openRows } from '#sources/index.ts';
-import { sourceRefs, type LoadOptions } from './load-benchmark.ts';
+import { sourceRefs, type LoadOptions } from '../shared/load-benchmark.ts';
 
 export interface InspectedFile {
   source: string;

@@ -1,5 +1,5 @@
 /**
- * aggregate in the cloud, two kinds of message (layers/app/cloud-record-parts.ts):
+ * aggregate in the cloud, two kinds of message (layers/app/cloud/record-parts.ts):
  * - `{ runId, part }`: write one records part (≤ one plan chunk of item reads) while the run
  *   goes on;
  * - `{ runId }`: the whole run from its parts — metrics, summary, report (idempotent: the same
@@ -17,10 +17,10 @@ import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocu
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
-import { cloudKeys, readManifest, readTaskSnapshot } from './cloud-context.ts';
-import type { EventPublisher } from './cloud-events.ts';
-import type { AggregateMessage } from './cloud-messages.ts';
-import { compactPart, partKeys, readPartManifests, readRunRecords, type PartManifest } from './cloud-record-parts.ts';
+import { cloudKeys, readManifest, readTaskSnapshot } from './context.ts';
+import type { EventPublisher } from './events.ts';
+import type { AggregateMessage } from './messages.ts';
+import { compactPart, partKeys, readPartManifests, readRunRecords, type PartManifest } from './record-parts.ts';
 
 export interface AggregateCloudDeps {
   store: BlobStore;

@@ -7,7 +7,7 @@
  *   generate/execute ─AggregateMessage─► aggregate (one records part, or the whole run)
  *
  * SQS takes 256 KiB per message: a generated item over {@link MAX_INLINE_BYTES} travels as a
- * pointer to an S3 object (layers/app/cloud-large-messages.ts).
+ * pointer to an S3 object (layers/app/cloud/large-messages.ts).
  */
 import { z } from 'zod';
 import { HarnessError } from '#core/errors.ts';

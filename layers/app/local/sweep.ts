@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { InputError } from '#core/errors.ts';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
-import { runLocal, SharedSandbox, type LocalRunOptions, type LocalRunResult } from './local-run.ts';
+import { runLocal, SharedSandbox, type LocalRunOptions, type LocalRunResult } from './run.ts';
 import type { Home } from './home.ts';
 
 export interface SweepDocument {

@@ -1,5 +1,5 @@
 /**
- * The provider of a run in the cloud: as locally (layers/app/create-provider.ts), except that
+ * The provider of a run in the cloud: as locally (layers/app/shared/create-provider.ts), except that
  * `replay:` reads an s3:// object — a function cannot see the caller's files.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
@@ -9,7 +9,7 @@ import { replayProvider } from '#core/models/replay.ts';
 import type { ProviderOptions } from '#providers/index.ts';
 // The module, not the folder's index: the index also loads the Romanian lexicon's dictionaries.
 import { parseS3Ref, s3ClientFromEnv } from '#sources/s3-source.ts';
-import { createProvider } from './create-provider.ts';
+import { createProvider } from '../shared/create-provider.ts';
 
 export async function createCloudProvider(spec: string, options: ProviderOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<Provider> {
   const text = spec.trim();

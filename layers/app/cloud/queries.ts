@@ -9,7 +9,7 @@ import type { RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys, safeSegment } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { ATHENA_MAX_QUERY_BYTES, leaderboardSql } from '#aws/athena-sql.ts';
-import { cloudKeys, readKeptManifest } from './cloud-context.ts';
+import { cloudKeys, readKeptManifest } from './context.ts';
 
 export class RunNotFoundError extends PolyevalError {
   override name = 'RunNotFoundError';
