@@ -139,6 +139,29 @@ describe('cancel', () => {
     expect((await watchdog(31)).stalled).not.toContain(runId);
   }, 120_000);
 
+  it('wins over a plan stage that is still enqueueing: plan never sets the cancelled run back to running', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 5 });
+    // The cancel lands after plan read the run (planned, not cancelled) and before plan marks it running.
+    const setStatus = cloud.ledger.setStatus.bind(cloud.ledger);
+    let cancelled: Awaited<ReturnType<typeof call>> | undefined;
+    cloud.ledger.setStatus = async (id, status, reason) => {
+      if (id === runId && status === 'running' && cancelled === undefined) cancelled = await call(apiEvent('POST', `/runs/${runId}/cancel`));
+      return setStatus(id, status, reason);
+    };
+    try {
+      await drainStage('plan');
+    } finally {
+      cloud.ledger.setStatus = setStatus;
+    }
+    expect(cancelled).toMatchObject({ status: 200, body: { run: { runId, status: 'cancelled' } } });
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'cancelled' });
+
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'cancelled', recorded: 0 });
+    expect(await cloud.store.list(keys.itemsPrefix(runId))).toEqual([]);
+    expect(await cloud.store.getText(keys.summary(runId))).toBeUndefined();
+  }, 120_000);
+
   it('answers 409 for a run that has ended and 404 for an unknown one', async () => {
     const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 1 });
     await drive(cloud);
