@@ -158,10 +158,23 @@ export function parseNightlySweep(raw: unknown): NightlySweep {
   };
 }
 
+/** The stack's name when `-c stackName=…` is not given. */
+export const DEFAULT_STACK_NAME = 'Polyeval';
+
+/**
+ * The SSM parameter a stack reads its nightly sweep from by default: `/polyeval/nightly` for
+ * the default stack (as before), `/polyeval/<stackName>/nightly` for any other, so a second
+ * stack in the account never runs the first one's sweep.
+ */
+export function nightlyParameterName(stackName: string): string {
+  return stackName === DEFAULT_STACK_NAME ? '/polyeval/nightly' : `/polyeval/${stackName}/nightly`;
+}
+
 /**
  * Validates raw context values into a {@link PolyevalConfig}, applying defaults.
  * Exactly one of `nightly` (inline sweep) and `nightlyParameter` (SSM parameter name) is used;
- * without either, the sweep is read from the SSM parameter `/polyeval/nightly`.
+ * without either, the sweep is read from the stack's SSM parameter ({@link nightlyParameterName};
+ * `stackName` is the stack's name, {@link DEFAULT_STACK_NAME} when absent).
  */
 export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
   const architecture = context['architecture'] ?? DEFAULTS.architecture;
@@ -171,7 +184,11 @@ export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
   if (context['nightly'] !== undefined && context['nightlyParameter'] !== undefined) {
     throw new ConfigError('nightly', 'give either "nightly" or "nightlyParameter", not both');
   }
-  const parameterName = context['nightlyParameter'] ?? '/polyeval/nightly';
+  const stackName = context['stackName'] ?? DEFAULT_STACK_NAME;
+  if (typeof stackName !== 'string' || !/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) {
+    throw new ConfigError('stackName', 'expected a CloudFormation stack name (letters, digits and hyphens, starting with a letter)');
+  }
+  const parameterName = context['nightlyParameter'] ?? nightlyParameterName(stackName);
   if (typeof parameterName !== 'string' || !parameterName.startsWith('/')) {
     throw new ConfigError('nightlyParameter', 'expected an SSM parameter name starting with "/"');
   }
