@@ -58,6 +58,8 @@ export interface AggregateMessage {
   runId: string;
   part?: number;
   allowMissing?: boolean;
+  /** With allowMissing: ids of the run's items the watchdog found in a DLQ (redrivable; the other missing ones are lost). */
+  deadLettered?: string[];
 }
 
 /** A generated item too large for SQS, stored at `key` (the item is repeated for routing and logs). */
@@ -89,6 +91,7 @@ const AggregateMessageSchema = z.object({
   runId: z.string().min(1),
   part: z.number().int().min(0).optional(),
   allowMissing: z.boolean().optional(),
+  deadLettered: z.array(z.string().min(1)).optional(),
 });
 
 const PartRefSchema = z.object({ index: z.number().int().min(0), slot: z.number().int().min(0), size: z.number().int().min(1) });

@@ -42,6 +42,10 @@ export interface RunSummaryDocument {
   completed_at: string;
   /** Item ids planned but never recorded (only with status `completed_with_missing`). */
   missing?: string[];
+  /** Of `missing`: the items a dead-letter queue held when the run was closed (`polyeval remote redrive` retries them). */
+  dead_lettered?: string[];
+  /** Of `missing`: the items in no queue and no DLQ (never recorded, nothing left to redrive: run them again). */
+  lost?: string[];
   /** Measured executor time per sample (cloud runs): what `remote run --dry-run` estimates from. */
   timing?: ExecutionTiming;
 }
@@ -145,9 +149,10 @@ export async function summariseRecords(
   manifest: Manifest,
   docs: readonly ItemDocument[],
   extraMetrics?: ExtraMetrics,
-  notes: { missing?: readonly string[]; timing?: boolean } = {},
+  notes: { missing?: readonly string[]; deadLettered?: readonly string[]; timing?: boolean } = {},
 ): Promise<RunSummaryDocument> {
   const missing = notes.missing ?? [];
+  const inDlq = new Set(notes.deadLettered ?? []);
   const runId = manifest.run_id;
   const records = docs.map((d) => d.record);
   const metrics = [
@@ -179,6 +184,7 @@ export async function summariseRecords(
     status: missing.length > 0 ? 'completed_with_missing' : 'completed',
     completed_at: deps.clock().toISOString(),
     ...(missing.length > 0 ? { missing: [...missing] } : {}),
+    ...(missing.length > 0 && notes.deadLettered !== undefined ? { dead_lettered: missing.filter((id) => inDlq.has(id)), lost: missing.filter((id) => !inDlq.has(id)) } : {}),
   };
   const timing = notes.timing ? executionTiming(records) : undefined;
   if (timing) summary.timing = timing;
