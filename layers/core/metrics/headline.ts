@@ -23,6 +23,16 @@ export const HEADLINE_SLICES: Readonly<Record<string, readonly string[]>> = {
   abricot: ['subtask=abstractness', 'subtask=inclusiveness'],
 };
 
+/**
+ * The slices a benchmark's headline is read from: its {@link HEADLINE_SLICES}, else `all`.
+ * @example
+ * headlineSlices('abricot'); // ['subtask=abstractness', 'subtask=inclusiveness']
+ * headlineSlices('rocode');  // ['all']
+ */
+export function headlineSlices(benchmark: string): readonly string[] {
+  return HEADLINE_SLICES[benchmark] ?? ['all'];
+}
+
 /** The headline metric of a benchmark (`pass@1` for one not in {@link HEADLINE_METRICS}). */
 export function headlineMetric(benchmark: string): string {
   return HEADLINE_METRICS[benchmark] ?? 'pass@1';
@@ -38,6 +48,6 @@ export function headlineMetric(benchmark: string): string {
  * headlineKeys('rocode', 'pass@1');  // ['pass@1']
  */
 export function headlineKeys(benchmark: string, metric: string = headlineMetric(benchmark)): string[] {
-  const slices = HEADLINE_SLICES[benchmark];
-  return slices ? slices.map((slice) => `${metric}/${slice}`) : [metric];
+  const slices = headlineSlices(benchmark);
+  return slices.map((slice) => (slice === 'all' ? metric : `${metric}/${slice}`));
 }
