@@ -50,7 +50,7 @@ describe('storage', () => {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }),
-      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'runs/', ObjectSizeGreaterThan: '1048576', ExpirationInDays: 90, Status: 'Enabled' })]) },
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'runs/', ExpirationInDays: 90, Status: 'Enabled' })]) },
     });
   });
 
