@@ -3,7 +3,7 @@
  * once at synth with messages that name the context key. Constructs receive this object and
  * never read context or the environment themselves.
  */
-import { BENCHMARKS, BUNDLED_SUITES } from '../layers/core/benchmarks/registry.ts';
+import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../layers/core/benchmarks/registry.ts';
 
 /** CPU architecture of every function and executor image. */
 export type Architecture = 'arm64' | 'x86_64';
@@ -117,13 +117,13 @@ const PARTITION_VALUE = /^[A-Za-z0-9._-]+$/;
  * Athena without a config change), then `extra` ids (benchmarks an alias or a fork writes).
  * Suite names (`sample`, `sample/<suite>`) are rejected: records carry the benchmark id.
  */
-export function partitionBenchmarks(extra: readonly string[] = []): string[] {
-  const suites = new Set(['sample', ...BUNDLED_SUITES.map((suite) => `sample/${suite.name}`)]);
+export function partitionBenchmarks(extra: readonly string[] = [], registry: BenchmarkRegistry = BENCHMARK_REGISTRY): string[] {
+  const suites = new Set(['sample', ...registry.suites.map((suite) => `sample/${suite.name}`)]);
   for (const id of extra) {
     if (suites.has(id)) throw new ConfigError('benchmarks', `"${id}" is a bundled suite, not a benchmark id: its records are partitioned under their benchmark's id`);
     if (!PARTITION_VALUE.test(id)) throw new ConfigError('benchmarks', `"${id}" is not a partition value (letters, digits, ".", "_", "-")`);
   }
-  return [...new Set([...BENCHMARKS.map((benchmark) => benchmark.id), ...extra])];
+  return [...new Set([...registry.benchmarks.map((benchmark) => benchmark.id), ...extra])];
 }
 
 /** An e-mail address as SNS e-mail subscriptions take it (one address, no display name). */

@@ -7,8 +7,6 @@ import { openHome, type Home } from '#app/local/home.ts';
 import { PROVIDER_KINDS } from '#app/shared/create-provider.ts';
 import { loadPriceTable } from '#providers/index.ts';
 import { readManifest } from '#app/local/run.ts';
-import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
-import { BENCHMARKS, BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
 import { InputError } from '#core/errors.ts';
 import { compareRuns } from '#core/metrics/index.ts';
 import { readItems, type RunSummaryDocument } from '#core/run/aggregate.ts';
@@ -18,6 +16,7 @@ import { csv, fmtValue, table, toJson } from './format.ts';
 import { renderCompareHtml } from '#core/report/compare-html.ts';
 import { writeHtml } from './html-output.ts';
 import { metricsTable } from './show.ts';
+import { benchmarkListRows } from './list-benchmarks.ts';
 
 function homeOf(command: Command): Home {
   return openHome(command.optsWithGlobals<{ home?: string }>().home);
@@ -35,18 +34,7 @@ export function listCommand(): Command {
         const runs = await homeOf(command).ledger.listRuns();
         rows = runs.map((r) => ({ run_id: r.runId, benchmark: r.benchmark, model: r.model, status: r.status, items: r.items, recorded: r.recorded, pending: Math.max(0, r.items - r.recorded), verdicts: Object.entries(r.verdicts).map(([v, c]) => `${v}:${c}`).join(' '), cost_usd: Number(r.costUsd.toFixed(6)), created_at: r.createdAt, ...(r.reason ? { reason: r.reason } : {}) }));
       } else if (what === 'benchmarks') {
-        // Protocols: a list of {name, default, description, settings} in JSON, names in the table.
-        const protocols = (b: AnyBenchmark | undefined): unknown =>
-          flags.json
-            ? (b?.protocols ?? []).map((p, i) => ({ name: p.name, default: i === 0, description: p.description, settings: p.settings }))
-            : (b?.protocols ?? []).map((p, i) => (i === 0 ? `${p.name} (default)` : p.name)).join(', ');
-        rows = [
-          ...BENCHMARKS.map((b) => ({ name: b.id, kind: 'benchmark', scorer: b.scorer, description: b.title, protocols: protocols(b) })),
-          ...BUNDLED_SUITES.map((s) => {
-            const b = BENCHMARKS.find((x) => x.id === s.benchmark);
-            return { name: `sample/${s.name}`, kind: 'bundled suite', scorer: b?.scorer ?? '', description: s.description, protocols: protocols(b) };
-          }),
-        ];
+        rows = benchmarkListRows(flags.json === true);
       } else if (flags.prices !== undefined) {
         const table = await loadPriceTable(typeof flags.prices === 'string' ? flags.prices : undefined);
         rows = Object.entries(table.models)

@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import type { RunSpec } from '#core/run/spec.ts';
-import { findBenchmark } from '#core/benchmarks/registry.ts';
+import { BENCHMARKS, findBenchmark } from '#core/benchmarks/registry.ts';
 import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment } from '#app/cloud/estimate.ts';
 import { dryRun } from '#app/shared/dry-run.ts';
 import { openHome, packageRoot } from '#app/local/home.ts';
@@ -155,7 +155,7 @@ function redriveCommand(): Command {
 function leaderboardCommand(): Command {
   return new Command('leaderboard')
     .description("best run per model on a benchmark's headline metric (Athena)")
-    .requiredOption('-b, --benchmark <id>', 'benchmark id (rocode, kotlin-humaneval, abricot)')
+    .requiredOption('-b, --benchmark <id>', `benchmark id (${BENCHMARKS.map((b) => b.id).join(', ')})`)
     .option('--metric <metric>', 'metric instead of the headline one')
     .option('--slice <slice>', 'slice instead of `all`')
     .action(async (flags: { benchmark: string; metric?: string; slice?: string }, command: Command) => {

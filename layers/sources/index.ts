@@ -16,8 +16,11 @@ export { parseS3Ref, s3ClientFromEnv } from './s3-source.ts';
 export {
   resolveNamedDataset,
   resolveNamedDatasetFiles,
+  resolveDatasetFiles,
   NAMED_DATASETS,
+  namedDatasets,
   type NamedDataset,
   type NamedDatasetFile,
 } from './named-datasets.ts';
 export { loadRomanianLexicon, type RomanianLexicon } from './romanian-lexicon.ts';
+export { loadBenchmarkResources } from './benchmark-resources.ts';

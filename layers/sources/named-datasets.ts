@@ -1,31 +1,28 @@
 /**
- * The published datasets behind `-b rocode`, `-b kotlin-humaneval` and `-b abricot`, and how
- * their files are found. Layouts seen on the Hub (main branch):
- *
- * - `cosmadrian/rocode`: `rocode_train.jsonl` (6.37 GB), `rocode_val.jsonl` (545 MB),
- *   `rocode_test.jsonl` (1.03 GB), all LFS — streamed, never loaded whole.
- * - `JetBrains/Kotlin_HumanEval`: `data/train-00000-of-00001.parquet` (161 MXEval rows).
- * - `gpucce/abricot`: only a loading script `abricot.py` whose `_URLS` point to a CSV on
- *   GitHub (`dataset_it.csv`); the URLs are read from the script and downloaded as `https://`.
- *
- * A repository whose layout changed still resolves: any readable data file is taken.
+ * The published datasets behind `-b <benchmark>` (each benchmark's `dataset`: its Hub
+ * repository and preferred files), and how their files are found. A repository whose layout
+ * changed still resolves: any readable data file is taken; a repository with only a
+ * `datasets` loading script (ABRICOT's) resolves to the data URLs the script names.
  */
 import { InputError } from '../core/errors.ts';
+import type { AnyBenchmark } from '../core/benchmarks/benchmark.ts';
+import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../core/benchmarks/registry.ts';
 import { DATA_FILE_PATTERN } from './format.ts';
 import { downloadHubFile } from './hub/download-file.ts';
 import { resolveHubFiles, type HubFile } from './hub/list-files.ts';
 import { readFile } from 'node:fs/promises';
 import type { SourceOptions } from './types.ts';
 
-/** Names accepted by {@link resolveNamedDataset}. */
-export type NamedDataset = 'rocode' | 'kotlin-humaneval' | 'abricot';
+/** A benchmark id with a published dataset (`rocode`, `kotlin-humaneval`, `abricot`, …). */
+export type NamedDataset = string;
 
-/** The Hub repository of each named dataset, and the files preferred when present. */
-export const NAMED_DATASETS: ReadonlyArray<{ name: NamedDataset; repo: string; preferred: RegExp }> = [
-  { name: 'rocode', repo: 'cosmadrian/rocode', preferred: /^rocode_(train|val|test)\.jsonl(\.gz)?$/ },
-  { name: 'kotlin-humaneval', repo: 'JetBrains/Kotlin_HumanEval', preferred: /^data\/[^/]+\.(parquet|jsonl)(\.gz)?$/ },
-  { name: 'abricot', repo: 'gpucce/abricot', preferred: /\.(csv|tsv|jsonl)(\.gz)?$/ },
-];
+/** The Hub repository of each benchmark with a published dataset, and the files preferred when present. */
+export function namedDatasets(registry: BenchmarkRegistry = BENCHMARK_REGISTRY): ReadonlyArray<{ name: NamedDataset; repo: string; preferred: RegExp }> {
+  return registry.benchmarks.flatMap((b) => (b.dataset ? [{ name: b.id, repo: b.dataset.hub, preferred: b.dataset.files }] : []));
+}
+
+/** {@link namedDatasets} of the benchmark registry. */
+export const NAMED_DATASETS = namedDatasets();
 
 /** One data file of a named dataset. */
 export interface NamedDatasetFile {
@@ -47,8 +44,9 @@ export async function resolveNamedDataset(
   name: NamedDataset,
   opts: SourceOptions,
   select: { revision?: string } = {},
+  registry: BenchmarkRegistry = BENCHMARK_REGISTRY,
 ): Promise<string[]> {
-  return (await resolveNamedDatasetFiles(name, opts, select)).map((f) => f.ref);
+  return (await resolveNamedDatasetFiles(name, opts, select, registry)).map((f) => f.ref);
 }
 
 /** Like {@link resolveNamedDataset}, with each file's path, guessed split and size. */
@@ -56,9 +54,24 @@ export async function resolveNamedDatasetFiles(
   name: NamedDataset,
   opts: SourceOptions,
   select: { revision?: string } = {},
+  registry: BenchmarkRegistry = BENCHMARK_REGISTRY,
 ): Promise<NamedDatasetFile[]> {
-  const spec = NAMED_DATASETS.find((d) => d.name === name);
-  if (!spec) throw new InputError(`unknown dataset "${String(name)}"; known: ${NAMED_DATASETS.map((d) => d.name).join(', ')}`);
+  return resolveDatasetFiles(registry.find(name) ?? { id: name }, opts, select, registry);
+}
+
+/**
+ * The data files of a benchmark's published dataset (its `dataset` field).
+ * @throws InputError naming the benchmarks that have one when `benchmark` has none.
+ */
+export async function resolveDatasetFiles(
+  benchmark: Pick<AnyBenchmark, 'id' | 'dataset'>,
+  opts: SourceOptions,
+  select: { revision?: string } = {},
+  registry: BenchmarkRegistry = BENCHMARK_REGISTRY,
+): Promise<NamedDatasetFile[]> {
+  const dataset = benchmark.dataset;
+  if (!dataset) throw new InputError(`unknown dataset "${benchmark.id}"; known: ${namedDatasets(registry).map((d) => d.name).join(', ')}`);
+  const spec = { repo: dataset.hub, preferred: dataset.files };
   const revision = select.revision ?? 'main';
   const all = await resolveHubFiles(spec.repo, opts, { revision });
   const preferred = all.filter((f) => spec.preferred.test(f.path));

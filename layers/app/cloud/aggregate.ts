@@ -3,7 +3,7 @@
  * - `{ runId, part }`: write one records part (≤ one plan chunk of item reads) while the run
  *   goes on;
  * - `{ runId }`: the whole run from its parts — metrics, summary, report (idempotent: the same
- *   keys are overwritten), RoCode's code-switching metric beside them, then the `RunCompleted`
+ *   keys are overwritten), the benchmark's own metrics (RoCode's code-switching) beside them, then the `RunCompleted`
  *   event with the headline metrics. With `allowMissing` (the watchdog) a run whose items are
  *   not all recorded is aggregated over what is, status `completed_with_missing`, the missing
  *   items listed in the summary.
@@ -11,12 +11,14 @@
  * nor re-announces it.
  */
 import { HarnessError } from '#core/errors.ts';
-import { codeSwitchingRows } from '#core/metrics/index.ts';
+import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
+import { findBenchmark } from '#core/benchmarks/registry.ts';
 import type { BlobStore, RunLedger } from '#core/ports.ts';
 import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
+import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
 import { cloudKeys, readManifest, readTaskSnapshot } from './context.ts';
 import type { EventPublisher } from './events.ts';
 import type { AggregateMessage } from './messages.ts';
@@ -108,22 +110,11 @@ export function runCompletedDetail(summary: RunSummaryDocument): Record<string, 
   };
 }
 
-/** RoCode: code-switching of the generated code beside the reference solutions of the same tasks. */
+/** The benchmark's own metrics (RoCode: code-switching), by the same function as a local run. */
 async function extraMetrics(deps: AggregateCloudDeps, manifest: Manifest, records: readonly RunRecord[]): Promise<MetricRow[]> {
-  if (manifest.benchmark.id !== 'rocode' || !manifest.language) return [];
-  const language = manifest.language;
-  const evaluated = new Set(records.map((r) => r.task_id));
-  const tasks = (await readTaskSnapshot(deps.store, manifest.run_id)).filter((t) => evaluated.has(t.id));
-  // Loaded on demand: the hunspell dictionaries are read from files beside their package at
-  // import time, so only RoCode runs pay for them (and need them shipped with the bundle).
-  const { loadRomanianLexicon } = await import('#sources/romanian-lexicon.ts');
-  const lexicon = await loadRomanianLexicon({ cacheDir: deps.cacheDir });
-  return codeSwitchingRows({
-    records,
-    references: tasks.map((t) => (t.kind === 'io-tests' ? (t.solutions[language] ?? '') : '')),
-    language,
-    isRomanian: (w) => lexicon.isRomanian(w),
-    head: { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name },
-    seed: manifest.seed,
-  });
+  const benchmark = findBenchmark(manifest.benchmark.id);
+  if (!benchmark?.extraMetrics) return [];
+  const head = { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name };
+  const tasks = await readTaskSnapshot(deps.store, manifest.run_id);
+  return computeExtraMetrics(benchmark, { records, tasks, head, seed: manifest.seed }, (needs) => loadBenchmarkResources(needs, { cacheDir: deps.cacheDir }));
 }

@@ -8,6 +8,7 @@
  * language (its summary's `timing`), else from {@link BUNDLED_TIMING}. Prices are AWS's public
  * list prices in us-east-1 (November 2026 pages); other Regions differ by a few percent.
  */
+import { BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
 import { LAMBDA_BUDGET_MS } from './stages.ts';
 import type { DryRunPlan } from '../shared/dry-run.ts';
 
@@ -25,16 +26,13 @@ export const AWS_PRICES = {
 } as const;
 
 /**
- * Executor ms per sample (compile + run) of the bundled suites' reference answers, measured with
- * `polyeval run -b sample/<suite> -m reference --limit 4` on a 2-vCPU machine under heavy load
- * (Nov 2026): an upper figure; a run's own measurements replace it.
+ * Executor ms per sample (compile + run) by `<benchmark>/<language>`: what each bundled suite
+ * declares it measured for its reference answers (`executorMsPerSample`, an upper figure); a
+ * run's own measurements replace it.
  */
-export const BUNDLED_TIMING: Readonly<Record<string, number>> = {
-  'rocode/c': 506,
-  'rocode/cpp': 3131,
-  'rocode/python': 513,
-  'kotlin-humaneval/kotlin': 47_214,
-};
+export const BUNDLED_TIMING: Readonly<Record<string, number>> = Object.fromEntries(
+  BUNDLED_SUITES.flatMap((suite) => Object.entries(suite.executorMsPerSample ?? {}).map(([language, ms]) => [`${suite.benchmark}/${language}`, ms])),
+);
 
 /** The deployed pipeline's sizes (infra/config.ts defaults, infra/languages.ts memory). */
 export interface Deployment {

@@ -5,6 +5,7 @@
  * here: plan loads the dataset, so the api answers at once whatever the dataset's size.
  */
 import { randomBytes } from 'node:crypto';
+import type { BenchmarkRegistry } from '#core/benchmarks/registry.ts';
 import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
 import { InputError } from '#core/errors.ts';
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
@@ -20,6 +21,8 @@ export interface StartDeps {
   randomSuffix?: (run: string) => string;
   /** A run id already in the ledger is left as it is (no second plan message): a retried start is a no-op. */
   skipExisting?: boolean;
+  /** The benchmarks requests may name (default: the registry). */
+  benchmarks?: BenchmarkRegistry;
 }
 
 export interface StartedRun {
@@ -63,7 +66,7 @@ export function newRunId(prefix: string, now: Date, suffix: string): string {
 /** Validates and starts every run a spec names; returns them in order. */
 export async function startRuns(deps: StartDeps, spec: RunSpec): Promise<StartedRun[]> {
   checkModel(spec.model);
-  const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec));
+  const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec), deps.benchmarks);
   sources.forEach(checkReachable);
   const planned: { request: RunRequest; runId: string; source: BenchmarkSource }[] = [];
   const now = deps.clock();

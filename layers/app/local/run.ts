@@ -10,10 +10,10 @@ import type { Provider } from '#core/models/provider.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { assertMayExecute } from './trust.ts';
 import { aggregateRun, type CompletedSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
-import { codeSwitchingRows } from '#core/metrics/index.ts';
+import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
 import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
 import { promptText } from '#core/models/prompt-text.ts';
-import { loadRomanianLexicon } from '#sources/romanian-lexicon.ts';
+import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
 import type { EngineEvent, GeneratedItem, RunContext } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
@@ -25,6 +25,7 @@ import { costAt, estimateTokens, loadPriceTable, priceForRun, type ModelPrice, t
 import type { Home } from './home.ts';
 import { loadSource } from '../shared/load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
+import type { BenchmarkRegistry } from '#core/benchmarks/registry.ts';
 import { createProvider } from '../shared/create-provider.ts';
 import { codeVersion, packageVersions } from '../shared/versions.ts';
 import { kotlinFlags } from '../shared/kotlin-flags.ts';
@@ -52,6 +53,8 @@ export interface LocalRunOptions {
    * completed), and a hook called with each new run's id before any of its work starts.
    */
   runs?: { existing(key: string): string | undefined; created(key: string, runId: string): Promise<void> };
+  /** The benchmarks `spec.benchmark` may name (default: the registry). */
+  benchmarks?: BenchmarkRegistry;
 }
 
 /** A run is about to do its work: `remaining` counts the items still to run per language. */
@@ -210,21 +213,10 @@ function remainingByLanguage(plan: RunPlan, languageOf: (item: WorkItem) => stri
   return out;
 }
 
-/** RoCode: code-switching of the generated code beside the reference solutions. */
-async function extraMetrics(records: readonly RunRecord[], plan: RunPlan, loaded: LoadedBenchmark, manifest: Manifest, home: Home): Promise<MetricRow[]> {
-  if (loaded.benchmark.id !== 'rocode') return [];
-  const lexicon = await loadRomanianLexicon({ cacheDir: home.cacheDir });
-  const languages = [...new Set(records.map((r) => r.language).filter((l): l is string => l !== null))].sort();
-  return languages.flatMap((language) =>
-    codeSwitchingRows({
-      records: records.filter((r) => r.language === language),
-      references: plan.tasks.map((t) => (t.kind === 'io-tests' ? (t.solutions[language] ?? '') : '')),
-      language,
-      isRomanian: (w) => lexicon.isRomanian(w),
-      head: { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name },
-      seed: manifest.seed,
-    }),
-  );
+/** The benchmark's own metrics (RoCode: code-switching of the generated code beside the reference solutions). */
+function extraMetrics(records: readonly RunRecord[], plan: RunPlan, loaded: LoadedBenchmark, manifest: Manifest, home: Home): Promise<MetricRow[]> {
+  const head = { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name };
+  return computeExtraMetrics(loaded.benchmark, { records, tasks: plan.tasks, head, seed: manifest.seed }, (needs) => loadBenchmarkResources(needs, { cacheDir: home.cacheDir }));
 }
 
 /**
@@ -241,7 +233,7 @@ function languagesFor(spec: RunSpec, loaded: LoadedBenchmark, provider: Provider
 /** Starts one run per benchmark source named by `spec.benchmark` (`sample` names several). */
 export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<LocalRunResult[]> {
   const clock = opts.clock ?? (() => new Date());
-  const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec));
+  const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec), opts.benchmarks);
   const results: LocalRunResult[] = [];
   for (const source of sources) {
     const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });

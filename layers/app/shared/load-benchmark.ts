@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
 import { loadTasks } from '#core/run/load.ts';
 import type { LoadedBenchmark } from '#core/run/plan.ts';
-import { openRows, resolveNamedDatasetFiles, type SourceOptions } from '#sources/index.ts';
+import { openRows, resolveDatasetFiles, type SourceOptions } from '#sources/index.ts';
 import { InputError } from '#core/errors.ts';
 import type { Task } from '#core/types.ts';
 import { access, mkdir, rename, writeFile } from 'node:fs/promises';
@@ -55,7 +55,7 @@ function spiller(cacheDir: string): (task: Task) => Promise<Task> {
 }
 
 async function namedRefs(source: BenchmarkSource, opts: LoadOptions, sourceOptions: SourceOptions): Promise<{ ref: string; split?: string }[]> {
-  const files = await resolveNamedDatasetFiles(source.benchmark.id as 'rocode' | 'kotlin-humaneval' | 'abricot', sourceOptions);
+  const files = await resolveDatasetFiles(source.benchmark, sourceOptions);
   const split = opts.split ?? (files.some((f) => f.split === 'test') ? 'test' : undefined);
   const chosen = split && files.some((f) => f.split) ? files.filter((f) => f.split === split || !f.split) : files;
   if (chosen.length === 0) throw new InputError(`${source.benchmark.id} has no "${split}" split (files: ${files.map((f) => f.path).join(', ')})`, { field: 'split' });

@@ -171,6 +171,12 @@ function makeAbricot(protocol: RunProtocol): Benchmark<LikertTask> {
     postprocess: (raw) => raw.trim(),
     languageOf: () => undefined,
     choices: LIKERT_CHOICES,
+    // Correlations are per subtask, as in the paper, never over both subtasks pooled.
+    headline: { metric: 'pearson', slices: ['subtask=abstractness', 'subtask=inclusiveness'] },
+    // gpucce/abricot on the Hub holds only a loading script (abricot.py) whose _URLS point to
+    // a CSV on GitHub (dataset_it.csv): the URLs are read from the script.
+    dataset: { hub: 'gpucce/abricot', files: /\.(csv|tsv|jsonl)(\.gz)?$/ },
+    bundled: [{ name: 'abricot', file: 'abricot/items.jsonl', description: '26 Italian sentences × 2 subtasks, hand-written, with plausible gold scores' }],
   };
 }
 

@@ -1,6 +1,8 @@
 /**
  * A benchmark adapter: how rows become tasks, how a prompt is built, how an answer is
- * cleaned and which scorer judges it (DESIGN §1, §6).
+ * cleaned and which scorer judges it (DESIGN §1, §6) — and, through
+ * {@link BenchmarkDescription}, its headline metric, published dataset, bundled suites and
+ * metrics of its own. One file per benchmark holds all of it.
  *
  * @example
  * const tasks = rows.flatMap((r) => abricot.parseRow(r.row, { file: r.file, line: r.line }));
@@ -8,6 +10,7 @@
  */
 import type { GenerationParams, Prompt } from '../models/provider.ts';
 import type { LanguageId, ScorerKind, Task } from '../types.ts';
+import type { BenchmarkDescription } from './description.ts';
 import type { ProtocolBound } from './protocol.ts';
 
 export interface RowLocation {
@@ -34,7 +37,7 @@ export interface PromptContext<T extends Task> {
   language?: LanguageId;
 }
 
-export interface Benchmark<T extends Task = Task> extends ProtocolBound<Benchmark<T>> {
+export interface Benchmark<T extends Task = Task> extends ProtocolBound<Benchmark<T>>, BenchmarkDescription<T> {
   readonly id: string;
   readonly scorer: ScorerKind;
   readonly title: string;

@@ -7,6 +7,7 @@ import { InputError } from '../errors.ts';
 import { languageFromAlias } from '../languages/index.ts';
 import type { Prompt } from '../models/provider.ts';
 import { buildRocodePrompt, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
+import { CODE_SWITCHING_METRICS } from '../metrics/code-switching-rows.ts';
 import { extractCode } from '../scoring/postprocess.ts';
 import type { IoTest, IoTestsTask, OutputChecker } from '../types.ts';
 import type { Benchmark, FieldMapping, RowLocation } from './benchmark.ts';
@@ -230,6 +231,22 @@ function makeRocode(protocol: RunProtocol): Benchmark<IoTestsTask> {
     reference: (task, language) => task.solutions[asRocodeLanguage(language)],
     postprocess: (raw, _task, language) => extractCode(raw, asRocodeLanguage(language)),
     languageOf: (_task, requested) => asRocodeLanguage(requested),
+    headline: { metric: 'accuracy' },
+    // cosmadrian/rocode on the Hub: rocode_train.jsonl (6.37 GB), rocode_val.jsonl (545 MB),
+    // rocode_test.jsonl (1.03 GB), all LFS — streamed, never loaded whole.
+    dataset: { hub: 'cosmadrian/rocode', files: /^rocode_(train|val|test)\.jsonl(\.gz)?$/ },
+    bundled: [
+      {
+        name: 'rocode',
+        file: 'rocode/tasks.jsonl',
+        description: 'Romanian infoarena-style problems with tests and C, C++ and Python reference solutions',
+        // Reference answers, `--limit 4`, 2-vCPU machine under heavy load (Nov 2026): an upper figure.
+        executorMsPerSample: { c: 506, cpp: 3131, python: 513 },
+      },
+    ],
+    extraMetrics: CODE_SWITCHING_METRICS,
+    // Planned before protocols existed, RoCode took each row's limits and sent a chat prompt.
+    legacyProtocolChoice: { rowLimits: true, promptStyle: 'chat' },
   };
 }
 

@@ -6,7 +6,9 @@
  * solutions side by side. Units for the bootstrap are programs.
  */
 import { codeSwitchingByKind } from '../benchmarks/code-switching.ts';
-import type { MetricRow, RunRecord } from '../types.ts';
+import type { ExtraMetrics } from '../benchmarks/description.ts';
+import { HarnessError } from '../errors.ts';
+import type { IoTestsTask, MetricRow, RunRecord } from '../types.ts';
 import { bootstrapCI } from './bootstrap.ts';
 
 interface ProgramCount {
@@ -32,6 +34,7 @@ export interface CodeSwitchingInput {
 
 type Kind = 'all' | 'functions' | 'variables';
 const METRIC: Record<Kind, string> = { all: 'code_switching', functions: 'code_switching_functions', variables: 'code_switching_variables' };
+const KINDS: readonly Kind[] = ['all', 'functions', 'variables'];
 
 export function codeSwitchingRows(input: CodeSwitchingInput): MetricRow[] {
   const count = (code: string): Record<Kind, ProgramCount> => {
@@ -51,9 +54,33 @@ export function codeSwitchingRows(input: CodeSwitchingInput): MetricRow[] {
     return { ...input.head, metric, slice, value, ci_low: ci.low, ci_high: ci.high, n: units.length, reason: null };
   };
   const what: Record<Kind, string> = { all: 'identifiers', functions: 'functions', variables: 'variables' };
-  const kinds: Kind[] = ['all', 'functions', 'variables'];
   return [
-    ...kinds.map((k) => row(METRIC[k], generated.map((u) => u[k]), what[k])),
-    ...kinds.map((k) => row(`${METRIC[k]}_reference`, reference.map((u) => u[k]), what[k])),
+    ...KINDS.map((k) => row(METRIC[k], generated.map((u) => u[k]), what[k])),
+    ...KINDS.map((k) => row(`${METRIC[k]}_reference`, reference.map((u) => u[k]), what[k])),
   ];
 }
+
+/**
+ * Code-switching as a benchmark's own metrics (RoCode): {@link codeSwitchingRows} for each
+ * language the records were written in (a replay may mix them), beside the reference
+ * solutions of the evaluated tasks in that language.
+ */
+export const CODE_SWITCHING_METRICS: ExtraMetrics<IoTestsTask> = {
+  ids: KINDS.flatMap((k) => [METRIC[k], `${METRIC[k]}_reference`]),
+  needs: ['romanian-lexicon'],
+  compute: (input, resources) => {
+    const lexicon = resources['romanian-lexicon'];
+    if (!lexicon) throw new HarnessError('code-switching metrics need the Romanian lexicon, which was not loaded');
+    const languages = [...new Set(input.records.map((r) => r.language).filter((l): l is string => l !== null))].sort();
+    return languages.flatMap((language) =>
+      codeSwitchingRows({
+        records: input.records.filter((r) => r.language === language),
+        references: input.tasks.map((t) => t.solutions[language] ?? ''),
+        language,
+        isRomanian: (w) => lexicon.isRomanian(w),
+        head: input.head,
+        seed: input.seed,
+      }),
+    );
+  },
+};

@@ -1,41 +1,45 @@
 /**
  * The headline metric of each benchmark: the one number a leaderboard ranks by and a
- * summary table shows first. One definition for the local leaderboard, the end-of-run
- * summary and Athena's leaderboard SQL.
+ * summary table shows first. Each benchmark declares it in its own file (`headline`); this
+ * module reads it for the local leaderboard, the end-of-run summary and Athena's leaderboard
+ * SQL.
  */
+import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../benchmarks/registry.ts';
+
+/** The metric of a benchmark not in the registry. */
+const FALLBACK = 'pass@1';
+
+/** Headline metric per benchmark id of a registry. */
+export function headlineMetrics(registry: BenchmarkRegistry = BENCHMARK_REGISTRY): Readonly<Record<string, string>> {
+  return Object.fromEntries(registry.benchmarks.map((b) => [b.id, b.headline.metric]));
+}
 
 /**
  * Headline metric per benchmark id. A benchmark not listed falls back to `pass@1`.
  * @example
+ * HEADLINE_METRICS.abricot; // 'pearson'
+ */
+export const HEADLINE_METRICS: Readonly<Record<string, string>> = headlineMetrics();
+
+/**
+ * The headline metric of a benchmark (`pass@1` for one not in the registry).
+ * @example
  * headlineMetric('abricot'); // 'pearson'
  */
-export const HEADLINE_METRICS: Readonly<Record<string, string>> = {
-  rocode: 'accuracy',
-  'kotlin-humaneval': 'pass@1',
-  abricot: 'pearson',
-};
+export function headlineMetric(benchmark: string, registry: BenchmarkRegistry = BENCHMARK_REGISTRY): string {
+  return registry.find(benchmark)?.headline.metric ?? FALLBACK;
+}
 
 /**
- * Benchmarks whose headline metric exists only per slice: ABRICOT's correlations are
- * computed per subtask (as in the paper), never over both subtasks pooled.
- */
-export const HEADLINE_SLICES: Readonly<Record<string, readonly string[]>> = {
-  abricot: ['subtask=abstractness', 'subtask=inclusiveness'],
-};
-
-/**
- * The slices a benchmark's headline is read from: its {@link HEADLINE_SLICES}, else `all`.
+ * The slices a benchmark's headline is read from: those its file declares (ABRICOT's two
+ * subtasks), else `all`. The local leaderboard (headlineKeys) and Athena's leaderboard SQL
+ * both rank on these.
  * @example
  * headlineSlices('abricot'); // ['subtask=abstractness', 'subtask=inclusiveness']
  * headlineSlices('rocode');  // ['all']
  */
-export function headlineSlices(benchmark: string): readonly string[] {
-  return HEADLINE_SLICES[benchmark] ?? ['all'];
-}
-
-/** The headline metric of a benchmark (`pass@1` for one not in {@link HEADLINE_METRICS}). */
-export function headlineMetric(benchmark: string): string {
-  return HEADLINE_METRICS[benchmark] ?? 'pass@1';
+export function headlineSlices(benchmark: string, registry: BenchmarkRegistry = BENCHMARK_REGISTRY): readonly string[] {
+  return registry.find(benchmark)?.headline.slices ?? ['all'];
 }
 
 /**
@@ -47,7 +51,7 @@ export function headlineMetric(benchmark: string): string {
  * headlineKeys('abricot', 'accuracy'); // ['accuracy/subtask=abstractness', 'accuracy/subtask=inclusiveness']
  * headlineKeys('rocode', 'pass@1');  // ['pass@1']
  */
-export function headlineKeys(benchmark: string, metric: string = headlineMetric(benchmark)): string[] {
-  const slices = headlineSlices(benchmark);
-  return slices.map((slice) => (slice === 'all' ? metric : `${metric}/${slice}`));
+export function headlineKeys(benchmark: string, metric?: string, registry: BenchmarkRegistry = BENCHMARK_REGISTRY): string[] {
+  const chosen = metric ?? headlineMetric(benchmark, registry);
+  return headlineSlices(benchmark, registry).map((slice) => (slice === 'all' ? chosen : `${chosen}/${slice}`));
 }

@@ -2,6 +2,7 @@
  * The run manifest (DESIGN §2 plan): exactly what ran, so a result can be reproduced.
  */
 import type { ProtocolChoice, RunProtocol } from '../benchmarks/protocol.ts';
+import { findBenchmark } from '../benchmarks/registry.ts';
 import type { GenerationParams, LikertScoring } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
 import type { ScorerKind } from '../types.ts';
@@ -55,9 +56,9 @@ export interface Manifest {
 /** The protocol choice that re-creates a run's benchmark binding (resume, cloud stages). */
 export function protocolChoiceOfManifest(manifest: Pick<Manifest, 'protocol'> & { benchmark?: Pick<Manifest['benchmark'], 'id'> }): ProtocolChoice {
   const p = manifest.protocol;
-  // Planned before protocols existed: RoCode then took each row's limits and sent a chat
-  // prompt; the other benchmarks behaved as their default protocol does now.
-  if (!p) return manifest.benchmark?.id === 'rocode' ? { rowLimits: true, promptStyle: 'chat' } : {};
+  // Planned before protocols existed: the benchmark says how it behaved then (its default
+  // protocol when it does not say).
+  if (!p) return { ...(manifest.benchmark ? findBenchmark(manifest.benchmark.id)?.legacyProtocolChoice : undefined) };
   return {
     protocol: p.name,
     ...(p.overrides.row_limits === true ? { rowLimits: true } : {}),

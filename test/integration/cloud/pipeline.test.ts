@@ -84,6 +84,16 @@ describe('a run through the deployed pipeline', () => {
     expect(summary.metrics['accuracy']?.value).toBe(1);
   });
 
+  it("adds RoCode's code-switching metrics in the aggregate, over the run's own tasks, as a local run does", async () => {
+    const summary = (await call(apiEvent('GET', `/runs/${rocodeRun}/metrics`))).body as unknown as RunSummaryDocument;
+    const generated = summary.metrics['code_switching/language=python'];
+    const reference = summary.metrics['code_switching_reference/language=python'];
+    // The reference model answers with the reference solutions: both shares are over the same 3 programs.
+    expect(generated?.n).toBe(3);
+    expect(reference?.n).toBe(3);
+    expect(generated?.value).toBe(reference?.value);
+  });
+
   it('writes the records and metrics tables as Parquet under results/', async () => {
     for (const [benchmark, runId] of [['abricot', abricotRun], ['rocode', rocodeRun]] as const) {
       expect(await cloud.store.exists(keys.recordsPart(benchmark, runId))).toBe(true);

@@ -1,0 +1,93 @@
+// DESIGN §3's claim as a test: a benchmark is one file plus one registry line. Every string
+// that names a registered benchmark (its id, `<id>/…` or `<id>:…` keys, its Hub repository,
+// its bundled suites) appears only in that benchmark's own file; the registry holds it by
+// identifier. The README's count is read and checked against what the scan finds.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
+import { BENCHMARKS } from '#core/benchmarks/registry.ts';
+import { literalsOf, sourceFiles, type SourceLiteral } from '../../support/source-literals.ts';
+
+const ROOT = resolve(import.meta.dirname, '..', '..', '..');
+const REGISTRY = 'layers/core/benchmarks/registry.ts';
+const SCANNED = ['layers', 'functions', 'bin', 'infra'];
+
+/** The module each registered benchmark is exported from, as the registry imports it. */
+async function ownFiles(): Promise<Map<string, string>> {
+  const text = readFileSync(join(ROOT, REGISTRY), 'utf8');
+  const owners = new Map<string, string>();
+  for (const m of text.matchAll(/^import \{([^}]+)\} from '\.\/([^']+)';$/gm)) {
+    const file = `layers/core/benchmarks/${m[2]}`;
+    const module = (await import(join(ROOT, file))) as Record<string, unknown>;
+    for (const value of Object.values(module)) {
+      const benchmark = BENCHMARKS.find((b) => b === value);
+      if (benchmark) owners.set(benchmark.id, file);
+    }
+  }
+  return owners;
+}
+
+/** Whether a literal names this benchmark (or something only it declares). */
+function names(benchmark: AnyBenchmark, text: string): boolean {
+  const id = benchmark.id;
+  const own = [id, benchmark.dataset?.hub, ...(benchmark.bundled ?? []).flatMap((s) => [s.name, `sample/${s.name}`, s.file])];
+  return own.includes(text) || text.startsWith(`${id}/`) || text.startsWith(`${id}:`);
+}
+
+/** Files (other than the registry) with a literal naming each benchmark. */
+function registrations(literals: readonly SourceLiteral[]): Map<string, SourceLiteral[]> {
+  const out = new Map<string, SourceLiteral[]>(BENCHMARKS.map((b) => [b.id, []]));
+  for (const literal of literals) {
+    for (const benchmark of BENCHMARKS) if (names(benchmark, literal.text)) out.get(benchmark.id)?.push(literal);
+  }
+  return out;
+}
+
+/** The number the README's "Adding a benchmark" section states. */
+function readmeCount(): number {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = /### Adding a benchmark\n([\s\S]*?)\n##/.exec(readme)?.[1] ?? '';
+  const m = /\*\*Files it takes: (\d+)\*\*/.exec(section);
+  if (!m?.[1]) throw new Error('README.md has no "### Adding a benchmark" section stating **Files it takes: N**');
+  return Number(m[1]);
+}
+
+describe('adding a benchmark', () => {
+  const files = sourceFiles(ROOT, SCANNED);
+  const literals = files.flatMap((f) => literalsOf(ROOT, f));
+
+  it('scans the sources of every layer, the functions, the CLI and the infrastructure', () => {
+    expect(files).toContain(REGISTRY);
+    expect(files.some((f) => f.startsWith('functions/'))).toBe(true);
+    expect(files.some((f) => f.startsWith('infra/'))).toBe(true);
+    expect(files.some((f) => f.startsWith('bin/'))).toBe(true);
+  });
+
+  it('finds each registered benchmark exported by exactly one file the registry imports', async () => {
+    const owners = await ownFiles();
+    expect([...owners.keys()].sort()).toEqual(BENCHMARKS.map((b) => b.id).sort());
+  });
+
+  it('names a benchmark in no file but its own: the registry holds it by identifier', async () => {
+    const owners = await ownFiles();
+    const outside = [...registrations(literals)].flatMap(([id, found]) => found.filter((l) => l.file !== owners.get(id)).map((l) => `${l.file}:${l.line} names ${id} (${JSON.stringify(l.text)})`));
+    expect(outside).toEqual([]);
+  });
+
+  it('takes as many files as the README says, for every benchmark', async () => {
+    const owners = await ownFiles();
+    const stated = readmeCount();
+    for (const [id, found] of registrations(literals)) {
+      const touched = new Set([...found.map((l) => l.file), owners.get(id)]);
+      expect({ id, files: touched.size }).toEqual({ id, files: stated });
+    }
+  });
+
+  it('catches a registration outside the benchmark file (the scan is not blind)', () => {
+    const planted: SourceLiteral[] = [{ file: 'layers/app/somewhere.ts', line: 1, text: 'rocode/cpp' }, { file: 'infra/x.ts', line: 2, text: 'JetBrains/Kotlin_HumanEval' }];
+    const found = registrations(planted);
+    expect(found.get('rocode')?.map((l) => l.file)).toEqual(['layers/app/somewhere.ts']);
+    expect(found.get('kotlin-humaneval')?.map((l) => l.file)).toEqual(['infra/x.ts']);
+  });
+});
