@@ -1,7 +1,9 @@
 /**
  * The Lambda execution lane: per executor image, a work queue and a DockerImageFunction built
  * from `layers/images/<image>/Dockerfile`, in the isolated subnets, consuming its queue with
- * partial batch failures. The image is only staged at synth; it is built at deploy.
+ * partial batch failures. Each function is a judge: it holds the storage role, reads the
+ * item's tests, and sends the program and test inputs to its image's runner function
+ * (runners.ts), which runs them holding nothing. The image is only staged at synth; it is built at deploy.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -22,6 +24,7 @@ import { acknowledge } from './nag.ts';
 import { visibilityTimeoutFor } from './defaults/queue-defaults.ts';
 import { EXECUTOR_IMAGES, type ExecutorImage } from './languages.ts';
 import { imageContext } from './paths.ts';
+import type { Runners } from './runners.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** A Lambda executor's timeout; longer work goes to the Fargate lane. */
@@ -61,6 +64,8 @@ export interface ExecutorsProps {
   vpc: ec2.IVpc;
   subnets: ec2.SubnetSelection;
   securityGroup: ec2.ISecurityGroup;
+  /** The runner functions the executors judge for (model code runs there, not here). */
+  runners: Runners;
 }
 
 /** One execute queue + container function per executor image, keyed by image id. */
@@ -100,7 +105,7 @@ export class Executors extends Construct {
         vpc: props.vpc,
         vpcSubnets: props.subnets,
         securityGroups: [props.securityGroup],
-        environment: executorEnvironment(image, props.bucket, props.ledger, props.aggregateQueue),
+        environment: { ...executorEnvironment(image, props.bucket, props.ledger, props.aggregateQueue), ...props.runners.attachJudge(image.id, role) },
       });
       fn.addEventSource(new SqsEventSource(work.queue, { batchSize: 1, reportBatchItemFailures: true }));
       this.queues.set(image.id, work);

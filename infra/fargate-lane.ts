@@ -7,6 +7,13 @@
  * item holds ECS scale-in protection (the consumer asks the container agent; the agent calls
  * UpdateTaskProtection with the task role), so scaling in stops idle tasks only; a task told
  * to stop drains within {@link CONSUMER_STOP_TIMEOUT}.
+ *
+ * The tasks are judges, like the execute functions: they invoke the same runner functions
+ * (runners.ts), splitting a long sample over several invocations to fit the runner's
+ * timeout. A runner container inside the task was rejected: every container of a task can
+ * reach the task-role credentials endpoint (169.254.170.2) and shares the task's network
+ * namespace, so it would sit next to the keys it must not hold; a separate runner task with
+ * no role and no network could not be reached by its judge at all.
  */
 import { type CfnElement, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AdjustmentType } from 'aws-cdk-lib/aws-applicationautoscaling';
@@ -24,6 +31,7 @@ import { executorEnvironment, grantExecutorAccess, imagePlatform } from './execu
 import { acknowledge, stackArn } from './nag.ts';
 import { EXECUTOR_IMAGES } from './languages.ts';
 import { imageContext } from './paths.ts';
+import type { Runners } from './runners.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** Visibility timeout of a Fargate queue: the consumer extends it while a long item runs. */
@@ -58,6 +66,8 @@ export interface FargateLaneProps {
   vpc: ec2.IVpc;
   subnets: ec2.SubnetSelection;
   securityGroup: ec2.ISecurityGroup;
+  /** The runner functions the tasks judge for: a task runs no model code itself. */
+  runners: Runners;
 }
 
 /** ECS cluster + one queue-scaled Fargate service per executor image. */
@@ -93,6 +103,7 @@ export class FargateLane extends Construct {
           ...executorEnvironment(image, props.bucket, props.ledger, props.aggregateQueue),
           QUEUE_URL: work.queue.queueUrl,
           AWS_REGION: Stack.of(this).region,
+          ...props.runners.attachJudge(image.id, task.taskRole),
         },
         readonlyRootFilesystem: false,
         stopTimeout: CONSUMER_STOP_TIMEOUT,

@@ -14,6 +14,7 @@ import { Executors } from './executors.ts';
 import { FargateLane } from './fargate-lane.ts';
 import { Network } from './network.ts';
 import { Pipeline } from './pipeline.ts';
+import { Runners } from './runners.ts';
 import { StageQueues } from './queues.ts';
 import { addStackOutputs, tagForCostAllocation } from './outputs.ts';
 import { NightlySchedule } from './schedule.ts';
@@ -31,6 +32,7 @@ export class PolyevalStack extends Stack {
   readonly storage: Storage;
   readonly network: Network;
   readonly queues: StageQueues;
+  readonly runners: Runners;
   readonly executors: Executors;
   readonly fargate: FargateLane | undefined;
   readonly pipeline: Pipeline;
@@ -52,7 +54,14 @@ export class PolyevalStack extends Stack {
       subnets: this.network.executorSubnets,
       securityGroup: this.network.executorSecurityGroup,
     };
+    this.runners = new Runners(this, 'Runners', {
+      architecture: config.architecture,
+      vpc: this.network.vpc,
+      subnets: this.network.runnerSubnets,
+      securityGroup: this.network.runnerSecurityGroup,
+    });
     this.executors = new Executors(this, 'Executors', {
+      runners: this.runners,
       architecture: config.architecture,
       logRetentionDays: config.logRetentionDays,
       bucket,
@@ -68,6 +77,7 @@ export class PolyevalStack extends Stack {
           bucket,
           ledger,
           aggregateQueue: this.queues.aggregate.queue,
+          runners: this.runners,
           ...executorNetwork,
         })
       : undefined;

@@ -2,6 +2,8 @@
 // esbuild, before `docker build` (which `cdk deploy` runs). `npm run synth` runs it first.
 //   handler.mjs   the execute Lambda handler (functions/execute/handler.ts), the image's CMD
 //   consumer.mjs  the Fargate queue consumer (functions/execute/consumer.ts)
+//   runner.mjs    the untrusted runner function's process (functions/runner/main.ts), the
+//                 runner Lambda's entrypoint override (infra/runners.ts)
 //   prebuild.mjs  warms the image cache at build time (layers/images/prebuild.ts)
 // The Kotlin image also gets KotlinCompileServer.java, which the sandbox reads beside its code.
 // Output is deterministic (no timestamps), so the image asset hash changes only with the code.
@@ -16,6 +18,7 @@ const images = readdirSync(join(root, 'layers/images')).filter((d) => existsSync
 const entryPoints = {
   handler: join(root, 'functions/execute/handler.ts'),
   consumer: join(root, 'functions/execute/consumer.ts'),
+  runner: join(root, 'functions/runner/main.ts'),
   prebuild: join(root, 'layers/images/prebuild.ts'),
 };
 

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
+import type { ProgramRunner } from '#core/scoring/program-runner.ts';
 import { writableCacheDir } from '#app/cloud/runtime.ts';
 import { storeTestLoader } from '#app/cloud/test-files.ts';
 import type { IntegrityReport } from '#sandbox/integrity.ts';
@@ -24,6 +25,11 @@ export interface ContainerSandboxOptions {
   /** Ends the container after a failed check (default: exit the process). */
   discard?: (report: IntegrityReport) => never | void;
   log?: (message: string, detail: Record<string, unknown>) => void;
+  /**
+   * Where samples' programs run when this container is a judge (the language's runner
+   * function); this container's own sandbox then runs checker programs only.
+   */
+  runner?: { runner: ProgramRunner; isolation: string };
 }
 
 export class ContainerSandbox {
@@ -52,6 +58,7 @@ export class ContainerSandbox {
       cacheDir,
       ...(imageCache ? { prebuiltDir: imageCache } : {}),
       ...(this.options.store ? { loadTestFile: storeTestLoader(this.options.store) } : {}),
+      ...(this.options.runner ? { runner: this.options.runner.runner, runnerIsolation: this.options.runner.isolation } : {}),
     });
     // Fail closed: without the seccomp filter and a non-dumpable (or different-uid) harness,
     // programs could reach the role's credentials or the Lambda runtime API. Files alone are

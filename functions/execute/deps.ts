@@ -5,7 +5,8 @@
  */
 import { SqsWorkQueue } from '#aws/index.ts';
 import type { BlobStore, Executor } from '#core/ports.ts';
-import { ContainerSandbox } from './container-sandbox.ts';
+import { ContainerSandbox, type ContainerSandboxOptions } from './container-sandbox.ts';
+import { judgeRunner, runnerToolchain } from './judge-runner.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { requireEnv } from '#app/cloud/env.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
@@ -21,15 +22,17 @@ export interface ExecuteHandlerDeps extends StageDeps {
 }
 
 /** The sandbox executor of this container, built on first use; large tests are read from the store. */
-export function containerExecutor(store: BlobStore, env: NodeJS.ProcessEnv = process.env): () => Promise<Executor> {
-  const sandbox = new ContainerSandbox({ store, env });
+export function containerExecutor(store: BlobStore, env: NodeJS.ProcessEnv = process.env, runner?: ContainerSandboxOptions['runner']): () => Promise<Executor> {
+  const sandbox = new ContainerSandbox({ store, env, ...(runner ? { runner } : {}) });
   return () => sandbox.get();
 }
 
 export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?: StorageClients): ExecuteHandlerDeps {
   const obs = createObservability(env.POWERTOOLS_SERVICE_NAME ?? 'execute');
   const { sqs, store, ledger, parts } = clients ?? storageClients(obs, env);
-  const sandbox = new ContainerSandbox({ store, env, log: (message, detail) => obs.logger.error(message, detail) });
+  const log = (message: string, detail: Record<string, unknown>) => obs.logger.error(message, detail);
+  const runner = judgeRunner(env, log);
+  const sandbox = new ContainerSandbox({ store, env, log, ...(runner ? { runner } : {}) });
   return {
     obs,
     ledger,
@@ -42,7 +45,10 @@ export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?
     prepareRun: async (manifest) => {
       // One sample at a time per container (batch size 1), so per-process flags are safe.
       const { configureKotlin } = await import('#sandbox/languages/kotlin.ts');
-      configureKotlin({ flags: kotlinFlags(manifest.kotlin_language_version) });
+      const flags = kotlinFlags(manifest.kotlin_language_version);
+      configureKotlin({ flags });
+      runnerToolchain.kotlinFlags = flags; // the runner compiles: it is told with each request
+
     },
   };
 }

@@ -11,6 +11,8 @@ import { InputError } from '#core/errors.ts';
 import type { ExecutionJob, Executor, ToolchainInfo } from '#core/ports.ts';
 import { scoreIoTests, type TestFileLoader } from '#core/scoring/io-tests.ts';
 import { scoreUnitTests } from '#core/scoring/unit-tests.ts';
+import type { ProgramHost } from '#core/scoring/io-tests.ts';
+import type { ProgramRunner } from '#core/scoring/program-runner.ts';
 import type { LanguageId, ScoreOutcome } from '#core/types.ts';
 import { CompileCache } from './compile-cache.ts';
 import { resolveIsolation, type IsolationLevel, type IsolationOptions, type IsolationReport } from './isolation.ts';
@@ -44,6 +46,13 @@ export interface SandboxExecutorOptions {
   loadTestFile?: TestFileLoader;
   /** Per-execution unit-test token (default: 128 random bits). */
   token?: () => string;
+  /**
+   * Where samples' programs run instead of this machine's sandbox (the cloud judge's untrusted
+   * runner function); checker programs still run here. Default: in process.
+   */
+  runner?: ProgramRunner;
+  /** The isolation recorded for a sample the runner could not score (SE); default this sandbox's label. */
+  runnerIsolation?: string;
 }
 
 /** The executor plus what it resolved (for doctor and tests). */
@@ -53,6 +62,8 @@ export interface SandboxExecutor extends Executor {
   readonly isolationReport: IsolationReport;
   readonly cacheDir: string;
   readonly workRoot: string;
+  /** Compiles and runs programs in this sandbox (what a runner function serves). */
+  readonly host: ProgramHost;
 }
 
 const COMPILE_LIMITS = { cpuMs: COMPILE_LIMIT_MS, wallMs: 2 * COMPILE_LIMIT_MS, addressSpaceMb: 4096, fileSizeMb: 512, processes: 64, openFiles: 256, outputBytes: 1024 * 1024, tmpMb: 512 };
@@ -107,30 +118,36 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
   const loadTestFile = options.loadTestFile ?? ((path: string) => readFile(path, 'utf8'));
   const slots = new Semaphore(concurrency);
 
+  const runner = options.runner ? { runner: options.runner } : {};
   const scoreOnce = (job: ExecutionJob): Promise<ScoreOutcome> =>
-    job.scorer === 'io-tests' ? scoreIoTests(job, host, { loadTestFile }) : scoreUnitTests(job, host, { token });
+    job.scorer === 'io-tests' ? scoreIoTests(job, host, { loadTestFile, ...runner }) : scoreUnitTests(job, host, { token, ...runner });
+  const failedIsolation = options.runnerIsolation ?? iso.report.label;
 
   return {
     isolation: iso.level,
     isolationReport: iso.report,
     cacheDir,
     workRoot,
+    host,
     async execute(job) {
       return slots.run(async () => {
         let lastError: unknown;
         for (let attempt = 1; attempt <= 2; attempt++) {
           try {
-            return { ...(await scoreOnce(job)), isolation: iso.report.label };
+            const outcome = await scoreOnce(job);
+            // A remote runner names its own level; in process it is this sandbox's.
+            return { ...outcome, isolation: outcome.isolation ?? iso.report.label };
           } catch (error) {
             lastError = error;
             if (error instanceof InputError) break; // a bad task does not get better on retry
           }
         }
         const testsTotal = job.scorer === 'io-tests' ? job.task.tests.length : 1;
-        return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: iso.report.label };
+        return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: failedIsolation };
       });
     },
     prepare(languages) {
+      if (options.runner) return; // programs compile in the runner, not here
       // runtime init starts slow set-up in the background (the Kotlin runtime's compile server).
       for (const language of new Set(languages)) runtimeFor(language).catch(() => undefined);
     },

@@ -16,7 +16,7 @@ describe('cdk.json build step', () => {
     execSync(cdkJson.build ?? 'false', { cwd: PROJECT_ROOT, stdio: 'pipe', timeout: 240_000 });
 
     for (const image of EXECUTOR_IMAGES) {
-      for (const file of ['handler.mjs', 'consumer.mjs', 'prebuild.mjs']) {
+      for (const file of ['handler.mjs', 'consumer.mjs', 'runner.mjs', 'prebuild.mjs']) {
         expect(existsSync(path.join(PROJECT_ROOT, 'layers/images', image.id, 'bundle', file)), `${image.id}/bundle/${file}`).toBe(true);
       }
     }

@@ -120,7 +120,7 @@ describe('executors', () => {
     template.resourceCountIs('AWS::EC2::InternetGateway', 0);
     for (const [, subnet] of resourcesOf('AWS::EC2::Subnet')) expect(subnet.Properties['MapPublicIpOnLaunch']).toBe(false);
     const images = resourcesOf('AWS::Lambda::Function').filter(([, f]) => f.Properties['PackageType'] === 'Image');
-    expect(images).toHaveLength(IMAGE_COUNT);
+    expect(images).toHaveLength(2 * IMAGE_COUNT); // per image, a judge (execute) and its runner (test/infra/runners.test.ts)
     for (const [, f] of images) expect(f.Properties['VpcConfig']).toBeDefined();
     template.hasResourceProperties('AWS::ECS::Service', { NetworkConfiguration: { AwsvpcConfiguration: Match.objectLike({ AssignPublicIp: 'DISABLED' }) } });
   });

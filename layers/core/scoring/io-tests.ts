@@ -1,12 +1,14 @@
 /**
  * The `io-tests` scorer (DESIGN §6–7): compile once, run every test in a fresh sandbox,
  * compare outputs in the harness (expected outputs never enter the program's filesystem).
- * Policy lives here; the `ProgramHost` (layers/sandbox) only compiles and runs.
+ * Policy lives here; the `ProgramRunner` (in process on the sandbox's `ProgramHost`, or an
+ * untrusted runner function in AWS) only compiles and runs.
  */
 import { HarnessError, InputError } from '../errors.ts';
 import type { IoTest, IoTestsTask, LanguageId, ScoreOutcome, TestOutcome } from '../types.ts';
 import { compareOutputs, headLines, runVerdict, sampleVerdict, type Termination } from './compare.ts';
 import { excerpt } from './excerpt.ts';
+import { hostRunner, runsOf, type ProgramRunner } from './program-runner.ts';
 
 /** How many failing tests of a sample keep windows of their input and outputs. */
 const TESTS_WITH_IO = 3;
@@ -103,29 +105,44 @@ async function testText(task: IoTestsTask, test: IoTest, index: number, which: '
 export async function scoreIoTests(
   job: { task: IoTestsTask; language: LanguageId; code: string; timeScale?: number },
   host: ProgramHost,
-  options: { loadTestFile?: TestFileLoader } = {},
+  options: {
+    loadTestFile?: TestFileLoader;
+    /** Where the sample's program runs (default: in process on `host`); checkers always run on `host`. */
+    runner?: ProgramRunner;
+  } = {},
 ): Promise<ScoreOutcome> {
   const { task } = job;
   const testsTotal = task.tests.length;
-  const prep = await host.prepare(job.language, job.code);
-  if (!prep.ok) {
-    return { verdict: 'CE', testsPassed: 0, testsTotal, compileMs: prep.compileMs, error: headLines(prep.diagnostics) };
-  }
-  let checker: PreparedProgram | undefined;
-  if (task.checker.kind === 'program') {
-    const cp = await host.prepare(task.checker.language, task.checker.source);
-    if (!cp.ok) throw new InputError(`checker does not compile: ${headLines(cp.diagnostics, 3)}`, { file: task.id, field: 'checker.source' });
-    checker = cp.program;
-  }
   const cpuMs = Math.round(task.timeLimitMs * (job.timeScale ?? 1));
   const limits: RunLimits = { cpuMs, wallMs: wallLimitFor(cpuMs), memoryMb: task.memoryLimitMb };
   // A task without a file stem is stdin/stdout only: no input file, nothing collected.
   const inName = task.name !== undefined ? `${task.name}.in` : undefined;
   const outName = task.name !== undefined ? `${task.name}.out` : undefined;
-  const tests: TestOutcome[] = [];
-  for (const [i, test] of task.tests.entries()) {
+  // Inputs are kept from the request until the test is judged (the checker and excerpts need them).
+  const inputs = new Map<number, string>();
+  const requests = task.tests.map((test, i) => async (): Promise<RunRequest> => {
     const input = await testText(task, test, i, 'input', options.loadTestFile);
-    const run = await prep.program.run({ stdin: input, files: inName ? [{ name: inName, content: input }] : [], collect: outName ? [outName] : [], limits });
+    inputs.set(i, input);
+    return { stdin: input, files: inName ? [{ name: inName, content: input }] : [], collect: outName ? [outName] : [], limits };
+  });
+  const result = await (options.runner ?? hostRunner(host)).run({ program: { kind: 'source', language: job.language, code: job.code }, runs: requests });
+  const isolation = result.isolation !== undefined ? { isolation: result.isolation } : {};
+  if (!result.ok) {
+    return { verdict: 'CE', testsPassed: 0, testsTotal, compileMs: result.compileMs, error: headLines(result.diagnostics), ...isolation };
+  }
+  let checker: PreparedProgram | undefined;
+  if (task.checker.kind === 'program') {
+    // The checker is task material (it reads expected outputs): it runs beside the judge, never in the runner.
+    const cp = await host.prepare(task.checker.language, task.checker.source);
+    if (!cp.ok) throw new InputError(`checker does not compile: ${headLines(cp.diagnostics, 3)}`, { file: task.id, field: 'checker.source' });
+    checker = cp.program;
+  }
+  const tests: TestOutcome[] = [];
+  for await (const run of runsOf(result, testsTotal)) {
+    const i = tests.length;
+    const test = task.tests[i] as IoTest;
+    const input = inputs.get(i) ?? (await testText(task, test, i, 'input', options.loadTestFile));
+    inputs.delete(i);
     const base: TestOutcome = {
       name: test.name ?? `test-${i + 1}`,
       verdict: 'OK',
@@ -159,12 +176,13 @@ export async function scoreIoTests(
     verdict,
     testsPassed: tests.filter((t) => t.verdict === 'OK').length,
     testsTotal,
-    compileMs: prep.compileMs,
+    compileMs: result.compileMs,
     runMs: sum(tests.map((t) => t.runMs)),
     cpuMs: sum(tests.map((t) => t.cpuMs ?? 0)),
     peakMemoryKb: Math.max(0, ...tests.map((t) => t.peakMemoryKb ?? 0)),
     tests,
     ...(firstFailing?.detail ? { error: `${firstFailing.name}: ${firstFailing.detail}` } : {}),
+    ...isolation,
   };
 }
 

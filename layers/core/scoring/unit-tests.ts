@@ -11,7 +11,9 @@
  */
 import type { ScoreOutcome, UnitTestsTask } from '../types.ts';
 import { headLines, unitTestVerdict } from './compare.ts';
-import { wallLimitFor, type ProgramHost, type RunLimits } from './io-tests.ts';
+import { HarnessError } from '../errors.ts';
+import { wallLimitFor, type ProgramHost, type ProgramRun, type RunLimits } from './io-tests.ts';
+import { hostRunner, runsOf, type ProgramRunner } from './program-runner.ts';
 
 /** Default limits of a unit-test run (MXEval tasks carry none); the JVM needs room. */
 export const UNIT_TEST_LIMITS: RunLimits = { cpuMs: 10_000, wallMs: wallLimitFor(10_000), memoryMb: 512 };
@@ -24,30 +26,33 @@ export const UNIT_TEST_LIMITS: RunLimits = { cpuMs: 10_000, wallMs: wallLimitFor
 export async function scoreUnitTests(
   job: { task: UnitTestsTask; language: string; code: string; timeScale?: number },
   host: ProgramHost,
-  options: { token: () => string; limits?: RunLimits },
+  options: {
+    token: () => string;
+    limits?: RunLimits;
+    /** Where the program runs (default: in process on `host`). */
+    runner?: ProgramRunner;
+  },
 ): Promise<ScoreOutcome> {
   const { task } = job;
-  const prep = await host.prepareUnitTest({
-    language: job.language,
-    prompt: task.prompt,
-    completion: job.code,
-    test: task.test,
-    entryPoint: task.entryPoint,
-  });
-  if (!prep.ok) return { verdict: 'CE', testsPassed: 0, testsTotal: 1, compileMs: prep.compileMs, error: headLines(prep.diagnostics) };
   const base = options.limits ?? UNIT_TEST_LIMITS;
   const scale = job.timeScale ?? 1;
   const cpuMs = Math.round(base.cpuMs * scale);
   const limits: RunLimits = { cpuMs, wallMs: Math.max(Math.round(base.wallMs * scale), wallLimitFor(cpuMs)), memoryMb: base.memoryMb };
   const token = options.token();
-  const run = await prep.program.run({ stdin: '', args: [token], limits });
+  const source = { language: job.language, prompt: task.prompt, completion: job.code, test: task.test, entryPoint: task.entryPoint };
+  const result = await (options.runner ?? hostRunner(host)).run({ program: { kind: 'unit-test', source }, runs: [async () => ({ stdin: '', args: [token], limits })] });
+  const isolation = result.isolation !== undefined ? { isolation: result.isolation } : {};
+  if (!result.ok) return { verdict: 'CE', testsPassed: 0, testsTotal: 1, compileMs: result.compileMs, error: headLines(result.diagnostics), ...isolation };
+  let run: ProgramRun | undefined;
+  for await (const r of runsOf(result, 1)) run = r;
+  if (run === undefined) throw new HarnessError('the runner returned no run');
   const judged = unitTestVerdict(run, token);
   const detail = judged.verdict === 'OK' ? undefined : [judged.detail, headLines(run.stderr, 5, 500)].filter(Boolean).join(': ');
   return {
     verdict: judged.verdict,
     testsPassed: judged.verdict === 'OK' ? 1 : 0,
     testsTotal: 1,
-    compileMs: prep.compileMs,
+    compileMs: result.compileMs,
     runMs: run.runMs,
     cpuMs: run.cpuMs,
     peakMemoryKb: run.peakMemoryKb,
@@ -64,5 +69,6 @@ export async function scoreUnitTests(
       },
     ],
     ...(detail ? { error: detail } : {}),
+    ...isolation,
   };
 }

@@ -1,0 +1,60 @@
+/**
+ * One invocation of an untrusted runner function: parse the judge's request (a program and
+ * its runs' inputs, never an expected output), compile and run in this container's sandbox,
+ * answer with each run's outputs, exit status, time and memory, then check that the program
+ * left nothing behind. The answer says whether this environment must be discarded; the
+ * Runtime API loop (runtime-api.ts) does that after posting the answer.
+ */
+import { HarnessError } from '#core/errors.ts';
+import type { ProgramHost } from '#core/scoring/io-tests.ts';
+import { hostRunner } from '#core/scoring/program-runner.ts';
+import { fitRun, parseWire, RunnerRequestSchema, type RunnerRequest, type RunnerResponse, type WireRun } from '#app/cloud/runner-protocol.ts';
+import type { IntegrityReport } from '#sandbox/integrity.ts';
+
+/** Compiler diagnostics returned at most (the judge keeps a few head lines). */
+const DIAGNOSTICS_BYTES = 64 * 1024;
+
+/** What serves an invocation: this container's sandbox and its after-item check. */
+export interface RunnerSandbox {
+  get(): Promise<{ host: ProgramHost; isolationReport: { label: string } }>;
+  afterItem(): Promise<IntegrityReport>;
+}
+
+/** The answer to post (a response, or an error the judge sees as a function error) and whether to end this environment. */
+type Body = RunnerResponse extends infer R ? (R extends unknown ? Omit<R, 'integrity'> : never) : never;
+
+export type Served = { response: RunnerResponse; discard: boolean } | { error: { errorType: string; errorMessage: string }; discard: boolean };
+
+async function run(request: RunnerRequest, host: ProgramHost, isolation: string): Promise<Body> {
+  const result = await hostRunner(host).run({ program: request.program, runs: request.runs.map((r) => async () => r) });
+  if (!result.ok) return { ok: false, diagnostics: result.diagnostics.slice(0, DIAGNOSTICS_BYTES), compileMs: result.compileMs, isolation };
+  const runs: WireRun[] = [];
+  for await (const r of result.runs) runs.push(fitRun(r, request.maxRunOutputBytes));
+  return { ok: true, compileMs: result.compileMs, runs, isolation };
+}
+
+/** Serves one invocation event. Never throws: a failure is an error answer, and the check still runs. */
+export async function serveInvocation(event: unknown, sandbox: RunnerSandbox): Promise<Served> {
+  let body: Body | undefined;
+  let failure: Error | undefined;
+  try {
+    const request = parseWire(RunnerRequestSchema, event, 'request');
+    // One item at a time per environment, so the process-wide kotlinc flags are this item's.
+    const { configureKotlin } = await import('#sandbox/languages/kotlin.ts');
+    configureKotlin({ flags: request.toolchain?.kotlinFlags ?? [] });
+    const executor = await sandbox.get();
+    body = await run(request, executor.host, executor.isolationReport.label);
+  } catch (error) {
+    failure = error instanceof Error ? error : new HarnessError(String(error));
+  }
+  let integrity: IntegrityReport;
+  try {
+    integrity = await sandbox.afterItem();
+  } catch (error) {
+    // A check that cannot run cannot vouch for this environment.
+    integrity = { clean: false, survivors: [], changes: [`after-item check failed: ${(error as Error).message}`] };
+  }
+  const discard = !integrity.clean;
+  if (body === undefined) return { error: { errorType: failure?.name ?? 'HarnessError', errorMessage: failure?.message ?? 'unknown failure' }, discard };
+  return { response: { ...body, integrity }, discard };
+}

@@ -1,0 +1,94 @@
+/**
+ * The untrusted runner functions (DESIGN §7): per executor image, a Lambda from the same image
+ * with the runner as its process (`node /var/task/runner.mjs`, functions/runner/main.ts),
+ * invoked synchronously by that image's judges (the execute function and the Fargate task),
+ * given a program and test inputs, answering outputs. It is built to hold nothing worth
+ * stealing:
+ * - its role allows only what Lambda needs to attach it to the VPC, and denies every request
+ *   made with its credentials from inside the function: Lambda adds `lambda:SourceFunctionArn`
+ *   to requests made with the credentials in the execution environment (and to the log and
+ *   trace writes it makes on the function's behalf), not to the network-interface calls it
+ *   makes for VPC attachment ("Using source function ARN to control function access
+ *   behavior", Lambda developer guide) — so a stolen key can do nothing, and the runner has no
+ *   CloudWatch Logs (it reports to the judge in its answer instead);
+ * - it sits in subnets of their own with no route out (PRIVATE_ISOLATED: no NAT, no internet
+ *   gateway), no gateway-endpoint route and no interface endpoint, behind a security group
+ *   with no egress rule;
+ * - its environment names no bucket, table or queue (it has no environment variables at all).
+ */
+import { Duration } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import type { Architecture } from './config.ts';
+import { lambdaArchitecture } from './defaults/function-defaults.ts';
+import { vpcAttachmentStatement } from './defaults/iam-statements.ts';
+import { imagePlatform } from './executors.ts';
+import { EXECUTOR_IMAGES } from './languages.ts';
+import { acknowledge } from './nag.ts';
+import { imageContext } from './paths.ts';
+
+/** The runner's process instead of the image's Lambda handler. */
+export const RUNNER_ENTRYPOINT = ['/var/lang/bin/node'];
+export const RUNNER_COMMAND = ['/var/task/runner.mjs'];
+/** Lambda's maximum: long samples are split over invocations (layers/app/cloud/runner-plan.ts). */
+export const RUNNER_TIMEOUT = Duration.minutes(15);
+
+/** Denies every request signed with the runner's credentials from inside the function. */
+export function denyFromFunctionCode(): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: 'DenyEverythingFromFunctionCode',
+    effect: iam.Effect.DENY,
+    actions: ['*'],
+    resources: ['*'],
+    conditions: { Null: { 'lambda:SourceFunctionArn': 'false' } },
+  });
+}
+
+/** Properties of {@link Runners}. */
+export interface RunnersProps {
+  architecture: Architecture;
+  vpc: ec2.IVpc;
+  subnets: ec2.SubnetSelection;
+  securityGroup: ec2.ISecurityGroup;
+}
+
+/** One runner function per executor image, keyed by image id. */
+export class Runners extends Construct {
+  readonly functions = new Map<string, lambda.DockerImageFunction>();
+
+  constructor(scope: Construct, id: string, props: RunnersProps) {
+    super(scope, id);
+    for (const image of EXECUTOR_IMAGES) {
+      const name = image.id.charAt(0).toUpperCase() + image.id.slice(1);
+      const role = new iam.Role(this, `${name}Role`, {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        description: `polyeval runner-${image.id}: VPC attachment only; nothing from function code`,
+      });
+      role.addToPrincipalPolicy(vpcAttachmentStatement());
+      role.addToPrincipalPolicy(denyFromFunctionCode());
+      acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'Lambda VPC attachment (network-interface create/describe/delete, DescribeSubnets) takes no resource-level scope; every request from function code is denied.');
+      const fn = new lambda.DockerImageFunction(this, `${name}Function`, {
+        code: lambda.DockerImageCode.fromImageAsset(imageContext(image.id), { platform: imagePlatform(props.architecture), entrypoint: RUNNER_ENTRYPOINT, cmd: RUNNER_COMMAND }),
+        description: `polyeval runner for ${image.languages.join(', ')}: runs model code, holds nothing`,
+        architecture: lambdaArchitecture(props.architecture),
+        memorySize: image.memoryMb,
+        timeout: RUNNER_TIMEOUT,
+        role,
+        vpc: props.vpc,
+        vpcSubnets: props.subnets,
+        securityGroups: [props.securityGroup],
+      });
+      this.functions.set(image.id, fn);
+    }
+  }
+
+  /** Lets `role` invoke exactly the runner of `imageId` (no version or alias wildcard), and names it in `environment`. */
+  attachJudge(imageId: string, role: iam.IRole): Record<string, string> {
+    const fn = this.functions.get(imageId);
+    if (!fn) throw new Error(`no runner for executor image ${imageId}`);
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }));
+    return { RUNNER_FUNCTION_NAME: fn.functionName };
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The judge's side of the runner function: a `ProgramRunner` (core) that sends a sample's
+ * program and test inputs to the untrusted runner Lambda of its language and returns its runs,
+ * so the verdicts come from the same scorers as locally (layers/core/scoring).
+ *
+ * Invocations are split to fit the runner (runner-plan.ts): the 6 MB request limit and the
+ * runner's timeout. Each run gets a share of the 6 MB response; a run answered `truncated` is
+ * asked again on its own with the whole budget, and recorded OLE if it still does not fit.
+ */
+import { HarnessError } from '#core/errors.ts';
+import type { ProgramRun, RunRequest } from '#core/scoring/io-tests.ts';
+import type { ProgramRunner, RunnerJob, RunnerProgram, RunnerResult } from '#core/scoring/program-runner.ts';
+import type { InvokeResult } from '#aws/lambda-invoker.ts';
+import { PAYLOAD_BUDGET_BYTES, parseWire, runnerRequest, RunnerResponseSchema, type RunnerResponse, type RunnerToolchain, type WireRun } from './runner-protocol.ts';
+import { planInvocations, RUNNER_TIME_BUDGET_MS } from './runner-plan.ts';
+
+/** The isolation recorded for samples run by a runner function: `lambda-runner+<its sandbox level>`. */
+export const LAMBDA_RUNNER_ISOLATION = 'lambda-runner';
+
+export interface LambdaProgramRunnerOptions {
+  /** Invokes the runner function synchronously (layers/aws/lambda-invoker.ts). */
+  invoke: (payload: string) => Promise<InvokeResult>;
+  functionName: string;
+  payloadBudgetBytes?: number;
+  timeBudgetMs?: number;
+  /** Toolchain settings sent with every request (kotlinc flags of the run). */
+  toolchain?: () => RunnerToolchain;
+  /** Told when a runner ended its environment after an item (something survived or changed). */
+  onDiscard?: (integrity: RunnerResponse['integrity']) => void;
+}
+
+type Answer = RunnerResponse;
+
+export class LambdaProgramRunner implements ProgramRunner {
+  private readonly budget: number;
+
+  constructor(private readonly options: LambdaProgramRunnerOptions) {
+    this.budget = options.payloadBudgetBytes ?? PAYLOAD_BUDGET_BYTES;
+  }
+
+  async run(job: RunnerJob): Promise<RunnerResult> {
+    const requests: RunRequest[] = [];
+    for (const build of job.runs) requests.push(await build());
+    const plan = planInvocations(job.program, requests, { payloadBytes: this.budget, timeMs: this.options.timeBudgetMs ?? RUNNER_TIME_BUDGET_MS });
+    const runs: ProgramRun[] = [];
+    let compileMs: number | undefined;
+    let isolation = '';
+    for (const chunk of plan) {
+      const batch = chunk.map((i) => requests[i] as RunRequest);
+      const answer = await this.call(job.program, batch, Math.floor(this.budget / batch.length));
+      isolation = answer.isolation;
+      if (!answer.ok) {
+        // The same program compiles the same way every time: a later chunk failing is the harness's fault.
+        if (compileMs !== undefined) throw new HarnessError(`runner ${this.options.functionName}: the program compiled in one invocation and not in the next`);
+        return { ok: false, diagnostics: answer.diagnostics, compileMs: answer.compileMs, isolation: `${LAMBDA_RUNNER_ISOLATION}+${isolation}` };
+      }
+      compileMs ??= answer.compileMs;
+      if (answer.runs.length !== batch.length) throw new HarnessError(`runner ${this.options.functionName} answered ${answer.runs.length} of ${batch.length} runs`);
+      for (const [k, run] of answer.runs.entries()) runs.push(await this.complete(job.program, batch[k] as RunRequest, run, batch.length));
+    }
+    return { ok: true, compileMs: compileMs ?? 0, runs: iterate(runs), isolation: `${LAMBDA_RUNNER_ISOLATION}+${isolation}` };
+  }
+
+  /** A truncated run is asked again alone (the whole response for it); still too large, it is OLE. */
+  private async complete(program: RunnerProgram, request: RunRequest, run: WireRun, batchSize: number): Promise<ProgramRun> {
+    let final = run;
+    if (final.truncated && batchSize > 1) {
+      const again = await this.call(program, [request], this.budget);
+      if (!again.ok || again.runs.length !== 1) throw new HarnessError(`runner ${this.options.functionName}: re-running one test alone did not answer one run`);
+      final = again.runs[0] as WireRun;
+    }
+    const { truncated, ...rest } = final;
+    return truncated ? { ...rest, termination: 'output', stdout: '', files: {} } : rest;
+  }
+
+  private async call(program: RunnerProgram, runs: RunRequest[], maxRunOutputBytes: number): Promise<Answer> {
+    const result = await this.options.invoke(JSON.stringify(runnerRequest(program, runs, maxRunOutputBytes, this.options.toolchain?.())));
+    if (result.functionError !== undefined) {
+      let detail = result.payload.slice(0, 500);
+      try {
+        const error = JSON.parse(result.payload) as { errorType?: string; errorMessage?: string };
+        detail = `${error.errorType ?? 'Error'}: ${error.errorMessage ?? ''}`;
+      } catch {
+        // not JSON: keep the raw head
+      }
+      throw new HarnessError(`runner ${this.options.functionName} failed (${result.functionError}): ${detail}`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(result.payload);
+    } catch (cause) {
+      throw new HarnessError(`runner ${this.options.functionName} answered no JSON`, { cause });
+    }
+    const answer = parseWire(RunnerResponseSchema, body, 'response');
+    if (!answer.integrity.clean) this.options.onDiscard?.(answer.integrity);
+    return answer;
+  }
+}
+
+async function* iterate(runs: ProgramRun[]): AsyncGenerator<ProgramRun> {
+  for (const run of runs) yield run;
+}

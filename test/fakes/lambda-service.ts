@@ -1,0 +1,147 @@
+// A one-function Lambda service for tests: the Invoke API the judge's real LambdaClient calls
+// (POST /2015-03-31/functions/{name}/invocations; 200 with the payload, and the
+// `X-Amz-Function-Error` header with `{errorType, errorMessage}` when the function failed, as
+// the Lambda API reference's Invoke describes) and, on a second loopback port, the Runtime API
+// version 2018-06-01 a custom runtime polls (GET /runtime/invocation/next with
+// `Lambda-Runtime-Aws-Request-Id` and `Lambda-Runtime-Deadline-Ms`; POST …/response and …/error
+// answered 202). One execution environment at a time, started on demand by `start()` (the
+// runtime process), as Lambda does: a runtime that exits during an invocation fails that
+// invocation (`Runtime.ExitError`) and its environment is reset, and the next invocation starts
+// a new process — with the same /tmp, which Lambda's reset does not clear.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ChildProcess } from 'node:child_process';
+
+interface Pending {
+  id: string;
+  event: string;
+  answer: (status: 'response' | 'error', body: string, errorType?: string) => void;
+}
+
+export interface FakeLambdaOptions {
+  /** Starts one execution environment's runtime, told the Runtime API address. */
+  start: (runtimeApi: string) => ChildProcess;
+  timeoutMs?: number;
+}
+
+export class FakeLambdaService {
+  readonly payloads: string[] = [];
+  readonly answers: string[] = [];
+  /** Every runtime process started, with how it ended. */
+  readonly environments: { pid: number | undefined; exit?: number | null; output: string }[] = [];
+  private invokeServer: Server | undefined;
+  private runtimeServer: Server | undefined;
+  private runtime: ChildProcess | undefined;
+  private waiting: ServerResponse | undefined;
+  private queue: Pending[] = [];
+  private current: Pending | undefined;
+
+  constructor(private readonly options: FakeLambdaOptions) {}
+
+  async listen(): Promise<{ endpoint: string; runtimeApi: string }> {
+    this.runtimeServer = createServer((req, res) => void this.onRuntime(req, res));
+    this.invokeServer = createServer((req, res) => void this.onInvoke(req, res));
+    await Promise.all([this.runtimeServer, this.invokeServer].map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', r))));
+    return { endpoint: `http://127.0.0.1:${port(this.invokeServer)}`, runtimeApi: this.runtimeApi() };
+  }
+
+  async close(): Promise<void> {
+    this.runtime?.kill('SIGKILL');
+    this.waiting?.destroy();
+    await Promise.all([this.runtimeServer, this.invokeServer].map((s) => new Promise<void>((r) => (s ? s.close(() => r()) : r()))));
+  }
+
+  private runtimeApi(): string {
+    return `127.0.0.1:${port(this.runtimeServer as Server)}`;
+  }
+
+  private ensureEnvironment(): void {
+    if (this.runtime && this.runtime.exitCode === null && this.runtime.signalCode === null) return;
+    const child = this.options.start(this.runtimeApi());
+    const record: (typeof this.environments)[number] = { pid: child.pid, output: '' };
+    this.environments.push(record);
+    child.stdout?.on('data', (c: Buffer) => (record.output += c.toString()));
+    child.stderr?.on('data', (c: Buffer) => (record.output += c.toString()));
+    child.on('exit', (code) => {
+      record.exit = code;
+      if (this.runtime === child) this.runtime = undefined;
+      this.waiting = undefined;
+      // An invocation in flight when the runtime ends fails, as Lambda reports it.
+      const inFlight = this.current;
+      this.current = undefined;
+      inFlight?.answer('error', JSON.stringify({ errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${inFlight.id} Error: Runtime exited with error: exit status ${code}` }), 'Unhandled');
+    });
+    this.runtime = child;
+  }
+
+  private dispatch(): void {
+    if (this.current || !this.waiting || this.queue.length === 0) return;
+    const next = this.queue.shift() as Pending;
+    this.current = next;
+    const res = this.waiting;
+    this.waiting = undefined;
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Lambda-Runtime-Aws-Request-Id': next.id,
+      'Lambda-Runtime-Deadline-Ms': String(Date.now() + (this.options.timeoutMs ?? 900_000)),
+      'Lambda-Runtime-Invoked-Function-Arn': 'arn:aws:lambda:us-east-1:123456789012:function:runner',
+    });
+    res.end(next.event);
+  }
+
+  private async onInvoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await read(req);
+    if (req.method !== 'POST' || !/^\/2015-03-31\/functions\/[^/]+\/invocations/.test(req.url ?? '')) {
+      res.writeHead(404, { 'Content-Type': 'application/json', 'x-amzn-ErrorType': 'ResourceNotFoundException' }).end('{"Type":"User","message":"not found"}');
+      return;
+    }
+    this.payloads.push(body);
+    this.queue.push({
+      id: randomUUID(),
+      event: body,
+      answer: (status, payload, errorType) => {
+        this.answers.push(payload);
+        res.writeHead(200, { 'Content-Type': 'application/json', 'X-Amz-Executed-Version': '$LATEST', ...(status === 'error' ? { 'X-Amz-Function-Error': errorType ?? 'Unhandled' } : {}) });
+        res.end(payload);
+      },
+    });
+    this.ensureEnvironment();
+    this.dispatch();
+  }
+
+  private async onRuntime(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await read(req);
+    const url = req.url ?? '';
+    if (req.method === 'GET' && url === '/2018-06-01/runtime/invocation/next') {
+      this.waiting = res;
+      this.dispatch();
+      return;
+    }
+    const match = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error)$/.exec(url);
+    if (req.method === 'POST' && match && this.current && decodeURIComponent(match[1] as string) === this.current.id) {
+      const pending = this.current;
+      this.current = undefined;
+      pending.answer(match[2] as 'response' | 'error', body, match[2] === 'error' ? 'Unhandled' : undefined);
+      res.writeHead(202, { 'Content-Type': 'application/json' }).end('{"status":"OK"}');
+      return;
+    }
+    if (req.method === 'POST' && url === '/2018-06-01/runtime/init/error') {
+      res.writeHead(202, { 'Content-Type': 'application/json' }).end('{"status":"OK"}');
+      return;
+    }
+    res.writeHead(400, { 'Content-Type': 'application/json' }).end('{"errorType":"InvalidRequestID"}');
+  }
+}
+
+function port(server: Server): number {
+  return (server.address() as { port: number }).port;
+}
+
+function read(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

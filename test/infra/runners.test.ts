@@ -1,0 +1,147 @@
+// The untrusted runner functions as synthesized: a role that can do nothing from function code,
+// subnets with no route and no endpoint, a security group with no rule, no environment, and
+// judges (the execute functions and the Fargate tasks) that may invoke exactly their own runner.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
+import { NO_BUNDLING, synthPolyeval } from './synth.ts';
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown; Sid?: string };
+let resources: Record<string, Resource>;
+
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const ref = (value: unknown) => (value as { Ref?: string }).Ref;
+const getAttArn = (value: unknown) => ((value as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'] ?? [])[0];
+const actions = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+
+/** Logical ids of the runner functions, by image id (from their description). */
+function runnerFunctions(): Map<string, [string, Resource]> {
+  const found = new Map<string, [string, Resource]>();
+  for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+    const description = String(fn.Properties['Description'] ?? '');
+    const image = EXECUTOR_IMAGES.find((i) => description.startsWith(`polyeval runner for ${i.languages.join(', ')}:`));
+    if (image) found.set(image.id, [id, fn]);
+  }
+  return found;
+}
+
+function statementsOf(roleId: string): Statement[] {
+  return ofType('AWS::IAM::Policy')
+    .filter(([, p]) => (p.Properties['Roles'] as unknown[]).some((r) => ref(r) === roleId))
+    .flatMap(([, p]) => (p.Properties['PolicyDocument'] as { Statement: Statement[] }).Statement);
+}
+
+/** Subnet ids (logical) of a subnet group, from the subnet's aws-cdk:subnet-name tag. */
+function subnetsOfGroup(group: string): string[] {
+  return ofType('AWS::EC2::Subnet')
+    .filter(([, s]) => (s.Properties['Tags'] as { Key: string; Value: string }[]).some((t) => t.Key === 'aws-cdk:subnet-name' && t.Value === group))
+    .map(([id]) => id);
+}
+
+function routeTableOf(subnetId: string): string {
+  const association = ofType('AWS::EC2::SubnetRouteTableAssociation').find(([, a]) => ref(a.Properties['SubnetId']) === subnetId);
+  if (!association) throw new Error(`no route table for ${subnetId}`);
+  return ref(association[1].Properties['RouteTableId']) as string;
+}
+
+beforeAll(() => {
+  resources = (synthPolyeval(NO_BUNDLING).template.toJSON() as { Resources: Record<string, Resource> }).Resources;
+}, 300_000);
+
+describe('runner functions', () => {
+  it('exist for every executor image, from the same image with the runner as the process', () => {
+    const runners = runnerFunctions();
+    expect([...runners.keys()].sort()).toEqual(EXECUTOR_IMAGES.map((i) => i.id).sort());
+    for (const [, fn] of runners.values()) {
+      expect(fn.Properties['PackageType']).toBe('Image');
+      expect(fn.Properties['ImageConfig']).toEqual({ EntryPoint: ['/var/lang/bin/node'], Command: ['/var/task/runner.mjs'] });
+      expect(fn.Properties['Timeout']).toBe(900);
+    }
+  });
+
+  it('get no environment variables: no bucket, table or queue name reaches them', () => {
+    for (const [image, [, fn]] of runnerFunctions()) expect(fn.Properties['Environment'], image).toBeUndefined();
+  });
+
+  it('have a role that allows only VPC attachment and denies every request from function code', () => {
+    for (const [image, [, fn]] of runnerFunctions()) {
+      const roleId = getAttArn(fn.Properties['Role']) as string;
+      const role = resources[roleId] as Resource;
+      expect(role.Properties['ManagedPolicyArns'], image).toBeUndefined();
+      expect(role.Properties['Policies'], image).toBeUndefined();
+      const statements = statementsOf(roleId);
+      expect(statements, image).toHaveLength(2);
+      const allow = statements.find((s) => s.Effect === 'Allow') as Statement;
+      expect(actions(allow).sort()).toEqual(['ec2:AssignPrivateIpAddresses', 'ec2:CreateNetworkInterface', 'ec2:DeleteNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets', 'ec2:UnassignPrivateIpAddresses']);
+      const deny = statements.find((s) => s.Effect === 'Deny') as Statement;
+      expect(deny).toMatchObject({ Action: '*', Resource: '*', Condition: { Null: { 'lambda:SourceFunctionArn': 'false' } } });
+      // No logs: nothing of the runner's reaches CloudWatch, it reports to its judge instead.
+      expect(statements.flatMap(actions).some((a) => a.startsWith('logs:'))).toBe(false);
+    }
+  });
+
+  it('sit in subnets of their own with no route, no gateway-endpoint route and no interface endpoint', () => {
+    const runnerSubnets = subnetsOfGroup('runners');
+    expect(runnerSubnets.length).toBeGreaterThanOrEqual(2);
+    expect(ofType('AWS::EC2::NatGateway')).toEqual([]);
+    expect(ofType('AWS::EC2::InternetGateway')).toEqual([]);
+    const runnerTables = new Set(runnerSubnets.map(routeTableOf));
+    expect(ofType('AWS::EC2::Route').filter(([, r]) => runnerTables.has(ref(r.Properties['RouteTableId']) as string))).toEqual([]);
+    for (const [id, endpoint] of ofType('AWS::EC2::VPCEndpoint')) {
+      const tables = ((endpoint.Properties['RouteTableIds'] as unknown[]) ?? []).map(ref);
+      const subnets = ((endpoint.Properties['SubnetIds'] as unknown[]) ?? []).map(ref);
+      expect(tables.filter((t) => runnerTables.has(t as string)), id).toEqual([]);
+      expect(subnets.filter((s) => runnerSubnets.includes(s as string)), id).toEqual([]);
+    }
+    for (const [image, [, fn]] of runnerFunctions()) {
+      const vpc = fn.Properties['VpcConfig'] as { SubnetIds: unknown[]; SecurityGroupIds: unknown[] };
+      expect(vpc.SubnetIds.map(ref).sort(), image).toEqual([...runnerSubnets].sort());
+      const [sg] = vpc.SecurityGroupIds.map(getAttArn);
+      const group = (resources[sg as string] as Resource).Properties;
+      // CDK's placeholder for "no egress": one rule to 255.255.255.255/32 on an unused ICMP type.
+      expect(group['SecurityGroupEgress']).toEqual([expect.objectContaining({ CidrIp: '255.255.255.255/32', IpProtocol: 'icmp' })]);
+      expect(group['SecurityGroupIngress']).toBeUndefined();
+      expect(ofType('AWS::EC2::SecurityGroupIngress').filter(([, r]) => getAttArn(r.Properties['GroupId']) === sg)).toEqual([]);
+      expect(ofType('AWS::EC2::SecurityGroupEgress').filter(([, r]) => getAttArn(r.Properties['GroupId']) === sg)).toEqual([]);
+    }
+  });
+});
+
+describe('judges', () => {
+  it('may invoke exactly their own runner, and nothing else may invoke a runner', () => {
+    const runners = runnerFunctions();
+    const runnerIds = new Set([...runners.values()].map(([id]) => id));
+    const invokers = new Map<string, string[]>();
+    for (const [, policy] of ofType('AWS::IAM::Policy')) {
+      for (const s of (policy.Properties['PolicyDocument'] as { Statement: Statement[] }).Statement) {
+        const targets = (Array.isArray(s.Resource) ? s.Resource : [s.Resource]).map((r) => getAttArn(r) ?? JSON.stringify(r));
+        // Whatever names a runner, or may invoke any function (a wildcard), is examined.
+        if (!targets.some((t) => runnerIds.has(t) || t === '"*"')) continue;
+        if (s.Effect === 'Deny' || !actions(s).some((a) => a.startsWith('lambda:') || a === '*')) continue;
+        expect(s.Effect).toBe('Allow');
+        expect(actions(s)).toEqual(['lambda:InvokeFunction']);
+        expect(targets).toHaveLength(1); // no `:*` version/alias wildcard, no other function
+        for (const role of (policy.Properties['Roles'] as unknown[]).map(ref)) invokers.set(role as string, [...(invokers.get(role as string) ?? []), ...targets]);
+      }
+    }
+    // Every judge: one execute function role and one Fargate task role per image.
+    expect(invokers.size).toBe(2 * EXECUTOR_IMAGES.length);
+    for (const targets of invokers.values()) {
+      expect(targets).toHaveLength(1);
+      expect(runnerIds.has(targets[0] as string)).toBe(true);
+    }
+    for (const [image, [runnerId]] of runners) {
+      const judges = [...invokers].filter(([, t]) => t[0] === runnerId).map(([role]) => role);
+      expect(judges, image).toHaveLength(2);
+      // The judge's function names the same runner it may invoke.
+      const judgeFn = ofType('AWS::Lambda::Function').find(([, fn]) => judges.includes(getAttArn(fn.Properties['Role']) as string));
+      expect((judgeFn?.[1].Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['RUNNER_FUNCTION_NAME'], image).toEqual({ Ref: runnerId });
+    }
+  });
+
+  it('keep the Lambda interface endpoint in the judges\' subnets only', () => {
+    const lambdaEndpoint = ofType('AWS::EC2::VPCEndpoint').find(([, e]) => JSON.stringify(e.Properties['ServiceName']).includes('.lambda'));
+    expect(lambdaEndpoint, 'a Lambda interface endpoint').toBeDefined();
+    expect(((lambdaEndpoint?.[1].Properties['SubnetIds'] as unknown[]) ?? []).map(ref).sort()).toEqual(subnetsOfGroup('executors').sort());
+  });
+});
