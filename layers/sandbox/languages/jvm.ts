@@ -17,8 +17,9 @@ import type { RunCommand } from '../runtime.ts';
 
 /**
  * Flags of a program's JVM: serial GC and C1 only (fewer threads, faster start for short
- * unit tests), no perf-data file, the CDS archive when present, deep recursion room, and
- * the class space and code cache reserved at sizes a contest program cannot outgrow.
+ * unit tests), no perf-data file, the CDS archive when present, deep recursion room, the
+ * class space and code cache reserved at sizes a contest program cannot outgrow, and the
+ * JVM's log on stderr.
  */
 export const JVM_RUN_FLAGS: readonly string[] = [
   '-XX:+UseSerialGC',
@@ -28,6 +29,10 @@ export const JVM_RUN_FLAGS: readonly string[] = [
   '-Xss64m',
   '-XX:CompressedClassSpaceSize=64m',
   '-XX:ReservedCodeCacheSize=32m',
+  // The JVM's own warnings (a thread it could not start, a CDS archive it cannot use) go to
+  // stderr, never into the program's output: a thread bomb would otherwise flood stdout (OLE).
+  '-Xlog:disable',
+  '-Xlog:all=warning:stderr',
 ];
 
 /** Address space a program JVM may use beyond its -Xmx heap (RLIMIT_AS = heap + this). */
