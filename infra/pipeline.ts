@@ -14,7 +14,7 @@ import { LEDGER_CONTROL_ACTIONS, LEDGER_WRITER_ACTIONS, ledgerAccess } from './d
 import { grantObjectAccess } from './grants.ts';
 import { EXECUTOR_IMAGES, executeQueueEnvName } from './languages.ts';
 import { acknowledge } from './nag.ts';
-import { modelInvocationFindings, modelInvocationStatements } from './defaults/model-invocation.ts';
+import { modelInvocationFindings, modelInvocationReason, modelInvocationStatements } from './defaults/model-invocation.ts';
 import { PolyevalFunction } from './node-function.ts';
 import { STAGE_TIMEOUTS, type StageQueues } from './queues.ts';
 import type { WorkQueue } from './work-queue.ts';
@@ -98,11 +98,7 @@ export class Pipeline extends Construct {
       new SqsEventSource(queues.generate.queue, { batchSize: GENERATE_BATCH_SIZE, maxConcurrency: config.generateMaxConcurrency, reportBatchItemFailures: true }),
     );
     for (const finding of modelInvocationFindings(Stack.of(this))) {
-      acknowledge(
-        this.generate.role,
-        finding,
-        'The model is chosen per run (bedrock:<model-id>, sagemaker:<endpoint>): invocation is limited to foundation models, inference profiles and endpoints of this account and region, and to foundation models in other Regions only through one of those inference profiles (cross-Region inference routes there).',
-      );
+      acknowledge(this.generate.role, finding, modelInvocationReason());
     }
 
     this.aggregate = new PolyevalFunction(this, 'Aggregate', {

@@ -5,6 +5,10 @@
  * at the current concurrency. The first interval of a run (toolchain start, compile server
  * warm-up) is used only until a steady interval is seen. Estimates persist across the runs
  * of one invocation, so a sweep's second Kotlin run starts with what the first one learnt.
+ *
+ * A sweep whose cells run at the same time adds each run's items as it is planned (`add`):
+ * records of all cells interleave, so the pace learnt is the grid's, and the estimate covers
+ * every run planned so far plus any items the caller expects (`seconds(extra)`).
  */
 export class LanguageEta {
   private readonly pace = new Map<string, { ms: number; count: number }>();
@@ -24,6 +28,21 @@ export class LanguageEta {
     this.first = true;
   }
 
+  /**
+   * A run joins those in progress (a concurrent sweep): its items are added to what remains
+   * and the clock keeps running (the pace is the grid's, over every run recorded at once).
+   */
+  add(remaining: Readonly<Record<string, number>>, done: number): void {
+    const total = Object.values(remaining).reduce((a, b) => a + b, 0);
+    const left = total === 0 ? 0 : Math.max(0, total - done) / total;
+    const idle = [...this.remaining.values()].every((c) => c === 0);
+    for (const [language, count] of Object.entries(remaining)) this.remaining.set(language, (this.remaining.get(language) ?? 0) + count * left);
+    if (idle) {
+      this.last = this.now();
+      this.first = true;
+    }
+  }
+
   /** One item of `language` was recorded. */
   recorded(language: string): void {
     const t = this.now();
@@ -41,15 +60,17 @@ export class LanguageEta {
     this.pace.set(language, p);
   }
 
-  /** Seconds left, or null before anything was learnt. */
-  seconds(): number | null {
+  /** Seconds left (with `extra` items per language on top), or null before anything was learnt. */
+  seconds(extra: Readonly<Record<string, number>> = {}): number | null {
     const known = [...this.pace.values()];
     let fallback: number | undefined;
     if (known.length > 0) fallback = known.reduce((a, p) => a + p.ms, 0) / known.reduce((a, p) => a + p.count, 0);
     else if (this.warmup) fallback = this.warmup.ms;
     if (fallback === undefined) return null;
     let ms = 0;
-    for (const [language, count] of this.remaining) {
+    const remaining = new Map(this.remaining);
+    for (const [language, count] of Object.entries(extra)) remaining.set(language, (remaining.get(language) ?? 0) + count);
+    for (const [language, count] of remaining) {
       const p = this.pace.get(language);
       ms += count * (p ? p.ms / p.count : fallback);
     }

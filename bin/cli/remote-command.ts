@@ -8,6 +8,7 @@ import type { RunSpec } from '#core/run/spec.ts';
 import { BENCHMARKS, findBenchmark } from '#core/benchmarks/registry.ts';
 import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment } from '#app/cloud/estimate.ts';
 import { dryRun } from '#app/shared/dry-run.ts';
+import { providerUsages } from '#app/shared/create-provider.ts';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { intOption, numberOption } from './options.ts';
 import { InputError } from '#core/errors.ts';
@@ -45,7 +46,7 @@ function print(text: string): void {
 function runCommand(): Command {
   return addSpecOptions(new Command('run').description('start a run on the deployed pipeline (the flags of `polyeval run`)'), {
     benchmark: 'sample | sample/<suite> | <benchmark>:<s3://…|hf://…> | <benchmark>',
-    model: 'reference | replay:s3://… | bedrock:<id> | sagemaker:<endpoint>#tgi|#openai | openai:<url>#<model>',
+    model: providerUsages(true),
   })
     .option('--dry-run', 'print items, tokens, model, executor and request costs and the expected wall time; start nothing')
     .option('--generate-concurrency <n>', 'dry run: deployed generate concurrency (cdk context generateMaxConcurrency)', intOption('--generate-concurrency', 1), DEFAULT_DEPLOYMENT.generateConcurrency)

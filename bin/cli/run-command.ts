@@ -7,12 +7,15 @@ import { InputError, RunStopped } from '#core/errors.ts';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { resumeLocal, runLocal, type LocalRunOptions, type LocalRunResult } from '#app/local/run.ts';
 import { dryRun, type DryRunPlan } from '#app/shared/dry-run.ts';
-import { isSweepId, resumeSweep, runSweep, type SweepDocument } from '#app/local/sweep.ts';
+import { isSweepId, resumeSweep, runSweep, type CellFailure, type SweepDocument, type SweepOptions } from '#app/local/sweep.ts';
 import { completedRuns } from '#app/local/leaderboard.ts';
 import { buildLeaderboard } from '#core/report/leaderboard.ts';
 import { loadCapabilityTable, parseAssumedPrice } from '#providers/index.ts';
+import { schemesReading } from '#providers/registry.ts';
+import { providerUsages } from '#app/shared/create-provider.ts';
 import { leaderboardTable } from './leaderboard-command.ts';
 import { createProgress } from './progress.ts';
+import { createGridProgress } from './grid-progress.ts';
 import { printRunResult, printRunsSummary } from './show.ts';
 import { toJson } from './format.ts';
 import { intOption } from './options.ts';
@@ -39,16 +42,16 @@ interface RunFlags extends SpecFlags {
 export function runCommand(): Command {
   return addSpecOptions(new Command('run').description('evaluate a model on a benchmark'), {
     benchmark: 'sample | sample/<suite> | <benchmark>:<path|s3://…|hf://…> | <benchmark> (Hugging Face dataset)',
-    model: 'reference | replay:<file.jsonl> | bedrock:<id> | sagemaker:<endpoint>#tgi|#openai | openai:<url>#<model>',
+    model: providerUsages(),
   })
     .option('--resume <run-id>', 'continue a killed or stopped run; only missing items run')
     .option('--dry-run', 'print the plan (items, estimated tokens and cost) without calling any model')
     .option('--json', 'print exactly one JSON object on stdout at the end')
-    .option('--concurrency <count>', 'model calls in flight', intOption('--concurrency', 1))
-    .option('--jobs <count>', 'sandbox executions in flight (default: cores)', intOption('--jobs', 1))
-    .option('--region <region>', 'AWS region for bedrock:/sagemaker:')
-    .option('--endpoint-url <url>', 'endpoint override for bedrock:/sagemaker: (VPC endpoints, proxies)')
-    .option('--api-key-env <name>', 'environment variable holding the API key for openai:')
+    .option('--concurrency <count>', 'model calls in flight; in a sweep: run the cells at the same time, at most <count> items in flight across the grid (each model keeps its own call limit, shared by its cells)', intOption('--concurrency', 1))
+    .option('--jobs <count>', 'sandbox executions in flight (default: cores; a sweep shares them)', intOption('--jobs', 1))
+    .option('--region <region>', `AWS region for ${schemesReading('region')}`)
+    .option('--endpoint-url <url>', `endpoint override for ${schemesReading('endpoint-url')} (VPC endpoints, proxies)`)
+    .option('--api-key-env <name>', `environment variable holding the API key for ${schemesReading('api-key-env')}`)
     .option('--timeout <ms>', 'hard timeout per model call', intOption('--timeout', 1))
     .option('--prices <file.json>', 'price table overriding the shipped one')
     .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
@@ -83,15 +86,29 @@ export function runCommand(): Command {
       };
       let results: LocalRunResult[];
       let sweepId: string | undefined;
+      let failures: CellFailure[] = [];
+      const grid = createGridProgress(process.stderr, flags.quiet ?? false);
+      // In a sweep, --concurrency bounds the grid; each model keeps its provider's call limit.
+      const { concurrency: _calls, ...sweepProviderOptions } = providerOptions;
+      const sweepOptions: SweepOptions = {
+        ...options,
+        providerOptions: sweepProviderOptions,
+        onEvent: undefined,
+        ...(flags.concurrency ? { gridConcurrency: flags.concurrency } : {}),
+        onCellEvent: (cell, e) => grid.event(cell, e),
+        onCellEnded: (cell) => grid.cellEnded(cell),
+      };
       const announce = (doc: SweepDocument): void => {
-        if (!flags.quiet) process.stderr.write(`sweep ${doc.sweep_id} · ${doc.specs.length} benchmark × model cells · resume with: polyeval run --resume ${doc.sweep_id}\n`);
+        grid.cells(doc.specs.map((s) => ({ benchmark: s.benchmark, model: s.model })));
+        const mode = flags.concurrency ? `cells at the same time, ≤ ${flags.concurrency} items in flight` : 'one cell after another';
+        if (!flags.quiet) process.stderr.write(`sweep ${doc.sweep_id} · ${doc.specs.length} benchmark × model cells · ${mode} · resume with: polyeval run --resume ${doc.sweep_id}\n`);
       };
       try {
         if (flags.resume) {
           if (flags.benchmark) throw new InputError('--resume takes the benchmark and model from the run; do not pass -b', { field: 'benchmark' });
           if (await isSweepId(home, flags.resume)) {
             if (flags.maxCost !== undefined) throw new InputError('--max-cost cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --max-cost', { field: 'max-cost' });
-            ({ sweep_id: sweepId, results } = await resumeSweep(flags.resume, options, announce));
+            ({ sweep_id: sweepId, results, failures } = await resumeSweep(flags.resume, sweepOptions, announce));
           } else {
             results = [await resumeLocal(flags.resume, options, flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {})];
           }
@@ -102,7 +119,7 @@ export function runCommand(): Command {
             printPlans(plans, flags.json ?? false, true);
             return;
           }
-          ({ sweep_id: sweepId, results } = await runSweep(specs, options, announce));
+          ({ sweep_id: sweepId, results, failures } = await runSweep(specs, sweepOptions, announce));
         } else {
           const spec = specFromFlags(flags);
           if (flags.dryRun) {
@@ -114,15 +131,18 @@ export function runCommand(): Command {
         }
       } finally {
         progress.finish();
+        grid.finish();
       }
       if (sweepId) {
         // A sweep ends with the leaderboard of the runs it ran (completed ones only).
         const board = buildLeaderboard(await completedRuns(home, new Set(results.map((r) => r.run_id))));
-        if (flags.json) process.stdout.write(`${toJson({ sweep_id: sweepId, runs: results.map(jsonShape), leaderboard: board })}\n`);
+        const failed = failures.map((f) => ({ benchmark: f.benchmark, model: f.model, error: f.error.message }));
+        if (flags.json) process.stdout.write(`${toJson({ sweep_id: sweepId, runs: results.map(jsonShape), leaderboard: board, ...(failed.length ? { failed } : {}) })}\n`);
         else {
           printRunsSummary(results);
           process.stdout.write(`\nleaderboard of sweep ${sweepId}:\n${leaderboardTable(board)}\n`);
         }
+        if (failures.length) throw sweepFailure(sweepId, failures, results.length);
       } else if (flags.json) {
         const shaped = results.map(jsonShape);
         process.stdout.write(`${toJson(shaped.length === 1 ? shaped[0] : { runs: shaped })}\n`);
@@ -133,6 +153,19 @@ export function runCommand(): Command {
       const stopped = results.find((r) => r.status === 'stopped');
       if (stopped && stopped.status === 'stopped') throw new RunStopped(`run ${stopped.run_id} stopped: ${stopped.reason}; continue with: polyeval run --resume ${stopped.run_id}`);
     });
+}
+
+/**
+ * A sweep whose cells failed ends with one line per failed cell on stderr and the exit code
+ * of the worst failure: 1 for an internal error, else 2 for bad input, as for a single run.
+ */
+function sweepFailure(sweepId: string, failures: readonly CellFailure[], runs: number): Error {
+  for (const f of failures) process.stderr.write(`polyeval: cell ${f.cell + 1} (${f.benchmark} × ${f.model}) failed: ${f.error.message}\n`);
+  const message = `sweep ${sweepId}: ${failures.length} cell${failures.length > 1 ? 's' : ''} failed (listed above); ${runs} run${runs === 1 ? '' : 's'} of the other cells recorded; fix and continue with: polyeval run --resume ${sweepId}`;
+  const internal = failures.find((f) => !(f.error instanceof InputError) && !(f.error instanceof RunStopped));
+  if (internal) return new Error(`${message}\n${internal.error.stack ?? internal.error.message}`);
+  if (failures.some((f) => f.error instanceof InputError)) return new InputError(message);
+  return new RunStopped(message);
 }
 
 /** The dry-run plans: one JSON object (`{plans}` when several or a sweep), or a line each. */

@@ -5,6 +5,7 @@
 import { type Command, Option } from 'commander';
 import { InputError } from '#core/errors.ts';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
+import { reference } from '#core/models/reference.ts';
 import { intOption, numberOption } from './options.ts';
 
 export interface SpecFlags {
@@ -97,6 +98,6 @@ export function gridFromFlags(flags: SpecFlags): RunSpec[] {
     promptStyle: flags.promptStyle,
   };
   const given = Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined));
-  const models = flags.model?.length ? flags.model : ['reference'];
+  const models = flags.model?.length ? flags.model : [reference.scheme];
   return flags.benchmark.flatMap((benchmark) => models.map((model) => parseRunSpec({ benchmark, model, ...given }, 'command line')));
 }

@@ -1,70 +1,56 @@
 /**
- * What the generate function may invoke: Bedrock models (directly, through cross-Region
- * inference profiles, through application inference profiles) and SageMaker endpoints of this
- * account. The model is chosen per run (`bedrock:<id>`), so resources are patterns.
- *
- * Bedrock's rules (user guide, "Prerequisites for inference profiles" and "Geographic/Global
- * cross-Region inference"): invoking a cross-Region profile (`us.`, `eu.`, `apac.`, `global.`…)
- * needs InvokeModel on the profile in the source Region AND on the foundation model in every
- * Region the profile may route to — a `global.` profile also on the Region-less
- * `arn:…:bedrock:::foundation-model/<id>`. Application inference profiles are their own
- * resource type. Converse/ConverseStream are authorised as InvokeModel(WithResponseStream).
- *
- * Foundation models outside this Region are granted only when the call goes through one of
- * this account's profiles in this Region (`bedrock:InferenceProfileArn`), so the role cannot
- * call a model directly in another Region.
+ * What the generate function may invoke: the IAM statements every provider of the registry
+ * describes for itself (layers/providers/registry.ts; e.g. Bedrock models directly and through
+ * inference profiles, SageMaker endpoints of this account). The model is chosen per run, so
+ * resources are patterns; their cdk-nag acknowledgements derive from the same descriptions.
  */
 import type { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type { ArnPattern, IamGrant, ProviderKind } from '../../layers/core/models/provider-kind.ts';
+import { PROVIDER_REGISTRY } from '../../layers/providers/registry.ts';
 import { stackArn } from '../nag.ts';
 
-const INVOKE = ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'];
+/** The region part of a pattern in the stack (undefined: the stack's own). */
+function regionOf(pattern: ArnPattern): string | undefined {
+  return pattern.region === 'stack' ? undefined : pattern.region === 'any' ? '*' : '';
+}
 
-/** Profile ARNs of this account in the stack's Region: system (cross-Region) and application. */
-function profileArns(stack: Stack, region: string): string[] {
-  const { partition, account } = stack;
-  return [`arn:${partition}:bedrock:${region}:${account}:inference-profile/*`, `arn:${partition}:bedrock:${region}:${account}:application-inference-profile/*`];
+/** The ARN of a pattern in this stack. */
+function arnOf(stack: Stack, pattern: ArnPattern): string {
+  const region = regionOf(pattern) ?? stack.region;
+  return `arn:${stack.partition}:${pattern.service}:${region}:${pattern.account ? stack.account : ''}:${pattern.resource}`;
+}
+
+type Kinds = readonly Pick<ProviderKind, 'scheme' | 'usage' | 'iam' | 'iamReason'>[];
+
+/** Every provider's grants, in registry order. */
+function grants(kinds: Kinds): IamGrant[] {
+  return kinds.flatMap((k) => [...k.iam]);
 }
 
 /** The IAM statements of model invocation for the generate role. */
-export function modelInvocationStatements(stack: Stack): iam.PolicyStatement[] {
-  const { partition, region, account } = stack;
-  return [
-    // In this Region: on-demand models and the profiles themselves.
-    new iam.PolicyStatement({
-      sid: 'InvokeModelsAndProfilesInRegion',
-      actions: INVOKE,
-      resources: [`arn:${partition}:bedrock:${region}::foundation-model/*`, ...profileArns(stack, region)],
-    }),
-    // Where a profile routes: the model in every Region (and the global, Region-less model
-    // ARN), and the system profile's copies there, only through one of our profiles.
-    new iam.PolicyStatement({
-      sid: 'InvokeModelsWhereProfilesRoute',
-      actions: INVOKE,
-      resources: [
-        `arn:${partition}:bedrock:*::foundation-model/*`,
-        `arn:${partition}:bedrock:::foundation-model/*`,
-        `arn:${partition}:bedrock:*:${account}:inference-profile/*`,
-      ],
-      conditions: { ArnLike: { 'bedrock:InferenceProfileArn': profileArns(stack, region) } },
-    }),
-    new iam.PolicyStatement({
-      sid: 'InvokeSageMakerEndpoints',
-      actions: ['sagemaker:InvokeEndpoint'],
-      resources: [`arn:${partition}:sagemaker:${region}:${account}:endpoint/*`],
-    }),
-  ];
+export function modelInvocationStatements(stack: Stack, kinds: Kinds = PROVIDER_REGISTRY.kinds): iam.PolicyStatement[] {
+  return grants(kinds).map(
+    (g) =>
+      new iam.PolicyStatement({
+        sid: g.sid,
+        actions: [...g.actions],
+        resources: g.resources.map((r) => arnOf(stack, r)),
+        ...(g.arnLike ? { conditions: { ArnLike: { [g.arnLike.key]: g.arnLike.arns.map((r) => arnOf(stack, r)) } } } : {}),
+      }),
+  );
 }
 
-/** The cdk-nag IAM5 finding ids of {@link modelInvocationStatements}. */
-export function modelInvocationFindings(stack: Stack): string[] {
-  return [
-    stackArn(stack, 'bedrock', 'foundation-model/*', false),
-    stackArn(stack, 'bedrock', 'inference-profile/*'),
-    stackArn(stack, 'bedrock', 'application-inference-profile/*'),
-    stackArn(stack, 'bedrock', 'foundation-model/*', false, '*'),
-    stackArn(stack, 'bedrock', 'foundation-model/*', false, ''),
-    stackArn(stack, 'bedrock', 'inference-profile/*', true, '*'),
-    stackArn(stack, 'sagemaker', 'endpoint/*'),
-  ].map((arn) => `AwsSolutions-IAM5[Resource::${arn}]`);
+/** The cdk-nag IAM5 finding ids of {@link modelInvocationStatements}: each distinct resource pattern once. */
+export function modelInvocationFindings(stack: Stack, kinds: Kinds = PROVIDER_REGISTRY.kinds): string[] {
+  const arns = grants(kinds).flatMap((g) => g.resources.map((r) => stackArn(stack, r.service, r.resource, r.account, regionOf(r))));
+  return [...new Set(arns)].map((arn) => `AwsSolutions-IAM5[Resource::${arn}]`);
 }
+
+/** Why the resources are patterns (the acknowledgement's reason), from the providers' own words. */
+export function modelInvocationReason(all: Kinds = PROVIDER_REGISTRY.kinds): string {
+  const kinds = all.filter((k) => k.iam.length > 0);
+  const usages = kinds.map((k) => k.usage).join(', ');
+  return `The model is chosen per run (${usages}): ${kinds.map((k) => `${k.scheme}: ${k.iamReason ?? 'see the provider'}`).join('; ')}.`;
+}
+

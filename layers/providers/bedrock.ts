@@ -18,6 +18,8 @@ import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from 
 import { ProviderCallError, classifySdkError, malformed } from './failures.ts';
 import { promptText } from './prompt-text.ts';
 import type { ResolvedOptions } from './options.ts';
+import { badSpec, networkKind } from './network-kind.ts';
+import type { ArnPattern } from '#core/models/provider-kind.ts';
 
 export class BedrockProvider implements Provider {
   readonly kind = 'bedrock';
@@ -97,3 +99,51 @@ function readConverse(res: ConverseResponse): Omit<Generation, 'latencyMs' | 'at
     ...(filtered ? { refusal: `the answer was filtered (stopReason ${res.stopReason})` } : {}),
   };
 }
+
+export interface BedrockSpec {
+  scheme: 'bedrock';
+  modelId: string;
+}
+
+/** Invoking a model through Converse / ConverseStream (authorised as these two actions). */
+const INVOKE = ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'];
+const arn = (resource: string, region: ArnPattern['region'], account: boolean): ArnPattern => ({ service: 'bedrock', resource, region, account });
+/** Profile ARNs of this account in the stack's Region: system (cross-Region) and application. */
+const PROFILES = [arn('inference-profile/*', 'stack', true), arn('application-inference-profile/*', 'stack', true)];
+
+/**
+ * `-m bedrock:<model-id>` (a foundation model or an inference profile). Bedrock's rules (user
+ * guide, "Prerequisites for inference profiles" and "Geographic/Global cross-Region
+ * inference"): invoking a cross-Region profile (`us.`, `eu.`, `apac.`, `global.`…) needs
+ * InvokeModel on the profile in the source Region AND on the foundation model in every Region
+ * the profile may route to — a `global.` profile also on the Region-less
+ * `arn:…:bedrock:::foundation-model/<id>`. Application inference profiles are their own
+ * resource type. Foundation models outside this Region are granted only through one of this
+ * account's profiles in this Region (`bedrock:InferenceProfileArn`).
+ */
+export const bedrock = networkKind<BedrockSpec>({
+  scheme: 'bedrock',
+  usage: 'bedrock:<model-id>',
+  description: 'Amazon Bedrock Converse API (no log-probabilities: ABRICOT runs in digit-parse mode)',
+  billed: true,
+  answersWithReference: false,
+  options: ['region', 'endpoint-url'],
+  iam: [
+    // In this Region: on-demand models and the profiles themselves.
+    { sid: 'InvokeModelsAndProfilesInRegion', actions: INVOKE, resources: [arn('foundation-model/*', 'stack', false), ...PROFILES] },
+    // Where a profile routes: the model in every Region (and the global, Region-less model
+    // ARN), and the system profile's copies there, only through one of our profiles.
+    {
+      sid: 'InvokeModelsWhereProfilesRoute',
+      actions: INVOKE,
+      resources: [arn('foundation-model/*', 'any', false), arn('foundation-model/*', 'none', false), arn('inference-profile/*', 'any', true)],
+      arnLike: { key: 'bedrock:InferenceProfileArn', arns: PROFILES },
+    },
+  ],
+  iamReason: 'invocation is limited to foundation models and inference profiles of this account and region, and to foundation models in other Regions only through one of those inference profiles (cross-Region inference routes there)',
+  parse(spec, modelId) {
+    if (modelId === '' || /\s/.test(modelId)) throw badSpec(spec, 'expected bedrock:<model-id>, e.g. bedrock:anthropic.claude-3-haiku-20240307-v1:0');
+    return { scheme: 'bedrock', modelId };
+  },
+  open: (spec, parsed, options) => new BedrockProvider(spec, parsed.modelId, options),
+});

@@ -12,9 +12,11 @@ import { z } from 'zod';
 import { InputError } from '#core/errors.ts';
 import type { GenerationParams } from '#core/models/provider.ts';
 import shipped from './model-capabilities.json' with { type: 'json' };
+import { PROVIDER_REGISTRY } from './registry.ts';
 
 const ruleSchema = z.strictObject({
-  provider: z.enum(['bedrock', 'sagemaker', 'openai']),
+  /** A network provider's scheme (checked against the registry when a table is read). */
+  provider: z.string().refine((p) => networkSchemes().includes(p), { message: 'must be a network provider of the registry' }),
   /** A regular expression searched in the model id (inference-profile prefix removed). */
   model: z.string().refine((p) => isRegExp(p), 'must be a regular expression'),
   stop_non_whitespace: z.boolean().optional(),
@@ -95,7 +97,7 @@ export async function loadCapabilityTable(path?: string): Promise<CapabilityTabl
  * @example
  * capabilitiesOf(shippedCapabilityTable(), 'bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0').exclusiveSampling; // true
  */
-export function capabilitiesOf(table: CapabilityTable, provider: 'bedrock' | 'sagemaker' | 'openai', model: string): ModelCapabilities {
+export function capabilitiesOf(table: CapabilityTable, provider: string, model: string): ModelCapabilities {
   const id = model.replace(PROFILE_PREFIX, '');
   const caps: ModelCapabilities = { stopNonWhitespace: false, exclusiveSampling: false, completion: true, logprobs: true, sources: [] };
   for (const rule of table.rules) {
@@ -149,4 +151,9 @@ export function cutAtStops(text: string, stops: readonly string[]): string {
     if (at >= 0 && at < end) end = at;
   }
   return text.slice(0, end);
+}
+
+/** The registry's network schemes; read when a table is parsed (the registry imports the adapters, which import this file). */
+function networkSchemes(): string[] {
+  return PROVIDER_REGISTRY.network.map((k) => k.scheme);
 }

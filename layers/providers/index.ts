@@ -1,5 +1,5 @@
 /**
- * Model providers over the network (DESIGN §8): `bedrock:`, `sagemaker:`, `openai:`, with
+ * Model providers over the network (DESIGN §8), one file each in the registry, with
  * one call policy (adaptive concurrency, retries with backoff and jitter, Retry-After, a
  * hard timeout), the model-capabilities table that adapts settings before any call, and
  * the price table that turns their tokens into an estimated cost.
@@ -9,15 +9,13 @@
  * if (provider) console.log((await provider.generate(req)).text);
  */
 import type { Provider } from '#core/models/provider.ts';
-import { BedrockProvider } from './bedrock.ts';
-import { OpenAiProvider } from './openai.ts';
-import { resolveOptions, type ProviderOptions } from './options.ts';
-import { SageMakerProvider } from './sagemaker.ts';
-import { parseNetworkSpec } from './spec.ts';
+import type { ProviderOptions } from './options.ts';
+import { PROVIDER_REGISTRY } from './registry.ts';
 
 export type { ProviderOptions } from './options.ts';
 export { DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './options.ts';
-export { parseNetworkSpec, NETWORK_SCHEMES, type NetworkSpec, type SageMakerFlavour } from './spec.ts';
+export { parseNetworkSpec, type NetworkSpec, type SageMakerFlavour } from './spec.ts';
+export { PROVIDER_REGISTRY, createProviderRegistry, isBilled, type ProviderRegistry } from './registry.ts';
 export { ProviderCallError } from './failures.ts';
 export {
   loadPriceTable,
@@ -39,24 +37,12 @@ export { SageMakerProvider } from './sagemaker.ts';
 export { OpenAiProvider } from './openai.ts';
 
 /**
- * The provider for a `bedrock:`, `sagemaker:` or `openai:` spec; undefined for any other
+ * The provider of a network spec (a registry kind with a parser); undefined for any other
  * scheme (the caller tries its pure providers). A malformed spec or option is an InputError.
  * Failures of calls surface as `ProviderError`s with `retryable` set, never as crashes.
  */
 export function createNetworkProvider(spec: string, opts: ProviderOptions = {}): Provider | undefined {
-  const parsed = parseNetworkSpec(spec);
-  if (!parsed) return undefined;
-  const resolved = resolveOptions(opts);
-  switch (parsed.scheme) {
-    case 'bedrock':
-      return new BedrockProvider(spec, parsed.modelId, resolved);
-    case 'sagemaker':
-      return new SageMakerProvider(spec, parsed.endpoint, parsed.flavour, resolved);
-    case 'openai':
-      return new OpenAiProvider(spec, parsed.baseUrl, parsed.model, resolved);
-    default: {
-      const unreachable: never = parsed;
-      return unreachable;
-    }
-  }
+  const found = PROVIDER_REGISTRY.find(spec);
+  const kind = PROVIDER_REGISTRY.network.find((k) => k === found?.kind);
+  return kind && found ? kind.create(found.rest, { spec, options: opts }) : undefined;
 }

@@ -18,6 +18,7 @@ import { postJson } from './http-json.ts';
 import { choiceLogprob } from './logprobs.ts';
 import { nextTokenScores } from './next-token.ts';
 import type { ResolvedOptions } from './options.ts';
+import { badSpec, networkKind } from './network-kind.ts';
 import {
   chatOnlyMessages,
   chatResponseSchema,
@@ -204,3 +205,36 @@ export class OpenAiProvider implements Provider {
     return postJson(`${this.baseUrl}${path}`, body, this.#headers, signal, this.opts.now);
   }
 }
+
+export interface OpenAiSpec {
+  scheme: 'openai';
+  baseUrl: string;
+  model: string;
+}
+
+/** `-m openai:<base-url>#<model>`: any server of the user's; the deployed pipeline needs no permission for it. */
+export const openai = networkKind<OpenAiSpec>({
+  scheme: 'openai',
+  usage: 'openai:<base-url>#<model>',
+  description: 'any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp)',
+  billed: true,
+  answersWithReference: false,
+  options: ['api-key-env'],
+  iam: [],
+  parse(spec, rest) {
+    const hash = rest.lastIndexOf('#');
+    if (hash < 0) throw badSpec(spec, 'missing "#<model>"; expected openai:<base-url>#<model>, e.g. openai:http://127.0.0.1:8000/v1#my-model');
+    const baseUrl = rest.slice(0, hash).replace(/\/+$/, '');
+    const model = rest.slice(hash + 1);
+    if (model === '') throw badSpec(spec, 'empty model name after "#"');
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      throw badSpec(spec, `base URL ${JSON.stringify(baseUrl)} is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badSpec(spec, `base URL must be http(s), got ${url.protocol}`);
+    return { scheme: 'openai', baseUrl, model };
+  },
+  open: (spec, parsed, options) => new OpenAiProvider(spec, parsed.baseUrl, parsed.model, options),
+});

@@ -37,7 +37,7 @@ import { PROBE_TEXT } from './openai.ts';
 import { promptText, sampleSeed } from './prompt-text.ts';
 import { invokeStream, readChatStream, readTgiStream, STREAM_ABOVE_TOKENS } from './sagemaker-stream.ts';
 import { readTgi, tgiGeneratePayload, tgiPrefill, tgiScorePayload } from './sagemaker-tgi.ts';
-import type { SageMakerFlavour } from './spec.ts';
+import { badSpec, networkKind } from './network-kind.ts';
 import { estimateTokens } from './tokens.ts';
 
 /** SageMaker's answer when the container outlives the real-time limit. */
@@ -232,3 +232,36 @@ function classifyInvoke(err: unknown, now: number): ProviderCallError {
   }
   return failure;
 }
+
+/** The payload a SageMaker container speaks: TGI's `/generate` or an OpenAI-style (vLLM/LMI) chat. */
+export type SageMakerFlavour = 'tgi' | 'openai';
+
+export interface SageMakerSpec {
+  scheme: 'sagemaker';
+  endpoint: string;
+  flavour: SageMakerFlavour;
+}
+
+// SageMaker endpoint names: ^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}
+const ENDPOINT_NAME = /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$/;
+
+/** `-m sagemaker:<endpoint>[#tgi|#openai]` (default tgi): an endpoint of this account and Region. */
+export const sagemaker = networkKind<SageMakerSpec>({
+  scheme: 'sagemaker',
+  usage: 'sagemaker:<endpoint>#tgi|#openai',
+  description: 'SageMaker endpoint with a TGI or OpenAI-style (vLLM/LMI) container',
+  billed: true,
+  answersWithReference: false,
+  options: ['region', 'endpoint-url'],
+  iam: [{ sid: 'InvokeSageMakerEndpoints', actions: ['sagemaker:InvokeEndpoint'], resources: [{ service: 'sagemaker', resource: 'endpoint/*', region: 'stack', account: true }] }],
+  iamReason: 'invocation is limited to endpoints of this account and region',
+  parse(spec, rest) {
+    const hash = rest.indexOf('#');
+    const endpoint = hash < 0 ? rest : rest.slice(0, hash);
+    const flavour = hash < 0 ? 'tgi' : rest.slice(hash + 1);
+    if (!ENDPOINT_NAME.test(endpoint)) throw badSpec(spec, 'expected sagemaker:<endpoint-name>[#tgi|#openai] with a valid endpoint name');
+    if (flavour !== 'tgi' && flavour !== 'openai') throw badSpec(spec, `unknown payload flavour "#${flavour}"; expected #tgi or #openai`);
+    return { scheme: 'sagemaker', endpoint, flavour };
+  },
+  open: (spec, parsed, options) => new SageMakerProvider(spec, parsed.endpoint, parsed.flavour, options),
+});

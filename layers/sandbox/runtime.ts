@@ -25,7 +25,15 @@ export interface CompileResult {
    * machine than about the source, so such a result is never cached: the next run compiles again.
    */
   timedOut?: boolean;
+  /**
+   * The compiler was killed by a signal (the OOM killer, a shutdown, a stray kill, a limit):
+   * like a timeout, not a fact about the source, so never cached either.
+   */
+  killed?: boolean;
 }
+
+/** How a compilation killed by a signal begins its diagnostics (also in caches written before `killed`). */
+export const COMPILER_KILLED = 'compiler killed by ';
 
 /** How to run a built program. Paths are host paths; the sandbox shows them at the same place. */
 export interface RunCommand {

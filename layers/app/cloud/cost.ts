@@ -2,10 +2,10 @@
 import type { RunContext } from '#core/run/engine.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { promptText } from '#core/models/prompt-text.ts';
-import { costAt, estimateTokens, findModelPrice, loadPriceTable } from '#providers/index.ts';
+import { costAt, estimateTokens, findModelPrice, isBilled, loadPriceTable } from '#providers/index.ts';
 
 export async function costOfManifest(manifest: Manifest): Promise<RunContext['costOf']> {
-  if (manifest.model.kind === 'reference' || manifest.model.kind === 'replay') return undefined;
+  if (!isBilled(manifest.model)) return undefined;
   const table = await loadPriceTable(undefined);
   // The manifest's assumed price (`--assume-price`) bills a model the table lacks, as locally.
   const price = findModelPrice(table, manifest.model.name) ?? manifest.assumed_price ?? undefined;

@@ -14,7 +14,7 @@ import { protocolChoiceOf } from '#core/run/spec.ts';
 import { planRun, replanItems, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { HarnessError } from '#core/errors.ts';
-import { loadPriceTable, priceForRun } from '#providers/index.ts';
+import { isBilled, loadPriceTable, priceForRun } from '#providers/index.ts';
 import { loadSource, type LoadOptions } from '../shared/load-benchmark.ts';
 import { cloudKeys, readManifest, readTaskSnapshot, serialiseTasks } from './context.ts';
 import type { SetRunItems } from './ledger.ts';
@@ -92,7 +92,7 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   const loaded = await loadSource(source, { ...deps.load, ...(request.spec.split ? { split: request.spec.split } : {}) });
   const provider = await deps.createProvider(request.spec.model);
   // A cost cap on a model without a price would bound nothing: the run fails before any call.
-  if (provider.kind !== 'reference' && provider.kind !== 'replay') {
+  if (isBilled(provider)) {
     priceForRun(await loadPriceTable(undefined), provider.model, { capUsd: request.spec.maxCostUsd ?? null });
   }
   const plan = await planRun(loaded, request.spec, provider, {

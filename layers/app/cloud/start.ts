@@ -10,7 +10,8 @@ import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.
 import { InputError } from '#core/errors.ts';
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
-import { PROVIDER_KINDS } from '../shared/create-provider.ts';
+import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import { unknownProvider } from '../shared/create-provider.ts';
 import type { PlanMessage, RunRequest } from './messages.ts';
 
 export interface StartDeps {
@@ -43,17 +44,15 @@ function checkReachable(source: BenchmarkSource): void {
 
 function checkModel(model: string): void {
   const text = model.trim();
-  if (text.startsWith('replay:') && !text.startsWith('replay:s3://')) {
-    throw new InputError('a replay file must be an s3:// object for the deployed pipeline (replay:s3://<bucket>/<key>)', { field: 'model' });
-  }
-  const known = PROVIDER_KINDS.some((p) => text === p.kind || text.startsWith(`${p.kind}:`));
-  if (!known) throw new InputError(`unknown provider "${text}" (known: ${PROVIDER_KINDS.map((p) => p.usage).join(', ')})`, { field: 'model' });
+  const found = PROVIDER_REGISTRY.find(text);
+  if (!found) throw unknownProvider(text);
+  found.kind.checkCloud?.(found.rest);
 }
 
-/** `--language a,b` → one run each; `reference` validates every language with solutions; else the default. */
+/** `--language a,b` → one run each; a provider answering with references validates every language with solutions; else the default. */
 function languagesFor(spec: RunSpec, source: BenchmarkSource): (string | undefined)[] {
   if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
-  if (spec.model.trim() === 'reference' && source.benchmark.defaults.languages) return [...source.benchmark.defaults.languages];
+  if (PROVIDER_REGISTRY.find(spec.model.trim())?.kind.answersWithReference && source.benchmark.defaults.languages) return [...source.benchmark.defaults.languages];
   return [undefined];
 }
 

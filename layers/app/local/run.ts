@@ -21,7 +21,7 @@ import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { costAt, estimateTokens, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
+import { costAt, estimateTokens, isBilled, loadPriceTable, priceForRun, PROVIDER_REGISTRY, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from '../shared/load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
@@ -29,6 +29,11 @@ import type { BenchmarkRegistry } from '#core/benchmarks/registry.ts';
 import { createProvider } from '../shared/create-provider.ts';
 import { codeVersion, packageVersions } from '../shared/versions.ts';
 import { kotlinFlags } from '../shared/kotlin-flags.ts';
+import type { ModelLimits } from './model-limits.ts';
+import { SharedSandbox } from './shared-sandbox.ts';
+import type { ItemGate } from '#core/run/pipeline.ts';
+
+export { SharedSandbox };
 
 export interface LocalRunOptions {
   home: Home;
@@ -41,12 +46,16 @@ export interface LocalRunOptions {
   /** `--assume-price`: the price of a model the table lacks (recorded in the manifest). */
   assumePrice?: ModelPrice;
   clock?: () => Date;
-  onEvent?: (event: (EngineEvent & { language: string }) | PlannedEvent) => void;
+  onEvent?: (event: (EngineEvent & { language: string; runId: string }) | PlannedEvent | EndedEvent) => void;
   env?: NodeJS.ProcessEnv;
   /** Execute model-written code even where the sandbox exposes credentials, files or network. */
   trustGeneratedCode?: boolean;
   /** One sandbox shared by several runs (a sweep): kept open after each run. */
   sandbox?: SharedSandbox;
+  /** A sweep's bound on items in flight across its grid. */
+  gate?: ItemGate;
+  /** A sweep's per-model limits on calls in flight, shared by the runs of one model. */
+  modelLimits?: ModelLimits;
   /**
    * A sweep's bookkeeping, per run it would start (key: dataset spec and language): the id
    * of a run already started for that key (it is resumed, or its summary returned when it
@@ -67,29 +76,10 @@ export interface PlannedEvent {
   remaining: Record<string, number>;
 }
 
-/**
- * One sandbox executor for several runs, so a sweep keeps the Kotlin compile server warm and
- * the compile cache shared. The Kotlin flags are per process: a run with other flags gets a
- * fresh executor (the previous one is closed first).
- */
-export class SharedSandbox {
-  private current: { key: string; executor: Promise<SandboxExecutor> } | undefined;
-
-  async get(kotlinLanguageVersion: string | undefined): Promise<SandboxExecutor> {
-    const key = kotlinLanguageVersion ?? '';
-    if (this.current?.key === key) return this.current.executor;
-    await this.close();
-    const sandbox = await import('#sandbox/index.ts');
-    const executor = sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) });
-    this.current = { key, executor };
-    return executor;
-  }
-
-  async close(): Promise<void> {
-    const current = this.current;
-    this.current = undefined;
-    if (current) await (await current.executor).close();
-  }
+/** A run stopped doing work (completed, stopped or failed). */
+export interface EndedEvent {
+  type: 'ended';
+  runId: string;
 }
 
 export type LocalRunResult =
@@ -101,24 +91,34 @@ function newRunId(benchmark: string, now: Date): string {
   return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The run's executor and whether the run owns it (closes it when done). */
-/** A run's executor, and whether the run owns it (closes it) or shares the sweep's. */
+/** A run's executor, and whether the run owns it (closes it) or leases the sweep's. */
 interface RunExecutor {
   executor?: SandboxExecutor;
   owned: boolean;
+  release?: () => void;
 }
 
 async function executorFor(benchmark: AnyBenchmark, kotlinLanguageVersion: string | undefined, shared?: SharedSandbox): Promise<RunExecutor> {
   if (benchmark.scorer === 'likert') return { owned: false };
-  if (shared) return { executor: await shared.get(kotlinLanguageVersion), owned: false };
+  if (shared) {
+    const lease = await shared.lease(kotlinLanguageVersion);
+    return { executor: lease.executor, owned: false, release: lease.release };
+  }
   const sandbox = await import('#sandbox/index.ts');
   // Always passed, empty included: the Kotlin runtime keeps its flags per process.
   return { executor: await sandbox.createSandboxExecutor({ kotlinFlags: kotlinFlags(kotlinLanguageVersion) }), owned: true };
 }
 
-/** Whether a provider's calls cost money (network providers) or nothing (reference, replay). */
-function isBilled(provider: Provider): boolean {
-  return provider.kind !== 'reference' && provider.kind !== 'replay';
+/** Closes the run's own executor, or gives the sweep's back. */
+async function releaseExecutor(run: RunExecutor): Promise<void> {
+  run.release?.();
+  if (run.owned) await run.executor?.close();
+}
+
+/** The model spec's provider, under the sweep's shared limit of that model when there is one. */
+async function openProvider(spec: string, providerOptions: ProviderOptions | undefined, opts: LocalRunOptions): Promise<Provider> {
+  const provider = await createProvider(spec, providerOptions);
+  return opts.modelLimits ? opts.modelLimits.wrap(spec, provider, providerOptions?.concurrency) : provider;
 }
 
 /** The run's price, refusing a cost cap on an unpriced model before any call. */
@@ -146,12 +146,14 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   const { home } = opts;
   const clock = opts.clock ?? (() => new Date());
   const { manifest } = plan;
-  const { executor, owned } = prepared ?? (await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined, opts.sandbox));
+  const runExecutor = prepared ?? (await executorFor(loaded.benchmark, manifest.kotlin_language_version ?? undefined, opts.sandbox));
+  const { executor } = runExecutor;
   try {
     assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false);
   } catch (error) {
-    if (owned) await executor?.close();
+    await releaseExecutor(runExecutor);
     await provider.close?.();
+    opts.onEvent?.({ type: 'ended', runId: manifest.run_id });
     throw error;
   }
   if (!prepared) prepareExecutor(executor, plan);
@@ -163,7 +165,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     ...(executor ? { executor } : {}),
     clock,
     ...(await costFunctions(provider, manifest, opts)),
-    onEvent: (e) => opts.onEvent?.({ ...e, language: languageOf(e.item) }),
+    onEvent: (e) => opts.onEvent?.({ ...e, language: languageOf(e.item), runId: manifest.run_id }),
     manifest,
     benchmark: loaded.benchmark,
     tasks: new Map(plan.tasks.map((t) => [t.id, t])),
@@ -180,6 +182,7 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
       scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: Math.max(4, jobs * 4) }),
       generateConcurrency: opts.providerOptions?.concurrency ?? provider.concurrency ?? 4,
       scoreConcurrency: jobs,
+      ...(opts.gate ? { gate: opts.gate } : {}),
     });
     if (result.stoppedReason) {
       await home.ledger.setStatus(manifest.run_id, 'stopped', result.stoppedReason);
@@ -192,8 +195,9 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     await home.ledger.setStatus(manifest.run_id, 'failed', (error as Error).message);
     throw error;
   } finally {
-    if (owned) await executor?.close();
+    await releaseExecutor(runExecutor);
     await provider.close?.();
+    opts.onEvent?.({ type: 'ended', runId: manifest.run_id });
   }
 }
 
@@ -226,7 +230,7 @@ function extraMetrics(records: readonly RunRecord[], plan: RunPlan, loaded: Load
  */
 function languagesFor(spec: RunSpec, loaded: LoadedBenchmark, provider: Provider): (string | undefined)[] {
   if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
-  if (provider.kind === 'reference' && loaded.benchmark.defaults.languages) return [...loaded.benchmark.defaults.languages];
+  if (PROVIDER_REGISTRY.byScheme(provider.kind)?.answersWithReference && loaded.benchmark.defaults.languages) return [...loaded.benchmark.defaults.languages];
   return [undefined];
 }
 
@@ -248,7 +252,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
         continue;
       }
       const runSpec: RunSpec = { ...spec, ...(language ? { language } : {}) };
-      const provider = await createProvider(spec.model, opts.providerOptions);
+      const provider = await openProvider(spec.model, opts.providerOptions, opts);
       // Refused before the capability check or any item calls the model.
       await runPrice(provider, spec.maxCostUsd ?? null, opts.assumePrice, opts);
       const now = clock();
@@ -268,7 +272,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
           toolchains,
         });
       } catch (error) {
-        if (runExecutor.owned) await runExecutor.executor?.close();
+        await releaseExecutor(runExecutor);
         await provider.close?.();
         throw error;
       }
@@ -317,7 +321,7 @@ export async function resumeLocal(runId: string, opts: LocalRunOptions, override
   if (!source) throw new InputError(`run ${runId} names no benchmark`);
   const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(manifest.split ? { split: manifest.split } : {}) });
   const providerOptions = { ...manifest.provider_options, ...opts.providerOptions };
-  const provider = await createProvider(manifest.model.spec, providerOptions);
+  const provider = await openProvider(manifest.model.spec, providerOptions, opts);
   await provider.prepare?.(new Set(loaded.tasks.map((t) => t.id)));
   return execute(replanItems(manifest, loaded, provider), loaded, provider, { ...opts, providerOptions });
 }

@@ -8,12 +8,13 @@
  */
 import { InputError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
+import { PROVIDER_REGISTRY } from '#providers/registry.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { EXPOSURE_REASONS } from '#sandbox/isolation.ts';
 
 /** Whether a provider's answers are written by a model (untrusted) rather than the dataset. */
 export function writesUntrustedCode(provider: Pick<Provider, 'kind'>): boolean {
-  return provider.kind !== 'reference';
+  return PROVIDER_REGISTRY.byScheme(provider.kind)?.answersWithReference !== true;
 }
 
 /**

@@ -1,38 +1,39 @@
 /**
- * `-m <provider>`: `reference`, `replay:<file.jsonl>`, or a network provider
- * (`bedrock:`, `sagemaker:`, `openai:`) from layers/providers.
+ * `-m <provider>`: any kind of the provider registry (layers/providers/registry.ts) —
+ * `reference`, `replay:<file.jsonl>`, the network providers.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InputError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
-import { referenceProvider } from '#core/models/reference.ts';
-import { replayProvider } from '#core/models/replay.ts';
-import { createNetworkProvider, type ProviderOptions } from '#providers/index.ts';
+import type { ProviderOptions } from '#providers/options.ts';
+import { PROVIDER_REGISTRY } from '#providers/registry.ts';
 
-export const PROVIDER_KINDS = [
-  { kind: 'reference', usage: 'reference', description: "the task's canonical answer (validates a benchmark end to end; the default)" },
-  { kind: 'replay', usage: 'replay:<file.jsonl>', description: 'recorded samples: {"task_id", "completion", "language"?, "sample"?} per line' },
-  { kind: 'bedrock', usage: 'bedrock:<model-id>', description: 'Amazon Bedrock Converse API (no log-probabilities: ABRICOT runs in digit-parse mode)' },
-  { kind: 'sagemaker', usage: 'sagemaker:<endpoint>#tgi|#openai', description: 'SageMaker endpoint with a TGI or OpenAI-style (vLLM/LMI) container' },
-  { kind: 'openai', usage: 'openai:<base-url>#<model>', description: 'any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp)' },
-] as const;
+/** The providers `-m` takes, as `polyeval list providers` shows them. */
+export const PROVIDER_KINDS = PROVIDER_REGISTRY.kinds.map((k) => ({ kind: k.scheme, usage: k.usage, description: k.description }));
 
-export async function createProvider(spec: string, opts: ProviderOptions = {}): Promise<Provider> {
-  const text = spec.trim();
-  if (text === 'reference') return referenceProvider();
-  if (text.startsWith('replay:')) {
-    const path = text.slice('replay:'.length);
-    if (!path) throw new InputError('replay: needs a file, e.g. replay:answers.jsonl', { field: 'model' });
-    let body: string;
-    try {
-      body = await readFile(resolve(path), 'utf8');
-    } catch (error) {
-      throw new InputError(`cannot read replay file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file: path });
-    }
-    return replayProvider(text, path, body);
+/** `-m`'s help: every provider's spec form (`cloud`: as the deployed pipeline takes them). */
+export function providerUsages(cloud = false): string {
+  return PROVIDER_REGISTRY.kinds.map((k) => (cloud ? (k.cloudUsage ?? k.usage) : k.usage)).join(' | ');
+}
+
+/** Reads a file a local spec names (a path relative to the working directory). */
+async function readLocal(path: string): Promise<string> {
+  try {
+    return await readFile(resolve(path), 'utf8');
+  } catch (error) {
+    throw new InputError(`cannot read the provider's file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { file: path });
   }
-  const network = createNetworkProvider(text, opts);
-  if (network) return network;
-  throw new InputError(`unknown provider "${text}" (known: ${PROVIDER_KINDS.map((p) => p.usage).join(', ')})`, { field: 'model' });
+}
+
+/** The InputError of a spec no provider takes. */
+export function unknownProvider(text: string): InputError {
+  return new InputError(`unknown provider "${text}" (known: ${PROVIDER_KINDS.map((p) => p.usage).join(', ')})`, { field: 'model' });
+}
+
+export async function createProvider(spec: string, opts: ProviderOptions = {}, readText: (path: string) => Promise<string> = readLocal): Promise<Provider> {
+  const text = spec.trim();
+  const found = PROVIDER_REGISTRY.find(text);
+  if (!found) throw unknownProvider(text);
+  return found.kind.create(found.rest, { spec: text, options: opts, readText });
 }

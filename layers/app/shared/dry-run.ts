@@ -8,7 +8,7 @@ import { promptText } from '#core/models/prompt-text.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { planRun } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
-import { estimateCost, estimateTokens, loadPriceTable } from '#providers/index.ts';
+import { estimateCost, estimateTokens, isBilled, loadPriceTable } from '#providers/index.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';
 import type { LocalRunOptions } from '../local/run.ts';
@@ -51,7 +51,7 @@ export async function dryRun(spec: RunSpec, opts: LocalRunOptions): Promise<DryR
         completionTokens += plan.manifest.params.maxTokens;
       }
     }
-    const cost = provider.kind === 'reference' || provider.kind === 'replay' ? { usd: 0 } : estimateCost(table, provider.model, { promptTokens, completionTokens });
+    const cost = !isBilled(provider) ? { usd: 0 } : estimateCost(table, provider.model, { promptTokens, completionTokens });
     out.push({
       benchmark: loaded.benchmark.id,
       model: provider.id,

@@ -5,12 +5,25 @@
  */
 import { InputError } from '../errors.ts';
 import type { ChoiceScores, Generation, GenerateRequest, Provider, ScoreChoicesRequest } from './provider.ts';
+import type { ProviderKind } from './provider-kind.ts';
+
+/** `-m reference`: free, trusted, one sample per canonical answer; needs no permission. */
+export const reference: ProviderKind = {
+  scheme: 'reference',
+  usage: 'reference',
+  description: "the task's canonical answer (validates a benchmark end to end; the default)",
+  argument: false,
+  billed: false,
+  answersWithReference: true,
+  iam: [],
+  create: () => referenceProvider(),
+};
 
 export function referenceProvider(): Provider {
   return {
-    id: 'reference',
-    kind: 'reference',
-    model: 'reference',
+    id: reference.scheme,
+    kind: reference.scheme,
+    model: reference.scheme,
     concurrency: 64,
     async generate(req: GenerateRequest): Promise<Generation> {
       if (req.reference === undefined) {

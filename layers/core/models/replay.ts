@@ -6,6 +6,26 @@
 import { InputError } from '../errors.ts';
 import { sampleLines } from './sample-lines.ts';
 import type { Generation, GenerateRequest, Provider } from './provider.ts';
+import type { ProviderKind } from './provider-kind.ts';
+
+/** `-m replay:<file.jsonl>`: free recorded samples, read through the host (a local file, an s3:// object in the cloud). */
+export const replay: ProviderKind = {
+  scheme: 'replay',
+  usage: 'replay:<file.jsonl>',
+  cloudUsage: 'replay:s3://…',
+  description: 'recorded samples: {"task_id", "completion", "language"?, "sample"?} per line',
+  argument: true,
+  billed: false,
+  answersWithReference: false,
+  iam: [],
+  checkCloud(rest) {
+    if (!rest.startsWith('s3://')) throw new InputError('a replay file must be an s3:// object for the deployed pipeline (replay:s3://<bucket>/<key>)', { field: 'model' });
+  },
+  async create(path, ctx) {
+    if (!path) throw new InputError('replay: needs a file, e.g. replay:answers.jsonl', { field: 'model' });
+    return replayProvider(ctx.spec, path, await ctx.readText(path));
+  },
+};
 
 export interface ReplayLine {
   taskId: string;

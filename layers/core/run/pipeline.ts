@@ -4,6 +4,10 @@
  * store are skipped (and counted in the ledger if a crash came between write and count),
  * except samples the harness failed on (SE: a provider that gave up, a sandbox fault), which
  * run again and move their count to their new verdict.
+ *
+ * An optional {@link ItemGate} bounds items in flight beyond this run: a permit is taken
+ * before an item's model call and given back once the item is recorded (or dropped), so a
+ * sweep's concurrent runs share one bound on the items the grid holds at once.
  */
 import { RunStopped } from '../errors.ts';
 import type { WorkQueue } from '../ports.ts';
@@ -17,6 +21,20 @@ export interface PipelineOptions {
   scoreQueue: WorkQueue<GeneratedItem>;
   generateConcurrency: number;
   scoreConcurrency: number;
+  /** Items in flight shared with other runs (a sweep's grid); none = only this run's own bounds. */
+  gate?: ItemGate;
+}
+
+/**
+ * A bound on items in flight shared by several runs: `acquire` resolves with the function
+ * that gives the permit back (calling it twice gives it back once).
+ *
+ * @example
+ * const release = await gate.acquire();
+ * try { await work(); } finally { release(); }
+ */
+export interface ItemGate {
+  acquire(): Promise<() => void>;
 }
 
 export interface PipelineResult {
@@ -58,6 +76,13 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
     if (!(error instanceof RunStopped)) ctx.stop.error = error as Error;
   };
 
+  // Permits of items generated and not yet recorded, by message id.
+  const permits = new Map<string, () => void>();
+  const release = (id: string): void => {
+    permits.get(id)?.();
+    permits.delete(id);
+  };
+
   await opts.generateQueue.send(pending.map((item) => ({ id: itemId(runId, item.taskId, item.sample), body: item })));
   opts.generateQueue.close();
 
@@ -65,10 +90,13 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
     .consume(
       async (message) => {
         if (ctx.stop.reason) return;
+        if (opts.gate) permits.set(message.id, await opts.gate.acquire());
         try {
+          if (ctx.stop.reason) return release(message.id);
           const generated = await generateItem(ctx, message.body);
           await opts.scoreQueue.send([{ id: message.id, body: generated }]);
         } catch (error) {
+          release(message.id);
           stopWith(error);
         }
       },
@@ -78,15 +106,20 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
 
   const scoring = opts.scoreQueue.consume(
     async (message) => {
-      if (ctx.stop.error) return;
-      const outcome = await scoreItem(ctx, message.body);
-      await recordItem(ctx, message.body, outcome);
-      recorded++;
+      try {
+        if (ctx.stop.error) return;
+        const outcome = await scoreItem(ctx, message.body);
+        await recordItem(ctx, message.body, outcome);
+        recorded++;
+      } finally {
+        release(message.id);
+      }
     },
     { concurrency: opts.scoreConcurrency },
   );
 
   await Promise.all([generating, scoring]);
+  for (const id of [...permits.keys()]) release(id);
   if (ctx.stop.error) throw ctx.stop.error;
   return { recorded, skipped, ...(ctx.stop.reason ? { stoppedReason: ctx.stop.reason } : {}) };
 }

@@ -11,6 +11,7 @@ import type { Task, Verdict } from '../types.ts';
 import { chooseLikertScoring } from './likert-choice.ts';
 import type { Manifest } from './manifest.ts';
 import type { RunSpec } from './spec.ts';
+import { reference } from '../models/reference.ts';
 
 /** A benchmark with its tasks loaded from a source. */
 export interface LoadedBenchmark {
@@ -179,7 +180,7 @@ function workItems(
  */
 function fixedSamples(provider: Provider, benchmark: AnyBenchmark, nGiven: boolean, language: string | undefined): ((task: Task) => number | undefined) | undefined {
   if (provider.samplesFor) return (task) => provider.samplesFor?.(task.id);
-  if (provider.kind === 'reference' && !nGiven) return (task) => Math.max(1, benchmark.referenceCount?.(task, language) ?? 1);
+  if (provider.kind === reference.scheme && !nGiven) return (task) => Math.max(1, benchmark.referenceCount?.(task, language) ?? 1);
   return undefined;
 }
 

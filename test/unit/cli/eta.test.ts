@@ -47,6 +47,22 @@ describe('LanguageEta', () => {
     expect(eta.seconds()).toBe(10); // 20 left × 0.5 s
   });
 
+  it('adds the runs of a concurrent sweep to what remains and learns the grid\'s pace over all of them', () => {
+    const c = clock();
+    const eta = new LanguageEta(c.now);
+    eta.add({ python: 10 }, 0);
+    c.advance(2000);
+    eta.recorded('python'); // warm-up
+    c.advance(1000);
+    eta.add({ python: 10, kotlin: 10 }, 10); // a resumed run: half of its items already recorded
+    eta.recorded('python');
+    c.advance(4000);
+    eta.recorded('kotlin');
+    // python: 8 + 5 left at 1 s; kotlin: 4 left at 4 s; 4 more kotlin items of a cell not planned yet.
+    expect(eta.seconds()).toBe(8 + 5 + 4 * 4);
+    expect(eta.seconds({ kotlin: 4 })).toBe(8 + 5 + 8 * 4);
+  });
+
   it('formats durations', () => {
     expect([formatEta(null), formatEta(42), formatEta(185), formatEta(3720)]).toEqual(['—', '42s', '3m05s', '1h02m']);
   });

@@ -1,0 +1,28 @@
+/**
+ * A provider reached over the network: its spec's rest parsed into a typed spec (an
+ * InputError naming the spec when malformed) and opened with the resolved run options.
+ * `create` is derived, so every network provider takes its options the same way.
+ */
+import { InputError } from '#core/errors.ts';
+import type { ProviderKind } from '#core/models/provider-kind.ts';
+import type { Provider } from '#core/models/provider.ts';
+import { resolveOptions, type ProviderOptions, type ResolvedOptions } from './options.ts';
+
+/** A network provider's self-description. */
+export interface NetworkProviderKind<S extends { scheme: string } = { scheme: string }> extends ProviderKind<ProviderOptions> {
+  /** `rest` (after `<scheme>:`) as a typed spec; throws an InputError naming `spec`. */
+  parse(spec: string, rest: string): S;
+  /** The provider for a parsed spec (synchronous: no call is made). */
+  open(spec: string, parsed: S, options: ResolvedOptions): Provider;
+  create(rest: string, ctx: { spec: string; options: ProviderOptions }): Provider;
+}
+
+/** A network kind from its description, parser and opener. */
+export function networkKind<S extends { scheme: string }>(kind: Omit<NetworkProviderKind<S>, 'create' | 'argument'>): NetworkProviderKind<S> {
+  return { ...kind, argument: true, create: (rest, ctx) => kind.open(ctx.spec, kind.parse(ctx.spec, rest), resolveOptions(ctx.options)) };
+}
+
+/** The InputError of a malformed spec. */
+export function badSpec(spec: string, reason: string): InputError {
+  return new InputError(`provider spec ${JSON.stringify(spec)}: ${reason}`, { field: 'model' });
+}

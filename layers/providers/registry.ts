@@ -1,0 +1,69 @@
+/**
+ * The providers polyeval knows. An explicit array: adding a provider is one file plus one
+ * line in {@link PROVIDER_REGISTRY}. Everything else that lists providers or switches on
+ * them — `-m` parsing and its help, `polyeval list providers`, the network spec parser, the
+ * HTTP API's model check, which providers are billed, the generate role's IAM statements and
+ * their cdk-nag acknowledgements — derives from the kinds' own fields here.
+ *
+ * @example
+ * findProviderKind('bedrock:amazon.nova-micro-v1:0')?.kind.billed; // true
+ * const toy = createProviderRegistry([reference, myKind]); // a registry of one's own (tests)
+ */
+import type { ProviderKind } from '#core/models/provider-kind.ts';
+import { reference } from '#core/models/reference.ts';
+import { replay } from '#core/models/replay.ts';
+import { bedrock } from './bedrock.ts';
+import type { NetworkProviderKind } from './network-kind.ts';
+import { openai } from './openai.ts';
+import type { ProviderOptions } from './options.ts';
+import { sagemaker } from './sagemaker.ts';
+
+/** A spec's kind and what follows `<scheme>:`. */
+export interface FoundKind {
+  kind: ProviderKind<ProviderOptions>;
+  rest: string;
+}
+
+/** A set of provider kinds and what derives from them. */
+export interface ProviderRegistry {
+  readonly kinds: readonly ProviderKind<ProviderOptions>[];
+  readonly network: readonly NetworkProviderKind[];
+  /** The kind a (trimmed) spec names, if any. */
+  find(spec: string): FoundKind | undefined;
+  /** The kind of a created provider (`Provider.kind`). */
+  byScheme(scheme: string): ProviderKind<ProviderOptions> | undefined;
+}
+
+/**
+ * A registry over `kinds`; the network ones are those with a `parse`.
+ * @throws Error when two kinds share a scheme (a programming error).
+ */
+export function createProviderRegistry(kinds: readonly ProviderKind<ProviderOptions>[]): ProviderRegistry {
+  const schemes = kinds.map((k) => k.scheme);
+  const dup = schemes.find((s, i) => schemes.indexOf(s) !== i);
+  if (dup !== undefined) throw new Error(`two providers have the scheme "${dup}"`);
+  const byScheme = (scheme: string): ProviderKind<ProviderOptions> | undefined => kinds.find((k) => k.scheme === scheme);
+  return {
+    kinds,
+    network: kinds.filter((k): k is NetworkProviderKind => 'parse' in k && 'open' in k),
+    byScheme,
+    find(spec) {
+      const colon = spec.indexOf(':');
+      const kind = byScheme(colon < 0 ? spec : spec.slice(0, colon));
+      if (!kind || kind.argument !== colon >= 0) return undefined;
+      return { kind, rest: colon < 0 ? '' : spec.slice(colon + 1) };
+    },
+  };
+}
+
+export const PROVIDER_REGISTRY: ProviderRegistry = createProviderRegistry([reference, replay, bedrock, sagemaker, openai] as ProviderKind<ProviderOptions>[]);
+
+/** Whether a created provider's calls cost money (unknown kinds: yes). */
+export function isBilled(provider: { kind: string }): boolean {
+  return PROVIDER_REGISTRY.byScheme(provider.kind)?.billed ?? true;
+}
+
+/** The schemes whose providers read a run option (`region`, `endpoint-url`, `api-key-env`), as `a:/b:` for help texts. */
+export function schemesReading(option: string): string {
+  return PROVIDER_REGISTRY.kinds.filter((k) => k.options?.includes(option)).map((k) => `${k.scheme}:`).join('/');
+}

@@ -1,0 +1,163 @@
+/**
+ * What the cells of a concurrent sweep share: one bound on items in flight across the grid,
+ * one call limit per model, and one sandbox executor whose Kotlin flags never change under a
+ * running cell.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { abricot } from '#core/benchmarks/abricot.ts';
+import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
+import type { Provider } from '#core/models/provider.ts';
+import type { GeneratedItem, RunContext } from '#core/run/engine.ts';
+import { runPipeline } from '#core/run/pipeline.ts';
+import { planRun, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
+import { parseRunSpec } from '#core/run/spec.ts';
+import { FileRunLedger, FsBlobStore, InProcessWorkQueue } from '#local/index.ts';
+import type { SandboxExecutor } from '#sandbox/index.ts';
+import { GridGate } from '#app/local/grid-gate.ts';
+import { ModelLimits } from '#app/local/model-limits.ts';
+import { SharedSandbox } from '#app/local/shared-sandbox.ts';
+
+const tick = (ms = 2): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A model answering "3" after a short wait, counting its calls in flight. */
+function slowModel(spec: string, counter: { now: number; max: number }): Provider {
+  return {
+    id: spec,
+    kind: 'fake',
+    model: spec,
+    async generate() {
+      counter.now += 1;
+      counter.max = Math.max(counter.max, counter.now);
+      await tick();
+      counter.now -= 1;
+      return { text: '3', usage: { promptTokens: 1, completionTokens: 1 }, latencyMs: 2, attempts: 1 };
+    },
+  };
+}
+
+const rows = Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, target_token: 'mare', text: `Il mare numero ${i}.`, abs_mean: i / 10, inc_mean: (9 - i) / 10 }));
+
+/** One run of 20 ABRICOT items (digit-parse, so `generate` is the model call) in its own store. */
+async function run(provider: Provider, inFlight: { now: number; max: number }) {
+  const dir = mkdtempSync(join(tmpdir(), 'sweep-sharing-'));
+  const tasks = rows.flatMap((row, i) => abricot.parseRow(row, { file: 'mem.jsonl', line: i + 1 }));
+  const data: LoadedBenchmark = { benchmark: abricot as unknown as AnyBenchmark, tasks, spec: 'abricot:mem.jsonl', source: 'mem.jsonl', sha256: 'x'.repeat(64) };
+  const plan = await planRun(data, parseRunSpec({ benchmark: 'abricot:mem.jsonl', model: provider.id, likertMode: 'digit-parse' }), provider, {
+    runId: 'run-1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    code: { version: 't', revision: null, dirty: null },
+    packages: {},
+    toolchains: [],
+  });
+  const store = new FsBlobStore(join(dir, 'store'));
+  const ledger = new FileRunLedger(join(dir, 'ledger'));
+  await ledger.createRun({ runId: 'run-1', benchmark: 'abricot', model: provider.model, status: 'planned', items: plan.items.length, createdAt: '2026-01-01T00:00:00.000Z' });
+  const ctx: RunContext = {
+    store,
+    ledger,
+    provider: { ...provider, generate: async (req) => ((inFlight.now += 1), (inFlight.max = Math.max(inFlight.max, inFlight.now)), provider.generate(req)) },
+    clock: () => new Date('2026-01-01T00:00:01.000Z'),
+    manifest: plan.manifest,
+    benchmark: data.benchmark,
+    tasks: new Map(plan.tasks.map((t) => [t.id, t])),
+    pool: data.tasks,
+    stop: {},
+    onEvent: () => void (inFlight.now -= 1),
+  };
+  return { ctx, plan };
+}
+
+const queues = (gate?: GridGate) => ({
+  generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
+  scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: 8 }),
+  generateConcurrency: 4,
+  scoreConcurrency: 2,
+  ...(gate ? { gate } : {}),
+});
+
+describe('a concurrent sweep', () => {
+  it('holds at most --concurrency items between model call and record across all its runs', async () => {
+    const items = { now: 0, max: 0 };
+    const gate = new GridGate(3);
+    const runs = await Promise.all([run(slowModel('fake:a', { now: 0, max: 0 }), items), run(slowModel('fake:b', { now: 0, max: 0 }), items)]);
+    const results = await Promise.all(runs.map(({ ctx, plan }) => runPipeline(ctx, plan.items, queues(gate))));
+    expect(results.map((r) => r.recorded)).toEqual([20, 20]);
+    expect(items.max).toBe(3);
+    expect(gate.active).toBe(0);
+    expect(gate.idle).toBe(true);
+  });
+
+  it('lets each run use its own bounds without a grid bound (what the gate takes away)', async () => {
+    const items = { now: 0, max: 0 };
+    const runs = await Promise.all([run(slowModel('fake:a', { now: 0, max: 0 }), items), run(slowModel('fake:b', { now: 0, max: 0 }), items)]);
+    await Promise.all(runs.map(({ ctx, plan }) => runPipeline(ctx, plan.items, queues())));
+    expect(items.max).toBeGreaterThan(3);
+  });
+
+  it('limits one model across every run that calls it, and each model on its own', async () => {
+    const limits = new ModelLimits();
+    const endpoint = { now: 0, max: 0 };
+    const other = { now: 0, max: 0 };
+    const a1 = limits.wrap('openai:http://host/v1#m', slowModel('openai:http://host/v1#m', endpoint), 2);
+    const a2 = limits.wrap('openai:http://host/v1#m', slowModel('openai:http://host/v1#m', endpoint), 2);
+    const b = limits.wrap('openai:http://other/v1#m', slowModel('openai:http://other/v1#m', other), 3);
+    const req = { taskId: 't', sample: 0, prompt: { messages: [], style: 'chat' as const }, params: { temperature: 0, topP: 1, maxTokens: 1, stop: [] } };
+    await Promise.all(Array.from({ length: 12 }, (_, i) => [a1, a2, b][i % 3]?.generate(req)));
+    expect(endpoint.max).toBe(2);
+    expect(other.max).toBe(3);
+    expect(a1.model).toBe('openai:http://host/v1#m');
+  });
+});
+
+/** An executor that only knows whether it was closed (the sandbox's own tests cover the rest). */
+function fakeFactory(log: string[]) {
+  let n = 0;
+  return async (flags: string[]): Promise<SandboxExecutor> => {
+    const id = `executor-${++n}[${flags.join(' ')}]`;
+    log.push(`start ${id}`);
+    return { close: async () => void log.push(`close ${id}`) } as unknown as SandboxExecutor;
+  };
+}
+
+describe('the shared sandbox', () => {
+  it('shares one executor between runs with the same Kotlin flags', async () => {
+    const log: string[] = [];
+    const sandbox = new SharedSandbox(fakeFactory(log));
+    const [a, b] = await Promise.all([sandbox.lease(undefined), sandbox.lease(undefined)]);
+    expect(a.executor).toBe(b.executor);
+    expect(log).toEqual(['start executor-1[]']);
+    a.release();
+    b.release();
+    await sandbox.close();
+  });
+
+  it('never runs cells with other Kotlin flags at the same time: they wait, the executor restarts between', async () => {
+    const log: string[] = [];
+    const sandbox = new SharedSandbox(fakeFactory(log));
+    const first = await sandbox.lease(undefined);
+    const second = await sandbox.lease(undefined);
+    let other: Awaited<ReturnType<SharedSandbox['lease']>> | undefined;
+    const waiting = sandbox.lease('2.0').then((l) => (other = l));
+    // A later run with the current flags queues behind the one waiting for other flags.
+    let late: Awaited<ReturnType<SharedSandbox['lease']>> | undefined;
+    const lateWaiting = sandbox.lease(undefined).then((l) => (late = l));
+    first.release();
+    await tick(5);
+    expect(other).toBeUndefined();
+    expect(sandbox.activeKey).toBe('');
+    second.release();
+    await waiting;
+    expect(sandbox.activeKey).toBe('2.0');
+    expect(late).toBeUndefined();
+    expect(log).toEqual(['start executor-1[]', 'close executor-1[]', 'start executor-2[-language-version 2.0 -api-version 2.0]']);
+    other?.release();
+    await lateWaiting;
+    expect(sandbox.activeKey).toBe('');
+    late?.release();
+    await sandbox.close();
+    expect(log.at(-1)).toBe('close executor-3[]');
+  });
+});
