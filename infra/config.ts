@@ -165,19 +165,36 @@ export function parseNightlySweep(raw: unknown): NightlySweep {
   return { ...sweep, ...(split === undefined ? {} : { split }) };
 }
 
+/** The stack's name when `-c stackName=…` is not given. */
+export const DEFAULT_STACK_NAME = 'Polyeval';
+
+/**
+ * The SSM parameter a stack reads its nightly sweep from by default: `/polyeval/nightly` for
+ * the default stack (as before), `/polyeval/<stackName>/nightly` for any other, so a second
+ * stack in the account never runs the first one's sweep.
+ */
+export function nightlyParameterName(stackName: string): string {
+  return stackName === DEFAULT_STACK_NAME ? '/polyeval/nightly' : `/polyeval/${stackName}/nightly`;
+}
+
 /**
  * Validates raw context values into a {@link PolyevalConfig}, applying defaults.
  * Exactly one of `nightly` (inline sweep) and `nightlyParameter` (SSM parameter name) is used;
- * without either, the sweep is read from the SSM parameter `/polyeval/nightly`.
+ * without either, the sweep is read from the stack's SSM parameter ({@link nightlyParameterName};
+ * `stackName` is the stack's name, {@link DEFAULT_STACK_NAME} when absent).
  */
 export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
   const values = parseOrThrow(ContextSchema, context);
   if (values.nightly !== undefined && values.nightlyParameter !== undefined) {
     throw new ConfigError('nightly', 'give either "nightly" or "nightlyParameter", not both');
   }
+  const stackName = context['stackName'] ?? DEFAULT_STACK_NAME;
+  if (typeof stackName !== 'string' || !/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) {
+    throw new ConfigError('stackName', 'expected a CloudFormation stack name (letters, digits and hyphens, starting with a letter)');
+  }
   const nightly: NightlySource =
     values.nightly === undefined
-      ? { kind: 'ssm', parameterName: values.nightlyParameter ?? '/polyeval/nightly' }
+      ? { kind: 'ssm', parameterName: values.nightlyParameter ?? nightlyParameterName(stackName) }
       : { kind: 'inline', sweep: parseNightlySweep(values.nightly) };
   return {
     architecture: values.architecture,

@@ -22,7 +22,7 @@
  * comparisons, `CASE`, `ORDER BY`. Values are `?` parameters of a {@link SqlStatement} (DuckDB
  * prepared statements, Athena `ExecutionParameters`), only in WHERE clauses as Athena requires.
  */
-import { headlineMetric } from '#core/metrics/headline.ts';
+import { headlineMetric, headlineSlices } from '#core/metrics/headline.ts';
 import type { SqlStatement } from '#core/ports.ts';
 import {
   METRIC_COLUMNS as CORE_METRIC_COLUMNS,
@@ -81,18 +81,22 @@ export interface LeaderboardOptions {
 }
 
 /**
- * Best value per model of a benchmark's headline metric (slice `all` unless told), with the
- * run that achieved it (ties: the latest run id) and how many runs the model has.
- * Columns: model, run_id, value, ci_low, ci_high, n, runs — best first.
+ * Best value per model of a benchmark's headline metric on its headline slice(s) (`all`, or
+ * ABRICOT's two subtasks: headlineSlices) unless a slice is named, with the run that achieved
+ * it (ties: the latest run id) and how many runs the model has.
+ * Columns: model, run_id, value, ci_low, ci_high, n, runs — best first; with several headline
+ * slices one row per model and slice, a `slice` column after `model`, ordered by slice.
  * @throws RangeError when `runIds` is given empty (no run to rank: SQL has no empty IN list).
  */
 export function leaderboardSql(benchmark: string, options: LeaderboardOptions = {}): SqlStatement {
   const metric = options.metric ?? headlineMetric(benchmark);
-  const slice = options.slice ?? 'all';
+  const slices = options.slice === undefined ? headlineSlices(benchmark) : [options.slice];
   if (options.runIds !== undefined && options.runIds.length === 0) throw new RangeError('leaderboardSql: runIds is empty; there is nothing to rank');
   const runIds = options.runIds ?? [];
   const runFilter = options.runIds === undefined ? '' : `\n    AND run_id IN (${runIds.map(() => '?').join(', ')})`;
-  const text = `WITH candidates AS (
+  const [only] = slices;
+  if (slices.length === 1 && only !== undefined) {
+    const text = `WITH candidates AS (
   SELECT model, run_id, value, ci_low, ci_high, n,
          ROW_NUMBER() OVER (PARTITION BY model ORDER BY value DESC, run_id DESC) AS position,
          CAST(COUNT(*) OVER (PARTITION BY model) AS INTEGER) AS runs
@@ -106,7 +110,23 @@ SELECT model, run_id, value, ci_low, ci_high, n, runs
 FROM candidates
 WHERE position = 1
 ORDER BY value DESC, model ASC`;
-  return { text, params: [benchmark, ...runIds, metric, slice] };
+    return { text, params: [benchmark, ...runIds, metric, only] };
+  }
+  const text = `WITH candidates AS (
+  SELECT model, slice, run_id, value, ci_low, ci_high, n,
+         ROW_NUMBER() OVER (PARTITION BY model, slice ORDER BY value DESC, run_id DESC) AS position,
+         CAST(COUNT(*) OVER (PARTITION BY model, slice) AS INTEGER) AS runs
+  FROM metrics
+  WHERE benchmark = ?${runFilter}
+    AND metric = ?
+    AND slice IN (${slices.map(() => '?').join(', ')})
+    AND value IS NOT NULL
+)
+SELECT model, slice, run_id, value, ci_low, ci_high, n, runs
+FROM candidates
+WHERE position = 1
+ORDER BY slice ASC, value DESC, model ASC`;
+  return { text, params: [benchmark, ...runIds, metric, ...slices] };
 }
 
 /**

@@ -266,7 +266,14 @@ export class DynamoRunLedger implements RunLedger {
     // A status without a reason clears the previous one (a resumed run is no longer "failed: …").
     const expression = reason === undefined ? 'SET #s = :s, updatedAt = :now REMOVE reason' : 'SET #s = :s, updatedAt = :now, reason = :r';
     const values: Row = reason === undefined ? { ':s': status } : { ':s': status, ':r': reason };
-    await this.#updateRun('setStatus', runId, expression, values, { '#s': 'status' });
+    try {
+      // A cancel is final: no stage that read the run before the cancel landed may undo it.
+      await this.#updateRun('setStatus', runId, expression, { ...values, ':cancelled': 'cancelled' }, { '#s': 'status' }, 'attribute_exists(pk) AND #s <> :cancelled');
+    } catch (error) {
+      const conditionFailed = error instanceof HarnessError && awsErrorName(error.cause) === 'ConditionalCheckFailedException';
+      if (conditionFailed && (await this.getRun(runId))?.status === 'cancelled') return;
+      throw error;
+    }
   }
 
   /**
@@ -277,14 +284,14 @@ export class DynamoRunLedger implements RunLedger {
     await this.#updateRun('setItems', runId, 'SET #items = :items, updatedAt = :now', { ':items': items }, { '#items': 'items' });
   }
 
-  async #updateRun(operation: string, runId: string, expression: string, values: Row, names?: Record<string, string>): Promise<void> {
+  async #updateRun(operation: string, runId: string, expression: string, values: Row, names?: Record<string, string>, condition = 'attribute_exists(pk)'): Promise<void> {
     try {
       await this.#doc.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: runKey(runId),
           UpdateExpression: expression,
-          ConditionExpression: 'attribute_exists(pk)',
+          ConditionExpression: condition,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: { ...values, ':now': this.#now().toISOString() },
         }),

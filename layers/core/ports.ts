@@ -95,6 +95,11 @@ export interface RunLedger {
    * across Lambda workers.
    */
   trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean>;
+  /**
+   * Sets the run's status (and reason; none clears it). A cancelled run stays cancelled:
+   * a stage that decided to move it on before the cancel landed (plan setting `running`,
+   * aggregate `completed`) leaves it as it is — atomically, in one conditional write.
+   */
   setStatus(runId: string, status: RunStatus, reason?: string): Promise<void>;
 }
 

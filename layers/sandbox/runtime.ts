@@ -41,8 +41,14 @@ export interface RunCommand {
   /** Extra read-only paths the program needs (interpreter prefix, stdlib jar, …). */
   readOnly: string[];
   env?: Record<string, string>;
-  /** RLIMIT_AS in MB, 0 for none (the JVM manages its heap with -Xmx instead). */
+  /** RLIMIT_AS in MB, 0 for none. */
   addressSpaceMb: number;
+  /**
+   * The runtime caps its own heap and reports exhaustion on stderr (the JVM's -Xmx), and
+   * RLIMIT_AS is only a backstop far above the memory limit: only stderr means MLE, not a
+   * failure after a peak near the limit (a program that filled most of its heap, then threw).
+   */
+  heapCapped?: boolean;
   /** RLIMIT_NPROC: processes and threads. */
   processes: number;
   /** Multiplies the CPU limit (the JVM's JIT and GC threads burn CPU on other cores). */

@@ -50,6 +50,8 @@ const AggregateMessageSchema = z.object({
   runId: z.string().min(1),
   part: z.number().int().min(0).optional(),
   allowMissing: z.boolean().optional(),
+  /** With allowMissing: ids of the run's items the watchdog found in a DLQ (redrivable; the other missing ones are lost). */
+  deadLettered: z.array(z.string().min(1)).optional(),
 });
 export type AggregateMessage = z.infer<typeof AggregateMessageSchema>;
 

@@ -54,6 +54,10 @@ export const RunSummaryDocumentSchema = z
     completed_at: z.string(),
     /** Item ids planned but never recorded (only with status `completed_with_missing`). */
     missing: z.array(z.string()).optional(),
+    /** Of `missing`: the items a dead-letter queue held when the run was closed (`polyeval remote redrive` retries them). */
+    dead_lettered: z.array(z.string()).optional(),
+    /** Of `missing`: the items in no queue and no DLQ (never recorded, nothing left to redrive: run them again). */
+    lost: z.array(z.string()).optional(),
     /** Measured executor time per sample (cloud runs): what `remote run --dry-run` estimates from. */
     timing: ExecutionTimingSchema.optional(),
   })
@@ -160,9 +164,10 @@ export async function summariseRecords(
   manifest: Manifest,
   docs: readonly ItemDocument[],
   extraMetrics?: ExtraMetrics,
-  notes: { missing?: readonly string[]; timing?: boolean } = {},
+  notes: { missing?: readonly string[]; deadLettered?: readonly string[]; timing?: boolean } = {},
 ): Promise<RunSummaryDocument> {
   const missing = notes.missing ?? [];
+  const inDlq = new Set(notes.deadLettered ?? []);
   const runId = manifest.run_id;
   const records = docs.map((d) => d.record);
   const metrics = [
@@ -194,6 +199,7 @@ export async function summariseRecords(
     status: missing.length > 0 ? 'completed_with_missing' : 'completed',
     completed_at: deps.clock().toISOString(),
     ...(missing.length > 0 ? { missing: [...missing] } : {}),
+    ...(missing.length > 0 && notes.deadLettered !== undefined ? { dead_lettered: missing.filter((id) => inDlq.has(id)), lost: missing.filter((id) => !inDlq.has(id)) } : {}),
   };
   const timing = notes.timing ? executionTiming(records) : undefined;
   if (timing) summary.timing = timing;

@@ -49,6 +49,10 @@ const RUNS: MetricRow[][] = [
   [metric('rocode', 'run-e', 'm4', 'accuracy', 'all', 0.4)],
   [metric('rocode', 'run-f', 'm4', 'accuracy', 'all', 0.4)],
   [metric('kotlin-humaneval', 'run-k', 'm1', 'accuracy', 'all', 0.99), metric('kotlin-humaneval', 'run-k', 'm1', 'pass@1', 'all', 0.85)],
+  // ABRICOT: Pearson exists per subtask only (its headline slices), never pooled over `all`.
+  [metric('abricot', 'run-x', 'm1', 'pearson', 'subtask=abstractness', 0.31), metric('abricot', 'run-x', 'm1', 'pearson', 'subtask=inclusiveness', 0.52), metric('abricot', 'run-x', 'm1', 'accuracy', 'all', 0.4)],
+  [metric('abricot', 'run-y', 'm1', 'pearson', 'subtask=abstractness', 0.35), metric('abricot', 'run-y', 'm1', 'pearson', 'subtask=inclusiveness', 0.48)],
+  [metric('abricot', 'run-z', 'm2', 'pearson', 'subtask=abstractness', 0.2)],
 ];
 
 async function writeMetrics(dir: string, rows: MetricRow[]): Promise<void> {
@@ -87,6 +91,18 @@ describe('shipped SQL on DuckDB', () => {
 
     expect(headline.map((row) => [row.model, row.value])).toEqual([['m1', 0.85]]);
     expect(chosen.map((row) => [row.model, row.run_id, row.value])).toEqual([['m1', 'run-a', 0.9]]);
+  });
+
+  it("ranks ABRICOT on its headline slices, one row per model and subtask, as the local leaderboard does", async () => {
+    const rows = await query.sql(leaderboardSql('abricot'));
+    const oneSlice = await query.sql(leaderboardSql('abricot', { slice: 'subtask=inclusiveness' }));
+
+    expect(rows.map((row) => [row.model, row.slice, row.run_id, row.value, row.runs])).toEqual([
+      ['m1', 'subtask=abstractness', 'run-y', 0.35, 2],
+      ['m2', 'subtask=abstractness', 'run-z', 0.2, 1],
+      ['m1', 'subtask=inclusiveness', 'run-x', 0.52, 2],
+    ]);
+    expect(oneSlice.map((row) => [row.model, row.run_id, row.value])).toEqual([['m1', 'run-x', 0.52]]);
   });
 
   it("lists one run's metrics per slice, `all` first, absent values with their reason", async () => {
