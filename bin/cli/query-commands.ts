@@ -9,7 +9,7 @@ import { loadPriceTable } from '#providers/index.ts';
 import { requireManifest } from '#app/local/run.ts';
 import { InputError } from '#core/errors.ts';
 import { compareRuns } from '#core/metrics/index.ts';
-import { readItems, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { parseRunSummary, readItems, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import { DuckDbResultsQuery } from '#local/index.ts';
 import { csv, fmtValue, table, toJson } from './format.ts';
@@ -54,7 +54,7 @@ async function summaryOf(home: Home, runId: string): Promise<RunSummaryDocument>
     if (!run) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
     throw new InputError(`run ${runId} has no results yet (status ${run.status}, ${run.recorded}/${run.items} items${run.reason ? `: ${run.reason}` : ''}); resume it with: polyeval run --resume ${runId}`, { field: 'run' });
   }
-  return JSON.parse(text) as RunSummaryDocument;
+  return parseRunSummary(text, home.store.locate(keys.summary(runId)));
 }
 
 export function reportCommand(): Command {

@@ -8,7 +8,7 @@ import middy from '@middy/core';
 import sqsPartialBatchFailure from '@middy/sqs-partial-batch-failure';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { HarnessError } from '#core/errors.ts';
+import { parseJsonBody } from '#app/cloud/messages.ts';
 import { observabilityMiddlewares, type Observability } from './observability.ts';
 
 export interface SqsHandlerOptions<T> {
@@ -21,15 +21,6 @@ export interface SqsHandlerOptions<T> {
 }
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
-
-/** Reads a message body (the JSON text of an SQS record); not JSON is a HarnessError naming the message kind. */
-export function parseJsonBody(body: string, what: string): unknown {
-  try {
-    return JSON.parse(body) as unknown;
-  } catch (cause) {
-    throw new HarnessError(`malformed ${what} message: the body is not JSON`, { cause });
-  }
-}
 
 export function sqsHandler<T>(options: SqsHandlerOptions<T>): SqsHandler {
   const { obs } = options;

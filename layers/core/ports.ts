@@ -95,17 +95,33 @@ export interface RunLedger {
    * across Lambda workers.
    */
   trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean>;
+  /**
+   * Sets the run's status (and reason; none clears it). A cancelled run stays cancelled:
+   * a stage that decided to move it on before the cancel landed (plan setting `running`,
+   * aggregate `completed`) leaves it as it is — atomically, in one conditional write.
+   */
   setStatus(runId: string, status: RunStatus, reason?: string): Promise<void>;
 }
 
 /**
+ * A SQL statement with `?` placeholders and the string values bound to them, in order: DuckDB
+ * binds them as a prepared statement, Athena as `ExecutionParameters` (placeholders only in
+ * WHERE clauses, as Athena requires). Values never become SQL text of ours.
+ */
+export interface SqlStatement {
+  text: string;
+  params: readonly string[];
+}
+
+/**
  * SQL over the `records` and `metrics` views (DESIGN §5). The SQL is kept to the subset
- * DuckDB and Athena (Trino) share.
+ * DuckDB and Athena (Trino) share. A plain string is a statement without parameters (the
+ * user's own SQL from `polyeval query`).
  * @example
- * const rows = await query.sql("SELECT metric, value FROM metrics WHERE run_id = 'r1'");
+ * const rows = await query.sql({ text: 'SELECT metric, value FROM metrics WHERE run_id = ?', params: ['r1'] });
  */
 export interface ResultsQuery {
-  sql(text: string): Promise<Record<string, unknown>[]>;
+  sql(query: string | SqlStatement): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 

@@ -10,6 +10,13 @@ describe('parseConfig', () => {
     expect(config.nightly).toEqual({ kind: 'ssm', parameterName: '/polyeval/nightly' });
   });
 
+  it('reads a second stack\'s sweep from its own SSM parameter, never the default stack\'s', () => {
+    expect(parseConfig({ stackName: 'Polyeval' }).nightly).toEqual({ kind: 'ssm', parameterName: '/polyeval/nightly' });
+    expect(parseConfig({ stackName: 'Polyeval-Staging' }).nightly).toEqual({ kind: 'ssm', parameterName: '/polyeval/Polyeval-Staging/nightly' });
+    expect(parseConfig({ stackName: 'Polyeval-Staging', nightlyParameter: '/team/sweep' }).nightly).toEqual({ kind: 'ssm', parameterName: '/team/sweep' });
+    expect(() => parseConfig({ stackName: 'bad name' })).toThrow(ConfigError);
+  });
+
   it('decodes values given as strings on the cdk command line', () => {
     const config = parseConfig({ generateMaxConcurrency: '12', fargateLane: 'false', nightly: '{"benchmarks":["abricot"],"models":["reference"],"params":{"n":1}}' });
     expect(config.generateMaxConcurrency).toBe(12);

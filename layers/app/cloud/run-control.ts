@@ -6,6 +6,7 @@
  */
 import { PolyevalError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
+import { itemId } from '#core/run/keys.ts';
 import { RunNotFoundError, checkRunId } from './queries.ts';
 
 /** A run that has ended cannot be cancelled (409). */
@@ -41,6 +42,21 @@ export function runIdOfMessage(body: string): string | undefined {
   if (typeof message.runId === 'string') return message.runId;
   if (typeof message.item?.runId === 'string') return message.item.runId;
   return undefined;
+}
+
+/** The item a work message carries (`<run>/<task>/<sample>`, as itemId), or undefined for plan and aggregate messages. */
+export function itemIdOfMessage(body: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const outer = parsed as { item?: unknown };
+  const item = (typeof outer.item === 'object' && outer.item !== null ? outer.item : parsed) as { runId?: unknown; taskId?: unknown; sample?: unknown };
+  if (typeof item.runId !== 'string' || typeof item.taskId !== 'string' || typeof item.sample !== 'number') return undefined;
+  return itemId(item.runId, item.taskId, item.sample);
 }
 
 /** A dead-letter queue and the queue its messages came from. */

@@ -8,13 +8,14 @@ import { InputError, RunStopped } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { assertMayExecute } from './trust.ts';
-import { aggregateRun, type CompletedSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { aggregateRun, parseRunSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
 import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
 import { newRunState, type EngineDeps, type EngineEvent, type GeneratedItem, type RunContext, type RunDefinition } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
+import { storedJson } from '#core/run/documents.ts';
 import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
@@ -257,7 +258,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
       plan.manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
       if (opts.assumePrice) plan.manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
-      await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
+      await opts.home.store.put(keys.manifest(runId), storedJson(plan.manifest, 2), 'application/json');
       await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
       await opts.runs?.created(key, runId);
       // The capability check's calls were billed too.
@@ -283,7 +284,7 @@ async function resumeOrSummary(runId: string, opts: LocalRunOptions): Promise<Lo
   const text = run?.status === 'completed' ? await opts.home.store.getText(keys.summary(runId)) : undefined;
   if (!text) return resumeLocal(runId, opts);
   const manifest = await requireManifest(opts.home, runId);
-  return { ...(JSON.parse(text) as CompletedSummary), status: 'completed', language: manifest.language };
+  return { ...parseRunSummary(text, opts.home.store.locate(keys.summary(runId))), status: 'completed', language: manifest.language };
 }
 
 /** Continues a run that was killed or stopped: only the items not yet recorded run. */
@@ -292,7 +293,7 @@ export async function resumeLocal(runId: string, opts: LocalRunOptions, override
   if (overrides.maxCostUsd !== undefined) {
     // Raising (or setting) the cap is how a run stopped by --max-cost continues.
     manifest.max_cost_usd = overrides.maxCostUsd;
-    await opts.home.store.put(keys.manifest(runId), JSON.stringify(manifest, null, 2), 'application/json');
+    await opts.home.store.put(keys.manifest(runId), storedJson(manifest, 2), 'application/json');
   }
   const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
   if (!source) throw new InputError(`run ${runId} names no benchmark`);

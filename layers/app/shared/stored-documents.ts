@@ -1,23 +1,11 @@
 /**
- * Reading the stored documents of a run (DESIGN §5), one function per document, for local
- * runs and cloud stages alike. The manifest is read here and nowhere else.
- *
- * TODO(docs): the zod schemas with `schema_version` (engineer "docs") replace the bare
- * casts below; callers already go through these functions only.
+ * Reading the stored documents of a run (DESIGN §5) from a store, for local runs and cloud
+ * stages alike: the manifest is read here and nowhere else. Its schema and parser
+ * (`parseManifest`, zod with `schema_version`) live with the type in layers/core/run/manifest.ts.
  */
-import { InputError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
 import { keys } from '#core/run/keys.ts';
-import type { Manifest } from '#core/run/manifest.ts';
-
-/** The manifest in `text`, read from `origin` (a key or a locator, for messages). */
-export function parseManifest(text: string, origin: string): Manifest {
-  try {
-    return JSON.parse(text) as Manifest;
-  } catch {
-    throw new InputError('is not JSON', { file: origin });
-  }
-}
+import { parseManifest, type Manifest } from '#core/run/manifest.ts';
 
 /** The manifest at `key`, or undefined when there is none. */
 export async function readManifestAt(store: BlobStore, key: string): Promise<Manifest | undefined> {

@@ -1,18 +1,17 @@
 /**
  * Kotlin: compiled by the warm compile server (kotlin-compiler.ts; cold `kotlinc` as the
- * fallback and for comparison), run with `java -cp <classes>:<kotlin-stdlib.jar>`.
- * The JVM reserves far more address space than it uses, so memory is bounded by -Xmx (and
- * OutOfMemoryError is MLE) instead of RLIMIT_AS, and the process limit leaves room for
- * the JVM's own threads.
+ * fallback and for comparison), run with `java -cp <classes>:<kotlin-stdlib.jar>` as every
+ * program JVM runs (jvm.ts).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { LanguageRuntime, RuntimeContext } from '../runtime.ts';
 import { createKotlinCompiler, type KotlinCompilerHandle } from './kotlin-compiler.ts';
+import { jdkTool, jvmOutOfMemory, jvmRunCommand, JVM_RUN_FLAGS } from './jvm.ts';
 
 /** kotlinc flags (e.g. -language-version); empty by default, set with `configureKotlin`. */
 let flags: string[] = [];
@@ -21,29 +20,13 @@ let compilerMode: 'warm' | 'cold' | undefined;
 
 /** The unit-test entry class: runs the test's `main()`, then prints the token. */
 const ENTRY_CLASS = 'PolyevalEntry';
-const JVM_FLAGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData', '-Xshare:auto', '-Xss64m'];
 
 /** Sets the kotlinc flags every later compilation uses (they are part of the cache key). */
 export function configureKotlin(options: { flags?: string[] }): void {
   flags = [...(options.flags ?? [])];
 }
 
-function java(): string {
-  try {
-    return realpathSync('/usr/bin/java');
-  } catch {
-    return '/usr/bin/java';
-  }
-}
-
-/** JVM configuration that lives outside /usr (Debian links the JDK's conf/ into /etc). */
-function jvmEtc(): string[] {
-  try {
-    return readdirSync('/etc').filter((n) => n.startsWith('java-')).map((n) => join('/etc', n));
-  } catch {
-    return [];
-  }
-}
+const java = (): string => jdkTool('java');
 
 /**
  * The stdlib jar the sandboxed JVM runs with: a copy in the machine-wide cache (0755), because
@@ -90,7 +73,7 @@ export const kotlinRuntime: LanguageRuntime = {
   async toolchain(ctx): Promise<ToolchainInfo> {
     try {
       const version = await getCompiler(ctx).version();
-      return { language: 'kotlin', compiler: `kotlinc (${ctx.kotlinMode})`, version, flags: [...flags, ...JVM_FLAGS], available: true, detail: `run with ${java()}` };
+      return { language: 'kotlin', compiler: `kotlinc (${ctx.kotlinMode})`, version, flags: [...flags, ...JVM_RUN_FLAGS], available: true, detail: `run with ${java()}` };
     } catch (cause) {
       return { language: 'kotlin', available: false, detail: String(cause) };
     }
@@ -109,13 +92,7 @@ export const kotlinRuntime: LanguageRuntime = {
     if (!compiler) throw new HarnessError('kotlin runtime used before init()');
     const stdlib = runnableStdlib ?? compiler.stdlibJar();
     const mainClass = readFileSync(join(buildDir, 'main-class'), 'utf8').trim();
-    return {
-      argv: [java(), `-Xmx${memoryMb}m`, ...JVM_FLAGS, '-cp', `${join(buildDir, 'classes')}:${stdlib}`, mainClass, ...args],
-      readOnly: [buildDir, stdlib, ...jvmEtc()],
-      addressSpaceMb: 0,
-      processes: 128,
-      cpuFactor: 2,
-    };
+    return jvmRunCommand({ classPath: [join(buildDir, 'classes'), stdlib], mainClass, memoryMb, args, readOnly: [buildDir, stdlib] });
   },
   unitTestProgram(s) {
     // MXEval Kotlin tests are a top-level `fun main` (no parameters, `args: Array<String>` or
@@ -137,7 +114,7 @@ export const kotlinRuntime: LanguageRuntime = {
     ].join('\n');
     return `${s.prompt}${s.completion}\n\n${s.test}\n\n${entry}\n`;
   },
-  isOutOfMemory: (stderr) => /java\.lang\.OutOfMemoryError/u.test(stderr),
+  isOutOfMemory: jvmOutOfMemory,
   async close() {
     const c = compiler;
     compiler = undefined;
