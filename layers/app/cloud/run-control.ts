@@ -31,13 +31,8 @@ export async function cancelRun(ledger: RunLedger, runId: string): Promise<RunSu
 
 /** The run a stage message belongs to, whatever the stage (plan, work item, generated item or its pointer, aggregate). */
 export function runIdOfMessage(body: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const parsed = jsonObjectOf(body);
+  if (parsed === undefined) return undefined;
   const message = parsed as { runId?: unknown; item?: { runId?: unknown } };
   if (typeof message.runId === 'string') return message.runId;
   if (typeof message.item?.runId === 'string') return message.item.runId;
@@ -46,13 +41,8 @@ export function runIdOfMessage(body: string): string | undefined {
 
 /** The item a work message carries (`<run>/<task>/<sample>`, as itemId), or undefined for plan and aggregate messages. */
 export function itemIdOfMessage(body: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const parsed = jsonObjectOf(body);
+  if (parsed === undefined) return undefined;
   const outer = parsed as { item?: unknown };
   const item = (typeof outer.item === 'object' && outer.item !== null ? outer.item : parsed) as { runId?: unknown; taskId?: unknown; sample?: unknown };
   if (typeof item.runId !== 'string' || typeof item.taskId !== 'string' || typeof item.sample !== 'number') return undefined;
@@ -95,4 +85,14 @@ export async function redriveRun(deps: RedriveDeps, runId: string): Promise<Redr
   }
   if (moved > 0 && run.status !== 'running') await deps.ledger.setStatus(runId, 'running', `redriven: ${moved} dead-lettered messages back in their queues`);
   return { run_id: runId, moved, queues };
+}
+
+/** A message body's JSON object, or undefined when it is not JSON or not an object (a foreign or damaged message). */
+function jsonObjectOf(body: string): object | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
