@@ -5,7 +5,7 @@
  */
 import { App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { parseConfig } from '../infra/config.ts';
+import { DEFAULT_STACK_NAME, parseConfig } from '../infra/config.ts';
 import { PolyevalStack } from '../infra/stack.ts';
 
 const CONTEXT_KEYS = [
@@ -29,9 +29,9 @@ for (const key of CONTEXT_KEYS) {
   const value: unknown = app.node.tryGetContext(key);
   if (value !== undefined) context[key] = value;
 }
-const stackName = (app.node.tryGetContext('stackName') as string | undefined) ?? 'Polyeval';
+const stackName = (app.node.tryGetContext('stackName') as string | undefined) ?? DEFAULT_STACK_NAME;
 new PolyevalStack(app, stackName, {
-  config: parseConfig(context),
+  config: parseConfig({ ...context, stackName }),
   env: { account: process.env['CDK_DEFAULT_ACCOUNT'], region: process.env['CDK_DEFAULT_REGION'] },
   description: 'polyeval: LLM evaluation pipeline (API, SQS fan-out, executors, Athena)',
 });

@@ -1,21 +1,17 @@
 /**
  * The deployment's configuration: every knob `bin/app.ts` reads from CDK context, validated
- * once at synth with messages that name the context key. Constructs receive this object and
+ * once at synth (zod schemas) with messages that name the context key. Constructs receive this object and
  * never read context or the environment themselves.
  */
+import { z } from 'zod';
 import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../layers/core/benchmarks/registry.ts';
+import { InputError } from '../layers/core/errors.ts';
+import { parseSweep, sweepSpecs, type NightlySweep } from '../layers/app/cloud/sweep.ts';
+
+export type { NightlySweep };
 
 /** CPU architecture of every function and executor image. */
 export type Architecture = 'arm64' | 'x86_64';
-
-/** One nightly sweep: every benchmark × every model, with the same sampling parameters. */
-export interface NightlySweep {
-  benchmarks: string[];
-  models: string[];
-  /** Sampling parameters shared by every run (n, temperature, top_p, max_tokens, …). */
-  params: Record<string, string | number | boolean | string[]>;
-  split?: string;
-}
 
 /** Where the nightly sweep comes from: inline context, or an SSM parameter read at run time. */
 export type NightlySource =
@@ -71,14 +67,6 @@ const DEFAULTS = {
 /** The retention periods CloudWatch Logs accepts. */
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
 
-function retention(raw: unknown): number {
-  const value = raw === undefined ? DEFAULTS.logRetentionDays : decode(raw);
-  if (typeof value !== 'number' || !RETENTION_DAYS.includes(value)) {
-    throw new ConfigError('logRetentionDays', `expected one of ${RETENTION_DAYS.join(', ')}, got ${JSON.stringify(raw)}`);
-  }
-  return value;
-}
-
 /** Reads a context value that may arrive as JSON text (`cdk -c key=value` passes strings). */
 function decode(value: unknown): unknown {
   if (typeof value !== 'string') return value;
@@ -93,20 +81,50 @@ function decode(value: unknown): unknown {
   return value;
 }
 
-function integer(key: string, raw: unknown, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const value = raw === undefined ? fallback : decode(raw);
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(key, `expected an integer in [${min}, ${max}], got ${JSON.stringify(raw)}`);
-  }
-  return value;
+/** A context value decoded from command-line text, then checked by `schema`. */
+function fromContext<T extends z.ZodType>(schema: T) {
+  return z.preprocess(decode, schema);
 }
 
-function stringList(key: string, raw: unknown): string[] {
-  const value = decode(raw);
-  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v.length > 0)) {
-    throw new ConfigError(key, `expected a non-empty array of strings, got ${JSON.stringify(raw)}`);
-  }
-  return value as string[];
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  fromContext(z.int({ error: (issue) => `expected an integer in [${min}, ${max}], got ${JSON.stringify(issue.input)}` }).min(min).max(max));
+
+const stringList = fromContext(
+  z.array(z.string().min(1), { error: (issue) => `expected a non-empty array of strings, got ${JSON.stringify(issue.input)}` }).min(1, { error: 'expected a non-empty array of strings' }),
+);
+
+/** An e-mail address as SNS e-mail subscriptions take it (one address, no display name). */
+const EMAIL = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
+
+/** Every context key `bin/app.ts` reads, with its default; a failure names the key. */
+const ContextSchema = z.object({
+  architecture: z.enum(['arm64', 'x86_64'], { error: (issue) => `expected "arm64" or "x86_64", got ${JSON.stringify(issue.input)}` }).default(DEFAULTS.architecture),
+  generateMaxConcurrency: integer(2, 1000).default(DEFAULTS.generateMaxConcurrency),
+  benchmarks: stringList.optional(),
+  alarmEmail: z
+    .string({ error: (issue) => `expected one e-mail address, got ${JSON.stringify(issue.input)}` })
+    .transform((raw) => raw.trim())
+    .refine((email) => email === '' || EMAIL.test(email), { error: (issue) => `expected one e-mail address, got ${JSON.stringify(issue.input)}` })
+    .optional(),
+  nightly: z.unknown().optional(),
+  nightlyParameter: z.string({ error: 'expected an SSM parameter name starting with "/"' }).startsWith('/', { error: 'expected an SSM parameter name starting with "/"' }).optional(),
+  nightlySchedule: z.string().regex(/^(cron|rate)\(.+\)$/, { error: 'expected "cron(...)" or "rate(...)"' }).default(DEFAULTS.nightlySchedule),
+  nightlyTimezone: z.string().min(1, { error: 'expected an IANA time zone name' }).default(DEFAULTS.nightlyTimezone),
+  athenaBytesScannedCutoff: integer(10_000_000).default(DEFAULTS.athenaBytesScannedCutoff),
+  logRetentionDays: fromContext(
+    z.number().refine((days) => RETENTION_DAYS.includes(days), { error: (issue) => `expected one of ${RETENTION_DAYS.join(', ')}, got ${JSON.stringify(issue.input)}` }),
+  ).default(DEFAULTS.logRetentionDays),
+  fargateLane: fromContext(z.boolean({ error: 'expected true or false' })).default(DEFAULTS.fargateLane),
+  fargateMaxTasks: integer(1, 100).default(DEFAULTS.fargateMaxTasks),
+});
+
+/** The first failure of `schema` on `raw` as a {@link ConfigError} naming the key path under `prefix`. */
+function parseOrThrow<T extends z.ZodType>(schema: T, raw: unknown, prefix?: string): z.output<T> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const key = [...(prefix === undefined ? [] : [prefix]), ...(issue?.path ?? []).map(String)].join('.');
+  throw new ConfigError(key || (prefix ?? 'context'), issue?.message ?? 'invalid');
 }
 
 /** A partition value Athena and S3 keys take as is (see `safeSegment` in core/run/keys.ts). */
@@ -126,81 +144,78 @@ export function partitionBenchmarks(extra: readonly string[] = [], registry: Ben
   return [...new Set([...registry.benchmarks.map((benchmark) => benchmark.id), ...extra])];
 }
 
-/** An e-mail address as SNS e-mail subscriptions take it (one address, no display name). */
-function alarmEmail(raw: unknown): string | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || !/^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/.test(raw.trim())) {
-    throw new ConfigError('alarmEmail', `expected one e-mail address, got ${JSON.stringify(raw)}`);
-  }
-  return raw.trim();
-}
-
-/** Validates the `nightly` context object (benchmarks × models × params). */
+/**
+ * Validates the `nightly` context object (benchmarks × models × params) with the nightly
+ * function's own validator, so a sweep that would fail at night fails the synth instead,
+ * naming the field (`nightly.params.temperature`, …).
+ */
 export function parseNightlySweep(raw: unknown): NightlySweep {
   const value = decode(raw);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ConfigError('nightly', 'expected an object {benchmarks, models, params}');
   }
-  const record = value as Record<string, unknown>;
-  const params = record['params'] ?? {};
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-    throw new ConfigError('nightly.params', 'expected an object of sampling parameters');
+  // Lists given as JSON text inside the object (as on a command line) are read as lists.
+  const record = Object.fromEntries(Object.entries(value).map(([key, field]) => [key, key === 'benchmarks' || key === 'models' ? decode(field) : field]));
+  try {
+    const sweep = parseSweep(record);
+    sweepSpecs(sweep);
+    return sweep;
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    const field = error.location.field;
+    throw new ConfigError(field && field !== 'sweep' ? `nightly.${sweepField(field)}` : 'nightly', error.message);
   }
-  const split = record['split'];
-  if (split !== undefined && typeof split !== 'string') {
-    throw new ConfigError('nightly.split', 'expected a string');
-  }
-  return {
-    benchmarks: stringList('nightly.benchmarks', record['benchmarks']),
-    models: stringList('nightly.models', record['models']),
-    params: params as NightlySweep['params'],
-    ...(split === undefined ? {} : { split }),
-  };
+}
+
+/** A run spec's field as the sweep names it: shared parameters live under `params`. */
+function sweepField(field: string): string {
+  const [head] = field.split('.');
+  if (head === 'benchmark' || head === 'model') return `${head}s`;
+  return head === 'benchmarks' || head === 'models' || head === 'split' || head === 'params' ? field : `params.${field}`;
+}
+
+/** The stack's name when `-c stackName=…` is not given. */
+export const DEFAULT_STACK_NAME = 'Polyeval';
+
+/**
+ * The SSM parameter a stack reads its nightly sweep from by default: `/polyeval/nightly` for
+ * the default stack (as before), `/polyeval/<stackName>/nightly` for any other, so a second
+ * stack in the account never runs the first one's sweep.
+ */
+export function nightlyParameterName(stackName: string): string {
+  return stackName === DEFAULT_STACK_NAME ? '/polyeval/nightly' : `/polyeval/${stackName}/nightly`;
 }
 
 /**
  * Validates raw context values into a {@link PolyevalConfig}, applying defaults.
  * Exactly one of `nightly` (inline sweep) and `nightlyParameter` (SSM parameter name) is used;
- * without either, the sweep is read from the SSM parameter `/polyeval/nightly`.
+ * without either, the sweep is read from the stack's SSM parameter ({@link nightlyParameterName};
+ * `stackName` is the stack's name, {@link DEFAULT_STACK_NAME} when absent).
  */
 export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
-  const architecture = context['architecture'] ?? DEFAULTS.architecture;
-  if (architecture !== 'arm64' && architecture !== 'x86_64') {
-    throw new ConfigError('architecture', `expected "arm64" or "x86_64", got ${JSON.stringify(architecture)}`);
-  }
-  if (context['nightly'] !== undefined && context['nightlyParameter'] !== undefined) {
+  const values = parseOrThrow(ContextSchema, context);
+  if (values.nightly !== undefined && values.nightlyParameter !== undefined) {
     throw new ConfigError('nightly', 'give either "nightly" or "nightlyParameter", not both');
   }
-  const parameterName = context['nightlyParameter'] ?? '/polyeval/nightly';
-  if (typeof parameterName !== 'string' || !parameterName.startsWith('/')) {
-    throw new ConfigError('nightlyParameter', 'expected an SSM parameter name starting with "/"');
+  const stackName = context['stackName'] ?? DEFAULT_STACK_NAME;
+  if (typeof stackName !== 'string' || !/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) {
+    throw new ConfigError('stackName', 'expected a CloudFormation stack name (letters, digits and hyphens, starting with a letter)');
   }
   const nightly: NightlySource =
-    context['nightly'] === undefined
-      ? { kind: 'ssm', parameterName }
-      : { kind: 'inline', sweep: parseNightlySweep(context['nightly']) };
-  const schedule = context['nightlySchedule'] ?? DEFAULTS.nightlySchedule;
-  if (typeof schedule !== 'string' || !/^(cron|rate)\(.+\)$/.test(schedule)) {
-    throw new ConfigError('nightlySchedule', 'expected "cron(...)" or "rate(...)"');
-  }
-  const timezone = context['nightlyTimezone'] ?? DEFAULTS.nightlyTimezone;
-  if (typeof timezone !== 'string' || timezone.length === 0) {
-    throw new ConfigError('nightlyTimezone', 'expected an IANA time zone name');
-  }
-  const fargateLane = decode(context['fargateLane'] ?? DEFAULTS.fargateLane);
-  if (typeof fargateLane !== 'boolean') throw new ConfigError('fargateLane', 'expected true or false');
-  const email = alarmEmail(context['alarmEmail']);
+    values.nightly === undefined
+      ? { kind: 'ssm', parameterName: values.nightlyParameter ?? nightlyParameterName(stackName) }
+      : { kind: 'inline', sweep: parseNightlySweep(values.nightly) };
   return {
-    architecture,
-    generateMaxConcurrency: integer('generateMaxConcurrency', context['generateMaxConcurrency'], DEFAULTS.generateMaxConcurrency, 2, 1000),
-    benchmarks: partitionBenchmarks(context['benchmarks'] === undefined ? [] : stringList('benchmarks', context['benchmarks'])),
+    architecture: values.architecture,
+    generateMaxConcurrency: values.generateMaxConcurrency,
+    benchmarks: partitionBenchmarks(values.benchmarks ?? []),
     nightly,
-    nightlySchedule: schedule,
-    nightlyTimezone: timezone,
-    athenaBytesScannedCutoff: integer('athenaBytesScannedCutoff', context['athenaBytesScannedCutoff'], DEFAULTS.athenaBytesScannedCutoff, 10_000_000),
-    logRetentionDays: retention(context['logRetentionDays']),
-    fargateLane,
-    fargateMaxTasks: integer('fargateMaxTasks', context['fargateMaxTasks'], DEFAULTS.fargateMaxTasks, 1, 100),
-    ...(email === undefined ? {} : { alarmEmail: email }),
+    nightlySchedule: values.nightlySchedule,
+    nightlyTimezone: values.nightlyTimezone,
+    athenaBytesScannedCutoff: values.athenaBytesScannedCutoff,
+    logRetentionDays: values.logRetentionDays,
+    fargateLane: values.fargateLane,
+    fargateMaxTasks: values.fargateMaxTasks,
+    ...(values.alarmEmail ? { alarmEmail: values.alarmEmail } : {}),
   };
 }

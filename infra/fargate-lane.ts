@@ -18,20 +18,14 @@
 import { type CfnElement, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AdjustmentType } from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as s3 from 'aws-cdk-lib/aws-s3';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { Architecture } from './config.ts';
-import { executorEnvironment, grantExecutorAccess, imagePlatform } from './executors.ts';
+import { executorEnvironment, grantExecutorAccess, imagePlatform, type ExecutorsProps } from './executors.ts';
 import { acknowledge, stackArn } from './nag.ts';
 import { EXECUTOR_IMAGES } from './languages.ts';
 import { imageContext } from './paths.ts';
-import type { Runners } from './runners.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** Visibility timeout of a Fargate queue: the consumer extends it while a long item runs. */
@@ -55,19 +49,9 @@ export function queueDepthSteps(maxTasks: number): { lower?: number; upper?: num
   ];
 }
 
-/** Properties of {@link FargateLane}. */
-export interface FargateLaneProps {
-  architecture: Architecture;
-  logRetentionDays: number;
+/** Properties of {@link FargateLane}: the executors' own, and the most tasks per image. */
+export interface FargateLaneProps extends ExecutorsProps {
   maxTasks: number;
-  bucket: s3.IBucket;
-  ledger: dynamodb.ITable;
-  aggregateQueue: sqs.IQueue;
-  vpc: ec2.IVpc;
-  subnets: ec2.SubnetSelection;
-  securityGroup: ec2.ISecurityGroup;
-  /** The runner functions the tasks judge for: a task runs no model code itself. */
-  runners: Runners;
 }
 
 /** ECS cluster + one queue-scaled Fargate service per executor image. */

@@ -105,6 +105,7 @@ export class PolyevalStack extends Stack {
       ledger,
       aggregateQueue: this.queues.aggregate.queue,
       watchedQueues: [...workQueues.values()].map((q) => q.queue),
+      deadLetterQueues: [...workQueues.values()].map((q) => q.deadLetterQueue),
     });
     this.alerts = new Alerts(this, 'Alerts', config.alarmEmail === undefined ? {} : { email: config.alarmEmail });
     addStackOutputs(this, { api: this.api.httpApi, bucket, ledger, analytics: this.analytics, alarmTopic: this.alerts.topic });

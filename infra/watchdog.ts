@@ -27,6 +27,8 @@ export interface RunWatchdogProps {
   aggregateQueue: sqs.IQueue;
   /** Every stage and execute queue (not the DLQs): the pipeline is idle when all are empty. */
   watchedQueues: readonly sqs.IQueue[];
+  /** Their DLQs: read (never changed) to tell dead-lettered items from lost ones. */
+  deadLetterQueues?: readonly sqs.IQueue[];
 }
 
 export class RunWatchdog extends Construct {
@@ -47,12 +49,16 @@ export class RunWatchdog extends Construct {
         TABLE_NAME: ledger.tableName,
         AGGREGATE_QUEUE_URL: props.aggregateQueue.queueUrl,
         WATCHED_QUEUE_URLS: props.watchedQueues.map((q) => q.queueUrl).join(','),
+        DEAD_LETTER_QUEUE_URLS: (props.deadLetterQueues ?? []).map((q) => q.queueUrl).join(','),
         STALL_MINUTES: String(WATCHDOG_STALL.toMinutes()),
       },
     });
     this.handler.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     props.aggregateQueue.grantSendMessages(this.handler.role);
     this.handler.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:GetQueueAttributes'], resources: props.watchedQueues.map((q) => q.queueArn) }));
+    // Reading a DLQ hides its messages briefly; the watchdog makes them visible again at once.
+    const dlqs = props.deadLetterQueues ?? [];
+    if (dlqs.length > 0) this.handler.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility'], resources: dlqs.map((q) => q.queueArn) }));
 
     const schedulerRole = new iam.Role(this, 'SchedulerRole', {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com'),

@@ -6,7 +6,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { openHome } from '#app/local/home.ts';
-import { agreement, parseReferenceVerdicts, type AgreementReport, type AgreementSlice } from '#core/agreement/index.ts';
+import { agreement, errorLine, parseReferenceVerdicts, type AgreementReport, type AgreementSlice } from '#core/agreement/index.ts';
 import { InputError } from '#core/errors.ts';
 import { readItems } from '#core/run/aggregate.ts';
 import { table, toJson } from './format.ts';
@@ -49,7 +49,7 @@ function printReport(runId: string, file: string, report: AgreementReport): void
           ...(report.by_kind.length > 0 ? { kind: d.kind } : {}),
           polyeval: `${d.polyeval_verdict} (${d.polyeval_passed ? 'pass' : 'fail'})`,
           reference: d.reference_passed ? 'pass' : 'fail',
-          error: (d.error ?? '').split('\n').find((l) => l.trim() !== '')?.trim() ?? '',
+          error: errorLine(d.error),
         })),
       ),
     );

@@ -6,10 +6,10 @@ import { readFileSync } from 'node:fs';
 import { openHome, type Home } from '#app/local/home.ts';
 import { PROVIDER_KINDS } from '#app/shared/create-provider.ts';
 import { loadPriceTable } from '#providers/index.ts';
-import { readManifest } from '#app/local/run.ts';
+import { requireManifest } from '#app/local/run.ts';
 import { InputError } from '#core/errors.ts';
 import { compareRuns } from '#core/metrics/index.ts';
-import { readItems, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { parseRunSummary, readItems, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import { DuckDbResultsQuery } from '#local/index.ts';
 import { csv, fmtValue, table, toJson } from './format.ts';
@@ -54,7 +54,7 @@ async function summaryOf(home: Home, runId: string): Promise<RunSummaryDocument>
     if (!run) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
     throw new InputError(`run ${runId} has no results yet (status ${run.status}, ${run.recorded}/${run.items} items${run.reason ? `: ${run.reason}` : ''}); resume it with: polyeval run --resume ${runId}`, { field: 'run' });
   }
-  return JSON.parse(text) as RunSummaryDocument;
+  return parseRunSummary(text, home.store.locate(keys.summary(runId)));
 }
 
 export function reportCommand(): Command {
@@ -69,7 +69,7 @@ export function reportCommand(): Command {
         process.stdout.write(`${toJson(summary)}\n`);
         return;
       }
-      const manifest = await readManifest(home, runId);
+      const manifest = await requireManifest(home, runId);
       process.stdout.write(`${manifest.benchmark.title}\nrun ${runId} · ${manifest.model.spec} · n=${manifest.n} · ${summary.items} samples\n`);
       if (summary.likert_mode) process.stdout.write(`likert mode: ${summary.likert_mode}${summary.likert_scoring ? ` (${summary.likert_scoring.method}: ${summary.likert_scoring.reason})` : ''}\n`);
       for (const w of summary.warnings ?? []) process.stdout.write(`adapted: ${w}\n`);
@@ -88,7 +88,7 @@ export function compareCommand(): Command {
     .option('-o, --output <file.html>', 'with --format html: where to write the page (default: <home>/store/reports/compare-<a>-vs-<b>.html)')
     .action(async (a: string, b: string, flags: { json?: boolean; iterations: number; format: 'table' | 'json' | 'html'; output?: string }, command: Command) => {
       const home = homeOf(command);
-      const [ma, mb] = [await readManifest(home, a), await readManifest(home, b)];
+      const [ma, mb] = [await requireManifest(home, a), await requireManifest(home, b)];
       if (ma.benchmark.id !== mb.benchmark.id) throw new InputError(`runs are on different benchmarks (${ma.benchmark.id} vs ${mb.benchmark.id})`, { field: 'run-b' });
       const [ra, rb] = [(await readItems(home.store, a)).map((d) => d.record), (await readItems(home.store, b)).map((d) => d.record)];
       const rows = compareRuns(ra, rb, { scorer: ma.benchmark.scorer, n: Math.min(ma.n, mb.n), seed: ma.seed, iterations: flags.iterations });

@@ -1,9 +1,9 @@
 /** The aggregate function's dependencies: built once per container from its environment. */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { AggregateCloudDeps } from '#app/cloud/aggregate.ts';
-import { requireEnv } from '#app/cloud/env.ts';
-import { EventBridgePublisher } from '#app/cloud/events.ts';
-import { writableCacheDir } from '#app/cloud/runtime.ts';
+import { requireEnv } from '../shared/env.ts';
+import { EventBridgePublisher } from '#aws/eventbridge-publisher.ts';
+import { writableCacheDir } from '../shared/runtime.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 

@@ -2,11 +2,12 @@
 import { AthenaClient } from '@aws-sdk/client-athena';
 import type { ResultsQuery } from '#core/ports.ts';
 import { AthenaResultsQuery, SqsWorkQueue } from '#aws/index.ts';
-import { requireEnv } from '#app/cloud/env.ts';
+import { requireEnv } from '../shared/env.ts';
 import type { PlanMessage } from '#app/cloud/messages.ts';
 import type { QueryDeps } from '#app/cloud/queries.ts';
 import type { StartDeps } from '#app/cloud/start.ts';
-import { parseRedrivePairs, type RedriveDeps } from '#app/cloud/run-control.ts';
+import type { RedriveDeps } from '#app/cloud/run-control.ts';
+import { parseRedrivePairs } from './redrive-queues.ts';
 import { moveMessages } from '#aws/sqs-dead-letters.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';

@@ -11,7 +11,7 @@
 import { availableParallelism } from 'node:os';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsWorkQueue } from '#aws/index.ts';
-import { requireEnv } from '#app/cloud/env.ts';
+import { requireEnv } from '../shared/env.ts';
 import { parseGeneratedItem } from '#app/cloud/messages.ts';
 import { executeWork } from '#app/cloud/stages.ts';
 import { createExecuteDeps, type ExecuteHandlerDeps } from './deps.ts';

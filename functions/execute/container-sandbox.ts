@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
 import type { ProgramRunner } from '#core/scoring/program-runner.ts';
-import { writableCacheDir } from '#app/cloud/runtime.ts';
+import { writableCacheDir } from '../shared/runtime.ts';
 import { storeTestLoader } from '#app/cloud/test-files.ts';
 import type { IntegrityReport } from '#sandbox/integrity.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';

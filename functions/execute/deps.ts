@@ -8,7 +8,7 @@ import type { BlobStore, Executor } from '#core/ports.ts';
 import { ContainerSandbox, type ContainerSandboxOptions } from './container-sandbox.ts';
 import { judgeRunner } from './judge-runner.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
-import { requireEnv } from '#app/cloud/env.ts';
+import { requireEnv } from '../shared/env.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
 import type { StageDeps } from '#app/cloud/stages.ts';
 import { storageClients, type StorageClients } from '../shared/aws-clients.ts';

@@ -3,7 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsWorkQueue } from '#aws/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';
-import { queueUrlsByLanguage, requireEnv } from '#app/cloud/env.ts';
+import { queueUrlsByLanguage, requireEnv } from '../shared/env.ts';
 import type { AggregateMessage, GeneratedMessage } from '#app/cloud/messages.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';
 import { GENERATE_PROVIDER_OPTIONS } from '#app/cloud/retry-budget.ts';

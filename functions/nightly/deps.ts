@@ -2,7 +2,7 @@
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { SqsWorkQueue } from '#aws/index.ts';
 import { HarnessError } from '#core/errors.ts';
-import { requireEnv } from '#app/cloud/env.ts';
+import { requireEnv } from '../shared/env.ts';
 import type { PlanMessage } from '#app/cloud/messages.ts';
 import type { NightlyDeps } from '#app/cloud/nightly.ts';
 import { storageClients } from '../shared/aws-clients.ts';

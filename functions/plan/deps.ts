@@ -1,12 +1,12 @@
 /** The plan function's dependencies: built once per container from its environment. */
 import { SqsWorkQueue } from '#aws/index.ts';
 import type { WorkItem } from '#core/run/plan.ts';
-import { requireEnv } from '#app/cloud/env.ts';
-import { dynamoSetRunItems } from '#app/cloud/ledger.ts';
+import { requireEnv } from '../shared/env.ts';
+import { dynamoSetRunItems } from '#aws/dynamo-run-items.ts';
 import type { PlanMessage } from '#app/cloud/messages.ts';
 import type { PlanDeps } from '#app/cloud/plan.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';
-import { cloudCodeVersion, cloudPackageRoot, packageVersions, writableCacheDir } from '#app/cloud/runtime.ts';
+import { cloudCodeVersion, cloudPackageRoot, packageVersions, writableCacheDir } from '../shared/runtime.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 

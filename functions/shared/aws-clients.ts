@@ -7,7 +7,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoRunLedger, S3BlobStore } from '#aws/index.ts';
 import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
-import { requireEnv } from '#app/cloud/env.ts';
+import { requireEnv } from './env.ts';
 import type { Observability } from './observability.ts';
 
 export interface StorageClients {

@@ -12,31 +12,26 @@ export const PREFIXES = {
   athenaResults: 'athena-results/',
 } as const;
 
-/** How long bulky run files (task snapshots, test files, large generations) are kept. */
-export const BULKY_RUN_FILES_EXPIRY_DAYS = 90;
 /**
- * Size above which a file under `runs/` counts as bulky. A lifecycle filter cannot match a key
- * suffix, and `runs/<id>/` holds both what the API must keep answering from for ever
- * (`manifest.json`, `summary.json`: a few KB each) and what plan can regenerate from the
- * dataset (`tasks.jsonl`, `tests/…`, MBs). Size tells them apart without a key-layout change.
+ * How long a run's working files under `runs/<id>/` are kept: per-item JSON (compacted into
+ * `results/records/` Parquet by aggregate), part manifests, large generations, the task
+ * snapshot and test files. What the API answers from for ever is kept outside `runs/`: the
+ * manifest and summary copies under `results/runs/<id>/` (written by plan and aggregate),
+ * `results/` and `reports/`. DLQs keep messages 14 days, so nothing redrivable needs them later.
  */
-export const BULKY_RUN_FILE_BYTES = 1_048_576;
+export const RUN_FILES_EXPIRY_DAYS = 90;
 /** Athena's query results are scratch: the API reads them once. */
 export const ATHENA_RESULTS_EXPIRY_DAYS = 7;
 
 /**
- * Lifecycle rules: only bulky, regenerable files expire — large run files after 90 days and
- * Athena scratch after 7; stale multipart uploads are aborted. Manifests, summaries, per-item
- * records, `results/` and `reports/` are kept: the API answers for old runs from them.
+ * Lifecycle rules: a run's working files under `runs/` expire after 90 days, whatever their
+ * size, and Athena scratch after 7; stale multipart uploads are aborted. The kept manifest and
+ * summary copies (`results/runs/`), records, metrics and reports stay: the API answers for old
+ * runs from them.
  */
 export function resultsLifecycleRules(): s3.LifecycleRule[] {
   return [
-    {
-      id: 'expire-bulky-run-files',
-      prefix: PREFIXES.runs,
-      objectSizeGreaterThan: BULKY_RUN_FILE_BYTES,
-      expiration: Duration.days(BULKY_RUN_FILES_EXPIRY_DAYS),
-    },
+    { id: 'expire-raw-run-items', prefix: PREFIXES.runs, expiration: Duration.days(RUN_FILES_EXPIRY_DAYS) },
     { id: 'expire-athena-results', prefix: PREFIXES.athenaResults, expiration: Duration.days(ATHENA_RESULTS_EXPIRY_DAYS) },
     { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
   ];

@@ -3,6 +3,7 @@
  * exponential backoff, page through the results and type each value by its column's type,
  * so callers get the same row objects as from DuckDB locally.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   GetQueryExecutionCommand,
   GetQueryResultsCommand,
@@ -12,9 +13,10 @@ import {
   type ColumnInfo,
   type Row as AthenaRow,
 } from '@aws-sdk/client-athena';
-import type { ResultsQuery } from '../core/ports.ts';
+import type { ResultsQuery, SqlStatement } from '../core/ports.ts';
 import { HarnessError } from '../core/errors.ts';
-import { awsErrorName, sleep } from './aws-errors.ts';
+import { awsErrorName } from './aws-errors.ts';
+import { sqlString } from './athena-sql.ts';
 
 export interface AthenaResultsQueryOptions {
   client: AthenaClient;
@@ -33,7 +35,7 @@ export interface AthenaResultsQueryOptions {
  * Athena-backed {@link ResultsQuery}.
  * @example
  * const query = new AthenaResultsQuery({ client: new AthenaClient({}), workGroup: 'polyeval', database: 'polyeval' });
- * const rows = await query.sql(leaderboardSql('rocode'));
+ * const rows = await query.sql(leaderboardSql('rocode', { runIds: ['r1'] }));
  */
 export class AthenaResultsQuery implements ResultsQuery {
   readonly #options: AthenaResultsQueryOptions;
@@ -42,8 +44,8 @@ export class AthenaResultsQuery implements ResultsQuery {
     this.#options = options;
   }
 
-  async sql(text: string): Promise<Record<string, unknown>[]> {
-    const id = await this.#start(text);
+  async sql(query: string | SqlStatement): Promise<Record<string, unknown>[]> {
+    const id = await this.#start(typeof query === 'string' ? { text: query, params: [] } : query);
     const statementType = await this.#waitForSuccess(id);
     return this.#results(id, statementType);
   }
@@ -51,12 +53,14 @@ export class AthenaResultsQuery implements ResultsQuery {
   /** Nothing to release: the SDK client belongs to the caller. */
   async close(): Promise<void> {}
 
-  async #start(text: string): Promise<string> {
+  async #start({ text, params }: SqlStatement): Promise<string> {
     const { client, workGroup, database, outputLocation } = this.#options;
     const out = await this.#call('StartQueryExecution', undefined, () =>
       client.send(
         new StartQueryExecutionCommand({
           QueryString: text,
+          // Athena reads each execution parameter as a SQL literal: a string value goes quoted.
+          ExecutionParameters: params.length > 0 ? params.map(sqlString) : undefined,
           WorkGroup: workGroup,
           QueryExecutionContext: { Database: database },
           ResultConfiguration: outputLocation === undefined ? undefined : { OutputLocation: outputLocation },

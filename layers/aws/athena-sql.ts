@@ -12,16 +12,18 @@
  * - {@link RECORD_COLUMNS} / {@link METRIC_COLUMNS} are the file columns, in file order;
  *   {@link PARTITION_KEYS} follow them in the table (Glue appends partition keys last) and
  *   are typed `string` in the partition projection.
- * - DuckDB should read with `hive_types_autocast = false` (see {@link duckDbViewSql}):
+ * - DuckDB reads with `hive_types_autocast = false` (layers/local/duckdb-results-query.ts):
  *   otherwise a run id like `20240501` becomes a number locally while Athena keeps text.
  *
  * `created_at` is ISO-8601 UTC text (`string`), as in RunRecord: it sorts chronologically as
  * text, and `from_iso8601_timestamp` (Athena) / `CAST(… AS TIMESTAMP)` (DuckDB) convert it.
  *
  * Shipped queries use only what Trino and DuckDB share: CTEs, window functions, standard
- * comparisons, `CASE`, `ORDER BY`; string literals go through {@link sqlString}.
+ * comparisons, `CASE`, `ORDER BY`. Values are `?` parameters of a {@link SqlStatement} (DuckDB
+ * prepared statements, Athena `ExecutionParameters`), only in WHERE clauses as Athena requires.
  */
-import { headlineMetric } from '#core/metrics/headline.ts';
+import { headlineMetric, headlineSlices } from '#core/metrics/headline.ts';
+import type { SqlStatement } from '#core/ports.ts';
 import {
   METRIC_COLUMNS as CORE_METRIC_COLUMNS,
   PARTITION_COLUMNS,
@@ -79,48 +81,62 @@ export interface LeaderboardOptions {
 }
 
 /**
- * Best value per model of a benchmark's headline metric (slice `all` unless told), with the
- * run that achieved it (ties: the latest run id) and how many runs the model has.
- * Columns: model, run_id, value, ci_low, ci_high, n, runs — best first.
+ * Best value per model of a benchmark's headline metric on its headline slice(s) (`all`, or
+ * ABRICOT's two subtasks: headlineSlices) unless a slice is named, with the run that achieved
+ * it (ties: the latest run id) and how many runs the model has.
+ * Columns: model, run_id, value, ci_low, ci_high, n, runs — best first; with several headline
+ * slices one row per model and slice, a `slice` column after `model`, ordered by slice.
  * @throws RangeError when `runIds` is given empty (no run to rank: SQL has no empty IN list).
  */
-export function leaderboardSql(benchmark: string, options: LeaderboardOptions = {}): string {
+export function leaderboardSql(benchmark: string, options: LeaderboardOptions = {}): SqlStatement {
   const metric = options.metric ?? headlineMetric(benchmark);
-  const slice = options.slice ?? 'all';
+  const slices = options.slice === undefined ? headlineSlices(benchmark) : [options.slice];
   if (options.runIds !== undefined && options.runIds.length === 0) throw new RangeError('leaderboardSql: runIds is empty; there is nothing to rank');
-  const runFilter = options.runIds === undefined ? '' : `\n    AND run_id IN (${options.runIds.map(sqlString).join(', ')})`;
-  return `WITH candidates AS (
+  const runIds = options.runIds ?? [];
+  const runFilter = options.runIds === undefined ? '' : `\n    AND run_id IN (${runIds.map(() => '?').join(', ')})`;
+  const [only] = slices;
+  if (slices.length === 1 && only !== undefined) {
+    const text = `WITH candidates AS (
   SELECT model, run_id, value, ci_low, ci_high, n,
          ROW_NUMBER() OVER (PARTITION BY model ORDER BY value DESC, run_id DESC) AS position,
          CAST(COUNT(*) OVER (PARTITION BY model) AS INTEGER) AS runs
   FROM metrics
-  WHERE benchmark = ${sqlString(benchmark)}${runFilter}
-    AND metric = ${sqlString(metric)}
-    AND slice = ${sqlString(slice)}
+  WHERE benchmark = ?${runFilter}
+    AND metric = ?
+    AND slice = ?
     AND value IS NOT NULL
 )
 SELECT model, run_id, value, ci_low, ci_high, n, runs
 FROM candidates
 WHERE position = 1
 ORDER BY value DESC, model ASC`;
+    return { text, params: [benchmark, ...runIds, metric, only] };
+  }
+  const text = `WITH candidates AS (
+  SELECT model, slice, run_id, value, ci_low, ci_high, n,
+         ROW_NUMBER() OVER (PARTITION BY model, slice ORDER BY value DESC, run_id DESC) AS position,
+         CAST(COUNT(*) OVER (PARTITION BY model, slice) AS INTEGER) AS runs
+  FROM metrics
+  WHERE benchmark = ?${runFilter}
+    AND metric = ?
+    AND slice IN (${slices.map(() => '?').join(', ')})
+    AND value IS NOT NULL
+)
+SELECT model, slice, run_id, value, ci_low, ci_high, n, runs
+FROM candidates
+WHERE position = 1
+ORDER BY slice ASC, value DESC, model ASC`;
+  return { text, params: [benchmark, ...runIds, metric, ...slices] };
 }
 
 /**
  * Every metric of one run, per slice (`all` first), absent values included with their reason.
  * Columns: benchmark, model, metric, slice, value, ci_low, ci_high, n, reason.
  */
-export function sliceMetricsSql(runId: string): string {
-  return `SELECT benchmark, model, metric, slice, value, ci_low, ci_high, n, reason
+export function sliceMetricsSql(runId: string): SqlStatement {
+  const text = `SELECT benchmark, model, metric, slice, value, ci_low, ci_high, n, reason
 FROM metrics
-WHERE run_id = ${sqlString(runId)}
+WHERE run_id = ?
 ORDER BY metric ASC, CASE WHEN slice = 'all' THEN 0 ELSE 1 END ASC, slice ASC`;
-}
-
-/**
- * The DuckDB view over one table under a local root (DuckDB-only SQL: used by the local
- * adapter to define the views, never shipped to Athena).
- */
-export function duckDbViewSql(table: keyof typeof TABLE_PREFIXES, root: string): string {
-  const glob = `${root.replace(/\/+$/, '')}/${TABLE_PREFIXES[table]}*/*/*.parquet`;
-  return `CREATE OR REPLACE VIEW ${table} AS SELECT * FROM read_parquet(${sqlString(glob)}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
+  return { text, params: [runId] };
 }

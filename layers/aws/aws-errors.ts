@@ -12,14 +12,3 @@ export function awsErrorName(error: unknown): string {
   }
   return String(error);
 }
-
-/** Resolves after `ms` milliseconds. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Exponential backoff with full jitter (AWS architecture blog), capped. */
-export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(capMs, baseMs * 2 ** attempt);
-  return Math.floor(random() * ceiling);
-}

@@ -4,6 +4,7 @@
  * exist and adds to the run row's counters, so a redelivered item changes nothing.
  * Table layout and how runs are listed: see dynamo-ledger-schema.ts.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -16,7 +17,8 @@ import {
 import type { RunLedger, RunStatus, RunSummary } from '../core/ports.ts';
 import type { Verdict } from '../core/types.ts';
 import { HarnessError } from '../core/errors.ts';
-import { awsErrorName, backoffMs, sleep } from './aws-errors.ts';
+import { fullJitterMs } from '../core/backoff.ts';
+import { awsErrorName } from './aws-errors.ts';
 import { ITEM_PREFIX, RUNS_PK, runKey, toSummary, verdictAttribute, type Row } from './dynamo-ledger-schema.ts';
 
 export interface DynamoRunLedgerOptions {
@@ -29,6 +31,8 @@ export interface DynamoRunLedgerOptions {
 }
 
 const CONFLICT_RETRIES = 8;
+const CONFLICT_BACKOFF = { baseMs: 20, capMs: 1_000 };
+const UNPROCESSED_BACKOFF = { baseMs: 50, capMs: 2_000 };
 
 /**
  * DynamoDB-backed {@link RunLedger}.
@@ -179,6 +183,10 @@ export class DynamoRunLedger implements RunLedger {
    * Sends a two-part transaction (item row, then run row): true when it applied, false when
    * the item row's condition failed (a duplicate), retried on TransactionConflict (often the
    * duplicate itself touching the same rows); a missing run row is a HarnessError.
+   * The SDK's retry strategy does not cover the conflict: it arrives as a
+   * TransactionCanceledException (HTTP 400, not retryable) whose reason is in the body, and
+   * every item of a run updates the same run row, so conflicts are common and get their own
+   * budget here.
    */
   async #transact(command: TransactWriteCommand, op: string, runId: string, itemId: string): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
@@ -193,7 +201,7 @@ export class DynamoRunLedger implements RunLedger {
           throw new HarnessError(`cannot ${op} ${itemId}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
         }
         if (!reasons.includes('TransactionConflict') || attempt + 1 >= CONFLICT_RETRIES) throw this.#fault(op, runId, error);
-        await sleep(backoffMs(attempt, 20, 1_000));
+        await sleep(fullJitterMs(attempt + 1, CONFLICT_BACKOFF));
       }
     }
   }
@@ -258,7 +266,14 @@ export class DynamoRunLedger implements RunLedger {
     // A status without a reason clears the previous one (a resumed run is no longer "failed: …").
     const expression = reason === undefined ? 'SET #s = :s, updatedAt = :now REMOVE reason' : 'SET #s = :s, updatedAt = :now, reason = :r';
     const values: Row = reason === undefined ? { ':s': status } : { ':s': status, ':r': reason };
-    await this.#updateRun('setStatus', runId, expression, values, { '#s': 'status' });
+    try {
+      // A cancel is final: no stage that read the run before the cancel landed may undo it.
+      await this.#updateRun('setStatus', runId, expression, { ...values, ':cancelled': 'cancelled' }, { '#s': 'status' }, 'attribute_exists(pk) AND #s <> :cancelled');
+    } catch (error) {
+      const conditionFailed = error instanceof HarnessError && awsErrorName(error.cause) === 'ConditionalCheckFailedException';
+      if (conditionFailed && (await this.getRun(runId))?.status === 'cancelled') return;
+      throw error;
+    }
   }
 
   /**
@@ -269,14 +284,14 @@ export class DynamoRunLedger implements RunLedger {
     await this.#updateRun('setItems', runId, 'SET #items = :items, updatedAt = :now', { ':items': items }, { '#items': 'items' });
   }
 
-  async #updateRun(operation: string, runId: string, expression: string, values: Row, names?: Record<string, string>): Promise<void> {
+  async #updateRun(operation: string, runId: string, expression: string, values: Row, names?: Record<string, string>, condition = 'attribute_exists(pk)'): Promise<void> {
     try {
       await this.#doc.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: runKey(runId),
           UpdateExpression: expression,
-          ConditionExpression: 'attribute_exists(pk)',
+          ConditionExpression: condition,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: { ...values, ':now': this.#now().toISOString() },
         }),
@@ -292,9 +307,10 @@ export class DynamoRunLedger implements RunLedger {
   async #batchGet(keys: Row[]): Promise<Row[]> {
     const rows: Row[] = [];
     for (let start = 0; start < keys.length; start += 100) {
+      // UnprocessedKeys come in a successful answer, which the SDK's retry strategy never sees.
       let pending: Row[] = keys.slice(start, start + 100);
       for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await sleep(backoffMs(attempt, 50, 2_000));
+        if (attempt > 0) await sleep(fullJitterMs(attempt + 1, UNPROCESSED_BACKOFF));
         const request = { [this.#table]: { Keys: pending, ConsistentRead: true } };
         const out = await this.#call('listRuns', '*', () => this.#doc.send(new BatchGetCommand({ RequestItems: request })));
         rows.push(...(out.Responses?.[this.#table] ?? []));

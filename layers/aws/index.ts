@@ -21,7 +21,6 @@ export {
   PARTITION_KEYS,
   RECORD_COLUMNS,
   TABLE_PREFIXES,
-  duckDbViewSql,
   leaderboardSql,
   sliceMetricsSql,
   sqlString,

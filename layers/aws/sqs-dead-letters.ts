@@ -81,3 +81,13 @@ export async function moveMessages(options: MoveOptions): Promise<{ moved: numbe
   }
   return { moved, read: seen.size };
 }
+
+/** The bodies of every message in `queueUrls`, read and left in place (the watchdog's look into the DLQs). */
+export async function peekMessages(client: SQSClient, queueUrls: readonly string[]): Promise<string[]> {
+  const bodies: string[] = [];
+  for (const url of queueUrls) {
+    // Selecting none moves none; what was read is made visible again at once.
+    await moveMessages({ client, from: url, to: url, select: (body) => (bodies.push(body), false) });
+  }
+  return bodies;
+}

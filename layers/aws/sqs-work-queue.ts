@@ -5,6 +5,7 @@
  * DLQ after `maxReceiveCount` deliveries. Message bodies are the JSON of `body`; the logical
  * id travels as the message attribute {@link ID_ATTRIBUTE}.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
@@ -17,11 +18,13 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { QueueMessage, WorkQueue } from '../core/ports.ts';
 import { HarnessError } from '../core/errors.ts';
-import { awsErrorName, backoffMs, sleep } from './aws-errors.ts';
+import { fullJitterMs } from '../core/backoff.ts';
+import { awsErrorName } from './aws-errors.ts';
 
 /** Message attribute carrying the logical message id (`<run>/<task>/<sample>`). */
 export const ID_ATTRIBUTE = 'polyeval_id';
 const SEND_ATTEMPTS = 5;
+const SEND_BACKOFF = { baseMs: 100, capMs: 5_000 };
 /** Visible, in flight, delayed: the queue is drained when all three are zero. */
 const COUNT_ATTRIBUTES = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
 
@@ -184,8 +187,11 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
       MessageBody: JSON.stringify(message.body),
       MessageAttributes: { [ID_ATTRIBUTE]: { DataType: 'String', StringValue: message.id } },
     }));
+    // Throttling, 5xx and network failures of the call itself are the SDK's retries (the client's
+    // maxAttempts / retry mode); entries SQS failed inside a successful answer are not, so they
+    // are resent here.
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await sleep(backoffMs(attempt, 100, 5_000));
+      if (attempt > 0) await sleep(fullJitterMs(attempt + 1, SEND_BACKOFF));
       const command = new SendMessageBatchCommand({ QueueUrl: this.#options.queueUrl, Entries: pending });
       const out = await this.#sqs('SendMessageBatch', () => this.#options.client.send(command));
       const failed = out.Failed ?? [];

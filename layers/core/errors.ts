@@ -32,6 +32,23 @@ export class HarnessError extends PolyevalError {
   override name = 'HarnessError';
 }
 
+/**
+ * A stored record (manifest, item, summary, part, queue message) that does not match its
+ * schema: ours, not the user's, so a harness fault. Names the key and the field; the record
+ * is left where it is (never overwritten or dropped).
+ */
+export class CorruptRecordError extends HarnessError {
+  override name = 'CorruptRecordError';
+  constructor(
+    readonly key: string,
+    readonly field: string | undefined,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`stored record ${key}${field ? `, field "${field}"` : ''}: ${reason}`, options);
+  }
+}
+
 /** A model provider failed after its retries; `retryable` says whether a later attempt may succeed. */
 export class ProviderError extends PolyevalError {
   override name = 'ProviderError';

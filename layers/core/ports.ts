@@ -96,17 +96,33 @@ export interface RunLedger {
    * across Lambda workers.
    */
   trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean>;
+  /**
+   * Sets the run's status (and reason; none clears it). A cancelled run stays cancelled:
+   * a stage that decided to move it on before the cancel landed (plan setting `running`,
+   * aggregate `completed`) leaves it as it is — atomically, in one conditional write.
+   */
   setStatus(runId: string, status: RunStatus, reason?: string): Promise<void>;
 }
 
 /**
+ * A SQL statement with `?` placeholders and the string values bound to them, in order: DuckDB
+ * binds them as a prepared statement, Athena as `ExecutionParameters` (placeholders only in
+ * WHERE clauses, as Athena requires). Values never become SQL text of ours.
+ */
+export interface SqlStatement {
+  text: string;
+  params: readonly string[];
+}
+
+/**
  * SQL over the `records` and `metrics` views (DESIGN §5). The SQL is kept to the subset
- * DuckDB and Athena (Trino) share.
+ * DuckDB and Athena (Trino) share. A plain string is a statement without parameters (the
+ * user's own SQL from `polyeval query`).
  * @example
- * const rows = await query.sql("SELECT metric, value FROM metrics WHERE run_id = 'r1'");
+ * const rows = await query.sql({ text: 'SELECT metric, value FROM metrics WHERE run_id = ?', params: ['r1'] });
  */
 export interface ResultsQuery {
-  sql(text: string): Promise<Record<string, unknown>[]>;
+  sql(query: string | SqlStatement): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -147,5 +163,23 @@ export interface Executor {
   prepare?(languages: readonly LanguageId[]): void;
   close(): Promise<void>;
 }
+
+/**
+ * Run lifecycle events (`RunCompleted` after aggregation) for whoever subscribes:
+ * notifications, dashboards, the next stage of a sweep. Cloud runs only (EventBridge).
+ * @example
+ * await events.publish('RunCompleted', { run_id: 'r1', status: 'completed' });
+ */
+export interface EventPublisher {
+  publish(detailType: string, detail: Record<string, unknown>): Promise<void>;
+}
+
+/**
+ * Sets a run's planned item count. The cloud api creates a run's ledger row before its dataset
+ * is loaded (items 0); plan fills the count in, and no work item is sent before, so the
+ * completion check (recorded == items) can never fire early. Cloud runs only (DynamoDB).
+ * TODO: a `setItems` on RunLedger (both adapters) would replace this port.
+ */
+export type SetRunItems = (runId: string, items: number) => Promise<void>;
 
 export type { MetricRow };

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '#core/errors.ts';
-import type { ResultsQuery } from '#core/ports.ts';
+import type { ResultsQuery, SqlStatement } from '#core/ports.ts';
 import { METRIC_COLUMNS, RECORD_COLUMNS, type Column } from '#core/run/columns.ts';
 
 const SQL_TYPE = { string: 'VARCHAR', int: 'INTEGER', double: 'DOUBLE' } as const;
@@ -51,9 +51,11 @@ export class DuckDbResultsQuery implements ResultsQuery {
     return new DuckDbResultsQuery(instance, connection);
   }
 
-  async sql(text: string): Promise<Record<string, unknown>[]> {
+  async sql(query: string | SqlStatement): Promise<Record<string, unknown>[]> {
+    const { text, params } = typeof query === 'string' ? { text: query, params: [] } : query;
     try {
-      const reader = await this.connection.runAndReadAll(text);
+      // Values are bound by DuckDB's prepared statement, never spliced into the text.
+      const reader = await this.connection.runAndReadAll(text, params.length > 0 ? [...params] : undefined);
       return reader.getRowObjectsJS() as Record<string, unknown>[];
     } catch (error) {
       throw new InputError(`query failed: ${(error as Error).message}`, { field: 'sql' });

@@ -195,6 +195,7 @@ function apply(state: State | undefined, event: Event): State | undefined {
       s.costUsd += event.usd;
       break;
     case 'status':
+      if (s.status === 'cancelled') break; // a cancel is final (RunLedger.setStatus)
       s.status = event.status;
       if (event.reason) s.reason = event.reason;
       else delete s.reason;

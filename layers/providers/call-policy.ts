@@ -10,6 +10,7 @@
  * budget (default 180 s, longer than a per-minute quota window) is spent; other retryable
  * failures until `maxRetries`.
  */
+import { fullJitterMs } from '#core/backoff.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { AdaptiveLimit } from './adaptive-limit.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -82,7 +83,7 @@ export class CallPolicy {
       const base = Math.min(retryAfterMs, retryAfterCapMs);
       return Math.round(base + random() * base * 0.5);
     }
-    return Math.round(random() * Math.min(retryMaxDelayMs, retryBaseMs * 2 ** (n - 1)));
+    return fullJitterMs(n, { baseMs: retryBaseMs, capMs: retryMaxDelayMs }, random);
   }
 
   async #once<T>(attempt: Attempt<T>, outer?: AbortSignal): Promise<T> {

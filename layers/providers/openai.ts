@@ -15,6 +15,7 @@ import { addUsage, CallPolicy } from './call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
 import { ProviderCallError, classifySdkError, deterministic } from './failures.ts';
 import { postJson } from './http-json.ts';
+import { combineChoiceScores, type ScoredChoice } from './choice-scores.ts';
 import { choiceLogprob } from './logprobs.ts';
 import { nextTokenScores } from './next-token.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -119,12 +120,7 @@ export class OpenAiProvider implements Provider {
     if (req.scoring?.mode === 'next-token') return this.#nextToken(req, req.scoring.topLogprobs ?? TOP_LOGPROBS[1]);
     const context = promptText(req.prompt);
     const scored = await Promise.all(req.choices.map((choice) => this.#scoreOne(context, choice, req.signal)));
-    return {
-      logprobs: scored.map((s) => s.logprob),
-      usage: scored.reduce<TokenUsage>((sum, s) => addUsage(sum, s.usage) as TokenUsage, { promptTokens: 0, completionTokens: 0 }),
-      latencyMs: Math.max(0, ...scored.map((s) => s.latencyMs)),
-      attempts: scored.reduce((sum, s) => sum + s.attempts, 0),
-    };
+    return combineChoiceScores(scored);
   }
 
   async #nextToken(req: ScoreChoicesRequest, k: number): Promise<ChoiceScores> {
@@ -136,7 +132,7 @@ export class OpenAiProvider implements Provider {
     return { logprobs: scores.logprobs, floored: scores.floored, floor: scores.floor, usage, latencyMs: out.latencyMs, attempts: out.attempts };
   }
 
-  async #scoreOne(context: string, choice: string, signal?: AbortSignal): Promise<{ logprob: number; usage: TokenUsage; latencyMs: number; attempts: number }> {
+  async #scoreOne(context: string, choice: string, signal?: AbortSignal): Promise<ScoredChoice> {
     const text = context + choice;
     const out = await this.#policy.call(async (s) => {
       const value = expectShape(completionResponseSchema, await this.#echo(text, s), 'completions (echo)');

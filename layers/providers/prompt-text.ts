@@ -1,18 +1,8 @@
 /**
- * The flat text of a prompt, for endpoints that take raw text (TGI `inputs`, OpenAI
- * `/completions`). A completion-style prompt is used verbatim; a chat prompt becomes its
- * system text and messages joined by blank lines — no chat template is applied, since
- * the harness cannot know the served model's.
+ * The prompt's flat text (one implementation, in core: cost estimates use it too) and the
+ * per-sample seed, for the providers.
  */
-import type { Prompt } from '#core/models/provider.ts';
-
-/** The prompt as one string. */
-export function promptText(prompt: Prompt): string {
-  if (prompt.completion !== undefined) return prompt.completion;
-  const parts = prompt.system ? [prompt.system] : [];
-  for (const m of prompt.messages) parts.push(m.content);
-  return parts.join('\n\n');
-}
+export { promptText } from '#core/models/prompt-text.ts';
 
 /** Seed for sample `sample` when a base seed is set: distinct per sample, reproducible per run. */
 export function sampleSeed(seed: number | undefined, sample: number): number | undefined {

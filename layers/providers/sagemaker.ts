@@ -18,6 +18,7 @@ import { addUsage, CallPolicy } from './call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
 import { ProviderCallError, classifySdkError, deterministic } from './failures.ts';
 import { parseJsonBody } from './http-json.ts';
+import { combineChoiceScores, type ScoredChoice } from './choice-scores.ts';
 import { choiceLogprob } from './logprobs.ts';
 import { nextTokenScores } from './next-token.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -123,12 +124,7 @@ export class SageMakerProvider implements Provider {
   async scoreChoices(req: ScoreChoicesRequest): Promise<ChoiceScores> {
     if (req.scoring?.mode === 'next-token') return this.#nextToken(req, req.scoring.topLogprobs ?? 5);
     const scored = await Promise.all(req.choices.map((choice) => this.#scoreOne(req, choice)));
-    return {
-      logprobs: scored.map((s) => s.logprob),
-      usage: scored.reduce<TokenUsage>((sum, s) => addUsage(sum, s.usage) as TokenUsage, { promptTokens: 0, completionTokens: 0 }),
-      latencyMs: Math.max(0, ...scored.map((s) => s.latencyMs)),
-      attempts: scored.reduce((sum, s) => sum + s.attempts, 0),
-    };
+    return combineChoiceScores(scored);
   }
 
   async #nextToken(req: ScoreChoicesRequest, k: number): Promise<ChoiceScores> {
@@ -141,7 +137,7 @@ export class SageMakerProvider implements Provider {
     return { logprobs: scores.logprobs, floored: scores.floored, floor: scores.floor, usage, latencyMs: out.latencyMs, attempts: out.attempts };
   }
 
-  async #scoreOne(req: ScoreChoicesRequest, choice: string): Promise<{ logprob: number; usage: TokenUsage; latencyMs: number; attempts: number }> {
+  async #scoreOne(req: ScoreChoicesRequest, choice: string): Promise<ScoredChoice> {
     const context = promptText(req.prompt);
     if (this.flavour === 'tgi') {
       const out = await this.#invoke(tgiScorePayload(context + choice), (b) => {

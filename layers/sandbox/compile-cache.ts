@@ -2,14 +2,16 @@
  * Compilations cached by content hash (language, compiler identity and flags, source):
  * n identical samples compile once, and concurrent requests for the same build share one
  * compilation. Failed compilations are cached too (same source, same diagnostics), except
- * one that ran out of wall-clock time: a busy machine must not turn a source into a CE for
- * good (every later run, in every process sharing the cache, would inherit it).
+ * one that ran out of wall-clock time or whose compiler was killed by a signal: a busy or
+ * shutting-down machine must not turn a source into a CE for good (every later run, in every
+ * process sharing the cache, would inherit it). Such entries written by older versions are
+ * compiled again.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ToolchainOptions } from '#core/languages/spec.ts';
-import type { LanguageRuntime, RuntimeContext } from './runtime.ts';
+import { COMPILER_KILLED, type LanguageRuntime, type RuntimeContext } from './runtime.ts';
 import { giveToSandbox, lockDown } from './files.ts';
 import { ensureSharedDir } from './supervisor.ts';
 
@@ -46,12 +48,15 @@ export class CompileCache {
 
   private async lookupOrCompile(runtime: LanguageRuntime, source: string, key: string, options: ToolchainOptions): Promise<Build> {
     const dir = join(this.buildsDir, key);
+    let killed = false;
     try {
       const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as Meta;
-      return { ...meta, dir, cached: true };
+      if (meta.ok || !meta.diagnostics.startsWith(COMPILER_KILLED)) return { ...meta, dir, cached: true };
+      killed = true;
     } catch {
       // not built yet
     }
+    if (killed) await rm(dir, { recursive: true, force: true });
     await ensureSharedDir(this.buildsDir);
     const tmp = await mkdtemp(join(this.buildsDir, `${key}.tmp-`));
     try {
@@ -60,7 +65,7 @@ export class CompileCache {
       const started = performance.now();
       const result = await runtime.compile(this.ctx, tmp, options);
       const meta: Meta = { ok: result.ok, diagnostics: result.diagnostics, compileMs: Math.round(performance.now() - started) };
-      if (result.timedOut) {
+      if (result.timedOut || result.killed) {
         await rm(tmp, { recursive: true, force: true });
         return { ...meta, ok: false, dir: tmp, cached: false };
       }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pLimit from 'p-limit';
 import { InputError } from '#core/errors.ts';
 import type { ExecutionJob, Executor, ToolchainInfo } from '#core/ports.ts';
 import { scoreIoTests, type TestFileLoader } from '#core/scoring/io-tests.ts';
@@ -18,7 +19,6 @@ import { CompileCache } from './compile-cache.ts';
 import { resolveIsolation, type IsolationLevel, type IsolationOptions, type IsolationReport } from './isolation.ts';
 import { LANGUAGE_RUNTIMES } from './languages/index.ts';
 import { loadScale } from './load.ts';
-import { Semaphore } from './semaphore.ts';
 import { SandboxProgramHost } from './program-host.ts';
 import { COMPILE_LIMIT_MS, type LanguageRuntime, type RuntimeContext } from './runtime.ts';
 import { runSandboxed } from './sandbox-process.ts';
@@ -112,7 +112,7 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
   });
   const token = options.token ?? (() => randomBytes(16).toString('hex'));
   const loadTestFile = options.loadTestFile ?? ((path: string) => readFile(path, 'utf8'));
-  const slots = new Semaphore(concurrency);
+  const slots = pLimit(concurrency);
 
   const runner = options.runner ? { runner: options.runner } : {};
   const scoreOnce = (job: ExecutionJob): Promise<ScoreOutcome> =>
@@ -126,7 +126,7 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
     workRoot,
     host,
     async execute(job) {
-      return slots.run(async () => {
+      return slots(async () => {
         let lastError: unknown;
         for (let attempt = 1; attempt <= 2; attempt++) {
           try {

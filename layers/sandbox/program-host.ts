@@ -27,13 +27,13 @@ export interface ProgramHostDeps {
 }
 
 /** How a run ended, from the supervisor's facts and the runtime's reading of stderr. */
-export function classify(r: SandboxResult, runtime: LanguageRuntime, limits: { cpuMs: number; memoryMb: number; addressSpaceMb: number }): Termination {
+export function classify(r: SandboxResult, runtime: LanguageRuntime, limits: { cpuMs: number; memoryMb: number; addressSpaceMb: number; heapCapped?: boolean }): Termination {
   // Python ignores SIGXFSZ, so a full file shows as EFBIG ("File too large") instead.
   if (r.outputExceeded || r.signal === 'SIGXFSZ' || (r.exitCode !== 0 && /File too large/u.test(r.stderr))) return 'output';
   if (r.wallTimeout || r.signal === 'SIGXCPU' || r.cpuMs > limits.cpuMs) return 'time';
   const failed = r.signal !== null || r.exitCode !== 0;
-  // Under RLIMIT_AS an allocation fails near the limit; without it (JVM) only stderr tells.
-  const nearLimit = limits.addressSpaceMb > 0 && r.peakMemoryKb >= limits.memoryMb * 1024 * 0.8;
+  // Under RLIMIT_AS an allocation fails near the limit; under a runtime's own heap cap (JVM) only stderr tells.
+  const nearLimit = limits.addressSpaceMb > 0 && !limits.heapCapped && r.peakMemoryKb >= limits.memoryMb * 1024 * 0.8;
   if (failed && (runtime.isOutOfMemory(r.stderr) || nearLimit)) return 'memory';
   if (r.signal !== null) return 'signaled';
   return 'exited';
@@ -78,7 +78,7 @@ export class SandboxProgramHost implements ProgramHost {
         await writeFile(join(workDir, file.name), file.content, { mode: 0o644 });
       }
       const r = await this.deps.run({ argv: command.argv, workDir, readOnly: command.readOnly, stdin: req.stdin, limits, ...(command.env ? { env: command.env } : {}) });
-      let termination = classify(r, runtime, { cpuMs, memoryMb: req.limits.memoryMb, addressSpaceMb: command.addressSpaceMb });
+      let termination = classify(r, runtime, { cpuMs, memoryMb: req.limits.memoryMb, addressSpaceMb: command.addressSpaceMb, heapCapped: command.heapCapped === true });
       const files: Record<string, string> = {};
       for (const name of req.collect ?? []) {
         const content = await readOutputFile(join(workDir, name), RUN_LIMITS.outputBytes);

@@ -29,7 +29,15 @@ export interface CompileResult {
    * machine than about the source, so such a result is never cached: the next run compiles again.
    */
   timedOut?: boolean;
+  /**
+   * The compiler was killed by a signal (the OOM killer, a shutdown, a stray kill, a limit):
+   * like a timeout, not a fact about the source, so never cached either.
+   */
+  killed?: boolean;
 }
+
+/** How a compilation killed by a signal begins its diagnostics (also in caches written before `killed`). */
+export const COMPILER_KILLED = 'compiler killed by ';
 
 /** How to run a built program. Paths are host paths; the sandbox shows them at the same place. */
 export interface RunCommand {
@@ -37,8 +45,14 @@ export interface RunCommand {
   /** Extra read-only paths the program needs (interpreter prefix, stdlib jar, …). */
   readOnly: string[];
   env?: Record<string, string>;
-  /** RLIMIT_AS in MB, 0 for none (the JVM manages its heap with -Xmx instead). */
+  /** RLIMIT_AS in MB, 0 for none. */
   addressSpaceMb: number;
+  /**
+   * The runtime caps its own heap and reports exhaustion on stderr (the JVM's -Xmx), and
+   * RLIMIT_AS is only a backstop far above the memory limit: only stderr means MLE, not a
+   * failure after a peak near the limit (a program that filled most of its heap, then threw).
+   */
+  heapCapped?: boolean;
   /** RLIMIT_NPROC: processes and threads. */
   processes: number;
   /** Multiplies the CPU limit (the JVM's JIT and GC threads burn CPU on other cores). */

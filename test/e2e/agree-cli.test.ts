@@ -129,3 +129,61 @@ describe('the fidelity script', () => {
     expect(r.stderr).toMatch(/FIDELITY CHECK FAILED: .*absent does not exist/u);
   });
 });
+
+describe('the MXEval agreement script (scripts/mxeval-agree.mjs)', () => {
+  // A checkout laid out as amazon-science/mxeval's is (data/mbxp/metadata.json naming the
+  // release file per language, metadata_examples.json the example samples), with our rows.
+  const checkout = join(home, 'mxeval-checkout');
+  const mbxp = join(checkout, 'data', 'mbxp');
+  const script = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'scripts', 'mxeval-agree.mjs'), checkout, '--home', home, ...args], { encoding: 'utf8', cwd: ROOT });
+  const examples = [
+    { task_id: 'HM/1', completion: '    return 2 * n\n', language: 'python' },
+    { task_id: 'HM/2', completion: '    return s[1:]\n', language: 'python' },
+  ];
+
+  beforeAll(() => {
+    mkdirSync(join(mbxp, 'examples'), { recursive: true });
+    writeFileSync(join(mbxp, 'metadata.json'), JSON.stringify({ python: 'hm_release_v1.jsonl' }));
+    writeFileSync(join(mbxp, 'metadata_examples.json'), JSON.stringify({ python: 'examples/hmp_samples.jsonl' }));
+    writeFileSync(join(mbxp, 'hm_release_v1.jsonl'), jsonl(problems));
+    writeFileSync(join(mbxp, 'examples', 'hmp_samples.jsonl'), jsonl(examples));
+    // where MXEval's evaluate_functional_correctness writes its verdicts: <samples>_results.jsonl
+    writeFileSync(join(mbxp, 'examples', 'hmp_samples.jsonl_results.jsonl'), jsonl([{ ...examples[0], result: 'passed', passed: true }, { ...examples[1], result: 'failed: ', passed: false }]));
+  });
+
+  it("compares every sample with MXEval's results file beside the samples", () => {
+    const r = script(['--sets', 'hmp']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^hmp: 2 of 2 samples compared · agreement 2\/2 = 100\.00% · polyeval (OK 1, RE 1|RE 1, OK 1) · MXEval passes 1 · run mxeval-/mu);
+  }, 300_000);
+
+  it('runs and compares only the samples of a results file cut short, saying how many', () => {
+    const partial = join(home, 'partial-results');
+    mkdirSync(partial, { recursive: true });
+    writeFileSync(join(partial, 'hmp_samples.jsonl_results.jsonl'), jsonl([{ ...examples[1], passed: false }]));
+    const r = script(['--sets', 'hmp', '--results', partial, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { sets: Record<string, { samples_in_file: number; overall: { samples: number; agree: number }; unmatched: number }> };
+    expect(report.sets['hmp']).toMatchObject({ samples_in_file: 2, overall: { samples: 1, agree: 1 }, unmatched: 0 });
+  }, 300_000);
+
+  it('lists each disagreement and exits 1 below --min', () => {
+    const wrong = join(home, 'wrong-results');
+    mkdirSync(wrong, { recursive: true });
+    writeFileSync(join(wrong, 'hmp_samples.jsonl_results.jsonl'), jsonl([{ ...examples[0], passed: false, result: 'failed: AssertionError' }, { ...examples[1], passed: true }]));
+    const r = script(['--sets', 'hmp', '--results', wrong]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('agreement 0/2 = 0.00%');
+    expect(r.stdout).toContain('HM/1 #0: polyeval OK, MXEval fail — MXEval: failed: AssertionError');
+    expect(r.stdout).toMatch(/HM\/2 #0: polyeval RE, MXEval pass — polyeval: /u);
+    expect(r.stderr).toContain('agreement below 0.99');
+  }, 300_000);
+
+  it('names what is missing: an unknown set, a results file MXEval has not written', () => {
+    const unknown = script(['--sets', 'mbxx']);
+    expect([unknown.status, unknown.stderr.includes('unknown set "mbxx"'), unknown.stderr.includes('hmp')]).toEqual([2, true, true]);
+    const none = script(['--sets', 'hmp', '--results', join(home, 'nowhere')]);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/nowhere\/hmp_samples\.jsonl_results\.jsonl does not exist: run MXEval first/u);
+  });
+});

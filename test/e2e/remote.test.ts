@@ -12,6 +12,7 @@ import { apiEvent } from '../integration/cloud/api-events.ts';
 import { drive, lambdaContext, startCloud, type Cloud } from '../integration/cloud/cloud-harness.ts';
 import { parseJson, runCli } from '../support/cli.ts';
 import { FAKE_AWS } from '../support/moto.ts';
+import { boundSql } from '../fakes/bound-sql.ts';
 
 const SIGV4 = /^AWS4-HMAC-SHA256 Credential=test\/(\d{8})\/us-east-1\/execute-api\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/;
 
@@ -22,8 +23,8 @@ const sql: string[] = [];
 const rejected: string[] = [];
 
 const results: ResultsQuery = {
-  sql: (text) => {
-    sql.push(text);
+  sql: (query) => {
+    sql.push(boundSql(query));
     return Promise.resolve([{ model: 'reference', run_id: 'r1', value: 1, ci_low: 1, ci_high: 1, n: 3, runs: 1 }]);
   },
   close: () => Promise.resolve(),

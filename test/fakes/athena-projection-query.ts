@@ -9,9 +9,11 @@
  * else the query fails with
  * `CONSTRAINT_VIOLATION: For the injected projected partition column run_id, the WHERE clause
  * must contain only static equality conditions, and at least one such condition must be present.`
- * The check is textual (we do not parse SQL): enough for the queries we ship.
+ * The check is textual (we do not parse SQL), on the statement with its ExecutionParameters bound
+ * (see bound-sql.ts): enough for the queries we ship.
  */
-import type { ResultsQuery } from '#core/ports.ts';
+import type { ResultsQuery, SqlStatement } from '#core/ports.ts';
+import { boundSql } from './bound-sql.ts';
 
 const PROJECTED_TABLE = /\bFROM\s+(metrics|records)\b/i;
 const STATIC_EQUALITY = /\brun_id\s*(=\s*'(?:[^']|'')*'|IN\s*\(\s*'(?:[^']|'')*'(?:\s*,\s*'(?:[^']|'')*')*\s*\))/i;
@@ -21,14 +23,15 @@ export class AthenaProjectionRuleQuery implements ResultsQuery {
 
   constructor(private readonly inner: ResultsQuery) {}
 
-  async sql(text: string): Promise<Record<string, unknown>[]> {
+  async sql(query: string | SqlStatement): Promise<Record<string, unknown>[]> {
+    const text = boundSql(query);
     this.queries.push(text);
     if (PROJECTED_TABLE.test(text) && !STATIC_EQUALITY.test(text)) {
       throw new Error(
         'CONSTRAINT_VIOLATION: For the injected projected partition column run_id, the WHERE clause must contain only static equality conditions, and at least one such condition must be present.',
       );
     }
-    return this.inner.sql(text);
+    return this.inner.sql(query);
   }
 
   close(): Promise<void> {

@@ -10,6 +10,13 @@ describe('parseConfig', () => {
     expect(config.nightly).toEqual({ kind: 'ssm', parameterName: '/polyeval/nightly' });
   });
 
+  it('reads a second stack\'s sweep from its own SSM parameter, never the default stack\'s', () => {
+    expect(parseConfig({ stackName: 'Polyeval' }).nightly).toEqual({ kind: 'ssm', parameterName: '/polyeval/nightly' });
+    expect(parseConfig({ stackName: 'Polyeval-Staging' }).nightly).toEqual({ kind: 'ssm', parameterName: '/polyeval/Polyeval-Staging/nightly' });
+    expect(parseConfig({ stackName: 'Polyeval-Staging', nightlyParameter: '/team/sweep' }).nightly).toEqual({ kind: 'ssm', parameterName: '/team/sweep' });
+    expect(() => parseConfig({ stackName: 'bad name' })).toThrow(ConfigError);
+  });
+
   it('decodes values given as strings on the cdk command line', () => {
     const config = parseConfig({ generateMaxConcurrency: '12', fargateLane: 'false', nightly: '{"benchmarks":["abricot"],"models":["reference"],"params":{"n":1}}' });
     expect(config.generateMaxConcurrency).toBe(12);
@@ -42,5 +49,22 @@ describe('parseConfig', () => {
   ])('rejects %j naming the context key', (context, key) => {
     expect(() => parseConfig(context)).toThrow(ConfigError);
     expect(() => parseConfig(context)).toThrow(`context "${key}"`);
+  });
+});
+
+describe('the inline nightly sweep', () => {
+  it.each([
+    [{ benchmarks: ['rocode'], models: ['reference'], params: { temperature: 'hot' } }, 'nightly.params.temperature'],
+    [{ benchmarks: ['rocode'], models: ['reference'], params: { top_p: 7 } }, 'nightly.params.topP'],
+    [{ benchmarks: ['rocode'], models: ['reference'], extra: 1 }, 'nightly'],
+    [{ benchmarks: ['rocode'], models: [''] }, 'nightly.models.0'],
+  ])('is refused at synth as the nightly function would refuse it: %j', (nightly, key) => {
+    expect(() => parseConfig({ nightly })).toThrow(ConfigError);
+    expect(() => parseConfig({ nightly })).toThrow(`context "${key}"`);
+  });
+
+  it('keeps the sweep it accepts as written, parameters under their given names', () => {
+    const nightly = { benchmarks: ['rocode', 'abricot'], models: ['reference'], params: { n: 1, top_p: 0.95 }, split: 'test' };
+    expect(parseConfig({ nightly }).nightly).toEqual({ kind: 'inline', sweep: nightly });
   });
 });

@@ -234,10 +234,12 @@ describe('lifecycle', () => {
     );
   }
 
+  // The manifest and summary the API answers from for ever are the copies plan and aggregate
+  // keep under results/runs/ (run-control.test.ts: the API after runs/ expired).
   it.each([
-    ['runs/r1/manifest.json', 64 * 1024],
-    ['runs/r1/summary.json', 512 * 1024],
-    ['runs/r1/items/t~2f~1/0.json', 200 * 1024],
+    ['results/runs/r1/manifest.json', 64 * 1024],
+    ['results/runs/r1/summary.json', 512 * 1024],
+    ['results/records/benchmark=rocode/run_id=r1/part-00000.parquet', 2 * 1024 * 1024],
     ['results/metrics/benchmark=rocode/run_id=r1/metrics.parquet', 50 * 1024 * 1024],
     ['reports/r1.html', 5 * 1024 * 1024],
   ])('keeps %s', (key, bytes) => {
@@ -246,8 +248,11 @@ describe('lifecycle', () => {
 
   it.each([
     ['runs/r1/tasks.jsonl', 40 * 1024 * 1024],
+    ['runs/r1/items/t~2f~1/0.json', 2 * 1024],
+    ['runs/r1/messages/t~2f~1/0.json', 300 * 1024],
+    ['runs/r1/manifest.json', 8 * 1024],
     ['athena-results/q.csv', 1024],
-  ])('expires the bulky, regenerable %s', (key, bytes) => {
+  ])('expires the working, regenerable or copied %s', (key, bytes) => {
     expect(expires(key, bytes)).toBe(true);
   });
 });

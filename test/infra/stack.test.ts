@@ -50,7 +50,7 @@ describe('storage', () => {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }),
-      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'runs/', ObjectSizeGreaterThan: '1048576', ExpirationInDays: 90, Status: 'Enabled' })]) },
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'runs/', ExpirationInDays: 90, Status: 'Enabled' })]) },
     });
   });
 
@@ -155,13 +155,19 @@ describe('entry points', () => {
     });
   });
 
-  it('runs the watchdog every 15 minutes, able to read every work queue’s depth and to send to aggregate only', () => {
+  it('runs the watchdog every 15 minutes, able to read every work queue’s depth, to look into the DLQs and to send to aggregate only', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'rate(15 minutes)',
       Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^WatchdogHandlerFunction'), 'Arn'] } }),
     });
-    const actions = statementsOfRoles(/^WatchdogHandlerRole/).flatMap((statement) => [statement.Action].flat());
-    expect(new Set(actions.filter((action) => action.startsWith('sqs:')))).toEqual(new Set(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']));
+    const statements = statementsOfRoles(/^WatchdogHandlerRole/);
+    const actions = statements.flatMap((statement) => [statement.Action].flat());
+    expect(new Set(actions.filter((action) => action.startsWith('sqs:')))).toEqual(new Set(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility']));
+    // It reads the DLQs (to tell dead-lettered items from lost ones) and no work queue's messages; it deletes nothing.
+    const peek = statements.filter((statement) => [statement.Action].flat().includes('sqs:ReceiveMessage'));
+    const resources = peek.flatMap((statement) => [statement.Resource].flat() as { 'Fn::GetAtt': [string, string] }[]);
+    expect(resources.length).toBeGreaterThanOrEqual(4);
+    for (const resource of resources) expect(resource['Fn::GetAtt'][0]).toMatch(/Dlq[0-9A-F]{8}$/);
   });
 
   it('uses Node.js 22 with X-Ray tracing and Powertools settings for every NodejsFunction', () => {

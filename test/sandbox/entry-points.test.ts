@@ -112,6 +112,29 @@ describe('python unit tests', () => {
   }, 300_000);
 });
 
+// MBPP's shape: the prompt is the `def` line and a docstring, the completion the body. An
+// early exit written inside the body runs and fails; one indented unlike the prompt's
+// docstring (a 4-space body under a 2-space or tab-indented prompt, as 16 of the fidelity
+// set's MBPP early exits are) is not a program at all: Python and MXEval both reject it
+// with an IndentationError, so it is CE and never reaches the test.
+describe('python completions that are a function body', () => {
+  const prompt = 'def dublu(n):\n  """Returneaza dublul lui n.\n  >>> dublu(2)\n  4\n  """\n';
+  const body = (code: string) => executor.execute({ scorer: 'unit-tests', task: { ...unitTask('python', pythonTests[0]![1], 'dublu'), prompt }, language: 'python', code });
+
+  it('run an `import os` inside the body, and an early exit there fails at run time', async () => {
+    expect((await body('  return 2 * n\n')).verdict).toBe('OK');
+    const early = await body('  import os\n  os._exit(0)\n');
+    expect(early.verdict).toBe('WA');
+    expect(early.error).toMatch(/exited before the end/u);
+  }, 300_000);
+
+  it('are CE with the IndentationError when indented unlike the prompt', async () => {
+    const fourSpaces = await body('    import os\n    os._exit(0)\n');
+    expect(fourSpaces.verdict).toBe('CE');
+    expect(fourSpaces.error).toMatch(/IndentationError: unexpected indent/u);
+  }, 300_000);
+});
+
 describe('c++ unit-test builds', () => {
   it("compile with MXEval's g++ defaults: no optimisation, gnu++17", async () => {
     const test = [

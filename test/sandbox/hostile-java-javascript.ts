@@ -17,12 +17,15 @@ const jv = (attack: string, body: (p: Probe) => string, verdicts: Verdict[]): Ho
 const java: HostileCase[] = [
   jv('infinite loop', () => '        long x = 0; while (true) { x++; if (x == -1) System.out.println(x); }', ['TLE']),
   jv('memory bomb', () => '        java.util.List<byte[]> keep = new java.util.ArrayList<>(); while (true) keep.add(new byte[1 << 20]);', ['MLE']),
+  // Memory outside the heap -Xmx caps: RLIMIT_AS (heap + what the JVM reserves) stops it;
+  // without that bound these reservations run on until the CPU limit (TLE).
+  jv('native memory bomb', () => '        java.lang.reflect.Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe"); f.setAccessible(true); sun.misc.Unsafe u = (sun.misc.Unsafe) f.get(null); while (true) u.allocateMemory(1 << 20);', ['MLE']),
   jv('1 GB to stdout', () => '        byte[] chunk = new byte[1 << 20]; java.util.Arrays.fill(chunk, (byte) 120); for (int i = 0; i < 1024; i++) System.out.write(chunk); System.out.flush();', ['OLE']),
   jv('disk fill', () => '        try (java.io.FileOutputStream f = new java.io.FileOutputStream("fill.bin")) { byte[] b = new byte[1 << 20]; while (true) f.write(b); }', ['OLE', 'RE']),
   jv('thread bomb', () => '        while (true) { try { new Thread(() -> { try { Thread.sleep(1_000_000); } catch (InterruptedException e) { } }).start(); } catch (Throwable e) { } }', ['TLE', 'RE', 'MLE']),
   jv('process spawning via ProcessBuilder', () => `        for (int i = 0; i < 8; i++) try { new ProcessBuilder("/usr/bin/sleep", "1000000").start(); } catch (Throwable e) { }\n        ${JAVA_SUM}`, ['OK']),
   jv('a TCP connection to a listening loopback port', (p) => `        try { new java.net.Socket("127.0.0.1", ${p.port}).close(); System.out.println("connected"); return; } catch (Exception e) { }\n        ${JAVA_SUM}`, ['OK']),
-  jv('reading the parent environment and /proc/<pid>/environ', (p) => `        boolean leak = !System.getenv().isEmpty();\n        for (String pid : new java.io.File("/proc").list()) { if (!pid.matches("\\\\d+")) continue; try { if (new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("/proc/" + pid + "/environ"))).contains("${p.secretName}")) leak = true; } catch (Exception e) { } }\n        if (leak) { System.out.println("leak " + System.getenv()); return; }\n        ${JAVA_SUM}`, ['OK']),
+  jv('reading the parent environment and /proc/<pid>/environ', (p) => `        // The JVM runtime sets MALLOC_ARENA_MAX (jvm.ts) and nothing else.\n        boolean leak = !System.getenv().keySet().stream().allMatch(k -> k.equals("MALLOC_ARENA_MAX"));\n        for (String pid : new java.io.File("/proc").list()) { if (!pid.matches("\\\\d+")) continue; try { if (new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("/proc/" + pid + "/environ"))).contains("${p.secretName}")) leak = true; } catch (Exception e) { } }\n        if (leak) { System.out.println("leak " + System.getenv()); return; }\n        ${JAVA_SUM}`, ['OK']),
   jv('writing outside the working directory', (p) => `        for (String path : new String[] { ${list(p)} }) try { java.nio.file.Files.write(java.nio.file.Paths.get(path), new byte[] { 120 }); } catch (Exception e) { }\n        ${JAVA_SUM}`, ['OK']),
 ];
 

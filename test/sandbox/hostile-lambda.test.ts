@@ -92,10 +92,10 @@ const probeFor = (tmp: string): Probe => ({ port: (server.address() as { port: n
 
 describe('the hostile suite as the execute Lambda runs it', () => {
   it.each([
-    // Java and JavaScript (added later) are not yet run under this harness: their programs end
-    // MLE at the Lambda user's limits, an open item of issue 11/14 (the bwrap suite covers them).
     ['python, c and cpp', 'native', (language: string) => ['python', 'c', 'cpp'].includes(language)],
     ['kotlin', 'kotlin', (language: string) => language === 'kotlin'],
+    ['java', 'java', (language: string) => language === 'java'],
+    ['javascript', 'javascript', (language: string) => language === 'javascript'],
   ] as const)('contains every attack in %s: no credential or canary, no listener, no write outside, no survivor', async (_languages, tmpName, pick) => {
     const cases = HOSTILE_CASES.filter((c) => pick(c.language));
     const probe = probeFor(join(dirs.root, `tmp-${tmpName}`));

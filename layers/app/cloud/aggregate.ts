@@ -13,16 +13,17 @@
 import { HarnessError } from '#core/errors.ts';
 import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
 import { findBenchmark } from '#core/benchmarks/registry.ts';
-import type { BlobStore, RunLedger } from '#core/ports.ts';
+import type { BlobStore, EventPublisher, RunLedger } from '#core/ports.ts';
 import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
+import { storedJson } from '#core/run/documents.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
 import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
-import { cloudKeys, readManifest, readTaskSnapshot } from './context.ts';
-import type { EventPublisher } from './events.ts';
+import { cloudKeys, readTaskSnapshot } from './context.ts';
+import { readManifest } from '../shared/stored-documents.ts';
 import type { AggregateMessage } from './messages.ts';
-import { compactPart, partKeys, readPartManifests, readRunRecords, type PartManifest } from './record-parts.ts';
+import { compactPart, parsePartManifest, partKeys, readPartManifests, readRunRecords } from './record-parts.ts';
 
 export interface AggregateCloudDeps {
   store: BlobStore;
@@ -42,7 +43,7 @@ export type AggregateOutcome =
 
 /** Handles one aggregate message: one records part, or the whole run. */
 export async function aggregateCloud(deps: AggregateCloudDeps, message: AggregateMessage): Promise<AggregateOutcome> {
-  return message.part === undefined ? aggregateCloudRun(deps, message.runId, message.allowMissing ?? false) : compactCloudPart(deps, message.runId, message.part);
+  return message.part === undefined ? aggregateCloudRun(deps, message.runId, message.allowMissing ?? false, message.deadLettered) : compactCloudPart(deps, message.runId, message.part);
 }
 
 /** Writes one records part (the run's last record may already have triggered the final aggregate: harmless, same rows). */
@@ -54,11 +55,11 @@ export async function compactCloudPart(deps: Pick<AggregateCloudDeps, 'store' | 
   if (manifest === undefined) throw new HarnessError(`aggregate: run ${runId} has no manifest`);
   const text = await deps.store.getText(partKeys.manifest(runId, index));
   if (text === undefined) throw new HarnessError(`aggregate: run ${runId} has no part ${index} at ${deps.store.locate(partKeys.manifest(runId, index))}`);
-  const compacted = await compactPart(deps.store, manifest, JSON.parse(text) as PartManifest);
+  const compacted = await compactPart(deps.store, manifest, parsePartManifest(text, deps.store.locate(partKeys.manifest(runId, index))));
   return { status: 'compacted', part: index, records: compacted.records.length, missing: compacted.missing.length };
 }
 
-export async function aggregateCloudRun(deps: AggregateCloudDeps, runId: string, allowMissing = false): Promise<AggregateOutcome> {
+export async function aggregateCloudRun(deps: AggregateCloudDeps, runId: string, allowMissing = false, deadLettered?: readonly string[]): Promise<AggregateOutcome> {
   const run = await deps.ledger.getRun(runId);
   if (run === undefined) throw new HarnessError(`aggregate: run ${runId} is not in the ledger`);
   if (run.status === 'completed' && (await deps.store.exists(keys.summary(runId)))) return { status: 'skipped', reason: 'already completed' };
@@ -75,14 +76,22 @@ export async function aggregateCloudRun(deps: AggregateCloudDeps, runId: string,
   } else {
     await deps.ledger.setStatus(runId, 'aggregating');
     const { records, missing } = await readRunRecords(deps.store, manifest);
-    summary = await summariseRecords(options, manifest, records.map(documentFromRecord), extra, { missing, timing: true });
+    summary = await summariseRecords(options, manifest, records.map(documentFromRecord), extra, { missing, timing: true, ...(deadLettered ? { deadLettered } : {}) });
     if (missing.length === 0) await deps.ledger.setStatus(runId, 'completed');
-    else await deps.ledger.setStatus(runId, 'completed_with_missing', `${missing.length} of ${run.items} items never recorded (listed in the summary); polyeval remote redrive ${runId} retries dead-lettered ones`);
+    else await deps.ledger.setStatus(runId, 'completed_with_missing', missingReason(runId, run.items, summary));
   }
   // The kept copy, for readers after the lifecycle rules expired runs/ (cloud-context.ts).
-  await deps.store.put(cloudKeys.keptSummary(runId), JSON.stringify(summary, null, 2), 'application/json');
+  await deps.store.put(cloudKeys.keptSummary(runId), storedJson(summary, 2), 'application/json');
   await deps.events.publish('RunCompleted', runCompletedDetail(summary));
   return { status: 'aggregated', summary };
+}
+
+/** The ledger's reason for `completed_with_missing`, as `polyeval remote status` shows it. */
+export function missingReason(runId: string, items: number, summary: Pick<RunSummaryDocument, 'missing' | 'dead_lettered' | 'lost'>): string {
+  const missing = summary.missing?.length ?? 0;
+  const head = `${missing} of ${items} items never recorded (listed in the summary)`;
+  if (summary.dead_lettered === undefined || summary.lost === undefined) return `${head}; polyeval remote redrive ${runId} retries dead-lettered ones`;
+  return `${head}: ${summary.dead_lettered.length} dead-lettered (polyeval remote redrive ${runId} retries them), ${summary.lost.length} lost (in no queue: run them again)`;
 }
 
 /** The event's detail: the run and its slice-`all` metrics (per-slice values stay in S3, events are small). */

@@ -7,11 +7,12 @@ import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { HarnessError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { BlobStore, Executor, RunLedger } from '#core/ports.ts';
-import type { RunContext } from '#core/run/engine.ts';
+import { newRunState, type EngineDeps, type RunContext, type RunDefinition } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
-import { projectionOf } from './cost.ts';
+import { projectionOf } from '../shared/cost-projection.ts';
+import { readManifest, readManifestAt } from '../shared/stored-documents.ts';
 
 /** Keys the cloud stages add to DESIGN §5. */
 export const cloudKeys = {
@@ -28,8 +29,7 @@ export const cloudKeys = {
 
 /** The manifest for readers (the API): the run's own, else the kept copy. */
 export async function readKeptManifest(store: BlobStore, runId: string): Promise<Manifest | undefined> {
-  const text = (await store.getText(keys.manifest(runId))) ?? (await store.getText(cloudKeys.keptManifest(runId)));
-  return text === undefined ? undefined : (JSON.parse(text) as Manifest);
+  return (await readManifest(store, runId)) ?? (await readManifestAt(store, cloudKeys.keptManifest(runId)));
 }
 
 /** What a stage needs to build contexts. */
@@ -51,11 +51,6 @@ const NO_PROVIDER: Provider = {
   model: 'none',
   generate: () => Promise.reject(new HarnessError('this stage calls no model')),
 };
-
-export async function readManifest(store: BlobStore, runId: string): Promise<Manifest | undefined> {
-  const text = await store.getText(keys.manifest(runId));
-  return text === undefined ? undefined : (JSON.parse(text) as Manifest);
-}
 
 export async function readTaskSnapshot(store: BlobStore, runId: string): Promise<Task[]> {
   const text = await store.getText(cloudKeys.tasks(runId));
@@ -96,21 +91,16 @@ export class RunContextCache {
     const costOf = this.#source.costOf ? await this.#source.costOf(manifest) : undefined;
     const provider = this.#source.provider ? await this.#source.provider(manifest) : NO_PROVIDER;
     const executor = this.#source.executor ? await this.#source.executor() : undefined;
-    const run = await ledger.getRun(runId);
-    return {
+    const deps: EngineDeps = {
       store,
-      // The engine's cost guard reserves every call in the ledger (trySpend): one counter per run for all containers.
       ledger,
       provider,
       ...(executor ? { executor } : {}),
       clock,
       ...(costOf ? { costOf, projectCost: projectionOf(costOf) } : {}),
-      manifest,
-      benchmark: source.benchmark,
-      tasks: new Map(pool.map((task) => [task.id, task])),
-      pool,
-      spent: { usd: run?.costUsd ?? 0 },
-      stop: {},
     };
+    const definition: RunDefinition = { manifest, benchmark: source.benchmark, tasks: new Map(pool.map((task) => [task.id, task])), pool };
+    // The cost guard reserves every call in the ledger (trySpend): one counter per run for all containers.
+    return { ...deps, ...definition, ...newRunState(deps, definition) };
   }
 }

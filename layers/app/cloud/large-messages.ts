@@ -8,7 +8,7 @@ import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
 import type { GeneratedItem } from '#core/run/engine.ts';
 import { safeSegment } from '#core/run/keys.ts';
-import { MAX_INLINE_BYTES, parseGeneratedItem, type GeneratedMessage } from './messages.ts';
+import { isPointer, MAX_INLINE_BYTES, parseGeneratedItem, parseJsonBody, type GeneratedMessage } from './messages.ts';
 
 export const messageKey = (runId: string, taskId: string, sample: number): string => `runs/${runId}/messages/${safeSegment(taskId)}/${sample}.json`;
 
@@ -25,10 +25,10 @@ export async function toMessage(store: BlobStore, generated: GeneratedItem, limi
 
 /** The generated item a message stands for (reading the stored object of a pointer). */
 export async function resolveGenerated(store: BlobStore, message: GeneratedMessage): Promise<GeneratedItem> {
-  if (!('pointer' in message)) return message;
+  if (!isPointer(message)) return message;
   const text = await store.getText(message.pointer.key);
   if (text === undefined) throw new HarnessError(`generated item ${message.pointer.key} is not in the store`);
-  const generated = parseGeneratedItem(JSON.parse(text) as unknown);
-  if ('pointer' in generated) throw new HarnessError(`generated item ${message.pointer.key} is itself a pointer`);
+  const generated = parseGeneratedItem(parseJsonBody(text, `stored generated item ${message.pointer.key}`));
+  if (isPointer(generated)) throw new HarnessError(`generated item ${message.pointer.key} is itself a pointer`);
   return generated;
 }

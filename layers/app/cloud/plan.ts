@@ -7,7 +7,7 @@
  */
 import { InputError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
-import type { BlobStore, RunLedger, WorkQueue } from '#core/ports.ts';
+import type { BlobStore, RunLedger, SetRunItems, WorkQueue } from '#core/ports.ts';
 import { itemId, keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import { protocolChoiceOf } from '#core/run/spec.ts';
@@ -16,8 +16,8 @@ import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { HarnessError } from '#core/errors.ts';
 import { isBilled, loadPriceTable, priceForRun } from '#providers/index.ts';
 import { loadSource, type LoadOptions } from '../shared/load-benchmark.ts';
-import { cloudKeys, readManifest, readTaskSnapshot, serialiseTasks } from './context.ts';
-import type { SetRunItems } from './ledger.ts';
+import { cloudKeys, readTaskSnapshot, serialiseTasks } from './context.ts';
+import { readManifest } from '../shared/stored-documents.ts';
 import { publishTestFiles } from './test-files.ts';
 import type { CloudWorkItem, PlanMessage } from './messages.ts';
 import { writePartManifest } from './record-parts.ts';

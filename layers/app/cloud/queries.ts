@@ -5,10 +5,10 @@
  */
 import { HarnessError, InputError, PolyevalError } from '#core/errors.ts';
 import type { BlobStore, ResultsQuery, RunLedger, RunSummary } from '#core/ports.ts';
-import type { RunSummaryDocument } from '#core/run/aggregate.ts';
+import { parseRunSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys, safeSegment } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
-import { ATHENA_MAX_QUERY_BYTES, leaderboardSql } from '#aws/athena-sql.ts';
+import { ATHENA_MAX_QUERY_BYTES, leaderboardSql, sqlString } from '#aws/athena-sql.ts';
 import { cloudKeys, readKeptManifest } from './context.ts';
 
 export class RunNotFoundError extends PolyevalError {
@@ -63,7 +63,7 @@ export async function getRunMetrics(deps: Pick<QueryDeps, 'store' | 'ledger'>, r
   const done = run.status === 'completed' || run.status === 'completed_with_missing';
   const text = done ? ((await deps.store.getText(keys.summary(runId))) ?? (await deps.store.getText(cloudKeys.keptSummary(runId)))) : undefined;
   if (text === undefined) throw new RunNotCompletedError(runId, run.status);
-  return JSON.parse(text) as RunSummaryDocument;
+  return parseRunSummary(text, runId);
 }
 
 export interface LeaderboardQuery {
@@ -87,7 +87,8 @@ export async function leaderboard(deps: Pick<QueryDeps, 'results' | 'ledger'>, q
   const runIds = [...new Set((await deps.ledger.listRuns()).filter((run) => run.benchmark === benchmark).map((run) => safeSegment(run.runId)))];
   if (runIds.length === 0) return { benchmark, rows: [] };
   const sql = leaderboardSql(benchmark, { ...options, runIds });
-  const bytes = Buffer.byteLength(sql, 'utf8');
+  // Counted as if the values were inlined: a conservative bound on what Athena is sent.
+  const bytes = Buffer.byteLength(sql.text, 'utf8') + sql.params.reduce((sum, value) => sum + Buffer.byteLength(sqlString(value), 'utf8'), 0);
   if (bytes > ATHENA_MAX_QUERY_BYTES) {
     throw new HarnessError(`the leaderboard of "${benchmark}" names ${runIds.length} runs: its query (${bytes} bytes) exceeds Athena's ${ATHENA_MAX_QUERY_BYTES}-byte limit`);
   }

@@ -13,15 +13,17 @@
  *
  * Compaction is deterministic per part (same key, same rows), so duplicates are harmless.
  */
+import pLimit from 'p-limit';
+import { z } from 'zod';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore, WorkQueue } from '#core/ports.ts';
-import type { ItemDocument } from '#core/run/engine.ts';
+import { parseStored, schemaVersionField, storedJson } from '#core/run/documents.ts';
+import { parseItemDocument } from '#core/run/engine.ts';
 import { itemId, keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { decodeRecords, encodeRecords } from '#core/run/parquet.ts';
 import type { RunRecord } from '#core/types.ts';
 import type { PartCounter } from '#aws/dynamo-part-counter.ts';
-import { Semaphore } from '#sandbox/semaphore.ts';
 import type { AggregateMessage, CloudWorkItem } from './messages.ts';
 
 /** Item reads in flight while a part is compacted. */
@@ -33,16 +35,28 @@ export const partKeys = {
 };
 
 /** The items of one part, in plan order (slot i is items[i]). */
-export interface PartManifest {
-  schema_version: 1;
-  run_id: string;
-  part: number;
-  items: { taskId: string; sample: number }[];
+/** A records part's manifest (`runs/<run>/parts/<index>.json`): the items of one plan chunk, in slot order. */
+const PartManifestSchema = z
+  .object({
+    schema_version: schemaVersionField,
+    run_id: z.string().min(1),
+    part: z.number().int().min(0),
+    items: z.array(z.object({ taskId: z.string().min(1), sample: z.number().int().min(0) }).loose()),
+  })
+  .loose();
+export type PartManifest = z.infer<typeof PartManifestSchema>;
+
+/**
+ * The one reader of a stored part manifest's text (`origin`: its key or path, for the error).
+ * @throws CorruptRecordError naming `origin` and the field that does not match.
+ */
+export function parsePartManifest(text: string, origin: string): PartManifest {
+  return parseStored(PartManifestSchema, text, origin);
 }
 
 export async function writePartManifest(store: BlobStore, runId: string, part: number, items: readonly Pick<CloudWorkItem, 'taskId' | 'sample'>[]): Promise<void> {
-  const doc: PartManifest = { schema_version: 1, run_id: runId, part, items: items.map((i) => ({ taskId: i.taskId, sample: i.sample })) };
-  await store.put(partKeys.manifest(runId, part), JSON.stringify(doc), 'application/json');
+  const doc: PartManifest = { run_id: runId, part, items: items.map((i) => ({ taskId: i.taskId, sample: i.sample })) };
+  await store.put(partKeys.manifest(runId, part), storedJson(doc), 'application/json');
 }
 
 export async function readPartManifests(store: BlobStore, runId: string): Promise<PartManifest[]> {
@@ -50,9 +64,7 @@ export async function readPartManifests(store: BlobStore, runId: string): Promis
   for (const key of await store.list(partKeys.prefix(runId))) {
     const text = await store.getText(key);
     if (text === undefined) continue;
-    const doc = JSON.parse(text) as Partial<PartManifest>;
-    if (doc.schema_version !== 1 || !Array.isArray(doc.items) || typeof doc.part !== 'number') throw new HarnessError(`malformed part manifest ${store.locate(key)}`);
-    out.push(doc as PartManifest);
+    out.push(parsePartManifest(text, store.locate(key)));
   }
   return out.sort((a, b) => a.part - b.part);
 }
@@ -78,12 +90,13 @@ export interface CompactedPart {
 /** Reads the recorded items of one part and writes its Parquet file (records in slot order). */
 export async function compactPart(store: BlobStore, manifest: Manifest, part: PartManifest): Promise<CompactedPart> {
   const runId = manifest.run_id;
-  const limit = new Semaphore(READ_CONCURRENCY);
+  const limit = pLimit(READ_CONCURRENCY);
   const docs = await Promise.all(
     part.items.map((entry) =>
-      limit.run(async () => {
-        const text = await store.getText(keys.item(runId, entry.taskId, entry.sample));
-        return text === undefined ? undefined : (JSON.parse(text) as ItemDocument).record;
+      limit(async () => {
+        const key = keys.item(runId, entry.taskId, entry.sample);
+        const text = await store.getText(key);
+        return text === undefined ? undefined : parseItemDocument(text, store.locate(key)).record;
       }),
     ),
   );

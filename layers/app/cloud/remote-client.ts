@@ -6,11 +6,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { executeApiSigner, type ApiCredentials, type SignRequest } from '#aws/execute-api-signer.ts';
 import { HarnessError, InputError } from '#core/errors.ts';
 import type { RunSpec } from '#core/run/spec.ts';
 
@@ -19,7 +15,7 @@ export interface RemoteClientOptions {
   api: string;
   /** Signing region; default AWS_REGION / AWS_DEFAULT_REGION, else the one in the API's host name. */
   region?: string;
-  credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  credentials?: ApiCredentials;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
 }
@@ -42,7 +38,7 @@ function parseApiUrl(api: string): URL {
 
 export class RemoteClient {
   readonly #base: URL;
-  readonly #signer: SignatureV4;
+  readonly #sign: SignRequest;
   readonly #timeoutMs: number;
 
   constructor(options: RemoteClientOptions) {
@@ -50,7 +46,7 @@ export class RemoteClient {
     const env = options.env ?? process.env;
     const region = options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? regionFromApiHost(this.#base.hostname);
     if (!region) throw new InputError('no AWS region: pass --region or set AWS_REGION', { field: 'region' });
-    this.#signer = new SignatureV4({ service: 'execute-api', region, credentials: options.credentials ?? fromNodeProviderChain(), sha256: Sha256 });
+    this.#sign = executeApiSigner({ region, ...(options.credentials ? { credentials: options.credentials } : {}) });
     this.#timeoutMs = options.timeoutMs ?? 30_000;
   }
 
@@ -89,7 +85,7 @@ export class RemoteClient {
   async request<T>(method: string, route: string, options: { query?: Record<string, string>; body?: unknown } = {}): Promise<T> {
     const path = `${this.#base.pathname.replace(/\/+$/, '')}${route}`;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const unsigned = new HttpRequest({
+    const unsigned = {
       method,
       protocol: this.#base.protocol,
       hostname: this.#base.hostname,
@@ -98,15 +94,15 @@ export class RemoteClient {
       query: options.query ?? {},
       headers: { host: this.#base.host, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body }),
-    });
-    let signed: HttpRequest;
+    };
+    let headers: Record<string, string>;
     try {
-      signed = (await this.#signer.sign(unsigned)) as HttpRequest;
+      headers = await this.#sign(unsigned);
     } catch (error) {
       throw new HarnessError(`cannot sign the request: no AWS credentials (${(error as Error).message})`, { cause: error });
     }
     const search = new URLSearchParams(options.query ?? {}).toString();
-    const { status, text } = await this.#send(new URL(`${path}${search ? `?${search}` : ''}`, this.#base), signed.headers, method, body);
+    const { status, text } = await this.#send(new URL(`${path}${search ? `?${search}` : ''}`, this.#base), headers, method, body);
     let parsed: unknown;
     try {
       parsed = text === '' ? {} : JSON.parse(text);

@@ -4,9 +4,9 @@
  * messages back to the queues they came from, the run back to `running`, so its items are
  * tried again and the run is aggregated again once they are recorded).
  */
-import { z } from 'zod';
-import { HarnessError, PolyevalError } from '#core/errors.ts';
+import { PolyevalError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
+import { itemId } from '#core/run/keys.ts';
 import { RunNotFoundError, checkRunId } from './queries.ts';
 
 /** A run that has ended cannot be cancelled (409). */
@@ -31,17 +31,22 @@ export async function cancelRun(ledger: RunLedger, runId: string): Promise<RunSu
 
 /** The run a stage message belongs to, whatever the stage (plan, work item, generated item or its pointer, aggregate). */
 export function runIdOfMessage(body: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const parsed = jsonObjectOf(body);
+  if (parsed === undefined) return undefined;
   const message = parsed as { runId?: unknown; item?: { runId?: unknown } };
   if (typeof message.runId === 'string') return message.runId;
   if (typeof message.item?.runId === 'string') return message.item.runId;
   return undefined;
+}
+
+/** The item a work message carries (`<run>/<task>/<sample>`, as itemId), or undefined for plan and aggregate messages. */
+export function itemIdOfMessage(body: string): string | undefined {
+  const parsed = jsonObjectOf(body);
+  if (parsed === undefined) return undefined;
+  const outer = parsed as { item?: unknown };
+  const item = (typeof outer.item === 'object' && outer.item !== null ? outer.item : parsed) as { runId?: unknown; taskId?: unknown; sample?: unknown };
+  if (typeof item.runId !== 'string' || typeof item.taskId !== 'string' || typeof item.sample !== 'number') return undefined;
+  return itemId(item.runId, item.taskId, item.sample);
 }
 
 /** A dead-letter queue and the queue its messages came from. */
@@ -49,15 +54,6 @@ export interface RedrivePair {
   name: string;
   dlqUrl: string;
   queueUrl: string;
-}
-
-const RedrivePairsSchema = z.array(z.object({ name: z.string().min(1), dlqUrl: z.string().url(), queueUrl: z.string().url() }));
-
-/** REDRIVE_QUEUES: the JSON list of {name, dlqUrl, queueUrl} infra gives the api function. */
-export function parseRedrivePairs(text: string): RedrivePair[] {
-  const result = RedrivePairsSchema.safeParse(JSON.parse(text) as unknown);
-  if (!result.success) throw new HarnessError(`REDRIVE_QUEUES is not a list of {name, dlqUrl, queueUrl}: ${result.error.issues[0]?.message ?? ''}`);
-  return result.data;
 }
 
 /** Moves the selected messages of one DLQ to its source queue (layers/aws/sqs-dead-letters.ts on AWS). */
@@ -89,4 +85,14 @@ export async function redriveRun(deps: RedriveDeps, runId: string): Promise<Redr
   }
   if (moved > 0 && run.status !== 'running') await deps.ledger.setStatus(runId, 'running', `redriven: ${moved} dead-lettered messages back in their queues`);
   return { run_id: runId, moved, queues };
+}
+
+/** A message body's JSON object, or undefined when it is not JSON or not an object (a foreign or damaged message). */
+function jsonObjectOf(body: string): object | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -7,7 +7,7 @@
  */
 import { InputError, RunStopped } from '#core/errors.ts';
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
-import { generateItem, recordItem, scoreItem, type GeneratedItem, type ItemDocument, type RunContext } from '#core/run/engine.ts';
+import { generateItem, recordItem, scoreItem, parseItemDocument, type GeneratedItem, type RunContext } from '#core/run/engine.ts';
 import { itemId, keys } from '#core/run/keys.ts';
 import type { WorkItem } from '#core/run/plan.ts';
 import type { Task, Verdict } from '#core/types.ts';
@@ -59,8 +59,7 @@ export function laneFor(task: Task, timeScale: number, hasFargate: boolean): 'la
 async function alreadyRecorded(ctx: RunContext, item: WorkItem): Promise<boolean> {
   const text = await ctx.store.getText(keys.item(item.runId, item.taskId, item.sample));
   if (text === undefined) return false;
-  const doc = JSON.parse(text) as Partial<ItemDocument>;
-  if (doc.record === undefined) return false;
+  const doc = parseItemDocument(text, ctx.store.locate(keys.item(item.runId, item.taskId, item.sample)));
   await ctx.ledger.recordItem(item.runId, itemId(item.runId, item.taskId, item.sample), doc.record.verdict);
   return true;
 }

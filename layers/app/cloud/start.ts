@@ -4,7 +4,6 @@
  * its ledger row (status `planned`) and a plan message carrying the request. Nothing is loaded
  * here: plan loads the dataset, so the api answers at once whatever the dataset's size.
  */
-import { randomBytes } from 'node:crypto';
 import type { BenchmarkRegistry } from '#core/benchmarks/registry.ts';
 import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
 import { InputError } from '#core/errors.ts';
@@ -12,6 +11,7 @@ import type { RunLedger, WorkQueue } from '#core/ports.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { PROVIDER_REGISTRY } from '#providers/registry.ts';
 import { unknownProvider } from '../shared/create-provider.ts';
+import { languagesFor, newRunId, randomSuffix, runIdPrefix } from '../shared/run-ids.ts';
 import type { PlanMessage, RunRequest } from './messages.ts';
 
 export interface StartDeps {
@@ -49,19 +49,6 @@ function checkModel(model: string): void {
   found.kind.checkCloud?.(found.rest);
 }
 
-/** `--language a,b` → one run each; a provider answering with references validates every language with solutions; else the default. */
-function languagesFor(spec: RunSpec, source: BenchmarkSource): (string | undefined)[] {
-  if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
-  if (PROVIDER_REGISTRY.find(spec.model.trim())?.kind.answersWithReference && source.benchmark.defaults.languages) return [...source.benchmark.defaults.languages];
-  return [undefined];
-}
-
-/** `<benchmark>[-<language>]-<UTC stamp>-<6 hex>`, the local run id format. */
-export function newRunId(prefix: string, now: Date, suffix: string): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `${prefix}-${stamp}-${suffix}`;
-}
-
 /** Validates and starts every run a spec names; returns them in order. */
 export async function startRuns(deps: StartDeps, spec: RunSpec): Promise<StartedRun[]> {
   checkModel(spec.model);
@@ -69,11 +56,11 @@ export async function startRuns(deps: StartDeps, spec: RunSpec): Promise<Started
   sources.forEach(checkReachable);
   const planned: { request: RunRequest; runId: string; source: BenchmarkSource }[] = [];
   const now = deps.clock();
-  const suffix = deps.randomSuffix ?? (() => randomBytes(3).toString('hex'));
+  const suffix = deps.randomSuffix ?? randomSuffix;
   for (const source of sources) {
-    const languages = languagesFor(spec, source);
+    const languages = languagesFor(spec, source.benchmark);
     for (const language of languages) {
-      const prefix = language && languages.length > 1 ? `${source.benchmark.id}-${language}` : source.benchmark.id;
+      const prefix = runIdPrefix(source.benchmark.id, language, languages);
       const request: RunRequest = {
         spec: { ...spec, ...(language ? { language } : {}) },
         benchmark: source.spec,

@@ -1,5 +1,5 @@
 /**
- * The nightly sweep: benchmarks × models with shared parameters (infra's NightlySweep), as
+ * The nightly sweep: benchmarks × models with shared parameters, as
  * run specs validated by the same schema as POST /runs. Parameter names may be written as in
  * the CLI's JSON (`top_p`, `max_tokens`) or as in the spec (`topP`, `maxTokens`).
  */
@@ -18,6 +18,9 @@ export const NightlySweepSchema = z
 
 export type NightlySweepInput = z.input<typeof NightlySweepSchema>;
 
+/** A validated sweep (also what infra's config holds for an inline sweep). */
+export type NightlySweep = z.output<typeof NightlySweepSchema>;
+
 const SNAKE_TO_SPEC: Readonly<Record<string, string>> = {
   top_p: 'topP',
   max_tokens: 'maxTokens',
@@ -28,7 +31,7 @@ const SNAKE_TO_SPEC: Readonly<Record<string, string>> = {
 };
 
 /** Parses a sweep (an object or its JSON text); InputError names the bad field. */
-export function parseSweep(raw: unknown, origin = 'nightly sweep'): z.output<typeof NightlySweepSchema> {
+export function parseSweep(raw: unknown, origin = 'nightly sweep'): NightlySweep {
   let value = raw;
   if (typeof raw === 'string') {
     try {
@@ -44,7 +47,7 @@ export function parseSweep(raw: unknown, origin = 'nightly sweep'): z.output<typ
 }
 
 /** One run spec per benchmark × model, in that order. */
-export function sweepSpecs(sweep: z.output<typeof NightlySweepSchema>, origin = 'nightly sweep'): RunSpec[] {
+export function sweepSpecs(sweep: NightlySweep, origin = 'nightly sweep'): RunSpec[] {
   const params = Object.fromEntries(Object.entries(sweep.params).map(([key, value]) => [SNAKE_TO_SPEC[key] ?? key, value]));
   const specs: RunSpec[] = [];
   for (const benchmark of sweep.benchmarks) {

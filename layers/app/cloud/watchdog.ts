@@ -2,27 +2,32 @@
  * The run watchdog (a scheduled function): a run that stopped moving while the pipeline is
  * idle will never finish by itself — some of its messages were dead-lettered or lost. The
  * watchdog hands such a run to aggregate with `allowMissing`, which aggregates what is
- * recorded, lists the items that are not, and sets `completed_with_missing`
- * (`polyeval remote redrive <run>` can still bring the dead-lettered ones back).
+ * recorded, lists the items that are not, and sets `completed_with_missing`. It reads the
+ * DLQs first (without taking anything out) so the summary tells the items still in a DLQ
+ * (`dead_lettered`: `polyeval remote redrive <run>` brings them back) from the `lost` ones,
+ * which no queue holds any more.
  *
  * "Idle" is the sum of every stage and execute queue's depth (visible, in flight, delayed):
  * while anything is queued, a quiet run may only be waiting behind another run's work.
  */
 import type { RunLedger, RunSummary, WorkQueue } from '#core/ports.ts';
 import type { AggregateMessage } from './messages.ts';
+import { itemIdOfMessage, runIdOfMessage } from './run-control.ts';
 
 export interface WatchdogDeps {
   ledger: RunLedger;
   aggregateQueue: Pick<WorkQueue<AggregateMessage>, 'send'>;
   /** Messages still in the pipeline's stage and execute queues (not the DLQs). */
   pipelineDepth: () => Promise<number>;
+  /** The bodies of every message in the DLQs, left in place (none: dead-lettered and lost items are not told apart). */
+  deadLetterBodies?: () => Promise<string[]>;
   clock: () => Date;
   /** A run without a ledger update for this long is stalled (default 30 minutes). */
   stallMs?: number;
 }
 
 export type WatchdogAction =
-  | { runId: string; action: 'aggregate'; recorded: number; items: number }
+  | { runId: string; action: 'aggregate'; recorded: number; items: number; deadLettered?: number }
   | { runId: string; action: 'failed'; reason: string };
 
 export interface WatchdogReport {
@@ -34,6 +39,8 @@ export interface WatchdogReport {
 }
 
 export const DEFAULT_STALL_MS = 30 * 60_000;
+/** Most dead-lettered item ids one aggregate message carries (SQS takes 256 KiB). */
+const MAX_LISTED = 2_000;
 
 export async function watchRuns(deps: WatchdogDeps): Promise<WatchdogReport> {
   const now = deps.clock().getTime();
@@ -44,18 +51,24 @@ export async function watchRuns(deps: WatchdogDeps): Promise<WatchdogReport> {
   if (stalled.length === 0) return { stalled: [], queued: 0, actions: [] };
   const queued = await deps.pipelineDepth();
   if (queued > 0) return { stalled: stalled.map((r) => r.runId), queued, actions: [] };
+  const bodies = deps.deadLetterBodies ? await deps.deadLetterBodies() : undefined;
   const actions: WatchdogAction[] = [];
-  for (const run of stalled) actions.push(await close(deps, run));
+  for (const run of stalled) {
+    const dead = bodies?.filter((body) => runIdOfMessage(body) === run.runId).map(itemIdOfMessage).filter((id): id is string => id !== undefined);
+    actions.push(await close(deps, run, dead === undefined ? undefined : [...new Set(dead)]));
+  }
   return { stalled: stalled.map((r) => r.runId), queued, actions };
 }
 
-async function close(deps: WatchdogDeps, run: RunSummary): Promise<WatchdogAction> {
+async function close(deps: WatchdogDeps, run: RunSummary, deadLettered: string[] | undefined): Promise<WatchdogAction> {
   if (run.items === 0) {
     // Never planned: the plan message itself was dead-lettered (the dataset could not be read in time).
     const reason = 'never planned: its plan message was dead-lettered (see the plan DLQ); start it again';
     await deps.ledger.setStatus(run.runId, 'failed', reason);
     return { runId: run.runId, action: 'failed', reason };
   }
-  await deps.aggregateQueue.send([{ id: `${run.runId}/watchdog`, body: { runId: run.runId, allowMissing: true } }]);
-  return { runId: run.runId, action: 'aggregate', recorded: run.recorded, items: run.items };
+  // Item ids are ~100 bytes: a message holds the ids of ~2,000 dead-lettered items; more are not told apart.
+  const listed = deadLettered !== undefined && deadLettered.length <= MAX_LISTED ? deadLettered : undefined;
+  await deps.aggregateQueue.send([{ id: `${run.runId}/watchdog`, body: { runId: run.runId, allowMissing: true, ...(listed ? { deadLettered: listed } : {}) } }]);
+  return { runId: run.runId, action: 'aggregate', recorded: run.recorded, items: run.items, ...(deadLettered ? { deadLettered: deadLettered.length } : {}) };
 }

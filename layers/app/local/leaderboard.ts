@@ -3,9 +3,9 @@
  * handed to the pure {@link buildLeaderboard}.
  */
 import type { LeaderboardRun } from '#core/report/leaderboard.ts';
-import type { RunSummaryDocument } from '#core/run/aggregate.ts';
+import { parseRunSummary } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
-import type { Manifest } from '#core/run/manifest.ts';
+import { parseManifest } from '#core/run/manifest.ts';
 import type { Home } from './home.ts';
 
 /** Completed runs of this home (only `runIds` when given), as leaderboard input. */
@@ -15,8 +15,8 @@ export async function completedRuns(home: Home, runIds?: ReadonlySet<string>): P
     if (run.status !== 'completed' || (runIds && !runIds.has(run.runId))) continue;
     const [summaryText, manifestText] = await Promise.all([home.store.getText(keys.summary(run.runId)), home.store.getText(keys.manifest(run.runId))]);
     if (!summaryText || !manifestText) continue; // removed by hand: nothing to rank
-    const summary = JSON.parse(summaryText) as RunSummaryDocument;
-    const manifest = JSON.parse(manifestText) as Manifest;
+    const summary = parseRunSummary(summaryText, home.store.locate(keys.summary(run.runId)));
+    const manifest = parseManifest(manifestText, home.store.locate(keys.manifest(run.runId)));
     out.push({
       run_id: run.runId,
       benchmark: manifest.benchmark.id,

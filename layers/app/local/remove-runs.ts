@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InputError } from '#core/errors.ts';
 import { keys } from '#core/run/keys.ts';
+import { parseManifest } from '#core/run/manifest.ts';
 import { sizeOf } from '#sandbox/compile-cache-gc.ts';
 import type { Home } from './home.ts';
 
@@ -33,7 +34,7 @@ export async function removeRun(home: Home, runId: string): Promise<RemovedRun> 
   const run = await home.ledger.getRun(runId);
   const manifestText = await home.store.getText(keys.manifest(runId));
   if (!run && !manifestText) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
-  const benchmark = run?.benchmark ?? (JSON.parse(manifestText as string) as { benchmark: { id: string } }).benchmark.id;
+  const benchmark = run?.benchmark ?? parseManifest(manifestText as string, home.store.locate(keys.manifest(runId))).benchmark.id;
   let freed = 0;
   for (const path of await pathsOf(home, runId, benchmark)) {
     freed += await sizeOf(path);

@@ -2,7 +2,6 @@
  * A run on this machine: plan → generate → score → record → aggregate over the local
  * adapters (filesystem store, journal ledger, in-process queues, the sandbox executor).
  */
-import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { InputError, RunStopped } from '#core/errors.ts';
@@ -10,25 +9,28 @@ import { toolchainOptionsByLanguage } from '#core/languages/index.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { assertMayExecute } from './trust.ts';
-import { aggregateRun, type CompletedSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { aggregateRun, parseRunSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
 import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
-import type { MetricRow, RunRecord, TokenUsage } from '#core/types.ts';
-import { promptText } from '#core/models/prompt-text.ts';
+import type { MetricRow, RunRecord } from '#core/types.ts';
 import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
-import type { EngineEvent, GeneratedItem, RunContext } from '#core/run/engine.ts';
+import { newRunState, type EngineDeps, type EngineEvent, type GeneratedItem, type RunContext, type RunDefinition } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
+import { storedJson } from '#core/run/documents.ts';
 import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { costAt, estimateTokens, isBilled, loadPriceTable, priceForRun, PROVIDER_REGISTRY, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
+import { costAt, isBilled, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from '../shared/load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import type { BenchmarkRegistry } from '#core/benchmarks/registry.ts';
 import { createProvider } from '../shared/create-provider.ts';
 import { codeVersion, packageVersions } from '../shared/versions.ts';
+import { readManifest } from '../shared/stored-documents.ts';
+import { languagesFor, newRunId, runIdPrefix } from '../shared/run-ids.ts';
+import { projectionOf, runCostOf } from '../shared/cost-projection.ts';
 import type { ModelLimits } from './model-limits.ts';
 import { SharedSandbox } from './shared-sandbox.ts';
 import type { ItemGate } from '#core/run/pipeline.ts';
@@ -86,11 +88,6 @@ export type LocalRunResult =
   | ({ status: 'completed'; language?: string | null } & RunSummaryDocument)
   | { status: 'stopped'; run_id: string; benchmark: string; model: string; items: number; recorded: number; reason: string; language?: string | null };
 
-function newRunId(benchmark: string, now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `${benchmark}-${stamp}-${randomBytes(3).toString('hex')}`;
-}
-
 /** A run's executor, and whether the run owns it (closes it) or uses the sweep's. */
 interface RunExecutor {
   executor?: SandboxExecutor;
@@ -121,14 +118,10 @@ async function runPrice(provider: Provider, capUsd: number | null, assumed: Mode
   return priceForRun(await loadPriceTable(opts.pricesPath), provider.model, { capUsd, assumed: assumed ?? null });
 }
 
-async function costFunctions(provider: Provider, manifest: Manifest, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
-  if (!isBilled(provider)) return {};
-  const price = await runPrice(provider, manifest.max_cost_usd, manifest.assumed_price, opts);
-  const costOf = (usage: TokenUsage): number | null => (price ? costAt(price, usage) : null);
-  return {
-    costOf,
-    projectCost: (prompt, maxTokens, choices) => costOf({ promptTokens: estimateTokens(promptText(prompt)) * choices, completionTokens: maxTokens }) ?? 0,
-  };
+async function costFunctions(manifest: Manifest, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
+  if (!isBilled(manifest.model)) return {};
+  const costOf = runCostOf(await loadPriceTable(opts.pricesPath), manifest, manifest.max_cost_usd);
+  return costOf ? { costOf, projectCost: projectionOf(costOf) } : {};
 }
 
 /** Starts the executor's slow set-up (the Kotlin compile server) for the plan's languages, in the background. */
@@ -152,20 +145,17 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   }
   if (!prepared) prepareExecutor(executor, plan);
   const languageOf = languageOfItems(plan);
-  const ctx: RunContext = {
+  const deps: EngineDeps = {
     store: home.store,
     ledger: home.ledger,
     provider,
     ...(executor ? { executor } : {}),
     clock,
-    ...(await costFunctions(provider, manifest, opts)),
+    ...(await costFunctions(manifest, opts)),
     onEvent: (e) => opts.onEvent?.({ ...e, language: languageOf(e.item), runId: manifest.run_id }),
-    manifest,
-    benchmark: loaded.benchmark,
-    tasks: new Map(plan.tasks.map((t) => [t.id, t])),
-    pool: loaded.tasks,
-    stop: {},
   };
+  const definition: RunDefinition = { manifest, benchmark: loaded.benchmark, tasks: new Map(plan.tasks.map((t) => [t.id, t])), pool: loaded.tasks };
+  const ctx: RunContext = { ...deps, ...definition, ...newRunState(deps, definition) };
   const jobs = opts.jobs ?? availableParallelism();
   try {
     await home.ledger.setStatus(manifest.run_id, 'running');
@@ -217,17 +207,6 @@ function extraMetrics(records: readonly RunRecord[], plan: RunPlan, loaded: Load
   return computeExtraMetrics(loaded.benchmark, { records, tasks: plan.tasks, head, seed: manifest.seed }, (needs) => loadBenchmarkResources(needs, { cacheDir: home.cacheDir }));
 }
 
-/**
- * The languages a run of this benchmark evaluates: `--language a,b` → one run each; the
- * `reference` model validates every language the benchmark has solutions in; otherwise the
- * benchmark's default.
- */
-function languagesFor(spec: RunSpec, loaded: LoadedBenchmark, provider: Provider): (string | undefined)[] {
-  if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
-  if (PROVIDER_REGISTRY.byScheme(provider.kind)?.answersWithReference && loaded.benchmark.defaults.languages) return [...loaded.benchmark.defaults.languages];
-  return [undefined];
-}
-
 /** Starts one run per benchmark source named by `spec.benchmark` (`sample` names several). */
 export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<LocalRunResult[]> {
   const clock = opts.clock ?? (() => new Date());
@@ -235,9 +214,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
   const results: LocalRunResult[] = [];
   for (const source of sources) {
     const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });
-    const probe = await createProvider(spec.model, opts.providerOptions);
-    const languages = languagesFor(spec, loaded, probe);
-    await probe.close?.();
+    const languages = languagesFor(spec, loaded.benchmark);
     for (const language of languages) {
       const key = `${source.spec}|${language ?? ''}`;
       const existing = opts.runs?.existing(key);
@@ -250,7 +227,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       // Refused before the capability check or any item calls the model.
       await runPrice(provider, spec.maxCostUsd ?? null, opts.assumePrice, opts);
       const now = clock();
-      const runId = newRunId(language && languages.length > 1 ? `${loaded.benchmark.id}-${language}` : loaded.benchmark.id, now);
+      const runId = newRunId(runIdPrefix(loaded.benchmark.id, language, languages), now);
       // One executor per run (or the sweep's shared one): it records the toolchains, starts its
       // slow set-up while the run is planned and generated, then scores (execute closes it if owned).
       const runExecutor = await executorFor(loaded.benchmark, opts.sandbox);
@@ -277,7 +254,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
       plan.manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
       if (opts.assumePrice) plan.manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
-      await opts.home.store.put(keys.manifest(runId), JSON.stringify(plan.manifest, null, 2), 'application/json');
+      await opts.home.store.put(keys.manifest(runId), storedJson(plan.manifest, 2), 'application/json');
       await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
       await opts.runs?.created(key, runId);
       // The capability check's calls were billed too.
@@ -290,10 +267,11 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
   return results;
 }
 
-export async function readManifest(home: Home, runId: string): Promise<Manifest> {
-  const text = await home.store.getText(keys.manifest(runId));
-  if (!text) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
-  return JSON.parse(text) as Manifest;
+/** A run's manifest in this home; InputError when the home has no such run. */
+export async function requireManifest(home: Home, runId: string): Promise<Manifest> {
+  const manifest = await readManifest(home.store, runId);
+  if (!manifest) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
+  return manifest;
 }
 
 /** A sweep's run seen again: its summary when it completed, else it is resumed. */
@@ -301,17 +279,17 @@ async function resumeOrSummary(runId: string, opts: LocalRunOptions): Promise<Lo
   const run = await opts.home.ledger.getRun(runId);
   const text = run?.status === 'completed' ? await opts.home.store.getText(keys.summary(runId)) : undefined;
   if (!text) return resumeLocal(runId, opts);
-  const manifest = await readManifest(opts.home, runId);
-  return { ...(JSON.parse(text) as CompletedSummary), status: 'completed', language: manifest.language };
+  const manifest = await requireManifest(opts.home, runId);
+  return { ...parseRunSummary(text, opts.home.store.locate(keys.summary(runId))), status: 'completed', language: manifest.language };
 }
 
 /** Continues a run that was killed or stopped: only the items not yet recorded run. */
 export async function resumeLocal(runId: string, opts: LocalRunOptions, overrides: { maxCostUsd?: number } = {}): Promise<LocalRunResult> {
-  const manifest = await readManifest(opts.home, runId);
+  const manifest = await requireManifest(opts.home, runId);
   if (overrides.maxCostUsd !== undefined) {
     // Raising (or setting) the cap is how a run stopped by --max-cost continues.
     manifest.max_cost_usd = overrides.maxCostUsd;
-    await opts.home.store.put(keys.manifest(runId), JSON.stringify(manifest, null, 2), 'application/json');
+    await opts.home.store.put(keys.manifest(runId), storedJson(manifest, 2), 'application/json');
   }
   const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
   if (!source) throw new InputError(`run ${runId} names no benchmark`);

@@ -12,23 +12,30 @@
  * that were not: every item is recorded exactly once, as for a single run. A cell that fails
  * (a bad benchmark file, a refused setting) is reported in `failures`; the other cells go on.
  */
-import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { InputError } from '#core/errors.ts';
+import { parseStored, schemaVersionField, storedJson } from '#core/run/documents.ts';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
 import { runLocal, type LocalRunOptions, type LocalRunResult } from './run.ts';
 import { SharedSandbox } from './shared-sandbox.ts';
 import { GridGate } from './grid-gate.ts';
 import { ModelLimits } from './model-limits.ts';
 import type { Home } from './home.ts';
+import { newRunId } from '../shared/run-ids.ts';
 
-export interface SweepDocument {
-  sweep_id: string;
-  created_at: string;
-  /** The grid, benchmark-major. */
-  specs: RunSpec[];
-  /** Per cell (index into specs): run id per `<dataset spec>|<language>`. */
-  runs: Record<string, Record<string, string>>;
-}
+/** A local sweep's state (`sweeps/<sweep_id>.json`); each spec is checked by parseRunSpec on read. */
+const SweepDocumentSchema = z
+  .object({
+    schema_version: schemaVersionField,
+    sweep_id: z.string().min(1),
+    created_at: z.string(),
+    /** The grid, benchmark-major. */
+    specs: z.array(z.custom<RunSpec>((spec) => typeof spec === 'object' && spec !== null, { error: 'expected a run spec (an object)' })),
+    /** Per cell (index into specs): run id per `<dataset spec>|<language>`. */
+    runs: z.record(z.string(), z.record(z.string(), z.string())),
+  })
+  .loose();
+export type SweepDocument = z.infer<typeof SweepDocumentSchema>;
 
 /** A cell that threw: its recorded work stays (and resumes with the sweep). */
 export interface CellFailure {
@@ -61,15 +68,10 @@ export async function isSweepId(home: Home, id: string): Promise<boolean> {
   return /^sweep-/.test(id) && (await home.store.exists(sweepKey(id)));
 }
 
-function newSweepId(now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `sweep-${stamp}-${randomBytes(3).toString('hex')}`;
-}
-
 async function readSweep(home: Home, sweepId: string): Promise<SweepDocument> {
   const text = await home.store.getText(sweepKey(sweepId));
   if (!text) throw new InputError(`no sweep "${sweepId}" in ${home.root}`, { field: 'resume' });
-  const doc = JSON.parse(text) as SweepDocument;
+  const doc = parseStored(SweepDocumentSchema, text, home.store.locate(sweepKey(sweepId)));
   // Specs were validated when the sweep started; validate again so a hand-edited file fails clearly.
   return { ...doc, specs: doc.specs.map((s, i) => parseRunSpec(s, `${sweepKey(sweepId)} specs[${i}]`)) };
 }
@@ -77,7 +79,7 @@ async function readSweep(home: Home, sweepId: string): Promise<SweepDocument> {
 async function runCells(doc: SweepDocument, opts: SweepOptions, onStart?: (doc: SweepDocument) => void): Promise<SweepResult> {
   // Cells write their run ids concurrently: one write at a time, each of the whole document.
   let saving = Promise.resolve();
-  const save = (): Promise<void> => (saving = saving.then(() => opts.home.store.put(sweepKey(doc.sweep_id), JSON.stringify(doc, null, 2), 'application/json')));
+  const save = (): Promise<void> => (saving = saving.then(() => opts.home.store.put(sweepKey(doc.sweep_id), storedJson(doc, 2), 'application/json')));
   await save();
   onStart?.(doc);
   const sandbox = opts.sandbox ?? new SharedSandbox();
@@ -147,7 +149,7 @@ async function runCells(doc: SweepDocument, opts: SweepOptions, onStart?: (doc: 
  */
 export async function runSweep(specs: readonly RunSpec[], opts: SweepOptions, onStart?: (doc: SweepDocument) => void): Promise<SweepResult> {
   const now = (opts.clock ?? (() => new Date()))();
-  return runCells({ sweep_id: newSweepId(now), created_at: now.toISOString(), specs: [...specs], runs: {} }, opts, onStart);
+  return runCells({ sweep_id: newRunId('sweep', now), created_at: now.toISOString(), specs: [...specs], runs: {} }, opts, onStart);
 }
 
 /** Continues a killed or stopped sweep: started runs resume, the others start. */

@@ -4,14 +4,13 @@
  * max_tokens bound, so the cost is an upper estimate.
  */
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
-import { promptText } from '#core/models/prompt-text.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { planRun } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
-import { estimateCost, estimateTokens, isBilled, loadPriceTable } from '#providers/index.ts';
+import { estimateCost, isBilled, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
+import { estimatePromptTokens } from './cost-projection.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';
-import type { LocalRunOptions } from '../local/run.ts';
 
 type DryRunProtocol = NonNullable<Manifest['protocol']>;
 
@@ -30,7 +29,16 @@ export interface DryRunPlan {
 }
 
 
-export async function dryRun(spec: RunSpec, opts: LocalRunOptions): Promise<DryRunPlan[]> {
+/** What a dry run reads: where suites and the cache are, the price table, the provider's options (a run's options fit). */
+export interface DryRunOptions {
+  home: { cacheDir: string };
+  packageRoot: string;
+  pricesPath?: string;
+  providerOptions?: ProviderOptions;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRunPlan[]> {
   const table = await loadPriceTable(opts.pricesPath);
   const out: DryRunPlan[] = [];
   for (const source of parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec))) {
@@ -44,7 +52,7 @@ export async function dryRun(spec: RunSpec, opts: LocalRunOptions): Promise<DryR
     for (const item of plan.items) {
       const task = tasks.get(item.taskId);
       if (!task) continue;
-      const tokens = estimateTokens(promptText(loaded.benchmark.buildPrompt(task, { pool: loaded.tasks, ...(item.language ? { language: item.language } : {}) })));
+      const tokens = estimatePromptTokens(loaded.benchmark.buildPrompt(task, { pool: loaded.tasks, ...(item.language ? { language: item.language } : {}) }));
       if (plan.manifest.likert_mode === 'likelihood') promptTokens += tokens * Math.max(1, choices);
       else {
         promptTokens += tokens;

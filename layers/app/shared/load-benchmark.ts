@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
+import type { BenchmarkSource } from '#core/benchmarks/spec.ts';
 import { loadTasks } from '#core/run/load.ts';
 import type { LoadedBenchmark } from '#core/run/plan.ts';
 import { openRows, resolveDatasetFiles, type SourceOptions } from '#sources/index.ts';
@@ -104,10 +104,4 @@ export async function loadSource(source: BenchmarkSource, opts: LoadOptions): Pr
     }
   }
   return loaded;
-}
-
-export async function loadBenchmarks(spec: string, opts: LoadOptions): Promise<LoadedBenchmark[]> {
-  const out: LoadedBenchmark[] = [];
-  for (const source of parseBenchmarkSpec(spec)) out.push(await loadSource(source, opts));
-  return out;
 }

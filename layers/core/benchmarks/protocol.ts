@@ -15,7 +15,6 @@ import type { GenerationParams } from '../models/provider.ts';
 
 /** How the prompt reaches the model: one plain text (base models) or chat messages. */
 export type PromptStyle = 'chat' | 'completion';
-export const PROMPT_STYLES: readonly PromptStyle[] = ['chat', 'completion'];
 
 /** io-tests: one time limit for every test, or each row's own limit. */
 export type TimeLimitRule = { kind: 'fixed'; ms: number } | { kind: 'row'; defaultMs: number };

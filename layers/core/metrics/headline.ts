@@ -31,6 +31,18 @@ export function headlineMetric(benchmark: string, registry: BenchmarkRegistry = 
 }
 
 /**
+ * The slices a benchmark's headline is read from: those its file declares (ABRICOT's two
+ * subtasks), else `all`. The local leaderboard (headlineKeys) and Athena's leaderboard SQL
+ * both rank on these.
+ * @example
+ * headlineSlices('abricot'); // ['subtask=abstractness', 'subtask=inclusiveness']
+ * headlineSlices('rocode');  // ['all']
+ */
+export function headlineSlices(benchmark: string, registry: BenchmarkRegistry = BENCHMARK_REGISTRY): readonly string[] {
+  return registry.find(benchmark)?.headline.slices ?? ['all'];
+}
+
+/**
  * The run-summary metric keys (`<metric>` or `<metric>/<slice>`) a benchmark's headline is
  * read from: one for most benchmarks, one per subtask for ABRICOT. `metric` is the run's
  * protocol headline when it has one (a protocol names the metric its source reports first).
@@ -41,6 +53,5 @@ export function headlineMetric(benchmark: string, registry: BenchmarkRegistry = 
  */
 export function headlineKeys(benchmark: string, metric?: string, registry: BenchmarkRegistry = BENCHMARK_REGISTRY): string[] {
   const chosen = metric ?? headlineMetric(benchmark, registry);
-  const slices = registry.find(benchmark)?.headline.slices;
-  return slices ? slices.map((slice) => `${chosen}/${slice}`) : [chosen];
+  return headlineSlices(benchmark, registry).map((slice) => (slice === 'all' ? chosen : `${chosen}/${slice}`));
 }

@@ -29,7 +29,7 @@ export {
   type CodeUnit,
 } from './code-metrics.ts';
 export { summariseLikertItem, type LikertAnswer, type LikertUnit } from './likert-metrics.ts';
-export { METRIC_IDS, isMetricId, type MetricId } from './metric-ids.ts';
+export { METRIC_IDS, type MetricId } from './metric-ids.ts';
 export { ALL_SLICE, groupByTask, sliceRecords, type Slice, type SliceDimension } from './slices.ts';
 export { planFor, type AnyPlan, type MetricSpec, type ScorerPlan } from './plans.ts';
 export { metricCI, metricPaired } from './resample.ts';

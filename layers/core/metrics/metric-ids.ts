@@ -31,8 +31,3 @@ export const METRIC_IDS: readonly MetricId[] = [
   'spearman',
   'parse_failure_rate',
 ];
-
-/** Whether a string is a known metric id. */
-export function isMetricId(id: string): id is MetricId {
-  return (METRIC_IDS as readonly string[]).includes(id);
-}

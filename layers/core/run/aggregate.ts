@@ -2,55 +2,74 @@
  * aggregate: when every item is recorded, compute the metrics from the records, write the
  * records and metrics tables (Parquet, hive-partitioned), the run summary and the report.
  */
+import { z } from 'zod';
 import { computeMetrics } from '../metrics/index.ts';
 import type { BlobStore, RunLedger } from '../ports.ts';
 import { renderReport } from '../report/html.ts';
-import type { MetricRow, RunRecord, Verdict } from '../types.ts';
-import type { ItemDocument } from './engine.ts';
+import { VERDICTS, type MetricRow, type RunRecord, type Verdict } from '../types.ts';
+import { parseItemDocument, type ItemDocument } from './engine.ts';
 import { keys } from './keys.ts';
-import type { Manifest } from './manifest.ts';
+import { ManifestSchema, type Manifest } from './manifest.ts';
+import { parseStored, schemaVersionField, storedJson } from './documents.ts';
 import { encodeMetrics, encodeRecords } from './parquet.ts';
 
-export interface MetricValue {
-  value: number | null;
-  ci_low: number | null;
-  ci_high: number | null;
-  n: number;
-  reason?: string;
-}
-
-/** The run summary: also what `polyeval run --json` prints. */
-export interface RunSummaryDocument {
-  run_id: string;
-  benchmark: string;
-  model: string;
-  n: number;
-  items: number;
-  verdicts: Partial<Record<Verdict, number>>;
-  /** `<metric>` for slice `all`, `<metric>/<slice>` otherwise. */
-  metrics: Record<string, MetricValue>;
-  report: string;
-  likert_mode: Manifest['likert_mode'];
-  /** likert: the mode's wire method and why it was chosen. */
-  likert_scoring?: Manifest['likert_scoring'];
-  /** What was adapted to the model before any call. */
-  warnings?: string[];
-  /** The protocol the run followed, with every override (absent for runs planned before protocols). */
-  protocol?: Manifest['protocol'];
-  /** `completed_with_missing` when some planned items were never recorded (listed in `missing`). */
-  status: 'completed' | 'completed_with_missing';
-  completed_at: string;
-  /** Item ids planned but never recorded (only with status `completed_with_missing`). */
-  missing?: string[];
-  /** Measured executor time per sample (cloud runs): what `remote run --dry-run` estimates from. */
-  timing?: ExecutionTiming;
-}
+const MetricValueSchema = z.object({
+  value: z.number().nullable(),
+  ci_low: z.number().nullable(),
+  ci_high: z.number().nullable(),
+  n: z.number(),
+  reason: z.string().optional(),
+});
+export type MetricValue = z.infer<typeof MetricValueSchema>;
 
 /** Executor time per executed sample (compile + run), over the records that have it. */
-export interface ExecutionTiming {
-  samples: number;
-  execute_ms_mean: number;
-  execute_ms_p95: number;
+const ExecutionTimingSchema = z.object({ samples: z.number(), execute_ms_mean: z.number(), execute_ms_p95: z.number() });
+export type ExecutionTiming = z.infer<typeof ExecutionTimingSchema>;
+
+/**
+ * The run summary (`runs/<run_id>/summary.json`): also what `polyeval run --json` prints;
+ * {@link RunSummaryDocument} is inferred from it.
+ */
+export const RunSummaryDocumentSchema = z
+  .object({
+    schema_version: schemaVersionField,
+    run_id: z.string().min(1),
+    benchmark: z.string(),
+    model: z.string(),
+    n: z.number(),
+    items: z.number(),
+    verdicts: z.partialRecord(z.enum(VERDICTS as [Verdict, ...Verdict[]]), z.number()),
+    /** `<metric>` for slice `all`, `<metric>/<slice>` otherwise. */
+    metrics: z.record(z.string(), MetricValueSchema),
+    report: z.string(),
+    likert_mode: ManifestSchema.shape.likert_mode,
+    /** likert: the mode's wire method and why it was chosen. */
+    likert_scoring: ManifestSchema.shape.likert_scoring,
+    /** What was adapted to the model before any call. */
+    warnings: z.array(z.string()).optional(),
+    /** The protocol the run followed, with every override (absent for runs planned before protocols). */
+    protocol: ManifestSchema.shape.protocol,
+    /** `completed_with_missing` when some planned items were never recorded (listed in `missing`). */
+    status: z.enum(['completed', 'completed_with_missing']),
+    completed_at: z.string(),
+    /** Item ids planned but never recorded (only with status `completed_with_missing`). */
+    missing: z.array(z.string()).optional(),
+    /** Of `missing`: the items a dead-letter queue held when the run was closed (`polyeval remote redrive` retries them). */
+    dead_lettered: z.array(z.string()).optional(),
+    /** Of `missing`: the items in no queue and no DLQ (never recorded, nothing left to redrive: run them again). */
+    lost: z.array(z.string()).optional(),
+    /** Measured executor time per sample (cloud runs): what `remote run --dry-run` estimates from. */
+    timing: ExecutionTimingSchema.optional(),
+  })
+  .loose();
+export type RunSummaryDocument = z.infer<typeof RunSummaryDocumentSchema>;
+
+/**
+ * The one reader of a stored run summary's text (`origin`: its key or path, for the error).
+ * @throws CorruptRecordError naming `origin` and the field that does not match.
+ */
+export function parseRunSummary(text: string, origin: string): RunSummaryDocument {
+  return parseStored(RunSummaryDocumentSchema, text, origin);
 }
 
 /** The timing of the executed records; undefined when none was executed (likert runs). */
@@ -77,7 +96,7 @@ export async function readItems(store: BlobStore, runId: string): Promise<ItemDo
   const docs: ItemDocument[] = [];
   for (const key of await store.list(keys.itemsPrefix(runId))) {
     const text = await store.getText(key);
-    if (text) docs.push(JSON.parse(text) as ItemDocument);
+    if (text) docs.push(parseItemDocument(text, store.locate(key)));
   }
   return docs.sort((a, b) => a.record.task_id.localeCompare(b.record.task_id) || a.record.sample - b.record.sample);
 }
@@ -145,9 +164,10 @@ export async function summariseRecords(
   manifest: Manifest,
   docs: readonly ItemDocument[],
   extraMetrics?: ExtraMetrics,
-  notes: { missing?: readonly string[]; timing?: boolean } = {},
+  notes: { missing?: readonly string[]; deadLettered?: readonly string[]; timing?: boolean } = {},
 ): Promise<RunSummaryDocument> {
   const missing = notes.missing ?? [];
+  const inDlq = new Set(notes.deadLettered ?? []);
   const runId = manifest.run_id;
   const records = docs.map((d) => d.record);
   const metrics = [
@@ -179,10 +199,11 @@ export async function summariseRecords(
     status: missing.length > 0 ? 'completed_with_missing' : 'completed',
     completed_at: deps.clock().toISOString(),
     ...(missing.length > 0 ? { missing: [...missing] } : {}),
+    ...(missing.length > 0 && notes.deadLettered !== undefined ? { dead_lettered: missing.filter((id) => inDlq.has(id)), lost: missing.filter((id) => !inDlq.has(id)) } : {}),
   };
   const timing = notes.timing ? executionTiming(records) : undefined;
   if (timing) summary.timing = timing;
   await deps.store.put(keys.report(runId), renderReport({ manifest, metrics, docs, summary }), 'text/html; charset=utf-8');
-  await deps.store.put(keys.summary(runId), JSON.stringify(summary, null, 2), 'application/json');
+  await deps.store.put(keys.summary(runId), storedJson(summary, 2), 'application/json');
   return summary;
 }

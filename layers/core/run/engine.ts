@@ -4,18 +4,20 @@
  * Spend goes through the run's cost guard (cost-guard.ts), the one owner of it. A little
  * over 250 lines: the three stages share the item context and its private helpers.
  */
+import { z } from 'zod';
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
 import { InputError, ProviderError, RunStopped } from '../errors.ts';
 import type { Prompt, Provider } from '../models/provider.ts';
 import { toolchainOptionsByLanguage, type ToolchainOptions } from '../languages/index.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import { scoreLikert, type LikertEvidence } from '../scoring/likert.ts';
-import type { RunRecord, ScoreOutcome, Task, TokenUsage, Verdict } from '../types.ts';
+import { VERDICTS, type RunRecord, type ScoreOutcome, type Task, type TokenUsage, type Verdict } from '../types.ts';
 import { taskView, type TaskView } from '../report/task-view.ts';
 import { CostGuard } from './cost-guard.ts';
 import { itemId, keys } from './keys.ts';
 import type { Manifest } from './manifest.ts';
-import type { WorkItem } from './plan.ts';
+import { parseStored, schemaVersionField, storedJson } from './documents.ts';
+import { WorkItemSchema, type WorkItem } from './plan.ts';
 
 export interface EngineEvent {
   type: 'recorded';
@@ -23,6 +25,7 @@ export interface EngineEvent {
   verdict: Verdict;
 }
 
+/** A run's dependencies: the ports, the model, the clock and prices — what the stages call out to. */
 export interface EngineDeps {
   store: BlobStore;
   ledger: RunLedger;
@@ -36,45 +39,104 @@ export interface EngineDeps {
   onEvent?: (event: EngineEvent) => void;
 }
 
-/** Everything a stage needs to handle one item of one run. */
-export interface RunContext extends EngineDeps {
-  manifest: Manifest;
-  benchmark: AnyBenchmark;
-  tasks: ReadonlyMap<string, Task>;
+/** A run's definition: what was planned, fixed for the run's life. */
+export interface RunDefinition {
+  readonly manifest: Manifest;
+  /** The benchmark bound to the run's protocol. */
+  readonly benchmark: AnyBenchmark;
+  readonly tasks: ReadonlyMap<string, Task>;
   /** The whole dataset (few-shot pools draw from it). */
-  pool: readonly Task[];
-  /** Superseded by the cost guard (the ledger holds spend and reservations); kept for callers that still set it. */
-  spent?: { usd: number; reserved?: number; calibration?: number };
-  /** The run's cost guard; built from the ledger and the manifest's cap on first use when absent. */
+  readonly pool: readonly Task[];
+}
+
+/** What changes while a run goes: its spend (the cost guard) and whether it must stop taking new work. */
+export interface RunState {
+  /** The run's cost guard (spend and reservations live in the ledger); built on first use when absent. */
   guard?: CostGuard;
   /** Set when the run must stop taking new work (cost cap, fatal input error). */
   stop: { reason?: string; error?: Error };
 }
 
-/** What the generate stage hands to the score stage. */
-export interface GeneratedItem {
-  item: WorkItem;
-  raw: string;
-  answer: string;
-  usage: TokenUsage | null;
-  latencyMs: number | null;
-  attempts: number;
-  likert?: LikertEvidence;
-  /** A generation that failed after the provider's retries: recorded as SE. */
-  failure?: string;
-  /** The model deterministically gave no usable answer (refusal, `content: null`): the item's error, not SE. */
-  refusal?: string;
+/** Everything a stage needs to handle one item of one run: its dependencies, its definition and its state. */
+export type RunContext = EngineDeps & RunDefinition & RunState;
+
+/**
+ * A run's fresh state: its cost guard over the ledger (the manifest's cap, the run's prices) and no stop.
+ * @example
+ * const ctx: RunContext = { ...deps, ...definition, ...newRunState(deps, definition) };
+ */
+export function newRunState(deps: Pick<EngineDeps, 'ledger' | 'costOf'>, definition: Pick<RunDefinition, 'manifest'>): RunState {
+  return { guard: newCostGuard(deps, definition), stop: {} };
 }
 
-/** The item JSON (DESIGN §5): generation + verdict + per-test detail. */
-export interface ItemDocument {
-  item_id: string;
-  record: RunRecord;
-  raw: string;
-  generation: { usage: TokenUsage | null; latency_ms: number | null; attempts: number };
-  outcome: ScoreOutcome;
-  /** The task as the model saw it; on sample 0 only (every sample of a task shares it). */
-  task_view?: TaskView;
+/** The cost guard of a run: the ledger's spend against the manifest's cap, at the run's prices. */
+function newCostGuard(deps: Pick<EngineDeps, 'ledger' | 'costOf'>, definition: Pick<RunDefinition, 'manifest'>): CostGuard {
+  return new CostGuard({
+    ledger: deps.ledger,
+    runId: definition.manifest.run_id,
+    capUsd: definition.manifest.max_cost_usd,
+    ...(deps.costOf ? { costOf: deps.costOf } : {}),
+  });
+}
+
+/** What the generate stage hands to the score stage. */
+const VerdictSchema = z.enum(VERDICTS as [Verdict, ...Verdict[]]);
+const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
+const UsageSchema = z.object({ promptTokens: z.number(), completionTokens: z.number() });
+
+/** A generated sample on its way to scoring (the execute queue's message); {@link GeneratedItem} is inferred from it. */
+export const GeneratedItemSchema = z
+  .object({
+    item: WorkItemSchema,
+    raw: z.string(),
+    answer: z.string(),
+    usage: UsageSchema.nullable(),
+    latencyMs: z.number().nullable(),
+    attempts: z.number().int().min(0),
+    likert: z.custom<LikertEvidence>(isObject, { error: 'expected the likert evidence (an object)' }).optional(),
+    /** A generation that failed after the provider's retries: recorded as SE. */
+    failure: z.string().optional(),
+    /** The model deterministically gave no usable answer (refusal, `content: null`): the item's error, not SE. */
+    refusal: z.string().optional(),
+  })
+  .loose();
+export type GeneratedItem = z.infer<typeof GeneratedItemSchema>;
+
+/**
+ * The fields of a stored record that readers rely on, checked by name; the other columns pass
+ * through as written (the Parquet writer types every column of RunRecord).
+ */
+const StoredRecordSchema = z
+  .object({ run_id: z.string(), benchmark: z.string(), task_id: z.string(), sample: z.number().int().min(0), verdict: VerdictSchema, created_at: z.string() })
+  .loose()
+  .transform((record) => record as unknown as RunRecord);
+
+const StoredOutcomeSchema = z
+  .object({ verdict: VerdictSchema, testsPassed: z.number(), testsTotal: z.number() })
+  .loose()
+  .transform((outcome) => outcome as unknown as ScoreOutcome);
+
+/** The item JSON (DESIGN §5): generation + verdict + per-test detail; {@link ItemDocument} is inferred from it. */
+export const ItemDocumentSchema = z
+  .object({
+    schema_version: schemaVersionField,
+    item_id: z.string().min(1),
+    record: StoredRecordSchema,
+    raw: z.string(),
+    generation: z.object({ usage: UsageSchema.nullable(), latency_ms: z.number().nullable(), attempts: z.number().int().min(0) }).loose(),
+    outcome: StoredOutcomeSchema,
+    /** The task as the model saw it; on sample 0 only (every sample of a task shares it). */
+    task_view: z.custom<TaskView>(isObject, { error: 'expected the task view (an object)' }).optional(),
+  })
+  .loose();
+export type ItemDocument = z.infer<typeof ItemDocumentSchema>;
+
+/**
+ * The one reader of a stored item document's text (`origin`: its key or path, for the error).
+ * @throws CorruptRecordError naming `origin` and the field that does not match.
+ */
+export function parseItemDocument(text: string, origin: string): ItemDocument {
+  return parseStored(ItemDocumentSchema, text, origin);
 }
 
 function taskOf(ctx: RunContext, item: WorkItem): Task {
@@ -85,12 +147,7 @@ function taskOf(ctx: RunContext, item: WorkItem): Task {
 
 /** The run's cost guard, built on first use from the context (local runs and cloud workers alike). */
 export function costGuardOf(ctx: RunContext): CostGuard {
-  ctx.guard ??= new CostGuard({
-    ledger: ctx.ledger,
-    runId: ctx.manifest.run_id,
-    capUsd: ctx.manifest.max_cost_usd,
-    ...(ctx.costOf ? { costOf: ctx.costOf } : {}),
-  });
+  ctx.guard ??= newCostGuard(ctx, ctx);
   return ctx.guard;
 }
 
@@ -274,7 +331,7 @@ export async function recordItem(ctx: RunContext, generated: GeneratedItem, outc
     outcome,
     ...(item.sample === 0 ? { task_view: viewOf(ctx, item) } : {}),
   };
-  await ctx.store.put(keys.item(item.runId, item.taskId, item.sample), JSON.stringify(doc), 'application/json');
+  await ctx.store.put(keys.item(item.runId, item.taskId, item.sample), storedJson(doc), 'application/json');
   const first = await ctx.ledger.recordItem(item.runId, doc.item_id, record.verdict);
   if (!first && item.previousVerdict && item.previousVerdict !== record.verdict) {
     await ctx.ledger.reviseItem(item.runId, doc.item_id, item.previousVerdict, record.verdict);
@@ -286,9 +343,4 @@ export async function recordItem(ctx: RunContext, generated: GeneratedItem, outc
 function viewOf(ctx: RunContext, item: WorkItem): TaskView {
   const task = taskOf(ctx, item);
   return taskView(task, ctx.benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) }));
-}
-
-/** Item ids already written to the store (the store is the source of truth on resume). */
-export async function storedItemKeys(store: BlobStore, runId: string): Promise<Set<string>> {
-  return new Set(await store.list(keys.itemsPrefix(runId)));
 }

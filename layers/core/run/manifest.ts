@@ -1,56 +1,84 @@
 /**
  * The run manifest (DESIGN §2 plan): exactly what ran, so a result can be reproduced.
  */
+import { z } from 'zod';
 import type { ProtocolChoice, RunProtocol } from '../benchmarks/protocol.ts';
 import { findBenchmark } from '../benchmarks/registry.ts';
 import type { GenerationParams, LikertScoring } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
 import type { ScorerKind } from '../types.ts';
+import { parseStored, schemaVersionField } from './documents.ts';
 
-export interface Manifest {
-  run_id: string;
-  created_at: string;
-  benchmark: {
-    id: string;
-    title: string;
-    spec: string;
-    source: string;
-    sha256: string;
-    tasks: number;
-    scorer: ScorerKind;
-  };
-  model: { spec: string; kind: string; name: string };
-  params: GenerationParams;
-  n: number;
-  seed: number;
-  split: string | null;
-  limit: number | null;
-  language: string | null;
-  time_scale: number;
-  /** likert: which mode ran (likelihood, next-token or digit-parse). */
-  likert_mode: 'likelihood' | 'next-token' | 'digit-parse' | null;
-  /** likert: the mode with its wire method and why it was chosen (the capability check, cached here so a resume does not repeat it). */
-  likert_scoring?: LikertScoring | null;
-  /** What the run adapted to the model before any call (e.g. top_p dropped), one line each. */
-  warnings?: string[];
-  max_cost_usd: number | null;
-  /** The price used when the table had none (`--assume-price`), so a resume and the cloud bill the same way. */
-  assumed_price?: { input_per_mtok: number; output_per_mtok: number } | null;
-  /**
-   * The protocol the run followed: its name, its settings after overrides, and every setting
-   * the user overrode (`-n`, `--temperature`, `--row-limits`, `--prompt-style`, …). Absent in
-   * manifests written before protocols existed (they followed each benchmark's default).
-   */
-  protocol?: RunProtocol;
-  /** kotlinc -language-version/-api-version of the run, when set. */
-  kotlin_language_version?: string | null;
-  /** How the provider was reached (no secrets: an API key is named by its variable), so --resume reaches it again. */
-  provider_options?: { region?: string; endpointUrl?: string; apiKeyEnv?: string; timeoutMs?: number; concurrency?: number };
-  code: { version: string; revision: string | null; dirty: boolean | null };
-  packages: Record<string, string>;
-  toolchains: ToolchainInfo[];
-  /** Work items in the plan (tasks × samples). */
-  items: number;
+const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A nested shape defined (and validated where it is built) elsewhere: checked here to be an object. */
+const objectOf = <T>(what: string) => z.custom<T>(isObject, { error: `expected ${what} (an object)` });
+
+/**
+ * The manifest schema (`runs/<run_id>/manifest.json`); {@link Manifest} is inferred from it.
+ * Read it with `parseStored(ManifestSchema, text, key)`.
+ */
+export const ManifestSchema = z
+  .object({
+    schema_version: schemaVersionField,
+    run_id: z.string().min(1),
+    created_at: z.string(),
+    benchmark: z
+      .object({
+        id: z.string().min(1),
+        title: z.string(),
+        spec: z.string(),
+        source: z.string(),
+        sha256: z.string(),
+        tasks: z.number().int().min(0),
+        scorer: z.enum(['io-tests', 'unit-tests', 'likert'] as const satisfies readonly ScorerKind[]),
+      })
+      .loose(),
+    model: z.object({ spec: z.string(), kind: z.string(), name: z.string() }).loose(),
+    params: objectOf<GenerationParams>('generation parameters'),
+    n: z.number().int().min(1),
+    seed: z.number().int(),
+    split: z.string().nullable(),
+    limit: z.number().int().nullable(),
+    language: z.string().nullable(),
+    time_scale: z.number(),
+    /** likert: which mode ran (likelihood, next-token or digit-parse). */
+    likert_mode: z.enum(['likelihood', 'next-token', 'digit-parse']).nullable(),
+    /** likert: the mode with its wire method and why it was chosen (the capability check, cached here so a resume does not repeat it). */
+    likert_scoring: objectOf<LikertScoring>('the likert scoring').nullable().optional(),
+    /** What the run adapted to the model before any call (e.g. top_p dropped), one line each. */
+    warnings: z.array(z.string()).optional(),
+    max_cost_usd: z.number().nullable(),
+    /** The price used when the table had none (`--assume-price`), so a resume and the cloud bill the same way. */
+    assumed_price: z.object({ input_per_mtok: z.number(), output_per_mtok: z.number() }).nullable().optional(),
+    /**
+     * The protocol the run followed: its name, its settings after overrides, and every setting
+     * the user overrode (`-n`, `--temperature`, `--row-limits`, `--prompt-style`, …). Absent in
+     * manifests written before protocols existed (they followed each benchmark's default).
+     */
+    protocol: objectOf<RunProtocol>('the run protocol').optional(),
+    /** kotlinc -language-version/-api-version of the run, when set. */
+    kotlin_language_version: z.string().nullable().optional(),
+    /** How the provider was reached (no secrets: an API key is named by its variable), so --resume reaches it again. */
+    provider_options: z
+      .object({ region: z.string().optional(), endpointUrl: z.string().optional(), apiKeyEnv: z.string().optional(), timeoutMs: z.number().optional(), concurrency: z.number().optional() })
+      .optional(),
+    code: z.object({ version: z.string(), revision: z.string().nullable(), dirty: z.boolean().nullable() }),
+    packages: z.record(z.string(), z.string()),
+    toolchains: z.array(objectOf<ToolchainInfo>('a toolchain')),
+    /** Work items in the plan (tasks × samples). */
+    items: z.number().int().min(0),
+  })
+  .loose();
+
+/** The run manifest (DESIGN §2 plan): exactly what ran, so a result can be reproduced. */
+export type Manifest = z.infer<typeof ManifestSchema>;
+
+/**
+ * The one reader of a stored manifest's text (`origin`: its key or path, for the error).
+ * @throws CorruptRecordError naming `origin` and the field that does not match.
+ */
+export function parseManifest(text: string, origin: string): Manifest {
+  return parseStored(ManifestSchema, text, origin);
 }
 
 /** The protocol choice that re-creates a run's benchmark binding (resume, cloud stages). */

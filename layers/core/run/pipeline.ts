@@ -11,8 +11,8 @@
  */
 import { RunStopped } from '../errors.ts';
 import type { WorkQueue } from '../ports.ts';
-import type { ItemDocument, GeneratedItem, RunContext } from './engine.ts';
-import { generateItem, recordItem, scoreItem } from './engine.ts';
+import type { GeneratedItem, RunContext } from './engine.ts';
+import { generateItem, parseItemDocument, recordItem, scoreItem } from './engine.ts';
 import { itemId, keys } from './keys.ts';
 import type { WorkItem } from './plan.ts';
 
@@ -59,10 +59,11 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
       continue;
     }
     const id = itemId(runId, item.taskId, item.sample);
-    const doc = JSON.parse((await ctx.store.getText(key)) ?? '{}') as Partial<ItemDocument>;
+    const text = await ctx.store.getText(key);
+    const doc = text === undefined ? undefined : parseItemDocument(text, ctx.store.locate(key));
     // Written but not counted: the process died between the two writes.
-    if (!counted.has(id) && doc.record) await ctx.ledger.recordItem(runId, id, doc.record.verdict);
-    if (doc.record?.verdict === 'SE') {
+    if (!counted.has(id) && doc) await ctx.ledger.recordItem(runId, id, doc.record.verdict);
+    if (doc?.record.verdict === 'SE') {
       pending.push({ ...item, previousVerdict: 'SE' });
       continue;
     }

@@ -2,12 +2,13 @@
  * plan: selects the tasks of a run, fixes its parameters and writes the manifest; one work
  * item per (task, sample) with a deterministic id.
  */
+import { z } from 'zod';
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
 import type { RunProtocol } from '../benchmarks/protocol.ts';
 import { InputError } from '../errors.ts';
 import type { GenerationParams, Provider } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
-import type { Task, Verdict } from '../types.ts';
+import { VERDICTS, type Task, type Verdict } from '../types.ts';
 import { chooseLikertScoring } from './likert-choice.ts';
 import type { Manifest } from './manifest.ts';
 import type { RunSpec } from './spec.ts';
@@ -24,14 +25,19 @@ export interface LoadedBenchmark {
   sha256: string;
 }
 
-export interface WorkItem {
-  runId: string;
-  taskId: string;
-  sample: number;
-  language?: string;
-  /** Set when the item is run again (an SE sample on resume): the verdict it was counted with. */
-  previousVerdict?: Verdict;
-}
+/** One sample of one task to generate and score; {@link WorkItem} is inferred from it. */
+export const WorkItemSchema = z
+  .object({
+    runId: z.string().min(1),
+    taskId: z.string().min(1),
+    sample: z.number().int().min(0),
+    language: z.string().min(1).optional(),
+    /** Set when the item is run again (an SE sample on resume): the verdict it was counted with. */
+    previousVerdict: z.enum(VERDICTS as [Verdict, ...Verdict[]]).optional(),
+  })
+  .loose();
+
+export type WorkItem = z.infer<typeof WorkItemSchema>;
 
 export interface RunPlan {
   manifest: Manifest;

@@ -1,19 +1,17 @@
 /**
  * Java: `javac` (in the sandbox, one call for every source of the sample, classes written
  * to the build directory the sandbox uid owns) and `java` from
- * the JDK the Kotlin runtime already needs. The JVM reserves far more address space than it
- * uses, so memory is bounded by -Xmx (OutOfMemoryError is MLE) rather than RLIMIT_AS, and
- * the process limit leaves room for the JVM's own threads — as kotlin.ts runs it.
+ * the JDK the Kotlin runtime already needs, run as every program JVM runs (jvm.ts).
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { maskCFamily } from '#core/languages/brace-blocks.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { LanguageRuntime } from '../runtime.ts';
-import { jvmEtc, JVM_RUN_FLAGS } from './jvm.ts';
+import { jdkTool, jvmEtc, jvmOutOfMemory, jvmRunCommand, JVM_RUN_FLAGS } from './jvm.ts';
 import { compileNative } from './native.ts';
 
 const run = promisify(execFile);
@@ -23,17 +21,11 @@ const ENTRY_CLASS = 'PolyevalEntry';
 /** javac's own JVM starts like the programs' (measured: about a third faster than defaults). */
 const JAVAC_FLAGS = ['-encoding', 'UTF-8', '-proc:none', '-nowarn', '-Xlint:none', '-J-Xmx512m', '-J-XX:+UseSerialGC', '-J-XX:TieredStopAtLevel=1', '-J-Xshare:auto'];
 
-function tool(name: 'java' | 'javac'): string {
-  try {
-    return realpathSync(`/usr/bin/${name}`);
-  } catch {
-    return `/usr/bin/${name}`;
-  }
-}
+const tool = jdkTool;
 
 let version: Promise<string | undefined> | undefined;
 function javacVersion(): Promise<string | undefined> {
-  version ??= run(tool('javac'), ['-version'], { env: { PATH: '/usr/bin:/bin' }, timeout: 30_000 })
+  version ??= run(tool('compiler'), ['-version'], { env: { PATH: '/usr/bin:/bin' }, timeout: 30_000 })
     .then((r) => `${r.stdout}${r.stderr}`.trim().replace(/^javac\s+/u, ''))
     .catch(() => undefined);
   return version;
@@ -90,8 +82,8 @@ export const javaRuntime: LanguageRuntime = {
   },
   async toolchain(): Promise<ToolchainInfo> {
     const v = await javacVersion();
-    if (!v) return { language: 'java', available: false, detail: `${tool('javac')} not found` };
-    return { language: 'java', compiler: tool('javac'), version: v, flags: [...JAVAC_FLAGS, ...JVM_RUN_FLAGS], available: true, detail: `run with ${tool('java')}` };
+    if (!v) return { language: 'java', available: false, detail: `${tool('compiler')} not found` };
+    return { language: 'java', compiler: tool('compiler'), version: v, flags: [...JAVAC_FLAGS, ...JVM_RUN_FLAGS], available: true, detail: `run with ${tool('launcher')}` };
   },
   async cacheKey() {
     return `javac ${(await javacVersion()) ?? 'missing'} ${JAVAC_FLAGS.join(' ')}`;
@@ -103,18 +95,12 @@ export const javaRuntime: LanguageRuntime = {
     await mkdir(sources, { recursive: true });
     await rename(join(buildDir, 'Main.java'), join(sources, name));
     await writeFile(join(buildDir, 'main-class'), javaMainClass(source));
-    const argv = [tool('javac'), ...JAVAC_FLAGS, '-d', buildDir, join(sources, name)];
+    const argv = [tool('compiler'), ...JAVAC_FLAGS, '-d', buildDir, join(sources, name)];
     return compileNative(ctx, argv, buildDir, jvmEtc());
   },
   runCommand(buildDir, memoryMb, args) {
     const mainClass = readFileSync(join(buildDir, 'main-class'), 'utf8').trim();
-    return {
-      argv: [tool('java'), `-Xmx${memoryMb}m`, ...JVM_RUN_FLAGS, '-cp', buildDir, mainClass, ...args],
-      readOnly: [buildDir, ...jvmEtc()],
-      addressSpaceMb: 0,
-      processes: 128,
-      cpuFactor: 2,
-    };
+    return jvmRunCommand({ classPath: [buildDir], mainClass, memoryMb, args, readOnly: [buildDir] });
   },
   unitTestProgram(s) {
     // MXEval Java tests are a (non-public) `class Main` whose `main(String[] args)` throws on
@@ -132,5 +118,5 @@ export const javaRuntime: LanguageRuntime = {
     ].join('\n');
     return `${s.prompt}${s.completion}\n${s.test}\n\n${entry}\n`;
   },
-  isOutOfMemory: (stderr) => /java\.lang\.OutOfMemoryError/u.test(stderr),
+  isOutOfMemory: jvmOutOfMemory,
 };

@@ -22,9 +22,13 @@ const FLAGS: string[] = [];
 /** Address space V8 reserves beyond the heap it may fill. */
 const RESERVED_MB = 1024;
 
-/** The node that runs polyeval, and the prefix the sandbox must show (outside /usr only). */
+/**
+ * The node that runs polyeval, and what the sandbox must show of it outside /usr: the
+ * binary alone (it needs nothing else from its prefix). Never its directory: a node in
+ * /tmp (or beside other files) would make that whole directory readable to the program.
+ */
 const NODE = process.execPath;
-const prefix = (): string[] => (NODE.startsWith('/usr/') ? [] : [dirname(dirname(NODE))]);
+const prefix = (): string[] => (NODE.startsWith('/usr/') ? [] : [NODE]);
 
 let modules: string | undefined;
 

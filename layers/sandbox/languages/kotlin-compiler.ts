@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pLimit from 'p-limit';
 import { HarnessError, InputError } from '../../core/errors.ts';
 import { runKotlinc } from '../kotlin-server/cold.ts';
 import { loadScale } from '../load.ts';
@@ -115,7 +116,7 @@ export function createKotlinCompiler(opts: KotlinCompilerOptions = {}): KotlinCo
     warmUps: positive(opts.warmUps, 1, 'warmUps'),
     startTimeoutMs: positive(opts.startTimeoutMs, 180_000, 'startTimeoutMs'),
   });
-  const slots = new Slots(maxInFlight);
+  const slots = pLimit(maxInFlight);
   let warm = (opts.mode ?? 'warm') === 'warm';
   let startFailures = 0;
   let fallbackReason: string | undefined;
@@ -153,20 +154,20 @@ export function createKotlinCompiler(opts: KotlinCompilerOptions = {}): KotlinCo
       const files = checkSources(req.sources);
       const flags = req.flags ?? [];
       const outDir = resolve(req.outDir);
-      await slots.acquire();
-      const started = performance.now();
-      const srcDir = await mkdtemp(join(tmpdir(), 'polyeval-ktsrc-'));
-      try {
-        await mkdir(outDir, { recursive: true });
-        await Promise.all(files.map((f) => writeFile(join(srcDir, f.name), f.content, 'utf8')));
-        const implicit = IMPLICIT_KOTLINC_FLAGS.filter((flag) => !flags.includes(flag));
-        const args = [...implicit, ...flags, '-d', outDir, ...files.map((f) => join(srcDir, f.name))];
-        const result = await compileStaged(args, srcDir);
-        return { ...result, ms: Math.round(performance.now() - started) };
-      } finally {
-        slots.release();
-        await rm(srcDir, { recursive: true, force: true });
-      }
+      return slots(async () => {
+        const started = performance.now();
+        const srcDir = await mkdtemp(join(tmpdir(), 'polyeval-ktsrc-'));
+        try {
+          await mkdir(outDir, { recursive: true });
+          await Promise.all(files.map((f) => writeFile(join(srcDir, f.name), f.content, 'utf8')));
+          const implicit = IMPLICIT_KOTLINC_FLAGS.filter((flag) => !flags.includes(flag));
+          const args = [...implicit, ...flags, '-d', outDir, ...files.map((f) => join(srcDir, f.name))];
+          const result = await compileStaged(args, srcDir);
+          return { ...result, ms: Math.round(performance.now() - started) };
+        } finally {
+          await rm(srcDir, { recursive: true, force: true });
+        }
+      });
     },
     version: async () => kotlinVersion(),
     stdlibJar: () => kotlinHome().stdlibJar,
@@ -210,25 +211,4 @@ function positive(value: number | undefined, fallback: number, field: string): n
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) throw new InputError(`must be a positive integer, got ${value}`, { field });
   return value;
-}
-
-/** A counting semaphore: at most `size` compilations at once, the rest wait in order. */
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-  constructor(size: number) {
-    this.free = size;
-  }
-  async acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free -= 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free += 1;
-  }
 }

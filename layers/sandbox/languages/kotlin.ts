@@ -1,16 +1,14 @@
 /**
  * Kotlin: compiled by the warm compile server (kotlin-compiler.ts; cold `kotlinc` as the
- * fallback and for comparison), run with `java -cp <classes>:<kotlin-stdlib.jar>`.
- * The JVM reserves far more address space than it uses, so memory is bounded by -Xmx (and
- * OutOfMemoryError is MLE) instead of RLIMIT_AS, and the process limit leaves room for
- * the JVM's own threads.
+ * fallback and for comparison), run with `java -cp <classes>:<kotlin-stdlib.jar>` as every
+ * program JVM runs (jvm.ts).
  *
  * A job's language version (`ToolchainOptions.languageVersion`, a run setting for datasets
  * written against older Kotlin APIs) becomes `-language-version`/`-api-version` of that
  * job's compilation only: nothing about it is kept between compilations.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
@@ -18,8 +16,8 @@ import type { ToolchainOptions } from '#core/languages/spec.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { LanguageRuntime, RuntimeContext } from '../runtime.ts';
 import { ensureServerBuilt } from '../kotlin-server/build.ts';
-import { jvmEtc, JVM_RUN_FLAGS } from './jvm.ts';
 import { createKotlinCompiler, type KotlinCompilerHandle } from './kotlin-compiler.ts';
+import { jdkTool, jvmOutOfMemory, jvmRunCommand, JVM_RUN_FLAGS } from './jvm.ts';
 
 // The compile server is shared by every executor of the process (one warm JVM), not its flags.
 let compiler: KotlinCompilerHandle | undefined;
@@ -34,13 +32,7 @@ export function kotlincFlags(options: ToolchainOptions): string[] {
   return version ? ['-language-version', version, '-api-version', version] : [];
 }
 
-function java(): string {
-  try {
-    return realpathSync('/usr/bin/java');
-  } catch {
-    return '/usr/bin/java';
-  }
-}
+const java = (): string => jdkTool('launcher');
 
 /**
  * The stdlib jar the sandboxed JVM runs with: a copy in the machine-wide cache (0755), because
@@ -106,13 +98,7 @@ export const kotlinRuntime: LanguageRuntime = {
     if (!compiler) throw new HarnessError('kotlin runtime used before init()');
     const stdlib = runnableStdlib ?? compiler.stdlibJar();
     const mainClass = readFileSync(join(buildDir, 'main-class'), 'utf8').trim();
-    return {
-      argv: [java(), `-Xmx${memoryMb}m`, ...JVM_RUN_FLAGS, '-cp', `${join(buildDir, 'classes')}:${stdlib}`, mainClass, ...args],
-      readOnly: [buildDir, stdlib, ...jvmEtc()],
-      addressSpaceMb: 0,
-      processes: 128,
-      cpuFactor: 2,
-    };
+    return jvmRunCommand({ classPath: [join(buildDir, 'classes'), stdlib], mainClass, memoryMb, args, readOnly: [buildDir, stdlib] });
   },
   unitTestProgram(s) {
     // MXEval Kotlin tests are a top-level `fun main` (no parameters, `args: Array<String>` or
@@ -134,7 +120,7 @@ export const kotlinRuntime: LanguageRuntime = {
     ].join('\n');
     return `${s.prompt}${s.completion}\n\n${s.test}\n\n${entry}\n`;
   },
-  isOutOfMemory: (stderr) => /java\.lang\.OutOfMemoryError/u.test(stderr),
+  isOutOfMemory: jvmOutOfMemory,
   prebuild: async () => `Kotlin compile server built in ${await ensureServerBuilt()}`,
   async close() {
     const c = compiler;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ToolchainInfo } from '#core/ports.ts';
 import { HarnessError } from '#core/errors.ts';
-import type { CompileResult, RunCommand, RuntimeContext } from '../runtime.ts';
+import { COMPILER_KILLED, type CompileResult, type RunCommand, type RuntimeContext } from '../runtime.ts';
 import { findNativeMain } from './native-main.ts';
 
 const run = promisify(execFile);
@@ -43,7 +43,7 @@ export async function compileNative(ctx: RuntimeContext, argv: string[], buildDi
   if (r.exitCode === 0 && r.signal === null && !r.wallTimeout) return { ok: true, diagnostics: r.stderr };
   if (r.wallTimeout) return { ok: false, diagnostics: 'compilation exceeded its time limit', timedOut: true };
   if (r.exitCode !== null && r.exitCode !== 0) return { ok: false, diagnostics: r.stderr || r.stdout };
-  if (r.signal) return { ok: false, diagnostics: `compiler killed by ${r.signal} (limits exceeded?)\n${r.stderr}` };
+  if (r.signal) return { ok: false, diagnostics: `${COMPILER_KILLED}${r.signal} (limits exceeded?)\n${r.stderr}`, killed: true };
   throw new HarnessError(`compiler ${argv[0]} ended without a status`);
 }
 

@@ -1,9 +1,13 @@
 /**
- * CSV and TSV (RFC 4180): a header row names the columns; a field may be quoted with `"`,
- * a quoted field may hold the delimiter, `""` and line breaks. A `"` inside an unquoted field
- * is kept as text (as Python's csv module does), because real TSV files carry bare quotes.
- * Line breaks inside quoted fields come back as `\n`.
+ * CSV and TSV (RFC 4180), parsed by `csv-parse`: a header row names the columns; a field may
+ * be quoted with `"`, a quoted field may hold the delimiter, `""` and line breaks. A `"` inside
+ * an unquoted field is kept as text (csv-parse's `relax_quotes`, as Python's csv module does),
+ * because real TSV files carry bare quotes. Line breaks inside quoted fields come back as `\n`
+ * (lines reach the parser from `textLines`, which drops `\r` and the BOM and names stream
+ * failures). Every error names the file, the line and, where known, the column.
  */
+import { pipeline, Readable } from 'node:stream';
+import { CsvError, parse, type Info } from 'csv-parse';
 import { InputError } from '../../core/errors.ts';
 import type { SourceRow } from '../types.ts';
 import type { TextLine } from './text-lines.ts';
@@ -19,68 +23,28 @@ export async function* delimitedRecords(
   delimiter: ',' | '\t',
   label: string,
 ): AsyncGenerator<RawRecord> {
-  let fields: string[] = [];
-  let field = '';
-  let inQuotes = false;
-  let quoted = false; // the current field started with a quote
-  let startLine = 0;
-  let quoteLine = 0;
-  for await (const { text, line } of lines) {
-    if (!inQuotes) {
-      if (text === '') continue; // a blank line is no record
-      fields = [];
-      field = '';
-      quoted = false;
-      startLine = line;
-    } else {
-      field += '\n';
-    }
-    let i = 0;
-    while (i < text.length) {
-      const c = text[i] as string;
-      if (inQuotes) {
-        if (c === '"') {
-          if (text[i + 1] === '"') {
-            field += '"';
-            i += 2;
-            continue;
-          }
-          inQuotes = false;
-          const next = text[i + 1];
-          if (next !== undefined && next !== delimiter) {
-            throw new InputError(`unexpected ${JSON.stringify(next)} after a closing quote`, {
-              file: label,
-              line,
-              field: `column ${fields.length + 1}`,
-            });
-          }
-          i += 1;
-          continue;
-        }
-        field += c;
-        i += 1;
-        continue;
-      }
-      if (c === delimiter) {
-        fields.push(field);
-        field = '';
-        quoted = false;
-      } else if (c === '"' && field === '' && !quoted) {
-        inQuotes = true;
-        quoted = true;
-        quoteLine = line;
-      } else {
-        field += c;
-      }
-      i += 1;
-    }
-    if (!inQuotes) {
-      fields.push(field);
-      yield { fields, line: startLine };
-    }
+  const parser = parse({ delimiter, relax_quotes: true, relax_column_count: true, skip_empty_lines: true, info: true });
+  async function* text(): AsyncGenerator<string> {
+    for await (const { text: line } of lines) yield `${line}\n`;
   }
-  if (inQuotes) {
-    throw new InputError('unterminated quoted field', { file: label, line: quoteLine, field: `column ${fields.length + 1}` });
+  pipeline(Readable.from(text()), parser, () => undefined); // a source failure reaches the loop below
+  // Where the last record ended: the next one starts after it and the blank lines skipped since.
+  let lastEnd = 0;
+  let lastEmpty = 0;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: Info }>) {
+      const newlines = record.reduce((n, field) => n + field.split('\n').length - 1, 0);
+      lastEnd = info.lines;
+      lastEmpty = info.empty_lines;
+      yield { fields: record, line: info.lines - newlines };
+    }
+  } catch (err) {
+    if (!(err instanceof CsvError)) throw err;
+    const line = lastEnd + 1 + ((err as CsvError & Info).empty_lines - lastEmpty);
+    const column = (err as CsvError & { index?: number }).index;
+    const where = column === undefined ? { file: label, line } : { file: label, line, field: `column ${column + 1}` };
+    if (err.code === 'CSV_QUOTE_NOT_CLOSED') throw new InputError('unterminated quoted field', where, { cause: err });
+    throw new InputError(err.message, where, { cause: err });
   }
 }
 

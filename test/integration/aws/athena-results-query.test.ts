@@ -167,4 +167,21 @@ describe('AthenaResultsQuery on a scripted endpoint', () => {
     expect(athenaFake.requests.filter((r) => r.operation === 'GetQueryResults').map((r) => r.input.NextToken)).toEqual([undefined, 'page-2']);
     await athenaFake.close();
   });
+
+  it('sends statement values as ExecutionParameters, each a quoted string literal, never in the query text', async () => {
+    const athenaFake = await scriptedAthena({
+      StartQueryExecution: started,
+      GetQueryExecution: inState('SUCCEEDED'),
+      GetQueryResults: () => ({ ResultSet: { ResultSetMetadata: { ColumnInfo: [column('n', 'integer')] }, Rows: [{ Data: [cell('n')] }] } }),
+    });
+    const query = new AthenaResultsQuery({ client: athenaFake.client, workGroup: 'wg', database: 'db', pollMs: 1 });
+
+    await query.sql({ text: 'SELECT n FROM metrics WHERE run_id = ? AND model = ?', params: ['r1', "o'brien"] });
+
+    expect(athenaFake.requests[0]?.input).toMatchObject({
+      QueryString: 'SELECT n FROM metrics WHERE run_id = ? AND model = ?',
+      ExecutionParameters: ["'r1'", "'o''brien'"],
+    });
+    await athenaFake.close();
+  });
 });

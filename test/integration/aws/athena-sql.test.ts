@@ -3,7 +3,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetricRow, RunRecord } from '#core/types.ts';
 import { keys } from '#core/run/keys.ts';
@@ -13,7 +12,6 @@ import {
   METRIC_COLUMNS,
   PARTITION_KEYS,
   RECORD_COLUMNS,
-  duckDbViewSql,
   leaderboardSql,
   sliceMetricsSql,
   sqlString,
@@ -51,6 +49,10 @@ const RUNS: MetricRow[][] = [
   [metric('rocode', 'run-e', 'm4', 'accuracy', 'all', 0.4)],
   [metric('rocode', 'run-f', 'm4', 'accuracy', 'all', 0.4)],
   [metric('kotlin-humaneval', 'run-k', 'm1', 'accuracy', 'all', 0.99), metric('kotlin-humaneval', 'run-k', 'm1', 'pass@1', 'all', 0.85)],
+  // ABRICOT: Pearson exists per subtask only (its headline slices), never pooled over `all`.
+  [metric('abricot', 'run-x', 'm1', 'pearson', 'subtask=abstractness', 0.31), metric('abricot', 'run-x', 'm1', 'pearson', 'subtask=inclusiveness', 0.52), metric('abricot', 'run-x', 'm1', 'accuracy', 'all', 0.4)],
+  [metric('abricot', 'run-y', 'm1', 'pearson', 'subtask=abstractness', 0.35), metric('abricot', 'run-y', 'm1', 'pearson', 'subtask=inclusiveness', 0.48)],
+  [metric('abricot', 'run-z', 'm2', 'pearson', 'subtask=abstractness', 0.2)],
 ];
 
 async function writeMetrics(dir: string, rows: MetricRow[]): Promise<void> {
@@ -91,6 +93,18 @@ describe('shipped SQL on DuckDB', () => {
     expect(chosen.map((row) => [row.model, row.run_id, row.value])).toEqual([['m1', 'run-a', 0.9]]);
   });
 
+  it("ranks ABRICOT on its headline slices, one row per model and subtask, as the local leaderboard does", async () => {
+    const rows = await query.sql(leaderboardSql('abricot'));
+    const oneSlice = await query.sql(leaderboardSql('abricot', { slice: 'subtask=inclusiveness' }));
+
+    expect(rows.map((row) => [row.model, row.slice, row.run_id, row.value, row.runs])).toEqual([
+      ['m1', 'subtask=abstractness', 'run-y', 0.35, 2],
+      ['m2', 'subtask=abstractness', 'run-z', 0.2, 1],
+      ['m1', 'subtask=inclusiveness', 'run-x', 0.52, 2],
+    ]);
+    expect(oneSlice.map((row) => [row.model, row.run_id, row.value])).toEqual([['m1', 'run-x', 0.52]]);
+  });
+
   it("lists one run's metrics per slice, `all` first, absent values with their reason", async () => {
     const rows = await query.sql(sliceMetricsSql('run-b'));
 
@@ -110,21 +124,24 @@ describe('shipped SQL on DuckDB', () => {
     expect(rows).toEqual([{ s: "it's a 'quoted' run" }]);
   });
 
+  it('binds values as parameters, so a quote in a value is data, not SQL', async () => {
+    const rows = await query.sql({ text: 'SELECT count(*)::INTEGER AS n FROM metrics WHERE run_id = ?', params: ["run-a' OR '1'='1"] });
+
+    expect(rows).toEqual([{ n: 0 }]);
+  });
+
   it('keeps a numeric-looking run id as text through the recommended DuckDB view', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'polyeval-athena-sql-num-'));
     await writeMetrics(dir, [metric('rocode', '20250501', 'm9', 'accuracy', 'all', 0.3)]);
-    const instance = await DuckDBInstance.create(':memory:');
-    const connection = await instance.connect();
+    const local = await DuckDbResultsQuery.open(dir);
     try {
-      await connection.run(duckDbViewSql('metrics', dir));
-      const board = (await connection.runAndReadAll(leaderboardSql('rocode'))).getRowObjectsJS();
-      const slices = (await connection.runAndReadAll(sliceMetricsSql('20250501'))).getRowObjectsJS();
+      const board = await local.sql(leaderboardSql('rocode'));
+      const slices = await local.sql(sliceMetricsSql('20250501'));
 
       expect(board.map((row) => row.run_id)).toEqual(['20250501']);
       expect(slices.map((row) => [row.metric, row.value])).toEqual([['accuracy', 0.3]]);
     } finally {
-      connection.closeSync();
-      instance.closeSync();
+      await local.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

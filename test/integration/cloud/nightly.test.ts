@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileRunLedger } from '#local/index.ts';
-import { MissingEnvironmentError, queueUrlsByLanguage, requireEnv } from '#app/cloud/env.ts';
+import { MissingEnvironmentError, queueUrlsByLanguage, requireEnv } from '../../../functions/shared/env.ts';
 import type { PlanMessage } from '#app/cloud/messages.ts';
 import { makeHandler } from '../../../functions/nightly/handler.ts';
 import { lambdaContext } from './cloud-harness.ts';

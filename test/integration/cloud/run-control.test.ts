@@ -2,9 +2,11 @@
 // closes a run whose item was dead-lettered (`completed_with_missing`, the item listed),
 // redrive brings the item back and the run completes, cancel skips queued work. Also: a
 // generation too large for SQS travels as an S3 pointer.
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
+import { peekMessages } from '#aws/sqs-dead-letters.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
@@ -61,6 +63,7 @@ function watchdog(minutesLater: number) {
     ledger: cloud.ledger,
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }),
     pipelineDepth,
+    deadLetterBodies: () => peekMessages(cloud.sqs, (['plan', 'generate', 'python', 'aggregate'] as StageName[]).map((name) => cloud.queues[name].dlqUrl)),
     clock: () => new Date(Date.now() + minutesLater * 60_000),
   });
 }
@@ -88,14 +91,16 @@ describe('a run with a dead-lettered item', () => {
 
   it('is closed by the watchdog as completed_with_missing, the lost item listed', async () => {
     const report = await watchdog(31);
-    expect(report.actions).toEqual([{ runId, action: 'aggregate', recorded: 3, items: 4 }]);
+    expect(report.actions).toEqual([{ runId, action: 'aggregate', recorded: 3, items: 4, deadLettered: 1 }]);
+    expect(await queueDepth(cloud.sqs, cloud.queues.generate.dlqUrl)).toBe(1); // looked at, left in place
     await drive(cloud);
     const run = await cloud.ledger.getRun(runId);
     expect(run).toMatchObject({ status: 'completed_with_missing' });
     expect(run?.reason).toMatch(/1 of 4 items never recorded/);
+    expect(run?.reason).toMatch(/1 dead-lettered \(polyeval remote redrive .*\), 0 lost/);
     const metrics = await call(apiEvent('GET', `/runs/${runId}/metrics`));
     expect(metrics.status).toBe(200);
-    expect(metrics.body).toMatchObject({ status: 'completed_with_missing', items: 3, missing: [`${runId}/${lost}/0`] });
+    expect(metrics.body).toMatchObject({ status: 'completed_with_missing', items: 3, missing: [`${runId}/${lost}/0`], dead_lettered: [`${runId}/${lost}/0`], lost: [] });
   }, 120_000);
 
   it('completes after `redrive` puts the dead-lettered item back in its queue', async () => {
@@ -108,6 +113,28 @@ describe('a run with a dead-lettered item', () => {
     const summary = JSON.parse((await cloud.store.getText(keys.summary(runId))) ?? '{}') as RunSummaryDocument;
     expect(summary).toMatchObject({ status: 'completed', items: 4 });
     expect(summary.missing).toBeUndefined();
+  }, 120_000);
+});
+
+describe('a run with a lost item (in no queue and no DLQ)', () => {
+  it('is closed as completed_with_missing with the item listed as lost, not dead-lettered', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 2 });
+    await drainStage('plan');
+    // One generate message vanishes (as a message deleted by hand or a purged queue would).
+    const out = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.queues.generate.url, MaxNumberOfMessages: 1 }));
+    const body = JSON.parse(out.Messages?.[0]?.Body ?? '{}') as { taskId: string; sample: number };
+    await cloud.sqs.send(new DeleteMessageCommand({ QueueUrl: cloud.queues.generate.url, ReceiptHandle: out.Messages?.[0]?.ReceiptHandle }));
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'running', items: 2, recorded: 1 });
+
+    expect((await watchdog(31)).actions).toEqual([{ runId, action: 'aggregate', recorded: 1, items: 2, deadLettered: 0 }]);
+    await drive(cloud);
+    const run = await cloud.ledger.getRun(runId);
+    expect(run).toMatchObject({ status: 'completed_with_missing' });
+    expect(run?.reason).toMatch(/0 dead-lettered .*, 1 lost/);
+    const id = `${runId}/${body.taskId}/${body.sample}`;
+    const metrics = await call(apiEvent('GET', `/runs/${runId}/metrics`));
+    expect(metrics.body).toMatchObject({ status: 'completed_with_missing', missing: [id], dead_lettered: [], lost: [id] });
   }, 120_000);
 });
 
@@ -137,6 +164,29 @@ describe('cancel', () => {
     expect(await cloud.store.list(keys.itemsPrefix(runId))).toEqual([]);
     expect(await queueDepth(cloud.sqs, cloud.queues.generate.url)).toBe(0);
     expect((await watchdog(31)).stalled).not.toContain(runId);
+  }, 120_000);
+
+  it('wins over a plan stage that is still enqueueing: plan never sets the cancelled run back to running', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 5 });
+    // The cancel lands after plan read the run (planned, not cancelled) and before plan marks it running.
+    const setStatus = cloud.ledger.setStatus.bind(cloud.ledger);
+    let cancelled: Awaited<ReturnType<typeof call>> | undefined;
+    cloud.ledger.setStatus = async (id, status, reason) => {
+      if (id === runId && status === 'running' && cancelled === undefined) cancelled = await call(apiEvent('POST', `/runs/${runId}/cancel`));
+      return setStatus(id, status, reason);
+    };
+    try {
+      await drainStage('plan');
+    } finally {
+      cloud.ledger.setStatus = setStatus;
+    }
+    expect(cancelled).toMatchObject({ status: 200, body: { run: { runId, status: 'cancelled' } } });
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'cancelled' });
+
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'cancelled', recorded: 0 });
+    expect(await cloud.store.list(keys.itemsPrefix(runId))).toEqual([]);
+    expect(await cloud.store.getText(keys.summary(runId))).toBeUndefined();
   }, 120_000);
 
   it('answers 409 for a run that has ended and 404 for an unknown one', async () => {

@@ -182,6 +182,17 @@ describe.each(adapters)('RunLedger contract: $name', ({ create }) => {
     expect((await ledger.getRun('r1'))?.status).toBe('completed');
   });
 
+  it('keeps a cancelled run cancelled whatever a stage sets after the cancel', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+
+    await ledger.setStatus('r1', 'cancelled', 'cancelled by the user');
+    await ledger.setStatus('r1', 'running');
+    await ledger.setStatus('r1', 'completed');
+
+    expect(await ledger.getRun('r1')).toMatchObject({ status: 'cancelled', reason: 'cancelled by the user' });
+  });
+
   it('lists every run with its counters', async () => {
     const ledger = await create();
     const ids = ['r-a', 'r-b', 'r-c', 'r-d', 'r-e'];

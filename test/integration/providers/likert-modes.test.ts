@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openHome, packageRoot } from '#app/local/home.ts';
-import { readManifest, runLocal } from '#app/local/run.ts';
+import { requireManifest, runLocal } from '#app/local/run.ts';
 import { readItems } from '#core/run/aggregate.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import type { ProviderOptions } from '#providers/index.ts';
@@ -118,7 +118,7 @@ describe('ABRICOT on every server flavour', () => {
     const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: c.spec(server), limit: 8 }), { home, packageRoot: ROOT, providerOptions: options, jobs: 2 });
 
     expect(result?.status).toBe('completed');
-    const manifest = await readManifest(home, result?.run_id ?? '');
+    const manifest = await requireManifest(home, result?.run_id ?? '');
     expect(manifest.likert_mode).toBe(c.mode);
     expect(manifest.likert_scoring).toMatchObject({ mode: c.mode, method: c.method, reason: expect.any(String) });
     if (c.warning) expect(manifest.warnings).toEqual([expect.stringMatching(c.warning)]);
@@ -142,7 +142,7 @@ describe('ABRICOT on every server flavour', () => {
 
     const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, limit: 2 }), { home, packageRoot: ROOT, providerOptions: { env: {} }, jobs: 1 });
 
-    const manifest = await readManifest(home, result?.run_id ?? '');
+    const manifest = await requireManifest(home, result?.run_id ?? '');
     expect(manifest.likert_scoring?.reason).toMatch(/404/);
     // One probe of /completions, never again: scoring goes to chat.
     expect(server.requests.filter((r) => r.path.endsWith('/v1/completions'))).toHaveLength(1);
@@ -168,7 +168,7 @@ describe('ABRICOT on every server flavour', () => {
 
     const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, likertMode: 'next-token', limit: 4 }), { home, packageRoot: ROOT, providerOptions: { env: {} }, jobs: 1 });
 
-    const manifest = await readManifest(home, result?.run_id ?? '');
+    const manifest = await requireManifest(home, result?.run_id ?? '');
     expect(manifest.likert_scoring).toMatchObject({ mode: 'next-token', reason: 'forced by --likert-mode next-token' });
     expect(result?.status === 'completed' ? result.metrics['accuracy/subtask=abstractness']?.value : null).toBe(1);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agreement, parseReferenceVerdicts } from '#core/agreement/index.ts';
+import { agreement, errorLine, parseReferenceVerdicts } from '#core/agreement/index.ts';
 import { InputError } from '#core/errors.ts';
 import type { RunRecord, Verdict } from '#core/types.ts';
 
@@ -90,5 +90,19 @@ describe('agreement', () => {
     const plain = agreement([record('K/1', 0, 'OK')], parseReferenceVerdicts(lines({ task_id: 'K/1', passed: true }), 'r.jsonl'));
     expect(plain.by_kind).toEqual([]);
     expect(plain.overall.rate).toBe(1);
+  });
+});
+
+describe('errorLine', () => {
+  it("shows the compiler's first error, not the warnings kotlinc and gcc print before it", () => {
+    const kotlinc = 'warning: language version 2.0 is deprecated and its support will be removed in a future version of Kotlin. Update the version to 2.2.\nMain.kt:13:30: error: unresolved reference \'sumaCifrelor\'.\n    return sumaCifrelor(n)\n';
+    expect(errorLine(kotlinc)).toBe("Main.kt:13:30: error: unresolved reference 'sumaCifrelor'.");
+    const gcc = "main.cpp: In function 'int dublu(int)':\nmain.cpp:4:7: warning: unused variable 'x'\nmain.cpp:5:3: error: 'y' was not declared in this scope\n";
+    expect(errorLine(gcc)).toBe("main.cpp:5:3: error: 'y' was not declared in this scope");
+  });
+
+  it('shows the first non-empty line of a run-time error, and nothing for none', () => {
+    expect(errorLine('\nexit code 1: Traceback (most recent call last):\nAssertionError: dublu(2)\n')).toBe('exit code 1: Traceback (most recent call last):');
+    expect(errorLine(null)).toBe('');
   });
 });

@@ -46,7 +46,6 @@ async function setup(provider: Provider, spec: Record<string, unknown> = {}) {
     benchmark: data.benchmark,
     tasks: new Map(plan.tasks.map((t) => [t.id, t])),
     pool: data.tasks,
-    spent: { usd: 0 },
     stop: {},
   };
   const queues = () => ({

@@ -1,4 +1,5 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,5 +44,27 @@ describe('compile cache', () => {
     expect(slow.ok).toBe(false);
     const again = await cache.build(runtime, 'y');
     expect([again.ok, again.cached, runtime.calls]).toEqual([true, false, 2]);
+  });
+
+  it('never keeps a compilation whose compiler was killed by a signal: the next build compiles again', async () => {
+    const cache = new CompileCache(join(root, 'c'), {} as RuntimeContext);
+    const runtime = scriptedRuntime([{ ok: false, diagnostics: 'compiler killed by SIGKILL (limits exceeded?)\n', killed: true }, { ok: true, diagnostics: '' }]);
+    expect((await cache.build(runtime, 'z')).ok).toBe(false);
+    const again = await cache.build(runtime, 'z');
+    expect([again.ok, again.cached, runtime.calls]).toEqual([true, false, 2]);
+  });
+
+  it('compiles again a killed compilation an older version cached as a failure', async () => {
+    const buildsDir = join(root, 'd');
+    // what versions before `killed` left in the cache: the kill recorded as the source's CE
+    const key = createHash('sha256').update('scripted\0scripted 1\0w').digest('hex').slice(0, 32);
+    mkdirSync(join(buildsDir, key), { recursive: true });
+    writeFileSync(join(buildsDir, key, 'meta.json'), JSON.stringify({ ok: false, diagnostics: 'compiler killed by SIGKILL (limits exceeded?)\n', compileMs: 352 }));
+    const runtime = scriptedRuntime([{ ok: true, diagnostics: '' }]);
+    const cache = new CompileCache(buildsDir, {} as RuntimeContext);
+    const first = await cache.build(runtime, 'w');
+    expect([first.ok, first.cached, runtime.calls]).toEqual([true, false, 1]);
+    const second = await cache.build(runtime, 'w');
+    expect([second.ok, second.cached, runtime.calls]).toEqual([true, true, 1]);
   });
 });

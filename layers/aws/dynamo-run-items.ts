@@ -1,17 +1,14 @@
 /**
- * The one ledger write the RunLedger port does not have: the api creates a run row before the
- * dataset is loaded (items 0), and plan fills in the planned item count. Until that count is
- * set no work item is sent, so the completion check (recorded == items) can never fire early.
+ * The DynamoDB adapter of the SetRunItems port (layers/core/ports.ts): the one ledger write
+ * the RunLedger port does not have, the planned item count plan fills in.
  *
- * The row's key follows layers/aws/dynamo-ledger-schema.ts (pk `RUN#<runId>`, sk `RUN`).
+ * The row's key follows dynamo-ledger-schema.ts (pk `RUN#<runId>`, sk `RUN`).
  * TODO(lead): a `setItems` on RunLedger (both adapters) would replace this file.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { HarnessError } from '#core/errors.ts';
-
-/** Sets a run's planned item count. */
-export type SetRunItems = (runId: string, items: number) => Promise<void>;
+import type { SetRunItems } from '#core/ports.ts';
 
 export function dynamoSetRunItems(client: DynamoDBClient, tableName: string): SetRunItems {
   const doc = DynamoDBDocumentClient.from(client);

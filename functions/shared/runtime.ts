@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Manifest } from '#core/run/manifest.ts';
-import { codeVersion, packageVersions } from '../shared/versions.ts';
+import { codeVersion, packageVersions } from '#app/shared/versions.ts';
 
 /** Where `sample/` is: POLYEVAL_PACKAGE_ROOT, else the package root, else the bundle's folder (Lambda: /var/task). */
 export function cloudPackageRoot(env: NodeJS.ProcessEnv = process.env): string {

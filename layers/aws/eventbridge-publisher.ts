@@ -1,17 +1,13 @@
 /**
- * Run lifecycle events on EventBridge: `RunCompleted` after aggregation, for whoever subscribes
- * (notifications, dashboards, the next stage of a sweep). The publisher is a small interface so
- * tests can pass a fake; the EventBridge one is what the aggregate function uses.
+ * The EventBridge adapter of the EventPublisher port (layers/core/ports.ts): run lifecycle
+ * events such as `RunCompleted` on the deployment's bus, what the aggregate function uses.
  */
 import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { HarnessError } from '#core/errors.ts';
+import type { EventPublisher } from '#core/ports.ts';
 
 /** The `source` of every polyeval event (rules match on it). */
 export const EVENT_SOURCE = 'polyeval';
-
-export interface EventPublisher {
-  publish(detailType: string, detail: Record<string, unknown>): Promise<void>;
-}
 
 export class EventBridgePublisher implements EventPublisher {
   readonly #client: EventBridgeClient;

@@ -1,0 +1,33 @@
+/**
+ * Which runs a request starts and what they are called — the same for `polyeval run` and for
+ * POST /runs (and the nightly sweep): one run per language asked for, the `reference` model
+ * (any provider answering with references) validating every language the benchmark has solutions in, ids `<benchmark>[-<language>]-<UTC
+ * stamp>-<6 hex>`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
+import type { RunSpec } from '#core/run/spec.ts';
+import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+
+/** `--language a,b` → one run each; a provider answering with references validates every language with solutions; else the default (undefined). */
+export function languagesFor(spec: RunSpec, benchmark: AnyBenchmark): (string | undefined)[] {
+  if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
+  if (PROVIDER_REGISTRY.find(spec.model.trim())?.kind.answersWithReference && benchmark.defaults.languages) return [...benchmark.defaults.languages];
+  return [undefined];
+}
+
+/** The id's prefix: the benchmark, with the language when the request starts one run per language. */
+export function runIdPrefix(benchmarkId: string, language: string | undefined, languages: readonly (string | undefined)[]): string {
+  return language && languages.length > 1 ? `${benchmarkId}-${language}` : benchmarkId;
+}
+
+/** `<prefix>-<UTC stamp>-<suffix>`, e.g. `rocode-cpp-20260101T030000Z-a1b2c3`; sweeps use the prefix `sweep`. */
+export function newRunId(prefix: string, now: Date, suffix: string = randomSuffix()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${prefix}-${stamp}-${suffix}`;
+}
+
+/** Six random hex digits: the default suffix of a run id. */
+export function randomSuffix(): string {
+  return randomBytes(3).toString('hex');
+}
