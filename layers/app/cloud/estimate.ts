@@ -93,14 +93,19 @@ export function estimateCloudRun(plan: DryRunPlan, language: string | null, timi
   const ms = executed ? timing.ms : 0;
   const lane: CloudEstimate['executor']['lane'] = !executed ? 'none' : ms > LAMBDA_BUDGET_MS ? 'fargate' : 'lambda';
   const generateGbSeconds = (items / GENERATE_BATCH) * deployment.callSeconds * GENERATE_MEMORY_GB;
-  const executeGbSeconds = lane === 'lambda' ? items * (ms / 1000) * executorMemoryGb(language) : 0;
+  // Model code runs in the language's runner Lambda, which the judge (a Lambda of the same
+  // memory, or a Fargate task) invokes and waits for: a Lambda-lane item is billed twice, and a
+  // Fargate-lane item pays its runner's GB-seconds on top of the task's time.
+  const runnerGbSeconds = executed ? items * (ms / 1000) * executorMemoryGb(language) : 0;
+  const executeGbSeconds = lane === 'lambda' ? 2 * runnerGbSeconds : runnerGbSeconds;
   const fargateVcpuHours = lane === 'fargate' ? (items * ms * FARGATE_VCPU) / 3_600_000 : 0;
   const lambdaGbSeconds = generateGbSeconds + executeGbSeconds;
   const executorCost =
     lambdaGbSeconds * AWS_PRICES.lambdaGbSecond[arch] +
     fargateVcpuHours * AWS_PRICES.fargateVcpuHour[arch] +
     (fargateVcpuHours / FARGATE_VCPU) * FARGATE_GB * AWS_PRICES.fargateGbHour[arch];
-  const lambdaRequests = Math.ceil(items / GENERATE_BATCH) + (lane === 'lambda' ? items : 0) + Math.ceil(items / 1000) * 2;
+  const executorInvocations = lane === 'lambda' ? 2 * items : lane === 'fargate' ? items : 0;
+  const lambdaRequests = Math.ceil(items / GENERATE_BATCH) + executorInvocations + Math.ceil(items / 1000) * 2;
   const sqs = items * SQS_REQUESTS_PER_ITEM;
   const writes = items * DYNAMO_WRITES_PER_ITEM;
   const reads = items * DYNAMO_READS_PER_ITEM;
