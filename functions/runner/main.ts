@@ -32,7 +32,12 @@ export function startClean(dir: string = tmpdir(), uid: number = process.getuid?
       // already gone
     }
   }
-  const left = survivors(uid);
+  // A killed process leaves /proc only once the kernel has torn it down: give it a moment.
+  let left = survivors(uid);
+  for (let waited = 0; left.length > 0 && waited < 5_000; waited += 50) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    left = survivors(uid);
+  }
   if (left.length > 0) throw new Error(`processes of this uid survive a kill: ${left.map((p) => `${p.pid} ${p.command}`).join(', ')}`);
 }
 
