@@ -11,7 +11,6 @@
  * const queue = await createQueueWithDlq(new SQSClient(awsClientConfig(moto.endpoint)), 'generate');
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -65,10 +64,12 @@ export function awsClientConfig(endpoint: string): {
  */
 const SERIALIZED_MOTO = [
   'import os, sys',
-  'from werkzeug.serving import run_simple',
+  'from werkzeug.serving import make_server',
   'from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app',
-  'os.environ.setdefault("MOTO_PORT", sys.argv[2])',
-  'run_simple(sys.argv[1], int(sys.argv[2]), DomainDispatcherApplication(create_backend_app), threaded=False)',
+  'server = make_server(sys.argv[1], 0, DomainDispatcherApplication(create_backend_app), threaded=False)',
+  'os.environ.setdefault("MOTO_PORT", str(server.port))',
+  'print(" * Running on http://%s:%d" % (sys.argv[1], server.port), file=sys.stderr, flush=True)',
+  'server.serve_forever()',
 ].join('\n');
 
 /**
@@ -78,11 +79,13 @@ const SERIALIZED_MOTO = [
  */
 export async function startMoto(options: { startTimeoutMs?: number; serialized?: boolean } = {}): Promise<Moto> {
   useFakeAwsCredentials();
-  const port = await freePort();
-  const endpoint = `http://127.0.0.1:${port}`;
+  // Port 0: the server binds a port the kernel gives it and prints it ("Running on
+  // http://127.0.0.1:<port>"). Choosing a free port first and starting the server on it
+  // raced with other test files doing the same: the loser answered through the winner's
+  // server and two files shared queues and tables.
   const [command, args] = options.serialized
-    ? ['python3', ['-c', SERIALIZED_MOTO, '127.0.0.1', String(port)]]
-    : ['moto_server', ['-H', '127.0.0.1', '-p', String(port)]];
+    ? ['python3', ['-c', SERIALIZED_MOTO, '127.0.0.1']]
+    : ['moto_server', ['-H', '127.0.0.1', '-p', '0']];
   const child = spawn(command, args, {
     // Own process group, so stop() also ends any interpreter the pyenv shim spawned.
     detached: true,
@@ -90,8 +93,11 @@ export async function startMoto(options: { startTimeoutMs?: number; serialized?:
     env: { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' },
   });
   let stderr = '';
+  /** The first output, where the bound address is printed (request logs follow it). */
+  let head = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
+    if (head.length < 4000) head += chunk.toString();
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
@@ -102,8 +108,12 @@ export async function startMoto(options: { startTimeoutMs?: number; serialized?:
       clearTimeout(killTimer);
     }
   };
+  let endpoint = '';
   try {
-    await waitUntilAnswering(endpoint, child, options.startTimeoutMs ?? 60_000, () => stderr);
+    const timeoutMs = options.startTimeoutMs ?? 60_000;
+    const started = Date.now();
+    endpoint = await boundEndpoint(child, timeoutMs, () => head);
+    await waitUntilAnswering(endpoint, child, Math.max(1_000, timeoutMs - (Date.now() - started)), () => stderr);
   } catch (error) {
     await stop();
     throw error;
@@ -120,16 +130,18 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
+/** The endpoint the server printed once bound (werkzeug's "Running on http://127.0.0.1:<port>"). */
+async function boundEndpoint(child: ChildProcess, timeoutMs: number, stderr: () => string): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const port = /Running on http:\/\/127\.0\.0\.1:(\d+)/u.exec(stderr())?.[1];
+    if (port !== undefined) return `http://127.0.0.1:${port}`;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`moto_server exited early (${child.exitCode ?? child.signalCode}): ${stderr()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`moto_server printed no address within ${timeoutMs} ms: ${stderr()}`);
 }
 
 async function waitUntilAnswering(endpoint: string, child: ChildProcess, timeoutMs: number, stderr: () => string): Promise<void> {
