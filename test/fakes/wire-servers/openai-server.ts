@@ -152,18 +152,12 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         : error(400, 'invalid_request_error', `Invalid 'top_logprobs': integer above maximum value. Expected a value <= ${maxK}, but got ${k} instead.`);
     }
     const promptTokens = tokenize(prompt).length;
+    const chatCompletion = (choice: Record<string, unknown>, counts: ReturnType<typeof usage>) => ({
+      status: 200,
+      body: { id: `chatcmpl-${server.requests.length}`, object: 'chat.completion', created: 1_700_000_000, model: body.model, choices: [choice], usage: counts },
+    });
     if (options.refuse?.(prompt)) {
-      return {
-        status: 200,
-        body: {
-          id: `chatcmpl-${server.requests.length}`,
-          object: 'chat.completion',
-          created: 1_700_000_000,
-          model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: "I'm sorry, I can't help with that." }, finish_reason: 'content_filter', logprobs: null }],
-          usage: usage(promptTokens, 9),
-        },
-      };
+      return chatCompletion({ index: 0, message: { role: 'assistant', content: null, refusal: "I'm sorry, I can't help with that." }, finish_reason: 'content_filter', logprobs: null }, usage(promptTokens, 9));
     }
     const out = generated(prompt, body);
     const context = `${prompt}\n\n`;
@@ -177,17 +171,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
           }),
         }
       : null;
-    return {
-      status: 200,
-      body: {
-        id: `chatcmpl-${server.requests.length}`,
-        object: 'chat.completion',
-        created: 1_700_000_000,
-        model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: out.text }, finish_reason: out.finish, ...(logprobs ? { logprobs } : {}) }],
-        usage: usage(promptTokens, out.tokens.length),
-      },
-    };
+    return chatCompletion({ index: 0, message: { role: 'assistant', content: out.text }, finish_reason: out.finish, ...(logprobs ? { logprobs } : {}) }, usage(promptTokens, out.tokens.length));
   }
 
   function completion(body: Record<string, unknown>) {
