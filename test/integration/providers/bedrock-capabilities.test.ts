@@ -8,22 +8,13 @@
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNetworkProvider, loadCapabilityTable, type ProviderOptions } from '#providers/index.ts';
 import type { Provider } from '#core/models/provider.ts';
 import { startBedrockServer, type BedrockServer } from '../../fakes/wire-servers/index.ts';
-import { chatRequest, useFakeAwsEnv } from './harness.ts';
+import { chatRequest, useProviderSuite } from './harness.ts';
 
-let restoreEnv: () => void;
-beforeAll(() => {
-  restoreEnv = useFakeAwsEnv();
-});
-afterAll(() => restoreEnv());
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useProviderSuite();
 
 async function serve(answer = '3\nPerché sì.'): Promise<BedrockServer> {
   const server = await startBedrockServer({ answer: () => answer });

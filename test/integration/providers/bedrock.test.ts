@@ -1,19 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNetworkProvider } from '#providers/index.ts';
 import type { Provider } from '#core/models/provider.ts';
 import { startBedrockServer, type BedrockServer } from '../../fakes/wire-servers/index.ts';
-import { chatRequest, useFakeAwsEnv } from './harness.ts';
+import { chatRequest, useFakeAwsEnv, useProviderSuite } from './harness.ts';
 
-let restoreEnv: () => void;
-beforeAll(() => {
-  restoreEnv = useFakeAwsEnv();
-});
-afterAll(() => restoreEnv());
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useProviderSuite();
 
 async function serve(models?: string[]): Promise<BedrockServer> {
   const server = await startBedrockServer({ ...(models ? { models } : {}), answer: (prompt) => `eco: ${prompt.length}` });

@@ -8,7 +8,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import type { Prompt, Provider } from '#core/models/provider.ts';
 import { promptText } from '#core/models/prompt-text.ts';
@@ -17,18 +17,9 @@ import { packageRoot } from '#app/local/home.ts';
 import { estimatePromptTokens, projectionOf } from '#app/shared/cost-projection.ts';
 import { loadSource } from '#app/shared/load-benchmark.ts';
 import { startOpenAiServer, startSageMakerServer, type FakeServer } from '../../fakes/wire-servers/index.ts';
-import { chatRequest, useFakeAwsEnv } from './harness.ts';
+import { chatRequest, useProviderSuite } from './harness.ts';
 
-let restoreEnv: () => void;
-beforeAll(() => {
-  restoreEnv = useFakeAwsEnv();
-});
-afterAll(() => restoreEnv());
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useProviderSuite();
 
 async function firstPrompt(suite: string): Promise<Prompt> {
   const [source] = parseBenchmarkSpec(suite);

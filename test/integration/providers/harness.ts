@@ -2,6 +2,7 @@
  * Shared setup of the provider protocol tests: one case per provider flavour, each pairing
  * a fake wire server with the spec and options that reach it through the real client.
  */
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { GenerateRequest } from '#core/models/provider.ts';
 import type { ProviderOptions } from '#providers/index.ts';
 import {
@@ -95,4 +96,21 @@ export function recordingRetries(): { delays: number[]; options: ProviderOptions
       },
     },
   };
+}
+
+/**
+ * A provider test file's set-up: the fake AWS environment for the whole file, and a list of
+ * closers (servers, providers, restores) run after each test, last pushed first.
+ */
+export function useProviderSuite(): (() => Promise<void>)[] {
+  let restoreEnv: () => void = () => undefined;
+  beforeAll(() => {
+    restoreEnv = useFakeAwsEnv();
+  });
+  afterAll(() => restoreEnv());
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  return cleanups;
 }

@@ -1,19 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNetworkProvider } from '#providers/index.ts';
 import type { Prompt, Provider } from '#core/models/provider.ts';
 import { startSageMakerServer, type FakeServer } from '../../fakes/wire-servers/index.ts';
-import { chatRequest, recordingRetries, useFakeAwsEnv } from './harness.ts';
+import { chatRequest, recordingRetries, useProviderSuite } from './harness.ts';
 
-let restoreEnv: () => void;
-beforeAll(() => {
-  restoreEnv = useFakeAwsEnv();
-});
-afterAll(() => restoreEnv());
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useProviderSuite();
 
 const DIGITS = ['1', '2', '3', '4', '5'];
 const favourFour = (context: string, token: string): number => {
