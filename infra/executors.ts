@@ -98,7 +98,7 @@ export class Executors extends Construct {
         code: lambda.DockerImageCode.fromImageAsset(imageContext(image.id), { platform: imagePlatform(props.architecture) }),
         description: `polyeval executor for ${image.languages.join(', ')}`,
         architecture: lambdaArchitecture(props.architecture),
-        memorySize: image.memoryMb,
+        memorySize: image.judgeMemoryMb,
         timeout: EXECUTOR_TIMEOUT,
         role,
         logGroup,

@@ -24,7 +24,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { executorEnvironment, grantExecutorAccess, imagePlatform, type ExecutorsProps } from './executors.ts';
 import { acknowledge, stackArn } from './nag.ts';
-import { EXECUTOR_IMAGES } from './languages.ts';
+import { EXECUTOR_IMAGES, FARGATE_TASK } from './languages.ts';
 import { imageContext } from './paths.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -67,8 +67,8 @@ export class FargateLane extends Construct {
       const name = image.id.charAt(0).toUpperCase() + image.id.slice(1);
       const work = new WorkQueue(this, `${name}Queue`, { visibilityTimeout: FARGATE_VISIBILITY, maxAge: Duration.hours(2) });
       const task = new ecs.FargateTaskDefinition(this, `${name}Task`, {
-        cpu: 2048,
-        memoryLimitMiB: image.memoryMb * 2,
+        cpu: FARGATE_TASK.cpu,
+        memoryLimitMiB: FARGATE_TASK.memoryMiB,
         runtimePlatform: {
           cpuArchitecture: props.architecture === 'arm64' ? ecs.CpuArchitecture.ARM64 : ecs.CpuArchitecture.X86_64,
           operatingSystemFamily: ecs.OperatingSystemFamily.LINUX,

@@ -2,7 +2,7 @@
  * The executor images and the sample languages each one serves, from the language registry
  * (layers/core/languages): adding a language adds its image here without an edit.
  */
-export { EXECUTOR_IMAGES, type ExecutorImage } from '../layers/core/languages/index.ts';
+export { EXECUTOR_IMAGES, FARGATE_TASK, type ExecutorImage } from '../layers/core/languages/index.ts';
 
 /** `EXECUTE_QUEUE_URL_<LANGUAGE>` — the env var naming a language's Lambda execute queue. */
 export function executeQueueEnvName(language: string, lane: 'lambda' | 'fargate'): string {

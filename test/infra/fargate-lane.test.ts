@@ -20,6 +20,11 @@ describe('the Fargate lane', () => {
     }
   });
 
+  it('sizes every task as the judge it is (2 vCPU, 4 GB: its programs run in the runner Lambdas), as the cost estimate bills it', () => {
+    const tasks = Object.values(resources).filter((r) => r.Type === 'AWS::ECS::TaskDefinition');
+    for (const task of tasks) expect([task.Properties['Cpu'], task.Properties['Memory']]).toEqual(['2048', '4096']);
+  });
+
   it('lets each task role set scale-in protection on the tasks of its cluster only', () => {
     const policies = Object.entries(resources).filter(([, r]) => (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') && ((r.Properties['Roles'] ?? []) as { Ref: string }[]).some((x) => /^FargateLane.*TaskRole/.test(x.Ref)));
     const statements = policies.flatMap(([, p]) => (p.Properties['PolicyDocument'] as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement);

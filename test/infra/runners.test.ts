@@ -59,6 +59,17 @@ describe('runner functions', () => {
     }
   });
 
+  it('give programs the image\'s memory, and their judges only what judging takes', () => {
+    const runners = runnerFunctions();
+    for (const image of EXECUTOR_IMAGES) {
+      const judge = ofType('AWS::Lambda::Function').find(([, fn]) => fn.Properties['Description'] === `polyeval executor for ${image.languages.join(', ')}`);
+      expect(runners.get(image.id)?.[1].Properties['MemorySize'], image.id).toBe(image.memoryMb);
+      expect(judge?.[1].Properties['MemorySize'], image.id).toBe(Math.min(image.memoryMb, 2048));
+    }
+    // Kotlin's compile server needs 4 GB in the runner; its judge, which waits for it, is billed for 2.
+    expect(EXECUTOR_IMAGES.find((i) => i.id === 'kotlin')).toMatchObject({ memoryMb: 4096, judgeMemoryMb: 2048 });
+  });
+
   it('get no environment variables: no bucket, table or queue name reaches them', () => {
     for (const [image, [, fn]] of runnerFunctions()) expect(fn.Properties['Environment'], image).toBeUndefined();
   });

@@ -9,7 +9,7 @@
  * list prices in us-east-1 (November 2026 pages); other Regions differ by a few percent.
  */
 import { BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
-import { EXECUTOR_IMAGES } from '#core/languages/index.ts';
+import { EXECUTOR_IMAGES, FARGATE_TASK, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
 import { LAMBDA_BUDGET_MS } from './stages.ts';
 import type { DryRunPlan } from '../shared/dry-run.ts';
 
@@ -50,12 +50,13 @@ export const DEFAULT_DEPLOYMENT: Deployment = { architecture: 'arm64', generateC
 
 const GENERATE_BATCH = 5;
 const GENERATE_MEMORY_GB = 1;
-/** Lambda memory of a language's executor image (EXECUTOR_IMAGES), 2 GB for a language without one. */
-function executorMemoryGb(language: string | null): number {
-  return (EXECUTOR_IMAGES.find((image) => image.languages.includes(language ?? ''))?.memoryMb ?? 2048) / 1024;
+/** Lambda memory in GB of a language's runner and judge (EXECUTOR_IMAGES); 2 GB each for a language without an image. */
+function executorMemoryGb(language: string | null): { runner: number; judge: number } {
+  const image = EXECUTOR_IMAGES.find((i) => i.languages.includes(language ?? ''));
+  return { runner: (image?.memoryMb ?? 2048) / 1024, judge: (image?.judgeMemoryMb ?? JUDGE_MEMORY_MB) / 1024 };
 }
-const FARGATE_VCPU = 2;
-const FARGATE_GB = 4;
+const FARGATE_VCPU = FARGATE_TASK.cpu / 1024;
+const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
 /** Per item: plan/generate/execute/aggregate sends, receives and deletes, amortised over batches. */
 const SQS_REQUESTS_PER_ITEM = 6;
 /** Per item: the record transaction (2 rows × 2), the part counter, the cost guard. */
@@ -93,11 +94,14 @@ export function estimateCloudRun(plan: DryRunPlan, language: string | null, timi
   const ms = executed ? timing.ms : 0;
   const lane: CloudEstimate['executor']['lane'] = !executed ? 'none' : ms > LAMBDA_BUDGET_MS ? 'fargate' : 'lambda';
   const generateGbSeconds = (items / GENERATE_BATCH) * deployment.callSeconds * GENERATE_MEMORY_GB;
-  // Model code runs in the language's runner Lambda, which the judge (a Lambda of the same
-  // memory, or a Fargate task) invokes and waits for: a Lambda-lane item is billed twice, and a
-  // Fargate-lane item pays its runner's GB-seconds on top of the task's time.
-  const runnerGbSeconds = executed ? items * (ms / 1000) * executorMemoryGb(language) : 0;
-  const executeGbSeconds = lane === 'lambda' ? 2 * runnerGbSeconds : runnerGbSeconds;
+  // Model code runs in the language's runner Lambda, which the judge (a Lambda of its own,
+  // smaller memory, or a Fargate task) invokes and waits for: a Lambda-lane item pays both
+  // functions for its time, and a Fargate-lane item pays its runner's GB-seconds on top of the
+  // task's time.
+  const memory = executorMemoryGb(language);
+  const runnerGbSeconds = executed ? items * (ms / 1000) * memory.runner : 0;
+  const judgeGbSeconds = executed && lane === 'lambda' ? items * (ms / 1000) * memory.judge : 0;
+  const executeGbSeconds = runnerGbSeconds + judgeGbSeconds;
   const fargateVcpuHours = lane === 'fargate' ? (items * ms * FARGATE_VCPU) / 3_600_000 : 0;
   const lambdaGbSeconds = generateGbSeconds + executeGbSeconds;
   const executorCost =

@@ -17,6 +17,7 @@ import type { LanguageSpec, RunToolchainSettings, ToolchainOptions } from './spe
 
 export type { LanguageSpec, RunToolchainSettings, ToolchainOptions } from './spec.ts';
 export type { ExecutorImage } from './images.ts';
+export { FARGATE_TASK, JUDGE_MEMORY_MB } from './images.ts';
 
 /** Every language, in a fixed order (executor images and synth follow it). */
 export const LANGUAGE_SPECS: readonly LanguageSpec[] = [pythonSpec, cSpec, cppSpec, kotlinSpec, javaSpec, javascriptSpec];

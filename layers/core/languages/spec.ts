@@ -43,7 +43,7 @@ export interface LanguageSpec {
   declarations(code: string): Declared[];
   /** Words of the language that are never an author's identifier. */
   readonly keywords: ReadonlySet<string>;
-  /** The executor image (folder under layers/images/) that runs it in the cloud, and that image's Lambda memory. */
+  /** The executor image (folder under layers/images/) that runs it in the cloud, and the memory of that image's runner Lambda (where programs compile and run). */
   readonly executor: { readonly image: string; readonly memoryMb: number };
   /** The options a run's settings give its toolchain (absent: none). */
   toolchainOptions?(settings: RunToolchainSettings): ToolchainOptions;
