@@ -1,5 +1,6 @@
 // GET /leaderboard's query path against Athena's injected-projection rule: the ranked runs come
-// from the ledger and are named in the query, so Athena never has to enumerate run_id.
+// from the ledger and are named in the query, so Athena never has to enumerate run_id; each run
+// is placed on its board (dataset, language, protocol) by its manifest.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -7,31 +8,61 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaderboard } from '#app/cloud/queries.ts';
 import { leaderboardSql } from '#aws/athena-sql.ts';
 import { keys } from '#core/run/keys.ts';
+import type { Manifest } from '#core/run/manifest.ts';
 import { encodeMetrics } from '#core/run/parquet.ts';
 import type { MetricRow } from '#core/types.ts';
-import { DuckDbResultsQuery, FileRunLedger } from '#local/index.ts';
+import { DuckDbResultsQuery, FileRunLedger, FsBlobStore } from '#local/index.ts';
 import { AthenaProjectionRuleQuery } from '../../fakes/athena-projection-query.ts';
 
 let root: string;
 let duck: DuckDbResultsQuery;
 let ledger: FileRunLedger;
+let store: FsBlobStore;
 
 function row(benchmark: string, runId: string, model: string, metric: string, value: number): MetricRow {
   return { run_id: runId, benchmark, model, metric, slice: 'all', value, ci_low: value - 0.1, ci_high: value + 0.1, n: 10, reason: null };
 }
 
-const RUNS: { runId: string; benchmark: string; model: string; status: 'completed' | 'running'; rows: MetricRow[] }[] = [
+/** A manifest written before protocols existed (no `protocol`): ranked by the benchmark's headline. */
+function preProtocolManifest(runId: string, benchmark: string, model: string): Manifest {
+  return {
+    schema_version: 1,
+    run_id: runId,
+    created_at: '2026-01-01T00:00:00Z',
+    benchmark: { id: benchmark, title: benchmark, spec: `sample/${benchmark}`, source: 'bundled', sha256: '0'.repeat(64), tasks: 1, scorer: benchmark === 'rocode' ? 'io-tests' : 'unit-tests' },
+    model: { spec: model, kind: 'reference', name: model },
+    params: { temperature: 0, topP: 1, maxTokens: 100, stop: [] },
+    n: 1,
+    seed: 1,
+    split: null,
+    limit: null,
+    language: null,
+    time_scale: 1,
+    likert_mode: null,
+    max_cost_usd: null,
+    code: { version: '0', revision: null, dirty: null },
+    packages: {},
+    toolchains: [],
+    items: 1,
+  };
+}
+
+const RUNS: { runId: string; benchmark: string; model: string; status: 'completed' | 'running'; rows: MetricRow[]; manifest?: false }[] = [
   { runId: 'rocode-20260101T000000Z-aaaaaa', benchmark: 'rocode', model: 'm1', status: 'completed', rows: [row('rocode', 'rocode-20260101T000000Z-aaaaaa', 'm1', 'accuracy', 0.4)] },
   { runId: 'rocode-20260102T000000Z-bbbbbb', benchmark: 'rocode', model: 'm1', status: 'completed', rows: [row('rocode', 'rocode-20260102T000000Z-bbbbbb', 'm1', 'accuracy', 0.6)] },
   { runId: 'mxeval-20260103T000000Z-cccccc', benchmark: 'mxeval', model: 'm2', status: 'completed', rows: [row('mxeval', 'mxeval-20260103T000000Z-cccccc', 'm2', 'pass@1', 0.7)] },
   { runId: 'rocode-20260104T000000Z-dddddd', benchmark: 'rocode', model: 'm3', status: 'running', rows: [] },
+  // Its manifest is gone (removed by hand): nowhere to place it, so it is left out.
+  { runId: 'rocode-20260105T000000Z-eeeeee', benchmark: 'rocode', model: 'm4', status: 'completed', rows: [row('rocode', 'rocode-20260105T000000Z-eeeeee', 'm4', 'accuracy', 0.9)], manifest: false },
 ];
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'polyeval-leaderboard-'));
   ledger = new FileRunLedger(join(root, 'ledger'));
+  store = new FsBlobStore(root);
   for (const run of RUNS) {
     await ledger.createRun({ runId: run.runId, benchmark: run.benchmark, model: run.model, status: run.status, items: 1, createdAt: '2026-01-01T00:00:00.000Z' });
+    if (run.manifest !== false) await store.put(keys.manifest(run.runId), JSON.stringify(preProtocolManifest(run.runId, run.benchmark, run.model)), 'application/json');
     if (run.rows.length === 0) continue;
     const path = join(root, keys.metrics(run.benchmark, run.runId));
     await mkdir(dirname(path), { recursive: true });
@@ -55,15 +86,30 @@ describe('leaderboard on an injected run_id projection', () => {
   it("ranks the benchmark's runs the ledger knows, naming each in the query", async () => {
     const athena = new AthenaProjectionRuleQuery(duck);
 
-    const board = await leaderboard({ ledger, results: athena }, { benchmark: 'rocode' });
+    const board = await leaderboard({ store, ledger, results: athena }, { benchmark: 'rocode' });
 
     expect(board.rows).toEqual([expect.objectContaining({ model: 'm1', run_id: 'rocode-20260102T000000Z-bbbbbb', value: 0.6, runs: 2 })]);
     expect(athena.queries).toHaveLength(1);
     expect(athena.queries[0]).toMatch(/run_id IN \('rocode-20260101T000000Z-aaaaaa', 'rocode-20260102T000000Z-bbbbbb', 'rocode-20260104T000000Z-dddddd'\)/);
   });
 
+  it("places a run planned before protocols on its dataset's board, ranked by the benchmark's headline", async () => {
+    const board = await leaderboard({ store, ledger, results: new AthenaProjectionRuleQuery(duck) }, { benchmark: 'rocode' });
+
+    expect(board.rows).toEqual([expect.objectContaining({ dataset: 'sample/rocode', language: null, protocol: null, metric: 'accuracy', board: 'sample/rocode' })]);
+  });
+
+  it('leaves out a run whose manifest is gone instead of failing', async () => {
+    const athena = new AthenaProjectionRuleQuery(duck);
+
+    const board = await leaderboard({ store, ledger, results: athena }, { benchmark: 'rocode' });
+
+    expect(board.rows.map((r) => r.model)).toEqual(['m1']);
+    expect(athena.queries.join('\n')).not.toContain('rocode-20260105T000000Z-eeeeee');
+  });
+
   it('shows an mxeval run, ranked on pass@1', async () => {
-    const board = await leaderboard({ ledger, results: new AthenaProjectionRuleQuery(duck) }, { benchmark: 'mxeval' });
+    const board = await leaderboard({ store, ledger, results: new AthenaProjectionRuleQuery(duck) }, { benchmark: 'mxeval' });
 
     expect(board.rows).toEqual([expect.objectContaining({ model: 'm2', value: 0.7 })]);
   });
@@ -71,7 +117,7 @@ describe('leaderboard on an injected run_id projection', () => {
   it('answers no rows, without a query, for a benchmark with no run', async () => {
     const athena = new AthenaProjectionRuleQuery(duck);
 
-    const board = await leaderboard({ ledger, results: athena }, { benchmark: 'abricot' });
+    const board = await leaderboard({ store, ledger, results: athena }, { benchmark: 'abricot' });
 
     expect(board).toEqual({ benchmark: 'abricot', rows: [] });
     expect(athena.queries).toEqual([]);
