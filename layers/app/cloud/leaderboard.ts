@@ -74,7 +74,8 @@ async function boardRows(results: ResultsQuery, board: Board): Promise<Record<st
   if (bytes > ATHENA_MAX_QUERY_BYTES) {
     throw new HarnessError(`the leaderboard board "${board.label}" names ${board.runIds.length} runs: its query (${bytes} bytes) exceeds Athena's ${ATHENA_MAX_QUERY_BYTES}-byte limit`);
   }
-  const [only] = board.slices;
+  // A board ranked on several slices answers each row's slice; on one, the rows carry none.
+  const only = board.slices.length === 1 ? board.slices[0] : undefined;
   return (await results.sql(sql)).map((row) => ({
     ...row,
     dataset: board.dataset,

@@ -10,9 +10,13 @@ import { leaderboardSql } from '#aws/athena-sql.ts';
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { encodeMetrics } from '#core/run/parquet.ts';
+import type { ResultsQuery } from '#core/ports.ts';
 import type { MetricRow } from '#core/types.ts';
 import { DuckDbResultsQuery, FileRunLedger, FsBlobStore } from '#local/index.ts';
 import { AthenaProjectionRuleQuery } from '../../fakes/athena-projection-query.ts';
+import { apiEvent } from './api-events.ts';
+import { apiClient, drive, startCloud, type Cloud } from './cloud-harness.ts';
+import { openResultsCopy, type ResultsCopy } from './results-copy.ts';
 
 let root: string;
 let duck: DuckDbResultsQuery;
@@ -121,5 +125,108 @@ describe('leaderboard on an injected run_id projection', () => {
 
     expect(board).toEqual({ benchmark: 'abricot', rows: [] });
     expect(athena.queries).toEqual([]);
+  });
+});
+
+describe('GET /leaderboard over runs the deployed pipeline completed (moto)', () => {
+  let cloud: Cloud;
+  let copy: ResultsCopy | undefined;
+  let athena: AthenaProjectionRuleQuery | undefined;
+  // The api's results: the shipped SQL on DuckDB over what the cloud wrote, under Athena's run_id rule.
+  const results: ResultsQuery = {
+    sql: (query) => (athena ? athena.sql(query) : Promise.reject(new Error('the results are not copied yet'))),
+    close: () => Promise.resolve(),
+  };
+  const { call, startRun } = apiClient(() => cloud);
+  const run = { paper: '', calamita: '', python: '', cpp: '' };
+  const NO_MANIFEST = 'rocode-20260106T000000Z-ffffff';
+
+  async function board(query: Record<string, string>): Promise<{ status: number; rows: Record<string, unknown>[]; message?: unknown }> {
+    const response = await call(apiEvent('GET', '/leaderboard', { query }));
+    return { status: response.status, rows: (response.body.rows ?? []) as Record<string, unknown>[], message: response.body.message };
+  }
+
+  beforeAll(async () => {
+    cloud = await startCloud({ results, executeLanguages: ['cpp'] });
+    run.paper = await startRun({ benchmark: 'sample/abricot', model: 'reference' });
+    run.calamita = await startRun({ benchmark: 'sample/abricot', model: 'reference', protocol: 'calamita' });
+    run.python = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2 });
+    run.cpp = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'cpp', limit: 2 });
+    await drive(cloud);
+    // A run the ledger knows whose manifest was never written (or was removed): nowhere to place it.
+    await cloud.ledger.createRun({ runId: NO_MANIFEST, benchmark: 'rocode', model: 'reference', status: 'completed', items: 1, createdAt: '2026-01-06T00:00:00.000Z' });
+    // runs/ has expired for the cpp run: its kept copy under results/runs/ places it.
+    await cloud.store.delete(keys.manifest(run.cpp));
+    copy = await openResultsCopy(cloud.store);
+    athena = new AthenaProjectionRuleQuery(copy.query);
+  }, 600_000);
+
+  afterAll(async () => {
+    await copy?.close();
+    await cloud?.stop();
+  });
+
+  it("ranks ABRICOT's paper and calamita runs on separate boards, each by its protocol's headline on both subtasks", async () => {
+    const before = athena?.queries.length ?? 0;
+
+    const { status, rows } = await board({ benchmark: 'abricot' });
+
+    expect(status).toBe(200);
+    expect(rows.map((r) => [r.board, r.protocol, r.metric, r.slice, r.run_id])).toEqual([
+      ['sample/abricot · calamita', 'calamita', 'accuracy/subtask=abstractness', 'subtask=abstractness', run.calamita],
+      ['sample/abricot · calamita', 'calamita', 'accuracy/subtask=inclusiveness', 'subtask=inclusiveness', run.calamita],
+      ['sample/abricot · paper', 'paper', 'pearson/subtask=abstractness', 'subtask=abstractness', run.paper],
+      ['sample/abricot · paper', 'paper', 'pearson/subtask=inclusiveness', 'subtask=inclusiveness', run.paper],
+    ]);
+    for (const row of rows) {
+      expect(row).toMatchObject({ model: 'reference', dataset: 'sample/abricot', language: null, runs: 1 });
+      expect(row.value).toBeCloseTo(1, 10);
+    }
+    // One query per board, naming only that board's run and its headline metric.
+    const queries = athena?.queries.slice(before) ?? [];
+    expect(queries).toHaveLength(2);
+    const calamitaQuery = queries.find((q) => q.includes(run.calamita)) ?? '';
+    expect(calamitaQuery).toContain("metric = 'accuracy'");
+    expect(calamitaQuery).not.toContain(run.paper);
+    expect(queries.find((q) => q.includes(run.paper))).toContain("metric = 'pearson'");
+  });
+
+  it('ranks RoCode runs in two languages on separate boards by pass@1, placing a run from its kept manifest and skipping one without', async () => {
+    const before = athena?.queries.length ?? 0;
+
+    const { status, rows } = await board({ benchmark: 'rocode' });
+
+    expect(status).toBe(200);
+    expect(rows).toEqual([
+      expect.objectContaining({ board: 'sample/rocode [cpp] · paper', language: 'cpp', protocol: 'paper', metric: 'pass@1', run_id: run.cpp, value: 1, n: 2 }),
+      expect.objectContaining({ board: 'sample/rocode [python] · paper', language: 'python', protocol: 'paper', metric: 'pass@1', run_id: run.python, value: 1, n: 2 }),
+    ]);
+    expect(rows.every((r) => !('slice' in r))).toBe(true);
+    const queries = athena?.queries.slice(before) ?? [];
+    expect(queries).toHaveLength(2);
+    expect(queries.join('\n')).not.toContain(NO_MANIFEST);
+  });
+
+  it('keeps only the boards of the protocol, language or dataset asked for', async () => {
+    expect((await board({ benchmark: 'abricot', protocol: 'calamita' })).rows.map((r) => r.run_id)).toEqual([run.calamita, run.calamita]);
+    expect((await board({ benchmark: 'rocode', language: 'cpp' })).rows.map((r) => r.run_id)).toEqual([run.cpp]);
+    expect((await board({ benchmark: 'abricot', dataset: 'sample/abricot' })).rows).toHaveLength(4);
+    expect(await board({ benchmark: 'abricot', dataset: 'abricot' })).toMatchObject({ status: 200, rows: [] });
+  });
+
+  it('ranks every board by the metric and slice asked for', async () => {
+    const { rows } = await board({ benchmark: 'abricot', metric: 'accuracy', slice: 'subtask=abstractness' });
+
+    expect(rows.map((r) => [r.board, r.metric])).toEqual([
+      ['sample/abricot · calamita', 'accuracy/subtask=abstractness'],
+      ['sample/abricot · paper', 'accuracy/subtask=abstractness'],
+    ]);
+  });
+
+  it('answers 400 naming the protocol and the choices when the benchmark has no such protocol', async () => {
+    const response = await board({ benchmark: 'abricot', protocol: 'nope' });
+
+    expect(response.status).toBe(400);
+    expect(response.message).toBe('field "protocol": unknown protocol "nope" for abricot (protocols: paper, calamita)');
   });
 });
