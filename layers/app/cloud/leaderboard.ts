@@ -12,7 +12,8 @@ import pLimit from 'p-limit';
 import { bindProtocol } from '#core/benchmarks/protocol.ts';
 import { findBenchmark } from '#core/benchmarks/registry.ts';
 import { HarnessError, InputError } from '#core/errors.ts';
-import type { BlobStore, ResultsQuery, RunLedger } from '#core/ports.ts';
+import type { ResultsQuery, RunLedger } from '#core/ports.ts';
+import type { DocumentSource } from '../shared/stored-documents.ts';
 import { groupBoards, type Board, type BoardRun } from '#core/report/leaderboard-boards.ts';
 import { boardRunOfManifest } from '#core/report/leaderboard.ts';
 import { metricKey } from '#core/run/aggregate.ts';
@@ -35,8 +36,8 @@ export interface LeaderboardQuery {
 }
 
 export interface LeaderboardDeps {
-  store: BlobStore;
-  ledger: RunLedger;
+  store: DocumentSource;
+  ledger: Pick<RunLedger, 'listRuns'>;
   results: ResultsQuery;
 }
 

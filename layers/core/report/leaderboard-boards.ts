@@ -52,6 +52,7 @@ export interface Board {
  */
 export function groupBoards(runs: readonly BoardRun[], filter: BoardFilter = {}): Board[] {
   const boards = new Map<string, Board>();
+  const seen = new Set<string>();
   for (const run of runs) {
     if (filter.protocol !== undefined && run.protocol !== filter.protocol) continue;
     if (filter.language !== undefined && run.language !== filter.language) continue;
@@ -65,8 +66,10 @@ export function groupBoards(runs: readonly BoardRun[], filter: BoardFilter = {})
     };
     const key = boardKey(fields);
     const board = boards.get(key) ?? { key, label: boardLabel(fields), ...fields, slices: filter.slice === undefined ? headlineSlices(run.benchmark) : [filter.slice], runIds: [] };
-    if (!board.runIds.includes(run.run_id)) board.runIds.push(run.run_id);
     boards.set(key, board);
+    if (seen.has(`${key}\u0000${run.run_id}`)) continue;
+    seen.add(`${key}\u0000${run.run_id}`);
+    board.runIds.push(run.run_id);
   }
   return [...boards.values()].sort(compareBoards);
 }

@@ -66,13 +66,13 @@ export interface LeaderboardOptions {
   metric?: string;
 }
 
+/** The board fields of a leaderboard row, in the order boards are listed. */
+export type BoardFields = Pick<LeaderboardRow, 'benchmark' | 'dataset' | 'language' | 'protocol' | 'metric'>;
+
 /** The board a run belongs to. */
 export function boardKey(row: BoardFields): string {
   return `${row.benchmark}\u0000${row.dataset}\u0000${row.language ?? ''}\u0000${row.protocol ?? ''}\u0000${row.metric}`;
 }
-
-/** The board fields of a leaderboard row, in the order boards are listed. */
-export type BoardFields = Pick<LeaderboardRow, 'benchmark' | 'dataset' | 'language' | 'protocol' | 'metric'>;
 
 /** Boards in listing order: benchmark, dataset, language, protocol, then metric key. */
 export function compareBoards(a: BoardFields, b: BoardFields): number {

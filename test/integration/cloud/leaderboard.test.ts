@@ -6,14 +6,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaderboard } from '#app/cloud/queries.ts';
-import { leaderboardSql } from '#aws/athena-sql.ts';
+import { ATHENA_MAX_QUERY_BYTES, leaderboardSql } from '#aws/athena-sql.ts';
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { encodeMetrics } from '#core/run/parquet.ts';
-import type { ResultsQuery } from '#core/ports.ts';
+import type { ResultsQuery, RunSummary, SqlStatement } from '#core/ports.ts';
 import type { MetricRow } from '#core/types.ts';
 import { DuckDbResultsQuery, FileRunLedger, FsBlobStore } from '#local/index.ts';
 import { AthenaProjectionRuleQuery } from '../../fakes/athena-projection-query.ts';
+import { boundSql } from '../../fakes/bound-sql.ts';
 import { apiEvent } from './api-events.ts';
 import { apiClient, drive, startCloud, type Cloud } from './cloud-harness.ts';
 import { openResultsCopy, type ResultsCopy } from './results-copy.ts';
@@ -125,6 +126,38 @@ describe('leaderboard on an injected run_id projection', () => {
 
     expect(board).toEqual({ benchmark: 'abricot', rows: [] });
     expect(athena.queries).toEqual([]);
+  });
+});
+
+describe("Athena's query size limit, per board", () => {
+  /** `count` RoCode runs of one language: a ledger and a store of their manifests, in memory. */
+  function manyRuns(count: number, languages: readonly string[]) {
+    const runs = Array.from({ length: count }, (_, i) => ({ runId: `rocode-20260101T000000Z-${String(i).padStart(6, '0')}`, benchmark: 'rocode', language: languages[i % languages.length] ?? null }));
+    const manifests = new Map(runs.map((r) => [keys.manifest(r.runId), JSON.stringify({ ...preProtocolManifest(r.runId, 'rocode', 'm'), language: r.language })]));
+    const queries: string[] = [];
+    return {
+      queries,
+      deps: {
+        ledger: { listRuns: () => Promise.resolve(runs.map((r) => ({ ...r, model: 'm', status: 'completed', items: 1, recorded: 1, verdicts: {}, costUsd: 0, createdAt: '', updatedAt: '' }) as RunSummary)) },
+        store: { getText: (key: string) => Promise.resolve(manifests.get(key)), locate: (key: string) => key },
+        results: { sql: (query: string | SqlStatement) => (queries.push(boundSql(query)), Promise.resolve([])), close: () => Promise.resolve() },
+      },
+    };
+  }
+
+  it('asks each board within the limit when the runs of one query would exceed it', async () => {
+    const split = manyRuns(10_000, ['python', 'cpp']);
+
+    await expect(leaderboard(split.deps, { benchmark: 'rocode' })).resolves.toEqual({ benchmark: 'rocode', rows: [] });
+    expect(split.queries).toHaveLength(2);
+    for (const query of split.queries) expect(Buffer.byteLength(query, 'utf8')).toBeLessThan(ATHENA_MAX_QUERY_BYTES);
+  });
+
+  it('refuses a board whose runs exceed it, naming the board', async () => {
+    const one = manyRuns(10_000, ['python']);
+
+    await expect(leaderboard(one.deps, { benchmark: 'rocode' })).rejects.toThrow(/board "sample\/rocode \[python\]" names 10000 runs: its query \(\d+ bytes\) exceeds Athena's 262144-byte limit/);
+    expect(one.queries).toEqual([]);
   });
 });
 
