@@ -179,7 +179,7 @@ function leaderboardCommand(): Command {
 }
 
 /** One table per board, under the board's label, as `polyeval leaderboard` labels its boards. */
-export function boardTables(benchmark: string, rows: readonly Record<string, unknown>[]): string {
+function boardTables(benchmark: string, rows: readonly Record<string, unknown>[]): string {
   if (rows.length === 0) return '(no rows)';
   const boards = new Map<string, Record<string, unknown>[]>();
   for (const row of rows) {
