@@ -1,0 +1,29 @@
+/**
+ * Bad input a user can type, through the built CLI: every case exits 2 with a message naming
+ * what is wrong (file, line, field), never a stack trace, and nothing recorded is lost.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, tempHome } from '../support/cli.ts';
+
+describe('bad input on the command line', () => {
+  it('a <run-id> that is a path (../../x) names no run: exit 2, no stack, nothing outside the store touched', async () => {
+    const home = tempHome();
+    const outside = join(home, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'manifest.json'), '{}');
+    for (const args of [
+      ['report', '../../outside'],
+      ['rm', '../../outside'],
+      ['run', '--resume', '../../outside'],
+      ['report', '..'],
+    ]) {
+      const result = await runCli([...args, '--home', home]);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(`no run "${args.at(-1)}"`);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(existsSync(join(outside, 'manifest.json'))).toBe(true);
+  });
+});
