@@ -214,7 +214,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
   const results: LocalRunResult[] = [];
   for (const source of sources) {
     const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });
-    const languages = languagesFor(spec, loaded.benchmark);
+    const languages = languagesFor(spec, loaded.benchmark, loaded.tasks);
     for (const language of languages) {
       const key = `${source.spec}|${language ?? ''}`;
       const existing = opts.runs?.existing(key);

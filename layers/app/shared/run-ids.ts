@@ -7,12 +7,21 @@
 import { randomBytes } from 'node:crypto';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import type { RunSpec } from '#core/run/spec.ts';
+import type { Task } from '#core/types.ts';
 import { PROVIDER_REGISTRY } from '#providers/registry.ts';
 
-/** `--language a,b` → one run each; a provider answering with references validates every language with solutions; else the default (undefined). */
-export function languagesFor(spec: RunSpec, benchmark: AnyBenchmark): (string | undefined)[] {
+/**
+ * `--language a,b` → one run each; a provider answering with references validates every
+ * language with solutions (of `tasks` when they are loaded: a file with Python answers only
+ * is one Python run); else the default (undefined).
+ */
+export function languagesFor(spec: RunSpec, benchmark: AnyBenchmark, tasks?: readonly Task[]): (string | undefined)[] {
   if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
-  if (PROVIDER_REGISTRY.find(spec.model.trim())?.kind.answersWithReference && benchmark.defaults.languages) return [...benchmark.defaults.languages];
+  if (PROVIDER_REGISTRY.find(spec.model.trim())?.kind.answersWithReference && benchmark.defaults.languages) {
+    const all = [...benchmark.defaults.languages];
+    const answered = tasks ? all.filter((l) => tasks.some((t) => benchmark.reference(t, l) !== undefined)) : all;
+    return answered.length > 0 ? answered : all;
+  }
   return [undefined];
 }
 

@@ -56,7 +56,7 @@ export interface PlanContext {
 }
 
 /** Chooses the tasks (split, replay coverage, limit) a run evaluates. */
-export function selectTasks(loaded: LoadedBenchmark, spec: Pick<RunSpec, 'split' | 'limit'>, provider: Provider): Task[] {
+export function selectTasks(loaded: LoadedBenchmark, spec: Pick<RunSpec, 'split' | 'limit' | 'language'>, provider: Provider): Task[] {
   let tasks = loaded.tasks;
   if (spec.split) {
     tasks = tasks.filter((t) => t.split === spec.split);
@@ -67,6 +67,15 @@ export function selectTasks(loaded: LoadedBenchmark, spec: Pick<RunSpec, 'split'
   }
   // A replay file answers a subset: only the tasks it covers are evaluated.
   if (provider.samplesFor) tasks = tasks.filter((t) => (provider.samplesFor?.(t.id) ?? 0) > 0);
+  // `reference` validates the answers the dataset has: a task without one in the run's language is left out.
+  if (provider.kind === reference.scheme) {
+    const language = spec.language ?? loaded.benchmark.defaults.language;
+    const answered = tasks.filter((t) => loaded.benchmark.reference(t, language) !== undefined);
+    if (answered.length === 0 && tasks.length > 0) {
+      throw new InputError(`no task of ${loaded.source} has a reference answer${language ? ` in ${language}` : ''}`, { field: 'solutions' });
+    }
+    tasks = answered;
+  }
   if (spec.limit !== undefined) tasks = tasks.slice(0, spec.limit);
   if (tasks.length === 0) throw new InputError(`the run selects no task from ${loaded.source}`, { field: 'benchmark' });
   return tasks;
@@ -104,7 +113,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
   // Settings the model cannot take are adapted (with a warning) or refused here, before any call.
   const firstTask = tasks[0];
   const style = firstTask ? benchmark.buildPrompt(firstTask, { pool: loaded.tasks }).style : 'chat';
-  const warnings = provider.adaptParams?.(params, style).warnings ?? [];
+  const warnings = [...(provider.adaptParams?.(params, style).warnings ?? []), ...unansweredWarning(loaded, spec, provider)];
   const likertScoring = benchmark.scorer === 'likert' ? await chooseLikertScoring(spec, provider, ctx.probe ?? true) : null;
   const manifest: Manifest = {
     run_id: ctx.runId,
@@ -148,6 +157,7 @@ export function replanItems(manifest: Manifest, loaded: LoadedBenchmark, provide
   const spec = {
     split: manifest.split ?? undefined,
     limit: manifest.limit ?? undefined,
+    language: manifest.language ?? undefined,
   };
   const tasks = selectTasks(loaded, spec, provider);
   const fixed = fixedSamples(provider, loaded.benchmark, manifest.protocol?.overrides.n !== undefined, manifest.language ?? undefined);
@@ -178,6 +188,16 @@ function workItems(
     }
   }
   return items;
+}
+
+/** `reference` leaves out the tasks without a reference answer in the run's language: the manifest says which. */
+function unansweredWarning(loaded: LoadedBenchmark, spec: RunSpec, provider: Provider): string[] {
+  if (provider.kind !== reference.scheme) return [];
+  const language = spec.language ?? loaded.benchmark.defaults.language;
+  const missing = loaded.tasks.filter((t) => (!spec.split || t.split === spec.split) && loaded.benchmark.reference(t, language) === undefined).map((t) => t.id);
+  if (missing.length === 0) return [];
+  const shown = missing.slice(0, 5).join(', ') + (missing.length > 5 ? `, … (${missing.length} in all)` : '');
+  return [`${missing.length} task(s) without a reference answer${language ? ` in ${language}` : ''} left out: ${shown}`];
 }
 
 /**

@@ -1,0 +1,66 @@
+/**
+ * `-m reference` validates the languages a dataset has answers in: a RoCode-style file with
+ * Python answers only is one Python run, and a task without a C answer is left out of the C
+ * run (the manifest says so) instead of failing the whole command.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseJson, runCli, tempHome } from '../support/cli.ts';
+
+interface RunJson {
+  run_id: string;
+  items: number;
+  verdicts: Record<string, number>;
+}
+
+function task(id: string, name: string, solutions: Record<string, string>): Record<string, unknown> {
+  return {
+    task_id: id,
+    name,
+    statement: 'Se dau două numere. Afișați suma lor.',
+    input_spec: `Fișierul ${name}.in conține două numere.`,
+    output_spec: `Fișierul ${name}.out conține suma.`,
+    examples: [{ input: '1 2\n', output: '3\n' }],
+    tests: [
+      { input: '1 2\n', output: '3\n' },
+      { input: '5 -5\n', output: '0\n' },
+    ],
+    difficulty: 'easy',
+    split: 'test',
+    checker: null,
+    solutions,
+  };
+}
+
+const PY = 'a, b = map(int, input().split())\nprint(a + b)\n';
+const C = '#include <stdio.h>\nint main(void) { int a, b; scanf("%d %d", &a, &b); printf("%d\\n", a + b); return 0; }\n';
+
+describe('reference on a file with answers in some languages', () => {
+  it('Python answers only: one Python run, every task OK, exit 0', async () => {
+    const home = tempHome();
+    const file = join(home, 'py-only.jsonl');
+    writeFileSync(file, [task('t/1', 'suma', { python: PY }), task('t/2', 'adun', { python: PY })].map((r) => JSON.stringify(r)).join('\n'));
+    const result = await runCli(['run', '-b', `rocode:${file}`, '-m', 'reference', '--json', '-q', '--home', home]);
+    expect(result.code, result.stderr).toBe(0);
+    const run = parseJson<RunJson>(result);
+    expect(run.items).toBe(2);
+    expect(run.verdicts).toEqual({ OK: 2 });
+  });
+
+  it('a task without a C answer is left out of the C run and named in its manifest', async () => {
+    const home = tempHome();
+    const file = join(home, 'mixed.jsonl');
+    writeFileSync(file, [task('t/1', 'suma', { python: PY, c: C }), task('t/2', 'adun', { python: PY })].map((r) => JSON.stringify(r)).join('\n'));
+    const result = await runCli(['run', '-b', `rocode:${file}`, '-m', 'reference', '--json', '-q', '--home', home]);
+    expect(result.code, result.stderr).toBe(0);
+    const { runs } = parseJson<{ runs: RunJson[] }>(result);
+    expect(runs.map((r) => [r.run_id.split('-')[1], r.items, r.verdicts])).toEqual([
+      ['python', 2, { OK: 2 }],
+      ['c', 1, { OK: 1 }],
+    ]);
+    const cRun = runs[1] as RunJson;
+    const manifest = JSON.parse(readFileSync(join(home, 'store', 'runs', cRun.run_id, 'manifest.json'), 'utf8')) as { warnings: string[] };
+    expect(manifest.warnings.join('\n')).toContain('1 task(s) without a reference answer in c left out: t/2');
+  });
+});
