@@ -133,7 +133,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
     seed: spec.seed,
     split: spec.split ?? null,
     limit: spec.limit ?? null,
-    language: spec.language ?? benchmark.defaults.language ?? null,
+    language: spec.language ?? runLanguage(benchmark, items),
     time_scale: spec.timeScale,
     likert_mode: likertScoring?.mode ?? null,
     likert_scoring: likertScoring,
@@ -188,6 +188,20 @@ function workItems(
     }
   }
   return items;
+}
+
+/**
+ * The language of a run without `--language`: on a benchmark whose request picks the language
+ * (RoCode) the one language every item runs in (a replay file's lines may choose C), null when
+ * they run in several; else the benchmark's default.
+ */
+function runLanguage(benchmark: AnyBenchmark, items: readonly WorkItem[]): string | null {
+  const fallback = benchmark.defaults.language ?? null;
+  if (!benchmark.defaults.languages) return fallback;
+  const languages = new Set(items.map((i) => i.language));
+  if (languages.size > 1) return null;
+  const [only] = languages;
+  return only ?? fallback;
 }
 
 /** `reference` leaves out the tasks without a reference answer in the run's language: the manifest says which. */

@@ -1,7 +1,8 @@
 /**
- * `-m reference` validates the languages a dataset has answers in: a RoCode-style file with
- * Python answers only is one Python run, and a task without a C answer is left out of the C
- * run (the manifest says so) instead of failing the whole command.
+ * The language a RoCode run is in. `-m reference` validates the languages a dataset has
+ * answers in: a file with Python answers only is one Python run, and a task without a C
+ * answer is left out of the C run (the manifest says so) instead of failing the command.
+ * A replay file whose lines say `"language": "c"` is a C run on the leaderboard.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,5 +63,20 @@ describe('reference on a file with answers in some languages', () => {
     const cRun = runs[1] as RunJson;
     const manifest = JSON.parse(readFileSync(join(home, 'store', 'runs', cRun.run_id, 'manifest.json'), 'utf8')) as { warnings: string[] };
     expect(manifest.warnings.join('\n')).toContain('1 task(s) without a reference answer in c left out: t/2');
+  });
+});
+
+describe('replay lines that choose the language', () => {
+  it('C answers without --language are ranked on the C board, not the Python one', async () => {
+    const home = tempHome();
+    const file = join(home, 'tasks.jsonl');
+    writeFileSync(file, [task('t/1', 'suma', { python: PY, c: C }), task('t/2', 'adun', { python: PY, c: C })].map((r) => JSON.stringify(r)).join('\n'));
+    const answers = join(home, 'c-answers.jsonl');
+    writeFileSync(answers, ['t/1', 't/2'].map((id) => JSON.stringify({ task_id: id, completion: C, language: 'c' })).join('\n'));
+    const result = await runCli(['run', '-b', `rocode:${file}`, '-m', `replay:${answers}`, '--trust-generated-code', '--json', '-q', '--home', home]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson<RunJson>(result).verdicts).toEqual({ OK: 2 });
+    const board = parseJson<{ rows: { language: string | null; model: string }[] }>(await runCli(['leaderboard', '--format', 'json', '--home', home]));
+    expect(board.rows.map((r) => [r.language, r.model])).toEqual([['c', `replay:${answers}`]]);
   });
 });
