@@ -26,4 +26,15 @@ describe('bad input on the command line', () => {
     }
     expect(existsSync(join(outside, 'manifest.json'))).toBe(true);
   });
+
+  it('--language that names no language polyeval runs (rust) exits 2 listing the languages, before anything runs', async () => {
+    const home = tempHome();
+    for (const language of ['rust', 'c,rust']) {
+      const result = await runCli(['run', '-b', 'sample/abricot', '--language', language, '--json', '-q', '--home', home]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain('field "language": names no language polyeval runs: rust (languages: python, c, cpp, kotlin, java, javascript)');
+      expect(result.stdout).toBe('');
+    }
+    expect(existsSync(join(home, 'store', 'runs'))).toBe(false);
+  });
 });

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { ProtocolChoice } from '../benchmarks/protocol.ts';
 import { InputError } from '../errors.ts';
+import { LANGUAGE_SPECS, languageFromAlias } from '../languages/index.ts';
 
 export const RunSpecSchema = z
   .object({
@@ -18,7 +19,14 @@ export const RunSpecSchema = z
     seed: z.number().int().min(0).default(1234),
     split: z.string().min(1).optional(),
     limit: z.number().int().min(1).optional(),
-    language: z.string().min(1).optional(),
+    language: z
+      .string()
+      .min(1)
+      .superRefine((l, ctx) => {
+        const unknown = unknownLanguages(l);
+        if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `names no language polyeval runs: ${unknown.join(', ')} (languages: ${LANGUAGE_SPECS.map((s) => s.id).join(', ')})` });
+      })
+      .optional(),
     timeScale: z.number().gt(0).max(100).default(1),
     maxCostUsd: z.number().min(0).optional(),
     likertMode: z.enum(['auto', 'likelihood', 'next-token', 'digit-parse']).default('auto'),
@@ -32,6 +40,14 @@ export const RunSpecSchema = z
     promptStyle: z.enum(['completion', 'chat']).optional(),
   })
   .strict();
+
+/** The parts of `--language a,b` that no language spec claims (as id or alias, case and spaces ignored). */
+function unknownLanguages(list: string): string[] {
+  return list
+    .split(',')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && languageFromAlias(l.toLowerCase().replace(/\s+/g, '')) === undefined);
+}
 
 export type RunSpec = z.output<typeof RunSpecSchema>;
 export type RunSpecInput = z.input<typeof RunSpecSchema>;
