@@ -4,6 +4,7 @@
  * for one task are several samples, in file order unless `sample` says otherwise.
  */
 import { InputError } from '../errors.ts';
+import { LANGUAGE_SPECS, languageFromAlias } from '../languages/index.ts';
 import { sampleLines } from './sample-lines.ts';
 import type { Generation, GenerateRequest, Provider } from './provider.ts';
 import type { ProviderKind } from './provider-kind.ts';
@@ -40,6 +41,9 @@ export function parseReplay(text: string, file: string): ReplayLine[] {
   return sampleLines(text, file).map(({ row: r, line, taskId, sample }) => {
     if (typeof r.completion !== 'string') throw new InputError('must be a string', { file, line, field: 'completion' });
     if (r.language !== undefined && typeof r.language !== 'string') throw new InputError('must be a string', { file, line, field: 'language' });
+    if (typeof r.language === 'string' && languageFromAlias(r.language.toLowerCase().replace(/\s+/g, '')) === undefined) {
+      throw new InputError(`names no language polyeval runs: "${r.language}" (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`, { file, line, field: 'language' });
+    }
     const entry: ReplayLine = { taskId, completion: r.completion, line };
     if (typeof r.language === 'string') entry.language = r.language;
     if (sample !== undefined) entry.sample = sample;

@@ -26,6 +26,7 @@ describe('replay provider', () => {
     ['\n{"task_id":"a"}', 'f.jsonl, line 2, field "completion"'],
     ['{"task_id":"a","completion":"x","sample":-1}', 'f.jsonl, line 1, field "sample"'],
     ['{"task_id":"a","completion":"x","sample":0}\n{"task_id":"a","completion":"y","sample":0}', 'f.jsonl, line 2, field "sample": duplicate sample 0'],
+    ['{"task_id":"a","completion":"x","language":"C++"}\n{"task_id":"a","completion":"y","language":"rust"}', 'f.jsonl, line 2, field "language": names no language polyeval runs: "rust"'],
   ])('rejects malformed lines naming file, line and field (%#)', (text, message) => {
     expect(() => replayProvider('replay:f.jsonl', 'f.jsonl', text)).toThrow(message);
   });
