@@ -1,7 +1,8 @@
 /**
- * A run killed with SIGKILL midway, then resumed, ends with exactly one record per item.
+ * A run killed with SIGKILL midway, then resumed, ends with exactly one record per item —
+ * also when the kill tore the ledger journal's last line (made certain here by tearing it).
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJson, runCli, startCli, tempHome } from '../support/cli.ts';
@@ -60,6 +61,11 @@ describe('kill and resume', () => {
     await new Promise((r) => child.once('close', r));
     expect(killedAt).toBeLessThan(ROWS * 2);
 
+    // SIGKILL mid-append leaves a torn last line; tear it for certain.
+    const [journalName] = readdirSync(join(home, 'ledger')).filter((name) => name.endsWith('.jsonl'));
+    const journal = join(home, 'ledger', journalName as string);
+    if (readFileSync(journal, 'utf8').endsWith('\n')) appendFileSync(journal, '{"e":"item","id":"torn/k0/0","v":"O');
+
     const runs = parseJson<{ run_id: string; status: string; recorded: number }[]>(await runCli(['list', 'runs', '--json', '--home', home]));
     expect(runs).toHaveLength(1);
     const runId = runs[0]?.run_id as string;
@@ -72,6 +78,11 @@ describe('kill and resume', () => {
     expect(summary.items).toBe(ROWS * 2);
     expect(countItems(home)).toBe(ROWS * 2);
 
+    // The torn line stays where it was, between the records before the kill and after the resume, and is read past.
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    const tornAt = lines.findIndex((line) => line.trim() !== '' && !line.trimEnd().endsWith('}'));
+    expect(tornAt).toBeGreaterThan(0);
+    expect(tornAt).toBeLessThan(lines.length - 2);
     const after = parseJson<{ status: string; recorded: number; items: number }[]>(await runCli(['list', 'runs', '--json', '--home', home]));
     expect(after[0]).toMatchObject({ status: 'completed', recorded: ROWS * 2, items: ROWS * 2 });
 
