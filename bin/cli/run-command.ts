@@ -26,6 +26,7 @@ interface RunFlags extends SpecFlags {
   json?: boolean;
   dryRun?: boolean;
   concurrency?: number;
+  modelConcurrency?: number;
   jobs?: number;
   region?: string;
   endpointUrl?: string;
@@ -48,6 +49,7 @@ export function runCommand(): Command {
     .option('--dry-run', 'print the plan (items, estimated tokens and cost) without calling any model')
     .option('--json', 'print exactly one JSON object on stdout at the end')
     .option('--concurrency <count>', 'model calls in flight; in a sweep: run the cells at the same time, at most <count> items in flight across the grid (each model keeps its own call limit, shared by its cells)', intOption('--concurrency', 1))
+    .option('--model-concurrency <count>', "calls in flight per model (default: its provider's own, 4 for network providers); in a sweep each model's one limit, shared by its cells", intOption('--model-concurrency', 1))
     .option('--jobs <count>', 'sandbox executions in flight (default: cores; a sweep shares them)', intOption('--jobs', 1))
     .option('--region <region>', `AWS region for ${schemesReading('region')}`)
     .option('--endpoint-url <url>', `endpoint override for ${schemesReading('endpoint-url')} (VPC endpoints, proxies)`)
@@ -63,11 +65,15 @@ export function runCommand(): Command {
       const home = openHome(globals.home);
       const root = packageRoot();
       const progress = createProgress(process.stderr, flags.quiet ?? false);
+      if (flags.concurrency !== undefined && flags.modelConcurrency !== undefined && flags.concurrency !== flags.modelConcurrency && !isSweep(flags) && !flags.resume) {
+        throw new InputError(`--concurrency ${flags.concurrency} and --model-concurrency ${flags.modelConcurrency} disagree: in a single run both set the model calls in flight; give one`, { field: 'model-concurrency' });
+      }
+      const calls = flags.modelConcurrency ?? flags.concurrency;
       const providerOptions = {
         ...(flags.region ? { region: flags.region } : {}),
         ...(flags.endpointUrl ? { endpointUrl: flags.endpointUrl } : {}),
         ...(flags.apiKeyEnv ? { apiKeyEnv: flags.apiKeyEnv } : {}),
-        ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
+        ...(calls ? { concurrency: calls } : {}),
         ...(flags.timeout ? { timeoutMs: flags.timeout } : {}),
         ...(flags.capabilities ? { capabilities: await loadCapabilityTable(flags.capabilities) } : {}),
       };
@@ -88,11 +94,12 @@ export function runCommand(): Command {
       let sweepId: string | undefined;
       let failures: CellFailure[] = [];
       const grid = createGridProgress(process.stderr, flags.quiet ?? false);
-      // In a sweep, --concurrency bounds the grid; each model keeps its provider's call limit.
+      // In a sweep, --concurrency bounds the grid; each model keeps one call limit, its
+      // provider's own unless --model-concurrency sets it.
       const { concurrency: _calls, ...sweepProviderOptions } = providerOptions;
       const sweepOptions: SweepOptions = {
         ...options,
-        providerOptions: sweepProviderOptions,
+        providerOptions: { ...sweepProviderOptions, ...(flags.modelConcurrency ? { concurrency: flags.modelConcurrency } : {}) },
         onEvent: undefined,
         ...(flags.concurrency ? { gridConcurrency: flags.concurrency } : {}),
         onCellEvent: (cell, e) => grid.event(cell, e),

@@ -134,3 +134,33 @@ describe('bedrock: provider end to end', () => {
     for (const r of rows) expect(r.source.length).toBeGreaterThan(0);
   });
 });
+
+describe('calls in flight per model from the CLI', () => {
+  let server: FakeServer & { url: string };
+  const home = tempHome();
+  const model = 'bedrock:anthropic.claude-3-haiku-20240307-v1:0';
+
+  beforeAll(async () => {
+    // Each answer takes 30 ms, so calls really overlap.
+    server = (await startBedrockServer({ holdMs: 30, answer: () => '3' })) as FakeServer & { url: string };
+  });
+  afterAll(() => server.close());
+
+  it('gives a sweep\'s model the --model-concurrency calls in flight, one limit across its cells', async () => {
+    const result = await runCli(
+      ['run', '-b', 'sample/abricot', '-b', 'sample/abricot', '-m', model, '--endpoint-url', server.url, '--concurrency', '64', '--model-concurrency', '8', '--json', '-q', '--home', home],
+      { env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const sweep = parseJson<{ runs: { status: string }[] }>(result);
+    expect(sweep.runs.map((r) => r.status)).toEqual(['completed', 'completed']);
+    expect(server.maxInFlight()).toBeGreaterThan(4);
+    expect(server.maxInFlight()).toBeLessThanOrEqual(8);
+  });
+
+  it('refuses a single run whose --concurrency and --model-concurrency disagree (exit 2, naming both)', async () => {
+    const result = await runCli(['run', '-b', 'sample/abricot', '-m', model, '--endpoint-url', server.url, '--concurrency', '4', '--model-concurrency', '8', '--home', home], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--concurrency 4 and --model-concurrency 8/);
+  });
+});

@@ -54,4 +54,21 @@ describe('a concurrent sweep on one endpoint', () => {
     expect(server.maxInFlight()).toBeLessThanOrEqual(4);
     expect(server.maxInFlight()).toBeGreaterThan(1);
   });
+
+  it('takes the size of that limit from --model-concurrency (providerOptions.concurrency), still one per model', async () => {
+    cleanups.push(useFakeAwsEnv());
+    const server = await startBedrockServer({ holdMs: 30, answer: () => '3' });
+    cleanups.push(() => server.close());
+    const dir = mkdtempSync(join(tmpdir(), 'sweep-model-limit-'));
+    const model = 'bedrock:anthropic.claude-3-haiku-20240307-v1:0';
+    const { results, failures } = await runSweep(
+      [parseRunSpec({ benchmark: 'sample/abricot', model }), parseRunSpec({ benchmark: 'sample/abricot', model, limit: 20 })],
+      { home: openHome(join(dir, 'home')), packageRoot: packageRoot(), providerOptions: { endpointUrl: server.url, concurrency: 8 }, gridConcurrency: 64, jobs: 2 },
+    );
+    expect(failures).toEqual([]);
+    expect(results.map((r) => r.status)).toEqual(['completed', 'completed']);
+    // Above Bedrock's own 4, never above the 8 asked for, across both cells.
+    expect(server.maxInFlight()).toBeGreaterThan(4);
+    expect(server.maxInFlight()).toBeLessThanOrEqual(8);
+  });
 });
