@@ -9,10 +9,10 @@ import { parseJson, runCli, startCli, tempHome } from '../support/cli.ts';
 
 const ROWS = 1500;
 
-function writeDataset(file: string): void {
+function writeDataset(file: string, rows = ROWS): void {
   const words = ['casa', 'sole', 'libro', 'strada', 'idea', 'virtù', 'fiume', 'sogno'];
   const lines: string[] = [];
-  for (let i = 0; i < ROWS; i++) {
+  for (let i = 0; i < rows; i++) {
     const word = words[i % words.length] as string;
     const text = `Frase numero ${i}: la parola ${word} compare qui.`;
     lines.push(JSON.stringify({ id: `k${i}`, target_token: word, text, abs_mean: (i % 97) / 97, inc_mean: (i % 89) / 89 }));
@@ -89,4 +89,24 @@ describe('kill and resume', () => {
     const dupes = await runCli(['query', `SELECT count(*) AS rows, count(DISTINCT task_id || '#' || CAST(sample AS VARCHAR)) AS distinct_items FROM records WHERE run_id = '${runId}'`, '--format', 'json', '--home', home]);
     expect(parseJson<unknown[]>(dupes)).toEqual([{ rows: ROWS * 2, distinct_items: ROWS * 2 }]);
   }, 240_000);
+
+  it('refuses to resume from a journal damaged before its last line, naming file, line and field', async () => {
+    const home = tempHome();
+    const dataset = join(home, 'small.jsonl');
+    writeDataset(dataset, 3);
+    const first = await runCli(['run', '-b', `abricot:${dataset}`, '-m', 'reference', '--json', '--home', home]);
+    expect(first.code, first.stderr).toBe(0);
+    const runId = parseJson<{ run_id: string }>(first).run_id;
+    const [journalName] = readdirSync(join(home, 'ledger')).filter((name) => name.endsWith('.jsonl'));
+    const journal = join(home, 'ledger', journalName as string);
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    lines.splice(3, 0, '{"e":"item","id":"x","v":"PASSED","at":"2026-01-01T00:00:00Z"}');
+    writeFileSync(journal, lines.join('\n'));
+
+    for (const args of [['run', '--resume', runId, '--home', home], ['list', 'runs', '--home', home]]) {
+      const refused = await runCli(args);
+      expect(refused.code, args.join(' ')).not.toBe(0);
+      expect(refused.stderr).toContain(`${journal}, line 4, field "v"`);
+    }
+  }, 120_000);
 });
