@@ -13,8 +13,8 @@ import { openHome, packageRoot } from '#app/local/home.ts';
 import { intOption, numberOption } from './options.ts';
 import { InputError } from '#core/errors.ts';
 import type { MetricValue } from '#core/run/aggregate.ts';
-import { RemoteClient } from '#app/cloud/remote-client.ts';
-import { table, toJson } from './format.ts';
+import { RemoteClient, type RemoteLeaderboardOptions } from '#app/cloud/remote-client.ts';
+import { fmtValue, table, toJson } from './format.ts';
 import { addSpecOptions, specFromFlags, type SpecFlags } from './spec-options.ts';
 import { metricsTable } from './show.ts';
 
@@ -153,18 +153,51 @@ function redriveCommand(): Command {
     });
 }
 
+interface RemoteLeaderboardFlags extends RemoteLeaderboardOptions {
+  benchmark?: string;
+}
+
 function leaderboardCommand(): Command {
   return new Command('leaderboard')
-    .description("best run per model on a benchmark's headline metric (Athena)")
-    .requiredOption('-b, --benchmark <id>', `benchmark id (${BENCHMARKS.map((b) => b.id).join(', ')})`)
-    .option('--metric <metric>', 'metric instead of the headline one')
-    .option('--slice <slice>', 'slice instead of `all`')
-    .action(async (flags: { benchmark: string; metric?: string; slice?: string }, command: Command) => {
+    .description("best run per model on each board of a benchmark (one dataset, language and protocol), by the protocol's headline metric (Athena)")
+    .argument('[benchmark]', `benchmark id (${BENCHMARKS.map((b) => b.id).join(', ')})`)
+    .option('-b, --benchmark <id>', 'benchmark id (the same as the argument)')
+    .option('--protocol <name>', 'only runs that followed this protocol (e.g. paper, calamita)')
+    .option('--language <language>', 'only runs in this language (e.g. python, cpp)')
+    .option('--dataset <spec>', 'only runs on this dataset, as given to -b (e.g. sample/rocode, rocode)')
+    .option('--metric <metric>', "metric instead of each board's headline one")
+    .option('--slice <slice>', "slice instead of the benchmark's headline slice(s)")
+    .action(async (argument: string | undefined, flags: RemoteLeaderboardFlags, command: Command) => {
+      const { benchmark: option, ...options } = flags;
+      const benchmark = argument ?? option;
+      if (!benchmark) throw new InputError('name the benchmark: polyeval remote leaderboard <benchmark>', { field: 'benchmark' });
       const { client, json } = clientOf(command);
-      const board = await client.leaderboard(flags.benchmark, { ...(flags.metric ? { metric: flags.metric } : {}), ...(flags.slice ? { slice: flags.slice } : {}) });
+      const board = await client.leaderboard(benchmark, options);
       if (json) return print(toJson(board));
-      print(table(board.rows, ['model', 'value', 'ci_low', 'ci_high', 'n', 'runs', 'run_id']));
+      print(boardTables(board.benchmark, board.rows));
     });
+}
+
+/** One table per board, under the board's label, as `polyeval leaderboard` labels its boards. */
+function boardTables(benchmark: string, rows: readonly Record<string, unknown>[]): string {
+  if (rows.length === 0) return '(no rows)';
+  const boards = new Map<string, Record<string, unknown>[]>();
+  for (const row of rows) {
+    // An API from before boards sends no label: its rows are the benchmark's one board.
+    const label = typeof row.board === 'string' ? row.board : benchmark;
+    boards.set(label, [...(boards.get(label) ?? []), row]);
+  }
+  return [...boards]
+    .map(([label, boardRows]) => {
+      const columns = ['model', ...(boardRows.some((r) => 'slice' in r) ? ['slice'] : []), 'metric', 'value', 'ci_low', 'ci_high', 'n', 'runs', 'run_id'];
+      const shown = boardRows.map((r) => ({ ...r, value: fmtNumber(r.value), ci_low: fmtNumber(r.ci_low), ci_high: fmtNumber(r.ci_high) }));
+      return `${label}\n${table(shown, columns)}`;
+    })
+    .join('\n\n');
+}
+
+function fmtNumber(value: unknown): string {
+  return typeof value === 'number' ? fmtValue(value) : fmtValue(null);
 }
 
 export function remoteCommand(): Command {

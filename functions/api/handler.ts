@@ -1,7 +1,7 @@
 /**
  * The HTTP API (API Gateway HTTP API v2, IAM-authorised): POST /runs, GET /runs,
  * GET /runs/{id}, GET /runs/{id}/metrics, POST /runs/{id}/cancel, POST /runs/{id}/redrive,
- * GET /leaderboard?benchmark=…
+ * GET /leaderboard?benchmark=…[&protocol=…&language=…&dataset=…&metric=…&slice=…]
  * Each route parses its input with the shared schema, calls one function of layers/app and
  * maps the result; errors become HTTP in the middy chain (http-errors.ts).
  */
@@ -50,7 +50,7 @@ async function route(deps: ApiDeps, event: APIGatewayProxyEventV2): Promise<APIG
   }
   if (path === '/leaderboard' && method === 'GET') {
     const q = event.queryStringParameters ?? {};
-    return json(200, await leaderboard(deps, { benchmark: q.benchmark, metric: q.metric, slice: q.slice }));
+    return json(200, await leaderboard(deps, { benchmark: q.benchmark, metric: q.metric, slice: q.slice, protocol: q.protocol, language: q.language, dataset: q.dataset }));
   }
   return json(404, { message: `no route ${method} ${path}` });
 }

@@ -133,6 +133,24 @@ describe('polyeval remote', () => {
     expect(sql.at(-1)).toContain("benchmark = 'abricot'");
   });
 
+  it("prints one table per board under the board's label, passing the filters", async () => {
+    const result = await runCli(['remote', 'leaderboard', 'abricot', '--protocol', 'paper', '--dataset', 'sample/abricot', '--api', api], { env });
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^sample\/abricot · paper\n/);
+    expect(result.stdout).toMatch(/^reference\s+pearson\s+1\.000\s+1\.000\s+1\.000\s+3\s+1\s+r1$/m);
+
+    const none = await runCli(['remote', 'leaderboard', 'abricot', '--protocol', 'calamita', '--api', api, '--json'], { env });
+    expect(parseJson<{ rows: unknown[] }>(none).rows).toEqual([]);
+  });
+
+  it('exits 2 naming the protocols when the benchmark has no such protocol', async () => {
+    const result = await runCli(['remote', 'leaderboard', 'abricot', '--protocol', 'nope', '--api', api], { env });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/400.*unknown protocol "nope" for abricot \(protocols: paper, calamita\)/);
+  });
+
   it('exits 2 with the server’s message on a 4xx', async () => {
     const unknown = await runCli(['remote', 'metrics', 'no-such-run', '--api', api], { env });
     expect(unknown.code).toBe(2);

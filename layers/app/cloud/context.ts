@@ -15,7 +15,7 @@ import { TaskSchema } from '#core/run/task-schema.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
 import { projectionOf } from '../shared/cost-projection.ts';
-import { readManifest, readManifestAt } from '../shared/stored-documents.ts';
+import { readManifest, readManifestAt, type DocumentSource } from '../shared/stored-documents.ts';
 
 /** Keys the cloud stages add to DESIGN §5. */
 export const cloudKeys = {
@@ -31,7 +31,7 @@ export const cloudKeys = {
 };
 
 /** The manifest for readers (the API): the run's own, else the kept copy. */
-export async function readKeptManifest(store: BlobStore, runId: string): Promise<Manifest | undefined> {
+export async function readKeptManifest(store: DocumentSource, runId: string): Promise<Manifest | undefined> {
   return (await readManifest(store, runId)) ?? (await readManifestAt(store, cloudKeys.keptManifest(runId)));
 }
 

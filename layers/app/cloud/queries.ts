@@ -1,15 +1,16 @@
 /**
  * What the HTTP API reads: runs from the ledger, manifests and summaries from the store, the
- * leaderboard from the results tables. An unknown run and a run not completed yet are their
+ * leaderboard from the results tables (leaderboard.ts). An unknown run and a run not completed yet are their
  * own errors, so the api maps them to 404 and 409.
  */
-import { HarnessError, InputError, PolyevalError } from '#core/errors.ts';
+import { InputError, PolyevalError } from '#core/errors.ts';
 import type { BlobStore, ResultsQuery, RunLedger, RunSummary } from '#core/ports.ts';
 import { parseRunSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
-import { keys, safeSegment } from '#core/run/keys.ts';
+import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
-import { ATHENA_MAX_QUERY_BYTES, leaderboardSql, sqlString } from '#aws/athena-sql.ts';
 import { cloudKeys, readKeptManifest } from './context.ts';
+
+export { leaderboard, type LeaderboardQuery } from './leaderboard.ts';
 
 export class RunNotFoundError extends PolyevalError {
   override name = 'RunNotFoundError';
@@ -64,33 +65,4 @@ export async function getRunMetrics(deps: Pick<QueryDeps, 'store' | 'ledger'>, r
   const text = done ? ((await deps.store.getText(keys.summary(runId))) ?? (await deps.store.getText(cloudKeys.keptSummary(runId)))) : undefined;
   if (text === undefined) throw new RunNotCompletedError(runId, run.status);
   return parseRunSummary(text, runId);
-}
-
-export interface LeaderboardQuery {
-  benchmark?: string | undefined;
-  metric?: string | undefined;
-  slice?: string | undefined;
-}
-
-/**
- * Best run per model of one benchmark. The runs come from the ledger, and the query names them
- * (`run_id IN (…)`): Athena projects `run_id` as an injected key, so it cannot enumerate the
- * runs itself. Every run of the benchmark is named whatever its status — a run without a
- * metrics file simply adds no row — so a status added later cannot hide runs. A benchmark
- * with no run answers no rows without a query.
- */
-export async function leaderboard(deps: Pick<QueryDeps, 'results' | 'ledger'>, query: LeaderboardQuery): Promise<{ benchmark: string; rows: Record<string, unknown>[] }> {
-  const benchmark = query.benchmark?.trim();
-  if (!benchmark) throw new InputError('the query parameter "benchmark" is required (e.g. ?benchmark=rocode)', { field: 'benchmark' });
-  const options = { ...(query.metric ? { metric: query.metric } : {}), ...(query.slice ? { slice: query.slice } : {}) };
-  // The partition value is the key segment the writer used (keys.metrics), not the raw id.
-  const runIds = [...new Set((await deps.ledger.listRuns()).filter((run) => run.benchmark === benchmark).map((run) => safeSegment(run.runId)))];
-  if (runIds.length === 0) return { benchmark, rows: [] };
-  const sql = leaderboardSql(benchmark, { ...options, runIds });
-  // Counted as if the values were inlined: a conservative bound on what Athena is sent.
-  const bytes = Buffer.byteLength(sql.text, 'utf8') + sql.params.reduce((sum, value) => sum + Buffer.byteLength(sqlString(value), 'utf8'), 0);
-  if (bytes > ATHENA_MAX_QUERY_BYTES) {
-    throw new HarnessError(`the leaderboard of "${benchmark}" names ${runIds.length} runs: its query (${bytes} bytes) exceeds Athena's ${ATHENA_MAX_QUERY_BYTES}-byte limit`);
-  }
-  return { benchmark, rows: await deps.results.sql(sql) };
 }

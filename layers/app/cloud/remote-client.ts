@@ -36,6 +36,15 @@ function parseApiUrl(api: string): URL {
   return url;
 }
 
+/** GET /leaderboard's filters and ranking choices. */
+export interface RemoteLeaderboardOptions {
+  protocol?: string;
+  language?: string;
+  dataset?: string;
+  metric?: string;
+  slice?: string;
+}
+
 export class RemoteClient {
   readonly #base: URL;
   readonly #sign: SignRequest;
@@ -76,8 +85,13 @@ export class RemoteClient {
     return this.request('POST', `/runs/${encodeURIComponent(runId)}/redrive`);
   }
 
-  leaderboard(benchmark: string, options: { metric?: string; slice?: string } = {}): Promise<{ benchmark: string; rows: Record<string, unknown>[] }> {
-    const query: Record<string, string> = { benchmark, ...(options.metric ? { metric: options.metric } : {}), ...(options.slice ? { slice: options.slice } : {}) };
+  /** The benchmark's boards (GET /leaderboard): rows board by board, each with its `board` label. */
+  leaderboard(benchmark: string, options: RemoteLeaderboardOptions = {}): Promise<{ benchmark: string; rows: Record<string, unknown>[] }> {
+    const query: Record<string, string> = { benchmark };
+    for (const name of ['protocol', 'language', 'dataset', 'metric', 'slice'] as const) {
+      const value = options[name];
+      if (value) query[name] = value;
+    }
     return this.request('GET', '/leaderboard', { query });
   }
 

@@ -2,7 +2,7 @@
  * The leaderboard over this machine's runs: every completed run's summary and manifest,
  * handed to the pure {@link buildLeaderboard}.
  */
-import type { LeaderboardRun } from '#core/report/leaderboard.ts';
+import { boardRunOfManifest, type LeaderboardRun } from '#core/report/leaderboard.ts';
 import { parseRunSummary } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import { parseManifest } from '#core/run/manifest.ts';
@@ -19,12 +19,7 @@ export async function completedRuns(home: Home, runIds?: ReadonlySet<string>): P
     const manifest = parseManifest(manifestText, home.store.locate(keys.manifest(run.runId)));
     out.push({
       run_id: run.runId,
-      benchmark: manifest.benchmark.id,
-      dataset: manifest.benchmark.spec,
-      model: manifest.model.spec,
-      language: manifest.language,
-      protocol: manifest.protocol?.name ?? null,
-      ...(manifest.protocol ? { headline: manifest.protocol.settings.headline } : {}),
+      ...boardRunOfManifest(manifest),
       items: summary.items,
       cost_usd: Number(run.costUsd.toFixed(6)),
       date: summary.completed_at,

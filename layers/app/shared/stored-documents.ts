@@ -7,13 +7,16 @@ import type { BlobStore } from '#core/ports.ts';
 import { keys } from '#core/run/keys.ts';
 import { parseManifest, type Manifest } from '#core/run/manifest.ts';
 
+/** What reading a document takes of a store. */
+export type DocumentSource = Pick<BlobStore, 'getText' | 'locate'>;
+
 /** The manifest at `key`, or undefined when there is none. */
-export async function readManifestAt(store: BlobStore, key: string): Promise<Manifest | undefined> {
+export async function readManifestAt(store: DocumentSource, key: string): Promise<Manifest | undefined> {
   const text = await store.getText(key);
   return text === undefined ? undefined : parseManifest(text, store.locate(key));
 }
 
 /** A run's manifest (`runs/<run_id>/manifest.json`), or undefined when the run has none. */
-export function readManifest(store: BlobStore, runId: string): Promise<Manifest | undefined> {
+export function readManifest(store: DocumentSource, runId: string): Promise<Manifest | undefined> {
   return readManifestAt(store, keys.manifest(runId));
 }

@@ -10,6 +10,7 @@
  */
 import { headlineKeys } from '../metrics/headline.ts';
 import type { MetricValue } from '../run/aggregate.ts';
+import type { Manifest } from '../run/manifest.ts';
 
 /** What the leaderboard needs to know about one completed run. */
 export interface LeaderboardRun {
@@ -65,9 +66,44 @@ export interface LeaderboardOptions {
   metric?: string;
 }
 
+/** The board fields of a leaderboard row, in the order boards are listed. */
+export type BoardFields = Pick<LeaderboardRow, 'benchmark' | 'dataset' | 'language' | 'protocol' | 'metric'>;
+
 /** The board a run belongs to. */
-export function boardKey(row: Pick<LeaderboardRow, 'benchmark' | 'dataset' | 'language' | 'protocol' | 'metric'>): string {
+export function boardKey(row: BoardFields): string {
   return `${row.benchmark}\u0000${row.dataset}\u0000${row.language ?? ''}\u0000${row.protocol ?? ''}\u0000${row.metric}`;
+}
+
+/** Boards in listing order: benchmark, dataset, language, protocol, then metric key. */
+export function compareBoards(a: BoardFields, b: BoardFields): number {
+  return (
+    a.benchmark.localeCompare(b.benchmark) ||
+    a.dataset.localeCompare(b.dataset) ||
+    (a.language ?? '').localeCompare(b.language ?? '') ||
+    (a.protocol ?? '').localeCompare(b.protocol ?? '') ||
+    a.metric.localeCompare(b.metric)
+  );
+}
+
+/**
+ * Where a run belongs on the leaderboard, read from its manifest — the one rule the local
+ * (`polyeval leaderboard`) and the cloud (`GET /leaderboard`) boards share. A run planned
+ * before protocols existed has protocol null and no protocol headline: it is ranked by its
+ * benchmark's headline on a board of its own.
+ * @example
+ * boardRunOfManifest(manifest); // { benchmark: 'abricot', dataset: 'sample/abricot', model: 'reference', language: null, protocol: 'calamita', headline: 'accuracy' }
+ */
+export function boardRunOfManifest(
+  manifest: Pick<Manifest, 'benchmark' | 'model' | 'language' | 'protocol'>,
+): Pick<LeaderboardRun, 'benchmark' | 'dataset' | 'model' | 'language' | 'protocol' | 'headline'> {
+  return {
+    benchmark: manifest.benchmark.id,
+    dataset: manifest.benchmark.spec,
+    model: manifest.model.spec,
+    language: manifest.language,
+    protocol: manifest.protocol?.name ?? null,
+    ...(manifest.protocol ? { headline: manifest.protocol.settings.headline } : {}),
+  };
 }
 
 /** A board's human label: the dataset, the language when the run fixed one, the protocol. */
@@ -127,11 +163,7 @@ export function buildLeaderboard(runs: readonly LeaderboardRun[], options: Leade
   }
   return [...best.values()].sort(
     (a, b) =>
-      a.benchmark.localeCompare(b.benchmark) ||
-      a.dataset.localeCompare(b.dataset) ||
-      (a.language ?? '').localeCompare(b.language ?? '') ||
-      (a.protocol ?? '').localeCompare(b.protocol ?? '') ||
-      a.metric.localeCompare(b.metric) ||
+      compareBoards(a, b) ||
       (a.value === null ? 1 : 0) - (b.value === null ? 1 : 0) ||
       (b.value ?? 0) - (a.value ?? 0) ||
       a.model.localeCompare(b.model),

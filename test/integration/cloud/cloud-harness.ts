@@ -65,6 +65,8 @@ export interface Cloud {
   eventsQueueUrl: string;
   api: ApiHandler;
   handlers: Record<StageName, SqsHandler>;
+  /** Executor lanes of the languages besides python asked for (CloudOptions.executeLanguages), drained after python's. */
+  lanes: Record<string, { queue: QueueWithDlq; handler: SqsHandler }>;
   stop(): Promise<void>;
 }
 
@@ -113,6 +115,8 @@ export interface CloudOptions {
   costOf?: ContextSource['costOf'];
   /** Bootstrap resamples of the aggregate function (default 200; the deployed function uses 1000). */
   iterations?: number;
+  /** Languages besides python with a Lambda executor lane (e.g. `cpp`); by default only python is executed. */
+  executeLanguages?: readonly string[];
 }
 
 export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
@@ -127,6 +131,10 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   const queues = {} as Record<StageName, QueueWithDlq>;
   for (const name of ['plan', 'generate', 'python', 'aggregate'] as const) {
     queues[name] = await createQueueWithDlq(sqs, `polyeval-${name}`, { maxReceiveCount: MAX_RECEIVE, visibilityTimeoutSec: VISIBILITY_SEC });
+  }
+  const laneQueues: Record<string, QueueWithDlq> = {};
+  for (const language of options.executeLanguages ?? []) {
+    laneQueues[language] = await createQueueWithDlq(sqs, `polyeval-${language}`, { maxReceiveCount: MAX_RECEIVE, visibilityTimeoutSec: VISIBILITY_SEC });
   }
   const fargateQueue = await createQueueWithDlq(sqs, 'polyeval-fargate-python', { maxReceiveCount: MAX_RECEIVE, visibilityTimeoutSec: VISIBILITY_SEC });
   const events = await createQueueWithDlq(sqs, 'polyeval-events');
@@ -154,6 +162,8 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     pairs,
     move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select }),
   });
+  // One executor for every lane: the lanes are drained one after another, as one container would run them.
+  const executor = containerExecutor(store, {});
   const handlers: Record<StageName, SqsHandler> = {
     plan: makePlan({
       store,
@@ -172,14 +182,14 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       parts,
       aggregateQueue,
       contexts: new RunContextCache({ store, ledger, clock, provider: options.provider ?? ((m) => createCloudProvider(m.model.spec, {}, providerEnv)), costOf: options.costOf ?? costOfManifest }),
-      executeQueues: { python: send<GeneratedMessage>(queues.python.url) },
+      executeQueues: { python: send<GeneratedMessage>(queues.python.url), ...Object.fromEntries(Object.entries(laneQueues).map(([language, q]) => [language, send<GeneratedMessage>(q.url)])) },
       fargateQueues: { python: send<GeneratedMessage>(fargateQueue.url) },
     }),
     python: makeExecute({
       ledger,
       parts,
       aggregateQueue,
-      contexts: new RunContextCache({ store, ledger, clock, executor: containerExecutor(store, {}) }),
+      contexts: new RunContextCache({ store, ledger, clock, executor }),
     }),
     aggregate: makeAggregate({
       store,
@@ -190,7 +200,11 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       iterations: options.iterations ?? 200,
     }),
   };
+  const lanes = Object.fromEntries(
+    Object.entries(laneQueues).map(([language, queue]) => [language, { queue, handler: makeExecute({ ledger, parts, aggregateQueue, contexts: new RunContextCache({ store, ledger, clock, executor }) }) }]),
+  );
   return {
+    lanes,
     moto,
     s3,
     sqs,
@@ -238,25 +252,30 @@ export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<D
   const order: StageName[] = ['plan', 'generate', 'python', 'aggregate'];
   const batchSize: Record<StageName, number> = { plan: 1, generate: 5, python: 1, aggregate: 1 };
   const stats: DriveStats = { invocations: { plan: 0, generate: 0, python: 0, aggregate: 0 }, failed: { plan: 0, generate: 0, python: 0, aggregate: 0 } };
+  // Other languages' executor lanes are drained right after python's (their invocations are not counted).
+  const steps = order.flatMap((stage) => [
+    { stage: stage as StageName | undefined, queueUrl: cloud.queues[stage].url, handler: cloud.handlers[stage], batch: batchSize[stage] },
+    ...(stage === 'python' ? Object.values(cloud.lanes).map((lane) => ({ stage: undefined, queueUrl: lane.queue.url, handler: lane.handler, batch: 1 })) : []),
+  ]);
   for (let round = 0; round < (options.maxRounds ?? 2000); round++) {
     let delivered = false;
-    for (const stage of order) {
-      const handler = cloud.handlers[stage];
+    for (const { stage, queueUrl, handler, batch } of steps) {
+      const name = stage ?? 'execute';
       const invoke = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-        stats.invocations[stage]++;
-        if (!options.duplicate) return handler(event, lambdaContext(stage));
-        const [first] = await Promise.all([handler(event, lambdaContext(stage)), handler(structuredClone(event), lambdaContext(stage))]);
+        if (stage) stats.invocations[stage]++;
+        if (!options.duplicate) return handler(event, lambdaContext(name));
+        const [first] = await Promise.all([handler(event, lambdaContext(name)), handler(structuredClone(event), lambdaContext(name))]);
         return first;
       };
-      const applied = await deliverSqsBatch({ client: cloud.sqs, queueUrl: cloud.queues[stage].url, region: FAKE_AWS.region, handler: invoke, batchSize: batchSize[stage] });
+      const applied = await deliverSqsBatch({ client: cloud.sqs, queueUrl, region: FAKE_AWS.region, handler: invoke, batchSize: batch });
       if (applied !== undefined) {
         delivered = true;
-        stats.failed[stage] += applied.failed.length;
+        if (stage) stats.failed[stage] += applied.failed.length;
       }
     }
     if (delivered) continue;
     let pending = 0;
-    for (const stage of order) pending += await queueDepth(cloud.sqs, cloud.queues[stage].url);
+    for (const { queueUrl } of steps) pending += await queueDepth(cloud.sqs, queueUrl);
     if (pending === 0) return stats;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -1,21 +1,18 @@
 // The deployed pipeline end to end on moto_server: real handlers, real AWS adapters, a driver
 // delivering genuine SQS events as Lambda's event source mapping does.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaderboardSql, sliceMetricsSql } from '#aws/index.ts';
 import type { RunSummary } from '#core/ports.ts';
 import type { RunSummaryDocument } from '#core/run/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
-import { DuckDbResultsQuery } from '#local/index.ts';
 import { apiEvent, postJson } from './api-events.ts';
 import { SqsWorkQueue } from '#aws/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { consume } from '../../../functions/execute/consumer.ts';
 import { containerExecutor } from '../../../functions/execute/deps.ts';
 import { apiClient, drive, queueDepth, startCloud, type Cloud } from './cloud-harness.ts';
+import { openResultsCopy } from './results-copy.ts';
 
 let cloud: Cloud;
 
@@ -118,24 +115,14 @@ describe('a run through the deployed pipeline', () => {
   });
 
   it('runs the shipped Athena SQL unchanged on DuckDB over the Parquet files the cloud wrote', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'polyeval-cloud-results-'));
+    const { query, close } = await openResultsCopy(cloud.store);
     try {
-      for (const key of await cloud.store.list('results/')) {
-        const target = join(dir, key);
-        mkdirSync(dirname(target), { recursive: true });
-        writeFileSync(target, (await cloud.store.get(key)) ?? new Uint8Array());
-      }
-      const query = await DuckDbResultsQuery.open(dir);
-      try {
-        const board = await query.sql(leaderboardSql('rocode'));
-        expect(board).toEqual([expect.objectContaining({ model: 'reference', run_id: rocodeRun, value: 1 })]);
-        const slices = await query.sql(sliceMetricsSql(abricotRun));
-        expect(slices).toEqual(expect.arrayContaining([expect.objectContaining({ metric: 'pearson', slice: 'subtask=abstractness', value: expect.closeTo(1, 10) })]));
-      } finally {
-        await query.close();
-      }
+      const board = await query.sql(leaderboardSql('rocode'));
+      expect(board).toEqual([expect.objectContaining({ model: 'reference', run_id: rocodeRun, value: 1 })]);
+      const slices = await query.sql(sliceMetricsSql(abricotRun));
+      expect(slices).toEqual(expect.arrayContaining([expect.objectContaining({ metric: 'pearson', slice: 'subtask=abstractness', value: expect.closeTo(1, 10) })]));
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 });
