@@ -13,6 +13,7 @@
  */
 import { appendFile, mkdir, open, readFile, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CorruptRecordError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
 import { readJournalLine, type Event } from './journal-events.ts';
@@ -118,9 +119,17 @@ export class FileRunLedger implements RunLedger {
         continue;
       }
       if (event?.e !== 'create') continue;
-      // A journal of ours damaged further down is an error naming it, never a run silently left out.
-      const summary = await this.getRun(event.run.runId);
-      if (summary) runs.push(summary);
+      // A journal of ours damaged further down is never a run silently left out, nor a list
+      // the other runs vanish from: it is listed as failed, the reason naming file, line and
+      // field (resuming it refuses with the same message; nothing is rewritten).
+      try {
+        const summary = await this.getRun(event.run.runId);
+        if (summary) runs.push(summary);
+      } catch (error) {
+        if (!(error instanceof CorruptRecordError)) throw error;
+        const { runId, benchmark, model, items, createdAt } = event.run;
+        runs.push({ runId, benchmark, model, items, createdAt, updatedAt: createdAt, status: 'failed', recorded: 0, verdicts: {}, costUsd: 0, reason: `damaged journal: ${error.message}` });
+      }
     }
     return runs.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }

@@ -2,7 +2,7 @@
  * A run killed with SIGKILL midway, then resumed, ends with exactly one record per item —
  * also when the kill tore the ledger journal's last line (made certain here by tearing it).
  */
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJson, runCli, startCli, tempHome } from '../support/cli.ts';
@@ -103,10 +103,23 @@ describe('kill and resume', () => {
     lines.splice(3, 0, '{"e":"item","id":"x","v":"PASSED","at":"2026-01-01T00:00:00Z"}');
     writeFileSync(journal, lines.join('\n'));
 
-    for (const args of [['run', '--resume', runId, '--home', home], ['list', 'runs', '--home', home]]) {
-      const refused = await runCli(args);
-      expect(refused.code, args.join(' ')).not.toBe(0);
-      expect(refused.stderr).toContain(`${journal}, line 4, field "v"`);
-    }
+    const refused = await runCli(['run', '--resume', runId, '--home', home]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${journal}, line 4, field "v"`);
+    expect(refused.stderr).not.toContain('internal error'); // a damaged file, named, not a stack
+    // The other runs stay listed; the damaged one is listed as failed, with the reason.
+    const other = await runCli(['run', '-b', `abricot:${dataset}`, '-m', 'reference', '--json', '--home', home]);
+    expect(other.code, other.stderr).toBe(0);
+    const listed = await runCli(['list', 'runs', '--json', '--home', home]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const runs = parseJson<{ run_id: string; status: string; reason?: string }[]>(listed);
+    expect(runs.map((r) => r.run_id).sort()).toEqual([runId, parseJson<{ run_id: string }>(other).run_id].sort());
+    const damaged = runs.find((r) => r.run_id === runId);
+    expect(damaged?.status).toBe('failed');
+    expect(damaged?.reason).toContain(`${journal}, line 4, field "v"`);
+    // …and can be removed.
+    const removed = await runCli(['rm', runId, '--home', home]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(existsSync(journal)).toBe(false);
   }, 120_000);
 });

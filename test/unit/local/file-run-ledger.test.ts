@@ -43,17 +43,21 @@ describe('FileRunLedger', () => {
     ['an event kind it does not know', '{"e":"pause","at":"2026-01-01T00:00:01Z"}', /r_1\.jsonl, line 3, field "e"/],
     ['a cost that is not a number', '{"e":"cost","usd":"0.5","at":"2026-01-01T00:00:01Z"}', /r_1\.jsonl, line 3, field "usd"/],
     ['an event from a newer polyeval', '{"schema_version":2,"e":"item","id":"b","v":"OK","at":"2026-01-01T00:00:01Z"}', /r_1\.jsonl, line 3, field "schema_version": schema_version 2 is not one this polyeval reads/],
-  ])('names the file, line and field of %s before the last line, and lists no run from it', async (_what, damaged, message) => {
+  ])('names the file, line and field of %s before the last line, and lists that run as failed with it', async (_what, damaged, message) => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-'));
     const first = new FileRunLedger(dir);
     await first.createRun(run);
     await first.recordItem('r/1', 'a', 'OK');
     appendFileSync(join(dir, 'r_1.jsonl'), `${damaged}\n{"e":"item","id":"c","v":"OK","at":"2026-01-01T00:00:02Z"}\n`);
 
-    for (const read of [() => new FileRunLedger(dir).getRun('r/1'), () => new FileRunLedger(dir).recordItem('r/1', 'd', 'OK'), () => new FileRunLedger(dir).listRuns()]) {
+    for (const read of [() => new FileRunLedger(dir).getRun('r/1'), () => new FileRunLedger(dir).recordItem('r/1', 'd', 'OK')]) {
       await expect(read()).rejects.toBeInstanceOf(CorruptRecordError);
       await expect(read()).rejects.toThrow(message);
     }
+    const [listed, ...others] = await new FileRunLedger(dir).listRuns();
+    expect(others).toEqual([]);
+    expect(listed).toMatchObject({ runId: 'r/1', status: 'failed', recorded: 0 });
+    expect(listed?.reason).toMatch(message);
   });
 
   it('refuses a complete last line that does not match, since no crash leaves one', async () => {
