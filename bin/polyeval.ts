@@ -3,7 +3,7 @@
  * (the message names file, line and field), 3 a run stopped on purpose (resumable).
  */
 import { Command, CommanderError } from 'commander';
-import { InputError, RunStopped } from '#core/errors.ts';
+import { CorruptRecordError, InputError, RunStopped } from '#core/errors.ts';
 import { agreeCommand } from './cli/agree-command.ts';
 import { gcCommand, rmCommand } from './cli/cleanup-commands.ts';
 import { doctorCommand } from './cli/doctor-command.ts';
@@ -41,6 +41,9 @@ try {
   } else if (error instanceof RunStopped) {
     process.stderr.write(`polyeval: ${error.message}\n`);
     code = 3;
+  } else if (error instanceof CorruptRecordError) {
+    // A damaged file of the store: named, left as it is, no stack (it is not polyeval's bug).
+    process.stderr.write(`polyeval: ${error.message}\n  (nothing was changed: repair or remove that file; \`polyeval rm <run-id>\` deletes a whole run)\n`);
   } else {
     process.stderr.write(`polyeval: internal error: ${(error as Error).stack ?? String(error)}\n`);
   }

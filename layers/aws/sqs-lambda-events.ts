@@ -15,7 +15,7 @@ import {
 import type { SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import type { QueueMessage } from '../core/ports.ts';
 import { HarnessError } from '../core/errors.ts';
-import { ID_ATTRIBUTE, parseBody } from './sqs-work-queue.ts';
+import { ID_ATTRIBUTE, parseBody, type ParseBody } from './sqs-work-queue.ts';
 
 /** `arn:aws:sqs:<region>:<account>:<name>` from a queue URL `https://host/<account>/<name>`. */
 export function queueArnFromUrl(queueUrl: string, region: string): string {
@@ -71,10 +71,10 @@ function toRecordAttributes(message: Message): SQSMessageAttributes {
   return out;
 }
 
-/** Reads one Lambda SQS record as the port's {@link QueueMessage}; throws HarnessError on a non-JSON body. */
-export function messageFromSqsRecord<T>(record: SQSRecord): QueueMessage<T> {
+/** Reads one Lambda SQS record as the port's {@link QueueMessage}, its body validated by `parse`; throws HarnessError on a non-JSON body. */
+export function messageFromSqsRecord<T = unknown>(record: SQSRecord, parse: ParseBody<T> = (body) => body as T): QueueMessage<T> {
   const id = record.messageAttributes[ID_ATTRIBUTE]?.stringValue ?? record.messageId;
-  return { id, body: parseBody<T>(record.body, id), attempt: Number(record.attributes.ApproximateReceiveCount) };
+  return { id, body: parse(parseBody(record.body, id)), attempt: Number(record.attributes.ApproximateReceiveCount) };
 }
 
 /** What the event source mapping did with one invocation's batch. */

@@ -48,6 +48,13 @@ export interface SqsWorkQueueOptions {
 }
 
 /**
+ * Validates a received body (the message schemas of layers/app/cloud/messages.ts). A body it
+ * refuses fails its delivery like a failed handler: redelivered, then dead-lettered.
+ * Without it the handler gets the JSON value as sent (`T` should then be `unknown`).
+ */
+export type ParseBody<T> = (body: unknown) => T;
+
+/**
  * SQS-backed {@link WorkQueue}.
  * @example
  * const queue = new SqsWorkQueue<WorkItem>({ client: new SQSClient({}), queueUrl });
@@ -55,11 +62,13 @@ export interface SqsWorkQueueOptions {
  */
 export class SqsWorkQueue<T> implements WorkQueue<T> {
   readonly #options: SqsWorkQueueOptions;
+  readonly #parse: ParseBody<T>;
   #closed = false;
   #stopped = false;
 
-  constructor(options: SqsWorkQueueOptions) {
+  constructor(options: SqsWorkQueueOptions & { parse?: ParseBody<T> }) {
     this.#options = options;
+    this.#parse = options.parse ?? ((body) => body as T);
   }
 
   async send(messages: { id: string; body: T }[]): Promise<void> {
@@ -114,7 +123,7 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
     let ok = false;
     const stopHeartbeat = this.#heartbeat(message);
     try {
-      await handler(parseSqsMessage<T>(message));
+      await handler(parseSqsMessage(message, this.#parse));
       ok = true;
     } catch (error) {
       // The handler's failure is the message's business: it is redelivered, then dead-lettered.
@@ -216,22 +225,23 @@ export class SqsWorkQueue<T> implements WorkQueue<T> {
 }
 
 /**
- * Turns a received SQS message (SDK shape) into a {@link QueueMessage}. A body that is not
- * JSON throws {@link HarnessError}: such a poison message is retried and then dead-lettered.
+ * Turns a received SQS message (SDK shape) into a {@link QueueMessage}, its body validated by
+ * `parse`. A body that is not JSON, or that `parse` refuses, throws: such a poison message is
+ * retried and then dead-lettered.
  */
-export function parseSqsMessage<T>(message: Message): QueueMessage<T> {
+export function parseSqsMessage<T = unknown>(message: Message, parse: ParseBody<T> = (body) => body as T): QueueMessage<T> {
   const id = message.MessageAttributes?.[ID_ATTRIBUTE]?.StringValue ?? message.MessageId ?? '';
   return {
     id,
-    body: parseBody<T>(message.Body ?? '', id),
+    body: parse(parseBody(message.Body ?? '', id)),
     attempt: Number(message.Attributes?.ApproximateReceiveCount ?? '1'),
   };
 }
 
-/** Parses a message body, naming the message when it is not JSON. */
-export function parseBody<T>(body: string, id: string): T {
+/** Parses a message body's JSON (not yet validated), naming the message when it is not JSON. */
+export function parseBody(body: string, id: string): unknown {
   try {
-    return JSON.parse(body) as T;
+    return JSON.parse(body) as unknown;
   } catch (cause) {
     throw new HarnessError(`SQS message ${id} has a body that is not JSON`, { cause });
   }

@@ -4,18 +4,19 @@
  * on local filesystems, and a torn last line (SIGKILL mid-write) is ignored on load, so a
  * killed run resumes with exact counts. `recordItem` is the conditional write: an item id
  * already in the journal is not counted again.
+ *
+ * Every line is validated (journal-events.ts). A torn line is a fragment of one of our own
+ * appends: the last line when the file does not end in a newline, or such a fragment that a
+ * resumed run then appended past. Any other damaged line (a hand edit, a foreign file) is a
+ * CorruptRecordError naming the file, the line and the field: a run is never folded from a
+ * journal it cannot read.
  */
-import { appendFile, mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CorruptRecordError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
-
-type Event =
-  | { e: 'create'; run: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>; at: string }
-  | { e: 'item'; id: string; v: Verdict; at: string }
-  | { e: 'revise'; id: string; from: Verdict; v: Verdict; at: string }
-  | { e: 'cost'; usd: number; at: string }
-  | { e: 'status'; status: RunStatus; reason?: string; at: string };
+import { readJournalLine, type Event } from './journal-events.ts';
 
 interface State {
   summary: RunSummary;
@@ -31,9 +32,6 @@ export class FileRunLedger implements RunLedger {
   private readonly states = new Map<string, State>();
   /** Serialises appends per run so the in-memory check-and-set is atomic within this process. */
   private readonly chains = new Map<string, Promise<unknown>>();
-  /** Journals whose last line was torn: the next append starts on a fresh line. */
-  private readonly torn = new Set<string>();
-
   constructor(private readonly dir: string) {}
 
   private file(runId: string): string {
@@ -56,17 +54,13 @@ export class FileRunLedger implements RunLedger {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    if (text.length > 0 && !text.endsWith('\n')) this.torn.add(runId);
     let state: State | undefined;
-    for (const line of text.split('\n')) {
+    const lines = text.split('\n');
+    for (const [index, line] of lines.entries()) {
       if (!line.trim()) continue;
-      let event: Event;
-      try {
-        event = JSON.parse(line) as Event;
-      } catch {
-        continue; // a torn final line from a killed process
-      }
-      state = apply(state, event);
+      // The segment after the last newline is a line still being written when the process died.
+      const event = readJournalLine(line, this.file(runId), index + 1, index === lines.length - 1);
+      if (event !== undefined) state = apply(state, event);
     }
     if (state) this.states.set(runId, state);
     return state;
@@ -74,7 +68,9 @@ export class FileRunLedger implements RunLedger {
 
   private async append(runId: string, event: Event): Promise<void> {
     await mkdir(this.dir, { recursive: true });
-    const lead = this.torn.delete(runId) ? '\n' : '';
+    // After a torn last line the next event starts on a fresh line. Asked of the file itself, not
+    // of what this instance loaded: setStatus and addCost append without loading the journal.
+    const lead = (await endsTorn(this.file(runId))) ? '\n' : '';
     await appendFile(this.file(runId), `${lead}${JSON.stringify(event)}\n`);
     this.states.set(runId, apply(this.states.get(runId), event) as State);
   }
@@ -89,7 +85,6 @@ export class FileRunLedger implements RunLedger {
     await this.serial(runId, async () => {
       await rm(this.file(runId), { force: true });
       this.states.delete(runId);
-      this.torn.delete(runId);
     });
   }
 
@@ -115,14 +110,25 @@ export class FileRunLedger implements RunLedger {
     const runs: RunSummary[] = [];
     for (const name of names.filter((n) => n.endsWith('.jsonl'))) {
       const text = await readFile(join(this.dir, name), 'utf8');
-      const first = text.slice(0, text.indexOf('\n'));
+      const newline = text.indexOf('\n');
+      // A file whose first line is no creation is no journal of ours (or one torn while the run was being created): skipped.
+      let event: Event | undefined;
       try {
-        const event = JSON.parse(first) as Event;
-        if (event.e !== 'create') continue;
-        const summary = await this.getRun(event.run.runId);
-        if (summary) runs.push(summary);
+        event = readJournalLine(newline < 0 ? text : text.slice(0, newline), join(this.dir, name), 1, newline < 0);
       } catch {
         continue;
+      }
+      if (event?.e !== 'create') continue;
+      // A journal of ours damaged further down is never a run silently left out, nor a list
+      // the other runs vanish from: it is listed as failed, the reason naming file, line and
+      // field (resuming it refuses with the same message; nothing is rewritten).
+      try {
+        const summary = await this.getRun(event.run.runId);
+        if (summary) runs.push(summary);
+      } catch (error) {
+        if (!(error instanceof CorruptRecordError)) throw error;
+        const { runId, benchmark, model, items, createdAt } = event.run;
+        runs.push({ runId, benchmark, model, items, createdAt, updatedAt: createdAt, status: 'failed', recorded: 0, verdicts: {}, costUsd: 0, reason: `damaged journal: ${error.message}` });
       }
     }
     return runs.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -166,6 +172,26 @@ export class FileRunLedger implements RunLedger {
 
   async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {
     await this.serial(runId, () => this.append(runId, { e: 'status', status, ...(reason ? { reason } : {}), at: new Date().toISOString() }));
+  }
+}
+
+/** Whether `file` exists and does not end with a newline (its last append was cut short). */
+async function endsTorn(file: string): Promise<boolean> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    await handle.close();
   }
 }
 

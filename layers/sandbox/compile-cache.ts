@@ -5,12 +5,16 @@
  * one that ran out of wall-clock time or whose compiler was killed by a signal: a busy or
  * shutting-down machine must not turn a source into a CE for good (every later run, in every
  * process sharing the cache, would inherit it). Such entries written by older versions are
- * compiled again.
+ * compiled again. So is an entry whose meta.json is damaged, missing or foreign (not JSON, not
+ * this schema, a newer schema_version): a cache miss, never a crash and never a verdict taken
+ * from it; the fresh build replaces it (renamed into place whole).
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import type { ToolchainOptions } from '#core/languages/spec.ts';
+import { schemaVersionField, storedJson } from '#core/run/documents.ts';
 import { COMPILER_KILLED, type LanguageRuntime, type RuntimeContext } from './runtime.ts';
 import { giveToSandbox, lockDown } from './files.ts';
 import { ensureSharedDir } from './supervisor.ts';
@@ -24,10 +28,29 @@ export interface Build {
   cached: boolean;
 }
 
-interface Meta {
-  ok: boolean;
-  diagnostics: string;
-  compileMs: number;
+const MetaSchema = z.object({ schema_version: schemaVersionField, ok: z.boolean(), diagnostics: z.string(), compileMs: z.number().min(0) });
+type Meta = Omit<z.infer<typeof MetaSchema>, 'schema_version'>;
+
+/** What a cache entry holds: its build, none (`missing`), or an entry that cannot be used (`damaged`). */
+async function readEntry(dir: string): Promise<Meta | 'missing' | 'damaged'> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, 'meta.json'), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return 'damaged';
+    // A build is renamed into place with its meta.json: a directory without one is damaged.
+    return (await stat(dir).then(() => true, () => false)) ? 'damaged' : 'missing';
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    return 'damaged';
+  }
+  const parsed = MetaSchema.safeParse(value);
+  if (!parsed.success) return 'damaged';
+  const { ok, diagnostics, compileMs } = parsed.data;
+  return { ok, diagnostics, compileMs };
 }
 
 export class CompileCache {
@@ -48,15 +71,10 @@ export class CompileCache {
 
   private async lookupOrCompile(runtime: LanguageRuntime, source: string, key: string, options: ToolchainOptions): Promise<Build> {
     const dir = join(this.buildsDir, key);
-    let killed = false;
-    try {
-      const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as Meta;
-      if (meta.ok || !meta.diagnostics.startsWith(COMPILER_KILLED)) return { ...meta, dir, cached: true };
-      killed = true;
-    } catch {
-      // not built yet
-    }
-    if (killed) await rm(dir, { recursive: true, force: true });
+    const entry = await readEntry(dir);
+    if (typeof entry === 'object' && (entry.ok || !entry.diagnostics.startsWith(COMPILER_KILLED))) return { ...entry, dir, cached: true };
+    // A killed compilation an older version kept, or a damaged entry: compiled again, and replaced.
+    if (entry !== 'missing') await rm(dir, { recursive: true, force: true });
     await ensureSharedDir(this.buildsDir);
     const tmp = await mkdtemp(join(this.buildsDir, `${key}.tmp-`));
     try {
@@ -69,7 +87,7 @@ export class CompileCache {
         await rm(tmp, { recursive: true, force: true });
         return { ...meta, ok: false, dir: tmp, cached: false };
       }
-      await writeFile(join(tmp, 'meta.json'), JSON.stringify(meta));
+      await writeFile(join(tmp, 'meta.json'), storedJson(meta));
       await lockDown(tmp);
       try {
         await rename(tmp, dir);

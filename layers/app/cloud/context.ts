@@ -3,12 +3,15 @@
  * snapshot) and cached per container per run, so a warm Lambda reads them once per run, not
  * once per message.
  */
+import { z } from 'zod';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { HarnessError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { BlobStore, Executor, RunLedger } from '#core/ports.ts';
 import { newRunState, type EngineDeps, type RunContext, type RunDefinition } from '#core/run/engine.ts';
+import { parseStoredLines, schemaVersionField, storedJson } from '#core/run/documents.ts';
 import { keys } from '#core/run/keys.ts';
+import { TaskSchema } from '#core/run/task-schema.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
 import { projectionOf } from '../shared/cost-projection.ts';
@@ -52,14 +55,21 @@ const NO_PROVIDER: Provider = {
   generate: () => Promise.reject(new HarnessError('this stage calls no model')),
 };
 
+/** A line of the snapshot: a task stamped with its schema_version (absent: written before versions, version 1). */
+const SnapshotLineSchema = z.intersection(TaskSchema, z.object({ schema_version: schemaVersionField }));
+
+/**
+ * The run's tasks as plan stored them, each line validated.
+ * @throws CorruptRecordError naming the key, line and field of a damaged line (a harness fault: the message is retried, then dead-lettered).
+ */
 export async function readTaskSnapshot(store: BlobStore, runId: string): Promise<Task[]> {
   const text = await store.getText(cloudKeys.tasks(runId));
   if (text === undefined) throw new HarnessError(`run ${runId} has no task snapshot at ${store.locate(cloudKeys.tasks(runId))}`);
-  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Task);
+  return parseStoredLines(SnapshotLineSchema, text, store.locate(cloudKeys.tasks(runId))).map(({ schema_version: _version, ...task }) => task as Task);
 }
 
 export function serialiseTasks(tasks: readonly Task[]): string {
-  return tasks.map((task) => JSON.stringify(task)).join('\n') + '\n';
+  return tasks.map((task) => storedJson(task)).join('\n') + '\n';
 }
 
 /** Run contexts by run id, built on first use. A failed build is forgotten, so the next message retries it. */

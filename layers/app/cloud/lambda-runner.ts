@@ -11,7 +11,7 @@ import { HarnessError } from '#core/errors.ts';
 import type { ProgramRun, RunRequest } from '#core/scoring/io-tests.ts';
 import type { ProgramRunner, RunnerJob, RunnerResult } from '#core/scoring/program-runner.ts';
 import type { InvokeResult } from '#aws/lambda-invoker.ts';
-import { PAYLOAD_BUDGET_BYTES, parseWire, runnerRequest, RunnerResponseSchema, type RunnerResponse, type WireRun } from './runner-protocol.ts';
+import { PAYLOAD_BUDGET_BYTES, parseWire, runnerRequest, RunnerErrorSchema, RunnerResponseSchema, type RunnerResponse, type WireRun } from './runner-protocol.ts';
 import { planInvocations, RUNNER_TIME_BUDGET_MS } from './runner-plan.ts';
 
 /** The isolation recorded for samples run by a runner function: `lambda-runner+<its sandbox level>`. */
@@ -75,24 +75,29 @@ export class LambdaProgramRunner implements ProgramRunner {
   private async call(job: RunnerJob, runs: RunRequest[], maxRunOutputBytes: number): Promise<Answer> {
     const result = await this.options.invoke(JSON.stringify(runnerRequest(job.program, runs, maxRunOutputBytes, job.toolchain)));
     if (result.functionError !== undefined) {
-      let detail = result.payload.slice(0, 500);
-      try {
-        const error = JSON.parse(result.payload) as { errorType?: string; errorMessage?: string };
-        detail = `${error.errorType ?? 'Error'}: ${error.errorMessage ?? ''}`;
-      } catch {
-        // not JSON: keep the raw head
-      }
+      const error = RunnerErrorSchema.safeParse(jsonOrUndefined(result.payload));
+      // Not the error shape: keep the raw head.
+      const detail = error.success ? `${error.data.errorType ?? 'Error'}: ${error.data.errorMessage ?? ''}` : result.payload.slice(0, 500);
       throw new HarnessError(`runner ${this.options.functionName} failed (${result.functionError}): ${detail}`);
     }
     let body: unknown;
     try {
       body = JSON.parse(result.payload);
     } catch (cause) {
-      throw new HarnessError(`runner ${this.options.functionName} answered no JSON`, { cause });
+      throw new HarnessError(`runner ${this.options.functionName} answered no JSON: ${JSON.stringify(result.payload.slice(0, 100))}`, { cause });
     }
+    // Untrusted (the environment ran model code): a malformed answer is the sample's SE with this reason, never a verdict.
     const answer = parseWire(RunnerResponseSchema, body, 'response');
     if (!answer.integrity.clean) this.options.onDiscard?.(answer.integrity);
     return answer;
+  }
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 

@@ -8,19 +8,20 @@ import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
 import type { GeneratedItem } from '#core/run/engine.ts';
 import { safeSegment } from '#core/run/keys.ts';
-import { isPointer, MAX_INLINE_BYTES, parseGeneratedItem, parseJsonBody, type GeneratedMessage } from './messages.ts';
+import { isPointer, MAX_INLINE_BYTES, parseGeneratedItem, parseJsonBody, versioned, type GeneratedMessage } from './messages.ts';
 
 export const messageKey = (runId: string, taskId: string, sample: number): string => `runs/${runId}/messages/${safeSegment(taskId)}/${sample}.json`;
 
 /** The message to send for a generated item: the item itself, or a pointer once it is over `limit` bytes. */
 export async function toMessage(store: BlobStore, generated: GeneratedItem, limit = MAX_INLINE_BYTES): Promise<GeneratedMessage> {
-  const text = JSON.stringify(generated);
+  const message = versioned(generated);
+  const text = JSON.stringify(message);
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes <= limit) return generated;
+  if (bytes <= limit) return message;
   const { item } = generated;
   const key = messageKey(item.runId, item.taskId, item.sample);
   await store.put(key, text, 'application/json');
-  return { pointer: { key, bytes }, item };
+  return versioned({ pointer: { key, bytes }, item });
 }
 
 /** The generated item a message stands for (reading the stored object of a pointer). */

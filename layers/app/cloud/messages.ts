@@ -1,7 +1,10 @@
 /**
  * The messages between the cloud stages (DESIGN §9), with the zod schemas each consumer
  * parses them with: a malformed body is a HarnessError, so the message is retried and then
- * dead-lettered instead of being half-processed.
+ * dead-lettered instead of being half-processed. Every message is sent {@link versioned}
+ * (`schema_version: 1`); one without it (sent by an older deployment, in flight during a
+ * deploy) reads as version 1, and a newer version is refused by name (then dead-lettered:
+ * redrive it once the newer polyeval is deployed).
  *
  *   api/nightly ─PlanMessage─► plan ─CloudWorkItem─► generate ─GeneratedMessage─► execute-<lang>
  *   generate/execute ─AggregateMessage─► aggregate (one records part, or the whole run)
@@ -11,7 +14,7 @@
  */
 import { z } from 'zod';
 import { HarnessError } from '#core/errors.ts';
-import { schemaVersionField } from '#core/run/documents.ts';
+import { parseStoredValue, SCHEMA_VERSION, schemaVersionField } from '#core/run/documents.ts';
 import { GeneratedItemSchema, type GeneratedItem } from '#core/run/engine.ts';
 import { WorkItemSchema } from '#core/run/plan.ts';
 import { RunSpecSchema } from '#core/run/spec.ts';
@@ -85,11 +88,14 @@ export function isPointer(message: GeneratedMessage): message is GeneratedPointe
 
 const GeneratedMessageSchema = GeneratedItemSchema.extend({ schema_version: schemaVersionField, item: CloudWorkItemSchema });
 
+/** A message body as polyeval sends it: stamped with the {@link SCHEMA_VERSION} this code writes. */
+export function versioned<T extends object>(body: T): T & { schema_version: typeof SCHEMA_VERSION } {
+  return { ...body, schema_version: SCHEMA_VERSION };
+}
+
+/** @throws CorruptRecordError (a HarnessError) naming the message kind and the first field that does not match. */
 function parseWith<S extends z.ZodType>(schema: S, what: string, body: unknown): z.output<S> {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  throw new HarnessError(`malformed ${what} message: ${issue?.path.join('.') || 'body'} ${issue?.message ?? 'is invalid'}`);
+  return parseStoredValue(schema, body, `${what} message`);
 }
 
 /** Reads a message body (the JSON text of an SQS record or a stored message). */

@@ -19,7 +19,7 @@ import { loadSource, type LoadOptions } from '../shared/load-benchmark.ts';
 import { cloudKeys, readTaskSnapshot, serialiseTasks } from './context.ts';
 import { readManifest } from '../shared/stored-documents.ts';
 import { publishTestFiles } from './test-files.ts';
-import type { CloudWorkItem, PlanMessage } from './messages.ts';
+import { versioned, type CloudWorkItem, type PlanMessage } from './messages.ts';
 import { writePartManifest } from './record-parts.ts';
 
 /** Work items enqueued per plan invocation. */
@@ -70,10 +70,10 @@ export async function planChunk(deps: PlanDeps, message: PlanMessage): Promise<P
     // One records part per chunk: its manifest first, so a part is never counted before it is described.
     const index = Math.floor(message.offset / size);
     await writePartManifest(deps.store, runId, index, chunk);
-    const body = (item: WorkItem, slot: number): CloudWorkItem => ({ ...item, part: { index, slot, size: chunk.length } });
+    const body = (item: WorkItem, slot: number): CloudWorkItem => versioned({ ...item, part: { index, slot, size: chunk.length } });
     await deps.generateQueue.send(chunk.map((item, slot) => ({ id: itemId(runId, item.taskId, item.sample), body: body(item, slot) })));
     const next = message.offset + size < items.length ? message.offset + size : null;
-    if (next !== null) await deps.planQueue.send([{ id: `${runId}/plan/${next}`, body: { runId, offset: next } }]);
+    if (next !== null) await deps.planQueue.send([{ id: `${runId}/plan/${next}`, body: versioned({ runId, offset: next }) }]);
     return { status: 'enqueued', runId, offset: message.offset, sent: chunk.length, total: items.length, next };
   } catch (error) {
     if (!(error instanceof InputError)) throw error;

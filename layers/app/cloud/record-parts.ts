@@ -24,7 +24,7 @@ import type { Manifest } from '#core/run/manifest.ts';
 import { decodeRecords, encodeRecords } from '#core/run/parquet.ts';
 import type { RunRecord } from '#core/types.ts';
 import type { PartCounter } from '#aws/dynamo-part-counter.ts';
-import type { AggregateMessage, CloudWorkItem } from './messages.ts';
+import { versioned, type AggregateMessage, type CloudWorkItem } from './messages.ts';
 
 /** Item reads in flight while a part is compacted. */
 const READ_CONCURRENCY = 32;
@@ -77,7 +77,7 @@ export async function countInPart(counter: PartCounter, aggregateQueue: Pick<Wor
   if (item.part === undefined) return false;
   const recorded = await counter.count(item.runId, item.part.index, item.part.slot);
   if (recorded < item.part.size) return false;
-  await aggregateQueue.send([{ id: `${item.runId}/part/${item.part.index}`, body: { runId: item.runId, part: item.part.index } }]);
+  await aggregateQueue.send([{ id: `${item.runId}/part/${item.part.index}`, body: versioned({ runId: item.runId, part: item.part.index }) }]);
   return true;
 }
 

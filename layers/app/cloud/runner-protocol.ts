@@ -61,6 +61,8 @@ export const RunnerRequestSchema = z
   .strict();
 export type RunnerRequest = z.infer<typeof RunnerRequestSchema>;
 
+// The answer comes from the environment that ran model code: read strictly (`.strict()`
+// everywhere), so anything beyond the protocol is refused, never carried into a verdict.
 const WireRun = z.object({
   termination: z.enum(['exited', 'signaled', 'time', 'memory', 'output']),
   exitCode: z.number().int().nullable(),
@@ -73,18 +75,21 @@ const WireRun = z.object({
   peakMemoryKb: z.number(),
   /** The output was over `maxRunOutputBytes`: stdout and files are left out. */
   truncated: z.boolean().optional(),
-});
+}).strict();
 export type WireRun = z.infer<typeof WireRun>;
 
 /** What the runner did after the item: the environment is discarded unless clean. */
-const Integrity = z.object({ clean: z.boolean(), survivors: z.array(z.object({ pid: z.number(), command: z.string() })), changes: z.array(z.string()) });
+const Integrity = z.object({ clean: z.boolean(), survivors: z.array(z.object({ pid: z.number(), command: z.string() }).strict()), changes: z.array(z.string()) }).strict();
 
 /** A runner's answer. */
 export const RunnerResponseSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(false), diagnostics: z.string(), compileMs: z.number(), isolation: z.string(), integrity: Integrity }),
-  z.object({ ok: z.literal(true), compileMs: z.number(), runs: z.array(WireRun), isolation: z.string(), integrity: Integrity }),
+  z.object({ ok: z.literal(false), diagnostics: z.string(), compileMs: z.number(), isolation: z.string(), integrity: Integrity }).strict(),
+  z.object({ ok: z.literal(true), compileMs: z.number(), runs: z.array(WireRun), isolation: z.string(), integrity: Integrity }).strict(),
 ]);
 export type RunnerResponse = z.infer<typeof RunnerResponseSchema>;
+
+/** A runner's error answer (a function error): Lambda's `{ errorType, errorMessage }`. */
+export const RunnerErrorSchema = z.object({ errorType: z.string().optional(), errorMessage: z.string().optional() });
 
 /** Parses what a runner was sent or answered; anything else is the harness's fault. */
 export function parseWire<T>(schema: z.ZodType<T>, value: unknown, what: string): T {

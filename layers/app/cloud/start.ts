@@ -12,7 +12,7 @@ import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { PROVIDER_REGISTRY } from '#providers/registry.ts';
 import { unknownProvider } from '../shared/create-provider.ts';
 import { languagesFor, newRunId, randomSuffix, runIdPrefix } from '../shared/run-ids.ts';
-import type { PlanMessage, RunRequest } from './messages.ts';
+import { versioned, type PlanMessage, type RunRequest } from './messages.ts';
 
 export interface StartDeps {
   ledger: RunLedger;
@@ -78,7 +78,7 @@ export async function startRuns(deps: StartDeps, spec: RunSpec): Promise<Started
       continue;
     }
     await deps.ledger.createRun({ runId, benchmark: source.benchmark.id, model: spec.model.trim(), status: 'planned', items: 0, createdAt: request.createdAt });
-    await deps.planQueue.send([{ id: `${runId}/plan/0`, body: { runId, offset: 0, request } }]);
+    await deps.planQueue.send([{ id: `${runId}/plan/0`, body: versioned({ runId, offset: 0, request }) }]);
     started.push(run);
   }
   return started;

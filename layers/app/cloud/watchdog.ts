@@ -11,7 +11,7 @@
  * while anything is queued, a quiet run may only be waiting behind another run's work.
  */
 import type { RunLedger, RunSummary, WorkQueue } from '#core/ports.ts';
-import type { AggregateMessage } from './messages.ts';
+import { versioned, type AggregateMessage } from './messages.ts';
 import { itemIdOfMessage, runIdOfMessage } from './run-control.ts';
 
 export interface WatchdogDeps {
@@ -69,6 +69,6 @@ async function close(deps: WatchdogDeps, run: RunSummary, deadLettered: string[]
   }
   // Item ids are ~100 bytes: a message holds the ids of ~2,000 dead-lettered items; more are not told apart.
   const listed = deadLettered !== undefined && deadLettered.length <= MAX_LISTED ? deadLettered : undefined;
-  await deps.aggregateQueue.send([{ id: `${run.runId}/watchdog`, body: { runId: run.runId, allowMissing: true, ...(listed ? { deadLettered: listed } : {}) } }]);
+  await deps.aggregateQueue.send([{ id: `${run.runId}/watchdog`, body: versioned({ runId: run.runId, allowMissing: true, ...(listed ? { deadLettered: listed } : {}) }) }]);
   return { runId: run.runId, action: 'aggregate', recorded: run.recorded, items: run.items, ...(deadLettered ? { deadLettered: deadLettered.length } : {}) };
 }

@@ -6,7 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { InputError } from '#core/errors.ts';
+import { CorruptRecordError, InputError } from '#core/errors.ts';
 import { keys } from '#core/run/keys.ts';
 import { parseManifest } from '#core/run/manifest.ts';
 import { sizeOf } from '#sandbox/compile-cache-gc.ts';
@@ -31,7 +31,11 @@ async function pathsOf(home: Home, runId: string, benchmark: string): Promise<st
 
 /** Removes one run; InputError when the home has no such run. */
 export async function removeRun(home: Home, runId: string): Promise<RemovedRun> {
-  const run = await home.ledger.getRun(runId);
+  // A run whose journal is damaged is still removable: listRuns lists it (as failed) from its first line.
+  const run = await home.ledger.getRun(runId).catch(async (error: unknown) => {
+    if (error instanceof CorruptRecordError) return (await home.ledger.listRuns()).find((r) => r.runId === runId);
+    throw error;
+  });
   const manifestText = await home.store.getText(keys.manifest(runId));
   if (!run && !manifestText) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
   const benchmark = run?.benchmark ?? parseManifest(manifestText as string, home.store.locate(keys.manifest(runId))).benchmark.id;

@@ -56,6 +56,20 @@ export function parseStored<S extends z.ZodType>(schema: S, text: string, key: s
 }
 
 /**
+ * Reads a stored JSON-lines document (one value per line, blank lines skipped).
+ * @example
+ * const tasks = parseStoredLines(TaskSchema, text, 'runs/r1/tasks.jsonl');
+ * @throws CorruptRecordError naming `key`, the line (from 1) and the field of the first line that does not match.
+ */
+export function parseStoredLines<S extends z.ZodType>(schema: S, text: string, key: string): z.output<S>[] {
+  const out: z.output<S>[] = [];
+  for (const [index, line] of text.split('\n').entries()) {
+    if (line.trim() !== '') out.push(parseStored(schema, line, `${key}, line ${index + 1}`));
+  }
+  return out;
+}
+
+/**
  * Reads the JSON text of a document the user gave (a file path or name).
  * @throws InputError naming `file` and the field when the text is not JSON or does not match.
  */

@@ -9,6 +9,7 @@ import {
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
+import { parseAggregateMessage, type AggregateMessage } from '#app/cloud/messages.ts';
 import { SqsWorkQueue, deliverSqsBatch, messageFromSqsRecord, queueArnFromUrl, toLambdaSqsEvent } from '#aws/index.ts';
 import { FAKE_AWS, awsClientConfig, createQueueWithDlq, startMoto, type Moto, type QueueWithDlq } from '../../support/moto.ts';
 
@@ -124,6 +125,31 @@ describe('SqsWorkQueue', () => {
     expect(errors.map((e) => e.attempt)).toEqual([1, 2]);
     expect(errors.every((e) => e.error instanceof HarnessError && /not JSON/.test(e.error.message))).toBe(true);
     expect(await drainIds(dlqUrl)).toEqual(['this is not json']);
+  });
+
+  it('validates bodies with the message schema: an unversioned one is handled, a newer version reaches the DLQ by name', async () => {
+    const { url, dlqUrl } = await createQueue(2);
+    const newer = JSON.stringify({ runId: 'r2', part: 0, schema_version: 2 });
+    await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify({ runId: 'r1', part: 0 }) }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: newer }));
+    const errors: unknown[] = [];
+    const queue = new SqsWorkQueue<AggregateMessage>({
+      client: sqs,
+      queueUrl: url,
+      waitTimeSec: 1,
+      retryVisibilitySec: 0,
+      parse: parseAggregateMessage,
+      onHandlerError: (error) => errors.push(error),
+    });
+    queue.close();
+    const handled: AggregateMessage[] = [];
+
+    await queue.consume(async (message) => void handled.push(message.body), { concurrency: 1 });
+
+    expect(handled).toEqual([{ runId: 'r1', part: 0 }]);
+    expect(errors).toHaveLength(2);
+    for (const error of errors) expect(String(error)).toMatch(/aggregate message, field "schema_version": schema_version 2 is not one this polyeval reads/);
+    expect(await drainIds(dlqUrl)).toEqual([newer]);
   });
 
   it('keeps a message invisible while a handler outlives the visibility timeout, so it is delivered once', async () => {

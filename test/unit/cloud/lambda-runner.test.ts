@@ -87,6 +87,30 @@ describe('LambdaProgramRunner', () => {
   });
 });
 
+describe('a malformed runner answer', () => {
+  const integrity = { clean: true, survivors: [], changes: [] };
+  const run = { termination: 'exited', exitCode: 0, signal: null, stdout: '1\n', stderr: '', files: {}, runMs: 1, cpuMs: 1, peakMemoryKb: 1 };
+  const answer = (runs: unknown[]) => JSON.stringify({ ok: true, compileMs: 5, runs, isolation: 'rlimits', integrity });
+
+  // The runner's environment ran model code: whatever it answers is read strictly, and anything off is the harness's fault.
+  it.each([
+    ['not JSON', { payload: 'Segmentation fault' }, /runner-python answered no JSON: "Segmentation fault"/],
+    ['JSON null', { payload: 'null' }, /malformed runner response/],
+    ['a run with a field of the wrong type', { payload: answer([{ ...run, exitCode: '0' }]) }, /malformed runner response: runs\.0\.exitCode/],
+    ['a run carrying a verdict of its own', { payload: answer([{ ...run, verdict: 'OK' }]) }, /malformed runner response: runs\.0: Unrecognized key: "verdict"/],
+    ['an answer with a field the protocol has not', { payload: JSON.stringify({ ok: true, compileMs: 5, runs: [run], isolation: 'rlimits', integrity, passed: true }) }, /malformed runner response: \(root\): Unrecognized key: "passed"/],
+    ['an integrity report without its fields', { payload: JSON.stringify({ ok: true, compileMs: 5, runs: [run], isolation: 'rlimits', integrity: { clean: true } }) }, /malformed runner response: integrity\.survivors/],
+    ['a function error that is not the error shape', { functionError: 'Unhandled', payload: 'null' }, /runner-python failed \(Unhandled\): null/],
+    ['a function error with fields of the wrong type', { functionError: 'Unhandled', payload: '{"errorType":{"x":1}}' }, /runner-python failed \(Unhandled\): \{"errorType"/],
+  ])('is a harness error with its reason, never a verdict: %s', async (_what, result, reason) => {
+    const runner = new LambdaProgramRunner({ invoke: async () => result, functionName: 'runner-python' });
+    const scored = scoreIoTests(job([{ input: '1\n', output: '1\n' }]), NO_HOST, { runner });
+
+    await expect(scored).rejects.toBeInstanceOf(HarnessError);
+    await expect(scored).rejects.toThrow(reason);
+  });
+});
+
 describe('the runner request schema', () => {
   it('has no place for an expected output', () => {
     const request = { version: 1, program: { kind: 'source', language: 'python', code: 'print(1)' }, runs: [{ stdin: '', limits: { cpuMs: 1, wallMs: 1, memoryMb: 1 }, expected: '1\n' }], maxRunOutputBytes: 10 };

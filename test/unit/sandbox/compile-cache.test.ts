@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,5 +66,29 @@ describe('compile cache', () => {
     expect([first.ok, first.cached, runtime.calls]).toEqual([true, false, 1]);
     const second = await cache.build(runtime, 'w');
     expect([second.ok, second.cached, runtime.calls]).toEqual([true, true, 1]);
+  });
+
+  // What a crash, a disk error, a hand edit or another tool can leave as an entry's meta.json.
+  it.each([
+    ['torn', '{"ok":tr'],
+    ['of a foreign shape', '{"ok":true}'],
+    ['of the wrong types', '{"ok":"false","diagnostics":"","compileMs":1}'],
+    ['from a newer polyeval', '{"schema_version":2,"ok":true,"diagnostics":"","compileMs":1}'],
+    ['missing', undefined],
+  ])('compiles again when the meta.json of an entry is %s, never taking its verdict, and replaces the entry', async (_what, meta) => {
+    const buildsDir = join(root, `damaged-${_what.replace(/\W/g, '-')}`);
+    const key = createHash('sha256').update('scripted\0scripted 1\0v').digest('hex').slice(0, 32);
+    mkdirSync(join(buildsDir, key), { recursive: true });
+    if (meta !== undefined) writeFileSync(join(buildsDir, key, 'meta.json'), meta);
+    // The source does not compile: an entry read as a success would turn this CE into a run of no program.
+    const runtime = scriptedRuntime([{ ok: false, diagnostics: 'main.txt:1: error' }]);
+    const cache = new CompileCache(buildsDir, {} as RuntimeContext);
+
+    const first = await cache.build(runtime, 'v');
+    const second = await cache.build(runtime, 'v');
+
+    expect([first.ok, first.cached, first.diagnostics, runtime.calls]).toEqual([false, false, 'main.txt:1: error', 1]);
+    expect([second.ok, second.cached, second.diagnostics, runtime.calls]).toEqual([false, true, 'main.txt:1: error', 1]);
+    expect(JSON.parse(readFileSync(join(buildsDir, key, 'meta.json'), 'utf8'))).toMatchObject({ schema_version: 1, ok: false, diagnostics: 'main.txt:1: error' });
   });
 });
