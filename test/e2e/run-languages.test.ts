@@ -80,3 +80,18 @@ describe('replay lines that choose the language', () => {
     expect(board.rows.map((r) => [r.language, r.model])).toEqual([['c', `replay:${answers}`]]);
   });
 });
+
+describe('a benchmark without code', () => {
+  it('ABRICOT run with --language python (as a sweep passes it to every cell) ranks on the one ABRICOT board', async () => {
+    const home = tempHome();
+    for (const extra of [[], ['--language', 'python']]) {
+      const result = await runCli(['run', '-b', 'sample/abricot', '-m', 'reference', ...extra, '--json', '-q', '--home', home]);
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const board = parseJson<{ rows: { language: string | null; runs: number }[] }>(await runCli(['leaderboard', '--format', 'json', '--home', home]));
+    expect(board.rows.map((r) => [r.language, r.runs])).toEqual([
+      [null, 2],
+      [null, 2],
+    ]);
+  });
+});

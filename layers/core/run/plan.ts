@@ -133,7 +133,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
     seed: spec.seed,
     split: spec.split ?? null,
     limit: spec.limit ?? null,
-    language: spec.language ?? runLanguage(benchmark, items),
+    language: items.every((i) => i.language === undefined) ? null : (spec.language ?? runLanguage(benchmark, items)),
     time_scale: spec.timeScale,
     likert_mode: likertScoring?.mode ?? null,
     likert_scoring: likertScoring,
@@ -191,7 +191,8 @@ function workItems(
 }
 
 /**
- * The language of a run without `--language`: on a benchmark whose request picks the language
+ * The language of a run without `--language` (a benchmark without code, ABRICOT, has none
+ * whatever `--language` says): on a benchmark whose request picks the language
  * (RoCode) the one language every item runs in (a replay file's lines may choose C), null when
  * they run in several; else the benchmark's default.
  */
