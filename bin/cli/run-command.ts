@@ -10,7 +10,7 @@ import { dryRun, type DryRunPlan } from '#app/shared/dry-run.ts';
 import { isSweepId, resumeSweep, runSweep, type CellFailure, type SweepDocument, type SweepOptions } from '#app/local/sweep.ts';
 import { completedRuns } from '#app/local/leaderboard.ts';
 import { buildLeaderboard } from '#core/report/leaderboard.ts';
-import { loadCapabilityTable, parseAssumedPrice } from '#providers/index.ts';
+import { loadCapabilityTable, loadPriceTable, parseAssumedPrice } from '#providers/index.ts';
 import { schemesReading } from '#providers/registry.ts';
 import { providerUsages } from '#app/shared/create-provider.ts';
 import { leaderboardTable } from './leaderboard-command.ts';
@@ -77,6 +77,8 @@ export function runCommand(): Command {
         ...(flags.timeout ? { timeoutMs: flags.timeout } : {}),
         ...(flags.capabilities ? { capabilities: await loadCapabilityTable(flags.capabilities) } : {}),
       };
+      // A price file is read when a billed model needs it; a missing or malformed one is refused now, whatever the model.
+      if (flags.prices) await loadPriceTable(flags.prices);
       const options = {
         home,
         packageRoot: root,

@@ -37,4 +37,17 @@ describe('bad input on the command line', () => {
     }
     expect(existsSync(join(home, 'store', 'runs'))).toBe(false);
   });
+
+  it('--prices naming a missing or malformed file exits 2 naming it, even for a model without a price', async () => {
+    const home = tempHome();
+    const bad = join(home, 'prices.json');
+    writeFileSync(bad, '{"models": 3}');
+    const missing = await runCli(['run', '-b', 'sample/abricot', '--prices', join(home, 'none.json'), '--json', '-q', '--home', home]);
+    expect(missing.code, missing.stderr).toBe(2);
+    expect(missing.stderr).toContain(`${join(home, 'none.json')}: cannot read price table`);
+    const malformed = await runCli(['run', '-b', 'sample/abricot', '--prices', bad, '--json', '-q', '--home', home]);
+    expect(malformed.code, malformed.stderr).toBe(2);
+    expect(malformed.stderr).toContain(`${bad}, field "models"`);
+    expect(existsSync(join(home, 'store', 'runs'))).toBe(false);
+  });
 });
