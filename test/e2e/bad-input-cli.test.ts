@@ -50,4 +50,16 @@ describe('bad input on the command line', () => {
     expect(malformed.stderr).toContain(`${bad}, field "models"`);
     expect(existsSync(join(home, 'store', 'runs'))).toBe(false);
   });
+
+  it('--home naming a file exits 2 naming it, for run and list alike', async () => {
+    const dir = tempHome();
+    const file = join(dir, 'not-a-folder');
+    writeFileSync(file, 'x');
+    for (const args of [['run', '-b', 'sample/abricot', '-q'], ['list', 'runs']]) {
+      const result = await runCli([...args, '--home', file]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`field "home": ${file} is not a folder`);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
 });

@@ -4,7 +4,8 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { InputError } from '#core/errors.ts';
 import { FileRunLedger, FsBlobStore } from '#local/index.ts';
 
 export interface Home {
@@ -17,6 +18,10 @@ export interface Home {
 
 export function openHome(option: string | undefined, env: NodeJS.ProcessEnv = process.env): Home {
   const root = resolve(option ?? env.POLYEVAL_HOME ?? '.polyeval');
+  // A home that is a file would fail deep in the first write; say so now (it is created when missing).
+  if (existsSync(root) && !statSync(root).isDirectory()) {
+    throw new InputError(`${root} is not a folder (give --home a folder, or a path where one can be created)`, { field: 'home' });
+  }
   const storeRoot = resolve(root, 'store');
   return {
     root,
