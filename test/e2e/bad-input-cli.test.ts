@@ -63,3 +63,32 @@ describe('bad input on the command line', () => {
     }
   });
 });
+
+describe('bad rows in an io-tests file', () => {
+  const row = {
+    task_id: 'b/1',
+    name: 'suma',
+    statement: 'Se dau două numere. Afișați suma lor.',
+    tests: [{ input: '1 2\n', output: '3\n' }],
+    solutions: { python: 'a, b = map(int, input().split())\nprint(a + b)\n' },
+  };
+
+  it('a test file the row names but the folder lacks exits 2 naming the file, field and task before anything runs', async () => {
+    const home = tempHome();
+    const file = join(home, 'tasks.jsonl');
+    writeFileSync(file, `${JSON.stringify(row)}\n${JSON.stringify({ ...row, task_id: 'b/2', tests: [{ input_path: 'tests/1.in', output_path: 'tests/1.out' }] })}\n`);
+    const result = await runCli(['run', '-b', `rocode:${file}`, '-m', 'reference', '--json', '-q', '--home', home]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`${file}, field "tests[0].input_path": task b/2: test file not found: ${join(home, 'tests', '1.in')}`);
+    expect(existsSync(join(home, 'store', 'runs'))).toBe(false);
+  });
+
+  it('a program checker in a language polyeval does not run exits 2 naming the line and field (not an SE per sample)', async () => {
+    const home = tempHome();
+    const file = join(home, 'tasks.jsonl');
+    writeFileSync(file, `${JSON.stringify(row)}\n${JSON.stringify({ ...row, task_id: 'b/2', checker: { kind: 'program', language: 'rust', source: 'fn main() {}' } })}\n`);
+    const result = await runCli(['run', '-b', `rocode:${file}`, '-m', 'reference', '--json', '-q', '--home', home]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`${file}, line 2, field "checker.language": names no language polyeval runs: "rust"`);
+  });
+});

@@ -101,7 +101,25 @@ export async function loadSource(source: BenchmarkSource, opts: LoadOptions): Pr
         ...(t.inputPath ? { inputPath: resolve(local, t.inputPath) } : {}),
         ...(t.outputPath ? { outputPath: resolve(local, t.outputPath) } : {}),
       }));
+      await requireTestFiles(task.tests, task.id, only as string);
     }
   }
   return loaded;
+}
+
+/** A test file a local dataset names but does not have is the dataset's fault, found before any item runs (not an SE per sample). */
+async function requireTestFiles(tests: readonly { inputPath?: string; outputPath?: string }[], taskId: string, file: string): Promise<void> {
+  for (const [i, t] of tests.entries()) {
+    for (const [field, path] of [
+      ['input_path', t.inputPath],
+      ['output_path', t.outputPath],
+    ] as const) {
+      if (path === undefined) continue;
+      try {
+        await access(path);
+      } catch {
+        throw new InputError(`task ${taskId}: test file not found: ${path}`, { file, field: `tests[${i}].${field}` });
+      }
+    }
+  }
 }

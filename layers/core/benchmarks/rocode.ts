@@ -4,7 +4,7 @@
  * the paper's Romanian zero-shot prompt; code taken out of fences or prose.
  */
 import { InputError } from '../errors.ts';
-import { languageFromAlias } from '../languages/index.ts';
+import { LANGUAGE_SPECS, languageFromAlias } from '../languages/index.ts';
 import type { Prompt } from '../models/provider.ts';
 import { buildRocodePrompt, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
 import { CODE_SWITCHING_METRICS } from '../metrics/code-switching-rows.ts';
@@ -60,6 +60,8 @@ function checkerOf(value: unknown, loc: RowLocation): OutputChecker {
   }
   if (c.kind === 'program') {
     if (typeof c.language !== 'string' || typeof c.source !== 'string') fail(loc, 'checker', 'a program checker needs "language" and "source"');
+    const language = languageFromAlias(c.language.toLowerCase().replace(/\s+/g, ''));
+    if (language === undefined) fail(loc, 'checker.language', `names no language polyeval runs: ${JSON.stringify(c.language)} (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`);
     return { kind: 'program', language: c.language, source: c.source };
   }
   return fail(loc, 'checker', `unknown checker kind ${JSON.stringify(c.kind)} (tokens, float, program)`);
