@@ -6,7 +6,7 @@
  */
 import { InputError } from '../errors.ts';
 import type { Prompt } from '../models/provider.ts';
-import { languageFromTaskId, languageSpec } from '../languages/index.ts';
+import { LANGUAGE_SPECS, languageFromTaskId, languageSpec } from '../languages/index.ts';
 import { KOTLIN_RECIPE } from '../prompts/kotlin.ts';
 import { extractCode, truncateAtStop } from '../scoring/postprocess.ts';
 import type { UnitTestsTask } from '../types.ts';
@@ -47,6 +47,9 @@ function makeParseRow(benchmarkId: string, defaultLanguage: string | undefined) 
     const id = requiredString(row, C.id, loc);
     const raw = optionalString(row, C.language, loc) ?? languageFromId(id) ?? defaultLanguage;
     if (!raw) throw new InputError('is missing and the task id names no language (or pass --language)', { ...loc, field: 'language' });
+    if (!languageSpec(normaliseLanguage(raw))) {
+      throw new InputError(`names no language polyeval runs: ${JSON.stringify(raw)} (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`, { ...loc, field: 'language' });
+    }
     const task: UnitTestsTask = {
       kind: 'unit-tests',
       id,

@@ -47,6 +47,7 @@ describe('MXEval rows with canonical_solution as a list', () => {
     [{ ...kotlinRow, prompt: ['fun a() {'] }, 'field "prompt": must be a string, got a list of 1'],
     [{ ...kotlinRow, test: { main: 'x' } }, 'field "test": must be a string, got an object'],
     [{ ...kotlinRow, entry_point: undefined, entrypoint: 'dublu' }, 'field "entry_point": is missing'],
+    [{ ...kotlinRow, language: 'rust' }, 'field "language": names no language polyeval runs: "rust" (languages: python, c, cpp, kotlin, java, javascript)'],
   ])('rejects a renamed column or a changed type naming file, row and field', (row, message) => {
     expect(() => kotlinHumanEval.parseRow(row as Record<string, unknown>, loc)).toThrow(InputError);
     expect(() => kotlinHumanEval.parseRow(row as Record<string, unknown>, loc)).toThrow(`train-00000-of-00001.parquet, line 4, ${message}`);
