@@ -2,7 +2,7 @@
  * Bad input a user can type, through the built CLI: every case exits 2 with a message naming
  * what is wrong (file, line, field), never a stack trace, and nothing recorded is lost.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../support/cli.ts';
@@ -61,6 +61,23 @@ describe('bad input on the command line', () => {
       expect(result.stderr).toContain(`field "home": ${file} is not a folder`);
       expect(result.stderr).not.toMatch(/\n\s+at /);
     }
+  });
+});
+
+describe('pages written with -o', () => {
+  it('leaderboard --format html -o into a folder that does not exist yet creates it; a path under a file exits 2', async () => {
+    const home = tempHome();
+    const page = join(home, 'pages', 'nightly', 'board.html');
+    const written = await runCli(['leaderboard', '--format', 'html', '-o', page, '--home', home]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stdout.trim()).toBe(page);
+    expect(readFileSync(page, 'utf8')).toContain('<html');
+    const blocker = join(home, 'a-file');
+    writeFileSync(blocker, 'x');
+    const refused = await runCli(['leaderboard', '--format', 'html', '-o', join(blocker, 'board.html'), '--home', home]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`field "output": cannot write ${join(blocker, 'board.html')}`);
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
   });
 });
 
