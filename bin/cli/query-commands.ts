@@ -47,6 +47,15 @@ export function listCommand(): Command {
     });
 }
 
+/** The query in `--file`; a file that cannot be read is the user's (exit 2, naming it). */
+function readSql(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InputError(`cannot read the query: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file, field: 'file' }, { cause: err });
+  }
+}
+
 async function summaryOf(home: Home, runId: string): Promise<RunSummaryDocument> {
   const text = await home.store.getText(keys.summary(runId));
   if (!text) {
@@ -117,7 +126,7 @@ export function queryCommand(): Command {
     .option('-f, --file <file.sql>', 'read the query from a file')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'))
     .action(async (sqlArg: string | undefined, flags: { file?: string; format: 'table' | 'json' | 'csv' }, command: Command) => {
-      const sql = flags.file ? readFileSync(flags.file, 'utf8') : sqlArg;
+      const sql = flags.file ? readSql(flags.file) : sqlArg;
       if (!sql?.trim()) throw new InputError('missing SQL (pass it as an argument or with --file)', { field: 'sql' });
       const home = homeOf(command);
       const query = await DuckDbResultsQuery.open(home.storeRoot);

@@ -64,6 +64,21 @@ describe('bad input on the command line', () => {
   });
 });
 
+describe('query --file', () => {
+  it('reads the query from a file; a missing file exits 2 naming it', async () => {
+    const home = tempHome();
+    const sql = join(home, 'q.sql');
+    writeFileSync(sql, 'SELECT 42 AS answer');
+    const read = await runCli(['query', '--file', sql, '--format', 'csv', '--home', home]);
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout).toBe('answer\n42\n');
+    const missing = await runCli(['query', '--file', join(home, 'none.sql'), '--home', home]);
+    expect(missing.code, missing.stderr).toBe(2);
+    expect(missing.stderr).toContain(`${join(home, 'none.sql')}, field "file": cannot read the query: ENOENT`);
+    expect(missing.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe('pages written with -o', () => {
   it('leaderboard --format html -o into a folder that does not exist yet creates it; a path under a file exits 2', async () => {
     const home = tempHome();
