@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { join } from 'node:path';
 import { openHome } from '#app/local/home.ts';
-import { removeRun, removeRunsOlderThan } from '#app/local/remove-runs.ts';
+import { removeRuns, removeRunsOlderThan } from '#app/local/remove-runs.ts';
 import { InputError } from '#core/errors.ts';
 import { toJson } from './format.ts';
 import { formatBytes, numberOption, sizeOption } from './options.ts';
@@ -16,8 +16,7 @@ export function rmCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (runIds: string[], flags: { json?: boolean }, command: Command) => {
       const home = openHome(command.optsWithGlobals<{ home?: string }>().home);
-      const removed = [];
-      for (const runId of runIds) removed.push(await removeRun(home, runId));
+      const removed = await removeRuns(home, runIds);
       const freed = removed.reduce((a, r) => a + r.freed_bytes, 0);
       if (flags.json) process.stdout.write(`${toJson({ removed, freed_bytes: freed })}\n`);
       else process.stdout.write(`${removed.map((r) => `removed ${r.run_id} (${formatBytes(r.freed_bytes)})`).join('\n')}\nfreed ${formatBytes(freed)}\n`);

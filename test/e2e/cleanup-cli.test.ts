@@ -29,6 +29,17 @@ describe('polyeval rm and gc', () => {
     expect(again.stderr).toContain(`no run "${gone}"`);
   });
 
+  it('rm with an id the home does not have deletes nothing, whatever the order of the ids', async () => {
+    const home = tempHome();
+    const kept = await run(home);
+    const result = await runCli(['rm', kept, 'no-such-run', '--home', home]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no run "no-such-run"');
+    const runs = parseJson<{ run_id: string }[]>(await runCli(['list', 'runs', '--json', '--home', home]));
+    expect(runs.map((r) => r.run_id)).toEqual([kept]);
+    expect((await runCli(['report', kept, '--home', home])).code).toBe(0);
+  });
+
   it('gc removes runs older than a number of days and shrinks the compile cache to a size', async () => {
     const home = tempHome();
     const id = await run(home);

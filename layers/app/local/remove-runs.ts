@@ -29,8 +29,8 @@ async function pathsOf(home: Home, runId: string, benchmark: string): Promise<st
   ];
 }
 
-/** Removes one run; InputError when the home has no such run. */
-export async function removeRun(home: Home, runId: string): Promise<RemovedRun> {
+/** A run's ledger entry and manifest text; InputError when the home has neither. */
+async function findRun(home: Home, runId: string) {
   // A run whose journal is damaged is still removable: listRuns lists it (as failed) from its first line.
   const run = await home.ledger.getRun(runId).catch(async (error: unknown) => {
     if (error instanceof CorruptRecordError) return (await home.ledger.listRuns()).find((r) => r.runId === runId);
@@ -38,6 +38,20 @@ export async function removeRun(home: Home, runId: string): Promise<RemovedRun> 
   });
   const manifestText = await home.store.getText(keys.manifest(runId));
   if (!run && !manifestText) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
+  return { run, manifestText };
+}
+
+/** Removes runs, all or none: an id the home does not have is an InputError before anything is deleted. */
+export async function removeRuns(home: Home, runIds: readonly string[]): Promise<RemovedRun[]> {
+  for (const runId of runIds) await findRun(home, runId);
+  const removed: RemovedRun[] = [];
+  for (const runId of new Set(runIds)) removed.push(await removeRun(home, runId));
+  return removed;
+}
+
+/** Removes one run; InputError when the home has no such run. */
+export async function removeRun(home: Home, runId: string): Promise<RemovedRun> {
+  const { run, manifestText } = await findRun(home, runId);
   const benchmark = run?.benchmark ?? parseManifest(manifestText as string, home.store.locate(keys.manifest(runId))).benchmark.id;
   let freed = 0;
   for (const path of await pathsOf(home, runId, benchmark)) {
