@@ -131,8 +131,10 @@ export function queryCommand(): Command {
       const home = homeOf(command);
       const query = await DuckDbResultsQuery.open(home.storeRoot);
       try {
-        const rows = await query.sql(sql);
-        const out = flags.format === 'json' ? toJson(rows) : flags.format === 'csv' ? csv(rows) : table(rows);
+        const { columns, rows } = await query.sqlWithColumns(sql);
+        // The header is printed even when no row matched (the rows' own keys otherwise).
+        const cols = rows.length === 0 && columns.length > 0 ? columns : undefined;
+        const out = flags.format === 'json' ? toJson(rows) : flags.format === 'csv' ? csv(rows, cols) : table(rows, cols);
         process.stdout.write(`${out}\n`);
       } finally {
         await query.close();

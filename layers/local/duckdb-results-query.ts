@@ -52,11 +52,16 @@ export class DuckDbResultsQuery implements ResultsQuery {
   }
 
   async sql(query: string | SqlStatement): Promise<Record<string, unknown>[]> {
+    return (await this.sqlWithColumns(query)).rows;
+  }
+
+  /** The rows and the result's column names in order (known even when no row matched). */
+  async sqlWithColumns(query: string | SqlStatement): Promise<{ columns: string[]; rows: Record<string, unknown>[] }> {
     const { text, params } = typeof query === 'string' ? { text: query, params: [] } : query;
     try {
       // Values are bound by DuckDB's prepared statement, never spliced into the text.
       const reader = await this.connection.runAndReadAll(text, params.length > 0 ? [...params] : undefined);
-      return reader.getRowObjectsJS() as Record<string, unknown>[];
+      return { columns: reader.columnNames(), rows: reader.getRowObjectsJS() as Record<string, unknown>[] };
     } catch (error) {
       throw new InputError(`query failed: ${(error as Error).message}`, { field: 'sql' });
     }

@@ -65,13 +65,16 @@ describe('bad input on the command line', () => {
 });
 
 describe('query --file', () => {
-  it('reads the query from a file; a missing file exits 2 naming it', async () => {
+  it('reads the query from a file; a missing file exits 2 naming it; CSV of no rows is still its header', async () => {
     const home = tempHome();
     const sql = join(home, 'q.sql');
     writeFileSync(sql, 'SELECT 42 AS answer');
     const read = await runCli(['query', '--file', sql, '--format', 'csv', '--home', home]);
     expect(read.code, read.stderr).toBe(0);
     expect(read.stdout).toBe('answer\n42\n');
+    const none = await runCli(['query', "SELECT task_id, verdict FROM records WHERE verdict = 'OK'", '--format', 'csv', '--home', home]);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toBe('task_id,verdict\n');
     const missing = await runCli(['query', '--file', join(home, 'none.sql'), '--home', home]);
     expect(missing.code, missing.stderr).toBe(2);
     expect(missing.stderr).toContain(`${join(home, 'none.sql')}, field "file": cannot read the query: ENOENT`);
