@@ -41,11 +41,13 @@ export function parseReplay(text: string, file: string): ReplayLine[] {
   return sampleLines(text, file).map(({ row: r, line, taskId, sample }) => {
     if (typeof r.completion !== 'string') throw new InputError('must be a string', { file, line, field: 'completion' });
     if (r.language !== undefined && typeof r.language !== 'string') throw new InputError('must be a string', { file, line, field: 'language' });
-    if (typeof r.language === 'string' && languageFromAlias(r.language.toLowerCase().replace(/\s+/g, '')) === undefined) {
+    // Spellings as datasets write them (`C`, `C++`, `Python3`, `js`) name the language's id.
+    const language = typeof r.language === 'string' ? languageFromAlias(r.language.toLowerCase().replace(/\s+/g, '')) : undefined;
+    if (typeof r.language === 'string' && language === undefined) {
       throw new InputError(`names no language polyeval runs: "${r.language}" (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`, { file, line, field: 'language' });
     }
     const entry: ReplayLine = { taskId, completion: r.completion, line };
-    if (typeof r.language === 'string') entry.language = r.language;
+    if (language !== undefined) entry.language = language;
     if (sample !== undefined) entry.sample = sample;
     return entry;
   });

@@ -16,6 +16,8 @@ describe('replay provider', () => {
     expect(p.samplesFor?.('a')).toBe(3);
     expect(p.samplesFor?.('zzz')).toBeUndefined();
     expect(p.languageFor?.('b', 0)).toBe('cpp');
+    const spelled = replayProvider('replay:f.jsonl', 'f.jsonl', ['C', 'C++', 'Python3', 'js'].map((language, i) => JSON.stringify({ task_id: `t${i}`, completion: 'x', language })).join('\n'));
+    expect([0, 1, 2, 3].map((i) => spelled.languageFor?.(`t${i}`, 0))).toEqual(['c', 'cpp', 'python', 'javascript']);
     const texts = await Promise.all([0, 1, 2].map((sample) => p.generate({ taskId: 'a', sample, prompt, params }).then((g) => g.text)));
     expect(texts).toEqual(['x0', 'x5', 'x2']);
   });
