@@ -126,4 +126,14 @@ describe('bad rows in an io-tests file', () => {
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(`${file}, line 2, field "checker.language": names no language polyeval runs: "rust"`);
   });
+
+  it('a program checker whose language is spelled as datasets do ("Python3") runs in that language', async () => {
+    const home = tempHome();
+    const file = join(home, 'tasks.jsonl');
+    const checker = { kind: 'program', language: 'Python3', source: 'import sys\nsys.exit(0 if open(sys.argv[3]).read().split() == ["3"] else 1)\n' };
+    writeFileSync(file, `${JSON.stringify({ ...row, checker })}\n`);
+    const result = await runCli(['run', '-b', `rocode:${file}`, '-m', 'reference', '--json', '-q', '--home', home]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).verdicts).toEqual({ OK: 1 });
+  });
 });

@@ -62,7 +62,7 @@ function checkerOf(value: unknown, loc: RowLocation): OutputChecker {
     if (typeof c.language !== 'string' || typeof c.source !== 'string') fail(loc, 'checker', 'a program checker needs "language" and "source"');
     const language = languageFromAlias(c.language.toLowerCase().replace(/\s+/g, ''));
     if (language === undefined) fail(loc, 'checker.language', `names no language polyeval runs: ${JSON.stringify(c.language)} (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`);
-    return { kind: 'program', language: c.language, source: c.source };
+    return { kind: 'program', language: language as string, source: c.source };
   }
   return fail(loc, 'checker', `unknown checker kind ${JSON.stringify(c.kind)} (tokens, float, program)`);
 }
