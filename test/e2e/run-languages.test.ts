@@ -95,3 +95,21 @@ describe('a benchmark without code', () => {
     ]);
   });
 });
+
+describe('--language spelled as users write it', () => {
+  it('--language C++ and --language cpp are one language: one board, run ids and manifests say cpp', async () => {
+    const home = tempHome();
+    const file = join(home, 'tasks.jsonl');
+    const CPP = '#include <iostream>\nint main() { long long a, b; std::cin >> a >> b; std::cout << a + b << "\\n"; }\n';
+    writeFileSync(file, JSON.stringify(task('t/1', 'suma', { python: PY, cpp: CPP })));
+    for (const language of ['C++', 'cpp', 'Python3,C++']) {
+      const result = await runCli(['run', '-b', `rocode:${file}`, '-m', 'reference', '--language', language, '--json', '-q', '--home', home]);
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const board = parseJson<{ rows: { language: string | null; runs: number }[] }>(await runCli(['leaderboard', '--format', 'json', '--home', home]));
+    expect(board.rows.map((r) => [r.language, r.runs])).toEqual([
+      ['cpp', 3],
+      ['python', 1],
+    ]);
+  });
+});

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import type { RunSpec } from '#core/run/spec.ts';
 import type { Task } from '#core/types.ts';
+import { languageIdOf } from '#core/languages/index.ts';
 import { PROVIDER_REGISTRY } from '#providers/registry.ts';
 
 /**
@@ -16,7 +17,8 @@ import { PROVIDER_REGISTRY } from '#providers/registry.ts';
  * is one Python run); else the default (undefined).
  */
 export function languagesFor(spec: RunSpec, benchmark: AnyBenchmark, tasks?: readonly Task[]): (string | undefined)[] {
-  if (spec.language) return spec.language.split(',').map((l) => l.trim()).filter(Boolean);
+  // Spelled as the user likes (`C++`, `Python3`): one id each, so every run of a language shares its board.
+  if (spec.language) return [...new Set(spec.language.split(',').map((l) => l.trim()).filter(Boolean).map((l) => languageIdOf(l) ?? l))];
   if (PROVIDER_REGISTRY.find(spec.model.trim())?.kind.answersWithReference && benchmark.defaults.languages) {
     const all = [...benchmark.defaults.languages];
     const answered = tasks ? all.filter((l) => tasks.some((t) => benchmark.reference(t, l) !== undefined)) : all;

@@ -4,7 +4,7 @@
  * the paper's Romanian zero-shot prompt; code taken out of fences or prose.
  */
 import { InputError } from '../errors.ts';
-import { LANGUAGE_SPECS, languageFromAlias } from '../languages/index.ts';
+import { LANGUAGE_SPECS, languageIdOf } from '../languages/index.ts';
 import type { Prompt } from '../models/provider.ts';
 import { buildRocodePrompt, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
 import { CODE_SWITCHING_METRICS } from '../metrics/code-switching-rows.ts';
@@ -60,7 +60,7 @@ function checkerOf(value: unknown, loc: RowLocation): OutputChecker {
   }
   if (c.kind === 'program') {
     if (typeof c.language !== 'string' || typeof c.source !== 'string') fail(loc, 'checker', 'a program checker needs "language" and "source"');
-    const language = languageFromAlias(c.language.toLowerCase().replace(/\s+/g, ''));
+    const language = languageIdOf(c.language);
     if (language === undefined) fail(loc, 'checker.language', `names no language polyeval runs: ${JSON.stringify(c.language)} (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`);
     return { kind: 'program', language: language as string, source: c.source };
   }
@@ -87,8 +87,7 @@ function solutionsOf(value: unknown, loc: RowLocation): Partial<Record<string, s
 
 /** A language id from the spellings datasets use (C++, c++17, py, Python3, js…): the registry's aliases. */
 export function normaliseLanguage(name: string): string {
-  const n = name.toLowerCase().replace(/\s+/g, '');
-  return languageFromAlias(n) ?? n;
+  return languageIdOf(name) ?? name.toLowerCase().replace(/\s+/g, '');
 }
 
 /** Column aliases of each task field (polyeval's own names first, then RoCode's published ones). */

@@ -35,6 +35,11 @@ export function languageFromAlias(alias: string): string | undefined {
   return LANGUAGE_SPECS.find((s) => s.aliases.includes(alias) || s.aliasPattern?.test(alias) === true)?.id;
 }
 
+/** The language id a spelling names, case and spaces ignored (`C++` → `cpp`, `Python 3` → `python`), if a spec claims it. */
+export function languageIdOf(spelling: string): string | undefined {
+  return languageFromAlias(spelling.toLowerCase().replace(/\s+/g, ''));
+}
+
 /** The language id an MXEval task id names (`MBJP/3` → `java`), if a spec claims its prefix. */
 export function languageFromTaskId(taskId: string): string | undefined {
   const prefix = taskId.split('/')[0]?.toLowerCase() ?? '';

@@ -4,7 +4,7 @@
  * for one task are several samples, in file order unless `sample` says otherwise.
  */
 import { InputError } from '../errors.ts';
-import { LANGUAGE_SPECS, languageFromAlias } from '../languages/index.ts';
+import { LANGUAGE_SPECS, languageIdOf } from '../languages/index.ts';
 import { sampleLines } from './sample-lines.ts';
 import type { Generation, GenerateRequest, Provider } from './provider.ts';
 import type { ProviderKind } from './provider-kind.ts';
@@ -42,7 +42,7 @@ export function parseReplay(text: string, file: string): ReplayLine[] {
     if (typeof r.completion !== 'string') throw new InputError('must be a string', { file, line, field: 'completion' });
     if (r.language !== undefined && typeof r.language !== 'string') throw new InputError('must be a string', { file, line, field: 'language' });
     // Spellings as datasets write them (`C`, `C++`, `Python3`, `js`) name the language's id.
-    const language = typeof r.language === 'string' ? languageFromAlias(r.language.toLowerCase().replace(/\s+/g, '')) : undefined;
+    const language = typeof r.language === 'string' ? languageIdOf(r.language) : undefined;
     if (typeof r.language === 'string' && language === undefined) {
       throw new InputError(`names no language polyeval runs: "${r.language}" (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`, { file, line, field: 'language' });
     }

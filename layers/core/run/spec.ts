@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { ProtocolChoice } from '../benchmarks/protocol.ts';
 import { InputError } from '../errors.ts';
-import { LANGUAGE_SPECS, languageFromAlias } from '../languages/index.ts';
+import { LANGUAGE_SPECS, languageIdOf } from '../languages/index.ts';
 
 export const RunSpecSchema = z
   .object({
@@ -46,7 +46,7 @@ function unknownLanguages(list: string): string[] {
   return list
     .split(',')
     .map((l) => l.trim())
-    .filter((l) => l !== '' && languageFromAlias(l.toLowerCase().replace(/\s+/g, '')) === undefined);
+    .filter((l) => l !== '' && languageIdOf(l) === undefined);
 }
 
 export type RunSpec = z.output<typeof RunSpecSchema>;
