@@ -115,6 +115,7 @@ export function runCommand(): Command {
       try {
         if (flags.resume) {
           if (flags.benchmark) throw new InputError('--resume takes the benchmark and model from the run; do not pass -b', { field: 'benchmark' });
+          if (flags.model?.length) throw new InputError('--resume takes the benchmark and model from the run; do not pass -m', { field: 'model' });
           if (await isSweepId(home, flags.resume)) {
             if (flags.maxCost !== undefined) throw new InputError('--max-cost cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --max-cost', { field: 'max-cost' });
             ({ sweep_id: sweepId, results, failures } = await resumeSweep(flags.resume, sweepOptions, announce));

@@ -64,6 +64,19 @@ describe('bad input on the command line', () => {
   });
 });
 
+describe('--resume with -m', () => {
+  it('is refused like -b (the run keeps its model), and the run stays as it was', async () => {
+    const home = tempHome();
+    const first = await runCli(['run', '-b', 'sample/abricot', '-m', 'reference', '--json', '-q', '--home', home]);
+    expect(first.code, first.stderr).toBe(0);
+    const runId = (JSON.parse(first.stdout) as { run_id: string }).run_id;
+    const refused = await runCli(['run', '--resume', runId, '-m', 'openai:http://127.0.0.1:9/v1#other', '--json', '-q', '--home', home]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain('field "model": --resume takes the benchmark and model from the run; do not pass -m');
+    expect((await runCli(['report', runId, '--home', home])).code).toBe(0);
+  });
+});
+
 describe('query --file', () => {
   it('reads the query from a file; a missing file exits 2 naming it; CSV of no rows is still its header', async () => {
     const home = tempHome();
