@@ -1,9 +1,10 @@
 /**
- * The polyeval CLI. Exit codes: 0 done, 1 internal error (with its stack), 2 bad input
+ * The polyeval CLI. Exit codes: 0 done, 1 internal error (with its stack; a failure polyeval
+ * diagnosed itself, a HarnessError, with its message only), 2 bad input
  * (the message names file, line and field), 3 a run stopped on purpose (resumable).
  */
 import { Command, CommanderError } from 'commander';
-import { CorruptRecordError, InputError, RunStopped } from '#core/errors.ts';
+import { CorruptRecordError, HarnessError, InputError, RunStopped } from '#core/errors.ts';
 import { agreeCommand } from './cli/agree-command.ts';
 import { gcCommand, rmCommand } from './cli/cleanup-commands.ts';
 import { doctorCommand } from './cli/doctor-command.ts';
@@ -44,6 +45,10 @@ try {
   } else if (error instanceof CorruptRecordError) {
     // A damaged file of the store: named, left as it is, no stack (it is not polyeval's bug).
     process.stderr.write(`polyeval: ${error.message}\n  (nothing was changed: repair or remove that file; \`polyeval rm <run-id>\` deletes a whole run)\n`);
+  } else if (error instanceof HarnessError) {
+    // A failure polyeval diagnosed itself (an unreachable API, a toolchain that cannot start):
+    // its message says what; a stack would only hide it. POLYEVAL_DEBUG=1 prints the stack.
+    process.stderr.write(`polyeval: ${process.env.POLYEVAL_DEBUG ? (error.stack ?? error.message) : error.message}\n`);
   } else {
     process.stderr.write(`polyeval: internal error: ${(error as Error).stack ?? String(error)}\n`);
   }

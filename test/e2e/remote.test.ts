@@ -162,6 +162,19 @@ describe('polyeval remote', () => {
     expect(badBenchmark.stderr).toMatch(/400.*unknown benchmark "no-such-benchmark"/);
   }, 60_000);
 
+  it('says which API it cannot reach (exit 1, the reason, no stack)', async () => {
+    // A port nobody listens on: bind one, note it, close it.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const result = await runCli(['remote', 'status', 'some-run', '--api', `http://127.0.0.1:${port}`], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot reach http://127.0.0.1:${port}`);
+    expect(result.stderr).toContain('ECONNREFUSED');
+    expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
+
   it('rejects a bad spec before sending anything', async () => {
     const before = sql.length + rejected.length;
     const result = await runCli(['remote', 'run', '-b', 'sample/abricot', '--temperature', '7', '--api', api], { env });
