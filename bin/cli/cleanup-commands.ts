@@ -2,6 +2,7 @@
  * `polyeval rm <run-id>…` and `polyeval gc`: free disk space, printing what was freed.
  */
 import { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openHome } from '#app/local/home.ts';
 import { removeRuns, removeRunsOlderThan } from '#app/local/remove-runs.ts';
@@ -36,6 +37,9 @@ export function gcCommand(): Command {
       const home = openHome(command.optsWithGlobals<{ home?: string }>().home);
       const runs = flags.olderThan === undefined ? [] : await removeRunsOlderThan(home, flags.olderThan, new Date());
       const { defaultSandboxCacheDir, pruneBuilds } = await import('#sandbox/index.ts');
+      if (flags.cacheDir !== undefined && existsSync(flags.cacheDir) && !statSync(flags.cacheDir).isDirectory()) {
+        throw new InputError(`--cache-dir ${flags.cacheDir} is a file, not the sandbox cache folder (the one holding builds/)`, { field: 'cache-dir' });
+      }
       const cacheDir = join(flags.cacheDir ?? defaultSandboxCacheDir(), 'builds');
       const cache = flags.cacheMax === undefined ? undefined : await pruneBuilds(cacheDir, flags.cacheMax);
       const runsFreed = runs.reduce((a, r) => a + r.freed_bytes, 0);

@@ -64,5 +64,10 @@ describe('polyeval rm and gc', () => {
     const bad = await runCli(['gc', '--cache-max', 'lots', '--home', home]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--cache-max must be a size');
+    const aFile = join(home, 'not-a-cache');
+    writeFileSync(aFile, 'x');
+    const notADir = await runCli(['gc', '--cache-max', '1M', '--cache-dir', aFile, '--home', home]);
+    expect(notADir.code).toBe(2);
+    expect(notADir.stderr).toContain(`--cache-dir ${aFile} is a file`);
   });
 });

@@ -64,6 +64,10 @@ describe('Kotlin HumanEval parquet with list columns', () => {
     expect(inspection.error).toBeNull();
     expect(inspection.first_task).toMatchObject({ id: kotlinRows[0]?.task_id, prompt: { style: 'completion', completion: kotlinRows[0]?.prompt }, tests: { reference_answers: 2, entry_point: kotlinRows[0]?.entry_point } });
     expect(readdirSync(join(home, 'store'), { recursive: true }).filter((f) => String(f).includes('inspect'))).toEqual([]);
+    // A split the file does not hold is bad input, as it is for run.
+    const missing = await runCli(['inspect', '-b', `kotlin-humaneval:${file}`, '--split', 'validation', '--json', '--home', home]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no task in split "validation" (splits: test)');
   });
 
   it('rejects a column whose type changed with file, row and field, exit 2', async () => {

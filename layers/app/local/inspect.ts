@@ -136,6 +136,10 @@ async function inspectSource(source: BenchmarkSource, opts: LoadOptions): Promis
     for (const c of seen) columns.add(c);
     if (error) break;
   }
+  // As `run` does: a split the source does not hold is bad input, not an empty inspection.
+  if (opts.split !== undefined && error === null && splits[opts.split] === undefined) {
+    throw new InputError(`${source.spec}: no task in split "${opts.split}" (splits: ${Object.keys(splits).sort().join(', ') || 'none'})`, { field: 'split' });
+  }
   const firstTask: FirstTask | null = first
     ? (() => {
         const prompt = benchmark.buildPrompt(first, { pool: pool.length > 0 ? pool : [first], ...(benchmark.defaults.language ? { language: benchmark.defaults.language } : {}) });
