@@ -44,10 +44,12 @@ function unitsByTask<U>(plan: ScorerPlan<U>, records: readonly RunRecord[]): Map
 function whyAbsent<U>(metric: MetricSpec<U>, a: Map<string, U>, b: Map<string, U>, units: number): string {
   if (units === 0) return 'no units in both runs';
   const common = [...a.keys()].filter((k) => b.has(k));
-  for (const [label, run] of [['a', a], ['b', b]] as const) {
-    const measured = metric.evaluate(common.map((k) => run.get(k) as U));
-    if (measured.value === null) return `${label}: ${measured.reason}`;
-  }
+  const [ma, mb] = [a, b].map((run) => metric.evaluate(common.map((k) => run.get(k) as U)));
+  // The same reason for both runs (e.g. the comparison's n, the smaller of the two, below k)
+  // belongs to the comparison, not to one run.
+  if (ma?.value === null && mb?.value === null && ma.reason === mb.reason) return ma.reason;
+  if (ma?.value === null) return `a: ${ma.reason}`;
+  if (mb?.value === null) return `b: ${mb.reason}`;
   return 'no resample defined the statistic';
 }
 

@@ -36,7 +36,8 @@ describe('compareRuns', () => {
   });
 
   it('reports an absent metric with the reason', () => {
-    expect(row(rows, 'pass@10', 'all')).toMatchObject({ diff: null, pShare: null, reason: 'a: n=1 < k=10' });
+    // The comparison's n (the smaller run's) is below k: a reason of the comparison, not of run a.
+    expect(row(rows, 'pass@10', 'all')).toMatchObject({ diff: null, pShare: null, reason: 'n=1 < k=10' });
   });
 
   it('reports a worsening when the runs are swapped', () => {
