@@ -3,26 +3,15 @@
 // never one read from the damaged entry.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
-import { scratch, sumTask } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { sandboxSuite, sumTask } from './helpers.ts';
 
-const dirs = scratch('cache-damage');
-const builds = join(dirs.cacheDir, 'builds');
-let executor: SandboxExecutor;
-
-beforeAll(async () => {
-  executor = await createSandboxExecutor({ concurrency: 1, cacheDir: dirs.cacheDir, workRoot: dirs.workRoot });
-}, 600_000);
-
-afterAll(async () => {
-  await executor?.close();
-  rmSync(dirs.root, { recursive: true, force: true });
-});
+const suite = sandboxSuite('cache-damage', { concurrency: 1 });
+const builds = join(suite.dirs.cacheDir, 'builds');
 
 const correct = '#include <stdio.h>\nint main(void){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;}\n';
 const broken = 'int main(void){ return undefined_thing; }\n';
-const run = (code: string) => executor.execute({ scorer: 'io-tests', task: sumTask(), language: 'c', code });
+const run = (code: string) => suite.executor.execute({ scorer: 'io-tests', task: sumTask(), language: 'c', code });
 
 /** The cache entries (build directories) present now. */
 function entries(): Set<string> {

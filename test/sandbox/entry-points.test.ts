@@ -2,24 +2,12 @@
 // `int main(int argc, char* argv[])`; MBKP `fun main()`; MBPP `check(candidate)`), run
 // through the real sandbox on a hand-made task: `dublu(n)` returns 2n. In every form the
 // token comes only after the test's last statement, so an early exit with status 0 fails.
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
-import { scratch, unitTask } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { sandboxSuite, unitTask } from './helpers.ts';
 
-const dirs = scratch('entry-points');
-let executor: SandboxExecutor;
+const suite = sandboxSuite('entry-points', { concurrency: 2 });
 
-beforeAll(async () => {
-  executor = await createSandboxExecutor({ concurrency: 2, cacheDir: dirs.cacheDir, workRoot: dirs.workRoot });
-}, 600_000);
-
-afterAll(async () => {
-  await executor?.close();
-  rmSync(dirs.root, { recursive: true, force: true });
-});
-
-const run = (language: string, test: string, code: string) => executor.execute({ scorer: 'unit-tests', task: unitTask(language, test, 'dublu'), language, code });
+const run = (language: string, test: string, code: string) => suite.executor.execute({ scorer: 'unit-tests', task: unitTask(language, test, 'dublu'), language, code });
 
 const CHECKS_C = 'if (dublu(2) != 4) return 1;\n  if (dublu(-3) != -6) return 2;';
 const THROWS_CPP = 'if (dublu(2) != 4) throw std::runtime_error("dublu(2)");\n  if (dublu(-3) != -6) throw std::runtime_error("dublu(-3)");';
@@ -119,7 +107,7 @@ describe('python unit tests', () => {
 // with an IndentationError, so it is CE and never reaches the test.
 describe('python completions that are a function body', () => {
   const prompt = 'def dublu(n):\n  """Returneaza dublul lui n.\n  >>> dublu(2)\n  4\n  """\n';
-  const body = (code: string) => executor.execute({ scorer: 'unit-tests', task: { ...unitTask('python', pythonTests[0]![1], 'dublu'), prompt }, language: 'python', code });
+  const body = (code: string) => suite.executor.execute({ scorer: 'unit-tests', task: { ...unitTask('python', pythonTests[0]![1], 'dublu'), prompt }, language: 'python', code });
 
   it('run an `import os` inside the body, and an early exit there fails at run time', async () => {
     expect((await body('  return 2 * n\n')).verdict).toBe('OK');

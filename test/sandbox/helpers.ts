@@ -1,9 +1,11 @@
 // Shared fixtures of the sandbox tests: a hand-written io-tests task, a per-file executor
-// in its own temporary directories, and scans for leftover processes and files.
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+// in its own temporary directories (sandboxSuite), and scans for leftover processes and files.
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { IoTestsTask, UnitTestsTask } from '#core/types.ts';
+import { createSandboxExecutor, type SandboxExecutor, type SandboxExecutorOptions } from '#sandbox/index.ts';
 
 export function sumTask(overrides: Partial<IoTestsTask> = {}): IoTestsTask {
   return {
@@ -74,4 +76,28 @@ export async function settledProcesses(marker: string, waitMs = 10_000): Promise
     alive = processesMentioning(marker);
   }
   return alive;
+}
+
+/**
+ * One real sandbox executor for a test file: built in its own scratch folders before the
+ * file's tests (the first build of the supervisor, PCH or compile server can take minutes),
+ * closed and its folders removed after them.
+ */
+export function sandboxSuite(label: string, options: Omit<SandboxExecutorOptions, 'cacheDir' | 'workRoot'> = {}): { readonly dirs: ReturnType<typeof scratch>; readonly executor: SandboxExecutor } {
+  const dirs = scratch(label);
+  let executor: SandboxExecutor | undefined;
+  beforeAll(async () => {
+    executor = await createSandboxExecutor({ ...options, cacheDir: dirs.cacheDir, workRoot: dirs.workRoot });
+  }, 600_000);
+  afterAll(async () => {
+    await executor?.close();
+    rmSync(dirs.root, { recursive: true, force: true });
+  });
+  return {
+    dirs,
+    get executor(): SandboxExecutor {
+      if (!executor) throw new Error(`the ${label} sandbox executor is not built (used outside a test?)`);
+      return executor;
+    },
+  };
 }

@@ -2,15 +2,13 @@
 // (test/fixtures/mxeval): canonical solutions pass, wrong ones fail, early exits in every
 // form fail, code that does not compile is CE, a heap bomb is MLE, and io-tests programs
 // (stdin → stdout) run in both.
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
+import { describe, expect, it } from 'vitest';
 import type { UnitTestsTask } from '#core/types.ts';
-import { scratch, sumTask } from './helpers.ts';
+import { sandboxSuite, sumTask } from './helpers.ts';
 
-const dirs = scratch('java-js');
-let executor: SandboxExecutor;
+const suite = sandboxSuite('java-js', { concurrency: 2 });
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'mxeval');
 
 function tasks(file: string): UnitTestsTask[] {
@@ -23,16 +21,7 @@ function tasks(file: string): UnitTestsTask[] {
 const java = tasks('java-tasks.jsonl');
 const js = tasks('javascript-tasks.jsonl');
 
-beforeAll(async () => {
-  executor = await createSandboxExecutor({ concurrency: 2, cacheDir: dirs.cacheDir, workRoot: dirs.workRoot });
-}, 600_000);
-
-afterAll(async () => {
-  await executor?.close();
-  rmSync(dirs.root, { recursive: true, force: true });
-});
-
-const run = (task: UnitTestsTask, code: string) => executor.execute({ scorer: 'unit-tests', task, language: task.language, code });
+const run = (task: UnitTestsTask, code: string) => suite.executor.execute({ scorer: 'unit-tests', task, language: task.language, code });
 
 describe.each([
   ['java', java],
@@ -71,7 +60,7 @@ describe('java', () => {
 
   it('runs a whole program with a public class on stdin and stdout', async () => {
     const code = 'import java.util.*;\n\npublic class Solutie {\n    public static void main(String[] args) {\n        Scanner in = new Scanner(System.in);\n        long a = in.nextLong(), b = in.nextLong();\n        System.out.println(a + b);\n    }\n}\n';
-    const outcome = await executor.execute({ scorer: 'io-tests', task: sumTask(), language: 'java', code });
+    const outcome = await suite.executor.execute({ scorer: 'io-tests', task: sumTask(), language: 'java', code });
     expect(outcome.verdict, JSON.stringify(outcome)).toBe('OK');
   }, 120_000);
 });
@@ -93,7 +82,7 @@ describe('javascript', () => {
 
   it('runs a program on stdin and stdout', async () => {
     const code = "const [a, b] = require('node:fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\nconsole.log(a + b);\n";
-    const outcome = await executor.execute({ scorer: 'io-tests', task: sumTask(), language: 'javascript', code });
+    const outcome = await suite.executor.execute({ scorer: 'io-tests', task: sumTask(), language: 'javascript', code });
     expect(outcome.verdict, JSON.stringify(outcome)).toBe('OK');
   }, 120_000);
 });

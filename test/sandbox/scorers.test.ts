@@ -1,19 +1,8 @@
-import { rmSync, readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
-import { scratch, sumTask, unitTask } from './helpers.ts';
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { sandboxSuite, sumTask, unitTask } from './helpers.ts';
 
-const dirs = scratch('scorers');
-let executor: SandboxExecutor;
-
-beforeAll(async () => {
-  executor = await createSandboxExecutor({ concurrency: 2, cacheDir: dirs.cacheDir, workRoot: dirs.workRoot });
-}, 600_000);
-
-afterAll(async () => {
-  await executor?.close();
-  rmSync(dirs.root, { recursive: true, force: true });
-});
+const suite = sandboxSuite('scorers', { concurrency: 2 });
 
 const programs = {
   python: {
@@ -46,7 +35,7 @@ const languages = Object.keys(programs) as (keyof typeof programs)[];
 
 describe.each(languages)('io-tests in %s', (language) => {
   const p = programs[language];
-  const run = (code: string) => executor.execute({ scorer: 'io-tests', task: sumTask(), language, code });
+  const run = (code: string) => suite.executor.execute({ scorer: 'io-tests', task: sumTask(), language, code });
 
   it('accepts a correct program that writes <name>.out', async () => {
     const outcome = await run(p.correct);
@@ -88,15 +77,15 @@ describe.each(languages)('io-tests in %s', (language) => {
 describe('io-tests checkers', () => {
   it('accepts outputs within the task float tolerance', async () => {
     const task = sumTask({ tests: [{ input: '1 3\n', output: '0.333333\n' }], checker: { kind: 'float', abs: 1e-4 } });
-    const outcome = await executor.execute({ scorer: 'io-tests', task, language: 'python', code: 'a, b = map(int, input().split())\nprint(a / b)\n' });
+    const outcome = await suite.executor.execute({ scorer: 'io-tests', task, language: 'python', code: 'a, b = map(int, input().split())\nprint(a / b)\n' });
     expect(outcome.verdict).toBe('OK');
   });
 
   it('runs a checker program given input, expected and actual files', async () => {
     const checker = 'import sys\nexp = open(sys.argv[2]).read().split()\nact = open(sys.argv[3]).read().split()\nsys.exit(0 if sorted(exp) == sorted(act) else 1)\n';
     const task = sumTask({ tests: [{ input: '', output: '1 2 3\n' }], checker: { kind: 'program', language: 'python', source: checker } });
-    const shuffled = await executor.execute({ scorer: 'io-tests', task, language: 'python', code: 'print(3, 1, 2)\n' });
-    const wrong = await executor.execute({ scorer: 'io-tests', task, language: 'python', code: 'print(3, 1, 1)\n' });
+    const shuffled = await suite.executor.execute({ scorer: 'io-tests', task, language: 'python', code: 'print(3, 1, 2)\n' });
+    const wrong = await suite.executor.execute({ scorer: 'io-tests', task, language: 'python', code: 'print(3, 1, 1)\n' });
     expect([shuffled.verdict, wrong.verdict]).toEqual(['OK', 'WA']);
   });
 });
@@ -104,10 +93,10 @@ describe('io-tests checkers', () => {
 describe('compile cache', () => {
   it('compiles identical samples once', async () => {
     const code = '#include <stdio.h>\nint main(void){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;} /* cache probe */\n';
-    const before = readdirSync(`${dirs.cacheDir}/builds`).length;
-    const outcomes = await Promise.all([1, 2, 3].map(() => executor.execute({ scorer: 'io-tests', task: sumTask(), language: 'c', code })));
+    const before = readdirSync(`${suite.dirs.cacheDir}/builds`).length;
+    const outcomes = await Promise.all([1, 2, 3].map(() => suite.executor.execute({ scorer: 'io-tests', task: sumTask(), language: 'c', code })));
     expect(outcomes.map((o) => o.verdict)).toEqual(['OK', 'OK', 'OK']);
-    expect(readdirSync(`${dirs.cacheDir}/builds`).length).toBe(before + 1);
+    expect(readdirSync(`${suite.dirs.cacheDir}/builds`).length).toBe(before + 1);
   });
 });
 
@@ -140,7 +129,7 @@ const unitPrograms = {
 
 describe.each(Object.keys(unitPrograms) as (keyof typeof unitPrograms)[])('unit-tests in %s', (language) => {
   const p = unitPrograms[language];
-  const run = (code: string) => executor.execute({ scorer: 'unit-tests', task: unitTask(language, p.test), language, code });
+  const run = (code: string) => suite.executor.execute({ scorer: 'unit-tests', task: unitTask(language, p.test), language, code });
 
   it('passes a correct completion', async () => {
     expect(await run(p.good)).toMatchObject({ verdict: 'OK', testsPassed: 1, testsTotal: 1 });

@@ -3,23 +3,11 @@
 // multi-dollar string interpolation (`$$"…"`), a Kotlin 2.2 feature: under
 // `-language-version 2.0` it does not compile, under 2.2 it does. Both jobs carry the same
 // source, so a compile cache that ignored the option would hand one job the other's build.
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ExecutionJob } from '#core/ports.ts';
-import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
-import { scratch, unitTask } from './helpers.ts';
+import { sandboxSuite, unitTask } from './helpers.ts';
 
-const dirs = scratch('toolchain-options');
-let executor: SandboxExecutor;
-
-beforeAll(async () => {
-  executor = await createSandboxExecutor({ concurrency: 2, cacheDir: dirs.cacheDir, workRoot: dirs.workRoot });
-}, 600_000);
-
-afterAll(async () => {
-  await executor?.close();
-  rmSync(dirs.root, { recursive: true, force: true });
-});
+const suite = sandboxSuite('toolchain-options', { concurrency: 2 });
 
 const test = 'fun main() {\n    if (price(3) != "$3") throw AssertionError(price(3))\n}\n';
 const completion = 'fun price(n: Int): String = $$"$$$n"\n';
@@ -34,7 +22,7 @@ const job = (languageVersion: string): ExecutionJob => ({
 
 describe('toolchain options per job', () => {
   it('compiles two concurrent Kotlin jobs each with its own language version', async () => {
-    const [old, current] = await Promise.all([executor.execute(job('2.0')), executor.execute(job('2.2'))]);
+    const [old, current] = await Promise.all([suite.executor.execute(job('2.0')), suite.executor.execute(job('2.2'))]);
 
     expect(old.verdict).toBe('CE');
     expect(old.error).toMatch(/language version|2\.2/u);
@@ -42,16 +30,16 @@ describe('toolchain options per job', () => {
   }, 600_000);
 
   it('keeps the option out of later jobs: the same source compiles again without it', async () => {
-    await executor.execute(job('2.0'));
+    await suite.executor.execute(job('2.0'));
 
-    const plain = await executor.execute({ ...job('2.0'), toolchain: {} });
+    const plain = await suite.executor.execute({ ...job('2.0'), toolchain: {} });
 
     expect(plain.verdict).toBe('OK');
   }, 600_000);
 
   it('records the flags an option becomes only for the toolchains asked with it', async () => {
-    const withVersion = await executor.toolchains({ kotlin: { languageVersion: '2.0' } });
-    const without = await executor.toolchains();
+    const withVersion = await suite.executor.toolchains({ kotlin: { languageVersion: '2.0' } });
+    const without = await suite.executor.toolchains();
 
     expect(withVersion.find((t) => t.language === 'kotlin')?.flags).toEqual(expect.arrayContaining(['-language-version', '2.0', '-api-version', '2.0']));
     expect(without.find((t) => t.language === 'kotlin')?.flags).not.toContain('-language-version');
