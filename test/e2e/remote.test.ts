@@ -179,7 +179,8 @@ describe('polyeval remote', () => {
     const before = sql.length + rejected.length;
     const result = await runCli(['remote', 'run', '-b', 'sample/abricot', '--temperature', '7', '--api', api], { env });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('field "temperature"');
+    expect(result.stderr).toContain('polyeval: --temperature 7: ');
+    expect(result.stderr).not.toContain('field "temperature"');
     expect(sql.length + rejected.length).toBe(before);
   });
 

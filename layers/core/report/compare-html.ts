@@ -29,7 +29,7 @@ const keyOf = (r: Pick<CompareRow, 'metric' | 'slice'>): string => (r.slice === 
 function headlineCard(key: string, row: CompareRow | undefined): string {
   const figure =
     row && row.diff !== null
-      ? `<div class="value">${row.diff >= 0 ? '+' : ''}${fmt(row.diff)}</div><div class="ci">95% CI [${fmt(row.ci_low)}, ${fmt(row.ci_high)}] · ${escapeHtml(verdictOf(row))}</div><div class="ci">a ${fmt(row.a)} → b ${fmt(row.b)} · ${row.units} shared units</div>${intervalBar({ value: row.diff, ci_low: row.ci_low, ci_high: row.ci_high }, axisFor([{ value: row.diff, ci_low: row.ci_low, ci_high: row.ci_high }], [0]), { width: 200, mark: 0, className: 'hbar' })}`
+      ? `<div class="value">${row.diff >= 0 ? '+' : ''}${fmt(row.diff)}</div><div class="ci">95% CI [${fmt(row.ci_low)}, ${fmt(row.ci_high)}] · ${escapeHtml(verdictOf(row))}</div><div class="ci">a ${fmt(row.a)} → b ${fmt(row.b)} · ${row.units} shared units</div>${intervalBar({ value: row.diff, ci_low: row.ci_low, ci_high: row.ci_high }, axisFor([{ value: row.diff, ci_low: row.ci_low, ci_high: row.ci_high }], [0]), { width: 200, mark: 0, className: 'hbar', track: true })}`
       : `<div class="value">—</div><div class="absent">absent: ${escapeHtml(row?.reason ?? 'neither run has it')}</div>`;
   const [metric = key, slice = 'all'] = key.split('/');
   return `<div class="card" data-metric="${escapeHtml(key)}"><div class="label">b − a · ${escapeHtml(metric)} · ${escapeHtml(sliceLabel(slice))}</div>${figure}</div>`;
