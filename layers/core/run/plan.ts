@@ -113,8 +113,12 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
   // Settings the model cannot take are adapted (with a warning) or refused here, before any call.
   const firstTask = tasks[0];
   const style = firstTask ? benchmark.buildPrompt(firstTask, { pool: loaded.tasks }).style : 'chat';
-  const warnings = [...(provider.adaptParams?.(params, style).warnings ?? []), ...unansweredWarning(loaded, spec, provider)];
+  const adapted = [...(provider.adaptParams?.(params, style).warnings ?? []), ...unansweredWarning(loaded, spec, provider)];
   const likertScoring = benchmark.scorer === 'likert' ? await chooseLikertScoring(spec, provider, ctx.probe ?? true) : null;
+  const warnings = [
+    ...adapted,
+    ...(provider.kind === 'reference' || provider.kind === 'replay' ? [] : (benchmark.promptNotes?.(likertScoring?.mode ?? null) ?? [])),
+  ];
   const manifest: Manifest = {
     run_id: ctx.runId,
     created_at: ctx.createdAt,

@@ -105,7 +105,8 @@ describe('RoCode paper protocol', () => {
 });
 
 describe('ABRICOT protocols', () => {
-  const rows = [item('a', 0.3, 0.7), item('b', 0.1, 0.9), item('c', 0.5, 0.5), item('d', 0.62, 0.2)];
+  // Four words: a shot never shows the evaluated word.
+  const rows = [item('a', 0.3, 0.7), item('b', 0.1, 0.9), item('c', 0.5, 0.5), item('d', 0.62, 0.2)].map((r, i) => ({ ...r, target_token: ['lampada', 'gatto', 'pane', 'treno'][i] }));
 
   it('paper: 3-shot chat prompt and gold in five equal bins; calamita: zero-shot text and rounded gold', () => {
     const paperTasks = rows.flatMap((r) => abricot.parseRow(r, loc)) as LikertTask[];
