@@ -53,6 +53,7 @@ function manifestTable(m: Manifest): string {
     rows.push(['likert mode', `${what}${why}`]);
   }
   for (const w of m.warnings ?? []) rows.push(['adapted to the model', w]);
+  for (const note of m.prompt_notes ?? []) rows.push(['prompt', note]);
   for (const t of m.toolchains) rows.push([`toolchain ${t.language}`, `${t.compiler ?? ''} ${t.version ?? ''} ${(t.flags ?? []).join(' ')}`.trim()]);
   return `<table class="kv">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
 }

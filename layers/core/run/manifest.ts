@@ -48,6 +48,8 @@ export const ManifestSchema = z
     likert_scoring: objectOf<LikertScoring>('the likert scoring').nullable().optional(),
     /** What the run adapted to the model before any call (e.g. top_p dropped), one line each. */
     warnings: z.array(z.string()).optional(),
+    /** How the prompt reached the model (which chat template shaped it, or that none did), one line each. */
+    prompt_notes: z.array(z.string()).optional(),
     max_cost_usd: z.number().nullable(),
     /** The price used when the table had none (`--assume-price`), so a resume and the cloud bill the same way. */
     assumed_price: z.object({ input_per_mtok: z.number(), output_per_mtok: z.number() }).nullable().optional(),

@@ -113,12 +113,10 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
   // Settings the model cannot take are adapted (with a warning) or refused here, before any call.
   const firstTask = tasks[0];
   const style = firstTask ? benchmark.buildPrompt(firstTask, { pool: loaded.tasks }).style : 'chat';
-  const adapted = [...(provider.adaptParams?.(params, style).warnings ?? []), ...unansweredWarning(loaded, spec, provider)];
+  const warnings = [...(provider.adaptParams?.(params, style).warnings ?? []), ...unansweredWarning(loaded, spec, provider)];
   const likertScoring = benchmark.scorer === 'likert' ? await chooseLikertScoring(spec, provider, ctx.probe ?? true) : null;
-  const warnings = [
-    ...adapted,
-    ...(provider.kind === 'reference' || provider.kind === 'replay' ? [] : (benchmark.promptNotes?.(likertScoring?.mode ?? null) ?? [])),
-  ];
+  // reference and replay answer without reading the prompt: nothing to say about how it reached a model.
+  const promptNotes = provider.kind === 'reference' || provider.kind === 'replay' ? [] : (benchmark.promptNotes?.(likertScoring?.mode ?? null) ?? []);
   const manifest: Manifest = {
     run_id: ctx.runId,
     created_at: ctx.createdAt,
@@ -142,6 +140,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
     likert_mode: likertScoring?.mode ?? null,
     likert_scoring: likertScoring,
     warnings,
+    ...(promptNotes.length > 0 ? { prompt_notes: promptNotes } : {}),
     max_cost_usd: spec.maxCostUsd ?? null,
     kotlin_language_version: spec.kotlinLanguageVersion ?? benchmark.defaults.kotlinLanguageVersion ?? null,
     protocol: runProtocol(benchmark, spec),
