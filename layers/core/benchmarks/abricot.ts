@@ -13,6 +13,8 @@ import { chatTemplateOf, type ChatTemplateName } from '../prompts/chat-templates
 import type { Benchmark, FieldMapping, PromptContext, RowLocation } from './benchmark.ts';
 import { discretise, goldDigit } from './likert-gold.ts';
 import { defaultProtocol, type GoldRule, type ProtocolDefinition, type RunProtocol } from './protocol.ts';
+import { ABRICOT_METRICS } from '../metrics/abricot-metrics.ts';
+import { wordOf } from '../metrics/likert-words.ts';
 import { optionalNumber, optionalString, requiredNumber, requiredString } from './fields.ts';
 
 export const LIKERT_CHOICES = ['1', '2', '3', '4', '5'] as const;
@@ -23,7 +25,7 @@ const COLUMNS: Record<LikertSubtask, { mean: string[]; std: string[] }> = {
   inclusiveness: { mean: ['inc_mean', 'inclusiveness_mean', 'inclusiveness mean'], std: ['inc_std', 'inclusiveness_std', 'inclusiveness std'] },
 };
 
-export { discretise };
+export { discretise, wordOf };
 
 const C = {
   id: ['id', 'ID', 'Id'],
@@ -93,11 +95,6 @@ function hash(text: string): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h;
-}
-
-/** The word a task is about: its lemma when the row gives one, else its target token (case-folded). */
-export function wordOf(task: Pick<LikertTask, 'lemma' | 'target'>): string {
-  return (task.lemma ?? task.target).trim().toLocaleLowerCase('it');
 }
 
 /**
@@ -231,6 +228,7 @@ function makeAbricot(protocol: RunProtocol): Benchmark<LikertTask> {
     postprocess: (raw) => raw.trim(),
     languageOf: () => undefined,
     choices: LIKERT_CHOICES,
+    extraMetrics: ABRICOT_METRICS,
     choiceDelimiter: template ? template.choiceDelimiter : TARGET_DELIMITER,
     promptNotes: (mode) => (layout === 'paper' && settings.promptStyle === 'chat' ? paperPromptNotes(settings.chatTemplate, mode) : []),
     // Correlations are per subtask, as in the paper, never over both subtasks pooled.
