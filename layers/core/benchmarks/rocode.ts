@@ -95,6 +95,9 @@ const C = {
   id: ['task_id', 'id', 'problem_id'],
   stem: ['name', 'file_stem', 'stem', 'file_name', 'filename'],
   statement: ['statement', 'description', 'problem_description', 'text'],
+  statementEn: ['statement_en'],
+  inputSpecEn: ['input_spec_en'],
+  outputSpecEn: ['output_spec_en'],
   inputSpec: ['input_spec', 'input_description', 'input_specification'],
   outputSpec: ['output_spec', 'output_description', 'output_specification'],
   examples: ['examples'],
@@ -113,6 +116,7 @@ const ROCODE_FIELDS: FieldMapping[] = [
   { field: 'id', columns: C.id, required: true },
   { field: 'name (file stem)', columns: C.stem, required: false, note: 'else the <stem>.in the input specification or statement names, else stdin/stdout only; never a title' },
   { field: 'statement', columns: C.statement, required: true },
+  { field: 'statement (English)', columns: C.statementEn, required: false, note: 'required by --prompt-language en (the paper\'s translation ablation), with input_spec_en and output_spec_en' },
   { field: 'input_spec', columns: C.inputSpec, required: false },
   { field: 'output_spec', columns: C.outputSpec, required: false },
   { field: 'examples', columns: C.examples, required: false, note: '[{input, output}]' },
@@ -162,6 +166,7 @@ function makeParseRow(protocol: RunProtocol) {
     const inputSpec = optionalString(row, C.inputSpec, loc) ?? '';
     const outputSpec = optionalString(row, C.outputSpec, loc) ?? '';
     const name = fileStemOf(row, loc, [inputSpec, statement]);
+    const statementEn = protocol.settings.promptLanguage === 'en' ? requiredString(row, C.statementEn, loc) : optionalString(row, C.statementEn, loc);
     const task: IoTestsTask = {
       kind: 'io-tests',
       id,
@@ -180,6 +185,10 @@ function makeParseRow(protocol: RunProtocol) {
       solutions: solutionsOf(row[C.solutions[0]], loc),
     };
     if (difficulty !== undefined) task.difficulty = difficulty;
+    if (rule.clock === 'wall') task.timeClock = 'wall';
+    if (statementEn !== undefined) {
+      task.english = { statement: statementEn, inputSpec: optionalString(row, C.inputSpecEn, loc) ?? '', outputSpec: optionalString(row, C.outputSpecEn, loc) ?? '' };
+    }
     return [task];
   };
 }
@@ -192,7 +201,7 @@ function asRocodeLanguage(language: string | undefined): RocodeLanguage {
 
 function makeBuildPrompt(protocol: RunProtocol) {
   return (task: IoTestsTask, ctx: { language?: string }): Prompt => {
-    const text = buildRocodePrompt(task, asRocodeLanguage(ctx.language));
+    const text = buildRocodePrompt(task, asRocodeLanguage(ctx.language), protocol.settings.promptLanguage ?? 'ro');
     return { style: protocol.settings.promptStyle, messages: [{ role: 'user', content: text }], completion: `${text}\n` };
   };
 }
@@ -201,13 +210,20 @@ function makeBuildPrompt(protocol: RunProtocol) {
 export const ROCODE_PROTOCOLS: readonly ProtocolDefinition[] = [
   {
     name: 'paper',
-    description: 'RoCode paper §4.1: Romanian zero-shot prompt as plain text, n=10, temperature 0.2, top-p 0.9, 4 s per test whatever the row says',
+    description:
+      'RoCode paper §4.1: Romanian zero-shot prompt as plain text, n=10, temperature 0.2, top-p 0.9, 4 s of CPU time per test whatever the row says (--time-clock wall: elapsed time), headline accuracy (Table 4\'s first column)',
     settings: {
       n: ROCODE_RECIPE.n,
       params: { temperature: ROCODE_RECIPE.temperature, topP: ROCODE_RECIPE.topP, maxTokens: 2048, stop: [] },
       promptStyle: 'completion',
-      timeLimit: { kind: 'fixed', ms: ROCODE_RECIPE.defaultTimeLimitMs },
-      headline: 'pass@1',
+      promptLanguage: 'ro',
+      timeLimit: { kind: 'fixed', ms: ROCODE_RECIPE.defaultTimeLimitMs, clock: 'cpu' },
+      headline: 'accuracy',
+      knownDefects: [
+        'the paper says "a timeout of 4 seconds for solution run time" without naming the clock: CPU time by default (a loaded machine does not fail programs), wall time with --time-clock wall',
+        'Table 4 fits no single reading of strict accuracy: polyeval counts a problem when its best sample passes every test (so pass@1 ≤ strict accuracy ≤ accuracy)',
+        'the paper prints only placeholders between its opening and closing lines: the section headings are polyeval\'s',
+      ],
     },
   },
 ];
@@ -228,7 +244,8 @@ function makeRocode(protocol: RunProtocol): Benchmark<IoTestsTask> {
     reference: (task, language) => task.solutions[asRocodeLanguage(language)],
     postprocess: (raw, _task, language) => extractCode(raw, asRocodeLanguage(language)),
     languageOf: (_task, requested) => asRocodeLanguage(requested),
-    headline: { metric: 'accuracy' },
+    // One headline per protocol: the benchmark's is its default protocol's.
+    headline: { metric: ROCODE_PROTOCOLS[0]?.settings.headline ?? 'accuracy' },
     // cosmadrian/rocode on the Hub: rocode_train.jsonl (6.37 GB), rocode_val.jsonl (545 MB),
     // rocode_test.jsonl (1.03 GB), all LFS — streamed, never loaded whole.
     dataset: { hub: 'cosmadrian/rocode', files: /^rocode_(train|val|test)\.jsonl(\.gz)?$/ },
