@@ -60,6 +60,11 @@ export interface IoTestsTask extends TaskBase {
   checker: OutputChecker;
   /** Reference solutions by language; they feed the `reference` provider. */
   solutions: Partial<Record<LanguageId, string>>;
+  /**
+   * Every C and C++ solution of the row when it lists several per language (RoCode's human
+   * submissions; its Python solutions are machine transpilations): the code-switching human baseline.
+   */
+  humanSolutions?: { code: string; language: string }[];
 }
 
 export interface UnitTestsTask extends TaskBase {

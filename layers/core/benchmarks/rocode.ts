@@ -85,6 +85,22 @@ function solutionsOf(value: unknown, loc: RowLocation): Partial<Record<string, s
   return out;
 }
 
+/**
+ * Every C and C++ solution of a row listing solutions as `[{language, code}]` (RoCode's
+ * published rows): the human-written ones (its Python solutions are machine transpilations).
+ * Empty for a row keyed by language (one solution each: `solutions` already holds them).
+ */
+function humanSolutionsOf(value: unknown): { code: string; language: string }[] {
+  if (!Array.isArray(value)) return [];
+  const out: { code: string; language: string }[] = [];
+  for (const s of value as Record<string, unknown>[]) {
+    if (typeof s?.language !== 'string' || typeof s.code !== 'string') continue;
+    const language = normaliseLanguage(s.language);
+    if (language === 'c' || language === 'cpp') out.push({ code: s.code, language });
+  }
+  return out;
+}
+
 /** A language id from the spellings datasets use (C++, c++17, py, Python3, js…): the registry's aliases. */
 export function normaliseLanguage(name: string): string {
   return languageIdOf(name) ?? name.toLowerCase().replace(/\s+/g, '');
@@ -186,6 +202,8 @@ function makeParseRow(protocol: RunProtocol) {
     };
     if (difficulty !== undefined) task.difficulty = difficulty;
     if (rule.clock === 'wall') task.timeClock = 'wall';
+    const human = humanSolutionsOf(row[C.solutions[0]]);
+    if (human.length > 0) task.humanSolutions = human;
     if (statementEn !== undefined) {
       task.english = { statement: statementEn, inputSpec: optionalString(row, C.inputSpecEn, loc) ?? '', outputSpec: optionalString(row, C.outputSpecEn, loc) ?? '' };
     }

@@ -41,6 +41,7 @@ const IoTestsTaskSchema = z
     memoryLimitMb: z.number().positive(),
     checker: CheckerSchema,
     solutions: z.record(z.string(), z.string()),
+    humanSolutions: z.array(z.object({ code: z.string(), language: z.string() })).optional(),
   })
   .loose();
 

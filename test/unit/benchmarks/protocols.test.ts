@@ -15,7 +15,7 @@ import { protocolChoiceOfManifest } from '#core/run/manifest.ts';
 import { planRun, type LoadedBenchmark } from '#core/run/plan.ts';
 import { parseRunSpec, protocolChoiceOf } from '#core/run/spec.ts';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
-import type { LikertTask, Task } from '#core/types.ts';
+import type { IoTestsTask, LikertTask, Task } from '#core/types.ts';
 
 const loc = { file: 'items.jsonl', line: 3 };
 const item = (id: string, absMean: number, incMean: number) => ({ id, target_token: 'lampada', text: `Ho acceso la lampada ${id}.`, abs_mean: absMean, inc_mean: incMean });
@@ -138,7 +138,7 @@ describe('RoCode prompt language and time clock', () => {
     const en = bindProtocol(rocode, protocolChoiceOf(parseRunSpec({ benchmark: 'rocode', model: 'reference', promptLanguage: 'en' })));
     expect(en.protocol.overrides).toEqual({ prompt_language: 'en' });
     const [task] = en.parseRow({ ...rocodeRow, statement_en: 'Read N and print N.', input_spec_en: 'The file ecou.in holds N.', output_spec_en: 'The file ecou.out holds N.' }, loc);
-    const prompt = en.buildPrompt(task as Task, { pool: [], language: 'python' } as never);
+    const prompt = en.buildPrompt(task as IoTestsTask, { pool: [], language: 'python' });
     expect(prompt.completion).toContain('The following programming problem is given:\n\nRead N and print N.');
     expect(protocolChoiceOfManifest({ protocol: en.protocol })).toMatchObject({ promptLanguage: 'en' });
   });
