@@ -31,6 +31,8 @@ function indent(text: string): string {
 function printInspection(i: Inspection, out: NodeJS.WritableStream): void {
   const overrides = Object.entries(i.protocol.overrides).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
   out.write(`\n${i.spec} · ${i.title}\nscorer ${i.scorer} · protocol ${i.protocol.name}${overrides.length ? ` (overridden: ${overrides.join(', ')})` : ''} · headline ${i.protocol.settings.headline}\n\n`);
+  for (const defect of i.protocol.settings.knownDefects ?? []) out.write(`  known: ${defect}\n`);
+  if (i.protocol.settings.knownDefects?.length) out.write('\n');
   out.write(`${table(i.files.map((f) => ({ file: f.source, format: `${f.format}${f.gzip ? ' (gzip)' : ''}`, split: f.split ?? '', rows: f.rows })))}\n\n`);
   out.write(`${table(i.mapping.map((m) => ({ field: m.field, column: m.column ?? (m.required ? 'MISSING (required)' : '—'), note: m.note ?? '' })))}\n\n`);
   out.write(`${table(Object.entries(i.splits).map(([split, c]) => ({ split, rows: c.rows, tasks: c.tasks })))}\n`);
