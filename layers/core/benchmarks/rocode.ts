@@ -6,7 +6,7 @@
 import { InputError } from '../errors.ts';
 import { LANGUAGE_SPECS, languageIdOf } from '../languages/index.ts';
 import type { Prompt } from '../models/provider.ts';
-import { buildRocodePrompt, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
+import { buildRocodePrompt, ROCODE_HUMAN_LANGUAGES, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
 import { CODE_SWITCHING_METRICS } from '../metrics/code-switching-rows.ts';
 import { extractCode } from '../scoring/postprocess.ts';
 import type { IoTest, IoTestsTask, OutputChecker } from '../types.ts';
@@ -96,7 +96,7 @@ function humanSolutionsOf(value: unknown): { code: string; language: string }[] 
   for (const s of value as Record<string, unknown>[]) {
     if (typeof s?.language !== 'string' || typeof s.code !== 'string') continue;
     const language = normaliseLanguage(s.language);
-    if (language === 'c' || language === 'cpp') out.push({ code: s.code, language });
+    if ((ROCODE_HUMAN_LANGUAGES as readonly string[]).includes(language)) out.push({ code: s.code, language });
   }
   return out;
 }

@@ -46,7 +46,12 @@ export function scoredItems(records: readonly RunRecord[], tasks: readonly Liker
 
 function groupsOf(items: readonly ScoredItem[]): WordGroup[] {
   const byWord = new Map<string, WordContext[]>();
-  for (const i of items) byWord.set(i.word, [...(byWord.get(i.word) ?? []), { predicted: i.predicted, goldMean: i.goldMean }]);
+  for (const i of items) {
+    const list = byWord.get(i.word);
+    const context = { predicted: i.predicted, goldMean: i.goldMean };
+    if (list) list.push(context);
+    else byWord.set(i.word, [context]);
+  }
   return [...byWord].map(([word, contexts]) => ({ word, contexts }));
 }
 

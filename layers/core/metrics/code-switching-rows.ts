@@ -17,6 +17,7 @@ import { codeSwitchingByKind } from '../benchmarks/code-switching.ts';
 import type { ExtraMetrics } from '../benchmarks/description.ts';
 import { HarnessError } from '../errors.ts';
 import type { IoTestsTask, MetricRow, RunRecord } from '../types.ts';
+import { ROCODE_HUMAN_LANGUAGES } from '../prompts/rocode.ts';
 import { bootstrapCI } from './bootstrap.ts';
 
 interface ProgramCount {
@@ -82,10 +83,12 @@ export interface HumanProgram {
  */
 export function humanCodeSwitchingRows(input: RowInput & { programs: readonly HumanProgram[]; isRomanian: (word: string) => boolean }): MetricRow[] {
   const count = counter(input.isRomanian);
-  const programs = input.programs.filter((p) => p.code.trim() !== '' && (p.language === 'c' || p.language === 'cpp'));
-  const rows = kindRows(input, '_human', 'language=c+cpp', programs.map((p) => count(p.code, p.language)));
+  const human = new Set<string>(ROCODE_HUMAN_LANGUAGES);
+  const programs = input.programs.filter((p) => p.code.trim() !== '' && human.has(p.language));
+  const slice = `language=${ROCODE_HUMAN_LANGUAGES.join('+')}`;
+  const rows = kindRows(input, '_human', slice, programs.map((p) => count(p.code, p.language)));
   for (const d of difficulties(programs.map((p) => p.difficulty))) {
-    rows.push(...kindRows(input, '_human', `language=c+cpp,difficulty=${d}`, programs.filter((p) => p.difficulty === d).map((p) => count(p.code, p.language))));
+    rows.push(...kindRows(input, '_human', `${slice},difficulty=${d}`, programs.filter((p) => p.difficulty === d).map((p) => count(p.code, p.language))));
   }
   return rows;
 }
@@ -145,5 +148,8 @@ export const CODE_SWITCHING_METRICS: ExtraMetrics<IoTestsTask> = {
 
 /** A task's C and C++ solutions, when the row kept only one per language. */
 function humanOf(task: IoTestsTask): { code: string; language: string }[] {
-  return (['c', 'cpp'] as const).flatMap((language) => (task.solutions[language] ? [{ code: task.solutions[language] as string, language }] : []));
+  return ROCODE_HUMAN_LANGUAGES.flatMap((language) => {
+    const code = task.solutions[language];
+    return code ? [{ code, language }] : [];
+  });
 }

@@ -18,6 +18,12 @@ export type RocodeLanguage = 'c' | 'cpp' | 'python';
 /** Every language a RoCode prompt can ask for, the default first. */
 export const ROCODE_LANGUAGES: readonly RocodeLanguage[] = ['python', 'c', 'cpp'];
 
+/**
+ * The languages of RoCode's human-written solutions: the students' C and C++ submissions
+ * (paper §3.2); its Python solutions are gpt-3.5-turbo transpilations of them.
+ */
+export const ROCODE_HUMAN_LANGUAGES: readonly RocodeLanguage[] = ['c', 'cpp'];
+
 /** The language named in the closing request, as the paper writes it ("Python3"). */
 const LANGUAGE_NAMES: Record<RocodeLanguage, string> = { python: 'Python3', c: 'C', cpp: 'C++' };
 

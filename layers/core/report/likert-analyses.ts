@@ -85,7 +85,9 @@ function goldDistributions(records: readonly RunRecord[]): string {
     if (r.gold_mean === null || seen.has(r.task_id)) continue;
     seen.add(r.task_id);
     const key = r.subtask ?? 'all';
-    bySubtask.set(key, [...(bySubtask.get(key) ?? []), r.gold_mean]);
+    const list = bySubtask.get(key);
+    if (list) list.push(r.gold_mean);
+    else bySubtask.set(key, [r.gold_mean]);
   }
   return [...bySubtask]
     .sort(([a], [b]) => a.localeCompare(b))

@@ -115,8 +115,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
   const style = firstTask ? benchmark.buildPrompt(firstTask, { pool: loaded.tasks }).style : 'chat';
   const warnings = [...(provider.adaptParams?.(params, style).warnings ?? []), ...unansweredWarning(loaded, spec, provider)];
   const likertScoring = benchmark.scorer === 'likert' ? await chooseLikertScoring(spec, provider, ctx.probe ?? true) : null;
-  // reference and replay answer without reading the prompt: nothing to say about how it reached a model.
-  const promptNotes = provider.kind === 'reference' || provider.kind === 'replay' ? [] : (benchmark.promptNotes?.(likertScoring?.mode ?? null) ?? []);
+  const promptNotes = benchmark.promptNotes?.(likertScoring?.mode ?? null) ?? [];
   const manifest: Manifest = {
     run_id: ctx.runId,
     created_at: ctx.createdAt,
