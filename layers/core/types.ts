@@ -52,10 +52,19 @@ export interface IoTestsTask extends TaskBase {
   examples: { input: string; output: string }[];
   tests: IoTest[];
   timeLimitMs: number;
+  /** What `timeLimitMs` measures: CPU time (default) or wall time (the protocol's `--time-clock`). */
+  timeClock?: 'cpu' | 'wall';
+  /** The statement and specifications in English, when the row gives them (RoCode's `--prompt-language en`). */
+  english?: { statement: string; inputSpec: string; outputSpec: string };
   memoryLimitMb: number;
   checker: OutputChecker;
   /** Reference solutions by language; they feed the `reference` provider. */
   solutions: Partial<Record<LanguageId, string>>;
+  /**
+   * Every C and C++ solution of the row when it lists several per language (RoCode's human
+   * submissions; its Python solutions are machine transpilations): the code-switching human baseline.
+   */
+  humanSolutions?: { code: string; language: string }[];
 }
 
 export interface UnitTestsTask extends TaskBase {

@@ -196,7 +196,7 @@ async function callProvider(
       const scores = await provider.scoreChoices({
         taskId: task.id,
         prompt,
-        choices: choices.map((c) => ` ${c}`),
+        choices: choices.map((c) => `${benchmark.choiceDelimiter ?? ' '}${c}`),
         referenceIndex: choices.indexOf(String(task.gold)),
         ...(scoring ? { scoring } : {}),
       });

@@ -115,6 +115,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
   const style = firstTask ? benchmark.buildPrompt(firstTask, { pool: loaded.tasks }).style : 'chat';
   const warnings = [...(provider.adaptParams?.(params, style).warnings ?? []), ...unansweredWarning(loaded, spec, provider)];
   const likertScoring = benchmark.scorer === 'likert' ? await chooseLikertScoring(spec, provider, ctx.probe ?? true) : null;
+  const promptNotes = benchmark.promptNotes?.(likertScoring?.mode ?? null) ?? [];
   const manifest: Manifest = {
     run_id: ctx.runId,
     created_at: ctx.createdAt,
@@ -138,6 +139,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
     likert_mode: likertScoring?.mode ?? null,
     likert_scoring: likertScoring,
     warnings,
+    ...(promptNotes.length > 0 ? { prompt_notes: promptNotes } : {}),
     max_cost_usd: spec.maxCostUsd ?? null,
     kotlin_language_version: spec.kotlinLanguageVersion ?? benchmark.defaults.kotlinLanguageVersion ?? null,
     protocol: runProtocol(benchmark, spec),
