@@ -3,8 +3,6 @@
  * row's `prompt` as-is (KDoc + signature ending in `{\n`), decoding is greedy, generation
  * stops when a brace closes at column 0, and at most 256 new tokens are drawn.
  */
-import type { UnitTestsTask } from '../types.ts';
-
 /**
  * Stop sequences. The card's prose says `}\n}`, its code matches `\n}\n`; both mean "a brace
  * at column 0 closed the function". A function whose last statement is not a block
@@ -25,16 +23,3 @@ export const KOTLIN_RECIPE = {
   stop: KOTLIN_STOP_SEQUENCES,
   n: 1,
 } as const;
-
-/** The completion prompt: the task's prompt, unchanged (MXEval concatenates prompt + completion). */
-export function buildKotlinPrompt(task: Pick<UnitTestsTask, 'prompt'>): string {
-  return task.prompt;
-}
-
-/**
- * The program that is compiled and run: prompt + completion + "\n" + test, as MXEval
- * assembles it. The completion is what follows the prompt (body + closing brace).
- */
-export function assembleKotlinProgram(task: Pick<UnitTestsTask, 'prompt' | 'test'>, completion: string): string {
-  return `${task.prompt}${completion}\n${task.test}`;
-}
