@@ -8,7 +8,8 @@ import type { RunProtocol } from '../benchmarks/protocol.ts';
 import { InputError } from '../errors.ts';
 import type { GenerationParams, Provider } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
-import { VERDICTS, type Task, type Verdict } from '../types.ts';
+import { VerdictSchema } from './columns.ts';
+import type { Task } from '../types.ts';
 import { chooseLikertScoring } from './likert-choice.ts';
 import type { Manifest } from './manifest.ts';
 import type { RunSpec } from './spec.ts';
@@ -33,7 +34,7 @@ export const WorkItemSchema = z
     sample: z.number().int().min(0),
     language: z.string().min(1).optional(),
     /** Set when the item is run again (an SE sample on resume): the verdict it was counted with. */
-    previousVerdict: z.enum(VERDICTS as [Verdict, ...Verdict[]]).optional(),
+    previousVerdict: VerdictSchema.optional(),
   })
   .loose();
 
