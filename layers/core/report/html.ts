@@ -15,6 +15,7 @@ import type { MetricRow, RunRecord, Verdict } from '../types.ts';
 import { runCharts } from './charts.ts';
 import { escapeHtml } from './escape.ts';
 import { headlineCards, headlineSection, runHeadlineMetric } from './headline-cards.ts';
+import { isWordRow, likertAnalysesSection } from './likert-analyses.ts';
 import { metricGridHtml } from './metric-grid.ts';
 import { manifestTable } from './report-manifest.ts';
 import { BROWSER_CSS, sampleBrowser } from './sample-browser.ts';
@@ -56,11 +57,17 @@ function failures(docs: readonly ItemDocument[]): string {
   return `<table><thead><tr><th>task</th><th>sample</th><th>language</th><th>verdict</th><th>tests</th><th>detail</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+/** ABRICOT's word and domain statistics: the "Words and domains" section shows them, not the grid. */
+const ANALYSES_METRICS = new Set(['pearson_across_word', 'pearson_within_word', 'pearson_domain']);
+const inGrid = (r: MetricRow): boolean => !isWordRow(r) && !ANALYSES_METRICS.has(r.metric);
+
 /** The sections of a run's report, in page order. */
 export const REPORT_SECTIONS: readonly ReportSection[] = [
   { id: 'answer', render: (ctx) => headlineSection(headlineCards(ctx.manifest, ctx.metrics), ctx.summary, ctx.unit) },
-  { id: 'metrics-section', title: 'Metrics by slice', render: (ctx) => metricGridHtml(ctx.metrics, ctx.headline, ctx.unit) },
+  { id: 'metrics-section', title: 'Metrics by slice', render: (ctx) => metricGridHtml(ctx.metrics.filter(inGrid), ctx.headline, ctx.unit) },
   { id: 'charts', title: 'Charts', render: (ctx) => runCharts(ctx.manifest.benchmark.scorer, ctx.records) },
+  // Its own <section> and heading (issue 22's ABRICOT analyses); empty for other scorers.
+  { id: 'words-and-domains', render: (ctx) => (ctx.manifest.benchmark.scorer === 'likert' ? likertAnalysesSection(ctx.metrics, ctx.records) : null) },
   { id: 'samples', title: 'Samples', render: (ctx) => `${sampleBrowser(ctx.docs)}\n<noscript><h3>Samples that did not pass</h3>${failures(ctx.docs)}</noscript>` },
   { id: 'manifest-section', title: 'Manifest', render: (ctx) => manifestTable(ctx.manifest, ctx.languages) },
 ];

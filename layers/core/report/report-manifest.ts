@@ -40,6 +40,7 @@ export function manifestTable(m: Manifest, languages: ReadonlySet<string>): stri
     rows.push(['likert mode', `${LIKERT_MODES[m.likert_mode]}${why}`]);
   }
   for (const w of m.warnings ?? []) rows.push(['adapted to the model', w]);
+  for (const note of m.prompt_notes ?? []) rows.push(['prompt', note]);
   for (const t of m.toolchains.filter((x) => languages.has(x.language))) rows.push([`toolchain ${t.language}`, `${t.compiler ?? ''} ${t.version ?? ''} ${(t.flags ?? []).join(' ')}`.trim()]);
   return `<table class="kv" id="manifest">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
 }
