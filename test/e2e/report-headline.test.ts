@@ -71,7 +71,7 @@ describe('the report leads with the answer', () => {
       const cards = await headlineCards(page);
       expect(cards.length, run.run_id).toBe(benchmark === 'abricot' ? 2 : 1);
       for (const card of cards) {
-        expect(card.text).toMatch(/^(pearson · (abstractness|inclusiveness)|pass@1 · all tasks) 1\.000 95% CI \[1\.000, 1\.000\] · n = \d+ (items|tasks)$/);
+        expect(card.text).toMatch(/^(pearson · (abstractness|inclusiveness)|(pass@1|accuracy) · all tasks) 1\.000 95% CI \[1\.000, 1\.000\] · n = \d+ (items|tasks)$/);
         expect(card.inView, `${run.run_id}: ${card.text}`).toBe(true);
       }
       const verdicts = page.locator('#verdict-counts');
@@ -88,7 +88,10 @@ describe('the report leads with the answer', () => {
     const run = runs.find((r) => r.benchmark === 'rocode') ?? runs[0];
     const { page } = await open(run?.report ?? '');
     expect(await page.locator('#absent').textContent()).toMatch(/^pass@10 absent: n=1 < k=10 · \d+ slices$/);
-    expect(await page.locator('#metrics thead th').allTextContents()).toEqual(['slice', 'n', 'pass@1', 'accuracy', 'strict_accuracy', 'compile_error_rate', 'system_error_rate']);
+    // The protocol's headline (RoCode paper: accuracy) is the first metric column; pass@10 is no column.
+    const columns = await page.locator('#metrics thead th').allTextContents();
+    expect(columns.slice(0, 3)).toEqual(['slice', 'n', 'accuracy']);
+    expect(columns).not.toContain('pass@10');
     expect(await page.locator('#metrics tbody th').first().textContent()).toBe('all tasks');
     await page.context().close();
   }, 120_000);
@@ -111,7 +114,7 @@ describe('the report leads with the answer', () => {
     if (shots) await page.screenshot({ path: join(shots, 'compare.png') });
     const cards = await headlineCards(page);
     expect(cards.map((c) => c.inView)).toEqual([true]);
-    expect(cards[0]?.text).toMatch(/^b − a · pass@1 · all tasks \+0\.000 95% CI \[0\.000, 0\.000\] · no clear difference/);
+    expect(cards[0]?.text).toMatch(/^b − a · accuracy · all tasks \+0\.000 95% CI \[0\.000, 0\.000\] · no clear difference/);
     expect(await page.locator('#absent').textContent()).toContain('pass@10 absent');
     expect(requests).toEqual([]);
     await page.context().close();
