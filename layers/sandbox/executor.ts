@@ -1,14 +1,15 @@
 /**
  * The local `Executor` port adapter: scores io-tests and unit-tests samples in the sandbox
  * on this machine, `concurrency` samples at a time. A harness failure is retried once and
- * then recorded as `SE` (never charged to the model, never disguised as another verdict).
+ * then recorded as `SE` (never charged to the model, never disguised as another verdict); a
+ * `TransientError` (a throttled runner function) is thrown on, for the caller's queue to retry.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
-import { InputError } from '#core/errors.ts';
+import { InputError, TransientError } from '#core/errors.ts';
 import type { ExecutionJob, Executor, ToolchainInfo } from '#core/ports.ts';
 import { scoreIoTests, type TestFileLoader } from '#core/scoring/io-tests.ts';
 import { scoreUnitTests } from '#core/scoring/unit-tests.ts';
@@ -134,6 +135,8 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
             // A remote runner names its own level; in process it is this sandbox's.
             return { ...outcome, isolation: outcome.isolation ?? iso.report.label };
           } catch (error) {
+            // Transient (a throttled runner): the caller's queue retries it later, never a verdict.
+            if (error instanceof TransientError) throw error;
             lastError = error;
             if (error instanceof InputError) break; // a bad task does not get better on retry
           }
