@@ -13,6 +13,15 @@ export interface BenchRow {
 
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv[2];
+// A bench with its own command line (`npm run bench cloud-scale -- --items N`) owns its output.
+const own = only === undefined ? undefined : readdirSync(here).find((f) => f === `${only}.bench.ts`);
+if (own !== undefined) {
+  const mod = (await import(pathToFileURL(join(here, own)).href)) as { main?: (argv: string[]) => Promise<void> };
+  if (typeof mod.main === 'function') {
+    await mod.main(process.argv.slice(3));
+    process.exit(0);
+  }
+}
 const rows: (BenchRow & { module: string })[] = [];
 for (const file of readdirSync(here).filter((f) => f.endsWith('.bench.ts')).sort()) {
   if (only && !file.includes(only)) continue;

@@ -126,24 +126,8 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
     cacheDir,
     workRoot,
     host,
-    async execute(job) {
-      return slots(async () => {
-        let lastError: unknown;
-        for (let attempt = 1; attempt <= 2; attempt++) {
-          try {
-            const outcome = await scoreOnce(job);
-            // A remote runner names its own level; in process it is this sandbox's.
-            return { ...outcome, isolation: outcome.isolation ?? iso.report.label };
-          } catch (error) {
-            // Transient (a throttled runner): the caller's queue retries it later, never a verdict.
-            if (error instanceof TransientError) throw error;
-            lastError = error;
-            if (error instanceof InputError) break; // a bad task does not get better on retry
-          }
-        }
-        const testsTotal = job.scorer === 'io-tests' ? job.task.tests.length : 1;
-        return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: failedIsolation };
-      });
+    execute(job) {
+      return slots(() => executeJob(job, scoreOnce, { label: iso.report.label, failed: failedIsolation }));
     },
     prepare(languages) {
       if (options.runner) return; // programs compile in the runner, not here
@@ -157,4 +141,27 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
       await Promise.all(LANGUAGE_RUNTIMES.map((r) => r.close?.()));
     },
   };
+}
+
+/**
+ * Scores one job with `scoreOnce`: a harness failure is tried once more and then the sample's
+ * `SE` (with `isolation.failed`); an `InputError` is not retried; a `TransientError` (a
+ * throttled or inactive runner function) is thrown on, for the caller's queue to retry later.
+ * The outcome names `isolation.label` unless the runner named its own.
+ */
+export async function executeJob(job: ExecutionJob, scoreOnce: (job: ExecutionJob) => Promise<ScoreOutcome>, isolation: { label: string; failed: string }): Promise<ScoreOutcome> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    try {
+      const outcome = await scoreOnce(job);
+      // A remote runner names its own level; in process it is this sandbox's.
+      return { ...outcome, isolation: outcome.isolation ?? isolation.label };
+    } catch (error) {
+      if (error instanceof TransientError) throw error;
+      lastError = error;
+      if (error instanceof InputError) break; // a bad task does not get better on retry
+    }
+  }
+  const testsTotal = job.scorer === 'io-tests' ? job.task.tests.length : 1;
+  return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: isolation.failed };
 }

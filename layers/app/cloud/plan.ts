@@ -45,6 +45,8 @@ export interface PlanDeps {
   code: Manifest['code'];
   packages: Record<string, string>;
   chunkSize?: number;
+  /** Reads the run's dataset (default: load-benchmark.ts's loadSource; the cloud-scale simulation passes its own store's). */
+  loadSource?: typeof loadSource;
 }
 
 export type PlanOutcome =
@@ -105,7 +107,7 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   if (request === undefined) throw new HarnessError('planFirst needs the request');
   const [source] = parseBenchmarkSpec(request.benchmark, protocolChoiceOf(request.spec));
   if (source === undefined) throw new InputError(`"${request.benchmark}" names no benchmark`, { field: 'benchmark' });
-  const loaded = await loadSource(source, { ...deps.load, ...(request.spec.split ? { split: request.spec.split } : {}) });
+  const loaded = await (deps.loadSource ?? loadSource)(source, { ...deps.load, ...(request.spec.split ? { split: request.spec.split } : {}) });
   const provider = await deps.createProvider(request.spec.model);
   // A cost cap on a model without a price would bound nothing: the run fails before any call.
   if (isBilled(provider)) {
