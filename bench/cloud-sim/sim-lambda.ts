@@ -122,7 +122,7 @@ export class SimLambda {
       m.inFlight += 1;
       await this.#invoke(m, batch, now);
     }
-    const next = m.queue.nextVisible();
+    const next = m.queue.nextVisible(now);
     if (next !== undefined && next > now) this.#schedulePoll(m, next);
   }
 

@@ -18,6 +18,7 @@ import { costOfManifest } from '#app/cloud/cost.ts';
 import { LambdaProgramRunner, LAMBDA_RUNNER_ISOLATION } from '#app/cloud/lambda-runner.ts';
 import type { AggregateMessage, CloudWorkItem, GeneratedMessage, PlanMessage } from '#app/cloud/messages.ts';
 import { startRuns } from '#app/cloud/start.ts';
+import { PLAN_CHUNK } from '#app/cloud/plan.ts';
 import { watchRuns } from '#app/cloud/watchdog.ts';
 import { loadSource } from '#app/shared/load-benchmark.ts';
 import { LambdaInvoker } from '#aws/lambda-invoker.ts';
@@ -54,6 +55,8 @@ export interface SimOptions {
   without?: readonly Without[];
   generateMaxConcurrency?: number;
   seed?: number;
+  /** Items per plan chunk (default plan.ts's 1,000; smaller shows the recursion limit on a small run). */
+  chunkSize?: number;
 }
 
 const MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
@@ -83,6 +86,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const n = options.n ?? 10;
   const language = options.language ?? 'python';
   const tasks = Math.ceil(options.items / n);
+  const chunkSize = options.chunkSize ?? PLAN_CHUNK;
   const random = mulberry(options.seed ?? 19);
   const time = new VirtualTime();
   const dynamo = new DynamoLimits(without.has('transaction-conflicts') ? 0 : TRANSACTION_HOLD_MS);
@@ -123,9 +127,10 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       createProvider: () => Promise.resolve(counted),
       code: { version: 'sim', revision: null, dirty: null },
       packages: {},
+      chunkSize,
     });
     const handlers: Record<keyof typeof queues, SqsHandler> = {
-      plan: without.has('plan-fanout') ? chained(plan, simSender<PlanMessage>(queues.plan, lambda), options.items) : plan,
+      plan: without.has('plan-fanout') ? chained(plan, simSender<PlanMessage>(queues.plan, lambda), options.items, chunkSize) : plan,
       generate: makeGenerate({ ledger, parts: ledger, aggregateQueue, contexts: new RunContextCache({ store, ledger, clock, provider: () => Promise.resolve(counted), costOf: costOfManifest }), executeQueues: { [language]: simSender<GeneratedMessage>(queues.execute, lambda) }, fargateQueues: {} }),
       execute: makeExecute({ ledger, parts: ledger, aggregateQueue, contexts: new RunContextCache({ store, ledger, clock, executor: () => Promise.resolve(judge) }) }),
       aggregate: makeAggregate({ store, ledger, clock, events: { publish: (type) => (events.push(type), Promise.resolve()) }, cacheDir: join(root, 'cache'), iterations: 100 }),
@@ -204,12 +209,12 @@ function asBefore(invoker: LambdaInvoker): (payload: string) => ReturnType<Lambd
 }
 
 /** plan as it was before the fan-out: every chunk sends the plan message of the next one (a chain). */
-function chained(plan: SqsHandler, planQueue: ReturnType<typeof simSender<PlanMessage>>, items: number): SqsHandler {
+function chained(plan: SqsHandler, planQueue: ReturnType<typeof simSender<PlanMessage>>, items: number, chunkSize: number): SqsHandler {
   return async (event, context) => {
     const out = await plan(event, context);
     for (const record of event.Records) {
       const message = JSON.parse(record.body) as PlanMessage;
-      const next = message.offset + 1000;
+      const next = message.offset + chunkSize;
       if (next < items) await planQueue.send([{ id: `${message.runId}/plan/${next}`, body: { ...message, offset: next, request: undefined } as PlanMessage }]);
     }
     return out;

@@ -47,10 +47,13 @@ export class SimSqsQueue<T> {
     return this.#messages.length;
   }
 
-  /** The earliest time a message becomes visible (undefined: empty). */
-  nextVisible(): number | undefined {
+  /** The earliest time a message becomes visible (undefined: empty); `nowMs` as soon as one is visible by then. */
+  nextVisible(nowMs = Number.NEGATIVE_INFINITY): number | undefined {
     let min: number | undefined;
-    for (const m of this.#messages) if (min === undefined || m.visibleAt < min) min = m.visibleAt;
+    for (const m of this.#messages) {
+      if (m.visibleAt <= nowMs) return nowMs;
+      if (min === undefined || m.visibleAt < min) min = m.visibleAt;
+    }
     return min;
   }
 
