@@ -48,6 +48,8 @@ export const ManifestSchema = z
     /** What the run adapted to the model before any call (e.g. top_p dropped), one line each. */
     warnings: z.array(z.string()).optional(),
     max_cost_usd: z.number().nullable(),
+    /** `batch`: generated through the provider's batch API (`--batch`, billed at the batch price); absent: one call per item. */
+    generation: z.enum(['on-demand', 'batch']).optional(),
     /** The price used when the table had none (`--assume-price`), so a resume and the cloud bill the same way. */
     assumed_price: z.object({ input_per_mtok: z.number(), output_per_mtok: z.number() }).nullable().optional(),
     /**
