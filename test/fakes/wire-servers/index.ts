@@ -9,3 +9,4 @@ export { startOpenAiServer, type OpenAiServer, type OpenAiServerOptions, type Op
 export type { Fault, FakeServer, FaultOptions, RecordedRequest } from './http-server.ts';
 export { tokenize, scoreText, flatLogprob, favourDigit, type LogprobFn } from './tokenize.ts';
 export { startOpenAiBatchServer, type OpenAiBatchServer, type OpenAiBatchServerOptions } from './openai-batch-server.ts';
+export { startAnthropicBatchServer, type AnthropicBatchServer, type AnthropicBatchServerOptions } from './anthropic-batch-server.ts';
