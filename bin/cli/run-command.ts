@@ -72,6 +72,7 @@ export function runCommand(): Command {
       if (flags.concurrency !== undefined && flags.modelConcurrency !== undefined && flags.concurrency !== flags.modelConcurrency && !isSweep(flags) && !flags.resume) {
         throw new InputError(`--concurrency ${flags.concurrency} and --model-concurrency ${flags.modelConcurrency} disagree: in a single run both set the model calls in flight; give one`, { field: 'model-concurrency' });
       }
+      if (flags.batchPoll !== undefined && !(flags.batchPoll > 0)) throw new InputError(`--batch-poll must be a positive number of seconds, got ${flags.batchPoll}`, { field: 'batch-poll' });
       if (flags.batchPoll !== undefined && !flags.batch && !flags.resume) throw new InputError('--batch-poll sets how often a batch job is polled: give it with --batch (or with --resume of a batch run)', { field: 'batch-poll' });
       if (flags.batch && flags.resume) throw new InputError('--resume continues a run in the mode it was planned with; do not pass --batch (a batch run resumes as a batch)', { field: 'batch' });
       const calls = flags.modelConcurrency ?? flags.concurrency;

@@ -175,6 +175,25 @@ describe('polyeval run --batch (OpenAI Batch API)', () => {
     expect(items(home, runJson.run_id)).toHaveLength(runJson.items);
   });
 
+  it('cancels the job of a removed run still running at the provider (polyeval rm)', async () => {
+    const { home, prices } = setup();
+    const server = await batchServer({ progressPolls: 1_000_000 });
+    const child = startCli(['run', '-b', 'sample/abricot', '-m', `openai:${server.url}#model-a`, '--batch', '--batch-poll', '0.02', '--prices', prices, '--home', home], { env });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    await until(() => server.batches()[0]?.status === 'in_progress').catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}\n${stderr}`);
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('close', r));
+    const runId = readdirSync(join(home, 'store', 'runs'))[0] as string;
+    const removed = await runCli(['rm', runId, '--json', '--home', home], { env });
+    expect(removed.code, removed.stderr).toBe(0);
+    const id = server.batches()[0]?.id;
+    expect(parseJson<{ removed: { cancelled_jobs?: string[] }[] }>(removed).removed[0]?.cancelled_jobs).toEqual([id]);
+    expect(server.requests.some((r) => r.method === 'POST' && r.path === `/v1/batches/${id}/cancel`)).toBe(true);
+  });
+
   it('stops before creating a job whose worst case passes --max-cost (exit 3), and --dry-run --batch shows both prices', async () => {
     const { home, prices } = setup();
     const server = await batchServer();

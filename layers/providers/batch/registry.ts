@@ -8,6 +8,9 @@
  */
 import { InputError } from '#core/errors.ts';
 import type { BatchClient } from '#core/models/batch.ts';
+// The provider registry first: openai.ts → capabilities.ts → registry.ts is a cycle that only
+// resolves when the registry starts it (a bundle entered here would see `openai` undefined).
+import '../registry.ts';
 import { openai } from '../openai.ts';
 import { resolveOptions, type ProviderOptions } from '../options.ts';
 import { OpenAiBatchClient } from './openai-batch.ts';
