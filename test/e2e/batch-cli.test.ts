@@ -56,7 +56,8 @@ function run(args: string[]): Promise<CliResult> {
   return runCli(['run', ...args], { env });
 }
 
-describe('polyeval run --batch (OpenAI Batch API)', () => {
+// Each test runs the CLI two to four times (a sweep: eight runs); on a loaded machine that outlasts the default minute.
+describe('polyeval run --batch (OpenAI Batch API)', { timeout: 300_000 }, () => {
   it('completes a sweep with the verdicts of the on-demand sweep, billed at the batch price', async () => {
     const { home, prices } = setup();
     const batch = await batchServer();
@@ -220,7 +221,7 @@ describe('polyeval run --batch (OpenAI Batch API)', () => {
   });
 });
 
-async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+async function until(condition: () => boolean, timeoutMs = 120_000): Promise<void> {
   const start = Date.now();
   while (!condition()) {
     if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
