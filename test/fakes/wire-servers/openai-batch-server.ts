@@ -24,6 +24,8 @@
  * - output lines: `{id, custom_id, response: {status_code, request_id, body}, error}`; the
  *   order of lines is not the input's (the guide says to match by custom_id): we reverse it.
  *
+ * A little over 250 lines: files, batches and the per-request answers share one state.
+ *
  * @example
  * const server = await startOpenAiBatchServer({ answer: () => '3' });
  * // spec: `openai:${server.url}#fake-model`, with --batch
