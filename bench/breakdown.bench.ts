@@ -70,7 +70,7 @@ export async function run(): Promise<BenchRow[]> {
   chmodSync(root, 0o755);
   const rows: BenchRow[] = [];
   try {
-    const seed = await seedMachineWide(root);
+    const seed = await seedMachineWide(root, { kotlin: !only || only.includes('mbkp') });
     const help = cliSeconds(['--help']);
     rows.push({ name: 'CLI start (polyeval --help)', value: help, unit: 's', note: `floor: bare node ${s(nodeStart())}; ${load()}` });
     const setupMs = await sandboxSetupMs(join(seed, 'polyeval-cache'), join(root, 'setup-work'));

@@ -21,10 +21,14 @@ export function freshTmp(root: string, name: string, seed: string | undefined): 
   return tmp;
 }
 
-/** One throw-away run per language builds the machine-wide pieces (not timed); returns the seed TMPDIR. */
-export async function seedMachineWide(root: string): Promise<string> {
+/**
+ * One throw-away run per language builds the machine-wide pieces (not timed); returns the
+ * seed TMPDIR. `kotlin: false` skips the compile server's build when no Kotlin set is timed.
+ */
+export async function seedMachineWide(root: string, opts: { kotlin?: boolean } = {}): Promise<string> {
   const seed = freshTmp(root, 'seed', undefined);
-  for (const args of [['-b', 'sample/rocode', '--language', 'cpp,python'], ['-b', 'sample/kotlin-humaneval']]) {
+  const runs = [['-b', 'sample/rocode', '--language', 'cpp,python'], ...(opts.kotlin === false ? [] : [['-b', 'sample/kotlin-humaneval']])];
+  for (const args of runs) {
     await measureRun([...args, '-m', 'reference', '--limit', '1'], { home: join(root, 'seed-home'), tmp: seed });
   }
   return seed;
