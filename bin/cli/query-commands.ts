@@ -39,7 +39,7 @@ export function listCommand(): Command {
         const table = await loadPriceTable(typeof flags.prices === 'string' ? flags.prices : undefined);
         rows = Object.entries(table.models)
           .sort(([a], [b]) => a.localeCompare(b))
-          .map(([model, p]) => ({ model, input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok, as_of: p.as_of ?? table.as_of, source: p.source ?? table.source }));
+          .map(([model, p]) => ({ model, input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok, batch_input_per_mtok: p.batch_input_per_mtok ?? null, batch_output_per_mtok: p.batch_output_per_mtok ?? null, as_of: p.as_of ?? table.as_of, source: p.source ?? table.source }));
       } else {
         rows = PROVIDER_KINDS.map((p) => ({ provider: p.usage, description: p.description }));
       }

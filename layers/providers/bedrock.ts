@@ -9,10 +9,10 @@
  * Converse's 4 stop sequences. Converse is chat-only: a completion-style prompt goes in its
  * chat form (its messages), or as one user message when it has none.
  */
-import { BedrockRuntimeClient, ConverseCommand, type ConverseResponse, type Message } from '@aws-sdk/client-bedrock-runtime';
+import type { BedrockRuntimeClient, ConverseResponse, Message } from '@aws-sdk/client-bedrock-runtime';
 import type { GenerateRequest, Generation, GenerationParams, Prompt, Provider } from '#core/models/provider.ts';
 import type { TokenUsage } from '#core/types.ts';
-import { awsClientConfig } from './aws-client-config.ts';
+import { lazyClient, type LazyClient } from './aws-client-config.ts';
 import { addUsage, CallPolicy } from './call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
 import { ProviderCallError, classifySdkError, malformed } from './failures.ts';
@@ -24,7 +24,7 @@ import type { ArnPattern } from '#core/models/provider-kind.ts';
 export class BedrockProvider implements Provider {
   readonly kind = 'bedrock';
   readonly concurrency: number;
-  readonly #client: BedrockRuntimeClient;
+  readonly #client: LazyClient<typeof import('@aws-sdk/client-bedrock-runtime'), BedrockRuntimeClient>;
   readonly #policy: CallPolicy;
   readonly #caps: ModelCapabilities;
 
@@ -34,7 +34,7 @@ export class BedrockProvider implements Provider {
     opts: ResolvedOptions,
   ) {
     this.concurrency = opts.concurrency;
-    this.#client = new BedrockRuntimeClient(awsClientConfig(opts));
+    this.#client = lazyClient(() => import('@aws-sdk/client-bedrock-runtime'), (sdk, config) => new sdk.BedrockRuntimeClient(config), opts);
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
     this.#caps = capabilitiesOf(opts.capabilities, 'bedrock', model);
   }
@@ -53,7 +53,8 @@ export class BedrockProvider implements Provider {
     const messages: Message[] = completion
       ? [{ role: 'user', content: [{ text: promptText(prompt) }] }]
       : prompt.messages.map((m) => ({ role: m.role, content: [{ text: m.content }] }));
-    const command = new ConverseCommand({
+    const { sdk, client } = await this.#client.get();
+    const command = new sdk.ConverseCommand({
       modelId: this.model,
       messages,
       ...(prompt.system && !completion ? { system: [{ text: prompt.system }] } : {}),
@@ -66,7 +67,7 @@ export class BedrockProvider implements Provider {
       },
     });
     const out = await this.#policy.call(
-      async (signal) => readConverse(await this.#client.send(command, { abortSignal: signal })),
+      async (signal) => readConverse(await client.send(command, { abortSignal: signal })),
       req.signal,
     );
     const text = clientStops.length > 0 ? cutAtStops(out.value.text, clientStops) : out.value.text;

@@ -12,6 +12,9 @@ import shipped from './prices.json' with { type: 'json' };
 const modelPriceSchema = z.strictObject({
   input_per_mtok: z.number().nonnegative(),
   output_per_mtok: z.number().nonnegative(),
+  /** The provider's batch price (OpenAI Batch, Anthropic Message Batches, Bedrock batch inference), where it documents one. */
+  batch_input_per_mtok: z.number().nonnegative().optional(),
+  batch_output_per_mtok: z.number().nonnegative().optional(),
   note: z.string().optional(),
   /** When the figure was read, e.g. 2026-11. */
   as_of: z.string().optional(),
@@ -155,4 +158,13 @@ export function estimateComputeCost(table: PriceTable, usage: ComputeUsage): num
     (usage.fargateVcpuHours ?? 0) * c.fargate_vcpu_hour +
     (usage.fargateGbHours ?? 0) * c.fargate_gb_hour
   );
+}
+
+/**
+ * The price of `--batch` calls: the entry's batch price where it has one, else undefined
+ * (a batch run is then billed at the on-demand price: its spend errs high, never low).
+ */
+export function batchPriceOf(price: ModelPrice): ModelPrice | undefined {
+  if (price.batch_input_per_mtok === undefined || price.batch_output_per_mtok === undefined) return undefined;
+  return { input_per_mtok: price.batch_input_per_mtok, output_per_mtok: price.batch_output_per_mtok, ...(price.source ? { source: price.source } : {}) };
 }

@@ -6,7 +6,7 @@
  * carried in PayloadPart events that may split a line anywhere: the parts are joined
  * before the lines are read.
  */
-import { InvokeEndpointWithResponseStreamCommand, type SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import type { InvokeEndpointWithResponseStreamCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import type { TokenUsage } from '#core/types.ts';
 import { malformed } from './failures.ts';
 import { estimateTokens } from './tokens.ts';
@@ -15,9 +15,9 @@ import { estimateTokens } from './tokens.ts';
 export const STREAM_ABOVE_TOKENS = 1024;
 
 /** The text of a whole response stream. */
-export async function invokeStream(client: SageMakerRuntimeClient, endpoint: string, payload: unknown, signal: AbortSignal): Promise<string> {
+export async function invokeStream(sdk: { InvokeEndpointWithResponseStreamCommand: typeof InvokeEndpointWithResponseStreamCommand }, client: SageMakerRuntimeClient, endpoint: string, payload: unknown, signal: AbortSignal): Promise<string> {
   const res = await client.send(
-    new InvokeEndpointWithResponseStreamCommand({
+    new sdk.InvokeEndpointWithResponseStreamCommand({
       EndpointName: endpoint,
       ContentType: 'application/json',
       Accept: 'application/json',

@@ -10,10 +10,10 @@
  * through InvokeEndpointWithResponseStream, which only has to start within it; a shorter
  * one that still outlives it is reported as such (not retried — it would time out again).
  */
-import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import type { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import type { ChoiceScores, GenerateRequest, Generation, GenerationParams, LikertProbe, Prompt, Provider, ScoreChoicesRequest } from '#core/models/provider.ts';
 import type { TokenUsage } from '#core/types.ts';
-import { awsClientConfig } from './aws-client-config.ts';
+import { lazyClient, type LazyClient } from './aws-client-config.ts';
 import { addUsage, CallPolicy } from './call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
 import { ProviderCallError, classifySdkError, deterministic } from './failures.ts';
@@ -47,7 +47,7 @@ const REALTIME_TIMEOUT = /timed out while waiting for a response|invocation time
 export class SageMakerProvider implements Provider {
   readonly kind = 'sagemaker';
   readonly concurrency: number;
-  readonly #client: SageMakerRuntimeClient;
+  readonly #client: LazyClient<typeof import('@aws-sdk/client-sagemaker-runtime'), SageMakerRuntimeClient>;
   readonly #policy: CallPolicy;
   readonly #caps: ModelCapabilities;
 
@@ -58,7 +58,7 @@ export class SageMakerProvider implements Provider {
     opts: ResolvedOptions,
   ) {
     this.concurrency = opts.concurrency;
-    this.#client = new SageMakerRuntimeClient(awsClientConfig(opts));
+    this.#client = lazyClient(() => import('@aws-sdk/client-sagemaker-runtime'), (sdk, config) => new sdk.SageMakerRuntimeClient(config), opts);
     this.#caps = capabilitiesOf(opts.capabilities, 'sagemaker', model);
     this.#policy = new CallPolicy(opts, (err) => classifyInvoke(err, opts.now()));
   }
@@ -88,7 +88,8 @@ export class SageMakerProvider implements Provider {
         ? { ...(tgiGeneratePayload(prompt, params, seed) as Record<string, unknown>), stream: true }
         : { messages, ...samplingFields(params, seed), stream: true, stream_options: { include_usage: true } };
     const out = await this.#policy.call(async (signal) => {
-      const text = await invokeStream(this.#client, this.model, payload, signal);
+      const { sdk, client } = await this.#client.get();
+      const text = await invokeStream(sdk, client, this.model, payload, signal);
       return this.flavour === 'tgi' ? readTgiStream(text, prompt) : readChatStream(text, prompt);
     }, req.signal);
     return { ...out.value, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
@@ -198,8 +199,9 @@ export class SageMakerProvider implements Provider {
   /** One InvokeEndpoint under the call policy; `read` validates the body inside the attempt, so a malformed body is retried. */
   #invoke<T>(payload: unknown, read: (body: unknown) => T, signal?: AbortSignal) {
     return this.#policy.call(async (attemptSignal) => {
-      const res = await this.#client.send(
-        new InvokeEndpointCommand({
+      const { sdk, client } = await this.#client.get();
+      const res = await client.send(
+        new sdk.InvokeEndpointCommand({
           EndpointName: this.model,
           ContentType: 'application/json',
           Accept: 'application/json',

@@ -19,10 +19,10 @@ import type { LanguageId, ScoreOutcome } from '#core/types.ts';
 import { CompileCache } from './compile-cache.ts';
 import { resolveIsolation, type IsolationLevel, type IsolationOptions, type IsolationReport } from './isolation.ts';
 import { LANGUAGE_RUNTIMES } from './languages/index.ts';
-import { loadScale } from './load.ts';
 import { SandboxProgramHost } from './program-host.ts';
-import { COMPILE_LIMIT_MS, type LanguageRuntime, type RuntimeContext } from './runtime.ts';
+import type { LanguageRuntime } from './runtime.ts';
 import { runSandboxed } from './sandbox-process.ts';
+import { createRuntimeContext } from './runtime-context.ts';
 import { ensureSharedDir, ensureSupervisor } from './supervisor.ts';
 
 /** Options of `createSandboxExecutor`; every field has a default. */
@@ -64,7 +64,6 @@ export interface SandboxExecutor extends Executor {
   readonly host: ProgramHost;
 }
 
-const COMPILE_LIMITS = { cpuMs: COMPILE_LIMIT_MS, wallMs: 2 * COMPILE_LIMIT_MS, addressSpaceMb: 4096, fileSizeMb: 512, processes: 64, openFiles: 256, outputBytes: 1024 * 1024, tmpMb: 512 };
 
 /**
  * Creates the sandbox executor.
@@ -87,12 +86,8 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
   await ensureSharedDir(workRoot);
   const supervisor = await ensureSupervisor(cacheDir, options.prebuiltDir);
   const iso = await resolveIsolation(options.isolation ?? 'auto', { ...options.isolationOptions, supervisor });
-  const ctx: RuntimeContext = {
-    cacheDir,
-    kotlinMode: options.kotlinMode ?? 'warm',
-    // Compilers are charged CPU time too; their wall safety net stretches with the load.
-    sandboxed: (spec) => runSandboxed(iso, supervisor, { ...spec, readOnly: spec.readOnly ?? [], stdin: '', limits: { ...COMPILE_LIMITS, wallMs: Math.round(COMPILE_LIMITS.wallMs * loadScale()) } }),
-  };
+  const ctx = createRuntimeContext(iso, supervisor, { cacheDir, workRoot, kotlinMode: options.kotlinMode ?? 'warm' });
+
   const ready = new Map<LanguageId, Promise<LanguageRuntime>>();
   const runtimeFor = (language: LanguageId): Promise<LanguageRuntime> => {
     let r = ready.get(language);
