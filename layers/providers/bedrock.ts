@@ -140,8 +140,16 @@ export const bedrock = networkKind<BedrockSpec>({
       resources: [arn('foundation-model/*', 'any', false), arn('foundation-model/*', 'none', false), arn('inference-profile/*', 'any', true)],
       arnLike: { key: 'bedrock:InferenceProfileArn', arns: PROFILES },
     },
+    // First use of a third-party model in an account: Bedrock subscribes the account to the
+    // model's AWS Marketplace offer in the background, with the caller's permissions ("Request
+    // access to models", Bedrock user guide: the role needs aws-marketplace:Subscribe and
+    // ViewSubscriptions; otherwise every call answers AccessDeniedException). Marketplace
+    // actions take no resource; the documented scope is a list of product ids, which a model
+    // chosen per run cannot name.
+    { sid: 'SubscribeOnFirstUseOfAModel', actions: ['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions'], resources: ['*'] },
   ],
-  iamReason: 'invocation is limited to foundation models and inference profiles of this account and region, and to foundation models in other Regions only through one of those inference profiles (cross-Region inference routes there)',
+  iamReason:
+    'invocation is limited to foundation models and inference profiles of this account and region, and to foundation models in other Regions only through one of those inference profiles (cross-Region inference routes there); the AWS Marketplace subscription Bedrock makes on the first call to a third-party model takes no resource-level scope',
   parse(spec, modelId) {
     if (modelId === '' || /\s/.test(modelId)) throw badSpec(spec, 'expected bedrock:<model-id>, e.g. bedrock:anthropic.claude-3-haiku-20240307-v1:0');
     return { scheme: 'bedrock', modelId };

@@ -1,14 +1,15 @@
 /**
  * The local `Executor` port adapter: scores io-tests and unit-tests samples in the sandbox
  * on this machine, `concurrency` samples at a time. A harness failure is retried once and
- * then recorded as `SE` (never charged to the model, never disguised as another verdict).
+ * then recorded as `SE` (never charged to the model, never disguised as another verdict); a
+ * `TransientError` (a throttled runner function) is thrown on, for the caller's queue to retry.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
-import { InputError } from '#core/errors.ts';
+import { InputError, TransientError } from '#core/errors.ts';
 import type { ExecutionJob, Executor, ToolchainInfo } from '#core/ports.ts';
 import { scoreIoTests, type TestFileLoader } from '#core/scoring/io-tests.ts';
 import { scoreUnitTests } from '#core/scoring/unit-tests.ts';
@@ -120,22 +121,8 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
     cacheDir,
     workRoot,
     host,
-    async execute(job) {
-      return slots(async () => {
-        let lastError: unknown;
-        for (let attempt = 1; attempt <= 2; attempt++) {
-          try {
-            const outcome = await scoreOnce(job);
-            // A remote runner names its own level; in process it is this sandbox's.
-            return { ...outcome, isolation: outcome.isolation ?? iso.report.label };
-          } catch (error) {
-            lastError = error;
-            if (error instanceof InputError) break; // a bad task does not get better on retry
-          }
-        }
-        const testsTotal = job.scorer === 'io-tests' ? job.task.tests.length : 1;
-        return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: failedIsolation };
-      });
+    execute(job) {
+      return slots(() => executeJob(job, scoreOnce, { label: iso.report.label, failed: failedIsolation }));
     },
     prepare(languages) {
       if (options.runner) return; // programs compile in the runner, not here
@@ -149,4 +136,27 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
       await Promise.all(LANGUAGE_RUNTIMES.map((r) => r.close?.()));
     },
   };
+}
+
+/**
+ * Scores one job with `scoreOnce`: a harness failure is tried once more and then the sample's
+ * `SE` (with `isolation.failed`); an `InputError` is not retried; a `TransientError` (a
+ * throttled or inactive runner function) is thrown on, for the caller's queue to retry later.
+ * The outcome names `isolation.label` unless the runner named its own.
+ */
+export async function executeJob(job: ExecutionJob, scoreOnce: (job: ExecutionJob) => Promise<ScoreOutcome>, isolation: { label: string; failed: string }): Promise<ScoreOutcome> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    try {
+      const outcome = await scoreOnce(job);
+      // A remote runner names its own level; in process it is this sandbox's.
+      return { ...outcome, isolation: outcome.isolation ?? isolation.label };
+    } catch (error) {
+      if (error instanceof TransientError) throw error;
+      lastError = error;
+      if (error instanceof InputError) break; // a bad task does not get better on retry
+    }
+  }
+  const testsTotal = job.scorer === 'io-tests' ? job.task.tests.length : 1;
+  return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: isolation.failed };
 }

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
-import { InputError, ProviderError, RunStopped } from '../errors.ts';
+import { InputError, ProviderError, RunStopped, TransientError } from '../errors.ts';
 import type { Prompt, Provider } from '../models/provider.ts';
 import { toolchainOptionsByLanguage, type ToolchainOptions } from '../languages/index.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
@@ -270,6 +270,8 @@ async function scoreTask(ctx: RunContext, generated: GeneratedItem): Promise<Sco
       try {
         return await ctx.executor.execute(job);
       } catch (error) {
+        // A transient failure (a throttled runner) is no verdict: the stage's message is retried.
+        if (error instanceof TransientError) throw error;
         return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: `executor failed: ${(error as Error).message}` };
       }
     }
