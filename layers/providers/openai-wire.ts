@@ -151,21 +151,37 @@ const legacyLogprobsSchema = z
 /**
  * The prompt tokens of a `/completions` answer with `echo: true, logprobs: 1`, generated
  * tokens removed; undefined when the server did not echo the prompt with log-probabilities
- * (llama.cpp, TGI and Ollama ignore `echo`).
+ * (llama.cpp, TGI and Ollama ignore `echo`, or refuse it).
+ *
+ * The prompt's tokens are located from what the answer says about the prompt, never from
+ * `usage.completion_tokens`: vLLM counts a generated token there even when `max_tokens: 0`
+ * shows none (vllm serving.py `request_output_to_completion_response`), so stripping that
+ * many tokens would strip the choice itself. The choice's `text` must start with the prompt
+ * sent (the echo happened); with `max_tokens: 0` every token is the prompt's; otherwise the
+ * prompt's are the first `usage.prompt_tokens` (vLLM counts `len(prompt_token_ids)`, BOS
+ * included), or all but the `max_tokens` generated ones when usage is missing.
  */
-export function echoedTokens(response: CompletionResponse): PromptToken[] | undefined {
-  const parsed = legacyLogprobsSchema.safeParse(response.choices[0]?.logprobs);
+export function echoedTokens(response: CompletionResponse, sent: { prompt: string; maxTokens: number }): PromptToken[] | undefined {
+  const choice = response.choices[0];
+  const parsed = legacyLogprobsSchema.safeParse(choice?.logprobs);
   if (!parsed.success) return undefined;
+  if (!choice?.text.startsWith(sent.prompt)) return undefined;
   const lp = parsed.data;
   if (lp.token_logprobs.length !== lp.tokens.length) throw malformed('tokens and token_logprobs differ in length');
   const offsets = lp.text_offset ?? undefined;
   if (offsets && offsets.length !== lp.tokens.length) throw malformed('tokens and text_offset differ in length');
-  const generated = Math.min(lp.tokens.length, response.usage?.completion_tokens ?? 0);
-  return lp.tokens.slice(0, lp.tokens.length - generated).map((text, i) => ({
+  const promptCount = promptTokenCount(lp.tokens.length, response.usage?.prompt_tokens, sent.maxTokens);
+  return lp.tokens.slice(0, promptCount).map((text, i) => ({
     text,
     logprob: lp.token_logprobs[i] ?? null,
     ...(offsets ? { offset: offsets[i] as number } : {}),
   }));
+}
+
+function promptTokenCount(total: number, usagePrompt: number | undefined, maxTokens: number): number {
+  if (maxTokens === 0) return total;
+  if (usagePrompt !== undefined && usagePrompt > 0 && usagePrompt <= total) return usagePrompt;
+  return Math.max(0, total - maxTokens);
 }
 
 /** A chat request for the next token's top-k log-probabilities (next-token likert mode and its probe). */

@@ -8,3 +8,4 @@ export { startSageMakerServer, renderChat, type SageMakerServerOptions } from '.
 export { startOpenAiServer, type OpenAiServer, type OpenAiServerOptions, type OpenAiFlavour } from './openai-server.ts';
 export type { Fault, FakeServer, FaultOptions, RecordedRequest } from './http-server.ts';
 export { tokenize, scoreText, flatLogprob, favourDigit, type LogprobFn } from './tokenize.ts';
+export { type TokenizerName, type TokenStrings } from './real-tokenizers.ts';

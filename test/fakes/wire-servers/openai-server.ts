@@ -8,7 +8,11 @@
  *   serving.py): `/completions` with `echo` returns the prompt's tokens and log-probabilities
  *   (first one null) before the generated ones; `max_tokens: 0` returns the prompt only;
  *   `text_offset` is a running sum of token-string lengths; chat takes `logprobs` +
- *   `top_logprobs`. This flavour's tokeniser adds no BOS (Qwen-style).
+ *   `top_logprobs`. This flavour's tokeniser adds no BOS (Qwen-style). With `tokenizer`
+ *   (`llama3`, `qwen3`, `llama2`) `/completions` tokenizes with that model's real tokenizer
+ *   and answers exactly as vLLM does (vllm-completion.ts): BOS echoed, token strings as
+ *   `convert_ids_to_tokens` or per-id `decode`, and `usage.completion_tokens` 1 for an echo
+ *   with `max_tokens: 0` (the engine generates one token it does not show).
  * - `vllm-llama` — the same server with a Llama-3 tokenizer: the echoed tokens start with
  *   the BOS `<|begin_of_text|>` (logprob null) while `text` is the raw prompt, so every
  *   `text_offset` is shifted by the BOS string's 17 characters; with `byteLevel` the tokens
@@ -31,7 +35,9 @@
  * // spec: `openai:${server.url}#fake-model`
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
+import type { TokenizerName, TokenStrings } from './real-tokenizers.ts';
 import { flatLogprob, scoreText, tokenize, tokenId, type LogprobFn } from './tokenize.ts';
+import { vllmCompletion } from './vllm-completion.ts';
 
 export type OpenAiFlavour = 'vllm' | 'vllm-llama' | 'llama.cpp' | 'tgi' | 'openai-chat';
 
@@ -56,6 +62,13 @@ export interface OpenAiServerOptions extends FaultOptions {
   rejectMaxTokensZero?: boolean;
   /** Leave `text_offset` out of logprobs, like some servers do. */
   omitTextOffset?: boolean;
+  /**
+   * vllm flavours: tokenize `/completions` prompts with this real model tokenizer (BOS, token
+   * strings, usage exactly as vLLM reports them; see vllm-completion.ts) instead of the toy one.
+   */
+  tokenizer?: TokenizerName;
+  /** With `tokenizer`: how token strings are spelled (vLLM version dependent; default `decoded`). */
+  tokenStrings?: TokenStrings;
 }
 
 export interface OpenAiServer extends FakeServer {
@@ -182,6 +195,12 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     const prompt = body.prompt;
     const out = generated(prompt, body);
     const vllm = flavour === 'vllm' || flavour === 'vllm-llama';
+    if (vllm && options.tokenizer) {
+      const whole = generated(prompt, { ...body, max_tokens: undefined }).text;
+      const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16;
+      const logprobs = typeof body.logprobs === 'number' ? body.logprobs : undefined;
+      return { status: 200, body: { ...vllmCompletion({ tokenizer: options.tokenizer, strings: options.tokenStrings ?? 'decoded', prompt, answer: whole, maxTokens, echo: body.echo === true, logprobs, logprob }), model: body.model } };
+    }
     const echo = vllm && body.echo === true;
     const promptTokens = scoreText(prompt, logprob);
     let logprobs: unknown = null;
@@ -199,7 +218,9 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         created: 1_700_000_000,
         model: body.model,
         choices: [{ index: 0, text: (echo ? prompt : '') + out.text, logprobs, finish_reason: out.finish }],
-        usage: usage(promptTokens.length + bos, out.tokens.length),
+        // request_output_to_completion_response (vllm serving.py @cc139d8) counts the token the
+        // engine generates for echo with max_tokens 0 (to_sampling_params asks for one).
+        usage: usage(promptTokens.length + bos, echo && body.max_tokens === 0 ? 1 : out.tokens.length),
       },
     };
   }
