@@ -90,12 +90,16 @@ export function chatOnlyMessages(prompt: Prompt): { role: string; content: strin
   return prompt.messages.length > 0 ? chatMessages(prompt) : [{ role: 'user', content: promptText(prompt) }];
 }
 
-/** The sampling fields common to both endpoints; `stop` only when there is one (some servers reject []). */
+/**
+ * The sampling fields common to both endpoints; `stop` only when there is one (some servers
+ * reject []); `top_p` only when it restricts anything: 1 is every server's default, and TGI's
+ * OpenAI routes reject it (router/src/validation.rs: "`top_p` must be > 0.0 and < 1.0", 422).
+ */
 export function samplingFields(params: GenerationParams, seed: number | undefined): Record<string, unknown> {
   return {
     max_tokens: params.maxTokens,
     temperature: params.temperature,
-    top_p: params.topP,
+    ...(params.topP < 1 ? { top_p: params.topP } : {}),
     ...(params.stop.length > 0 ? { stop: params.stop } : {}),
     ...(seed !== undefined ? { seed } : {}),
   };

@@ -152,6 +152,11 @@ export class OpenAiProvider implements Provider {
     try {
       return { body: await this.#post('/completions', { ...body, max_tokens: maxTokens }, signal), maxTokens };
     } catch (err) {
+      // llama.cpp refuses echo with a 500 ("Only no echo is supported", tools/server/
+      // server-common.cpp oaicompat_completion_params_parse): the same on every attempt.
+      if (err instanceof ProviderCallError && err.status === 500 && /\becho\b/i.test(err.message)) {
+        throw new ProviderCallError(`the server refuses echo: ${err.message}`, { retryable: false, status: 500 });
+      }
       // Some servers insist on max_tokens ≥ 1; the generated token is told apart by the prompt's token count.
       if (maxTokens === 0 && err instanceof ProviderCallError && err.status === 400) {
         const retried = await this.#post('/completions', { ...body, max_tokens: 1 }, signal);

@@ -19,12 +19,14 @@
  *   are reported as `convert_ids_to_tokens` strings (`Ġ3`), as vLLM releases before
  *   `decoded_token` did.
  * - `llama.cpp` — ggml-org/llama.cpp @ 00efb3e (tools/server/server-task.cpp): `/completions`
- *   ignores `echo`; `logprobs` come as `{content: [{id, token, bytes, logprob, top_logprobs}]}`
+ *   refuses `echo: true` with HTTP 500 "Only no echo is supported" (server-common.cpp
+ *   `oaicompat_completion_params_parse`); `logprobs` come as `{content: [{id, token, bytes, logprob, top_logprobs}]}`
  *   for generated tokens only (null when none); chat returns the same `logprobs.content`;
  *   empty stop strings are dropped.
  * - `tgi` — huggingface/text-generation-inference v3.3.7 (router/src/server.rs, lib.rs):
  *   the Messages API's `/v1/completions` has no `echo` and answers `logprobs: null`; chat
- *   `top_logprobs` above `--max-top-n-tokens` (default 5) is a 422 validation error.
+ *   `top_logprobs` above `--max-top-n-tokens` (default 5) is a 422 validation error, and so
+ *   is any `top_p` outside (0, 1) (router/src/validation.rs `validate`).
  * - `openai-chat` — OpenAI's chat models: `/completions` answers 404 ("This is a chat model
  *   and not supported in the v1/completions endpoint"); chat `top_logprobs` up to 20;
  *   a refusal is `content: null` with `refusal` set.
@@ -111,6 +113,12 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       if (options.model !== undefined && body.model !== options.model) {
         return error(404, 'NotFoundError', `The model \`${String(body.model)}\` does not exist.`);
       }
+      if (flavour === 'tgi' && body.top_p !== undefined && body.top_p !== null) {
+        // TGI v3.3.7 router/src/validation.rs `validate`: top_p must be in (0, 1) — the
+        // Messages API passes the request's top_p through (server.rs chat_completions/completions).
+        const topP = Number(body.top_p);
+        if (!(topP > 0 && topP < 1)) return error(422, 'validation', 'Input validation error: `top_p` must be > 0.0 and < 1.0');
+      }
       if (req.path === `${basePath}/chat/completions`) return chat(body);
       if (req.path === `${basePath}/completions`) {
         if (flavour === 'openai-chat') {
@@ -191,6 +199,12 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     if (typeof body.prompt !== 'string') return error(400, 'BadRequestError', 'prompt must be a string');
     if (options.rejectMaxTokensZero && body.max_tokens === 0) {
       return error(400, 'BadRequestError', 'max_tokens must be at least 1, got 0.');
+    }
+    if (flavour === 'llama.cpp' && body.echo === true) {
+      // llama.cpp tools/server/server-common.cpp `oaicompat_completion_params_parse` throws
+      // std::runtime_error("Only no echo is supported"); server.cpp's ex_wrapper answers a
+      // runtime_error with 500 and type server_error.
+      return { status: 500, headers: {}, body: { error: { code: 500, message: 'Only no echo is supported', type: 'server_error' } } };
     }
     const prompt = body.prompt;
     const out = generated(prompt, body);
