@@ -95,11 +95,15 @@ export function chatOnlyMessages(prompt: Prompt): { role: string; content: strin
  * reject []); `top_p` only when it restricts anything: 1 is every server's default, and TGI's
  * OpenAI routes reject it (router/src/validation.rs: "`top_p` must be > 0.0 and < 1.0", 422).
  */
-export function samplingFields(params: GenerationParams, seed: number | undefined): Record<string, unknown> {
+export function samplingFields(
+  params: GenerationParams,
+  seed: number | undefined,
+  adapted: { omitSampling?: boolean; maxTokensField?: 'max_tokens' | 'max_completion_tokens' } = {},
+): Record<string, unknown> {
   return {
-    max_tokens: params.maxTokens,
-    temperature: params.temperature,
-    ...(params.topP < 1 ? { top_p: params.topP } : {}),
+    [adapted.maxTokensField ?? 'max_tokens']: params.maxTokens,
+    ...(adapted.omitSampling ? {} : { temperature: params.temperature }),
+    ...(params.topP < 1 && !adapted.omitSampling ? { top_p: params.topP } : {}),
     ...(params.stop.length > 0 ? { stop: params.stop } : {}),
     ...(seed !== undefined ? { seed } : {}),
   };

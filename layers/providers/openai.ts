@@ -76,7 +76,7 @@ export class OpenAiProvider implements Provider {
   async generate(req: GenerateRequest): Promise<Generation> {
     const seed = sampleSeed(req.params.seed, req.sample);
     const adapted = adaptParams(this.#caps, req.params);
-    const sampling = samplingFields(adapted.params, seed);
+    const sampling = samplingFields(adapted.params, seed, adapted);
     const prompt = promptText(req.prompt);
     let generation: Generation | undefined;
     if (req.prompt.style === 'completion' && this.#completions) generation = await this.#complete(prompt, sampling, req.signal);

@@ -119,6 +119,14 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         const topP = Number(body.top_p);
         if (!(topP > 0 && topP < 1)) return error(422, 'validation', 'Input validation error: `top_p` must be > 0.0 and < 1.0');
       }
+      if (flavour === 'openai-chat' && /^(o[1-9]|gpt-5(?!-chat))/.test(String(body.model))) {
+        // OpenAI reasoning models (400 invalid_request_error, code unsupported_parameter, as the
+        // API answers them): max_tokens → max_completion_tokens; no temperature other than 1, no top_p, no stop.
+        if (body.max_tokens !== undefined) return unsupported('max_tokens', "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
+        for (const field of ['temperature', 'top_p', 'stop'] as const) {
+          if (body[field] !== undefined && !(field !== 'stop' && body[field] === 1)) return unsupported(field, `Unsupported parameter: '${field}' is not supported with this model.`);
+        }
+      }
       if (req.path === `${basePath}/chat/completions`) return chat(body);
       if (req.path === `${basePath}/completions`) {
         if (flavour === 'openai-chat') {
@@ -131,6 +139,10 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     error,
     options,
   );
+
+  function unsupported(param: string, message: string) {
+    return { status: 400, headers: {}, body: { error: { message, type: 'invalid_request_error', param, code: 'unsupported_parameter' } } };
+  }
 
   function stops(body: Record<string, unknown>): string[] {
     const raw = Array.isArray(body.stop) ? (body.stop as unknown[]).map(String) : typeof body.stop === 'string' ? [body.stop] : [];
@@ -148,7 +160,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         stopped = true;
       }
     }
-    const max = typeof body.max_tokens === 'number' ? body.max_tokens : all.length;
+    const max = typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : all.length;
     const tokens = all.slice(0, max);
     return { text: tokens.join(''), tokens, finish: tokens.length < all.length && !stopped ? 'length' : 'stop' };
   }

@@ -135,3 +135,17 @@ describe('retry classes (defect 10)', () => {
     await expect(provider.generate(chatRequest())).resolves.toMatchObject({ attempts: 2 });
   });
 });
+
+describe('OpenAI reasoning models (defect 4)', () => {
+  it('o3-mini gets max_completion_tokens and no temperature, top_p or stop; the answer is cut at the stop afterwards', async () => {
+    const server = await started(startOpenAiServer({ flavour: 'openai-chat', answer: () => '3\nperché' }));
+    const provider = open(`openai:${server.url}#o3-mini`);
+
+    const g = await provider.generate(chatRequest({ params: { temperature: 0, topP: 0.9, maxTokens: 64, stop: ['\n'] } }));
+
+    expect(g.text).toBe('3');
+    const body = server.requests[0]?.body as Record<string, unknown>;
+    expect(body).toMatchObject({ max_completion_tokens: 64 });
+    for (const field of ['max_tokens', 'temperature', 'top_p', 'stop']) expect(body).not.toHaveProperty(field);
+  });
+});
