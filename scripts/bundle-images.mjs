@@ -5,6 +5,7 @@
 //   runner.mjs    the untrusted runner function's process (functions/runner/main.ts), the
 //                 runner Lambda's entrypoint override (infra/runners.ts)
 //   prebuild.mjs  warms the image cache at build time (layers/images/prebuild.ts)
+//   pe-supervisor.c  the sandbox supervisor's C source, which the sandbox reads beside its code
 //   KotlinCompileServer.java  the compile server's source, which the sandbox reads beside its
 //                 code (every image gets the same bundle: the code is the same)
 // The images are the language registry's (EXECUTOR_IMAGES, layers/core/languages/index.ts).
@@ -55,5 +56,6 @@ for (const image of images) {
     logLevel: 'warning',
   });
   copyFileSync(join(root, 'layers/sandbox/kotlin-server/KotlinCompileServer.java'), join(outdir, 'KotlinCompileServer.java'));
+  copyFileSync(join(root, 'layers/sandbox/pe-supervisor.c'), join(outdir, 'pe-supervisor.c'));
   console.log(`bundled ${outdir}`);
 }

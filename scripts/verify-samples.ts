@@ -151,11 +151,11 @@ function metricsOf(items: { task_id: string; verdict: string; fraction: number }
   for (const it of items) byTask.set(it.task_id, [...(byTask.get(it.task_id) ?? []), it]);
   const groups = [...byTask.values()];
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const strict = mean(groups.map((g) => g.filter((s) => s.verdict === 'OK').length / g.length));
   return {
     accuracy: mean(groups.map((g) => Math.max(...g.map((s) => s.fraction)))),
-    strict_accuracy: strict,
-    'pass@1': strict, // 1 - C(n-c,1)/C(n,1) = c/n per task
+    // The task's best sample passes every test (pass@1 is the mean over samples instead).
+    strict_accuracy: mean(groups.map((g) => (g.some((s) => s.verdict === 'OK') ? 1 : 0))),
+    'pass@1': mean(groups.map((g) => g.filter((s) => s.verdict === 'OK').length / g.length)), // 1 - C(n-c,1)/C(n,1) = c/n per task
     compile_error_rate: items.filter((s) => s.verdict === 'CE').length / items.length,
   };
 }

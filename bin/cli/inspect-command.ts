@@ -7,7 +7,10 @@ import { Command, Option } from 'commander';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { inspectBenchmark, type Inspection } from '#app/local/inspect.ts';
 import { InputError } from '#core/errors.ts';
+import { PROMPT_LANGUAGES, type PromptLanguage } from '#core/benchmarks/protocol.ts';
+import { CHAT_TEMPLATE_NAMES, type ChatTemplateName } from '#core/prompts/chat-templates.ts';
 import { table, toJson } from './format.ts';
+import { intOption } from './options.ts';
 
 interface InspectFlags {
   benchmark?: string;
@@ -15,6 +18,9 @@ interface InspectFlags {
   protocol?: string;
   rowLimits?: boolean;
   promptStyle?: 'completion' | 'chat';
+  shots?: number;
+  chatTemplate?: ChatTemplateName;
+  promptLanguage?: PromptLanguage;
   json?: boolean;
 }
 
@@ -25,6 +31,8 @@ function indent(text: string): string {
 function printInspection(i: Inspection, out: NodeJS.WritableStream): void {
   const overrides = Object.entries(i.protocol.overrides).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
   out.write(`\n${i.spec} · ${i.title}\nscorer ${i.scorer} · protocol ${i.protocol.name}${overrides.length ? ` (overridden: ${overrides.join(', ')})` : ''} · headline ${i.protocol.settings.headline}\n\n`);
+  for (const defect of i.protocol.settings.knownDefects ?? []) out.write(`  known: ${defect}\n`);
+  if (i.protocol.settings.knownDefects?.length) out.write('\n');
   out.write(`${table(i.files.map((f) => ({ file: f.source, format: `${f.format}${f.gzip ? ' (gzip)' : ''}`, split: f.split ?? '', rows: f.rows })))}\n\n`);
   out.write(`${table(i.mapping.map((m) => ({ field: m.field, column: m.column ?? (m.required ? 'MISSING (required)' : '—'), note: m.note ?? '' })))}\n\n`);
   out.write(`${table(Object.entries(i.splits).map(([split, c]) => ({ split, rows: c.rows, tasks: c.tasks })))}\n`);
@@ -45,6 +53,9 @@ export function inspectCommand(): Command {
     .option('--protocol <name>', "the benchmark's named protocol (default: its source's)")
     .option('--row-limits', "io-tests: each row's own time limit")
     .addOption(new Option('--prompt-style <style>', 'render the prompt as plain text or chat messages').choices(['completion', 'chat']))
+    .option('--shots <count>', 'likert: solved examples before each item', intOption('--shots', 0))
+    .addOption(new Option('--chat-template <name>', 'ABRICOT paper: chat template for raw-text calls').choices([...CHAT_TEMPLATE_NAMES]))
+    .addOption(new Option('--prompt-language <language>', "RoCode: language of the prompt's instructions").choices([...PROMPT_LANGUAGES]))
     .option('--json', 'print exactly one JSON object')
     .action(async (flags: InspectFlags, command: Command) => {
       if (!flags.benchmark) throw new InputError('missing -b/--benchmark (try: -b sample)', { field: 'benchmark' });
@@ -53,6 +64,9 @@ export function inspectCommand(): Command {
         ...(flags.protocol ? { protocol: flags.protocol } : {}),
         ...(flags.rowLimits ? { rowLimits: true } : {}),
         ...(flags.promptStyle ? { promptStyle: flags.promptStyle } : {}),
+        ...(flags.shots !== undefined ? { shots: flags.shots } : {}),
+        ...(flags.chatTemplate ? { chatTemplate: flags.chatTemplate } : {}),
+        ...(flags.promptLanguage ? { promptLanguage: flags.promptLanguage } : {}),
       };
       const inspections = await inspectBenchmark(flags.benchmark, choice, {
         packageRoot: packageRoot(),

@@ -6,6 +6,8 @@ import { type Command, Option } from 'commander';
 import { InputError } from '#core/errors.ts';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
 import { reference } from '#core/models/reference.ts';
+import { PROMPT_LANGUAGES, TIME_CLOCKS } from '#core/benchmarks/protocol.ts';
+import { CHAT_TEMPLATE_NAMES } from '#core/prompts/chat-templates.ts';
 import { intOption, numberOption } from './options.ts';
 
 export interface SpecFlags {
@@ -29,6 +31,10 @@ export interface SpecFlags {
   protocol?: string;
   rowLimits?: boolean;
   promptStyle?: 'completion' | 'chat';
+  shots?: number;
+  chatTemplate?: string;
+  promptLanguage?: string;
+  timeClock?: string;
 }
 
 export function addSpecOptions(command: Command, text: { benchmark: string; model: string }): Command {
@@ -57,7 +63,11 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
     )
     .option('--protocol <name>', "the benchmark's named protocol (default: its source's; see: polyeval list benchmarks)")
     .option('--row-limits', "io-tests: each row's own time limit instead of the protocol's fixed one")
-    .addOption(new Option('--prompt-style <style>', 'send the prompt as one plain text (completion endpoints) or as chat messages').choices(['completion', 'chat']));
+    .addOption(new Option('--prompt-style <style>', 'send the prompt as one plain text (completion endpoints) or as chat messages').choices(['completion', 'chat']))
+    .option('--shots <count>', "likert (ABRICOT): solved examples before each item, as lm-eval's --num_fewshot (default: the protocol's)", intOption('--shots', 0))
+    .addOption(new Option('--chat-template <name>', 'ABRICOT paper: chat template rendered for raw-text (likelihood) calls (default: none)').choices([...CHAT_TEMPLATE_NAMES]))
+    .addOption(new Option('--prompt-language <language>', "RoCode: language of the prompt's instructions (en: the paper's translation ablation)").choices([...PROMPT_LANGUAGES]))
+    .addOption(new Option('--time-clock <clock>', 'io-tests: what the time limit measures (cpu: CPU time, the default; wall: elapsed time)').choices([...TIME_CLOCKS]));
 }
 
 /** Collects a flag given several times (`-m a -m b`) into an array. */
@@ -96,6 +106,10 @@ export function gridFromFlags(flags: SpecFlags): RunSpec[] {
     protocol: flags.protocol,
     rowLimits: flags.rowLimits,
     promptStyle: flags.promptStyle,
+    shots: flags.shots,
+    chatTemplate: flags.chatTemplate,
+    promptLanguage: flags.promptLanguage,
+    timeClock: flags.timeClock,
   };
   const given = Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined));
   const models = flags.model?.length ? flags.model : [reference.scheme];

@@ -2,11 +2,12 @@
  * The domain vocabulary of polyeval (DESIGN §1): tasks, samples, verdicts, records, metrics.
  * Pure types: no I/O. Every other layer speaks in these.
  */
+import { VERDICTS } from './run/columns.ts';
 import type { Excerpt } from './scoring/excerpt.ts';
 
 /** Outcome of scoring one sample (or one test of it). `SE` is the harness's own fault. */
-export type Verdict = 'OK' | 'WA' | 'TLE' | 'MLE' | 'OLE' | 'RE' | 'CE' | 'SE';
-export const VERDICTS: readonly Verdict[] = ['OK', 'WA', 'TLE', 'MLE', 'OLE', 'RE', 'CE', 'SE'];
+export type Verdict = (typeof VERDICTS)[number];
+export { VERDICTS };
 
 /** How a sample becomes a verdict. */
 export type ScorerKind = 'io-tests' | 'unit-tests' | 'likert';
@@ -52,10 +53,19 @@ export interface IoTestsTask extends TaskBase {
   examples: { input: string; output: string }[];
   tests: IoTest[];
   timeLimitMs: number;
+  /** What `timeLimitMs` measures: CPU time (default) or wall time (the protocol's `--time-clock`). */
+  timeClock?: 'cpu' | 'wall';
+  /** The statement and specifications in English, when the row gives them (RoCode's `--prompt-language en`). */
+  english?: { statement: string; inputSpec: string; outputSpec: string };
   memoryLimitMb: number;
   checker: OutputChecker;
   /** Reference solutions by language; they feed the `reference` provider. */
   solutions: Partial<Record<LanguageId, string>>;
+  /**
+   * Every C and C++ solution of the row when it lists several per language (RoCode's human
+   * submissions; its Python solutions are machine transpilations): the code-switching human baseline.
+   */
+  humanSolutions?: { code: string; language: string }[];
 }
 
 export interface UnitTestsTask extends TaskBase {
@@ -146,47 +156,4 @@ export interface ScoreOutcome {
   isolation?: string;
 }
 
-/** One row per scored sample (DESIGN §5): the single source of truth for every metric. */
-export interface RunRecord {
-  run_id: string;
-  benchmark: string;
-  split: string;
-  model: string;
-  provider: string;
-  task_id: string;
-  sample: number;
-  language: string | null;
-  difficulty: string | null;
-  /** Extra slice columns are kept in the item JSON; the table keeps `subtask`. */
-  subtask: string | null;
-  verdict: Verdict;
-  tests_passed: number;
-  tests_total: number;
-  compile_ms: number | null;
-  run_ms: number | null;
-  peak_memory_kb: number | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  predicted: number | null;
-  gold: number | null;
-  gold_mean: number | null;
-  answer: string;
-  error: string | null;
-  created_at: string;
-}
-
-/** A metric value, or its absence with a reason (never a silent zero). */
-export interface MetricRow {
-  run_id: string;
-  benchmark: string;
-  model: string;
-  metric: string;
-  /** `all` or `<dimension>=<value>` (e.g. `subtask=abstractness`, `difficulty=easy`). */
-  slice: string;
-  value: number | null;
-  ci_low: number | null;
-  ci_high: number | null;
-  n: number;
-  /** Why `value` is null. */
-  reason?: string | null;
-}
+export type { RunRecord, MetricRow } from './run/columns.ts';

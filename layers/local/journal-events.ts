@@ -8,14 +8,13 @@ import { z } from 'zod';
 import { CorruptRecordError } from '#core/errors.ts';
 import type { RunStatus } from '#core/ports.ts';
 import { parseStoredValue, schemaVersionField } from '#core/run/documents.ts';
-import { VERDICTS, type Verdict } from '#core/types.ts';
+import { VerdictSchema } from '#core/run/columns.ts';
 
 const STATUSES = ['planned', 'running', 'aggregating', 'completed', 'completed_with_missing', 'stopped', 'cancelled', 'failed'] as const satisfies readonly RunStatus[];
 // Every RunStatus is listed (a compile error when one is added to the port and not here).
 const everyStatus: Exclude<RunStatus, (typeof STATUSES)[number]> extends never ? true : never = true;
 void everyStatus;
 
-const VerdictSchema = z.enum(VERDICTS as [Verdict, ...Verdict[]]);
 const at = z.string().min(1);
 const version = { schema_version: schemaVersionField };
 

@@ -4,7 +4,7 @@
  *   of /usr and a few /etc files, a private /tmp, plus the supervisor's rlimits;
  * - `rlimits`: the supervisor's rlimits, process-group and descendant cleanup only.
  * On top of either level the supervisor confines the program where the kernel allows it
- * (see supervisor-source.ts): a seccomp filter (no sockets, no ptrace, no kill(-1)) and a
+ * (see pe-supervisor.c): a seccomp filter (no sockets, no ptrace, no kill(-1)) and a
  * Landlock ruleset (reads only system directories and its own files, writes only its
  * working directory, no other process's /proc). What the result still exposes — credentials,
  * files, network — is computed by {@link exposures}; polyeval refuses model-written code on

@@ -123,7 +123,7 @@ interface Report {
   maxrss_kb: number;
   wall_ms: number;
   exec_errno: number;
-  /** 0: the program ran; 1 uid drop, 2 Landlock, 3 seccomp, 4 exec failed (see supervisor-source.ts). */
+  /** 0: the program ran; 1 uid drop, 2 Landlock, 3 seccomp, 4 exec failed (see pe-supervisor.c). */
   stage: number;
 }
 

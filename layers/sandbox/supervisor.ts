@@ -1,5 +1,5 @@
 /**
- * Finds `pe-supervisor` (see supervisor-source.ts): prebuilt in a read-only directory (the
+ * Finds `pe-supervisor` (see pe-supervisor.c): prebuilt in a read-only directory (the
  * executor images build it at `docker build`, so Python and Kotlin images need no gcc and
  * the program cannot replace it), else built once per machine into the cache directory.
  * Both are named by the hash of the source, so an edited supervisor is rebuilt.
@@ -11,7 +11,7 @@ import { access, chmod, constants, mkdir, rename, rm, writeFile } from 'node:fs/
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { HarnessError } from '#core/errors.ts';
-import { SUPERVISOR_SOURCE } from './supervisor-source.ts';
+import { supervisorSource } from './supervisor-source.ts';
 
 const run = promisify(execFile);
 
@@ -26,7 +26,7 @@ export async function ensureSharedDir(dir: string): Promise<void> {
 
 /** File name of the supervisor built from the current source. */
 export function supervisorName(): string {
-  return `pe-supervisor-${createHash('sha256').update(SUPERVISOR_SOURCE).digest('hex').slice(0, 12)}`;
+  return `pe-supervisor-${createHash('sha256').update(supervisorSource()).digest('hex').slice(0, 12)}`;
 }
 
 /**
@@ -57,7 +57,7 @@ export async function buildSupervisor(cacheDir: string, binary = join(cacheDir, 
   await ensureSharedDir(cacheDir);
   const tmp = `${binary}.${process.pid}.${Date.now()}`;
   const src = `${tmp}.c`;
-  await writeFile(src, SUPERVISOR_SOURCE);
+  await writeFile(src, supervisorSource());
   try {
     await run('gcc', ['-O2', '-o', tmp, src], { timeout: 60_000 });
     await chmod(tmp, 0o755);

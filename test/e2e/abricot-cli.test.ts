@@ -69,7 +69,8 @@ describe('polyeval run on ABRICOT', () => {
 
   it('gives every metric a 95% interval around its value', () => {
     for (const [name, m] of Object.entries(reference.metrics)) {
-      if (m.value === null) continue;
+      // Per-word statistics (word_*) describe the run (the paper's Table 1); they estimate nothing.
+      if (m.value === null || name.startsWith('word_')) continue;
       expect(m.ci_low, name).not.toBeNull();
       expect(m.ci_low as number, name).toBeLessThanOrEqual(m.value + 1e-12);
       expect(m.ci_high as number, name).toBeGreaterThanOrEqual(m.value - 1e-12);
@@ -84,6 +85,27 @@ describe('polyeval run on ABRICOT', () => {
     expect(html).toContain('<svg');
     expect(html).toContain('likelihood');
     expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href="http/);
+  });
+
+  it('reports per-domain, across-word and within-word correlations, per-word statistics and the gold distributions', () => {
+    const m = reference.metrics;
+    for (const subtask of ['abstractness', 'inclusiveness']) {
+      for (const domain of ['howto', 'subtitles']) expect(m[`pearson_domain/subtask=${subtask},domain=${domain}`]?.n).toBe(13);
+      expect(m[`pearson_across_word/subtask=${subtask}`]?.value).not.toBeNull();
+      expect(m[`pearson_within_word/subtask=${subtask}`]).toBeDefined();
+    }
+    // gatto has two contexts in the bundled sample: Table 1's columns for it, predictions beside.
+    const rows = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { target_lemma?: string; target_token: string; abs_mean: number });
+    const gatto = rows.filter((r) => (r.target_lemma ?? r.target_token) === 'gatto').map((r) => r.abs_mean);
+    expect(gatto).toHaveLength(2);
+    expect(m['word_gold_mean/subtask=abstractness,word=gatto']?.value).toBeCloseTo((gatto[0]! + gatto[1]!) / 2, 10);
+    expect(m['word_gold_std/subtask=abstractness,word=gatto']?.value).toBeCloseTo(Math.abs(gatto[0]! - gatto[1]!) / Math.SQRT2, 10);
+    const html = readFileSync(reference.report, 'utf8');
+    expect(html).toContain('<h2>Words and domains</h2>');
+    expect(html).toContain('within word (mean of per-word r)');
+    expect(html).toContain('domain subtitles');
+    expect(html).toMatch(/<td>abstractness<\/td><td>gatto<\/td><td class="num">2<\/td>/);
+    expect(html).toContain('abstractness: human scores (26 items)');
   });
 
   it('scores a hand-made replay file to precomputed values in digit-parse mode', async () => {

@@ -69,6 +69,8 @@ describe.each([
     const run = parseJson<RunJson>(result);
     expect(run.items).toBe(expected.items.length);
     for (const [metric, value] of Object.entries(expected.metrics)) expect(run.metrics[metric]?.value, metric).toBeCloseTo(value, 10);
+    // RoCode's strict accuracy (best sample passes every test) is not pass@1 (mean over samples) on this replay: 3/7 vs 4/21.
+    if (expected.metrics.strict_accuracy !== undefined) expect(run.metrics.strict_accuracy?.value).toBeGreaterThan(run.metrics['pass@1']?.value ?? 1);
     const rows = await records(run.run_id);
     expect(new Set(rows.map((r) => r.task_id))).toEqual(new Set(expected.task_ids));
     for (const item of expected.items) {

@@ -124,6 +124,24 @@ describe('ABRICOT --protocol calamita', () => {
     means.forEach((_, i) => expect(paperGolds[`abstractness/e${i}`]).toBe(paperGold[i]));
   }, 300_000);
 
+  it('takes --shots as lm-eval --num_fewshot, records it, and names the task version and its defects in inspect', async () => {
+    const result = await runCli(['run', '-b', `abricot:${file}`, '--protocol', 'calamita', '--shots', '2', '-m', 'reference', '--json', '-q', '--home', home]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson<{ protocol: { overrides: object; settings: { shots: number } } }>(result).protocol).toMatchObject({ overrides: { shots: 2 }, settings: { shots: 2 } });
+    const inspect = await runCli(['inspect', '-b', `abricot:${file}`, '--protocol', 'calamita', '--shots', '1', '--home', home]);
+    expect(inspect.code, inspect.stderr).toBe(0);
+    expect(inspect.stdout).toContain('known: reproduced: f067d8bb');
+    expect(inspect.stdout).toContain('first 25 rows');
+    // One shot, then the item: the shot's prompt ends with " <gold>" and a blank line.
+    expect(inspect.stdout).toMatch(/mammifero\)\n {5}[1-5]\n {4}\n {4}Assegna un valore/);
+  }, 300_000);
+
+  it('refuses a flag the protocol has no setting for, naming it', async () => {
+    const result = await runCli(['run', '-b', `abricot:${file}`, '--prompt-language', 'en', '-m', 'reference', '--home', home]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--prompt-language does not apply to abricot (protocol paper)');
+  });
+
   it('refuses an unknown protocol with exit 2 naming the choices', async () => {
     const result = await runCli(['run', '-b', `abricot:${file}`, '--protocol', 'lm-eval', '-m', 'reference', '--home', home]);
     expect(result.code).toBe(2);

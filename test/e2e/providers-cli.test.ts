@@ -22,7 +22,7 @@ const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
 function lastQuestion(context: string): { sentence: string; subtask: 'abstractness' | 'inclusiveness' } {
   const at = context.lastIndexOf('Assegna un valore di ');
   const question = context.slice(at);
-  const sentence = /frase seguente: (.*)\n/.exec(question)?.[1] ?? '';
+  const sentence = /frase seguente:\s(.*?)\sDescrizione dei valori:/s.exec(question)?.[1] ?? '';
   return { sentence, subtask: question.startsWith('Assegna un valore di astrazione') ? 'abstractness' : 'inclusiveness' };
 }
 

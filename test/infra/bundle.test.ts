@@ -1,7 +1,8 @@
 // `npx cdk deploy` on a fresh clone: cdk.json's `build` step (run by the CDK CLI before every
 // synth) writes the executor code each image COPYs, and git never tracks that output.
 import { execFileSync, execSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
@@ -16,9 +17,18 @@ describe('cdk.json build step', () => {
     execSync(cdkJson.build ?? 'false', { cwd: PROJECT_ROOT, stdio: 'pipe', timeout: 240_000 });
 
     for (const image of EXECUTOR_IMAGES) {
-      for (const file of ['handler.mjs', 'consumer.mjs', 'runner.mjs', 'prebuild.mjs']) {
+      for (const file of ['handler.mjs', 'consumer.mjs', 'runner.mjs', 'prebuild.mjs', 'pe-supervisor.c', 'KotlinCompileServer.java']) {
         expect(existsSync(path.join(PROJECT_ROOT, 'layers/images', image.id, 'bundle', file)), `${image.id}/bundle/${file}`).toBe(true);
       }
+    }
+
+    // What `docker build` runs: the bundle's prebuild compiles the supervisor from the C source beside it.
+    const cache = mkdtempSync(path.join(tmpdir(), 'polyeval-image-cache-'));
+    try {
+      const out = execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'layers/images/python/bundle/prebuild.mjs'), 'supervisor'], { env: { ...process.env, POLYEVAL_CACHE: cache }, encoding: 'utf8', timeout: 120_000 });
+      expect(out).toMatch(/sandbox supervisor built at .*pe-supervisor-[0-9a-f]{12}/);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
     }
   }, 300_000);
 

@@ -8,6 +8,7 @@
 import { InputError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { BlobStore, RunLedger, SetRunItems, WorkQueue } from '#core/ports.ts';
+import { storedJson } from '#core/run/documents.ts';
 import { itemId, keys } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import { protocolChoiceOf } from '#core/run/spec.ts';
@@ -105,7 +106,7 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   });
   const pool = await publishTestFiles(deps.store, message.runId, loaded.tasks);
   await deps.store.put(cloudKeys.tasks(message.runId), serialiseTasks(pool), 'application/x-ndjson');
-  const manifestText = JSON.stringify(plan.manifest, null, 2);
+  const manifestText = storedJson(plan.manifest, 2);
   await deps.store.put(cloudKeys.keptManifest(message.runId), manifestText, 'application/json');
   await deps.store.put(keys.manifest(message.runId), manifestText, 'application/json');
   await deps.setItems(message.runId, plan.items.length);

@@ -4,7 +4,7 @@
  * the CLI's JSON (`top_p`, `max_tokens`) or as in the spec (`topP`, `maxTokens`).
  */
 import { z } from 'zod';
-import { InputError } from '#core/errors.ts';
+import { parseUserDocument } from '#core/run/documents.ts';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
 
 export const NightlySweepSchema = z
@@ -32,18 +32,7 @@ const SNAKE_TO_SPEC: Readonly<Record<string, string>> = {
 
 /** Parses a sweep (an object or its JSON text); InputError names the bad field. */
 export function parseSweep(raw: unknown, origin = 'nightly sweep'): NightlySweep {
-  let value = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw) as unknown;
-    } catch {
-      throw new InputError('is not JSON', { file: origin });
-    }
-  }
-  const result = NightlySweepSchema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  throw new InputError(issue?.message ?? 'is invalid', { file: origin, field: issue?.path.join('.') || 'sweep' });
+  return parseUserDocument(NightlySweepSchema, typeof raw === 'string' ? raw : JSON.stringify(raw ?? null), origin);
 }
 
 /** One run spec per benchmark × model, in that order. */

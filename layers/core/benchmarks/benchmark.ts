@@ -8,7 +8,7 @@
  * const tasks = rows.flatMap((r) => abricot.parseRow(r.row, { file: r.file, line: r.line }));
  * const prompt = abricot.buildPrompt(tasks[0], { pool: tasks, language: undefined });
  */
-import type { GenerationParams, Prompt } from '../models/provider.ts';
+import type { GenerationParams, LikertMode, Prompt } from '../models/provider.ts';
 import type { LanguageId, ScorerKind, Task } from '../types.ts';
 import type { BenchmarkDescription } from './description.ts';
 import type { ProtocolBound } from './protocol.ts';
@@ -69,6 +69,13 @@ export interface Benchmark<T extends Task = Task> extends ProtocolBound<Benchmar
   languageOf(task: T, requested?: LanguageId): LanguageId | undefined;
   /** likert only: the answer choices scored by log-likelihood. */
   readonly choices?: readonly string[];
+  /** likert only: what joins the prompt's text and a scored choice (default " ", lm-eval's target delimiter). */
+  readonly choiceDelimiter?: string;
+  /**
+   * What the manifest must say about how the prompt reached the model (e.g. which chat
+   * template shaped it, or that none did), given the likert mode the run uses (null otherwise).
+   */
+  promptNotes?(mode: LikertMode | null): string[];
 }
 
 /** Narrowing helper for registries holding benchmarks of several task kinds. */

@@ -12,12 +12,25 @@
  */
 import { InputError } from '../errors.ts';
 import type { GenerationParams } from '../models/provider.ts';
+import { CHAT_TEMPLATE_NAMES, type ChatTemplateName } from '../prompts/chat-templates.ts';
 
 /** How the prompt reaches the model: one plain text (base models) or chat messages. */
 export type PromptStyle = 'chat' | 'completion';
 
-/** io-tests: one time limit for every test, or each row's own limit. */
-export type TimeLimitRule = { kind: 'fixed'; ms: number } | { kind: 'row'; defaultMs: number };
+/**
+ * io-tests: what a time limit measures. `cpu`: CPU time of the program's process group (fair
+ * under load: a busy machine does not fail a program); `wall`: elapsed time (what a judge with a
+ * stopwatch, and most readings of "timeout for solution run time", mean).
+ */
+export const TIME_CLOCKS = ['cpu', 'wall'] as const;
+export type TimeClock = (typeof TIME_CLOCKS)[number];
+
+/** io-tests: one time limit for every test, or each row's own limit; `clock` says what it measures (default cpu). */
+export type TimeLimitRule = ({ kind: 'fixed'; ms: number } | { kind: 'row'; defaultMs: number }) & { clock?: TimeClock };
+
+/** io-tests: the language the problem statement is put to the model in (`en`: the RoCode paper's translation ablation). */
+export const PROMPT_LANGUAGES = ['ro', 'en'] as const;
+export type PromptLanguage = (typeof PROMPT_LANGUAGES)[number];
 
 /** likert: how the human mean on [0, 1] becomes the gold digit 1–5. */
 export type GoldRule =
@@ -32,12 +45,18 @@ export interface ProtocolSettings {
   n: number;
   params: Pick<GenerationParams, 'temperature' | 'topP' | 'maxTokens' | 'stop'>;
   promptStyle: PromptStyle;
-  /** Solved examples placed before the item (likert). */
+  /** Solved examples placed before the item (likert; lm-eval's `--num_fewshot`). */
   shots?: number;
+  /** likert chat prompts: the chat template polyeval renders for raw-text calls (`none`: turns flattened). */
+  chatTemplate?: ChatTemplateName;
+  /** io-tests: language of the prompt's instructions (RoCode: `ro`, the paper's; `en`, its ablation). */
+  promptLanguage?: PromptLanguage;
   timeLimit?: TimeLimitRule;
   gold?: GoldRule;
   /** The metric the source reports first. */
   headline: string;
+  /** What this protocol knowingly reproduces of a flawed source, and what it leaves out (one line each). */
+  knownDefects?: readonly string[];
 }
 
 /** One named protocol of a benchmark. */
@@ -54,6 +73,14 @@ export interface ProtocolChoice {
   /** io-tests: use each row's own time limit instead of the protocol's fixed one. */
   rowLimits?: boolean;
   promptStyle?: PromptStyle;
+  /** likert: solved examples before each item. */
+  shots?: number;
+  /** likert: chat template for raw-text calls. */
+  chatTemplate?: ChatTemplateName;
+  /** io-tests: language of the prompt's instructions. */
+  promptLanguage?: PromptLanguage;
+  /** io-tests: what the time limit measures. */
+  timeClock?: TimeClock;
 }
 
 /** The protocol a run follows: its name, its settings after overrides, and the overrides. */
@@ -93,12 +120,46 @@ export function bindProtocol<B extends ProtocolBound<B> & { id: string }>(benchm
   const settings: ProtocolSettings = { ...definition.settings, params: { ...definition.settings.params } };
   const overrides: Record<string, unknown> = {};
   if (choice.rowLimits && settings.timeLimit?.kind === 'fixed') {
-    settings.timeLimit = { kind: 'row', defaultMs: settings.timeLimit.ms };
+    settings.timeLimit = { kind: 'row', defaultMs: settings.timeLimit.ms, ...(settings.timeLimit.clock ? { clock: settings.timeLimit.clock } : {}) };
     overrides.row_limits = true;
   }
   if (choice.promptStyle !== undefined && choice.promptStyle !== settings.promptStyle) {
     settings.promptStyle = choice.promptStyle;
     overrides.prompt_style = choice.promptStyle;
   }
+  applyExtraChoices(benchmark.id, definition.name, choice, settings, overrides);
   return benchmark.bind({ name: definition.name, settings, overrides });
+}
+
+/** A setting the protocol does not have is refused, naming the flag, rather than silently ignored. */
+function notApplicable(benchmarkId: string, protocol: string, flag: string, field: string): InputError {
+  return new InputError(`${flag} does not apply to ${benchmarkId} (protocol ${protocol})`, { field });
+}
+
+/** `--shots`, `--chat-template`, `--prompt-language`, `--time-clock`: each checked against the protocol, recorded as an override when it changes a setting. */
+function applyExtraChoices(benchmarkId: string, protocol: string, choice: ProtocolChoice, settings: ProtocolSettings, overrides: Record<string, unknown>): void {
+  if (choice.shots !== undefined) {
+    if (settings.shots === undefined) throw notApplicable(benchmarkId, protocol, '--shots', 'shots');
+    if (!Number.isInteger(choice.shots) || choice.shots < 0) throw new InputError(`--shots must be a whole number ≥ 0, got ${choice.shots}`, { field: 'shots' });
+    if (choice.shots !== settings.shots) overrides.shots = choice.shots;
+    settings.shots = choice.shots;
+  }
+  if (choice.chatTemplate !== undefined) {
+    if (settings.chatTemplate === undefined) throw notApplicable(benchmarkId, protocol, '--chat-template', 'chatTemplate');
+    if (!(CHAT_TEMPLATE_NAMES as readonly string[]).includes(choice.chatTemplate)) {
+      throw new InputError(`unknown chat template "${choice.chatTemplate}" (templates: ${CHAT_TEMPLATE_NAMES.join(', ')})`, { field: 'chatTemplate' });
+    }
+    if (choice.chatTemplate !== settings.chatTemplate) overrides.chat_template = choice.chatTemplate;
+    settings.chatTemplate = choice.chatTemplate;
+  }
+  if (choice.promptLanguage !== undefined) {
+    if (settings.promptLanguage === undefined) throw notApplicable(benchmarkId, protocol, '--prompt-language', 'promptLanguage');
+    if (choice.promptLanguage !== settings.promptLanguage) overrides.prompt_language = choice.promptLanguage;
+    settings.promptLanguage = choice.promptLanguage;
+  }
+  if (choice.timeClock !== undefined) {
+    if (settings.timeLimit === undefined) throw notApplicable(benchmarkId, protocol, '--time-clock', 'timeClock');
+    if (choice.timeClock !== (settings.timeLimit.clock ?? 'cpu')) overrides.time_clock = choice.timeClock;
+    settings.timeLimit = { ...settings.timeLimit, clock: choice.timeClock };
+  }
 }

@@ -6,7 +6,7 @@
 import { InputError } from '../errors.ts';
 import { LANGUAGE_SPECS, languageIdOf } from '../languages/index.ts';
 import type { Prompt } from '../models/provider.ts';
-import { buildRocodePrompt, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
+import { buildRocodePrompt, ROCODE_HUMAN_LANGUAGES, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
 import { CODE_SWITCHING_METRICS } from '../metrics/code-switching-rows.ts';
 import { extractCode } from '../scoring/postprocess.ts';
 import type { IoTest, IoTestsTask, OutputChecker } from '../types.ts';
@@ -85,6 +85,22 @@ function solutionsOf(value: unknown, loc: RowLocation): Partial<Record<string, s
   return out;
 }
 
+/**
+ * Every C and C++ solution of a row listing solutions as `[{language, code}]` (RoCode's
+ * published rows): the human-written ones (its Python solutions are machine transpilations).
+ * Empty for a row keyed by language (one solution each: `solutions` already holds them).
+ */
+function humanSolutionsOf(value: unknown): { code: string; language: string }[] {
+  if (!Array.isArray(value)) return [];
+  const out: { code: string; language: string }[] = [];
+  for (const s of value as Record<string, unknown>[]) {
+    if (typeof s?.language !== 'string' || typeof s.code !== 'string') continue;
+    const language = normaliseLanguage(s.language);
+    if ((ROCODE_HUMAN_LANGUAGES as readonly string[]).includes(language)) out.push({ code: s.code, language });
+  }
+  return out;
+}
+
 /** A language id from the spellings datasets use (C++, c++17, py, Python3, js…): the registry's aliases. */
 export function normaliseLanguage(name: string): string {
   return languageIdOf(name) ?? name.toLowerCase().replace(/\s+/g, '');
@@ -95,6 +111,9 @@ const C = {
   id: ['task_id', 'id', 'problem_id'],
   stem: ['name', 'file_stem', 'stem', 'file_name', 'filename'],
   statement: ['statement', 'description', 'problem_description', 'text'],
+  statementEn: ['statement_en'],
+  inputSpecEn: ['input_spec_en'],
+  outputSpecEn: ['output_spec_en'],
   inputSpec: ['input_spec', 'input_description', 'input_specification'],
   outputSpec: ['output_spec', 'output_description', 'output_specification'],
   examples: ['examples'],
@@ -113,6 +132,7 @@ const ROCODE_FIELDS: FieldMapping[] = [
   { field: 'id', columns: C.id, required: true },
   { field: 'name (file stem)', columns: C.stem, required: false, note: 'else the <stem>.in the input specification or statement names, else stdin/stdout only; never a title' },
   { field: 'statement', columns: C.statement, required: true },
+  { field: 'statement (English)', columns: C.statementEn, required: false, note: 'required by --prompt-language en (the paper\'s translation ablation), with input_spec_en and output_spec_en' },
   { field: 'input_spec', columns: C.inputSpec, required: false },
   { field: 'output_spec', columns: C.outputSpec, required: false },
   { field: 'examples', columns: C.examples, required: false, note: '[{input, output}]' },
@@ -162,6 +182,7 @@ function makeParseRow(protocol: RunProtocol) {
     const inputSpec = optionalString(row, C.inputSpec, loc) ?? '';
     const outputSpec = optionalString(row, C.outputSpec, loc) ?? '';
     const name = fileStemOf(row, loc, [inputSpec, statement]);
+    const statementEn = protocol.settings.promptLanguage === 'en' ? requiredString(row, C.statementEn, loc) : optionalString(row, C.statementEn, loc);
     const task: IoTestsTask = {
       kind: 'io-tests',
       id,
@@ -180,6 +201,12 @@ function makeParseRow(protocol: RunProtocol) {
       solutions: solutionsOf(row[C.solutions[0]], loc),
     };
     if (difficulty !== undefined) task.difficulty = difficulty;
+    if (rule.clock === 'wall') task.timeClock = 'wall';
+    const human = humanSolutionsOf(row[C.solutions[0]]);
+    if (human.length > 0) task.humanSolutions = human;
+    if (statementEn !== undefined) {
+      task.english = { statement: statementEn, inputSpec: optionalString(row, C.inputSpecEn, loc) ?? '', outputSpec: optionalString(row, C.outputSpecEn, loc) ?? '' };
+    }
     return [task];
   };
 }
@@ -192,7 +219,7 @@ function asRocodeLanguage(language: string | undefined): RocodeLanguage {
 
 function makeBuildPrompt(protocol: RunProtocol) {
   return (task: IoTestsTask, ctx: { language?: string }): Prompt => {
-    const text = buildRocodePrompt(task, asRocodeLanguage(ctx.language));
+    const text = buildRocodePrompt(task, asRocodeLanguage(ctx.language), protocol.settings.promptLanguage ?? 'ro');
     return { style: protocol.settings.promptStyle, messages: [{ role: 'user', content: text }], completion: `${text}\n` };
   };
 }
@@ -201,13 +228,20 @@ function makeBuildPrompt(protocol: RunProtocol) {
 export const ROCODE_PROTOCOLS: readonly ProtocolDefinition[] = [
   {
     name: 'paper',
-    description: 'RoCode paper §4.1: Romanian zero-shot prompt as plain text, n=10, temperature 0.2, top-p 0.9, 4 s per test whatever the row says',
+    description:
+      'RoCode paper §4.1: Romanian zero-shot prompt as plain text, n=10, temperature 0.2, top-p 0.9, 4 s of CPU time per test whatever the row says (--time-clock wall: elapsed time), headline accuracy (Table 4\'s first column)',
     settings: {
       n: ROCODE_RECIPE.n,
       params: { temperature: ROCODE_RECIPE.temperature, topP: ROCODE_RECIPE.topP, maxTokens: 2048, stop: [] },
       promptStyle: 'completion',
-      timeLimit: { kind: 'fixed', ms: ROCODE_RECIPE.defaultTimeLimitMs },
-      headline: 'pass@1',
+      promptLanguage: 'ro',
+      timeLimit: { kind: 'fixed', ms: ROCODE_RECIPE.defaultTimeLimitMs, clock: 'cpu' },
+      headline: 'accuracy',
+      knownDefects: [
+        'the paper says "a timeout of 4 seconds for solution run time" without naming the clock: CPU time by default (a loaded machine does not fail programs), wall time with --time-clock wall',
+        'Table 4 fits no single reading of strict accuracy: polyeval counts a problem when its best sample passes every test (so pass@1 ≤ strict accuracy ≤ accuracy)',
+        'the paper prints only placeholders between its opening and closing lines: the section headings are polyeval\'s',
+      ],
     },
   },
 ];
@@ -228,7 +262,8 @@ function makeRocode(protocol: RunProtocol): Benchmark<IoTestsTask> {
     reference: (task, language) => task.solutions[asRocodeLanguage(language)],
     postprocess: (raw, _task, language) => extractCode(raw, asRocodeLanguage(language)),
     languageOf: (_task, requested) => asRocodeLanguage(requested),
-    headline: { metric: 'accuracy' },
+    // One headline per protocol: the benchmark's is its default protocol's.
+    headline: { metric: ROCODE_PROTOCOLS[0]?.settings.headline ?? 'accuracy' },
     // cosmadrian/rocode on the Hub: rocode_train.jsonl (6.37 GB), rocode_val.jsonl (545 MB),
     // rocode_test.jsonl (1.03 GB), all LFS — streamed, never loaded whole.
     dataset: { hub: 'cosmadrian/rocode', files: /^rocode_(train|val|test)\.jsonl(\.gz)?$/ },

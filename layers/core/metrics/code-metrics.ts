@@ -68,8 +68,20 @@ function fromRatio(units: readonly CodeUnit[], ratio: (u: CodeUnit) => Ratio, re
 /** Accuracy's contribution of one task: its best sample's fraction of tests passed. */
 export const accuracyRatio = (u: CodeUnit): Ratio => (u.samples > 0 ? [u.bestFraction ?? 0, 1] : [0, 0]);
 
-/** Strict accuracy's contribution of one task: its share of samples passing every test. */
-export const strictAccuracyRatio = (u: CodeUnit): Ratio => (u.samples > 0 ? [u.ok / u.samples, 1] : [0, 0]);
+/**
+ * Strict accuracy's contribution of one task: 1 when its best sample passes every test (the
+ * all-tests counterpart of accuracy's best fraction), else 0.
+ *
+ * The RoCode paper (§4.1) defines accuracy as "the average maximum number of tests passed per
+ * problem" and strict accuracy as "the average number of times a problem has passed all tests".
+ * Its Table 4 rules out the mean-over-samples reading (that is pass@1 exactly, and the table
+ * has strict accuracy 0.39 vs pass@1 0.1 for replit-code-v1-3b, 0.79 vs 0.27 for WizardCoder),
+ * so strict accuracy is read, like accuracy, over each problem's best sample. The table is not
+ * consistent with this reading either (with n = 10 samples it equals pass@10, reported at
+ * 7.74 vs 0.39; open-llama has pass@1 0.05 with strict accuracy 0.0): no single reading fits it.
+ * Always pass@1 ≤ strict accuracy ≤ accuracy; with n samples it equals pass@n.
+ */
+export const strictAccuracyRatio = (u: CodeUnit): Ratio => (u.samples > 0 ? [u.ok > 0 ? 1 : 0, 1] : [0, 0]);
 
 /** Compile-error rate's contribution of one task: its CE samples over its scored samples. */
 export const compileErrorRatio = (u: CodeUnit): Ratio => [u.ce, u.samples];
@@ -90,7 +102,7 @@ export function accuracyOfUnits(units: readonly CodeUnit[]): Counted {
   return fromRatio(units, accuracyRatio, () => noScored(units));
 }
 
-/** Mean over tasks of the share of samples passing every test; n = tasks. */
+/** Share of tasks whose best sample passes every test (see {@link strictAccuracyRatio}); n = tasks. */
 export function strictAccuracyOfUnits(units: readonly CodeUnit[]): Counted {
   return fromRatio(units, strictAccuracyRatio, () => noScored(units));
 }
@@ -130,7 +142,7 @@ export function accuracy(groups: readonly (readonly RunRecord[])[]): CodeMetric 
   return overGroups(groups, accuracyOfUnits);
 }
 
-/** Strict accuracy over per-task groups: mean over tasks of the share of samples with verdict OK. */
+/** Strict accuracy over per-task groups: share of tasks with at least one sample of verdict OK. */
 export function strictAccuracy(groups: readonly (readonly RunRecord[])[]): CodeMetric {
   return overGroups(groups, strictAccuracyOfUnits);
 }

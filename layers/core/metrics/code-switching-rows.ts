@@ -2,13 +2,22 @@
  * RoCode's code-switching metrics: the share of declared identifiers that contain a
  * Romanian word — pooled (`code_switching`), for function names (`code_switching_functions`)
  * and for variable names (`code_switching_variables`) apart, as the RoCode paper's Figure 2
- * reports them — for the generated code and, with the suffix `_reference`, for the reference
- * solutions side by side. Units for the bootstrap are programs.
+ * reports them — for the generated code, with the suffix `_reference` for the reference
+ * solutions in the run's language, and with the suffix `_human` for the human baseline.
+ *
+ * The human baseline is the tasks' C and C++ solutions only (slice `language=c+cpp`): in
+ * RoCode those are the students' submissions, while every Python solution is a machine
+ * transpilation of one of them (gpt-3.5-turbo, paper §3.2), so `_reference` of a Python run
+ * measures the transpiler, not people. The paper's figures (9% of function names, 14% of
+ * variable names) are over human C/C++ solutions too. Each figure is also given per
+ * difficulty (`…,difficulty=<d>`): the paper reports the human shares the same across them.
+ * Units for the bootstrap are programs.
  */
 import { codeSwitchingByKind } from '../benchmarks/code-switching.ts';
 import type { ExtraMetrics } from '../benchmarks/description.ts';
 import { HarnessError } from '../errors.ts';
 import type { IoTestsTask, MetricRow, RunRecord } from '../types.ts';
+import { ROCODE_HUMAN_LANGUAGES } from '../prompts/rocode.ts';
 import { bootstrapCI } from './bootstrap.ts';
 
 interface ProgramCount {
@@ -36,14 +45,62 @@ type Kind = 'all' | 'functions' | 'variables';
 const METRIC: Record<Kind, string> = { all: 'code_switching', functions: 'code_switching_functions', variables: 'code_switching_variables' };
 const KINDS: readonly Kind[] = ['all', 'functions', 'variables'];
 
-export function codeSwitchingRows(input: CodeSwitchingInput): MetricRow[] {
-  const count = (code: string): Record<Kind, ProgramCount> => {
-    const r = codeSwitchingByKind([code], input.language, input.isRomanian);
+function counter(isRomanian: (word: string) => boolean) {
+  return (code: string, language: string): Record<Kind, ProgramCount> => {
+    const r = codeSwitchingByKind([code], language, isRomanian);
     const pick = (c: { identifiers: number; romanian: number }): ProgramCount => ({ identifiers: c.identifiers, romanian: c.romanian });
     return { all: pick(r.all), functions: pick(r.functions), variables: pick(r.variables) };
   };
-  const generated = input.records.filter((r) => r.verdict !== 'SE' && r.answer.trim() !== '').map((r) => count(r.answer));
-  const reference = input.references.filter((c) => c.trim() !== '').map(count);
+}
+
+type RowInput = Pick<CodeSwitchingInput, 'head' | 'seed' | 'iterations'>;
+
+/** The three rows (pooled, functions, variables) of one set of programs on one slice. */
+function kindRows(input: RowInput, suffix: string, slice: string, units: readonly Record<Kind, ProgramCount>[]): MetricRow[] {
+  const what: Record<Kind, string> = { all: 'identifiers', functions: 'functions', variables: 'variables' };
+  return KINDS.map((k) => {
+    const metric = `${METRIC[k]}${suffix}`;
+    const mine = units.map((u) => u[k]);
+    const value = share(mine);
+    if (value === null) {
+      return { ...input.head, metric, slice, value: null, ci_low: null, ci_high: null, n: mine.length, reason: mine.length === 0 ? 'no programs' : `no declared ${what[k]}` };
+    }
+    const ci = bootstrapCI(mine, share, { seed: input.seed, ...(input.iterations ? { iterations: input.iterations } : {}) });
+    return { ...input.head, metric, slice, value, ci_low: ci.low, ci_high: ci.high, n: mine.length, reason: null };
+  });
+}
+
+/** A program with the language it is scanned in and the difficulty of its task. */
+export interface HumanProgram {
+  code: string;
+  language: string;
+  difficulty: string | null;
+}
+
+/**
+ * The human baseline (`…_human`, slice `language=c+cpp` and per difficulty): every C and C++
+ * solution of the evaluated tasks, each scanned in its own language.
+ */
+export function humanCodeSwitchingRows(input: RowInput & { programs: readonly HumanProgram[]; isRomanian: (word: string) => boolean }): MetricRow[] {
+  const count = counter(input.isRomanian);
+  const human = new Set<string>(ROCODE_HUMAN_LANGUAGES);
+  const programs = input.programs.filter((p) => p.code.trim() !== '' && human.has(p.language));
+  const slice = `language=${ROCODE_HUMAN_LANGUAGES.join('+')}`;
+  const rows = kindRows(input, '_human', slice, programs.map((p) => count(p.code, p.language)));
+  for (const d of difficulties(programs.map((p) => p.difficulty))) {
+    rows.push(...kindRows(input, '_human', `${slice},difficulty=${d}`, programs.filter((p) => p.difficulty === d).map((p) => count(p.code, p.language))));
+  }
+  return rows;
+}
+
+function difficulties(values: readonly (string | null | undefined)[]): string[] {
+  return [...new Set(values.filter((d): d is string => typeof d === 'string' && d !== ''))].sort();
+}
+
+export function codeSwitchingRows(input: CodeSwitchingInput): MetricRow[] {
+  const count = counter(input.isRomanian);
+  const generated = input.records.filter((r) => r.verdict !== 'SE' && r.answer.trim() !== '').map((r) => count(r.answer, input.language));
+  const reference = input.references.filter((c) => c.trim() !== '').map((c) => count(c, input.language));
   const row = (metric: string, units: ProgramCount[], what: string): MetricRow => {
     const value = share(units);
     const slice = `language=${input.language}`;
@@ -66,21 +123,33 @@ export function codeSwitchingRows(input: CodeSwitchingInput): MetricRow[] {
  * solutions of the evaluated tasks in that language.
  */
 export const CODE_SWITCHING_METRICS: ExtraMetrics<IoTestsTask> = {
-  ids: KINDS.flatMap((k) => [METRIC[k], `${METRIC[k]}_reference`]),
+  ids: KINDS.flatMap((k) => [METRIC[k], `${METRIC[k]}_reference`, `${METRIC[k]}_human`]),
   needs: ['romanian-lexicon'],
   compute: (input, resources) => {
     const lexicon = resources['romanian-lexicon'];
     if (!lexicon) throw new HarnessError('code-switching metrics need the Romanian lexicon, which was not loaded');
     const languages = [...new Set(input.records.map((r) => r.language).filter((l): l is string => l !== null))].sort();
-    return languages.flatMap((language) =>
-      codeSwitchingRows({
-        records: input.records.filter((r) => r.language === language),
-        references: input.tasks.map((t) => t.solutions[language] ?? ''),
-        language,
-        isRomanian: (w) => lexicon.isRomanian(w),
-        head: input.head,
-        seed: input.seed,
-      }),
-    );
+    const isRomanian = (w: string) => lexicon.isRomanian(w);
+    const count = counter(isRomanian);
+    const generated = languages.flatMap((language) => {
+      const records = input.records.filter((r) => r.language === language);
+      const rows = codeSwitchingRows({ records, references: input.tasks.map((t) => t.solutions[language] ?? ''), language, isRomanian, head: input.head, seed: input.seed });
+      // Per difficulty, the generated programs (the paper reports the human shares alike across difficulties).
+      for (const d of difficulties(records.map((r) => r.difficulty))) {
+        const units = records.filter((r) => r.difficulty === d && r.verdict !== 'SE' && r.answer.trim() !== '').map((r) => count(r.answer, language));
+        rows.push(...kindRows(input, '', `language=${language},difficulty=${d}`, units));
+      }
+      return rows;
+    });
+    const programs = input.tasks.flatMap((t) => (t.humanSolutions ?? humanOf(t)).map((p) => ({ ...p, difficulty: t.difficulty ?? null })));
+    return [...generated, ...humanCodeSwitchingRows({ programs, isRomanian, head: input.head, seed: input.seed })];
   },
 };
+
+/** A task's C and C++ solutions, when the row kept only one per language. */
+function humanOf(task: IoTestsTask): { code: string; language: string }[] {
+  return ROCODE_HUMAN_LANGUAGES.flatMap((language) => {
+    const code = task.solutions[language];
+    return code ? [{ code, language }] : [];
+  });
+}

@@ -1,60 +1,96 @@
 /**
- * ABRICOT's Italian prompts (CALAMITA): a value from 1 to 5 for the abstractness or the
- * inclusiveness of a word in context, with the five values described, asked 3-shot.
+ * ABRICOT's Italian prompts, in the two published forms:
+ *
+ * - **paper**: the text of the paper's Fig. 2 (CLiC-it 2024, CEUR Vol-3878, paper 128), as
+ *   printed: running text (the figure's line ends are layout; words hyphenated across a line
+ *   end, "De-scrizione", "lieve-mente", "ani-male", are joined), the target word and the
+ *   sentence in place of the figure's placeholders "parola" and "frase", the two typos kept
+ *   ("prola" at value 4 of the abstractness prompt and at value 2 of the inclusiveness
+ *   prompt), and the final full stop only where the figure has one (abstractness).
+ * - **calamita**: the CALAMITA task file (CALAMITA-AILC/lm-evaluation-harness
+ *   `lm_eval/tasks/abricot/utils.py` at commit f067d8bb): the request line, the sentence on
+ *   its own line, "Descrizione dei valori:", one line per value, a final newline; no typos.
+ *
+ * Few-shot text follows lm-eval's layout for both: each solved example is its prompt, the
+ * target delimiter " " and its gold digit; examples are joined, and followed, by a blank line.
  */
 import type { LikertSubtask, LikertTask } from '../types.ts';
 
-const SCALE: Record<LikertSubtask, { noun: string; descriptions: string[] }> = {
+interface Scale {
+  noun: string;
+  /** Value descriptions as the paper's figure prints them (typos included). */
+  paper: string[];
+  /** Value descriptions as the CALAMITA task file writes them. */
+  calamita: string[];
+  /** The figure's closing punctuation after value 5. */
+  paperEnd: string;
+}
+
+const SCALES: Record<LikertSubtask, Scale> = {
   abstractness: {
     noun: 'astrazione',
-    descriptions: [
+    paper: [
+      'La parola è estremamente concreta (e.g. un cane specifico)',
+      'La parola è lievemente concreta (e.g. un cane di una certa razza)',
+      'La parola è neutra (e.g. un cane tra tanti)',
+      'La prola è lievemente astratta (e.g. un cane è un animale da compagnia)',
+      'La parola è estremamente astratta (e.g. il cane è un mammifero)',
+    ],
+    calamita: [
       'La parola è estremamente concreta (e.g. un cane specifico)',
       'La parola è lievemente concreta (e.g. un cane di una certa razza)',
       'La parola è neutra (e.g. un cane tra tanti)',
       'La parola è lievemente astratta (e.g. un cane è un animale da compagnia)',
       'La parola è estremamente astratta (e.g. il cane è un mammifero)',
     ],
+    paperEnd: '.',
   },
   inclusiveness: {
     noun: 'inclusività',
-    descriptions: [
+    paper: [
+      'La parola è estremamente specifica (e.g. un cane specifico)',
+      'La prola è lievemente specifica (e.g. un cane di una certa razza)',
+      'La parola è neutra (e.g. un cane tra tanti)',
+      'La parola è lievemente inclusiva (e.g. un cane è un animale da compagnia)',
+      'La parola è estremamente inclusiva (e.g. il cane è un mammifero)',
+    ],
+    calamita: [
       'La parola è estremamente specifica (e.g. un cane specifico)',
       'La parola è lievemente specifica (e.g. un cane di una certa razza)',
       'La parola è neutra (e.g. un cane tra tanti)',
       'La parola è lievemente inclusiva (e.g. un cane è un animale da compagnia)',
       'La parola è estremamente inclusiva (e.g. il cane è un mammifero)',
     ],
+    paperEnd: '',
   },
 };
 
-/** The question for one item, without its answer. */
-export function abricotQuestion(task: LikertTask): string {
-  const scale = SCALE[task.subtask];
-  const values = scale.descriptions.map((d, i) => `${i + 1} - ${d}`).join('\n');
-  return (
-    `Assegna un valore di ${scale.noun} da 1 a 5 alla parola "${task.target}" ` +
-    `nel contesto della frase seguente: ${task.text}\n` +
-    `Descrizione dei valori:\n${values}\n` +
-    'Rispondi con un solo numero da 1 a 5.'
-  );
+type Item = Pick<LikertTask, 'subtask' | 'target' | 'text'>;
+
+/** The paper's Fig. 2 prompt for one item (no answer). */
+export function abricotPaperPrompt(task: Item): string {
+  const scale = SCALES[task.subtask];
+  const values = scale.paper.map((d, i) => `${i + 1} - ${d}`).join(' ');
+  return `Assegna un valore di ${scale.noun} da 1 a 5 alla parola ${task.target} nel contesto della frase seguente: ${task.text} Descrizione dei valori: ${values}${scale.paperEnd}`;
 }
 
-/** The answer line that follows a question (shots end with the gold value; the item ends open). */
-export const ANSWER_PREFIX = 'Valore:';
-
-/** Few-shot text: solved shots, then the open item, ready for a choice to be appended. */
-export function abricotFewShotText(task: LikertTask, shots: readonly LikertTask[]): string {
-  const solved = shots.map((s) => `${abricotQuestion(s)}\n${ANSWER_PREFIX} ${s.gold}`);
-  return [...solved, `${abricotQuestion(task)}\n${ANSWER_PREFIX}`].join('\n\n');
+/** The CALAMITA task file's prompt for one item (ends with a newline; a choice follows after " "). */
+export function abricotCalamitaPrompt(task: Item): string {
+  const scale = SCALES[task.subtask];
+  const values = scale.calamita.map((d, i) => `${i + 1} - ${d}`).join('\n');
+  return `Assegna un valore di ${scale.noun} da 1 a 5 alla parola ${task.target} nel contesto della frase seguente:\n${task.text}\nDescrizione dei valori:\n${values}\n`;
 }
+
+/** lm-eval's `target_delimiter` and `fewshot_delimiter` (lm_eval/api/task.py, TaskConfig defaults, v0.4). */
+export const TARGET_DELIMITER = ' ';
+export const FEWSHOT_DELIMITER = '\n\n';
 
 /**
- * The CALAMITA harness's zero-shot layout (lm_eval/tasks/abricot, read at commit f067d8bb):
- * the request with the target word bare, the sentence on its own line, the five value
- * descriptions, and a final newline; a choice is scored appended after one space.
+ * Raw text of a few-shot prompt as lm-eval's ContextSampler lays it out: solved examples
+ * (prompt + " " + gold) joined by a blank line, a blank line, then the open item; the scored
+ * choice is appended after " ". With no shots this is the item's prompt alone.
  */
-export function abricotCalamitaPrompt(task: LikertTask): string {
-  const scale = SCALE[task.subtask];
-  const values = scale.descriptions.map((d, i) => `${i + 1} - ${d}`).join('\n');
-  return `Assegna un valore di ${scale.noun} da 1 a 5 alla parola ${task.target} nel contesto della frase seguente:\n${task.text}\nDescrizione dei valori:\n${values}\n`;
+export function fewShotText(prompt: (t: Item) => string, task: Item, shots: readonly (Item & { gold: number })[]): string {
+  const solved = shots.map((s) => `${prompt(s)}${TARGET_DELIMITER}${s.gold}`);
+  return solved.length === 0 ? prompt(task) : `${solved.join(FEWSHOT_DELIMITER)}${FEWSHOT_DELIMITER}${prompt(task)}`;
 }

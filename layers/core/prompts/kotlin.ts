@@ -3,16 +3,17 @@
  * row's `prompt` as-is (KDoc + signature ending in `{\n`), decoding is greedy, generation
  * stops when a brace closes at column 0, and at most 256 new tokens are drawn.
  */
-import type { UnitTestsTask } from '../types.ts';
+import { BRACE_STOPS } from '../languages/spec.ts';
 
 /**
- * Stop sequences. The card's prose says `}\n}`, its code matches `\n}\n`; both mean "a brace
- * at column 0 closed the function". A function whose last statement is not a block
- * (`return x\n}`) only ever produces the second one, so both are listed: without it a
- * completion model runs on past the function (often into its own `main`, which then clashes
- * with the test's). `truncateAtStop` keeps the stop text, so the closing brace survives.
+ * Stop sequences: the brace stops the Kotlin language spec declares (`BRACE_STOPS`). The card's
+ * prose says `}\n}`, its code matches `\n}\n`; both mean "a brace at column 0 closed the
+ * function". A function whose last statement is not a block (`return x\n}`) only ever
+ * produces the second one, so both are listed: without it a completion model runs on past the
+ * function (often into its own `main`, which then clashes with the test's). `truncateAtStop`
+ * keeps the stop text, so the closing brace survives.
  */
-export const KOTLIN_STOP_SEQUENCES: readonly string[] = ['}\n}', '\n}\n'];
+export const KOTLIN_STOP_SEQUENCES: readonly string[] = BRACE_STOPS;
 
 /** The card's `max_new_tokens`. */
 export const KOTLIN_MAX_TOKENS = 256;
@@ -25,16 +26,3 @@ export const KOTLIN_RECIPE = {
   stop: KOTLIN_STOP_SEQUENCES,
   n: 1,
 } as const;
-
-/** The completion prompt: the task's prompt, unchanged (MXEval concatenates prompt + completion). */
-export function buildKotlinPrompt(task: Pick<UnitTestsTask, 'prompt'>): string {
-  return task.prompt;
-}
-
-/**
- * The program that is compiled and run: prompt + completion + "\n" + test, as MXEval
- * assembles it. The completion is what follows the prompt (body + closing brace).
- */
-export function assembleKotlinProgram(task: Pick<UnitTestsTask, 'prompt' | 'test'>, completion: string): string {
-  return `${task.prompt}${completion}\n${task.test}`;
-}

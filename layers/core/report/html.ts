@@ -8,6 +8,7 @@ import type { ItemDocument } from '../run/engine.ts';
 import type { Manifest } from '../run/manifest.ts';
 import type { MetricRow, RunRecord, Verdict } from '../types.ts';
 import { VERDICTS } from '../types.ts';
+import { isWordRow, likertAnalysesSection } from './likert-analyses.ts';
 import { BROWSER_CSS, sampleBrowser } from './sample-browser.ts';
 import { bubbleGrid, stackedBars, type Bar } from './svg.ts';
 
@@ -53,6 +54,7 @@ function manifestTable(m: Manifest): string {
     rows.push(['likert mode', `${what}${why}`]);
   }
   for (const w of m.warnings ?? []) rows.push(['adapted to the model', w]);
+  for (const note of m.prompt_notes ?? []) rows.push(['prompt', note]);
   for (const t of m.toolchains) rows.push([`toolchain ${t.language}`, `${t.compiler ?? ''} ${t.version ?? ''} ${(t.flags ?? []).join(' ')}`.trim()]);
   return `<table class="kv">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
 }
@@ -140,8 +142,9 @@ export function renderReport(input: ReportInput): string {
 <body>
 <h1>polyeval report · ${escapeHtml(manifest.benchmark.title)}</h1>
 <p><strong>${escapeHtml(manifest.model.spec)}</strong> · ${summary.items} samples · <span class="verdicts">${verdicts}</span></p>
-<h2>Metrics</h2>${metricsTable(metrics)}
+<h2>Metrics</h2>${metricsTable(metrics.filter((r) => !isWordRow(r)))}
 <h2>Charts</h2>${charts}
+${manifest.benchmark.scorer === 'likert' ? likertAnalysesSection(metrics, records) : ''}
 <h2>Samples</h2>
 ${sampleBrowser(docs)}
 <noscript><h3>Samples that did not pass</h3>${failures(docs)}</noscript>

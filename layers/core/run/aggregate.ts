@@ -7,7 +7,8 @@ import { computeMetrics } from '../metrics/index.ts';
 import type { BlobStore, RunLedger } from '../ports.ts';
 import { renderReport } from '../report/html.ts';
 import { tieWarning } from '../scoring/likert-ties.ts';
-import { VERDICTS, type MetricRow, type RunRecord, type Verdict } from '../types.ts';
+import { VerdictSchema } from './columns.ts';
+import type { MetricRow, RunRecord, Verdict } from '../types.ts';
 import { parseItemDocument, type ItemDocument } from './engine.ts';
 import { keys } from './keys.ts';
 import { ManifestSchema, type Manifest } from './manifest.ts';
@@ -39,7 +40,7 @@ export const RunSummaryDocumentSchema = z
     model: z.string(),
     n: z.number(),
     items: z.number(),
-    verdicts: z.partialRecord(z.enum(VERDICTS as [Verdict, ...Verdict[]]), z.number()),
+    verdicts: z.partialRecord(VerdictSchema, z.number()),
     /** `<metric>` for slice `all`, `<metric>/<slice>` otherwise. */
     metrics: z.record(z.string(), MetricValueSchema),
     report: z.string(),

@@ -11,11 +11,12 @@ import type { Prompt, Provider } from '../models/provider.ts';
 import { toolchainOptionsByLanguage, type ToolchainOptions } from '../languages/index.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import { scoreLikert, type LikertEvidence } from '../scoring/likert.ts';
-import { VERDICTS, type RunRecord, type ScoreOutcome, type Task, type TokenUsage, type Verdict } from '../types.ts';
+import type { RunRecord, ScoreOutcome, Task, TokenUsage, Verdict } from '../types.ts';
 import { taskView, type TaskView } from '../report/task-view.ts';
 import { CostGuard } from './cost-guard.ts';
 import { itemId, keys } from './keys.ts';
 import type { Manifest } from './manifest.ts';
+import { RunRecordSchema, VerdictSchema } from './columns.ts';
 import { parseStored, schemaVersionField, storedJson } from './documents.ts';
 import { WorkItemSchema, type WorkItem } from './plan.ts';
 
@@ -80,7 +81,6 @@ function newCostGuard(deps: Pick<EngineDeps, 'ledger' | 'costOf'>, definition: P
 }
 
 /** What the generate stage hands to the score stage. */
-const VerdictSchema = z.enum(VERDICTS as [Verdict, ...Verdict[]]);
 const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
 const UsageSchema = z.object({ promptTokens: z.number(), completionTokens: z.number() });
 
@@ -102,14 +102,8 @@ export const GeneratedItemSchema = z
   .loose();
 export type GeneratedItem = z.infer<typeof GeneratedItemSchema>;
 
-/**
- * The fields of a stored record that readers rely on, checked by name; the other columns pass
- * through as written (the Parquet writer types every column of RunRecord).
- */
-const StoredRecordSchema = z
-  .object({ run_id: z.string(), benchmark: z.string(), task_id: z.string(), sample: z.number().int().min(0), verdict: VerdictSchema, created_at: z.string() })
-  .loose()
-  .transform((record) => record as unknown as RunRecord);
+/** A stored record is read as the table's own schema; fields added since pass through. */
+const StoredRecordSchema = RunRecordSchema.loose();
 
 const StoredOutcomeSchema = z
   .object({ verdict: VerdictSchema, testsPassed: z.number(), testsTotal: z.number() })
@@ -196,7 +190,7 @@ async function callProvider(
       const scores = await provider.scoreChoices({
         taskId: task.id,
         prompt,
-        choices: choices.map((c) => ` ${c}`),
+        choices: choices.map((c) => `${benchmark.choiceDelimiter ?? ' '}${c}`),
         referenceIndex: choices.indexOf(String(task.gold)),
         ...(scoring ? { scoring } : {}),
       });

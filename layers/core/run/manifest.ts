@@ -2,7 +2,8 @@
  * The run manifest (DESIGN §2 plan): exactly what ran, so a result can be reproduced.
  */
 import { z } from 'zod';
-import type { ProtocolChoice, RunProtocol } from '../benchmarks/protocol.ts';
+import { PROMPT_LANGUAGES, TIME_CLOCKS, type ProtocolChoice, type RunProtocol } from '../benchmarks/protocol.ts';
+import { CHAT_TEMPLATE_NAMES } from '../prompts/chat-templates.ts';
 import { findBenchmark } from '../benchmarks/registry.ts';
 import type { GenerationParams, LikertScoring } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
@@ -47,6 +48,8 @@ export const ManifestSchema = z
     likert_scoring: objectOf<LikertScoring>('the likert scoring').nullable().optional(),
     /** What the run adapted to the model before any call (e.g. top_p dropped), one line each. */
     warnings: z.array(z.string()).optional(),
+    /** How the prompt reached the model (which chat template shaped it, or that none did), one line each. */
+    prompt_notes: z.array(z.string()).optional(),
     max_cost_usd: z.number().nullable(),
     /** The price used when the table had none (`--assume-price`), so a resume and the cloud bill the same way. */
     assumed_price: z.object({ input_per_mtok: z.number(), output_per_mtok: z.number() }).nullable().optional(),
@@ -91,5 +94,13 @@ export function protocolChoiceOfManifest(manifest: Pick<Manifest, 'protocol'> & 
     protocol: p.name,
     ...(p.overrides.row_limits === true ? { rowLimits: true } : {}),
     ...(p.overrides.prompt_style === 'chat' || p.overrides.prompt_style === 'completion' ? { promptStyle: p.overrides.prompt_style } : {}),
+    ...(typeof p.overrides.shots === 'number' ? { shots: p.overrides.shots } : {}),
+    ...(isOneOf(CHAT_TEMPLATE_NAMES, p.overrides.chat_template) ? { chatTemplate: p.overrides.chat_template } : {}),
+    ...(isOneOf(PROMPT_LANGUAGES, p.overrides.prompt_language) ? { promptLanguage: p.overrides.prompt_language } : {}),
+    ...(isOneOf(TIME_CLOCKS, p.overrides.time_clock) ? { timeClock: p.overrides.time_clock } : {}),
   };
+}
+
+function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (values as readonly string[]).includes(value);
 }

@@ -8,7 +8,8 @@ import type { RunProtocol } from '../benchmarks/protocol.ts';
 import { InputError } from '../errors.ts';
 import type { GenerationParams, Provider } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
-import { VERDICTS, type Task, type Verdict } from '../types.ts';
+import { VerdictSchema } from './columns.ts';
+import type { Task } from '../types.ts';
 import { chooseLikertScoring } from './likert-choice.ts';
 import type { Manifest } from './manifest.ts';
 import type { RunSpec } from './spec.ts';
@@ -33,7 +34,7 @@ export const WorkItemSchema = z
     sample: z.number().int().min(0),
     language: z.string().min(1).optional(),
     /** Set when the item is run again (an SE sample on resume): the verdict it was counted with. */
-    previousVerdict: z.enum(VERDICTS as [Verdict, ...Verdict[]]).optional(),
+    previousVerdict: VerdictSchema.optional(),
   })
   .loose();
 
@@ -115,6 +116,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
   const style = firstTask ? benchmark.buildPrompt(firstTask, { pool: loaded.tasks }).style : 'chat';
   const warnings = [...(provider.adaptParams?.(params, style).warnings ?? []), ...unansweredWarning(loaded, spec, provider)];
   const likertScoring = benchmark.scorer === 'likert' ? await chooseLikertScoring(spec, provider, ctx.probe ?? true) : null;
+  const promptNotes = benchmark.promptNotes?.(likertScoring?.mode ?? null) ?? [];
   const manifest: Manifest = {
     run_id: ctx.runId,
     created_at: ctx.createdAt,
@@ -138,6 +140,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
     likert_mode: likertScoring?.mode ?? null,
     likert_scoring: likertScoring,
     warnings,
+    ...(promptNotes.length > 0 ? { prompt_notes: promptNotes } : {}),
     max_cost_usd: spec.maxCostUsd ?? null,
     kotlin_language_version: spec.kotlinLanguageVersion ?? benchmark.defaults.kotlinLanguageVersion ?? null,
     protocol: runProtocol(benchmark, spec),

@@ -3,7 +3,8 @@
  * A bad value is rejected with a message naming the field and the reason.
  */
 import { z } from 'zod';
-import type { ProtocolChoice } from '../benchmarks/protocol.ts';
+import { PROMPT_LANGUAGES, TIME_CLOCKS, type ProtocolChoice } from '../benchmarks/protocol.ts';
+import { CHAT_TEMPLATE_NAMES } from '../prompts/chat-templates.ts';
 import { InputError } from '../errors.ts';
 import { LANGUAGE_SPECS, languageIdOf } from '../languages/index.ts';
 
@@ -38,6 +39,14 @@ export const RunSpecSchema = z
     rowLimits: z.boolean().optional(),
     /** How the prompt is sent: one plain text (completion endpoints) or chat messages. */
     promptStyle: z.enum(['completion', 'chat']).optional(),
+    /** likert: solved examples before each item (lm-eval's --num_fewshot). */
+    shots: z.number().int('must be an integer').min(0).max(64).optional(),
+    /** likert (ABRICOT paper): the chat template rendered for raw-text calls. */
+    chatTemplate: z.enum(CHAT_TEMPLATE_NAMES).optional(),
+    /** io-tests (RoCode): language of the prompt's instructions (en: the paper's translation ablation). */
+    promptLanguage: z.enum(PROMPT_LANGUAGES).optional(),
+    /** io-tests: what the time limit measures, CPU time or wall time. */
+    timeClock: z.enum(TIME_CLOCKS).optional(),
   })
   .strict();
 
@@ -62,10 +71,14 @@ export function parseRunSpec(input: unknown, origin = 'run request'): RunSpec {
 }
 
 /** The protocol part of a run spec, as `bindProtocol` takes it. */
-export function protocolChoiceOf(spec: Pick<RunSpec, 'protocol' | 'rowLimits' | 'promptStyle'>): ProtocolChoice {
+export function protocolChoiceOf(spec: Pick<RunSpec, 'protocol' | 'rowLimits' | 'promptStyle' | 'shots' | 'chatTemplate' | 'promptLanguage' | 'timeClock'>): ProtocolChoice {
   return {
     ...(spec.protocol !== undefined ? { protocol: spec.protocol } : {}),
     ...(spec.rowLimits ? { rowLimits: true } : {}),
     ...(spec.promptStyle !== undefined ? { promptStyle: spec.promptStyle } : {}),
+    ...(spec.shots !== undefined ? { shots: spec.shots } : {}),
+    ...(spec.chatTemplate !== undefined ? { chatTemplate: spec.chatTemplate } : {}),
+    ...(spec.promptLanguage !== undefined ? { promptLanguage: spec.promptLanguage } : {}),
+    ...(spec.timeClock !== undefined ? { timeClock: spec.timeClock } : {}),
   };
 }

@@ -36,9 +36,12 @@ const IoTestsTaskSchema = z
     examples: z.array(z.object({ input: z.string(), output: z.string() }).loose()),
     tests: z.array(IoTestSchema),
     timeLimitMs: z.number().positive(),
+    timeClock: z.enum(['cpu', 'wall']).optional(),
+    english: z.object({ statement: z.string(), inputSpec: z.string(), outputSpec: z.string() }).optional(),
     memoryLimitMb: z.number().positive(),
     checker: CheckerSchema,
     solutions: z.record(z.string(), z.string()),
+    humanSolutions: z.array(z.object({ code: z.string(), language: z.string() })).optional(),
   })
   .loose();
 

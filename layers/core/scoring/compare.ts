@@ -22,12 +22,6 @@ export interface Comparison {
   at?: { expected: number; actual: number };
 }
 
-/** Splits on any run of whitespace; leading/trailing whitespace yields no tokens. */
-export function tokenize(text: string): string[] {
-  const trimmed = text.trim();
-  return trimmed === '' ? [] : trimmed.split(/\s+/u);
-}
-
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/u;
 
 function tokensMatch(expected: string, actual: string, tolerance?: FloatTolerance): boolean {

@@ -118,7 +118,10 @@ export async function scoreIoTests(
   const { task } = job;
   const testsTotal = task.tests.length;
   const cpuMs = Math.round(task.timeLimitMs * (job.timeScale ?? 1));
-  const limits: RunLimits = { cpuMs, wallMs: wallLimitFor(cpuMs), memoryMb: task.memoryLimitMb };
+  // CPU clock: the limit is CPU time, with a generous wall cap for a stuck process (fair on a
+  // loaded machine). Wall clock: the limit is elapsed time, as a judge with a stopwatch measures.
+  const wallMs = task.timeClock === 'wall' ? cpuMs : wallLimitFor(cpuMs);
+  const limits: RunLimits = { cpuMs, wallMs, memoryMb: task.memoryLimitMb };
   // A task without a file stem is stdin/stdout only: no input file, nothing collected.
   const inName = task.name !== undefined ? `${task.name}.in` : undefined;
   const outName = task.name !== undefined ? `${task.name}.out` : undefined;

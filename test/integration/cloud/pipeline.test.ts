@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaderboardSql, sliceMetricsSql } from '#aws/index.ts';
 import type { RunSummary } from '#core/ports.ts';
 import type { RunSummaryDocument } from '#core/run/aggregate.ts';
+import { SCHEMA_VERSION } from '#core/run/documents.ts';
 import { keys } from '#core/run/keys.ts';
 import { apiEvent, postJson } from './api-events.ts';
 import { SqsWorkQueue } from '#aws/index.ts';
@@ -104,6 +105,9 @@ describe('a run through the deployed pipeline', () => {
     expect(view.status).toBe(200);
     expect(view.body.run).toMatchObject({ runId: abricotRun, status: 'completed', recorded: 52 });
     expect(view.body.manifest).toMatchObject({ run_id: abricotRun, items: 52, benchmark: { id: 'abricot', spec: 'sample/abricot' } });
+    // Stored as the local path stores it: versioned, so a later polyeval knows what it reads.
+    const stored = JSON.parse((await cloud.store.getText(keys.manifest(abricotRun))) ?? '{}') as { schema_version?: number };
+    expect(stored.schema_version).toBe(SCHEMA_VERSION);
     const list = await call(apiEvent('GET', '/runs'));
     expect((list.body.runs as RunSummary[]).map((r) => r.runId)).toEqual(expect.arrayContaining([abricotRun, rocodeRun]));
   });

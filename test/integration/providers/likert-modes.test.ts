@@ -36,7 +36,7 @@ const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
 /** The digit the fake model prefers after a prompt: the gold of the open (last) question. */
 function preferred(context: string): string {
   const question = context.slice(context.lastIndexOf('Assegna un valore di '));
-  const sentence = /frase seguente: (.*)\n/.exec(question)?.[1] ?? '';
+  const sentence = /frase seguente:\s(.*?)\sDescrizione dei valori:/s.exec(question)?.[1] ?? '';
   const item = items.find((i) => i.text === sentence);
   if (!item) return '1';
   return String(gold(question.startsWith('Assegna un valore di astrazione') ? item.abs_mean : item.inc_mean));
@@ -123,6 +123,8 @@ describe('ABRICOT on every server flavour', () => {
     expect(manifest.likert_scoring).toMatchObject({ mode: c.mode, method: c.method, reason: expect.any(String) });
     if (c.warning) expect(manifest.warnings).toEqual([expect.stringMatching(c.warning)]);
     else expect(manifest.warnings).toEqual([]);
+    // The manifest says whether a chat template shaped the prompt (none was asked for here).
+    expect(manifest.prompt_notes?.[0]).toMatch(c.mode === 'likelihood' ? /no chat template applied/ : /chat endpoints apply the served model's own chat template/);
     // The report says which mode ran, by which method, and why.
     const report = readFileSync(result?.status === 'completed' ? result.report : '', 'utf8');
     expect(report).toContain(`method ${c.method}`);

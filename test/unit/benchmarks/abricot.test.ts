@@ -8,7 +8,7 @@ const row = { id: 'x1', target_token: 'cane', target_lemma: 'cane', text: 'Il ca
 
 function pool(count: number): LikertTask[] {
   return Array.from({ length: count }, (_, i) =>
-    abricot.parseRow({ ...row, id: `p${i}`, text: `Frase ${i} con il cane.`, abs_mean: (i % 10) / 10, inc_mean: (i % 7) / 7 }, loc),
+    abricot.parseRow({ ...row, id: `p${i}`, target_token: `parola${i % 8}`, target_lemma: `parola${i % 8}`, text: `Frase ${i} con la parola${i % 8}.`, abs_mean: (i % 10) / 10, inc_mean: (i % 7) / 7 }, loc),
   ).flat();
 }
 
@@ -57,13 +57,14 @@ describe('gold discretisation', () => {
 describe('few-shot prompt', () => {
   const tasks = pool(20);
 
-  it('draws three solved examples of the same subtask, never the item itself', () => {
+  it('draws three solved examples of the same subtask, never the item itself nor its word', () => {
     for (const task of tasks) {
       const shots = selectShots(task, tasks);
       expect(shots).toHaveLength(3);
       for (const s of shots) {
         expect(s.subtask).toBe(task.subtask);
         expect(s.itemId).not.toBe(task.itemId);
+        expect(s.lemma).not.toBe(task.lemma);
       }
     }
   });
@@ -77,13 +78,13 @@ describe('few-shot prompt', () => {
     const task = tasks[0] as LikertTask;
     const prompt = abricot.buildPrompt(task, { pool: tasks });
     const last = prompt.messages.at(-1)?.content ?? '';
-    expect(last).toContain(`Assegna un valore di astrazione da 1 a 5 alla parola "cane" nel contesto della frase seguente: ${task.text}`);
+    expect(last).toContain(`Assegna un valore di astrazione da 1 a 5 alla parola ${task.target} nel contesto della frase seguente: ${task.text} Descrizione dei valori:`);
     expect(last).toContain('1 - La parola è estremamente concreta');
     expect(last).toContain('5 - La parola è estremamente astratta');
     expect(prompt.messages).toHaveLength(7);
     const shots = selectShots(task, tasks);
     expect(prompt.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(shots.map((s) => String(s.gold)));
-    expect(prompt.completion?.endsWith('Valore:')).toBe(true);
+    expect(prompt.completion?.endsWith(last)).toBe(true);
     const inc = abricot.buildPrompt(tasks[1] as LikertTask, { pool: tasks });
     expect(inc.messages.at(-1)?.content).toContain('Assegna un valore di inclusività da 1 a 5');
   });

@@ -15,7 +15,7 @@ import { protocolChoiceOfManifest } from '#core/run/manifest.ts';
 import { planRun, type LoadedBenchmark } from '#core/run/plan.ts';
 import { parseRunSpec, protocolChoiceOf } from '#core/run/spec.ts';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
-import type { LikertTask, Task } from '#core/types.ts';
+import type { IoTestsTask, LikertTask, Task } from '#core/types.ts';
 
 const loc = { file: 'items.jsonl', line: 3 };
 const item = (id: string, absMean: number, incMean: number) => ({ id, target_token: 'lampada', text: `Ho acceso la lampada ${id}.`, abs_mean: absMean, inc_mean: incMean });
@@ -88,7 +88,7 @@ describe('RoCode paper protocol', () => {
     expect(paper.manifest.n).toBe(10);
     expect(paper.items).toHaveLength(10);
     expect(paper.manifest.params).toMatchObject({ temperature: 0.2, topP: 0.9 });
-    expect(paper.manifest.protocol).toMatchObject({ name: 'paper', overrides: {}, settings: { n: 10, headline: 'pass@1', timeLimit: { kind: 'fixed', ms: 4000 } } });
+    expect(paper.manifest.protocol).toMatchObject({ name: 'paper', overrides: {}, settings: { n: 10, headline: 'accuracy', timeLimit: { kind: 'fixed', ms: 4000, clock: 'cpu' } } });
     const spec = parseRunSpec({ benchmark: 'rocode:mem.jsonl', model: sampling.id, n: 3, temperature: 0.5, rowLimits: true });
     const overridden = await planRun(loaded(bindProtocol(rocode, protocolChoiceOf(spec)), [rocodeRow]), spec, sampling, ctx);
     expect(overridden.manifest.n).toBe(3);
@@ -105,7 +105,8 @@ describe('RoCode paper protocol', () => {
 });
 
 describe('ABRICOT protocols', () => {
-  const rows = [item('a', 0.3, 0.7), item('b', 0.1, 0.9), item('c', 0.5, 0.5), item('d', 0.62, 0.2)];
+  // Four words: a shot never shows the evaluated word.
+  const rows = [item('a', 0.3, 0.7), item('b', 0.1, 0.9), item('c', 0.5, 0.5), item('d', 0.62, 0.2)].map((r, i) => ({ ...r, target_token: ['lampada', 'gatto', 'pane', 'treno'][i] }));
 
   it('paper: 3-shot chat prompt and gold in five equal bins; calamita: zero-shot text and rounded gold', () => {
     const paperTasks = rows.flatMap((r) => abricot.parseRow(r, loc)) as LikertTask[];
@@ -127,5 +128,39 @@ describe('ABRICOT protocols', () => {
     expect(lines.slice(3, 8).map((l) => l.slice(0, 4))).toEqual(['1 - ', '2 - ', '3 - ', '4 - ', '5 - ']);
     expect(prompt.completion?.endsWith('\n')).toBe(true);
     expect(calamita.protocol.settings.headline).toBe('accuracy');
+  });
+});
+
+describe('RoCode prompt language and time clock', () => {
+  const loc = { file: 'tasks.jsonl', line: 3 };
+
+  it("asks in English from the row's English columns under --prompt-language en, recorded as an override", () => {
+    const en = bindProtocol(rocode, protocolChoiceOf(parseRunSpec({ benchmark: 'rocode', model: 'reference', promptLanguage: 'en' })));
+    expect(en.protocol.overrides).toEqual({ prompt_language: 'en' });
+    const [task] = en.parseRow({ ...rocodeRow, statement_en: 'Read N and print N.', input_spec_en: 'The file ecou.in holds N.', output_spec_en: 'The file ecou.out holds N.' }, loc);
+    const prompt = en.buildPrompt(task as IoTestsTask, { pool: [], language: 'python' });
+    expect(prompt.completion).toContain('The following programming problem is given:\n\nRead N and print N.');
+    expect(protocolChoiceOfManifest({ protocol: en.protocol })).toMatchObject({ promptLanguage: 'en' });
+  });
+
+  it('names the file, line and column when --prompt-language en meets a row without an English statement', () => {
+    const en = bindProtocol(rocode, { promptLanguage: 'en' });
+    expect(() => en.parseRow(rocodeRow, loc)).toThrow('tasks.jsonl, line 3, field "statement_en": is missing');
+  });
+
+  it('measures the limit in wall time under --time-clock wall, CPU time otherwise', () => {
+    const [cpu] = rocode.parseRow(rocodeRow, loc);
+    expect((cpu as { timeClock?: string }).timeClock).toBeUndefined();
+    const wall = bindProtocol(rocode, { timeClock: 'wall' });
+    expect(wall.protocol.settings.timeLimit).toEqual({ kind: 'fixed', ms: 4000, clock: 'wall' });
+    expect(wall.protocol.overrides).toEqual({ time_clock: 'wall' });
+    const [task] = wall.parseRow(rocodeRow, loc);
+    expect(task).toMatchObject({ timeLimitMs: 4000, timeClock: 'wall' });
+    expect(() => bindProtocol(kotlinHumanEval, { timeClock: 'wall' })).toThrow('--time-clock does not apply to kotlin-humaneval');
+  });
+
+  it('has one headline: the benchmark reports the headline of its default protocol', () => {
+    expect(rocode.headline.metric).toBe(rocode.protocol.settings.headline);
+    expect(rocode.headline.metric).toBe('accuracy');
   });
 });

@@ -22,8 +22,9 @@ describe('code metrics', () => {
     expect(accuracy(groups)).toEqual({ value: (1 + 3 / 5) / 2, n: 2, excluded: 3 });
   });
 
-  it('averages the share of fully passing samples over tasks', () => {
-    expect(strictAccuracy(groups)).toEqual({ value: (1 / 3 + 0) / 2, n: 2, excluded: 3 });
+  it('counts the share of tasks whose best sample passes every test (not the mean over samples, which is pass@1)', () => {
+    // Task A: 1 of its 3 scored samples passes every test; task B: none.
+    expect(strictAccuracy(groups)).toEqual({ value: (1 + 0) / 2, n: 2, excluded: 3 });
   });
 
   it('counts compile errors over scored samples only', () => {
@@ -50,7 +51,7 @@ describe('code metrics', () => {
   it('scores a task without tests by its verdict', () => {
     const noTests = [[codeSample('D', 'WA', 0, 0), codeSample('D', 'OK', 0, 0)]];
     expect(accuracy(noTests).value).toBe(1);
-    expect(strictAccuracy(noTests).value).toBe(0.5);
+    expect(strictAccuracy(noTests).value).toBe(1);
   });
 
   it('gives a compiled-out sample no credit even if tests_passed says otherwise', () => {

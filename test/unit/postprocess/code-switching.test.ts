@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codeSwitchingByKind, codeSwitchingShare, declarationsOf, identifiersOf, splitIdentifier } from '../../../layers/core/benchmarks/code-switching.ts';
-import { codeSwitchingRows } from '../../../layers/core/metrics/code-switching-rows.ts';
+import { CODE_SWITCHING_METRICS, codeSwitchingRows, humanCodeSwitchingRows } from '../../../layers/core/metrics/code-switching-rows.ts';
 
 describe('splitIdentifier', () => {
   it.each([
@@ -108,5 +108,32 @@ describe('function names and variable names apart (RoCode paper, Figure 2)', () 
     expect(byMetric.code_switching_variables?.value).toBe(0);
     expect(byMetric.code_switching_functions_reference).toMatchObject({ value: null, reason: 'no declared functions' });
     expect(byMetric.code_switching_variables_reference?.value).toBe(0);
+  });
+
+  it('takes the human baseline from C and C++ solutions only, never the machine-transpiled Python, per difficulty too', () => {
+    const rows = humanCodeSwitchingRows({
+      programs: [
+        { code: 'int suma(int a) { int total = a; return total; }\n', language: 'c', difficulty: 'easy' },
+        { code: 'int f(int x) { return x; }\n', language: 'cpp', difficulty: 'hard' },
+        { code: 'def rezolva(valori):\n    return valori\n', language: 'python', difficulty: 'easy' },
+      ],
+      isRomanian, head: { run_id: 'r', benchmark: 'rocode', model: 'm' }, seed: 1, iterations: 50,
+    });
+    const get = (metric: string, slice: string) => rows.find((r) => r.metric === metric && r.slice === slice);
+    // c: suma (function, Romanian), a, total (variables; total is Romanian); cpp: f, x. Python left out.
+    expect(get('code_switching_human', 'language=c+cpp')).toMatchObject({ value: 2 / 5, n: 2 });
+    expect(get('code_switching_functions_human', 'language=c+cpp')?.value).toBe(1 / 2);
+    expect(get('code_switching_variables_human', 'language=c+cpp')?.value).toBeCloseTo(1 / 3, 12);
+    expect(get('code_switching_human', 'language=c+cpp,difficulty=easy')).toMatchObject({ value: 2 / 3, n: 1 });
+    expect(get('code_switching_human', 'language=c+cpp,difficulty=hard')).toMatchObject({ value: 0, n: 1 });
+  });
+
+  it('declares every id it computes, generated per difficulty beside the human baseline', () => {
+    const task = { id: 't', difficulty: 'easy', solutions: { c: 'int suma;\n', python: 'suma = 0\n' } } as never;
+    const record = { verdict: 'OK', answer: 'numar = 1\n', language: 'python', difficulty: 'easy' } as never;
+    const rows = CODE_SWITCHING_METRICS.compute({ records: [record], tasks: [task], head: { run_id: 'r', benchmark: 'rocode', model: 'm' }, seed: 1 }, { 'romanian-lexicon': { isRomanian } });
+    expect(rows.every((r) => CODE_SWITCHING_METRICS.ids.includes(r.metric))).toBe(true);
+    expect(rows.find((r) => r.metric === 'code_switching' && r.slice === 'language=python,difficulty=easy')?.value).toBe(1);
+    expect(rows.find((r) => r.metric === 'code_switching_human' && r.slice === 'language=c+cpp')?.value).toBe(1);
   });
 });

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { assembleKotlinProgram, buildKotlinPrompt, KOTLIN_RECIPE, KOTLIN_STOP_SEQUENCES } from '../../../layers/core/prompts/kotlin.ts';
+import { KOTLIN_RECIPE, KOTLIN_STOP_SEQUENCES } from '../../../layers/core/prompts/kotlin.ts';
 import { truncateAtStop } from '../../../layers/core/scoring/postprocess.ts';
 
-const prompt = '/**\n * Return twice the value.\n */\nfun twice(x: Int): Int {\n';
-
 describe('Kotlin HumanEval recipe', () => {
-  it('uses the prompt unchanged as the completion prompt', () => {
-    expect(buildKotlinPrompt({ prompt })).toBe(prompt);
-  });
-
-  it('assembles prompt, completion and test in MXEval order', () => {
-    const program = assembleKotlinProgram({ prompt, test: 'fun main() {\n}\n' }, '    return 2 * x\n}\n');
-    expect(program).toBe(`${prompt}    return 2 * x\n}\n\nfun main() {\n}\n`);
-  });
-
   it('decodes greedily with the card\'s stop sequence and token budget', () => {
     expect(KOTLIN_RECIPE.temperature).toBe(0);
     expect(KOTLIN_STOP_SEQUENCES).toContain('}\n}');

@@ -23,7 +23,7 @@ describe('buildRocodePrompt', () => {
     const positions = order.map((part) => prompt.indexOf(part));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
-    expect(prompt.startsWith('Se dă următoarea problemă de programare:\n')).toBe(true);
+    expect(prompt.startsWith('Se dă urmatoarea problemă de programare:\n')).toBe(true);
   });
 
   it.each<[RocodeLanguage, string]>([
@@ -47,5 +47,24 @@ describe('buildRocodePrompt', () => {
     expect(prompt).not.toContain('Date de ieșire');
     expect(prompt).not.toContain('Exemplu');
     expect(prompt.split('\n\n')).toHaveLength(3);
+  });
+});
+
+describe('RoCode prompt against the paper (§4.1) and its English ablation (§4.4)', () => {
+  it("pins the paper's fixed opening and closing lines byte for byte, its spelling included", () => {
+    // Written out from the paper: "Se dă urmatoarea problemă de programare:" … "Codul în Python3 care rezolvă problema, fără comentarii sau explicații, este:".
+    const prompt = buildRocodePrompt(task(), 'python');
+    expect(prompt.split('\n')[0]).toBe('Se dă urmatoarea problemă de programare:');
+    expect(prompt.split('\n').at(-1)).toBe('Codul în Python3 care rezolvă problema, fără comentarii sau explicații, este:');
+  });
+
+  it('asks in English with the English statement and specifications for --prompt-language en', () => {
+    const english = { statement: 'Given a natural number N, print its double.', inputSpec: 'The input file dublu.in contains N.', outputSpec: 'The output file dublu.out will contain 2·N.' };
+    const prompt = buildRocodePrompt(task({ english }), 'python', 'en');
+    expect(prompt).toBe(
+      'The following programming problem is given:\n\nGiven a natural number N, print its double.\n\nInput data\nThe input file dublu.in contains N.\n\n' +
+        'Output data\nThe output file dublu.out will contain 2·N.\n\nExample\ndublu.in\n21\ndublu.out\n42\n\n' +
+        'The code in Python3 that solves the problem, without comments or explanations, is:',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareOutputs, headLines, runVerdict, sampleVerdict, tokenize, unitTestVerdict } from '#core/scoring/compare.ts';
+import { compareOutputs, headLines, runVerdict, sampleVerdict, unitTestVerdict } from '#core/scoring/compare.ts';
 
 describe('compareOutputs', () => {
   it('ignores the amount of whitespace and trailing newlines', () => {
@@ -30,8 +30,9 @@ describe('compareOutputs', () => {
   });
 
   it('treats empty and whitespace-only outputs as no tokens', () => {
-    expect(tokenize(' \n\t ')).toEqual([]);
     expect(compareOutputs('', '\n').equal).toBe(true);
+    expect(compareOutputs(' \n\t ', '').equal).toBe(true);
+    expect(compareOutputs('', '0').equal).toBe(false);
   });
 });
 
