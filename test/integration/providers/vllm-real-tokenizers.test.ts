@@ -29,7 +29,7 @@ const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
 /** The digit the fake model prefers after a prompt: the gold of the open (last) question. */
 function preferred(context: string): string {
   const question = context.slice(context.lastIndexOf('Assegna un valore di '));
-  const sentence = /frase seguente: (.*)\n/.exec(question)?.[1] ?? '';
+  const sentence = /frase seguente:\s(.*?)\sDescrizione dei valori:/s.exec(question)?.[1] ?? '';
   const item = items.find((i) => i.text === sentence);
   if (!item) return '1';
   return String(gold(question.startsWith('Assegna un valore di astrazione') ? item.abs_mean : item.inc_mean));
