@@ -81,7 +81,7 @@ export function reportCommand(): Command {
       const manifest = await requireManifest(home, runId);
       process.stdout.write(`${manifest.benchmark.title}\nrun ${runId} · ${manifest.model.spec} · n=${manifest.n} · ${summary.items} samples\n`);
       if (summary.likert_mode) process.stdout.write(`likert mode: ${summary.likert_mode}${summary.likert_scoring ? ` (${summary.likert_scoring.method}: ${summary.likert_scoring.reason})` : ''}\n`);
-      for (const w of summary.warnings ?? []) process.stdout.write(`adapted: ${w}\n`);
+      for (const w of summary.warnings ?? []) process.stdout.write(`warning: ${w}\n`);
       process.stdout.write(`${metricsTable(summary.metrics)}\nreport: ${home.store.locate(keys.report(runId))}\n`);
     });
 }

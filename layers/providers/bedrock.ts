@@ -5,8 +5,9 @@
  *
  * Every request is adapted to the model through the capabilities table first: Anthropic
  * models get no whitespace-only stop sequence (the answer is cut at it afterwards), Claude
- * 4.5-generation models never get temperature and top_p together, no model gets more than
- * Converse's 4 stop sequences. Converse is chat-only: a completion-style prompt goes in its
+ * 4.5-generation models and Opus 4.1 never get temperature and top_p together, Opus 4.7 and
+ * later get neither, Titan Text only "|" or "User:" as a stop sequence, gpt-oss and Qwen3
+ * none (the answer is cut at them afterwards), no model more than Converse's 2500. Converse is chat-only: a completion-style prompt goes in its
  * chat form (its messages), or as one user message when it has none.
  */
 import type { BedrockRuntimeClient, ConverseResponse, Message } from '@aws-sdk/client-bedrock-runtime';
@@ -47,7 +48,7 @@ export class BedrockProvider implements Provider {
 
   async generate(req: GenerateRequest): Promise<Generation> {
     const { prompt } = req;
-    const { params, clientStops } = adaptParams(this.#caps, req.params);
+    const { params, clientStops, omitSampling } = adaptParams(this.#caps, req.params);
     // Converse is chat-only: a completion prompt goes in its chat form, or as one user message without one.
     const completion = prompt.messages.length === 0;
     const messages: Message[] = completion
@@ -60,9 +61,10 @@ export class BedrockProvider implements Provider {
       ...(prompt.system && !completion ? { system: [{ text: prompt.system }] } : {}),
       inferenceConfig: {
         maxTokens: params.maxTokens,
-        temperature: params.temperature,
-        // Sent only when it restricts anything (and never beside temperature where the model refuses both).
-        ...(params.topP < 1 ? { topP: params.topP } : {}),
+        // Neither is sent to a model that takes no sampling parameters (Claude Opus 4.7+);
+        // top_p only when it restricts anything (and never beside temperature where the model refuses both).
+        ...(omitSampling ? {} : { temperature: params.temperature }),
+        ...(params.topP < 1 && !omitSampling ? { topP: params.topP } : {}),
         ...(params.stop.length > 0 ? { stopSequences: params.stop } : {}),
       },
     });

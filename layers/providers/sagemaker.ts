@@ -37,7 +37,7 @@ import {
 import { PROBE_TEXT } from './openai.ts';
 import { promptText, sampleSeed } from './prompt-text.ts';
 import { invokeStream, readChatStream, readTgiStream, STREAM_ABOVE_TOKENS } from './sagemaker-stream.ts';
-import { readTgi, tgiGeneratePayload, tgiPrefill, tgiScorePayload } from './sagemaker-tgi.ts';
+import { readTgi, tgiGeneratePayload, tgiPrefill, tgiScorePayload, tgiTopTokens, tgiTopTokensPayload } from './sagemaker-tgi.ts';
 import { badSpec, networkKind } from './network-kind.ts';
 import { estimateTokens } from './tokens.ts';
 
@@ -129,9 +129,18 @@ export class SageMakerProvider implements Provider {
   }
 
   async #nextToken(req: ScoreChoicesRequest, k: number): Promise<ChoiceScores> {
+    const context = promptText(req.prompt);
+    if (this.flavour === 'tgi') {
+      const out = await this.#invoke(tgiTopTokensPayload(context, k), readTgi, req.signal);
+      const usage = addUsage({ promptTokens: estimateTokens(context), completionTokens: out.value.details?.generated_tokens ?? 1 }, out.billed) as TokenUsage;
+      const top = tgiTopTokens(out.value);
+      if (!top) throw deterministic('the TGI answer has no details.top_tokens for the next token', usage);
+      const scores = nextTokenScores(top, req.choices);
+      return { logprobs: scores.logprobs, floored: scores.floored, floor: scores.floor, usage, latencyMs: out.latencyMs, attempts: out.attempts };
+    }
     const messages = chatOnlyMessages(req.prompt);
     const out = await this.#invoke(nextTokenPayload(messages, k), (b) => expectShape(chatResponseSchema, b, 'chat answer'), req.signal);
-    const usage = addUsage(usageOf(out.value.usage, promptText(req.prompt), ''), out.billed) as TokenUsage;
+    const usage = addUsage(usageOf(out.value.usage, context, ''), out.billed) as TokenUsage;
     const top = firstTopLogprobs(out.value);
     if (!top) throw deterministic('the endpoint sent no top_logprobs for the next token', usage);
     const scores = nextTokenScores(top, req.choices);
@@ -145,7 +154,7 @@ export class SageMakerProvider implements Provider {
         const g = readTgi(b);
         const usage = { promptTokens: g.details?.prefill?.length || estimateTokens(context + choice), completionTokens: g.details?.generated_tokens ?? 1 };
         const prefill = g.details?.prefill;
-        if (!prefill || prefill.length === 0) throw deterministic('TGI answer has no details.prefill: the container ignores decoder_input_details', usage);
+        if (!prefill || prefill.length === 0) throw deterministic('the TGI answer has an empty details.prefill: TGI >= 3.0 returns prompt log-probabilities only when launched with --enable-prefill-logprobs', usage);
         return { logprob: choiceLogprob(tgiPrefill(g), context, choice), usage };
       }, req.signal);
       return { logprob: out.value.logprob, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
@@ -182,6 +191,16 @@ export class SageMakerProvider implements Provider {
     } catch (err) {
       usage = addUsage(usage, (err as ProviderCallError).billed) as TokenUsage;
       findings.push(`no prompt log-probabilities (${method}): ${(err as Error).message}`);
+    }
+    if (this.flavour === 'tgi') {
+      try {
+        const out = await this.#invoke(tgiTopTokensPayload(PROBE_TEXT.slice(0, -2), 5), readTgi, signal);
+        usage = addUsage(usage, { promptTokens: estimateTokens(PROBE_TEXT), completionTokens: 1 }) as TokenUsage;
+        if (tgiTopTokens(out.value)) supported.push({ mode: 'next-token', method: 'tgi-top-n-tokens', topLogprobs: 5 });
+        else findings.push('no next-token log-probabilities: the TGI answer had no details.top_tokens');
+      } catch (err) {
+        findings.push(`no next-token log-probabilities (top_n_tokens): ${(err as Error).message}`);
+      }
     }
     if (this.flavour === 'openai') {
       try {

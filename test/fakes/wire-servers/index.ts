@@ -10,3 +10,5 @@ export type { Fault, FakeServer, FaultOptions, RecordedRequest } from './http-se
 export { tokenize, scoreText, flatLogprob, favourDigit, type LogprobFn } from './tokenize.ts';
 export { startOpenAiBatchServer, type OpenAiBatchServer, type OpenAiBatchServerOptions } from './openai-batch-server.ts';
 export { startAnthropicBatchServer, type AnthropicBatchServer, type AnthropicBatchServerOptions } from './anthropic-batch-server.ts';
+export { type TokenizerName, type TokenStrings } from './real-tokenizers.ts';
+export { startAnthropicServer, type AnthropicServerOptions } from './anthropic-server.ts';

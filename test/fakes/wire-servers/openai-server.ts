@@ -8,19 +8,25 @@
  *   serving.py): `/completions` with `echo` returns the prompt's tokens and log-probabilities
  *   (first one null) before the generated ones; `max_tokens: 0` returns the prompt only;
  *   `text_offset` is a running sum of token-string lengths; chat takes `logprobs` +
- *   `top_logprobs`. This flavour's tokeniser adds no BOS (Qwen-style).
+ *   `top_logprobs`. This flavour's tokeniser adds no BOS (Qwen-style). With `tokenizer`
+ *   (`llama3`, `qwen3`, `llama2`) `/completions` tokenizes with that model's real tokenizer
+ *   and answers exactly as vLLM does (vllm-completion.ts): BOS echoed, token strings as
+ *   `convert_ids_to_tokens` or per-id `decode`, and `usage.completion_tokens` 1 for an echo
+ *   with `max_tokens: 0` (the engine generates one token it does not show).
  * - `vllm-llama` — the same server with a Llama-3 tokenizer: the echoed tokens start with
  *   the BOS `<|begin_of_text|>` (logprob null) while `text` is the raw prompt, so every
  *   `text_offset` is shifted by the BOS string's 17 characters; with `byteLevel` the tokens
  *   are reported as `convert_ids_to_tokens` strings (`Ġ3`), as vLLM releases before
  *   `decoded_token` did.
  * - `llama.cpp` — ggml-org/llama.cpp @ 00efb3e (tools/server/server-task.cpp): `/completions`
- *   ignores `echo`; `logprobs` come as `{content: [{id, token, bytes, logprob, top_logprobs}]}`
+ *   refuses `echo: true` with HTTP 500 "Only no echo is supported" (server-common.cpp
+ *   `oaicompat_completion_params_parse`); `logprobs` come as `{content: [{id, token, bytes, logprob, top_logprobs}]}`
  *   for generated tokens only (null when none); chat returns the same `logprobs.content`;
  *   empty stop strings are dropped.
  * - `tgi` — huggingface/text-generation-inference v3.3.7 (router/src/server.rs, lib.rs):
  *   the Messages API's `/v1/completions` has no `echo` and answers `logprobs: null`; chat
- *   `top_logprobs` above `--max-top-n-tokens` (default 5) is a 422 validation error.
+ *   `top_logprobs` above `--max-top-n-tokens` (default 5) is a 422 validation error, and so
+ *   is any `top_p` outside (0, 1) (router/src/validation.rs `validate`).
  * - `openai-chat` — OpenAI's chat models: `/completions` answers 404 ("This is a chat model
  *   and not supported in the v1/completions endpoint"); chat `top_logprobs` up to 20;
  *   a refusal is `content: null` with `refusal` set.
@@ -31,7 +37,9 @@
  * // spec: `openai:${server.url}#fake-model`
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
+import type { TokenizerName, TokenStrings } from './real-tokenizers.ts';
 import { flatLogprob, scoreText, tokenize, tokenId, type LogprobFn } from './tokenize.ts';
+import { vllmCompletion } from './vllm-completion.ts';
 
 export type OpenAiFlavour = 'vllm' | 'vllm-llama' | 'llama.cpp' | 'tgi' | 'openai-chat';
 
@@ -56,6 +64,13 @@ export interface OpenAiServerOptions extends FaultOptions {
   rejectMaxTokensZero?: boolean;
   /** Leave `text_offset` out of logprobs, like some servers do. */
   omitTextOffset?: boolean;
+  /**
+   * vllm flavours: tokenize `/completions` prompts with this real model tokenizer (BOS, token
+   * strings, usage exactly as vLLM reports them; see vllm-completion.ts) instead of the toy one.
+   */
+  tokenizer?: TokenizerName;
+  /** With `tokenizer`: how token strings are spelled (vLLM version dependent; default `decoded`). */
+  tokenStrings?: TokenStrings;
 }
 
 export interface OpenAiServer extends FakeServer {
@@ -98,6 +113,20 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       if (options.model !== undefined && body.model !== options.model) {
         return error(404, 'NotFoundError', `The model \`${String(body.model)}\` does not exist.`);
       }
+      if (flavour === 'tgi' && body.top_p !== undefined && body.top_p !== null) {
+        // TGI v3.3.7 router/src/validation.rs `validate`: top_p must be in (0, 1) — the
+        // Messages API passes the request's top_p through (server.rs chat_completions/completions).
+        const topP = Number(body.top_p);
+        if (!(topP > 0 && topP < 1)) return error(422, 'validation', 'Input validation error: `top_p` must be > 0.0 and < 1.0');
+      }
+      if (flavour === 'openai-chat' && /^(o[1-9]|gpt-5(?!-chat))/.test(String(body.model))) {
+        // OpenAI reasoning models (400 invalid_request_error, code unsupported_parameter, as the
+        // API answers them): max_tokens → max_completion_tokens; no temperature other than 1, no top_p, no stop.
+        if (body.max_tokens !== undefined) return unsupported('max_tokens', "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
+        for (const field of ['temperature', 'top_p', 'stop'] as const) {
+          if (body[field] !== undefined && !(field !== 'stop' && body[field] === 1)) return unsupported(field, `Unsupported parameter: '${field}' is not supported with this model.`);
+        }
+      }
       if (req.path === `${basePath}/chat/completions`) return chat(body);
       if (req.path === `${basePath}/completions`) {
         if (flavour === 'openai-chat') {
@@ -110,6 +139,10 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     error,
     options,
   );
+
+  function unsupported(param: string, message: string) {
+    return { status: 400, headers: {}, body: { error: { message, type: 'invalid_request_error', param, code: 'unsupported_parameter' } } };
+  }
 
   function stops(body: Record<string, unknown>): string[] {
     const raw = Array.isArray(body.stop) ? (body.stop as unknown[]).map(String) : typeof body.stop === 'string' ? [body.stop] : [];
@@ -127,7 +160,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         stopped = true;
       }
     }
-    const max = typeof body.max_tokens === 'number' ? body.max_tokens : all.length;
+    const max = typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : all.length;
     const tokens = all.slice(0, max);
     return { text: tokens.join(''), tokens, finish: tokens.length < all.length && !stopped ? 'length' : 'stop' };
   }
@@ -179,9 +212,21 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     if (options.rejectMaxTokensZero && body.max_tokens === 0) {
       return error(400, 'BadRequestError', 'max_tokens must be at least 1, got 0.');
     }
+    if (flavour === 'llama.cpp' && body.echo === true) {
+      // llama.cpp tools/server/server-common.cpp `oaicompat_completion_params_parse` throws
+      // std::runtime_error("Only no echo is supported"); server.cpp's ex_wrapper answers a
+      // runtime_error with 500 and type server_error.
+      return { status: 500, headers: {}, body: { error: { code: 500, message: 'Only no echo is supported', type: 'server_error' } } };
+    }
     const prompt = body.prompt;
     const out = generated(prompt, body);
     const vllm = flavour === 'vllm' || flavour === 'vllm-llama';
+    if (vllm && options.tokenizer) {
+      const whole = generated(prompt, { ...body, max_tokens: undefined }).text;
+      const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16;
+      const logprobs = typeof body.logprobs === 'number' ? body.logprobs : undefined;
+      return { status: 200, body: { ...vllmCompletion({ tokenizer: options.tokenizer, strings: options.tokenStrings ?? 'decoded', prompt, answer: whole, maxTokens, echo: body.echo === true, logprobs, logprob }), model: body.model } };
+    }
     const echo = vllm && body.echo === true;
     const promptTokens = scoreText(prompt, logprob);
     let logprobs: unknown = null;
@@ -199,7 +244,9 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         created: 1_700_000_000,
         model: body.model,
         choices: [{ index: 0, text: (echo ? prompt : '') + out.text, logprobs, finish_reason: out.finish }],
-        usage: usage(promptTokens.length + bos, out.tokens.length),
+        // request_output_to_completion_response (vllm serving.py @cc139d8) counts the token the
+        // engine generates for echo with max_tokens 0 (to_sampling_params asks for one).
+        usage: usage(promptTokens.length + bos, echo && body.max_tokens === 0 ? 1 : out.tokens.length),
       },
     };
   }
