@@ -6,7 +6,7 @@
  * llama.cpp's `logprobs` as n_probs. Each expectation names the source it comes from.
  */
 import { describe, expect, it } from 'vitest';
-import { startOpenAiServer, startSageMakerServer, type FakeServer } from '../../fakes/wire-servers/index.ts';
+import { startBedrockServer, startOpenAiServer, startSageMakerServer, type FakeServer } from '../../fakes/wire-servers/index.ts';
 import { useProviderSuite } from './harness.ts';
 
 const cleanups = useProviderSuite();
@@ -126,5 +126,17 @@ describe('llama.cpp /v1/completions logprobs (server-task.cpp params_from_json_c
     for (const c of content) expect(c.top_logprobs).toHaveLength(2);
     const none = await post(`${server.url}/completions`, { model: 'm', prompt: 'x', max_tokens: 3, logprobs: 0 });
     expect(logprobsOf(none.json)).toBeNull();
+  });
+});
+
+describe('Bedrock Converse (API reference, InferenceConfiguration)', () => {
+  it('an empty stop sequence breaks the service constraint (minimum length 1) for every model, Claude or not', async () => {
+    const server = await started(startBedrockServer());
+    for (const model of ['meta.llama3-70b-instruct-v1:0', 'anthropic.claude-3-5-sonnet-20240620-v1:0']) {
+      const res = await fetch(`${server.url}/model/${model}/converse`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'x' }] }], inferenceConfig: { stopSequences: ['\n', ''] } }) });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('x-amzn-errortype')).toMatch(/^ValidationException/);
+      expect(((await res.json()) as { message: string }).message).toMatch(/inferenceConfig\.stopSequences.*length greater than or equal to 1/);
+    }
   });
 });
