@@ -63,7 +63,10 @@ const RETRYABLE_AWS_NAMES = new Set([
  * `organization_spend_limit_exceeded`, `project_spend_limit_exceeded`,
  * `organization_usage_limit_exceeded`) — the account is out of credit, not over a rate.
  */
-const PERMANENT_CODES = new Set(['insufficient_quota', 'credit_balance_exhausted', 'organization_spend_limit_exceeded', 'project_spend_limit_exceeded', 'organization_usage_limit_exceeded']);
+const PERMANENT_CODES = new Set([
+  // Anthropic (API docs, "Errors"): a 429 whose error.details.error_code says the month's spend cap is reached.
+  'enforced_spend_limit_reached',
+  'insufficient_quota', 'credit_balance_exhausted', 'organization_spend_limit_exceeded', 'project_spend_limit_exceeded', 'organization_usage_limit_exceeded']);
 
 /** Whether an error body's type or code says waiting will not help. */
 export function isPermanentCode(code: string): boolean {

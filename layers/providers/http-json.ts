@@ -54,9 +54,9 @@ export function serverMessage(text: string): string {
 /** The code of an error body (OpenAI's `{error: {type, code}}`), a permanent one first; undefined otherwise. */
 export function errorCode(text: string): string | undefined {
   try {
-    const error = (JSON.parse(text) as { error?: { code?: unknown; type?: unknown } }).error;
+    const error = (JSON.parse(text) as { error?: { code?: unknown; type?: unknown; details?: { error_code?: unknown } | null } }).error;
     if (typeof error !== 'object' || error === null) return undefined;
-    const codes = [error.code, error.type].filter((c): c is string => typeof c === 'string');
+    const codes = [error.details?.error_code, error.code, error.type].filter((c): c is string => typeof c === 'string');
     return codes.find(isPermanentCode) ?? codes[0];
   } catch {
     return undefined;

@@ -44,7 +44,7 @@ export interface Confinement {
 
 export const NO_CONFINEMENT: Confinement = { seccomp: false, landlock: 0 };
 
-/** What each level does NOT isolate by itself (doctor lists it; the README explains each level). */
+/** What each level does NOT isolate by itself (doctor lists it; docs/sandbox.md explains each level). */
 export const ISOLATION_GAPS: Readonly<Record<IsolationLevel, readonly string[]>> = {
   bwrap: [],
   rlimits: [

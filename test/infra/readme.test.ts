@@ -1,13 +1,12 @@
-// README's "Running on AWS" cannot drift from the stack: the context keys it documents are the
-// ones bin/app.ts reads, and the outputs it names are the stack's.
+// docs/aws.md ("Running on AWS", once README's section) cannot drift from the stack: the
+// context keys it documents are the ones bin/app.ts reads, and the outputs it names are the stack's.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OUTPUT_KEYS } from '../../infra/outputs.ts';
 import { PROJECT_ROOT } from '../../infra/paths.ts';
 
-const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('## Running on AWS'), readme.indexOf('\n## ', readme.indexOf('## Running on AWS') + 1));
+const section = readFileSync(path.join(PROJECT_ROOT, 'docs', 'aws.md'), 'utf8');
 const app = readFileSync(path.join(PROJECT_ROOT, 'bin', 'app.ts'), 'utf8');
 
 /** First-column backticked names of the table whose header starts with `header`. */
@@ -18,7 +17,7 @@ function tableKeys(header: string): string[] {
   return rows.slice(0, end).flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1] as string));
 }
 
-describe('README: Running on AWS', () => {
+describe('docs/aws.md: Running on AWS', () => {
   it('documents exactly the context keys bin/app.ts reads', () => {
     const read = [...(app.match(/const CONTEXT_KEYS = \[([^\]]*)\]/)?.[1] ?? '').matchAll(/'([A-Za-z]+)'/g)].map((m) => m[1] as string);
     expect(read.length).toBeGreaterThan(5);

@@ -4,7 +4,7 @@
  * `layers/images/<id>/` (helpers named `<id>-*` beside them are its own too) — plus one line
  * in each layer's registry. No other source file may name a language (a literal `'kotlin'`,
  * a `kotlin:` key), so nothing else needs an edit when one is added; the exceptions below
- * say why each one is not a registration. The README's "Adding a language" counts are
+ * say why each one is not a registration. docs/development.md's "Adding a language" counts are
  * checked against the languages added the documented way.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXECUTOR_IMAGES, LANGUAGE_SPECS } from '#core/languages/index.ts';
 import { LANGUAGE_RUNTIMES } from '#sandbox/languages/index.ts';
+import { docSection } from '../support/docs.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const IDS = LANGUAGE_SPECS.map((s) => s.id);
@@ -70,13 +71,9 @@ function importersOf(id: string): string[] {
   });
 }
 
-/** The README's "Adding a language" section. */
+/** docs/development.md's "Adding a language" section. */
 function readmeSection(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('### Adding a language');
-  expect(start, 'README has an "Adding a language" section').toBeGreaterThanOrEqual(0);
-  const end = readme.indexOf('\n#', start + 5);
-  return readme.slice(start, end < 0 ? undefined : end);
+  return docSection('docs/development.md', '## Adding a language');
 }
 
 describe('adding a language', () => {
@@ -108,7 +105,7 @@ describe('adding a language', () => {
     expect(importersOf(id).sort()).toEqual([...REGISTRIES].sort());
   });
 
-  it("matches the README's counts for the languages added the documented way (Java, JavaScript)", () => {
+  it("matches docs/development.md's counts for the languages added the documented way (Java, JavaScript)", () => {
     const section = readmeSection();
     const files = Number(/\*\*(\d+) files of its own\*\*/u.exec(section)?.[1]);
     const lines = Number(/\*\*(\d+) registry lines\*\*/u.exec(section)?.[1]);

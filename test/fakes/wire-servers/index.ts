@@ -9,3 +9,4 @@ export { startOpenAiServer, type OpenAiServer, type OpenAiServerOptions, type Op
 export type { Fault, FakeServer, FaultOptions, RecordedRequest } from './http-server.ts';
 export { tokenize, scoreText, flatLogprob, favourDigit, type LogprobFn } from './tokenize.ts';
 export { type TokenizerName, type TokenStrings } from './real-tokenizers.ts';
+export { startAnthropicServer, type AnthropicServerOptions } from './anthropic-server.ts';

@@ -1,12 +1,13 @@
 // DESIGN §3's claim as a test: a benchmark is one file plus one registry line. Every string
 // that names a registered benchmark (its id, `<id>/…` or `<id>:…` keys, its Hub repository,
 // its bundled suites) appears only in that benchmark's own file; the registry holds it by
-// identifier. The README's count is read and checked against what the scan finds.
+// identifier. The count docs/development.md states is read and checked against what the scan finds.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { BENCHMARKS } from '#core/benchmarks/registry.ts';
+import { docSection } from '../../support/docs.ts';
 import { literalsOf, sourceFiles, type SourceLiteral } from '../../support/source-literals.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
@@ -44,12 +45,11 @@ function registrations(literals: readonly SourceLiteral[]): Map<string, SourceLi
   return out;
 }
 
-/** The number the README's "Adding a benchmark" section states. */
+/** The number docs/development.md's "Adding a benchmark" section states. */
 function readmeCount(): number {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = /### Adding a benchmark\n([\s\S]*?)\n##/.exec(readme)?.[1] ?? '';
+  const section = docSection('docs/development.md', '## Adding a benchmark');
   const m = /\*\*Files it takes: (\d+)\*\*/.exec(section);
-  if (!m?.[1]) throw new Error('README.md has no "### Adding a benchmark" section stating **Files it takes: N**');
+  if (!m?.[1]) throw new Error('docs/development.md: "## Adding a benchmark" states no **Files it takes: N**');
   return Number(m[1]);
 }
 
@@ -75,7 +75,7 @@ describe('adding a benchmark', () => {
     expect(outside).toEqual([]);
   });
 
-  it('takes as many files as the README says, for every benchmark', async () => {
+  it('takes as many files as docs/development.md says, for every benchmark', async () => {
     const owners = await ownFiles();
     const stated = readmeCount();
     for (const [id, found] of registrations(literals)) {

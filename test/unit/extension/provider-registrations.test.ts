@@ -2,12 +2,13 @@
 // that names a registered provider (its scheme alone, or `<scheme>:` anywhere in a string —
 // specs, usages, help texts, IAM actions) appears only in that provider's own file; the
 // registry holds it by identifier, and everything that lists providers derives from it. The
-// README's count is read and checked against what the scan finds.
+// count docs/development.md states is read and checked against what the scan finds.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ProviderKind } from '#core/models/provider-kind.ts';
 import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import { docSection } from '../../support/docs.ts';
 import { literalsOf, sourceFiles, type SourceLiteral } from '../../support/source-literals.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
@@ -58,12 +59,11 @@ function registrations(literals: readonly SourceLiteral[]): Map<string, SourceLi
   return out;
 }
 
-/** The number the README's "Adding a provider" section states. */
+/** The number docs/development.md's "Adding a provider" section states. */
 function readmeCount(): number {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = /### Adding a provider\n([\s\S]*?)\n##/.exec(readme)?.[1] ?? '';
+  const section = docSection('docs/development.md', '## Adding a provider');
   const m = /\*\*Files it takes: (\d+)\*\*/.exec(section);
-  if (!m?.[1]) throw new Error('README.md has no "### Adding a provider" section stating **Files it takes: N**');
+  if (!m?.[1]) throw new Error('docs/development.md: "## Adding a provider" states no **Files it takes: N**');
   return Number(m[1]);
 }
 
@@ -97,7 +97,7 @@ describe('adding a provider', () => {
     }
   });
 
-  it('takes as many files as the README says, for every provider', async () => {
+  it('takes as many files as docs/development.md says, for every provider', async () => {
     const owners = await ownFiles();
     const stated = readmeCount();
     for (const [scheme, found] of registrations(literals)) {
