@@ -6,7 +6,7 @@
  * llama.cpp's `logprobs` as n_probs. Each expectation names the source it comes from.
  */
 import { describe, expect, it } from 'vitest';
-import { startBedrockServer, startOpenAiServer, startSageMakerServer, type FakeServer } from '../../fakes/wire-servers/index.ts';
+import { startAnthropicServer, startBedrockServer, startOpenAiServer, startSageMakerServer, type FakeServer } from '../../fakes/wire-servers/index.ts';
 import { useProviderSuite } from './harness.ts';
 
 const cleanups = useProviderSuite();
@@ -138,5 +138,21 @@ describe('Bedrock Converse (API reference, InferenceConfiguration)', () => {
       expect(res.headers.get('x-amzn-errortype')).toMatch(/^ValidationException/);
       expect(((await res.json()) as { message: string }).message).toMatch(/inferenceConfig\.stopSequences.*length greater than or equal to 1/);
     }
+  });
+});
+
+describe('Anthropic Messages API stop sequences', () => {
+  it('an empty stop sequence is "non-empty", a whitespace-only one "non-whitespace", first offender first', async () => {
+    const server = await started(startAnthropicServer());
+    const ask = async (stops: string[]) => {
+      const res = await fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'claude-3-5-sonnet-20241022', max_tokens: 8, messages: [{ role: 'user', content: 'x' }], stop_sequences: stops }),
+      });
+      return { status: res.status, message: ((await res.json()) as { error: { message: string } }).error.message };
+    };
+    expect(await ask(['', '\n'])).toEqual({ status: 400, message: 'stop_sequences: each stop sequence must be non-empty' });
+    expect(await ask(['\n'])).toEqual({ status: 400, message: 'stop_sequences: each stop sequence must contain non-whitespace' });
   });
 });
