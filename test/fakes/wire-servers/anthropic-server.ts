@@ -85,7 +85,13 @@ function validate(body: Record<string, unknown>): string | undefined {
   if (typeof body.max_tokens !== 'number') return 'max_tokens: Field required';
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
   const stops = Array.isArray(body.stop_sequences) ? (body.stop_sequences as string[]) : [];
-  if (stops.some((s) => s.trim() === '')) return 'stop_sequences: each stop sequence must contain non-whitespace';
+  // Anthropic answers an empty stop sequence apart from a whitespace-only one, first offender
+  // first: `["", "\n"]` gets "must be non-empty" (reported in MegaGrindStone/mcp-web-ui#5),
+  // `["\n"]` gets "must contain non-whitespace" (BerriAI/litellm#3286).
+  for (const stop of stops) {
+    if (stop === '') return 'stop_sequences: each stop sequence must be non-empty';
+    if (stop.trim() === '') return 'stop_sequences: each stop sequence must contain non-whitespace';
+  }
   if (/^claude-opus-(4-[7-9]|[5-9])(?!\d)/.test(model) && body.temperature !== undefined) return '`temperature` is deprecated for this model.';
   if (/^claude-(opus-4-1|(opus|sonnet|haiku)-(4-[5-9]|[5-9]))/.test(model) && body.temperature !== undefined && body.top_p !== undefined) {
     return '`temperature` and `top_p` cannot both be specified for this model. Please use only one.';

@@ -43,6 +43,11 @@ function validate(modelId: string, config: { temperature?: number; topP?: number
   if (stops.length > 2500) {
     return `1 validation error detected: Value at 'inferenceConfig.stopSequences' failed to satisfy constraint: Member must have length less than or equal to 2500`;
   }
+  // The same page: "Length Constraints: Minimum length of 1" for each item, checked by the
+  // service for every model before any model sees the request (the SDK does not check it).
+  if (stops.some((s) => s === '')) {
+    return `1 validation error detected: Value at 'inferenceConfig.stopSequences' failed to satisfy constraint: Member must satisfy constraint: [Member must have length greater than or equal to 1]`;
+  }
   // Bedrock user guide, Titan Text inference parameters: only "|" or "User:", one of them.
   if (modelId.startsWith('amazon.titan-text') && (stops.length > 1 || stops.some((s) => s !== '|' && s !== 'User:'))) {
     return 'Malformed input request: stopSequences: only "|" or "User:" is supported, please reformat your input and try again.';
@@ -52,7 +57,6 @@ function validate(modelId: string, config: { temperature?: number; topP?: number
     return 'This model doesn\'t support the stopSequences field. Remove stopSequences and try again.';
   }
   if (!modelId.startsWith('anthropic.claude')) return undefined;
-  if (stops.some((s) => s === '')) return 'stop_sequences: each stop sequence must be non-empty';
   if (stops.some((s) => s.trim() === '')) return 'stop_sequences: each stop sequence must contain non-whitespace';
   // Anthropic's "Migrating to Claude Opus 4.7": sampling parameters are no longer accepted.
   if (/^anthropic\.claude-opus-(4-[7-9]|[5-9])(?!\d)/.test(modelId) && (config.temperature !== undefined || config.topP !== undefined)) {

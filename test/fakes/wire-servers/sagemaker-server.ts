@@ -94,9 +94,12 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
 
   function tgi(inputs: string, body: Record<string, unknown>) {
     const params = (body.parameters ?? {}) as Record<string, unknown>;
-    if (params.do_sample === true && typeof params.temperature === 'number' && params.temperature <= 0) {
+    // TGI v3.3.7 router/src/validation.rs `validate`: `temperature.unwrap_or(1.0) <= 0.0` is an
+    // error whatever `do_sample` says, and so is `max_new_tokens: 0`.
+    if (typeof params.temperature === 'number' && params.temperature <= 0) {
       return modelError('Input validation error: `temperature` must be strictly positive', 422);
     }
+    if (params.max_new_tokens === 0) return modelError('Input validation error: `max_new_tokens` must be strictly positive', 422);
     // router/src/validation.rs `validate` (v3.3.7): top_p must be in (0, 1); top_n_tokens at most --max-top-n-tokens.
     if (params.top_p !== undefined && params.top_p !== null && !(Number(params.top_p) > 0 && Number(params.top_p) < 1)) {
       return modelError('Input validation error: `top_p` must be > 0.0 and < 1.0', 422);
@@ -142,7 +145,14 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
     const events: unknown[] = [];
     if (typeof body.inputs === 'string') {
       const params = (body.parameters ?? {}) as Record<string, unknown>;
-      if (params.decoder_input_details === true) return modelError('Input validation error: `decoder_input_details` == true is not supported with streaming tokens', 422);
+      // TGI v3.3.7 router/src/server.rs `generate_stream_internal` yields
+      // ValidationError::PrefillDetailsStream as the stream's only item, and `generate_stream`
+      // turns it into an error event (`impl From<InferError> for Event`) under the 200 already
+      // sent: no 422, no ModelError.
+      if (params.decoder_input_details === true) {
+        const refusal = { error: 'Input validation error: `decoder_input_details` == true is not supported when streaming tokens', error_type: 'validation' };
+        return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(`data:${JSON.stringify(refusal)}\n\n`) };
+      }
       const out = generate(body.inputs, body, params.max_new_tokens);
       const failAt = failingStream();
       out.tokens.forEach((t, i) => {

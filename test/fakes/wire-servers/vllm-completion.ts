@@ -16,8 +16,18 @@
  * - `_create_completion_logprobs` (same file): a position without log-probabilities (the
  *   first prompt token) is spelled `tokenizer.decode(token_id)` with logprob null; the others
  *   by their Logprob's `decoded_token` (see `TokenStrings` for its two spellings); `text_offset`
- *   is a running sum of the token strings' lengths (Python `len`: code points) from 0;
- *   `top_logprobs` holds up to `logprobs + 1` entries (here the token itself).
+ *   is a running sum of the token strings' lengths (Python `len`: code points) from
+ *   `initial_text_offset`, which the non-streamed answer never passes, so it starts at 0 with
+ *   or without `echo`; `top_logprobs` keeps the first `logprobs + 1` entries of the position's
+ *   dict (`if num_output_top_logprobs >= i`), which the v1 engine fills with the token itself
+ *   first and then the `logprobs` best alternatives, keyed by their strings (so a token that is
+ *   also among the best appears once).
+ * - Limits (vllm/v1/engine/input_processor.py @a179918 `_validate_logprobs`, engine/serving.py
+ *   @619e4b3 `create_error_response`): `logprobs` above `--max-logprobs` (default 20) is a 400
+ *   BadRequestError, param `logprobs`, "Requested sample logprobs of N, which is greater than max
+ *   allowed: 20 (parameter=logprobs, value=N)" (vllm/exceptions.py @f984edf `__str__`); a
+ *   `max_tokens` of 0 without `echo` reaches the engine as 0 and SamplingParams refuses it ("max_tokens
+ *   must be at least 1, got 0."), also a 400.
  */
 import { describeTokens, encodePrompt, encodeText, type RealToken, type TokenizerName, type TokenStrings } from './real-tokenizers.ts';
 import type { LogprobFn } from './tokenize.ts';
@@ -32,6 +42,26 @@ export interface VllmCompletionInput {
   echo: boolean;
   logprobs: number | undefined;
   logprob: LogprobFn;
+  /** Candidate next tokens (text) the alternatives in `top_logprobs` are drawn from. */
+  candidates: readonly string[];
+}
+
+/** vLLM's `--max-logprobs` default (vllm/config/model.py `max_logprobs: int = 20`). */
+export const VLLM_MAX_LOGPROBS = 20;
+
+/** vLLM's 400 body for a request it refuses (engine/serving.py `create_error_response`). */
+export function vllmBadRequest(message: string, param: string | null) {
+  return { status: 400, headers: {}, body: { error: { message, type: 'BadRequestError', param, code: 400 } } };
+}
+
+/** The 400 vLLM answers a completion's `logprobs`/`max_tokens` with, or undefined when it takes them. */
+export function vllmRefusal(body: Record<string, unknown>, maxLogprobs = VLLM_MAX_LOGPROBS): ReturnType<typeof vllmBadRequest> | undefined {
+  const n = body.logprobs;
+  if (typeof n === 'number' && n > maxLogprobs) {
+    return vllmBadRequest(`Requested sample logprobs of ${n}, which is greater than max allowed: ${maxLogprobs} (parameter=logprobs, value=${n})`, 'logprobs');
+  }
+  if (body.max_tokens === 0 && body.echo !== true) return vllmBadRequest('max_tokens must be at least 1, got 0.', null);
+  return undefined;
 }
 
 /** The body of a non-streamed completion (one prompt, n = 1). */
@@ -56,7 +86,7 @@ export function vllmCompletion(input: VllmCompletionInput): Record<string, unkno
     id: 'cmpl-fake',
     object: 'text_completion',
     created: 1_700_000_000,
-    choices: [{ index: 0, text, logprobs: input.logprobs === undefined ? null : legacyLogprobs(input.tokenizer, shown, input.echo ? 0 : [...input.prompt].length), finish_reason: finish, stop_reason: null }],
+    choices: [{ index: 0, text, logprobs: input.logprobs === undefined ? null : legacyLogprobs(input, shown), finish_reason: finish, stop_reason: null }],
     usage: { prompt_tokens: promptTokens.length, completion_tokens: generatedIds.length, total_tokens: promptTokens.length + generatedIds.length },
   };
 }
@@ -76,19 +106,59 @@ function scorePrompt(tokens: readonly RealToken[], logprob: LogprobFn): Scored[]
   });
 }
 
-function legacyLogprobs(tokenizer: TokenizerName, shown: readonly Scored[], initialOffset: number) {
+function legacyLogprobs(input: VllmCompletionInput, shown: readonly Scored[]) {
+  const { tokenizer } = input;
+  const k = input.logprobs ?? 0;
   // A position without log-probabilities is spelled tokenizer.decode(token_id) whatever the version.
   const strings = shown.map((s) => (s.logprob === null && !s.token.reported.startsWith('token_id:') ? describeTokens(tokenizer, [s.token.id], 'decoded')[0]?.reported ?? '' : s.token.reported));
+  // Non-streamed: _create_completion_logprobs gets no initial_text_offset, so offsets start at 0.
   const offsets: number[] = [];
-  let offset = initialOffset;
+  let offset = 0;
   for (const s of strings) {
     offsets.push(offset);
     offset += [...s].length;
   }
+  let context = '';
+  const top = shown.map((s, i) => {
+    const here = context;
+    context += s.token.text;
+    if (s.logprob === null) return null;
+    const entries: [string, number][] = [[strings[i] ?? '', s.logprob]];
+    for (const alt of alternatives(input, here, k)) {
+      if (entries.length > k) break;
+      if (!entries.some(([t]) => t === alt.reported)) entries.push([alt.reported, alt.logprob]);
+    }
+    return Object.fromEntries(entries);
+  });
   return {
     text_offset: offsets,
     token_logprobs: shown.map((s) => s.logprob),
     tokens: strings,
-    top_logprobs: shown.map((s, i) => (s.logprob === null ? null : { [strings[i] ?? '']: s.logprob })),
+    top_logprobs: top,
   };
+}
+
+const spelled = new Map<string, { text: string; reported: string }[]>();
+
+/** The candidates that are one token in this tokenizer, with the strings the server reports for them. */
+function singleTokenCandidates(input: VllmCompletionInput): { text: string; reported: string }[] {
+  const key = `${input.tokenizer}/${input.strings}/${input.candidates.join('\u0000')}`;
+  let out = spelled.get(key);
+  if (!out) {
+    out = input.candidates
+      .map((text) => ({ ids: encodeText(input.tokenizer, text), text }))
+      .filter((c) => c.ids.length === 1)
+      .map((c) => ({ text: c.text, reported: describeTokens(input.tokenizer, c.ids, input.strings)[0]?.reported ?? c.text }));
+    spelled.set(key, out);
+  }
+  return out;
+}
+
+/** The `k` best single-token candidates after `context`, spelled as the server reports them. */
+function alternatives(input: VllmCompletionInput, context: string, k: number): { reported: string; logprob: number }[] {
+  if (k <= 0) return [];
+  return singleTokenCandidates(input)
+    .map((c) => ({ reported: c.reported, logprob: input.logprob(context, c.text) }))
+    .sort((a, b) => b.logprob - a.logprob)
+    .slice(0, k);
 }
