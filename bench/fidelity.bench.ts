@@ -8,29 +8,17 @@
  * The machine may be shared: every row carries the load average, and the CPU seconds of the
  * run (what the run costs whatever the load) stand beside the wall time.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './index.ts';
-import { loadNote, measureRun, ROOT } from './support/measure-run.ts';
-
-const FIDELITY = join(ROOT, '..', 'shared', 'fidelity');
+import { FIDELITY, freshTmp, seedMachineWide } from './support/fidelity-tmp.ts';
+import { loadNote, measureRun } from './support/measure-run.ts';
 const SETS = [
   { set: 'mbkp', language: 'Kotlin', target: 15 },
   { set: 'mbcpp', language: 'C++', target: 4 },
   { set: 'mbpp', language: 'Python', target: 2.5 },
 ] as const;
-
-/** A TMPDIR whose sandbox cache holds the machine-wide builds (PCH, supervisor, stdlib) but no compiled sample. */
-function freshTmp(root: string, name: string, seed: string | undefined): string {
-  const tmp = join(root, name);
-  mkdirSync(tmp, { recursive: true });
-  chmodSync(tmp, 0o755);
-  if (seed && existsSync(join(seed, 'polyeval-cache'))) {
-    cpSync(join(seed, 'polyeval-cache'), join(tmp, 'polyeval-cache'), { recursive: true, filter: (src) => !src.includes(`${join('polyeval-cache', 'builds')}`) });
-  }
-  return tmp;
-}
 
 export async function run(): Promise<BenchRow[]> {
   if (!existsSync(FIDELITY)) return [{ name: 'fidelity sets', value: Number.NaN, unit: '', note: `${FIDELITY} not found` }];
@@ -39,11 +27,7 @@ export async function run(): Promise<BenchRow[]> {
   chmodSync(root, 0o755);
   const rows: BenchRow[] = [];
   try {
-    // One throw-away run per language builds the machine-wide pieces (not timed).
-    const seed = freshTmp(root, 'seed', undefined);
-    for (const args of [['-b', 'sample/rocode', '--language', 'cpp,python'], ['-b', 'sample/kotlin-humaneval']]) {
-      await measureRun([...args, '-m', 'reference', '--limit', '1'], { home: join(root, 'seed-home'), tmp: seed });
-    }
+    const seed = await seedMachineWide(root);
     for (const { set, language, target } of SETS) {
       if (only && !only.includes(set)) continue;
       const mxeval = (JSON.parse(readFileSync(join(FIDELITY, `${set}.mxeval-time.json`), 'utf8')) as { wall_s: number }).wall_s;

@@ -13,18 +13,26 @@ export interface BenchRow {
 
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv[2];
-const rows: (BenchRow & { module: string })[] = [];
-for (const file of readdirSync(here).filter((f) => f.endsWith('.bench.ts')).sort()) {
-  if (only && !file.includes(only)) continue;
-  const mod = (await import(pathToFileURL(join(here, file)).href)) as { run?: () => Promise<BenchRow[]> };
-  if (typeof mod.run !== 'function') continue;
-  try {
-    for (const row of await mod.run()) rows.push({ module: file, ...row });
-  } catch (error) {
-    rows.push({ module: file, name: 'FAILED', value: Number.NaN, unit: '', note: String(error) });
+// A bench with its own command line (`npm run bench cloud-scale -- --items N`) owns its output.
+const own = only === undefined ? undefined : readdirSync(here).find((f) => f === `${only}.bench.ts`);
+const ownMain = own === undefined ? undefined : ((await import(pathToFileURL(join(here, own)).href)) as { main?: (argv: string[]) => Promise<void> }).main;
+if (typeof ownMain === 'function') await ownMain(process.argv.slice(3));
+else await runTable();
+
+async function runTable(): Promise<void> {
+  const rows: (BenchRow & { module: string })[] = [];
+  for (const file of readdirSync(here).filter((f) => f.endsWith('.bench.ts')).sort()) {
+    if (only && !file.includes(only)) continue;
+    const mod = (await import(pathToFileURL(join(here, file)).href)) as { run?: () => Promise<BenchRow[]> };
+    if (typeof mod.run !== 'function') continue;
+    try {
+      for (const row of await mod.run()) rows.push({ module: file, ...row });
+    } catch (error) {
+      rows.push({ module: file, name: 'FAILED', value: Number.NaN, unit: '', note: String(error) });
+    }
   }
+  const widths = [24, 48, 12, 8];
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' ');
+  console.log(line(['module', 'measure', 'value', 'unit']) + ' note');
+  for (const r of rows) console.log(line([r.module, r.name, Number.isFinite(r.value) ? r.value.toFixed(2) : 'n/a', r.unit]) + ` ${r.note ?? ''}`);
 }
-const widths = [24, 48, 12, 8];
-const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' ');
-console.log(line(['module', 'measure', 'value', 'unit']) + ' note');
-for (const r of rows) console.log(line([r.module, r.name, Number.isFinite(r.value) ? r.value.toFixed(2) : 'n/a', r.unit]) + ` ${r.note ?? ''}`);

@@ -26,6 +26,7 @@ import { EXECUTOR_IMAGES, type ExecutorImage } from './languages.ts';
 import { imageContext } from './paths.ts';
 import type { Runners } from './runners.ts';
 import { WorkQueue } from './work-queue.ts';
+import { judgeMaxConcurrency } from '../layers/app/cloud/concurrency-budget.ts';
 
 /** A Lambda executor's timeout; longer work goes to the Fargate lane. */
 export const EXECUTOR_TIMEOUT = Duration.minutes(5);
@@ -66,6 +67,8 @@ export interface ExecutorsProps {
   securityGroup: ec2.ISecurityGroup;
   /** The runner functions the executors judge for (model code runs there, not here). */
   runners: Runners;
+  /** Fargate tasks per image that also judge with the same runner (0 without the Fargate lane). */
+  fargateMaxTasks: number;
 }
 
 /** One execute queue + container function per executor image, keyed by image id. */
@@ -107,7 +110,8 @@ export class Executors extends Construct {
         securityGroups: [props.securityGroup],
         environment: { ...executorEnvironment(image, props.bucket, props.ledger, props.aggregateQueue), ...props.runners.attachJudge(image.id, role) },
       });
-      fn.addEventSource(new SqsEventSource(work.queue, { batchSize: 1, reportBatchItemFailures: true }));
+      // Never more judges at once than their runner has reserved, the Fargate lane's judges counted.
+      fn.addEventSource(new SqsEventSource(work.queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: judgeMaxConcurrency(props.fargateMaxTasks) }));
       this.queues.set(image.id, work);
       this.functions.set(image.id, fn);
     }

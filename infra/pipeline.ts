@@ -1,6 +1,6 @@
 /**
- * The stage functions consuming the stage queues: plan (expands a run in chunks, re-enqueueing
- * itself), generate (calls the provider at most `generateMaxConcurrency` at a time, routes each
+ * The stage functions consuming the stage queues: plan (expands a run in chunks, the first chunk
+ * sending every later chunk's message), generate (calls the provider at most `generateMaxConcurrency` at a time, routes each
  * sample to its language's execute queue), aggregate (metrics, report, `RunCompleted` event).
  */
 import { Stack } from 'aws-cdk-lib';

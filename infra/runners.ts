@@ -15,6 +15,10 @@
  *   gateway), no gateway-endpoint route and no interface endpoint, behind a security group
  *   with no egress rule;
  * - its environment names no bucket, table or queue (it has no environment variables at all).
+ *
+ * Each runner has reserved concurrency (layers/app/cloud/concurrency-budget.ts): its judges
+ * wait for it synchronously, so it must not compete with the stage functions for the
+ * account's pool and answer 429 (the judges' mappings are capped to match, executors.ts).
  */
 import { Duration } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -27,6 +31,7 @@ import { vpcAttachmentStatement } from './defaults/iam-statements.ts';
 import { imagePlatform } from './executors.ts';
 import { EXECUTOR_IMAGES } from './languages.ts';
 import { acknowledge } from './nag.ts';
+import { RUNNER_RESERVED_CONCURRENCY } from '../layers/app/cloud/concurrency-budget.ts';
 import { imageContext } from './paths.ts';
 
 /** The runner's process instead of the image's Lambda handler. */
@@ -79,6 +84,7 @@ export class Runners extends Construct {
         vpc: props.vpc,
         vpcSubnets: props.subnets,
         securityGroups: [props.securityGroup],
+        reservedConcurrentExecutions: RUNNER_RESERVED_CONCURRENCY,
       });
       this.functions.set(image.id, fn);
     }

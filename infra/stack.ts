@@ -67,6 +67,7 @@ export class PolyevalStack extends Stack {
       bucket,
       ledger,
       aggregateQueue: this.queues.aggregate.queue,
+      fargateMaxTasks: config.fargateLane ? config.fargateMaxTasks : 0,
       ...executorNetwork,
     });
     this.fargate = config.fargateLane

@@ -64,15 +64,20 @@ export interface MeasuredRun {
   stderr: string;
 }
 
-/** Runs `polyeval run <args> --json -q --home <home>` with TMPDIR=<tmp> (its sandbox cache). */
-export async function measureRun(args: string[], opts: { home: string; tmp: string; rssThresholds?: number[] }): Promise<MeasuredRun> {
+/**
+ * Runs `polyeval run <args> --json -q --home <home>` with TMPDIR=<tmp> (its sandbox cache):
+ * the built CLI under node, or with `viaNpx` the whole command as a user types it (`npx polyeval`).
+ */
+export async function measureRun(args: string[], opts: { home: string; tmp: string; rssThresholds?: number[]; viaNpx?: boolean }): Promise<MeasuredRun> {
   const thresholds = [...(opts.rssThresholds ?? [])].sort((a, b) => a - b);
   const rssAt = new Map<number, number>();
   const loadBefore = loadavg()[0] ?? 0;
   const cpu0 = childrenCpuS();
   const m0 = machineTicks();
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, 'run', ...args, '--json', '-q', '--home', opts.home], {
+  const command = opts.viaNpx ? ['npx', '--no-install', 'polyeval'] : [process.execPath, CLI];
+  const child = spawn(command[0] as string, [...command.slice(1), 'run', ...args, '--json', '-q', '--home', opts.home], {
+    cwd: ROOT,
     env: { ...process.env, TMPDIR: opts.tmp, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -20,7 +20,7 @@ export function rmCommand(): Command {
       const removed = await removeRuns(home, runIds);
       const freed = removed.reduce((a, r) => a + r.freed_bytes, 0);
       if (flags.json) process.stdout.write(`${toJson({ removed, freed_bytes: freed })}\n`);
-      else process.stdout.write(`${removed.map((r) => `removed ${r.run_id} (${formatBytes(r.freed_bytes)})`).join('\n')}\nfreed ${formatBytes(freed)}\n`);
+      else process.stdout.write(`${removed.map((r) => `removed ${r.run_id} (${formatBytes(r.freed_bytes)})${r.cancelled_jobs ? `; cancelled its running batch job${r.cancelled_jobs.length > 1 ? 's' : ''} ${r.cancelled_jobs.join(', ')}` : ''}`).join('\n')}\nfreed ${formatBytes(freed)}\n`);
     });
 }
 

@@ -40,7 +40,7 @@ export function listCommand(): Command {
         const table = await loadPriceTable(typeof flags.prices === 'string' ? flags.prices : undefined);
         rows = Object.entries(table.models)
           .sort(([a], [b]) => a.localeCompare(b))
-          .map(([model, p]) => ({ model, input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok, as_of: p.as_of ?? table.as_of, source: p.source ?? table.source }));
+          .map(([model, p]) => ({ model, input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok, batch_input_per_mtok: p.batch_input_per_mtok ?? null, batch_output_per_mtok: p.batch_output_per_mtok ?? null, as_of: p.as_of ?? table.as_of, source: p.source ?? table.source }));
       } else {
         rows = PROVIDER_KINDS.map((p) => ({ provider: p.usage, description: p.description }));
       }
@@ -82,7 +82,7 @@ export function reportCommand(): Command {
       const manifest = await requireManifest(home, runId);
       process.stdout.write(`${manifest.benchmark.title}\nrun ${runId} · ${manifest.model.spec} · n=${manifest.n} · ${summary.items} samples\n`);
       if (summary.likert_mode) process.stdout.write(`likert mode: ${summary.likert_mode}${summary.likert_scoring ? ` (${summary.likert_scoring.method}: ${summary.likert_scoring.reason})` : ''}\n`);
-      for (const w of summary.warnings ?? []) process.stdout.write(`adapted: ${w}\n`);
+      for (const w of summary.warnings ?? []) process.stdout.write(`warning: ${w}\n`);
       process.stdout.write(`${metricsTable(summary.metrics)}\nreport: ${home.store.locate(keys.report(runId))}\n`);
     });
 }

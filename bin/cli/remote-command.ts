@@ -31,6 +31,7 @@ interface RemoteRunFlags extends SpecFlags {
   executorConcurrency?: number;
   callSeconds?: number;
   architecture?: 'arm64' | 'x86_64';
+  fargateLane?: boolean;
 }
 
 function clientOf(command: Command): { client: RemoteClient; json: boolean } {
@@ -54,6 +55,7 @@ function runCommand(): Command {
     .option('--executor-concurrency <n>', 'dry run: executor invocations at once', intOption('--executor-concurrency', 1), DEFAULT_DEPLOYMENT.executorConcurrency)
     .option('--call-seconds <s>', 'dry run: seconds per model call', numberOption('--call-seconds'), DEFAULT_DEPLOYMENT.callSeconds)
     .addOption(new Option('--architecture <arch>', 'dry run: deployed architecture').choices(['arm64', 'x86_64']).default(DEFAULT_DEPLOYMENT.architecture))
+    .option('--no-fargate-lane', 'dry run: the stack was deployed with -c fargateLane=false (fewer interface endpoints)')
     .action(async (flags: RemoteRunFlags, command: Command) => {
       const spec = specFromFlags(flags);
       if (flags.dryRun) return dryRunRemote(spec, flags, command);
@@ -77,6 +79,7 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
     generateConcurrency: flags.generateConcurrency ?? DEFAULT_DEPLOYMENT.generateConcurrency,
     executorConcurrency: flags.executorConcurrency ?? DEFAULT_DEPLOYMENT.executorConcurrency,
     callSeconds: flags.callSeconds ?? DEFAULT_DEPLOYMENT.callSeconds,
+    fargateLane: flags.fargateLane ?? DEFAULT_DEPLOYMENT.fargateLane,
   };
   const languages = spec.language ? spec.language.split(',').map((l) => l.trim()) : [];
   const estimates: CloudEstimate[] = [];
@@ -94,6 +97,7 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
     print(`  executors: ${executor} · ${e.executor.lambda_gb_seconds} Lambda GB-s · ${e.executor.fargate_vcpu_hours} Fargate vCPU-h · $${e.executor.cost_usd.toFixed(6)}`);
     print(`  requests: ${e.requests.lambda} Lambda, ${e.requests.sqs} SQS, ${e.requests.dynamodb_units} DynamoDB units, ${e.requests.s3} S3 · $${e.requests.cost_usd.toFixed(6)}`);
     print(`  total ${e.total_usd === null ? 'unknown (model price unknown)' : `≈ $${e.total_usd.toFixed(4)}`} · wall time ≈ ${Math.ceil(e.wall_time_seconds / 60)} min at ${deployment.generateConcurrency} generate × 5, ${deployment.executorConcurrency} executors`);
+    print(`  fixed: ${e.fixed.interface_endpoints} interface endpoints × ${e.fixed.azs} AZs ≈ $${e.fixed.usd_per_month.toFixed(2)}/month while the stack is deployed, runs or not`);
   }
 }
 

@@ -18,7 +18,7 @@ import { createProgress } from './progress.ts';
 import { createGridProgress } from './grid-progress.ts';
 import { printRunResult, printRunsSummary } from './show.ts';
 import { toJson } from './format.ts';
-import { intOption } from './options.ts';
+import { intOption, numberOption } from './options.ts';
 import { addSpecOptions, gridFromFlags, isSweep, specFromFlags, type SpecFlags } from './spec-options.ts';
 
 interface RunFlags extends SpecFlags {
@@ -38,6 +38,8 @@ interface RunFlags extends SpecFlags {
   home?: string;
   quiet?: boolean;
   trustGeneratedCode?: boolean;
+  batch?: boolean;
+  batchPoll?: number;
 }
 
 export function runCommand(): Command {
@@ -59,6 +61,8 @@ export function runCommand(): Command {
     .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
     .option('--capabilities <file.json>', 'model-capabilities rules applied after the shipped ones (stop sequences, exclusive sampling, chat vs completion)')
     .option('-q, --quiet', 'no progress on stderr')
+    .option('--batch', "generate through the provider's batch API (openai: OpenAI Batch) at its batch price; kill and --resume find the job again")
+    .option('--batch-poll <seconds>', 'with --batch: seconds between two polls of a running batch job (default 30)', numberOption('--batch-poll'))
     .option('--trust-generated-code', 'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)')
     .action(async (flags: RunFlags, command: Command) => {
       const globals = command.optsWithGlobals<{ home?: string }>();
@@ -68,6 +72,9 @@ export function runCommand(): Command {
       if (flags.concurrency !== undefined && flags.modelConcurrency !== undefined && flags.concurrency !== flags.modelConcurrency && !isSweep(flags) && !flags.resume) {
         throw new InputError(`--concurrency ${flags.concurrency} and --model-concurrency ${flags.modelConcurrency} disagree: in a single run both set the model calls in flight; give one`, { field: 'model-concurrency' });
       }
+      if (flags.batchPoll !== undefined && !(flags.batchPoll > 0)) throw new InputError(`--batch-poll must be a positive number of seconds, got ${flags.batchPoll}`, { field: 'batch-poll' });
+      if (flags.batchPoll !== undefined && !flags.batch && !flags.resume) throw new InputError('--batch-poll sets how often a batch job is polled: give it with --batch (or with --resume of a batch run)', { field: 'batch-poll' });
+      if (flags.batch && flags.resume) throw new InputError('--resume continues a run in the mode it was planned with; do not pass --batch (a batch run resumes as a batch)', { field: 'batch' });
       const calls = flags.modelConcurrency ?? flags.concurrency;
       const providerOptions = {
         ...(flags.region ? { region: flags.region } : {}),
@@ -87,9 +94,11 @@ export function runCommand(): Command {
         ...(flags.prices ? { pricesPath: flags.prices } : {}),
         ...(flags.assumePrice ? { assumePrice: parseAssumedPrice(flags.assumePrice) } : {}),
         ...(flags.trustGeneratedCode ? { trustGeneratedCode: true } : {}),
+        ...(flags.batch || flags.batchPoll !== undefined ? { batch: { newRuns: flags.batch ?? false, ...(flags.batchPoll !== undefined ? { pollMs: flags.batchPoll * 1000 } : {}) } } : {}),
         onEvent: (e: Parameters<NonNullable<LocalRunOptions['onEvent']>>[0]) => {
           if (e.type === 'planned') progress.planned(e.runId, e.total, e.done, e.benchmark, e.remaining);
           else if (e.type === 'recorded') progress.recorded(e.verdict, e.language);
+          else if (e.type === 'batch' && !flags.quiet) process.stderr.write(`${e.runId}: ${e.line}\n`);
         },
       };
       let results: LocalRunResult[];
@@ -126,7 +135,7 @@ export function runCommand(): Command {
           const specs = gridFromFlags(flags);
           if (flags.dryRun) {
             const plans = (await Promise.all(specs.map((spec) => dryRun(spec, options)))).flat();
-            printPlans(plans, flags.json ?? false, true);
+            printPlans(plans, flags.json ?? false, true, flags.batch ?? false);
             return;
           }
           ({ sweep_id: sweepId, results, failures } = await runSweep(specs, sweepOptions, announce));
@@ -134,7 +143,7 @@ export function runCommand(): Command {
           const spec = specFromFlags(flags);
           if (flags.dryRun) {
             const plans = await dryRun(spec, options);
-            printPlans(plans, flags.json ?? false, false);
+            printPlans(plans, flags.json ?? false, false, flags.batch ?? false);
             return;
           }
           results = await runLocal(spec, options);
@@ -179,9 +188,15 @@ function sweepFailure(sweepId: string, failures: readonly CellFailure[], runs: n
 }
 
 /** The dry-run plans: one JSON object (`{plans}` when several or a sweep), or a line each. */
-function printPlans(plans: readonly DryRunPlan[], json: boolean, sweep: boolean): void {
+function printPlans(plans: readonly DryRunPlan[], json: boolean, sweep: boolean, batch: boolean): void {
   if (json) process.stdout.write(`${toJson(plans.length === 1 && !sweep ? plans[0] : { plans })}\n`);
-  else for (const p of plans) process.stdout.write(`${p.benchmark}${sweep ? ` · ${p.model}` : ''}: ${p.tasks} tasks × n=${p.n} → ${p.items} items · ~${p.prompt_tokens} prompt + ≤${p.completion_tokens} completion tokens · ${p.cost_usd === null ? `cost unknown (${p.cost_reason})` : `≈ $${p.cost_usd.toFixed(4)}`}\n`);
+  else for (const p of plans) process.stdout.write(`${p.benchmark}${sweep ? ` · ${p.model}` : ''}: ${p.tasks} tasks × n=${p.n} → ${p.items} items · ~${p.prompt_tokens} prompt + ≤${p.completion_tokens} completion tokens · ${p.cost_usd === null ? `cost unknown (${p.cost_reason})` : `≈ $${p.cost_usd.toFixed(4)}${batch ? ' on demand' : ''}`}${batch ? batchCost(p) : ''}\n`);
+}
+
+/** `--dry-run --batch`: the batch price beside the on-demand one. */
+function batchCost(p: DryRunPlan): string {
+  if (p.batch_cost_usd === undefined) return '';
+  return p.batch_cost_usd === null ? ' · batch price unknown (no batch price in the price table: billed at the on-demand price)' : ` · ≈ $${p.batch_cost_usd.toFixed(4)} as a batch`;
 }
 
 function jsonShape(r: LocalRunResult): Record<string, unknown> {

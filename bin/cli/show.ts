@@ -54,7 +54,7 @@ export function printRunResult(r: LocalRunResult, out: NodeJS.WritableStream = p
     out.write(`protocol: ${r.protocol.name} (headline ${r.protocol.settings.headline}${overrides.length ? `; overridden: ${overrides.join(', ')}` : ''})\n`);
   }
   if (r.likert_mode) out.write(`likert mode: ${r.likert_mode}${r.likert_scoring ? ` (${r.likert_scoring.method}: ${r.likert_scoring.reason})` : ''}\n`);
-  for (const w of r.warnings ?? []) out.write(`adapted: ${w}\n`);
+  for (const w of r.warnings ?? []) out.write(`warning: ${w}\n`);
   out.write(`${metricsTable(r.metrics)}\n`);
   out.write(`report: ${r.report}\n`);
 }

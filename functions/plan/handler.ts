@@ -1,6 +1,6 @@
 /**
  * plan (SQS, batch size 1): plans a run on its first message and enqueues its work items one
- * chunk per message, re-sending itself with the next offset (layers/app/cloud/plan.ts).
+ * chunk per message; the first chunk sends the plan message of every later one (layers/app/cloud/plan.ts).
  */
 import { parsePlanMessage } from '#app/cloud/messages.ts';
 import { planChunk } from '#app/cloud/plan.ts';

@@ -16,7 +16,8 @@ function regionOf(pattern: ArnPattern): string | undefined {
 }
 
 /** The ARN of a pattern in this stack. */
-function arnOf(stack: Stack, pattern: ArnPattern): string {
+function arnOf(stack: Stack, pattern: ArnPattern | '*'): string {
+  if (pattern === '*') return '*';
   const region = regionOf(pattern) ?? stack.region;
   return `arn:${stack.partition}:${pattern.service}:${region}:${pattern.account ? stack.account : ''}:${pattern.resource}`;
 }
@@ -43,7 +44,7 @@ export function modelInvocationStatements(stack: Stack, kinds: Kinds = PROVIDER_
 
 /** The cdk-nag IAM5 finding ids of {@link modelInvocationStatements}: each distinct resource pattern once. */
 export function modelInvocationFindings(stack: Stack, kinds: Kinds = PROVIDER_REGISTRY.kinds): string[] {
-  const arns = grants(kinds).flatMap((g) => g.resources.map((r) => stackArn(stack, r.service, r.resource, r.account, regionOf(r))));
+  const arns = grants(kinds).flatMap((g) => g.resources.map((r) => (r === '*' ? '*' : stackArn(stack, r.service, r.resource, r.account, regionOf(r)))));
   return [...new Set(arns)].map((arn) => `AwsSolutions-IAM5[Resource::${arn}]`);
 }
 

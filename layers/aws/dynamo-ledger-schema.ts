@@ -3,7 +3,15 @@
  * adapter, the CDK table construct and the tests that create it on moto.
  *
  * Rows (all in the base table, keys `pk`/`sk`, both strings):
- * - run row       pk `RUN#<runId>`, sk `RUN`: summary, counters `recorded`, `verdict_<V>`, `costUsd`.
+ * - run row       pk `RUN#<runId>`, sk `RUN`: summary, counters `recorded`, `verdict_<V>`
+ *   (and `costUsd` in runs created before the cost row existed).
+ * - cost row      pk `RUN#<runId>`, sk `COST`: `costUsd`, the cost guard's counter. Apart from
+ *   the run row because every record is a TransactWriteItems on the run row, and "a PutItem,
+ *   UpdateItem, or DeleteItem request for an item conflicts with an ongoing TransactWriteItems
+ *   request that includes the same item" (TransactionConflictException, which the SDK does not
+ *   retry: "Amazon DynamoDB Transactions: How it works", transaction conflict handling,
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html):
+ *   on the run row, a paid generation's cost update lost that race and the sample became SE.
  * - item row      pk `RUN#<runId>`, sk `ITEM#<itemId>`: exists once the item was counted.
  * - registry row  pk `RUNS`, sk `<createdAt>#<runId>`: written with the run row (one
  *   transaction), never updated.
@@ -52,6 +60,14 @@ export function ledgerTableDefinition(tableName: string): CreateTableCommandInpu
   };
 }
 
+/** Sort key of the cost row. */
+export const COST_SK = 'COST';
+
+/** Primary key of a run's cost row (the cost guard's counter, never in a transaction). */
+export function costKey(runId: string): { pk: string; sk: string } {
+  return { pk: `RUN#${runId}`, sk: COST_SK };
+}
+
 /** Primary key of a run's row. */
 export function runKey(runId: string): { pk: string; sk: string } {
   return { pk: `RUN#${runId}`, sk: RUN_SK };
@@ -62,8 +78,11 @@ export function verdictAttribute(verdict: Verdict): string {
   return `verdict_${verdict}`;
 }
 
-/** Maps a run row to the port's RunSummary (zero counters are left out of `verdicts`). */
-export function toSummary(row: Row): RunSummary {
+/**
+ * Maps a run row (and its cost row, when there is one) to the port's RunSummary (zero counters
+ * are left out of `verdicts`). The spend is the cost row's plus what an older run row holds.
+ */
+export function toSummary(row: Row, cost?: Row): RunSummary {
   const verdicts: Partial<Record<Verdict, number>> = {};
   for (const verdict of VERDICTS) {
     const count = Number(row[verdictAttribute(verdict)] ?? 0);
@@ -77,7 +96,7 @@ export function toSummary(row: Row): RunSummary {
     items: Number(row.items ?? 0),
     recorded: Number(row.recorded ?? 0),
     verdicts,
-    costUsd: Number(row.costUsd ?? 0),
+    costUsd: Number(row.costUsd ?? 0) + Number(cost?.costUsd ?? 0),
     createdAt: String(row.createdAt),
     updatedAt: String(row.updatedAt),
   };

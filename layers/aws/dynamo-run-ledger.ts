@@ -10,6 +10,7 @@ import {
   BatchGetCommand,
   DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -19,7 +20,7 @@ import type { Verdict } from '../core/types.ts';
 import { HarnessError } from '../core/errors.ts';
 import { fullJitterMs } from '../core/backoff.ts';
 import { awsErrorName } from './aws-errors.ts';
-import { ITEM_PREFIX, RUNS_PK, runKey, toSummary, verdictAttribute, type Row } from './dynamo-ledger-schema.ts';
+import { COST_SK, ITEM_PREFIX, RUNS_PK, costKey, runKey, toSummary, verdictAttribute, type Row } from './dynamo-ledger-schema.ts';
 
 export interface DynamoRunLedgerOptions {
   client: DynamoDBClient;
@@ -28,6 +29,8 @@ export interface DynamoRunLedgerOptions {
   now?: () => Date;
   /** Items per Query page (DynamoDB's default is 1 MB of items); small values exercise paging. */
   pageSize?: number;
+  /** Waits between retries (default: a real timer; the cloud-scale simulation passes its virtual clock's). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const CONFLICT_RETRIES = 8;
@@ -45,12 +48,14 @@ export class DynamoRunLedger implements RunLedger {
   readonly #table: string;
   readonly #now: () => Date;
   readonly #pageSize: number | undefined;
+  readonly #sleep: (ms: number) => Promise<void>;
 
   constructor(options: DynamoRunLedgerOptions) {
     this.#doc = DynamoDBDocumentClient.from(options.client, { marshallOptions: { removeUndefinedValues: true } });
     this.#table = options.tableName;
     this.#now = options.now ?? (() => new Date());
     this.#pageSize = options.pageSize;
+    this.#sleep = options.sleep ?? ((ms) => sleep(ms));
   }
 
   async createRun(summary: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void> {
@@ -62,7 +67,6 @@ export class DynamoRunLedger implements RunLedger {
       status: summary.status,
       items: summary.items,
       recorded: 0,
-      costUsd: 0,
       createdAt: summary.createdAt,
       updatedAt: this.#now().toISOString(),
       reason: summary.reason,
@@ -72,6 +76,7 @@ export class DynamoRunLedger implements RunLedger {
       TransactItems: [
         { Put: { TableName: this.#table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
         { Put: { TableName: this.#table, Item: registry } },
+        { Put: { TableName: this.#table, Item: { ...costKey(summary.runId), costUsd: 0 }, ConditionExpression: 'attribute_not_exists(pk)' } },
       ],
     });
     try {
@@ -85,10 +90,9 @@ export class DynamoRunLedger implements RunLedger {
   }
 
   async getRun(runId: string): Promise<RunSummary | undefined> {
-    const out = await this.#call('getRun', runId, () =>
-      this.#doc.send(new GetCommand({ TableName: this.#table, Key: runKey(runId), ConsistentRead: true })),
-    );
-    return out.Item === undefined ? undefined : toSummary(out.Item);
+    const get = (Key: Row) => this.#call('getRun', runId, () => this.#doc.send(new GetCommand({ TableName: this.#table, Key, ConsistentRead: true })));
+    const [run, cost] = await Promise.all([get(runKey(runId)), get(costKey(runId))]);
+    return run.Item === undefined ? undefined : toSummary(run.Item, cost.Item);
   }
 
   async listRuns(): Promise<RunSummary[]> {
@@ -111,12 +115,12 @@ export class DynamoRunLedger implements RunLedger {
       for (const item of page.Items ?? []) keys.push(runKey(String(item.runId)));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
-    const rows = await this.#batchGet(keys);
-    const byPk = new Map(rows.map((row) => [String(row.pk), row]));
+    const rows = await this.#batchGet(keys.flatMap((key) => [key, { pk: key.pk, sk: COST_SK }]));
+    const byKey = new Map(rows.map((row) => [`${String(row.pk)}|${String(row.sk)}`, row]));
     // Keep the registry's order (oldest first).
     return keys.flatMap((key) => {
-      const row = byPk.get(String(key.pk));
-      return row === undefined ? [] : [toSummary(row)];
+      const row = byKey.get(`${String(key.pk)}|${String(key.sk)}`);
+      return row === undefined ? [] : [toSummary(row, byKey.get(`${String(key.pk)}|${COST_SK}`))];
     });
   }
 
@@ -201,7 +205,7 @@ export class DynamoRunLedger implements RunLedger {
           throw new HarnessError(`cannot ${op} ${itemId}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
         }
         if (!reasons.includes('TransactionConflict') || attempt + 1 >= CONFLICT_RETRIES) throw this.#fault(op, runId, error);
-        await sleep(fullJitterMs(attempt + 1, CONFLICT_BACKOFF));
+        await this.#sleep(fullJitterMs(attempt + 1, CONFLICT_BACKOFF));
       }
     }
   }
@@ -230,35 +234,46 @@ export class DynamoRunLedger implements RunLedger {
   }
 
   async addCost(runId: string, usd: number): Promise<void> {
-    await this.#updateRun('addCost', runId, 'ADD costUsd :usd SET updatedAt = :now', { ':usd': usd });
+    await this.#spend('addCost', runId, usd, null);
   }
 
   /**
-   * The cost guard's one shared counter: adds `usd` to the run's `costUsd` only if the new total
-   * stays within `capUsd` (always when null, and for refunds), in ONE conditional UpdateItem, so
-   * every container of every stage draws from the same budget. A condition expression cannot
-   * add, so the limit is `capUsd - usd` (with a tolerance for sums of binary fractions).
+   * The cost guard's one shared counter: adds `usd` to the run's spend only if the new total
+   * stays within `capUsd` (always when null, and for refunds), in ONE conditional UpdateItem on
+   * the run's cost row, so every container of every stage draws from the same budget and no
+   * record transaction ever holds the row. A condition expression cannot add, so the limit is
+   * `capUsd - usd` (with a tolerance for sums of binary fractions).
    */
   async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
-    if (capUsd === null || usd <= 0) {
-      await this.addCost(runId, usd);
-      return true;
+    return this.#spend('trySpend', runId, usd, capUsd === null || usd <= 0 ? null : capUsd);
+  }
+
+  async #spend(operation: string, runId: string, usd: number, capUsd: number | null): Promise<boolean> {
+    const condition = capUsd === null ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND costUsd <= :limit';
+    const values: Row = capUsd === null ? { ':usd': usd } : { ':usd': usd, ':limit': capUsd - usd + 1e-12 };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#doc.send(new UpdateCommand({ TableName: this.#table, Key: costKey(runId), UpdateExpression: 'ADD costUsd :usd', ConditionExpression: condition, ExpressionAttributeValues: values }));
+        return true;
+      } catch (error) {
+        if (awsErrorName(error) !== 'ConditionalCheckFailedException') throw this.#fault(operation, runId, error);
+        if ((await this.getRun(runId)) === undefined) throw new HarnessError(`${operation}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
+        // A run created before cost rows existed: create its row (once), then spend again.
+        if (attempt === 0 && (await this.#createCostRow(runId))) continue;
+        if (capUsd === null) throw this.#fault(operation, runId, error);
+        return false;
+      }
     }
+  }
+
+  /** Creates the cost row of a run that has none; false when it exists already. */
+  async #createCostRow(runId: string): Promise<boolean> {
     try {
-      await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: runKey(runId),
-          UpdateExpression: 'ADD costUsd :usd SET updatedAt = :now',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(costUsd) OR costUsd <= :limit)',
-          ExpressionAttributeValues: { ':usd': usd, ':limit': capUsd - usd + 1e-12, ':now': this.#now().toISOString() },
-        }),
-      );
+      await this.#doc.send(new PutCommand({ TableName: this.#table, Item: { ...costKey(runId), costUsd: 0 }, ConditionExpression: 'attribute_not_exists(pk)' }));
       return true;
     } catch (error) {
-      if (awsErrorName(error) !== 'ConditionalCheckFailedException') throw this.#fault('trySpend', runId, error);
-      if ((await this.getRun(runId)) === undefined) throw new HarnessError(`trySpend: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
-      return false;
+      if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
+      throw this.#fault('createCostRow', runId, error);
     }
   }
 
@@ -310,7 +325,7 @@ export class DynamoRunLedger implements RunLedger {
       // UnprocessedKeys come in a successful answer, which the SDK's retry strategy never sees.
       let pending: Row[] = keys.slice(start, start + 100);
       for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await sleep(fullJitterMs(attempt + 1, UNPROCESSED_BACKOFF));
+        if (attempt > 0) await this.#sleep(fullJitterMs(attempt + 1, UNPROCESSED_BACKOFF));
         const request = { [this.#table]: { Keys: pending, ConsistentRead: true } };
         const out = await this.#call('listRuns', '*', () => this.#doc.send(new BatchGetCommand({ RequestItems: request })));
         rows.push(...(out.Responses?.[this.#table] ?? []));

@@ -1,12 +1,9 @@
 /**
  * SigV4 signing for API Gateway (service `execute-api`) with the standard credential chain
  * (environment, profile, SSO, instance role…), as the polyeval API's IAM authoriser requires.
- * The caller builds the request; this returns the headers to send it with.
+ * The caller builds the request; this returns the headers to send it with. The SDK's
+ * modules load with the first signature, so a CLI that signs nothing never loads them.
  */
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
 export type ApiCredentials = AwsCredentialIdentity | AwsCredentialIdentityProvider;
@@ -28,6 +25,16 @@ export interface UnsignedRequest {
 export type SignRequest = (request: UnsignedRequest) => Promise<Record<string, string>>;
 
 export function executeApiSigner(options: { region: string; credentials?: ApiCredentials }): SignRequest {
-  const signer = new SignatureV4({ service: 'execute-api', region: options.region, credentials: options.credentials ?? fromNodeProviderChain(), sha256: Sha256 });
-  return async (request) => ((await signer.sign(new HttpRequest(request))) as HttpRequest).headers;
+  let ready: Promise<{ sign: (request: UnsignedRequest) => Promise<Record<string, string>> }> | undefined;
+  const load = async () => {
+    const [{ Sha256 }, { fromNodeProviderChain }, { HttpRequest }, { SignatureV4 }] = await Promise.all([
+      import('@aws-crypto/sha256-js'),
+      import('@aws-sdk/credential-providers'),
+      import('@smithy/protocol-http'),
+      import('@smithy/signature-v4'),
+    ]);
+    const signer = new SignatureV4({ service: 'execute-api', region: options.region, credentials: options.credentials ?? fromNodeProviderChain(), sha256: Sha256 });
+    return { sign: async (request: UnsignedRequest) => ((await signer.sign(new HttpRequest(request))) as InstanceType<typeof HttpRequest>).headers };
+  };
+  return async (request) => (await (ready ??= load())).sign(request);
 }

@@ -36,6 +36,16 @@ export class HarnessError extends PolyevalError {
 }
 
 /**
+ * An infrastructure failure that passes with time (a throttled or not-yet-active runner
+ * function, a transaction conflict): never a verdict. The cloud stages let it fail the queue
+ * message, which comes back after its visibility timeout; the sample is neither recorded `SE`
+ * nor charged again (its generation is already in the message).
+ */
+export class TransientError extends HarnessError {
+  override name = 'TransientError';
+}
+
+/**
  * A stored record (manifest, item, summary, part, queue message) that does not match its
  * schema: ours, not the user's, so a harness fault. Names the key and the field; the record
  * is left where it is (never overwritten or dropped).

@@ -2,11 +2,12 @@
  * ResultsQuery through DuckDB over the Parquet files of a local store: views `records` and
  * `metrics` read the hive-partitioned layout, so `benchmark` and `run_id` come from the path
  * exactly as in Athena's partition projection. When no file exists yet, the views are empty
- * with the right columns.
+ * with the right columns. DuckDB (a native library) is loaded when a query opens, never at the
+ * CLI's start.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { InputError } from '#core/errors.ts';
 import type { ResultsQuery, SqlStatement } from '#core/ports.ts';
 import { METRIC_COLUMNS, RECORD_COLUMNS, type Column } from '#core/run/columns.ts';
@@ -44,6 +45,7 @@ export class DuckDbResultsQuery implements ResultsQuery {
 
   /** Opens an in-memory database with `records` and `metrics` views over `<storeRoot>/results/`. */
   static async open(storeRoot: string): Promise<DuckDbResultsQuery> {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
     await connection.run(viewSql('records', join(storeRoot, 'results', 'records'), RECORD_COLUMNS));

@@ -5,14 +5,15 @@
  *
  * Every request is adapted to the model through the capabilities table first: Anthropic
  * models get no whitespace-only stop sequence (the answer is cut at it afterwards), Claude
- * 4.5-generation models never get temperature and top_p together, no model gets more than
- * Converse's 4 stop sequences. Converse is chat-only: a completion-style prompt goes in its
+ * 4.5-generation models and Opus 4.1 never get temperature and top_p together, Opus 4.7 and
+ * later get neither, Titan Text only "|" or "User:" as a stop sequence, gpt-oss and Qwen3
+ * none (the answer is cut at them afterwards), no model more than Converse's 2500. Converse is chat-only: a completion-style prompt goes in its
  * chat form (its messages), or as one user message when it has none.
  */
-import { BedrockRuntimeClient, ConverseCommand, type ConverseResponse, type Message } from '@aws-sdk/client-bedrock-runtime';
+import type { BedrockRuntimeClient, ConverseResponse, Message } from '@aws-sdk/client-bedrock-runtime';
 import type { GenerateRequest, Generation, GenerationParams, Prompt, Provider } from '#core/models/provider.ts';
 import type { TokenUsage } from '#core/types.ts';
-import { awsClientConfig } from './aws-client-config.ts';
+import { lazyClient, type LazyClient } from './aws-client-config.ts';
 import { addUsage, CallPolicy } from './call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
 import { ProviderCallError, classifySdkError, malformed } from './failures.ts';
@@ -24,7 +25,7 @@ import type { ArnPattern } from '#core/models/provider-kind.ts';
 export class BedrockProvider implements Provider {
   readonly kind = 'bedrock';
   readonly concurrency: number;
-  readonly #client: BedrockRuntimeClient;
+  readonly #client: LazyClient<typeof import('@aws-sdk/client-bedrock-runtime'), BedrockRuntimeClient>;
   readonly #policy: CallPolicy;
   readonly #caps: ModelCapabilities;
 
@@ -34,7 +35,7 @@ export class BedrockProvider implements Provider {
     opts: ResolvedOptions,
   ) {
     this.concurrency = opts.concurrency;
-    this.#client = new BedrockRuntimeClient(awsClientConfig(opts));
+    this.#client = lazyClient(() => import('@aws-sdk/client-bedrock-runtime'), (sdk, config) => new sdk.BedrockRuntimeClient(config), opts);
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
     this.#caps = capabilitiesOf(opts.capabilities, 'bedrock', model);
   }
@@ -47,26 +48,28 @@ export class BedrockProvider implements Provider {
 
   async generate(req: GenerateRequest): Promise<Generation> {
     const { prompt } = req;
-    const { params, clientStops } = adaptParams(this.#caps, req.params);
+    const { params, clientStops, omitSampling } = adaptParams(this.#caps, req.params);
     // Converse is chat-only: a completion prompt goes in its chat form, or as one user message without one.
     const completion = prompt.messages.length === 0;
     const messages: Message[] = completion
       ? [{ role: 'user', content: [{ text: promptText(prompt) }] }]
       : prompt.messages.map((m) => ({ role: m.role, content: [{ text: m.content }] }));
-    const command = new ConverseCommand({
+    const { sdk, client } = await this.#client.get();
+    const command = new sdk.ConverseCommand({
       modelId: this.model,
       messages,
       ...(prompt.system && !completion ? { system: [{ text: prompt.system }] } : {}),
       inferenceConfig: {
         maxTokens: params.maxTokens,
-        temperature: params.temperature,
-        // Sent only when it restricts anything (and never beside temperature where the model refuses both).
-        ...(params.topP < 1 ? { topP: params.topP } : {}),
+        // Neither is sent to a model that takes no sampling parameters (Claude Opus 4.7+);
+        // top_p only when it restricts anything (and never beside temperature where the model refuses both).
+        ...(omitSampling ? {} : { temperature: params.temperature }),
+        ...(params.topP < 1 && !omitSampling ? { topP: params.topP } : {}),
         ...(params.stop.length > 0 ? { stopSequences: params.stop } : {}),
       },
     });
     const out = await this.#policy.call(
-      async (signal) => readConverse(await this.#client.send(command, { abortSignal: signal })),
+      async (signal) => readConverse(await client.send(command, { abortSignal: signal })),
       req.signal,
     );
     const text = clientStops.length > 0 ? cutAtStops(out.value.text, clientStops) : out.value.text;
@@ -139,8 +142,16 @@ export const bedrock = networkKind<BedrockSpec>({
       resources: [arn('foundation-model/*', 'any', false), arn('foundation-model/*', 'none', false), arn('inference-profile/*', 'any', true)],
       arnLike: { key: 'bedrock:InferenceProfileArn', arns: PROFILES },
     },
+    // First use of a third-party model in an account: Bedrock subscribes the account to the
+    // model's AWS Marketplace offer in the background, with the caller's permissions ("Request
+    // access to models", Bedrock user guide: the role needs aws-marketplace:Subscribe and
+    // ViewSubscriptions; otherwise every call answers AccessDeniedException). Marketplace
+    // actions take no resource; the documented scope is a list of product ids, which a model
+    // chosen per run cannot name.
+    { sid: 'SubscribeOnFirstUseOfAModel', actions: ['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions'], resources: ['*'] },
   ],
-  iamReason: 'invocation is limited to foundation models and inference profiles of this account and region, and to foundation models in other Regions only through one of those inference profiles (cross-Region inference routes there)',
+  iamReason:
+    'invocation is limited to foundation models and inference profiles of this account and region, and to foundation models in other Regions only through one of those inference profiles (cross-Region inference routes there); the AWS Marketplace subscription Bedrock makes on the first call to a third-party model takes no resource-level scope',
   parse(spec, modelId) {
     if (modelId === '' || /\s/.test(modelId)) throw badSpec(spec, 'expected bedrock:<model-id>, e.g. bedrock:anthropic.claude-3-haiku-20240307-v1:0');
     return { scheme: 'bedrock', modelId };

@@ -24,6 +24,14 @@ const ruleSchema = z.strictObject({
   exclusive_sampling: z.boolean().optional(),
   completion: z.boolean().optional(),
   logprobs: z.boolean().optional(),
+  /** false: the model takes no temperature and no top_p (OpenAI reasoning models, Claude Opus 4.7+). */
+  sampling: z.boolean().optional(),
+  /** The request field of the answer's length (OpenAI reasoning models: `max_completion_tokens`). */
+  max_tokens_field: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
+  /** false: the model takes no stop sequences at all. */
+  stop_sequences: z.boolean().optional(),
+  /** The only stop sequences the model accepts (Titan Text: "|" or "User:"). */
+  allowed_stops: z.array(z.string()).optional(),
   source: z.string(),
 });
 
@@ -42,6 +50,12 @@ export interface ModelCapabilities {
   completion: boolean;
   /** Can return log-probabilities at all (false: no probe, digit-parse). */
   logprobs: boolean;
+  /** Takes temperature and top_p (false: neither is sent). */
+  sampling: boolean;
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** Takes stop sequences at all. */
+  stopSequences: boolean;
+  allowedStops?: string[];
   /** The evidence of every rule that applied. */
   sources: string[];
 }
@@ -52,6 +66,9 @@ export interface AdaptedParams {
   /** Stop sequences not sent: the answer is cut at the first of them after generation. */
   clientStops: string[];
   warnings: string[];
+  /** Leave temperature and top_p out of the request (the model refuses them). */
+  omitSampling: boolean;
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
 }
 
 const PROFILE_PREFIX = /^(us|eu|apac|us-gov|ca|jp|au|global)\./;
@@ -99,7 +116,7 @@ export async function loadCapabilityTable(path?: string): Promise<CapabilityTabl
  */
 export function capabilitiesOf(table: CapabilityTable, provider: string, model: string): ModelCapabilities {
   const id = model.replace(PROFILE_PREFIX, '');
-  const caps: ModelCapabilities = { stopNonWhitespace: false, exclusiveSampling: false, completion: true, logprobs: true, sources: [] };
+  const caps: ModelCapabilities = { stopNonWhitespace: false, exclusiveSampling: false, completion: true, logprobs: true, sampling: true, maxTokensField: 'max_tokens', stopSequences: true, sources: [] };
   for (const rule of table.rules) {
     if (rule.provider !== provider || !new RegExp(rule.model).test(id)) continue;
     if (rule.stop_non_whitespace !== undefined) caps.stopNonWhitespace = rule.stop_non_whitespace;
@@ -107,6 +124,10 @@ export function capabilitiesOf(table: CapabilityTable, provider: string, model: 
     if (rule.exclusive_sampling !== undefined) caps.exclusiveSampling = rule.exclusive_sampling;
     if (rule.completion !== undefined) caps.completion = rule.completion;
     if (rule.logprobs !== undefined) caps.logprobs = rule.logprobs;
+    if (rule.sampling !== undefined) caps.sampling = rule.sampling;
+    if (rule.max_tokens_field !== undefined) caps.maxTokensField = rule.max_tokens_field;
+    if (rule.stop_sequences !== undefined) caps.stopSequences = rule.stop_sequences;
+    if (rule.allowed_stops !== undefined) caps.allowedStops = rule.allowed_stops;
     caps.sources.push(rule.source);
   }
   return caps;
@@ -120,6 +141,20 @@ export function adaptParams(caps: ModelCapabilities, params: GenerationParams): 
   const warnings: string[] = [];
   const clientStops: string[] = [];
   let stop = params.stop;
+  if (!caps.stopSequences && stop.length > 0) {
+    clientStops.push(...stop);
+    warnings.push(`stop sequence(s) ${stop.map((s) => JSON.stringify(s)).join(', ')} not sent: the model takes no stop sequences; the answer is cut at them after generation`);
+    stop = [];
+  }
+  if (caps.allowedStops) {
+    const allowed = caps.allowedStops;
+    const refused = stop.filter((s) => !allowed.includes(s));
+    if (refused.length > 0) {
+      clientStops.push(...refused);
+      stop = stop.filter((s) => allowed.includes(s));
+      warnings.push(`stop sequence(s) ${refused.map((s) => JSON.stringify(s)).join(', ')} not sent: the model accepts only ${allowed.map((s) => JSON.stringify(s)).join(' or ')}; the answer is cut at them after generation`);
+    }
+  }
   if (caps.stopNonWhitespace) {
     const blank = stop.filter((s) => s.trim() === '');
     if (blank.length > 0) {
@@ -135,11 +170,14 @@ export function adaptParams(caps: ModelCapabilities, params: GenerationParams): 
     warnings.push(`only the first ${caps.maxStopSequences} stop sequences are sent (the model takes no more); ${rest.map((s) => JSON.stringify(s)).join(', ')} cut the answer after generation`);
   }
   let topP = params.topP;
-  if (caps.exclusiveSampling && topP < 1) {
+  if (!caps.sampling) {
+    warnings.push(`temperature ${params.temperature}${params.topP < 1 ? ` and top_p ${params.topP}` : ''} not sent: the model takes no sampling parameters (it samples at its own fixed setting)`);
+    topP = 1;
+  } else if (caps.exclusiveSampling && topP < 1) {
     warnings.push(`top_p ${topP} not sent: the model takes temperature or top_p, not both; temperature ${params.temperature} is kept`);
     topP = 1;
   }
-  return { params: { ...params, stop, topP }, clientStops, warnings };
+  return { params: { ...params, stop, topP }, clientStops, warnings, omitSampling: !caps.sampling, maxTokensField: caps.maxTokensField };
 }
 
 /** The answer cut at the first of `stops` (what the server would have done with them). */

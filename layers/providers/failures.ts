@@ -48,7 +48,30 @@ const RETRYABLE_AWS_NAMES = new Set([
   'ModelTimeoutException',
   'RequestTimeout',
   'RequestTimeoutException',
+  // InvokeEndpointWithResponseStream's in-stream errors (SageMaker runtime API reference,
+  // "InvokeEndpointWithResponseStream" Errors): "The stream processing failed because of an
+  // unknown error … Try your request again" and "An error occurred while streaming the
+  // response body" (ModelInvocationTimeExceeded, StreamBroken).
+  'InternalStreamFailure',
+  'ModelStreamError',
 ]);
+
+/**
+ * Error types/codes in a 429 body that no wait will fix. OpenAI (API docs, "Error codes":
+ * 429 "You exceeded your current quota, please check your plan and billing details"): the
+ * type `insufficient_quota`, whose `error.code` may name the cause (`credit_balance_exhausted`,
+ * `organization_spend_limit_exceeded`, `project_spend_limit_exceeded`,
+ * `organization_usage_limit_exceeded`) — the account is out of credit, not over a rate.
+ */
+const PERMANENT_CODES = new Set([
+  // Anthropic (API docs, "Errors"): a 429 whose error.details.error_code says the month's spend cap is reached.
+  'enforced_spend_limit_reached',
+  'insufficient_quota', 'credit_balance_exhausted', 'organization_spend_limit_exceeded', 'project_spend_limit_exceeded', 'organization_usage_limit_exceeded']);
+
+/** Whether an error body's type or code says waiting will not help. */
+export function isPermanentCode(code: string): boolean {
+  return PERMANENT_CODES.has(code);
+}
 
 /** Names that mean "over your quota", whatever the status (SageMaker sends ThrottlingException with 400). */
 const THROTTLE_NAMES = new Set(['ThrottlingException', 'TooManyRequestsException']);
@@ -84,9 +107,25 @@ export function retryAfterFromHeaders(get: (name: string) => string | null | und
   return parseRetryAfter(get('retry-after'), now);
 }
 
-/** A failure from an HTTP status and the server's message. */
-export function httpFailure(status: number, serverMessage: string, retryAfter: string | null | undefined | { ms: number | undefined }, now: number): ProviderCallError {
+/**
+ * A failure from an HTTP status and the server's message. `code` is the error body's code or
+ * type (OpenAI's `error.code`): a 429 `insufficient_quota` fails at once, unthrottled.
+ */
+export function httpFailure(
+  status: number,
+  serverMessage: string,
+  retryAfter: string | null | undefined | { ms: number | undefined },
+  now: number,
+  code?: string,
+): ProviderCallError {
   const retryAfterMs = typeof retryAfter === 'object' && retryAfter !== null ? retryAfter.ms : parseRetryAfter(retryAfter, now);
+  if (code !== undefined && PERMANENT_CODES.has(code)) {
+    return new ProviderCallError(`HTTP ${status} ${code}: ${truncate(serverMessage)} (not retried: waiting does not restore a quota; check the account's plan and billing)`, {
+      retryable: false,
+      throttled: false,
+      status,
+    });
+  }
   return new ProviderCallError(`HTTP ${status}: ${truncate(serverMessage)}`, {
     retryable: isRetryableStatus(status),
     status,
@@ -137,8 +176,11 @@ export function classifySdkError(err: unknown, now: number): ProviderCallError {
   if (isNetworkError(e)) return new ProviderCallError(`connection failed: ${name}: ${message}`, { retryable: true, ...extra });
   if (e.$fault === 'client' || e.$fault === 'server') {
     if (name === 'ModelError' && typeof e.OriginalStatusCode === 'number') {
+      // A container answering 429 (TGI's "Model is overloaded", a vLLM behind a rate limiter)
+      // is throttling too: the call policy backs its concurrency off.
       return new ProviderCallError(`${name} (container status ${e.OriginalStatusCode}): ${truncate(message)}`, {
         retryable: isRetryableStatus(e.OriginalStatusCode),
+        throttled: e.OriginalStatusCode === 429,
         ...extra,
       });
     }

@@ -3,7 +3,7 @@
  * classified ProviderCallError: an HTTP error status (with the server's own message and
  * Retry-After), an empty body, a body that is not JSON.
  */
-import { ProviderCallError, httpFailure, malformed, retryAfterFromHeaders } from './failures.ts';
+import { ProviderCallError, httpFailure, isPermanentCode, malformed, retryAfterFromHeaders } from './failures.ts';
 
 /** POSTs `body` as JSON to `url` and returns the parsed JSON answer of a 2xx response. */
 export async function postJson(
@@ -20,7 +20,7 @@ export async function postJson(
     signal,
   });
   const text = await res.text();
-  if (!res.ok) throw httpFailure(res.status, serverMessage(text) || res.statusText, { ms: retryAfterFromHeaders((h) => res.headers.get(h), now()) }, now());
+  if (!res.ok) throw httpFailure(res.status, serverMessage(text) || res.statusText, { ms: retryAfterFromHeaders((h) => res.headers.get(h), now()) }, now(), errorCode(text));
   return parseJsonBody(text);
 }
 
@@ -49,4 +49,16 @@ export function serverMessage(text: string): string {
     // not JSON: the text itself is the message
   }
   return text.trim().slice(0, 500);
+}
+
+/** The code of an error body (OpenAI's `{error: {type, code}}`), a permanent one first; undefined otherwise. */
+export function errorCode(text: string): string | undefined {
+  try {
+    const error = (JSON.parse(text) as { error?: { code?: unknown; type?: unknown; details?: { error_code?: unknown } | null } }).error;
+    if (typeof error !== 'object' || error === null) return undefined;
+    const codes = [error.details?.error_code, error.code, error.type].filter((c): c is string => typeof c === 'string');
+    return codes.find(isPermanentCode) ?? codes[0];
+  } catch {
+    return undefined;
+  }
 }

@@ -21,6 +21,15 @@ export interface PromptToken {
   offset?: number;
 }
 
+/** Where a choice was found among the prompt tokens, and its log-probability. */
+export interface LocatedChoice {
+  logprob: number;
+  /** `bytes`: the tokens spell the prompt's tail exactly; `offsets`: located by the server's text offsets only (not trusted by the capability check). */
+  by: 'bytes' | 'offsets';
+  /** The token strings summed, first to last. */
+  tokens: string[];
+}
+
 /**
  * log P(choice | context) from the tokens of the prompt `context + choice` — exactly the
  * prompt's tokens (generated tokens already removed), special tokens included or not.
@@ -30,32 +39,61 @@ export interface PromptToken {
  * @throws ProviderCallError (not retryable) when no run of tokens covers the choice.
  */
 export function choiceLogprob(tokens: readonly PromptToken[], context: string, choice: string): number {
+  return locateChoice(tokens, context, choice).logprob;
+}
+
+/** {@link choiceLogprob} with how the choice was located and the tokens that cover it. */
+export function locateChoice(tokens: readonly PromptToken[], context: string, choice: string): LocatedChoice {
   if (choice.length === 0) throw deterministic('empty choice');
-  const byTail = sumFromTail(tokens, utf8(context + choice), utf8(choice).length);
-  if (byTail !== undefined) return byTail;
-  if (tokens.some((t) => t.offset !== undefined)) return sumCovering(shiftPastSpecials(tokens), charLength(context), charLength(context + choice));
+  const prompt = utf8(context + choice);
+  const byTail = coverTail(tokens, prompt, prompt.length - utf8(choice).length, tokens.length - 1, prompt.length);
+  if (byTail !== undefined) return { logprob: byTail.sum, by: 'bytes', tokens: byTail.used };
+  if (tokens.some((t) => t.offset !== undefined)) {
+    const shifted = shiftPastSpecials(tokens);
+    const start = charLength(context);
+    const end = charLength(context + choice);
+    const used = shifted.filter((t) => t.offset !== undefined && t.text.length > 0 && t.offset < end && t.offset + charLength(t.text) > start).map((t) => t.text);
+    return { logprob: sumCovering(shifted, start, end), by: 'offsets', tokens: used };
+  }
   throw deterministic(`cannot locate the choice ${JSON.stringify(choice)} among the ${tokens.length} prompt tokens the server returned`);
 }
 
-/** Walks back from the last token matching bytes against the end of the prompt until the choice's bytes are covered. */
-function sumFromTail(tokens: readonly PromptToken[], prompt: Uint8Array, choiceBytes: number): number | undefined {
-  const choiceStart = prompt.length - choiceBytes;
-  let pos = prompt.length;
-  let sum = 0;
-  for (let i = tokens.length - 1; i >= 0; i--) {
-    const token = tokens[i] as PromptToken;
-    const bytes = tokenBytes(token.text);
-    if (bytes === null || bytes.length === 0) continue;
-    if (!endsWith(prompt, bytes, pos)) {
-      // A token spanning the boundary: its tail is the rest of the choice, its head lies in
-      // the context (which, behind a chat template, may not be the text we know).
-      const need = pos - choiceStart;
-      return need > 0 && bytes.length > need && endsWith(bytes, prompt.subarray(choiceStart, pos), bytes.length) ? sum + requireLogprob(token) : undefined;
+const SPACE = 0x20;
+
+/**
+ * Walks back from token `i`, whose text must end at byte `pos` of the prompt, until the
+ * choice's bytes (from `choiceStart`) are covered. A token is matched as spelled, or as
+ * spelled with one leading space put back: decoding a single SentencePiece token strips the
+ * space its `▁` stands for (`▁4` → "4", a lone `▁` → ""), which is how vLLM spells prompt
+ * tokens from vllm@092baf6 on (`convert_ids_list_to_tokens` decodes one id at a time). The
+ * first reading that covers the choice wins; the search backtracks over the few tokens a
+ * choice spans.
+ */
+function coverTail(tokens: readonly PromptToken[], prompt: Uint8Array, choiceStart: number, i: number, pos: number): { sum: number; used: string[] } | undefined {
+  if (i < 0) return undefined;
+  const token = tokens[i] as PromptToken;
+  const bytes = tokenBytes(token.text);
+  if (bytes === null) return coverTail(tokens, prompt, choiceStart, i - 1, pos);
+  const readings = bytes.length === 0 ? [0, 1] : [bytes.length, bytes.length + 1];
+  for (const width of readings) {
+    // width 0: a token standing for no text here (a decoded special token); skipped.
+    if (width === 0) {
+      const rest = coverTail(tokens, prompt, choiceStart, i - 1, pos);
+      if (rest) return rest;
+      continue;
     }
-    pos -= bytes.length;
-    sum += requireLogprob(token);
-    if (pos <= choiceStart) return sum;
+    const lostSpace = width > bytes.length;
+    if (!endsWith(prompt, bytes, pos) || (lostSpace && prompt[pos - width] !== SPACE) || width > pos) continue;
+    const next = pos - width;
+    const logprob = requireLogprob(token);
+    if (next <= choiceStart) return { sum: logprob, used: [token.text] };
+    const rest = coverTail(tokens, prompt, choiceStart, i - 1, next);
+    if (rest) return { sum: rest.sum + logprob, used: [...rest.used, token.text] };
   }
+  // A token spanning the boundary: its tail is the rest of the choice, its head lies in the
+  // context (which, behind a chat template, may not be the text we know).
+  const need = pos - choiceStart;
+  if (need > 0 && bytes.length > need && endsWith(bytes, prompt.subarray(choiceStart, pos), bytes.length)) return { sum: requireLogprob(token), used: [token.text] };
   return undefined;
 }
 

@@ -90,12 +90,20 @@ export function chatOnlyMessages(prompt: Prompt): { role: string; content: strin
   return prompt.messages.length > 0 ? chatMessages(prompt) : [{ role: 'user', content: promptText(prompt) }];
 }
 
-/** The sampling fields common to both endpoints; `stop` only when there is one (some servers reject []). */
-export function samplingFields(params: GenerationParams, seed: number | undefined): Record<string, unknown> {
+/**
+ * The sampling fields common to both endpoints; `stop` only when there is one (some servers
+ * reject []); `top_p` only when it restricts anything: 1 is every server's default, and TGI's
+ * OpenAI routes reject it (router/src/validation.rs: "`top_p` must be > 0.0 and < 1.0", 422).
+ */
+export function samplingFields(
+  params: GenerationParams,
+  seed: number | undefined,
+  adapted: { omitSampling?: boolean; maxTokensField?: 'max_tokens' | 'max_completion_tokens' } = {},
+): Record<string, unknown> {
   return {
-    max_tokens: params.maxTokens,
-    temperature: params.temperature,
-    top_p: params.topP,
+    [adapted.maxTokensField ?? 'max_tokens']: params.maxTokens,
+    ...(adapted.omitSampling ? {} : { temperature: params.temperature }),
+    ...(params.topP < 1 && !adapted.omitSampling ? { top_p: params.topP } : {}),
     ...(params.stop.length > 0 ? { stop: params.stop } : {}),
     ...(seed !== undefined ? { seed } : {}),
   };
@@ -151,21 +159,37 @@ const legacyLogprobsSchema = z
 /**
  * The prompt tokens of a `/completions` answer with `echo: true, logprobs: 1`, generated
  * tokens removed; undefined when the server did not echo the prompt with log-probabilities
- * (llama.cpp, TGI and Ollama ignore `echo`).
+ * (llama.cpp, TGI and Ollama ignore `echo`, or refuse it).
+ *
+ * The prompt's tokens are located from what the answer says about the prompt, never from
+ * `usage.completion_tokens`: vLLM counts a generated token there even when `max_tokens: 0`
+ * shows none (vllm serving.py `request_output_to_completion_response`), so stripping that
+ * many tokens would strip the choice itself. The choice's `text` must start with the prompt
+ * sent (the echo happened); with `max_tokens: 0` every token is the prompt's; otherwise the
+ * prompt's are the first `usage.prompt_tokens` (vLLM counts `len(prompt_token_ids)`, BOS
+ * included), or all but the `max_tokens` generated ones when usage is missing.
  */
-export function echoedTokens(response: CompletionResponse): PromptToken[] | undefined {
-  const parsed = legacyLogprobsSchema.safeParse(response.choices[0]?.logprobs);
+export function echoedTokens(response: CompletionResponse, sent: { prompt: string; maxTokens: number }): PromptToken[] | undefined {
+  const choice = response.choices[0];
+  const parsed = legacyLogprobsSchema.safeParse(choice?.logprobs);
   if (!parsed.success) return undefined;
+  if (!choice?.text.startsWith(sent.prompt)) return undefined;
   const lp = parsed.data;
   if (lp.token_logprobs.length !== lp.tokens.length) throw malformed('tokens and token_logprobs differ in length');
   const offsets = lp.text_offset ?? undefined;
   if (offsets && offsets.length !== lp.tokens.length) throw malformed('tokens and text_offset differ in length');
-  const generated = Math.min(lp.tokens.length, response.usage?.completion_tokens ?? 0);
-  return lp.tokens.slice(0, lp.tokens.length - generated).map((text, i) => ({
+  const promptCount = promptTokenCount(lp.tokens.length, response.usage?.prompt_tokens, sent.maxTokens);
+  return lp.tokens.slice(0, promptCount).map((text, i) => ({
     text,
     logprob: lp.token_logprobs[i] ?? null,
     ...(offsets ? { offset: offsets[i] as number } : {}),
   }));
+}
+
+function promptTokenCount(total: number, usagePrompt: number | undefined, maxTokens: number): number {
+  if (maxTokens === 0) return total;
+  if (usagePrompt !== undefined && usagePrompt > 0 && usagePrompt <= total) return usagePrompt;
+  return Math.max(0, total - maxTokens);
 }
 
 /** A chat request for the next token's top-k log-probabilities (next-token likert mode and its probe). */

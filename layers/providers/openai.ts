@@ -16,7 +16,7 @@ import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from 
 import { ProviderCallError, classifySdkError, deterministic } from './failures.ts';
 import { postJson } from './http-json.ts';
 import { combineChoiceScores, type ScoredChoice } from './choice-scores.ts';
-import { choiceLogprob } from './logprobs.ts';
+import { locateChoice, type LocatedChoice } from './logprobs.ts';
 import { nextTokenScores } from './next-token.ts';
 import type { ResolvedOptions } from './options.ts';
 import { badSpec, networkKind } from './network-kind.ts';
@@ -76,7 +76,7 @@ export class OpenAiProvider implements Provider {
   async generate(req: GenerateRequest): Promise<Generation> {
     const seed = sampleSeed(req.params.seed, req.sample);
     const adapted = adaptParams(this.#caps, req.params);
-    const sampling = samplingFields(adapted.params, seed);
+    const sampling = samplingFields(adapted.params, seed, adapted);
     const prompt = promptText(req.prompt);
     let generation: Generation | undefined;
     if (req.prompt.style === 'completion' && this.#completions) generation = await this.#complete(prompt, sampling, req.signal);
@@ -132,28 +132,36 @@ export class OpenAiProvider implements Provider {
     return { logprobs: scores.logprobs, floored: scores.floored, floor: scores.floor, usage, latencyMs: out.latencyMs, attempts: out.attempts };
   }
 
-  async #scoreOne(context: string, choice: string, signal?: AbortSignal): Promise<ScoredChoice> {
+  async #scoreOne(context: string, choice: string, signal?: AbortSignal): Promise<ScoredChoice & { located: LocatedChoice }> {
     const text = context + choice;
     const out = await this.#policy.call(async (s) => {
-      const value = expectShape(completionResponseSchema, await this.#echo(text, s), 'completions (echo)');
+      const echoed = await this.#echo(text, s);
+      const value = expectShape(completionResponseSchema, echoed.body, 'completions (echo)');
       const usage = usageOf(value.usage, text, '');
-      const tokens = echoedTokens(value);
+      const tokens = echoedTokens(value, { prompt: text, maxTokens: echoed.maxTokens });
       if (!tokens) throw deterministic('the server did not echo the prompt with log-probabilities (use --likert-mode next-token or digit-parse)', usage);
-      return { logprob: choiceLogprob(tokens, context, choice), usage };
+      return { located: locateChoice(tokens, context, choice), usage };
     }, signal);
-    return { logprob: out.value.logprob, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
+    return { logprob: out.value.located.logprob, located: out.value.located, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
   }
 
-  async #echo(prompt: string, signal: AbortSignal): Promise<unknown> {
+  /** An echo of `prompt`; the `max_tokens` it was answered with (0, or 1 on servers that refuse 0). */
+  async #echo(prompt: string, signal: AbortSignal): Promise<{ body: unknown; maxTokens: number }> {
     const body = { model: this.model, prompt, echo: true, logprobs: 1, temperature: 0 };
+    const maxTokens = this.#scoreMaxTokens;
     try {
-      return await this.#post('/completions', { ...body, max_tokens: this.#scoreMaxTokens }, signal);
+      return { body: await this.#post('/completions', { ...body, max_tokens: maxTokens }, signal), maxTokens };
     } catch (err) {
-      // Some servers insist on max_tokens ≥ 1; the generated token is cut off by its count in usage.
-      if (this.#scoreMaxTokens === 0 && err instanceof ProviderCallError && err.status === 400) {
+      // llama.cpp refuses echo with a 500 ("Only no echo is supported", tools/server/
+      // server-common.cpp oaicompat_completion_params_parse): the same on every attempt.
+      if (err instanceof ProviderCallError && err.status === 500 && /\becho\b/i.test(err.message)) {
+        throw new ProviderCallError(`the server refuses echo: ${err.message}`, { retryable: false, status: 500 });
+      }
+      // Some servers insist on max_tokens ≥ 1; the generated token is told apart by the prompt's token count.
+      if (maxTokens === 0 && err instanceof ProviderCallError && err.status === 400) {
         const retried = await this.#post('/completions', { ...body, max_tokens: 1 }, signal);
         this.#scoreMaxTokens = 1;
-        return retried;
+        return { body: retried, maxTokens: 1 };
       }
       throw err;
     }
@@ -172,7 +180,9 @@ export class OpenAiProvider implements Provider {
       try {
         const s = await this.#scoreOne(context, PROBE_TEXT.slice(-2), signal);
         usage = addUsage(usage, s.usage) as TokenUsage;
-        supported.push({ mode: 'likelihood', method: 'openai-echo' });
+        const untrusted = distrust(s.located, PROBE_TEXT.slice(-1));
+        if (untrusted) findings.push(`prompt log-probabilities cannot be trusted: ${untrusted}`);
+        else supported.push({ mode: 'likelihood', method: 'openai-echo' });
       } catch (err) {
         usage = addUsage(usage, (err as ProviderCallError).billed) as TokenUsage;
         const status = err instanceof ProviderCallError ? err.status : undefined;
@@ -200,6 +210,17 @@ export class OpenAiProvider implements Provider {
   #post(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
     return postJson(`${this.baseUrl}${path}`, body, this.#headers, signal, this.opts.now);
   }
+}
+
+/**
+ * Why choices located this way cannot be trusted, or undefined when they can: the echoed
+ * tokens must spell the prompt's tail (not merely carry offsets) and the tokens summed must
+ * include the choice's digit — otherwise every choice would get the same score.
+ */
+export function distrust(located: LocatedChoice, digit: string): string | undefined {
+  if (located.by !== 'bytes') return `the echoed tokens do not spell the end of the prompt (the choice was found by text offsets only, in ${JSON.stringify(located.tokens)})`;
+  if (!located.tokens.some((t) => t.includes(digit))) return `the tokens covering the choice (${JSON.stringify(located.tokens)}) do not include its digit ${digit}`;
+  return undefined;
 }
 
 export interface OpenAiSpec {

@@ -12,6 +12,9 @@ import shipped from './prices.json' with { type: 'json' };
 const modelPriceSchema = z.strictObject({
   input_per_mtok: z.number().nonnegative(),
   output_per_mtok: z.number().nonnegative(),
+  /** The provider's batch price (OpenAI Batch, Anthropic Message Batches, Bedrock batch inference), where it documents one. */
+  batch_input_per_mtok: z.number().nonnegative().optional(),
+  batch_output_per_mtok: z.number().nonnegative().optional(),
   note: z.string().optional(),
   /** When the figure was read, e.g. 2026-11. */
   as_of: z.string().optional(),
@@ -27,11 +30,24 @@ const computeSchema = z.strictObject({
   fargate_gb_hour: z.number().nonnegative(),
 });
 
+/**
+ * A surcharge on some ids of a model: `factor` × the table's price for the ids `model`
+ * (a regular expression, searched in the id without its profile prefix) matches, unless the
+ * id starts with one of `except_prefixes`.
+ */
+const premiumSchema = z.strictObject({
+  model: z.string(),
+  factor: z.number().min(1),
+  except_prefixes: z.array(z.string()).default([]),
+  source: z.string(),
+});
+
 const tableSchema = z.strictObject({
   source: z.string(),
   as_of: z.string(),
   currency: z.literal('USD'),
   models: z.record(z.string(), modelPriceSchema),
+  premiums: z.array(premiumSchema).default([]),
   compute: computeSchema,
 });
 
@@ -41,6 +57,7 @@ const overrideSchema = z.strictObject({
   as_of: z.string().optional(),
   currency: z.literal('USD').optional(),
   models: z.record(z.string(), modelPriceSchema).optional(),
+  premiums: z.array(premiumSchema).optional(),
   compute: computeSchema.partial().optional(),
 });
 
@@ -83,13 +100,30 @@ export async function loadPriceTable(path?: string): Promise<PriceTable> {
     as_of: o.as_of ?? base.as_of,
     currency: 'USD',
     models: { ...base.models, ...o.models },
+    premiums: o.premiums ?? base.premiums,
     compute: { ...base.compute, ...o.compute },
   };
 }
 
-/** The price of a model: exact id first, then the base id of an inference profile. */
+/**
+ * The price of a model: exact id first, then the base id of an inference profile, with the
+ * table's premium for that kind of id (Claude Sonnet 4.5 and later on Bedrock: regional and
+ * geographic endpoints cost 10% more than `global.`).
+ */
 export function findModelPrice(table: PriceTable, model: string): ModelPrice | undefined {
-  return table.models[model] ?? table.models[model.replace(PROFILE_PREFIX, '')];
+  const exact = table.models[model];
+  if (exact) return exact;
+  const base = model.replace(PROFILE_PREFIX, '');
+  const price = table.models[base];
+  if (!price) return undefined;
+  const premium = table.premiums.find((p) => new RegExp(p.model).test(base) && !p.except_prefixes.some((prefix) => model.startsWith(prefix)));
+  if (!premium) return price;
+  return {
+    ...price,
+    input_per_mtok: price.input_per_mtok * premium.factor,
+    output_per_mtok: price.output_per_mtok * premium.factor,
+    note: `${model}: ×${premium.factor} of ${base} (${premium.source})`,
+  };
 }
 
 /**
@@ -155,4 +189,13 @@ export function estimateComputeCost(table: PriceTable, usage: ComputeUsage): num
     (usage.fargateVcpuHours ?? 0) * c.fargate_vcpu_hour +
     (usage.fargateGbHours ?? 0) * c.fargate_gb_hour
   );
+}
+
+/**
+ * The price of `--batch` calls: the entry's batch price where it has one, else undefined
+ * (a batch run is then billed at the on-demand price: its spend errs high, never low).
+ */
+export function batchPriceOf(price: ModelPrice): ModelPrice | undefined {
+  if (price.batch_input_per_mtok === undefined || price.batch_output_per_mtok === undefined) return undefined;
+  return { input_per_mtok: price.batch_input_per_mtok, output_per_mtok: price.batch_output_per_mtok, ...(price.source ? { source: price.source } : {}) };
 }

@@ -12,6 +12,7 @@
 import type { ProviderKind } from '#core/models/provider-kind.ts';
 import { reference } from '#core/models/reference.ts';
 import { replay } from '#core/models/replay.ts';
+import { anthropic } from './anthropic.ts';
 import { bedrock } from './bedrock.ts';
 import type { NetworkProviderKind } from './network-kind.ts';
 import { openai } from './openai.ts';
@@ -56,7 +57,7 @@ export function createProviderRegistry(kinds: readonly ProviderKind<ProviderOpti
   };
 }
 
-export const PROVIDER_REGISTRY: ProviderRegistry = createProviderRegistry([reference, replay, bedrock, sagemaker, openai] as ProviderKind<ProviderOptions>[]);
+export const PROVIDER_REGISTRY: ProviderRegistry = createProviderRegistry([reference, replay, bedrock, sagemaker, openai, anthropic] as ProviderKind<ProviderOptions>[]);
 
 /** Whether a created provider's calls cost money (unknown kinds: yes). */
 export function isBilled(provider: { kind: string }): boolean {

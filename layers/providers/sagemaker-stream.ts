@@ -6,18 +6,18 @@
  * carried in PayloadPart events that may split a line anywhere: the parts are joined
  * before the lines are read.
  */
-import { InvokeEndpointWithResponseStreamCommand, type SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import type { InvokeEndpointWithResponseStreamCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import type { TokenUsage } from '#core/types.ts';
-import { malformed } from './failures.ts';
+import { isRetryableStatus, malformed, ProviderCallError } from './failures.ts';
 import { estimateTokens } from './tokens.ts';
 
 /** Generations asking for more new tokens than this are streamed (they may outlive 60 s). */
 export const STREAM_ABOVE_TOKENS = 1024;
 
 /** The text of a whole response stream. */
-export async function invokeStream(client: SageMakerRuntimeClient, endpoint: string, payload: unknown, signal: AbortSignal): Promise<string> {
+export async function invokeStream(sdk: { InvokeEndpointWithResponseStreamCommand: typeof InvokeEndpointWithResponseStreamCommand }, client: SageMakerRuntimeClient, endpoint: string, payload: unknown, signal: AbortSignal): Promise<string> {
   const res = await client.send(
-    new InvokeEndpointWithResponseStreamCommand({
+    new sdk.InvokeEndpointWithResponseStreamCommand({
       EndpointName: endpoint,
       ContentType: 'application/json',
       Accept: 'application/json',
@@ -50,6 +50,41 @@ export function sseData(text: string): unknown[] {
   return out;
 }
 
+/**
+ * An error the container sent inside a 200 stream, as a failure; undefined when the event is
+ * no error. TGI (router/src/server.rs `generate_stream`, `impl From<InferError> for Event`,
+ * v3.3.7) sends `{"error": "…", "error_type": "generation" | "overloaded" | "validation" |
+ * "incomplete_generation_stream" | …}` and stops; its OpenAI routes send
+ * `{"error": {"message", "http_status_code"}}` (infer/mod.rs `into_openai_event`); vLLM
+ * (serving.py stream generators, `create_streaming_error_response` @cc139d8) sends
+ * `{"error": {"message", "type", "code"}}` and then `[DONE]`. The text so far is no answer.
+ */
+export function streamError(event: unknown): ProviderCallError | undefined {
+  if (typeof event !== 'object' || event === null || !('error' in event)) return undefined;
+  const { error, error_type: errorType } = event as { error: unknown; error_type?: unknown };
+  if (error === null || error === undefined) return undefined;
+  if (typeof error === 'string') {
+    const type = typeof errorType === 'string' ? errorType : 'unknown';
+    const permanent = ['validation', 'template_error', 'missing_template_variable', 'tool_error'].includes(type);
+    return new ProviderCallError(`the stream ended with an error (${type}): ${error.slice(0, 300)}`, { retryable: !permanent, throttled: type === 'overloaded' });
+  }
+  const e = error as { message?: unknown; code?: unknown; http_status_code?: unknown; type?: unknown };
+  const status = typeof e.code === 'number' ? e.code : typeof e.http_status_code === 'number' ? e.http_status_code : undefined;
+  const message = typeof e.message === 'string' ? e.message : JSON.stringify(error);
+  return new ProviderCallError(`the stream ended with an error${status !== undefined ? ` (${status})` : ''}: ${message.slice(0, 300)}`, {
+    // Without a status the server failed mid-generation: another attempt may succeed.
+    retryable: status === undefined || isRetryableStatus(status),
+    ...(status !== undefined ? { status } : {}),
+  });
+}
+
+function throwStreamErrors(events: readonly unknown[]): void {
+  for (const event of events) {
+    const failure = streamError(event);
+    if (failure) throw failure;
+  }
+}
+
 /** A streamed generation, read. */
 export interface StreamedGeneration {
   text: string;
@@ -66,6 +101,7 @@ interface TgiEvent {
 /** TGI's stream: the last event's `generated_text` (or the tokens joined), its details. */
 export function readTgiStream(text: string, prompt: string): StreamedGeneration {
   const events = sseData(text) as TgiEvent[];
+  throwStreamErrors(events);
   if (events.length === 0) throw malformed('TGI stream carried no event');
   const last = events[events.length - 1] as TgiEvent;
   const joined = events.map((e) => (e.token?.special ? '' : (e.token?.text ?? ''))).join('');
@@ -86,6 +122,7 @@ interface ChatChunk {
 /** An OpenAI-style chat stream: the deltas joined, the finish reason, the usage chunk. */
 export function readChatStream(text: string, prompt: string): StreamedGeneration {
   const chunks = sseData(text) as ChatChunk[];
+  throwStreamErrors(chunks);
   let content = '';
   let finishReason: string | undefined;
   let usage: ChatChunk['usage'];

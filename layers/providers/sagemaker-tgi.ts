@@ -19,6 +19,8 @@ const generationSchema = z
         finish_reason: z.string().nullish(),
         generated_tokens: z.number().nullish(),
         prefill: z.array(tokenSchema).nullish(),
+        /** Per generated token, its `top_n_tokens` alternatives (router/src/lib.rs `Details.top_tokens`). */
+        top_tokens: z.array(z.array(z.object({ text: z.string(), logprob: z.number() }).loose())).nullish(),
       })
       .loose()
       .nullish(),
@@ -70,4 +72,20 @@ export function tgiPrefill(generation: TgiGeneration): PromptToken[] {
     throw malformed('TGI answer has no details.prefill (decoder_input_details unsupported?)');
   }
   return prefill.map((t) => ({ text: t.text, logprob: t.logprob ?? null }));
+}
+
+/**
+ * The next token's top-k alternatives after `inputs` (next-token likert mode): greedy, one
+ * new token, `top_n_tokens` — which TGI serves whatever its launch flags, unlike prompt
+ * log-probabilities (off by default since TGI 3.0). k is capped by `--max-top-n-tokens`
+ * (default 5).
+ */
+export function tgiTopTokensPayload(inputs: string, k: number): unknown {
+  return { inputs, parameters: { max_new_tokens: 1, do_sample: false, return_full_text: false, details: true, top_n_tokens: k } };
+}
+
+/** The first generated token's alternatives; undefined when the answer has none. */
+export function tgiTopTokens(generation: TgiGeneration): { token: string; logprob: number }[] | undefined {
+  const first = generation.details?.top_tokens?.[0];
+  return first && first.length > 0 ? first.map((t) => ({ token: t.text, logprob: t.logprob })) : undefined;
 }

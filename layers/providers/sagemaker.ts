@@ -10,10 +10,10 @@
  * through InvokeEndpointWithResponseStream, which only has to start within it; a shorter
  * one that still outlives it is reported as such (not retried — it would time out again).
  */
-import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import type { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import type { ChoiceScores, GenerateRequest, Generation, GenerationParams, LikertProbe, Prompt, Provider, ScoreChoicesRequest } from '#core/models/provider.ts';
 import type { TokenUsage } from '#core/types.ts';
-import { awsClientConfig } from './aws-client-config.ts';
+import { lazyClient, type LazyClient } from './aws-client-config.ts';
 import { addUsage, CallPolicy } from './call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
 import { ProviderCallError, classifySdkError, deterministic } from './failures.ts';
@@ -37,7 +37,7 @@ import {
 import { PROBE_TEXT } from './openai.ts';
 import { promptText, sampleSeed } from './prompt-text.ts';
 import { invokeStream, readChatStream, readTgiStream, STREAM_ABOVE_TOKENS } from './sagemaker-stream.ts';
-import { readTgi, tgiGeneratePayload, tgiPrefill, tgiScorePayload } from './sagemaker-tgi.ts';
+import { readTgi, tgiGeneratePayload, tgiPrefill, tgiScorePayload, tgiTopTokens, tgiTopTokensPayload } from './sagemaker-tgi.ts';
 import { badSpec, networkKind } from './network-kind.ts';
 import { estimateTokens } from './tokens.ts';
 
@@ -47,7 +47,7 @@ const REALTIME_TIMEOUT = /timed out while waiting for a response|invocation time
 export class SageMakerProvider implements Provider {
   readonly kind = 'sagemaker';
   readonly concurrency: number;
-  readonly #client: SageMakerRuntimeClient;
+  readonly #client: LazyClient<typeof import('@aws-sdk/client-sagemaker-runtime'), SageMakerRuntimeClient>;
   readonly #policy: CallPolicy;
   readonly #caps: ModelCapabilities;
 
@@ -58,7 +58,7 @@ export class SageMakerProvider implements Provider {
     opts: ResolvedOptions,
   ) {
     this.concurrency = opts.concurrency;
-    this.#client = new SageMakerRuntimeClient(awsClientConfig(opts));
+    this.#client = lazyClient(() => import('@aws-sdk/client-sagemaker-runtime'), (sdk, config) => new sdk.SageMakerRuntimeClient(config), opts);
     this.#caps = capabilitiesOf(opts.capabilities, 'sagemaker', model);
     this.#policy = new CallPolicy(opts, (err) => classifyInvoke(err, opts.now()));
   }
@@ -88,7 +88,8 @@ export class SageMakerProvider implements Provider {
         ? { ...(tgiGeneratePayload(prompt, params, seed) as Record<string, unknown>), stream: true }
         : { messages, ...samplingFields(params, seed), stream: true, stream_options: { include_usage: true } };
     const out = await this.#policy.call(async (signal) => {
-      const text = await invokeStream(this.#client, this.model, payload, signal);
+      const { sdk, client } = await this.#client.get();
+      const text = await invokeStream(sdk, client, this.model, payload, signal);
       return this.flavour === 'tgi' ? readTgiStream(text, prompt) : readChatStream(text, prompt);
     }, req.signal);
     return { ...out.value, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
@@ -128,9 +129,18 @@ export class SageMakerProvider implements Provider {
   }
 
   async #nextToken(req: ScoreChoicesRequest, k: number): Promise<ChoiceScores> {
+    const context = promptText(req.prompt);
+    if (this.flavour === 'tgi') {
+      const out = await this.#invoke(tgiTopTokensPayload(context, k), readTgi, req.signal);
+      const usage = addUsage({ promptTokens: estimateTokens(context), completionTokens: out.value.details?.generated_tokens ?? 1 }, out.billed) as TokenUsage;
+      const top = tgiTopTokens(out.value);
+      if (!top) throw deterministic('the TGI answer has no details.top_tokens for the next token', usage);
+      const scores = nextTokenScores(top, req.choices);
+      return { logprobs: scores.logprobs, floored: scores.floored, floor: scores.floor, usage, latencyMs: out.latencyMs, attempts: out.attempts };
+    }
     const messages = chatOnlyMessages(req.prompt);
     const out = await this.#invoke(nextTokenPayload(messages, k), (b) => expectShape(chatResponseSchema, b, 'chat answer'), req.signal);
-    const usage = addUsage(usageOf(out.value.usage, promptText(req.prompt), ''), out.billed) as TokenUsage;
+    const usage = addUsage(usageOf(out.value.usage, context, ''), out.billed) as TokenUsage;
     const top = firstTopLogprobs(out.value);
     if (!top) throw deterministic('the endpoint sent no top_logprobs for the next token', usage);
     const scores = nextTokenScores(top, req.choices);
@@ -144,7 +154,7 @@ export class SageMakerProvider implements Provider {
         const g = readTgi(b);
         const usage = { promptTokens: g.details?.prefill?.length || estimateTokens(context + choice), completionTokens: g.details?.generated_tokens ?? 1 };
         const prefill = g.details?.prefill;
-        if (!prefill || prefill.length === 0) throw deterministic('TGI answer has no details.prefill: the container ignores decoder_input_details', usage);
+        if (!prefill || prefill.length === 0) throw deterministic('the TGI answer has an empty details.prefill: TGI >= 3.0 returns prompt log-probabilities only when launched with --enable-prefill-logprobs', usage);
         return { logprob: choiceLogprob(tgiPrefill(g), context, choice), usage };
       }, req.signal);
       return { logprob: out.value.logprob, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
@@ -182,6 +192,16 @@ export class SageMakerProvider implements Provider {
       usage = addUsage(usage, (err as ProviderCallError).billed) as TokenUsage;
       findings.push(`no prompt log-probabilities (${method}): ${(err as Error).message}`);
     }
+    if (this.flavour === 'tgi') {
+      try {
+        const out = await this.#invoke(tgiTopTokensPayload(PROBE_TEXT.slice(0, -2), 5), readTgi, signal);
+        usage = addUsage(usage, { promptTokens: estimateTokens(PROBE_TEXT), completionTokens: 1 }) as TokenUsage;
+        if (tgiTopTokens(out.value)) supported.push({ mode: 'next-token', method: 'tgi-top-n-tokens', topLogprobs: 5 });
+        else findings.push('no next-token log-probabilities: the TGI answer had no details.top_tokens');
+      } catch (err) {
+        findings.push(`no next-token log-probabilities (top_n_tokens): ${(err as Error).message}`);
+      }
+    }
     if (this.flavour === 'openai') {
       try {
         const out = await this.#invoke(nextTokenPayload([{ role: 'user', content: PROBE_TEXT }], 5), (b) => expectShape(chatResponseSchema, b, 'chat answer'), signal);
@@ -198,8 +218,9 @@ export class SageMakerProvider implements Provider {
   /** One InvokeEndpoint under the call policy; `read` validates the body inside the attempt, so a malformed body is retried. */
   #invoke<T>(payload: unknown, read: (body: unknown) => T, signal?: AbortSignal) {
     return this.#policy.call(async (attemptSignal) => {
-      const res = await this.#client.send(
-        new InvokeEndpointCommand({
+      const { sdk, client } = await this.#client.get();
+      const res = await client.send(
+        new sdk.InvokeEndpointCommand({
           EndpointName: this.model,
           ContentType: 'application/json',
           Accept: 'application/json',

@@ -1,14 +1,15 @@
 /**
  * The local `Executor` port adapter: scores io-tests and unit-tests samples in the sandbox
  * on this machine, `concurrency` samples at a time. A harness failure is retried once and
- * then recorded as `SE` (never charged to the model, never disguised as another verdict).
+ * then recorded as `SE` (never charged to the model, never disguised as another verdict); a
+ * `TransientError` (a throttled runner function) is thrown on, for the caller's queue to retry.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
-import { InputError } from '#core/errors.ts';
+import { InputError, TransientError } from '#core/errors.ts';
 import type { ExecutionJob, Executor, ToolchainInfo } from '#core/ports.ts';
 import { scoreIoTests, type TestFileLoader } from '#core/scoring/io-tests.ts';
 import { scoreUnitTests } from '#core/scoring/unit-tests.ts';
@@ -18,10 +19,10 @@ import type { LanguageId, ScoreOutcome } from '#core/types.ts';
 import { CompileCache } from './compile-cache.ts';
 import { resolveIsolation, type IsolationLevel, type IsolationOptions, type IsolationReport } from './isolation.ts';
 import { LANGUAGE_RUNTIMES } from './languages/index.ts';
-import { loadScale } from './load.ts';
 import { SandboxProgramHost } from './program-host.ts';
-import { COMPILE_LIMIT_MS, type LanguageRuntime, type RuntimeContext } from './runtime.ts';
+import type { LanguageRuntime } from './runtime.ts';
 import { runSandboxed } from './sandbox-process.ts';
+import { createRuntimeContext } from './runtime-context.ts';
 import { ensureSharedDir, ensureSupervisor } from './supervisor.ts';
 
 /** Options of `createSandboxExecutor`; every field has a default. */
@@ -63,7 +64,6 @@ export interface SandboxExecutor extends Executor {
   readonly host: ProgramHost;
 }
 
-const COMPILE_LIMITS = { cpuMs: COMPILE_LIMIT_MS, wallMs: 2 * COMPILE_LIMIT_MS, addressSpaceMb: 4096, fileSizeMb: 512, processes: 64, openFiles: 256, outputBytes: 1024 * 1024, tmpMb: 512 };
 
 /**
  * Creates the sandbox executor.
@@ -86,12 +86,8 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
   await ensureSharedDir(workRoot);
   const supervisor = await ensureSupervisor(cacheDir, options.prebuiltDir);
   const iso = await resolveIsolation(options.isolation ?? 'auto', { ...options.isolationOptions, supervisor });
-  const ctx: RuntimeContext = {
-    cacheDir,
-    kotlinMode: options.kotlinMode ?? 'warm',
-    // Compilers are charged CPU time too; their wall safety net stretches with the load.
-    sandboxed: (spec) => runSandboxed(iso, supervisor, { ...spec, readOnly: spec.readOnly ?? [], stdin: '', limits: { ...COMPILE_LIMITS, wallMs: Math.round(COMPILE_LIMITS.wallMs * loadScale()) } }),
-  };
+  const ctx = createRuntimeContext(iso, supervisor, { cacheDir, workRoot, kotlinMode: options.kotlinMode ?? 'warm' });
+
   const ready = new Map<LanguageId, Promise<LanguageRuntime>>();
   const runtimeFor = (language: LanguageId): Promise<LanguageRuntime> => {
     let r = ready.get(language);
@@ -125,22 +121,8 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
     cacheDir,
     workRoot,
     host,
-    async execute(job) {
-      return slots(async () => {
-        let lastError: unknown;
-        for (let attempt = 1; attempt <= 2; attempt++) {
-          try {
-            const outcome = await scoreOnce(job);
-            // A remote runner names its own level; in process it is this sandbox's.
-            return { ...outcome, isolation: outcome.isolation ?? iso.report.label };
-          } catch (error) {
-            lastError = error;
-            if (error instanceof InputError) break; // a bad task does not get better on retry
-          }
-        }
-        const testsTotal = job.scorer === 'io-tests' ? job.task.tests.length : 1;
-        return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: failedIsolation };
-      });
+    execute(job) {
+      return slots(() => executeJob(job, scoreOnce, { label: iso.report.label, failed: failedIsolation }));
     },
     prepare(languages) {
       if (options.runner) return; // programs compile in the runner, not here
@@ -154,4 +136,27 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
       await Promise.all(LANGUAGE_RUNTIMES.map((r) => r.close?.()));
     },
   };
+}
+
+/**
+ * Scores one job with `scoreOnce`: a harness failure is tried once more and then the sample's
+ * `SE` (with `isolation.failed`); an `InputError` is not retried; a `TransientError` (a
+ * throttled or inactive runner function) is thrown on, for the caller's queue to retry later.
+ * The outcome names `isolation.label` unless the runner named its own.
+ */
+export async function executeJob(job: ExecutionJob, scoreOnce: (job: ExecutionJob) => Promise<ScoreOutcome>, isolation: { label: string; failed: string }): Promise<ScoreOutcome> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    try {
+      const outcome = await scoreOnce(job);
+      // A remote runner names its own level; in process it is this sandbox's.
+      return { ...outcome, isolation: outcome.isolation ?? isolation.label };
+    } catch (error) {
+      if (error instanceof TransientError) throw error;
+      lastError = error;
+      if (error instanceof InputError) break; // a bad task does not get better on retry
+    }
+  }
+  const testsTotal = job.scorer === 'io-tests' ? job.task.tests.length : 1;
+  return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: isolation.failed };
 }

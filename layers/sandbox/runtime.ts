@@ -10,6 +10,7 @@ import type { UnitTestSource } from '#core/scoring/io-tests.ts';
 import type { LanguageId } from '#core/types.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { SandboxResult } from './sandbox-process.ts';
+import type { SandboxService } from './sandbox-service.ts';
 
 /** Services a runtime may use while compiling. */
 export interface RuntimeContext {
@@ -18,6 +19,13 @@ export interface RuntimeContext {
   /** Runs a trusted-toolchain command on untrusted input inside the sandbox (compile limits). */
   sandboxed(spec: { argv: string[]; workDir: string; readOnly?: string[]; env?: Record<string, string> }): Promise<SandboxResult>;
   kotlinMode: 'warm' | 'cold';
+  /**
+   * Starts a long-lived trusted-toolchain process on untrusted input inside the sandbox
+   * (compile limits, its CPU limit for its whole life) with its stdin and stdout kept open,
+   * in a working directory of its own that goes when it ends (the Python syntax checker).
+   * Absent where no such process can be kept (then runtimes use `sandboxed`).
+   */
+  service?(spec: { argv: string[]; readOnly?: string[]; env?: Record<string, string> }): Promise<SandboxService>;
 }
 
 /** What a compilation produced; diagnostics feed the CE `error` field. */

@@ -2,9 +2,10 @@
  * `s3://bucket/key` sources through GetObject, streamed. The client honours
  * `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL` (path-style addressing when set, as moto and
  * MinIO need) and `AWS_REGION`; credentials come from `opts.env` when it holds keys, else from
- * the SDK's default chain.
+ * the SDK's default chain. The SDK is loaded on first use: a CLI that reads no S3 object never
+ * pays for it.
  */
-import { GetObjectCommand, HeadObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -32,7 +33,8 @@ export function parseS3Ref(ref: string): S3Location {
 }
 
 /** An S3 client configured from `env` (endpoint override, region, static credentials). */
-export function s3ClientFromEnv(env: NodeJS.ProcessEnv = process.env): S3Client {
+export async function s3ClientFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<S3Client> {
+  const { S3Client } = await import('@aws-sdk/client-s3');
   const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';
   const credentials =
@@ -57,7 +59,8 @@ export function s3ClientFromEnv(env: NodeJS.ProcessEnv = process.env): S3Client 
 export async function openS3Rows(ref: string, opts: SourceOptions): Promise<RowSource> {
   const loc = parseS3Ref(ref);
   const kind = requireFileKind(loc.key, ref);
-  const client = opts.s3Client ?? s3ClientFromEnv(opts.env ?? process.env);
+  const client = opts.s3Client ?? (await s3ClientFromEnv(opts.env ?? process.env));
+  const { HeadObjectCommand } = await import('@aws-sdk/client-s3');
   try {
     await client.send(new HeadObjectCommand({ Bucket: loc.bucket, Key: loc.key }));
   } catch (err) {
@@ -91,6 +94,7 @@ async function* parquetFromS3(client: S3Client, loc: S3Location, ref: string, ca
 }
 
 async function getObject(client: S3Client, loc: S3Location, ref: string): Promise<Readable> {
+  const { GetObjectCommand } = await import('@aws-sdk/client-s3');
   try {
     const out = await client.send(new GetObjectCommand({ Bucket: loc.bucket, Key: loc.key }));
     if (!(out.Body instanceof Readable)) throw new HarnessError(`S3 GetObject for ${ref} returned no stream`);
@@ -102,8 +106,9 @@ async function getObject(client: S3Client, loc: S3Location, ref: string): Promis
 
 function s3Error(err: unknown, ref: string): PolyevalError {
   if (err instanceof PolyevalError) return err;
-  const name = err instanceof S3ServiceException ? err.name : (err as { name?: string }).name;
-  const status = err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined;
+  // An S3ServiceException carries its name and its HTTP status in $metadata.
+  const name = (err as { name?: string }).name;
+  const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   if (name === 'NoSuchKey' || name === 'NotFound' || status === 404) return new InputError('no such S3 object', { file: ref }, { cause: err });
   if (name === 'NoSuchBucket') return new InputError('no such S3 bucket', { file: ref }, { cause: err });
   if (name === 'AccessDenied' || status === 403) return new InputError('access denied to the S3 object', { file: ref }, { cause: err });

@@ -108,6 +108,16 @@ describe('Bedrock model invocation', () => {
       'arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:application-inference-profile/*',
     ]);
   });
+
+  it('may subscribe to a third-party model\'s Marketplace offer on its first use, and do nothing else in AWS Marketplace', () => {
+    const [, statements] = [...statementsByRole(json)].find(([role]) => role.startsWith('PipelineGenerateRole')) ?? [];
+    const marketplace = (statements ?? []).filter((s) => actionsOf(s).some((a) => a.startsWith('aws-marketplace:')));
+    expect(marketplace).toHaveLength(1);
+    expect(actionsOf(marketplace[0] as Statement).sort()).toEqual(['aws-marketplace:Subscribe', 'aws-marketplace:ViewSubscriptions']);
+    // No other role of the stack gets a Marketplace action.
+    const others = [...statementsByRole(json)].filter(([role]) => !role.startsWith('PipelineGenerateRole')).flatMap(([, s]) => s);
+    expect(others.filter((s) => actionsOf(s).some((a) => a.startsWith('aws-marketplace:')))).toEqual([]);
+  });
 });
 
 describe('names derived from the stack', () => {

@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
 import { NO_BUNDLING, synthPolyeval } from './synth.ts';
+import { FARGATE_TASK_ITEMS, judgeMaxConcurrency, RUNNER_RESERVED_CONCURRENCY } from '../../layers/app/cloud/concurrency-budget.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown; Sid?: string };
@@ -68,6 +69,23 @@ describe('runner functions', () => {
     }
     // Kotlin's compile server needs 4 GB in the runner; its judge, which waits for it, is billed for 2.
     expect(EXECUTOR_IMAGES.find((i) => i.id === 'kotlin')).toMatchObject({ memoryMb: 4096, judgeMemoryMb: 2048 });
+  });
+
+  it('have reserved concurrency, and their Lambda judges a maxConcurrency that, with the Fargate judges, never asks for more', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    for (const image of EXECUTOR_IMAGES) {
+      const [, runner] = runnerFunctions().get(image.id) ?? [];
+      expect(runner?.Properties['ReservedConcurrentExecutions']).toBe(RUNNER_RESERVED_CONCURRENCY);
+    }
+    const judges = ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties['Description'] ?? '').startsWith('polyeval executor for'));
+    expect(judges).toHaveLength(EXECUTOR_IMAGES.length);
+    for (const [judgeId] of judges) {
+      const mapping = mappings.find(([, m]) => ref(m.Properties['FunctionName']) === judgeId);
+      const max = (mapping?.[1].Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency;
+      // The default config: a Fargate lane of 4 tasks per image, 2 items each.
+      expect(max).toBe(judgeMaxConcurrency(4));
+      expect((max ?? Infinity) + 4 * FARGATE_TASK_ITEMS).toBeLessThanOrEqual(RUNNER_RESERVED_CONCURRENCY);
+    }
   });
 
   it('get no environment variables: no bucket, table or queue name reaches them', () => {

@@ -11,6 +11,7 @@
 import { BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
 import { EXECUTOR_IMAGES, FARGATE_TASK, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
 import { LAMBDA_BUDGET_MS } from './stages.ts';
+import { judgeMaxConcurrency } from './concurrency-budget.ts';
 import type { DryRunPlan } from '../shared/dry-run.ts';
 
 /** AWS list prices, us-east-1, USD. */
@@ -24,7 +25,22 @@ export const AWS_PRICES = {
   dynamoReadUnit: 0.25 / 1e6,
   s3Put: 0.005 / 1000,
   s3Get: 0.0004 / 1000,
+  /** An interface VPC endpoint, per AZ and hour (AWS PrivateLink pricing). */
+  interfaceEndpointAzHour: 0.01,
 } as const;
+
+/** The AZs the stack's VPC spans (infra/network.ts). */
+export const VPC_AZS = 2;
+const HOURS_PER_MONTH = 730;
+
+/**
+ * Interface endpoints the stack deploys (infra/network.ts interfaceEndpointServices): SQS and
+ * Lambda always, ECR, ECR Docker and CloudWatch Logs with the Fargate lane. They bill by the
+ * hour whether or not a run is going.
+ */
+export function interfaceEndpoints(fargateLane: boolean): number {
+  return 2 + (fargateLane ? 3 : 0);
+}
 
 /**
  * Executor ms per sample (compile + run) by `<benchmark>/<language>`: what each bundled suite
@@ -44,9 +60,16 @@ export interface Deployment {
   executorConcurrency: number;
   /** Seconds per model call (assumed; the provider's latency). */
   callSeconds: number;
+  /** Whether the Fargate lane (and its three interface endpoints) is deployed. */
+  fargateLane: boolean;
 }
 
-export const DEFAULT_DEPLOYMENT: Deployment = { architecture: 'arm64', generateConcurrency: 5, executorConcurrency: 1000, callSeconds: 3 };
+/**
+ * What `cdk deploy` deploys without context (cdk.json, infra/config.ts): x86_64, 5 generate
+ * invocations, the Fargate lane with 4 tasks, so Lambda judges capped at
+ * {@link judgeMaxConcurrency}(4) per image.
+ */
+export const DEFAULT_DEPLOYMENT: Deployment = { architecture: 'x86_64', generateConcurrency: 5, executorConcurrency: judgeMaxConcurrency(4), callSeconds: 3, fargateLane: true };
 
 const GENERATE_BATCH = 5;
 const GENERATE_MEMORY_GB = 1;
@@ -83,6 +106,8 @@ export interface CloudEstimate extends DryRunPlan {
   requests: { lambda: number; sqs: number; dynamodb_units: number; s3: number; cost_usd: number };
   /** Model (when priced) + executors + requests. */
   total_usd: number | null;
+  /** What the deployment costs while it stands, runs or not (the interface endpoints). */
+  fixed: { interface_endpoints: number; azs: number; usd_per_month: number };
   wall_time_seconds: number;
   deployment: Deployment;
 }
@@ -133,6 +158,11 @@ export function estimateCloudRun(plan: DryRunPlan, language: string | null, timi
     },
     requests: { lambda: lambdaRequests, sqs, dynamodb_units: writes + reads, s3: puts + gets, cost_usd: round(requestCost) },
     total_usd: plan.cost_usd === null ? null : round(plan.cost_usd + executorCost + requestCost),
+    fixed: {
+      interface_endpoints: interfaceEndpoints(deployment.fargateLane),
+      azs: VPC_AZS,
+      usd_per_month: round(interfaceEndpoints(deployment.fargateLane) * VPC_AZS * AWS_PRICES.interfaceEndpointAzHour * HOURS_PER_MONTH, 2),
+    },
     wall_time_seconds: Math.ceil(items / Math.min(generatePerSecond, executePerSecond)),
     deployment,
   };

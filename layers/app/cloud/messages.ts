@@ -34,7 +34,7 @@ export type RunRequest = z.infer<typeof RunRequestSchema>;
 
 /**
  * Plan one chunk of a run: the first message (offset 0) carries the request and plans the
- * run; each later one carries only the offset of the next chunk to enqueue.
+ * run and sends the plan message of every later chunk; each of those carries only its offset.
  */
 const PlanMessageSchema = z.object({
   schema_version: schemaVersionField,

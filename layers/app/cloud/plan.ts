@@ -1,9 +1,18 @@
 /**
  * The plan stage in the cloud. The first message of a run (offset 0, carrying the request)
  * loads the dataset, plans the run, and writes the manifest and the task snapshot the later
- * stages read; then every message enqueues one chunk of work items and, while items remain,
- * sends the plan message of the next chunk. So 100k items never wait on one invocation, and
- * a redelivered chunk only re-sends items the ledger will count once.
+ * stages read; it enqueues the first chunk of work items and sends, at once, the plan message
+ * of every later chunk; each of those enqueues its own chunk and sends nothing to the plan
+ * queue. So 100k items never wait on one invocation, and a redelivered chunk only re-sends
+ * items the ledger will count once.
+ *
+ * Why a fan-out and not a chain (each chunk sending the next): Lambda's recursive loop
+ * detection follows the chain of invocations through SQS and stops it after about 16 hops
+ * ("Use Lambda recursive loop detection to prevent infinite loops",
+ * https://docs.aws.amazon.com/lambda/latest/dg/invocation-recursion.html): a chain of
+ * 1,000-item chunks ended near 16,000 items. Fanned out, every chunk is two hops from the api,
+ * whatever the run's size, and the functions keep the default `recursiveLoop: Terminate`,
+ * which still protects against a real loop.
  */
 import { InputError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
@@ -37,10 +46,12 @@ export interface PlanDeps {
   code: Manifest['code'];
   packages: Record<string, string>;
   chunkSize?: number;
+  /** Reads the run's dataset (default: load-benchmark.ts's loadSource; the cloud-scale simulation passes its own store's). */
+  loadSource?: typeof loadSource;
 }
 
 export type PlanOutcome =
-  | { status: 'enqueued'; runId: string; offset: number; sent: number; total: number; next: number | null }
+  | { status: 'enqueued'; runId: string; offset: number; sent: number; total: number; fannedOut: number }
   | { status: 'failed'; runId: string; reason: string }
   | { status: 'skipped'; runId: string; reason: string };
 
@@ -73,9 +84,9 @@ export async function planChunk(deps: PlanDeps, message: PlanMessage): Promise<P
     await writePartManifest(deps.store, runId, index, chunk);
     const body = (item: WorkItem, slot: number): CloudWorkItem => versioned({ ...item, part: { index, slot, size: chunk.length } });
     await deps.generateQueue.send(chunk.map((item, slot) => ({ id: itemId(runId, item.taskId, item.sample), body: body(item, slot) })));
-    const next = message.offset + size < items.length ? message.offset + size : null;
-    if (next !== null) await deps.planQueue.send([{ id: `${runId}/plan/${next}`, body: versioned({ runId, offset: next }) }]);
-    return { status: 'enqueued', runId, offset: message.offset, sent: chunk.length, total: items.length, next };
+    const later = message.offset === 0 ? laterChunks(runId, items.length, size) : [];
+    if (later.length > 0) await deps.planQueue.send(later);
+    return { status: 'enqueued', runId, offset: message.offset, sent: chunk.length, total: items.length, fannedOut: later.length };
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     await deps.ledger.setStatus(runId, 'failed', error.message);
@@ -85,12 +96,19 @@ export async function planChunk(deps: PlanDeps, message: PlanMessage): Promise<P
   }
 }
 
+/** The plan messages of every chunk after the first (sent by the first chunk only: no chain). */
+export function laterChunks(runId: string, total: number, size: number): { id: string; body: PlanMessage }[] {
+  const out: { id: string; body: PlanMessage }[] = [];
+  for (let offset = size; offset < total; offset += size) out.push({ id: `${runId}/plan/${offset}`, body: versioned({ runId, offset }) });
+  return out;
+}
+
 async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manifest: Manifest; loaded: LoadedBenchmark; provider: Provider }> {
   const request = message.request;
   if (request === undefined) throw new HarnessError('planFirst needs the request');
   const [source] = parseBenchmarkSpec(request.benchmark, protocolChoiceOf(request.spec));
   if (source === undefined) throw new InputError(`"${request.benchmark}" names no benchmark`, { field: 'benchmark' });
-  const loaded = await loadSource(source, { ...deps.load, ...(request.spec.split ? { split: request.spec.split } : {}) });
+  const loaded = await (deps.loadSource ?? loadSource)(source, { ...deps.load, ...(request.spec.split ? { split: request.spec.split } : {}) });
   const provider = await deps.createProvider(request.spec.model);
   // A cost cap on a model without a price would bound nothing: the run fails before any call.
   if (isBilled(provider)) {

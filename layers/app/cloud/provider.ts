@@ -20,7 +20,7 @@ export async function createCloudProvider(spec: string, options: ProviderOptions
     const { bucket, key } = parseS3Ref(ref);
     let body: string | undefined;
     try {
-      body = await new S3BlobStore({ client: s3ClientFromEnv(env), bucket }).getText(key);
+      body = await new S3BlobStore({ client: await s3ClientFromEnv(env), bucket }).getText(key);
     } catch (error) {
       throw new HarnessError(`cannot read ${ref}`, { cause: error });
     }

@@ -41,15 +41,34 @@ export type StageOutcome =
   | { status: 'sent'; language: string; lane: 'lambda' | 'fargate' }
   | { status: 'stopped' | 'failed'; reason: string };
 
-/** What one execution may take on Lambda (5 min timeout, with headroom); longer goes to Fargate. */
+/** What one execution may take on Lambda (the judge's 5 min timeout, with a minute of headroom); longer goes to Fargate. */
 export const LAMBDA_BUDGET_MS = 240_000;
-const COMPILE_BUDGET_MS = 60_000;
+/**
+ * A compilation's worst case in the runner: its wall-clock safety net (2 × the 60 s compile
+ * limit, runner-plan.ts), not the CPU limit — a compile under load reaches it.
+ */
+const COMPILE_WALL_MS = 120_000;
+/**
+ * Assumed: a runner's cold start (a container image in a VPC: the image, the runtime, the
+ * sandbox's set-up). Lambda documents no figure; the judge waits for it all the same.
+ */
+export const RUNNER_COLD_START_MS = 10_000;
 
-/** The lane of a code sample: Fargate when its worst-case time exceeds Lambda's budget and the lane exists. */
+/** A code sample's worst-case time in its judge: the runner's cold start, its compile and every test's limit. */
+export function worstCaseMs(task: Task, timeScale: number): number {
+  const perTest = task.kind === 'io-tests' ? task.timeLimitMs * task.tests.length : 0;
+  return RUNNER_COLD_START_MS + COMPILE_WALL_MS + perTest * timeScale;
+}
+
+/**
+ * The lane of a code sample: Fargate when its worst case does not fit the Lambda judge's
+ * budget and the lane exists. A judge that times out leaves its runner billing on and its
+ * message to come back (up to maxReceiveCount times), so the budget counts everything the
+ * judge waits for.
+ */
 export function laneFor(task: Task, timeScale: number, hasFargate: boolean): 'lambda' | 'fargate' {
   if (!hasFargate || task.kind === 'likert') return 'lambda';
-  const perTest = task.kind === 'io-tests' ? task.timeLimitMs * task.tests.length : 0;
-  return COMPILE_BUDGET_MS + perTest * timeScale > LAMBDA_BUDGET_MS ? 'fargate' : 'lambda';
+  return worstCaseMs(task, timeScale) > LAMBDA_BUDGET_MS ? 'fargate' : 'lambda';
 }
 
 /**

@@ -11,10 +11,13 @@ import { keys } from '#core/run/keys.ts';
 import { parseManifest } from '#core/run/manifest.ts';
 import { sizeOf } from '#sandbox/compile-cache-gc.ts';
 import type { Home } from './home.ts';
+import { cancelRunningJobs } from './batch-cancel.ts';
 
 export interface RemovedRun {
   run_id: string;
   freed_bytes: number;
+  /** Batch jobs of the run that were still running at the provider, cancelled before its files went. */
+  cancelled_jobs?: string[];
 }
 
 /** Every file and folder of a run, as paths under the home. */
@@ -44,8 +47,14 @@ async function findRun(home: Home, runId: string) {
 /** Removes runs, all or none: an id the home does not have is an InputError before anything is deleted. */
 export async function removeRuns(home: Home, runIds: readonly string[]): Promise<RemovedRun[]> {
   for (const runId of runIds) await findRun(home, runId);
+  // Jobs first, for every run: a job that cannot be cancelled leaves every run in place.
+  const cancelled = new Map<string, string[]>();
+  for (const runId of new Set(runIds)) cancelled.set(runId, await cancelRunningJobs(home, runId));
   const removed: RemovedRun[] = [];
-  for (const runId of new Set(runIds)) removed.push(await removeRun(home, runId));
+  for (const runId of new Set(runIds)) {
+    const jobs = cancelled.get(runId) ?? [];
+    removed.push({ ...(await removeRun(home, runId)), ...(jobs.length > 0 ? { cancelled_jobs: jobs } : {}) });
+  }
   return removed;
 }
 
@@ -67,7 +76,9 @@ export async function removeRunsOlderThan(home: Home, days: number, now: Date): 
   const cutoff = now.getTime() - days * 86_400_000;
   const removed: RemovedRun[] = [];
   for (const run of await home.ledger.listRuns()) {
-    if (Date.parse(run.createdAt) < cutoff) removed.push(await removeRun(home, run.runId));
+    if (Date.parse(run.createdAt) >= cutoff) continue;
+    const jobs = await cancelRunningJobs(home, run.runId);
+    removed.push({ ...(await removeRun(home, run.runId)), ...(jobs.length > 0 ? { cancelled_jobs: jobs } : {}) });
   }
   return removed;
 }

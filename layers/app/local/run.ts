@@ -34,6 +34,7 @@ import { projectionOf, runCostOf } from '../shared/cost-projection.ts';
 import type { ModelLimits } from './model-limits.ts';
 import { SharedSandbox } from './shared-sandbox.ts';
 import type { ItemGate } from '#core/run/pipeline.ts';
+import { batchRunSpec, batchGenerator, type BatchEvent, type BatchOptions } from './batch-run.ts';
 
 export { SharedSandbox };
 
@@ -48,7 +49,9 @@ export interface LocalRunOptions {
   /** `--assume-price`: the price of a model the table lacks (recorded in the manifest). */
   assumePrice?: ModelPrice;
   clock?: () => Date;
-  onEvent?: (event: (EngineEvent & { language: string; runId: string }) | PlannedEvent | EndedEvent) => void;
+  onEvent?: (event: (EngineEvent & { language: string; runId: string }) | PlannedEvent | EndedEvent | BatchEvent) => void;
+  /** `--batch`: new runs generate through the provider's batch API (a resumed run keeps the mode it was planned with). */
+  batch?: BatchOptions;
   env?: NodeJS.ProcessEnv;
   /** Execute model-written code even where the sandbox exposes credentials, files or network. */
   trustGeneratedCode?: boolean;
@@ -161,7 +164,9 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     await home.ledger.setStatus(manifest.run_id, 'running');
     const done = (await home.store.list(keys.itemsPrefix(manifest.run_id))).length;
     opts.onEvent?.({ type: 'planned', runId: manifest.run_id, total: plan.items.length, done, benchmark: manifest.benchmark.id, remaining: remainingByLanguage(plan, languageOf) });
+    const generateAll = manifest.generation === 'batch' ? batchGenerator(ctx, opts) : undefined;
     const result = await runPipeline(ctx, plan.items, {
+      ...(generateAll ? { generateAll } : {}),
       generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
       scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: Math.max(4, jobs * 4) }),
       generateConcurrency: opts.providerOptions?.concurrency ?? provider.concurrency ?? 4,
@@ -222,7 +227,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
         results.push(await resumeOrSummary(existing, opts));
         continue;
       }
-      const runSpec: RunSpec = { ...spec, ...(language ? { language } : {}) };
+      const runSpec: RunSpec = batchRunSpec({ ...spec, ...(language ? { language } : {}) }, loaded.benchmark, opts);
       const provider = await openProvider(spec.model, opts.providerOptions, opts);
       // Refused before the capability check or any item calls the model.
       await runPrice(provider, spec.maxCostUsd ?? null, opts.assumePrice, opts);
@@ -253,6 +258,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency } = opts.providerOptions ?? {};
       const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
       plan.manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
+      if (opts.batch?.newRuns) plan.manifest.generation = 'batch';
       if (opts.assumePrice) plan.manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
       await opts.home.store.put(keys.manifest(runId), storedJson(plan.manifest, 2), 'application/json');
       await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });

@@ -33,6 +33,8 @@ const SweepDocumentSchema = z
     specs: z.array(z.custom<RunSpec>((spec) => typeof spec === 'object' && spec !== null, { error: 'expected a run spec (an object)' })),
     /** Per cell (index into specs): run id per `<dataset spec>|<language>`. */
     runs: z.record(z.string(), z.record(z.string(), z.string())),
+    /** Every cell generates through its provider's batch API (`--batch`); a resume keeps it. */
+    batch: z.boolean().optional(),
   })
   .loose();
 export type SweepDocument = z.infer<typeof SweepDocumentSchema>;
@@ -149,10 +151,11 @@ async function runCells(doc: SweepDocument, opts: SweepOptions, onStart?: (doc: 
  */
 export async function runSweep(specs: readonly RunSpec[], opts: SweepOptions, onStart?: (doc: SweepDocument) => void): Promise<SweepResult> {
   const now = (opts.clock ?? (() => new Date()))();
-  return runCells({ sweep_id: newRunId('sweep', now), created_at: now.toISOString(), specs: [...specs], runs: {} }, opts, onStart);
+  return runCells({ sweep_id: newRunId('sweep', now), created_at: now.toISOString(), specs: [...specs], runs: {}, ...(opts.batch?.newRuns ? { batch: true } : {}) }, opts, onStart);
 }
 
 /** Continues a killed or stopped sweep: started runs resume, the others start. */
 export async function resumeSweep(sweepId: string, opts: SweepOptions, onStart?: (doc: SweepDocument) => void): Promise<SweepResult> {
-  return runCells(await readSweep(opts.home, sweepId), opts, onStart);
+  const doc = await readSweep(opts.home, sweepId);
+  return runCells(doc, doc.batch ? { ...opts, batch: { ...opts.batch, newRuns: true } } : opts, onStart);
 }

@@ -7,7 +7,8 @@ import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { planRun } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
-import { estimateCost, isBilled, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
+import { costAt, estimateCost, findModelPrice, isBilled, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
+import { batchPriceOf } from '#providers/prices.ts';
 import { estimatePromptTokens } from './cost-projection.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';
@@ -26,6 +27,8 @@ export interface DryRunPlan {
   completion_tokens: number;
   cost_usd: number | null;
   cost_reason?: string;
+  /** The same items through the provider's batch API, at the table's batch price; null when it has none. */
+  batch_cost_usd?: number | null;
 }
 
 
@@ -59,7 +62,10 @@ export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRun
         completionTokens += plan.manifest.params.maxTokens;
       }
     }
-    const cost = !isBilled(provider) ? { usd: 0 } : estimateCost(table, provider.model, { promptTokens, completionTokens });
+    const usage = { promptTokens, completionTokens };
+    const cost = !isBilled(provider) ? { usd: 0 } : estimateCost(table, provider.model, usage);
+    const price = isBilled(provider) ? findModelPrice(table, provider.model) : undefined;
+    const batch = price ? batchPriceOf(price) : undefined;
     out.push({
       benchmark: loaded.benchmark.id,
       model: provider.id,
@@ -72,6 +78,7 @@ export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRun
       completion_tokens: completionTokens,
       cost_usd: cost.usd,
       ...(cost.reason ? { cost_reason: cost.reason } : {}),
+      ...(price ? { batch_cost_usd: batch ? costAt(batch, usage) : null } : {}),
     });
     await provider.close?.();
   }

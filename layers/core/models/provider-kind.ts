@@ -26,7 +26,8 @@ export interface ArnPattern {
 export interface IamGrant {
   sid: string;
   actions: readonly string[];
-  resources: readonly ArnPattern[];
+  /** `'*'`: the actions take no resource-level scope (e.g. AWS Marketplace's). */
+  resources: readonly (ArnPattern | '*')[];
   /** `ArnLike` condition: the key's value must match one of these ARNs. */
   arnLike?: { key: string; arns: readonly ArnPattern[] };
 }

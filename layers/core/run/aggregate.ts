@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { computeMetrics } from '../metrics/index.ts';
 import type { BlobStore, RunLedger } from '../ports.ts';
 import { renderReport } from '../report/html.ts';
+import { tieWarning } from '../scoring/likert-ties.ts';
 import { VerdictSchema } from './columns.ts';
 import type { MetricRow, RunRecord, Verdict } from '../types.ts';
 import { parseItemDocument, type ItemDocument } from './engine.ts';
@@ -184,6 +185,8 @@ export async function summariseRecords(
     ...(extraMetrics ? await extraMetrics(records) : []),
   ];
   await deps.store.put(keys.metrics(manifest.benchmark.id, runId), encodeMetrics(metrics), 'application/vnd.apache.parquet');
+  const ties = tieWarning(docs.flatMap((d) => (d.outcome.choiceLogprobs ? [d.outcome.choiceLogprobs] : [])));
+  const warnings = [...(manifest.warnings ?? []), ...(ties ? [ties] : [])];
   const summary: RunSummaryDocument = {
     run_id: runId,
     benchmark: manifest.benchmark.id,
@@ -195,7 +198,7 @@ export async function summariseRecords(
     report: deps.store.locate(keys.report(runId)),
     likert_mode: manifest.likert_mode,
     ...(manifest.likert_scoring ? { likert_scoring: manifest.likert_scoring } : {}),
-    ...(manifest.warnings && manifest.warnings.length > 0 ? { warnings: manifest.warnings } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
     ...(manifest.protocol ? { protocol: manifest.protocol } : {}),
     status: missing.length > 0 ? 'completed_with_missing' : 'completed',
     completed_at: deps.clock().toISOString(),

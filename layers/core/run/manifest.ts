@@ -51,6 +51,8 @@ export const ManifestSchema = z
     /** How the prompt reached the model (which chat template shaped it, or that none did), one line each. */
     prompt_notes: z.array(z.string()).optional(),
     max_cost_usd: z.number().nullable(),
+    /** `batch`: generated through the provider's batch API (`--batch`, billed at the batch price); absent: one call per item. */
+    generation: z.enum(['on-demand', 'batch']).optional(),
     /** The price used when the table had none (`--assume-price`), so a resume and the cloud bill the same way. */
     assumed_price: z.object({ input_per_mtok: z.number(), output_per_mtok: z.number() }).nullable().optional(),
     /**

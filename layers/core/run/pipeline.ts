@@ -23,6 +23,12 @@ export interface PipelineOptions {
   scoreConcurrency: number;
   /** Items in flight shared with other runs (a sweep's grid); none = only this run's own bounds. */
   gate?: ItemGate;
+  /**
+   * Generates every pending item at once instead of one call per item (`--batch`: the
+   * provider's batch jobs, run/batch-stage.ts), handing each result to `emit`. The gate
+   * does not apply: the provider holds the work, and the score queue bounds what waits here.
+   */
+  generateAll?: (items: readonly WorkItem[], emit: (generated: GeneratedItem) => Promise<void>) => Promise<void>;
 }
 
 /**
@@ -84,11 +90,14 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
     permits.delete(id);
   };
 
-  await opts.generateQueue.send(pending.map((item) => ({ id: itemId(runId, item.taskId, item.sample), body: item })));
+  const { generateAll } = opts;
+  if (!generateAll) await opts.generateQueue.send(pending.map((item) => ({ id: itemId(runId, item.taskId, item.sample), body: item })));
   opts.generateQueue.close();
 
-  const generating = opts.generateQueue
-    .consume(
+  const generating = (
+    generateAll
+      ? generateAll(pending, (generated) => opts.scoreQueue.send([{ id: itemId(runId, generated.item.taskId, generated.item.sample), body: generated }])).catch(stopWith)
+      : opts.generateQueue.consume(
       async (message) => {
         if (ctx.stop.reason) return;
         if (opts.gate) permits.set(message.id, await opts.gate.acquire());
@@ -103,7 +112,7 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
       },
       { concurrency: opts.generateConcurrency },
     )
-    .finally(() => opts.scoreQueue.close());
+  ).finally(() => opts.scoreQueue.close());
 
   const scoring = opts.scoreQueue.consume(
     async (message) => {

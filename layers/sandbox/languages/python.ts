@@ -1,15 +1,21 @@
 /**
  * Python 3: `python3 -I -B` (isolated mode, no bytecode written). "Compiling" is a syntax
- * check in the sandbox, so a SyntaxError is CE as for compiled languages.
+ * check in the sandbox, so a SyntaxError is CE as for compiled languages: MXEval's `exec`
+ * compiles the whole program before running any of it, and fails it on the same errors.
+ * The check is made by one long-lived checker in the sandbox (python-checker.ts), or, for a
+ * source it cannot answer for, by a sandboxed interpreter of its own (the one-shot check);
+ * both decide alike, from the same `compile()` and the same reading of its exception.
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ToolchainInfo } from '#core/ports.ts';
 import { HarnessError } from '#core/errors.ts';
 import { runningAsRoot } from '../isolation.ts';
-import type { LanguageRuntime, RuntimeContext } from '../runtime.ts';
+import type { CompileResult, LanguageRuntime, RuntimeContext } from '../runtime.ts';
+import { PythonSyntaxChecker } from './python-checker.ts';
 
 const run = promisify(execFile);
 
@@ -70,6 +76,39 @@ function prefixPaths(i: Interpreter): string[] {
   return i.prefix.startsWith('/usr') ? [] : [i.prefix];
 }
 
+/** The one-shot check: the whole source compiled by a sandboxed interpreter of its own. */
+const ONE_SHOT_CHECK = 'import sys\nsrc = open(sys.argv[1], encoding="utf-8").read()\ncompile(src, "main.py", "exec")';
+/** What the one-shot check prints before compile()'s exception (its own frame). */
+const ONE_SHOT_TRACEBACK = 'Traceback (most recent call last):\n  File "<string>", line 3, in <module>\n';
+/** The exceptions that make a source CE rather than a harness failure. */
+const SYNTAX_FAILURE = /(SyntaxError|IndentationError|TabError|ValueError)/u;
+
+/** CE diagnostics from what the check printed: the exception, without the checker's own frames. */
+function syntaxDiagnostics(stderr: string): string {
+  return stderr.replace(/^Traceback[\s\S]*?(?= {2}File "main\.py")/mu, '');
+}
+
+/** One checker per executor context (each has its own isolation); all closed with the runtime. */
+const checkers = new Map<RuntimeContext, PythonSyntaxChecker>();
+
+function checkerFor(ctx: RuntimeContext, i: Interpreter): PythonSyntaxChecker | undefined {
+  const service = ctx.service;
+  if (!service) return undefined;
+  let checker = checkers.get(ctx);
+  if (!checker) {
+    checker = new PythonSyntaxChecker((script) => service({ argv: [i.executable, ...FLAGS, '-c', script], readOnly: prefixPaths(i) }), { recycleAfter: 500, answerMs: 20_000 });
+    checkers.set(ctx, checker);
+  }
+  return checker;
+}
+
+async function oneShotCheck(ctx: RuntimeContext, i: Interpreter, buildDir: string): Promise<CompileResult> {
+  const r = await ctx.sandboxed({ argv: [i.executable, ...FLAGS, '-c', ONE_SHOT_CHECK, join(buildDir, 'main.py')], workDir: buildDir, readOnly: prefixPaths(i) });
+  if (r.exitCode === 0) return { ok: true, diagnostics: '' };
+  if (r.exitCode === 1 && SYNTAX_FAILURE.test(r.stderr)) return { ok: false, diagnostics: syntaxDiagnostics(r.stderr) };
+  throw new HarnessError(`python syntax check failed unexpectedly (exit ${r.exitCode}, ${r.signal ?? 'no signal'}): ${r.stderr.slice(0, 300)}`);
+}
+
 export const pythonRuntime: LanguageRuntime = {
   id: 'python',
   sourceFile: 'main.py',
@@ -90,11 +129,12 @@ export const pythonRuntime: LanguageRuntime = {
   },
   async compile(ctx: RuntimeContext, buildDir: string) {
     const i = await interpreter();
-    const check = 'import sys\nsrc = open(sys.argv[1], encoding="utf-8").read()\ncompile(src, "main.py", "exec")';
-    const r = await ctx.sandboxed({ argv: [i.executable, ...FLAGS, '-c', check, join(buildDir, 'main.py')], workDir: buildDir, readOnly: prefixPaths(i) });
-    if (r.exitCode === 0) return { ok: true, diagnostics: '' };
-    if (r.exitCode === 1 && /(SyntaxError|IndentationError|TabError|ValueError)/u.test(r.stderr)) return { ok: false, diagnostics: r.stderr.replace(/^Traceback[\s\S]*?(?= {2}File "main\.py")/mu, '') };
-    throw new HarnessError(`python syntax check failed unexpectedly (exit ${r.exitCode}, ${r.signal ?? 'no signal'}): ${r.stderr.slice(0, 300)}`);
+    const answer = await checkerFor(ctx, i)?.check(await readFile(join(buildDir, 'main.py')));
+    if (answer?.compiled) return { ok: true, diagnostics: '' };
+    // The exception read exactly as the one-shot check's stderr is; any other answer goes to it.
+    const printed = answer ? `${ONE_SHOT_TRACEBACK}${answer.exception}` : undefined;
+    if (printed !== undefined && SYNTAX_FAILURE.test(printed)) return { ok: false, diagnostics: syntaxDiagnostics(printed) };
+    return oneShotCheck(ctx, i, buildDir);
   },
   runCommand(buildDir, memoryMb, args) {
     if (!current) throw new HarnessError('python runtime used before init()');
@@ -116,4 +156,8 @@ export const pythonRuntime: LanguageRuntime = {
     return `${s.prompt}${s.completion}\n\n${s.test}\n${check}${epilogue}`;
   },
   isOutOfMemory: (stderr) => /\bMemoryError\b/u.test(stderr),
+  async close() {
+    for (const checker of checkers.values()) checker.close();
+    checkers.clear();
+  },
 };

@@ -5,11 +5,13 @@
  *
  * It validates as the real service does (read 2026-11 from the bedrock-runtime 2023-09-30
  * service model and the errors users report against Anthropic models on Bedrock):
- * at most 4 `stopSequences` (a Converse constraint); for `anthropic.claude*` ids, a stop
+ * at most 2500 `stopSequences` (a Converse constraint; Titan Text takes only "|" or "User:",
+ * gpt-oss and Qwen3 none); for `anthropic.claude*` ids, a stop
  * sequence that is empty or whitespace-only is a 400 ValidationException ("stop_sequences:
  * each stop sequence must contain non-whitespace", Anthropic's own validation); for Claude
- * 4.5-generation ids, `temperature` and `topP` together are a 400 ("`temperature` and
- * `top_p` cannot both be specified for this model. Please use only one."). Stop sequences
+ * 4.5-generation ids and Opus 4.1, `temperature` and `topP` together are a 400 ("`temperature` and
+ * `top_p` cannot both be specified for this model. Please use only one."); Opus 4.7 and later
+ * refuse `temperature` at all. Stop sequences
  * are honoured (the answer ends before the first; stopReason `stop_sequence`).
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
@@ -36,13 +38,31 @@ const CONVERSE = /^\/model\/([^/]+)\/converse$/;
 /** The service's and the model's validation of an inference config; the message of the 400, or undefined. */
 function validate(modelId: string, config: { temperature?: number; topP?: number; stopSequences?: string[] }): string | undefined {
   const stops = config.stopSequences ?? [];
-  if (stops.length > 4) {
-    return `1 validation error detected: Value '[${stops.join(', ')}]' at 'inferenceConfig.stopSequences' failed to satisfy constraint: Member must have length less than or equal to 4`;
+  // Converse API reference, InferenceConfiguration (read 2026-12): stopSequences holds at most
+  // 2500 items of at least 1 character each.
+  if (stops.length > 2500) {
+    return `1 validation error detected: Value at 'inferenceConfig.stopSequences' failed to satisfy constraint: Member must have length less than or equal to 2500`;
+  }
+  // The same page: "Length Constraints: Minimum length of 1" for each item, checked by the
+  // service for every model before any model sees the request (the SDK does not check it).
+  if (stops.some((s) => s === '')) {
+    return `1 validation error detected: Value at 'inferenceConfig.stopSequences' failed to satisfy constraint: Member must satisfy constraint: [Member must have length greater than or equal to 1]`;
+  }
+  // Bedrock user guide, Titan Text inference parameters: only "|" or "User:", one of them.
+  if (modelId.startsWith('amazon.titan-text') && (stops.length > 1 || stops.some((s) => s !== '|' && s !== 'User:'))) {
+    return 'Malformed input request: stopSequences: only "|" or "User:" is supported, please reformat your input and try again.';
+  }
+  // Bedrock "Supported models and model features": gpt-oss and Qwen3 take no stopSequences.
+  if (/^(openai\.gpt-oss|qwen\.qwen3)/.test(modelId) && config.stopSequences !== undefined) {
+    return 'This model doesn\'t support the stopSequences field. Remove stopSequences and try again.';
   }
   if (!modelId.startsWith('anthropic.claude')) return undefined;
-  if (stops.some((s) => s === '')) return 'stop_sequences: each stop sequence must be non-empty';
   if (stops.some((s) => s.trim() === '')) return 'stop_sequences: each stop sequence must contain non-whitespace';
-  if (/^anthropic\.claude-(opus|sonnet|haiku)-(4-[5-9]|[5-9])/.test(modelId) && config.temperature !== undefined && config.topP !== undefined) {
+  // Anthropic's "Migrating to Claude Opus 4.7": sampling parameters are no longer accepted.
+  if (/^anthropic\.claude-opus-(4-[7-9]|[5-9])(?!\d)/.test(modelId) && (config.temperature !== undefined || config.topP !== undefined)) {
+    return 'The model returned the following errors: `temperature` is deprecated for this model.';
+  }
+  if (/^anthropic\.claude-(opus-4-1|(opus|sonnet|haiku)-(4-[5-9]|[5-9]))/.test(modelId) && config.temperature !== undefined && config.topP !== undefined) {
     return 'The model returned the following errors: `temperature` and `top_p` cannot both be specified for this model. Please use only one.';
   }
   return undefined;

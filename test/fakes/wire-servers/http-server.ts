@@ -14,7 +14,7 @@ export type Fault =
   /** HTTP 503. */
   | { kind: 'unavailable' }
   /** Any status with the server's error body (e.g. 400 for a bad request, 403 for no access). */
-  | { kind: 'status'; status: number; message?: string }
+  | { kind: 'status'; status: number; message?: string; type?: string }
   /** 200 with a body that is not JSON. */
   | { kind: 'malformed' }
   /** 200 with an empty body. */
@@ -169,7 +169,7 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
         return;
       }
       case 'status': {
-        const e = renderError(fault.status, typeForStatus(fault.status), fault.message ?? `status ${fault.status}`);
+        const e = renderError(fault.status, fault.type ?? typeForStatus(fault.status), fault.message ?? `status ${fault.status}`);
         send(res, e.status ?? fault.status, e.headers, e.body);
         return;
       }

@@ -4,23 +4,32 @@
  * servers polyeval meets behind `openai:`. Each flavour copies what that server does, read
  * from its source:
  *
- * - `vllm` (default) — vllm-project/vllm main @ 030ea52 (vllm/entrypoints/openai/completion/
- *   serving.py): `/completions` with `echo` returns the prompt's tokens and log-probabilities
- *   (first one null) before the generated ones; `max_tokens: 0` returns the prompt only;
- *   `text_offset` is a running sum of token-string lengths; chat takes `logprobs` +
- *   `top_logprobs`. This flavour's tokeniser adds no BOS (Qwen-style).
+ * - `vllm` (default) — vllm-project/vllm (vllm/entrypoints/openai/completion/serving.py
+ *   @cc139d8 `request_output_to_completion_response`, `_create_completion_logprobs`):
+ *   `/completions` with `echo` returns the prompt's tokens and log-probabilities (first one
+ *   null) before the generated ones; `max_tokens: 0` returns the prompt only; `text_offset` is
+ *   a running sum of token-string lengths from 0 (echo or not: the non-streamed answer passes
+ *   no initial offset); `top_logprobs` holds the token and its `logprobs` best alternatives;
+ *   `logprobs` (or chat `top_logprobs`) above 20 and `max_tokens: 0` without echo are 400s (see
+ *   vllm-completion.ts `vllmRefusal`); chat takes `logprobs` + `top_logprobs`. This flavour's tokeniser adds no BOS (Qwen-style). With `tokenizer`
+ *   (`llama3`, `qwen3`, `llama2`) `/completions` tokenizes with that model's real tokenizer
+ *   and answers exactly as vLLM does (vllm-completion.ts): BOS echoed, token strings as
+ *   `convert_ids_to_tokens` or per-id `decode`, and `usage.completion_tokens` 1 for an echo
+ *   with `max_tokens: 0` (the engine generates one token it does not show).
  * - `vllm-llama` — the same server with a Llama-3 tokenizer: the echoed tokens start with
  *   the BOS `<|begin_of_text|>` (logprob null) while `text` is the raw prompt, so every
  *   `text_offset` is shifted by the BOS string's 17 characters; with `byteLevel` the tokens
  *   are reported as `convert_ids_to_tokens` strings (`Ġ3`), as vLLM releases before
  *   `decoded_token` did.
  * - `llama.cpp` — ggml-org/llama.cpp @ 00efb3e (tools/server/server-task.cpp): `/completions`
- *   ignores `echo`; `logprobs` come as `{content: [{id, token, bytes, logprob, top_logprobs}]}`
+ *   refuses `echo: true` with HTTP 500 "Only no echo is supported" (server-common.cpp
+ *   `oaicompat_completion_params_parse`); `logprobs` come as `{content: [{id, token, bytes, logprob, top_logprobs}]}`
  *   for generated tokens only (null when none); chat returns the same `logprobs.content`;
  *   empty stop strings are dropped.
  * - `tgi` — huggingface/text-generation-inference v3.3.7 (router/src/server.rs, lib.rs):
  *   the Messages API's `/v1/completions` has no `echo` and answers `logprobs: null`; chat
- *   `top_logprobs` above `--max-top-n-tokens` (default 5) is a 422 validation error.
+ *   `top_logprobs` above `--max-top-n-tokens` (default 5) is a 422 validation error, and so
+ *   is any `top_p` outside (0, 1) (router/src/validation.rs `validate`).
  * - `openai-chat` — OpenAI's chat models: `/completions` answers 404 ("This is a chat model
  *   and not supported in the v1/completions endpoint"); chat `top_logprobs` up to 20;
  *   a refusal is `content: null` with `refusal` set.
@@ -31,7 +40,9 @@
  * // spec: `openai:${server.url}#fake-model`
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
+import type { TokenizerName, TokenStrings } from './real-tokenizers.ts';
 import { flatLogprob, scoreText, tokenize, tokenId, type LogprobFn } from './tokenize.ts';
+import { VLLM_MAX_LOGPROBS, vllmCompletion, vllmRefusal } from './vllm-completion.ts';
 
 export type OpenAiFlavour = 'vllm' | 'vllm-llama' | 'llama.cpp' | 'tgi' | 'openai-chat';
 
@@ -56,6 +67,15 @@ export interface OpenAiServerOptions extends FaultOptions {
   rejectMaxTokensZero?: boolean;
   /** Leave `text_offset` out of logprobs, like some servers do. */
   omitTextOffset?: boolean;
+  /**
+   * vllm flavours: tokenize `/completions` prompts with this real model tokenizer (BOS, token
+   * strings, usage exactly as vLLM reports them; see vllm-completion.ts) instead of the toy one.
+   */
+  tokenizer?: TokenizerName;
+  /** With `tokenizer`: how token strings are spelled (vLLM version dependent; default `decoded`). */
+  tokenStrings?: TokenStrings;
+  /** vllm flavours: the server's `--max-logprobs` (default 20, as vLLM's). */
+  maxLogprobs?: number;
 }
 
 export interface OpenAiServer extends FakeServer {
@@ -98,6 +118,20 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       if (options.model !== undefined && body.model !== options.model) {
         return error(404, 'NotFoundError', `The model \`${String(body.model)}\` does not exist.`);
       }
+      if (flavour === 'tgi' && body.top_p !== undefined && body.top_p !== null) {
+        // TGI v3.3.7 router/src/validation.rs `validate`: top_p must be in (0, 1) — the
+        // Messages API passes the request's top_p through (server.rs chat_completions/completions).
+        const topP = Number(body.top_p);
+        if (!(topP > 0 && topP < 1)) return error(422, 'validation', 'Input validation error: `top_p` must be > 0.0 and < 1.0');
+      }
+      if (flavour === 'openai-chat' && /^(o[1-9]|gpt-5(?!-chat))/.test(String(body.model))) {
+        // OpenAI reasoning models (400 invalid_request_error, code unsupported_parameter, as the
+        // API answers them): max_tokens → max_completion_tokens; no temperature other than 1, no top_p, no stop.
+        if (body.max_tokens !== undefined) return unsupported('max_tokens', "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
+        for (const field of ['temperature', 'top_p', 'stop'] as const) {
+          if (body[field] !== undefined && !(field !== 'stop' && body[field] === 1)) return unsupported(field, `Unsupported parameter: '${field}' is not supported with this model.`);
+        }
+      }
       if (req.path === `${basePath}/chat/completions`) return chat(body);
       if (req.path === `${basePath}/completions`) {
         if (flavour === 'openai-chat') {
@@ -110,6 +144,10 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     error,
     options,
   );
+
+  function unsupported(param: string, message: string) {
+    return { status: 400, headers: {}, body: { error: { message, type: 'invalid_request_error', param, code: 'unsupported_parameter' } } };
+  }
 
   function stops(body: Record<string, unknown>): string[] {
     const raw = Array.isArray(body.stop) ? (body.stop as unknown[]).map(String) : typeof body.stop === 'string' ? [body.stop] : [];
@@ -127,7 +165,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         stopped = true;
       }
     }
-    const max = typeof body.max_tokens === 'number' ? body.max_tokens : all.length;
+    const max = typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : all.length;
     const tokens = all.slice(0, max);
     return { text: tokens.join(''), tokens, finish: tokens.length < all.length && !stopped ? 'length' : 'stop' };
   }
@@ -145,11 +183,18 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     const prompt = messages.map((m) => String(m.content ?? '')).join('\n\n');
     const wantLogprobs = body.logprobs === true;
     const k = typeof body.top_logprobs === 'number' ? body.top_logprobs : 0;
-    const maxK = flavour === 'tgi' ? 5 : flavour === 'openai-chat' ? 20 : Infinity;
-    if (wantLogprobs && k > maxK) {
-      return flavour === 'tgi'
-        ? error(422, 'validation', `Input validation error: \`top_n_tokens\` must be >= 0 and <= ${maxK}. Given: ${k}`)
-        : error(400, 'invalid_request_error', `Invalid 'top_logprobs': integer above maximum value. Expected a value <= ${maxK}, but got ${k} instead.`);
+    // TGI v3.3.7 router/src/lib.rs `ChatRequest::try_into_generate` passes `top_logprobs` as
+    // `top_n_tokens` whether or not `logprobs` is set, and validation.rs `validate` caps it at
+    // --max-top-n-tokens (default 5): a 422 either way.
+    if (flavour === 'tgi' && k > 5) return error(422, 'validation', `Input validation error: \`top_n_tokens\` must be >= 0 and <= 5. Given: ${k}`);
+    // vLLM chat asks the engine for `top_logprobs` only with `logprobs: true`; input_processor.py
+    // `_validate_logprobs` refuses more than --max-logprobs (see vllm-completion.ts).
+    if ((flavour === 'vllm' || flavour === 'vllm-llama') && wantLogprobs) {
+      const refused = vllmRefusal({ logprobs: k }, options.maxLogprobs ?? VLLM_MAX_LOGPROBS);
+      if (refused) return refused;
+    }
+    if (flavour === 'openai-chat' && wantLogprobs && k > 20) {
+      return error(400, 'invalid_request_error', `Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got ${k} instead.`);
     }
     const promptTokens = tokenize(prompt).length;
     const chatCompletion = (choice: Record<string, unknown>, counts: ReturnType<typeof usage>) => ({
@@ -179,16 +224,41 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     if (options.rejectMaxTokensZero && body.max_tokens === 0) {
       return error(400, 'BadRequestError', 'max_tokens must be at least 1, got 0.');
     }
+    if (flavour === 'llama.cpp' && body.echo === true) {
+      // llama.cpp tools/server/server-common.cpp `oaicompat_completion_params_parse` throws
+      // std::runtime_error("Only no echo is supported"); server.cpp's ex_wrapper answers a
+      // runtime_error with 500 and type server_error.
+      return { status: 500, headers: {}, body: { error: { code: 500, message: 'Only no echo is supported', type: 'server_error' } } };
+    }
     const prompt = body.prompt;
-    const out = generated(prompt, body);
     const vllm = flavour === 'vllm' || flavour === 'vllm-llama';
+    if (vllm) {
+      const refused = vllmRefusal(body, options.maxLogprobs ?? VLLM_MAX_LOGPROBS);
+      if (refused) return refused;
+    }
+    const out = generated(prompt, body);
+    if (vllm && options.tokenizer) {
+      const whole = generated(prompt, { ...body, max_tokens: undefined }).text;
+      const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16;
+      const logprobs = typeof body.logprobs === 'number' ? body.logprobs : undefined;
+      return { status: 200, body: { ...vllmCompletion({ tokenizer: options.tokenizer, strings: options.tokenStrings ?? 'decoded', prompt, answer: whole, maxTokens, echo: body.echo === true, logprobs, logprob, candidates: CANDIDATES }), model: body.model } };
+    }
     const echo = vllm && body.echo === true;
     const promptTokens = scoreText(prompt, logprob);
     let logprobs: unknown = null;
-    if (typeof body.logprobs === 'number' && vllm) logprobs = vllmLogprobs(prompt, promptTokens, out.tokens, echo);
-    if (typeof body.logprobs === 'number' && flavour === 'llama.cpp' && out.tokens.length > 0) {
-      // Generated tokens only, in the chat shape: llama.cpp has no echo.
-      logprobs = { content: out.tokens.map((token, i) => ({ id: tokenId(token), token, bytes: [...Buffer.from(token)], logprob: logprob(prompt + out.tokens.slice(0, i).join(''), token), top_logprobs: [] })) };
+    if (typeof body.logprobs === 'number' && vllm) logprobs = vllmLogprobs(prompt, promptTokens, out.tokens, echo, body.logprobs);
+    const nProbs = typeof body.logprobs === 'number' ? body.logprobs : 0;
+    if (flavour === 'llama.cpp' && nProbs > 0 && out.tokens.length > 0) {
+      // llama.cpp tools/server/server-task.cpp `params_from_json_cmpl` takes `logprobs` as n_probs;
+      // `to_json_oaicompat` answers `{content: probs_vector_to_json(...)}` (null with no probs):
+      // generated tokens only, each with its n_probs best alternatives. No echo.
+      const entry = (token: string, lp: number) => ({ id: tokenId(token), token, bytes: [...Buffer.from(token)], logprob: lp });
+      logprobs = {
+        content: out.tokens.map((token, i) => {
+          const before = prompt + out.tokens.slice(0, i).join('');
+          return { ...entry(token, logprob(before, token)), top_logprobs: topAfter(before, nProbs).map((t) => entry(t.token, t.logprob)) };
+        }),
+      };
     }
     const bos = flavour === 'vllm-llama' ? 1 : 0;
     return {
@@ -199,13 +269,20 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         created: 1_700_000_000,
         model: body.model,
         choices: [{ index: 0, text: (echo ? prompt : '') + out.text, logprobs, finish_reason: out.finish }],
-        usage: usage(promptTokens.length + bos, out.tokens.length),
+        // request_output_to_completion_response (vllm serving.py @cc139d8) counts the token the
+        // engine generates for echo with max_tokens 0 (to_sampling_params asks for one).
+        usage: usage(promptTokens.length + bos, echo && body.max_tokens === 0 ? 1 : out.tokens.length),
       },
     };
   }
 
-  /** vLLM's `_create_completion_logprobs`: offsets are a running sum of the token strings' lengths. */
-  function vllmLogprobs(prompt: string, promptTokens: ReturnType<typeof scoreText>, generatedTokens: string[], echo: boolean) {
+  /**
+   * vLLM's `_create_completion_logprobs` (serving.py @cc139d8): offsets are a running sum of the
+   * token strings' lengths from 0 (no initial offset in a non-streamed answer); `top_logprobs`
+   * keeps the first `logprobs + 1` entries of a dict holding the token first, then the best
+   * alternatives, keyed by string.
+   */
+  function vllmLogprobs(prompt: string, promptTokens: ReturnType<typeof scoreText>, generatedTokens: string[], echo: boolean, k: number) {
     const echoed = echo ? promptTokens.map((t) => ({ text: t.text, logprob: t.logprob })) : [];
     if (echo && flavour === 'vllm-llama') {
       echoed.unshift({ text: BOS, logprob: null });
@@ -213,8 +290,16 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       if (echoed[1]) echoed[1] = { text: echoed[1].text, logprob: logprob('', echoed[1].text) };
     }
     const gen = generatedTokens.map((text, i) => ({ text, logprob: logprob(prompt + generatedTokens.slice(0, i).join(''), text) }));
-    const all = [...echoed, ...gen].map((t) => ({ ...t, text: flavour === 'vllm-llama' && options.byteLevel && t.text !== BOS ? byteLevel(t.text) : t.text }));
-    let offset = echo ? 0 : [...prompt].length;
+    const spell = (text: string) => (flavour === 'vllm-llama' && options.byteLevel && text !== BOS ? byteLevel(text) : text);
+    // The text before each shown token (BOS adds none), for its alternatives.
+    const contexts: string[] = [];
+    let seen = echo ? '' : prompt;
+    for (const t of [...echoed, ...gen]) {
+      contexts.push(seen);
+      if (t.text !== BOS) seen += t.text;
+    }
+    const all = [...echoed, ...gen].map((t) => ({ ...t, text: spell(t.text) }));
+    let offset = 0;
     const offsets = all.map((t) => {
       const here = offset;
       offset += t.text.length;
@@ -223,7 +308,15 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     return {
       tokens: all.map((t) => t.text),
       token_logprobs: all.map((t) => t.logprob),
-      top_logprobs: all.map((t) => (t.logprob === null ? null : { [t.text]: t.logprob })),
+      top_logprobs: all.map((t, i) => {
+        if (t.logprob === null) return null;
+        const entries: [string, number][] = [[t.text, t.logprob]];
+        for (const alt of topAfter(contexts[i] ?? '', k)) {
+          if (entries.length > k) break;
+          if (!entries.some(([s]) => s === spell(alt.token))) entries.push([spell(alt.token), alt.logprob]);
+        }
+        return Object.fromEntries(entries);
+      }),
       ...(options.omitTextOffset ? {} : { text_offset: offsets }),
     };
   }

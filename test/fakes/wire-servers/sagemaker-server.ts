@@ -22,7 +22,22 @@ export interface SageMakerServerOptions extends FaultOptions {
   noPromptLogprobs?: boolean;
   /** Generations of more than this many tokens outlive SageMaker's 60 s real-time limit. */
   realtimeTokenLimit?: number;
+  /**
+   * The first `times` (default 1) response streams fail after `afterTokens` tokens with the
+   * container's in-stream error event, under a 200 (see `streamErrorEvent`).
+   */
+  streamError?: { afterTokens: number; times?: number; tgiErrorType?: string };
+  /**
+   * TGI launched with `--enable-prefill-logprobs` (default true here). TGI >= 3.0 turns prompt
+   * log-probabilities off unless it is (launcher/src/main.rs sets REQUEST_LOGPROBS;
+   * server/text_generation_server/models/flash_causal_lm.py sets `r.prefill_logprobs = False`
+   * without it), so `decoder_input_details` then brings `prefill: []`.
+   */
+  prefillLogprobs?: boolean;
 }
+
+/** TGI's default `--max-top-n-tokens` (launcher/src/main.rs, v3.3.7). */
+const MAX_TOP_N_TOKENS = 5;
 
 const INVOCATIONS = /^\/endpoints\/([^/]+)\/invocations(-response-stream)?$/;
 
@@ -40,6 +55,7 @@ export function renderChat(messages: { role?: string; content?: unknown }[], con
 /** Starts the fake on 127.0.0.1 with a free port; use `url` as the endpoint. */
 export async function startSageMakerServer(options: SageMakerServerOptions = {}): Promise<FakeServer> {
   const answer = options.answer ?? (() => 'ok');
+  let streamFailures = options.streamError ? (options.streamError.times ?? 1) : 0;
   const logprob = options.logprob ?? flatLogprob;
   const error = (status: number, type: string, message: string) =>
     // A 424 fault stands for the container refusing the payload: SageMaker wraps its 422 in a ModelError.
@@ -78,12 +94,24 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
 
   function tgi(inputs: string, body: Record<string, unknown>) {
     const params = (body.parameters ?? {}) as Record<string, unknown>;
-    if (params.do_sample === true && typeof params.temperature === 'number' && params.temperature <= 0) {
+    // TGI v3.3.7 router/src/validation.rs `validate`: `temperature.unwrap_or(1.0) <= 0.0` is an
+    // error whatever `do_sample` says, and so is `max_new_tokens: 0`.
+    if (typeof params.temperature === 'number' && params.temperature <= 0) {
       return modelError('Input validation error: `temperature` must be strictly positive', 422);
     }
+    if (params.max_new_tokens === 0) return modelError('Input validation error: `max_new_tokens` must be strictly positive', 422);
+    // router/src/validation.rs `validate` (v3.3.7): top_p must be in (0, 1); top_n_tokens at most --max-top-n-tokens.
+    if (params.top_p !== undefined && params.top_p !== null && !(Number(params.top_p) > 0 && Number(params.top_p) < 1)) {
+      return modelError('Input validation error: `top_p` must be > 0.0 and < 1.0', 422);
+    }
+    const topN = typeof params.top_n_tokens === 'number' ? params.top_n_tokens : 0;
+    if (topN > MAX_TOP_N_TOKENS) return modelError(`Input validation error: \`top_n_tokens\` must be >= 0 and <= ${MAX_TOP_N_TOKENS}. Given: ${topN}`, 422);
     const out = generate(inputs, body, params.max_new_tokens);
     if (options.realtimeTokenLimit !== undefined && out.tokens.length > options.realtimeTokenLimit) return realtimeTimeout();
     const details = params.details === true;
+    const withPrefill = params.decoder_input_details === true && options.prefillLogprobs !== false;
+    // Details.top_tokens (router/src/lib.rs): per generated token, the top_n_tokens alternatives.
+    const topTokens = topN > 0 ? out.tokens.map((_, i) => topAfter(inputs + out.tokens.slice(0, i).join(''), topN).map((t) => ({ id: tokenId(t.token), text: t.token, logprob: t.logprob, special: false }))) : undefined;
     // TGI's prefill starts with the BOS token, whose log-probability is undefined (null).
     const prefill = [{ id: 1, text: '<s>', logprob: null }, ...scoreText(inputs, logprob).map((t) => ({ id: tokenId(t.text), text: t.text, logprob: t.logprob ?? -1 }))];
     return {
@@ -97,8 +125,9 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
                   finish_reason: out.finish === 'length' ? 'length' : 'eos_token',
                   generated_tokens: out.tokens.length,
                   seed: params.seed ?? null,
-                  prefill: params.decoder_input_details === true ? prefill : [],
+                  prefill: withPrefill ? prefill : [],
                   tokens: out.tokens.map((t) => ({ id: tokenId(t), text: t, logprob: -0.5, special: false })),
+                  ...(topTokens ? { top_tokens: topTokens } : {}),
                 },
               }
             : {}),
@@ -116,9 +145,18 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
     const events: unknown[] = [];
     if (typeof body.inputs === 'string') {
       const params = (body.parameters ?? {}) as Record<string, unknown>;
-      if (params.decoder_input_details === true) return modelError('Input validation error: `decoder_input_details` == true is not supported with streaming tokens', 422);
+      // TGI v3.3.7 router/src/server.rs `generate_stream_internal` yields
+      // ValidationError::PrefillDetailsStream as the stream's only item, and `generate_stream`
+      // turns it into an error event (`impl From<InferError> for Event`) under the 200 already
+      // sent: no 422, no ModelError.
+      if (params.decoder_input_details === true) {
+        const refusal = { error: 'Input validation error: `decoder_input_details` == true is not supported when streaming tokens', error_type: 'validation' };
+        return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(`data:${JSON.stringify(refusal)}\n\n`) };
+      }
       const out = generate(body.inputs, body, params.max_new_tokens);
+      const failAt = failingStream();
       out.tokens.forEach((t, i) => {
+        if (failAt !== undefined && i >= failAt) return;
         const last = i === out.tokens.length - 1;
         events.push({
           index: i + 1,
@@ -127,15 +165,34 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
           details: last ? { finish_reason: out.finish === 'length' ? 'length' : 'eos_token', generated_tokens: out.tokens.length, seed: null } : null,
         });
       });
+      // TGI generate_stream yields the InferError as an event and ends (server.rs, `From<InferError> for Event`).
+      if (failAt !== undefined) events.push({ error: 'Request failed during generation: Server error: CUDA out of memory', error_type: options.streamError?.tgiErrorType ?? 'generation' });
       return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(events.map((e) => `data:${JSON.stringify(e)}\n\n`).join('')) };
     }
     const messages = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
     const out = generate(messages.map((m) => String(m.content ?? '')).join('\n\n'), body, body.max_tokens);
+    const failAt = failingStream();
+    if (failAt !== undefined) {
+      // vLLM's chat stream generator catches the engine error, yields
+      // `data: {"error": {message, type, param, code}}` (create_streaming_error_response) and
+      // then `data: [DONE]` (serving.py @cc139d8), all under the 200 already sent.
+      for (const t of out.tokens.slice(0, failAt)) events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: t }, finish_reason: null }] });
+      events.push({ error: { message: 'Internal server error', type: 'InternalServerError', param: null, code: 500 } });
+      const sse = `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
+      return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(sse) };
+    }
     for (const t of out.tokens) events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: t }, finish_reason: null }] });
     events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: out.finish === 'length' ? 'length' : 'stop' }] });
     events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 11, completion_tokens: out.tokens.length, total_tokens: 11 + out.tokens.length } });
     const sse = `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
     return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(sse) };
+  }
+
+  /** The token after which this stream fails, or undefined when it does not. */
+  function failingStream(): number | undefined {
+    if (streamFailures <= 0 || !options.streamError) return undefined;
+    streamFailures -= 1;
+    return options.streamError.afterTokens;
   }
 
   function topAfter(context: string, k: number): { token: string; logprob: number }[] {

@@ -1,6 +1,6 @@
 // DynamoRunLedger behaviour beyond the shared contract: the table layout it writes and
 // the faults it reports.
-import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DynamoDBClient, GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
 import { DynamoRunLedger } from '#aws/index.ts';
@@ -43,6 +43,35 @@ describe('DynamoRunLedger', () => {
     expect(runRow.Item?.recorded?.N).toBe('1');
     expect(runRow.Item?.verdict_TLE?.N).toBe('1');
     expect(runRow.Item?.updatedAt?.S).toBe(CLOCK.toISOString());
+  });
+
+  it('books cost on the run\'s cost row, never on the run row every record transaction holds', async () => {
+    const { ledger, tableName } = await newLedger();
+    await ledger.createRun(run);
+
+    await ledger.trySpend('r1', 0.25, 1);
+    await ledger.addCost('r1', 0.5);
+    await ledger.recordItem('r1', 'r1/sum/0', 'OK');
+
+    const runRow = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'RUN' } }, ConsistentRead: true }));
+    const costRow = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'COST' } }, ConsistentRead: true }));
+    expect(runRow.Item?.costUsd).toBeUndefined();
+    expect(Number(costRow.Item?.costUsd?.N)).toBeCloseTo(0.75, 10);
+    expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(0.75, 10);
+    expect((await ledger.listRuns())[0]?.costUsd).toBeCloseTo(0.75, 10);
+  });
+
+  it('keeps counting the spend of a run created before cost rows (its old total on the run row)', async () => {
+    const { ledger, tableName } = await newLedger();
+    await ledger.createRun(run);
+    // As an older deployment left it: the spend on the run row, no cost row.
+    await dynamo.send(new DeleteItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'COST' } } }));
+    await dynamo.send(new UpdateItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'RUN' } }, UpdateExpression: 'SET costUsd = :c', ExpressionAttributeValues: { ':c': { N: '0.5' } } }));
+
+    expect(await ledger.trySpend('r1', 0.25, 1)).toBe(true);
+    await ledger.addCost('r1', 0.125);
+
+    expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(0.875, 10);
   });
 
   it('registers each run once in the RUNS partition, which item rows never touch', async () => {

@@ -83,17 +83,50 @@ describe('bedrock: settings adapted to the model', () => {
 
     const { warnings } = p?.adaptParams?.({ temperature: 0.2, topP: 0.9, maxTokens: 64, stop: ['\n', 'a', 'b', 'c', 'd', 'e'] }, 'chat') ?? { warnings: [] };
 
-    expect(warnings).toEqual([expect.stringContaining('"\\n" not sent'), expect.stringContaining('only the first 4 stop sequences'), expect.stringContaining('top_p 0.9 not sent')]);
+    expect(warnings).toEqual([expect.stringContaining('"\\n" not sent'), expect.stringContaining('top_p 0.9 not sent')]);
   });
 
-  it('sends at most 4 stop sequences and applies the rest to the answer', async () => {
+  it('sends every stop sequence within Converse\'s 2500 (no longer cut at 4)', async () => {
     const server = await serve('alpha beta gamma');
     const p = provider('bedrock:meta.llama3-1-8b-instruct-v1:0', server);
 
     const g = await p.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 64, stop: ['1', '2', '3', '4', 'gamma'] } }));
 
-    expect(config(server).stopSequences).toEqual(['1', '2', '3', '4']);
+    expect(config(server).stopSequences).toEqual(['1', '2', '3', '4', 'gamma']);
     expect(g.text).toBe('alpha beta ');
+  });
+
+  it('sends Claude Opus 4.7 no temperature or top_p (it refuses them), with a warning (defect 5)', async () => {
+    const server = await serve('4');
+    const p = provider('bedrock:us.anthropic.claude-opus-4-7', server);
+
+    const g = await p.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 8, stop: [] } }));
+
+    expect(g.text).toBe('4');
+    expect(config(server)).not.toHaveProperty('temperature');
+    expect(p.adaptParams?.({ temperature: 0, topP: 1, maxTokens: 8, stop: [] }, 'chat').warnings).toEqual([expect.stringContaining('temperature 0 not sent')]);
+  });
+
+  it('sends Claude Opus 4.1 temperature without top_p (defect 5)', async () => {
+    const server = await serve('4');
+    const p = provider('bedrock:anthropic.claude-opus-4-1-20250805-v1:0', server);
+    await p.generate(chatRequest({ params: { temperature: 0.2, topP: 0.9, maxTokens: 8, stop: [] } }));
+    expect(config(server)).toMatchObject({ temperature: 0.2 });
+    expect(config(server)).not.toHaveProperty('topP');
+  });
+
+  it.each([
+    ['amazon.titan-text-express-v1', undefined],
+    ['openai.gpt-oss-120b-1:0', undefined],
+    ['qwen.qwen3-32b-v1:0', undefined],
+  ])('sends %s only the stop sequences it takes and cuts the answer at the rest (defect 6)', async (model) => {
+    const server = await serve('3\nperché');
+    const p = provider(`bedrock:${model}`, server);
+
+    const g = await p.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 8, stop: ['\n'] } }));
+
+    expect(g.text).toBe('3');
+    expect(config(server).stopSequences).toBeUndefined();
   });
 
   it('sends a completion-style prompt as one user message (Converse is chat-only)', async () => {

@@ -2,7 +2,7 @@
 // language's runner Lambda (judge/runner split), so a Lambda-lane item pays two functions and
 // a Fargate-lane item pays its task plus its runner.
 import { describe, expect, it } from 'vitest';
-import { AWS_PRICES, estimateCloudRun } from '#app/cloud/estimate.ts';
+import { AWS_PRICES, DEFAULT_DEPLOYMENT, estimateCloudRun } from '#app/cloud/estimate.ts';
 import type { DryRunPlan } from '#app/shared/dry-run.ts';
 import { EXECUTOR_IMAGES } from '#core/languages/index.ts';
 
@@ -33,7 +33,7 @@ describe('estimateCloudRun with judge and runner', () => {
     // 100 items × 300 s on 2 vCPU and 4 GB, plus the runner's and generate's GB-seconds
     const hours = (100 * 300) / 3600;
     expect(estimate.executor.fargate_vcpu_hours).toBeCloseTo(hours * 2, 2);
-    const expected = estimate.executor.lambda_gb_seconds * AWS_PRICES.lambdaGbSecond.arm64 + hours * (2 * AWS_PRICES.fargateVcpuHour.arm64 + 4 * AWS_PRICES.fargateGbHour.arm64);
+    const expected = estimate.executor.lambda_gb_seconds * AWS_PRICES.lambdaGbSecond.x86_64 + hours * (2 * AWS_PRICES.fargateVcpuHour.x86_64 + 4 * AWS_PRICES.fargateGbHour.x86_64);
     expect(estimate.executor.cost_usd).toBeCloseTo(expected, 3);
   });
 
@@ -44,5 +44,24 @@ describe('estimateCloudRun with judge and runner', () => {
     expect(estimate.executor.fargate_vcpu_hours).toBeGreaterThan(0);
     expect(estimate.executor.lambda_gb_seconds).toBeCloseTo(generate + 100 * 300 * memoryGb('kotlin'), 1);
     expect(estimate.requests.lambda - estimateCloudRun(plan, null, undefined).requests.lambda).toBe(100);
+  });
+});
+
+describe('estimateCloudRun of the deployed stack', () => {
+  it('bills the architecture cdk.json deploys by default', async () => {
+    const { readFileSync } = await import('node:fs');
+    const cdk = JSON.parse(readFileSync(new URL('../../../cdk.json', import.meta.url), 'utf8')) as { context: { architecture: string } };
+    expect(DEFAULT_DEPLOYMENT.architecture).toBe(cdk.context.architecture);
+    const estimate = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' });
+    expect(estimate.executor.cost_usd).toBeCloseTo(estimate.executor.lambda_gb_seconds * AWS_PRICES.lambdaGbSecond.x86_64, 6);
+  });
+
+  it('states the interface endpoints the stack deploys as a fixed monthly cost, fewer without the Fargate lane', async () => {
+    const { interfaceEndpointServices } = await import('../../../infra/network.ts');
+    const withLane = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' });
+    const without = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' }, { ...DEFAULT_DEPLOYMENT, fargateLane: false });
+    expect(withLane.fixed.interface_endpoints).toBe(interfaceEndpointServices(true).length);
+    expect(without.fixed.interface_endpoints).toBe(interfaceEndpointServices(false).length);
+    expect(withLane.fixed.usd_per_month).toBeCloseTo(5 * 2 * 0.01 * 730, 2);
   });
 });

@@ -75,3 +75,16 @@ describe('retryAfterFromHeaders', () => {
     expect(retryAfterFromHeaders(() => undefined, 0)).toBeUndefined();
   });
 });
+
+describe('retry classes of stream and container errors', () => {
+  it.each(['InternalStreamFailure', 'ModelStreamError'])('retries SageMaker in-stream %s', (name) => {
+    expect(classifySdkError(serviceError(name, 500), NOW).retryable).toBe(true);
+    expect(classifySdkError(serviceError(name, 400), NOW).retryable).toBe(true);
+  });
+
+  it("takes a ModelError wrapping the container's 429 as throttling, so concurrency backs off", () => {
+    const failure = classifySdkError(serviceError('ModelError', 424, { OriginalStatusCode: 429 }), NOW);
+    expect(failure).toMatchObject({ retryable: true, throttled: true });
+    expect(classifySdkError(serviceError('ModelError', 424, { OriginalStatusCode: 500 }), NOW).throttled).toBe(false);
+  });
+});

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '#core/errors.ts';
 import { estimateComputeCost, estimateCost, estimateTokens, loadPriceTable } from '#providers/index.ts';
+import { findModelPrice, shippedPriceTable } from '#providers/prices.ts';
 
 async function tempJson(content: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'polyeval-prices-'));
@@ -78,5 +79,22 @@ describe('estimateTokens', () => {
     ['abcde', 2],
   ])('estimates %j as %i tokens (chars / 4, rounded up)', (text, tokens) => {
     expect(estimateTokens(text)).toBe(tokens);
+  });
+});
+
+describe('inference-profile premium (defect 9)', () => {
+  const table = shippedPriceTable();
+  const mtok = { promptTokens: 1_000_000, completionTokens: 1_000_000 };
+
+  it('prices a regional or geographic Claude Sonnet 4.5 profile 10% above the global one', () => {
+    const global = estimateCost(table, 'global.anthropic.claude-sonnet-4-5-20250929-v1:0', mtok).usd ?? NaN;
+    const us = estimateCost(table, 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', mtok).usd ?? NaN;
+    expect(global).toBeCloseTo(3 + 15, 10);
+    expect(us).toBeCloseTo(1.1 * global, 10);
+    expect(findModelPrice(table, 'eu.anthropic.claude-haiku-4-5-20251001-v1:0')?.note).toMatch(/×1.1/);
+  });
+
+  it('leaves models before Sonnet 4.5 at the base price', () => {
+    expect(estimateCost(table, 'us.anthropic.claude-3-5-haiku-20241022-v1:0', { promptTokens: 1_000_000, completionTokens: 0 }).usd).toBeCloseTo(0.8, 10);
   });
 });

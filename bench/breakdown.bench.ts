@@ -1,0 +1,125 @@
+/**
+ * Issue 23: where a whole `npx polyeval run -b mxeval:<problems> -m replay:<samples>` spends
+ * its time on each fidelity set (Kotlin, C++, Python; ../shared/fidelity), against MXEval's
+ * recorded time on the same problems and answers and against the floor — the same samples'
+ * bare toolchain work measured in this bench run (support/floor.ts). Every set runs
+ * `BENCH_ROUNDS` times (default 2) with an empty compile cache (the machine-wide pieces —
+ * supervisor, precompiled headers, compile server build — exist, as after a first run).
+ *
+ * Rows per set and round: the whole command's ratio to MXEval with the floor's beside it;
+ * CLI start (`--help`) and start + load + plan (`--dry-run`); per-sample compile/check and
+ * run (medians, and their sums over the jobs: the wall share); sandbox set-up per process
+ * (a sandboxed `/bin/true` minus a bare one, times the processes the run started); the
+ * aggregation (records Parquet, metrics, report: re-run in process on the finished run);
+ * and the rest (item records, journal, queueing, waiting for the Kotlin server). Every row
+ * carries the load average: the machine may be shared. `npm run bench breakdown`;
+ * BENCH_FIDELITY_SETS=mbpp limits the sets.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BenchRow } from './index.ts';
+import { cppFloor, kotlinFloor, pythonFloor, type Floor } from './support/floor.ts';
+import { FIDELITY, freshTmp, seedMachineWide } from './support/fidelity-tmp.ts';
+import { loadNote, measureRun, ROOT, type MeasuredRun } from './support/measure-run.ts';
+import { aggregateAgain, itemTimes, sandboxSetupMs } from './support/run-parts.ts';
+
+const SETS = [
+  { set: 'mbkp', language: 'Kotlin', target: 20, floor: kotlinFloor },
+  { set: 'mbcpp', language: 'C++', target: 5, floor: cppFloor },
+  { set: 'mbpp', language: 'Python', target: 4, floor: pythonFloor },
+] as const;
+
+const CLI = join(ROOT, 'dist', 'polyeval.mjs');
+const s = (x: number): string => `${x.toFixed(2)} s`;
+const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : ((sorted[Math.floor((sorted.length - 1) / 2)] as number) + (sorted[Math.ceil((sorted.length - 1) / 2)] as number)) / 2;
+};
+const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+const msText = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(0)} ms` : 'none');
+
+/** Wall seconds of `node dist/polyeval.mjs <args>` (median of three). */
+function cliSeconds(args: string[]): number {
+  const times = [0, 1, 2].map(() => {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    if (r.status !== 0) throw new Error(`polyeval ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-500)}`);
+    return (performance.now() - t0) / 1000;
+  });
+  return median(times);
+}
+
+function load(): string {
+  return `load ${(loadavg()[0] ?? 0).toFixed(1)} on ${availableParallelism()} cores`;
+}
+
+/** The run's kotlinc flags, from its manifest (its language version). */
+function kotlincFlags(home: string, runId: string): string[] {
+  const manifest = readFileSync(join(home, 'store', 'runs', runId, 'manifest.json'), 'utf8');
+  const version = /"kotlin_language_version":\s*"([^"]+)"/u.exec(manifest)?.[1];
+  return version ? ['-language-version', version, '-api-version', version] : [];
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const only = process.env['BENCH_FIDELITY_SETS']?.split(',');
+  const rounds = Number(process.env['BENCH_ROUNDS'] ?? 2);
+  const jobs = availableParallelism();
+  const root = mkdtempSync(join(tmpdir(), 'pe-breakdown-'));
+  chmodSync(root, 0o755);
+  const rows: BenchRow[] = [];
+  try {
+    const seed = await seedMachineWide(root, { kotlin: !only || only.includes('mbkp') });
+    const help = cliSeconds(['--help']);
+    rows.push({ name: 'CLI start (polyeval --help)', value: help, unit: 's', note: `floor: bare node ${s(nodeStart())}; ${load()}` });
+    const setupMs = await sandboxSetupMs(join(seed, 'polyeval-cache'), join(root, 'setup-work'));
+    rows.push({ name: 'sandbox set-up per process', value: setupMs, unit: 'ms', note: `a sandboxed /bin/true minus a bare one; ${load()}` });
+    for (const { set, language, target, floor } of SETS) {
+      if (only && !only.includes(set)) continue;
+      const mxeval = (JSON.parse(readFileSync(join(FIDELITY, `${set}.mxeval-time.json`), 'utf8')) as { wall_s: number }).wall_s;
+      const args = ['-b', `mxeval:${join(FIDELITY, `${set}.problems.jsonl`)}`, '-m', `replay:${join(FIDELITY, `${set}.samples.jsonl`)}`];
+      const plan = cliSeconds(['run', ...args, '--dry-run', '--home', join(root, `plan-${set}`)]);
+      for (let round = 1; round <= rounds; round++) {
+        const tag = `${language} #${round}`;
+        const tmp = freshTmp(root, `${set}-${round}`, seed);
+        const home = join(root, `home-${set}-${round}`);
+        const r: MeasuredRun = await measureRun(args, { home, tmp, viaNpx: true });
+        const items = itemTimes(home, r.summary.run_id);
+        const aggregateS = await aggregateAgain(home, r.summary.run_id);
+        const processes = items.runs + items.sandboxedCompiles;
+        const f: Floor = await floor(join(tmp, 'polyeval-cache'), join(root, `floor-${set}-${round}`), jobs, kotlincFlags(home, r.summary.run_id));
+        const compileWall = sum(items.compileMs) / 1000 / jobs;
+        const runWall = sum(items.runMs) / 1000 / jobs;
+        const setupWall = (processes * setupMs) / 1000 / jobs;
+        const rest = r.wallS - plan - compileWall - runWall - aggregateS;
+        rows.push(
+          { name: `${tag} whole command vs MXEval`, value: mxeval / r.wallS, unit: 'x', note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs MXEval ${s(mxeval)}; floor ${s(f.wallS)} = ${(mxeval / f.wallS).toFixed(1)}x; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}` },
+          { name: `${tag} floor vs MXEval`, value: mxeval / f.wallS, unit: 'x', note: `bare toolchain, ${jobs} at a time: ${s(f.wallS)}${f.setupS ? ` (+ ${s(f.setupS)} compile server start, once)` : ''}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}` },
+          // On a shared machine the wall time says more about the neighbours than about the run: CPU seconds ÷ cores is what an idle machine would approach.
+          { name: `${tag} CPU ÷ cores vs MXEval`, value: mxeval / (r.cpuS / jobs), unit: 'x', note: `polyeval CPU ${s(r.cpuS)} ÷ ${jobs} = ${s(r.cpuS / jobs)}; floor CPU ${s(f.cpuS)} ÷ ${jobs} = ${s(f.cpuS / jobs)} = ${(mxeval / (f.cpuS / jobs)).toFixed(1)}x; polyeval is ${(r.cpuS / f.cpuS).toFixed(1)}x its floor's CPU` },
+          { name: `${tag} start + load + plan (--dry-run)`, value: plan, unit: 's', note: `of which CLI start ${s(help)}` },
+          { name: `${tag} compile/check per sample (median)`, value: median(items.compileMs), unit: 'ms', note: `sum ${s(sum(items.compileMs) / 1000)}, ÷${jobs} jobs = ${s(compileWall)} of the wall; floor median ${msText(median(f.compileMs))}, sum ${s(sum(f.compileMs) / 1000)}` },
+          { name: `${tag} run per sample (median)`, value: median(items.runMs), unit: 'ms', note: `sum ${s(sum(items.runMs) / 1000)}, ÷${jobs} jobs = ${s(runWall)} of the wall; floor median ${msText(median(f.runMs))}, sum ${s(sum(f.runMs) / 1000)}` },
+          { name: `${tag} sandbox set-up (in compile + run)`, value: setupWall, unit: 's', note: `${processes} sandboxed processes × ${setupMs.toFixed(0)} ms ÷ ${jobs} jobs` },
+          { name: `${tag} aggregate (Parquet, metrics, report)`, value: aggregateS, unit: 's', note: 're-run in process on the finished run' },
+          { name: `${tag} rest`, value: rest, unit: 's', note: 'whole − plan − compile − run − aggregate: item records, journal, queueing, compile-server start' },
+        );
+      }
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+/** Wall seconds of a bare `node -e 0` (median of three): the floor of any CLI start. */
+function nodeStart(): number {
+  return median([0, 1, 2].map(() => {
+    const t0 = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    return (performance.now() - t0) / 1000;
+  }));
+}
+
+

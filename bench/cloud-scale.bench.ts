@@ -1,0 +1,36 @@
+/**
+ * Issue 19: `npm run bench cloud-scale -- --items N [--without <fix|limit>] [--generate-concurrency C] [--language python|cpp] [--detail]`
+ * runs the cloud pipeline's real stage code against a simulation of AWS's limits
+ * (bench/cloud-sim) and prints exactly one JSON line:
+ * `{"items","completed","se","missing","dlq","virtual_wall_s","lambda_gb_s","cost_usd","bottleneck"}`.
+ * `--without` reverts one fix (plan-fanout, transient-redelivery, cost-row, runner-reservation)
+ * or lifts one limit (recursion, inactive, transaction-conflicts) to show what it costs.
+ */
+import { parseArgs } from 'node:util';
+import { FIXES, LIMITS, runSimulation, type Without } from './cloud-sim/simulate.ts';
+
+export async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      items: { type: 'string', default: '10000' },
+      without: { type: 'string', multiple: true, default: [] },
+      'generate-concurrency': { type: 'string', default: '5' },
+      language: { type: 'string', default: 'python' },
+      detail: { type: 'boolean', default: false },
+    },
+  });
+  const items = Number(values.items);
+  if (!Number.isInteger(items) || items < 1) throw new Error(`--items must be a positive integer, got ${values.items}`);
+  const known: readonly string[] = [...FIXES, ...LIMITS];
+  for (const w of values.without) if (!known.includes(w)) throw new Error(`--without ${w}: expected one of ${known.join(', ')}`);
+  if (values.language !== 'python' && values.language !== 'cpp') throw new Error(`--language must be python or cpp, got ${values.language}`);
+  const { detail, ...line } = await runSimulation({
+    items,
+    without: values.without as Without[],
+    generateMaxConcurrency: Number(values['generate-concurrency']),
+    language: values.language,
+  });
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+  if (values.detail) process.stderr.write(`${JSON.stringify(detail)}\n`);
+}

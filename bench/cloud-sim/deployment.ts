@@ -1,0 +1,35 @@
+/**
+ * The deployed stack as the simulation sizes it: the same numbers infra/ uses (timeouts,
+ * memory, batch sizes, maxConcurrency, reserved concurrency, visibility = 6 × timeout,
+ * maxReceiveCount 5), read from the modules infra reads them from. Cold starts are
+ * assumptions (container-image functions; Lambda does not document a figure).
+ */
+import { judgeMaxConcurrency, RUNNER_RESERVED_CONCURRENCY } from '#app/cloud/concurrency-budget.ts';
+import { GENERATE_BATCH_SIZE } from '#app/cloud/retry-budget.ts';
+import { EXECUTOR_IMAGES, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
+import type { FunctionSpec } from './sim-lambda.ts';
+
+export const MAX_RECEIVE_COUNT = 5;
+export const visibilityMs = (fn: FunctionSpec): number => 6 * fn.timeoutMs;
+
+export interface DeploymentOptions {
+  generateMaxConcurrency: number;
+  /** Reserved concurrency for runners and maxConcurrency on judge mappings (the fix). */
+  runnerReservation: boolean;
+  fargateMaxTasks: number;
+}
+
+export function functions(language: string, options: DeploymentOptions) {
+  const image = EXECUTOR_IMAGES.find((i) => i.languages.includes(language));
+  const runnerMb = image?.memoryMb ?? 2048;
+  const fn = (name: string, memoryMb: number, timeoutS: number, coldStartMs: number, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({ name, memoryMb, timeoutMs: timeoutS * 1000, coldStartMs, overheadMs: 30, ...extra });
+  return {
+    plan: fn('plan', 1024, 300, 900),
+    generate: fn('generate', 1024, 300, 900),
+    judge: fn(`execute-${image?.id ?? language}`, image?.judgeMemoryMb ?? JUDGE_MEMORY_MB, 300, 2_500),
+    runner: fn(`runner-${image?.id ?? language}`, runnerMb, 900, 2_500, options.runnerReservation ? { reserved: RUNNER_RESERVED_CONCURRENCY } : {}),
+    aggregate: fn('aggregate', 2048, 600, 1_200),
+    generateBatch: GENERATE_BATCH_SIZE,
+    judgeMaxConcurrency: options.runnerReservation ? judgeMaxConcurrency(options.fargateMaxTasks) : undefined,
+  };
+}

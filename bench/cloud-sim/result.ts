@@ -1,0 +1,32 @@
+/** The simulation's one-line answer and how it names what held the run back. */
+import type { DynamoLimits } from './limits/dynamodb.ts';
+import type { S3PrefixRates } from './limits/s3-prefix.ts';
+import type { SimLambda } from './sim-lambda.ts';
+
+export interface SimResult {
+  items: number;
+  completed: number;
+  se: number;
+  missing: number;
+  dlq: number;
+  virtual_wall_s: number;
+  lambda_gb_s: number;
+  cost_usd: number;
+  bottleneck: string;
+  /** Not printed on stdout: the figures behind the line (stderr with --detail). */
+  detail: Record<string, unknown>;
+}
+
+/** The first failure a run met, else the limit its throughput ran into. */
+export function bottleneckOf(s: { lambda: SimLambda; dynamo: DynamoLimits; s3: S3PrefixRates; dlq: number; se: number; missing: number; status: string; generateMaxConcurrency: number }): string {
+  const { stats } = s.lambda;
+  if (stats.recursionDropped > 0) return `recursion detection dropped ${stats.recursionDropped} message(s) (plan chain)`;
+  const throttled = Object.entries(stats.throttles).filter(([, n]) => n > 0);
+  if (s.se > 0 && s.dynamo.conflicts > 0) return `TransactionConflict: ${s.dynamo.conflicts} conflicting write(s) on the run row`;
+  if (s.se > 0) return `runner not invocable (inactive or throttled: ${JSON.stringify(Object.fromEntries(throttled))}) recorded as SE`;
+  if (s.missing > 0) return `${s.missing} item(s) never recorded (status ${s.status}, ${s.dlq} in DLQs)`;
+  if (s.dynamo.throttles > 0) return `DynamoDB partition throughput (${s.dynamo.throttles} throttled requests)`;
+  if (s.s3.slowDowns > 0) return `S3 prefix request rate (${s.s3.slowDowns} Slow Down answers)`;
+  if (throttled.length > 0) return `Lambda concurrency: throttled ${JSON.stringify(Object.fromEntries(throttled))}`;
+  return `generate maxConcurrency ${s.generateMaxConcurrency} × batch 5 model calls in flight (peak ${stats.peak.generate ?? 0} invocations)`;
+}

@@ -1,0 +1,233 @@
+/**
+ * Lambda in virtual time: functions with their memory, timeout, reserved concurrency and cold
+ * starts; SQS event source mappings that poll their queue, scale as Lambda scales them and
+ * invoke the REAL handler (functions/<stage>/handler.ts makeHandler) with a genuine SQS event;
+ * synchronous invocations (the judge calling its runner) through a client the real
+ * LambdaInvoker sends its InvokeCommand to. Every limit comes from ./limits; GB-seconds are
+ * counted per function for the cost.
+ */
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { ConcurrencyPools } from './limits/concurrency.ts';
+import { esmAllowedBatches } from './limits/esm-scaling.ts';
+import { FunctionStates } from './limits/function-state.ts';
+import { checkInvokePayload } from './limits/payload.ts';
+import { recursionAllows } from './limits/recursion.ts';
+import { SimSqsQueue, type SqsMessage } from './limits/sqs.ts';
+import { applyTimeout } from './limits/timeout.ts';
+import type { Invocation, VirtualTime } from './virtual-time.ts';
+
+export interface FunctionSpec {
+  name: string;
+  memoryMb: number;
+  timeoutMs: number;
+  reserved?: number;
+  coldStartMs: number;
+  /** Per invocation: the runtime, the middy chain, logging. */
+  overheadMs: number;
+}
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+export interface Mapping {
+  fn: FunctionSpec;
+  queue: SimSqsQueue<unknown>;
+  batchSize: number;
+  maxConcurrency?: number;
+  handler: SqsHandler;
+  busySince?: number;
+  inFlight: number;
+  pollAt?: number;
+}
+
+export interface LambdaStats {
+  gbSeconds: Record<string, number>;
+  invocations: Record<string, number>;
+  throttles: Record<string, number>;
+  coldStarts: Record<string, number>;
+  recursionDropped: number;
+  timeouts: number;
+  peak: Record<string, number>;
+}
+
+const add = (record: Record<string, number>, key: string, value: number): void => {
+  record[key] = (record[key] ?? 0) + value;
+};
+
+export class SimLambda {
+  readonly pools: ConcurrencyPools;
+  readonly states = new FunctionStates();
+  readonly stats: LambdaStats = { gbSeconds: {}, invocations: {}, throttles: {}, coldStarts: {}, recursionDropped: 0, timeouts: 0, peak: {} };
+  readonly #mappings: Mapping[] = [];
+  readonly #environments = new Map<string, number>();
+
+  constructor(
+    readonly time: VirtualTime,
+    options: { accountConcurrency?: number; recursionLimit?: number; random?: () => number } = {},
+  ) {
+    this.pools = new ConcurrencyPools(options.accountConcurrency);
+    this.recursionLimit = options.recursionLimit;
+    this.#random = options.random ?? (() => 0.5);
+  }
+
+  readonly #random: () => number;
+
+  readonly recursionLimit: number | undefined;
+
+  define(fn: FunctionSpec): void {
+    if (fn.reserved !== undefined) this.pools.reserve(fn.name, fn.reserved);
+  }
+
+  map(mapping: Omit<Mapping, 'inFlight'>): Mapping {
+    const m: Mapping = { ...mapping, inFlight: 0 };
+    this.#mappings.push(m);
+    return m;
+  }
+
+  /** Long polling: a mapping whose queue got a message polls at once. */
+  wake(queue: SimSqsQueue<unknown>, atMs: number): void {
+    for (const m of this.#mappings) if (m.queue === queue) this.#schedulePoll(m, atMs);
+  }
+
+  #schedulePoll(m: Mapping, atMs: number): void {
+    if (m.pollAt !== undefined && m.pollAt <= atMs) return;
+    m.pollAt = atMs;
+    this.time.at(atMs, () => {
+      if (m.pollAt !== atMs) return;
+      m.pollAt = undefined;
+      return this.#poll(m);
+    });
+  }
+
+  async #poll(m: Mapping): Promise<void> {
+    const now = this.time.now();
+    if (m.queue.depth === 0) {
+      m.busySince = undefined;
+      return;
+    }
+    m.busySince ??= now;
+    while (m.inFlight < esmAllowedBatches(now - m.busySince, m.maxConcurrency)) {
+      const batch = m.queue.receive(m.batchSize, now).filter((message) => {
+        if (this.recursionLimit === undefined || recursionAllows((message.chain[m.fn.name] ?? 0) + 1, this.recursionLimit)) return true;
+        this.stats.recursionDropped += 1;
+        m.queue.deadLetter(message);
+        return false;
+      });
+      if (batch.length === 0) break;
+      if (!this.pools.tryAcquire(m.fn.name)) {
+        // Throttled: the batch goes back after its visibility timeout (a receive that counts).
+        add(this.stats.throttles, m.fn.name, 1);
+        for (const message of batch) m.queue.fail(message);
+        break;
+      }
+      m.inFlight += 1;
+      await this.#invoke(m, batch, now);
+    }
+    const next = m.queue.nextVisible(now);
+    if (next !== undefined && next > now) this.#schedulePoll(m, next);
+  }
+
+  /** A cold start when this invocation needs more environments than the function has had. */
+  #environment(fn: FunctionSpec): number {
+    const inFlight = this.pools.inFlight(fn.name);
+    add(this.stats.invocations, fn.name, 1);
+    this.stats.peak[fn.name] = Math.max(this.stats.peak[fn.name] ?? 0, inFlight);
+    if (inFlight <= (this.#environments.get(fn.name) ?? 0)) return 0;
+    this.#environments.set(fn.name, inFlight);
+    add(this.stats.coldStarts, fn.name, 1);
+    return fn.coldStartMs;
+  }
+
+  async #invoke(m: Mapping, batch: SqsMessage<unknown>[], startMs: number): Promise<void> {
+    // Lambda's pollers do not start a mapping's invocations in lockstep: a few ms apart.
+    const inv: Invocation = { fn: m.fn.name, startMs, elapsedMs: this.#environment(m.fn) + 20 * this.#random(), parallelMs: 0, chain: chainOf(m.fn.name, batch.map((b) => b.chain)) };
+    const event: SQSEvent = { Records: batch.map((message) => sqsRecord(message, m.queue.name)) };
+    let failed: Set<string>;
+    try {
+      const out = await this.time.within(inv, () => m.handler(event, lambdaContext(m.fn)));
+      failed = new Set((out?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch {
+      failed = new Set(batch.map((b) => b.id));
+    }
+    const wanted = Math.max(inv.elapsedMs, inv.parallelMs) + m.fn.overheadMs * (0.5 + this.#random());
+    const { billedMs, timedOut } = applyTimeout(wanted, m.fn.timeoutMs);
+    if (timedOut) {
+      this.stats.timeouts += 1;
+      failed = new Set(batch.map((b) => b.id));
+    }
+    add(this.stats.gbSeconds, m.fn.name, (billedMs / 1000) * (m.fn.memoryMb / 1024));
+    this.time.at(startMs + billedMs, () => {
+      this.pools.release(m.fn.name);
+      m.inFlight -= 1;
+      for (const message of batch) {
+        if (failed.has(message.id)) m.queue.fail(message);
+        else m.queue.delete(message);
+      }
+      this.#schedulePoll(m, this.time.now());
+    });
+  }
+
+  /**
+   * A synchronous invocation from inside a running one (the judge's InvokeCommand): the
+   * function's state, its payload limit and its concurrency, then `run` for its answer and
+   * virtual duration; the caller waits (its invocation's time grows by the callee's).
+   * @throws errors named as the Invoke API names them (TooManyRequestsException, ResourceNotReadyException, RequestTooLargeException)
+   */
+  async invokeSync(fn: FunctionSpec, payloadBytes: number, run: () => Promise<{ payload: string; durationMs: number; functionError?: string }>): Promise<{ payload: string; functionError?: string }> {
+    const now = this.time.now();
+    checkInvokePayload(payloadBytes);
+    const state = this.states.invoke(fn.name, now);
+    if (state !== 'Active') throw Object.assign(new Error(`function ${fn.name} is ${state}`), { name: 'ResourceNotReadyException' });
+    if (!this.pools.tryAcquire(fn.name)) {
+      add(this.stats.throttles, fn.name, 1);
+      throw Object.assign(new Error(`Rate Exceeded (${fn.name})`), { name: 'TooManyRequestsException' });
+    }
+    const cold = this.#environment(fn);
+    const answer = await run();
+    const { billedMs, timedOut } = applyTimeout(cold + answer.durationMs + fn.overheadMs, fn.timeoutMs);
+    if (timedOut) this.stats.timeouts += 1;
+    add(this.stats.gbSeconds, fn.name, (billedMs / 1000) * (fn.memoryMb / 1024));
+    this.time.spend(billedMs);
+    this.time.at(now + billedMs, () => this.pools.release(fn.name));
+    if (timedOut) return { payload: JSON.stringify({ errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out' }), functionError: 'Unhandled' };
+    return answer.functionError === undefined ? { payload: answer.payload } : { payload: answer.payload, functionError: answer.functionError };
+  }
+}
+
+/** The chain an invocation continues: the longest of its messages', plus itself. */
+function chainOf(fn: string, chains: Readonly<Record<string, number>>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const chain of chains) for (const [name, n] of Object.entries(chain)) out[name] = Math.max(out[name] ?? 0, n);
+  out[fn] = (out[fn] ?? 0) + 1;
+  return out;
+}
+
+function sqsRecord(message: SqsMessage<unknown>, queue: string): SQSEvent['Records'][number] {
+  return {
+    messageId: message.id,
+    receiptHandle: message.id,
+    body: JSON.stringify(message.body),
+    attributes: { ApproximateReceiveCount: String(message.receives), SentTimestamp: '0', SenderId: 'sim', ApproximateFirstReceiveTimestamp: '0' },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:us-east-1:123456789012:${queue}`,
+    awsRegion: 'us-east-1',
+  };
+}
+
+function lambdaContext(fn: FunctionSpec): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: fn.name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${fn.name}`,
+    memoryLimitInMB: String(fn.memoryMb),
+    awsRequestId: 'sim',
+    logGroupName: `/aws/lambda/${fn.name}`,
+    logStreamName: 'sim',
+    getRemainingTimeInMillis: () => fn.timeoutMs,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

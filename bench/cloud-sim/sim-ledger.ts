@@ -1,0 +1,195 @@
+/**
+ * The run ledger as DynamoDB would hold it, in memory, with DynamoDB's limits enforced: the
+ * rows and the writes of layers/aws/dynamo-run-ledger.ts (item row + run row in one
+ * TransactWriteItems per record, the part counter's UpdateItem, the cost guard's UpdateItem on
+ * the cost row — or, `costOnRunRow`, on the run row as before the fix), each charged to its
+ * partition and checked against ongoing transactions (limits/dynamodb.ts). Failures surface
+ * as the adapter surfaces them: a transaction conflict is retried 8 times with jittered
+ * back-off (in virtual time), a throughput error 3 times as the SDK does, a single write's
+ * conflict is a HarnessError at once (the SDK does not retry it).
+ *
+ * Same port (RunLedger), same key layout (dynamo-ledger-schema.ts); the counting itself is
+ * plain maps.
+ */
+import { HarnessError } from '#core/errors.ts';
+import type { RunLedger, RunStatus, RunSummary, SetRunItems } from '#core/ports.ts';
+import type { Verdict } from '#core/types.ts';
+import { costKey, ITEM_PREFIX, runKey } from '#aws/dynamo-ledger-schema.ts';
+import type { PartCounter } from '#aws/dynamo-part-counter.ts';
+import { DynamoLimitError, DynamoLimits } from './limits/dynamodb.ts';
+import type { VirtualTime } from './virtual-time.ts';
+
+const CONFLICT_RETRIES = 8;
+const SDK_ATTEMPTS = 3;
+
+type Run = RunSummary;
+
+export interface SimLedgerOptions {
+  time: VirtualTime;
+  limits: DynamoLimits;
+  /** Book cost on the run row (the layout before the fix). */
+  costOnRunRow: boolean;
+  /** Random numbers for jitter (seeded by the simulation). */
+  random: () => number;
+}
+
+export class SimLedger implements RunLedger, PartCounter {
+  readonly #runs = new Map<string, Run>();
+  readonly #items = new Map<string, Map<string, Verdict>>();
+  readonly #parts = new Map<string, Set<number>>();
+  readonly #o: SimLedgerOptions;
+
+  constructor(options: SimLedgerOptions) {
+    this.#o = options;
+  }
+
+  readonly setItems: SetRunItems = async (runId, items) => {
+    await this.#single('setItems', runKey(runId), () => {
+      this.#run(runId).items = items;
+    });
+  };
+
+  createRun(summary: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void> {
+    if (!this.#runs.has(summary.runId)) this.#runs.set(summary.runId, { ...summary, recorded: 0, verdicts: {}, costUsd: 0, updatedAt: this.#o.time.date().toISOString() });
+    return Promise.resolve();
+  }
+
+  async getRun(runId: string): Promise<RunSummary | undefined> {
+    await this.#read(runKey(runId).pk, this.#o.costOnRunRow ? 1 : 2);
+    const run = this.#runs.get(runId);
+    return run === undefined ? undefined : { ...run, verdicts: { ...run.verdicts } };
+  }
+
+  async listRuns(): Promise<RunSummary[]> {
+    return Promise.all([...this.#runs.keys()].map(async (id) => (await this.getRun(id)) as RunSummary));
+  }
+
+  async recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean> {
+    const { pk } = runKey(runId);
+    const items = this.#itemsOf(runId);
+    return this.#transact('recordItem', pk, [`${pk}|${ITEM_PREFIX}${itemId}`, `${pk}|RUN`], () => {
+      if (items.has(itemId)) return false;
+      const run = this.#run(runId);
+      items.set(itemId, verdict);
+      run.recorded += 1;
+      run.verdicts[verdict] = (run.verdicts[verdict] ?? 0) + 1;
+      run.updatedAt = this.#o.time.date().toISOString();
+      return true;
+    });
+  }
+
+  async reviseItem(runId: string, itemId: string, from: Verdict, to: Verdict): Promise<boolean> {
+    const { pk } = runKey(runId);
+    const items = this.#itemsOf(runId);
+    return this.#transact('reviseItem', pk, [`${pk}|${ITEM_PREFIX}${itemId}`, `${pk}|RUN`], () => {
+      if (items.get(itemId) !== from) return false;
+      const run = this.#run(runId);
+      items.set(itemId, to);
+      run.verdicts[from] = (run.verdicts[from] ?? 1) - 1;
+      run.verdicts[to] = (run.verdicts[to] ?? 0) + 1;
+      return true;
+    });
+  }
+
+  recordedItems(runId: string): Promise<Set<string>> {
+    return Promise.resolve(new Set(this.#itemsOf(runId).keys()));
+  }
+
+  async addCost(runId: string, usd: number): Promise<void> {
+    await this.trySpend(runId, usd, null);
+  }
+
+  async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
+    const key = this.#o.costOnRunRow ? runKey(runId) : costKey(runId);
+    return this.#single('trySpend', key, () => {
+      const run = this.#run(runId);
+      if (capUsd !== null && usd > 0 && run.costUsd + usd > capUsd + 1e-12) return false;
+      run.costUsd += usd;
+      return true;
+    });
+  }
+
+  async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {
+    await this.#single('setStatus', runKey(runId), () => {
+      const run = this.#run(runId);
+      if (run.status === 'cancelled') return;
+      run.status = status;
+      if (reason === undefined) delete run.reason;
+      else run.reason = reason;
+      run.updatedAt = this.#o.time.date().toISOString();
+    });
+  }
+
+  /** PartCounter: one UpdateItem on the part row per slot (never in a transaction). */
+  async count(runId: string, part: number, slot: number): Promise<number> {
+    const pk = runKey(runId).pk;
+    const slots = this.#parts.get(`${runId}/${part}`) ?? new Set<number>();
+    this.#parts.set(`${runId}/${part}`, slots);
+    return this.#single('countPart', { pk, sk: `PART#${part}` }, () => {
+      slots.add(slot);
+      return slots.size;
+    });
+  }
+
+  #run(runId: string): Run {
+    const run = this.#runs.get(runId);
+    if (run === undefined) throw new HarnessError(`run ${runId} is not in the ledger`);
+    return run;
+  }
+
+  #itemsOf(runId: string): Map<string, Verdict> {
+    let items = this.#items.get(runId);
+    if (items === undefined) this.#items.set(runId, (items = new Map()));
+    return items;
+  }
+
+  async #read(pk: string, units: number): Promise<void> {
+    await this.#sdkRetries('read', () => this.#o.limits.charge(pk, 'read', units, this.#o.time.now()));
+  }
+
+  /** One UpdateItem: throughput retried as the SDK does; a conflict is the caller's HarnessError. */
+  async #single<R>(op: string, key: { pk: string; sk: string }, apply: () => R): Promise<R> {
+    try {
+      await this.#sdkRetries(op, () => {
+        this.#o.limits.charge(key.pk, 'write', 1, this.#o.time.now());
+        this.#o.limits.write(`${key.pk}|${key.sk}`, this.#o.time.now());
+      });
+    } catch (error) {
+      throw new HarnessError(`DynamoDB ${op} failed: ${(error as Error).name}`, { cause: error });
+    }
+    this.#o.time.spend(5);
+    return apply();
+  }
+
+  /** A TransactWriteItems on `items`: conflicts retried with jittered back-off, as the adapter's #transact does. */
+  async #transact<R>(op: string, pk: string, items: string[], apply: () => R): Promise<R> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#sdkRetries(op, () => {
+          this.#o.limits.charge(pk, 'write', 2 * items.length, this.#o.time.now());
+          this.#o.limits.transact(items, this.#o.time.now());
+        });
+        this.#o.time.spend(10);
+        return apply();
+      } catch (error) {
+        const conflict = error instanceof DynamoLimitError && error.name === 'TransactionConflictException';
+        if (!conflict || attempt + 1 >= CONFLICT_RETRIES) throw new HarnessError(`DynamoDB ${op} failed: ${(error as Error).name}`, { cause: error });
+        this.#o.time.spend(this.#o.random() * Math.min(1000, 20 * 2 ** (attempt + 1)));
+      }
+    }
+  }
+
+  /** ProvisionedThroughputExceeded is retried by the SDK (3 attempts, throttling back-off from 500 ms). */
+  async #sdkRetries(_op: string, attemptOnce: () => void): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        attemptOnce();
+        return;
+      } catch (error) {
+        const throttled = error instanceof DynamoLimitError && error.name === 'ProvisionedThroughputExceededException';
+        if (!throttled || attempt >= SDK_ATTEMPTS) throw error;
+        this.#o.time.spend(this.#o.random() * 500 * 2 ** attempt);
+      }
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * S3 in memory behind the BlobStore port, with S3's per-prefix request rates enforced
+ * (limits/s3-prefix.ts): a 503 Slow Down is retried as the SDK retries it (3 attempts, in
+ * virtual time), then it is the stage's HarnessError, as S3BlobStore reports it. Each request
+ * takes a few virtual milliseconds.
+ */
+import { HarnessError } from '#core/errors.ts';
+import type { BlobStore } from '#core/ports.ts';
+import type { S3PrefixRates } from './limits/s3-prefix.ts';
+import type { VirtualTime } from './virtual-time.ts';
+
+const REQUEST_MS = { put: 20, get: 10 } as const;
+const SDK_ATTEMPTS = 3;
+
+export class SimStore implements BlobStore {
+  readonly #objects = new Map<string, Uint8Array | string>();
+  requests = { put: 0, get: 0, list: 0 };
+
+  constructor(
+    private readonly time: VirtualTime,
+    private readonly rates: S3PrefixRates,
+    private readonly random: () => number,
+  ) {}
+
+  async put(key: string, body: string | Uint8Array): Promise<void> {
+    this.#request(key, 'put');
+    this.#objects.set(key, body);
+    return Promise.resolve();
+  }
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    this.#request(key, 'get');
+    const body = this.#objects.get(key);
+    return Promise.resolve(typeof body === 'string' ? new TextEncoder().encode(body) : body);
+  }
+
+  async getText(key: string): Promise<string | undefined> {
+    this.#request(key, 'get');
+    const body = this.#objects.get(key);
+    return Promise.resolve(body === undefined || typeof body === 'string' ? body : new TextDecoder().decode(body));
+  }
+
+  exists(key: string): Promise<boolean> {
+    this.#request(key, 'get');
+    return Promise.resolve(this.#objects.has(key));
+  }
+
+  list(prefix: string): Promise<string[]> {
+    this.requests.list += 1;
+    this.time.spend(REQUEST_MS.get);
+    return Promise.resolve([...this.#objects.keys()].filter((k) => k.startsWith(prefix)).sort());
+  }
+
+  delete(key: string): Promise<void> {
+    this.#request(key, 'put');
+    this.#objects.delete(key);
+    return Promise.resolve();
+  }
+
+  locate(key: string): string {
+    return `s3://polyeval-sim/${key}`;
+  }
+
+  #request(key: string, kind: 'put' | 'get'): void {
+    this.requests[kind] += 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.rates.request(key, kind, this.time.now());
+        this.time.spend(REQUEST_MS[kind]);
+        return;
+      } catch (error) {
+        if (attempt >= SDK_ATTEMPTS) throw new HarnessError(`S3 ${kind} ${key} failed: ${(error as Error).message}`, { cause: error });
+        this.time.spend(this.random() * 100 * 2 ** attempt);
+      }
+    }
+  }
+}

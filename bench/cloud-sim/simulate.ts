@@ -1,0 +1,222 @@
+/**
+ * `npm run bench cloud-scale -- --items N`: one RoCode run of N items through the REAL stage
+ * handlers (api's startRuns → plan → generate → execute/judge → runner → record → aggregate,
+ * the watchdog every 15 minutes, the cost guard on every model call) over in-memory adapters
+ * behind the same ports, in virtual time, with AWS's documented limits enforced (./limits).
+ * A little over 250 lines: it is the one place that wires the simulated account together.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TransientError } from '#core/errors.ts';
+import type { ExecutionJob, Executor } from '#core/ports.ts';
+import type { ProgramHost } from '#core/scoring/io-tests.ts';
+import { scoreIoTests } from '#core/scoring/io-tests.ts';
+import { scoreUnitTests } from '#core/scoring/unit-tests.ts';
+import { RunContextCache } from '#app/cloud/context.ts';
+import { costOfManifest } from '#app/cloud/cost.ts';
+import { LambdaProgramRunner, LAMBDA_RUNNER_ISOLATION } from '#app/cloud/lambda-runner.ts';
+import type { AggregateMessage, CloudWorkItem, GeneratedMessage, PlanMessage } from '#app/cloud/messages.ts';
+import { startRuns } from '#app/cloud/start.ts';
+import { PLAN_CHUNK } from '#app/cloud/plan.ts';
+import { watchRuns } from '#app/cloud/watchdog.ts';
+import { loadSource } from '#app/shared/load-benchmark.ts';
+import { LambdaInvoker } from '#aws/lambda-invoker.ts';
+import { executeJob } from '#sandbox/executor.ts';
+import { AWS_PRICES } from '#app/cloud/estimate.ts';
+import { makeHandler as makeAggregate } from '../../functions/aggregate/handler.ts';
+import { makeHandler as makeExecute } from '../../functions/execute/handler.ts';
+import { makeHandler as makeGenerate } from '../../functions/generate/handler.ts';
+import { makeHandler as makePlan } from '../../functions/plan/handler.ts';
+import { generateRocodeBench, type BenchLanguage } from '../support/rocode-generator.ts';
+import { functions, MAX_RECEIVE_COUNT, visibilityMs } from './deployment.ts';
+import { DynamoLimits, TRANSACTION_HOLD_MS } from './limits/dynamodb.ts';
+import { RECURSION_HOP_LIMIT } from './limits/recursion.ts';
+import { S3PrefixRates } from './limits/s3-prefix.ts';
+import { SimSqsQueue } from './limits/sqs.ts';
+import { SimLambda, type FunctionSpec, type SqsHandler } from './sim-lambda.ts';
+import { SimLedger } from './sim-ledger.ts';
+import { expectedVerdicts, runProgram, simProvider, USAGE } from './sim-model.ts';
+import { simSender } from './sim-sender.ts';
+import { SimStore } from './sim-store.ts';
+import { VirtualTime } from './virtual-time.ts';
+import { bottleneckOf, type SimResult } from './result.ts';
+
+/** Fixes the simulation can revert, and limits it can lift, one `--without` each. */
+export const FIXES = ['plan-fanout', 'transient-redelivery', 'cost-row', 'runner-reservation'] as const;
+export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts'] as const;
+export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
+
+export interface SimOptions {
+  items: number;
+  /** Samples per task (RoCode's protocol: 10). */
+  n?: number;
+  language?: BenchLanguage;
+  without?: readonly Without[];
+  generateMaxConcurrency?: number;
+  seed?: number;
+  /** Items per plan chunk (default plan.ts's 1,000; smaller shows the recursion limit on a small run). */
+  chunkSize?: number;
+}
+
+const MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
+const WATCHDOG_MS = 15 * 60_000;
+
+function mulberry(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A host for checker programs: the simulated tasks compare tokens, so none is ever run. */
+const NO_HOST: ProgramHost = {
+  prepare: () => Promise.reject(new Error('the simulation runs no checker program')),
+  prepareUnitTest: () => Promise.reject(new Error('the simulation runs no checker program')),
+} as unknown as ProgramHost;
+
+export async function runSimulation(options: SimOptions): Promise<SimResult> {
+  process.env.POWERTOOLS_TRACE_ENABLED = 'false';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  process.env.POWERTOOLS_LOG_LEVEL = process.env.SIM_LOG ?? 'SILENT';
+  const without = new Set(options.without ?? []);
+  const n = options.n ?? 10;
+  const language = options.language ?? 'python';
+  const tasks = Math.ceil(options.items / n);
+  const chunkSize = options.chunkSize ?? PLAN_CHUNK;
+  const random = mulberry(options.seed ?? 19);
+  const time = new VirtualTime();
+  const dynamo = new DynamoLimits(without.has('transaction-conflicts') ? 0 : TRANSACTION_HOLD_MS);
+  const s3 = new S3PrefixRates();
+  const store = new SimStore(time, s3, random);
+  const ledger = new SimLedger({ time, limits: dynamo, costOnRunRow: without.has('cost-row'), random });
+  const lambda = new SimLambda(time, { random, ...(without.has('recursion') ? {} : { recursionLimit: RECURSION_HOP_LIMIT }) });
+  const fns = functions(language, { generateMaxConcurrency: options.generateMaxConcurrency ?? 5, runnerReservation: !without.has('runner-reservation'), fargateMaxTasks: 4 });
+  for (const fn of [fns.plan, fns.generate, fns.judge, fns.runner, fns.aggregate]) lambda.define(fn);
+  // The scenario: a deployment idle for weeks, its VPC runner Inactive (limits/function-state.ts).
+  if (!without.has('inactive')) lambda.states.markInactive(fns.runner.name);
+  const queue = (fn: FunctionSpec) => new SimSqsQueue<unknown>(fn.name, visibilityMs(fn), MAX_RECEIVE_COUNT);
+  const queues = { plan: queue(fns.plan), generate: queue(fns.generate), execute: queue(fns.judge), aggregate: queue(fns.aggregate) };
+  const clock = () => time.date();
+  const root = mkdtempSync(join(tmpdir(), 'pe-cloud-sim-'));
+  try {
+    const dataset = join(root, 'tasks.jsonl');
+    writeFileSync(dataset, `${generateRocodeBench(tasks, { samplesPerTask: 1 }).tasks.join('\n')}\n`);
+    mkdirSync(join(root, 'cache'));
+    let modelCalls = 0;
+    const provider = simProvider(time, MODEL, language, random);
+    const counted = { ...provider, generate: (req: Parameters<typeof provider.generate>[0]) => ((modelCalls += 1), provider.generate(req)) };
+    const aggregateQueue = simSender<AggregateMessage>(queues.aggregate, lambda);
+    const runnerClient = { send: (command: { input: { Payload?: Uint8Array } }) => invokeRunner(lambda, fns.runner, command, random) };
+    const invoker = new LambdaInvoker({ client: runnerClient as never, functionName: fns.runner.name });
+    const invoke = without.has('transient-redelivery') ? asBefore(invoker) : (payload: string) => invoker.invoke(payload);
+    const runner = new LambdaProgramRunner({ invoke, functionName: fns.runner.name });
+    const scoreOnce = (job: ExecutionJob) => (job.scorer === 'io-tests' ? scoreIoTests(job, NO_HOST, { runner }) : scoreUnitTests(job, NO_HOST, { token: () => 'sim', runner }));
+    const judge: Executor = { execute: (job) => executeJob(job, scoreOnce, { label: LAMBDA_RUNNER_ISOLATION, failed: LAMBDA_RUNNER_ISOLATION }), toolchains: () => Promise.resolve([]), close: () => Promise.resolve() };
+    const events: string[] = [];
+    const plan = makePlan({
+      store, ledger, setItems: ledger.setItems,
+      // Reverted fan-out: the first chunk's fan-out is dropped and `chained` sends each next chunk.
+      planQueue: without.has('plan-fanout') ? { send: () => Promise.resolve() } : simSender<PlanMessage>(queues.plan, lambda),
+      generateQueue: simSender<CloudWorkItem>(queues.generate, lambda),
+      load: { packageRoot: process.cwd(), cacheDir: join(root, 'cache') },
+      loadSource: (source, opts) => loadSource(source.kind === 'file' ? { ...source, ref: dataset } : source, opts),
+      createProvider: () => Promise.resolve(counted),
+      code: { version: 'sim', revision: null, dirty: null },
+      packages: {},
+      chunkSize,
+    });
+    const handlers: Record<keyof typeof queues, SqsHandler> = {
+      plan: without.has('plan-fanout') ? chained(plan, simSender<PlanMessage>(queues.plan, lambda), options.items, chunkSize) : plan,
+      generate: makeGenerate({ ledger, parts: ledger, aggregateQueue, contexts: new RunContextCache({ store, ledger, clock, provider: () => Promise.resolve(counted), costOf: costOfManifest }), executeQueues: { [language]: simSender<GeneratedMessage>(queues.execute, lambda) }, fargateQueues: {} }),
+      execute: makeExecute({ ledger, parts: ledger, aggregateQueue, contexts: new RunContextCache({ store, ledger, clock, executor: () => Promise.resolve(judge) }) }),
+      aggregate: makeAggregate({ store, ledger, clock, events: { publish: (type) => (events.push(type), Promise.resolve()) }, cacheDir: join(root, 'cache'), iterations: 100 }),
+    };
+    lambda.map({ fn: fns.plan, queue: queues.plan, batchSize: 1, handler: handlers.plan });
+    lambda.map({ fn: fns.generate, queue: queues.generate, batchSize: fns.generateBatch, maxConcurrency: options.generateMaxConcurrency ?? 5, handler: handlers.generate });
+    lambda.map({ fn: fns.judge, queue: queues.execute, batchSize: 1, ...(fns.judgeMaxConcurrency ? { maxConcurrency: fns.judgeMaxConcurrency } : {}), handler: handlers.execute });
+    lambda.map({ fn: fns.aggregate, queue: queues.aggregate, batchSize: 1, handler: handlers.aggregate });
+
+    const api = { fn: 'api', startMs: 0, elapsedMs: 0, parallelMs: 0, chain: { api: 1 } };
+    const [started] = await time.within(api, () =>
+      startRuns({ ledger, planQueue: simSender<PlanMessage>(queues.plan, lambda), clock, randomSuffix: () => 'sim' }, { benchmark: 'rocode:s3://polyeval-sim/datasets/suma.jsonl', model: `bedrock:${MODEL}`, n, language, temperature: 0.2, timeScale: 1 } as never),
+    );
+    const runId = started?.run_id ?? '';
+    let endMs: number | undefined;
+    const terminal = new Set(['completed', 'completed_with_missing', 'failed', 'stopped', 'cancelled']);
+    const tick = async (): Promise<void> => {
+      const run = await ledger.getRun(runId);
+      if (run !== undefined && terminal.has(run.status)) {
+        endMs ??= Date.parse(run.updatedAt) - time.epochMs;
+        return;
+      }
+      const depth = Object.values(queues).reduce((sum, q) => sum + q.depth, 0);
+      const dlqBodies = Object.values(queues).flatMap((q) => q.dlq.map((m) => JSON.stringify(m.body)));
+      await watchRuns({ ledger, aggregateQueue, pipelineDepth: () => Promise.resolve(depth), deadLetterBodies: () => Promise.resolve(dlqBodies), clock });
+      time.at(time.now() + WATCHDOG_MS, tick);
+    };
+    time.at(WATCHDOG_MS, tick);
+    await time.drain();
+    const run = await ledger.getRun(runId);
+    const verdicts = run?.verdicts ?? {};
+    const recorded = run?.recorded ?? 0;
+    const gbSeconds = Object.values(lambda.stats.gbSeconds).reduce((a, b) => a + b, 0);
+    const modelUsd = modelCalls * (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25) / 1e6;
+    const invocations = Object.values(lambda.stats.invocations).reduce((a, b) => a + b, 0);
+    const requestsUsd = invocations * AWS_PRICES.lambdaRequest + (dynamo.writeUnits * AWS_PRICES.dynamoWriteUnit + dynamo.readUnits * AWS_PRICES.dynamoReadUnit) + store.requests.put * AWS_PRICES.s3Put + store.requests.get * AWS_PRICES.s3Get + 3 * (run?.items ?? 0) * 2 * AWS_PRICES.sqsRequest;
+    const dlq = Object.values(queues).reduce((sum, q) => sum + q.dlq.length, 0);
+    return {
+      items: options.items,
+      completed: recorded - (verdicts.SE ?? 0),
+      se: verdicts.SE ?? 0,
+      missing: options.items - recorded,
+      dlq,
+      virtual_wall_s: Math.round((endMs ?? time.now()) / 1000),
+      lambda_gb_s: Math.round(gbSeconds),
+      cost_usd: Number((gbSeconds * AWS_PRICES.lambdaGbSecond.x86_64 + modelUsd + requestsUsd).toFixed(2)),
+      bottleneck: bottleneckOf({ lambda, dynamo, s3, dlq, se: verdicts.SE ?? 0, missing: options.items - recorded, status: run?.status ?? 'none', generateMaxConcurrency: options.generateMaxConcurrency ?? 5 }),
+      detail: { status: run?.status, reason: run?.reason, verdicts, expected: expectedVerdicts(tasks, n), booked_model_usd: Number((run?.costUsd ?? 0).toFixed(4)), model_usd: Number(modelUsd.toFixed(4)), model_calls: modelCalls, events, conflicts: dynamo.conflicts, throttles: lambda.stats.throttles, recursion_dropped: lambda.stats.recursionDropped, cold_starts: lambda.stats.coldStarts, peak: lambda.stats.peak, gb_s: lambda.stats.gbSeconds, without: [...without] },
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The judge's Lambda client: the runner invoked through SimLambda, with the SDK's own retries
+ * (3 attempts; throttling and 5xx errors, back-off from 100 ms) in virtual time.
+ */
+async function invokeRunner(lambda: SimLambda, fn: FunctionSpec, command: { input: { Payload?: Uint8Array } }, random: () => number): Promise<{ Payload: Uint8Array; FunctionError?: string }> {
+  const payload = new TextDecoder().decode(command.input.Payload ?? new Uint8Array());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const out = await lambda.invokeSync(fn, Buffer.byteLength(payload), () => Promise.resolve(runProgram(payload, random)));
+      return { Payload: new TextEncoder().encode(out.payload), ...(out.functionError ? { FunctionError: out.functionError } : {}) };
+    } catch (error) {
+      const name = (error as Error).name;
+      if (attempt >= 3 || (name !== 'TooManyRequestsException' && name !== 'ResourceNotReadyException')) throw error;
+      lambda.time.spend(random() * 100 * 2 ** attempt);
+    }
+  }
+}
+
+/** The invoker as it was before TransientError: the SDK's error as it came (the executor records SE). */
+function asBefore(invoker: LambdaInvoker): (payload: string) => ReturnType<LambdaInvoker['invoke']> {
+  return (payload) => invoker.invoke(payload).catch((error: unknown) => Promise.reject(error instanceof TransientError ? error.cause : error));
+}
+
+/** plan as it was before the fan-out: every chunk sends the plan message of the next one (a chain). */
+function chained(plan: SqsHandler, planQueue: ReturnType<typeof simSender<PlanMessage>>, items: number, chunkSize: number): SqsHandler {
+  return async (event, context) => {
+    const out = await plan(event, context);
+    for (const record of event.Records) {
+      const message = JSON.parse(record.body) as PlanMessage;
+      const next = message.offset + chunkSize;
+      if (next < items) await planQueue.send([{ id: `${message.runId}/plan/${next}`, body: { ...message, offset: next, request: undefined } as PlanMessage }]);
+    }
+    return out;
+  };
+}

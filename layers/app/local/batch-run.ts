@@ -1,0 +1,72 @@
+/**
+ * `polyeval run --batch` on this machine: the run's generate stage goes through the
+ * provider's batch API (core/run/batch-stage.ts over a client of layers/providers/batch/),
+ * polled every `pollMs`; each job's state and counts are the run's status line in the ledger
+ * (`polyeval list runs`) and a progress event.
+ */
+import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
+import { InputError } from '#core/errors.ts';
+import { describeJob } from '#core/run/batch-jobs.ts';
+import { generateInBatches } from '#core/run/batch-stage.ts';
+import type { RunContext } from '#core/run/engine.ts';
+import type { PipelineOptions } from '#core/run/pipeline.ts';
+import type { RunSpec } from '#core/run/spec.ts';
+import { createBatchClient } from '#providers/batch/registry.ts';
+import type { ProviderOptions } from '#providers/index.ts';
+
+/** Default time between two polls of a running job: batch jobs take minutes to hours. */
+export const DEFAULT_BATCH_POLL_MS = 30_000;
+
+export interface BatchOptions {
+  /** New runs generate in batches (`--batch`); false: only the poll interval of resumed batch runs is set. */
+  newRuns: boolean;
+  /** Time between polls (default {@link DEFAULT_BATCH_POLL_MS}). */
+  pollMs?: number;
+}
+
+/** A job of a run changed state: one line naming the job, its provider status and counts. */
+export interface BatchEvent {
+  type: 'batch';
+  runId: string;
+  line: string;
+}
+
+interface BatchRunOptions {
+  batch?: BatchOptions;
+  providerOptions?: ProviderOptions;
+  onEvent?: (event: BatchEvent) => void;
+}
+
+/**
+ * The spec a batch run is planned with: its provider must have a batch API (refused here,
+ * before any call), and a likert benchmark reads a digit from the text, since batch jobs
+ * return no log-probabilities (`--likert-mode likelihood|next-token` is refused).
+ */
+export function batchRunSpec(spec: RunSpec, benchmark: AnyBenchmark, opts: BatchRunOptions): RunSpec {
+  if (!opts.batch?.newRuns) return spec;
+  createBatchClient(spec.model, opts.providerOptions);
+  if (benchmark.scorer !== 'likert') return spec;
+  if (spec.likertMode === 'likelihood' || spec.likertMode === 'next-token') {
+    throw new InputError(`--batch generates text, and batch jobs return no log-probabilities: --likert-mode ${spec.likertMode} cannot run as a batch (use digit-parse, or run without --batch)`, { field: 'likertMode' });
+  }
+  return { ...spec, likertMode: 'digit-parse' };
+}
+
+/** The pipeline's generate-all stage for a batch run. */
+export function batchGenerator(ctx: RunContext, opts: BatchRunOptions): NonNullable<PipelineOptions['generateAll']> {
+  const client = createBatchClient(ctx.manifest.model.spec, opts.providerOptions);
+  const runId = ctx.manifest.run_id;
+  return (items, emit) =>
+    generateInBatches(
+      ctx,
+      items,
+      {
+        client,
+        pollMs: opts.batch?.pollMs ?? DEFAULT_BATCH_POLL_MS,
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        byteLength: (text) => Buffer.byteLength(text, 'utf8'),
+        onStatus: (job) => opts.onEvent?.({ type: 'batch', runId, line: describeJob(job) }),
+      },
+      emit,
+    );
+}

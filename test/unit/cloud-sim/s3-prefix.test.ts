@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { prefixOf, S3_PUT_PER_PREFIX_S, S3PrefixRates } from '../../../bench/cloud-sim/limits/s3-prefix.ts';
+
+describe('S3 per-prefix request rates', () => {
+  it('answers Slow Down past 3,500 PUTs a second on one prefix, not on another', () => {
+    const rates = new S3PrefixRates();
+    for (let i = 0; i < S3_PUT_PER_PREFIX_S; i++) rates.request(`runs/r/items/t/${i}.json`, 'put', 0);
+    expect(() => rates.request('runs/r/items/t/x.json', 'put', 500)).toThrow(expect.objectContaining({ name: 'SlowDown' }));
+    expect(() => rates.request('runs/r/items/u/x.json', 'put', 500)).not.toThrow();
+    expect(() => rates.request('runs/r/items/t/x.json', 'put', 1_000)).not.toThrow();
+    expect(prefixOf('a/b/c.json')).toBe('a/b/');
+  });
+});

@@ -1,0 +1,37 @@
+// The cloud-scale simulation end to end at a small size (small chunks, so 600 items make 20 plan chunks): the real stage handlers complete a
+// run under AWS's limits, and reverting a fix shows the failure it prevents.
+import { describe, expect, it } from 'vitest';
+import { runSimulation } from '../../../bench/cloud-sim/simulate.ts';
+
+describe('cloud-scale simulation', () => {
+  it('completes 600 items with the generated verdict mix, no SE, nothing missing, the model cost booked once per call', async () => {
+    const result = await runSimulation({ items: 600, chunkSize: 30 });
+
+    expect(result).toMatchObject({ items: 600, completed: 600, se: 0, missing: 0, dlq: 0 });
+    expect(result.detail.verdicts).toEqual(result.detail.expected);
+    expect(result.detail.booked_model_usd).toBeCloseTo(result.detail.model_usd as number, 6);
+    expect(result.detail.model_calls).toBe(600);
+    expect(result.virtual_wall_s).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('loses the chunks after the 16th to recursion detection when plan chains itself', async () => {
+    const result = await runSimulation({ items: 600, chunkSize: 30, without: ['plan-fanout'] });
+
+    expect(result.missing).toBeGreaterThan(0);
+    expect(result.detail.recursion_dropped).toBeGreaterThan(0);
+    expect(result.bottleneck).toMatch(/recursion/);
+  }, 300_000);
+
+  it('records SE for items that met an inactive runner when transient errors are not sent back to the queue', async () => {
+    const result = await runSimulation({ items: 300, without: ['transient-redelivery'] });
+
+    expect(result.se).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('records SE and under-books the model cost when the cost guard writes the run row that records hold', async () => {
+    const result = await runSimulation({ items: 1000, chunkSize: 100, without: ['cost-row'] });
+
+    expect(result.se).toBeGreaterThan(0);
+    expect(result.detail.booked_model_usd as number).toBeLessThan(result.detail.model_usd as number);
+  }, 300_000);
+});
