@@ -3,11 +3,15 @@
  * diagnosed itself, a HarnessError, with its message only), 2 bad input
  * (the message names file, line and field), 3 a run stopped on purpose (resumable).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { packageRoot } from '#app/local/home.ts';
 import { CorruptRecordError, HarnessError, InputError, RunStopped } from '#core/errors.ts';
 import { agreeCommand } from './cli/agree-command.ts';
 import { gcCommand, rmCommand } from './cli/cleanup-commands.ts';
 import { doctorCommand } from './cli/doctor-command.ts';
+import { inFlagTerms } from './cli/flag-names.ts';
 import { inspectCommand } from './cli/inspect-command.ts';
 import { leaderboardCommand } from './cli/leaderboard-command.ts';
 import { compareCommand, listCommand, queryCommand, reportCommand } from './cli/query-commands.ts';
@@ -20,8 +24,14 @@ import { runCommand } from './cli/run-command.ts';
 // variable keeps their value; nothing else is silenced.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/** The version in the package.json of the installed polyeval (what `npm ci` or `npm install` put there). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 const program = new Command('polyeval')
   .description('Evaluate LLMs on RoCode (Romanian), Kotlin HumanEval and ABRICOT (Italian) — locally or on AWS')
+  .version(packageVersion(), '-V, --version', 'print the version of polyeval')
   .option('--home <dir>', 'state folder (default: $POLYEVAL_HOME or ./.polyeval)')
   .showHelpAfterError()
   .exitOverride();
@@ -37,7 +47,7 @@ try {
   if (error instanceof CommanderError) {
     code = error.exitCode === 0 ? 0 : 2;
   } else if (error instanceof InputError) {
-    process.stderr.write(`polyeval: ${error.message}\n`);
+    process.stderr.write(`polyeval: ${inFlagTerms(error, process.argv.slice(2)).message}\n`);
     code = 2;
   } else if (error instanceof RunStopped) {
     process.stderr.write(`polyeval: ${error.message}\n`);

@@ -12,8 +12,11 @@ import { writeHtml } from './html-output.ts';
 
 export type BoardFormat = 'table' | 'json' | 'csv' | 'html';
 
-/** The leaderboard as a terminal table. */
-export function leaderboardTable(rows: readonly LeaderboardRow[]): string {
+/** A leaderboard row as the terminal table shows it; the remote API may not know items, cost or date. */
+export type TableRow = Omit<LeaderboardRow, 'items' | 'cost_usd' | 'date'> & Partial<Pick<LeaderboardRow, 'items' | 'cost_usd' | 'date'>>;
+
+/** The leaderboard as a terminal table (`polyeval leaderboard`, and `remote leaderboard` alike). */
+export function leaderboardTable(rows: readonly TableRow[]): string {
   return table(
     rows.map((r) => ({
       benchmark: boardLabel(r),
@@ -21,9 +24,9 @@ export function leaderboardTable(rows: readonly LeaderboardRow[]): string {
       metric: r.metric,
       value: fmtValue(r.value),
       '95% CI': r.value === null ? `absent: ${r.reason ?? ''}` : `[${fmtValue(r.ci_low)}, ${fmtValue(r.ci_high)}]`,
-      items: r.items,
-      cost: `$${r.cost_usd.toFixed(4)}`,
-      date: r.date.slice(0, 16).replace('T', ' '),
+      items: r.items ?? '',
+      cost: r.cost_usd === undefined ? '' : `$${r.cost_usd.toFixed(4)}`,
+      date: (r.date ?? '').slice(0, 16).replace('T', ' '),
       run: r.run_id,
     })),
     ['benchmark', 'model', 'metric', 'value', '95% CI', 'items', 'cost', 'date', 'run'],

@@ -14,6 +14,7 @@ import { keys } from '#core/run/keys.ts';
 import { DuckDbResultsQuery } from '#local/index.ts';
 import { csv, fmtValue, table, toJson } from './format.ts';
 import { renderCompareHtml } from '#core/report/compare-html.ts';
+import { headlineKeys } from '#core/metrics/headline.ts';
 import { writeHtml } from './html-output.ts';
 import { metricsTable } from './show.ts';
 import { benchmarkListRows } from './list-benchmarks.ts';
@@ -106,7 +107,8 @@ export function compareCommand(): Command {
         return;
       }
       if (flags.format === 'html') {
-        const html = renderCompareHtml({ benchmark: ma.benchmark.id, a: { run_id: a, model: ma.model.spec }, b: { run_id: b, model: mb.model.spec }, rows, generatedAt: new Date().toISOString() });
+        const headline = headlineKeys(ma.benchmark.id, ma.protocol?.settings.headline);
+        const html = renderCompareHtml({ benchmark: ma.benchmark.id, a: { run_id: a, model: ma.model.spec }, b: { run_id: b, model: mb.model.spec }, rows, headline, generatedAt: new Date().toISOString() });
         process.stdout.write(`${await writeHtml(home, `reports/compare-${a}-vs-${b}.html`, html, flags.output)}\n`);
         return;
       }

@@ -14,7 +14,8 @@ import { intOption, numberOption } from './options.ts';
 import { InputError } from '#core/errors.ts';
 import type { MetricValue } from '#core/run/aggregate.ts';
 import { RemoteClient, type RemoteLeaderboardOptions } from '#app/cloud/remote-client.ts';
-import { fmtValue, table, toJson } from './format.ts';
+import { table, toJson } from './format.ts';
+import { leaderboardTable, type TableRow } from './leaderboard-command.ts';
 import { addSpecOptions, specFromFlags, type SpecFlags } from './spec-options.ts';
 import { metricsTable } from './show.ts';
 
@@ -178,30 +179,36 @@ function leaderboardCommand(): Command {
       const { client, json } = clientOf(command);
       const board = await client.leaderboard(benchmark, options);
       if (json) return print(toJson(board));
-      print(boardTables(board.benchmark, board.rows));
+      print(board.rows.length === 0 ? '(no completed runs)' : leaderboardTable(board.rows.map((row) => remoteRow(board.benchmark, row))));
     });
 }
 
-/** One table per board, under the board's label, as `polyeval leaderboard` labels its boards. */
-function boardTables(benchmark: string, rows: readonly Record<string, unknown>[]): string {
-  if (rows.length === 0) return '(no rows)';
-  const boards = new Map<string, Record<string, unknown>[]>();
-  for (const row of rows) {
-    // An API from before boards sends no label: its rows are the benchmark's one board.
-    const label = typeof row.board === 'string' ? row.board : benchmark;
-    boards.set(label, [...(boards.get(label) ?? []), row]);
-  }
-  return [...boards]
-    .map(([label, boardRows]) => {
-      const columns = ['model', ...(boardRows.some((r) => 'slice' in r) ? ['slice'] : []), 'metric', 'value', 'ci_low', 'ci_high', 'n', 'runs', 'run_id'];
-      const shown = boardRows.map((r) => ({ ...r, value: fmtNumber(r.value), ci_low: fmtNumber(r.ci_low), ci_high: fmtNumber(r.ci_high) }));
-      return `${label}\n${table(shown, columns)}`;
-    })
-    .join('\n\n');
-}
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-function fmtNumber(value: unknown): string {
-  return typeof value === 'number' ? fmtValue(value) : fmtValue(null);
+/**
+ * An API row as a local leaderboard row, so `remote leaderboard` prints the table
+ * `polyeval leaderboard` prints. An API from before boards sends no dataset: its rows are the
+ * benchmark's one board; one from before run facts sends no items, cost or date.
+ */
+function remoteRow(benchmark: string, row: Record<string, unknown>): TableRow {
+  return {
+    benchmark,
+    dataset: str(row.dataset) ?? benchmark,
+    language: str(row.language),
+    protocol: str(row.protocol),
+    model: str(row.model) ?? '',
+    metric: str(row.metric) ?? '',
+    value: num(row.value),
+    ci_low: num(row.ci_low),
+    ci_high: num(row.ci_high),
+    n: num(row.n) ?? 0,
+    run_id: str(row.run_id) ?? '',
+    runs: num(row.runs) ?? 1,
+    ...(num(row.items) !== null ? { items: num(row.items) as number } : {}),
+    ...(num(row.cost_usd) !== null ? { cost_usd: num(row.cost_usd) as number } : {}),
+    ...(str(row.date) !== null ? { date: str(row.date) as string } : {}),
+  };
 }
 
 export function remoteCommand(): Command {

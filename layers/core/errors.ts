@@ -21,9 +21,12 @@ export class PolyevalError extends Error {
 export class InputError extends PolyevalError {
   override name = 'InputError';
   readonly location: InputLocation;
+  /** The message without its location (what is wrong, not where). */
+  readonly detail: string;
   constructor(message: string, location: InputLocation = {}, options?: { cause?: unknown }) {
     super(formatLocated(message, location), options);
     this.location = location;
+    this.detail = message;
   }
 }
 

@@ -32,7 +32,7 @@ describe('bad input on the command line', () => {
     for (const language of ['rust', 'c,rust']) {
       const result = await runCli(['run', '-b', 'sample/abricot', '--language', language, '--json', '-q', '--home', home]);
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toContain('field "language": names no language polyeval runs: rust (languages: python, c, cpp, kotlin, java, javascript)');
+      expect(result.stderr).toContain(`polyeval: --language ${language}: names no language polyeval runs: rust (languages: python, c, cpp, kotlin, java, javascript)`);
       expect(result.stdout).toBe('');
     }
     expect(existsSync(join(home, 'store', 'runs'))).toBe(false);
@@ -58,7 +58,7 @@ describe('bad input on the command line', () => {
     for (const args of [['run', '-b', 'sample/abricot', '-q'], ['list', 'runs']]) {
       const result = await runCli([...args, '--home', file]);
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toContain(`field "home": ${file} is not a folder`);
+      expect(result.stderr).toContain(`polyeval: ${file} is not a folder (give --home a folder`);
       expect(result.stderr).not.toMatch(/\n\s+at /);
     }
   });
@@ -72,7 +72,7 @@ describe('--resume with -m', () => {
     const runId = (JSON.parse(first.stdout) as { run_id: string }).run_id;
     const refused = await runCli(['run', '--resume', runId, '-m', 'openai:http://127.0.0.1:9/v1#other', '--json', '-q', '--home', home]);
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain('field "model": --resume takes the benchmark and model from the run; do not pass -m');
+    expect(refused.stderr).toContain('polyeval: --resume takes the benchmark and model from the run; do not pass -m');
     expect((await runCli(['report', runId, '--home', home])).code).toBe(0);
   });
 });
@@ -148,5 +148,40 @@ describe('bad rows in an io-tests file', () => {
     const result = await runCli(['run', '-b', `rocode:${file}`, '-m', 'reference', '--json', '-q', '--home', home]);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).verdicts).toEqual({ OK: 1 });
+  });
+});
+
+describe('errors name the flag the user typed', () => {
+  it.each([
+    [['--max-cost', '-5'], 'polyeval: --max-cost -5: Too small', 'maxCostUsd'],
+    [['--max-cost=-5'], 'polyeval: --max-cost -5: Too small', 'maxCostUsd'],
+    [['--time-scale', '0'], 'polyeval: --time-scale 0: Too small', 'timeScale'],
+    [['--top-p', '3'], 'polyeval: --top-p 3: ', 'topP'],
+    [['--split', 'nope'], 'polyeval: --split nope: no task in split "nope"', 'field "split"'],
+    [['--protocol', 'nope'], 'polyeval: --protocol nope: unknown protocol "nope"', 'field "protocol"'],
+  ])('run %j exits 2 naming the flag, not the schema field', async (flags, said, notSaid) => {
+    const home = tempHome();
+    const result = await runCli(['run', '-b', 'sample/abricot', '-m', 'reference', ...flags, '--json', '-q', '--home', home]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(said);
+    expect(result.stderr).not.toContain(notSaid);
+    expect(result.stdout).toBe('');
+  });
+
+  it('remote run --dry-run says the same, before anything is sent', async () => {
+    const result = await runCli(['remote', 'run', '--dry-run', '-b', 'sample/abricot', '--max-cost', '-5']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('polyeval: --max-cost -5: Too small');
+  });
+});
+
+describe('polyeval --version', () => {
+  it('prints the version of the package, as -V does', async () => {
+    const version = (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+    for (const flag of ['--version', '-V']) {
+      const result = await runCli([flag]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe(`${version}\n`);
+    }
   });
 });

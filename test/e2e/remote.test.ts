@@ -21,11 +21,13 @@ let server: Server;
 let api: string;
 const sql: string[] = [];
 const rejected: string[] = [];
+/** The run the first test starts: the fake Athena answers it as the board's best run. */
+let startedRun = 'r1';
 
 const results: ResultsQuery = {
   sql: (query) => {
     sql.push(boundSql(query));
-    return Promise.resolve([{ model: 'reference', run_id: 'r1', value: 1, ci_low: 1, ci_high: 1, n: 3, runs: 1 }]);
+    return Promise.resolve([{ model: 'reference', run_id: startedRun, value: 1, ci_low: 1, ci_high: 1, n: 3, runs: 1 }]);
   },
   close: () => Promise.resolve(),
 };
@@ -106,6 +108,7 @@ describe('polyeval remote', () => {
     expect(started.code, started.stderr).toBe(0);
     const runId = String(parseJson(started).run_id);
     expect(runId).toMatch(/^abricot-/);
+    startedRun = runId;
 
     await drive(cloud);
 
@@ -133,12 +136,13 @@ describe('polyeval remote', () => {
     expect(sql.at(-1)).toContain("benchmark = 'abricot'");
   });
 
-  it("prints one table per board under the board's label, passing the filters", async () => {
+  it('prints the table `polyeval leaderboard` prints (board, model, metric, value, interval, items, cost, date, run), passing the filters', async () => {
     const result = await runCli(['remote', 'leaderboard', 'abricot', '--protocol', 'paper', '--dataset', 'sample/abricot', '--api', api], { env });
 
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^sample\/abricot · paper\n/);
-    expect(result.stdout).toMatch(/^reference\s+pearson\s+1\.000\s+1\.000\s+1\.000\s+3\s+1\s+r1$/m);
+    expect(result.stdout).toMatch(/^benchmark\s+model\s+metric\s+value\s+95% CI\s+items\s+cost\s+date\s+run\n/);
+    // items, cost and date come from the ledger's row of the run the first test started.
+    expect(result.stdout).toMatch(new RegExp(`^sample/abricot · paper\\s+reference\\s+pearson\\s+1\\.000\\s+\\[1\\.000, 1\\.000\\]\\s+6\\s+\\$0\\.0000\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+${startedRun}$`, 'm'));
 
     const none = await runCli(['remote', 'leaderboard', 'abricot', '--protocol', 'calamita', '--api', api, '--json'], { env });
     expect(parseJson<{ rows: unknown[] }>(none).rows).toEqual([]);
@@ -179,7 +183,8 @@ describe('polyeval remote', () => {
     const before = sql.length + rejected.length;
     const result = await runCli(['remote', 'run', '-b', 'sample/abricot', '--temperature', '7', '--api', api], { env });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('field "temperature"');
+    expect(result.stderr).toContain('polyeval: --temperature 7: ');
+    expect(result.stderr).not.toContain('field "temperature"');
     expect(sql.length + rejected.length).toBe(before);
   });
 

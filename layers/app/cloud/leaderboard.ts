@@ -53,8 +53,12 @@ function checkProtocol(benchmark: string, protocol: string | undefined): void {
   if (protocol !== undefined && known) bindProtocol(known, { protocol });
 }
 
-async function placedRuns(deps: Pick<LeaderboardDeps, 'store' | 'ledger'>, benchmark: string): Promise<BoardRun[]> {
+/** What the ledger knows of a placed run that its metrics do not say: items, cost, date. */
+type RunFacts = Map<string, { items: number; cost_usd: number; date: string }>;
+
+async function placedRuns(deps: Pick<LeaderboardDeps, 'store' | 'ledger'>, benchmark: string, facts: RunFacts): Promise<BoardRun[]> {
   const runs = (await deps.ledger.listRuns()).filter((run) => run.benchmark === benchmark);
+  for (const run of runs) facts.set(safeSegment(run.runId), { items: run.items, cost_usd: run.costUsd, date: run.createdAt });
   const read = pLimit(MANIFEST_READS);
   const placed = await Promise.all(
     runs.map((run) =>
@@ -68,7 +72,7 @@ async function placedRuns(deps: Pick<LeaderboardDeps, 'store' | 'ledger'>, bench
   return placed.filter((run) => run !== undefined);
 }
 
-async function boardRows(results: ResultsQuery, board: Board): Promise<Record<string, unknown>[]> {
+async function boardRows(results: ResultsQuery, board: Board, facts: RunFacts): Promise<Record<string, unknown>[]> {
   const sql = leaderboardSql(board.benchmark, { metric: board.metric, runIds: board.runIds, ...(board.slices.length === 1 && board.slices[0] !== undefined ? { slice: board.slices[0] } : {}) });
   // Counted as if the values were inlined: a conservative bound on what Athena is sent.
   const bytes = Buffer.byteLength(sql.text, 'utf8') + sql.params.reduce((sum, value) => sum + Buffer.byteLength(sqlString(value), 'utf8'), 0);
@@ -79,6 +83,7 @@ async function boardRows(results: ResultsQuery, board: Board): Promise<Record<st
   const only = board.slices.length === 1 ? board.slices[0] : undefined;
   return (await results.sql(sql)).map((row) => ({
     ...row,
+    ...(typeof row.run_id === 'string' ? facts.get(row.run_id) : undefined),
     dataset: board.dataset,
     language: board.language,
     protocol: board.protocol,
@@ -91,7 +96,8 @@ async function boardRows(results: ResultsQuery, board: Board): Promise<Record<st
  * The best run per model on each board of one benchmark: rows board by board (the local
  * leaderboard's order), best first within a board. Each row is the query's (model, run_id,
  * value, ci_low, ci_high, n, runs, and `slice` where the board ranks several slices) plus its
- * board: dataset, language, protocol, metric key and the board's label. A benchmark with no
+ * board: dataset, language, protocol, metric key and the board's label, and the ledger's
+ * `items`, `cost_usd` and `date` of the run (the columns of the local leaderboard). A benchmark with no
  * placed run answers no rows without a query.
  * @throws InputError without a benchmark, or for a protocol the benchmark does not have.
  */
@@ -99,7 +105,8 @@ export async function leaderboard(deps: LeaderboardDeps, query: LeaderboardQuery
   const benchmark = query.benchmark?.trim();
   if (!benchmark) throw new InputError('the query parameter "benchmark" is required (e.g. ?benchmark=rocode)', { field: 'benchmark' });
   checkProtocol(benchmark, query.protocol);
-  const boards = groupBoards(await placedRuns(deps, benchmark), {
+  const facts: RunFacts = new Map();
+  const boards = groupBoards(await placedRuns(deps, benchmark, facts), {
     ...(query.protocol ? { protocol: query.protocol } : {}),
     ...(query.language ? { language: query.language } : {}),
     ...(query.dataset ? { dataset: query.dataset } : {}),
@@ -107,6 +114,6 @@ export async function leaderboard(deps: LeaderboardDeps, query: LeaderboardQuery
     ...(query.slice ? { slice: query.slice } : {}),
   });
   const ask = pLimit(BOARD_QUERIES);
-  const rows = await Promise.all(boards.map((board) => ask(() => boardRows(deps.results, board))));
+  const rows = await Promise.all(boards.map((board) => ask(() => boardRows(deps.results, board, facts))));
   return { benchmark, rows: rows.flat() };
 }

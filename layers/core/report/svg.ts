@@ -38,10 +38,10 @@ export interface Bar {
   counts: Partial<Record<Verdict, number>>;
 }
 
-/** Horizontal stacked bars of verdict shares, one per group. */
-export function stackedBars(bars: readonly Bar[], order: readonly Verdict[]): string {
-  const width = 420;
-  const labelW = 110;
+/** Horizontal stacked bars of verdict shares, one per group (with a legend unless told not to). */
+export function stackedBars(bars: readonly Bar[], order: readonly Verdict[], opts: { width?: number; labelWidth?: number; legend?: boolean } = {}): string {
+  const width = opts.width ?? 420;
+  const labelW = opts.labelWidth ?? 110;
   const rowH = 22;
   const rows = bars
     .map((bar, i) => {
@@ -59,6 +59,7 @@ export function stackedBars(bars: readonly Bar[], order: readonly Verdict[]): st
       return `<text x="0" y="${i * rowH + 16}" font-size="12">${bar.label.replace(/[<&]/g, '')}</text>${segments}`;
     })
     .join('');
+  if (opts.legend === false) return `<svg width="${width}" height="${bars.length * rowH}" role="img" aria-label="verdict shares">${rows}</svg>`;
   const legend = order.map((v, i) => `<rect x="${labelW + i * 38}" y="${bars.length * rowH + 6}" width="10" height="10" fill="${COLORS[v]}"/><text x="${labelW + 13 + i * 38}" y="${bars.length * rowH + 15}" font-size="10">${v}</text>`).join('');
   return `<svg width="${width}" height="${bars.length * rowH + 24}" role="img" aria-label="verdict shares">${rows}${legend}</svg>`;
 }

@@ -94,6 +94,12 @@ export function resolveParams(benchmark: AnyBenchmark, spec: RunSpec, n: number)
   return params;
 }
 
+/** The toolchains of the languages the run's items use (none for a benchmark without code). */
+function toolchainsUsed(toolchains: readonly ToolchainInfo[], items: readonly WorkItem[]): ToolchainInfo[] {
+  const used = new Set(items.map((i) => i.language));
+  return toolchains.filter((t) => used.has(t.language));
+}
+
 /** Builds the manifest and the work items; validates the provider against the dataset. */
 export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: Provider, ctx: PlanContext): Promise<RunPlan> {
   await provider.prepare?.(new Set(loaded.tasks.map((t) => t.id)));
@@ -146,7 +152,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
     protocol: runProtocol(benchmark, spec),
     code: ctx.code,
     packages: ctx.packages,
-    toolchains: ctx.toolchains,
+    toolchains: toolchainsUsed(ctx.toolchains, items),
     items: items.length,
   };
   return { manifest, tasks, items };

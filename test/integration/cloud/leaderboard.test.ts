@@ -94,6 +94,10 @@ describe('leaderboard on an injected run_id projection', () => {
     const board = await leaderboard({ store, ledger, results: athena }, { benchmark: 'rocode' });
 
     expect(board.rows).toEqual([expect.objectContaining({ model: 'm1', run_id: 'rocode-20260102T000000Z-bbbbbb', value: 0.6, runs: 2 })]);
+    // The local leaderboard's columns the metrics do not hold come from the run's ledger row.
+    const [best] = board.rows;
+    const ledgerRow = (await ledger.listRuns()).find((r) => r.runId === 'rocode-20260102T000000Z-bbbbbb');
+    expect(best).toMatchObject({ items: ledgerRow?.items, cost_usd: ledgerRow?.costUsd, date: ledgerRow?.createdAt });
     expect(athena.queries).toHaveLength(1);
     expect(athena.queries[0]).toMatch(/run_id IN \('rocode-20260101T000000Z-aaaaaa', 'rocode-20260102T000000Z-bbbbbb', 'rocode-20260104T000000Z-dddddd'\)/);
   });

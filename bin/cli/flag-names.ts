@@ -1,0 +1,71 @@
+/**
+ * Errors in the words the user typed. Validation speaks in schema fields (`maxCostUsd`,
+ * `timeScale`: the run spec the CLI and the HTTP API share); on the command line the same
+ * value came from a flag, so an error about it names that flag and the value given
+ * (`--max-cost -5: …`), not the field. This is the one place that maps fields to flags.
+ */
+import { InputError } from '#core/errors.ts';
+
+/** Run-spec field → the flag spellings that set it (short form first). */
+const SPEC_FIELD_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  benchmark: ['-b', '--benchmark'],
+  model: ['-m', '--model'],
+  n: ['-n', '--n'],
+  temperature: ['--temperature'],
+  topP: ['--top-p'],
+  maxTokens: ['--max-tokens'],
+  stop: ['--stop'],
+  seed: ['--seed'],
+  split: ['--split'],
+  limit: ['--limit'],
+  language: ['--language'],
+  timeScale: ['--time-scale'],
+  maxCostUsd: ['--max-cost'],
+  likertMode: ['--likert-mode'],
+  kotlinLanguageVersion: ['--kotlin-language-version'],
+  protocol: ['--protocol'],
+  rowLimits: ['--row-limits'],
+  promptStyle: ['--prompt-style'],
+};
+
+/** The flag spellings a field can stand for: a run-spec field, or a field already named after its flag (`max-cost`). */
+function spellingsOf(field: string): readonly string[] | undefined {
+  const base = field.split('.')[0] ?? field;
+  return SPEC_FIELD_FLAGS[base] ?? (/^[a-z][a-z-]*$/.test(base) ? [`--${base}`] : undefined);
+}
+
+/** The flag as typed in `argv` and the value given with it, if it was typed at all. */
+function typed(spellings: readonly string[], argv: readonly string[]): { flag: string; value?: string } | undefined {
+  for (let i = argv.length - 1; i >= 0; i--) {
+    const arg = argv[i] as string;
+    for (const flag of spellings) {
+      if (arg === flag) {
+        const next = argv[i + 1];
+        return next !== undefined && !/^--?[a-z]/.test(next) ? { flag, value: next } : { flag };
+      }
+      if (arg.startsWith(`${flag}=`)) return { flag, value: arg.slice(flag.length + 1) };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The error as the command line should say it: an InputError about a field of the command
+ * line (no file, or the run spec's `command line` origin) becomes `<flag> <value>: <what>`;
+ * anything else is returned as it is.
+ * @example
+ * inFlagTerms(new InputError('Too small: expected number to be >=0', { file: 'command line', field: 'maxCostUsd' }), ['--max-cost', '-5']).message;
+ * // '--max-cost -5: Too small: expected number to be >=0'
+ */
+export function inFlagTerms(error: InputError, argv: readonly string[]): InputError {
+  const { file, line, field } = error.location;
+  if (!field || line !== undefined || (file !== undefined && file !== 'command line')) return error;
+  const spellings = spellingsOf(field);
+  if (!spellings) return error;
+  const given = typed(spellings, argv);
+  if (!given && !SPEC_FIELD_FLAGS[field.split('.')[0] ?? field]) return error;
+  const name = given ? `${given.flag}${given.value !== undefined ? ` ${given.value}` : ''}` : spellings.join('/');
+  const named = spellings.some((s) => new RegExp(`(^|[\\s(/])${s}(?=[\\s,:;)/=]|$)`).test(error.detail));
+  const detail = named ? error.detail : `${name}: ${error.detail}`;
+  return new InputError(detail, {}, { cause: error });
+}
