@@ -41,6 +41,8 @@ export interface PolyevalConfig {
   fargateLane: boolean;
   /** Upper bound of Fargate tasks per language. */
   fargateMaxTasks: number;
+  /** Concurrency reserved for each runner function (0: none); the Lambda judges' mappings fit under it. */
+  runnerReservedConcurrency: number;
 }
 
 /** Raised at synth when a context value is missing or malformed. */
@@ -62,6 +64,7 @@ const DEFAULTS = {
   logRetentionDays: 30,
   fargateLane: true,
   fargateMaxTasks: 4,
+  runnerReservedConcurrency: 100,
 } as const;
 
 /** The retention periods CloudWatch Logs accepts. */
@@ -116,6 +119,7 @@ const ContextSchema = z.object({
   ).default(DEFAULTS.logRetentionDays),
   fargateLane: fromContext(z.boolean({ error: 'expected true or false' })).default(DEFAULTS.fargateLane),
   fargateMaxTasks: integer(1, 100).default(DEFAULTS.fargateMaxTasks),
+  runnerReservedConcurrency: integer(0, 1000).default(DEFAULTS.runnerReservedConcurrency),
 });
 
 /** The first failure of `schema` on `raw` as a {@link ConfigError} naming the key path under `prefix`. */
@@ -216,6 +220,7 @@ export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
     logRetentionDays: values.logRetentionDays,
     fargateLane: values.fargateLane,
     fargateMaxTasks: values.fargateMaxTasks,
+    runnerReservedConcurrency: values.runnerReservedConcurrency,
     ...(values.alarmEmail ? { alarmEmail: values.alarmEmail } : {}),
   };
 }

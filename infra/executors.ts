@@ -69,6 +69,8 @@ export interface ExecutorsProps {
   runners: Runners;
   /** Fargate tasks per image that also judge with the same runner (0 without the Fargate lane). */
   fargateMaxTasks: number;
+  /** Concurrency reserved for each runner (0: none): the judges' mappings fit under it. */
+  runnerReservedConcurrency: number;
 }
 
 /** One execute queue + container function per executor image, keyed by image id. */
@@ -111,7 +113,8 @@ export class Executors extends Construct {
         environment: { ...executorEnvironment(image, props.bucket, props.ledger, props.aggregateQueue), ...props.runners.attachJudge(image.id, role) },
       });
       // Never more judges at once than their runner has reserved, the Fargate lane's judges counted.
-      fn.addEventSource(new SqsEventSource(work.queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: judgeMaxConcurrency(props.fargateMaxTasks) }));
+      const maxConcurrency = judgeMaxConcurrency(props.fargateMaxTasks, props.runnerReservedConcurrency);
+      fn.addEventSource(new SqsEventSource(work.queue, { batchSize: 1, reportBatchItemFailures: true, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }));
       this.queues.set(image.id, work);
       this.functions.set(image.id, fn);
     }

@@ -31,7 +31,6 @@ import { vpcAttachmentStatement } from './defaults/iam-statements.ts';
 import { imagePlatform } from './executors.ts';
 import { EXECUTOR_IMAGES } from './languages.ts';
 import { acknowledge } from './nag.ts';
-import { RUNNER_RESERVED_CONCURRENCY } from '../layers/app/cloud/concurrency-budget.ts';
 import { imageContext } from './paths.ts';
 
 /** The runner's process instead of the image's Lambda handler. */
@@ -54,6 +53,8 @@ export function denyFromFunctionCode(): iam.PolicyStatement {
 /** Properties of {@link Runners}. */
 export interface RunnersProps {
   architecture: Architecture;
+  /** Concurrency reserved for each runner (0: none; see concurrency-budget.ts). */
+  reservedConcurrency: number;
   vpc: ec2.IVpc;
   subnets: ec2.SubnetSelection;
   securityGroup: ec2.ISecurityGroup;
@@ -84,7 +85,7 @@ export class Runners extends Construct {
         vpc: props.vpc,
         vpcSubnets: props.subnets,
         securityGroups: [props.securityGroup],
-        reservedConcurrentExecutions: RUNNER_RESERVED_CONCURRENCY,
+        ...(props.reservedConcurrency > 0 ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       });
       this.functions.set(image.id, fn);
     }

@@ -56,6 +56,7 @@ export class PolyevalStack extends Stack {
     };
     this.runners = new Runners(this, 'Runners', {
       architecture: config.architecture,
+      reservedConcurrency: config.runnerReservedConcurrency,
       vpc: this.network.vpc,
       subnets: this.network.runnerSubnets,
       securityGroup: this.network.runnerSecurityGroup,
@@ -68,6 +69,7 @@ export class PolyevalStack extends Stack {
       ledger,
       aggregateQueue: this.queues.aggregate.queue,
       fargateMaxTasks: config.fargateLane ? config.fargateMaxTasks : 0,
+      runnerReservedConcurrency: config.runnerReservedConcurrency,
       ...executorNetwork,
     });
     this.fargate = config.fargateLane

@@ -88,6 +88,18 @@ describe('runner functions', () => {
     }
   });
 
+  it('reserve what context runnerReservedConcurrency says, and nothing at 0 (an account below 600 concurrent executions can deploy)', () => {
+    const count = (template: Record<string, Resource>, key: string) => Object.values(template).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties[key] !== undefined).length;
+    const scaled = (template: Record<string, Resource>) => Object.values(template).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties['ScalingConfig'] !== undefined);
+    const none = (synthPolyeval({ ...NO_BUNDLING, runnerReservedConcurrency: '0' }).template.toJSON() as { Resources: Record<string, Resource> }).Resources;
+    expect(count(none, 'ReservedConcurrentExecutions')).toBe(0);
+    expect(scaled(none)).toHaveLength(0);
+    const twenty = (synthPolyeval({ ...NO_BUNDLING, runnerReservedConcurrency: '20' }).template.toJSON() as { Resources: Record<string, Resource> }).Resources;
+    expect(Object.values(twenty).filter((r) => r.Properties['ReservedConcurrentExecutions'] === 20)).toHaveLength(EXECUTOR_IMAGES.length);
+    for (const m of scaled(twenty)) expect((m.Properties['ScalingConfig'] as { MaximumConcurrency: number }).MaximumConcurrency).toBe(judgeMaxConcurrency(4, 20));
+    expect(scaled(twenty)).toHaveLength(EXECUTOR_IMAGES.length);
+  });
+
   it('get no environment variables: no bucket, table or queue name reaches them', () => {
     for (const [image, [, fn]] of runnerFunctions()) expect(fn.Properties['Environment'], image).toBeUndefined();
   });

@@ -12,17 +12,25 @@
  * functions.
  */
 
-/** Runner invocations reserved per executor image. */
+/**
+ * Runner invocations reserved per executor image by default (context `runnerReservedConcurrency`
+ * changes it; 0 reserves nothing). Five images reserve 500, so an account whose Regional limit
+ * is below 600 (new accounts can start lower than the default 1,000) must lower it or deploy fails.
+ */
 export const RUNNER_RESERVED_CONCURRENCY = 100;
 /** Items one Fargate task judges at once (its cores, functions/execute/consumer.ts). */
 export const FARGATE_TASK_ITEMS = 2;
 
 /**
  * The `maxConcurrency` of an image's Lambda judge mapping: the runner's reservation less what
- * the Fargate lane's tasks may hold (a judge holds one runner invocation at a time).
+ * the Fargate lane's tasks may hold (a judge holds one runner invocation at a time). With no
+ * reservation there is nothing to fit: undefined (the mapping's own scaling; a throttled runner
+ * sends its item back to the queue, never to a verdict).
  * @example
  * judgeMaxConcurrency(4) // 92: 100 reserved, 4 tasks × 2 items on Fargate
+ * judgeMaxConcurrency(4, 0) // undefined: no reservation
  */
-export function judgeMaxConcurrency(fargateMaxTasks: number): number {
-  return Math.max(2, RUNNER_RESERVED_CONCURRENCY - fargateMaxTasks * FARGATE_TASK_ITEMS);
+export function judgeMaxConcurrency(fargateMaxTasks: number, reserved = RUNNER_RESERVED_CONCURRENCY): number | undefined {
+  if (reserved === 0) return undefined;
+  return Math.max(2, reserved - fargateMaxTasks * FARGATE_TASK_ITEMS);
 }

@@ -69,7 +69,7 @@ export interface Deployment {
  * invocations, the Fargate lane with 4 tasks, so Lambda judges capped at
  * {@link judgeMaxConcurrency}(4) per image.
  */
-export const DEFAULT_DEPLOYMENT: Deployment = { architecture: 'x86_64', generateConcurrency: 5, executorConcurrency: judgeMaxConcurrency(4), callSeconds: 3, fargateLane: true };
+export const DEFAULT_DEPLOYMENT: Deployment = { architecture: 'x86_64', generateConcurrency: 5, executorConcurrency: judgeMaxConcurrency(4) ?? 1000, callSeconds: 3, fargateLane: true };
 
 const GENERATE_BATCH = 5;
 const GENERATE_MEMORY_GB = 1;
