@@ -69,8 +69,16 @@ export function streamError(event: unknown): ProviderCallError | undefined {
     return new ProviderCallError(`the stream ended with an error (${type}): ${error.slice(0, 300)}`, { retryable: !permanent, throttled: type === 'overloaded' });
   }
   const e = error as { message?: unknown; code?: unknown; http_status_code?: unknown; type?: unknown };
-  const status = typeof e.code === 'number' ? e.code : typeof e.http_status_code === 'number' ? e.http_status_code : undefined;
   const message = typeof e.message === 'string' ? e.message : JSON.stringify(error);
+  if (typeof e.http_status_code === 'number') {
+    // TGI's OpenAI routes send 422 for every InferError (infer/mod.rs `into_openai_event`,
+    // v3.3.7), a CUDA out-of-memory or an overloaded queue included, so the status tells
+    // nothing; the message is the InferError's Display (`Input validation error: …`,
+    // `Template error: …`, `Model is overloaded`, `Request failed during generation: …`).
+    const permanent = /^(Input validation error|Template error|Missing template|Tool error)/u.test(message);
+    return new ProviderCallError(`the stream ended with an error: ${message.slice(0, 300)}`, { retryable: !permanent, throttled: /^Model is overloaded/u.test(message) });
+  }
+  const status = typeof e.code === 'number' ? e.code : undefined;
   return new ProviderCallError(`the stream ended with an error${status !== undefined ? ` (${status})` : ''}: ${message.slice(0, 300)}`, {
     // Without a status the server failed mid-generation: another attempt may succeed.
     retryable: status === undefined || isRetryableStatus(status),
