@@ -20,6 +20,7 @@ const CONTEXT_KEYS = [
   'logRetentionDays',
   'fargateLane',
   'fargateMaxTasks',
+  'runnerReservedConcurrency',
   'alarmEmail',
 ] as const;
 

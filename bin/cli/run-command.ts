@@ -12,6 +12,7 @@ import { completedRuns } from '#app/local/leaderboard.ts';
 import { buildLeaderboard } from '#core/report/leaderboard.ts';
 import { loadCapabilityTable, loadPriceTable, parseAssumedPrice } from '#providers/index.ts';
 import { schemesReading } from '#providers/registry.ts';
+import { BATCH_KINDS } from '#providers/batch/registry.ts';
 import { providerUsages } from '#app/shared/create-provider.ts';
 import { leaderboardTable } from './leaderboard-command.ts';
 import { createProgress } from './progress.ts';
@@ -61,7 +62,7 @@ export function runCommand(): Command {
     .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
     .option('--capabilities <file.json>', 'model-capabilities rules applied after the shipped ones (stop sequences, exclusive sampling, chat vs completion)')
     .option('-q, --quiet', 'no progress on stderr')
-    .option('--batch', "generate through the provider's batch API (openai: OpenAI Batch) at its batch price; kill and --resume find the job again")
+    .option('--batch', `generate through the provider's batch API (${BATCH_KINDS.map((k) => `${k.scheme}: ${k.api}`).join('; ')}) at its batch price; kill and --resume find the job again`)
     .option('--batch-poll <seconds>', 'with --batch: seconds between two polls of a running batch job (default 30)', numberOption('--batch-poll'))
     .option('--trust-generated-code', 'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)')
     .action(async (flags: RunFlags, command: Command) => {

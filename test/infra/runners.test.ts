@@ -89,15 +89,21 @@ describe('runner functions', () => {
   });
 
   it('reserve what context runnerReservedConcurrency says, and nothing at 0 (an account below 600 concurrent executions can deploy)', () => {
-    const count = (template: Record<string, Resource>, key: string) => Object.values(template).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties[key] !== undefined).length;
-    const scaled = (template: Record<string, Resource>) => Object.values(template).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties['ScalingConfig'] !== undefined);
-    const none = (synthPolyeval({ ...NO_BUNDLING, runnerReservedConcurrency: '0' }).template.toJSON() as { Resources: Record<string, Resource> }).Resources;
-    expect(count(none, 'ReservedConcurrentExecutions')).toBe(0);
-    expect(scaled(none)).toHaveLength(0);
-    const twenty = (synthPolyeval({ ...NO_BUNDLING, runnerReservedConcurrency: '20' }).template.toJSON() as { Resources: Record<string, Resource> }).Resources;
-    expect(Object.values(twenty).filter((r) => r.Properties['ReservedConcurrentExecutions'] === 20)).toHaveLength(EXECUTOR_IMAGES.length);
-    for (const m of scaled(twenty)) expect((m.Properties['ScalingConfig'] as { MaximumConcurrency: number }).MaximumConcurrency).toBe(judgeMaxConcurrency(4, 20));
-    expect(scaled(twenty)).toHaveLength(EXECUTOR_IMAGES.length);
+    const synth = (reserved: string) => (synthPolyeval({ ...NO_BUNDLING, runnerReservedConcurrency: reserved }).template.toJSON() as { Resources: Record<string, Resource> }).Resources;
+    const reservations = (t: Record<string, Resource>) => Object.values(t).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties['ReservedConcurrentExecutions'] !== undefined).map((r) => r.Properties['ReservedConcurrentExecutions']);
+    /** MaximumConcurrency of each Lambda judge's queue mapping (undefined: none). */
+    const judgeMaxima = (t: Record<string, Resource>) => {
+      const judges = Object.entries(t).filter(([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Properties['Description'] ?? '').startsWith('polyeval executor for')).map(([id]) => id);
+      return Object.values(t)
+        .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && judges.includes(ref(r.Properties['FunctionName']) ?? ''))
+        .map((m) => (m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency);
+    };
+    const none = synth('0');
+    expect(reservations(none)).toEqual([]);
+    expect(judgeMaxima(none)).toEqual(EXECUTOR_IMAGES.map(() => undefined));
+    const twenty = synth('20');
+    expect(reservations(twenty)).toEqual(EXECUTOR_IMAGES.map(() => 20));
+    expect(judgeMaxima(twenty)).toEqual(EXECUTOR_IMAGES.map(() => judgeMaxConcurrency(4, 20)));
   });
 
   it('get no environment variables: no bucket, table or queue name reaches them', () => {

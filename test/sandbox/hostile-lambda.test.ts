@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionJob } from '#core/ports.ts';
@@ -42,6 +42,8 @@ beforeAll(async () => {
   writeFileSync(join(home, '.aws', 'credentials'), `[default]\naws_secret_access_key = file-${canary}\n`, { mode: 0o600 });
   for (const p of [home, join(home, '.aws'), join(home, '.aws', 'credentials')]) chownSync(p, UID, UID);
   await build({ entryPoints: ['test/sandbox/lambda-harness.ts'], outfile: harness, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['kotlin-compiler'], banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" }, logLevel: 'warning' });
+  // As scripts/bundle-images.mjs does: the supervisor's C source beside the bundle (the sandbox names its build by it).
+  copyFileSync('layers/sandbox/pe-supervisor.c', join(dirname(harness), 'pe-supervisor.c'));
   server = createServer((s) => {
     connections++;
     s.destroy();

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,8 @@ beforeAll(async () => {
   writeFileSync(join(dirs.root, 'bwrap'), FAKE_BWRAP, { mode: 0o755 });
   mkdirSync(home, { recursive: true, mode: 0o755 }); // root's: as on Lambda, only /tmp is writable
   await build({ entryPoints: ['functions/runner/main.ts'], outfile: bundle, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['kotlin-compiler'], banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" }, logLevel: 'warning' });
+  // As scripts/bundle-images.mjs does: the supervisor's C source beside the bundle (the sandbox names its build by it).
+  copyFileSync('layers/sandbox/pe-supervisor.c', join(dirname(bundle), 'pe-supervisor.c'));
   listener = createServer((s) => {
     connections++;
     s.destroy();

@@ -62,9 +62,11 @@ export class OpenAiBatchClient implements BatchClient {
     readonly baseUrl: string,
     readonly model: string,
     private readonly opts: ResolvedOptions,
+    /** The provider scheme whose capability rules apply (the registry passes the openai kind's). */
+    scheme: string,
   ) {
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
-    this.#caps = capabilitiesOf(opts.capabilities, 'openai', model);
+    this.#caps = capabilitiesOf(opts.capabilities, scheme, model);
     this.#path = new URL(baseUrl).pathname.replace(/\/+$/, '');
     const key = opts.env[opts.apiKeyEnv];
     if (key === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY') throw new InputError(`environment variable ${opts.apiKeyEnv} (named by --api-key-env) is not set`, { field: 'apiKeyEnv' });

@@ -25,11 +25,11 @@ export interface BatchKind {
 
 export const BATCH_KINDS: readonly BatchKind[] = [
   {
-    scheme: 'openai',
+    scheme: openai.scheme,
     api: 'OpenAI Batch API (/files + /batches)',
     open(spec, rest, options) {
       const parsed = openai.parse(spec, rest);
-      return new OpenAiBatchClient(parsed.baseUrl, parsed.model, resolveOptions(options));
+      return new OpenAiBatchClient(parsed.baseUrl, parsed.model, resolveOptions(options), openai.scheme);
     },
   },
 ];

@@ -228,15 +228,15 @@ describe('GET /leaderboard over runs the deployed pipeline completed (moto)', ()
     expect(queries.find((q) => q.includes(run.paper))).toContain("metric = 'pearson'");
   });
 
-  it('ranks RoCode runs in two languages on separate boards by pass@1, placing a run from its kept manifest and skipping one without', async () => {
+  it("ranks RoCode runs in two languages on separate boards by the protocol's headline (accuracy), placing a run from its kept manifest and skipping one without", async () => {
     const before = athena?.queries.length ?? 0;
 
     const { status, rows } = await board({ benchmark: 'rocode' });
 
     expect(status).toBe(200);
     expect(rows).toEqual([
-      expect.objectContaining({ board: 'sample/rocode [cpp] · paper', language: 'cpp', protocol: 'paper', metric: 'pass@1', run_id: run.cpp, value: 1, n: 2 }),
-      expect.objectContaining({ board: 'sample/rocode [python] · paper', language: 'python', protocol: 'paper', metric: 'pass@1', run_id: run.python, value: 1, n: 2 }),
+      expect.objectContaining({ board: 'sample/rocode [cpp] · paper', language: 'cpp', protocol: 'paper', metric: 'accuracy', run_id: run.cpp, value: 1, n: 2 }),
+      expect.objectContaining({ board: 'sample/rocode [python] · paper', language: 'python', protocol: 'paper', metric: 'accuracy', run_id: run.python, value: 1, n: 2 }),
     ]);
     expect(rows.every((r) => !('slice' in r))).toBe(true);
     const queries = athena?.queries.slice(before) ?? [];

@@ -94,7 +94,7 @@ describe('Anthropic Message Batches client', () => {
     const openaiServer = await startOpenAiBatchServer({ answer });
     servers.push(openaiServer);
     const viaAnthropic = await runThrough(client);
-    const viaOpenAi = await runThrough(new OpenAiBatchClient(openaiServer.url, 'model-a', options));
+    const viaOpenAi = await runThrough(new OpenAiBatchClient(openaiServer.url, 'model-a', options, 'openai'));
     expect(Object.keys(viaAnthropic)).toHaveLength(16);
     expect(viaAnthropic).toEqual(viaOpenAi);
     expect(new Set(Object.values(viaAnthropic)).size).toBeGreaterThan(1);

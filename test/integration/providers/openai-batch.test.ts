@@ -22,7 +22,7 @@ function record(id: string, style: 'chat' | 'completion' = 'chat'): BatchRecord 
 async function client(options: Parameters<typeof startOpenAiBatchServer>[0] = {}): Promise<{ server: OpenAiBatchServer; client: OpenAiBatchClient }> {
   const server = await startOpenAiBatchServer(options);
   servers.push(server);
-  return { server, client: new OpenAiBatchClient(server.url, 'model-a', resolveOptions({ env: { OPENAI_API_KEY: 'sk-test' }, retryBaseMs: 1 })) };
+  return { server, client: new OpenAiBatchClient(server.url, 'model-a', resolveOptions({ env: { OPENAI_API_KEY: 'sk-test' }, retryBaseMs: 1 }), 'openai') };
 }
 
 describe('OpenAI Batch client', () => {
