@@ -35,7 +35,9 @@ const CLI = join(ROOT, 'dist', 'polyeval.mjs');
 const s = (x: number): string => `${x.toFixed(2)} s`;
 const median = (xs: number[]): number => {
   const sorted = [...xs].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : ((sorted[Math.floor((sorted.length - 1) / 2)] as number) + (sorted[Math.ceil((sorted.length - 1) / 2)] as number)) / 2;
+  return sorted.length === 0
+    ? Number.NaN
+    : ((sorted[Math.floor((sorted.length - 1) / 2)] as number) + (sorted[Math.ceil((sorted.length - 1) / 2)] as number)) / 2;
 };
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 const msText = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(0)} ms` : 'none');
@@ -94,16 +96,51 @@ export async function run(): Promise<BenchRow[]> {
         const setupWall = (processes * setupMs) / 1000 / jobs;
         const rest = r.wallS - plan - compileWall - runWall - aggregateS;
         rows.push(
-          { name: `${tag} whole command vs MXEval`, value: mxeval / r.wallS, unit: 'x', note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs MXEval ${s(mxeval)}; floor ${s(f.wallS)} = ${(mxeval / f.wallS).toFixed(1)}x; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}` },
-          { name: `${tag} floor vs MXEval`, value: mxeval / f.wallS, unit: 'x', note: `bare toolchain, ${jobs} at a time: ${s(f.wallS)}${f.setupS ? ` (+ ${s(f.setupS)} compile server start, once)` : ''}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}` },
+          {
+            name: `${tag} whole command vs MXEval`,
+            value: mxeval / r.wallS,
+            unit: 'x',
+            note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs MXEval ${s(mxeval)}; floor ${s(f.wallS)} = ${(mxeval / f.wallS).toFixed(1)}x; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}`,
+          },
+          {
+            name: `${tag} floor vs MXEval`,
+            value: mxeval / f.wallS,
+            unit: 'x',
+            note: `bare toolchain, ${jobs} at a time: ${s(f.wallS)}${f.setupS ? ` (+ ${s(f.setupS)} compile server start, once)` : ''}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}`,
+          },
           // On a shared machine the wall time says more about the neighbours than about the run: CPU seconds ÷ cores is what an idle machine would approach.
-          { name: `${tag} CPU ÷ cores vs MXEval`, value: mxeval / (r.cpuS / jobs), unit: 'x', note: `polyeval CPU ${s(r.cpuS)} ÷ ${jobs} = ${s(r.cpuS / jobs)}; floor CPU ${s(f.cpuS)} ÷ ${jobs} = ${s(f.cpuS / jobs)} = ${(mxeval / (f.cpuS / jobs)).toFixed(1)}x; polyeval is ${(r.cpuS / f.cpuS).toFixed(1)}x its floor's CPU` },
+          {
+            name: `${tag} CPU ÷ cores vs MXEval`,
+            value: mxeval / (r.cpuS / jobs),
+            unit: 'x',
+            note: `polyeval CPU ${s(r.cpuS)} ÷ ${jobs} = ${s(r.cpuS / jobs)}; floor CPU ${s(f.cpuS)} ÷ ${jobs} = ${s(f.cpuS / jobs)} = ${(mxeval / (f.cpuS / jobs)).toFixed(1)}x; polyeval is ${(r.cpuS / f.cpuS).toFixed(1)}x its floor's CPU`,
+          },
           { name: `${tag} start + load + plan (--dry-run)`, value: plan, unit: 's', note: `of which CLI start ${s(help)}` },
-          { name: `${tag} compile/check per sample (median)`, value: median(items.compileMs), unit: 'ms', note: `sum ${s(sum(items.compileMs) / 1000)}, ÷${jobs} jobs = ${s(compileWall)} of the wall; floor median ${msText(median(f.compileMs))}, sum ${s(sum(f.compileMs) / 1000)}` },
-          { name: `${tag} run per sample (median)`, value: median(items.runMs), unit: 'ms', note: `sum ${s(sum(items.runMs) / 1000)}, ÷${jobs} jobs = ${s(runWall)} of the wall; floor median ${msText(median(f.runMs))}, sum ${s(sum(f.runMs) / 1000)}` },
-          { name: `${tag} sandbox set-up (in compile + run)`, value: setupWall, unit: 's', note: `${processes} sandboxed processes × ${setupMs.toFixed(0)} ms ÷ ${jobs} jobs` },
+          {
+            name: `${tag} compile/check per sample (median)`,
+            value: median(items.compileMs),
+            unit: 'ms',
+            note: `sum ${s(sum(items.compileMs) / 1000)}, ÷${jobs} jobs = ${s(compileWall)} of the wall; floor median ${msText(median(f.compileMs))}, sum ${s(sum(f.compileMs) / 1000)}`,
+          },
+          {
+            name: `${tag} run per sample (median)`,
+            value: median(items.runMs),
+            unit: 'ms',
+            note: `sum ${s(sum(items.runMs) / 1000)}, ÷${jobs} jobs = ${s(runWall)} of the wall; floor median ${msText(median(f.runMs))}, sum ${s(sum(f.runMs) / 1000)}`,
+          },
+          {
+            name: `${tag} sandbox set-up (in compile + run)`,
+            value: setupWall,
+            unit: 's',
+            note: `${processes} sandboxed processes × ${setupMs.toFixed(0)} ms ÷ ${jobs} jobs`,
+          },
           { name: `${tag} aggregate (Parquet, metrics, report)`, value: aggregateS, unit: 's', note: 're-run in process on the finished run' },
-          { name: `${tag} rest`, value: rest, unit: 's', note: 'whole − plan − compile − run − aggregate: item records, journal, queueing, compile-server start' },
+          {
+            name: `${tag} rest`,
+            value: rest,
+            unit: 's',
+            note: 'whole − plan − compile − run − aggregate: item records, journal, queueing, compile-server start',
+          },
         );
       }
     }
@@ -115,11 +152,11 @@ export async function run(): Promise<BenchRow[]> {
 
 /** Wall seconds of a bare `node -e 0` (median of three): the floor of any CLI start. */
 function nodeStart(): number {
-  return median([0, 1, 2].map(() => {
-    const t0 = performance.now();
-    spawnSync(process.execPath, ['-e', '0']);
-    return (performance.now() - t0) / 1000;
-  }));
+  return median(
+    [0, 1, 2].map(() => {
+      const t0 = performance.now();
+      spawnSync(process.execPath, ['-e', '0']);
+      return (performance.now() - t0) / 1000;
+    }),
+  );
 }
-
-

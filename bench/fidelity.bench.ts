@@ -32,11 +32,26 @@ export async function run(): Promise<BenchRow[]> {
       if (only && !only.includes(set)) continue;
       const mxeval = (JSON.parse(readFileSync(join(FIDELITY, `${set}.mxeval-time.json`), 'utf8')) as { wall_s: number }).wall_s;
       const tmp = freshTmp(root, set, seed);
-      const r = await measureRun(['-b', `mxeval:${join(FIDELITY, `${set}.problems.jsonl`)}`, '-m', `replay:${join(FIDELITY, `${set}.samples.jsonl`)}`], { home: join(root, `home-${set}`), tmp });
+      const r = await measureRun(['-b', `mxeval:${join(FIDELITY, `${set}.problems.jsonl`)}`, '-m', `replay:${join(FIDELITY, `${set}.samples.jsonl`)}`], {
+        home: join(root, `home-${set}`),
+        tmp,
+      });
       const builds = readdirSync(join(tmp, 'polyeval-cache', 'builds')).length;
-      const verdicts = Object.entries(r.summary.verdicts).map(([k, v]) => `${k} ${v}`).join(', ');
-      rows.push({ name: `${language} vs MXEval (${r.summary.items} samples)`, value: mxeval / r.wallS, unit: 'x', note: `target ≥ ${target}; polyeval ${r.wallS.toFixed(1)} s vs MXEval ${mxeval.toFixed(1)} s; ${loadNote(r)}` });
-      rows.push({ name: `${language} run CPU time`, value: r.cpuS, unit: 's', note: `÷ ${availableParallelism()} cores = ${(r.cpuS / availableParallelism()).toFixed(1)} s: the wall time on an idle machine cannot be lower; ${builds} builds compiled; ${verdicts}` });
+      const verdicts = Object.entries(r.summary.verdicts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      rows.push({
+        name: `${language} vs MXEval (${r.summary.items} samples)`,
+        value: mxeval / r.wallS,
+        unit: 'x',
+        note: `target ≥ ${target}; polyeval ${r.wallS.toFixed(1)} s vs MXEval ${mxeval.toFixed(1)} s; ${loadNote(r)}`,
+      });
+      rows.push({
+        name: `${language} run CPU time`,
+        value: r.cpuS,
+        unit: 's',
+        note: `÷ ${availableParallelism()} cores = ${(r.cpuS / availableParallelism()).toFixed(1)} s: the wall time on an idle machine cannot be lower; ${builds} builds compiled; ${verdicts}`,
+      });
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

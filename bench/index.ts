@@ -21,7 +21,9 @@ else await runTable();
 
 async function runTable(): Promise<void> {
   const rows: (BenchRow & { module: string })[] = [];
-  for (const file of readdirSync(here).filter((f) => f.endsWith('.bench.ts')).sort()) {
+  for (const file of readdirSync(here)
+    .filter((f) => f.endsWith('.bench.ts'))
+    .sort()) {
     if (only && !file.includes(only)) continue;
     const mod = (await import(pathToFileURL(join(here, file)).href)) as { run?: () => Promise<BenchRow[]> };
     if (typeof mod.run !== 'function') continue;

@@ -69,19 +69,51 @@ export async function run(): Promise<BenchRow[]> {
     await ensurePch(join(root, 'polyeval-cache'), '/usr/bin/g++', CPP_FLAGS);
     const thresholds = [500, 1000, 2000].filter((t) => t <= items);
     if (thresholds.length === 0) thresholds.push(items);
-    const r = await measureRun(['-b', `rocode:${tasksFile}`, '-m', `replay:${samplesFile}`], { home: join(root, 'home'), tmp: root, rssThresholds: thresholds });
+    const r = await measureRun(['-b', `rocode:${tasksFile}`, '-m', `replay:${samplesFile}`], {
+      home: join(root, 'home'),
+      tmp: root,
+      rssThresholds: thresholds,
+    });
     const verdicts = r.summary.verdicts;
     const same = Object.entries(gen.expected).every(([k, v]) => (verdicts[k] ?? 0) === v) && Object.keys(verdicts).every((k) => k in gen.expected);
     if (!same) throw new Error(`verdicts ${JSON.stringify(verdicts)} differ from the generated mix ${JSON.stringify(gen.expected)}`);
     const programs = programCpuS(join(root, 'home'));
-    const bare = bareCpuPerTestMs(root, (gen.items[0]?.tests ?? []).flatMap((t) => Array.from({ length: 10 }, () => t)));
+    const bare = bareCpuPerTestMs(
+      root,
+      (gen.items[0]?.tests ?? []).flatMap((t) => Array.from({ length: 10 }, () => t)),
+    );
     const note = loadNote(r);
     const rows: BenchRow[] = [
-      { name: `rocode scale: items/s (${items} items, 5 tests)`, value: items / r.wallS, unit: 'items/s', note: `${r.wallS.toFixed(1)} s; verdicts as generated ${JSON.stringify(verdicts)}; ${note}` },
-      { name: 'rocode scale: machine CPU utilisation', value: r.machineUtil * 100, unit: '%', note: `target ≥ 90; this run alone used ${(r.runUtil * 100).toFixed(0)} % of the cores; ${note}` },
-      ...thresholds.map((t) => ({ name: `rocode scale: harness peak RSS at ${t} items`, value: (r.rssAt.get(t) ?? Number.NaN) / 1024, unit: 'MB', note: 'flat as items grow' })),
-      { name: 'rocode scale: programs CPU per test', value: (programs.cpuS * 1000) / programs.tests, unit: 'ms', note: `inside the sandbox, TLE tests included; bare runs of the OK answers: python ${bare.python.toFixed(1)} ms, cpp ${bare.cpp.toFixed(1)} ms` },
-      { name: 'rocode scale: harness + sandbox CPU per test', value: ((r.cpuS - programs.cpuS) * 1000) / programs.tests, unit: 'ms', note: 'run CPU minus the programs own CPU (bubblewrap, supervisor, Node, compiles, store)' },
+      {
+        name: `rocode scale: items/s (${items} items, 5 tests)`,
+        value: items / r.wallS,
+        unit: 'items/s',
+        note: `${r.wallS.toFixed(1)} s; verdicts as generated ${JSON.stringify(verdicts)}; ${note}`,
+      },
+      {
+        name: 'rocode scale: machine CPU utilisation',
+        value: r.machineUtil * 100,
+        unit: '%',
+        note: `target ≥ 90; this run alone used ${(r.runUtil * 100).toFixed(0)} % of the cores; ${note}`,
+      },
+      ...thresholds.map((t) => ({
+        name: `rocode scale: harness peak RSS at ${t} items`,
+        value: (r.rssAt.get(t) ?? Number.NaN) / 1024,
+        unit: 'MB',
+        note: 'flat as items grow',
+      })),
+      {
+        name: 'rocode scale: programs CPU per test',
+        value: (programs.cpuS * 1000) / programs.tests,
+        unit: 'ms',
+        note: `inside the sandbox, TLE tests included; bare runs of the OK answers: python ${bare.python.toFixed(1)} ms, cpp ${bare.cpp.toFixed(1)} ms`,
+      },
+      {
+        name: 'rocode scale: harness + sandbox CPU per test',
+        value: ((r.cpuS - programs.cpuS) * 1000) / programs.tests,
+        unit: 'ms',
+        note: 'run CPU minus the programs own CPU (bubblewrap, supervisor, Node, compiles, store)',
+      },
     ];
     return rows;
   } finally {

@@ -14,7 +14,23 @@ const PY = 'a, b = map(int, input().split())\nprint(a + b)\n';
 const C = '#include <stdio.h>\nint main(void){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;}\n';
 
 function task(tests: number): IoTestsTask {
-  return { kind: 'io-tests', id: 'sum', benchmark: 'bench', split: 'test', slices: {}, name: 'sum', statement: '', inputSpec: '', outputSpec: '', examples: [], tests: Array.from({ length: tests }, (_, i) => ({ input: `${i} 1\n`, output: `${i + 1}\n` })), timeLimitMs: 2000, memoryLimitMb: 256, checker: { kind: 'tokens' }, solutions: {} };
+  return {
+    kind: 'io-tests',
+    id: 'sum',
+    benchmark: 'bench',
+    split: 'test',
+    slices: {},
+    name: 'sum',
+    statement: '',
+    inputSpec: '',
+    outputSpec: '',
+    examples: [],
+    tests: Array.from({ length: tests }, (_, i) => ({ input: `${i} 1\n`, output: `${i + 1}\n` })),
+    timeLimitMs: 2000,
+    memoryLimitMb: 256,
+    checker: { kind: 'tokens' },
+    solutions: {},
+  };
 }
 
 function timeMs(fn: () => void, n: number): number {
@@ -33,7 +49,10 @@ export async function run(): Promise<BenchRow[]> {
     const { dir: pch } = await ensurePch(cacheDir, '/usr/bin/g++', CPP_FLAGS);
     const build = join(root, 'cpp');
     mkdirSync(build);
-    writeFileSync(join(build, 'main.cpp'), '#include <bits/stdc++.h>\nusing namespace std;\nint main(){ map<string,int> m; vector<int> v(10); iota(v.begin(), v.end(), 0); for (int x : v) m[to_string(x)] = x; cout << m.size() << "\\n"; }\n');
+    writeFileSync(
+      join(build, 'main.cpp'),
+      '#include <bits/stdc++.h>\nusing namespace std;\nint main(){ map<string,int> m; vector<int> v(10); iota(v.begin(), v.end(), 0); for (int x : v) m[to_string(x)] = x; cout << m.size() << "\\n"; }\n',
+    );
     const compile = (withPch: boolean) => {
       const [cxx, ...args] = cppCompileArgv(build, withPch ? pch : undefined);
       const r = spawnSync(cxx as string, args, { env: { PATH: '/usr/bin:/bin' } });
@@ -62,7 +81,12 @@ export async function run(): Promise<BenchRow[]> {
       if (outcome.verdict !== 'OK') throw new Error(`${language}: ${outcome.verdict} ${outcome.error ?? ''}`);
       const bareMs = timeMs(bare, tests);
       rows.push({ name: `(c) ${language} per test, sandboxed (${executor.isolation})`, value: sandboxed, unit: 'ms' });
-      rows.push({ name: `(c) ${language} per test, bare spawn`, value: bareMs, unit: 'ms', note: `overhead ${(sandboxed - bareMs).toFixed(1)} ms (target ≤ 15)` });
+      rows.push({
+        name: `(c) ${language} per test, bare spawn`,
+        value: bareMs,
+        unit: 'ms',
+        note: `overhead ${(sandboxed - bareMs).toFixed(1)} ms (target ≤ 15)`,
+      });
     }
     await executor.close();
 
@@ -72,7 +96,12 @@ export async function run(): Promise<BenchRow[]> {
     const jobs = 40;
     const t0 = performance.now();
     await Promise.all(Array.from({ length: jobs }, () => parallel.execute({ scorer: 'io-tests', task: task(1), language: 'c', code: C })));
-    rows.push({ name: `(d) C executions/s at concurrency ${cores}`, value: jobs / ((performance.now() - t0) / 1000), unit: 'exec/s', note: '1 test each, cached build' });
+    rows.push({
+      name: `(d) C executions/s at concurrency ${cores}`,
+      value: jobs / ((performance.now() - t0) / 1000),
+      unit: 'exec/s',
+      note: '1 test each, cached build',
+    });
     await parallel.close();
   } finally {
     rmSync(root, { recursive: true, force: true });

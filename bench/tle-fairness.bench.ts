@@ -16,7 +16,8 @@ import { wallLimitFor } from '#core/scoring/io-tests.ts';
 import { createSandboxExecutor } from '#sandbox/index.ts';
 import type { BenchRow } from './index.ts';
 
-const BURN = '#include <stdio.h>\n#include <time.h>\nint main(void){long ms;if(scanf("%ld",&ms)!=1)return 1;volatile unsigned long x=0;while((double)clock()*1000.0/CLOCKS_PER_SEC<ms)x++;printf("%ld\\n",ms);return 0;}\n';
+const BURN =
+  '#include <stdio.h>\n#include <time.h>\nint main(void){long ms;if(scanf("%ld",&ms)!=1)return 1;volatile unsigned long x=0;while((double)clock()*1000.0/CLOCKS_PER_SEC<ms)x++;printf("%ld\\n",ms);return 0;}\n';
 const LIMIT_MS = 1000;
 const BURNS = [200, 500, 800, 1300, 2500];
 const ROUNDS = 2;
@@ -24,7 +25,23 @@ const ROUNDS = 2;
 const HOGS_PER_CORE = 6;
 
 function task(ms: number): IoTestsTask {
-  return { kind: 'io-tests', id: `burn-${ms}`, benchmark: 'bench', split: 'test', slices: {}, name: 'burn', statement: '', inputSpec: '', outputSpec: '', examples: [], tests: [{ input: `${ms}\n`, output: `${ms}\n` }], timeLimitMs: LIMIT_MS, memoryLimitMb: 64, checker: { kind: 'tokens' }, solutions: {} };
+  return {
+    kind: 'io-tests',
+    id: `burn-${ms}`,
+    benchmark: 'bench',
+    split: 'test',
+    slices: {},
+    name: 'burn',
+    statement: '',
+    inputSpec: '',
+    outputSpec: '',
+    examples: [],
+    tests: [{ input: `${ms}\n`, output: `${ms}\n` }],
+    timeLimitMs: LIMIT_MS,
+    memoryLimitMb: 64,
+    checker: { kind: 'tokens' },
+    solutions: {},
+  };
 }
 
 function hogs(n: number): ChildProcess[] {
@@ -56,9 +73,24 @@ export async function run(): Promise<BenchRow[]> {
     const maxWall = Math.max(...loaded.map((l) => l.outcome.tests?.[0]?.runMs ?? 0));
     const verdicts = (xs: { ms: number; outcome: ScoreOutcome }[]) => xs.map((x) => `${x.ms}:${x.outcome.verdict}`).join(' ');
     return [
-      { name: 'TLE fairness: loaded verdicts equal alone', value: same, unit: `/${loaded.length}`, note: `alone ${verdicts(alone)} (load ${loadAlone.toFixed(1)}); loaded with ${HOGS_PER_CORE * cores} hogs on ${cores} cores (load ${loadLoaded.toFixed(1)})` },
-      { name: 'TLE fairness: longest loaded wall time', value: maxWall / 1000, unit: 's', note: `limit ${LIMIT_MS} ms of CPU; an unstretched wall limit would be ${oldWall / 1000} s` },
-      { name: 'TLE fairness: within-limit runs a wall rule would TLE', value: wouldTle, unit: 'runs', note: 'loaded runs of programs within the limit whose wall time exceeded 2 × limit + 2 s' },
+      {
+        name: 'TLE fairness: loaded verdicts equal alone',
+        value: same,
+        unit: `/${loaded.length}`,
+        note: `alone ${verdicts(alone)} (load ${loadAlone.toFixed(1)}); loaded with ${HOGS_PER_CORE * cores} hogs on ${cores} cores (load ${loadLoaded.toFixed(1)})`,
+      },
+      {
+        name: 'TLE fairness: longest loaded wall time',
+        value: maxWall / 1000,
+        unit: 's',
+        note: `limit ${LIMIT_MS} ms of CPU; an unstretched wall limit would be ${oldWall / 1000} s`,
+      },
+      {
+        name: 'TLE fairness: within-limit runs a wall rule would TLE',
+        value: wouldTle,
+        unit: 'runs',
+        note: 'loaded runs of programs within the limit whose wall time exceeded 2 × limit + 2 s',
+      },
     ];
   } finally {
     for (const h of running) h.kill('SIGKILL');

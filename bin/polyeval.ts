@@ -36,7 +36,20 @@ const program = new Command('polyeval')
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [runCommand(), listCommand(), reportCommand(), compareCommand(), leaderboardCommand(), queryCommand(), agreeCommand(), rmCommand(), gcCommand(), doctorCommand(), inspectCommand(), remoteCommand()]) {
+for (const command of [
+  runCommand(),
+  listCommand(),
+  reportCommand(),
+  compareCommand(),
+  leaderboardCommand(),
+  queryCommand(),
+  agreeCommand(),
+  rmCommand(),
+  gcCommand(),
+  doctorCommand(),
+  inspectCommand(),
+  remoteCommand(),
+]) {
   program.addCommand(command.exitOverride());
 }
 

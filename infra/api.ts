@@ -86,7 +86,11 @@ export class Api extends Construct {
       work.deadLetterQueue.grantConsumeMessages(this.handler.role);
       work.queue.grantSendMessages(this.handler.role);
     }
-    grantObjectAccess(this.handler.role, bucket, { read: ['runs/*', 'results/runs/*', 'reports/*', 'datasets/*'], write: ['runs/*/manifest.json'], list: ['runs/', 'datasets/'] });
+    grantObjectAccess(this.handler.role, bucket, {
+      read: ['runs/*', 'results/runs/*', 'reports/*', 'datasets/*'],
+      write: ['runs/*/manifest.json'],
+      list: ['runs/', 'datasets/'],
+    });
     this.handler.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     props.planQueue.grantSendMessages(this.handler.role);
     props.analytics.grantQuery(this.handler.role);

@@ -14,9 +14,7 @@ export type { NightlySweep };
 export type Architecture = 'arm64' | 'x86_64';
 
 /** Where the nightly sweep comes from: inline context, or an SSM parameter read at run time. */
-export type NightlySource =
-  | { kind: 'inline'; sweep: NightlySweep }
-  | { kind: 'ssm'; parameterName: string };
+export type NightlySource = { kind: 'inline'; sweep: NightlySweep } | { kind: 'ssm'; parameterName: string };
 
 /** Validated deployment configuration. */
 export interface PolyevalConfig {
@@ -48,7 +46,10 @@ export interface PolyevalConfig {
 /** Raised at synth when a context value is missing or malformed. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
-  constructor(readonly key: string, reason: string) {
+  constructor(
+    readonly key: string,
+    reason: string,
+  ) {
     super(`context "${key}": ${reason}`);
   }
 }
@@ -90,10 +91,17 @@ function fromContext<T extends z.ZodType>(schema: T) {
 }
 
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  fromContext(z.int({ error: (issue) => `expected an integer in [${min}, ${max}], got ${JSON.stringify(issue.input)}` }).min(min).max(max));
+  fromContext(
+    z
+      .int({ error: (issue) => `expected an integer in [${min}, ${max}], got ${JSON.stringify(issue.input)}` })
+      .min(min)
+      .max(max),
+  );
 
 const stringList = fromContext(
-  z.array(z.string().min(1), { error: (issue) => `expected a non-empty array of strings, got ${JSON.stringify(issue.input)}` }).min(1, { error: 'expected a non-empty array of strings' }),
+  z
+    .array(z.string().min(1), { error: (issue) => `expected a non-empty array of strings, got ${JSON.stringify(issue.input)}` })
+    .min(1, { error: 'expected a non-empty array of strings' }),
 );
 
 /** An e-mail address as SNS e-mail subscriptions take it (one address, no display name). */
@@ -101,7 +109,9 @@ const EMAIL = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
 
 /** Every context key `bin/app.ts` reads, with its default; a failure names the key. */
 const ContextSchema = z.object({
-  architecture: z.enum(['arm64', 'x86_64'], { error: (issue) => `expected "arm64" or "x86_64", got ${JSON.stringify(issue.input)}` }).default(DEFAULTS.architecture),
+  architecture: z
+    .enum(['arm64', 'x86_64'], { error: (issue) => `expected "arm64" or "x86_64", got ${JSON.stringify(issue.input)}` })
+    .default(DEFAULTS.architecture),
   generateMaxConcurrency: integer(2, 1000).default(DEFAULTS.generateMaxConcurrency),
   benchmarks: stringList.optional(),
   alarmEmail: z
@@ -110,12 +120,20 @@ const ContextSchema = z.object({
     .refine((email) => email === '' || EMAIL.test(email), { error: (issue) => `expected one e-mail address, got ${JSON.stringify(issue.input)}` })
     .optional(),
   nightly: z.unknown().optional(),
-  nightlyParameter: z.string({ error: 'expected an SSM parameter name starting with "/"' }).startsWith('/', { error: 'expected an SSM parameter name starting with "/"' }).optional(),
-  nightlySchedule: z.string().regex(/^(cron|rate)\(.+\)$/, { error: 'expected "cron(...)" or "rate(...)"' }).default(DEFAULTS.nightlySchedule),
+  nightlyParameter: z
+    .string({ error: 'expected an SSM parameter name starting with "/"' })
+    .startsWith('/', { error: 'expected an SSM parameter name starting with "/"' })
+    .optional(),
+  nightlySchedule: z
+    .string()
+    .regex(/^(cron|rate)\(.+\)$/, { error: 'expected "cron(...)" or "rate(...)"' })
+    .default(DEFAULTS.nightlySchedule),
   nightlyTimezone: z.string().min(1, { error: 'expected an IANA time zone name' }).default(DEFAULTS.nightlyTimezone),
   athenaBytesScannedCutoff: integer(10_000_000).default(DEFAULTS.athenaBytesScannedCutoff),
   logRetentionDays: fromContext(
-    z.number().refine((days) => RETENTION_DAYS.includes(days), { error: (issue) => `expected one of ${RETENTION_DAYS.join(', ')}, got ${JSON.stringify(issue.input)}` }),
+    z.number().refine((days) => RETENTION_DAYS.includes(days), {
+      error: (issue) => `expected one of ${RETENTION_DAYS.join(', ')}, got ${JSON.stringify(issue.input)}`,
+    }),
   ).default(DEFAULTS.logRetentionDays),
   fargateLane: fromContext(z.boolean({ error: 'expected true or false' })).default(DEFAULTS.fargateLane),
   fargateMaxTasks: integer(1, 100).default(DEFAULTS.fargateMaxTasks),
@@ -142,7 +160,8 @@ const PARTITION_VALUE = /^[A-Za-z0-9._-]+$/;
 export function partitionBenchmarks(extra: readonly string[] = [], registry: BenchmarkRegistry = BENCHMARK_REGISTRY): string[] {
   const suites = new Set(['sample', ...registry.suites.map((suite) => `sample/${suite.name}`)]);
   for (const id of extra) {
-    if (suites.has(id)) throw new ConfigError('benchmarks', `"${id}" is a bundled suite, not a benchmark id: its records are partitioned under their benchmark's id`);
+    if (suites.has(id))
+      throw new ConfigError('benchmarks', `"${id}" is a bundled suite, not a benchmark id: its records are partitioned under their benchmark's id`);
     if (!PARTITION_VALUE.test(id)) throw new ConfigError('benchmarks', `"${id}" is not a partition value (letters, digits, ".", "_", "-")`);
   }
   return [...new Set([...registry.benchmarks.map((benchmark) => benchmark.id), ...extra])];

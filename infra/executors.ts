@@ -97,7 +97,11 @@ export class Executors extends Construct {
       logGroup.grantWrite(role);
       grantExecutorAccess(role, props.bucket, props.ledger);
       role.addToPrincipalPolicy(vpcAttachmentStatement());
-      acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'Lambda VPC attachment (network-interface create/describe/delete, DescribeSubnets) takes no resource-level scope.');
+      acknowledge(
+        role,
+        'AwsSolutions-IAM5[Resource::*]',
+        'Lambda VPC attachment (network-interface create/describe/delete, DescribeSubnets) takes no resource-level scope.',
+      );
       props.aggregateQueue.grantSendMessages(role);
       const fn = new lambda.DockerImageFunction(this, `${name}Function`, {
         code: lambda.DockerImageCode.fromImageAsset(imageContext(image.id), { platform: imagePlatform(props.architecture) }),
@@ -114,7 +118,9 @@ export class Executors extends Construct {
       });
       // Never more judges at once than their runner has reserved, the Fargate lane's judges counted.
       const maxConcurrency = judgeMaxConcurrency(props.fargateMaxTasks, props.runnerReservedConcurrency);
-      fn.addEventSource(new SqsEventSource(work.queue, { batchSize: 1, reportBatchItemFailures: true, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }));
+      fn.addEventSource(
+        new SqsEventSource(work.queue, { batchSize: 1, reportBatchItemFailures: true, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }),
+      );
       this.queues.set(image.id, work);
       this.functions.set(image.id, fn);
     }

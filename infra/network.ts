@@ -35,11 +35,7 @@ export interface NetworkProps {
 export function interfaceEndpointServices(fargateLane: boolean): ec2.InterfaceVpcEndpointAwsService[] {
   // Lambda: judges invoke their runner functions (runners.ts); runners' own subnets get no endpoint.
   const always = [ec2.InterfaceVpcEndpointAwsService.SQS, ec2.InterfaceVpcEndpointAwsService.LAMBDA];
-  const fargate = [
-    ec2.InterfaceVpcEndpointAwsService.ECR,
-    ec2.InterfaceVpcEndpointAwsService.ECR_DOCKER,
-    ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS,
-  ];
+  const fargate = [ec2.InterfaceVpcEndpointAwsService.ECR, ec2.InterfaceVpcEndpointAwsService.ECR_DOCKER, ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS];
   return fargateLane ? [...always, ...fargate] : always;
 }
 
@@ -119,13 +115,15 @@ export class Network extends Construct {
 
     for (const service of interfaceEndpointServices(props.fargateLane)) {
       const name = service.shortName.replace(/[^a-zA-Z0-9]/g, '');
-      this.vpc.addInterfaceEndpoint(`${name}Endpoint`, {
-        service,
-        subnets: this.executorSubnets,
-        privateDnsEnabled: true,
-        // Only the executors may reach the endpoints, not the whole VPC CIDR.
-        open: false,
-      }).connections.allowFrom(this.executorSecurityGroup, ec2.Port.tcp(443), 'HTTPS from polyeval executors');
+      this.vpc
+        .addInterfaceEndpoint(`${name}Endpoint`, {
+          service,
+          subnets: this.executorSubnets,
+          privateDnsEnabled: true,
+          // Only the executors may reach the endpoints, not the whole VPC CIDR.
+          open: false,
+        })
+        .connections.allowFrom(this.executorSecurityGroup, ec2.Port.tcp(443), 'HTTPS from polyeval executors');
     }
   }
 }

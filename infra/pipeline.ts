@@ -88,14 +88,22 @@ export class Pipeline extends Construct {
       },
     });
     // runs/*/messages/*: generations too large for an SQS message (layers/app/cloud/large-messages.ts).
-    grantObjectAccess(this.generate.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*/items/*', 'runs/*/messages/*'], list: ['datasets/', 'runs/'] });
+    grantObjectAccess(this.generate.role, bucket, {
+      read: ['datasets/*', 'runs/*'],
+      write: ['runs/*/items/*', 'runs/*/messages/*'],
+      list: ['datasets/', 'runs/'],
+    });
     for (const statement of [ledgerAccess(ledger, LEDGER_WRITER_ACTIONS), ...modelInvocationStatements(Stack.of(this))]) {
       this.generate.role.addToPrincipalPolicy(statement);
     }
     queues.aggregate.queue.grantSendMessages(this.generate.role);
     for (const work of [...props.executeQueues.values(), ...props.fargateQueues.values()]) work.queue.grantSendMessages(this.generate.role);
     this.generate.function.addEventSource(
-      new SqsEventSource(queues.generate.queue, { batchSize: GENERATE_BATCH_SIZE, maxConcurrency: config.generateMaxConcurrency, reportBatchItemFailures: true }),
+      new SqsEventSource(queues.generate.queue, {
+        batchSize: GENERATE_BATCH_SIZE,
+        maxConcurrency: config.generateMaxConcurrency,
+        reportBatchItemFailures: true,
+      }),
     );
     for (const finding of modelInvocationFindings(Stack.of(this))) {
       acknowledge(this.generate.role, finding, modelInvocationReason());
@@ -109,7 +117,11 @@ export class Pipeline extends Construct {
       memorySize: 2048,
       environment: { ...storageEnv, EVENT_BUS_NAME: this.bus.eventBusName },
     });
-    grantObjectAccess(this.aggregate.role, bucket, { read: ['runs/*', 'results/*'], write: ['results/*', 'reports/*', 'runs/*/summary.json'], list: ['runs/', 'results/'] });
+    grantObjectAccess(this.aggregate.role, bucket, {
+      read: ['runs/*', 'results/*'],
+      write: ['results/*', 'reports/*', 'runs/*/summary.json'],
+      list: ['runs/', 'results/'],
+    });
     this.aggregate.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     this.bus.grantPutEventsTo(this.aggregate.role);
     this.aggregate.function.addEventSource(new SqsEventSource(queues.aggregate.queue, { batchSize: 1, reportBatchItemFailures: true }));

@@ -74,9 +74,17 @@ export class Runners extends Construct {
       });
       role.addToPrincipalPolicy(vpcAttachmentStatement());
       role.addToPrincipalPolicy(denyFromFunctionCode());
-      acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'Lambda VPC attachment (network-interface create/describe/delete, DescribeSubnets) takes no resource-level scope; every request from function code is denied.');
+      acknowledge(
+        role,
+        'AwsSolutions-IAM5[Resource::*]',
+        'Lambda VPC attachment (network-interface create/describe/delete, DescribeSubnets) takes no resource-level scope; every request from function code is denied.',
+      );
       const fn = new lambda.DockerImageFunction(this, `${name}Function`, {
-        code: lambda.DockerImageCode.fromImageAsset(imageContext(image.id), { platform: imagePlatform(props.architecture), entrypoint: RUNNER_ENTRYPOINT, cmd: RUNNER_COMMAND }),
+        code: lambda.DockerImageCode.fromImageAsset(imageContext(image.id), {
+          platform: imagePlatform(props.architecture),
+          entrypoint: RUNNER_ENTRYPOINT,
+          cmd: RUNNER_COMMAND,
+        }),
         description: `polyeval runner for ${image.languages.join(', ')}: runs model code, holds nothing`,
         architecture: lambdaArchitecture(props.architecture),
         memorySize: image.memoryMb,

@@ -25,7 +25,9 @@ import { PolyevalFunction } from './node-function.ts';
  */
 export function nightlyInput(source: NightlySource): Record<string, unknown> {
   const scheduledTime = '<aws.scheduler.scheduled-time>';
-  return source.kind === 'inline' ? { source: 'inline', sweep: source.sweep, scheduledTime } : { source: 'ssm', parameterName: source.parameterName, scheduledTime };
+  return source.kind === 'inline'
+    ? { source: 'inline', sweep: source.sweep, scheduledTime }
+    : { source: 'ssm', parameterName: source.parameterName, scheduledTime };
 }
 
 /** Properties of {@link NightlySchedule}. */

@@ -21,7 +21,10 @@ export class Storage extends Construct {
     // which every `cdk synth` would warn about (W9003). Write it as the schema has it.
     resultsLifecycleRules().forEach((rule, index) => {
       if (rule.objectSizeGreaterThan === undefined) return;
-      (this.bucket.node.defaultChild as s3.CfnBucket).addPropertyOverride(`LifecycleConfiguration.Rules.${index}.ObjectSizeGreaterThan`, String(rule.objectSizeGreaterThan));
+      (this.bucket.node.defaultChild as s3.CfnBucket).addPropertyOverride(
+        `LifecycleConfiguration.Rules.${index}.ObjectSizeGreaterThan`,
+        String(rule.objectSizeGreaterThan),
+      );
     });
     this.ledger = new dynamodb.Table(this, 'Ledger', ledgerTableProps());
   }

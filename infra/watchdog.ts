@@ -55,10 +55,15 @@ export class RunWatchdog extends Construct {
     });
     this.handler.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     props.aggregateQueue.grantSendMessages(this.handler.role);
-    this.handler.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:GetQueueAttributes'], resources: props.watchedQueues.map((q) => q.queueArn) }));
+    this.handler.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['sqs:GetQueueAttributes'], resources: props.watchedQueues.map((q) => q.queueArn) }),
+    );
     // Reading a DLQ hides its messages briefly; the watchdog makes them visible again at once.
     const dlqs = props.deadLetterQueues ?? [];
-    if (dlqs.length > 0) this.handler.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility'], resources: dlqs.map((q) => q.queueArn) }));
+    if (dlqs.length > 0)
+      this.handler.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility'], resources: dlqs.map((q) => q.queueArn) }),
+      );
 
     const schedulerRole = new iam.Role(this, 'SchedulerRole', {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com'),

@@ -19,7 +19,14 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The registry's image ids: core is pure TypeScript, bundled in memory and imported. */
 async function registryImages() {
-  const registry = await build({ entryPoints: [join(root, 'layers/core/languages/index.ts')], bundle: true, platform: 'node', format: 'esm', write: false, logLevel: 'warning' });
+  const registry = await build({
+    entryPoints: [join(root, 'layers/core/languages/index.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+    logLevel: 'warning',
+  });
   const text = registry.outputFiles[0]?.text ?? '';
   const { EXECUTOR_IMAGES } = await import(`data:text/javascript;base64,${Buffer.from(text).toString('base64')}`);
   const ids = EXECUTOR_IMAGES.map((image) => image.id);

@@ -32,7 +32,10 @@ function fail(message) {
   process.exit(1);
 }
 
-if (!existsSync(dir)) fail(`${dir} does not exist. CI always has MXEval's fidelity set there (../shared/fidelity next to the repository); without it polyeval's agreement with MXEval is unchecked.`);
+if (!existsSync(dir))
+  fail(
+    `${dir} does not exist. CI always has MXEval's fidelity set there (../shared/fidelity next to the repository); without it polyeval's agreement with MXEval is unchecked.`,
+  );
 if (!existsSync(cli)) fail(`${cli} is missing: run \`npm run build\` first`);
 
 home = values.home ?? mkdtempSync(join(tmpdir(), 'polyeval-fidelity-'));
@@ -69,7 +72,10 @@ for (const set of sets) {
     if (!s) problems.push(`${set}: no ${k} samples in ${samplesFile}`);
     else if (s.agree !== s.samples) {
       problems.push(`${set}: ${k} agreement ${s.agree}/${s.samples}`);
-      for (const d of report.disagreements.filter((x) => x.kind === k)) problems.push(`  ${d.task_id} #${d.sample}: polyeval ${d.polyeval_verdict}, MXEval ${d.reference_passed ? 'pass' : 'fail'} — ${(d.error ?? '').split('\n')[0]}`);
+      for (const d of report.disagreements.filter((x) => x.kind === k))
+        problems.push(
+          `  ${d.task_id} #${d.sample}: polyeval ${d.polyeval_verdict}, MXEval ${d.reference_passed ? 'pass' : 'fail'} — ${(d.error ?? '').split('\n')[0]}`,
+        );
     }
   }
   const early = kind('early_exit');
@@ -84,7 +90,9 @@ for (const set of sets) {
   }
   const perKind = report.by_kind.map((s) => `${s.slice} ${s.agree}/${s.samples}`).join(', ');
   const earlyFailing = early ? `${early.samples - early.polyeval_passed}/${early.samples} early exits fail` : '';
-  process.stdout.write(`${set}: ${report.overall.samples} samples · ${perKind} · ${earlyFailing} · ${wallS.toFixed(1)} s (MXEval ${mxevalS} s) · run ${runId}\n`);
+  process.stdout.write(
+    `${set}: ${report.overall.samples} samples · ${perKind} · ${earlyFailing} · ${wallS.toFixed(1)} s (MXEval ${mxevalS} s) · run ${runId}\n`,
+  );
 }
 cleanup();
 

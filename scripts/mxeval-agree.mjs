@@ -24,7 +24,15 @@ import { parseArgs } from 'node:util';
 const root = resolve(import.meta.dirname, '..');
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { sets: { type: 'string' }, results: { type: 'string' }, home: { type: 'string' }, min: { type: 'string' }, jobs: { type: 'string' }, json: { type: 'boolean' }, 'kotlin-language-version': { type: 'string' } },
+  options: {
+    sets: { type: 'string' },
+    results: { type: 'string' },
+    home: { type: 'string' },
+    min: { type: 'string' },
+    jobs: { type: 'string' },
+    json: { type: 'boolean' },
+    'kotlin-language-version': { type: 'string' },
+  },
 });
 const cli = join(root, 'dist', 'polyeval.mjs');
 const min = Number(values.min ?? '0.99');
@@ -34,7 +42,10 @@ function die(message, code = 2) {
   process.exit(code);
 }
 
-if (positionals.length !== 1) die('usage: node scripts/mxeval-agree.mjs <mxeval-repo> [--sets mbpp,mbcpp,mbkp] [--results <dir>] [--home <dir>] [--min 0.99] [--jobs <n>] [--kotlin-language-version <v>] [--json]');
+if (positionals.length !== 1)
+  die(
+    'usage: node scripts/mxeval-agree.mjs <mxeval-repo> [--sets mbpp,mbcpp,mbkp] [--results <dir>] [--home <dir>] [--min 0.99] [--jobs <n>] [--kotlin-language-version <v>] [--json]',
+  );
 if (!Number.isFinite(min) || min < 0 || min > 1) die(`--min must be a rate between 0 and 1, got "${values.min}"`);
 if (!existsSync(cli)) die(`${cli} is missing: run \`npm run build\` first`);
 const mbxp = join(resolve(positionals[0]), 'data', 'mbxp');
@@ -65,7 +76,10 @@ function jsonLines(file) {
 const releases = readJson(join(mbxp, 'metadata.json'));
 const examples = readJson(join(mbxp, 'metadata_examples.json'));
 const available = new Map(
-  Object.entries(examples).map(([language, samples]) => [basename(samples).replace(/_samples\.jsonl$/u, ''), { language, problems: join(mbxp, releases[language]), samples: join(mbxp, samples) }]),
+  Object.entries(examples).map(([language, samples]) => [
+    basename(samples).replace(/_samples\.jsonl$/u, ''),
+    { language, problems: join(mbxp, releases[language]), samples: join(mbxp, samples) },
+  ]),
 );
 const sets = (values.sets ?? 'mbpp,mbcpp,mbkp').split(',').filter(Boolean);
 for (const s of sets) if (!available.has(s)) die(`unknown set "${s}" (${mbxp}/metadata_examples.json has: ${[...available.keys()].join(', ')})`);
@@ -85,7 +99,10 @@ function polyeval(args) {
 
 // As `polyeval agree` prints it (layers/core/agreement/error-line.ts): the first `error:` line, else the first line.
 function errorLine(error) {
-  const lines = (error ?? '').split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = (error ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   return lines.find((l) => /(^|\s)error:/iu.test(l)) ?? lines[0] ?? '';
 }
 
@@ -94,7 +111,10 @@ let below = false;
 for (const set of sets) {
   const { problems, samples } = available.get(set);
   const results = values.results ? join(resolve(values.results), `${basename(samples)}_results.jsonl`) : `${samples}_results.jsonl`;
-  if (!existsSync(results)) die(`${results} does not exist: run MXEval first (python -m mxeval.evaluate_functional_correctness ${samples} --problem_file ${problems}), or pass --results <dir>`);
+  if (!existsSync(results))
+    die(
+      `${results} does not exist: run MXEval first (python -m mxeval.evaluate_functional_correctness ${samples} --problem_file ${problems}), or pass --results <dir>`,
+    );
   // The samples MXEval judged, per task, in file order: polyeval runs exactly those.
   const judged = new Map();
   const mxevalSays = new Map(); // `${task_id} #${sample}` → MXEval's `result` (stderr, or human-eval's message)
@@ -116,18 +136,27 @@ for (const set of sets) {
     sampleFile = join(scratch, basename(samples));
     writeFileSync(sampleFile, subset.map((s) => s._text).join('\n') + '\n');
   }
-  const extra = [...(values.jobs ? ['--jobs', values.jobs] : []), ...(values['kotlin-language-version'] ? ['--kotlin-language-version', values['kotlin-language-version']] : [])];
+  const extra = [
+    ...(values.jobs ? ['--jobs', values.jobs] : []),
+    ...(values['kotlin-language-version'] ? ['--kotlin-language-version', values['kotlin-language-version']] : []),
+  ];
   const run = polyeval(['run', '-b', `mxeval:${problems}`, '-m', `replay:${sampleFile}`, '--json', '-q', ...extra]);
   const report = polyeval(['agree', run.run_id, results, '--json', '--min', String(min)]);
   reports[set] = { run_id: run.run_id, samples_in_file: all.length, verdicts: run.verdicts, ...report };
   if (report.overall.rate < min) below = true;
   if (!values.json) {
     const o = report.overall;
-    const verdicts = Object.entries(run.verdicts).map(([v, n]) => `${v} ${n}`).join(', ');
-    const out = [`${set}: ${o.samples} of ${all.length} samples compared · agreement ${o.agree}/${o.samples} = ${(100 * o.rate).toFixed(2)}% · polyeval ${verdicts} · MXEval passes ${o.reference_passed} · run ${run.run_id}`];
+    const verdicts = Object.entries(run.verdicts)
+      .map(([v, n]) => `${v} ${n}`)
+      .join(', ');
+    const out = [
+      `${set}: ${o.samples} of ${all.length} samples compared · agreement ${o.agree}/${o.samples} = ${(100 * o.rate).toFixed(2)}% · polyeval ${verdicts} · MXEval passes ${o.reference_passed} · run ${run.run_id}`,
+    ];
     for (const d of report.disagreements) {
       const theirs = errorLine(mxevalSays.get(`${d.task_id} #${d.sample}`));
-      const why = [d.polyeval_passed ? '' : `polyeval: ${errorLine(d.error)}`, d.reference_passed || theirs === '' ? '' : `MXEval: ${theirs}`].filter(Boolean).join(' · ');
+      const why = [d.polyeval_passed ? '' : `polyeval: ${errorLine(d.error)}`, d.reference_passed || theirs === '' ? '' : `MXEval: ${theirs}`]
+        .filter(Boolean)
+        .join(' · ');
       out.push(`  ${d.task_id} #${d.sample}: polyeval ${d.polyeval_verdict}, MXEval ${d.reference_passed ? 'pass' : 'fail'}${why ? ` — ${why}` : ''}`);
     }
     process.stdout.write(`${out.join('\n')}\n`);

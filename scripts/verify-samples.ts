@@ -21,28 +21,59 @@ const STDLIB = join(ROOT, 'node_modules/kotlin-compiler/lib/kotlin-stdlib.jar');
 /** The machine is shared: references get generous wall time, and only overruns of it fail. */
 const SLACK = 3;
 
-interface IoTestRow { input: string; output: string }
+interface IoTestRow {
+  input: string;
+  output: string;
+}
 interface RocodeRow {
-  task_id: string; name: string; tests: IoTestRow[]; time_limit_ms: number;
+  task_id: string;
+  name: string;
+  tests: IoTestRow[];
+  time_limit_ms: number;
   checker: null | { kind: 'float'; abs?: number; rel?: number } | { kind: 'program'; language: string; source: string };
   solutions: Record<string, string>;
 }
-interface KotlinRow { task_id: string; prompt: string; test: string; canonical_solution: string }
-interface ReplayRow { task_id: string; completion: string; language?: string; sample?: number }
-interface Outcome { verdict: string; passed: number; total: number; detail: string }
+interface KotlinRow {
+  task_id: string;
+  prompt: string;
+  test: string;
+  canonical_solution: string;
+}
+interface ReplayRow {
+  task_id: string;
+  completion: string;
+  language?: string;
+  sample?: number;
+}
+interface Outcome {
+  verdict: string;
+  passed: number;
+  total: number;
+  detail: string;
+}
 
 const failures: string[] = [];
-const fail = (msg: string): void => { failures.push(msg); console.log(`  FAIL ${msg}`); };
+const fail = (msg: string): void => {
+  failures.push(msg);
+  console.log(`  FAIL ${msg}`);
+};
 
 function readJsonl<T>(path: string): T[] {
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T);
 }
 
 function run(cmd: string, args: string[], opts: { cwd: string; input?: string; timeoutMs: number }) {
   const started = Date.now();
   const r = spawnSync(cmd, args, {
-    cwd: opts.cwd, input: opts.input ?? '', timeout: opts.timeoutMs, killSignal: 'SIGKILL',
-    encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
+    cwd: opts.cwd,
+    input: opts.input ?? '',
+    timeout: opts.timeoutMs,
+    killSignal: 'SIGKILL',
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
   });
   const timedOut = r.error !== undefined && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT';
   return { status: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '', timedOut, ms: Date.now() - started };
@@ -73,7 +104,8 @@ function floatsMatch(expected: string, actual: string, abs: number, rel: number)
   const a = actual.split(/\s+/).filter(Boolean);
   if (e.length !== a.length) return false;
   return e.every((tok, i) => {
-    const x = Number(tok), y = Number(a[i]);
+    const x = Number(tok),
+      y = Number(a[i]);
     if (Number.isNaN(x) || Number.isNaN(y)) return tok === a[i];
     return Math.abs(x - y) <= Math.max(abs, rel * Math.abs(x));
   });
@@ -96,7 +128,9 @@ function judge(task: RocodeRow, language: string, source: string, timeoutMs: num
   try {
     const built = build(language, source, base);
     if ('error' in built) return { verdict: 'CE', passed: 0, total: task.tests.length, detail: built.error };
-    let passed = 0, verdict = 'OK', detail = '';
+    let passed = 0,
+      verdict = 'OK',
+      detail = '';
     task.tests.forEach((test, i) => {
       const work = mkdtempSync(join(base, 'run-'));
       writeFileSync(join(work, `${task.name}.in`), test.input);
@@ -109,7 +143,10 @@ function judge(task: RocodeRow, language: string, source: string, timeoutMs: num
       else if (r.status !== 0) v = 'RE';
       else v = accepted(task, test, actual, work) ? 'OK' : 'WA';
       if (v === 'OK') passed++;
-      else if (verdict === 'OK') { verdict = v; detail = `test ${i}: ${v} ${r.stderr.slice(0, 120)}`; }
+      else if (verdict === 'OK') {
+        verdict = v;
+        detail = `test ${i}: ${v} ${r.stderr.slice(0, 120)}`;
+      }
     });
     return { verdict, passed, total: task.tests.length, detail };
   } finally {
@@ -122,7 +159,10 @@ function verifyRocode(tasks: RocodeRow[]): void {
   for (const task of tasks) {
     for (const language of ['c', 'cpp', 'python']) {
       const source = task.solutions[language];
-      if (source === undefined) { fail(`${task.task_id} has no ${language} solution`); continue; }
+      if (source === undefined) {
+        fail(`${task.task_id} has no ${language} solution`);
+        continue;
+      }
       const o = judge(task, language, source, task.time_limit_ms * SLACK);
       const line = `${task.task_id} [${language}] ${o.verdict} ${o.passed}/${o.total}`;
       if (o.verdict === 'OK') console.log(`  ok   ${line}`);
@@ -133,8 +173,19 @@ function verifyRocode(tasks: RocodeRow[]): void {
 
 // ---------------------------------------------------------------- metrics of a replay
 
-interface ExpectedItem { task_id: string; sample: number; verdict: string; tests_passed?: number; tests_total?: number; passed?: boolean }
-interface Expected { task_ids: string[]; items: ExpectedItem[]; metrics: Record<string, number> }
+interface ExpectedItem {
+  task_id: string;
+  sample: number;
+  verdict: string;
+  tests_passed?: number;
+  tests_total?: number;
+  passed?: boolean;
+}
+interface Expected {
+  task_ids: string[];
+  items: ExpectedItem[];
+  metrics: Record<string, number>;
+}
 
 /** Gives every replay row its sample index: explicit, else its order among its task's rows. */
 function indexSamples(rows: ReplayRow[]): (ReplayRow & { sample: number })[] {
@@ -166,7 +217,10 @@ function compareExpected(label: string, expected: Expected, observed: (ExpectedI
   for (const o of observed) {
     const e = expected.items.find((x) => x.task_id === o.task_id && x.sample === o.sample);
     const line = `${o.task_id}#${o.sample} ${o.verdict}${o.tests_passed === undefined ? '' : ` ${o.tests_passed}/${o.tests_total}`}`;
-    if (e === undefined) { fail(`${label}: no expected item for ${line}`); continue; }
+    if (e === undefined) {
+      fail(`${label}: no expected item for ${line}`);
+      continue;
+    }
     const same = e.verdict === o.verdict && (e.tests_passed === undefined || e.tests_passed === o.tests_passed);
     if (same) console.log(`  ok   ${line}`);
     else fail(`${label}: ${line}, expected ${e.verdict} ${e.tests_passed ?? ''}`);
@@ -235,7 +289,11 @@ function verifyKotlin(rows: KotlinRow[], withReplay: boolean): void {
     });
     const out = join(dir, 'out');
     mkdirSync(out);
-    const broken = compileKotlin(dir, programs.map((p) => p.file), out);
+    const broken = compileKotlin(
+      dir,
+      programs.map((p) => p.file),
+      out,
+    );
     const observed: (ExpectedItem & { fraction: number })[] = [];
     for (const p of programs) {
       let verdict: string;
@@ -257,8 +315,11 @@ function verifyKotlin(rows: KotlinRow[], withReplay: boolean): void {
       const expected = JSON.parse(readFileSync(join(ROOT, 'sample/replay/expected-kotlin-mixed.json'), 'utf8')) as Expected;
       // The unit-tests scorer may name a thrown assertion RE or WA; what must match is pass/fail and CE.
       const norm = (v: string): string => (v === 'OK' || v === 'CE' ? v : 'FAIL');
-      compareExpected('kotlin-mixed', { ...expected, items: expected.items.map((e) => ({ ...e, verdict: norm(e.verdict) })) },
-        observed.map((o) => ({ ...o, verdict: norm(o.verdict) })));
+      compareExpected(
+        'kotlin-mixed',
+        { ...expected, items: expected.items.map((e) => ({ ...e, verdict: norm(e.verdict) })) },
+        observed.map((o) => ({ ...o, verdict: norm(o.verdict) })),
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

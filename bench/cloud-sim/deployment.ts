@@ -22,7 +22,14 @@ export interface DeploymentOptions {
 export function functions(language: string, options: DeploymentOptions) {
   const image = EXECUTOR_IMAGES.find((i) => i.languages.includes(language));
   const runnerMb = image?.memoryMb ?? 2048;
-  const fn = (name: string, memoryMb: number, timeoutS: number, coldStartMs: number, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({ name, memoryMb, timeoutMs: timeoutS * 1000, coldStartMs, overheadMs: 30, ...extra });
+  const fn = (name: string, memoryMb: number, timeoutS: number, coldStartMs: number, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({
+    name,
+    memoryMb,
+    timeoutMs: timeoutS * 1000,
+    coldStartMs,
+    overheadMs: 30,
+    ...extra,
+  });
   return {
     plan: fn('plan', 1024, 300, 900),
     generate: fn('generate', 1024, 300, 900),

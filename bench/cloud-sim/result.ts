@@ -18,7 +18,16 @@ export interface SimResult {
 }
 
 /** The first failure a run met, else the limit its throughput ran into. */
-export function bottleneckOf(s: { lambda: SimLambda; dynamo: DynamoLimits; s3: S3PrefixRates; dlq: number; se: number; missing: number; status: string; generateMaxConcurrency: number }): string {
+export function bottleneckOf(s: {
+  lambda: SimLambda;
+  dynamo: DynamoLimits;
+  s3: S3PrefixRates;
+  dlq: number;
+  se: number;
+  missing: number;
+  status: string;
+  generateMaxConcurrency: number;
+}): string {
   const { stats } = s.lambda;
   if (stats.recursionDropped > 0) return `recursion detection dropped ${stats.recursionDropped} message(s) (plan chain)`;
   const throttled = Object.entries(stats.throttles).filter(([, n]) => n > 0);

@@ -139,7 +139,16 @@ export class SimLambda {
 
   async #invoke(m: Mapping, batch: SqsMessage<unknown>[], startMs: number): Promise<void> {
     // Lambda's pollers do not start a mapping's invocations in lockstep: a few ms apart.
-    const inv: Invocation = { fn: m.fn.name, startMs, elapsedMs: this.#environment(m.fn) + 20 * this.#random(), parallelMs: 0, chain: chainOf(m.fn.name, batch.map((b) => b.chain)) };
+    const inv: Invocation = {
+      fn: m.fn.name,
+      startMs,
+      elapsedMs: this.#environment(m.fn) + 20 * this.#random(),
+      parallelMs: 0,
+      chain: chainOf(
+        m.fn.name,
+        batch.map((b) => b.chain),
+      ),
+    };
     const event: SQSEvent = { Records: batch.map((message) => sqsRecord(message, m.queue.name)) };
     let failed: Set<string>;
     try {
@@ -172,7 +181,11 @@ export class SimLambda {
    * virtual duration; the caller waits (its invocation's time grows by the callee's).
    * @throws errors named as the Invoke API names them (TooManyRequestsException, ResourceNotReadyException, RequestTooLargeException)
    */
-  async invokeSync(fn: FunctionSpec, payloadBytes: number, run: () => Promise<{ payload: string; durationMs: number; functionError?: string }>): Promise<{ payload: string; functionError?: string }> {
+  async invokeSync(
+    fn: FunctionSpec,
+    payloadBytes: number,
+    run: () => Promise<{ payload: string; durationMs: number; functionError?: string }>,
+  ): Promise<{ payload: string; functionError?: string }> {
     const now = this.time.now();
     checkInvokePayload(payloadBytes);
     const state = this.states.invoke(fn.name, now);

@@ -50,7 +50,8 @@ export class SimLedger implements RunLedger, PartCounter {
   };
 
   createRun(summary: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void> {
-    if (!this.#runs.has(summary.runId)) this.#runs.set(summary.runId, { ...summary, recorded: 0, verdicts: {}, costUsd: 0, updatedAt: this.#o.time.date().toISOString() });
+    if (!this.#runs.has(summary.runId))
+      this.#runs.set(summary.runId, { ...summary, recorded: 0, verdicts: {}, costUsd: 0, updatedAt: this.#o.time.date().toISOString() });
     return Promise.resolve();
   }
 

@@ -55,7 +55,9 @@ export function simProvider(time: VirtualTime, model: string, language: BenchLan
 }
 
 const KINDS = new Map<string, { language: BenchLanguage; kind: AnswerKind }>(
-  (['python', 'cpp'] as const).flatMap((language) => (['OK', 'WA', 'RE', 'TLE'] as const).map((kind) => [benchProgram(language, kind).trim(), { language, kind }] as const)),
+  (['python', 'cpp'] as const).flatMap((language) =>
+    (['OK', 'WA', 'RE', 'TLE'] as const).map((kind) => [benchProgram(language, kind).trim(), { language, kind }] as const),
+  ),
 );
 
 /** The runner function's answer to one request and how long it ran. */
@@ -80,6 +82,12 @@ export function runProgram(payload: string, random: () => number): { payload: st
     if (what.kind === 'RE') return { ...base, termination: 'exited', exitCode: 1, stdout: '', stderr: 'IndexError', runMs: profile.testMs };
     return { ...base, termination: 'exited', exitCode: 0, stdout: `${what.kind === 'WA' ? sum + 1 : sum}\n`, runMs: profile.testMs };
   });
-  const answer: RunnerResponse = { ok: true, compileMs: profile.compileMs, runs, isolation: 'rlimits+seccomp+landlock', integrity: { clean: true, survivors: [], changes: [] } };
+  const answer: RunnerResponse = {
+    ok: true,
+    compileMs: profile.compileMs,
+    runs,
+    isolation: 'rlimits+seccomp+landlock',
+    integrity: { clean: true, survivors: [], changes: [] },
+  };
   return { payload: JSON.stringify(answer), durationMs };
 }

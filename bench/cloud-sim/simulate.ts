@@ -94,7 +94,11 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const store = new SimStore(time, s3, random);
   const ledger = new SimLedger({ time, limits: dynamo, costOnRunRow: without.has('cost-row'), random });
   const lambda = new SimLambda(time, { random, ...(without.has('recursion') ? {} : { recursionLimit: RECURSION_HOP_LIMIT }) });
-  const fns = functions(language, { generateMaxConcurrency: options.generateMaxConcurrency ?? 5, runnerReservation: !without.has('runner-reservation'), fargateMaxTasks: 4 });
+  const fns = functions(language, {
+    generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
+    runnerReservation: !without.has('runner-reservation'),
+    fargateMaxTasks: 4,
+  });
   for (const fn of [fns.plan, fns.generate, fns.judge, fns.runner, fns.aggregate]) lambda.define(fn);
   // The scenario: a deployment idle for weeks, its VPC runner Inactive (limits/function-state.ts).
   if (!without.has('inactive')) lambda.states.markInactive(fns.runner.name);
@@ -114,11 +118,18 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const invoker = new LambdaInvoker({ client: runnerClient as never, functionName: fns.runner.name });
     const invoke = without.has('transient-redelivery') ? asBefore(invoker) : (payload: string) => invoker.invoke(payload);
     const runner = new LambdaProgramRunner({ invoke, functionName: fns.runner.name });
-    const scoreOnce = (job: ExecutionJob) => (job.scorer === 'io-tests' ? scoreIoTests(job, NO_HOST, { runner }) : scoreUnitTests(job, NO_HOST, { token: () => 'sim', runner }));
-    const judge: Executor = { execute: (job) => executeJob(job, scoreOnce, { label: LAMBDA_RUNNER_ISOLATION, failed: LAMBDA_RUNNER_ISOLATION }), toolchains: () => Promise.resolve([]), close: () => Promise.resolve() };
+    const scoreOnce = (job: ExecutionJob) =>
+      job.scorer === 'io-tests' ? scoreIoTests(job, NO_HOST, { runner }) : scoreUnitTests(job, NO_HOST, { token: () => 'sim', runner });
+    const judge: Executor = {
+      execute: (job) => executeJob(job, scoreOnce, { label: LAMBDA_RUNNER_ISOLATION, failed: LAMBDA_RUNNER_ISOLATION }),
+      toolchains: () => Promise.resolve([]),
+      close: () => Promise.resolve(),
+    };
     const events: string[] = [];
     const plan = makePlan({
-      store, ledger, setItems: ledger.setItems,
+      store,
+      ledger,
+      setItems: ledger.setItems,
       // Reverted fan-out: the first chunk's fan-out is dropped and `chained` sends each next chunk.
       planQueue: without.has('plan-fanout') ? { send: () => Promise.resolve() } : simSender<PlanMessage>(queues.plan, lambda),
       generateQueue: simSender<CloudWorkItem>(queues.generate, lambda),
@@ -131,18 +142,56 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     });
     const handlers: Record<keyof typeof queues, SqsHandler> = {
       plan: without.has('plan-fanout') ? chained(plan, simSender<PlanMessage>(queues.plan, lambda), options.items, chunkSize) : plan,
-      generate: makeGenerate({ ledger, parts: ledger, aggregateQueue, contexts: new RunContextCache({ store, ledger, clock, provider: () => Promise.resolve(counted), costOf: costOfManifest }), executeQueues: { [language]: simSender<GeneratedMessage>(queues.execute, lambda) }, fargateQueues: {} }),
-      execute: makeExecute({ ledger, parts: ledger, aggregateQueue, contexts: new RunContextCache({ store, ledger, clock, executor: () => Promise.resolve(judge) }) }),
-      aggregate: makeAggregate({ store, ledger, clock, events: { publish: (type) => (events.push(type), Promise.resolve()) }, cacheDir: join(root, 'cache'), iterations: 100 }),
+      generate: makeGenerate({
+        ledger,
+        parts: ledger,
+        aggregateQueue,
+        contexts: new RunContextCache({ store, ledger, clock, provider: () => Promise.resolve(counted), costOf: costOfManifest }),
+        executeQueues: { [language]: simSender<GeneratedMessage>(queues.execute, lambda) },
+        fargateQueues: {},
+      }),
+      execute: makeExecute({
+        ledger,
+        parts: ledger,
+        aggregateQueue,
+        contexts: new RunContextCache({ store, ledger, clock, executor: () => Promise.resolve(judge) }),
+      }),
+      aggregate: makeAggregate({
+        store,
+        ledger,
+        clock,
+        events: { publish: (type) => (events.push(type), Promise.resolve()) },
+        cacheDir: join(root, 'cache'),
+        iterations: 100,
+      }),
     };
     lambda.map({ fn: fns.plan, queue: queues.plan, batchSize: 1, handler: handlers.plan });
-    lambda.map({ fn: fns.generate, queue: queues.generate, batchSize: fns.generateBatch, maxConcurrency: options.generateMaxConcurrency ?? 5, handler: handlers.generate });
-    lambda.map({ fn: fns.judge, queue: queues.execute, batchSize: 1, ...(fns.judgeMaxConcurrency ? { maxConcurrency: fns.judgeMaxConcurrency } : {}), handler: handlers.execute });
+    lambda.map({
+      fn: fns.generate,
+      queue: queues.generate,
+      batchSize: fns.generateBatch,
+      maxConcurrency: options.generateMaxConcurrency ?? 5,
+      handler: handlers.generate,
+    });
+    lambda.map({
+      fn: fns.judge,
+      queue: queues.execute,
+      batchSize: 1,
+      ...(fns.judgeMaxConcurrency ? { maxConcurrency: fns.judgeMaxConcurrency } : {}),
+      handler: handlers.execute,
+    });
     lambda.map({ fn: fns.aggregate, queue: queues.aggregate, batchSize: 1, handler: handlers.aggregate });
 
     const api = { fn: 'api', startMs: 0, elapsedMs: 0, parallelMs: 0, chain: { api: 1 } };
     const [started] = await time.within(api, () =>
-      startRuns({ ledger, planQueue: simSender<PlanMessage>(queues.plan, lambda), clock, randomSuffix: () => 'sim' }, { benchmark: 'rocode:s3://polyeval-sim/datasets/suma.jsonl', model: `bedrock:${MODEL}`, n, language, temperature: 0.2, timeScale: 1 } as never),
+      startRuns({ ledger, planQueue: simSender<PlanMessage>(queues.plan, lambda), clock, randomSuffix: () => 'sim' }, {
+        benchmark: 'rocode:s3://polyeval-sim/datasets/suma.jsonl',
+        model: `bedrock:${MODEL}`,
+        n,
+        language,
+        temperature: 0.2,
+        timeScale: 1,
+      } as never),
     );
     const runId = started?.run_id ?? '';
     let endMs: number | undefined;
@@ -164,9 +213,14 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const verdicts = run?.verdicts ?? {};
     const recorded = run?.recorded ?? 0;
     const gbSeconds = Object.values(lambda.stats.gbSeconds).reduce((a, b) => a + b, 0);
-    const modelUsd = modelCalls * (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25) / 1e6;
+    const modelUsd = (modelCalls * (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25)) / 1e6;
     const invocations = Object.values(lambda.stats.invocations).reduce((a, b) => a + b, 0);
-    const requestsUsd = invocations * AWS_PRICES.lambdaRequest + (dynamo.writeUnits * AWS_PRICES.dynamoWriteUnit + dynamo.readUnits * AWS_PRICES.dynamoReadUnit) + store.requests.put * AWS_PRICES.s3Put + store.requests.get * AWS_PRICES.s3Get + 3 * (run?.items ?? 0) * 2 * AWS_PRICES.sqsRequest;
+    const requestsUsd =
+      invocations * AWS_PRICES.lambdaRequest +
+      (dynamo.writeUnits * AWS_PRICES.dynamoWriteUnit + dynamo.readUnits * AWS_PRICES.dynamoReadUnit) +
+      store.requests.put * AWS_PRICES.s3Put +
+      store.requests.get * AWS_PRICES.s3Get +
+      3 * (run?.items ?? 0) * 2 * AWS_PRICES.sqsRequest;
     const dlq = Object.values(queues).reduce((sum, q) => sum + q.dlq.length, 0);
     return {
       items: options.items,
@@ -177,8 +231,33 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       virtual_wall_s: Math.round((endMs ?? time.now()) / 1000),
       lambda_gb_s: Math.round(gbSeconds),
       cost_usd: Number((gbSeconds * AWS_PRICES.lambdaGbSecond.x86_64 + modelUsd + requestsUsd).toFixed(2)),
-      bottleneck: bottleneckOf({ lambda, dynamo, s3, dlq, se: verdicts.SE ?? 0, missing: options.items - recorded, status: run?.status ?? 'none', generateMaxConcurrency: options.generateMaxConcurrency ?? 5 }),
-      detail: { status: run?.status, reason: run?.reason, verdicts, expected: expectedVerdicts(tasks, n), booked_model_usd: Number((run?.costUsd ?? 0).toFixed(4)), model_usd: Number(modelUsd.toFixed(4)), model_calls: modelCalls, events, conflicts: dynamo.conflicts, throttles: lambda.stats.throttles, recursion_dropped: lambda.stats.recursionDropped, cold_starts: lambda.stats.coldStarts, peak: lambda.stats.peak, gb_s: lambda.stats.gbSeconds, without: [...without] },
+      bottleneck: bottleneckOf({
+        lambda,
+        dynamo,
+        s3,
+        dlq,
+        se: verdicts.SE ?? 0,
+        missing: options.items - recorded,
+        status: run?.status ?? 'none',
+        generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
+      }),
+      detail: {
+        status: run?.status,
+        reason: run?.reason,
+        verdicts,
+        expected: expectedVerdicts(tasks, n),
+        booked_model_usd: Number((run?.costUsd ?? 0).toFixed(4)),
+        model_usd: Number(modelUsd.toFixed(4)),
+        model_calls: modelCalls,
+        events,
+        conflicts: dynamo.conflicts,
+        throttles: lambda.stats.throttles,
+        recursion_dropped: lambda.stats.recursionDropped,
+        cold_starts: lambda.stats.coldStarts,
+        peak: lambda.stats.peak,
+        gb_s: lambda.stats.gbSeconds,
+        without: [...without],
+      },
     };
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -189,7 +268,12 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
  * The judge's Lambda client: the runner invoked through SimLambda, with the SDK's own retries
  * (3 attempts; throttling and 5xx errors, back-off from 100 ms) in virtual time.
  */
-async function invokeRunner(lambda: SimLambda, fn: FunctionSpec, command: { input: { Payload?: Uint8Array } }, random: () => number): Promise<{ Payload: Uint8Array; FunctionError?: string }> {
+async function invokeRunner(
+  lambda: SimLambda,
+  fn: FunctionSpec,
+  command: { input: { Payload?: Uint8Array } },
+  random: () => number,
+): Promise<{ Payload: Uint8Array; FunctionError?: string }> {
   const payload = new TextDecoder().decode(command.input.Payload ?? new Uint8Array());
   for (let attempt = 1; ; attempt++) {
     try {

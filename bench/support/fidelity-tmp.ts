@@ -16,7 +16,10 @@ export function freshTmp(root: string, name: string, seed: string | undefined): 
   mkdirSync(tmp, { recursive: true });
   chmodSync(tmp, 0o755);
   if (seed && existsSync(join(seed, 'polyeval-cache'))) {
-    cpSync(join(seed, 'polyeval-cache'), join(tmp, 'polyeval-cache'), { recursive: true, filter: (src) => !src.includes(`${join('polyeval-cache', 'builds')}`) });
+    cpSync(join(seed, 'polyeval-cache'), join(tmp, 'polyeval-cache'), {
+      recursive: true,
+      filter: (src) => !src.includes(`${join('polyeval-cache', 'builds')}`),
+    });
   }
   return tmp;
 }

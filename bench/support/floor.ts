@@ -38,16 +38,20 @@ export interface Floor {
 /** The run's assembled programs: every build directory holding `file`. */
 function builds(cacheDir: string, file: string): string[] {
   const root = join(cacheDir, 'builds');
-  return readdirSync(root).map((d) => join(root, d)).filter((d) => existsSync(join(d, file)));
+  return readdirSync(root)
+    .map((d) => join(root, d))
+    .filter((d) => existsSync(join(d, file)));
 }
 
 /** Runs `work` over `items`, `jobs` at a time; resolves with the wall seconds. */
 export async function timed<T>(items: T[], jobs: number, work: (item: T, index: number) => Promise<void>): Promise<number> {
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: jobs }, async () => {
-    for (let i = next++; i < items.length; i = next++) await work(items[i] as T, i);
-  }));
+  await Promise.all(
+    Array.from({ length: jobs }, async () => {
+      for (let i = next++; i < items.length; i = next++) await work(items[i] as T, i);
+    }),
+  );
   return (performance.now() - t0) / 1000;
 }
 

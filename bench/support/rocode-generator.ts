@@ -29,8 +29,14 @@ const PROGRAMS: Record<BenchLanguage, Record<AnswerKind, string>> = {
 
 /** Per 40 items: 22 OK, 8 WA, 8 RE, 2 TLE (5 %), half in each language. */
 const MIX: [BenchLanguage, AnswerKind, number][] = [
-  ['python', 'OK', 11], ['cpp', 'OK', 11], ['python', 'WA', 4], ['cpp', 'WA', 4],
-  ['python', 'RE', 4], ['cpp', 'RE', 4], ['python', 'TLE', 1], ['cpp', 'TLE', 1],
+  ['python', 'OK', 11],
+  ['cpp', 'OK', 11],
+  ['python', 'WA', 4],
+  ['cpp', 'WA', 4],
+  ['python', 'RE', 4],
+  ['cpp', 'RE', 4],
+  ['python', 'TLE', 1],
+  ['cpp', 'TLE', 1],
 ];
 const CYCLE = MIX.flatMap(([language, kind, count]) => Array.from({ length: count }, () => ({ language, kind })));
 
@@ -71,11 +77,23 @@ export function generateRocodeBench(items: number, opts: { samplesPerTask?: numb
       const xs = Array.from({ length: n }, () => Math.floor(next() * 2_000_001) - 1_000_000);
       return { input: `${n}\n${xs.join(' ')}\n`, output: `${xs.reduce((a, b) => a + b, 0)}\n` };
     });
-    tasks.push(JSON.stringify({
-      task_id: id, name: 'suma', statement: 'Se dau N numere întregi. Calculați suma lor.', input_spec: 'N, apoi N numere.', output_spec: 'Suma.',
-      examples: [tests[0]], tests, time_limit_ms: opts.timeLimitMs ?? 1000, memory_limit_mb: 64, difficulty: 'easy', split: 'test', checker: null,
-      solutions: { python: PROGRAMS.python.OK, cpp: PROGRAMS.cpp.OK },
-    }));
+    tasks.push(
+      JSON.stringify({
+        task_id: id,
+        name: 'suma',
+        statement: 'Se dau N numere întregi. Calculați suma lor.',
+        input_spec: 'N, apoi N numere.',
+        output_spec: 'Suma.',
+        examples: [tests[0]],
+        tests,
+        time_limit_ms: opts.timeLimitMs ?? 1000,
+        memory_limit_mb: 64,
+        difficulty: 'easy',
+        split: 'test',
+        checker: null,
+        solutions: { python: PROGRAMS.python.OK, cpp: PROGRAMS.cpp.OK },
+      }),
+    );
     for (let s = 0; s < perTask && t * perTask + s < items; s++) {
       const { language, kind } = CYCLE[(t * perTask + s) % CYCLE.length] as (typeof CYCLE)[number];
       samples.push(JSON.stringify({ task_id: id, completion: PROGRAMS[language][kind], language, sample: s }));

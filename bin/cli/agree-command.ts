@@ -16,7 +16,8 @@ function rateOption(value: string): number {
   const percent = value.trim().endsWith('%');
   const n = Number(percent ? value.trim().slice(0, -1) : value);
   const rate = percent ? n / 100 : n;
-  if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw new InvalidArgumentError(`--min must be a rate between 0 and 1 (or a percentage such as 99%), got "${value}"`);
+  if (!Number.isFinite(rate) || rate < 0 || rate > 1)
+    throw new InvalidArgumentError(`--min must be a rate between 0 and 1 (or a percentage such as 99%), got "${value}"`);
   return rate;
 }
 
@@ -31,12 +32,24 @@ function readResults(file: string): string {
 const percent = (rate: number): string => `${(100 * rate).toFixed(2)}%`;
 
 function sliceRows(slices: readonly AgreementSlice[], label: string): Record<string, unknown>[] {
-  return slices.map((s) => ({ [label]: s.slice, samples: s.samples, agree: s.agree, agreement: percent(s.rate), 'polyeval passed': s.polyeval_passed, 'reference passed': s.reference_passed }));
+  return slices.map((s) => ({
+    [label]: s.slice,
+    samples: s.samples,
+    agree: s.agree,
+    agreement: percent(s.rate),
+    'polyeval passed': s.polyeval_passed,
+    'reference passed': s.reference_passed,
+  }));
 }
 
 function printReport(runId: string, file: string, report: AgreementReport): void {
   const o = report.overall;
-  const out = [`run ${runId} vs ${file}`, `agreement ${percent(o.rate)} (${o.agree}/${o.samples} samples) · ${report.missing} without a record in the run · ${report.unmatched} run samples not in the file`, '', table(sliceRows(report.by_language, 'language'))];
+  const out = [
+    `run ${runId} vs ${file}`,
+    `agreement ${percent(o.rate)} (${o.agree}/${o.samples} samples) · ${report.missing} without a record in the run · ${report.unmatched} run samples not in the file`,
+    '',
+    table(sliceRows(report.by_language, 'language')),
+  ];
   if (report.by_kind.length > 0) out.push('', table(sliceRows(report.by_kind, 'kind')));
   out.push('', `disagreements: ${report.disagreements.length}`);
   if (report.disagreements.length > 0) {
@@ -71,7 +84,8 @@ export function agreeCommand(): Command {
       const records = (await readItems(home.store, runId)).map((d) => d.record);
       const report = agreement(records, refs);
       const below = flags.min !== undefined && report.overall.rate < flags.min;
-      if (flags.json) process.stdout.write(`${toJson({ run_id: runId, file, ...(flags.min !== undefined ? { min: flags.min, below_min: below } : {}), ...report })}\n`);
+      if (flags.json)
+        process.stdout.write(`${toJson({ run_id: runId, file, ...(flags.min !== undefined ? { min: flags.min, below_min: below } : {}), ...report })}\n`);
       else printReport(runId, file, report);
       if (below) {
         process.stderr.write(`polyeval: agreement ${percent(report.overall.rate)} is below --min ${percent(flags.min ?? 0)}\n`);

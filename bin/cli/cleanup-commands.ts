@@ -20,7 +20,10 @@ export function rmCommand(): Command {
       const removed = await removeRuns(home, runIds);
       const freed = removed.reduce((a, r) => a + r.freed_bytes, 0);
       if (flags.json) process.stdout.write(`${toJson({ removed, freed_bytes: freed })}\n`);
-      else process.stdout.write(`${removed.map((r) => `removed ${r.run_id} (${formatBytes(r.freed_bytes)})${r.cancelled_jobs ? `; cancelled its running batch job${r.cancelled_jobs.length > 1 ? 's' : ''} ${r.cancelled_jobs.join(', ')}` : ''}`).join('\n')}\nfreed ${formatBytes(freed)}\n`);
+      else
+        process.stdout.write(
+          `${removed.map((r) => `removed ${r.run_id} (${formatBytes(r.freed_bytes)})${r.cancelled_jobs ? `; cancelled its running batch job${r.cancelled_jobs.length > 1 ? 's' : ''} ${r.cancelled_jobs.join(', ')}` : ''}`).join('\n')}\nfreed ${formatBytes(freed)}\n`,
+        );
     });
 }
 
@@ -32,8 +35,10 @@ export function gcCommand(): Command {
     .option('--cache-dir <dir>', "the sandbox cache holding builds/ (default: the sandbox's, <tmp>/polyeval-cache)")
     .option('--json', 'print JSON')
     .action(async (flags: { olderThan?: number; cacheMax?: number; cacheDir?: string; json?: boolean }, command: Command) => {
-      if (flags.olderThan === undefined && flags.cacheMax === undefined) throw new InputError('nothing to collect: give --older-than <days> and/or --cache-max <size>', { field: 'older-than' });
-      if (flags.olderThan !== undefined && flags.olderThan < 0) throw new InputError(`--older-than must be ≥ 0, got ${flags.olderThan}`, { field: 'older-than' });
+      if (flags.olderThan === undefined && flags.cacheMax === undefined)
+        throw new InputError('nothing to collect: give --older-than <days> and/or --cache-max <size>', { field: 'older-than' });
+      if (flags.olderThan !== undefined && flags.olderThan < 0)
+        throw new InputError(`--older-than must be ≥ 0, got ${flags.olderThan}`, { field: 'older-than' });
       const home = openHome(command.optsWithGlobals<{ home?: string }>().home);
       const runs = flags.olderThan === undefined ? [] : await removeRunsOlderThan(home, flags.olderThan, new Date());
       const { defaultSandboxCacheDir, pruneBuilds } = await import('#sandbox/index.ts');
@@ -45,11 +50,16 @@ export function gcCommand(): Command {
       const runsFreed = runs.reduce((a, r) => a + r.freed_bytes, 0);
       const freed = runsFreed + (cache?.freedBytes ?? 0);
       if (flags.json) {
-        process.stdout.write(`${toJson({ runs: { removed: runs, freed_bytes: runsFreed }, ...(cache ? { compile_cache: { dir: cacheDir, removed: cache.removed, freed_bytes: cache.freedBytes, kept: cache.kept, kept_bytes: cache.keptBytes } } : {}), freed_bytes: freed })}\n`);
+        process.stdout.write(
+          `${toJson({ runs: { removed: runs, freed_bytes: runsFreed }, ...(cache ? { compile_cache: { dir: cacheDir, removed: cache.removed, freed_bytes: cache.freedBytes, kept: cache.kept, kept_bytes: cache.keptBytes } } : {}), freed_bytes: freed })}\n`,
+        );
         return;
       }
       if (flags.olderThan !== undefined) process.stdout.write(`runs older than ${flags.olderThan} days: removed ${runs.length} (${formatBytes(runsFreed)})\n`);
-      if (cache) process.stdout.write(`compile cache ${cacheDir}: removed ${cache.removed} builds (${formatBytes(cache.freedBytes)}); ${cache.kept} kept, ${formatBytes(cache.keptBytes)}\n`);
+      if (cache)
+        process.stdout.write(
+          `compile cache ${cacheDir}: removed ${cache.removed} builds (${formatBytes(cache.freedBytes)}); ${cache.kept} kept, ${formatBytes(cache.keptBytes)}\n`,
+        );
       process.stdout.write(`freed ${formatBytes(freed)}\n`);
     });
 }

@@ -41,8 +41,15 @@ export function doctorCommand(): Command {
         process.stdout.write(`${toJson(result)}\n`);
         return;
       }
-      const verdict = isolation.exposures.length === 0 ? 'model-written code runs' : `model-written code is refused unless --trust-generated-code (exposed: ${isolation.exposures.join(', ')})`;
-      process.stdout.write(`node ${process.version}: ${node.detail}\n\nisolation: ${isolation.level}\n${isolation.details.map((d: string) => `  - ${d}`).join('\n')}\n  => ${verdict}\n\n`);
-      process.stdout.write(`${table(result.toolchains.map((t) => ({ language: t.language, available: t.available ? 'yes' : 'NO', compiler: t.compiler ?? '', version: t.version ?? '', flags: (('flags' in t ? t.flags : undefined) ?? []).join(' '), detail: ('detail' in t ? t.detail : '') ?? '' })))}\n`);
+      const verdict =
+        isolation.exposures.length === 0
+          ? 'model-written code runs'
+          : `model-written code is refused unless --trust-generated-code (exposed: ${isolation.exposures.join(', ')})`;
+      process.stdout.write(
+        `node ${process.version}: ${node.detail}\n\nisolation: ${isolation.level}\n${isolation.details.map((d: string) => `  - ${d}`).join('\n')}\n  => ${verdict}\n\n`,
+      );
+      process.stdout.write(
+        `${table(result.toolchains.map((t) => ({ language: t.language, available: t.available ? 'yes' : 'NO', compiler: t.compiler ?? '', version: t.version ?? '', flags: (('flags' in t ? t.flags : undefined) ?? []).join(' '), detail: ('detail' in t ? t.detail : '') ?? '' })))}\n`,
+      );
     });
 }

@@ -29,7 +29,10 @@ export function table(rows: readonly Record<string, unknown>[], columns?: readon
   const cells = rows.map((r) => cols.map((c) => cell(r[c]).replace(/\s*\n\s*/g, ' ')));
   const widths = cols.map((c, i) => Math.min(maxWidth, Math.max(c.length, ...cells.map((row) => (row[i] ?? '').length))));
   const line = (values: readonly string[]): string =>
-    values.map((v, i) => (v.length > (widths[i] ?? 0) ? `${v.slice(0, (widths[i] ?? 1) - 1)}…` : v.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+    values
+      .map((v, i) => (v.length > (widths[i] ?? 0) ? `${v.slice(0, (widths[i] ?? 1) - 1)}…` : v.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   const out = [line(cols), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)];
   if (rows.length === 0) out.push('(no rows)');
   return out.join('\n');

@@ -25,12 +25,17 @@ interface InspectFlags {
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((l) => `    ${l}`).join('\n');
+  return text
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
 }
 
 function printInspection(i: Inspection, out: NodeJS.WritableStream): void {
   const overrides = Object.entries(i.protocol.overrides).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-  out.write(`\n${i.spec} · ${i.title}\nscorer ${i.scorer} · protocol ${i.protocol.name}${overrides.length ? ` (overridden: ${overrides.join(', ')})` : ''} · headline ${i.protocol.settings.headline}\n\n`);
+  out.write(
+    `\n${i.spec} · ${i.title}\nscorer ${i.scorer} · protocol ${i.protocol.name}${overrides.length ? ` (overridden: ${overrides.join(', ')})` : ''} · headline ${i.protocol.settings.headline}\n\n`,
+  );
   for (const defect of i.protocol.settings.knownDefects ?? []) out.write(`  known: ${defect}\n`);
   if (i.protocol.settings.knownDefects?.length) out.write('\n');
   out.write(`${table(i.files.map((f) => ({ file: f.source, format: `${f.format}${f.gzip ? ' (gzip)' : ''}`, split: f.split ?? '', rows: f.rows })))}\n\n`);
@@ -42,7 +47,11 @@ function printInspection(i: Inspection, out: NodeJS.WritableStream): void {
   out.write(`\nfirst task ${t.id} (split ${t.split}) · prompt sent as ${t.prompt.style}\n`);
   if (t.prompt.style === 'completion' && t.prompt.completion !== null) out.write(`${indent(t.prompt.completion)}\n`);
   else for (const m of t.prompt.messages) out.write(`  [${m.role}]\n${indent(m.content)}\n`);
-  out.write(`tests: ${Object.entries(t.tests).map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(',') : String(v)}`).join(' · ')}\n`);
+  out.write(
+    `tests: ${Object.entries(t.tests)
+      .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(',') : String(v)}`)
+      .join(' · ')}\n`,
+  );
 }
 
 export function inspectCommand(): Command {

@@ -37,8 +37,14 @@ export function leaderboardTable(rows: readonly TableRow[]): string {
 /** Prints the leaderboard in one format on stdout (HTML: writes the file, prints its path). */
 export async function printLeaderboard(home: Home, rows: readonly LeaderboardRow[], format: BoardFormat, output?: string): Promise<void> {
   if (format === 'json') process.stdout.write(`${toJson({ rows })}\n`);
-  else if (format === 'csv') process.stdout.write(`${csv(rows as unknown as readonly Record<string, unknown>[], ['benchmark', 'dataset', 'language', 'protocol', 'model', 'metric', 'value', 'ci_low', 'ci_high', 'n', 'items', 'cost_usd', 'date', 'run_id', 'runs', 'reason'])}\n`);
-  else if (format === 'html') process.stdout.write(`${await writeHtml(home, 'reports/leaderboard.html', renderLeaderboardHtml(rows, { generatedAt: new Date().toISOString() }), output)}\n`);
+  else if (format === 'csv')
+    process.stdout.write(
+      `${csv(rows as unknown as readonly Record<string, unknown>[], ['benchmark', 'dataset', 'language', 'protocol', 'model', 'metric', 'value', 'ci_low', 'ci_high', 'n', 'items', 'cost_usd', 'date', 'run_id', 'runs', 'reason'])}\n`,
+    );
+  else if (format === 'html')
+    process.stdout.write(
+      `${await writeHtml(home, 'reports/leaderboard.html', renderLeaderboardHtml(rows, { generatedAt: new Date().toISOString() }), output)}\n`,
+    );
   else process.stdout.write(`${rows.length === 0 ? '(no completed runs)' : leaderboardTable(rows)}\n`);
 }
 

@@ -14,7 +14,13 @@ export interface NodeSupport {
 export function nodeSupport(version: string): NodeSupport {
   const major = Number(/^v?(\d+)\./.exec(version)?.[1] ?? NaN);
   const supported = SUPPORTED_NODE_MAJORS.join(' and ');
-  if ((SUPPORTED_NODE_MAJORS as readonly number[]).includes(major)) return { version, status: 'supported', detail: `supported (polyeval supports Node ${supported})` };
-  if (major === 20) return { version, status: 'end-of-life', detail: `Node 20 is past its end of life (April 2026): polyeval still runs on it, but upgrade to Node ${supported}` };
+  if ((SUPPORTED_NODE_MAJORS as readonly number[]).includes(major))
+    return { version, status: 'supported', detail: `supported (polyeval supports Node ${supported})` };
+  if (major === 20)
+    return {
+      version,
+      status: 'end-of-life',
+      detail: `Node 20 is past its end of life (April 2026): polyeval still runs on it, but upgrade to Node ${supported}`,
+    };
   return { version, status: 'untested', detail: `not tested: polyeval supports Node ${supported}` };
 }

@@ -30,7 +30,12 @@ export function sizeOption(flag: string) {
 
 /** `1.5 GB`, `340 MB`, `12 KB`, `80 B` (binary units). */
 export function formatBytes(bytes: number): string {
-  for (const [unit, size] of [['TB', 1024 ** 4], ['GB', 1024 ** 3], ['MB', 1024 ** 2], ['KB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['TB', 1024 ** 4],
+    ['GB', 1024 ** 3],
+    ['MB', 1024 ** 2],
+    ['KB', 1024],
+  ] as const) {
     if (bytes >= size) return `${(bytes / size).toFixed(1)} ${unit}`;
   }
   return `${bytes} B`;

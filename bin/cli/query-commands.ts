@@ -33,14 +33,36 @@ export function listCommand(): Command {
       let rows: Record<string, unknown>[];
       if (what === 'runs') {
         const runs = await homeOf(command).ledger.listRuns();
-        rows = runs.map((r) => ({ run_id: r.runId, benchmark: r.benchmark, model: r.model, status: r.status, items: r.items, recorded: r.recorded, pending: Math.max(0, r.items - r.recorded), verdicts: Object.entries(r.verdicts).map(([v, c]) => `${v}:${c}`).join(' '), cost_usd: Number(r.costUsd.toFixed(6)), created_at: r.createdAt, ...(r.reason ? { reason: r.reason } : {}) }));
+        rows = runs.map((r) => ({
+          run_id: r.runId,
+          benchmark: r.benchmark,
+          model: r.model,
+          status: r.status,
+          items: r.items,
+          recorded: r.recorded,
+          pending: Math.max(0, r.items - r.recorded),
+          verdicts: Object.entries(r.verdicts)
+            .map(([v, c]) => `${v}:${c}`)
+            .join(' '),
+          cost_usd: Number(r.costUsd.toFixed(6)),
+          created_at: r.createdAt,
+          ...(r.reason ? { reason: r.reason } : {}),
+        }));
       } else if (what === 'benchmarks') {
         rows = benchmarkListRows(flags.json === true);
       } else if (flags.prices !== undefined) {
         const table = await loadPriceTable(typeof flags.prices === 'string' ? flags.prices : undefined);
         rows = Object.entries(table.models)
           .sort(([a], [b]) => a.localeCompare(b))
-          .map(([model, p]) => ({ model, input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok, batch_input_per_mtok: p.batch_input_per_mtok ?? null, batch_output_per_mtok: p.batch_output_per_mtok ?? null, as_of: p.as_of ?? table.as_of, source: p.source ?? table.source }));
+          .map(([model, p]) => ({
+            model,
+            input_per_mtok: p.input_per_mtok,
+            output_per_mtok: p.output_per_mtok,
+            batch_input_per_mtok: p.batch_input_per_mtok ?? null,
+            batch_output_per_mtok: p.batch_output_per_mtok ?? null,
+            as_of: p.as_of ?? table.as_of,
+            source: p.source ?? table.source,
+          }));
       } else {
         rows = PROVIDER_KINDS.map((p) => ({ provider: p.usage, description: p.description }));
       }
@@ -62,7 +84,10 @@ async function summaryOf(home: Home, runId: string): Promise<RunSummaryDocument>
   if (!text) {
     const run = await home.ledger.getRun(runId);
     if (!run) throw new InputError(`no run "${runId}" in ${home.root} (see: polyeval list runs)`, { field: 'run' });
-    throw new InputError(`run ${runId} has no results yet (status ${run.status}, ${run.recorded}/${run.items} items${run.reason ? `: ${run.reason}` : ''}); resume it with: polyeval run --resume ${runId}`, { field: 'run' });
+    throw new InputError(
+      `run ${runId} has no results yet (status ${run.status}, ${run.recorded}/${run.items} items${run.reason ? `: ${run.reason}` : ''}); resume it with: polyeval run --resume ${runId}`,
+      { field: 'run' },
+    );
   }
   return parseRunSummary(text, home.store.locate(keys.summary(runId)));
 }
@@ -81,7 +106,10 @@ export function reportCommand(): Command {
       }
       const manifest = await requireManifest(home, runId);
       process.stdout.write(`${manifest.benchmark.title}\nrun ${runId} · ${manifest.model.spec} · n=${manifest.n} · ${summary.items} samples\n`);
-      if (summary.likert_mode) process.stdout.write(`likert mode: ${summary.likert_mode}${summary.likert_scoring ? ` (${summary.likert_scoring.method}: ${summary.likert_scoring.reason})` : ''}\n`);
+      if (summary.likert_mode)
+        process.stdout.write(
+          `likert mode: ${summary.likert_mode}${summary.likert_scoring ? ` (${summary.likert_scoring.method}: ${summary.likert_scoring.reason})` : ''}\n`,
+        );
       for (const w of summary.warnings ?? []) process.stdout.write(`warning: ${w}\n`);
       process.stdout.write(`${metricsTable(summary.metrics)}\nreport: ${home.store.locate(keys.report(runId))}\n`);
     });
@@ -94,31 +122,55 @@ export function compareCommand(): Command {
     .argument('<run-b>')
     .option('--iterations <count>', 'bootstrap resamples', (v) => Number(v), 2000)
     .option('--json', 'print JSON')
-    .addOption(new Option('--format <format>', 'table | json | html (a self-contained page with interval bars; prints its path)').choices(['table', 'json', 'html']).default('table'))
+    .addOption(
+      new Option('--format <format>', 'table | json | html (a self-contained page with interval bars; prints its path)')
+        .choices(['table', 'json', 'html'])
+        .default('table'),
+    )
     .option('-o, --output <file.html>', 'with --format html: where to write the page (default: <home>/store/reports/compare-<a>-vs-<b>.html)')
-    .action(async (a: string, b: string, flags: { json?: boolean; iterations: number; format: 'table' | 'json' | 'html'; output?: string }, command: Command) => {
-      const home = homeOf(command);
-      const [ma, mb] = [await requireManifest(home, a), await requireManifest(home, b)];
-      if (ma.benchmark.id !== mb.benchmark.id) throw new InputError(`runs are on different benchmarks (${ma.benchmark.id} vs ${mb.benchmark.id})`, { field: 'run-b' });
-      const [ra, rb] = [(await readItems(home.store, a)).map((d) => d.record), (await readItems(home.store, b)).map((d) => d.record)];
-      const rows = compareRuns(ra, rb, { scorer: ma.benchmark.scorer, n: Math.min(ma.n, mb.n), seed: ma.seed, iterations: flags.iterations });
-      if (flags.json || flags.format === 'json') {
-        process.stdout.write(`${toJson({ run_a: a, run_b: b, benchmark: ma.benchmark.id, rows })}\n`);
-        return;
-      }
-      if (flags.format === 'html') {
-        const headline = headlineKeys(ma.benchmark.id, ma.protocol?.settings.headline);
-        const html = renderCompareHtml({ benchmark: ma.benchmark.id, a: { run_id: a, model: ma.model.spec }, b: { run_id: b, model: mb.model.spec }, rows, headline, generatedAt: new Date().toISOString() });
-        process.stdout.write(`${await writeHtml(home, `reports/compare-${a}-vs-${b}.html`, html, flags.output)}\n`);
-        return;
-      }
-      process.stdout.write(`${ma.benchmark.id}: a = ${a} (${ma.model.spec}), b = ${b} (${mb.model.spec})\n`);
-      process.stdout.write(
-        `${table(
-          rows.map((r) => ({ metric: r.metric, slice: r.slice, a: fmtValue(r.a), b: fmtValue(r.b), 'b − a': fmtValue(r.diff), '95% CI': r.diff === null ? '' : `[${fmtValue(r.ci_low)}, ${fmtValue(r.ci_high)}]`, 'p≈': fmtValue(r.pShare), units: r.units, note: r.reason ?? '' })),
-        )}\n`,
-      );
-    });
+    .action(
+      async (a: string, b: string, flags: { json?: boolean; iterations: number; format: 'table' | 'json' | 'html'; output?: string }, command: Command) => {
+        const home = homeOf(command);
+        const [ma, mb] = [await requireManifest(home, a), await requireManifest(home, b)];
+        if (ma.benchmark.id !== mb.benchmark.id)
+          throw new InputError(`runs are on different benchmarks (${ma.benchmark.id} vs ${mb.benchmark.id})`, { field: 'run-b' });
+        const [ra, rb] = [(await readItems(home.store, a)).map((d) => d.record), (await readItems(home.store, b)).map((d) => d.record)];
+        const rows = compareRuns(ra, rb, { scorer: ma.benchmark.scorer, n: Math.min(ma.n, mb.n), seed: ma.seed, iterations: flags.iterations });
+        if (flags.json || flags.format === 'json') {
+          process.stdout.write(`${toJson({ run_a: a, run_b: b, benchmark: ma.benchmark.id, rows })}\n`);
+          return;
+        }
+        if (flags.format === 'html') {
+          const headline = headlineKeys(ma.benchmark.id, ma.protocol?.settings.headline);
+          const html = renderCompareHtml({
+            benchmark: ma.benchmark.id,
+            a: { run_id: a, model: ma.model.spec },
+            b: { run_id: b, model: mb.model.spec },
+            rows,
+            headline,
+            generatedAt: new Date().toISOString(),
+          });
+          process.stdout.write(`${await writeHtml(home, `reports/compare-${a}-vs-${b}.html`, html, flags.output)}\n`);
+          return;
+        }
+        process.stdout.write(`${ma.benchmark.id}: a = ${a} (${ma.model.spec}), b = ${b} (${mb.model.spec})\n`);
+        process.stdout.write(
+          `${table(
+            rows.map((r) => ({
+              metric: r.metric,
+              slice: r.slice,
+              a: fmtValue(r.a),
+              b: fmtValue(r.b),
+              'b − a': fmtValue(r.diff),
+              '95% CI': r.diff === null ? '' : `[${fmtValue(r.ci_low)}, ${fmtValue(r.ci_high)}]`,
+              'p≈': fmtValue(r.pShare),
+              units: r.units,
+              note: r.reason ?? '',
+            })),
+          )}\n`,
+        );
+      },
+    );
 }
 
 export function queryCommand(): Command {

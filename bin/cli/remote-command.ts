@@ -51,8 +51,18 @@ function runCommand(): Command {
     model: providerUsages(true),
   })
     .option('--dry-run', 'print items, tokens, model, executor and request costs and the expected wall time; start nothing')
-    .option('--generate-concurrency <n>', 'dry run: deployed generate concurrency (cdk context generateMaxConcurrency)', intOption('--generate-concurrency', 1), DEFAULT_DEPLOYMENT.generateConcurrency)
-    .option('--executor-concurrency <n>', 'dry run: executor invocations at once', intOption('--executor-concurrency', 1), DEFAULT_DEPLOYMENT.executorConcurrency)
+    .option(
+      '--generate-concurrency <n>',
+      'dry run: deployed generate concurrency (cdk context generateMaxConcurrency)',
+      intOption('--generate-concurrency', 1),
+      DEFAULT_DEPLOYMENT.generateConcurrency,
+    )
+    .option(
+      '--executor-concurrency <n>',
+      'dry run: executor invocations at once',
+      intOption('--executor-concurrency', 1),
+      DEFAULT_DEPLOYMENT.executorConcurrency,
+    )
     .option('--call-seconds <s>', 'dry run: seconds per model call', numberOption('--call-seconds'), DEFAULT_DEPLOYMENT.callSeconds)
     .addOption(new Option('--architecture <arch>', 'dry run: deployed architecture').choices(['arm64', 'x86_64']).default(DEFAULT_DEPLOYMENT.architecture))
     .option('--no-fargate-lane', 'dry run: the stack was deployed with -c fargateLane=false (fewer interface endpoints)')
@@ -92,12 +102,22 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
   if (globals.json) return print(toJson(estimates.length === 1 ? estimates[0] : { plans: estimates }));
   for (const e of estimates) {
     const model = e.cost_usd === null ? `model cost unknown (${e.cost_reason ?? ''})` : `model ≈ $${e.cost_usd.toFixed(4)}`;
-    print(`${e.benchmark}${e.language ? ` (${e.language})` : ''}: ${e.items} items · ~${e.prompt_tokens} prompt + ≤${e.completion_tokens} completion tokens · ${model}`);
+    print(
+      `${e.benchmark}${e.language ? ` (${e.language})` : ''}: ${e.items} items · ~${e.prompt_tokens} prompt + ≤${e.completion_tokens} completion tokens · ${model}`,
+    );
     const executor = e.executor.lane === 'none' ? 'no executor' : `${e.executor.lane}: ${e.executor.ms_per_item} ms/item (${e.executor.timing_source})`;
-    print(`  executors: ${executor} · ${e.executor.lambda_gb_seconds} Lambda GB-s · ${e.executor.fargate_vcpu_hours} Fargate vCPU-h · $${e.executor.cost_usd.toFixed(6)}`);
-    print(`  requests: ${e.requests.lambda} Lambda, ${e.requests.sqs} SQS, ${e.requests.dynamodb_units} DynamoDB units, ${e.requests.s3} S3 · $${e.requests.cost_usd.toFixed(6)}`);
-    print(`  total ${e.total_usd === null ? 'unknown (model price unknown)' : `≈ $${e.total_usd.toFixed(4)}`} · wall time ≈ ${Math.ceil(e.wall_time_seconds / 60)} min at ${deployment.generateConcurrency} generate × 5, ${deployment.executorConcurrency} executors`);
-    print(`  fixed: ${e.fixed.interface_endpoints} interface endpoints × ${e.fixed.azs} AZs ≈ $${e.fixed.usd_per_month.toFixed(2)}/month while the stack is deployed, runs or not`);
+    print(
+      `  executors: ${executor} · ${e.executor.lambda_gb_seconds} Lambda GB-s · ${e.executor.fargate_vcpu_hours} Fargate vCPU-h · $${e.executor.cost_usd.toFixed(6)}`,
+    );
+    print(
+      `  requests: ${e.requests.lambda} Lambda, ${e.requests.sqs} SQS, ${e.requests.dynamodb_units} DynamoDB units, ${e.requests.s3} S3 · $${e.requests.cost_usd.toFixed(6)}`,
+    );
+    print(
+      `  total ${e.total_usd === null ? 'unknown (model price unknown)' : `≈ $${e.total_usd.toFixed(4)}`} · wall time ≈ ${Math.ceil(e.wall_time_seconds / 60)} min at ${deployment.generateConcurrency} generate × 5, ${deployment.executorConcurrency} executors`,
+    );
+    print(
+      `  fixed: ${e.fixed.interface_endpoints} interface endpoints × ${e.fixed.azs} AZs ≈ $${e.fixed.usd_per_month.toFixed(2)}/month while the stack is deployed, runs or not`,
+    );
   }
 }
 
@@ -153,7 +173,9 @@ function redriveCommand(): Command {
       const { client, json } = clientOf(command);
       const result = await client.redriveRun(runId);
       if (json) return print(toJson(result));
-      const where = Object.entries(result.queues).map(([queue, n]) => `${queue}: ${n}`).join(', ');
+      const where = Object.entries(result.queues)
+        .map(([queue, n]) => `${queue}: ${n}`)
+        .join(', ');
       print(`${runId}: ${result.moved} message(s) redriven${where ? ` (${where})` : ''}`);
     });
 }
@@ -217,6 +239,7 @@ export function remoteCommand(): Command {
     .option('--api <url>', 'the HTTP API URL (default: $POLYEVAL_API)')
     .option('--region <region>', 'signing region (default: AWS_REGION, else from the API host)')
     .option('--json', 'print exactly one JSON object on stdout');
-  for (const sub of [runCommand(), statusCommand(), metricsCommand(), cancelCommand(), redriveCommand(), leaderboardCommand()]) remote.addCommand(sub.exitOverride());
+  for (const sub of [runCommand(), statusCommand(), metricsCommand(), cancelCommand(), redriveCommand(), leaderboardCommand()])
+    remote.addCommand(sub.exitOverride());
   return remote;
 }

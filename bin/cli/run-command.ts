@@ -51,8 +51,16 @@ export function runCommand(): Command {
     .option('--resume <run-id>', 'continue a killed or stopped run; only missing items run')
     .option('--dry-run', 'print the plan (items, estimated tokens and cost) without calling any model')
     .option('--json', 'print exactly one JSON object on stdout at the end')
-    .option('--concurrency <count>', 'model calls in flight; in a sweep: run the cells at the same time, at most <count> items in flight across the grid (each model keeps its own call limit, shared by its cells)', intOption('--concurrency', 1))
-    .option('--model-concurrency <count>', "calls in flight per model (default: its provider's own, 4 for network providers); in a sweep each model's one limit, shared by its cells", intOption('--model-concurrency', 1))
+    .option(
+      '--concurrency <count>',
+      'model calls in flight; in a sweep: run the cells at the same time, at most <count> items in flight across the grid (each model keeps its own call limit, shared by its cells)',
+      intOption('--concurrency', 1),
+    )
+    .option(
+      '--model-concurrency <count>',
+      "calls in flight per model (default: its provider's own, 4 for network providers); in a sweep each model's one limit, shared by its cells",
+      intOption('--model-concurrency', 1),
+    )
     .option('--jobs <count>', 'sandbox executions in flight (default: cores; a sweep shares them)', intOption('--jobs', 1))
     .option('--region <region>', `AWS region for ${schemesReading('region')}`)
     .option('--endpoint-url <url>', `endpoint override for ${schemesReading('endpoint-url')} (VPC endpoints, proxies)`)
@@ -62,20 +70,42 @@ export function runCommand(): Command {
     .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
     .option('--capabilities <file.json>', 'model-capabilities rules applied after the shipped ones (stop sequences, exclusive sampling, chat vs completion)')
     .option('-q, --quiet', 'no progress on stderr')
-    .option('--batch', `generate through the provider's batch API (${BATCH_KINDS.map((k) => `${k.scheme}: ${k.api}`).join('; ')}) at its batch price; kill and --resume find the job again`)
+    .option(
+      '--batch',
+      `generate through the provider's batch API (${BATCH_KINDS.map((k) => `${k.scheme}: ${k.api}`).join('; ')}) at its batch price; kill and --resume find the job again`,
+    )
     .option('--batch-poll <seconds>', 'with --batch: seconds between two polls of a running batch job (default 30)', numberOption('--batch-poll'))
-    .option('--trust-generated-code', 'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)')
+    .option(
+      '--trust-generated-code',
+      'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)',
+    )
     .action(async (flags: RunFlags, command: Command) => {
       const globals = command.optsWithGlobals<{ home?: string }>();
       const home = openHome(globals.home);
       const root = packageRoot();
       const progress = createProgress(process.stderr, flags.quiet ?? false);
-      if (flags.concurrency !== undefined && flags.modelConcurrency !== undefined && flags.concurrency !== flags.modelConcurrency && !isSweep(flags) && !flags.resume) {
-        throw new InputError(`--concurrency ${flags.concurrency} and --model-concurrency ${flags.modelConcurrency} disagree: in a single run both set the model calls in flight; give one`, { field: 'model-concurrency' });
+      if (
+        flags.concurrency !== undefined &&
+        flags.modelConcurrency !== undefined &&
+        flags.concurrency !== flags.modelConcurrency &&
+        !isSweep(flags) &&
+        !flags.resume
+      ) {
+        throw new InputError(
+          `--concurrency ${flags.concurrency} and --model-concurrency ${flags.modelConcurrency} disagree: in a single run both set the model calls in flight; give one`,
+          { field: 'model-concurrency' },
+        );
       }
-      if (flags.batchPoll !== undefined && !(flags.batchPoll > 0)) throw new InputError(`--batch-poll must be a positive number of seconds, got ${flags.batchPoll}`, { field: 'batch-poll' });
-      if (flags.batchPoll !== undefined && !flags.batch && !flags.resume) throw new InputError('--batch-poll sets how often a batch job is polled: give it with --batch (or with --resume of a batch run)', { field: 'batch-poll' });
-      if (flags.batch && flags.resume) throw new InputError('--resume continues a run in the mode it was planned with; do not pass --batch (a batch run resumes as a batch)', { field: 'batch' });
+      if (flags.batchPoll !== undefined && !(flags.batchPoll > 0))
+        throw new InputError(`--batch-poll must be a positive number of seconds, got ${flags.batchPoll}`, { field: 'batch-poll' });
+      if (flags.batchPoll !== undefined && !flags.batch && !flags.resume)
+        throw new InputError('--batch-poll sets how often a batch job is polled: give it with --batch (or with --resume of a batch run)', {
+          field: 'batch-poll',
+        });
+      if (flags.batch && flags.resume)
+        throw new InputError('--resume continues a run in the mode it was planned with; do not pass --batch (a batch run resumes as a batch)', {
+          field: 'batch',
+        });
       const calls = flags.modelConcurrency ?? flags.concurrency;
       const providerOptions = {
         ...(flags.region ? { region: flags.region } : {}),
@@ -95,7 +125,9 @@ export function runCommand(): Command {
         ...(flags.prices ? { pricesPath: flags.prices } : {}),
         ...(flags.assumePrice ? { assumePrice: parseAssumedPrice(flags.assumePrice) } : {}),
         ...(flags.trustGeneratedCode ? { trustGeneratedCode: true } : {}),
-        ...(flags.batch || flags.batchPoll !== undefined ? { batch: { newRuns: flags.batch ?? false, ...(flags.batchPoll !== undefined ? { pollMs: flags.batchPoll * 1000 } : {}) } } : {}),
+        ...(flags.batch || flags.batchPoll !== undefined
+          ? { batch: { newRuns: flags.batch ?? false, ...(flags.batchPoll !== undefined ? { pollMs: flags.batchPoll * 1000 } : {}) } }
+          : {}),
         onEvent: (e: Parameters<NonNullable<LocalRunOptions['onEvent']>>[0]) => {
           if (e.type === 'planned') progress.planned(e.runId, e.total, e.done, e.benchmark, e.remaining);
           else if (e.type === 'recorded') progress.recorded(e.verdict, e.language);
@@ -120,14 +152,20 @@ export function runCommand(): Command {
       const announce = (doc: SweepDocument): void => {
         grid.cells(doc.specs.map((s) => ({ benchmark: s.benchmark, model: s.model })));
         const mode = flags.concurrency ? `cells at the same time, ≤ ${flags.concurrency} items in flight` : 'one cell after another';
-        if (!flags.quiet) process.stderr.write(`sweep ${doc.sweep_id} · ${doc.specs.length} benchmark × model cells · ${mode} · resume with: polyeval run --resume ${doc.sweep_id}\n`);
+        if (!flags.quiet)
+          process.stderr.write(
+            `sweep ${doc.sweep_id} · ${doc.specs.length} benchmark × model cells · ${mode} · resume with: polyeval run --resume ${doc.sweep_id}\n`,
+          );
       };
       try {
         if (flags.resume) {
           if (flags.benchmark) throw new InputError('--resume takes the benchmark and model from the run; do not pass -b', { field: 'benchmark' });
           if (flags.model?.length) throw new InputError('--resume takes the benchmark and model from the run; do not pass -m', { field: 'model' });
           if (await isSweepId(home, flags.resume)) {
-            if (flags.maxCost !== undefined) throw new InputError('--max-cost cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --max-cost', { field: 'max-cost' });
+            if (flags.maxCost !== undefined)
+              throw new InputError('--max-cost cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --max-cost', {
+                field: 'max-cost',
+              });
             ({ sweep_id: sweepId, results, failures } = await resumeSweep(flags.resume, sweepOptions, announce));
           } else {
             results = [await resumeLocal(flags.resume, options, flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {})];
@@ -157,7 +195,8 @@ export function runCommand(): Command {
         // A sweep ends with the leaderboard of the runs it ran (completed ones only).
         const board = buildLeaderboard(await completedRuns(home, new Set(results.map((r) => r.run_id))));
         const failed = failures.map((f) => ({ benchmark: f.benchmark, model: f.model, error: f.error.message }));
-        if (flags.json) process.stdout.write(`${toJson({ sweep_id: sweepId, runs: results.map(jsonShape), leaderboard: board, ...(failed.length ? { failed } : {}) })}\n`);
+        if (flags.json)
+          process.stdout.write(`${toJson({ sweep_id: sweepId, runs: results.map(jsonShape), leaderboard: board, ...(failed.length ? { failed } : {}) })}\n`);
         else {
           printRunsSummary(results);
           process.stdout.write(`\nleaderboard of sweep ${sweepId}:\n${leaderboardTable(board)}\n`);
@@ -171,7 +210,8 @@ export function runCommand(): Command {
         else printRunsSummary(results);
       }
       const stopped = results.find((r) => r.status === 'stopped');
-      if (stopped && stopped.status === 'stopped') throw new RunStopped(`run ${stopped.run_id} stopped: ${stopped.reason}; continue with: polyeval run --resume ${stopped.run_id}`);
+      if (stopped && stopped.status === 'stopped')
+        throw new RunStopped(`run ${stopped.run_id} stopped: ${stopped.reason}; continue with: polyeval run --resume ${stopped.run_id}`);
     });
 }
 
@@ -191,13 +231,19 @@ function sweepFailure(sweepId: string, failures: readonly CellFailure[], runs: n
 /** The dry-run plans: one JSON object (`{plans}` when several or a sweep), or a line each. */
 function printPlans(plans: readonly DryRunPlan[], json: boolean, sweep: boolean, batch: boolean): void {
   if (json) process.stdout.write(`${toJson(plans.length === 1 && !sweep ? plans[0] : { plans })}\n`);
-  else for (const p of plans) process.stdout.write(`${p.benchmark}${sweep ? ` · ${p.model}` : ''}: ${p.tasks} tasks × n=${p.n} → ${p.items} items · ~${p.prompt_tokens} prompt + ≤${p.completion_tokens} completion tokens · ${p.cost_usd === null ? `cost unknown (${p.cost_reason})` : `≈ $${p.cost_usd.toFixed(4)}${batch ? ' on demand' : ''}`}${batch ? batchCost(p) : ''}\n`);
+  else
+    for (const p of plans)
+      process.stdout.write(
+        `${p.benchmark}${sweep ? ` · ${p.model}` : ''}: ${p.tasks} tasks × n=${p.n} → ${p.items} items · ~${p.prompt_tokens} prompt + ≤${p.completion_tokens} completion tokens · ${p.cost_usd === null ? `cost unknown (${p.cost_reason})` : `≈ $${p.cost_usd.toFixed(4)}${batch ? ' on demand' : ''}`}${batch ? batchCost(p) : ''}\n`,
+      );
 }
 
 /** `--dry-run --batch`: the batch price beside the on-demand one. */
 function batchCost(p: DryRunPlan): string {
   if (p.batch_cost_usd === undefined) return '';
-  return p.batch_cost_usd === null ? ' · batch price unknown (no batch price in the price table: billed at the on-demand price)' : ` · ≈ $${p.batch_cost_usd.toFixed(4)} as a batch`;
+  return p.batch_cost_usd === null
+    ? ' · batch price unknown (no batch price in the price table: billed at the on-demand price)'
+    : ` · ≈ $${p.batch_cost_usd.toFixed(4)} as a batch`;
 }
 
 function jsonShape(r: LocalRunResult): Record<string, unknown> {

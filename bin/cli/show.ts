@@ -29,7 +29,9 @@ export function metricsTable(metrics: Record<string, MetricValue>): string {
 
 /** `<benchmark> · <model> · run <id> · n=… · … samples · <verdict counts>`. */
 export function runHeader(r: Extract<LocalRunResult, { status: 'completed' }>): string {
-  const verdicts = Object.entries(r.verdicts).map(([v, c]) => `${v} ${c}`).join(' · ');
+  const verdicts = Object.entries(r.verdicts)
+    .map(([v, c]) => `${v} ${c}`)
+    .join(' · ');
   return `${r.benchmark} · ${r.model} · run ${r.run_id} · n=${r.n} · ${r.items} samples · ${verdicts}`;
 }
 
@@ -39,7 +41,12 @@ export function runHeader(r: Extract<LocalRunResult, { status: 'completed' }>): 
  */
 export function printRunsSummary(results: readonly LocalRunResult[], out: NodeJS.WritableStream = process.stdout): void {
   out.write('\n');
-  for (const r of results) out.write(r.status === 'stopped' ? `${r.benchmark} · ${r.model} · run ${r.run_id} STOPPED after ${r.recorded}/${r.items} items: ${r.reason}\n` : `${runHeader(r)}\n`);
+  for (const r of results)
+    out.write(
+      r.status === 'stopped'
+        ? `${r.benchmark} · ${r.model} · run ${r.run_id} STOPPED after ${r.recorded}/${r.items} items: ${r.reason}\n`
+        : `${runHeader(r)}\n`,
+    );
   out.write(`\n${runsSummaryTable(results)}\n(per-slice metrics: polyeval report <run-id>, or the HTML report)\n`);
 }
 
@@ -65,13 +72,36 @@ export function printRunResult(r: LocalRunResult, out: NodeJS.WritableStream = p
  */
 export function runsSummaryTable(results: readonly LocalRunResult[]): string {
   const rows = results.flatMap((r) => {
-    if (r.status === 'stopped') return [{ suite: suiteName(r), model: r.model, items: `${r.recorded}/${r.items}`, verdicts: 'STOPPED', headline: r.reason, '95% CI': '', report: `resume: polyeval run --resume ${r.run_id}` }];
+    if (r.status === 'stopped')
+      return [
+        {
+          suite: suiteName(r),
+          model: r.model,
+          items: `${r.recorded}/${r.items}`,
+          verdicts: 'STOPPED',
+          headline: r.reason,
+          '95% CI': '',
+          report: `resume: polyeval run --resume ${r.run_id}`,
+        },
+      ];
     // ABRICOT's headline is one correlation per subtask: one line each, the run's cells once.
     return headlineKeys(r.benchmark, r.protocol?.settings.headline).map((key, i) => {
       const m = r.metrics[key];
-      const metric = { headline: `${key} ${fmtValue(m?.value)}`, '95% CI': m && m.value !== null ? `[${fmtValue(m.ci_low)}, ${fmtValue(m.ci_high)}]` : `absent: ${m?.reason ?? 'not computed'}` };
+      const metric = {
+        headline: `${key} ${fmtValue(m?.value)}`,
+        '95% CI': m && m.value !== null ? `[${fmtValue(m.ci_low)}, ${fmtValue(m.ci_high)}]` : `absent: ${m?.reason ?? 'not computed'}`,
+      };
       if (i > 0) return metric;
-      return { suite: suiteName(r), model: r.model, items: r.items, verdicts: Object.entries(r.verdicts).map(([v, c]) => `${v} ${c}`).join(' · '), ...metric, report: r.report };
+      return {
+        suite: suiteName(r),
+        model: r.model,
+        items: r.items,
+        verdicts: Object.entries(r.verdicts)
+          .map(([v, c]) => `${v} ${c}`)
+          .join(' · '),
+        ...metric,
+        report: r.report,
+      };
     });
   });
   // Paths are never cut: the report column is what a person copies.

@@ -54,20 +54,34 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
     .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
     .option('--kotlin-language-version <version>', 'kotlinc -language-version and -api-version (2.0 accepts APIs kotlinc ≥ 2.1 rejects; default for mxeval:)')
     .addOption(
-      new Option('--likert-mode <mode>', 'ABRICOT: likelihood over 1–5, next-token log-probabilities, or a parsed digit (auto: the best the server supports)').choices([
-        'auto',
-        'likelihood',
-        'next-token',
-        'digit-parse',
-      ]),
+      new Option(
+        '--likert-mode <mode>',
+        'ABRICOT: likelihood over 1–5, next-token log-probabilities, or a parsed digit (auto: the best the server supports)',
+      ).choices(['auto', 'likelihood', 'next-token', 'digit-parse']),
     )
     .option('--protocol <name>', "the benchmark's named protocol (default: its source's; see: polyeval list benchmarks)")
     .option('--row-limits', "io-tests: each row's own time limit instead of the protocol's fixed one")
-    .addOption(new Option('--prompt-style <style>', 'send the prompt as one plain text (completion endpoints) or as chat messages').choices(['completion', 'chat']))
-    .option('--shots <count>', "likert (ABRICOT): solved examples before each item, as lm-eval's --num_fewshot (default: the protocol's)", intOption('--shots', 0))
-    .addOption(new Option('--chat-template <name>', 'ABRICOT paper: chat template rendered for raw-text (likelihood) calls (default: none)').choices([...CHAT_TEMPLATE_NAMES]))
-    .addOption(new Option('--prompt-language <language>', "RoCode: language of the prompt's instructions (en: the paper's translation ablation)").choices([...PROMPT_LANGUAGES]))
-    .addOption(new Option('--time-clock <clock>', 'io-tests: what the time limit measures (cpu: CPU time, the default; wall: elapsed time)').choices([...TIME_CLOCKS]));
+    .addOption(
+      new Option('--prompt-style <style>', 'send the prompt as one plain text (completion endpoints) or as chat messages').choices(['completion', 'chat']),
+    )
+    .option(
+      '--shots <count>',
+      "likert (ABRICOT): solved examples before each item, as lm-eval's --num_fewshot (default: the protocol's)",
+      intOption('--shots', 0),
+    )
+    .addOption(
+      new Option('--chat-template <name>', 'ABRICOT paper: chat template rendered for raw-text (likelihood) calls (default: none)').choices([
+        ...CHAT_TEMPLATE_NAMES,
+      ]),
+    )
+    .addOption(
+      new Option('--prompt-language <language>', "RoCode: language of the prompt's instructions (en: the paper's translation ablation)").choices([
+        ...PROMPT_LANGUAGES,
+      ]),
+    )
+    .addOption(
+      new Option('--time-clock <clock>', 'io-tests: what the time limit measures (cpu: CPU time, the default; wall: elapsed time)').choices([...TIME_CLOCKS]),
+    );
 }
 
 /** Collects a flag given several times (`-m a -m b`) into an array. */

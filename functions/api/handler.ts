@@ -50,7 +50,10 @@ async function route(deps: ApiDeps, event: APIGatewayProxyEventV2): Promise<APIG
   }
   if (path === '/leaderboard' && method === 'GET') {
     const q = event.queryStringParameters ?? {};
-    return json(200, await leaderboard(deps, { benchmark: q.benchmark, metric: q.metric, slice: q.slice, protocol: q.protocol, language: q.language, dataset: q.dataset }));
+    return json(
+      200,
+      await leaderboard(deps, { benchmark: q.benchmark, metric: q.metric, slice: q.slice, protocol: q.protocol, language: q.language, dataset: q.dataset }),
+    );
   }
   return json(404, { message: `no route ${method} ${path}` });
 }

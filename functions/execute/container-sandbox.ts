@@ -66,7 +66,9 @@ export class ContainerSandbox {
     const fatal = executor.isolationReport.exposures.filter((e) => e !== 'files');
     if (fatal.length > 0) {
       await executor.close();
-      throw new HarnessError(`this executor container cannot keep ${fatal.join(' and ')} from programs (${executor.isolationReport.label}): refusing to run model code here; ${executor.isolationReport.details.join('; ')}`);
+      throw new HarnessError(
+        `this executor container cannot keep ${fatal.join(' and ')} from programs (${executor.isolationReport.label}): refusing to run model code here; ${executor.isolationReport.details.join('; ')}`,
+      );
     }
     this.watch = new ItemWatch({
       roots: [tmpdir(), '/dev/shm'],

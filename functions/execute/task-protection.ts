@@ -75,7 +75,11 @@ export class TaskProtection {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify(body),
       });
-      const answer = (await response.json().catch(() => ({}))) as { protection?: unknown; failure?: { Reason?: string }; error?: { Code?: string; Message?: string } };
+      const answer = (await response.json().catch(() => ({}))) as {
+        protection?: unknown;
+        failure?: { Reason?: string };
+        error?: { Code?: string; Message?: string };
+      };
       if (!response.ok || answer.failure || answer.error) {
         // Not fatal: an unprotected task only risks a redelivery of its item.
         this.options.log?.('task scale-in protection not updated', { enabled, status: response.status, failure: answer.failure, error: answer.error });

@@ -52,7 +52,10 @@ async function main(): Promise<void> {
   }
   const sandbox = new ContainerSandbox({ discard: () => undefined, log });
   const last = await serveLoop(api, (event) => serveInvocation(event, sandbox));
-  log('the last item left something behind: ending this environment', 'response' in last ? { integrity: (last.response as { integrity?: unknown }).integrity } : { error: last.error });
+  log(
+    'the last item left something behind: ending this environment',
+    'response' in last ? { integrity: (last.response as { integrity?: unknown }).integrity } : { error: last.error },
+  );
   process.exit(DISCARD_EXIT);
 }
 

@@ -24,15 +24,30 @@ export interface Invocation {
 
 export type Answer = { response: unknown; discard: boolean } | { error: { errorType: string; errorMessage: string }; discard: boolean };
 
-function call(api: string, method: 'GET' | 'POST', path: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function call(
+  api: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const [host, port] = api.split(':');
-    const req = request({ host, port: Number(port ?? 80), method, path: `/${API_VERSION}${path}`, headers: { ...headers, ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      {
+        host,
+        port: Number(port ?? 80),
+        method,
+        path: `/${API_VERSION}${path}`,
+        headers: { ...headers, ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -52,13 +67,17 @@ export async function postAnswer(api: string, requestId: string, answer: Answer)
   const res =
     'response' in answer
       ? await call(api, 'POST', `/runtime/invocation/${id}/response`, JSON.stringify(answer.response))
-      : await call(api, 'POST', `/runtime/invocation/${id}/error`, JSON.stringify(answer.error), { 'Lambda-Runtime-Function-Error-Type': answer.error.errorType });
+      : await call(api, 'POST', `/runtime/invocation/${id}/error`, JSON.stringify(answer.error), {
+          'Lambda-Runtime-Function-Error-Type': answer.error.errorType,
+        });
   if (res.status !== 202) throw new Error(`runtime API ${'response' in answer ? 'response' : 'error'}: HTTP ${res.status} ${res.body.slice(0, 200)}`);
 }
 
 /** Reports a failed start (the function's INIT error). */
 export async function postInitError(api: string, error: Error): Promise<void> {
-  await call(api, 'POST', '/runtime/init/error', JSON.stringify({ errorType: error.name, errorMessage: error.message }), { 'Lambda-Runtime-Function-Error-Type': error.name });
+  await call(api, 'POST', '/runtime/init/error', JSON.stringify({ errorType: error.name, errorMessage: error.message }), {
+    'Lambda-Runtime-Function-Error-Type': error.name,
+  });
 }
 
 /**

@@ -18,9 +18,15 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
   const sqs = obs.tracer.captureAWSv3Client(new SQSClient({}));
   const ledger = new DynamoRunLedger({ client: obs.tracer.captureAWSv3Client(new DynamoDBClient({})), tableName: requireEnv('TABLE_NAME', env) });
   // WATCHED_QUEUE_URLS: every stage and execute queue (comma-separated), not the DLQs.
-  const watched = requireEnv('WATCHED_QUEUE_URLS', env).split(',').map((url) => url.trim()).filter(Boolean);
+  const watched = requireEnv('WATCHED_QUEUE_URLS', env)
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
   const stallMinutes = Number(env.STALL_MINUTES ?? '30');
-  const dlqs = (env.DEAD_LETTER_QUEUE_URLS ?? '').split(',').map((url) => url.trim()).filter(Boolean);
+  const dlqs = (env.DEAD_LETTER_QUEUE_URLS ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
   return {
     obs,
     ledger,
@@ -31,4 +37,3 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
     ...(Number.isFinite(stallMinutes) && stallMinutes > 0 ? { stallMs: stallMinutes * 60_000 } : {}),
   };
 }
-

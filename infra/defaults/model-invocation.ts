@@ -54,4 +54,3 @@ export function modelInvocationReason(all: Kinds = PROVIDER_REGISTRY.kinds): str
   const usages = kinds.map((k) => k.usage).join(', ');
   return `The model is chosen per run (${usages}): ${kinds.map((k) => `${k.scheme}: ${k.iamReason ?? 'see the provider'}`).join('; ')}.`;
 }
-

@@ -85,9 +85,7 @@ export class AthenaResultsQuery implements ResultsQuery {
           return out.QueryExecution?.StatementType;
         case 'FAILED':
         case 'CANCELLED':
-          throw new HarnessError(
-            `Athena query ${id} ${state}: ${status?.StateChangeReason ?? status?.AthenaError?.ErrorMessage ?? 'no reason given'}`,
-          );
+          throw new HarnessError(`Athena query ${id} ${state}: ${status?.StateChangeReason ?? status?.AthenaError?.ErrorMessage ?? 'no reason given'}`);
         case 'QUEUED':
         case 'RUNNING':
         case undefined:

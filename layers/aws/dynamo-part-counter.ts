@@ -46,7 +46,9 @@ export class DynamoPartCounter implements PartCounter {
       return Number(out.Attributes?.recorded ?? 0);
     } catch (error) {
       if (awsErrorName(error) !== 'ConditionalCheckFailedException') {
-        throw new HarnessError(`DynamoDB cannot count slot ${slot} of part ${part} of run ${runId} in ${this.#table}: ${awsErrorName(error)}`, { cause: error });
+        throw new HarnessError(`DynamoDB cannot count slot ${slot} of part ${part} of run ${runId} in ${this.#table}: ${awsErrorName(error)}`, {
+          cause: error,
+        });
       }
       // Counted before (a redelivery, perhaps after a crash that lost the compaction message): report the count.
       const row = await this.#doc.send(new GetCommand({ TableName: this.#table, Key, ConsistentRead: true }));

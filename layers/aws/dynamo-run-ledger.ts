@@ -6,15 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RunLedger, RunStatus, RunSummary } from '../core/ports.ts';
 import type { Verdict } from '../core/types.ts';
 import { HarnessError } from '../core/errors.ts';
@@ -253,11 +245,20 @@ export class DynamoRunLedger implements RunLedger {
     const values: Row = capUsd === null ? { ':usd': usd } : { ':usd': usd, ':limit': capUsd - usd + 1e-12 };
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.#doc.send(new UpdateCommand({ TableName: this.#table, Key: costKey(runId), UpdateExpression: 'ADD costUsd :usd', ConditionExpression: condition, ExpressionAttributeValues: values }));
+        await this.#doc.send(
+          new UpdateCommand({
+            TableName: this.#table,
+            Key: costKey(runId),
+            UpdateExpression: 'ADD costUsd :usd',
+            ConditionExpression: condition,
+            ExpressionAttributeValues: values,
+          }),
+        );
         return true;
       } catch (error) {
         if (awsErrorName(error) !== 'ConditionalCheckFailedException') throw this.#fault(operation, runId, error);
-        if ((await this.getRun(runId)) === undefined) throw new HarnessError(`${operation}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
+        if ((await this.getRun(runId)) === undefined)
+          throw new HarnessError(`${operation}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
         // A run created before cost rows existed: create its row (once), then spend again.
         if (attempt === 0 && (await this.#createCostRow(runId))) continue;
         if (capUsd === null) throw this.#fault(operation, runId, error);
@@ -269,7 +270,9 @@ export class DynamoRunLedger implements RunLedger {
   /** Creates the cost row of a run that has none; false when it exists already. */
   async #createCostRow(runId: string): Promise<boolean> {
     try {
-      await this.#doc.send(new PutCommand({ TableName: this.#table, Item: { ...costKey(runId), costUsd: 0 }, ConditionExpression: 'attribute_not_exists(pk)' }));
+      await this.#doc.send(
+        new PutCommand({ TableName: this.#table, Item: { ...costKey(runId), costUsd: 0 }, ConditionExpression: 'attribute_not_exists(pk)' }),
+      );
       return true;
     } catch (error) {
       if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
@@ -283,7 +286,14 @@ export class DynamoRunLedger implements RunLedger {
     const values: Row = reason === undefined ? { ':s': status } : { ':s': status, ':r': reason };
     try {
       // A cancel is final: no stage that read the run before the cancel landed may undo it.
-      await this.#updateRun('setStatus', runId, expression, { ...values, ':cancelled': 'cancelled' }, { '#s': 'status' }, 'attribute_exists(pk) AND #s <> :cancelled');
+      await this.#updateRun(
+        'setStatus',
+        runId,
+        expression,
+        { ...values, ':cancelled': 'cancelled' },
+        { '#s': 'status' },
+        'attribute_exists(pk) AND #s <> :cancelled',
+      );
     } catch (error) {
       const conditionFailed = error instanceof HarnessError && awsErrorName(error.cause) === 'ConditionalCheckFailedException';
       if (conditionFailed && (await this.getRun(runId))?.status === 'cancelled') return;
@@ -299,7 +309,14 @@ export class DynamoRunLedger implements RunLedger {
     await this.#updateRun('setItems', runId, 'SET #items = :items, updatedAt = :now', { ':items': items }, { '#items': 'items' });
   }
 
-  async #updateRun(operation: string, runId: string, expression: string, values: Row, names?: Record<string, string>, condition = 'attribute_exists(pk)'): Promise<void> {
+  async #updateRun(
+    operation: string,
+    runId: string,
+    expression: string,
+    values: Row,
+    names?: Record<string, string>,
+    condition = 'attribute_exists(pk)',
+  ): Promise<void> {
     try {
       await this.#doc.send(
         new UpdateCommand({

@@ -33,7 +33,12 @@ export function executeApiSigner(options: { region: string; credentials?: ApiCre
       import('@smithy/protocol-http'),
       import('@smithy/signature-v4'),
     ]);
-    const signer = new SignatureV4({ service: 'execute-api', region: options.region, credentials: options.credentials ?? fromNodeProviderChain(), sha256: Sha256 });
+    const signer = new SignatureV4({
+      service: 'execute-api',
+      region: options.region,
+      credentials: options.credentials ?? fromNodeProviderChain(),
+      sha256: Sha256,
+    });
     return { sign: async (request: UnsignedRequest) => ((await signer.sign(new HttpRequest(request))) as InstanceType<typeof HttpRequest>).headers };
   };
   return async (request) => (await (ready ??= load())).sign(request);

@@ -4,14 +4,7 @@
  */
 export { S3BlobStore, guessContentType, type S3BlobStoreOptions } from './s3-blob-store.ts';
 export { SqsWorkQueue, ID_ATTRIBUTE, parseSqsMessage, type SqsWorkQueueOptions } from './sqs-work-queue.ts';
-export {
-  applySqsBatchResponse,
-  deliverSqsBatch,
-  messageFromSqsRecord,
-  queueArnFromUrl,
-  toLambdaSqsEvent,
-  type AppliedBatch,
-} from './sqs-lambda-events.ts';
+export { applySqsBatchResponse, deliverSqsBatch, messageFromSqsRecord, queueArnFromUrl, toLambdaSqsEvent, type AppliedBatch } from './sqs-lambda-events.ts';
 export { DynamoRunLedger, type DynamoRunLedgerOptions } from './dynamo-run-ledger.ts';
 export { LEDGER_TABLE, ledgerTableDefinition, verdictAttribute } from './dynamo-ledger-schema.ts';
 export { AthenaResultsQuery, convertAthenaValue, type AthenaResultsQueryOptions } from './athena-results-query.ts';

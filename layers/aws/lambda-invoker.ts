@@ -55,10 +55,13 @@ export class LambdaInvoker {
   async invoke(payload: string): Promise<InvokeResult> {
     let out;
     try {
-      out = await this.options.client.send(new InvokeCommand({ FunctionName: this.options.functionName, InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(payload) }));
+      out = await this.options.client.send(
+        new InvokeCommand({ FunctionName: this.options.functionName, InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(payload) }),
+      );
     } catch (error) {
       const code = awsErrorName(error);
-      if (TRANSIENT_INVOKE_ERRORS.has(code)) throw new TransientError(`runner ${this.options.functionName} not invocable now (${code}): the item goes back to its queue`, { cause: error });
+      if (TRANSIENT_INVOKE_ERRORS.has(code))
+        throw new TransientError(`runner ${this.options.functionName} not invocable now (${code}): the item goes back to its queue`, { cause: error });
       throw error;
     }
     return { ...(out.FunctionError ? { functionError: out.FunctionError } : {}), payload: out.Payload ? new TextDecoder().decode(out.Payload) : '' };

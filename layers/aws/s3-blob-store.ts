@@ -3,14 +3,7 @@
  * optional prefix of one bucket. S3 PUTs are atomic and overwrite, which is exactly the
  * port's contract, so this adapter only maps primitives and errors.
  */
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { BlobStore } from '../core/ports.ts';
 import { HarnessError } from '../core/errors.ts';
 import { awsErrorName } from './aws-errors.ts';
@@ -99,9 +92,7 @@ export class S3BlobStore implements BlobStore {
     let token: string | undefined;
     do {
       const page = await this.#call('list', prefix, () =>
-        this.#client.send(
-          new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#key(prefix), ContinuationToken: token, MaxKeys: this.#listPageSize }),
-        ),
+        this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#key(prefix), ContinuationToken: token, MaxKeys: this.#listPageSize })),
       );
       for (const object of page.Contents ?? []) {
         if (object.Key !== undefined) keys.push(object.Key.slice(this.#prefix.length));
@@ -113,9 +104,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.#call('delete', key, () =>
-      this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })),
-    );
+    await this.#call('delete', key, () => this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })));
   }
 
   locate(key: string): string {

@@ -5,13 +5,7 @@
  * uses them to invoke the real handlers the way AWS does; handlers use
  * {@link messageFromSqsRecord} to read a record.
  */
-import {
-  ChangeMessageVisibilityBatchCommand,
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  type Message,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import type { QueueMessage } from '../core/ports.ts';
 import { HarnessError } from '../core/errors.ts';
@@ -19,7 +13,10 @@ import { ID_ATTRIBUTE, parseBody, type ParseBody } from './sqs-work-queue.ts';
 
 /** `arn:aws:sqs:<region>:<account>:<name>` from a queue URL `https://host/<account>/<name>`. */
 export function queueArnFromUrl(queueUrl: string, region: string): string {
-  const [account, name] = new URL(queueUrl).pathname.split('/').filter((part) => part !== '').slice(-2);
+  const [account, name] = new URL(queueUrl).pathname
+    .split('/')
+    .filter((part) => part !== '')
+    .slice(-2);
   if (account === undefined || name === undefined) throw new HarnessError(`not an SQS queue URL: ${queueUrl}`);
   return `arn:aws:sqs:${region}:${account}:${name}`;
 }

@@ -83,8 +83,6 @@ export class RunStopped extends PolyevalError {
 }
 
 function formatLocated(message: string, loc: InputLocation): string {
-  const where = [loc.file, loc.line !== undefined ? `line ${loc.line}` : undefined, loc.field ? `field "${loc.field}"` : undefined]
-    .filter(Boolean)
-    .join(', ');
+  const where = [loc.file, loc.line !== undefined ? `line ${loc.line}` : undefined, loc.field ? `field "${loc.field}"` : undefined].filter(Boolean).join(', ');
   return where ? `${where}: ${message}` : message;
 }

@@ -25,10 +25,7 @@ export interface IoTest {
   outputPath?: string;
 }
 
-export type OutputChecker =
-  | { kind: 'tokens' }
-  | { kind: 'float'; abs?: number; rel?: number }
-  | { kind: 'program'; language: LanguageId; source: string };
+export type OutputChecker = { kind: 'tokens' } | { kind: 'float'; abs?: number; rel?: number } | { kind: 'program'; language: LanguageId; source: string };
 
 interface TaskBase {
   /** Unique within its benchmark; may contain `/` (ABRICOT: `abstractness/<id>`). */

@@ -20,7 +20,8 @@ if (target === 'supervisor') {
   console.log(`sandbox supervisor built at ${await buildSupervisor(cache)}`);
 } else {
   const image = EXECUTOR_IMAGES.find((i) => i.id === target);
-  if (!image) throw new Error(`unknown prebuild target ${JSON.stringify(target)}: expected supervisor or one of ${EXECUTOR_IMAGES.map((i) => i.id).join(', ')}`);
+  if (!image)
+    throw new Error(`unknown prebuild target ${JSON.stringify(target)}: expected supervisor or one of ${EXECUTOR_IMAGES.map((i) => i.id).join(', ')}`);
   for (const runtime of LANGUAGE_RUNTIMES) {
     if (image.languages.includes(runtime.id) && runtime.prebuild) console.log(await runtime.prebuild(cache));
   }

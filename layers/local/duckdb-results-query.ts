@@ -30,7 +30,11 @@ function hasParquet(dir: string): boolean {
 function viewSql(name: string, dir: string, columns: readonly Column[]): string {
   const all = ['benchmark', 'run_id', ...columns.map((c) => c.name)];
   if (!hasParquet(dir)) {
-    const empty = [`CAST(NULL AS VARCHAR) AS benchmark`, `CAST(NULL AS VARCHAR) AS run_id`, ...columns.map((c) => `CAST(NULL AS ${SQL_TYPE[c.type]}) AS "${c.name}"`)];
+    const empty = [
+      `CAST(NULL AS VARCHAR) AS benchmark`,
+      `CAST(NULL AS VARCHAR) AS run_id`,
+      ...columns.map((c) => `CAST(NULL AS ${SQL_TYPE[c.type]}) AS "${c.name}"`),
+    ];
     return `CREATE OR REPLACE VIEW ${name} AS SELECT ${empty.join(', ')} WHERE false`;
   }
   const glob = join(dir, '*', '*', '*.parquet').replace(/'/g, "''");

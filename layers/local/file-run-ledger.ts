@@ -40,7 +40,10 @@ export class FileRunLedger implements RunLedger {
 
   private serial<T>(runId: string, fn: () => Promise<T>): Promise<T> {
     const next = (this.chains.get(runId) ?? Promise.resolve()).then(fn, fn);
-    this.chains.set(runId, next.catch(() => undefined));
+    this.chains.set(
+      runId,
+      next.catch(() => undefined),
+    );
     return next;
   }
 
@@ -128,7 +131,19 @@ export class FileRunLedger implements RunLedger {
       } catch (error) {
         if (!(error instanceof CorruptRecordError)) throw error;
         const { runId, benchmark, model, items, createdAt } = event.run;
-        runs.push({ runId, benchmark, model, items, createdAt, updatedAt: createdAt, status: 'failed', recorded: 0, verdicts: {}, costUsd: 0, reason: `damaged journal: ${error.message}` });
+        runs.push({
+          runId,
+          benchmark,
+          model,
+          items,
+          createdAt,
+          updatedAt: createdAt,
+          status: 'failed',
+          recorded: 0,
+          verdicts: {},
+          costUsd: 0,
+          reason: `damaged journal: ${error.message}`,
+        });
       }
     }
     return runs.sort((a, b) => a.createdAt.localeCompare(b.createdAt));

@@ -10,7 +10,16 @@ import type { RunStatus } from '#core/ports.ts';
 import { parseStoredValue, schemaVersionField } from '#core/run/documents.ts';
 import { VerdictSchema } from '#core/run/columns.ts';
 
-const STATUSES = ['planned', 'running', 'aggregating', 'completed', 'completed_with_missing', 'stopped', 'cancelled', 'failed'] as const satisfies readonly RunStatus[];
+const STATUSES = [
+  'planned',
+  'running',
+  'aggregating',
+  'completed',
+  'completed_with_missing',
+  'stopped',
+  'cancelled',
+  'failed',
+] as const satisfies readonly RunStatus[];
 // Every RunStatus is listed (a compile error when one is added to the port and not here).
 const everyStatus: Exclude<RunStatus, (typeof STATUSES)[number]> extends never ? true : never = true;
 void everyStatus;
@@ -65,7 +74,9 @@ export function readJournalLine(line: string, file: string, lineNumber: number, 
     value = JSON.parse(line) as unknown;
   } catch (cause) {
     if (last || isTornAppend(line)) return undefined;
-    throw new CorruptRecordError(key, undefined, `is not JSON (${JSON.stringify(line.slice(0, 60))}…: a damaged or hand-edited line, fix or remove it)`, { cause });
+    throw new CorruptRecordError(key, undefined, `is not JSON (${JSON.stringify(line.slice(0, 60))}…: a damaged or hand-edited line, fix or remove it)`, {
+      cause,
+    });
   }
   return parseStoredValue(EventSchema, value, key);
 }

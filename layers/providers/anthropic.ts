@@ -65,7 +65,10 @@ export class AnthropicProvider implements Provider {
 
   async generate(req: GenerateRequest): Promise<Generation> {
     const key = this.opts.env[this.#keyEnv];
-    if (!key) throw new InputError(`environment variable ${this.#keyEnv} is not set (anthropic: reads its API key from it; name another with --api-key-env)`, { field: 'apiKeyEnv' });
+    if (!key)
+      throw new InputError(`environment variable ${this.#keyEnv} is not set (anthropic: reads its API key from it; name another with --api-key-env)`, {
+        field: 'apiKeyEnv',
+      });
     const { params, clientStops, omitSampling } = adaptParams(this.#caps, req.params);
     const { prompt } = req;
     const chat = prompt.messages.length > 0;
@@ -84,7 +87,13 @@ export class AnthropicProvider implements Provider {
         return expectShape(messageSchema, await postJson(`${this.#base}/v1/messages`, body, headers, signal, this.opts.now), 'messages');
       } catch (err) {
         // 529 overloaded_error: busy for everyone — slow down like a 429.
-        if (err instanceof ProviderCallError && err.status === 529) throw new ProviderCallError(err.message, { retryable: true, throttled: true, status: 529, ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) });
+        if (err instanceof ProviderCallError && err.status === 529)
+          throw new ProviderCallError(err.message, {
+            retryable: true,
+            throttled: true,
+            status: 529,
+            ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+          });
         throw err;
       }
     }, req.signal);

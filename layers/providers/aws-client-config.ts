@@ -43,7 +43,11 @@ export interface LazyClient<M, C> {
 }
 
 /** A {@link LazyClient}: `load` imports the SDK module, `make` builds the client from it and the provider's config. */
-export function lazyClient<M, C extends { destroy(): void }>(load: () => Promise<M>, make: (sdk: M, config: AwsClientConfig) => C, opts: ResolvedOptions): LazyClient<M, C> {
+export function lazyClient<M, C extends { destroy(): void }>(
+  load: () => Promise<M>,
+  make: (sdk: M, config: AwsClientConfig) => C,
+  opts: ResolvedOptions,
+): LazyClient<M, C> {
   let made: Promise<{ sdk: M; client: C }> | undefined;
   let client: C | undefined;
   return {

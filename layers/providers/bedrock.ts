@@ -35,7 +35,11 @@ export class BedrockProvider implements Provider {
     opts: ResolvedOptions,
   ) {
     this.concurrency = opts.concurrency;
-    this.#client = lazyClient(() => import('@aws-sdk/client-bedrock-runtime'), (sdk, config) => new sdk.BedrockRuntimeClient(config), opts);
+    this.#client = lazyClient(
+      () => import('@aws-sdk/client-bedrock-runtime'),
+      (sdk, config) => new sdk.BedrockRuntimeClient(config),
+      opts,
+    );
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
     this.#caps = capabilitiesOf(opts.capabilities, 'bedrock', model);
   }
@@ -68,10 +72,7 @@ export class BedrockProvider implements Provider {
         ...(params.stop.length > 0 ? { stopSequences: params.stop } : {}),
       },
     });
-    const out = await this.#policy.call(
-      async (signal) => readConverse(await client.send(command, { abortSignal: signal })),
-      req.signal,
-    );
+    const out = await this.#policy.call(async (signal) => readConverse(await client.send(command, { abortSignal: signal })), req.signal);
     const text = clientStops.length > 0 ? cutAtStops(out.value.text, clientStops) : out.value.text;
     return { ...out.value, text, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
   }

@@ -116,7 +116,16 @@ export async function loadCapabilityTable(path?: string): Promise<CapabilityTabl
  */
 export function capabilitiesOf(table: CapabilityTable, provider: string, model: string): ModelCapabilities {
   const id = model.replace(PROFILE_PREFIX, '');
-  const caps: ModelCapabilities = { stopNonWhitespace: false, exclusiveSampling: false, completion: true, logprobs: true, sampling: true, maxTokensField: 'max_tokens', stopSequences: true, sources: [] };
+  const caps: ModelCapabilities = {
+    stopNonWhitespace: false,
+    exclusiveSampling: false,
+    completion: true,
+    logprobs: true,
+    sampling: true,
+    maxTokensField: 'max_tokens',
+    stopSequences: true,
+    sources: [],
+  };
   for (const rule of table.rules) {
     if (rule.provider !== provider || !new RegExp(rule.model).test(id)) continue;
     if (rule.stop_non_whitespace !== undefined) caps.stopNonWhitespace = rule.stop_non_whitespace;
@@ -143,7 +152,9 @@ export function adaptParams(caps: ModelCapabilities, params: GenerationParams): 
   let stop = params.stop;
   if (!caps.stopSequences && stop.length > 0) {
     clientStops.push(...stop);
-    warnings.push(`stop sequence(s) ${stop.map((s) => JSON.stringify(s)).join(', ')} not sent: the model takes no stop sequences; the answer is cut at them after generation`);
+    warnings.push(
+      `stop sequence(s) ${stop.map((s) => JSON.stringify(s)).join(', ')} not sent: the model takes no stop sequences; the answer is cut at them after generation`,
+    );
     stop = [];
   }
   if (caps.allowedStops) {
@@ -152,7 +163,9 @@ export function adaptParams(caps: ModelCapabilities, params: GenerationParams): 
     if (refused.length > 0) {
       clientStops.push(...refused);
       stop = stop.filter((s) => allowed.includes(s));
-      warnings.push(`stop sequence(s) ${refused.map((s) => JSON.stringify(s)).join(', ')} not sent: the model accepts only ${allowed.map((s) => JSON.stringify(s)).join(' or ')}; the answer is cut at them after generation`);
+      warnings.push(
+        `stop sequence(s) ${refused.map((s) => JSON.stringify(s)).join(', ')} not sent: the model accepts only ${allowed.map((s) => JSON.stringify(s)).join(' or ')}; the answer is cut at them after generation`,
+      );
     }
   }
   if (caps.stopNonWhitespace) {
@@ -160,18 +173,24 @@ export function adaptParams(caps: ModelCapabilities, params: GenerationParams): 
     if (blank.length > 0) {
       clientStops.push(...blank);
       stop = stop.filter((s) => s.trim() !== '');
-      warnings.push(`stop sequence(s) ${blank.map((s) => JSON.stringify(s)).join(', ')} not sent: the model rejects stop sequences without a non-whitespace character; the answer is cut at them after generation`);
+      warnings.push(
+        `stop sequence(s) ${blank.map((s) => JSON.stringify(s)).join(', ')} not sent: the model rejects stop sequences without a non-whitespace character; the answer is cut at them after generation`,
+      );
     }
   }
   if (caps.maxStopSequences !== undefined && stop.length > caps.maxStopSequences) {
     const rest = stop.slice(caps.maxStopSequences);
     clientStops.push(...rest);
     stop = stop.slice(0, caps.maxStopSequences);
-    warnings.push(`only the first ${caps.maxStopSequences} stop sequences are sent (the model takes no more); ${rest.map((s) => JSON.stringify(s)).join(', ')} cut the answer after generation`);
+    warnings.push(
+      `only the first ${caps.maxStopSequences} stop sequences are sent (the model takes no more); ${rest.map((s) => JSON.stringify(s)).join(', ')} cut the answer after generation`,
+    );
   }
   let topP = params.topP;
   if (!caps.sampling) {
-    warnings.push(`temperature ${params.temperature}${params.topP < 1 ? ` and top_p ${params.topP}` : ''} not sent: the model takes no sampling parameters (it samples at its own fixed setting)`);
+    warnings.push(
+      `temperature ${params.temperature}${params.topP < 1 ? ` and top_p ${params.topP}` : ''} not sent: the model takes no sampling parameters (it samples at its own fixed setting)`,
+    );
     topP = 1;
   } else if (caps.exclusiveSampling && topP < 1) {
     warnings.push(`top_p ${topP} not sent: the model takes temperature or top_p, not both; temperature ${params.temperature} is kept`);

@@ -66,7 +66,12 @@ const RETRYABLE_AWS_NAMES = new Set([
 const PERMANENT_CODES = new Set([
   // Anthropic (API docs, "Errors"): a 429 whose error.details.error_code says the month's spend cap is reached.
   'enforced_spend_limit_reached',
-  'insufficient_quota', 'credit_balance_exhausted', 'organization_spend_limit_exceeded', 'project_spend_limit_exceeded', 'organization_usage_limit_exceeded']);
+  'insufficient_quota',
+  'credit_balance_exhausted',
+  'organization_spend_limit_exceeded',
+  'project_spend_limit_exceeded',
+  'organization_usage_limit_exceeded',
+]);
 
 /** Whether an error body's type or code says waiting will not help. */
 export function isPermanentCode(code: string): boolean {
@@ -120,11 +125,14 @@ export function httpFailure(
 ): ProviderCallError {
   const retryAfterMs = typeof retryAfter === 'object' && retryAfter !== null ? retryAfter.ms : parseRetryAfter(retryAfter, now);
   if (code !== undefined && PERMANENT_CODES.has(code)) {
-    return new ProviderCallError(`HTTP ${status} ${code}: ${truncate(serverMessage)} (not retried: waiting does not restore a quota; check the account's plan and billing)`, {
-      retryable: false,
-      throttled: false,
-      status,
-    });
+    return new ProviderCallError(
+      `HTTP ${status} ${code}: ${truncate(serverMessage)} (not retried: waiting does not restore a quota; check the account's plan and billing)`,
+      {
+        retryable: false,
+        throttled: false,
+        status,
+      },
+    );
   }
   return new ProviderCallError(`HTTP ${status}: ${truncate(serverMessage)}`, {
     retryable: isRetryableStatus(status),

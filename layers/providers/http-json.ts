@@ -6,13 +6,7 @@
 import { ProviderCallError, httpFailure, isPermanentCode, malformed, retryAfterFromHeaders } from './failures.ts';
 
 /** POSTs `body` as JSON to `url` and returns the parsed JSON answer of a 2xx response. */
-export async function postJson(
-  url: string,
-  body: unknown,
-  headers: Record<string, string>,
-  signal: AbortSignal,
-  now: () => number,
-): Promise<unknown> {
+export async function postJson(url: string, body: unknown, headers: Record<string, string>, signal: AbortSignal, now: () => number): Promise<unknown> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
@@ -20,7 +14,14 @@ export async function postJson(
     signal,
   });
   const text = await res.text();
-  if (!res.ok) throw httpFailure(res.status, serverMessage(text) || res.statusText, { ms: retryAfterFromHeaders((h) => res.headers.get(h), now()) }, now(), errorCode(text));
+  if (!res.ok)
+    throw httpFailure(
+      res.status,
+      serverMessage(text) || res.statusText,
+      { ms: retryAfterFromHeaders((h) => res.headers.get(h), now()) },
+      now(),
+      errorCode(text),
+    );
   return parseJsonBody(text);
 }
 

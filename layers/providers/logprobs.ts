@@ -52,7 +52,9 @@ export function locateChoice(tokens: readonly PromptToken[], context: string, ch
     const shifted = shiftPastSpecials(tokens);
     const start = charLength(context);
     const end = charLength(context + choice);
-    const used = shifted.filter((t) => t.offset !== undefined && t.text.length > 0 && t.offset < end && t.offset + charLength(t.text) > start).map((t) => t.text);
+    const used = shifted
+      .filter((t) => t.offset !== undefined && t.text.length > 0 && t.offset < end && t.offset + charLength(t.text) > start)
+      .map((t) => t.text);
     return { logprob: sumCovering(shifted, start, end), by: 'offsets', tokens: used };
   }
   throw deterministic(`cannot locate the choice ${JSON.stringify(choice)} among the ${tokens.length} prompt tokens the server returned`);
@@ -69,7 +71,13 @@ const SPACE = 0x20;
  * first reading that covers the choice wins; the search backtracks over the few tokens a
  * choice spans.
  */
-function coverTail(tokens: readonly PromptToken[], prompt: Uint8Array, choiceStart: number, i: number, pos: number): { sum: number; used: string[] } | undefined {
+function coverTail(
+  tokens: readonly PromptToken[],
+  prompt: Uint8Array,
+  choiceStart: number,
+  i: number,
+  pos: number,
+): { sum: number; used: string[] } | undefined {
   if (i < 0) return undefined;
   const token = tokens[i] as PromptToken;
   const bytes = tokenBytes(token.text);
@@ -93,7 +101,8 @@ function coverTail(tokens: readonly PromptToken[], prompt: Uint8Array, choiceSta
   // A token spanning the boundary: its tail is the rest of the choice, its head lies in the
   // context (which, behind a chat template, may not be the text we know).
   const need = pos - choiceStart;
-  if (need > 0 && bytes.length > need && endsWith(bytes, prompt.subarray(choiceStart, pos), bytes.length)) return { sum: requireLogprob(token), used: [token.text] };
+  if (need > 0 && bytes.length > need && endsWith(bytes, prompt.subarray(choiceStart, pos), bytes.length))
+    return { sum: requireLogprob(token), used: [token.text] };
   return undefined;
 }
 

@@ -26,7 +26,15 @@ export const chatResponseSchema = z
             logprobs: z
               .object({
                 content: z
-                  .array(z.object({ token: z.string(), logprob: z.number(), top_logprobs: z.array(z.object({ token: z.string(), logprob: z.number() }).loose()).nullish() }).loose())
+                  .array(
+                    z
+                      .object({
+                        token: z.string(),
+                        logprob: z.number(),
+                        top_logprobs: z.array(z.object({ token: z.string(), logprob: z.number() }).loose()).nullish(),
+                      })
+                      .loose(),
+                  )
                   .nullish(),
               })
               .loose()
@@ -140,7 +148,9 @@ export function generationFromChat(
       : undefined;
   return {
     text,
-    usage: out.billed ? { promptTokens: usage.promptTokens + out.billed.promptTokens, completionTokens: usage.completionTokens + out.billed.completionTokens } : usage,
+    usage: out.billed
+      ? { promptTokens: usage.promptTokens + out.billed.promptTokens, completionTokens: usage.completionTokens + out.billed.completionTokens }
+      : usage,
     latencyMs: out.latencyMs,
     attempts: out.attempts,
     ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),

@@ -87,7 +87,10 @@ export class OpenAiProvider implements Provider {
   /** `/completions`; undefined (and chat from now on) when the server has no such endpoint. */
   async #complete(prompt: string, sampling: Record<string, unknown>, signal?: AbortSignal): Promise<Generation | undefined> {
     try {
-      const out = await this.#policy.call(async (s) => expectShape(completionResponseSchema, await this.#post('/completions', { model: this.model, prompt, ...sampling }, s), 'completions'), signal);
+      const out = await this.#policy.call(
+        async (s) => expectShape(completionResponseSchema, await this.#post('/completions', { model: this.model, prompt, ...sampling }, s), 'completions'),
+        signal,
+      );
       const choice = out.value.choices[0];
       const text = choice?.text ?? '';
       return {
@@ -112,7 +115,10 @@ export class OpenAiProvider implements Provider {
   }
 
   #chat(body: Record<string, unknown>, signal?: AbortSignal) {
-    return this.#policy.call(async (s) => expectShape(chatResponseSchema, await this.#post('/chat/completions', { model: this.model, ...body }, s), 'chat/completions'), signal);
+    return this.#policy.call(
+      async (s) => expectShape(chatResponseSchema, await this.#post('/chat/completions', { model: this.model, ...body }, s), 'chat/completions'),
+      signal,
+    );
   }
 
   /** One call per choice (echo), or one call per item (next-token top log-probabilities). */
@@ -142,7 +148,13 @@ export class OpenAiProvider implements Provider {
       if (!tokens) throw deterministic('the server did not echo the prompt with log-probabilities (use --likert-mode next-token or digit-parse)', usage);
       return { located: locateChoice(tokens, context, choice), usage };
     }, signal);
-    return { logprob: out.value.located.logprob, located: out.value.located, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
+    return {
+      logprob: out.value.located.logprob,
+      located: out.value.located,
+      usage: addUsage(out.value.usage, out.billed) as TokenUsage,
+      latencyMs: out.latencyMs,
+      attempts: out.attempts,
+    };
   }
 
   /** An echo of `prompt`; the `max_tokens` it was answered with (0, or 1 on servers that refuse 0). */
@@ -186,7 +198,9 @@ export class OpenAiProvider implements Provider {
       } catch (err) {
         usage = addUsage(usage, (err as ProviderCallError).billed) as TokenUsage;
         const status = err instanceof ProviderCallError ? err.status : undefined;
-        findings.push(`no prompt log-probabilities: /completions with echo ${status === 404 ? 'answered 404 (chat-only server)' : `failed: ${(err as Error).message}`}`);
+        findings.push(
+          `no prompt log-probabilities: /completions with echo ${status === 404 ? 'answered 404 (chat-only server)' : `failed: ${(err as Error).message}`}`,
+        );
         if (status === 404) this.#completions = false;
       }
     } else findings.push(`no prompt log-probabilities: ${this.model} is a chat model (capabilities table)`);
@@ -218,8 +232,10 @@ export class OpenAiProvider implements Provider {
  * include the choice's digit — otherwise every choice would get the same score.
  */
 export function distrust(located: LocatedChoice, digit: string): string | undefined {
-  if (located.by !== 'bytes') return `the echoed tokens do not spell the end of the prompt (the choice was found by text offsets only, in ${JSON.stringify(located.tokens)})`;
-  if (!located.tokens.some((t) => t.includes(digit))) return `the tokens covering the choice (${JSON.stringify(located.tokens)}) do not include its digit ${digit}`;
+  if (located.by !== 'bytes')
+    return `the echoed tokens do not spell the end of the prompt (the choice was found by text offsets only, in ${JSON.stringify(located.tokens)})`;
+  if (!located.tokens.some((t) => t.includes(digit)))
+    return `the tokens covering the choice (${JSON.stringify(located.tokens)}) do not include its digit ${digit}`;
   return undefined;
 }
 

@@ -144,7 +144,9 @@ export function parseAssumedPrice(text: string): ModelPrice {
   const parts = text.split(',').map((p) => p.trim());
   const [input, output] = parts.map(Number);
   if (parts.length !== 2 || input === undefined || output === undefined || !Number.isFinite(input) || !Number.isFinite(output) || input < 0 || output < 0) {
-    throw new InputError(`--assume-price must be "<input>,<output>" in USD per million tokens, e.g. 0.5,1.5; got ${JSON.stringify(text)}`, { field: 'assumePrice' });
+    throw new InputError(`--assume-price must be "<input>,<output>" in USD per million tokens, e.g. 0.5,1.5; got ${JSON.stringify(text)}`, {
+      field: 'assumePrice',
+    });
   }
   return { input_per_mtok: input, output_per_mtok: output, source: 'assumed with --assume-price' };
 }

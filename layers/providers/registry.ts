@@ -57,7 +57,14 @@ export function createProviderRegistry(kinds: readonly ProviderKind<ProviderOpti
   };
 }
 
-export const PROVIDER_REGISTRY: ProviderRegistry = createProviderRegistry([reference, replay, bedrock, sagemaker, openai, anthropic] as ProviderKind<ProviderOptions>[]);
+export const PROVIDER_REGISTRY: ProviderRegistry = createProviderRegistry([
+  reference,
+  replay,
+  bedrock,
+  sagemaker,
+  openai,
+  anthropic,
+] as ProviderKind<ProviderOptions>[]);
 
 /** Whether a created provider's calls cost money (unknown kinds: yes). */
 export function isBilled(provider: { kind: string }): boolean {
@@ -66,5 +73,8 @@ export function isBilled(provider: { kind: string }): boolean {
 
 /** The schemes whose providers read a run option (`region`, `endpoint-url`, `api-key-env`), as `a:/b:` for help texts. */
 export function schemesReading(option: string): string {
-  return PROVIDER_REGISTRY.kinds.filter((k) => k.options?.includes(option)).map((k) => `${k.scheme}:`).join('/');
+  return PROVIDER_REGISTRY.kinds
+    .filter((k) => k.options?.includes(option))
+    .map((k) => `${k.scheme}:`)
+    .join('/');
 }

@@ -15,7 +15,13 @@ import { estimateTokens } from './tokens.ts';
 export const STREAM_ABOVE_TOKENS = 1024;
 
 /** The text of a whole response stream. */
-export async function invokeStream(sdk: { InvokeEndpointWithResponseStreamCommand: typeof InvokeEndpointWithResponseStreamCommand }, client: SageMakerRuntimeClient, endpoint: string, payload: unknown, signal: AbortSignal): Promise<string> {
+export async function invokeStream(
+  sdk: { InvokeEndpointWithResponseStreamCommand: typeof InvokeEndpointWithResponseStreamCommand },
+  client: SageMakerRuntimeClient,
+  endpoint: string,
+  payload: unknown,
+  signal: AbortSignal,
+): Promise<string> {
   const res = await client.send(
     new sdk.InvokeEndpointWithResponseStreamCommand({
       EndpointName: endpoint,
@@ -66,7 +72,10 @@ export function streamError(event: unknown): ProviderCallError | undefined {
   if (typeof error === 'string') {
     const type = typeof errorType === 'string' ? errorType : 'unknown';
     const permanent = ['validation', 'template_error', 'missing_template_variable', 'tool_error'].includes(type);
-    return new ProviderCallError(`the stream ended with an error (${type}): ${error.slice(0, 300)}`, { retryable: !permanent, throttled: type === 'overloaded' });
+    return new ProviderCallError(`the stream ended with an error (${type}): ${error.slice(0, 300)}`, {
+      retryable: !permanent,
+      throttled: type === 'overloaded',
+    });
   }
   const e = error as { message?: unknown; code?: unknown; http_status_code?: unknown; type?: unknown };
   const message = typeof e.message === 'string' ? e.message : JSON.stringify(error);
@@ -76,7 +85,10 @@ export function streamError(event: unknown): ProviderCallError | undefined {
     // nothing; the message is the InferError's Display (`Input validation error: …`,
     // `Template error: …`, `Model is overloaded`, `Request failed during generation: …`).
     const permanent = /^(Input validation error|Template error|Missing template|Tool error)/u.test(message);
-    return new ProviderCallError(`the stream ended with an error: ${message.slice(0, 300)}`, { retryable: !permanent, throttled: /^Model is overloaded/u.test(message) });
+    return new ProviderCallError(`the stream ended with an error: ${message.slice(0, 300)}`, {
+      retryable: !permanent,
+      throttled: /^Model is overloaded/u.test(message),
+    });
   }
   const status = typeof e.code === 'number' ? e.code : undefined;
   return new ProviderCallError(`the stream ended with an error${status !== undefined ? ` (${status})` : ''}: ${message.slice(0, 300)}`, {

@@ -58,7 +58,11 @@ export class SageMakerProvider implements Provider {
     opts: ResolvedOptions,
   ) {
     this.concurrency = opts.concurrency;
-    this.#client = lazyClient(() => import('@aws-sdk/client-sagemaker-runtime'), (sdk, config) => new sdk.SageMakerRuntimeClient(config), opts);
+    this.#client = lazyClient(
+      () => import('@aws-sdk/client-sagemaker-runtime'),
+      (sdk, config) => new sdk.SageMakerRuntimeClient(config),
+      opts,
+    );
     this.#caps = capabilitiesOf(opts.capabilities, 'sagemaker', model);
     this.#policy = new CallPolicy(opts, (err) => classifyInvoke(err, opts.now()));
   }
@@ -150,13 +154,21 @@ export class SageMakerProvider implements Provider {
   async #scoreOne(req: ScoreChoicesRequest, choice: string): Promise<ScoredChoice> {
     const context = promptText(req.prompt);
     if (this.flavour === 'tgi') {
-      const out = await this.#invoke(tgiScorePayload(context + choice), (b) => {
-        const g = readTgi(b);
-        const usage = { promptTokens: g.details?.prefill?.length || estimateTokens(context + choice), completionTokens: g.details?.generated_tokens ?? 1 };
-        const prefill = g.details?.prefill;
-        if (!prefill || prefill.length === 0) throw deterministic('the TGI answer has an empty details.prefill: TGI >= 3.0 returns prompt log-probabilities only when launched with --enable-prefill-logprobs', usage);
-        return { logprob: choiceLogprob(tgiPrefill(g), context, choice), usage };
-      }, req.signal);
+      const out = await this.#invoke(
+        tgiScorePayload(context + choice),
+        (b) => {
+          const g = readTgi(b);
+          const usage = { promptTokens: g.details?.prefill?.length || estimateTokens(context + choice), completionTokens: g.details?.generated_tokens ?? 1 };
+          const prefill = g.details?.prefill;
+          if (!prefill || prefill.length === 0)
+            throw deterministic(
+              'the TGI answer has an empty details.prefill: TGI >= 3.0 returns prompt log-probabilities only when launched with --enable-prefill-logprobs',
+              usage,
+            );
+          return { logprob: choiceLogprob(tgiPrefill(g), context, choice), usage };
+        },
+        req.signal,
+      );
       return { logprob: out.value.logprob, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
     }
     // The choice is the assistant's answer, continued rather than closed, so it ends the prompt.
@@ -168,12 +180,17 @@ export class SageMakerProvider implements Provider {
       temperature: 0,
       prompt_logprobs: 0,
     };
-    const out = await this.#invoke(payload, (b) => {
-      const answer = expectShape(chatResponseSchema, b, 'chat answer');
-      const usage = usageOf(answer.usage, context + choice, '');
-      if (!answer.prompt_logprobs) throw deterministic('the endpoint returned no prompt_logprobs (not vLLM?): use --likert-mode next-token or digit-parse', usage);
-      return { logprob: choiceLogprob(promptLogprobTokens(answer), context, choice), usage };
-    }, req.signal);
+    const out = await this.#invoke(
+      payload,
+      (b) => {
+        const answer = expectShape(chatResponseSchema, b, 'chat answer');
+        const usage = usageOf(answer.usage, context + choice, '');
+        if (!answer.prompt_logprobs)
+          throw deterministic('the endpoint returned no prompt_logprobs (not vLLM?): use --likert-mode next-token or digit-parse', usage);
+        return { logprob: choiceLogprob(promptLogprobTokens(answer), context, choice), usage };
+      },
+      req.signal,
+    );
     return { logprob: out.value.logprob, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
   }
 
@@ -182,7 +199,11 @@ export class SageMakerProvider implements Provider {
     const findings: string[] = [];
     const supported: LikertProbe['supported'] = [];
     let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-    const probe: ScoreChoicesRequest = { taskId: 'probe', prompt: { messages: [{ role: 'user', content: PROBE_TEXT.slice(0, -2) }], style: 'chat' }, choices: [PROBE_TEXT.slice(-2)] };
+    const probe: ScoreChoicesRequest = {
+      taskId: 'probe',
+      prompt: { messages: [{ role: 'user', content: PROBE_TEXT.slice(0, -2) }], style: 'chat' },
+      choices: [PROBE_TEXT.slice(-2)],
+    };
     const method = this.flavour === 'tgi' ? 'tgi-prefill' : 'vllm-prompt-logprobs';
     try {
       const s = await this.#scoreOne(probe, PROBE_TEXT.slice(-2));
@@ -204,7 +225,11 @@ export class SageMakerProvider implements Provider {
     }
     if (this.flavour === 'openai') {
       try {
-        const out = await this.#invoke(nextTokenPayload([{ role: 'user', content: PROBE_TEXT }], 5), (b) => expectShape(chatResponseSchema, b, 'chat answer'), signal);
+        const out = await this.#invoke(
+          nextTokenPayload([{ role: 'user', content: PROBE_TEXT }], 5),
+          (b) => expectShape(chatResponseSchema, b, 'chat answer'),
+          signal,
+        );
         usage = addUsage(usage, usageOf(out.value.usage, PROBE_TEXT, '')) as TokenUsage;
         if (firstTopLogprobs(out.value)) supported.push({ mode: 'next-token', method: 'chat-top-logprobs', topLogprobs: 5 });
         else findings.push('no next-token log-probabilities: the chat answer had no top_logprobs');
@@ -270,7 +295,13 @@ export const sagemaker = networkKind<SageMakerSpec>({
   billed: true,
   answersWithReference: false,
   options: ['region', 'endpoint-url'],
-  iam: [{ sid: 'InvokeSageMakerEndpoints', actions: ['sagemaker:InvokeEndpoint'], resources: [{ service: 'sagemaker', resource: 'endpoint/*', region: 'stack', account: true }] }],
+  iam: [
+    {
+      sid: 'InvokeSageMakerEndpoints',
+      actions: ['sagemaker:InvokeEndpoint'],
+      resources: [{ service: 'sagemaker', resource: 'endpoint/*', region: 'stack', account: true }],
+    },
+  ],
   iamReason: 'invocation is limited to endpoints of this account and region',
   parse(spec, rest) {
     const hash = rest.indexOf('#');

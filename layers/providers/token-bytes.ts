@@ -64,7 +64,7 @@ export function tokenBytes(token: string): Uint8Array | null {
 /** `\xe2\x80` → bytes; anything else in the string as UTF-8. */
 function escapedBytes(text: string): Uint8Array {
   const out: number[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const m = /^\\x([0-9a-fA-F]{2})/.exec(text.slice(i));
     if (m?.[1]) {
       out.push(parseInt(m[1], 16));

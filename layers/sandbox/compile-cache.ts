@@ -39,7 +39,12 @@ async function readEntry(dir: string): Promise<Meta | 'missing' | 'damaged'> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return 'damaged';
     // A build is renamed into place with its meta.json: a directory without one is damaged.
-    return (await stat(dir).then(() => true, () => false)) ? 'damaged' : 'missing';
+    return (await stat(dir).then(
+      () => true,
+      () => false,
+    ))
+      ? 'damaged'
+      : 'missing';
   }
   let value: unknown;
   try {
@@ -55,7 +60,10 @@ async function readEntry(dir: string): Promise<Meta | 'missing' | 'damaged'> {
 
 export class CompileCache {
   private readonly inFlight = new Map<string, Promise<Build>>();
-  constructor(private readonly buildsDir: string, private readonly ctx: RuntimeContext) {}
+  constructor(
+    private readonly buildsDir: string,
+    private readonly ctx: RuntimeContext,
+  ) {}
 
   /** Returns the build of `source` with the job's toolchain `options`, compiling it only if no identical build exists. */
   async build(runtime: LanguageRuntime, source: string, options: ToolchainOptions = {}): Promise<Build> {

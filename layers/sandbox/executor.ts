@@ -64,7 +64,6 @@ export interface SandboxExecutor extends Executor {
   readonly host: ProgramHost;
 }
 
-
 /**
  * Creates the sandbox executor.
  * @example
@@ -79,7 +78,8 @@ export function defaultSandboxCacheDir(): string {
 
 export async function createSandboxExecutor(options: SandboxExecutorOptions = {}): Promise<SandboxExecutor> {
   const concurrency = options.concurrency ?? availableParallelism();
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`concurrency must be a positive integer, got ${concurrency}`, { field: 'concurrency' });
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new InputError(`concurrency must be a positive integer, got ${concurrency}`, { field: 'concurrency' });
   const cacheDir = options.cacheDir ?? defaultSandboxCacheDir();
   const workRoot = options.workRoot ?? join(tmpdir(), 'polyeval-work');
   await ensureSharedDir(cacheDir);
@@ -93,7 +93,10 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
     let r = ready.get(language);
     if (!r) {
       const runtime = LANGUAGE_RUNTIMES.find((x) => x.id === language);
-      if (!runtime) return Promise.reject(new InputError(`no runtime for language "${language}" (have: ${LANGUAGE_RUNTIMES.map((x) => x.id).join(', ')})`, { field: 'language' }));
+      if (!runtime)
+        return Promise.reject(
+          new InputError(`no runtime for language "${language}" (have: ${LANGUAGE_RUNTIMES.map((x) => x.id).join(', ')})`, { field: 'language' }),
+        );
       r = runtime.init(ctx).then(() => runtime);
       r.catch(() => ready.delete(language));
       ready.set(language, r);
@@ -144,7 +147,11 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
  * throttled or inactive runner function) is thrown on, for the caller's queue to retry later.
  * The outcome names `isolation.label` unless the runner named its own.
  */
-export async function executeJob(job: ExecutionJob, scoreOnce: (job: ExecutionJob) => Promise<ScoreOutcome>, isolation: { label: string; failed: string }): Promise<ScoreOutcome> {
+export async function executeJob(
+  job: ExecutionJob,
+  scoreOnce: (job: ExecutionJob) => Promise<ScoreOutcome>,
+  isolation: { label: string; failed: string },
+): Promise<ScoreOutcome> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= 2; attempt++) {
     try {

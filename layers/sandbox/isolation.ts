@@ -229,7 +229,10 @@ export function libLinks(): string[] {
 }
 
 /** Resolves an isolation request ('auto' picks the strongest available). */
-export async function resolveIsolation(requested: 'auto' | IsolationLevel, options: IsolationOptions = {}): Promise<IsolationConfig & { report: IsolationReport }> {
+export async function resolveIsolation(
+  requested: 'auto' | IsolationLevel,
+  options: IsolationOptions = {},
+): Promise<IsolationConfig & { report: IsolationReport }> {
   const report = await detectIsolation(options, requested);
   if (report.level === 'bwrap' && !report.bwrap) {
     throw new HarnessError(`bubblewrap isolation requested but unavailable: ${report.details.join('; ')}`);

@@ -27,7 +27,11 @@ export interface ProgramHostDeps {
 }
 
 /** How a run ended, from the supervisor's facts and the runtime's reading of stderr. */
-export function classify(r: SandboxResult, runtime: LanguageRuntime, limits: { cpuMs: number; memoryMb: number; addressSpaceMb: number; heapCapped?: boolean }): Termination {
+export function classify(
+  r: SandboxResult,
+  runtime: LanguageRuntime,
+  limits: { cpuMs: number; memoryMb: number; addressSpaceMb: number; heapCapped?: boolean },
+): Termination {
   // Python ignores SIGXFSZ, so a full file shows as EFBIG ("File too large") instead.
   if (r.outputExceeded || r.signal === 'SIGXFSZ' || (r.exitCode !== 0 && /File too large/u.test(r.stderr))) return 'output';
   if (r.wallTimeout || r.signal === 'SIGXCPU' || r.cpuMs > limits.cpuMs) return 'time';
@@ -77,8 +81,20 @@ export class SandboxProgramHost implements ProgramHost {
         if (file.name.includes('/') || file.name.startsWith('.')) throw new InputError(`bad test file name "${file.name}"`, { field: 'name' });
         await writeFile(join(workDir, file.name), file.content, { mode: 0o644 });
       }
-      const r = await this.deps.run({ argv: command.argv, workDir, readOnly: command.readOnly, stdin: req.stdin, limits, ...(command.env ? { env: command.env } : {}) });
-      let termination = classify(r, runtime, { cpuMs, memoryMb: req.limits.memoryMb, addressSpaceMb: command.addressSpaceMb, heapCapped: command.heapCapped === true });
+      const r = await this.deps.run({
+        argv: command.argv,
+        workDir,
+        readOnly: command.readOnly,
+        stdin: req.stdin,
+        limits,
+        ...(command.env ? { env: command.env } : {}),
+      });
+      let termination = classify(r, runtime, {
+        cpuMs,
+        memoryMb: req.limits.memoryMb,
+        addressSpaceMb: command.addressSpaceMb,
+        heapCapped: command.heapCapped === true,
+      });
       const files: Record<string, string> = {};
       for (const name of req.collect ?? []) {
         const content = await readOutputFile(join(workDir, name), RUN_LIMITS.outputBytes);

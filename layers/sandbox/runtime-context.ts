@@ -12,20 +12,48 @@ import { COMPILE_LIMIT_MS, type RuntimeContext } from './runtime.ts';
 import { runSandboxed, type SandboxLimits } from './sandbox-process.ts';
 import { startSandboxService } from './sandbox-service.ts';
 
-const COMPILE_LIMITS: SandboxLimits = { cpuMs: COMPILE_LIMIT_MS, wallMs: 2 * COMPILE_LIMIT_MS, addressSpaceMb: 4096, fileSizeMb: 512, processes: 64, openFiles: 256, outputBytes: 1024 * 1024, tmpMb: 512 };
+const COMPILE_LIMITS: SandboxLimits = {
+  cpuMs: COMPILE_LIMIT_MS,
+  wallMs: 2 * COMPILE_LIMIT_MS,
+  addressSpaceMb: 4096,
+  fileSizeMb: 512,
+  processes: 64,
+  openFiles: 256,
+  outputBytes: 1024 * 1024,
+  tmpMb: 512,
+};
 /**
  * A service's limits: one compilation's CPU time for its whole life (its user recycles it
  * long before), no files to write, a wall limit that only ends one forgotten for an hour.
  */
-const SERVICE_LIMITS: SandboxLimits = { cpuMs: COMPILE_LIMIT_MS, wallMs: 3_600_000, addressSpaceMb: 1024, fileSizeMb: 1, processes: 8, openFiles: 64, outputBytes: 1024 * 1024, tmpMb: 16 };
+const SERVICE_LIMITS: SandboxLimits = {
+  cpuMs: COMPILE_LIMIT_MS,
+  wallMs: 3_600_000,
+  addressSpaceMb: 1024,
+  fileSizeMb: 1,
+  processes: 8,
+  openFiles: 64,
+  outputBytes: 1024 * 1024,
+  tmpMb: 16,
+};
 
 /** The context of an executor whose sandbox is `iso` with `supervisor`; services get their working directories under `workRoot`. */
-export function createRuntimeContext(iso: IsolationConfig, supervisor: string, opts: { cacheDir: string; workRoot: string; kotlinMode: 'warm' | 'cold' }): RuntimeContext {
+export function createRuntimeContext(
+  iso: IsolationConfig,
+  supervisor: string,
+  opts: { cacheDir: string; workRoot: string; kotlinMode: 'warm' | 'cold' },
+): RuntimeContext {
   return {
     cacheDir: opts.cacheDir,
     kotlinMode: opts.kotlinMode,
     // Compilers are charged CPU time too; their wall safety net stretches with the load.
-    sandboxed: (spec) => runSandboxed(iso, supervisor, { ...spec, readOnly: spec.readOnly ?? [], stdin: '', limits: { ...COMPILE_LIMITS, wallMs: Math.round(COMPILE_LIMITS.wallMs * loadScale()) } }),
+    sandboxed: (spec) =>
+      runSandboxed(iso, supervisor, {
+        ...spec,
+        readOnly: spec.readOnly ?? [],
+        stdin: '',
+        limits: { ...COMPILE_LIMITS, wallMs: Math.round(COMPILE_LIMITS.wallMs * loadScale()) },
+      }),
     async service(spec) {
       const workDir = await mkdtemp(join(opts.workRoot, 'service-'));
       await giveToSandbox(workDir);

@@ -98,18 +98,32 @@ export function sandboxCommand(iso: IsolationConfig, supervisor: string, spec: S
     '--as-pid-1',
     '--die-with-parent',
     '--new-session',
-    '--cap-drop', 'ALL',
-    '--hostname', 'sandbox',
-    '--ro-bind', '/usr', '/usr',
+    '--cap-drop',
+    'ALL',
+    '--hostname',
+    'sandbox',
+    '--ro-bind',
+    '/usr',
+    '/usr',
     ...libLinks(),
     ...ETC_FILES.flatMap((p) => ['--ro-bind-try', p, p]),
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--size', String(l.tmpMb * 1024 * 1024), '--tmpfs', '/tmp',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(l.tmpMb * 1024 * 1024),
+    '--tmpfs',
+    '/tmp',
     ...binds,
-    '--bind', spec.workDir, spec.workDir,
-    '--chdir', spec.workDir,
-    '--ro-bind', supervisor, supervisor,
+    '--bind',
+    spec.workDir,
+    spec.workDir,
+    '--chdir',
+    spec.workDir,
+    '--ro-bind',
+    supervisor,
+    supervisor,
     ...sup,
   ];
 }
@@ -132,7 +146,13 @@ const SETUP_STAGES = ['', 'dropping to the sandbox uid', 'applying the Landlock 
 function parseReport(text: string): Report | undefined {
   const line = text.split('\n').find((l) => l.startsWith('exit='));
   if (!line) return undefined;
-  const fields = Object.fromEntries(line.trim().split(' ').map((kv) => kv.split('=') as [string, string]).map(([k, v]) => [k, Number(v)]));
+  const fields = Object.fromEntries(
+    line
+      .trim()
+      .split(' ')
+      .map((kv) => kv.split('=') as [string, string])
+      .map(([k, v]) => [k, Number(v)]),
+  );
   return fields as unknown as Report;
 }
 

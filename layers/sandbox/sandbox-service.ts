@@ -57,7 +57,13 @@ export function startSandboxService(iso: IsolationConfig, supervisor: string, sp
     });
   });
   const ref = (wanted: boolean): void => {
-    for (const handle of [child, child.stdout as unknown as Socket, child.stderr as unknown as Socket, child.stdin as unknown as Socket, report as unknown as Socket | null]) {
+    for (const handle of [
+      child,
+      child.stdout as unknown as Socket,
+      child.stderr as unknown as Socket,
+      child.stdin as unknown as Socket,
+      report as unknown as Socket | null,
+    ]) {
       if (wanted) handle?.ref();
       else handle?.unref();
     }

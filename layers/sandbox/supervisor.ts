@@ -20,7 +20,8 @@ export async function ensureSharedDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   await chmod(dir, 0o755);
   for (let d = dirname(dir); d !== dirname(d); d = dirname(d)) {
-    if ((statSync(d).mode & 0o001) === 0) throw new HarnessError(`${d} is not traversable by other users, so sandboxed code cannot reach ${dir}: choose another directory or chmod o+x ${d}`);
+    if ((statSync(d).mode & 0o001) === 0)
+      throw new HarnessError(`${d} is not traversable by other users, so sandboxed code cannot reach ${dir}: choose another directory or chmod o+x ${d}`);
   }
 }
 
@@ -63,7 +64,9 @@ export async function buildSupervisor(cacheDir: string, binary = join(cacheDir, 
     await chmod(tmp, 0o755);
     await rename(tmp, binary); // atomic: concurrent builders race harmlessly
   } catch (cause) {
-    throw new HarnessError(`cannot build the sandbox supervisor with gcc (executor images ship it prebuilt; install gcc to build it here): ${String(cause)}`, { cause });
+    throw new HarnessError(`cannot build the sandbox supervisor with gcc (executor images ship it prebuilt; install gcc to build it here): ${String(cause)}`, {
+      cause,
+    });
   } finally {
     await rm(src, { force: true });
     await rm(tmp, { force: true });

@@ -31,10 +31,7 @@ export function fileKindOf(name: string): FileKind | undefined {
 export function requireFileKind(name: string, label = name): FileKind {
   const kind = fileKindOf(name);
   if (!kind) {
-    throw new InputError(
-      'unknown dataset format: expected a name ending in .jsonl, .ndjson, .csv, .tsv or .parquet (optionally .gz)',
-      { file: label },
-    );
+    throw new InputError('unknown dataset format: expected a name ending in .jsonl, .ndjson, .csv, .tsv or .parquet (optionally .gz)', { file: label });
   }
   return kind;
 }

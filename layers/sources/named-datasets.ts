@@ -70,7 +70,12 @@ export async function resolveDatasetFiles(
   registry: BenchmarkRegistry = BENCHMARK_REGISTRY,
 ): Promise<NamedDatasetFile[]> {
   const dataset = benchmark.dataset;
-  if (!dataset) throw new InputError(`unknown dataset "${benchmark.id}"; known: ${namedDatasets(registry).map((d) => d.name).join(', ')}`);
+  if (!dataset)
+    throw new InputError(
+      `unknown dataset "${benchmark.id}"; known: ${namedDatasets(registry)
+        .map((d) => d.name)
+        .join(', ')}`,
+    );
   const spec = { repo: dataset.hub, preferred: dataset.files };
   const revision = select.revision ?? 'main';
   const all = await resolveHubFiles(spec.repo, opts, { revision });

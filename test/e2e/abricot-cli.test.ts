@@ -95,7 +95,10 @@ describe('polyeval run on ABRICOT', () => {
       expect(m[`pearson_within_word/subtask=${subtask}`]).toBeDefined();
     }
     // gatto has two contexts in the bundled sample: Table 1's columns for it, predictions beside.
-    const rows = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { target_lemma?: string; target_token: string; abs_mean: number });
+    const rows = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { target_lemma?: string; target_token: string; abs_mean: number });
     const gatto = rows.filter((r) => (r.target_lemma ?? r.target_token) === 'gatto').map((r) => r.abs_mean);
     expect(gatto).toHaveLength(2);
     expect(m['word_gold_mean/subtask=abstractness,word=gatto']?.value).toBeCloseTo((gatto[0]! + gatto[1]!) / 2, 10);
@@ -109,7 +112,18 @@ describe('polyeval run on ABRICOT', () => {
   });
 
   it('scores a hand-made replay file to precomputed values in digit-parse mode', async () => {
-    const result = await runCli(['run', '-b', 'sample/abricot', '-m', `replay:${join(ROOT, 'test/fixtures/abricot/replay-mixed.jsonl')}`, '-n', '1', '--json', '--home', home]);
+    const result = await runCli([
+      'run',
+      '-b',
+      'sample/abricot',
+      '-m',
+      `replay:${join(ROOT, 'test/fixtures/abricot/replay-mixed.jsonl')}`,
+      '-n',
+      '1',
+      '--json',
+      '--home',
+      home,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const run = parseJson<RunJson>(result);
     expect(run.likert_mode).toBe('digit-parse');
@@ -151,7 +165,10 @@ describe('polyeval run on ABRICOT', () => {
   });
 
   it('answers SQL over the metrics view as a table, JSON and CSV', async () => {
-    const sql = "SELECT model, metric, slice, value FROM metrics WHERE benchmark = 'abricot' AND run_id = '" + reference.run_id + "' AND metric = 'pearson' ORDER BY slice";
+    const sql =
+      "SELECT model, metric, slice, value FROM metrics WHERE benchmark = 'abricot' AND run_id = '" +
+      reference.run_id +
+      "' AND metric = 'pearson' ORDER BY slice";
     const json = await runCli(['query', sql, '--format', 'json', '--home', home]);
     expect(json.code, json.stderr).toBe(0);
     expect(parseJson<unknown[]>(json)).toEqual([
@@ -159,18 +176,31 @@ describe('polyeval run on ABRICOT', () => {
       { model: 'reference', metric: 'pearson', slice: 'subtask=inclusiveness', value: 1 },
     ]);
     const csv = await runCli(['query', sql, '--format', 'csv', '--home', home]);
-    expect(csv.stdout.trim().split('\n')).toEqual(['model,metric,slice,value', 'reference,pearson,subtask=abstractness,1', 'reference,pearson,subtask=inclusiveness,1']);
+    expect(csv.stdout.trim().split('\n')).toEqual([
+      'model,metric,slice,value',
+      'reference,pearson,subtask=abstractness,1',
+      'reference,pearson,subtask=inclusiveness,1',
+    ]);
     const tableOut = await runCli(['query', sql, '--home', home]);
     expect(tableOut.stdout).toMatch(/^model\s+metric\s+slice\s+value/);
   });
 
   it('keeps one record row per sample in the records view', async () => {
-    const result = await runCli(['query', `SELECT count(*) AS rows, count(DISTINCT task_id) AS tasks, sum(CASE WHEN verdict = 'OK' THEN 1 ELSE 0 END) AS ok FROM records WHERE run_id = '${reference.run_id}'`, '--format', 'json', '--home', home]);
+    const result = await runCli([
+      'query',
+      `SELECT count(*) AS rows, count(DISTINCT task_id) AS tasks, sum(CASE WHEN verdict = 'OK' THEN 1 ELSE 0 END) AS ok FROM records WHERE run_id = '${reference.run_id}'`,
+      '--format',
+      'json',
+      '--home',
+      home,
+    ]);
     expect(parseJson<unknown[]>(result)).toEqual([{ rows: reference.items, tasks: reference.items, ok: reference.items }]);
   });
 
   it('compares two runs with a paired bootstrap per metric', async () => {
-    const replay = parseJson<RunJson>(await runCli(['run', '-b', 'sample/abricot', '-m', `replay:${join(ROOT, 'test/fixtures/abricot/replay-mixed.jsonl')}`, '--json', '-q', '--home', home]));
+    const replay = parseJson<RunJson>(
+      await runCli(['run', '-b', 'sample/abricot', '-m', `replay:${join(ROOT, 'test/fixtures/abricot/replay-mixed.jsonl')}`, '--json', '-q', '--home', home]),
+    );
     const result = await runCli(['compare', replay.run_id, reference.run_id, '--json', '--home', home]);
     expect(result.code, result.stderr).toBe(0);
     const out = parseJson<{ rows: { metric: string; slice: string; diff: number | null; units: number }[] }>(result);
@@ -198,7 +228,10 @@ describe('bad input', () => {
 
   it('names file, line and field of a malformed row', async () => {
     const file = join(home, 'bad.jsonl');
-    writeFileSync(file, '{"id":"a","target_token":"casa","text":"La casa è grande.","abs_mean":0.2,"inc_mean":0.3}\n{"id":"b","target_token":"sole","text":"Il sole.","abs_mean":"alto","inc_mean":0.1}\n');
+    writeFileSync(
+      file,
+      '{"id":"a","target_token":"casa","text":"La casa è grande.","abs_mean":0.2,"inc_mean":0.3}\n{"id":"b","target_token":"sole","text":"Il sole.","abs_mean":"alto","inc_mean":0.1}\n',
+    );
     const result = await runCli(['run', '-b', `abricot:${file}`, '-m', 'reference', '--home', home]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${file}, line 2, field "abs_mean"`);

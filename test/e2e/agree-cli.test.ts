@@ -16,8 +16,24 @@ const jsonl = (rows: object[]): string => `${rows.map((r) => JSON.stringify(r)).
 
 // MXEval's row shape (mbpp_release_v1.jsonl: task_id, prompt, entry_point, test, language, …).
 const problems = [
-  { task_id: 'HM/1', language: 'python', description: 'Dublează un număr.', prompt: 'def dublu(n):\n    """Întoarce dublul lui n."""\n', entry_point: 'dublu', canonical_solution: '    return 2 * n\n', test: '\n\ndef check(candidate):\n    assert candidate(2) == 4\n    assert candidate(-3) == -6\n' },
-  { task_id: 'HM/2', language: 'python', description: 'Inversează un șir.', prompt: 'def invers(s):\n    """Întoarce șirul s inversat."""\n', entry_point: 'invers', canonical_solution: '    return s[::-1]\n', test: '\n\ndef check(candidate):\n    assert candidate("abc") == "cba"\n    assert candidate("") == ""\n' },
+  {
+    task_id: 'HM/1',
+    language: 'python',
+    description: 'Dublează un număr.',
+    prompt: 'def dublu(n):\n    """Întoarce dublul lui n."""\n',
+    entry_point: 'dublu',
+    canonical_solution: '    return 2 * n\n',
+    test: '\n\ndef check(candidate):\n    assert candidate(2) == 4\n    assert candidate(-3) == -6\n',
+  },
+  {
+    task_id: 'HM/2',
+    language: 'python',
+    description: 'Inversează un șir.',
+    prompt: 'def invers(s):\n    """Întoarce șirul s inversat."""\n',
+    entry_point: 'invers',
+    canonical_solution: '    return s[::-1]\n',
+    test: '\n\ndef check(candidate):\n    assert candidate("abc") == "cba"\n    assert candidate("") == ""\n',
+  },
 ];
 const samples = [
   { task_id: 'HM/1', completion: '    return 2 * n\n', language: 'python', kind: 'canonical', mxeval_passed: true },
@@ -33,7 +49,17 @@ beforeAll(async () => {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'hand.problems.jsonl'), jsonl(problems));
   writeFileSync(join(dir, 'hand.samples.jsonl'), jsonl(samples));
-  const run = await runCli(['run', '-b', `mxeval:${join(dir, 'hand.problems.jsonl')}`, '-m', `replay:${join(dir, 'hand.samples.jsonl')}`, '--json', '-q', '--home', home]);
+  const run = await runCli([
+    'run',
+    '-b',
+    `mxeval:${join(dir, 'hand.problems.jsonl')}`,
+    '-m',
+    `replay:${join(dir, 'hand.samples.jsonl')}`,
+    '--json',
+    '-q',
+    '--home',
+    home,
+  ]);
   expect(run.code, run.stderr).toBe(0);
   runId = parseJson<{ run_id: string }>(run).run_id;
 }, 300_000);
@@ -53,8 +79,15 @@ describe('polyeval agree', () => {
     const report = parseJson<AgreeJson>(r);
     expect(report.overall).toMatchObject({ samples: 6, agree: 4 });
     expect(report.by_language).toMatchObject([{ slice: 'python', agree: 4, samples: 6 }]);
-    expect(report.by_kind.map((s) => [s.slice, s.agree, s.samples, s.polyeval_passed])).toEqual([['canonical', 2, 2, 2], ['early_exit', 0, 2, 0], ['mutant', 2, 2, 0]]);
-    expect(report.disagreements.map((d) => [d.task_id, d.sample, d.kind, d.polyeval_verdict, d.reference_passed])).toEqual([['HM/1', 2, 'early_exit', 'WA', true], ['HM/2', 2, 'early_exit', 'WA', true]]);
+    expect(report.by_kind.map((s) => [s.slice, s.agree, s.samples, s.polyeval_passed])).toEqual([
+      ['canonical', 2, 2, 2],
+      ['early_exit', 0, 2, 0],
+      ['mutant', 2, 2, 0],
+    ]);
+    expect(report.disagreements.map((d) => [d.task_id, d.sample, d.kind, d.polyeval_verdict, d.reference_passed])).toEqual([
+      ['HM/1', 2, 'early_exit', 'WA', true],
+      ['HM/2', 2, 'early_exit', 'WA', true],
+    ]);
     expect(report.disagreements[0]?.error).toMatch(/exited before the end of the test/u);
   }, 120_000);
 
@@ -88,7 +121,13 @@ describe('polyeval agree', () => {
 
   it('rejects a bad results file naming file, line and field (exit 2)', async () => {
     const file = join(dir, 'bad.jsonl');
-    writeFileSync(file, jsonl([{ task_id: 'HM/1', passed: true }, { task_id: 'HM/1', passed: 'yes' }]));
+    writeFileSync(
+      file,
+      jsonl([
+        { task_id: 'HM/1', passed: true },
+        { task_id: 'HM/1', passed: 'yes' },
+      ]),
+    );
     const r = await runCli(['agree', runId, file, '--home', home]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${file}, line 2, field "passed": must be true or false`);
@@ -135,7 +174,8 @@ describe('the MXEval agreement script (scripts/mxeval-agree.mjs)', () => {
   // release file per language, metadata_examples.json the example samples), with our rows.
   const checkout = join(home, 'mxeval-checkout');
   const mbxp = join(checkout, 'data', 'mbxp');
-  const script = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'scripts', 'mxeval-agree.mjs'), checkout, '--home', home, ...args], { encoding: 'utf8', cwd: ROOT });
+  const script = (args: string[]) =>
+    spawnSync(process.execPath, [join(ROOT, 'scripts', 'mxeval-agree.mjs'), checkout, '--home', home, ...args], { encoding: 'utf8', cwd: ROOT });
   const examples = [
     { task_id: 'HM/1', completion: '    return 2 * n\n', language: 'python' },
     { task_id: 'HM/2', completion: '    return s[1:]\n', language: 'python' },
@@ -148,7 +188,13 @@ describe('the MXEval agreement script (scripts/mxeval-agree.mjs)', () => {
     writeFileSync(join(mbxp, 'hm_release_v1.jsonl'), jsonl(problems));
     writeFileSync(join(mbxp, 'examples', 'hmp_samples.jsonl'), jsonl(examples));
     // where MXEval's evaluate_functional_correctness writes its verdicts: <samples>_results.jsonl
-    writeFileSync(join(mbxp, 'examples', 'hmp_samples.jsonl_results.jsonl'), jsonl([{ ...examples[0], result: 'passed', passed: true }, { ...examples[1], result: 'failed: ', passed: false }]));
+    writeFileSync(
+      join(mbxp, 'examples', 'hmp_samples.jsonl_results.jsonl'),
+      jsonl([
+        { ...examples[0], result: 'passed', passed: true },
+        { ...examples[1], result: 'failed: ', passed: false },
+      ]),
+    );
   });
 
   it("compares every sample with MXEval's results file beside the samples", () => {
@@ -163,14 +209,22 @@ describe('the MXEval agreement script (scripts/mxeval-agree.mjs)', () => {
     writeFileSync(join(partial, 'hmp_samples.jsonl_results.jsonl'), jsonl([{ ...examples[1], passed: false }]));
     const r = script(['--sets', 'hmp', '--results', partial, '--json']);
     expect(r.status, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as { sets: Record<string, { samples_in_file: number; overall: { samples: number; agree: number }; unmatched: number }> };
+    const report = JSON.parse(r.stdout) as {
+      sets: Record<string, { samples_in_file: number; overall: { samples: number; agree: number }; unmatched: number }>;
+    };
     expect(report.sets['hmp']).toMatchObject({ samples_in_file: 2, overall: { samples: 1, agree: 1 }, unmatched: 0 });
   }, 300_000);
 
   it('lists each disagreement and exits 1 below --min', () => {
     const wrong = join(home, 'wrong-results');
     mkdirSync(wrong, { recursive: true });
-    writeFileSync(join(wrong, 'hmp_samples.jsonl_results.jsonl'), jsonl([{ ...examples[0], passed: false, result: 'failed: AssertionError' }, { ...examples[1], passed: true }]));
+    writeFileSync(
+      join(wrong, 'hmp_samples.jsonl_results.jsonl'),
+      jsonl([
+        { ...examples[0], passed: false, result: 'failed: AssertionError' },
+        { ...examples[1], passed: true },
+      ]),
+    );
     const r = script(['--sets', 'hmp', '--results', wrong]);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('agreement 0/2 = 0.00%');

@@ -32,7 +32,9 @@ describe('bad input on the command line', () => {
     for (const language of ['rust', 'c,rust']) {
       const result = await runCli(['run', '-b', 'sample/abricot', '--language', language, '--json', '-q', '--home', home]);
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toContain(`polyeval: --language ${language}: names no language polyeval runs: rust (languages: python, c, cpp, kotlin, java, javascript)`);
+      expect(result.stderr).toContain(
+        `polyeval: --language ${language}: names no language polyeval runs: rust (languages: python, c, cpp, kotlin, java, javascript)`,
+      );
       expect(result.stdout).toBe('');
     }
     expect(existsSync(join(home, 'store', 'runs'))).toBe(false);
@@ -55,7 +57,10 @@ describe('bad input on the command line', () => {
     const dir = tempHome();
     const file = join(dir, 'not-a-folder');
     writeFileSync(file, 'x');
-    for (const args of [['run', '-b', 'sample/abricot', '-q'], ['list', 'runs']]) {
+    for (const args of [
+      ['run', '-b', 'sample/abricot', '-q'],
+      ['list', 'runs'],
+    ]) {
       const result = await runCli([...args, '--home', file]);
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(`polyeval: ${file} is not a folder (give --home a folder`);
@@ -124,7 +129,10 @@ describe('bad rows in an io-tests file', () => {
   it('a test file the row names but the folder lacks exits 2 naming the file, field and task before anything runs', async () => {
     const home = tempHome();
     const file = join(home, 'tasks.jsonl');
-    writeFileSync(file, `${JSON.stringify(row)}\n${JSON.stringify({ ...row, task_id: 'b/2', tests: [{ input_path: 'tests/1.in', output_path: 'tests/1.out' }] })}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify(row)}\n${JSON.stringify({ ...row, task_id: 'b/2', tests: [{ input_path: 'tests/1.in', output_path: 'tests/1.out' }] })}\n`,
+    );
     const result = await runCli(['run', '-b', `rocode:${file}`, '-m', 'reference', '--json', '-q', '--home', home]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(`${file}, field "tests[0].input_path": task b/2: test file not found: ${join(home, 'tests', '1.in')}`);
@@ -134,7 +142,10 @@ describe('bad rows in an io-tests file', () => {
   it('a program checker in a language polyeval does not run exits 2 naming the line and field (not an SE per sample)', async () => {
     const home = tempHome();
     const file = join(home, 'tasks.jsonl');
-    writeFileSync(file, `${JSON.stringify(row)}\n${JSON.stringify({ ...row, task_id: 'b/2', checker: { kind: 'program', language: 'rust', source: 'fn main() {}' } })}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify(row)}\n${JSON.stringify({ ...row, task_id: 'b/2', checker: { kind: 'program', language: 'rust', source: 'fn main() {}' } })}\n`,
+    );
     const result = await runCli(['run', '-b', `rocode:${file}`, '-m', 'reference', '--json', '-q', '--home', home]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(`${file}, line 2, field "checker.language": names no language polyeval runs: "rust"`);

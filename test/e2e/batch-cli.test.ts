@@ -13,7 +13,12 @@ import { parseJson, runCli, startCli, tempHome, type CliResult } from '../suppor
 
 const env = { OPENAI_API_KEY: 'sk-test' };
 /** A made-up price: batch half of on demand, as OpenAI prices its Batch API. */
-const PRICES = { models: { 'model-a': { input_per_mtok: 2, output_per_mtok: 8, batch_input_per_mtok: 1, batch_output_per_mtok: 4 }, 'model-b': { input_per_mtok: 1, output_per_mtok: 4, batch_input_per_mtok: 0.5, batch_output_per_mtok: 2 } } };
+const PRICES = {
+  models: {
+    'model-a': { input_per_mtok: 2, output_per_mtok: 8, batch_input_per_mtok: 1, batch_output_per_mtok: 4 },
+    'model-b': { input_per_mtok: 1, output_per_mtok: 4, batch_input_per_mtok: 0.5, batch_output_per_mtok: 2 },
+  },
+};
 
 /** The same model behind both fakes: a digit chosen by the prompt's text. */
 const answer = (prompt: string, body: Record<string, unknown>): string => String(1 + ((prompt.length + String(body.model).length) % 5));
@@ -63,7 +68,21 @@ describe('polyeval run --batch (OpenAI Batch API)', { timeout: 300_000 }, () => 
     const batch = await batchServer();
     const onDemand = await startOpenAiServer({ answer });
     servers.push(onDemand);
-    const grid = (url: string) => ['-b', 'sample/abricot', '-b', 'abricot:test/fixtures/abricot/items.csv', '-m', `openai:${url}#model-a`, '-m', `openai:${url}#model-b`, '--prices', prices, '--json', '--home', home];
+    const grid = (url: string) => [
+      '-b',
+      'sample/abricot',
+      '-b',
+      'abricot:test/fixtures/abricot/items.csv',
+      '-m',
+      `openai:${url}#model-a`,
+      '-m',
+      `openai:${url}#model-b`,
+      '--prices',
+      prices,
+      '--json',
+      '--home',
+      home,
+    ];
     const batched = await run([...grid(batch.url), '--batch', '--batch-poll', '0.02']);
     expect(batched.code, batched.stderr).toBe(0);
     const live = await run([...grid(onDemand.url), '--likert-mode', 'digit-parse']);
@@ -80,9 +99,13 @@ describe('polyeval run --batch (OpenAI Batch API)', { timeout: 300_000 }, () => 
       expect(run.verdicts).toEqual(other.verdicts);
       expect(run.metrics).toEqual(other.metrics);
       expect(verdicts(home, run.run_id)).toEqual(verdicts(home, other.run_id));
-      const model = (JSON.parse(readFileSync(join(home, 'store', 'runs', run.run_id, 'manifest.json'), 'utf8')) as { model: { name: 'model-a' | 'model-b' } }).model.name;
+      const model = (JSON.parse(readFileSync(join(home, 'store', 'runs', run.run_id, 'manifest.json'), 'utf8')) as { model: { name: 'model-a' | 'model-b' } })
+        .model.name;
       const p = PRICES.models[model];
-      const tokens = items(home, run.run_id).reduce((s, x) => ({ in: s.in + (x.record.prompt_tokens ?? 0), out: s.out + (x.record.completion_tokens ?? 0) }), { in: 0, out: 0 });
+      const tokens = items(home, run.run_id).reduce((s, x) => ({ in: s.in + (x.record.prompt_tokens ?? 0), out: s.out + (x.record.completion_tokens ?? 0) }), {
+        in: 0,
+        out: 0,
+      });
       expect(tokens.in).toBeGreaterThan(0);
       const cost = list.find((r) => r.run_id === run.run_id)?.cost_usd;
       expect(cost).toBeCloseTo((tokens.in * p.batch_input_per_mtok + tokens.out * p.batch_output_per_mtok) / 1e6, 6);
@@ -92,8 +115,23 @@ describe('polyeval run --batch (OpenAI Batch API)', { timeout: 300_000 }, () => 
   it('records the records the API rejected as SE with its reason, and --resume runs only those again, in a new job', async () => {
     const { home, prices } = setup();
     let rejecting = true;
-    const server = await batchServer({ reject: (id) => (rejecting && (id === 'r1' || id === 'r4') ? { status: 400, message: "Invalid 'max_tokens': too large for this model" } : undefined) });
-    const first = await run(['-b', 'sample/abricot', '-m', `openai:${server.url}#model-a`, '--batch', '--batch-poll', '0.02', '--prices', prices, '--json', '--home', home]);
+    const server = await batchServer({
+      reject: (id) => (rejecting && (id === 'r1' || id === 'r4') ? { status: 400, message: "Invalid 'max_tokens': too large for this model" } : undefined),
+    });
+    const first = await run([
+      '-b',
+      'sample/abricot',
+      '-m',
+      `openai:${server.url}#model-a`,
+      '--batch',
+      '--batch-poll',
+      '0.02',
+      '--prices',
+      prices,
+      '--json',
+      '--home',
+      home,
+    ]);
     expect(first.code, first.stderr).toBe(0);
     const runJson = parseJson<RunJson>(first);
     expect(runJson.verdicts.SE).toBe(2);
@@ -110,7 +148,20 @@ describe('polyeval run --batch (OpenAI Batch API)', { timeout: 300_000 }, () => 
     const { home, prices } = setup();
     const options = { expireAfter: 3 as number | undefined };
     const server = await batchServer(options);
-    const first = await run(['-b', 'sample/abricot', '-m', `openai:${server.url}#model-a`, '--batch', '--batch-poll', '0.02', '--prices', prices, '--json', '--home', home]);
+    const first = await run([
+      '-b',
+      'sample/abricot',
+      '-m',
+      `openai:${server.url}#model-a`,
+      '--batch',
+      '--batch-poll',
+      '0.02',
+      '--prices',
+      prices,
+      '--json',
+      '--home',
+      home,
+    ]);
     expect(first.code, first.stderr).toBe(0);
     const runJson = parseJson<RunJson>(first);
     const recorded = items(home, runJson.run_id);
@@ -130,7 +181,10 @@ describe('polyeval run --batch (OpenAI Batch API)', { timeout: 300_000 }, () => 
     const { home, prices } = setup();
     const options = { progressPolls: 1_000_000 };
     const server = await batchServer(options);
-    const child = runCli(['run', '-b', 'sample/abricot', '-m', `openai:${server.url}#model-a`, '--batch', '--batch-poll', '0.02', '--prices', prices, '--json', '--home', home], { env });
+    const child = runCli(
+      ['run', '-b', 'sample/abricot', '-m', `openai:${server.url}#model-a`, '--batch', '--batch-poll', '0.02', '--prices', prices, '--json', '--home', home],
+      { env },
+    );
     await until(() => server.batches().some((b) => b.status === 'in_progress'));
     const id = server.batches()[0]?.id ?? '';
     await fetch(`${server.url}/batches/${id}/cancel`, { method: 'POST' });
@@ -149,7 +203,10 @@ describe('polyeval run --batch (OpenAI Batch API)', { timeout: 300_000 }, () => 
     const { home, prices } = setup();
     const options = { progressPolls: 1_000_000 };
     const server = await batchServer(options);
-    const child = startCli(['run', '-b', 'sample/abricot', '-m', `openai:${server.url}#model-a`, '--batch', '--batch-poll', '0.02', '--prices', prices, '--home', home], { env });
+    const child = startCli(
+      ['run', '-b', 'sample/abricot', '-m', `openai:${server.url}#model-a`, '--batch', '--batch-poll', '0.02', '--prices', prices, '--home', home],
+      { env },
+    );
     const jobDoc = (): string | undefined => {
       const runs = join(home, 'store', 'runs');
       const run = existsSync(runs) ? readdirSync(runs)[0] : undefined;
@@ -179,7 +236,10 @@ describe('polyeval run --batch (OpenAI Batch API)', { timeout: 300_000 }, () => 
   it('cancels the job of a removed run still running at the provider (polyeval rm)', async () => {
     const { home, prices } = setup();
     const server = await batchServer({ progressPolls: 1_000_000 });
-    const child = startCli(['run', '-b', 'sample/abricot', '-m', `openai:${server.url}#model-a`, '--batch', '--batch-poll', '0.02', '--prices', prices, '--home', home], { env });
+    const child = startCli(
+      ['run', '-b', 'sample/abricot', '-m', `openai:${server.url}#model-a`, '--batch', '--batch-poll', '0.02', '--prices', prices, '--home', home],
+      { env },
+    );
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     await until(() => server.batches()[0]?.status === 'in_progress').catch((error: unknown) => {

@@ -22,7 +22,13 @@ describe('the CLI bundle', () => {
 
   it('still loads them where they are used', () => {
     const bundle = readFileSync(CLI, 'utf8');
-    for (const m of ['@aws-sdk/client-bedrock-runtime', '@aws-sdk/client-sagemaker-runtime', '@aws-sdk/client-s3', '@duckdb/node-api', '@smithy/node-http-handler']) {
+    for (const m of [
+      '@aws-sdk/client-bedrock-runtime',
+      '@aws-sdk/client-sagemaker-runtime',
+      '@aws-sdk/client-s3',
+      '@duckdb/node-api',
+      '@smithy/node-http-handler',
+    ]) {
       expect(bundle).toContain(`import("${m}")`);
     }
   });

@@ -91,10 +91,21 @@ describe('RoCode rows from a file', () => {
     writeFileSync(join(dir, 'tests', '2.in'), '-5 5\n');
     writeFileSync(join(dir, 'tests', '2.out'), '0\n');
     const row = {
-      task_id: 'f/adunare', name: 'adunare', statement: 'Se dau două numere întregi a și b. Afișați suma lor.', input_spec: 'a b', output_spec: 'a+b',
+      task_id: 'f/adunare',
+      name: 'adunare',
+      statement: 'Se dau două numere întregi a și b. Afișați suma lor.',
+      input_spec: 'a b',
+      output_spec: 'a+b',
       examples: [{ input: '1 2\n', output: '3\n' }],
-      tests: [{ input_path: 'tests/1.in', output_path: 'tests/1.out' }, { input_path: 'tests/2.in', output_path: 'tests/2.out' }],
-      time_limit_ms: 2000, memory_limit_mb: 64, difficulty: 'easy', split: 'test', checker: null,
+      tests: [
+        { input_path: 'tests/1.in', output_path: 'tests/1.out' },
+        { input_path: 'tests/2.in', output_path: 'tests/2.out' },
+      ],
+      time_limit_ms: 2000,
+      memory_limit_mb: 64,
+      difficulty: 'easy',
+      split: 'test',
+      checker: null,
       solutions: { python: 'a, b = map(int, open("adunare.in").read().split())\nopen("adunare.out", "w").write(str(a + b) + "\\n")\n' },
     };
     writeFileSync(join(dir, 'tasks.jsonl'), `${JSON.stringify(row)}\n${JSON.stringify({ ...row, task_id: 'f/x', tests: [] })}\n`);
@@ -112,16 +123,35 @@ describe('any MXEval-format file', () => {
   it('evaluates an mxeval: file in the language its rows name', async () => {
     const file = join(home, 'mini-mxeval.jsonl');
     const rows = [
-      { task_id: 'MiniPy/0', language: 'python', prompt: 'def add(a, b):\n', entry_point: 'add', canonical_solution: '    return a + b\n', test: 'def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n', description: 'add two numbers' },
-      { task_id: 'MiniPy/1', language: 'python', prompt: 'def twice(s):\n', entry_point: 'twice', canonical_solution: '    return s * 2\n', test: 'def check(candidate):\n    assert candidate("ab") == "abab"\n', description: 'repeat a string' },
+      {
+        task_id: 'MiniPy/0',
+        language: 'python',
+        prompt: 'def add(a, b):\n',
+        entry_point: 'add',
+        canonical_solution: '    return a + b\n',
+        test: 'def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n',
+        description: 'add two numbers',
+      },
+      {
+        task_id: 'MiniPy/1',
+        language: 'python',
+        prompt: 'def twice(s):\n',
+        entry_point: 'twice',
+        canonical_solution: '    return s * 2\n',
+        test: 'def check(candidate):\n    assert candidate("ab") == "abab"\n',
+        description: 'repeat a string',
+      },
     ];
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n'));
     const answers = join(home, 'mini-answers.jsonl');
-    writeFileSync(answers, [
-      JSON.stringify({ task_id: 'MiniPy/0', completion: '    return a - b\n' }),
-      JSON.stringify({ task_id: 'MiniPy/0', completion: '    import sys\n    sys.exit(0)\n' }),
-      JSON.stringify({ task_id: 'MiniPy/1', completion: '    return s + s\n' }),
-    ].join('\n'));
+    writeFileSync(
+      answers,
+      [
+        JSON.stringify({ task_id: 'MiniPy/0', completion: '    return a - b\n' }),
+        JSON.stringify({ task_id: 'MiniPy/0', completion: '    import sys\n    sys.exit(0)\n' }),
+        JSON.stringify({ task_id: 'MiniPy/1', completion: '    return s + s\n' }),
+      ].join('\n'),
+    );
     const ref = parseJson<RunJson>(await runCli(['run', '-b', `mxeval:${file}`, '-m', 'reference', '--json', '-q', '--home', home]));
     expect(ref.verdicts).toEqual({ OK: 2 });
     const result = await runCli(['run', '-b', `mxeval:${file}`, '-m', `replay:${answers}`, '--json', '-q', '--home', home]);
@@ -135,17 +165,27 @@ describe('any MXEval-format file', () => {
 
   it('compiles Kotlin with the language version the benchmark or the user sets, and records it', async () => {
     const file = join(home, 'old-kotlin.jsonl');
-    writeFileSync(file, `${JSON.stringify({
-      task_id: 'OldKt/0', language: 'kotlin', prompt: 'fun shout(s: String): String {\n', entry_point: 'shout',
-      canonical_solution: '    return s.toUpperCase()\n}\n', test: '\nfun main() {\n    if (shout("ab") != "AB") throw Exception("wrong")\n}\n',
-    })}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({
+        task_id: 'OldKt/0',
+        language: 'kotlin',
+        prompt: 'fun shout(s: String): String {\n',
+        entry_point: 'shout',
+        canonical_solution: '    return s.toUpperCase()\n}\n',
+        test: '\nfun main() {\n    if (shout("ab") != "AB") throw Exception("wrong")\n}\n',
+      })}\n`,
+    );
     // kotlinc 2.4 rejects String.toUpperCase() by default…
     const strict = parseJson<RunJson>(await runCli(['run', '-b', `kotlin-humaneval:${file}`, '-m', 'reference', '--json', '-q', '--home', home]));
     expect(strict.verdicts).toEqual({ CE: 1 });
     // …and accepts it with language version 2.0, the mxeval: default
     const lenient = parseJson<RunJson>(await runCli(['run', '-b', `mxeval:${file}`, '-m', 'reference', '--json', '-q', '--home', home]));
     expect(lenient.verdicts).toEqual({ OK: 1 });
-    const manifest = JSON.parse(readFileSync(join(home, 'store', 'runs', lenient.run_id, 'manifest.json'), 'utf8')) as { kotlin_language_version: string; toolchains: { language: string; flags: string[] }[] };
+    const manifest = JSON.parse(readFileSync(join(home, 'store', 'runs', lenient.run_id, 'manifest.json'), 'utf8')) as {
+      kotlin_language_version: string;
+      toolchains: { language: string; flags: string[] }[];
+    };
     expect(manifest.kotlin_language_version).toBe('2.0');
     expect(manifest.toolchains.find((t) => t.language === 'kotlin')?.flags).toEqual(expect.arrayContaining(['-language-version', '2.0']));
   }, 300_000);

@@ -12,7 +12,11 @@ import { startFakeHub, type FakeHub } from '../fakes/hub-server.ts';
 import { ROOT, parseJson, runCli, tempHome } from '../support/cli.ts';
 import { awsClientConfig, createBucket, startMoto } from '../support/moto.ts';
 
-const kotlinRows = readFileSync(join(ROOT, 'sample/kotlin-humaneval/tasks.jsonl'), 'utf8').trim().split('\n').slice(0, 2).map((l) => JSON.parse(l) as Record<string, string>);
+const kotlinRows = readFileSync(join(ROOT, 'sample/kotlin-humaneval/tasks.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(0, 2)
+  .map((l) => JSON.parse(l) as Record<string, string>);
 const COLUMNS = ['task_id', 'language', 'prompt', 'entry_point', 'test', 'canonical_solution', 'description'];
 
 describe('named datasets on the Hub', () => {
@@ -20,8 +24,17 @@ describe('named datasets on the Hub', () => {
   const home = tempHome();
 
   beforeAll(async () => {
-    const parquet = Buffer.from(parquetWriteBuffer({ columnData: COLUMNS.map((name) => ({ name, type: 'STRING' as const, data: kotlinRows.map((r) => r[name] ?? '') })) }));
-    hub = await startFakeHub({ repos: { 'JetBrains/Kotlin_HumanEval': [{ path: 'data/train-00000-of-00001.parquet', content: parquet, lfs: true }, { path: 'README.md', content: '# card' }] } });
+    const parquet = Buffer.from(
+      parquetWriteBuffer({ columnData: COLUMNS.map((name) => ({ name, type: 'STRING' as const, data: kotlinRows.map((r) => r[name] ?? '') })) }),
+    );
+    hub = await startFakeHub({
+      repos: {
+        'JetBrains/Kotlin_HumanEval': [
+          { path: 'data/train-00000-of-00001.parquet', content: parquet, lfs: true },
+          { path: 'README.md', content: '# card' },
+        ],
+      },
+    });
   });
   afterAll(() => hub.close());
 
@@ -71,9 +84,20 @@ describe('large RoCode splits', () => {
   beforeAll(async () => {
     const row = (id: string, split?: string) =>
       JSON.stringify({
-        task_id: id, name: 'ecou', statement: 'Afișați textul primit.', input_spec: 'un șir', output_spec: 'același șir',
-        examples: [{ input: 'a\n', output: 'a\n' }], tests: [{ input: `${big}\n`, output: `${big}\n` }, { input: 'b\n', output: 'b\n' }],
-        time_limit_ms: 2000, memory_limit_mb: 64, difficulty: 'easy', ...(split ? { split } : {}),
+        task_id: id,
+        name: 'ecou',
+        statement: 'Afișați textul primit.',
+        input_spec: 'un șir',
+        output_spec: 'același șir',
+        examples: [{ input: 'a\n', output: 'a\n' }],
+        tests: [
+          { input: `${big}\n`, output: `${big}\n` },
+          { input: 'b\n', output: 'b\n' },
+        ],
+        time_limit_ms: 2000,
+        memory_limit_mb: 64,
+        difficulty: 'easy',
+        ...(split ? { split } : {}),
         solutions: { python: 'import sys\nsys.stdout.write(sys.stdin.read())\n' },
       });
     hub = await startFakeHub({

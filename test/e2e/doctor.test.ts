@@ -15,7 +15,10 @@ describe('polyeval doctor', () => {
   it('reports the isolation level and every language toolchain', async () => {
     const result = await runCli(['doctor', '--json']);
     expect(result.code, result.stderr).toBe(0);
-    const report = parseJson<{ isolation: { level: string; bwrap: boolean; details: string[] }; toolchains: { language: string; available: boolean; version?: string }[] }>(result);
+    const report = parseJson<{
+      isolation: { level: string; bwrap: boolean; details: string[] };
+      toolchains: { language: string; available: boolean; version?: string }[];
+    }>(result);
     expect(['bwrap', 'rlimits']).toContain(report.isolation.level);
     expect(report.isolation.level === 'bwrap').toBe(report.isolation.bwrap);
     if (!hasBwrap()) expect(report.isolation.level).toBe('rlimits');

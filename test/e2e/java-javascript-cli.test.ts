@@ -36,9 +36,14 @@ describe.each(['java', 'javascript'])('%s MXEval tasks through the CLI', (langua
     const result = await runCli(['run', '-b', `mxeval:${tasks}`, '-m', `replay:${answers}`, '--json', '-q', '--home', home]);
     expect(result.code, result.stderr).toBe(0);
     const run = parseJson<RunJson>(result);
-    const expected = readFileSync(answers, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; expect: string });
+    const expected = readFileSync(answers, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { task_id: string; expect: string });
     const sql = `SELECT task_id, sample, verdict, language FROM records WHERE run_id = '${run.run_id}' ORDER BY task_id, sample`;
-    const rows = parseJson<{ task_id: string; sample: number; verdict: string; language: string }[]>(await runCli(['query', sql, '--format', 'json', '--home', home]));
+    const rows = parseJson<{ task_id: string; sample: number; verdict: string; language: string }[]>(
+      await runCli(['query', sql, '--format', 'json', '--home', home]),
+    );
     expect(rows.map((r) => [r.task_id, r.verdict, r.language])).toEqual(expected.map((e) => [e.task_id, e.expect, language]));
     // task 0 never passes; every answer to task 1 does → pass@1 = (0 + 1) / 2
     expect(run.metrics['pass@1']?.value).toBeCloseTo(0.5, 10);

@@ -86,7 +86,14 @@ describe('kill and resume', () => {
     const after = parseJson<{ status: string; recorded: number; items: number }[]>(await runCli(['list', 'runs', '--json', '--home', home]));
     expect(after[0]).toMatchObject({ status: 'completed', recorded: ROWS * 2, items: ROWS * 2 });
 
-    const dupes = await runCli(['query', `SELECT count(*) AS rows, count(DISTINCT task_id || '#' || CAST(sample AS VARCHAR)) AS distinct_items FROM records WHERE run_id = '${runId}'`, '--format', 'json', '--home', home]);
+    const dupes = await runCli([
+      'query',
+      `SELECT count(*) AS rows, count(DISTINCT task_id || '#' || CAST(sample AS VARCHAR)) AS distinct_items FROM records WHERE run_id = '${runId}'`,
+      '--format',
+      'json',
+      '--home',
+      home,
+    ]);
     expect(parseJson<unknown[]>(dupes)).toEqual([{ rows: ROWS * 2, distinct_items: ROWS * 2 }]);
   }, 240_000);
 

@@ -41,7 +41,18 @@ describe('polyeval leaderboard', () => {
     const { rows } = parseJson<{ rows: Row[] }>(result);
     const board = rows.filter((r) => r.metric === 'pearson/subtask=inclusiveness');
     expect(board.map((r) => r.run_id)).toEqual([reference, replayed]);
-    expect(board[0]).toMatchObject({ benchmark: 'abricot', dataset: 'sample/abricot', protocol: 'paper', model: 'reference', value: 1, ci_low: 1, ci_high: 1, items: 52, cost_usd: 0, runs: 1 });
+    expect(board[0]).toMatchObject({
+      benchmark: 'abricot',
+      dataset: 'sample/abricot',
+      protocol: 'paper',
+      model: 'reference',
+      value: 1,
+      ci_low: 1,
+      ci_high: 1,
+      items: 52,
+      cost_usd: 0,
+      runs: 1,
+    });
     const second = board[1] as Row;
     expect(second.value).toBeLessThan(1);
     expect(second.ci_low).toBeLessThanOrEqual(second.value as number);
@@ -51,7 +62,9 @@ describe('polyeval leaderboard', () => {
   });
 
   it('ranks by another metric and filters out other benchmarks', async () => {
-    const byAccuracy = parseJson<{ rows: Row[] }>(await runCli(['leaderboard', '--metric', 'accuracy/subtask=abstractness', '--format', 'json', '--home', home]));
+    const byAccuracy = parseJson<{ rows: Row[] }>(
+      await runCli(['leaderboard', '--metric', 'accuracy/subtask=abstractness', '--format', 'json', '--home', home]),
+    );
     expect(byAccuracy.rows.map((r) => r.model)).toEqual(['reference', `replay:${replay}`]);
     const none = parseJson<{ rows: Row[] }>(await runCli(['leaderboard', '-b', 'rocode', '--format', 'json', '--home', home]));
     expect(none.rows).toEqual([]);
@@ -74,7 +87,9 @@ describe('polyeval leaderboard', () => {
     const result = await runCli(['compare', replayed, reference, '--format', 'html', '--home', home]);
     expect(result.code, result.stderr).toBe(0);
     const html = readFileSync(result.stdout.trim(), 'utf8');
-    const json = parseJson<{ rows: { metric: string; slice: string; diff: number | null }[] }>(await runCli(['compare', replayed, reference, '--json', '--home', home]));
+    const json = parseJson<{ rows: { metric: string; slice: string; diff: number | null }[] }>(
+      await runCli(['compare', replayed, reference, '--json', '--home', home]),
+    );
     const shown = json.rows.filter((r) => r.diff !== null);
     expect(shown.length).toBeGreaterThan(0);
     expect(html.match(/<svg class="bar"/g)?.length).toBe(shown.length);

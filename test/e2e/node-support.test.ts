@@ -8,7 +8,9 @@ import { parseJson, runCli, tempHome } from '../support/cli.ts';
 
 describe('Node version support', () => {
   it('doctor reports whether this Node version is supported', async () => {
-    const report = parseJson<{ node: string; node_support: { status: string; supported_majors: number[]; detail: string } }>(await runCli(['doctor', '--json']));
+    const report = parseJson<{ node: string; node_support: { status: string; supported_majors: number[]; detail: string } }>(
+      await runCli(['doctor', '--json']),
+    );
     expect(report.node).toBe(process.version);
     expect(report.node_support.supported_majors).toEqual([22, 24]);
     expect(report.node_support.status).toBe(nodeSupport(process.version).status);
@@ -24,7 +26,14 @@ describe('Node version support', () => {
   });
 
   it('shows an S3 failure without the SDK Node-version warning', async () => {
-    const env = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_MAX_ATTEMPTS: '1', AWS_EC2_METADATA_DISABLED: 'true' };
+    const env = {
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_REGION: 'us-east-1',
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+      AWS_MAX_ATTEMPTS: '1',
+      AWS_EC2_METADATA_DISABLED: 'true',
+    };
     const result = await runCli(['run', '-b', 'abricot:s3://bucket/items.jsonl', '-m', 'reference', '-q', '--home', tempHome()], { env });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('cannot read s3://bucket/items.jsonl');

@@ -17,7 +17,11 @@ const home = tempHome();
 const dir = tempHome('polyeval-data-');
 
 type Row = Record<string, string>;
-const kotlinRows = readFileSync(join(ROOT, 'sample/kotlin-humaneval/tasks.jsonl'), 'utf8').trim().split('\n').slice(0, 3).map((l) => JSON.parse(l) as Row);
+const kotlinRows = readFileSync(join(ROOT, 'sample/kotlin-humaneval/tasks.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(0, 3)
+  .map((l) => JSON.parse(l) as Row);
 const STRING_COLUMNS = ['task_id', 'prompt', 'entry_point', 'test', 'description', 'language'];
 
 /** Parquet in the Hub's column layout: strings, and canonical_solution as list<string>. */
@@ -37,14 +41,18 @@ describe('Kotlin HumanEval parquet with list columns', () => {
   const file = join(dir, 'kotlin-humaneval.parquet');
   beforeAll(() => {
     // Task 0 has two reference answers: the sample's, and the same body behind a comment line.
-    const solutions = kotlinRows.map((r, i) => (i === 0 ? [r.canonical_solution, `    // the same answer, written again\n${r.canonical_solution}`] : [r.canonical_solution]));
+    const solutions = kotlinRows.map((r, i) =>
+      i === 0 ? [r.canonical_solution, `    // the same answer, written again\n${r.canonical_solution}`] : [r.canonical_solution],
+    );
     writeFileSync(file, kotlinParquet(solutions));
   });
 
   it('passes every task with -m reference, one sample per reference answer', async () => {
     const result = await runCli(['run', '-b', `kotlin-humaneval:${file}`, '-m', 'reference', '--json', '-q', '--home', home]);
     expect(result.code, result.stderr).toBe(0);
-    const run = parseJson<{ items: number; verdicts: Record<string, number>; metrics: Record<string, { value: number | null }>; protocol: { name: string } }>(result);
+    const run = parseJson<{ items: number; verdicts: Record<string, number>; metrics: Record<string, { value: number | null }>; protocol: { name: string } }>(
+      result,
+    );
     expect(run.items).toBe(4);
     expect(run.verdicts).toEqual({ OK: 4 });
     expect(run.metrics['pass@1']?.value).toBe(1);
@@ -55,14 +63,21 @@ describe('Kotlin HumanEval parquet with list columns', () => {
     const result = await runCli(['inspect', '-b', `kotlin-humaneval:${file}`, '--json', '--home', home]);
     expect(result.code, result.stderr).toBe(0);
     const inspection = parseJson<{
-      files: { format: string; rows: number }[]; mapping: { field: string; column: string | null }[]; splits: Record<string, { rows: number; tasks: number }>;
-      first_task: { id: string; prompt: { style: string; completion: string }; tests: { reference_answers: number; entry_point: string } }; error: string | null;
+      files: { format: string; rows: number }[];
+      mapping: { field: string; column: string | null }[];
+      splits: Record<string, { rows: number; tasks: number }>;
+      first_task: { id: string; prompt: { style: string; completion: string }; tests: { reference_answers: number; entry_point: string } };
+      error: string | null;
     }>(result);
     expect(inspection.files).toEqual([expect.objectContaining({ format: 'parquet', rows: 3 })]);
     expect(inspection.mapping.find((m) => m.field === 'canonical_solution')?.column).toBe('canonical_solution');
     expect(inspection.splits).toEqual({ test: { rows: 3, tasks: 3 } });
     expect(inspection.error).toBeNull();
-    expect(inspection.first_task).toMatchObject({ id: kotlinRows[0]?.task_id, prompt: { style: 'completion', completion: kotlinRows[0]?.prompt }, tests: { reference_answers: 2, entry_point: kotlinRows[0]?.entry_point } });
+    expect(inspection.first_task).toMatchObject({
+      id: kotlinRows[0]?.task_id,
+      prompt: { style: 'completion', completion: kotlinRows[0]?.prompt },
+      tests: { reference_answers: 2, entry_point: kotlinRows[0]?.entry_point },
+    });
     expect(readdirSync(join(home, 'store'), { recursive: true }).filter((f) => String(f).includes('inspect'))).toEqual([]);
     // A split the file does not hold is bad input, as it is for run.
     const missing = await runCli(['inspect', '-b', `kotlin-humaneval:${file}`, '--split', 'validation', '--json', '--home', home]);
@@ -72,7 +87,10 @@ describe('Kotlin HumanEval parquet with list columns', () => {
 
   it('rejects a column whose type changed with file, row and field, exit 2', async () => {
     const bad = join(dir, 'changed.parquet');
-    const columnData = [...STRING_COLUMNS.map((name) => ({ name, data: kotlinRows.map((r) => r[name] ?? ''), type: 'STRING' as const })), { name: 'canonical_solution', data: [1, 2, 3], type: 'INT32' as const }];
+    const columnData = [
+      ...STRING_COLUMNS.map((name) => ({ name, data: kotlinRows.map((r) => r[name] ?? ''), type: 'STRING' as const })),
+      { name: 'canonical_solution', data: [1, 2, 3], type: 'INT32' as const },
+    ];
     writeFileSync(bad, Buffer.from(parquetWriteBuffer({ columnData })));
     const result = await runCli(['run', '-b', `kotlin-humaneval:${bad}`, '-m', 'reference', '--json', '-q', '--home', home]);
     expect(result.code).toBe(2);
@@ -91,7 +109,13 @@ describe('ABRICOT --protocol calamita', () => {
   const file = join(dir, 'abricot-edges.jsonl');
   const words = ['lampada', 'giustizia', 'sedia', 'libertà', 'animale'];
   beforeAll(() => {
-    const rows = means.map((m, i) => ({ id: `e${i}`, target_token: words[i], text: `Oggi parliamo di ${words[i]} a scuola.`, abs_mean: m, inc_mean: means[means.length - 1 - i] }));
+    const rows = means.map((m, i) => ({
+      id: `e${i}`,
+      target_token: words[i],
+      text: `Oggi parliamo di ${words[i]} a scuola.`,
+      abs_mean: m,
+      inc_mean: means[means.length - 1 - i],
+    }));
     writeFileSync(file, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
   });
 
@@ -104,7 +128,12 @@ describe('ABRICOT --protocol calamita', () => {
   it("reproduces the CALAMITA harness's gold digits and records the protocol in the manifest, --json and report", async () => {
     const result = await runCli(['run', '-b', `abricot:${file}`, '--protocol', 'calamita', '-m', 'reference', '--json', '-q', '--home', home]);
     expect(result.code, result.stderr).toBe(0);
-    const run = parseJson<{ run_id: string; report: string; metrics: Record<string, { value: number | null }>; protocol: { name: string; settings: { headline: string; gold: string }; overrides: object } }>(result);
+    const run = parseJson<{
+      run_id: string;
+      report: string;
+      metrics: Record<string, { value: number | null }>;
+      protocol: { name: string; settings: { headline: string; gold: string }; overrides: object };
+    }>(result);
     expect(run.protocol).toMatchObject({ name: 'calamita', settings: { headline: 'accuracy', gold: 'round-half-even' }, overrides: {} });
     expect(run.metrics['accuracy/subtask=abstractness']?.value).toBe(1);
     const gold = await golds(run.run_id);
@@ -127,7 +156,10 @@ describe('ABRICOT --protocol calamita', () => {
   it('takes --shots as lm-eval --num_fewshot, records it, and names the task version and its defects in inspect', async () => {
     const result = await runCli(['run', '-b', `abricot:${file}`, '--protocol', 'calamita', '--shots', '2', '-m', 'reference', '--json', '-q', '--home', home]);
     expect(result.code, result.stderr).toBe(0);
-    expect(parseJson<{ protocol: { overrides: object; settings: { shots: number } } }>(result).protocol).toMatchObject({ overrides: { shots: 2 }, settings: { shots: 2 } });
+    expect(parseJson<{ protocol: { overrides: object; settings: { shots: number } } }>(result).protocol).toMatchObject({
+      overrides: { shots: 2 },
+      settings: { shots: 2 },
+    });
     const inspect = await runCli(['inspect', '-b', `abricot:${file}`, '--protocol', 'calamita', '--shots', '1', '--home', home]);
     expect(inspect.code, inspect.stderr).toBe(0);
     expect(inspect.stdout).toContain('known: reproduced: f067d8bb');
@@ -151,7 +183,10 @@ describe('ABRICOT --protocol calamita', () => {
   it('list benchmarks names every protocol, the default first', async () => {
     const result = await runCli(['list', 'benchmarks', '--json', '--home', home]);
     const rows = parseJson<{ name: string; protocols: { name: string; default: boolean }[] }[]>(result);
-    expect(rows.find((r) => r.name === 'abricot')?.protocols.map((p) => [p.name, p.default])).toEqual([['paper', true], ['calamita', false]]);
+    expect(rows.find((r) => r.name === 'abricot')?.protocols.map((p) => [p.name, p.default])).toEqual([
+      ['paper', true],
+      ['calamita', false],
+    ]);
     expect(rows.find((r) => r.name === 'rocode')?.protocols.map((p) => p.name)).toEqual(['paper']);
     expect(rows.find((r) => r.name === 'kotlin-humaneval')?.protocols.map((p) => p.name)).toEqual(['mxeval']);
   });
@@ -161,9 +196,18 @@ describe('RoCode protocol and rows without a file name', () => {
   const file = join(dir, 'rocode-stdin.jsonl');
   beforeAll(() => {
     const row = {
-      task_id: 'ro-stdin/1', title: 'Dublul unui număr', statement: 'Se citește un număr natural N. Afișați 2·N.', input_spec: 'Pe prima linie se află N.',
-      output_spec: 'Afișați 2·N.', examples: [{ input: '3\n', output: '6\n' }], tests: [{ input: '3\n', output: '6\n' }, { input: '0\n', output: '0\n' }],
-      time_limit: 1, solutions: [{ language: 'Python3', code: 'print(2 * int(input()))\n' }],
+      task_id: 'ro-stdin/1',
+      title: 'Dublul unui număr',
+      statement: 'Se citește un număr natural N. Afișați 2·N.',
+      input_spec: 'Pe prima linie se află N.',
+      output_spec: 'Afișați 2·N.',
+      examples: [{ input: '3\n', output: '6\n' }],
+      tests: [
+        { input: '3\n', output: '6\n' },
+        { input: '0\n', output: '0\n' },
+      ],
+      time_limit: 1,
+      solutions: [{ language: 'Python3', code: 'print(2 * int(input()))\n' }],
     };
     writeFileSync(file, `${JSON.stringify(row)}\n`);
   });
@@ -172,17 +216,39 @@ describe('RoCode protocol and rows without a file name', () => {
     const result = await runCli(['run', '-b', `rocode:${file}`, '-m', 'reference', '--language', 'python', '--json', '-q', '--home', home]);
     expect(result.code, result.stderr).toBe(0);
     expect(parseJson<{ verdicts: Record<string, number> }>(result).verdicts).toEqual({ OK: 1 });
-    const inspected = parseJson<{ first_task: { tests: { files: string; time_limit_ms: number } } }>(await runCli(['inspect', '-b', `rocode:${file}`, '--json', '--home', home]));
+    const inspected = parseJson<{ first_task: { tests: { files: string; time_limit_ms: number } } }>(
+      await runCli(['inspect', '-b', `rocode:${file}`, '--json', '--home', home]),
+    );
     expect(inspected.first_task.tests.files).toMatch(/^stdin → stdout/);
     expect(inspected.first_task.tests.time_limit_ms).toBe(4000);
   }, 120_000);
 
   it("plans the paper's n = 10, temperature 0.2 and top-p 0.9 for a sampling model; flags override single settings", async () => {
     const model = 'openai:http://127.0.0.1:9/v1#base-model';
-    const paper = parseJson<{ n: number; items: number; protocol: { name: string; overrides: object } }>(await runCli(['run', '-b', `rocode:${file}`, '-m', model, '--dry-run', '--json', '--home', home]));
+    const paper = parseJson<{ n: number; items: number; protocol: { name: string; overrides: object } }>(
+      await runCli(['run', '-b', `rocode:${file}`, '-m', model, '--dry-run', '--json', '--home', home]),
+    );
     expect(paper).toMatchObject({ n: 10, items: 10, protocol: { name: 'paper', overrides: {} } });
-    const changed = await runCli(['run', '-b', `rocode:${file}`, '-m', model, '-n', '2', '--row-limits', '--prompt-style', 'chat', '--dry-run', '--json', '--home', home]);
+    const changed = await runCli([
+      'run',
+      '-b',
+      `rocode:${file}`,
+      '-m',
+      model,
+      '-n',
+      '2',
+      '--row-limits',
+      '--prompt-style',
+      'chat',
+      '--dry-run',
+      '--json',
+      '--home',
+      home,
+    ]);
     expect(changed.code, changed.stderr).toBe(0);
-    expect(parseJson<{ n: number; protocol: { overrides: object } }>(changed)).toMatchObject({ n: 2, protocol: { overrides: { n: 2, row_limits: true, prompt_style: 'chat' } } });
+    expect(parseJson<{ n: number; protocol: { overrides: object } }>(changed)).toMatchObject({
+      n: 2,
+      protocol: { overrides: { n: 2, row_limits: true, prompt_style: 'chat' } },
+    });
   });
 });

@@ -15,7 +15,10 @@ interface Item {
   abs_mean: number;
   inc_mean: number;
 }
-const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Item);
+const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Item);
 const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
 
 /** The open question of a few-shot prompt is the last one: its sentence and subtask. */
@@ -84,7 +87,10 @@ describe('bedrock: provider end to end', () => {
   afterAll(() => server.close());
 
   it('runs ABRICOT in digit-parse mode, since Bedrock returns no log-probabilities', async () => {
-    const result = await runCli(['run', '-b', 'sample/abricot', '-m', `bedrock:${model}`, '--endpoint-url', server.url, '--limit', '6', '--json', '--home', home], { env });
+    const result = await runCli(
+      ['run', '-b', 'sample/abricot', '-m', `bedrock:${model}`, '--endpoint-url', server.url, '--limit', '6', '--json', '--home', home],
+      { env },
+    );
     expect(result.code, result.stderr).toBe(0);
     const run = parseJson<{ likert_mode: string; verdicts: Record<string, number>; items: number }>(result);
     expect(run.likert_mode).toBe('digit-parse');
@@ -94,20 +100,43 @@ describe('bedrock: provider end to end', () => {
   });
 
   it('estimates the cost of a priced model on --dry-run', async () => {
-    const result = await runCli(['run', '-b', 'sample/abricot', '-m', `bedrock:${model}`, '--endpoint-url', server.url, '--dry-run', '--json', '--home', home], { env });
+    const result = await runCli(
+      ['run', '-b', 'sample/abricot', '-m', `bedrock:${model}`, '--endpoint-url', server.url, '--dry-run', '--json', '--home', home],
+      { env },
+    );
     const plan = parseJson<{ prompt_tokens: number; completion_tokens: number; cost_usd: number }>(result);
     expect(plan.cost_usd).toBeCloseTo((plan.prompt_tokens * 0.25 + plan.completion_tokens * 1.25) / 1e6, 12);
   });
 
   it('stops cleanly at --max-cost and finishes on resume with a higher cap', async () => {
-    const stopped = await runCli(['run', '-b', 'sample/abricot', '-m', `bedrock:${model}`, '--endpoint-url', server.url, '--max-cost', '0.0004', '--concurrency', '1', '--json', '--home', home], { env });
+    const stopped = await runCli(
+      [
+        'run',
+        '-b',
+        'sample/abricot',
+        '-m',
+        `bedrock:${model}`,
+        '--endpoint-url',
+        server.url,
+        '--max-cost',
+        '0.0004',
+        '--concurrency',
+        '1',
+        '--json',
+        '--home',
+        home,
+      ],
+      { env },
+    );
     expect(stopped.code, stopped.stderr).toBe(3);
     const partial = parseJson<{ status: string; run_id: string; recorded: number; items: number }>(stopped);
     expect(partial.status).toBe('stopped');
     expect(partial.recorded).toBeGreaterThan(0);
     expect(partial.recorded).toBeLessThan(partial.items);
     expect(stopped.stderr).toContain(`--resume ${partial.run_id}`);
-    const spent = parseJson<{ cost_usd: number }[]>(await runCli(['list', 'runs', '--json', '--home', home])).find((r) => (r as unknown as { run_id: string }).run_id === partial.run_id);
+    const spent = parseJson<{ cost_usd: number }[]>(await runCli(['list', 'runs', '--json', '--home', home])).find(
+      (r) => (r as unknown as { run_id: string }).run_id === partial.run_id,
+    );
     expect(spent?.cost_usd).toBeGreaterThan(0);
     expect(spent?.cost_usd).toBeLessThanOrEqual(0.0004);
     // the endpoint override is in the manifest: resume reaches the same server without repeating it
@@ -118,7 +147,10 @@ describe('bedrock: provider end to end', () => {
 
   it('refuses --max-cost on a model without a price (exit 2), naming --prices and --assume-price', async () => {
     const before = server.requests.length;
-    const result = await runCli(['run', '-b', 'sample/abricot', '-m', 'bedrock:acme.new-model-v1:0', '--endpoint-url', server.url, '--max-cost', '1', '--json', '--home', home], { env });
+    const result = await runCli(
+      ['run', '-b', 'sample/abricot', '-m', 'bedrock:acme.new-model-v1:0', '--endpoint-url', server.url, '--max-cost', '1', '--json', '--home', home],
+      { env },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--prices/);
     expect(result.stderr).toMatch(/--assume-price/);
@@ -146,9 +178,27 @@ describe('calls in flight per model from the CLI', () => {
   });
   afterAll(() => server.close());
 
-  it('gives a sweep\'s model the --model-concurrency calls in flight, one limit across its cells', async () => {
+  it("gives a sweep's model the --model-concurrency calls in flight, one limit across its cells", async () => {
     const result = await runCli(
-      ['run', '-b', 'sample/abricot', '-b', 'sample/abricot', '-m', model, '--endpoint-url', server.url, '--concurrency', '64', '--model-concurrency', '8', '--json', '-q', '--home', home],
+      [
+        'run',
+        '-b',
+        'sample/abricot',
+        '-b',
+        'sample/abricot',
+        '-m',
+        model,
+        '--endpoint-url',
+        server.url,
+        '--concurrency',
+        '64',
+        '--model-concurrency',
+        '8',
+        '--json',
+        '-q',
+        '--home',
+        home,
+      ],
       { env },
     );
     expect(result.code, result.stderr).toBe(0);
@@ -159,7 +209,10 @@ describe('calls in flight per model from the CLI', () => {
   });
 
   it('refuses a single run whose --concurrency and --model-concurrency disagree (exit 2, naming both)', async () => {
-    const result = await runCli(['run', '-b', 'sample/abricot', '-m', model, '--endpoint-url', server.url, '--concurrency', '4', '--model-concurrency', '8', '--home', home], { env });
+    const result = await runCli(
+      ['run', '-b', 'sample/abricot', '-m', model, '--endpoint-url', server.url, '--concurrency', '4', '--model-concurrency', '8', '--home', home],
+      { env },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--concurrency 4 and --model-concurrency 8/);
   });

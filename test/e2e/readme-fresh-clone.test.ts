@@ -29,7 +29,9 @@ function sh(command: string, cwd: string, limitMs = 1_200_000): Promise<{ code: 
   return new Promise((resolve) => {
     // A user's shell, not this test runner's: no npm_* variables inherited from `npx vitest`
     // or `npm test`, and the clone's own ./.polyeval.
-    const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'POLYEVAL_HOME' && k !== 'INIT_CWD'));
+    const env: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'POLYEVAL_HOME' && k !== 'INIT_CWD'),
+    );
     const child = spawn('sh', ['-c', command], { cwd, env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
@@ -69,7 +71,8 @@ describe('README in a fresh clone', () => {
           expect(result.stdout).not.toMatch(/ (WA|RE|CE|TLE|MLE|OLE|SE) \d/);
         }
         if (command.startsWith('npx polyeval list runs')) expect(result.stdout.match(/\scompleted\s/g)).toHaveLength(5);
-        if (command.startsWith('npx polyeval leaderboard')) expect(result.stdout).toMatch(/^sample\/abricot\b.*\s+reference\s+pearson\/subtask=abstractness\s+1\.000/m);
+        if (command.startsWith('npx polyeval leaderboard'))
+          expect(result.stdout).toMatch(/^sample\/abricot\b.*\s+reference\s+pearson\/subtask=abstractness\s+1\.000/m);
       }
       expect(statSync(join(clone, 'dist', 'polyeval.mjs')).mode & 0o111).toBe(0o111);
     } finally {

@@ -45,13 +45,20 @@ describe('README', () => {
     for (const link of links(page)) {
       expect(existsSync(join(ROOT, link.target)), `${page} → ${link.text}`).toBe(true);
       if (link.anchor && link.target.endsWith('.md')) {
-        expect(headings(readDoc(link.target)).map((h) => anchorOf(h.title)), `${page} → ${link.text}`).toContain(link.anchor);
+        expect(
+          headings(readDoc(link.target)).map((h) => anchorOf(h.title)),
+          `${page} → ${link.text}`,
+        ).toContain(link.anchor);
       }
     }
   });
 
   it('shows commands on every page that has them (the check below is not vacuous)', () => {
-    for (const page of ['README.md', 'docs/cli.md', 'docs/benchmarks.md']) expect(commands.some((c) => c.page === page), page).toBe(true);
+    for (const page of ['README.md', 'docs/cli.md', 'docs/benchmarks.md'])
+      expect(
+        commands.some((c) => c.page === page),
+        page,
+      ).toBe(true);
   });
 
   it.each([...new Set(commands.map((c) => c.command))])('documents `polyeval %s` with flags the CLI accepts', async (command) => {

@@ -51,8 +51,15 @@ async function signatureProblem(req: IncomingMessage, url: URL, body: string): P
   const headers: Record<string, string> = {};
   for (const name of signedHeaders) headers[name] = String(req.headers[name] ?? '');
   const amzDate = headers['x-amz-date'] ?? '';
-  const signingDate = new Date(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
-  const signer = new SignatureV4({ service: 'execute-api', region: FAKE_AWS.region, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, sha256: Sha256 });
+  const signingDate = new Date(
+    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+  );
+  const signer = new SignatureV4({
+    service: 'execute-api',
+    region: FAKE_AWS.region,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    sha256: Sha256,
+  });
   const expected = await signer.sign(
     new HttpRequest({
       method: req.method ?? 'GET',
@@ -142,7 +149,12 @@ describe('polyeval remote', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^benchmark\s+model\s+metric\s+value\s+95% CI\s+items\s+cost\s+date\s+run\n/);
     // items, cost and date come from the ledger's row of the run the first test started.
-    expect(result.stdout).toMatch(new RegExp(`^sample/abricot · paper\\s+reference\\s+pearson\\s+1\\.000\\s+\\[1\\.000, 1\\.000\\]\\s+6\\s+\\$0\\.0000\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+${startedRun}$`, 'm'));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^sample/abricot · paper\\s+reference\\s+pearson\\s+1\\.000\\s+\\[1\\.000, 1\\.000\\]\\s+6\\s+\\$0\\.0000\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+${startedRun}$`,
+        'm',
+      ),
+    );
 
     const none = await runCli(['remote', 'leaderboard', 'abricot', '--protocol', 'calamita', '--api', api, '--json'], { env });
     expect(parseJson<{ rows: unknown[] }>(none).rows).toEqual([]);
@@ -208,14 +220,22 @@ describe('polyeval remote', () => {
     const args = ['remote', 'run', '--dry-run', '-b', 'sample/rocode', '-m', 'reference', '--language', 'python', '--limit', '2', '--api', api, '--json'];
     const before = await runCli(args, { env });
     expect(before.code, before.stderr).toBe(0);
-    const first = parseJson<{ items: number; executor: { lane: string; timing_source: string; lambda_gb_seconds: number; ms_per_item: number }; requests: { cost_usd: number }; wall_time_seconds: number; total_usd: number }>(before);
+    const first = parseJson<{
+      items: number;
+      executor: { lane: string; timing_source: string; lambda_gb_seconds: number; ms_per_item: number };
+      requests: { cost_usd: number };
+      wall_time_seconds: number;
+      total_usd: number;
+    }>(before);
     expect(first).toMatchObject({ items: 2, executor: { lane: 'lambda', timing_source: 'bundled rocode/python' } });
     expect(first.executor.lambda_gb_seconds).toBeGreaterThan(0);
     expect(first.requests.cost_usd).toBeGreaterThan(0);
     expect(first.wall_time_seconds).toBeGreaterThan(0);
     expect((await cloud.ledger.listRuns()).filter((r) => r.benchmark === 'rocode')).toEqual([]);
 
-    const started = await runCli(['remote', 'run', '-b', 'sample/rocode', '-m', 'reference', '--language', 'python', '--limit', '2', '--api', api, '--json'], { env });
+    const started = await runCli(['remote', 'run', '-b', 'sample/rocode', '-m', 'reference', '--language', 'python', '--limit', '2', '--api', api, '--json'], {
+      env,
+    });
     const runId = String(parseJson(started).run_id);
     await drive(cloud);
     const summary = parseJson<{ timing: { execute_ms_mean: number } }>(await runCli(['remote', 'metrics', runId, '--api', api, '--json'], { env }));
@@ -223,7 +243,10 @@ describe('polyeval remote', () => {
     const after = parseJson<typeof first>(await runCli(args, { env }));
     expect(after.executor).toMatchObject({ timing_source: `run ${runId}`, ms_per_item: summary.timing.execute_ms_mean });
 
-    const text = await runCli(args.filter((a) => a !== '--json'), { env });
+    const text = await runCli(
+      args.filter((a) => a !== '--json'),
+      { env },
+    );
     expect(text.stdout).toMatch(/Lambda GB-s/);
     expect(text.stdout).toMatch(/wall time ≈ \d+ min/);
   }, 240_000);

@@ -54,7 +54,10 @@ async function headlineCards(page: Page): Promise<{ text: string; inView: boolea
   const out: { text: string; inView: boolean }[] = [];
   for (let i = 0; i < (await cards.count()); i++) {
     const box = await cards.nth(i).boundingBox();
-    out.push({ text: (await cards.nth(i).innerText()).replace(/\s+/g, ' '), inView: box !== null && box.y >= 0 && box.y + box.height <= VIEWPORT.height && box.x + box.width <= VIEWPORT.width });
+    out.push({
+      text: (await cards.nth(i).innerText()).replace(/\s+/g, ' '),
+      inView: box !== null && box.y >= 0 && box.y + box.height <= VIEWPORT.height && box.x + box.width <= VIEWPORT.width,
+    });
   }
   return out;
 }
@@ -64,25 +67,31 @@ describe('the report leads with the answer', () => {
     expect(runs.map((r) => r.benchmark).sort()).toEqual(['abricot', 'kotlin-humaneval', 'rocode', 'rocode', 'rocode']);
   });
 
-  it.each(['abricot', 'kotlin-humaneval', 'rocode'])('%s: the headline with its interval and the verdict counts are in the first 1280×800 screen, offline', async (benchmark) => {
-    for (const run of runs.filter((r) => r.benchmark === benchmark)) {
-      const { page, requests, errors } = await open(run.report);
-      if (shots) await page.screenshot({ path: join(shots, `${run.run_id}.png`) });
-      const cards = await headlineCards(page);
-      expect(cards.length, run.run_id).toBe(benchmark === 'abricot' ? 2 : 1);
-      for (const card of cards) {
-        expect(card.text).toMatch(/^(pearson · (abstractness|inclusiveness)|(pass@1|accuracy) · all tasks) 1\.000 95% CI \[1\.000, 1\.000\] · n = \d+ (items|tasks)$/);
-        expect(card.inView, `${run.run_id}: ${card.text}`).toBe(true);
+  it.each(['abricot', 'kotlin-humaneval', 'rocode'])(
+    '%s: the headline with its interval and the verdict counts are in the first 1280×800 screen, offline',
+    async (benchmark) => {
+      for (const run of runs.filter((r) => r.benchmark === benchmark)) {
+        const { page, requests, errors } = await open(run.report);
+        if (shots) await page.screenshot({ path: join(shots, `${run.run_id}.png`) });
+        const cards = await headlineCards(page);
+        expect(cards.length, run.run_id).toBe(benchmark === 'abricot' ? 2 : 1);
+        for (const card of cards) {
+          expect(card.text).toMatch(
+            /^(pearson · (abstractness|inclusiveness)|(pass@1|accuracy) · all tasks) 1\.000 95% CI \[1\.000, 1\.000\] · n = \d+ (items|tasks)$/,
+          );
+          expect(card.inView, `${run.run_id}: ${card.text}`).toBe(true);
+        }
+        const verdicts = page.locator('#verdict-counts');
+        const box = await verdicts.boundingBox();
+        expect(box && box.y + box.height <= VIEWPORT.height).toBe(true);
+        expect(await verdicts.textContent()).toContain(`OK ${run.verdicts.OK}`);
+        expect(requests).toEqual([]);
+        expect(errors).toEqual([]);
+        await page.context().close();
       }
-      const verdicts = page.locator('#verdict-counts');
-      const box = await verdicts.boundingBox();
-      expect(box && box.y + box.height <= VIEWPORT.height).toBe(true);
-      expect(await verdicts.textContent()).toContain(`OK ${run.verdicts.OK}`);
-      expect(requests).toEqual([]);
-      expect(errors).toEqual([]);
-      await page.context().close();
-    }
-  }, 300_000);
+    },
+    300_000,
+  );
 
   it('says a metric that cannot be computed once, not per slice, and shows slices as rows', async () => {
     const run = runs.find((r) => r.benchmark === 'rocode') ?? runs[0];
@@ -100,7 +109,12 @@ describe('the report leads with the answer', () => {
     for (const run of runs) {
       const { page } = await open(run.report);
       const toolchains = (await page.locator('#manifest th').allTextContents()).filter((k) => k.startsWith('toolchain '));
-      const expected = run.benchmark === 'abricot' ? [] : run.benchmark === 'kotlin-humaneval' ? ['toolchain kotlin'] : [`toolchain ${/-(c|cpp|python)-/.exec(run.run_id)?.[1] ?? '?'}`];
+      const expected =
+        run.benchmark === 'abricot'
+          ? []
+          : run.benchmark === 'kotlin-humaneval'
+            ? ['toolchain kotlin']
+            : [`toolchain ${/-(c|cpp|python)-/.exec(run.run_id)?.[1] ?? '?'}`];
       expect(toolchains, run.run_id).toEqual(expected);
       await page.context().close();
     }

@@ -15,7 +15,15 @@ function writeDataset(file: string, variant: number, ROWS: number): void {
   const lines: string[] = [];
   for (let i = 0; i < ROWS; i++) {
     const word = words[(i + variant) % words.length] as string;
-    lines.push(JSON.stringify({ id: `s${i}`, target_token: word, text: `Versione ${variant}, frase ${i}: la parola ${word} compare qui.`, abs_mean: ((i * (variant + 2)) % 97) / 97, inc_mean: (i % 89) / 89 }));
+    lines.push(
+      JSON.stringify({
+        id: `s${i}`,
+        target_token: word,
+        text: `Versione ${variant}, frase ${i}: la parola ${word} compare qui.`,
+        abs_mean: ((i * (variant + 2)) % 97) / 97,
+        inc_mean: (i % 89) / 89,
+      }),
+    );
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
 }
@@ -24,7 +32,8 @@ function writeDataset(file: string, variant: number, ROWS: number): void {
 function writeReplay(file: string, ROWS: number): void {
   const lines: string[] = [];
   for (let i = 0; i < ROWS; i++) {
-    for (const subtask of ['abstractness', 'inclusiveness']) lines.push(JSON.stringify({ task_id: `${subtask}/s${i}`, completion: String(i % 5 === 0 ? 1 + (i % 5) : 3) }));
+    for (const subtask of ['abstractness', 'inclusiveness'])
+      lines.push(JSON.stringify({ task_id: `${subtask}/s${i}`, completion: String(i % 5 === 0 ? 1 + (i % 5) : 3) }));
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
 }
@@ -53,7 +62,12 @@ function itemsPerRun(home: string): Map<string, number> {
 const total = (m: Map<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
 
 /** Runs the sweep, kills it with `signal` once `killWhen` holds, resumes it, and checks the outcome. */
-async function killAndResume(opts: { rows: number; flags: string[]; signal: NodeJS.Signals; killWhen: (perRun: Map<string, number>, items: number) => boolean }): Promise<void> {
+async function killAndResume(opts: {
+  rows: number;
+  flags: string[];
+  signal: NodeJS.Signals;
+  killWhen: (perRun: Map<string, number>, items: number) => boolean;
+}): Promise<void> {
   const ITEMS = opts.rows * 2; // two subtasks per row
   const home = tempHome();
   const [a, b, replay] = [join(home, 'a.jsonl'), join(home, 'b.jsonl'), join(home, 'replay.jsonl')];
@@ -88,19 +102,30 @@ async function killAndResume(opts: { rows: number; flags: string[]; signal: Node
   // Both datasets × both models, per subtask: 8 leaderboard lines.
   expect(resumed.stdout.match(/pearson\/subtask=(abstractness|inclusiveness)\s+-?\d\.\d{3}\s+\[/g)?.length).toBeGreaterThanOrEqual(8);
 
-  const runs = parseJson<{ run_id: string; status: string; recorded: number; items: number; model: string }[]>(await runCli(['list', 'runs', '--json', '--home', home]));
+  const runs = parseJson<{ run_id: string; status: string; recorded: number; items: number; model: string }[]>(
+    await runCli(['list', 'runs', '--json', '--home', home]),
+  );
   expect(runs).toHaveLength(4);
   for (const run of runs) expect(run).toMatchObject({ status: 'completed', recorded: ITEMS, items: ITEMS });
   expect(new Set(runs.map((r) => r.model)).size).toBe(2);
   for (const count of itemsPerRun(home).values()) expect(count).toBe(ITEMS);
 
-  const dupes = await runCli(['query', "SELECT run_id, count(*) AS rows, count(DISTINCT task_id || '#' || CAST(sample AS VARCHAR)) AS distinct_items FROM records GROUP BY run_id", '--format', 'json', '--home', home]);
+  const dupes = await runCli([
+    'query',
+    "SELECT run_id, count(*) AS rows, count(DISTINCT task_id || '#' || CAST(sample AS VARCHAR)) AS distinct_items FROM records GROUP BY run_id",
+    '--format',
+    'json',
+    '--home',
+    home,
+  ]);
   const perRun = parseJson<{ rows: number; distinct_items: number }[]>(dupes);
   expect(perRun).toHaveLength(4);
   for (const row of perRun) expect(row).toMatchObject({ rows: ITEMS, distinct_items: ITEMS });
 
   // Resuming a finished sweep runs nothing again and answers with the same shape.
-  const again = parseJson<{ sweep_id: string; runs: { run_id: string; status: string }[]; leaderboard: { model: string }[] }>(await runCli(['run', '--resume', sweepId as string, '--json', '-q', '--home', home]));
+  const again = parseJson<{ sweep_id: string; runs: { run_id: string; status: string }[]; leaderboard: { model: string }[] }>(
+    await runCli(['run', '--resume', sweepId as string, '--json', '-q', '--home', home]),
+  );
   expect(again.sweep_id).toBe(sweepId);
   expect(again.runs.map((r) => r.run_id).sort()).toEqual(runs.map((r) => r.run_id).sort());
   expect(again.leaderboard.length).toBe(8);
@@ -113,19 +138,26 @@ describe('local sweep', () => {
     await killAndResume({ rows: 600, flags: ['--jobs', '1'], signal: 'SIGKILL', killWhen: (_, items) => total(_) >= items + 100 });
   }, 300_000);
 
-  it.each(['SIGINT', 'SIGKILL'] as const)('resumes a sweep whose cells run at the same time (--concurrency), killed with %s while two runs were in progress', async (signal) => {
-    // Killed while two runs are part-way at once: the cut goes through concurrent cells.
-    const partWay = (perRun: Map<string, number>, items: number): boolean => [...perRun.values()].filter((n) => n > 0 && n < items).length >= 2;
-    await killAndResume({ rows: 300, flags: ['--concurrency', '8', '--jobs', '1'], signal, killWhen: partWay });
-  }, 300_000);
+  it.each(['SIGINT', 'SIGKILL'] as const)(
+    'resumes a sweep whose cells run at the same time (--concurrency), killed with %s while two runs were in progress',
+    async (signal) => {
+      // Killed while two runs are part-way at once: the cut goes through concurrent cells.
+      const partWay = (perRun: Map<string, number>, items: number): boolean => [...perRun.values()].filter((n) => n > 0 && n < items).length >= 2;
+      await killAndResume({ rows: 300, flags: ['--concurrency', '8', '--jobs', '1'], signal, killWhen: partWay });
+    },
+    300_000,
+  );
 });
 
 describe('a sweep with a failing cell', () => {
-  it('keeps the other cells\' work, names the failure, exits 2, and resumes once the file is fixed', async () => {
+  it("keeps the other cells' work, names the failure, exits 2, and resumes once the file is fixed", async () => {
     const home = tempHome();
     const [good, bad] = [join(home, 'good.jsonl'), join(home, 'bad.jsonl')];
     writeDataset(good, 0, 40);
-    writeFileSync(bad, `${JSON.stringify({ id: 'x1', target_token: 'casa', text: 'Una casa.', abs_mean: 0.5, inc_mean: 0.5 })}\n${JSON.stringify({ id: 'x2', text: 'Manca la parola.', abs_mean: 0.5, inc_mean: 0.5 })}\n`);
+    writeFileSync(
+      bad,
+      `${JSON.stringify({ id: 'x1', target_token: 'casa', text: 'Una casa.', abs_mean: 0.5, inc_mean: 0.5 })}\n${JSON.stringify({ id: 'x2', text: 'Manca la parola.', abs_mean: 0.5, inc_mean: 0.5 })}\n`,
+    );
     const args = ['run', '-b', `abricot:${bad}`, '-b', `abricot:${good}`, '-m', 'reference', '--concurrency', '4', '--home', home];
     const failed = await runCli(args);
     expect(failed.code, failed.stderr).toBe(2);
@@ -137,7 +169,9 @@ describe('a sweep with a failing cell', () => {
 
     const sweepId = /sweep (sweep-\S+)/.exec(failed.stderr)?.[1] as string;
     writeDataset(bad, 1, 10);
-    const resumed = parseJson<{ runs: { status: string; items: number }[]; failed?: unknown }>(await runCli(['run', '--resume', sweepId, '--json', '-q', '--home', home]));
+    const resumed = parseJson<{ runs: { status: string; items: number }[]; failed?: unknown }>(
+      await runCli(['run', '--resume', sweepId, '--json', '-q', '--home', home]),
+    );
     expect(resumed.failed).toBeUndefined();
     expect(resumed.runs.map((r) => [r.status, r.items])).toEqual([
       ['completed', 20],

@@ -41,7 +41,16 @@ function runAsUser(name: string, args: string[], env: Record<string, string> = {
     cwd: ROOT,
     uid: UID,
     gid: UID,
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: userHome, TMPDIR: tmp, XDG_CACHE_HOME: join(tmp, 'cache'), NO_COLOR: '1', POLYEVAL_BWRAP: join(root, 'bwrap'), AWS_SECRET_ACCESS_KEY: `env-${canary}`, ...env },
+    env: {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: userHome,
+      TMPDIR: tmp,
+      XDG_CACHE_HOME: join(tmp, 'cache'),
+      NO_COLOR: '1',
+      POLYEVAL_BWRAP: join(root, 'bwrap'),
+      AWS_SECRET_ACCESS_KEY: `env-${canary}`,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -84,7 +93,11 @@ describe('model-written code on a sandbox that exposes credentials, files and ne
   }, 300_000);
 
   it('runs the dataset reference solutions without the flag', async () => {
-    const result = await runAsUser('reference', ['run', '-b', 'sample/rocode', '-m', 'reference', '--language', 'python', '--limit', '1', '-n', '1', '--json', '-q'], { POLYEVAL_CONFINE: 'none' });
+    const result = await runAsUser(
+      'reference',
+      ['run', '-b', 'sample/rocode', '-m', 'reference', '--language', 'python', '--limit', '1', '-n', '1', '--json', '-q'],
+      { POLYEVAL_CONFINE: 'none' },
+    );
     expect(result.code, result.stderr).toBe(0);
   }, 300_000);
 });

@@ -48,7 +48,9 @@ describe('two runs at once beside a CPU hog, on cold caches', () => {
     const results = await Promise.all(
       runs.map(async ([suite, replay]) => {
         const home = tempHome();
-        const result = await runCli(['run', '-b', suite, '-m', `replay:${join(ROOT, `sample/replay/${replay}.jsonl`)}`, '--json', '-q', '--home', home], { env });
+        const result = await runCli(['run', '-b', suite, '-m', `replay:${join(ROOT, `sample/replay/${replay}.jsonl`)}`, '--json', '-q', '--home', home], {
+          env,
+        });
         expect(result.code, result.stderr).toBe(0);
         return { home, replay, run: parseJson<{ run_id: string; verdicts: Record<string, number> }>(result) };
       }),

@@ -69,7 +69,11 @@ export class FakeLambdaService {
       // An invocation in flight when the runtime ends fails, as Lambda reports it.
       const inFlight = this.current;
       this.current = undefined;
-      inFlight?.answer('error', JSON.stringify({ errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${inFlight.id} Error: Runtime exited with error: exit status ${code}` }), 'Unhandled');
+      inFlight?.answer(
+        'error',
+        JSON.stringify({ errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${inFlight.id} Error: Runtime exited with error: exit status ${code}` }),
+        'Unhandled',
+      );
     });
     this.runtime = child;
   }
@@ -101,7 +105,11 @@ export class FakeLambdaService {
       event: body,
       answer: (status, payload, errorType) => {
         this.answers.push(payload);
-        res.writeHead(200, { 'Content-Type': 'application/json', 'X-Amz-Executed-Version': '$LATEST', ...(status === 'error' ? { 'X-Amz-Function-Error': errorType ?? 'Unhandled' } : {}) });
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          'X-Amz-Executed-Version': '$LATEST',
+          ...(status === 'error' ? { 'X-Amz-Function-Error': errorType ?? 'Unhandled' } : {}),
+        });
         res.end(payload);
       },
     });

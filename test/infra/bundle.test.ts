@@ -25,7 +25,11 @@ describe('cdk.json build step', () => {
     // What `docker build` runs: the bundle's prebuild compiles the supervisor from the C source beside it.
     const cache = mkdtempSync(path.join(tmpdir(), 'polyeval-image-cache-'));
     try {
-      const out = execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'layers/images/python/bundle/prebuild.mjs'), 'supervisor'], { env: { ...process.env, POLYEVAL_CACHE: cache }, encoding: 'utf8', timeout: 120_000 });
+      const out = execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'layers/images/python/bundle/prebuild.mjs'), 'supervisor'], {
+        env: { ...process.env, POLYEVAL_CACHE: cache },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       expect(out).toMatch(/sandbox supervisor built at .*pe-supervisor-[0-9a-f]{12}/);
     } finally {
       rmSync(cache, { recursive: true, force: true });
@@ -34,7 +38,10 @@ describe('cdk.json build step', () => {
 
   it.each(EXECUTOR_IMAGES.map((image) => image.id))('keeps layers/images/%s/bundle/ out of git', (image) => {
     // check-ignore exits 1 (execFileSync throws) when no rule ignores the path.
-    const rule = execFileSync('git', ['check-ignore', '--no-index', '-v', `layers/images/${image}/bundle/handler.mjs`], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+    const rule = execFileSync('git', ['check-ignore', '--no-index', '-v', `layers/images/${image}/bundle/handler.mjs`], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+    });
     expect(rule).toMatch(/bundle/);
   });
 });

@@ -20,13 +20,17 @@ beforeAll(() => {
 
 describe('compliance', () => {
   it('reports no unacknowledged cdk-nag AwsSolutions error or warning', () => {
-    const findings = synth.nag.violations.map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => (r as { constructPath?: string }).constructPath).join(', ')}`);
+    const findings = synth.nag.violations.map(
+      (v) => `${v.ruleName} at ${v.violatingResources.map((r) => (r as { constructPath?: string }).constructPath).join(', ')}`,
+    );
     expect(findings).toEqual([]);
   });
 
   it('passes cfn-lint on the synthesized template', async () => {
     const templatePath = path.join(synth.outdir, 'Polyeval.template.json');
-    const result = await run('cfn-lint', ['--format', 'parseable', '--ignore-checks', ...IGNORED_CFN_LINT_RULES, '--', templatePath], { timeout: 240_000 }).then(
+    const result = await run('cfn-lint', ['--format', 'parseable', '--ignore-checks', ...IGNORED_CFN_LINT_RULES, '--', templatePath], {
+      timeout: 240_000,
+    }).then(
       () => '',
       (error: { stdout?: string; message: string }) => error.stdout || error.message,
     );

@@ -10,7 +10,7 @@ describe('parseConfig', () => {
     expect(config.nightly).toEqual({ kind: 'ssm', parameterName: '/polyeval/nightly' });
   });
 
-  it('reads a second stack\'s sweep from its own SSM parameter, never the default stack\'s', () => {
+  it("reads a second stack's sweep from its own SSM parameter, never the default stack's", () => {
     expect(parseConfig({ stackName: 'Polyeval' }).nightly).toEqual({ kind: 'ssm', parameterName: '/polyeval/nightly' });
     expect(parseConfig({ stackName: 'Polyeval-Staging' }).nightly).toEqual({ kind: 'ssm', parameterName: '/polyeval/Polyeval-Staging/nightly' });
     expect(parseConfig({ stackName: 'Polyeval-Staging', nightlyParameter: '/team/sweep' }).nightly).toEqual({ kind: 'ssm', parameterName: '/team/sweep' });
@@ -18,7 +18,11 @@ describe('parseConfig', () => {
   });
 
   it('decodes values given as strings on the cdk command line', () => {
-    const config = parseConfig({ generateMaxConcurrency: '12', fargateLane: 'false', nightly: '{"benchmarks":["abricot"],"models":["reference"],"params":{"n":1}}' });
+    const config = parseConfig({
+      generateMaxConcurrency: '12',
+      fargateLane: 'false',
+      nightly: '{"benchmarks":["abricot"],"models":["reference"],"params":{"n":1}}',
+    });
     expect(config.generateMaxConcurrency).toBe(12);
     expect(config.fargateLane).toBe(false);
     expect(config.nightly).toEqual({ kind: 'inline', sweep: { benchmarks: ['abricot'], models: ['reference'], params: { n: 1 } } });

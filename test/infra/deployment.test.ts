@@ -61,7 +61,10 @@ describe('S3 reads of keys that do not exist yet', () => {
     expect(readers.length).toBeGreaterThanOrEqual(8); // api, plan, generate, aggregate, nightly, 3 executors (+ Fargate tasks)
     for (const [role, statements] of readers) {
       const list = statements.filter((s) => actionsOf(s).includes('s3:ListBucket') && resourcesOf(s).includes(`<${bucketId}.Arn>`));
-      expect(list.some((s) => s.Condition === undefined), `${role} can list the bucket unconditionally`).toBe(true);
+      expect(
+        list.some((s) => s.Condition === undefined),
+        `${role} can list the bucket unconditionally`,
+      ).toBe(true);
     }
   });
 });
@@ -109,7 +112,7 @@ describe('Bedrock model invocation', () => {
     ]);
   });
 
-  it('may subscribe to a third-party model\'s Marketplace offer on its first use, and do nothing else in AWS Marketplace', () => {
+  it("may subscribe to a third-party model's Marketplace offer on its first use, and do nothing else in AWS Marketplace", () => {
     const [, statements] = [...statementsByRole(json)].find(([role]) => role.startsWith('PipelineGenerateRole')) ?? [];
     const marketplace = (statements ?? []).filter((s) => actionsOf(s).some((a) => a.startsWith('aws-marketplace:')));
     expect(marketplace).toHaveLength(1);
@@ -153,7 +156,9 @@ describe('names derived from the stack', () => {
           .map(([key, value]) => `${r.Type}.${key}=${String(value)}`),
       );
     const shared = literalNames(json).filter((n) => literalNames(other).includes(n));
-    expect(shared.filter((n) => /^AWS::(Athena|Glue|SNS|SQS|S3|DynamoDB|Lambda|IAM|Logs|Events|Scheduler|ECS)::/.test(n) && !/DisplayName|Description/.test(n))).toEqual([]);
+    expect(
+      shared.filter((n) => /^AWS::(Athena|Glue|SNS|SQS|S3|DynamoDB|Lambda|IAM|Logs|Events|Scheduler|ECS)::/.test(n) && !/DisplayName|Description/.test(n)),
+    ).toEqual([]);
   }, 300_000);
 });
 
@@ -212,7 +217,12 @@ describe('cost allocation', () => {
       const found = resources(json, type);
       expect(found.length).toBeGreaterThan(0);
       for (const [id, resource] of found) {
-        expect(resource.Properties['Tags'], id).toEqual(expect.arrayContaining([{ Key: 'project', Value: 'polyeval' }, { Key: 'polyeval:stack', Value: 'Polyeval' }]));
+        expect(resource.Properties['Tags'], id).toEqual(
+          expect.arrayContaining([
+            { Key: 'project', Value: 'polyeval' },
+            { Key: 'polyeval:stack', Value: 'Polyeval' },
+          ]),
+        );
       }
     },
   );

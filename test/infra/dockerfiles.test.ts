@@ -7,11 +7,18 @@ import { PROJECT_ROOT } from '../../infra/paths.ts';
 import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
 import { CPP_FLAGS } from '../../layers/sandbox/languages/cpp.ts';
 
-interface Instruction { keyword: string; args: string }
+interface Instruction {
+  keyword: string;
+  args: string;
+}
 
 /** Joins continuation lines, drops comments, splits `KEYWORD args`. */
 function parseDockerfile(text: string): Instruction[] {
-  const logical = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const logical = text
+    .replace(/\\\r?\n/g, ' ')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   return logical.map((line) => {
     const [keyword = '', ...rest] = line.split(/\s+/);
     return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
@@ -51,7 +58,9 @@ describe.each(IMAGES)('the %s executor image', (image) => {
 
 describe('toolchains', () => {
   it('builds and verifies the C++ PCH with exactly the sandbox compile flags', () => {
-    const runs = parseDockerfile(read('cpp', 'Dockerfile')).filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    const runs = parseDockerfile(read('cpp', 'Dockerfile'))
+      .filter((i) => i.keyword === 'RUN')
+      .map((i) => i.args);
     const pch = runs.find((r) => r.includes('prebuild.mjs cpp'));
     expect(pch).toBeDefined();
     expect(pch).toContain(`g++ ${CPP_FLAGS.join(' ')} -Winvalid-pch`);
@@ -78,7 +87,9 @@ describe('toolchains', () => {
 
 describe('what every image holds for the sandbox', () => {
   it.each(IMAGES)('%s builds the supervisor at image build time into the read-only image cache', (image) => {
-    const runs = parseDockerfile(read(image, 'Dockerfile')).filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    const runs = parseDockerfile(read(image, 'Dockerfile'))
+      .filter((i) => i.keyword === 'RUN')
+      .map((i) => i.args);
     expect(runs.some((r) => r.includes('prebuild.mjs supervisor'))).toBe(true);
     const lock = runs.find((r) => r.includes('chmod 0711 /var/lang/bin/node'));
     expect(lock, 'node execute-only: the handler is non-dumpable for the Lambda user').toBeDefined();
@@ -88,7 +99,9 @@ describe('what every image holds for the sandbox', () => {
   });
 
   it.each(['python', 'kotlin'])('%s needs no gcc at run time: the RUN that installs it for the supervisor removes it', (image) => {
-    const runs = parseDockerfile(read(image, 'Dockerfile')).filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    const runs = parseDockerfile(read(image, 'Dockerfile'))
+      .filter((i) => i.keyword === 'RUN')
+      .map((i) => i.args);
     for (const r of runs.filter((x) => /dnf install[^&]*\bgcc\b/.test(x))) {
       expect(r).toContain('prebuild.mjs supervisor');
       expect(r).toMatch(/dnf remove -y gcc/);

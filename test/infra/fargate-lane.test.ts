@@ -12,7 +12,7 @@ beforeAll(() => {
 }, 300_000);
 
 describe('the Fargate lane', () => {
-  it('gives every consumer Fargate\'s maximum stop timeout to drain', () => {
+  it("gives every consumer Fargate's maximum stop timeout to drain", () => {
     const tasks = Object.values(resources).filter((r) => r.Type === 'AWS::ECS::TaskDefinition');
     expect(tasks.length).toBe(EXECUTOR_IMAGES.length);
     for (const task of tasks) {
@@ -26,8 +26,14 @@ describe('the Fargate lane', () => {
   });
 
   it('lets each task role set scale-in protection on the tasks of its cluster only', () => {
-    const policies = Object.entries(resources).filter(([, r]) => (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') && ((r.Properties['Roles'] ?? []) as { Ref: string }[]).some((x) => /^FargateLane.*TaskRole/.test(x.Ref)));
-    const statements = policies.flatMap(([, p]) => (p.Properties['PolicyDocument'] as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement);
+    const policies = Object.entries(resources).filter(
+      ([, r]) =>
+        (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') &&
+        ((r.Properties['Roles'] ?? []) as { Ref: string }[]).some((x) => /^FargateLane.*TaskRole/.test(x.Ref)),
+    );
+    const statements = policies.flatMap(
+      ([, p]) => (p.Properties['PolicyDocument'] as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement,
+    );
     const protection = statements.filter((s) => [s.Action].flat().includes('ecs:UpdateTaskProtection'));
     expect(protection).toHaveLength(EXECUTOR_IMAGES.length);
     for (const s of protection) {

@@ -60,7 +60,7 @@ describe('runner functions', () => {
     }
   });
 
-  it('give programs the image\'s memory, and their judges only what judging takes', () => {
+  it("give programs the image's memory, and their judges only what judging takes", () => {
     const runners = runnerFunctions();
     for (const image of EXECUTOR_IMAGES) {
       const judge = ofType('AWS::Lambda::Function').find(([, fn]) => fn.Properties['Description'] === `polyeval executor for ${image.languages.join(', ')}`);
@@ -89,11 +89,17 @@ describe('runner functions', () => {
   });
 
   it('reserve what context runnerReservedConcurrency says, and nothing at 0 (an account below 600 concurrent executions can deploy)', () => {
-    const synth = (reserved: string) => (synthPolyeval({ ...NO_BUNDLING, runnerReservedConcurrency: reserved }).template.toJSON() as { Resources: Record<string, Resource> }).Resources;
-    const reservations = (t: Record<string, Resource>) => Object.values(t).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties['ReservedConcurrentExecutions'] !== undefined).map((r) => r.Properties['ReservedConcurrentExecutions']);
+    const synth = (reserved: string) =>
+      (synthPolyeval({ ...NO_BUNDLING, runnerReservedConcurrency: reserved }).template.toJSON() as { Resources: Record<string, Resource> }).Resources;
+    const reservations = (t: Record<string, Resource>) =>
+      Object.values(t)
+        .filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties['ReservedConcurrentExecutions'] !== undefined)
+        .map((r) => r.Properties['ReservedConcurrentExecutions']);
     /** MaximumConcurrency of each Lambda judge's queue mapping (undefined: none). */
     const judgeMaxima = (t: Record<string, Resource>) => {
-      const judges = Object.entries(t).filter(([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Properties['Description'] ?? '').startsWith('polyeval executor for')).map(([id]) => id);
+      const judges = Object.entries(t)
+        .filter(([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Properties['Description'] ?? '').startsWith('polyeval executor for'))
+        .map(([id]) => id);
       return Object.values(t)
         .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && judges.includes(ref(r.Properties['FunctionName']) ?? ''))
         .map((m) => (m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency);
@@ -119,7 +125,14 @@ describe('runner functions', () => {
       const statements = statementsOf(roleId);
       expect(statements, image).toHaveLength(2);
       const allow = statements.find((s) => s.Effect === 'Allow') as Statement;
-      expect(actions(allow).sort()).toEqual(['ec2:AssignPrivateIpAddresses', 'ec2:CreateNetworkInterface', 'ec2:DeleteNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets', 'ec2:UnassignPrivateIpAddresses']);
+      expect(actions(allow).sort()).toEqual([
+        'ec2:AssignPrivateIpAddresses',
+        'ec2:CreateNetworkInterface',
+        'ec2:DeleteNetworkInterface',
+        'ec2:DescribeNetworkInterfaces',
+        'ec2:DescribeSubnets',
+        'ec2:UnassignPrivateIpAddresses',
+      ]);
       const deny = statements.find((s) => s.Effect === 'Deny') as Statement;
       expect(deny).toMatchObject({ Action: '*', Resource: '*', Condition: { Null: { 'lambda:SourceFunctionArn': 'false' } } });
       // No logs: nothing of the runner's reaches CloudWatch, it reports to its judge instead.
@@ -137,8 +150,14 @@ describe('runner functions', () => {
     for (const [id, endpoint] of ofType('AWS::EC2::VPCEndpoint')) {
       const tables = ((endpoint.Properties['RouteTableIds'] as unknown[]) ?? []).map(ref);
       const subnets = ((endpoint.Properties['SubnetIds'] as unknown[]) ?? []).map(ref);
-      expect(tables.filter((t) => runnerTables.has(t as string)), id).toEqual([]);
-      expect(subnets.filter((s) => runnerSubnets.includes(s as string)), id).toEqual([]);
+      expect(
+        tables.filter((t) => runnerTables.has(t as string)),
+        id,
+      ).toEqual([]);
+      expect(
+        subnets.filter((s) => runnerSubnets.includes(s as string)),
+        id,
+      ).toEqual([]);
     }
     for (const [image, [, fn]] of runnerFunctions()) {
       const vpc = fn.Properties['VpcConfig'] as { SubnetIds: unknown[]; SecurityGroupIds: unknown[] };
@@ -168,7 +187,8 @@ describe('judges', () => {
         expect(s.Effect).toBe('Allow');
         expect(actions(s)).toEqual(['lambda:InvokeFunction']);
         expect(targets).toHaveLength(1); // no `:*` version/alias wildcard, no other function
-        for (const role of (policy.Properties['Roles'] as unknown[]).map(ref)) invokers.set(role as string, [...(invokers.get(role as string) ?? []), ...targets]);
+        for (const role of (policy.Properties['Roles'] as unknown[]).map(ref))
+          invokers.set(role as string, [...(invokers.get(role as string) ?? []), ...targets]);
       }
     }
     // Every judge: one execute function role and one Fargate task role per image.
@@ -182,11 +202,13 @@ describe('judges', () => {
       expect(judges, image).toHaveLength(2);
       // The judge's function names the same runner it may invoke.
       const judgeFn = ofType('AWS::Lambda::Function').find(([, fn]) => judges.includes(getAttArn(fn.Properties['Role']) as string));
-      expect((judgeFn?.[1].Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['RUNNER_FUNCTION_NAME'], image).toEqual({ Ref: runnerId });
+      expect((judgeFn?.[1].Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['RUNNER_FUNCTION_NAME'], image).toEqual({
+        Ref: runnerId,
+      });
     }
   });
 
-  it('keep the Lambda interface endpoint in the judges\' subnets only', () => {
+  it("keep the Lambda interface endpoint in the judges' subnets only", () => {
     const lambdaEndpoint = ofType('AWS::EC2::VPCEndpoint').find(([, e]) => JSON.stringify(e.Properties['ServiceName']).includes('.lambda'));
     expect(lambdaEndpoint, 'a Lambda interface endpoint').toBeDefined();
     expect(((lambdaEndpoint?.[1].Properties['SubnetIds'] as unknown[]) ?? []).map(ref).sort()).toEqual(subnetsOfGroup('executors').sort());

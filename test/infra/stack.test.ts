@@ -66,8 +66,14 @@ describe('storage', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
     });
   });
 });
@@ -93,7 +99,9 @@ describe('queues', () => {
     const mappings = resourcesOf('AWS::Lambda::EventSourceMapping');
     expect(mappings).toHaveLength(3 + IMAGE_COUNT);
     for (const [, m] of mappings) expect(m.Properties['FunctionResponseTypes']).toEqual(['ReportBatchItemFailures']);
-    expect(mappings.filter(([, m]) => (m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency === 7)).toHaveLength(1);
+    expect(mappings.filter(([, m]) => (m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency === 7)).toHaveLength(
+      1,
+    );
   });
 });
 
@@ -104,7 +112,9 @@ describe('executors', () => {
     for (const statement of statements) {
       for (const action of [statement.Action].flat()) expect(action).not.toContain('*');
     }
-    const objectResources = statements.filter((s) => [s.Action].flat().some((a) => a === 's3:GetObject' || a === 's3:PutObject')).flatMap((s) => [s.Resource].flat());
+    const objectResources = statements
+      .filter((s) => [s.Action].flat().some((a) => a === 's3:GetObject' || a === 's3:PutObject'))
+      .flatMap((s) => [s.Resource].flat());
     const suffixes = objectResources.map((r) => JSON.stringify(r).match(/"\/([^"]*)"\]/)?.[1]);
     expect(new Set(suffixes)).toEqual(new Set(['datasets/*', 'runs/*', 'runs/*/items/*']));
   });
@@ -138,7 +148,15 @@ describe('executors', () => {
 describe('entry points', () => {
   it('routes every API path through AWS_IAM authorization', () => {
     const routes = resourcesOf('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
-    expect(routes.map((r) => r['RouteKey']).sort()).toEqual(['GET /leaderboard', 'GET /runs', 'GET /runs/{id}', 'GET /runs/{id}/metrics', 'POST /runs', 'POST /runs/{id}/cancel', 'POST /runs/{id}/redrive']);
+    expect(routes.map((r) => r['RouteKey']).sort()).toEqual([
+      'GET /leaderboard',
+      'GET /runs',
+      'GET /runs/{id}',
+      'GET /runs/{id}/metrics',
+      'POST /runs',
+      'POST /runs/{id}/cancel',
+      'POST /runs/{id}/redrive',
+    ]);
     for (const route of routes) expect(route['AuthorizationType']).toBe('AWS_IAM');
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
   });
@@ -150,7 +168,11 @@ describe('entry points', () => {
       Target: Match.objectLike({
         Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^NightlyHandlerFunction'), 'Arn'] },
         // The schedule's time, from which the nightly function derives run ids (a retry starts nothing twice).
-        Input: JSON.stringify({ source: 'inline', sweep: { benchmarks: ['rocode'], models: ['reference'], params: { n: 1 } }, scheduledTime: '<aws.scheduler.scheduled-time>' }),
+        Input: JSON.stringify({
+          source: 'inline',
+          sweep: { benchmarks: ['rocode'], models: ['reference'], params: { n: 1 } },
+          scheduledTime: '<aws.scheduler.scheduled-time>',
+        }),
       }),
     });
   });
@@ -162,7 +184,9 @@ describe('entry points', () => {
     });
     const statements = statementsOfRoles(/^WatchdogHandlerRole/);
     const actions = statements.flatMap((statement) => [statement.Action].flat());
-    expect(new Set(actions.filter((action) => action.startsWith('sqs:')))).toEqual(new Set(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility']));
+    expect(new Set(actions.filter((action) => action.startsWith('sqs:')))).toEqual(
+      new Set(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility']),
+    );
     // It reads the DLQs (to tell dead-lettered items from lost ones) and no work queue's messages; it deletes nothing.
     const peek = statements.filter((statement) => [statement.Action].flat().includes('sqs:ReceiveMessage'));
     const resources = peek.flatMap((statement) => [statement.Resource].flat() as { 'Fn::GetAtt': [string, string] }[]);
@@ -188,12 +212,17 @@ describe('analytics', () => {
       template.hasResourceProperties('AWS::Glue::Table', {
         TableInput: Match.objectLike({
           Name: name,
-          PartitionKeys: [{ Name: 'benchmark', Type: 'string' }, { Name: 'run_id', Type: 'string' }],
+          PartitionKeys: [
+            { Name: 'benchmark', Type: 'string' },
+            { Name: 'run_id', Type: 'string' },
+          ],
           Parameters: Match.objectLike({
             'projection.enabled': 'true',
             'projection.benchmark.type': 'enum',
             'projection.run_id.type': 'injected',
-            'storage.location.template': Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([`/results/${name}/benchmark=\${benchmark}/run_id=\${run_id}/`])]) }),
+            'storage.location.template': Match.objectLike({
+              'Fn::Join': Match.arrayWith([Match.arrayWith([`/results/${name}/benchmark=\${benchmark}/run_id=\${run_id}/`])]),
+            }),
           }),
         }),
       });

@@ -83,9 +83,7 @@ export async function startMoto(options: { startTimeoutMs?: number; serialized?:
   // http://127.0.0.1:<port>"). Choosing a free port first and starting the server on it
   // raced with other test files doing the same: the loser answered through the winner's
   // server and two files shared queues and tables.
-  const [command, args] = options.serialized
-    ? ['python3', ['-c', SERIALIZED_MOTO, '127.0.0.1']]
-    : ['moto_server', ['-H', '127.0.0.1', '-p', '0']];
+  const [command, args] = options.serialized ? ['python3', ['-c', SERIALIZED_MOTO, '127.0.0.1']] : ['moto_server', ['-H', '127.0.0.1', '-p', '0']];
   const child = spawn(command, args, {
     // Own process group, so stop() also ends any interpreter the pyenv shim spawned.
     detached: true,

@@ -33,11 +33,18 @@ export function literalsOf(root: string, file: string): SourceLiteral[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const out: SourceLiteral[] = [];
   const add = (node: ts.Node, value: string, property = false): void => {
-    out.push({ file, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, text: value, ...(property ? { property: true as const } : {}) });
+    out.push({
+      file,
+      line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+      text: value,
+      ...(property ? { property: true as const } : {}),
+    });
   };
   const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) add(node, node.text);
-    else if ((ts.isPropertyAssignment(node) || ts.isPropertySignature(node) || ts.isShorthandPropertyAssignment(node)) && ts.isIdentifier(node.name)) add(node.name, node.name.text, true);
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node))
+      add(node, node.text);
+    else if ((ts.isPropertyAssignment(node) || ts.isPropertySignature(node) || ts.isShorthandPropertyAssignment(node)) && ts.isIdentifier(node.name))
+      add(node.name, node.name.text, true);
     ts.forEachChild(node, visit);
   };
   visit(source);

@@ -24,10 +24,25 @@ function parseRow(row: Record<string, unknown>, loc: RowLocation): LikertTask[] 
   const { id, word, warmth } = row;
   if (typeof id !== 'string' || id === '') throw new InputError('must be a non-empty string', { ...loc, field: 'id' });
   if (typeof word !== 'string' || word === '') throw new InputError('must be a non-empty string', { ...loc, field: 'word' });
-  if (typeof warmth !== 'number' || !Number.isInteger(warmth) || warmth < 1 || warmth > 5) throw new InputError('must be an integer 1–5', { ...loc, field: 'warmth' });
+  if (typeof warmth !== 'number' || !Number.isInteger(warmth) || warmth < 1 || warmth > 5)
+    throw new InputError('must be an integer 1–5', { ...loc, field: 'warmth' });
   const split = typeof row.split === 'string' ? row.split : 'test';
   // LikertTask's subtasks are ABRICOT's; the toy has one scale and files it under the first.
-  return [{ kind: 'likert', id: `abstractness/${id}`, benchmark: TOY_ID, split, slices: { subtask: 'abstractness' }, subtask: 'abstractness', itemId: id, text: word, target: word, goldMean: (warmth - 1) / 4, gold: warmth }];
+  return [
+    {
+      kind: 'likert',
+      id: `abstractness/${id}`,
+      benchmark: TOY_ID,
+      split,
+      slices: { subtask: 'abstractness' },
+      subtask: 'abstractness',
+      itemId: id,
+      text: word,
+      target: word,
+      goldMean: (warmth - 1) / 4,
+      gold: warmth,
+    },
+  ];
 }
 
 function makeToy(protocol: RunProtocol): Benchmark<LikertTask> {

@@ -13,12 +13,16 @@ const LAYERS = join(ROOT, 'layers');
 const APP = join(LAYERS, 'app');
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 function imports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => (m[1] ?? m[2]) as string);
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
+    (m) => (m[1] ?? m[2]) as string,
+  );
 }
 
 /** The file an import names, as a path below the repository root (undefined for packages). */
@@ -53,7 +57,10 @@ describe('layers/app', () => {
 });
 
 describe('the adapter layers', () => {
-  it.each(['aws', 'local', 'providers', 'sources', 'sandbox'].flatMap((layer) => cases(join(LAYERS, layer))))('%s imports nothing of layers/app', (_name, file) => {
-    for (const spec of imports(file)) expect(target(file, spec) ?? '', `${file} imports ${spec}`).not.toMatch(/^layers\/app\//);
-  });
+  it.each(['aws', 'local', 'providers', 'sources', 'sandbox'].flatMap((layer) => cases(join(LAYERS, layer))))(
+    '%s imports nothing of layers/app',
+    (_name, file) => {
+      for (const spec of imports(file)) expect(target(file, spec) ?? '', `${file} imports ${spec}`).not.toMatch(/^layers\/app\//);
+    },
+  );
 });

@@ -22,7 +22,7 @@ const EXCEPTIONS: Record<string, string> = {
   'layers/core/prompts/rocode.ts': "RoCode's protocol: the paper's languages and how its prompt names them",
   'layers/core/benchmarks/rocode.ts': "RoCode's own facts: its default language (the paper's Python 3), its suite's measured timings per language",
   'layers/core/benchmarks/mxeval.ts': "Kotlin HumanEval's own facts: its language, its suite's measured timing",
-  'bin/cli/doctor-command.ts': "the JVM binary `java` that doctor reports, not the language",
+  'bin/cli/doctor-command.ts': 'the JVM binary `java` that doctor reports, not the language',
 };
 
 function sources(dir: string): string[] {
@@ -65,7 +65,11 @@ function importersOf(id: string): string[] {
     const text = readFileSync(join(ROOT, file), 'utf8');
     return [...text.matchAll(/from\s+['"]([^'"]+)['"]/gu)].some((m) => {
       const spec = m[1] ?? '';
-      const target = spec.startsWith('#') ? spec.replace(/^#(\w+)\//u, 'layers/$1/') : spec.startsWith('.') ? relative(ROOT, resolve(ROOT, file, '..', spec)) : '';
+      const target = spec.startsWith('#')
+        ? spec.replace(/^#(\w+)\//u, 'layers/$1/')
+        : spec.startsWith('.')
+          ? relative(ROOT, resolve(ROOT, file, '..', spec))
+          : '';
       return target !== '' && ownedBy(target, id);
     });
   });
@@ -111,8 +115,12 @@ describe('adding a language', () => {
     const lines = Number(/\*\*(\d+) registry lines\*\*/u.exec(section)?.[1]);
     expect(lines).toBe(REGISTRIES.length);
     for (const id of ['java', 'javascript']) {
-      const own = [...ALL, ...readdirSync(join(ROOT, 'layers/images', id)).filter((f) => f !== 'bundle').map((f) => `layers/images/${id}/${f}`)]
-        .filter((file) => ownedBy(file, id));
+      const own = [
+        ...ALL,
+        ...readdirSync(join(ROOT, 'layers/images', id))
+          .filter((f) => f !== 'bundle')
+          .map((f) => `layers/images/${id}/${f}`),
+      ].filter((file) => ownedBy(file, id));
       expect(new Set(own).size, `${id}: ${[...new Set(own)].join(', ')}`).toBe(files);
     }
   });

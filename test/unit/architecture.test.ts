@@ -10,15 +10,27 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const CORE = join(ROOT, 'layers', 'core');
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 function imports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => (m[1] ?? m[2]) as string);
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
+    (m) => (m[1] ?? m[2]) as string,
+  );
 }
 
-const FORBIDDEN = [/^node:(fs|child_process|net|http|https|dgram|worker_threads)/, /^(fs|child_process|net|http|https)$/, /^@aws-sdk\//, /^aws-cdk-lib/, /^@middy\//, /^@aws-lambda-powertools\//, /^@duckdb\//];
+const FORBIDDEN = [
+  /^node:(fs|child_process|net|http|https|dgram|worker_threads)/,
+  /^(fs|child_process|net|http|https)$/,
+  /^@aws-sdk\//,
+  /^aws-cdk-lib/,
+  /^@middy\//,
+  /^@aws-lambda-powertools\//,
+  /^@duckdb\//,
+];
 
 describe('layers/core', () => {
   const coreFiles = files(CORE);

@@ -25,7 +25,8 @@ export class ConcurrencyPools {
    */
   reserve(fn: string, n: number): void {
     const others = [...this.#reserved].filter(([name]) => name !== fn).reduce((sum, [, v]) => sum + v, 0);
-    if (this.account - others - n < MIN_UNRESERVED) throw new Error(`reserving ${n} for ${fn} leaves fewer than ${MIN_UNRESERVED} unreserved of ${this.account}`);
+    if (this.account - others - n < MIN_UNRESERVED)
+      throw new Error(`reserving ${n} for ${fn} leaves fewer than ${MIN_UNRESERVED} unreserved of ${this.account}`);
     this.#reserved.set(fn, n);
   }
 

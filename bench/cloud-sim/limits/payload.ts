@@ -9,5 +9,6 @@ export const SYNC_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 /** @throws Error named RequestTooLargeException when `bytes` exceed the synchronous limit. */
 export function checkInvokePayload(bytes: number): void {
-  if (bytes > SYNC_PAYLOAD_BYTES) throw Object.assign(new Error(`request of ${bytes} bytes exceeds ${SYNC_PAYLOAD_BYTES}`), { name: 'RequestTooLargeException' });
+  if (bytes > SYNC_PAYLOAD_BYTES)
+    throw Object.assign(new Error(`request of ${bytes} bytes exceeds ${SYNC_PAYLOAD_BYTES}`), { name: 'RequestTooLargeException' });
 }

@@ -43,7 +43,9 @@ export type AggregateOutcome =
 
 /** Handles one aggregate message: one records part, or the whole run. */
 export async function aggregateCloud(deps: AggregateCloudDeps, message: AggregateMessage): Promise<AggregateOutcome> {
-  return message.part === undefined ? aggregateCloudRun(deps, message.runId, message.allowMissing ?? false, message.deadLettered) : compactCloudPart(deps, message.runId, message.part);
+  return message.part === undefined
+    ? aggregateCloudRun(deps, message.runId, message.allowMissing ?? false, message.deadLettered)
+    : compactCloudPart(deps, message.runId, message.part);
 }
 
 /** Writes one records part (the run's last record may already have triggered the final aggregate: harmless, same rows). */
@@ -59,7 +61,12 @@ export async function compactCloudPart(deps: Pick<AggregateCloudDeps, 'store' | 
   return { status: 'compacted', part: index, records: compacted.records.length, missing: compacted.missing.length };
 }
 
-export async function aggregateCloudRun(deps: AggregateCloudDeps, runId: string, allowMissing = false, deadLettered?: readonly string[]): Promise<AggregateOutcome> {
+export async function aggregateCloudRun(
+  deps: AggregateCloudDeps,
+  runId: string,
+  allowMissing = false,
+  deadLettered?: readonly string[],
+): Promise<AggregateOutcome> {
   const run = await deps.ledger.getRun(runId);
   if (run === undefined) throw new HarnessError(`aggregate: run ${runId} is not in the ledger`);
   if (run.status === 'completed' && (await deps.store.exists(keys.summary(runId)))) return { status: 'skipped', reason: 'already completed' };
@@ -76,7 +83,11 @@ export async function aggregateCloudRun(deps: AggregateCloudDeps, runId: string,
   } else {
     await deps.ledger.setStatus(runId, 'aggregating');
     const { records, missing } = await readRunRecords(deps.store, manifest);
-    summary = await summariseRecords(options, manifest, records.map(documentFromRecord), extra, { missing, timing: true, ...(deadLettered ? { deadLettered } : {}) });
+    summary = await summariseRecords(options, manifest, records.map(documentFromRecord), extra, {
+      missing,
+      timing: true,
+      ...(deadLettered ? { deadLettered } : {}),
+    });
     if (missing.length === 0) await deps.ledger.setStatus(runId, 'completed');
     else await deps.ledger.setStatus(runId, 'completed_with_missing', missingReason(runId, run.items, summary));
   }

@@ -69,7 +69,13 @@ export interface Deployment {
  * invocations, the Fargate lane with 4 tasks, so Lambda judges capped at
  * {@link judgeMaxConcurrency}(4) per image.
  */
-export const DEFAULT_DEPLOYMENT: Deployment = { architecture: 'x86_64', generateConcurrency: 5, executorConcurrency: judgeMaxConcurrency(4) ?? 1000, callSeconds: 3, fargateLane: true };
+export const DEFAULT_DEPLOYMENT: Deployment = {
+  architecture: 'x86_64',
+  generateConcurrency: 5,
+  executorConcurrency: judgeMaxConcurrency(4) ?? 1000,
+  callSeconds: 3,
+  fargateLane: true,
+};
 
 const GENERATE_BATCH = 5;
 const GENERATE_MEMORY_GB = 1;
@@ -112,7 +118,12 @@ export interface CloudEstimate extends DryRunPlan {
   deployment: Deployment;
 }
 
-export function estimateCloudRun(plan: DryRunPlan, language: string | null, timing: ExecutorTiming | undefined, deployment: Deployment = DEFAULT_DEPLOYMENT): CloudEstimate {
+export function estimateCloudRun(
+  plan: DryRunPlan,
+  language: string | null,
+  timing: ExecutorTiming | undefined,
+  deployment: Deployment = DEFAULT_DEPLOYMENT,
+): CloudEstimate {
   const items = plan.items;
   const arch = deployment.architecture;
   const executed = language !== null && timing !== undefined;
@@ -141,7 +152,12 @@ export function estimateCloudRun(plan: DryRunPlan, language: string | null, timi
   const puts = items + Math.ceil(items / 1000) * 2;
   const gets = items * (executed ? 3 : 2);
   const requestCost =
-    lambdaRequests * AWS_PRICES.lambdaRequest + sqs * AWS_PRICES.sqsRequest + writes * AWS_PRICES.dynamoWriteUnit + reads * AWS_PRICES.dynamoReadUnit + puts * AWS_PRICES.s3Put + gets * AWS_PRICES.s3Get;
+    lambdaRequests * AWS_PRICES.lambdaRequest +
+    sqs * AWS_PRICES.sqsRequest +
+    writes * AWS_PRICES.dynamoWriteUnit +
+    reads * AWS_PRICES.dynamoReadUnit +
+    puts * AWS_PRICES.s3Put +
+    gets * AWS_PRICES.s3Get;
   const generatePerSecond = (deployment.generateConcurrency * GENERATE_BATCH) / deployment.callSeconds;
   const executePerSecond = executed && ms > 0 ? deployment.executorConcurrency / (ms / 1000) : Number.POSITIVE_INFINITY;
   const round = (value: number, digits = 6): number => Number(value.toFixed(digits));

@@ -11,7 +11,15 @@ import { HarnessError } from '#core/errors.ts';
 import type { ProgramRun, RunRequest } from '#core/scoring/io-tests.ts';
 import type { ProgramRunner, RunnerJob, RunnerResult } from '#core/scoring/program-runner.ts';
 import type { InvokeResult } from '#aws/lambda-invoker.ts';
-import { PAYLOAD_BUDGET_BYTES, parseWire, runnerRequest, RunnerErrorSchema, RunnerResponseSchema, type RunnerResponse, type WireRun } from './runner-protocol.ts';
+import {
+  PAYLOAD_BUDGET_BYTES,
+  parseWire,
+  runnerRequest,
+  RunnerErrorSchema,
+  RunnerResponseSchema,
+  type RunnerResponse,
+  type WireRun,
+} from './runner-protocol.ts';
 import { planInvocations, RUNNER_TIME_BUDGET_MS } from './runner-plan.ts';
 
 /** The isolation recorded for samples run by a runner function: `lambda-runner+<its sandbox level>`. */
@@ -53,7 +61,8 @@ export class LambdaProgramRunner implements ProgramRunner {
         return { ok: false, diagnostics: answer.diagnostics, compileMs: answer.compileMs, isolation: `${LAMBDA_RUNNER_ISOLATION}+${isolation}` };
       }
       compileMs ??= answer.compileMs;
-      if (answer.runs.length !== batch.length) throw new HarnessError(`runner ${this.options.functionName} answered ${answer.runs.length} of ${batch.length} runs`);
+      if (answer.runs.length !== batch.length)
+        throw new HarnessError(`runner ${this.options.functionName} answered ${answer.runs.length} of ${batch.length} runs`);
       for (const [k, run] of answer.runs.entries()) runs.push(await this.complete(job, batch[k] as RunRequest, run, batch.length));
     }
     return { ok: true, compileMs: compileMs ?? 0, runs: iterate(runs), isolation: `${LAMBDA_RUNNER_ISOLATION}+${isolation}` };

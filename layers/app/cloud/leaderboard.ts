@@ -73,11 +73,17 @@ async function placedRuns(deps: Pick<LeaderboardDeps, 'store' | 'ledger'>, bench
 }
 
 async function boardRows(results: ResultsQuery, board: Board, facts: RunFacts): Promise<Record<string, unknown>[]> {
-  const sql = leaderboardSql(board.benchmark, { metric: board.metric, runIds: board.runIds, ...(board.slices.length === 1 && board.slices[0] !== undefined ? { slice: board.slices[0] } : {}) });
+  const sql = leaderboardSql(board.benchmark, {
+    metric: board.metric,
+    runIds: board.runIds,
+    ...(board.slices.length === 1 && board.slices[0] !== undefined ? { slice: board.slices[0] } : {}),
+  });
   // Counted as if the values were inlined: a conservative bound on what Athena is sent.
   const bytes = Buffer.byteLength(sql.text, 'utf8') + sql.params.reduce((sum, value) => sum + Buffer.byteLength(sqlString(value), 'utf8'), 0);
   if (bytes > ATHENA_MAX_QUERY_BYTES) {
-    throw new HarnessError(`the leaderboard board "${board.label}" names ${board.runIds.length} runs: its query (${bytes} bytes) exceeds Athena's ${ATHENA_MAX_QUERY_BYTES}-byte limit`);
+    throw new HarnessError(
+      `the leaderboard board "${board.label}" names ${board.runIds.length} runs: its query (${bytes} bytes) exceeds Athena's ${ATHENA_MAX_QUERY_BYTES}-byte limit`,
+    );
   }
   // A board ranked on several slices answers each row's slice; on one, the rows carry none.
   const only = board.slices.length === 1 ? board.slices[0] : undefined;

@@ -21,7 +21,10 @@ export class RunNotFoundError extends PolyevalError {
 
 export class RunNotCompletedError extends PolyevalError {
   override name = 'RunNotCompletedError';
-  constructor(readonly runId: string, readonly status: string) {
+  constructor(
+    readonly runId: string,
+    readonly status: string,
+  ) {
     super(`run "${runId}" is ${status}, not completed: its metrics are not computed yet`);
   }
 }

@@ -54,7 +54,12 @@ export function parsePartManifest(text: string, origin: string): PartManifest {
   return parseStored(PartManifestSchema, text, origin);
 }
 
-export async function writePartManifest(store: BlobStore, runId: string, part: number, items: readonly Pick<CloudWorkItem, 'taskId' | 'sample'>[]): Promise<void> {
+export async function writePartManifest(
+  store: BlobStore,
+  runId: string,
+  part: number,
+  items: readonly Pick<CloudWorkItem, 'taskId' | 'sample'>[],
+): Promise<void> {
   const doc: PartManifest = { run_id: runId, part, items: items.map((i) => ({ taskId: i.taskId, sample: i.sample })) };
   await store.put(partKeys.manifest(runId, part), storedJson(doc), 'application/json');
 }

@@ -140,7 +140,9 @@ export class RemoteClient {
         res.on('error', reject);
       });
       req.on('timeout', () => req.destroy(new HarnessError(`no answer from ${url.origin} within ${this.#timeoutMs} ms`)));
-      req.on('error', (error) => reject(error instanceof HarnessError ? error : new HarnessError(`cannot reach ${url.origin}: ${error.message}`, { cause: error })));
+      req.on('error', (error) =>
+        reject(error instanceof HarnessError ? error : new HarnessError(`cannot reach ${url.origin}: ${error.message}`, { cause: error })),
+      );
       if (body !== undefined) req.write(body);
       req.end();
     });

@@ -12,7 +12,10 @@ import { RunNotFoundError, checkRunId } from './queries.ts';
 /** A run that has ended cannot be cancelled (409). */
 export class RunNotActiveError extends PolyevalError {
   override name = 'RunNotActiveError';
-  constructor(readonly runId: string, readonly status: RunStatus) {
+  constructor(
+    readonly runId: string,
+    readonly status: RunStatus,
+  ) {
     super(`run "${runId}" is ${status}: only a planned or running run can be cancelled`);
   }
 }

@@ -28,10 +28,14 @@ export function planInvocations(program: RunnerProgram, runs: readonly RunReques
   for (const [i, run] of runs.entries()) {
     const size = jsonBytes(run) + 1;
     if (base + size > budget.payloadBytes) {
-      throw new HarnessError(`test ${i + 1}'s input (${size} bytes as JSON) with the program (${base} bytes) exceeds the ${budget.payloadBytes} bytes a runner invocation may carry (Lambda's 6 MB synchronous payload); the runner has no network to fetch it: run this benchmark locally`);
+      throw new HarnessError(
+        `test ${i + 1}'s input (${size} bytes as JSON) with the program (${base} bytes) exceeds the ${budget.payloadBytes} bytes a runner invocation may carry (Lambda's 6 MB synchronous payload); the runner has no network to fetch it: run this benchmark locally`,
+      );
     }
     if (run.limits.wallMs > timeForRuns) {
-      throw new HarnessError(`test ${i + 1}'s wall limit (${run.limits.wallMs} ms) exceeds what one runner invocation may take (${timeForRuns} ms after compiling)`);
+      throw new HarnessError(
+        `test ${i + 1}'s wall limit (${run.limits.wallMs} ms) exceeds what one runner invocation may take (${timeForRuns} ms after compiling)`,
+      );
     }
     if (chunk.length > 0 && (bytes + size > budget.payloadBytes || time + run.limits.wallMs > timeForRuns)) {
       plan.push(chunk);

@@ -56,30 +56,37 @@ export const RunnerRequestSchema = z
     /** Bytes of stdout + collected files (JSON-encoded) a run may return; beyond, it is answered `truncated`. */
     maxRunOutputBytes: z.number().int().positive(),
     /** The job's toolchain options (a Kotlin language version), given to the compile with the program. */
-    toolchain: z.object({ languageVersion: z.string().min(1).optional() }).strict().optional(),
+    toolchain: z
+      .object({ languageVersion: z.string().min(1).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RunnerRequest = z.infer<typeof RunnerRequestSchema>;
 
 // The answer comes from the environment that ran model code: read strictly (`.strict()`
 // everywhere), so anything beyond the protocol is refused, never carried into a verdict.
-const WireRun = z.object({
-  termination: z.enum(['exited', 'signaled', 'time', 'memory', 'output']),
-  exitCode: z.number().int().nullable(),
-  signal: z.string().nullable(),
-  stdout: z.string(),
-  stderr: z.string(),
-  files: z.record(z.string(), z.string()),
-  runMs: z.number(),
-  cpuMs: z.number(),
-  peakMemoryKb: z.number(),
-  /** The output was over `maxRunOutputBytes`: stdout and files are left out. */
-  truncated: z.boolean().optional(),
-}).strict();
+const WireRun = z
+  .object({
+    termination: z.enum(['exited', 'signaled', 'time', 'memory', 'output']),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    stdout: z.string(),
+    stderr: z.string(),
+    files: z.record(z.string(), z.string()),
+    runMs: z.number(),
+    cpuMs: z.number(),
+    peakMemoryKb: z.number(),
+    /** The output was over `maxRunOutputBytes`: stdout and files are left out. */
+    truncated: z.boolean().optional(),
+  })
+  .strict();
 export type WireRun = z.infer<typeof WireRun>;
 
 /** What the runner did after the item: the environment is discarded unless clean. */
-const Integrity = z.object({ clean: z.boolean(), survivors: z.array(z.object({ pid: z.number(), command: z.string() }).strict()), changes: z.array(z.string()) }).strict();
+const Integrity = z
+  .object({ clean: z.boolean(), survivors: z.array(z.object({ pid: z.number(), command: z.string() }).strict()), changes: z.array(z.string()) })
+  .strict();
 
 /** A runner's answer. */
 export const RunnerResponseSchema = z.discriminatedUnion('ok', [
@@ -94,7 +101,13 @@ export const RunnerErrorSchema = z.object({ errorType: z.string().optional(), er
 /** Parses what a runner was sent or answered; anything else is the harness's fault. */
 export function parseWire<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new HarnessError(`malformed runner ${what}: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new HarnessError(
+      `malformed runner ${what}: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; ')}`,
+    );
   return parsed.data;
 }
 

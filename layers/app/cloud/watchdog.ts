@@ -27,8 +27,7 @@ export interface WatchdogDeps {
 }
 
 export type WatchdogAction =
-  | { runId: string; action: 'aggregate'; recorded: number; items: number; deadLettered?: number }
-  | { runId: string; action: 'failed'; reason: string };
+  { runId: string; action: 'aggregate'; recorded: number; items: number; deadLettered?: number } | { runId: string; action: 'failed'; reason: string };
 
 export interface WatchdogReport {
   /** Active runs without progress for the stall window. */
@@ -54,7 +53,10 @@ export async function watchRuns(deps: WatchdogDeps): Promise<WatchdogReport> {
   const bodies = deps.deadLetterBodies ? await deps.deadLetterBodies() : undefined;
   const actions: WatchdogAction[] = [];
   for (const run of stalled) {
-    const dead = bodies?.filter((body) => runIdOfMessage(body) === run.runId).map(itemIdOfMessage).filter((id): id is string => id !== undefined);
+    const dead = bodies
+      ?.filter((body) => runIdOfMessage(body) === run.runId)
+      .map(itemIdOfMessage)
+      .filter((id): id is string => id !== undefined);
     actions.push(await close(deps, run, dead === undefined ? undefined : [...new Set(dead)]));
   }
   return { stalled: stalled.map((r) => r.runId), queued, actions };
@@ -69,6 +71,8 @@ async function close(deps: WatchdogDeps, run: RunSummary, deadLettered: string[]
   }
   // Item ids are ~100 bytes: a message holds the ids of ~2,000 dead-lettered items; more are not told apart.
   const listed = deadLettered !== undefined && deadLettered.length <= MAX_LISTED ? deadLettered : undefined;
-  await deps.aggregateQueue.send([{ id: `${run.runId}/watchdog`, body: versioned({ runId: run.runId, allowMissing: true, ...(listed ? { deadLettered: listed } : {}) }) }]);
+  await deps.aggregateQueue.send([
+    { id: `${run.runId}/watchdog`, body: versioned({ runId: run.runId, allowMissing: true, ...(listed ? { deadLettered: listed } : {}) }) },
+  ]);
   return { runId: run.runId, action: 'aggregate', recorded: run.recorded, items: run.items, ...(deadLettered ? { deadLettered: deadLettered.length } : {}) };
 }

@@ -47,7 +47,10 @@ export function batchRunSpec(spec: RunSpec, benchmark: AnyBenchmark, opts: Batch
   createBatchClient(spec.model, opts.providerOptions);
   if (benchmark.scorer !== 'likert') return spec;
   if (spec.likertMode === 'likelihood' || spec.likertMode === 'next-token') {
-    throw new InputError(`--batch generates text, and batch jobs return no log-probabilities: --likert-mode ${spec.likertMode} cannot run as a batch (use digit-parse, or run without --batch)`, { field: 'likertMode' });
+    throw new InputError(
+      `--batch generates text, and batch jobs return no log-probabilities: --likert-mode ${spec.likertMode} cannot run as a batch (use digit-parse, or run without --batch)`,
+      { field: 'likertMode' },
+    );
   }
   return { ...spec, likertMode: 'digit-parse' };
 }

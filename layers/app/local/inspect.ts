@@ -77,7 +77,15 @@ function testSummary(benchmark: AnyBenchmark, task: Task): Record<string, unknow
         reference_answers: benchmark.referenceCount?.(task) ?? (task.canonicalSolution ? 1 : 0),
       };
     case 'likert':
-      return { kind: 'likert', subtask: task.subtask, target: task.target, gold_mean: task.goldMean, gold: task.gold, gold_rule: benchmark.protocol.settings.gold ?? null, choices: benchmark.choices ?? [] };
+      return {
+        kind: 'likert',
+        subtask: task.subtask,
+        target: task.target,
+        gold_mean: task.goldMean,
+        gold: task.gold,
+        gold_rule: benchmark.protocol.settings.gold ?? null,
+        choices: benchmark.choices ?? [],
+      };
     default: {
       const never: never = task;
       throw new Error(`unknown task kind ${(never as Task).kind}`);
@@ -142,11 +150,18 @@ async function inspectSource(source: BenchmarkSource, opts: LoadOptions): Promis
   }
   const firstTask: FirstTask | null = first
     ? (() => {
-        const prompt = benchmark.buildPrompt(first, { pool: pool.length > 0 ? pool : [first], ...(benchmark.defaults.language ? { language: benchmark.defaults.language } : {}) });
+        const prompt = benchmark.buildPrompt(first, {
+          pool: pool.length > 0 ? pool : [first],
+          ...(benchmark.defaults.language ? { language: benchmark.defaults.language } : {}),
+        });
         return {
           id: first.id,
           split: first.split,
-          prompt: { style: prompt.style, completion: prompt.completion ?? null, messages: [...(prompt.system ? [{ role: 'system', content: prompt.system }] : []), ...prompt.messages] },
+          prompt: {
+            style: prompt.style,
+            completion: prompt.completion ?? null,
+            messages: [...(prompt.system ? [{ role: 'system', content: prompt.system }] : []), ...prompt.messages],
+          },
           tests: testSummary(benchmark, first),
         };
       })()

@@ -116,7 +116,12 @@ async function openProvider(spec: string, providerOptions: ProviderOptions | und
 }
 
 /** The run's price, refusing a cost cap on an unpriced model before any call. */
-async function runPrice(provider: Provider, capUsd: number | null, assumed: ModelPrice | null | undefined, opts: LocalRunOptions): Promise<ModelPrice | undefined> {
+async function runPrice(
+  provider: Provider,
+  capUsd: number | null,
+  assumed: ModelPrice | null | undefined,
+  opts: LocalRunOptions,
+): Promise<ModelPrice | undefined> {
   if (!isBilled(provider)) return undefined;
   return priceForRun(await loadPriceTable(opts.pricesPath), provider.model, { capUsd, assumed: assumed ?? null });
 }
@@ -163,7 +168,14 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
   try {
     await home.ledger.setStatus(manifest.run_id, 'running');
     const done = (await home.store.list(keys.itemsPrefix(manifest.run_id))).length;
-    opts.onEvent?.({ type: 'planned', runId: manifest.run_id, total: plan.items.length, done, benchmark: manifest.benchmark.id, remaining: remainingByLanguage(plan, languageOf) });
+    opts.onEvent?.({
+      type: 'planned',
+      runId: manifest.run_id,
+      total: plan.items.length,
+      done,
+      benchmark: manifest.benchmark.id,
+      remaining: remainingByLanguage(plan, languageOf),
+    });
     const generateAll = manifest.generation === 'batch' ? batchGenerator(ctx, opts) : undefined;
     const result = await runPipeline(ctx, plan.items, {
       ...(generateAll ? { generateAll } : {}),
@@ -176,9 +188,20 @@ async function execute(plan: RunPlan, loaded: LoadedBenchmark, provider: Provide
     if (result.stoppedReason) {
       await home.ledger.setStatus(manifest.run_id, 'stopped', result.stoppedReason);
       const recorded = (await home.store.list(keys.itemsPrefix(manifest.run_id))).length;
-      return { status: 'stopped', run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name, items: plan.items.length, recorded, reason: result.stoppedReason, language: manifest.language };
+      return {
+        status: 'stopped',
+        run_id: manifest.run_id,
+        benchmark: manifest.benchmark.id,
+        model: manifest.model.name,
+        items: plan.items.length,
+        recorded,
+        reason: result.stoppedReason,
+        language: manifest.language,
+      };
     }
-    const summary = await aggregateRun({ store: home.store, ledger: home.ledger, clock }, manifest, (records) => extraMetrics(records, plan, loaded, manifest, home));
+    const summary = await aggregateRun({ store: home.store, ledger: home.ledger, clock }, manifest, (records) =>
+      extraMetrics(records, plan, loaded, manifest, home),
+    );
     return { ...summary, language: manifest.language };
   } catch (error) {
     await home.ledger.setStatus(manifest.run_id, 'failed', (error as Error).message);
@@ -209,7 +232,9 @@ function remainingByLanguage(plan: RunPlan, languageOf: (item: WorkItem) => stri
 /** The benchmark's own metrics (RoCode: code-switching of the generated code beside the reference solutions). */
 function extraMetrics(records: readonly RunRecord[], plan: RunPlan, loaded: LoadedBenchmark, manifest: Manifest, home: Home): Promise<MetricRow[]> {
   const head = { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name };
-  return computeExtraMetrics(loaded.benchmark, { records, tasks: plan.tasks, head, seed: manifest.seed }, (needs) => loadBenchmarkResources(needs, { cacheDir: home.cacheDir }));
+  return computeExtraMetrics(loaded.benchmark, { records, tasks: plan.tasks, head, seed: manifest.seed }, (needs) =>
+    loadBenchmarkResources(needs, { cacheDir: home.cacheDir }),
+  );
 }
 
 /** Starts one run per benchmark source named by `spec.benchmark` (`sample` names several). */
@@ -218,7 +243,12 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
   const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec), opts.benchmarks);
   const results: LocalRunResult[] = [];
   for (const source of sources) {
-    const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });
+    const loaded = await loadSource(source, {
+      packageRoot: opts.packageRoot,
+      cacheDir: opts.home.cacheDir,
+      env: opts.env ?? process.env,
+      ...(spec.split ? { split: spec.split } : {}),
+    });
     const languages = languagesFor(spec, loaded.benchmark, loaded.tasks);
     for (const language of languages) {
       const key = `${source.spec}|${language ?? ''}`;
@@ -237,7 +267,9 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       // slow set-up while the run is planned and generated, then scores (execute closes it if owned).
       const runExecutor = await executorFor(loaded.benchmark, opts.sandbox);
       // The run's toolchain options per language, as its jobs will carry them (plan.ts records the same setting).
-      const toolchainOptions = toolchainOptionsByLanguage({ kotlin_language_version: spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion ?? null });
+      const toolchainOptions = toolchainOptionsByLanguage({
+        kotlin_language_version: spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion ?? null,
+      });
       let plan: RunPlan;
       try {
         assertMayExecute(runExecutor.executor, provider, opts.trustGeneratedCode ?? false);
@@ -259,9 +291,17 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
       plan.manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
       if (opts.batch?.newRuns) plan.manifest.generation = 'batch';
-      if (opts.assumePrice) plan.manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
+      if (opts.assumePrice)
+        plan.manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
       await opts.home.store.put(keys.manifest(runId), storedJson(plan.manifest, 2), 'application/json');
-      await opts.home.ledger.createRun({ runId, benchmark: loaded.benchmark.id, model: provider.model, status: 'planned', items: plan.items.length, createdAt: now.toISOString() });
+      await opts.home.ledger.createRun({
+        runId,
+        benchmark: loaded.benchmark.id,
+        model: provider.model,
+        status: 'planned',
+        items: plan.items.length,
+        createdAt: now.toISOString(),
+      });
       await opts.runs?.created(key, runId);
       // The capability check's calls were billed too.
       const probe = plan.manifest.likert_scoring?.probeUsage;
@@ -299,7 +339,12 @@ export async function resumeLocal(runId: string, opts: LocalRunOptions, override
   }
   const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
   if (!source) throw new InputError(`run ${runId} names no benchmark`);
-  const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(manifest.split ? { split: manifest.split } : {}) });
+  const loaded = await loadSource(source, {
+    packageRoot: opts.packageRoot,
+    cacheDir: opts.home.cacheDir,
+    env: opts.env ?? process.env,
+    ...(manifest.split ? { split: manifest.split } : {}),
+  });
   const providerOptions = { ...manifest.provider_options, ...opts.providerOptions };
   const provider = await openProvider(manifest.model.spec, providerOptions, opts);
   await provider.prepare?.(new Set(loaded.tasks.map((t) => t.id)));

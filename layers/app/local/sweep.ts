@@ -139,7 +139,8 @@ async function runCells(doc: SweepDocument, opts: SweepOptions, onStart?: (doc: 
   const failures: CellFailure[] = [];
   for (const [index, outcome] of outcomes.entries()) {
     if (!outcome) continue;
-    if ('error' in outcome) failures.push({ cell: index, benchmark: doc.specs[index]?.benchmark ?? '', model: doc.specs[index]?.model ?? '', error: outcome.error });
+    if ('error' in outcome)
+      failures.push({ cell: index, benchmark: doc.specs[index]?.benchmark ?? '', model: doc.specs[index]?.model ?? '', error: outcome.error });
     else results.push(...outcome.results);
   }
   return { sweep_id: doc.sweep_id, results, failures };
@@ -151,7 +152,11 @@ async function runCells(doc: SweepDocument, opts: SweepOptions, onStart?: (doc: 
  */
 export async function runSweep(specs: readonly RunSpec[], opts: SweepOptions, onStart?: (doc: SweepDocument) => void): Promise<SweepResult> {
   const now = (opts.clock ?? (() => new Date()))();
-  return runCells({ sweep_id: newRunId('sweep', now), created_at: now.toISOString(), specs: [...specs], runs: {}, ...(opts.batch?.newRuns ? { batch: true } : {}) }, opts, onStart);
+  return runCells(
+    { sweep_id: newRunId('sweep', now), created_at: now.toISOString(), specs: [...specs], runs: {}, ...(opts.batch?.newRuns ? { batch: true } : {}) },
+    opts,
+    onStart,
+  );
 }
 
 /** Continues a killed or stopped sweep: started runs resume, the others start. */

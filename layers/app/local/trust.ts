@@ -21,7 +21,11 @@ export function writesUntrustedCode(provider: Pick<Provider, 'kind'>): boolean {
  * Throws an InputError (exit 2) naming what is exposed when model-written code would run
  * in a sandbox that exposes anything and the user has not said they trust it.
  */
-export function assertMayExecute(executor: Pick<SandboxExecutor, 'isolationReport'> | undefined, provider: Pick<Provider, 'kind' | 'model'>, trusted: boolean): void {
+export function assertMayExecute(
+  executor: Pick<SandboxExecutor, 'isolationReport'> | undefined,
+  provider: Pick<Provider, 'kind' | 'model'>,
+  trusted: boolean,
+): void {
   if (!executor || trusted || !writesUntrustedCode(provider)) return;
   const { exposures, label } = executor.isolationReport;
   if (exposures.length === 0) return;

@@ -31,7 +31,6 @@ export interface DryRunPlan {
   batch_cost_usd?: number | null;
 }
 
-
 /** What a dry run reads: where suites and the cache are, the price table, the provider's options (a run's options fit). */
 export interface DryRunOptions {
   home: { cacheDir: string };
@@ -45,9 +44,21 @@ export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRun
   const table = await loadPriceTable(opts.pricesPath);
   const out: DryRunPlan[] = [];
   for (const source of parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec))) {
-    const loaded = await loadSource(source, { packageRoot: opts.packageRoot, cacheDir: opts.home.cacheDir, env: opts.env ?? process.env, ...(spec.split ? { split: spec.split } : {}) });
+    const loaded = await loadSource(source, {
+      packageRoot: opts.packageRoot,
+      cacheDir: opts.home.cacheDir,
+      env: opts.env ?? process.env,
+      ...(spec.split ? { split: spec.split } : {}),
+    });
     const provider = await createProvider(spec.model, opts.providerOptions);
-    const plan = await planRun(loaded, spec, provider, { runId: 'dry-run', createdAt: new Date(0).toISOString(), code: { version: '', revision: null, dirty: null }, packages: {}, toolchains: [], probe: false });
+    const plan = await planRun(loaded, spec, provider, {
+      runId: 'dry-run',
+      createdAt: new Date(0).toISOString(),
+      code: { version: '', revision: null, dirty: null },
+      packages: {},
+      toolchains: [],
+      probe: false,
+    });
     const tasks = new Map(plan.tasks.map((t) => [t.id, t]));
     let promptTokens = 0;
     let completionTokens = 0;

@@ -58,7 +58,8 @@ async function namedRefs(source: BenchmarkSource, opts: LoadOptions, sourceOptio
   const files = await resolveDatasetFiles(source.benchmark, sourceOptions);
   const split = opts.split ?? (files.some((f) => f.split === 'test') ? 'test' : undefined);
   const chosen = split && files.some((f) => f.split) ? files.filter((f) => f.split === split || !f.split) : files;
-  if (chosen.length === 0) throw new InputError(`${source.benchmark.id} has no "${split}" split (files: ${files.map((f) => f.path).join(', ')})`, { field: 'split' });
+  if (chosen.length === 0)
+    throw new InputError(`${source.benchmark.id} has no "${split}" split (files: ${files.map((f) => f.path).join(', ')})`, { field: 'split' });
   return chosen;
 }
 

@@ -18,7 +18,16 @@ import { PROVIDER_REGISTRY } from '#providers/registry.ts';
  */
 export function languagesFor(spec: RunSpec, benchmark: AnyBenchmark, tasks?: readonly Task[]): (string | undefined)[] {
   // Spelled as the user likes (`C++`, `Python3`): one id each, so every run of a language shares its board.
-  if (spec.language) return [...new Set(spec.language.split(',').map((l) => l.trim()).filter(Boolean).map((l) => languageIdOf(l) ?? l))];
+  if (spec.language)
+    return [
+      ...new Set(
+        spec.language
+          .split(',')
+          .map((l) => l.trim())
+          .filter(Boolean)
+          .map((l) => languageIdOf(l) ?? l),
+      ),
+    ];
   if (PROVIDER_REGISTRY.find(spec.model.trim())?.kind.answersWithReference && benchmark.defaults.languages) {
     const all = [...benchmark.defaults.languages];
     const answered = tasks ? all.filter((l) => tasks.some((t) => benchmark.reference(t, l) !== undefined)) : all;
@@ -34,7 +43,10 @@ export function runIdPrefix(benchmarkId: string, language: string | undefined, l
 
 /** `<prefix>-<UTC stamp>-<suffix>`, e.g. `rocode-cpp-20260101T030000Z-a1b2c3`; sweeps use the prefix `sweep`. */
 export function newRunId(prefix: string, now: Date, suffix: string = randomSuffix()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${prefix}-${stamp}-${suffix}`;
 }
 

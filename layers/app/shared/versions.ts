@@ -11,7 +11,9 @@ const TRACKED = ['@duckdb/node-api', 'hyparquet-writer', 'kotlin-compiler', 'zod
 
 function git(root: string, args: string[]): string | null {
   try {
-    return execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).toString().trim();
+    return execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 })
+      .toString()
+      .trim();
   } catch {
     return null;
   }

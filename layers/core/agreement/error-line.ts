@@ -9,6 +9,9 @@
  * errorLine('warning: language version 2.0 is deprecated\nMain.kt:3:5: error: unresolved reference') // 'Main.kt:3:5: error: unresolved reference'
  */
 export function errorLine(error: string | null | undefined): string {
-  const lines = (error ?? '').split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = (error ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   return lines.find((l) => /(^|\s)error:/iu.test(l)) ?? lines[0] ?? '';
 }

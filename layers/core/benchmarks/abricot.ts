@@ -46,9 +46,9 @@ const ABRICOT_FIELDS: FieldMapping[] = [
   { field: 'domain', columns: C.domain, required: false },
   { field: 'begin', columns: C.begin, required: false },
   { field: 'end', columns: C.end, required: false },
-  { field: 'abstractness mean', columns: COLUMNS.abstractness.mean, required: true, note: 'on [0, 1]; gold digit by the protocol\'s rule' },
+  { field: 'abstractness mean', columns: COLUMNS.abstractness.mean, required: true, note: "on [0, 1]; gold digit by the protocol's rule" },
   { field: 'abstractness std', columns: COLUMNS.abstractness.std, required: false },
-  { field: 'inclusiveness mean', columns: COLUMNS.inclusiveness.mean, required: true, note: 'on [0, 1]; gold digit by the protocol\'s rule' },
+  { field: 'inclusiveness mean', columns: COLUMNS.inclusiveness.mean, required: true, note: "on [0, 1]; gold digit by the protocol's rule" },
   { field: 'inclusiveness std', columns: COLUMNS.inclusiveness.std, required: false },
   { field: 'split', columns: C.split, required: false, note: "else the file's split, else test" },
 ];
@@ -139,8 +139,12 @@ function paperPromptNotes(templateName: ChatTemplateName | undefined, mode: Like
   const template = chatTemplateOf(templateName);
   if (mode === 'likelihood') {
     return template
-      ? [`prompt: chat turns rendered with the ${template.name} chat template (${template.source}); BOS left to the server; choices appended after ${JSON.stringify(template.choiceDelimiter)}`]
-      : ["prompt: no chat template applied: the turns are sent as lm-eval's flat few-shot text (the paper's instruct models saw their template; see --chat-template)"];
+      ? [
+          `prompt: chat turns rendered with the ${template.name} chat template (${template.source}); BOS left to the server; choices appended after ${JSON.stringify(template.choiceDelimiter)}`,
+        ]
+      : [
+          "prompt: no chat template applied: the turns are sent as lm-eval's flat few-shot text (the paper's instruct models saw their template; see --chat-template)",
+        ];
   }
   const raw = template ? `rendered with the ${template.name} chat template` : "lm-eval's flat few-shot text, no chat template";
   return [`prompt: chat endpoints apply the served model's own chat template; raw-text endpoints (TGI) get ${raw}`];
@@ -198,7 +202,7 @@ export const ABRICOT_PROTOCOLS: readonly ProtocolDefinition[] = [
         'not reproduced: a published variant of utils.py keeps the paper\'s "prola" typos in the prompts',
         'not reproduced: CALAMITA-AILC/CALAMITA-harness (1167acce and later) appends "Rispondi esclusivamente con il numero scelto senza aggiungere nessuna spiegazione" and reports pearson',
         'abricot_inc.yaml loads the "abs" dataset config: harmless, the rows carry both inc_mean and abs_mean',
-        "lm-eval draws shots with random.Random(1234) and excludes only the row itself; polyeval draws them by a stable hash and excludes the evaluated word",
+        'lm-eval draws shots with random.Random(1234) and excludes only the row itself; polyeval draws them by a stable hash and excludes the evaluated word',
       ],
     },
   },

@@ -35,6 +35,7 @@ export async function computeExtraMetrics(benchmark: AnyBenchmark, run: ExtraMet
   const resources = extra.needs.length > 0 ? await load(extra.needs) : {};
   const rows = extra.compute({ records: run.records, tasks, head: run.head, seed: run.seed }, resources);
   const undeclared = rows.find((r) => !extra.ids.includes(r.metric));
-  if (undeclared) throw new HarnessError(`benchmark ${benchmark.id} computed metric "${undeclared.metric}" it does not declare (declared: ${extra.ids.join(', ')})`);
+  if (undeclared)
+    throw new HarnessError(`benchmark ${benchmark.id} computed metric "${undeclared.metric}" it does not declare (declared: ${extra.ids.join(', ')})`);
   return rows;
 }

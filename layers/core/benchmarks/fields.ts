@@ -44,10 +44,12 @@ export function stringList(row: Row, names: readonly string[], loc: RowLocation)
   if (!hit) return [];
   if (typeof hit.value === 'string') return [hit.value];
   if (!Array.isArray(hit.value)) fail(loc, hit.name, `must be a string or a list of strings, got ${kindOf(hit.value)}`);
-  return hit.value.map((v, i) => {
-    if (typeof v !== 'string') fail(loc, `${hit.name}[${i}]`, `must be a string, got ${kindOf(v)}`);
-    return v;
-  }).filter((v) => v !== '');
+  return hit.value
+    .map((v, i) => {
+      if (typeof v !== 'string') fail(loc, `${hit.name}[${i}]`, `must be a string, got ${kindOf(v)}`);
+      return v;
+    })
+    .filter((v) => v !== '');
 }
 
 export function optionalString(row: Row, names: readonly string[], loc: RowLocation): string | undefined {

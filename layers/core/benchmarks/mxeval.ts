@@ -48,7 +48,10 @@ function makeParseRow(benchmarkId: string, defaultLanguage: string | undefined) 
     const raw = optionalString(row, C.language, loc) ?? languageFromId(id) ?? defaultLanguage;
     if (!raw) throw new InputError('is missing and the task id names no language (or pass --language)', { ...loc, field: 'language' });
     if (!languageSpec(normaliseLanguage(raw))) {
-      throw new InputError(`names no language polyeval runs: ${JSON.stringify(raw)} (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`, { ...loc, field: 'language' });
+      throw new InputError(`names no language polyeval runs: ${JSON.stringify(raw)} (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`, {
+        ...loc,
+        field: 'language',
+      });
     }
     const task: UnitTestsTask = {
       kind: 'unit-tests',
@@ -94,7 +97,8 @@ function buildPrompt(task: UnitTestsTask): Prompt {
 export const MXEVAL_PROTOCOLS: readonly ProtocolDefinition[] = [
   {
     name: 'mxeval',
-    description: 'Kotlin HumanEval card: the row\'s prompt as plain text, greedy, 256 new tokens, stop at the function\'s closing brace, comments and repeated signature removed',
+    description:
+      "Kotlin HumanEval card: the row's prompt as plain text, greedy, 256 new tokens, stop at the function's closing brace, comments and repeated signature removed",
     settings: {
       n: KOTLIN_RECIPE.n,
       params: { temperature: KOTLIN_RECIPE.temperature, topP: KOTLIN_RECIPE.topP, maxTokens: KOTLIN_RECIPE.maxTokens, stop: [...KOTLIN_RECIPE.stop] },

@@ -137,10 +137,17 @@ function notApplicable(benchmarkId: string, protocol: string, flag: string, fiel
 }
 
 /** `--shots`, `--chat-template`, `--prompt-language`, `--time-clock`: each checked against the protocol, recorded as an override when it changes a setting. */
-function applyExtraChoices(benchmarkId: string, protocol: string, choice: ProtocolChoice, settings: ProtocolSettings, overrides: Record<string, unknown>): void {
+function applyExtraChoices(
+  benchmarkId: string,
+  protocol: string,
+  choice: ProtocolChoice,
+  settings: ProtocolSettings,
+  overrides: Record<string, unknown>,
+): void {
   if (choice.shots !== undefined) {
     if (settings.shots === undefined) throw notApplicable(benchmarkId, protocol, '--shots', 'shots');
-    if (!Number.isInteger(choice.shots) || choice.shots < 0) throw new InputError(`--shots must be a whole number ≥ 0, got ${choice.shots}`, { field: 'shots' });
+    if (!Number.isInteger(choice.shots) || choice.shots < 0)
+      throw new InputError(`--shots must be a whole number ≥ 0, got ${choice.shots}`, { field: 'shots' });
     if (choice.shots !== settings.shots) overrides.shots = choice.shots;
     settings.shots = choice.shots;
   }

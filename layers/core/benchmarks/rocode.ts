@@ -33,7 +33,8 @@ function examplesOf(value: unknown, loc: RowLocation, field: string): { input: s
 }
 
 function testsOf(value: unknown, loc: RowLocation, column = 'tests'): IoTest[] {
-  if (!Array.isArray(value) || value.length === 0) fail(loc, column, `must be a non-empty array of tests, got ${value === undefined ? 'nothing' : kindOf(value)}`);
+  if (!Array.isArray(value) || value.length === 0)
+    fail(loc, column, `must be a non-empty array of tests, got ${value === undefined ? 'nothing' : kindOf(value)}`);
   return value.map((t, i) => {
     const r = t as Record<string, unknown>;
     const field = `${column}[${i}]`;
@@ -54,14 +55,20 @@ function checkerOf(value: unknown, loc: RowLocation): OutputChecker {
   if (c.kind === 'float') {
     const abs = c.abs ?? undefined;
     const rel = c.rel ?? undefined;
-    if ((abs !== undefined && typeof abs !== 'number') || (rel !== undefined && typeof rel !== 'number')) fail(loc, 'checker', 'float tolerances "abs" and "rel" must be numbers');
+    if ((abs !== undefined && typeof abs !== 'number') || (rel !== undefined && typeof rel !== 'number'))
+      fail(loc, 'checker', 'float tolerances "abs" and "rel" must be numbers');
     if (abs === undefined && rel === undefined) fail(loc, 'checker', 'a float checker needs "abs" or "rel"');
     return { kind: 'float', ...(abs !== undefined ? { abs: abs as number } : {}), ...(rel !== undefined ? { rel: rel as number } : {}) };
   }
   if (c.kind === 'program') {
     if (typeof c.language !== 'string' || typeof c.source !== 'string') fail(loc, 'checker', 'a program checker needs "language" and "source"');
     const language = languageIdOf(c.language);
-    if (language === undefined) fail(loc, 'checker.language', `names no language polyeval runs: ${JSON.stringify(c.language)} (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`);
+    if (language === undefined)
+      fail(
+        loc,
+        'checker.language',
+        `names no language polyeval runs: ${JSON.stringify(c.language)} (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`,
+      );
     return { kind: 'program', language: language as string, source: c.source };
   }
   return fail(loc, 'checker', `unknown checker kind ${JSON.stringify(c.kind)} (tokens, float, program)`);
@@ -130,14 +137,29 @@ const C = {
 
 const ROCODE_FIELDS: FieldMapping[] = [
   { field: 'id', columns: C.id, required: true },
-  { field: 'name (file stem)', columns: C.stem, required: false, note: 'else the <stem>.in the input specification or statement names, else stdin/stdout only; never a title' },
+  {
+    field: 'name (file stem)',
+    columns: C.stem,
+    required: false,
+    note: 'else the <stem>.in the input specification or statement names, else stdin/stdout only; never a title',
+  },
   { field: 'statement', columns: C.statement, required: true },
-  { field: 'statement (English)', columns: C.statementEn, required: false, note: 'required by --prompt-language en (the paper\'s translation ablation), with input_spec_en and output_spec_en' },
+  {
+    field: 'statement (English)',
+    columns: C.statementEn,
+    required: false,
+    note: "required by --prompt-language en (the paper's translation ablation), with input_spec_en and output_spec_en",
+  },
   { field: 'input_spec', columns: C.inputSpec, required: false },
   { field: 'output_spec', columns: C.outputSpec, required: false },
   { field: 'examples', columns: C.examples, required: false, note: '[{input, output}]' },
   { field: 'tests', columns: C.tests, required: true, note: '[{input, output}] or [{input_path, output_path}]' },
-  { field: 'time_limit_ms', columns: [...C.timeMs, ...C.timeS], required: false, note: 'time_limit in seconds; the paper protocol uses 4 s whatever the row says (--row-limits: the row\'s)' },
+  {
+    field: 'time_limit_ms',
+    columns: [...C.timeMs, ...C.timeS],
+    required: false,
+    note: "time_limit in seconds; the paper protocol uses 4 s whatever the row says (--row-limits: the row's)",
+  },
   { field: 'memory_limit_mb', columns: [...C.memoryMb, ...C.memoryKb], required: false, note: `memory_limit_kb in KiB; default ${DEFAULT_MEMORY_MB} MB` },
   { field: 'difficulty', columns: C.difficulty, required: false },
   { field: 'split', columns: C.split, required: false, note: "else the file's split, else test" },
@@ -156,7 +178,9 @@ const STEM = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 export function fileStemOf(row: Record<string, unknown>, loc: RowLocation, texts: readonly string[]): string | undefined {
   const explicit = pick(row, C.stem);
   if (explicit) {
-    const raw = requiredString(row, [explicit.name], loc).trim().replace(/\.(in|out)$/, '');
+    const raw = requiredString(row, [explicit.name], loc)
+      .trim()
+      .replace(/\.(in|out)$/, '');
     if (!STEM.test(raw)) fail(loc, explicit.name, `must be a file stem (letters, digits, _ . -), got ${JSON.stringify(raw)}`);
     return raw;
   }
@@ -205,7 +229,11 @@ function makeParseRow(protocol: RunProtocol) {
     const human = humanSolutionsOf(row[C.solutions[0]]);
     if (human.length > 0) task.humanSolutions = human;
     if (statementEn !== undefined) {
-      task.english = { statement: statementEn, inputSpec: optionalString(row, C.inputSpecEn, loc) ?? '', outputSpec: optionalString(row, C.outputSpecEn, loc) ?? '' };
+      task.english = {
+        statement: statementEn,
+        inputSpec: optionalString(row, C.inputSpecEn, loc) ?? '',
+        outputSpec: optionalString(row, C.outputSpecEn, loc) ?? '',
+      };
     }
     return [task];
   };
@@ -229,7 +257,7 @@ export const ROCODE_PROTOCOLS: readonly ProtocolDefinition[] = [
   {
     name: 'paper',
     description:
-      'RoCode paper §4.1: Romanian zero-shot prompt as plain text, n=10, temperature 0.2, top-p 0.9, 4 s of CPU time per test whatever the row says (--time-clock wall: elapsed time), headline accuracy (Table 4\'s first column)',
+      "RoCode paper §4.1: Romanian zero-shot prompt as plain text, n=10, temperature 0.2, top-p 0.9, 4 s of CPU time per test whatever the row says (--time-clock wall: elapsed time), headline accuracy (Table 4's first column)",
     settings: {
       n: ROCODE_RECIPE.n,
       params: { temperature: ROCODE_RECIPE.temperature, topP: ROCODE_RECIPE.topP, maxTokens: 2048, stop: [] },
@@ -240,7 +268,7 @@ export const ROCODE_PROTOCOLS: readonly ProtocolDefinition[] = [
       knownDefects: [
         'the paper says "a timeout of 4 seconds for solution run time" without naming the clock: CPU time by default (a loaded machine does not fail programs), wall time with --time-clock wall',
         'Table 4 fits no single reading of strict accuracy: polyeval counts a problem when its best sample passes every test (so pass@1 ≤ strict accuracy ≤ accuracy)',
-        'the paper prints only placeholders between its opening and closing lines: the section headings are polyeval\'s',
+        "the paper prints only placeholders between its opening and closing lines: the section headings are polyeval's",
       ],
     },
   },

@@ -36,7 +36,8 @@ function parseSources(spec: string, registry: BenchmarkRegistry): BenchmarkSourc
   if (text.startsWith('sample/')) {
     const name = text.slice('sample/'.length).replace(/\/$/, '');
     const suite = registry.suites.find((s) => s.name === name);
-    if (!suite) throw new InputError(`unknown bundled suite "${text}" (bundled: ${registry.suites.map((s) => `sample/${s.name}`).join(', ')})`, { field: 'benchmark' });
+    if (!suite)
+      throw new InputError(`unknown bundled suite "${text}" (bundled: ${registry.suites.map((s) => `sample/${s.name}`).join(', ')})`, { field: 'benchmark' });
     return [bundled(suite)];
   }
   const colon = text.indexOf(':');
@@ -52,4 +53,3 @@ function parseSources(spec: string, registry: BenchmarkRegistry): BenchmarkSourc
   if (!benchmark) throw new InputError(`unknown benchmark "${text}" (known: ${known(registry)}; or <benchmark>:<path>)`, { field: 'benchmark' });
   return [{ kind: 'named', benchmark, spec: text }];
 }
-

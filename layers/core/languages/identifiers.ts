@@ -9,20 +9,36 @@
  */
 
 /** Python's keywords (and soft keywords). */
-export const PY_KEYWORDS = new Set(('False None True and as assert async await break class continue def del elif else except ' +
-  'finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case').split(' '));
+export const PY_KEYWORDS = new Set(
+  (
+    'False None True and as assert async await break class continue def del elif else except ' +
+    'finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case'
+  ).split(' '),
+);
 /** Kotlin's keywords (hard, soft and modifier words that read like names). */
-export const KT_KEYWORDS = new Set(('as break class continue do else false for fun if in interface is null object package return ' +
-  'super this throw true try typealias typeof val var when while by catch constructor finally get set init it').split(' '));
-const C_TYPES = new Set(('int long short char float double void bool unsigned signed const static auto register volatile ' +
-  'extern inline struct class enum union typename size_t ssize_t int8_t int16_t int32_t int64_t uint8_t uint16_t ' +
-  'uint32_t uint64_t ll ull FILE string vector map set multiset multimap unordered_map unordered_set pair tuple ' +
-  'queue deque stack priority_queue list array bitset ifstream ofstream fstream istream ostream stringstream ' +
-  'istringstream ostringstream std wchar_t').split(' '));
+export const KT_KEYWORDS = new Set(
+  (
+    'as break class continue do else false for fun if in interface is null object package return ' +
+    'super this throw true try typealias typeof val var when while by catch constructor finally get set init it'
+  ).split(' '),
+);
+const C_TYPES = new Set(
+  (
+    'int long short char float double void bool unsigned signed const static auto register volatile ' +
+    'extern inline struct class enum union typename size_t ssize_t int8_t int16_t int32_t int64_t uint8_t uint16_t ' +
+    'uint32_t uint64_t ll ull FILE string vector map set multiset multimap unordered_map unordered_set pair tuple ' +
+    'queue deque stack priority_queue list array bitset ifstream ofstream fstream istream ostream stringstream ' +
+    'istringstream ostringstream std wchar_t'
+  ).split(' '),
+);
 /** C and C++ keywords that are not types (also used for Java and JavaScript). */
-export const C_KEYWORDS = new Set(('if else for while do switch case default break continue return goto sizeof typedef new ' +
-  'delete operator using namespace template public private protected friend virtual true false nullptr NULL ' +
-  'throw try catch').split(' '));
+export const C_KEYWORDS = new Set(
+  (
+    'if else for while do switch case default break continue return goto sizeof typedef new ' +
+    'delete operator using namespace template public private protected friend virtual true false nullptr NULL ' +
+    'throw try catch'
+  ).split(' '),
+);
 
 /** Replaces comments and string/char literals with spaces (newlines kept). */
 function blankLiterals(code: string, py: boolean): string {
@@ -45,7 +61,8 @@ function namesInList(list: string, keywords: Set<string>): string[] {
   for (const ch of list) {
     if ('([{<'.includes(ch)) depth++;
     if (')]}>'.includes(ch)) depth--;
-    if (ch === ',' && depth === 0) flush(); else part += ch;
+    if (ch === ',' && depth === 0) flush();
+    else part += ch;
   }
   flush();
   return names;
@@ -90,11 +107,17 @@ function pythonNames(code: string): Declared[] {
   for (const m of code.matchAll(/\blambda\s+([^:]*):/g)) out.push(...namesInList(m[1] ?? '', PY_KEYWORDS));
   for (const m of code.matchAll(/\b(?:for|async\s+for)\s+\(?([^\n]*?)\)?\s+in\b/g)) out.push(...namesInList(m[1] ?? '', PY_KEYWORDS));
   for (const m of code.matchAll(/\bas\s+([\p{L}_][\p{L}\p{N}_]*)/gu)) {
-    const before = code.slice(Math.max(0, (m.index ?? 0) - 200), m.index).split('\n').pop() ?? '';
+    const before =
+      code
+        .slice(Math.max(0, (m.index ?? 0) - 200), m.index)
+        .split('\n')
+        .pop() ?? '';
     if (!/^\s*(import|from)\b/.test(before)) out.push(m[1] ?? '');
   }
   // Assignment targets at the start of a statement: `a = …`, `a, b = …`, `x += …`, `x: int = …`.
-  for (const m of code.matchAll(/^[ \t]*([\p{L}_][\p{L}\p{N}_]*(?:\s*,\s*\*?[\p{L}_][\p{L}\p{N}_]*)*)\s*(?::[^=\n]+)?(?:[-+*/%&|^@]|\/\/|\*\*|<<|>>)?=(?!=)/gmu)) {
+  for (const m of code.matchAll(
+    /^[ \t]*([\p{L}_][\p{L}\p{N}_]*(?:\s*,\s*\*?[\p{L}_][\p{L}\p{N}_]*)*)\s*(?::[^=\n]+)?(?:[-+*/%&|^@]|\/\/|\*\*|<<|>>)?=(?!=)/gmu,
+  )) {
     out.push(...namesInList(m[1] ?? '', PY_KEYWORDS));
   }
   for (const m of code.matchAll(/\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*:=/gu)) out.push(m[1] ?? '');
@@ -110,7 +133,8 @@ function kotlinNames(code: string): Declared[] {
     }
   }
   for (const m of code.matchAll(/\b(?:val|var)\s+(?:([\p{L}_][\p{L}\p{N}_]*)|\(([^)]*)\))/gu)) {
-    if (m[1] !== undefined) out.push(m[1]); else out.push(...namesInList((m[2] ?? '').replace(/:[^,]*/g, ''), KT_KEYWORDS));
+    if (m[1] !== undefined) out.push(m[1]);
+    else out.push(...namesInList((m[2] ?? '').replace(/:[^,]*/g, ''), KT_KEYWORDS));
   }
   for (const m of code.matchAll(/\bfor\s*\(\s*\(?([^)]*?)\)?\s+in\b/g)) out.push(...namesInList((m[1] ?? '').replace(/:[^,]*/g, ''), KT_KEYWORDS));
   for (const m of code.matchAll(/\{\s*(\(?[\p{L}_][\p{L}\p{N}_]*(?:\s*[,:]\s*[\p{L}_][\p{L}\p{N}_<>?]*)*\)?)\s*->/gu)) {
@@ -148,21 +172,33 @@ function cNames(code: string): Declared[] {
   const skipTemplate = (): void => {
     if (tokens[i] !== '<') return;
     let depth = 0;
-    do { if (tokens[i] === '<') depth++; if (tokens[i] === '>') depth--; i++; } while (depth > 0 && i < tokens.length);
+    do {
+      if (tokens[i] === '<') depth++;
+      if (tokens[i] === '>') depth--;
+      i++;
+    } while (depth > 0 && i < tokens.length);
   };
   while (i < tokens.length) {
     const prev = tokens[i - 1];
-    if (!types.has(tokens[i] ?? '') || prev === '::' || prev === '.' || prev === '->') { i++; continue; }
+    if (!types.has(tokens[i] ?? '') || prev === '::' || prev === '.' || prev === '->') {
+      i++;
+      continue;
+    }
     while (i < tokens.length && (types.has(tokens[i] ?? '') || tokens[i] === '::' || tokens[i] === '<')) {
-      if (tokens[i] === '<') skipTemplate(); else i++;
+      if (tokens[i] === '<') skipTemplate();
+      else i++;
     }
     if (tokens[i - 1] === '::') continue; // `string::npos`: a qualified name, not a declaration
     // One or more declarators: `a = 1, *b[10], c`.
     for (;;) {
       while (tokens[i] === '*' || tokens[i] === '&') i++;
-      if (tokens[i] === '[') { // structured binding: auto [x, y]
+      if (tokens[i] === '[') {
+        // structured binding: auto [x, y]
         i++;
-        while (i < tokens.length && tokens[i] !== ']') { if (/^[A-Za-z_]/.test(tokens[i] ?? '')) out.push(tokens[i] ?? ''); i++; }
+        while (i < tokens.length && tokens[i] !== ']') {
+          if (/^[A-Za-z_]/.test(tokens[i] ?? '')) out.push(tokens[i] ?? '');
+          i++;
+        }
         break;
       }
       const name = tokens[i] ?? '';
@@ -178,7 +214,10 @@ function cNames(code: string): Declared[] {
       while (i < tokens.length) {
         const t = tokens[i];
         if (t === '(' || t === '[' || t === '{') depth++;
-        if (t === ')' || t === ']' || t === '}') { if (depth === 0) break; depth--; }
+        if (t === ')' || t === ']' || t === '}') {
+          if (depth === 0) break;
+          depth--;
+        }
         if ((t === ',' || t === ';') && depth === 0) break;
         i++;
       }

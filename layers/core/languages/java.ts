@@ -15,15 +15,23 @@ export const javaSpec: LanguageSpec = {
   id: 'java',
   aliases: ['java', 'java8', 'java11', 'java17', 'java21', 'openjdk'],
   fenceTags: ['java'],
-  codeStart: /^\s*(import\s|package\s|public\s|private\s|protected\s|static\s|final\s|class\s|interface\s|enum\s|record\s|int\s|long\s|double\s|boolean\s|String\s|List<|Map<|return\b|if\s*\(|for\s*\(|while\s*\(|@)/u,
+  codeStart:
+    /^\s*(import\s|package\s|public\s|private\s|protected\s|static\s|final\s|class\s|interface\s|enum\s|record\s|int\s|long\s|double\s|boolean\s|String\s|List<|Map<|return\b|if\s*\(|for\s*\(|while\s*\(|@)/u,
   mxevalPrefixes: ['MBJP', 'HumanEval_java', 'HumanEval-java'],
   stops: BRACE_STOPS,
   cleanCompletion(code, task) {
     const name = escape(task.entryPoint);
     // `static int minCost(List<List<Integer>> cost, int m, int n) {` (modifiers, generics, arrays).
-    const signature = new RegExp(`^\\s*(?!return\\b|throw\\b|new\\b)(?:(?:public|private|protected|static|final|synchronized)\\s+)*(?:<[^>]*>\\s*)?[\\w$<>,.?\\[\\]\\s]+\\s${name}\\s*\\(`, 'u');
+    const signature = new RegExp(
+      `^\\s*(?!return\\b|throw\\b|new\\b)(?:(?:public|private|protected|static|final|synchronized)\\s+)*(?:<[^>]*>\\s*)?[\\w$<>,.?\\[\\]\\s]+\\s${name}\\s*\\(`,
+      'u',
+    );
     const before = /^\s*(import\s[^;]*;|package\s[^;]*;|@\w+.*|(?:(?:public|final|abstract)\s+)*class\s+\w+[^{]*\{)\s*$/u;
-    const body = dropRepeatedSignature(code, (l) => signature.test(l), (l) => before.test(l));
+    const body = dropRepeatedSignature(
+      code,
+      (l) => signature.test(l),
+      (l) => before.test(l),
+    );
     return closeBlocks(body, openBraces(task.prompt));
   },
   declarations: cDeclarations,

@@ -19,14 +19,29 @@ export function stripKotlinComments(code: string): string {
     out += close;
     i += close.length;
     while (i < code.length) {
-      if (!raw && code[i] === '\\') { out += code.slice(i, i + 2); i += 2; continue; }
+      if (!raw && code[i] === '\\') {
+        out += code.slice(i, i + 2);
+        i += 2;
+        continue;
+      }
       if (code.startsWith(close, i)) {
         // A raw string may end with extra quotes: `""""` closes after the first of them.
-        while (raw && code.startsWith('""""', i)) { out += '"'; i++; }
-        out += close; i += close.length; return;
+        while (raw && code.startsWith('""""', i)) {
+          out += '"';
+          i++;
+        }
+        out += close;
+        i += close.length;
+        return;
       }
-      if (code.startsWith('${', i)) { out += '${'; i += 2; copyCode(true); continue; }
-      out += code[i]; i++;
+      if (code.startsWith('${', i)) {
+        out += '${';
+        i += 2;
+        copyCode(true);
+        continue;
+      }
+      out += code[i];
+      i++;
     }
   };
   /** Copies code until the end, or until the `}` closing a template when `inTemplate`. */
@@ -40,7 +55,13 @@ export function stripKotlinComments(code: string): string {
         let nest = 0;
         let newlines = '';
         do {
-          if (code.startsWith('/*', i)) { nest++; i += 2; } else if (code.startsWith('*/', i)) { nest--; i += 2; } else {
+          if (code.startsWith('/*', i)) {
+            nest++;
+            i += 2;
+          } else if (code.startsWith('*/', i)) {
+            nest--;
+            i += 2;
+          } else {
             if (code[i] === '\n') newlines += '\n';
             i++;
           }
@@ -48,17 +69,23 @@ export function stripKotlinComments(code: string): string {
         out += newlines === '' ? ' ' : newlines;
       } else if (c === '"') {
         copyString();
-      } else if (c === '\'') {
+      } else if (c === "'") {
         const m = /^'(\\u[0-9a-fA-F]{4}|\\.|[^\\'\n])'/.exec(code.slice(i, i + 8));
         const lit = m?.[0] ?? c;
-        out += lit; i += lit.length;
+        out += lit;
+        i += lit.length;
       } else {
         if (inTemplate && c === '{') depth++;
         if (inTemplate && c === '}') {
-          if (depth === 0) { out += c; i++; return; }
+          if (depth === 0) {
+            out += c;
+            i++;
+            return;
+          }
           depth--;
         }
-        out += c; i++;
+        out += c;
+        i++;
       }
     }
   };

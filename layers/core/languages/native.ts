@@ -3,7 +3,8 @@ import { C_KEYWORDS, cDeclarations } from './identifiers.ts';
 import type { LanguageSpec } from './spec.ts';
 
 /** Lines that begin C or C++ code (an answer may mix the two). */
-export const NATIVE_CODE_START = /^\s*(#\s*include|#\s*define|using\s|typedef\s|struct\s|int\s|long\s|void\s|char\s|double\s|float\s|unsigned\s|const\s|static\s|template\s*<|namespace\s|return\b|if\s*\(|for\s*\(|while\s*\()/;
+export const NATIVE_CODE_START =
+  /^\s*(#\s*include|#\s*define|using\s|typedef\s|struct\s|int\s|long\s|void\s|char\s|double\s|float\s|unsigned\s|const\s|static\s|template\s*<|namespace\s|return\b|if\s*\(|for\s*\(|while\s*\()/;
 
 /**
  * The part of a C or C++ spec the two share: their code-start lines, declarations and

@@ -14,7 +14,8 @@ export const pythonSpec: LanguageSpec = {
   aliases: ['python', 'python3', 'py', 'py3'],
   aliasPattern: /^py/,
   fenceTags: ['python', 'python3', 'py', 'py3'],
-  codeStart: /^\s*(async\s|match\s|case\s|import\s|global\s|nonlocal\s|assert\s|raise\s|yield\s|from\s+\S+\s+import|def\s|class\s|if\s|elif\s|else\s*:|finally\s*:|for\s|while\s|with\s|try\s*:|except|return\b|print\s*\(|#!|@)/,
+  codeStart:
+    /^\s*(async\s|match\s|case\s|import\s|global\s|nonlocal\s|assert\s|raise\s|yield\s|from\s+\S+\s+import|def\s|class\s|if\s|elif\s|else\s*:|finally\s*:|for\s|while\s|with\s|try\s*:|except|return\b|print\s*\(|#!|@)/,
   mxevalPrefixes: [],
   stops: PYTHON_STOPS,
   // The stop itself is kept by the cut: it belongs to what follows the function.

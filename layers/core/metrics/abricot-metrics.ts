@@ -24,7 +24,15 @@ export interface ScoredItem extends WordContext {
   gold: number;
 }
 
-export const ABRICOT_METRIC_IDS = ['pearson_across_word', 'pearson_within_word', 'pearson_domain', 'word_gold_mean', 'word_gold_std', 'word_pred_mean', 'word_pred_std'] as const;
+export const ABRICOT_METRIC_IDS = [
+  'pearson_across_word',
+  'pearson_within_word',
+  'pearson_domain',
+  'word_gold_mean',
+  'word_gold_std',
+  'word_pred_mean',
+  'word_pred_std',
+] as const;
 
 /** Items with at least one parsed answer (SE and unparseable answers left out, as for `pearson`). */
 export function scoredItems(records: readonly RunRecord[], tasks: readonly LikertTask[]): ScoredItem[] {
@@ -39,7 +47,14 @@ export function scoredItems(records: readonly RunRecord[], tasks: readonly Liker
   for (const t of tasks) {
     const p = predictions.get(t.id);
     if (!p || p.length === 0) continue;
-    items.push({ subtask: t.subtask, word: wordOf(t), domain: t.slices.domain ?? null, gold: t.gold, goldMean: t.goldMean, predicted: p.reduce((s, x) => s + x, 0) / p.length });
+    items.push({
+      subtask: t.subtask,
+      word: wordOf(t),
+      domain: t.slices.domain ?? null,
+      gold: t.gold,
+      goldMean: t.goldMean,
+      predicted: p.reduce((s, x) => s + x, 0) / p.length,
+    });
   }
   return items;
 }
@@ -57,8 +72,22 @@ function groupsOf(items: readonly ScoredItem[]): WordGroup[] {
 
 type Head = Pick<MetricRow, 'run_id' | 'benchmark' | 'model'>;
 
-function row(head: Head, metric: string, slice: string, m: { value: number | null; low?: number | null; high?: number | null; n: number; reason?: string }): MetricRow {
-  return { ...head, metric, slice, value: m.value, ci_low: m.low ?? null, ci_high: m.high ?? null, n: m.n, reason: m.value === null ? (m.reason ?? 'undefined') : null };
+function row(
+  head: Head,
+  metric: string,
+  slice: string,
+  m: { value: number | null; low?: number | null; high?: number | null; n: number; reason?: string },
+): MetricRow {
+  return {
+    ...head,
+    metric,
+    slice,
+    value: m.value,
+    ci_low: m.low ?? null,
+    ci_high: m.high ?? null,
+    n: m.n,
+    reason: m.value === null ? (m.reason ?? 'undefined') : null,
+  };
 }
 
 /** Every ABRICOT analysis row of a run (see the file header). */

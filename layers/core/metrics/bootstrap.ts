@@ -167,15 +167,15 @@ export function pairedBootstrapIndexed(count: number, statA: IndexedStatistic, s
  * @example
  * pairedBootstrap(unitsOfRunA, unitsOfRunB, accuracyOf, { seed: 1 }); // { diff: 0.12, low: 0.05, … }
  */
-export function pairedBootstrap<U>(
-  a: ReadonlyMap<string, U>,
-  b: ReadonlyMap<string, U>,
-  statistic: Statistic<U>,
-  opts: BootstrapOptions,
-): PairedResult {
+export function pairedBootstrap<U>(a: ReadonlyMap<string, U>, b: ReadonlyMap<string, U>, statistic: Statistic<U>, opts: BootstrapOptions): PairedResult {
   checked(opts);
   const keys = commonKeys(a, b);
   const pickA = gather(keys.map((k) => a.get(k) as U));
   const pickB = gather(keys.map((k) => b.get(k) as U));
-  return pairedBootstrapIndexed(keys.length, (i) => statistic(pickA(i)), (i) => statistic(pickB(i)), opts);
+  return pairedBootstrapIndexed(
+    keys.length,
+    (i) => statistic(pickA(i)),
+    (i) => statistic(pickB(i)),
+    opts,
+  );
 }

@@ -63,7 +63,16 @@ function kindRows(input: RowInput, suffix: string, slice: string, units: readonl
     const mine = units.map((u) => u[k]);
     const value = share(mine);
     if (value === null) {
-      return { ...input.head, metric, slice, value: null, ci_low: null, ci_high: null, n: mine.length, reason: mine.length === 0 ? 'no programs' : `no declared ${what[k]}` };
+      return {
+        ...input.head,
+        metric,
+        slice,
+        value: null,
+        ci_low: null,
+        ci_high: null,
+        n: mine.length,
+        reason: mine.length === 0 ? 'no programs' : `no declared ${what[k]}`,
+      };
     }
     const ci = bootstrapCI(mine, share, { seed: input.seed, ...(input.iterations ? { iterations: input.iterations } : {}) });
     return { ...input.head, metric, slice, value, ci_low: ci.low, ci_high: ci.high, n: mine.length, reason: null };
@@ -86,9 +95,21 @@ export function humanCodeSwitchingRows(input: RowInput & { programs: readonly Hu
   const human = new Set<string>(ROCODE_HUMAN_LANGUAGES);
   const programs = input.programs.filter((p) => p.code.trim() !== '' && human.has(p.language));
   const slice = `language=${ROCODE_HUMAN_LANGUAGES.join('+')}`;
-  const rows = kindRows(input, '_human', slice, programs.map((p) => count(p.code, p.language)));
+  const rows = kindRows(
+    input,
+    '_human',
+    slice,
+    programs.map((p) => count(p.code, p.language)),
+  );
   for (const d of difficulties(programs.map((p) => p.difficulty))) {
-    rows.push(...kindRows(input, '_human', `${slice},difficulty=${d}`, programs.filter((p) => p.difficulty === d).map((p) => count(p.code, p.language))));
+    rows.push(
+      ...kindRows(
+        input,
+        '_human',
+        `${slice},difficulty=${d}`,
+        programs.filter((p) => p.difficulty === d).map((p) => count(p.code, p.language)),
+      ),
+    );
   }
   return rows;
 }
@@ -105,15 +126,36 @@ export function codeSwitchingRows(input: CodeSwitchingInput): MetricRow[] {
     const value = share(units);
     const slice = `language=${input.language}`;
     if (value === null) {
-      return { ...input.head, metric, slice, value: null, ci_low: null, ci_high: null, n: units.length, reason: units.length === 0 ? 'no programs' : `no declared ${what}` };
+      return {
+        ...input.head,
+        metric,
+        slice,
+        value: null,
+        ci_low: null,
+        ci_high: null,
+        n: units.length,
+        reason: units.length === 0 ? 'no programs' : `no declared ${what}`,
+      };
     }
     const ci = bootstrapCI(units, share, { seed: input.seed, ...(input.iterations ? { iterations: input.iterations } : {}) });
     return { ...input.head, metric, slice, value, ci_low: ci.low, ci_high: ci.high, n: units.length, reason: null };
   };
   const what: Record<Kind, string> = { all: 'identifiers', functions: 'functions', variables: 'variables' };
   return [
-    ...KINDS.map((k) => row(METRIC[k], generated.map((u) => u[k]), what[k])),
-    ...KINDS.map((k) => row(`${METRIC[k]}_reference`, reference.map((u) => u[k]), what[k])),
+    ...KINDS.map((k) =>
+      row(
+        METRIC[k],
+        generated.map((u) => u[k]),
+        what[k],
+      ),
+    ),
+    ...KINDS.map((k) =>
+      row(
+        `${METRIC[k]}_reference`,
+        reference.map((u) => u[k]),
+        what[k],
+      ),
+    ),
   ];
 }
 
@@ -133,7 +175,14 @@ export const CODE_SWITCHING_METRICS: ExtraMetrics<IoTestsTask> = {
     const count = counter(isRomanian);
     const generated = languages.flatMap((language) => {
       const records = input.records.filter((r) => r.language === language);
-      const rows = codeSwitchingRows({ records, references: input.tasks.map((t) => t.solutions[language] ?? ''), language, isRomanian, head: input.head, seed: input.seed });
+      const rows = codeSwitchingRows({
+        records,
+        references: input.tasks.map((t) => t.solutions[language] ?? ''),
+        language,
+        isRomanian,
+        head: input.head,
+        seed: input.seed,
+      });
       // Per difficulty, the generated programs (the paper reports the human shares alike across difficulties).
       for (const d of difficulties(records.map((r) => r.difficulty))) {
         const units = records.filter((r) => r.difficulty === d && r.verdict !== 'SE' && r.answer.trim() !== '').map((r) => count(r.answer, language));

@@ -39,11 +39,7 @@ function answersOf(units: readonly LikertUnit[]): LikertAnswer[] {
 
 type Against = 'gold' | 'goldMean';
 
-function correlate(
-  units: readonly LikertUnit[],
-  against: Against,
-  coefficient: (x: readonly number[], y: readonly number[]) => Measured,
-): Counted {
+function correlate(units: readonly LikertUnit[], against: Against, coefficient: (x: readonly number[], y: readonly number[]) => Measured): Counted {
   const x: number[] = [];
   const y: number[] = [];
   for (const a of answersOf(units)) {

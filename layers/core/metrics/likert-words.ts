@@ -105,7 +105,12 @@ export interface WithInterval {
 }
 
 /** `statistic` on the groups with a 95% interval from resampling words. */
-export function withWordInterval(groups: readonly WordGroup[], statistic: (g: readonly WordGroup[]) => Counted, seed: number, iterations?: number): WithInterval {
+export function withWordInterval(
+  groups: readonly WordGroup[],
+  statistic: (g: readonly WordGroup[]) => Counted,
+  seed: number,
+  iterations?: number,
+): WithInterval {
   const estimate = statistic(groups);
   if (estimate.value === null) return { value: null, low: null, high: null, n: estimate.n, reason: estimate.reason };
   const ci = bootstrapCI(groups, (g) => statistic(g).value, { seed, ...(iterations ? { iterations } : {}) });

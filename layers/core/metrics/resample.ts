@@ -44,15 +44,16 @@ export function metricCI<U>(metric: MetricSpec<U>, units: readonly U[], opts: Bo
 }
 
 /** The paired bootstrap of `metric` between two runs' units, matched by task id. */
-export function metricPaired<U>(
-  metric: MetricSpec<U>,
-  a: ReadonlyMap<string, U>,
-  b: ReadonlyMap<string, U>,
-  opts: BootstrapOptions,
-): PairedResult {
+export function metricPaired<U>(metric: MetricSpec<U>, a: ReadonlyMap<string, U>, b: ReadonlyMap<string, U>, opts: BootstrapOptions): PairedResult {
   if (!metric.ratio) return pairedBootstrap(a, b, (u) => metric.evaluate(u).value, opts);
   const keys = commonKeys(a, b);
-  const statA = ratioStatistic(keys.map((k) => a.get(k) as U), metric.ratio);
-  const statB = ratioStatistic(keys.map((k) => b.get(k) as U), metric.ratio);
+  const statA = ratioStatistic(
+    keys.map((k) => a.get(k) as U),
+    metric.ratio,
+  );
+  const statB = ratioStatistic(
+    keys.map((k) => b.get(k) as U),
+    metric.ratio,
+  );
   return pairedBootstrapIndexed(keys.length, statA, statB, opts);
 }

@@ -49,9 +49,7 @@ export interface BatchRecord {
 }
 
 /** A record's result: its generation, or the provider's reason it has none (and what it billed anyway). */
-export type BatchResult =
-  | { recordId: string; ok: true; generation: Generation }
-  | { recordId: string; ok: false; error: string; billed?: TokenUsage };
+export type BatchResult = { recordId: string; ok: true; generation: Generation } | { recordId: string; ok: false; error: string; billed?: TokenUsage };
 
 /** What one job may hold, as the provider documents it. */
 export interface BatchLimits {

@@ -20,7 +20,8 @@ export const replay: ProviderKind = {
   answersWithReference: false,
   iam: [],
   checkCloud(rest) {
-    if (!rest.startsWith('s3://')) throw new InputError('a replay file must be an s3:// object for the deployed pipeline (replay:s3://<bucket>/<key>)', { field: 'model' });
+    if (!rest.startsWith('s3://'))
+      throw new InputError('a replay file must be an s3:// object for the deployed pipeline (replay:s3://<bucket>/<key>)', { field: 'model' });
   },
   async create(path, ctx) {
     if (!path) throw new InputError('replay: needs a file, e.g. replay:answers.jsonl', { field: 'model' });
@@ -44,7 +45,11 @@ export function parseReplay(text: string, file: string): ReplayLine[] {
     // Spellings as datasets write them (`C`, `C++`, `Python3`, `js`) name the language's id.
     const language = typeof r.language === 'string' ? languageIdOf(r.language) : undefined;
     if (typeof r.language === 'string' && language === undefined) {
-      throw new InputError(`names no language polyeval runs: "${r.language}" (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`, { file, line, field: 'language' });
+      throw new InputError(`names no language polyeval runs: "${r.language}" (languages: ${LANGUAGE_SPECS.map((l) => l.id).join(', ')})`, {
+        file,
+        line,
+        field: 'language',
+      });
     }
     const entry: ReplayLine = { taskId, completion: r.completion, line };
     if (language !== undefined) entry.language = language;

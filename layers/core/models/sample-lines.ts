@@ -32,7 +32,8 @@ export function sampleLines(text: string, file: string): SampleLine[] {
     if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new InputError('must be a JSON object', { file, line });
     const r = row as Record<string, unknown>;
     if (typeof r.task_id !== 'string' || r.task_id === '') throw new InputError('must be a non-empty string', { file, line, field: 'task_id' });
-    if (r.sample !== undefined && !(Number.isInteger(r.sample) && (r.sample as number) >= 0)) throw new InputError('must be a non-negative integer', { file, line, field: 'sample' });
+    if (r.sample !== undefined && !(Number.isInteger(r.sample) && (r.sample as number) >= 0))
+      throw new InputError('must be a non-negative integer', { file, line, field: 'sample' });
     out.push({ row: r, line, taskId: r.task_id, ...(typeof r.sample === 'number' ? { sample: r.sample } : {}) });
   });
   return out;

@@ -51,8 +51,24 @@ export function rocodeRequest(language: RocodeLanguage, promptLanguage: PromptLa
 
 /** The template's words in each prompt language. */
 const WORDS: Record<PromptLanguage, { opening: string; input: string; output: string; example: string; examples: string; stdin: string; stdout: string }> = {
-  ro: { opening: ROCODE_OPENING, input: 'Date de intrare', output: 'Date de ieșire', example: 'Exemplu', examples: 'Exemple', stdin: 'Intrare', stdout: 'Ieșire' },
-  en: { opening: 'The following programming problem is given:', input: 'Input data', output: 'Output data', example: 'Example', examples: 'Examples', stdin: 'Input', stdout: 'Output' },
+  ro: {
+    opening: ROCODE_OPENING,
+    input: 'Date de intrare',
+    output: 'Date de ieșire',
+    example: 'Exemplu',
+    examples: 'Exemple',
+    stdin: 'Intrare',
+    stdout: 'Ieșire',
+  },
+  en: {
+    opening: 'The following programming problem is given:',
+    input: 'Input data',
+    output: 'Output data',
+    example: 'Example',
+    examples: 'Examples',
+    stdin: 'Input',
+    stdout: 'Output',
+  },
 };
 
 /**

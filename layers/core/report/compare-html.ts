@@ -46,13 +46,27 @@ const CSS = `${REPORT_CSS}
  * @example
  * renderCompareHtml({ benchmark: 'abricot', a, b, rows, headline: ['pearson/subtask=abstractness'], generatedAt: new Date().toISOString() });
  */
-export function renderCompareHtml(input: { benchmark: string; a: CompareSide; b: CompareSide; rows: readonly CompareRow[]; headline?: readonly string[]; generatedAt: string }): string {
+export function renderCompareHtml(input: {
+  benchmark: string;
+  a: CompareSide;
+  b: CompareSide;
+  rows: readonly CompareRow[];
+  headline?: readonly string[];
+  generatedAt: string;
+}): string {
   const shown = input.rows.filter((r) => r.diff !== null);
   const axis = axisFor(
     shown.map((r) => ({ value: r.diff, ci_low: r.ci_low, ci_high: r.ci_high })),
     [0],
   );
-  const cards = (input.headline ?? []).map((key) => headlineCard(key, input.rows.find((r) => keyOf(r) === key))).join('');
+  const cards = (input.headline ?? [])
+    .map((key) =>
+      headlineCard(
+        key,
+        input.rows.find((r) => keyOf(r) === key),
+      ),
+    )
+    .join('');
   const body = shown
     .map(
       (r) =>
@@ -66,7 +80,10 @@ export function renderCompareHtml(input: { benchmark: string; a: CompareSide; b:
     entry.slices++;
     absent.set(`${r.metric}\u0000${reason}`, entry);
   }
-  const absentLine = absent.size > 0 ? `<p id="absent" class="absent-note">${[...absent.values()].map((a) => `<b>${escapeHtml(a.metric)}</b> absent: ${escapeHtml(a.reason)}${a.slices > 1 ? ` · ${a.slices} slices` : ''}`).join(' · ')}</p>` : '';
+  const absentLine =
+    absent.size > 0
+      ? `<p id="absent" class="absent-note">${[...absent.values()].map((a) => `<b>${escapeHtml(a.metric)}</b> absent: ${escapeHtml(a.reason)}${a.slices > 1 ? ` · ${a.slices} slices` : ''}`).join(' · ')}</p>`
+      : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>polyeval compare · ${escapeHtml(input.a.run_id)} vs ${escapeHtml(input.b.run_id)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${CSS}</style></head>

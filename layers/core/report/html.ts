@@ -52,7 +52,10 @@ function failures(docs: readonly ItemDocument[]): string {
   const failed = docs.filter((d) => d.record.verdict !== 'OK').slice(0, 100);
   if (failed.length === 0) return '<p>Every sample passed.</p>';
   const rows = failed
-    .map((d) => `<tr><td>${escapeHtml(d.record.task_id)}</td><td>${d.record.sample}</td><td>${escapeHtml(d.record.language ?? '')}</td><td class="v-${d.record.verdict}">${d.record.verdict}</td><td>${d.record.tests_passed}/${d.record.tests_total}</td><td><code>${escapeHtml((d.record.error ?? '').slice(0, 200))}</code></td></tr>`)
+    .map(
+      (d) =>
+        `<tr><td>${escapeHtml(d.record.task_id)}</td><td>${d.record.sample}</td><td>${escapeHtml(d.record.language ?? '')}</td><td class="v-${d.record.verdict}">${d.record.verdict}</td><td>${d.record.tests_passed}/${d.record.tests_total}</td><td><code>${escapeHtml((d.record.error ?? '').slice(0, 200))}</code></td></tr>`,
+    )
     .join('');
   return `<table><thead><tr><th>task</th><th>sample</th><th>language</th><th>verdict</th><th>tests</th><th>detail</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
@@ -68,7 +71,11 @@ export const REPORT_SECTIONS: readonly ReportSection[] = [
   { id: 'charts', title: 'Charts', render: (ctx) => runCharts(ctx.manifest.benchmark.scorer, ctx.records) },
   // Its own <section> and heading (issue 22's ABRICOT analyses); empty for other scorers.
   { id: 'words-and-domains', render: (ctx) => (ctx.manifest.benchmark.scorer === 'likert' ? likertAnalysesSection(ctx.metrics, ctx.records) : null) },
-  { id: 'samples', title: 'Samples', render: (ctx) => `${sampleBrowser(ctx.docs)}\n<noscript><h3>Samples that did not pass</h3>${failures(ctx.docs)}</noscript>` },
+  {
+    id: 'samples',
+    title: 'Samples',
+    render: (ctx) => `${sampleBrowser(ctx.docs)}\n<noscript><h3>Samples that did not pass</h3>${failures(ctx.docs)}</noscript>`,
+  },
   { id: 'manifest-section', title: 'Manifest', render: (ctx) => manifestTable(ctx.manifest, ctx.languages) },
 ];
 

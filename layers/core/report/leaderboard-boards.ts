@@ -65,7 +65,13 @@ export function groupBoards(runs: readonly BoardRun[], filter: BoardFilter = {})
       metric: filter.metric ?? run.headline ?? headlineMetric(run.benchmark),
     };
     const key = boardKey(fields);
-    const board = boards.get(key) ?? { key, label: boardLabel(fields), ...fields, slices: filter.slice === undefined ? headlineSlices(run.benchmark) : [filter.slice], runIds: [] };
+    const board = boards.get(key) ?? {
+      key,
+      label: boardLabel(fields),
+      ...fields,
+      slices: filter.slice === undefined ? headlineSlices(run.benchmark) : [filter.slice],
+      runIds: [],
+    };
     boards.set(key, board);
     if (seen.has(`${key}\u0000${run.run_id}`)) continue;
     seen.add(`${key}\u0000${run.run_id}`);

@@ -53,7 +53,17 @@ export function renderLeaderboardHtml(rows: readonly LeaderboardRow[], meta: { g
   const models = [...new Set(rows.map((r) => r.model))].sort();
   const head = boards.map((b) => `<th>${escapeHtml(b.label)}<br><span class="small">${escapeHtml(b.metric)}, 95% CI</span></th>`).join('');
   const body = models
-    .map((model) => `<tr><th>${escapeHtml(model)}</th>${boards.map((b) => cell(b.rows.find((r) => r.model === model), b)).join('')}</tr>`)
+    .map(
+      (model) =>
+        `<tr><th>${escapeHtml(model)}</th>${boards
+          .map((b) =>
+            cell(
+              b.rows.find((r) => r.model === model),
+              b,
+            ),
+          )
+          .join('')}</tr>`,
+    )
     .join('');
   const detail = rows
     .map(

@@ -163,9 +163,6 @@ export function buildLeaderboard(runs: readonly LeaderboardRun[], options: Leade
   }
   return [...best.values()].sort(
     (a, b) =>
-      compareBoards(a, b) ||
-      (a.value === null ? 1 : 0) - (b.value === null ? 1 : 0) ||
-      (b.value ?? 0) - (a.value ?? 0) ||
-      a.model.localeCompare(b.model),
+      compareBoards(a, b) || (a.value === null ? 1 : 0) - (b.value === null ? 1 : 0) || (b.value ?? 0) - (a.value ?? 0) || a.model.localeCompare(b.model),
   );
 }

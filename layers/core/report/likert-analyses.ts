@@ -9,7 +9,12 @@ import type { MetricRow, RunRecord } from '../types.ts';
 
 const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const fmt = (v: number | null): string => (v === null ? '—' : v.toFixed(3));
-const ci = (r: MetricRow): string => (r.value === null ? `<span class="absent">absent: ${esc(r.reason ?? '')}</span>` : r.ci_low === null || r.ci_high === null ? '' : `[${fmt(r.ci_low)}, ${fmt(r.ci_high)}]`);
+const ci = (r: MetricRow): string =>
+  r.value === null
+    ? `<span class="absent">absent: ${esc(r.reason ?? '')}</span>`
+    : r.ci_low === null || r.ci_high === null
+      ? ''
+      : `[${fmt(r.ci_low)}, ${fmt(r.ci_high)}]`;
 
 /** Slice `subtask=a,word=b` → { subtask: 'a', word: 'b' }. */
 function sliceParts(slice: string): Record<string, string> {
@@ -27,7 +32,12 @@ function correlations(metrics: readonly MetricRow[]): string {
   const body = rows
     .map((r) => {
       const p = sliceParts(r.slice);
-      const what = r.metric === 'pearson_domain' ? `domain ${p.domain ?? ''}` : r.metric === 'pearson_across_word' ? 'across words (word means)' : 'within word (mean of per-word r)';
+      const what =
+        r.metric === 'pearson_domain'
+          ? `domain ${p.domain ?? ''}`
+          : r.metric === 'pearson_across_word'
+            ? 'across words (word means)'
+            : 'within word (mean of per-word r)';
       return `<tr><td>${esc(p.subtask ?? '')}</td><td>${esc(what)}</td><td class="num">${fmt(r.value)}</td><td class="num">${ci(r)}</td><td class="num">${r.n}</td></tr>`;
     })
     .join('');
@@ -91,7 +101,10 @@ function goldDistributions(records: readonly RunRecord[]): string {
   }
   return [...bySubtask]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([subtask, values]) => `<figure class="gold-distribution"><figcaption>${esc(subtask)}: human scores (${values.length} items)</figcaption>${histogramSvg(histogram(values), `${subtask} gold distribution`)}</figure>`)
+    .map(
+      ([subtask, values]) =>
+        `<figure class="gold-distribution"><figcaption>${esc(subtask)}: human scores (${values.length} items)</figcaption>${histogramSvg(histogram(values), `${subtask} gold distribution`)}</figure>`,
+    )
     .join('');
 }
 

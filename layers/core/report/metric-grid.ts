@@ -74,7 +74,10 @@ export function metricGridHtml(metrics: readonly MetricRow[], headline: string, 
   const absent =
     grid.absent.length > 0
       ? `<p id="absent" class="absent-note">${grid.absent
-          .map((a) => `<span><b>${escapeHtml(a.metric)}</b> absent: ${escapeHtml(a.reason)}${a.slices.length > 1 ? ` · ${a.slices.length} slices` : a.slices[0] === 'all' ? '' : ` · ${escapeHtml(sliceLabel(a.slices[0] ?? '', unit))}`}</span>`)
+          .map(
+            (a) =>
+              `<span><b>${escapeHtml(a.metric)}</b> absent: ${escapeHtml(a.reason)}${a.slices.length > 1 ? ` · ${a.slices.length} slices` : a.slices[0] === 'all' ? '' : ` · ${escapeHtml(sliceLabel(a.slices[0] ?? '', unit))}`}</span>`,
+          )
           .join(' · ')}</p>`
       : '';
   return `${table}${runLevel}${absent}` || '<p>No metrics.</p>';

@@ -7,7 +7,10 @@ import { escapeHtml } from './escape.ts';
 
 function protocolRow(p: NonNullable<Manifest['protocol']>): [string, string] {
   const overrides = Object.entries(p.overrides).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-  return ['protocol', `${p.name} · headline ${p.settings.headline} · prompt ${p.settings.promptStyle}${overrides.length ? ` · overridden: ${overrides.join(', ')}` : ' · no overrides'}`];
+  return [
+    'protocol',
+    `${p.name} · headline ${p.settings.headline} · prompt ${p.settings.promptStyle}${overrides.length ? ` · overridden: ${overrides.join(', ')}` : ' · no overrides'}`,
+  ];
 }
 
 const LIKERT_MODES: Record<NonNullable<Manifest['likert_mode']>, string> = {
@@ -30,7 +33,10 @@ export function manifestTable(m: Manifest, languages: ReadonlySet<string>): stri
     ['model', `${m.model.spec} (${m.model.kind})`],
     ...(m.protocol ? [protocolRow(m.protocol)] : []),
     ['samples per task', String(m.n)],
-    ['parameters', `temperature ${m.params.temperature}, top_p ${m.params.topP}, max_tokens ${m.params.maxTokens}, stop ${JSON.stringify(m.params.stop)}, seed ${m.seed}`],
+    [
+      'parameters',
+      `temperature ${m.params.temperature}, top_p ${m.params.topP}, max_tokens ${m.params.maxTokens}, stop ${JSON.stringify(m.params.stop)}, seed ${m.seed}`,
+    ],
     ['split / limit / language', `${m.split ?? 'all'} / ${m.limit ?? 'none'} / ${m.language ?? (languages.size > 0 ? 'per task' : 'none (no code)')}`],
     ['time scale', String(m.time_scale)],
     ['code', `polyeval ${m.code.version}${m.code.revision ? ` @ ${m.code.revision.slice(0, 12)}${m.code.dirty ? ' (dirty)' : ''}` : ''}`],
@@ -41,6 +47,7 @@ export function manifestTable(m: Manifest, languages: ReadonlySet<string>): stri
   }
   for (const w of m.warnings ?? []) rows.push(['adapted to the model', w]);
   for (const note of m.prompt_notes ?? []) rows.push(['prompt', note]);
-  for (const t of m.toolchains.filter((x) => languages.has(x.language))) rows.push([`toolchain ${t.language}`, `${t.compiler ?? ''} ${t.version ?? ''} ${(t.flags ?? []).join(' ')}`.trim()]);
+  for (const t of m.toolchains.filter((x) => languages.has(x.language)))
+    rows.push([`toolchain ${t.language}`, `${t.compiler ?? ''} ${t.version ?? ''} ${(t.flags ?? []).join(' ')}`.trim()]);
   return `<table class="kv" id="manifest">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
 }

@@ -11,7 +11,10 @@ import { sampleData } from './sample-data.ts';
 
 /** JSON that is safe inside a `<script>` element (no `</script>`, no `<!--`). */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export const BROWSER_CSS = `[hidden]{display:none!important}

@@ -125,9 +125,23 @@ export function sampleData(docs: readonly ItemDocument[]): SampleData {
   const index: IndexRow[] = [];
   for (const doc of docs) {
     const r = doc.record;
-    index.push([r.task_id, r.sample, r.language ?? '', r.verdict, r.tests_passed, r.tests_total, slicesOf(doc), (r.error ?? '').slice(0, ERROR_HEAD), r.predicted, r.gold]);
+    index.push([
+      r.task_id,
+      r.sample,
+      r.language ?? '',
+      r.verdict,
+      r.tests_passed,
+      r.tests_total,
+      slicesOf(doc),
+      (r.error ?? '').slice(0, ERROR_HEAD),
+      r.predicted,
+      r.gold,
+    ]);
     if (doc.task_view && !tasks[r.task_id]) {
-      tasks[r.task_id] = { prompt: clipText(doc.task_view.prompt, 8000), fields: doc.task_view.fields.map((f) => ({ label: f.label, value: clipText(f.value, 4000) })) };
+      tasks[r.task_id] = {
+        prompt: clipText(doc.task_view.prompt, 8000),
+        fields: doc.task_view.fields.map((f) => ({ label: f.label, value: clipText(f.value, 4000) })),
+      };
     }
   }
   // Each sample's texts get an equal share of the budget; structure (test rows, keys) is not

@@ -4,7 +4,14 @@
 import type { Verdict } from '../types.ts';
 
 const COLORS: Record<Verdict, string> = {
-  OK: '#4a9a5b', WA: '#c8504a', TLE: '#8a63b8', MLE: '#6b4fa0', OLE: '#a58bd0', RE: '#e07b39', CE: '#d9a521', SE: '#999999',
+  OK: '#4a9a5b',
+  WA: '#c8504a',
+  TLE: '#8a63b8',
+  MLE: '#6b4fa0',
+  OLE: '#a58bd0',
+  RE: '#e07b39',
+  CE: '#d9a521',
+  SE: '#999999',
 };
 
 export interface BubblePoint {
@@ -22,10 +29,16 @@ export function bubbleGrid(points: readonly BubblePoint[], labels: { xLabel: str
   const cy = (v: number): number => size - pad - (v - 0.5) * step + pad / 2;
   const max = Math.max(1, ...points.map((p) => p.count));
   const ticks = [1, 2, 3, 4, 5]
-    .map((v) => `<text x="${cx(v)}" y="${size - 8}" font-size="11" text-anchor="middle">${v}</text><text x="${pad - 14}" y="${cy(v) + 4}" font-size="11" text-anchor="middle">${v}</text>`)
+    .map(
+      (v) =>
+        `<text x="${cx(v)}" y="${size - 8}" font-size="11" text-anchor="middle">${v}</text><text x="${pad - 14}" y="${cy(v) + 4}" font-size="11" text-anchor="middle">${v}</text>`,
+    )
     .join('');
   const bubbles = points
-    .map((p) => `<circle cx="${cx(p.x)}" cy="${cy(p.y)}" r="${(4 + 14 * Math.sqrt(p.count / max)).toFixed(1)}" fill="#2b6f8f" fill-opacity="0.6"><title>gold ${p.x}, predicted ${p.y}: ${p.count}</title></circle><text x="${cx(p.x)}" y="${cy(p.y) + 4}" font-size="10" text-anchor="middle" fill="#fff">${p.count}</text>`)
+    .map(
+      (p) =>
+        `<circle cx="${cx(p.x)}" cy="${cy(p.y)}" r="${(4 + 14 * Math.sqrt(p.count / max)).toFixed(1)}" fill="#2b6f8f" fill-opacity="0.6"><title>gold ${p.x}, predicted ${p.y}: ${p.count}</title></circle><text x="${cx(p.x)}" y="${cy(p.y) + 4}" font-size="10" text-anchor="middle" fill="#fff">${p.count}</text>`,
+    )
     .join('');
   return `<svg width="${size}" height="${size + 16}" role="img" aria-label="${labels.yLabel} vs ${labels.xLabel}">
 <line x1="${cx(0.5)}" y1="${cy(0.5)}" x2="${cx(5.5)}" y2="${cy(5.5)}" stroke="#ccc" stroke-dasharray="4 3"/>${ticks}${bubbles}
@@ -60,6 +73,11 @@ export function stackedBars(bars: readonly Bar[], order: readonly Verdict[], opt
     })
     .join('');
   if (opts.legend === false) return `<svg width="${width}" height="${bars.length * rowH}" role="img" aria-label="verdict shares">${rows}</svg>`;
-  const legend = order.map((v, i) => `<rect x="${labelW + i * 38}" y="${bars.length * rowH + 6}" width="10" height="10" fill="${COLORS[v]}"/><text x="${labelW + 13 + i * 38}" y="${bars.length * rowH + 15}" font-size="10">${v}</text>`).join('');
+  const legend = order
+    .map(
+      (v, i) =>
+        `<rect x="${labelW + i * 38}" y="${bars.length * rowH + 6}" width="10" height="10" fill="${COLORS[v]}"/><text x="${labelW + 13 + i * 38}" y="${bars.length * rowH + 15}" font-size="10">${v}</text>`,
+    )
+    .join('');
   return `<svg width="${width}" height="${bars.length * rowH + 24}" role="img" aria-label="verdict shares">${rows}${legend}</svg>`;
 }

@@ -82,7 +82,11 @@ export function executionTiming(records: readonly RunRecord[]): ExecutionTiming 
     .sort((a, b) => a - b);
   if (times.length === 0) return undefined;
   const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
-  return { samples: times.length, execute_ms_mean: Math.round(mean), execute_ms_p95: Math.round(times[Math.min(times.length - 1, Math.floor(0.95 * times.length))] ?? 0) };
+  return {
+    samples: times.length,
+    execute_ms_mean: Math.round(mean),
+    execute_ms_p95: Math.round(times[Math.min(times.length - 1, Math.floor(0.95 * times.length))] ?? 0),
+  };
 }
 
 export interface AggregateDeps {
@@ -203,7 +207,9 @@ export async function summariseRecords(
     status: missing.length > 0 ? 'completed_with_missing' : 'completed',
     completed_at: deps.clock().toISOString(),
     ...(missing.length > 0 ? { missing: [...missing] } : {}),
-    ...(missing.length > 0 && notes.deadLettered !== undefined ? { dead_lettered: missing.filter((id) => inDlq.has(id)), lost: missing.filter((id) => !inDlq.has(id)) } : {}),
+    ...(missing.length > 0 && notes.deadLettered !== undefined
+      ? { dead_lettered: missing.filter((id) => inDlq.has(id)), lost: missing.filter((id) => !inDlq.has(id)) }
+      : {}),
   };
   const timing = notes.timing ? executionTiming(records) : undefined;
   if (timing) summary.timing = timing;

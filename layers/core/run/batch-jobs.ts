@@ -14,7 +14,12 @@ import type { WorkItem } from './plan.ts';
 
 export const BATCH_JOB_STATES = ['submitting', 'submitted', 'settled'] as const;
 
-const RecordRefSchema = z.object({ record_id: z.string().min(1), task_id: z.string().min(1), sample: z.number().int().min(0), language: z.string().min(1).optional() });
+const RecordRefSchema = z.object({
+  record_id: z.string().min(1),
+  task_id: z.string().min(1),
+  sample: z.number().int().min(0),
+  language: z.string().min(1).optional(),
+});
 
 /** One batch job of a run; {@link BatchJobDocument} is inferred from it. */
 export const BatchJobDocumentSchema = z
@@ -75,9 +80,14 @@ export interface BatchAssignment {
  * it failed there, and a retry is a new job). `recordedFrom(item)` names the job a recorded
  * item's answer came from (undefined: not recorded, or generated on demand).
  */
-export function assignItems(docs: readonly BatchJobDocument[], pending: readonly WorkItem[], recordedFrom: (item: WorkItem) => number | undefined): BatchAssignment {
+export function assignItems(
+  docs: readonly BatchJobDocument[],
+  pending: readonly WorkItem[],
+  recordedFrom: (item: WorkItem) => number | undefined,
+): BatchAssignment {
   const latest = new Map<string, BatchJobDocument>();
-  for (const doc of [...docs].sort((a, b) => a.index - b.index)) for (const r of doc.records) latest.set(itemKeyOf({ taskId: r.task_id, sample: r.sample }), doc);
+  for (const doc of [...docs].sort((a, b) => a.index - b.index))
+    for (const r of doc.records) latest.set(itemKeyOf({ taskId: r.task_id, sample: r.sample }), doc);
   const fromJobs = new Map<number, WorkItem[]>();
   const fresh: WorkItem[] = [];
   for (const item of pending) {

@@ -33,7 +33,12 @@ export interface BatchStageOptions {
 }
 
 /** Generates `items` through batch jobs and hands every result to `emit` (the score stage). */
-export async function generateInBatches(ctx: RunContext, items: readonly WorkItem[], opts: BatchStageOptions, emit: (generated: GeneratedItem) => Promise<void>): Promise<void> {
+export async function generateInBatches(
+  ctx: RunContext,
+  items: readonly WorkItem[],
+  opts: BatchStageOptions,
+  emit: (generated: GeneratedItem) => Promise<void>,
+): Promise<void> {
   if (items.length === 0) return;
   const docs = await loadJobs(ctx);
   const recorded = await recordedJobs(ctx, items);
@@ -93,7 +98,10 @@ function taskOf(ctx: RunContext, item: WorkItem): Task {
 function recordOf(ctx: RunContext, item: WorkItem, recordId: string): BatchRecord & { estimate: number } {
   const task = taskOf(ctx, item);
   if (task.kind === 'likert' && ctx.manifest.likert_mode !== 'digit-parse') {
-    throw new InputError(`--batch generates text: likert mode ${ctx.manifest.likert_mode} reads log-probabilities, which batch jobs do not return (use --likert-mode digit-parse)`, { field: 'likertMode' });
+    throw new InputError(
+      `--batch generates text: likert mode ${ctx.manifest.likert_mode} reads log-probabilities, which batch jobs do not return (use --likert-mode digit-parse)`,
+      { field: 'likertMode' },
+    );
   }
   const prompt = ctx.benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) });
   const request = { taskId: task.id, sample: item.sample, prompt, params: ctx.manifest.params, ...(item.language ? { language: item.language } : {}) };
@@ -114,9 +122,16 @@ function chunkRecords(ctx: RunContext, fresh: readonly WorkItem[], opts: BatchSt
     sized.map((s) => opts.client.encode(s.record)),
     limits,
     opts.byteLength,
-  ).map((indexes) => ({ items: indexes.map((i) => sized[i]?.item as WorkItem), estimate: indexes.reduce((sum, i) => sum + (sized[i]?.record.estimate ?? 0), 0) }));
+  ).map((indexes) => ({
+    items: indexes.map((i) => sized[i]?.item as WorkItem),
+    estimate: indexes.reduce((sum, i) => sum + (sized[i]?.record.estimate ?? 0), 0),
+  }));
   const small = chunks.find((c) => c.items.length < limits.minRecords);
-  if (small) throw new InputError(`--batch: ${opts.client.kind} takes at least ${limits.minRecords} records per job, and a job of this run would have ${small.items.length}; run it without --batch`, { field: 'batch' });
+  if (small)
+    throw new InputError(
+      `--batch: ${opts.client.kind} takes at least ${limits.minRecords} records per job, and a job of this run would have ${small.items.length}; run it without --batch`,
+      { field: 'batch' },
+    );
   return chunks;
 }
 
@@ -132,7 +147,12 @@ async function reserve(ctx: RunContext, client: BatchClient, index: number, chun
     job_id: null,
     state: 'submitting',
     reserved_usd: reservation.usd,
-    records: chunk.items.map((item, i) => ({ record_id: `r${i}`, task_id: item.taskId, sample: item.sample, ...(item.language ? { language: item.language } : {}) })),
+    records: chunk.items.map((item, i) => ({
+      record_id: `r${i}`,
+      task_id: item.taskId,
+      sample: item.sample,
+      ...(item.language ? { language: item.language } : {}),
+    })),
   };
   await save(ctx, doc);
   return doc;
@@ -142,8 +162,18 @@ async function reserve(ctx: RunContext, client: BatchClient, index: number, chun
 async function submit(ctx: RunContext, client: BatchClient, doc: BatchJobDocument): Promise<void> {
   if (doc.job_id !== null) return;
   const found = await client.find?.(doc.key);
-  const itemOf = (r: BatchJobDocument['records'][number]): WorkItem => ({ runId: doc.run_id, taskId: r.task_id, sample: r.sample, ...(r.language ? { language: r.language } : {}) });
-  doc.job_id = found ?? (await client.submit(doc.records.map((r) => client.encode(recordOf(ctx, itemOf(r), r.record_id))), doc.key));
+  const itemOf = (r: BatchJobDocument['records'][number]): WorkItem => ({
+    runId: doc.run_id,
+    taskId: r.task_id,
+    sample: r.sample,
+    ...(r.language ? { language: r.language } : {}),
+  });
+  doc.job_id =
+    found ??
+    (await client.submit(
+      doc.records.map((r) => client.encode(recordOf(ctx, itemOf(r), r.record_id))),
+      doc.key,
+    ));
   doc.state = 'submitted';
   doc.submitted_at = ctx.clock().toISOString();
   await save(ctx, doc);
@@ -171,7 +201,13 @@ async function poll(ctx: RunContext, opts: BatchStageOptions, doc: BatchJobDocum
 }
 
 /** Reads an ended job's results, books its cost once, and hands the wanted items to scoring. */
-async function finish(ctx: RunContext, client: BatchClient, doc: BatchJobDocument, wanted: Map<string, WorkItem>, emit: (g: GeneratedItem) => Promise<void>): Promise<void> {
+async function finish(
+  ctx: RunContext,
+  client: BatchClient,
+  doc: BatchJobDocument,
+  wanted: Map<string, WorkItem>,
+  emit: (g: GeneratedItem) => Promise<void>,
+): Promise<void> {
   const results = new Map((await client.results(doc.job_id as string)).map((r) => [r.recordId, r]));
   if (doc.state !== 'settled') {
     // Stored first: a kill between the two leaves the reservation booked (spend errs high, never twice).
@@ -202,7 +238,13 @@ function generatedOf(ctx: RunContext, item: WorkItem, doc: BatchJobDocument, res
   const base = { item, latencyMs: null, attempts: 1, batchJob: doc.index };
   if (!result || !result.ok) {
     const why = result ? result.error : `no result for this record${doc.status?.reason ? ` (${doc.status.reason})` : ''}`;
-    return { ...base, raw: '', answer: '', usage: result && !result.ok && result.billed ? result.billed : null, failure: `generation: batch job ${doc.job_id} ${ending}: ${why}` };
+    return {
+      ...base,
+      raw: '',
+      answer: '',
+      usage: result && !result.ok && result.billed ? result.billed : null,
+      failure: `generation: batch job ${doc.job_id} ${ending}: ${why}`,
+    };
   }
   const task = taskOf(ctx, item);
   const { generation } = result;

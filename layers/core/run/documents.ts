@@ -13,7 +13,9 @@ export const SCHEMA_VERSION = 1;
 
 /** The `schema_version` field of every stored document; absent means 1. */
 export const schemaVersionField = z
-  .literal(SCHEMA_VERSION, { error: (issue) => `schema_version ${JSON.stringify(issue.input)} is not one this polyeval reads (it reads ${SCHEMA_VERSION}); update polyeval` })
+  .literal(SCHEMA_VERSION, {
+    error: (issue) => `schema_version ${JSON.stringify(issue.input)} is not one this polyeval reads (it reads ${SCHEMA_VERSION}); update polyeval`,
+  })
   .optional();
 
 /** The JSON text to store for `doc`, stamped with the current {@link SCHEMA_VERSION}. */

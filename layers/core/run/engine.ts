@@ -186,7 +186,8 @@ async function callProvider(
   const { benchmark, provider } = ctx;
   try {
     if (fromLogprobs && task.kind === 'likert') {
-      if (!provider.scoreChoices) throw new InputError(`provider ${provider.id} cannot score choices (likert mode ${ctx.manifest.likert_mode})`, { field: 'likertMode' });
+      if (!provider.scoreChoices)
+        throw new InputError(`provider ${provider.id} cannot score choices (likert mode ${ctx.manifest.likert_mode})`, { field: 'likertMode' });
       const choices = benchmark.choices ?? [];
       const scoring = ctx.manifest.likert_scoring;
       const scores = await provider.scoreChoices({
@@ -204,7 +205,15 @@ async function callProvider(
         choices,
         ...(scores.floored && scores.floored.length > 0 ? { floored: scores.floored, ...(scores.floor !== undefined ? { floor: scores.floor } : {}) } : {}),
       };
-      return { ...base, raw: JSON.stringify(scores.logprobs), answer: '', usage: scores.usage, latencyMs: scores.latencyMs, attempts: scores.attempts ?? 1, likert };
+      return {
+        ...base,
+        raw: JSON.stringify(scores.logprobs),
+        answer: '',
+        usage: scores.usage,
+        latencyMs: scores.latencyMs,
+        attempts: scores.attempts ?? 1,
+        likert,
+      };
     }
     const reference = benchmark.reference(task, item.language, item.sample);
     const generation = await provider.generate({
@@ -266,7 +275,14 @@ async function scoreTask(ctx: RunContext, generated: GeneratedItem): Promise<Sco
       const job =
         task.kind === 'io-tests'
           ? { scorer: 'io-tests' as const, task, language, code: generated.answer, timeScale: ctx.manifest.time_scale, ...toolchainOf(ctx.manifest, language) }
-          : { scorer: 'unit-tests' as const, task, language, code: generated.answer, timeScale: ctx.manifest.time_scale, ...toolchainOf(ctx.manifest, language) };
+          : {
+              scorer: 'unit-tests' as const,
+              task,
+              language,
+              code: generated.answer,
+              timeScale: ctx.manifest.time_scale,
+              ...toolchainOf(ctx.manifest, language),
+            };
       try {
         return await ctx.executor.execute(job);
       } catch (error) {
@@ -325,7 +341,12 @@ export async function recordItem(ctx: RunContext, generated: GeneratedItem, outc
     item_id: itemId(item.runId, item.taskId, item.sample),
     record,
     raw: generated.raw,
-    generation: { usage: generated.usage, latency_ms: generated.latencyMs, attempts: generated.attempts, ...(generated.batchJob !== undefined ? { batch_job: generated.batchJob } : {}) },
+    generation: {
+      usage: generated.usage,
+      latency_ms: generated.latencyMs,
+      attempts: generated.attempts,
+      ...(generated.batchJob !== undefined ? { batch_job: generated.batchJob } : {}),
+    },
     outcome,
     ...(item.sample === 0 ? { task_view: viewOf(ctx, item) } : {}),
   };

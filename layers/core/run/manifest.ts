@@ -65,7 +65,13 @@ export const ManifestSchema = z
     kotlin_language_version: z.string().nullable().optional(),
     /** How the provider was reached (no secrets: an API key is named by its variable), so --resume reaches it again. */
     provider_options: z
-      .object({ region: z.string().optional(), endpointUrl: z.string().optional(), apiKeyEnv: z.string().optional(), timeoutMs: z.number().optional(), concurrency: z.number().optional() })
+      .object({
+        region: z.string().optional(),
+        endpointUrl: z.string().optional(),
+        apiKeyEnv: z.string().optional(),
+        timeoutMs: z.number().optional(),
+        concurrency: z.number().optional(),
+      })
       .optional(),
     code: z.object({ version: z.string(), revision: z.string().nullable(), dirty: z.boolean().nullable() }),
     packages: z.record(z.string(), z.string()),

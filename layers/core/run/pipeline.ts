@@ -96,22 +96,24 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
 
   const generating = (
     generateAll
-      ? generateAll(pending, (generated) => opts.scoreQueue.send([{ id: itemId(runId, generated.item.taskId, generated.item.sample), body: generated }])).catch(stopWith)
+      ? generateAll(pending, (generated) => opts.scoreQueue.send([{ id: itemId(runId, generated.item.taskId, generated.item.sample), body: generated }])).catch(
+          stopWith,
+        )
       : opts.generateQueue.consume(
-      async (message) => {
-        if (ctx.stop.reason) return;
-        if (opts.gate) permits.set(message.id, await opts.gate.acquire());
-        try {
-          if (ctx.stop.reason) return release(message.id);
-          const generated = await generateItem(ctx, message.body);
-          await opts.scoreQueue.send([{ id: message.id, body: generated }]);
-        } catch (error) {
-          release(message.id);
-          stopWith(error);
-        }
-      },
-      { concurrency: opts.generateConcurrency },
-    )
+          async (message) => {
+            if (ctx.stop.reason) return;
+            if (opts.gate) permits.set(message.id, await opts.gate.acquire());
+            try {
+              if (ctx.stop.reason) return release(message.id);
+              const generated = await generateItem(ctx, message.body);
+              await opts.scoreQueue.send([{ id: message.id, body: generated }]);
+            } catch (error) {
+              release(message.id);
+              stopWith(error);
+            }
+          },
+          { concurrency: opts.generateConcurrency },
+        )
   ).finally(() => opts.scoreQueue.close());
 
   const scoring = opts.scoreQueue.consume(

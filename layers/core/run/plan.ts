@@ -161,7 +161,10 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
 /** Rebuilds the work items of a planned run (for resume) from its manifest and tasks. */
 export function replanItems(manifest: Manifest, loaded: LoadedBenchmark, provider: Provider): RunPlan {
   if (manifest.benchmark.sha256 !== loaded.sha256) {
-    throw new InputError(`dataset changed since run ${manifest.run_id} was planned (sha256 ${loaded.sha256.slice(0, 12)} ≠ ${manifest.benchmark.sha256.slice(0, 12)})`, { field: 'resume' });
+    throw new InputError(
+      `dataset changed since run ${manifest.run_id} was planned (sha256 ${loaded.sha256.slice(0, 12)} ≠ ${manifest.benchmark.sha256.slice(0, 12)})`,
+      { field: 'resume' },
+    );
   }
   const spec = {
     split: manifest.split ?? undefined,
@@ -228,7 +231,12 @@ function unansweredWarning(loaded: LoadedBenchmark, spec: RunSpec, provider: Pro
  * Samples a provider fixes per task: replay's recorded samples; `reference`'s reference
  * answers (one sample each) unless -n was given (then answers repeat, sample mod count).
  */
-function fixedSamples(provider: Provider, benchmark: AnyBenchmark, nGiven: boolean, language: string | undefined): ((task: Task) => number | undefined) | undefined {
+function fixedSamples(
+  provider: Provider,
+  benchmark: AnyBenchmark,
+  nGiven: boolean,
+  language: string | undefined,
+): ((task: Task) => number | undefined) | undefined {
   if (provider.samplesFor) return (task) => provider.samplesFor?.(task.id);
   if (provider.kind === reference.scheme && !nGiven) return (task) => Math.max(1, benchmark.referenceCount?.(task, language) ?? 1);
   return undefined;

@@ -25,14 +25,21 @@ export const RunSpecSchema = z
       .min(1)
       .superRefine((l, ctx) => {
         const unknown = unknownLanguages(l);
-        if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `names no language polyeval runs: ${unknown.join(', ')} (languages: ${LANGUAGE_SPECS.map((s) => s.id).join(', ')})` });
+        if (unknown.length > 0)
+          ctx.addIssue({
+            code: 'custom',
+            message: `names no language polyeval runs: ${unknown.join(', ')} (languages: ${LANGUAGE_SPECS.map((s) => s.id).join(', ')})`,
+          });
       })
       .optional(),
     timeScale: z.number().gt(0).max(100).default(1),
     maxCostUsd: z.number().min(0).optional(),
     likertMode: z.enum(['auto', 'likelihood', 'next-token', 'digit-parse']).default('auto'),
     /** kotlinc -language-version/-api-version (kotlinc ≥ 2.1 rejects APIs older datasets use). */
-    kotlinLanguageVersion: z.string().regex(/^\d+\.\d+$/, 'must look like 1.9 or 2.0').optional(),
+    kotlinLanguageVersion: z
+      .string()
+      .regex(/^\d+\.\d+$/, 'must look like 1.9 or 2.0')
+      .optional(),
     /** A named protocol of the benchmark (default: its source's); checked against the benchmark at plan time. */
     protocol: z.string().min(1).optional(),
     /** io-tests: each row's own time limit instead of the protocol's fixed one. */
@@ -71,7 +78,9 @@ export function parseRunSpec(input: unknown, origin = 'run request'): RunSpec {
 }
 
 /** The protocol part of a run spec, as `bindProtocol` takes it. */
-export function protocolChoiceOf(spec: Pick<RunSpec, 'protocol' | 'rowLimits' | 'promptStyle' | 'shots' | 'chatTemplate' | 'promptLanguage' | 'timeClock'>): ProtocolChoice {
+export function protocolChoiceOf(
+  spec: Pick<RunSpec, 'protocol' | 'rowLimits' | 'promptStyle' | 'shots' | 'chatTemplate' | 'promptLanguage' | 'timeClock'>,
+): ProtocolChoice {
   return {
     ...(spec.protocol !== undefined ? { protocol: spec.protocol } : {}),
     ...(spec.rowLimits ? { rowLimits: true } : {}),

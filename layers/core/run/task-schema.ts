@@ -16,7 +16,13 @@ const base = {
 };
 
 const IoTestSchema = z
-  .object({ name: z.string().optional(), input: z.string().optional(), output: z.string().optional(), inputPath: z.string().optional(), outputPath: z.string().optional() })
+  .object({
+    name: z.string().optional(),
+    input: z.string().optional(),
+    output: z.string().optional(),
+    inputPath: z.string().optional(),
+    outputPath: z.string().optional(),
+  })
   .loose();
 
 const CheckerSchema = z.discriminatedUnion('kind', [
@@ -78,5 +84,10 @@ const LikertTaskSchema = z
 export const TaskSchema = z.discriminatedUnion('kind', [IoTestsTaskSchema, UnitTestsTaskSchema, LikertTaskSchema]);
 
 // The schema reads what the type says, kind by kind (a compile error if they drift apart).
-const checks: [z.ZodType<IoTestsTask>, z.ZodType<UnitTestsTask>, z.ZodType<LikertTask>, z.ZodType<Task>] = [IoTestsTaskSchema, UnitTestsTaskSchema, LikertTaskSchema, TaskSchema];
+const checks: [z.ZodType<IoTestsTask>, z.ZodType<UnitTestsTask>, z.ZodType<LikertTask>, z.ZodType<Task>] = [
+  IoTestsTaskSchema,
+  UnitTestsTaskSchema,
+  LikertTaskSchema,
+  TaskSchema,
+];
 void checks;

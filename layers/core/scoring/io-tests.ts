@@ -53,9 +53,7 @@ export interface PreparedProgram {
 }
 
 /** The result of compiling. A failed compilation is the program's fault (CE), never a throw. */
-export type Preparation =
-  | { ok: true; program: PreparedProgram; compileMs: number }
-  | { ok: false; diagnostics: string; compileMs: number };
+export type Preparation = { ok: true; program: PreparedProgram; compileMs: number } | { ok: false; diagnostics: string; compileMs: number };
 
 /** What a unit-test program is assembled from (MXEval: prompt + completion + test). */
 export interface UnitTestSource {
@@ -132,7 +130,11 @@ export async function scoreIoTests(
     inputs.set(i, input);
     return { stdin: input, files: inName ? [{ name: inName, content: input }] : [], collect: outName ? [outName] : [], limits };
   });
-  const result = await (options.runner ?? hostRunner(host)).run({ program: { kind: 'source', language: job.language, code: job.code }, runs: requests, ...(job.toolchain ? { toolchain: job.toolchain } : {}) });
+  const result = await (options.runner ?? hostRunner(host)).run({
+    program: { kind: 'source', language: job.language, code: job.code },
+    runs: requests,
+    ...(job.toolchain ? { toolchain: job.toolchain } : {}),
+  });
   const isolation = result.isolation !== undefined ? { isolation: result.isolation } : {};
   if (!result.ok) {
     return { verdict: 'CE', testsPassed: 0, testsTotal, compileMs: result.compileMs, error: headLines(result.diagnostics), ...isolation };
@@ -198,7 +200,10 @@ async function judge(task: IoTestsTask, checker: PreparedProgram | undefined, in
     case 'tokens':
       return compareOutputs(expected, actual);
     case 'float':
-      return compareOutputs(expected, actual, { ...(task.checker.abs !== undefined ? { abs: task.checker.abs } : {}), ...(task.checker.rel !== undefined ? { rel: task.checker.rel } : {}) });
+      return compareOutputs(expected, actual, {
+        ...(task.checker.abs !== undefined ? { abs: task.checker.abs } : {}),
+        ...(task.checker.rel !== undefined ? { rel: task.checker.rel } : {}),
+      });
     case 'program': {
       if (!checker) throw new HarnessError('checker program was not prepared');
       const files = [
@@ -221,4 +226,3 @@ async function judge(task: IoTestsTask, checker: PreparedProgram | undefined, in
 function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0);
 }
-

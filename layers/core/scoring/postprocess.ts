@@ -5,7 +5,10 @@
  */
 import { languageSpec } from '../languages/index.ts';
 
-interface Fenced { tag: string; code: string }
+interface Fenced {
+  tag: string;
+  code: string;
+}
 
 /** Markdown fenced blocks (``` or ~~~, any length ≥ 3); an unclosed last block runs to the end. */
 function fencedBlocks(text: string): Fenced[] {
@@ -40,7 +43,7 @@ function isProse(line: string, language: string): boolean {
   if (languageSpec(language)?.codeStart.test(t) === true) return false;
   if (!/^\p{L}/u.test(t) || /[;{}=]/.test(t)) return false;
   const words = t.split(/\s+/).length;
-  return /[.!?:]$/.test(t) || words >= 3 && !/[()[\]]/.test(t);
+  return /[.!?:]$/.test(t) || (words >= 3 && !/[()[\]]/.test(t));
 }
 
 /** Removes prose lines before the first and after the last code line; pure code is untouched. */
@@ -72,8 +75,7 @@ export function extractCode(answer: string, language: string): string {
   const blocks = fencedBlocks(answer);
   if (blocks.length === 0) return stripProse(answer, language);
   const tags = languageSpec(language)?.fenceTags ?? [language.toLowerCase()];
-  const chosen = longest(blocks.filter((b) => tags.includes(b.tag))) ??
-    longest(blocks.filter((b) => b.tag === '')) ?? longest(blocks);
+  const chosen = longest(blocks.filter((b) => tags.includes(b.tag))) ?? longest(blocks.filter((b) => b.tag === '')) ?? longest(blocks);
   const code = chosen?.code ?? '';
   return code.endsWith('\n') ? code : `${code}\n`;
 }
@@ -93,4 +95,3 @@ export function truncateAtStop(text: string, stops: readonly string[]): string {
   }
   return cut < 0 ? text : text.slice(0, cut);
 }
-

@@ -51,7 +51,9 @@ const resultLineSchema = z
     custom_id: z.string(),
     result: z.discriminatedUnion('type', [
       z.object({ type: z.literal('succeeded'), message: messageSchema }).loose(),
-      z.object({ type: z.literal('errored'), error: z.object({ error: z.object({ type: z.string(), message: z.string() }).loose().optional() }).loose() }).loose(),
+      z
+        .object({ type: z.literal('errored'), error: z.object({ error: z.object({ type: z.string(), message: z.string() }).loose().optional() }).loose() })
+        .loose(),
       z.object({ type: z.literal('canceled') }).loose(),
       z.object({ type: z.literal('expired') }).loose(),
     ]),
@@ -127,7 +129,13 @@ export class AnthropicBatchClient implements BatchClient {
       const headers = { accept: 'application/json', ...this.#headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
       const res = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}), signal });
       const text = await res.text();
-      if (!res.ok) throw httpFailure(res.status, serverMessage(text) || res.statusText, { ms: retryAfterFromHeaders((h) => res.headers.get(h), this.opts.now()) }, this.opts.now());
+      if (!res.ok)
+        throw httpFailure(
+          res.status,
+          serverMessage(text) || res.statusText,
+          { ms: retryAfterFromHeaders((h) => res.headers.get(h), this.opts.now()) },
+          this.opts.now(),
+        );
       return read === 'text' ? text : parseJsonBody(text);
     });
     return out.value;
@@ -146,7 +154,8 @@ function statusOf(batch: MessageBatch): BatchJobStatus {
       return { ...base, phase: 'cancelling' };
     case 'ended':
       if (batch.cancel_initiated_at) return { ...base, phase: 'ended', ending: 'cancelled', reason: 'the batch was cancelled' };
-      if (c.expired > 0) return { ...base, phase: 'ended', ending: 'expired', reason: `${c.expired} request(s) expired: the batch did not finish within 24 hours` };
+      if (c.expired > 0)
+        return { ...base, phase: 'ended', ending: 'expired', reason: `${c.expired} request(s) expired: the batch did not finish within 24 hours` };
       return { ...base, phase: 'ended', ending: 'completed' };
     default: {
       const never: never = batch.processing_status;
@@ -161,11 +170,21 @@ function resultOf(line: z.infer<typeof resultLineSchema>): BatchResult {
     case 'succeeded': {
       const m = result.message;
       const text = m.content.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
-      const generation: Generation = { text, usage: { promptTokens: m.usage.input_tokens, completionTokens: m.usage.output_tokens }, latencyMs: 0, attempts: 1, ...(m.stop_reason ? { finishReason: m.stop_reason } : {}) };
+      const generation: Generation = {
+        text,
+        usage: { promptTokens: m.usage.input_tokens, completionTokens: m.usage.output_tokens },
+        latencyMs: 0,
+        attempts: 1,
+        ...(m.stop_reason ? { finishReason: m.stop_reason } : {}),
+      };
       return { recordId: line.custom_id, ok: true, generation };
     }
     case 'errored':
-      return { recordId: line.custom_id, ok: false, error: `errored: ${result.error.error ? `${result.error.error.type}: ${result.error.error.message}` : 'no error detail'}` };
+      return {
+        recordId: line.custom_id,
+        ok: false,
+        error: `errored: ${result.error.error ? `${result.error.error.type}: ${result.error.error.message}` : 'no error detail'}`,
+      };
     case 'canceled':
       return { recordId: line.custom_id, ok: false, error: 'canceled: the batch was cancelled before this request ran' };
     case 'expired':

@@ -31,7 +31,10 @@ const batchSchema = z
     error_file_id: z.string().nullish(),
     expires_at: z.number().nullish(),
     request_counts: z.object({ total: z.number(), completed: z.number(), failed: z.number() }).nullish(),
-    errors: z.object({ data: z.array(z.object({ code: z.string().nullish(), message: z.string().nullish(), line: z.number().nullish() }).loose()).nullish() }).loose().nullish(),
+    errors: z
+      .object({ data: z.array(z.object({ code: z.string().nullish(), message: z.string().nullish(), line: z.number().nullish() }).loose()).nullish() })
+      .loose()
+      .nullish(),
     metadata: z.record(z.string(), z.string()).nullish(),
   })
   .loose();
@@ -69,7 +72,8 @@ export class OpenAiBatchClient implements BatchClient {
     this.#caps = capabilitiesOf(opts.capabilities, scheme, model);
     this.#path = new URL(baseUrl).pathname.replace(/\/+$/, '');
     const key = opts.env[opts.apiKeyEnv];
-    if (key === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY') throw new InputError(`environment variable ${opts.apiKeyEnv} (named by --api-key-env) is not set`, { field: 'apiKeyEnv' });
+    if (key === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY')
+      throw new InputError(`environment variable ${opts.apiKeyEnv} (named by --api-key-env) is not set`, { field: 'apiKeyEnv' });
     this.#headers = key ? { authorization: `Bearer ${key}` } : {};
   }
 
@@ -78,7 +82,9 @@ export class OpenAiBatchClient implements BatchClient {
     const { request } = record;
     const sampling = samplingFields(adaptParams(this.#caps, request.params).params, sampleSeed(request.params.seed, request.sample));
     const completion = request.prompt.style === 'completion' && this.#caps.completion;
-    const body = completion ? { model: this.model, prompt: promptText(request.prompt), ...sampling } : { model: this.model, messages: chatOnlyMessages(request.prompt), ...sampling };
+    const body = completion
+      ? { model: this.model, prompt: promptText(request.prompt), ...sampling }
+      : { model: this.model, messages: chatOnlyMessages(request.prompt), ...sampling };
     return JSON.stringify({ custom_id: record.recordId, method: 'POST', url: `${this.#path}${completion ? '/completions' : '/chat/completions'}`, body });
   }
 
@@ -122,7 +128,13 @@ export class OpenAiBatchClient implements BatchClient {
       const headers = { accept: 'application/json', ...this.#headers, ...(typeof body === 'string' ? { 'content-type': 'application/json' } : {}) };
       const res = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}), signal });
       const text = await res.text();
-      if (!res.ok) throw httpFailure(res.status, serverMessage(text) || res.statusText, { ms: retryAfterFromHeaders((h) => res.headers.get(h), this.opts.now()) }, this.opts.now());
+      if (!res.ok)
+        throw httpFailure(
+          res.status,
+          serverMessage(text) || res.statusText,
+          { ms: retryAfterFromHeaders((h) => res.headers.get(h), this.opts.now()) },
+          this.opts.now(),
+        );
       return read === 'text' ? text : parseJsonBody(text);
     });
     return out.value;
@@ -162,12 +174,23 @@ function statusOf(batch: Batch): BatchJobStatus {
 function resultOf(line: z.infer<typeof outputLineSchema>): BatchResult {
   const { response } = line;
   if (line.error || !response) return { recordId: line.custom_id, ok: false, error: `${line.error?.code ?? 'error'}: ${line.error?.message ?? 'no response'}` };
-  if (response.status_code !== 200) return { recordId: line.custom_id, ok: false, error: `HTTP ${response.status_code}: ${serverMessage(JSON.stringify(response.body))}` };
+  if (response.status_code !== 200)
+    return { recordId: line.custom_id, ok: false, error: `HTTP ${response.status_code}: ${serverMessage(JSON.stringify(response.body))}` };
   const chat = chatResponseSchema.safeParse(response.body);
   if (chat.success) return { recordId: line.custom_id, ok: true, generation: generationFromChat({ value: chat.data, latencyMs: 0, attempts: 1 }, '') };
   const completion = completionResponseSchema.safeParse(response.body);
   if (!completion.success) return { recordId: line.custom_id, ok: false, error: 'the response body is neither a chat completion nor a completion' };
   const choice = completion.data.choices[0];
   const text = choice?.text ?? '';
-  return { recordId: line.custom_id, ok: true, generation: { text, usage: usageOf(completion.data.usage, '', text), latencyMs: 0, attempts: 1, ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}) } };
+  return {
+    recordId: line.custom_id,
+    ok: true,
+    generation: {
+      text,
+      usage: usageOf(completion.data.usage, '', text),
+      latencyMs: 0,
+      attempts: 1,
+      ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
+    },
+  };
 }

@@ -40,6 +40,10 @@ export function createBatchClient(spec: string, options: ProviderOptions = {}): 
   const colon = text.indexOf(':');
   const scheme = colon < 0 ? text : text.slice(0, colon);
   const kind = BATCH_KINDS.find((k) => k.scheme === scheme);
-  if (!kind) throw new InputError(`--batch: provider "${scheme}" has no batch API in polyeval (batch runs take: ${BATCH_KINDS.map((k) => `${k.scheme}: (${k.api})`).join(', ')})`, { field: 'batch' });
+  if (!kind)
+    throw new InputError(
+      `--batch: provider "${scheme}" has no batch API in polyeval (batch runs take: ${BATCH_KINDS.map((k) => `${k.scheme}: (${k.api})`).join(', ')})`,
+      { field: 'batch' },
+    );
   return kind.open(text, text.slice(colon + 1), options);
 }

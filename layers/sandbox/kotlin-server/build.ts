@@ -51,7 +51,16 @@ async function build(): Promise<string> {
   const sourcePath = SOURCE_CANDIDATES.find((path) => existsSync(path));
   if (!sourcePath) throw new HarnessError(`compile server source not found (looked at ${SOURCE_CANDIDATES.join(', ')})`);
   const source = await readFile(sourcePath, 'utf8');
-  const hash = createHash('sha256').update(source).update('\0').update(kotlinVersion()).update('\0').update(kotlinHome().compilerJar).update('\0').update(SERVER_JVM_FLAGS.join(' ')).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(source)
+    .update('\0')
+    .update(kotlinVersion())
+    .update('\0')
+    .update(kotlinHome().compilerJar)
+    .update('\0')
+    .update(SERVER_JVM_FLAGS.join(' '))
+    .digest('hex')
+    .slice(0, 16);
   const root = join(cacheDir(), 'kotlin-server');
   const target = join(root, hash);
   if (existsSync(join(target, SERVER_JAR))) return target;
@@ -59,7 +68,11 @@ async function build(): Promise<string> {
   await mkdir(root, { recursive: true });
   const scratch = await mkdtemp(join(root, `.build-${hash}-`));
   try {
-    await run(jdkTool('javac'), ['-nowarn', '-encoding', 'UTF-8', '-cp', kotlinHome().compilerJar, '-d', scratch, sourcePath], { env: jvmEnv(), timeout: 300_000, maxBuffer: 4 << 20 });
+    await run(jdkTool('javac'), ['-nowarn', '-encoding', 'UTF-8', '-cp', kotlinHome().compilerJar, '-d', scratch, sourcePath], {
+      env: jvmEnv(),
+      timeout: 300_000,
+      maxBuffer: 4 << 20,
+    });
     await run(jdkTool('jar'), ['cf', join(scratch, SERVER_JAR), '-C', scratch, `${SERVER_MAIN_CLASS}.class`], { env: jvmEnv(), timeout: 120_000 });
   } catch (cause) {
     await rm(scratch, { recursive: true, force: true });
@@ -87,7 +100,18 @@ async function build(): Promise<string> {
  */
 async function train(dir: string): Promise<void> {
   const partial = join(dir, `${SERVER_ARCHIVE}.${process.pid}.tmp`);
-  const args = [...SERVER_JVM_FLAGS, '-Xmx1024m', `-XX:ArchiveClassesAtExit=${partial}`, '-cp', serverClassPath(dir), SERVER_MAIN_CLASS, '1', '32', '1024', '2'];
+  const args = [
+    ...SERVER_JVM_FLAGS,
+    '-Xmx1024m',
+    `-XX:ArchiveClassesAtExit=${partial}`,
+    '-cp',
+    serverClassPath(dir),
+    SERVER_MAIN_CLASS,
+    '1',
+    '32',
+    '1024',
+    '2',
+  ];
   const ok = await new Promise<boolean>((resolve) => {
     const child = spawn(jdkTool('java'), args, { env: jvmEnv(), cwd: dir, stdio: ['pipe', 'ignore', 'ignore'] });
     const timer = setTimeout(() => child.kill('SIGKILL'), TRAINING_LIMIT_MS * loadScale(1));

@@ -221,7 +221,13 @@ export class CompileServerProcess {
     if (!waiter) return;
     this.pending.delete(Number(id));
     this.lastHeapMb = Number(heapMb);
-    waiter.resolve({ exitCode: exitCode ?? 'INTERNAL_ERROR', ms: Number(ms), heapMb: Number(heapMb), diagnostics: decode(diagnostics ?? ''), cpuMs: Number(cpuMs ?? ms) });
+    waiter.resolve({
+      exitCode: exitCode ?? 'INTERNAL_ERROR',
+      ms: Number(ms),
+      heapMb: Number(heapMb),
+      diagnostics: decode(diagnostics ?? ''),
+      cpuMs: Number(cpuMs ?? ms),
+    });
     this.updateRef();
     this.maybeFinish();
   }

@@ -94,10 +94,13 @@ export class WarmServerPool {
         // The limit covers the compilation only, never the JVM's start-up. CPU time decides
         // (a busy machine makes a compilation slower, not wrong); the wall clock is only the
         // safety net against a compiler that never ends, stretched by the load.
-        timer = setTimeout(() => {
-          timedOut = true;
-          server.kill(); // a compiler thread cannot be stopped safely; the others on it are retried
-        }, Math.round(timeoutMs * loadScale(this.opts.threads)));
+        timer = setTimeout(
+          () => {
+            timedOut = true;
+            server.kill(); // a compiler thread cannot be stopped safely; the others on it are retried
+          },
+          Math.round(timeoutMs * loadScale(this.opts.threads)),
+        );
         const reply = await server.compile(args);
         this.afterReply(server, reply);
         if (reply.cpuMs > timeoutMs) return { timedOut: true };

@@ -19,7 +19,17 @@ const run = promisify(execFile);
 /** The unit-test entry class: runs the test's `main`, then prints the token. */
 const ENTRY_CLASS = 'PolyevalEntry';
 /** javac's own JVM starts like the programs' (measured: about a third faster than defaults). */
-const JAVAC_FLAGS = ['-encoding', 'UTF-8', '-proc:none', '-nowarn', '-Xlint:none', '-J-Xmx512m', '-J-XX:+UseSerialGC', '-J-XX:TieredStopAtLevel=1', '-J-Xshare:auto'];
+const JAVAC_FLAGS = [
+  '-encoding',
+  'UTF-8',
+  '-proc:none',
+  '-nowarn',
+  '-Xlint:none',
+  '-J-Xmx512m',
+  '-J-XX:+UseSerialGC',
+  '-J-XX:TieredStopAtLevel=1',
+  '-J-Xshare:auto',
+];
 
 const tool = jdkTool;
 
@@ -37,7 +47,9 @@ function javacVersion(): Promise<string | undefined> {
  * under that name; otherwise `Main.java`.
  */
 export function javaFileName(source: string): string {
-  const publicTypes = [...maskCFamily(source).matchAll(/^public\s+(?:(?:final|abstract|sealed|strictfp)\s+)*(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)/gmu)];
+  const publicTypes = [
+    ...maskCFamily(source).matchAll(/^public\s+(?:(?:final|abstract|sealed|strictfp)\s+)*(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)/gmu),
+  ];
   return publicTypes.length === 1 ? `${publicTypes[0]?.[1]}.java` : 'Main.java';
 }
 
@@ -83,7 +95,14 @@ export const javaRuntime: LanguageRuntime = {
   async toolchain(): Promise<ToolchainInfo> {
     const v = await javacVersion();
     if (!v) return { language: 'java', available: false, detail: `${tool('compiler')} not found` };
-    return { language: 'java', compiler: tool('compiler'), version: v, flags: [...JAVAC_FLAGS, ...JVM_RUN_FLAGS], available: true, detail: `run with ${tool('launcher')}` };
+    return {
+      language: 'java',
+      compiler: tool('compiler'),
+      version: v,
+      flags: [...JAVAC_FLAGS, ...JVM_RUN_FLAGS],
+      available: true,
+      detail: `run with ${tool('launcher')}`,
+    };
   },
   async cacheKey() {
     return `javac ${(await javacVersion()) ?? 'missing'} ${JAVAC_FLAGS.join(' ')}`;

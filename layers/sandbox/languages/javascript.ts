@@ -71,7 +71,14 @@ export const javascriptRuntime: LanguageRuntime = {
   async toolchain(ctx): Promise<ToolchainInfo> {
     try {
       installModules(ctx);
-      return { language: 'javascript', compiler: NODE, version: process.versions.node, flags: FLAGS, available: true, detail: 'node (CommonJS) with lodash on NODE_PATH' };
+      return {
+        language: 'javascript',
+        compiler: NODE,
+        version: process.versions.node,
+        flags: FLAGS,
+        available: true,
+        detail: 'node (CommonJS) with lodash on NODE_PATH',
+      };
     } catch (cause) {
       return { language: 'javascript', available: false, detail: String(cause) };
     }

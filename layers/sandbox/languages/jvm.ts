@@ -57,7 +57,9 @@ export function jdkTool(tool: keyof typeof JDK_TOOLS): string {
 /** JVM configuration outside /usr (Debian links the JDK's conf/ into /etc/java-<n>-openjdk). */
 export function jvmEtc(): string[] {
   try {
-    return readdirSync('/etc').filter((n) => n.startsWith('java-')).map((n) => join('/etc', n));
+    return readdirSync('/etc')
+      .filter((n) => n.startsWith('java-'))
+      .map((n) => join('/etc', n));
   } catch {
     return [];
   }

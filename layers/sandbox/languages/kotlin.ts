@@ -79,7 +79,14 @@ export const kotlinRuntime: LanguageRuntime = {
   async toolchain(ctx, options): Promise<ToolchainInfo> {
     try {
       const version = await getCompiler(ctx).version();
-      return { language: 'kotlin', compiler: `kotlinc (${ctx.kotlinMode})`, version, flags: [...kotlincFlags(options), ...JVM_RUN_FLAGS], available: true, detail: `run with ${java()}` };
+      return {
+        language: 'kotlin',
+        compiler: `kotlinc (${ctx.kotlinMode})`,
+        version,
+        flags: [...kotlincFlags(options), ...JVM_RUN_FLAGS],
+        available: true,
+        detail: `run with ${java()}`,
+      };
     } catch (cause) {
       return { language: 'kotlin', available: false, detail: String(cause) };
     }
@@ -89,7 +96,11 @@ export const kotlinRuntime: LanguageRuntime = {
   },
   async compile(ctx, buildDir, options) {
     const source = readFileSync(join(buildDir, 'Main.kt'), 'utf8');
-    const r = await getCompiler(ctx).compile({ sources: [{ name: 'Main.kt', content: source }], outDir: join(buildDir, 'classes'), flags: kotlincFlags(options) });
+    const r = await getCompiler(ctx).compile({
+      sources: [{ name: 'Main.kt', content: source }],
+      outDir: join(buildDir, 'classes'),
+      flags: kotlincFlags(options),
+    });
     const mainClass = source.includes(`object ${ENTRY_CLASS}`) ? ENTRY_CLASS : 'MainKt';
     await writeFile(join(buildDir, 'main-class'), mainClass);
     return r.timedOut ? { ok: false, diagnostics: 'compilation exceeded its time limit', timedOut: true } : { ok: r.ok, diagnostics: r.diagnostics };

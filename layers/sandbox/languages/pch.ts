@@ -18,7 +18,13 @@ const run = promisify(execFile);
 async function findHeader(cxx: string): Promise<string | undefined> {
   try {
     const { stderr } = await run(cxx, ['-xc++', '-E', '-v', '/dev/null'], { env: COMPILER_ENV, timeout: 30_000 });
-    const dirs = stderr.split('#include <...> search starts here:')[1]?.split('End of search list.')[0]?.split('\n').map((l) => l.trim()).filter(Boolean) ?? [];
+    const dirs =
+      stderr
+        .split('#include <...> search starts here:')[1]
+        ?.split('End of search list.')[0]
+        ?.split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean) ?? [];
     for (const d of dirs) {
       const path = join(d, 'bits', 'stdc++.h');
       try {
@@ -38,7 +44,10 @@ async function findHeader(cxx: string): Promise<string | undefined> {
 export async function ensurePch(cacheDir: string, cxx: string, flags: string[]): Promise<{ dir: string | undefined; detail: string }> {
   const version = await compilerVersion(cxx);
   if (!version) return { dir: undefined, detail: `${cxx} not found` };
-  const hash = createHash('sha256').update(`${cxx} ${version} ${flags.join(' ')}`).digest('hex').slice(0, 12);
+  const hash = createHash('sha256')
+    .update(`${cxx} ${version} ${flags.join(' ')}`)
+    .digest('hex')
+    .slice(0, 12);
   const dir = join(cacheDir, `pch-${hash}`);
   const gch = join(dir, 'bits', 'stdc++.h.gch');
   try {
@@ -55,7 +64,10 @@ export async function ensurePch(cacheDir: string, cxx: string, flags: string[]):
     await mkdir(join(tmp, 'bits'), { recursive: true });
     // The header sits beside its .gch so the directory also works when the PCH is rejected.
     await writeFile(join(tmp, 'bits', 'stdc++.h'), await readFile(header));
-    await run(cxx, [...flags, '-x', 'c++-header', join(tmp, 'bits', 'stdc++.h'), '-o', join(tmp, 'bits', 'stdc++.h.gch')], { env: COMPILER_ENV, timeout: 300_000 });
+    await run(cxx, [...flags, '-x', 'c++-header', join(tmp, 'bits', 'stdc++.h'), '-o', join(tmp, 'bits', 'stdc++.h.gch')], {
+      env: COMPILER_ENV,
+      timeout: 300_000,
+    });
     await chmod(tmp, 0o755);
     await chmod(join(tmp, 'bits'), 0o755);
     await chmod(join(tmp, 'bits', 'stdc++.h.gch'), 0o644);

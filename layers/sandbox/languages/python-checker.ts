@@ -22,10 +22,9 @@ export type CheckAnswer = { compiled: true } | { compiled: false; exception: str
 export type StartChecker = (script: string) => Promise<SandboxService>;
 
 /** Beside this module when run from source; `layers/…` from the bundle in `dist/`. */
-const SCRIPT_CANDIDATES = [
-  new URL('./python-checker.py', import.meta.url),
-  new URL('../layers/sandbox/languages/python-checker.py', import.meta.url),
-].map((url) => fileURLToPath(url));
+const SCRIPT_CANDIDATES = [new URL('./python-checker.py', import.meta.url), new URL('../layers/sandbox/languages/python-checker.py', import.meta.url)].map(
+  (url) => fileURLToPath(url),
+);
 
 let script: string | undefined;
 
@@ -52,7 +51,10 @@ class CheckerProcess {
   sent = 0;
   answered = 0;
 
-  constructor(private readonly service: SandboxService, private readonly answerMs: number) {
+  constructor(
+    private readonly service: SandboxService,
+    private readonly answerMs: number,
+  ) {
     service.stdout.setEncoding('utf8');
     service.stdout.on('data', (chunk: string) => this.onData(chunk));
     void service.exited.then(() => this.fail());
@@ -115,7 +117,10 @@ export class PythonSyntaxChecker {
   /** Checkers in a row that ended without answering anything; at MAX_SILENT_DEATHS the one-shot check takes over for good. */
   private silentDeaths = 0;
 
-  constructor(private readonly start: StartChecker, private readonly opts: { recycleAfter: number; answerMs: number }) {}
+  constructor(
+    private readonly start: StartChecker,
+    private readonly opts: { recycleAfter: number; answerMs: number },
+  ) {}
 
   /** What compile() made of `source`, or `undefined` when the caller must check it alone. */
   async check(source: Buffer): Promise<CheckAnswer | undefined> {

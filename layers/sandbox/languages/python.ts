@@ -39,7 +39,11 @@ function reachableByOthers(path: string): boolean {
 
 async function probe(command: string, env: Record<string, string>): Promise<Interpreter | undefined> {
   try {
-    const { stdout } = await run(command, ['-I', '-c', 'import sys, platform; print(sys.executable); print(sys.base_prefix); print(platform.python_version())'], { env, timeout: 20_000 });
+    const { stdout } = await run(
+      command,
+      ['-I', '-c', 'import sys, platform; print(sys.executable); print(sys.base_prefix); print(platform.python_version())'],
+      { env, timeout: 20_000 },
+    );
     const [executable, prefix, version] = stdout.trim().split('\n');
     if (!executable || !prefix || !version) return undefined;
     accessSync(executable, constants.X_OK);
@@ -96,14 +100,21 @@ function checkerFor(ctx: RuntimeContext, i: Interpreter): PythonSyntaxChecker | 
   if (!service) return undefined;
   let checker = checkers.get(ctx);
   if (!checker) {
-    checker = new PythonSyntaxChecker((script) => service({ argv: [i.executable, ...FLAGS, '-c', script], readOnly: prefixPaths(i) }), { recycleAfter: 500, answerMs: 20_000 });
+    checker = new PythonSyntaxChecker((script) => service({ argv: [i.executable, ...FLAGS, '-c', script], readOnly: prefixPaths(i) }), {
+      recycleAfter: 500,
+      answerMs: 20_000,
+    });
     checkers.set(ctx, checker);
   }
   return checker;
 }
 
 async function oneShotCheck(ctx: RuntimeContext, i: Interpreter, buildDir: string): Promise<CompileResult> {
-  const r = await ctx.sandboxed({ argv: [i.executable, ...FLAGS, '-c', ONE_SHOT_CHECK, join(buildDir, 'main.py')], workDir: buildDir, readOnly: prefixPaths(i) });
+  const r = await ctx.sandboxed({
+    argv: [i.executable, ...FLAGS, '-c', ONE_SHOT_CHECK, join(buildDir, 'main.py')],
+    workDir: buildDir,
+    readOnly: prefixPaths(i),
+  });
   if (r.exitCode === 0) return { ok: true, diagnostics: '' };
   if (r.exitCode === 1 && SYNTAX_FAILURE.test(r.stderr)) return { ok: false, diagnostics: syntaxDiagnostics(r.stderr) };
   throw new HarnessError(`python syntax check failed unexpectedly (exit ${r.exitCode}, ${r.signal ?? 'no signal'}): ${r.stderr.slice(0, 300)}`);

@@ -20,12 +20,7 @@ export function hubCachePath(cacheDir: string, file: HubFileRef): string {
 }
 
 /** Returns the cached copy of `path` in dataset `repo`, downloading it when absent. */
-export async function downloadHubFile(
-  repo: string,
-  path: string,
-  opts: SourceOptions,
-  select: { revision?: string } = {},
-): Promise<CachedFile> {
+export async function downloadHubFile(repo: string, path: string, opts: SourceOptions, select: { revision?: string } = {}): Promise<CachedFile> {
   // Round-trip through the ref parser so repo and path get the same checks as a ref.
   const file = parseHubRef(formatHubRef({ repo, path, revision: select.revision ?? 'main' }));
   return downloadHubRef(file, opts);

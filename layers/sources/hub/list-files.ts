@@ -28,11 +28,7 @@ interface TreeEntry {
 }
 
 /** Files of dataset `repo` at `revision` (default `main`) whose path matches any of `patterns` (all when omitted), sorted by path. */
-export async function resolveHubFiles(
-  repo: string,
-  opts: SourceOptions,
-  select: { revision?: string; patterns?: RegExp[] } = {},
-): Promise<HubFile[]> {
+export async function resolveHubFiles(repo: string, opts: SourceOptions, select: { revision?: string; patterns?: RegExp[] } = {}): Promise<HubFile[]> {
   checkRepo(repo);
   const config = hubConfig(opts);
   const revision = select.revision ?? 'main';

@@ -18,11 +18,7 @@ interface RawRecord {
 }
 
 /** Splits `lines` into records of fields, joining lines inside quoted fields. */
-export async function* delimitedRecords(
-  lines: AsyncIterable<TextLine>,
-  delimiter: ',' | '\t',
-  label: string,
-): AsyncGenerator<RawRecord> {
+export async function* delimitedRecords(lines: AsyncIterable<TextLine>, delimiter: ',' | '\t', label: string): AsyncGenerator<RawRecord> {
   const parser = parse({ delimiter, relax_quotes: true, relax_column_count: true, skip_empty_lines: true, info: true });
   async function* text(): AsyncGenerator<string> {
     for await (const { text: line } of lines) yield `${line}\n`;
@@ -49,11 +45,7 @@ export async function* delimitedRecords(
 }
 
 /** Rows of a CSV/TSV file as objects keyed by the header row; every value is a string. */
-export async function* delimitedRows(
-  lines: AsyncIterable<TextLine>,
-  delimiter: ',' | '\t',
-  label: string,
-): AsyncGenerator<SourceRow> {
+export async function* delimitedRows(lines: AsyncIterable<TextLine>, delimiter: ',' | '\t', label: string): AsyncGenerator<SourceRow> {
   let header: string[] | undefined;
   for await (const { fields, line } of delimitedRecords(lines, delimiter, label)) {
     if (!header) {

@@ -34,9 +34,13 @@ export async function* parquetRows(path: string, label: string): AsyncGenerator<
     try {
       rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, compressors: COMPRESSORS });
     } catch (err) {
-      throw new InputError(`cannot decode parquet rows ${rowStart + 1}-${rowEnd} (${(err as Error).message})`, { file: label }, {
-        cause: err,
-      });
+      throw new InputError(
+        `cannot decode parquet rows ${rowStart + 1}-${rowEnd} (${(err as Error).message})`,
+        { file: label },
+        {
+          cause: err,
+        },
+      );
     }
     for (let i = 0; i < rows.length; i += 1) {
       yield { row: plain(rows[i]) as Record<string, unknown>, line: rowStart + i + 1, file: label };

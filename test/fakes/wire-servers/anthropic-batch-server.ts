@@ -66,11 +66,16 @@ export async function startAnthropicBatchServer(options: AnthropicBatchServerOpt
   const server = await startFakeServer(
     (req: RecordedRequest) => {
       const key = req.headers['x-api-key'];
-      if (typeof key !== 'string' || key === '' || (options.apiKey !== undefined && key !== options.apiKey)) return error(401, 'authentication_error', 'invalid x-api-key');
+      if (typeof key !== 'string' || key === '' || (options.apiKey !== undefined && key !== options.apiKey))
+        return error(401, 'authentication_error', 'invalid x-api-key');
       if (typeof req.headers['anthropic-version'] !== 'string') return error(400, 'invalid_request_error', 'anthropic-version: header is required');
       const path = req.path.split('?')[0] ?? '';
       if (req.method === 'POST' && path === '/v1/messages/batches') return create(req.body as { requests?: unknown });
-      if (req.method === 'GET' && path === '/v1/messages/batches') return { status: 200, body: { data: [...batches].reverse().map(view), has_more: false, first_id: batches.at(-1)?.id ?? null, last_id: batches[0]?.id ?? null } };
+      if (req.method === 'GET' && path === '/v1/messages/batches')
+        return {
+          status: 200,
+          body: { data: [...batches].reverse().map(view), has_more: false, first_id: batches.at(-1)?.id ?? null, last_id: batches[0]?.id ?? null },
+        };
       const m = /^\/v1\/messages\/batches\/([^/]+)(\/cancel|\/results)?$/.exec(path);
       const batch = m ? batches.find((b) => b.id === decodeURIComponent(m[1] ?? '')) : undefined;
       if (!m || !batch) return error(404, 'not_found_error', 'Not found');
@@ -83,7 +88,8 @@ export async function startAnthropicBatchServer(options: AnthropicBatchServerOpt
         return { status: 200, body: view(batch) };
       }
       if (req.method === 'GET' && m[2] === '/results') {
-        if (batch.status !== 'ended') return error(400, 'invalid_request_error', `Message Batch ${batch.id} has not yet ended. Results are available once processing ends.`);
+        if (batch.status !== 'ended')
+          return error(400, 'invalid_request_error', `Message Batch ${batch.id} has not yet ended. Results are available once processing ends.`);
         return { status: 200, headers: { 'content-type': 'application/binary' }, body: `${results(batch).reverse().join('\n')}\n` };
       }
       return error(405, 'invalid_request_error', 'method not allowed');
@@ -100,10 +106,12 @@ export async function startAnthropicBatchServer(options: AnthropicBatchServerOpt
     const seen = new Set<string>();
     for (const [i, r] of requests.entries()) {
       const id = String(r.custom_id ?? '');
-      if (!/^[a-zA-Z0-9_-]{1,64}$/.test(id)) return error(400, 'invalid_request_error', `requests.${i}.custom_id: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
+      if (!/^[a-zA-Z0-9_-]{1,64}$/.test(id))
+        return error(400, 'invalid_request_error', `requests.${i}.custom_id: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
       if (seen.has(id)) return error(400, 'invalid_request_error', `Duplicate custom_id: ${id}`);
       seen.add(id);
-      if (typeof r.params?.max_tokens !== 'number' || r.params.max_tokens < 1) return error(400, 'invalid_request_error', `requests.${i}.params.max_tokens: Field required (at least 1)`);
+      if (typeof r.params?.max_tokens !== 'number' || r.params.max_tokens < 1)
+        return error(400, 'invalid_request_error', `requests.${i}.params.max_tokens: Field required (at least 1)`);
     }
     const batch: FakeMessageBatch = {
       id: `msgbatch_${String(batches.length + 1).padStart(24, '0')}`,
@@ -138,14 +146,20 @@ export async function startAnthropicBatchServer(options: AnthropicBatchServerOpt
     return batch.requests.map((r, i) => {
       if (i >= batch.done) return JSON.stringify({ custom_id: r.custom_id, result: { type: batch.cancelled ? 'canceled' : 'expired' } });
       const rejected = options.reject?.(r.custom_id, r.params);
-      if (rejected) return JSON.stringify({ custom_id: r.custom_id, result: { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: rejected } } } });
+      if (rejected)
+        return JSON.stringify({
+          custom_id: r.custom_id,
+          result: { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: rejected } } },
+        });
       return JSON.stringify({ custom_id: r.custom_id, result: { type: 'succeeded', message: message(r.params, i) } });
     });
   }
 
   function message(params: Record<string, unknown>, i: number) {
     const messages = Array.isArray(params.messages) ? (params.messages as { content?: unknown }[]) : [];
-    const prompt = [typeof params.system === 'string' ? params.system : undefined, ...messages.map((m) => String(m.content ?? ''))].filter((p) => p !== undefined).join('\n\n');
+    const prompt = [typeof params.system === 'string' ? params.system : undefined, ...messages.map((m) => String(m.content ?? ''))]
+      .filter((p) => p !== undefined)
+      .join('\n\n');
     const tokens = tokenize((options.answer ?? (() => 'ok'))(prompt, params)).slice(0, Number(params.max_tokens));
     return {
       id: `msg_${String(i).padStart(6, '0')}`,

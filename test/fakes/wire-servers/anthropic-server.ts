@@ -22,7 +22,15 @@ export interface AnthropicServerOptions extends FaultOptions {
   answer?: (prompt: string, body: Record<string, unknown>) => string;
 }
 
-const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' };
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
 
 /** Starts the fake on 127.0.0.1; use its `url` as `--endpoint-url`. */
 export async function startAnthropicServer(options: AnthropicServerOptions = {}): Promise<FakeServer> {
@@ -42,7 +50,8 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
     (req: RecordedRequest) => {
       if (req.method !== 'POST' || req.path !== '/v1/messages') return error(404, 'not_found_error', `no route ${req.method} ${req.path}`);
       const key = req.headers['x-api-key'];
-      if (typeof key !== 'string' || key === '' || (options.apiKey !== undefined && key !== options.apiKey)) return error(401, 'authentication_error', 'invalid x-api-key');
+      if (typeof key !== 'string' || key === '' || (options.apiKey !== undefined && key !== options.apiKey))
+        return error(401, 'authentication_error', 'invalid x-api-key');
       if (typeof req.headers['anthropic-version'] !== 'string') return error(400, 'invalid_request_error', 'anthropic-version: header is required');
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
       const invalid = validate(body);

@@ -54,7 +54,7 @@ function validate(modelId: string, config: { temperature?: number; topP?: number
   }
   // Bedrock "Supported models and model features": gpt-oss and Qwen3 take no stopSequences.
   if (/^(openai\.gpt-oss|qwen\.qwen3)/.test(modelId) && config.stopSequences !== undefined) {
-    return 'This model doesn\'t support the stopSequences field. Remove stopSequences and try again.';
+    return "This model doesn't support the stopSequences field. Remove stopSequences and try again.";
   }
   if (!modelId.startsWith('anthropic.claude')) return undefined;
   if (stops.some((s) => s.trim() === '')) return 'stop_sequences: each stop sequence must contain non-whitespace';
@@ -123,7 +123,6 @@ export async function startBedrockServer(options: BedrockServerOptions = {}): Pr
 
   return {
     ...server,
-    modelIds: () =>
-      server.requests.map((r) => decodeURIComponent(CONVERSE.exec(r.path)?.[1] ?? '')).filter((id) => id !== ''),
+    modelIds: () => server.requests.map((r) => decodeURIComponent(CONVERSE.exec(r.path)?.[1] ?? '')).filter((id) => id !== ''),
   };
 }

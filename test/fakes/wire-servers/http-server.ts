@@ -67,11 +67,7 @@ export interface FakeServer {
 export type Answer = (req: RecordedRequest) => { status: number; headers?: Record<string, string>; body: unknown };
 
 /** How a protocol renders a fault's error body and headers. */
-export type ErrorRenderer = (
-  status: number,
-  type: string,
-  message: string,
-) => { status?: number; headers: Record<string, string>; body: unknown };
+export type ErrorRenderer = (status: number, type: string, message: string) => { status?: number; headers: Record<string, string>; body: unknown };
 
 /** Starts a fake server; `answer` handles requests not consumed by a fault. */
 export async function startFakeServer(answer: Answer, renderError: ErrorRenderer, options: FaultOptions = {}): Promise<FakeServer> {

@@ -81,16 +81,20 @@ export async function startOpenAiBatchServer(options: OpenAiBatchServerOptions =
 
   const server = await startFakeServer(
     (req: RecordedRequest) => {
-      if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) return error(401, 'invalid_request_error', 'Incorrect API key provided');
+      if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`)
+        return error(401, 'invalid_request_error', 'Incorrect API key provided');
       const path = req.path.split('?')[0] ?? '';
       if (req.method === 'POST' && path === '/v1/files') return upload(req);
       const content = /^\/v1\/files\/([^/]+)\/content$/.exec(path);
       if (req.method === 'GET' && content) {
         const file = files.get(decodeURIComponent(content[1] ?? ''));
-        return file ? { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: file.text } : error(404, 'invalid_request_error', 'No such File object');
+        return file
+          ? { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: file.text }
+          : error(404, 'invalid_request_error', 'No such File object');
       }
       if (req.method === 'POST' && path === '/v1/batches') return create(req.body as Record<string, unknown>);
-      if (req.method === 'GET' && path === '/v1/batches') return { status: 200, body: { object: 'list', data: [...batches].reverse().slice(0, 100).map(view), has_more: batches.length > 100 } };
+      if (req.method === 'GET' && path === '/v1/batches')
+        return { status: 200, body: { object: 'list', data: [...batches].reverse().slice(0, 100).map(view), has_more: batches.length > 100 } };
       const one = /^\/v1\/batches\/([^/]+)(\/cancel)?$/.exec(path);
       const batch = one ? batches.find((b) => b.id === decodeURIComponent(one[1] ?? '')) : undefined;
       if (one && !batch) return error(404, 'invalid_request_error', 'No such Batch object');
@@ -110,19 +114,27 @@ export async function startOpenAiBatchServer(options: OpenAiBatchServerOptions =
     const purpose = parts.find((p) => p.name === 'purpose')?.value;
     const file = parts.find((p) => p.name === 'file');
     if (!file) return error(400, 'invalid_request_error', "'file' is a required property");
-    if (purpose !== 'batch' && purpose !== 'fine-tune' && purpose !== 'assistants') return error(400, 'invalid_request_error', `'${purpose ?? ''}' is not one of ['fine-tune', 'assistants', 'batch', ...] - 'purpose'`);
+    if (purpose !== 'batch' && purpose !== 'fine-tune' && purpose !== 'assistants')
+      return error(400, 'invalid_request_error', `'${purpose ?? ''}' is not one of ['fine-tune', 'assistants', 'batch', ...] - 'purpose'`);
     const id = nextId('file');
     files.set(id, { purpose, text: file.value, filename: file.filename ?? 'upload' });
-    return { status: 200, body: { id, object: 'file', bytes: Buffer.byteLength(file.value), created_at: 1_764_000_000 + counter, filename: file.filename, purpose } };
+    return {
+      status: 200,
+      body: { id, object: 'file', bytes: Buffer.byteLength(file.value), created_at: 1_764_000_000 + counter, filename: file.filename, purpose },
+    };
   }
 
   function create(body: Record<string, unknown>) {
     if (body.completion_window !== '24h') return error(400, 'invalid_request_error', "Invalid value for 'completion_window': only '24h' is supported.");
-    if (typeof body.endpoint !== 'string' || !ENDPOINTS.has(body.endpoint)) return error(400, 'invalid_request_error', `Invalid value for 'endpoint': ${String(body.endpoint)}`);
+    if (typeof body.endpoint !== 'string' || !ENDPOINTS.has(body.endpoint))
+      return error(400, 'invalid_request_error', `Invalid value for 'endpoint': ${String(body.endpoint)}`);
     const file = files.get(String(body.input_file_id));
     if (!file) return error(400, 'invalid_request_error', `No such File object: ${String(body.input_file_id)}`);
     if (file.purpose !== 'batch') return error(400, 'invalid_request_error', "The input file must be uploaded with purpose 'batch'.");
-    const lines = file.text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = file.text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const batch: FakeBatch = {
       id: nextId('batch'),
       endpoint: body.endpoint,
@@ -142,13 +154,16 @@ export async function startOpenAiBatchServer(options: OpenAiBatchServerOptions =
   }
 
   function validate(lines: Record<string, unknown>[], endpoint: string): FakeBatch['errors'] {
-    if (lines.length > MAX_REQUESTS) return [{ code: 'too_many_requests', message: `The batch input file has ${lines.length} requests; at most ${MAX_REQUESTS} are allowed.`, line: 0 }];
+    if (lines.length > MAX_REQUESTS)
+      return [{ code: 'too_many_requests', message: `The batch input file has ${lines.length} requests; at most ${MAX_REQUESTS} are allowed.`, line: 0 }];
     const errors: FakeBatch['errors'] = [];
     const seen = new Set<string>();
     const models = new Set<string>();
     lines.forEach((line, i) => {
-      if (line.url !== endpoint) errors.push({ code: 'mismatched_endpoint', message: `The url '${String(line.url)}' does not match the batch endpoint '${endpoint}'.`, line: i + 1 });
-      if (seen.has(String(line.custom_id))) errors.push({ code: 'duplicate_custom_id', message: `The custom_id '${String(line.custom_id)}' is repeated.`, line: i + 1 });
+      if (line.url !== endpoint)
+        errors.push({ code: 'mismatched_endpoint', message: `The url '${String(line.url)}' does not match the batch endpoint '${endpoint}'.`, line: i + 1 });
+      if (seen.has(String(line.custom_id)))
+        errors.push({ code: 'duplicate_custom_id', message: `The custom_id '${String(line.custom_id)}' is repeated.`, line: i + 1 });
       seen.add(String(line.custom_id));
       models.add(String((line.body as Record<string, unknown> | undefined)?.model));
     });
@@ -197,17 +212,38 @@ export async function startOpenAiBatchServer(options: OpenAiBatchServerOptions =
       const id = `batch_req_${batch.id}_${i}`;
       if (i >= batch.done) {
         const code = status === 'expired' ? 'batch_expired' : 'batch_cancelled';
-        const message = status === 'expired' ? 'This request could not be executed before the completion window expired.' : 'This request was not executed because the batch was cancelled.';
+        const message =
+          status === 'expired'
+            ? 'This request could not be executed before the completion window expired.'
+            : 'This request was not executed because the batch was cancelled.';
         errors.push(JSON.stringify({ id, custom_id: line.custom_id, response: null, error: { code, message } }));
         return;
       }
       const body = (line.body ?? {}) as Record<string, unknown>;
       const rejected = options.reject?.(String(line.custom_id), body);
       if (rejected) {
-        errors.push(JSON.stringify({ id, custom_id: line.custom_id, response: { status_code: rejected.status, request_id: `req_${i}`, body: { error: { message: rejected.message, type: 'invalid_request_error', param: null, code: null } } }, error: null }));
+        errors.push(
+          JSON.stringify({
+            id,
+            custom_id: line.custom_id,
+            response: {
+              status_code: rejected.status,
+              request_id: `req_${i}`,
+              body: { error: { message: rejected.message, type: 'invalid_request_error', param: null, code: null } },
+            },
+            error: null,
+          }),
+        );
         return;
       }
-      output.push(JSON.stringify({ id, custom_id: line.custom_id, response: { status_code: 200, request_id: `req_${i}`, body: respond(batch.endpoint, body, i) }, error: null }));
+      output.push(
+        JSON.stringify({
+          id,
+          custom_id: line.custom_id,
+          response: { status_code: 200, request_id: `req_${i}`, body: respond(batch.endpoint, body, i) },
+          error: null,
+        }),
+      );
     });
     batch.status = status;
     if (output.length > 0) batch.output_file_id = store(output.reverse());
@@ -228,12 +264,19 @@ export async function startOpenAiBatchServer(options: OpenAiBatchServerOptions =
     const text = tokens.join('');
     const usage = { prompt_tokens: tokenize(prompt).length, completion_tokens: tokens.length, total_tokens: tokenize(prompt).length + tokens.length };
     const head = { id: `chatcmpl-${i}`, created: 1_764_000_000, model: body.model };
-    if (endpoint === '/v1/completions') return { ...head, object: 'text_completion', choices: [{ index: 0, text, finish_reason: 'stop', logprobs: null }], usage };
-    return { ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: 'stop', logprobs: null }], usage };
+    if (endpoint === '/v1/completions')
+      return { ...head, object: 'text_completion', choices: [{ index: 0, text, finish_reason: 'stop', logprobs: null }], usage };
+    return {
+      ...head,
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      usage,
+    };
   }
 
   function view(b: FakeBatch) {
-    const ran = b.status === 'completed' || b.status === 'expired' || b.status === 'cancelled' ? b.done : b.status === 'validating' || b.status === 'failed' ? 0 : b.done;
+    const ran =
+      b.status === 'completed' || b.status === 'expired' || b.status === 'cancelled' ? b.done : b.status === 'validating' || b.status === 'failed' ? 0 : b.done;
     const failed = b.lines.slice(0, ran).filter((l) => options.reject?.(String(l.custom_id), (l.body ?? {}) as Record<string, unknown>)).length;
     return {
       id: b.id,

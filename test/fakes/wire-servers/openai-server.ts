@@ -127,15 +127,21 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       if (flavour === 'openai-chat' && /^(o[1-9]|gpt-5(?!-chat))/.test(String(body.model))) {
         // OpenAI reasoning models (400 invalid_request_error, code unsupported_parameter, as the
         // API answers them): max_tokens → max_completion_tokens; no temperature other than 1, no top_p, no stop.
-        if (body.max_tokens !== undefined) return unsupported('max_tokens', "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
+        if (body.max_tokens !== undefined)
+          return unsupported('max_tokens', "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
         for (const field of ['temperature', 'top_p', 'stop'] as const) {
-          if (body[field] !== undefined && !(field !== 'stop' && body[field] === 1)) return unsupported(field, `Unsupported parameter: '${field}' is not supported with this model.`);
+          if (body[field] !== undefined && !(field !== 'stop' && body[field] === 1))
+            return unsupported(field, `Unsupported parameter: '${field}' is not supported with this model.`);
         }
       }
       if (req.path === `${basePath}/chat/completions`) return chat(body);
       if (req.path === `${basePath}/completions`) {
         if (flavour === 'openai-chat') {
-          return error(404, 'invalid_request_error', 'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?');
+          return error(
+            404,
+            'invalid_request_error',
+            'This is a chat model and not supported in the v1/completions endpoint. Did you mean to use v1/chat/completions?',
+          );
         }
         return completion(body);
       }
@@ -165,7 +171,8 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         stopped = true;
       }
     }
-    const max = typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : all.length;
+    const max =
+      typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : all.length;
     const tokens = all.slice(0, max);
     return { text: tokens.join(''), tokens, finish: tokens.length < all.length && !stopped ? 'length' : 'stop' };
   }
@@ -199,10 +206,25 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     const promptTokens = tokenize(prompt).length;
     const chatCompletion = (choice: Record<string, unknown>, counts: ReturnType<typeof usage>) => ({
       status: 200,
-      body: { id: `chatcmpl-${server.requests.length}`, object: 'chat.completion', created: 1_700_000_000, model: body.model, choices: [choice], usage: counts },
+      body: {
+        id: `chatcmpl-${server.requests.length}`,
+        object: 'chat.completion',
+        created: 1_700_000_000,
+        model: body.model,
+        choices: [choice],
+        usage: counts,
+      },
     });
     if (options.refuse?.(prompt)) {
-      return chatCompletion({ index: 0, message: { role: 'assistant', content: null, refusal: "I'm sorry, I can't help with that." }, finish_reason: 'content_filter', logprobs: null }, usage(promptTokens, 9));
+      return chatCompletion(
+        {
+          index: 0,
+          message: { role: 'assistant', content: null, refusal: "I'm sorry, I can't help with that." },
+          finish_reason: 'content_filter',
+          logprobs: null,
+        },
+        usage(promptTokens, 9),
+      );
     }
     const out = generated(prompt, body);
     const context = `${prompt}\n\n`;
@@ -216,7 +238,10 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
           }),
         }
       : null;
-    return chatCompletion({ index: 0, message: { role: 'assistant', content: out.text }, finish_reason: out.finish, ...(logprobs ? { logprobs } : {}) }, usage(promptTokens, out.tokens.length));
+    return chatCompletion(
+      { index: 0, message: { role: 'assistant', content: out.text }, finish_reason: out.finish, ...(logprobs ? { logprobs } : {}) },
+      usage(promptTokens, out.tokens.length),
+    );
   }
 
   function completion(body: Record<string, unknown>) {
@@ -241,7 +266,23 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       const whole = generated(prompt, { ...body, max_tokens: undefined }).text;
       const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 16;
       const logprobs = typeof body.logprobs === 'number' ? body.logprobs : undefined;
-      return { status: 200, body: { ...vllmCompletion({ tokenizer: options.tokenizer, strings: options.tokenStrings ?? 'decoded', prompt, answer: whole, maxTokens, echo: body.echo === true, logprobs, logprob, candidates: CANDIDATES }), model: body.model } };
+      return {
+        status: 200,
+        body: {
+          ...vllmCompletion({
+            tokenizer: options.tokenizer,
+            strings: options.tokenStrings ?? 'decoded',
+            prompt,
+            answer: whole,
+            maxTokens,
+            echo: body.echo === true,
+            logprobs,
+            logprob,
+            candidates: CANDIDATES,
+          }),
+          model: body.model,
+        },
+      };
     }
     const echo = vllm && body.echo === true;
     const promptTokens = scoreText(prompt, logprob);

@@ -111,9 +111,17 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
     const details = params.details === true;
     const withPrefill = params.decoder_input_details === true && options.prefillLogprobs !== false;
     // Details.top_tokens (router/src/lib.rs): per generated token, the top_n_tokens alternatives.
-    const topTokens = topN > 0 ? out.tokens.map((_, i) => topAfter(inputs + out.tokens.slice(0, i).join(''), topN).map((t) => ({ id: tokenId(t.token), text: t.token, logprob: t.logprob, special: false }))) : undefined;
+    const topTokens =
+      topN > 0
+        ? out.tokens.map((_, i) =>
+            topAfter(inputs + out.tokens.slice(0, i).join(''), topN).map((t) => ({ id: tokenId(t.token), text: t.token, logprob: t.logprob, special: false })),
+          )
+        : undefined;
     // TGI's prefill starts with the BOS token, whose log-probability is undefined (null).
-    const prefill = [{ id: 1, text: '<s>', logprob: null }, ...scoreText(inputs, logprob).map((t) => ({ id: tokenId(t.text), text: t.text, logprob: t.logprob ?? -1 }))];
+    const prefill = [
+      { id: 1, text: '<s>', logprob: null },
+      ...scoreText(inputs, logprob).map((t) => ({ id: tokenId(t.text), text: t.text, logprob: t.logprob ?? -1 })),
+    ];
     return {
       status: 200,
       body: [
@@ -151,7 +159,11 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
       // sent: no 422, no ModelError.
       if (params.decoder_input_details === true) {
         const refusal = { error: 'Input validation error: `decoder_input_details` == true is not supported when streaming tokens', error_type: 'validation' };
-        return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(`data:${JSON.stringify(refusal)}\n\n`) };
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' },
+          body: payloadParts(`data:${JSON.stringify(refusal)}\n\n`),
+        };
       }
       const out = generate(body.inputs, body, params.max_new_tokens);
       const failAt = failingStream();
@@ -166,8 +178,16 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
         });
       });
       // TGI generate_stream yields the InferError as an event and ends (server.rs, `From<InferError> for Event`).
-      if (failAt !== undefined) events.push({ error: 'Request failed during generation: Server error: CUDA out of memory', error_type: options.streamError?.tgiErrorType ?? 'generation' });
-      return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(events.map((e) => `data:${JSON.stringify(e)}\n\n`).join('')) };
+      if (failAt !== undefined)
+        events.push({
+          error: 'Request failed during generation: Server error: CUDA out of memory',
+          error_type: options.streamError?.tgiErrorType ?? 'generation',
+        });
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' },
+        body: payloadParts(events.map((e) => `data:${JSON.stringify(e)}\n\n`).join('')),
+      };
     }
     const messages = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
     const out = generate(messages.map((m) => String(m.content ?? '')).join('\n\n'), body, body.max_tokens);
@@ -176,16 +196,35 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
       // vLLM's chat stream generator catches the engine error, yields
       // `data: {"error": {message, type, param, code}}` (create_streaming_error_response) and
       // then `data: [DONE]` (serving.py @cc139d8), all under the 200 already sent.
-      for (const t of out.tokens.slice(0, failAt)) events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: t }, finish_reason: null }] });
+      for (const t of out.tokens.slice(0, failAt))
+        events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: t }, finish_reason: null }] });
       events.push({ error: { message: 'Internal server error', type: 'InternalServerError', param: null, code: 500 } });
       const sse = `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
-      return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(sse) };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' },
+        body: payloadParts(sse),
+      };
     }
-    for (const t of out.tokens) events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: t }, finish_reason: null }] });
-    events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: out.finish === 'length' ? 'length' : 'stop' }] });
-    events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 11, completion_tokens: out.tokens.length, total_tokens: 11 + out.tokens.length } });
+    for (const t of out.tokens)
+      events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: t }, finish_reason: null }] });
+    events.push({
+      id: 'chatcmpl-fake',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: {}, finish_reason: out.finish === 'length' ? 'length' : 'stop' }],
+    });
+    events.push({
+      id: 'chatcmpl-fake',
+      object: 'chat.completion.chunk',
+      choices: [],
+      usage: { prompt_tokens: 11, completion_tokens: out.tokens.length, total_tokens: 11 + out.tokens.length },
+    });
     const sse = `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
-    return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' }, body: payloadParts(sse) };
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' },
+      body: payloadParts(sse),
+    };
   }
 
   /** The token after which this stream fails, or undefined when it does not. */
@@ -209,9 +248,7 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
     const scored = scoreText(rendered, logprob);
     const promptLogprobs =
       typeof body.prompt_logprobs === 'number' && !options.noPromptLogprobs
-        ? scored.map((t) =>
-            t.logprob === null ? null : { [String(tokenId(t.text))]: { logprob: t.logprob, rank: 1, decoded_token: t.text } },
-          )
+        ? scored.map((t) => (t.logprob === null ? null : { [String(tokenId(t.text))]: { logprob: t.logprob, rank: 1, decoded_token: t.text } }))
         : null;
     return {
       status: 200,
@@ -225,7 +262,17 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
             index: 0,
             message: { role: 'assistant', content: out.tokens.join('') },
             finish_reason: out.finish === 'length' ? 'length' : 'stop',
-            ...(body.logprobs === true ? { logprobs: { content: out.tokens.map((token) => ({ token, logprob: logprob(rendered, token), top_logprobs: topAfter(rendered, Number(body.top_logprobs ?? 0)) })) } } : {}),
+            ...(body.logprobs === true
+              ? {
+                  logprobs: {
+                    content: out.tokens.map((token) => ({
+                      token,
+                      logprob: logprob(rendered, token),
+                      top_logprobs: topAfter(rendered, Number(body.top_logprobs ?? 0)),
+                    })),
+                  },
+                }
+              : {}),
           },
         ],
         usage: { prompt_tokens: scored.length, completion_tokens: out.tokens.length, total_tokens: scored.length + out.tokens.length },
@@ -242,7 +289,8 @@ function realtimeTimeout() {
     headers: { 'x-amzn-errortype': 'ModelError', 'x-amzn-requestid': 'fake' },
     body: {
       ErrorCode: 'INTERNAL_FAILURE_FROM_MODEL',
-      Message: 'Received server error (0) from primary with message "Your invocation timed out while waiting for a response from container primary. Review the latency metrics for each container in Amazon CloudWatch, resolve the issue, and try again.".',
+      Message:
+        'Received server error (0) from primary with message "Your invocation timed out while waiting for a response from container primary. Review the latency metrics for each container in Amazon CloudWatch, resolve the issue, and try again.".',
       OriginalStatusCode: 0,
     },
   };

@@ -77,7 +77,17 @@ export function vllmCompletion(input: VllmCompletionInput): Record<string, unkno
 
   const scoredPrompt = scorePrompt(promptTokens, input.logprob);
   const promptText = promptTokens.map((t) => t.text).join('');
-  const scoredGen = generated.map((t, i) => ({ token: t, logprob: input.logprob(promptText + generated.slice(0, i).map((g) => g.text).join(''), t.text) as number | null }));
+  const scoredGen = generated.map((t, i) => ({
+    token: t,
+    logprob: input.logprob(
+      promptText +
+        generated
+          .slice(0, i)
+          .map((g) => g.text)
+          .join(''),
+      t.text,
+    ) as number | null,
+  }));
 
   const echoWithoutGeneration = input.echo && input.maxTokens === 0;
   const shown = echoWithoutGeneration ? scoredPrompt : input.echo ? [...scoredPrompt, ...scoredGen] : scoredGen;
@@ -110,7 +120,11 @@ function legacyLogprobs(input: VllmCompletionInput, shown: readonly Scored[]) {
   const { tokenizer } = input;
   const k = input.logprobs ?? 0;
   // A position without log-probabilities is spelled tokenizer.decode(token_id) whatever the version.
-  const strings = shown.map((s) => (s.logprob === null && !s.token.reported.startsWith('token_id:') ? describeTokens(tokenizer, [s.token.id], 'decoded')[0]?.reported ?? '' : s.token.reported));
+  const strings = shown.map((s) =>
+    s.logprob === null && !s.token.reported.startsWith('token_id:')
+      ? (describeTokens(tokenizer, [s.token.id], 'decoded')[0]?.reported ?? '')
+      : s.token.reported,
+  );
   // Non-streamed: _create_completion_logprobs gets no initial_text_offset, so offsets start at 0.
   const offsets: number[] = [];
   let offset = 0;

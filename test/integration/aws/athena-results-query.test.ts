@@ -28,7 +28,18 @@ afterAll(async () => {
 });
 
 const cell = (value?: string) => (value === undefined ? {} : { VarCharValue: value });
-const column = (Name: string, Type: string) => ({ Name, Label: Name, Type, CatalogName: 'hive', SchemaName: '', TableName: '', Nullable: 'UNKNOWN', CaseSensitive: false, Precision: 0, Scale: 0 });
+const column = (Name: string, Type: string) => ({
+  Name,
+  Label: Name,
+  Type,
+  CatalogName: 'hive',
+  SchemaName: '',
+  TableName: '',
+  Nullable: 'UNKNOWN',
+  CaseSensitive: false,
+  Precision: 0,
+  Scale: 0,
+});
 
 describe('AthenaResultsQuery on moto', () => {
   it('polls until the query succeeds, skips the header row and types every value by its column', async () => {
@@ -55,9 +66,7 @@ describe('AthenaResultsQuery on moto', () => {
 
     const rows = await query.sql("SELECT * FROM metrics WHERE run_id = 'r1'");
 
-    expect(rows).toEqual([
-      { model: 'm1', n: 40, big: 9007199254740993n, small: 12, value: 0.625, ok: true, at: '2025-05-01T12:30:00.123Z', reason: null },
-    ]);
+    expect(rows).toEqual([{ model: 'm1', n: 40, big: 9007199254740993n, small: 12, value: 0.625, ok: true, at: '2025-05-01T12:30:00.123Z', reason: null }]);
     expect(calls.filter((name) => name === 'GetQueryExecutionCommand').length).toBeGreaterThan(1);
     expect(calls.at(-1)).toBe('GetQueryResultsCommand');
   });
@@ -102,9 +111,11 @@ async function scriptedAthena(script: Record<string, (input: Record<string, unkn
 }
 
 const started = () => ({ QueryExecutionId: 'q-1' });
-const inState = (State: string, extra: Record<string, unknown> = {}) => () => ({
-  QueryExecution: { QueryExecutionId: 'q-1', StatementType: 'DML', Status: { State, ...extra } },
-});
+const inState =
+  (State: string, extra: Record<string, unknown> = {}) =>
+  () => ({
+    QueryExecution: { QueryExecutionId: 'q-1', StatementType: 'DML', Status: { State, ...extra } },
+  });
 
 describe('AthenaResultsQuery on a scripted endpoint', () => {
   it("raises a HarnessError carrying Athena's reason when the query fails", async () => {

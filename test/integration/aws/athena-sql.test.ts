@@ -8,14 +8,7 @@ import type { MetricRow, RunRecord } from '#core/types.ts';
 import { keys } from '#core/run/keys.ts';
 import { encodeMetrics } from '#core/run/parquet.ts';
 import { DuckDbResultsQuery } from '#local/index.ts';
-import {
-  METRIC_COLUMNS,
-  PARTITION_KEYS,
-  RECORD_COLUMNS,
-  leaderboardSql,
-  sliceMetricsSql,
-  sqlString,
-} from '#aws/index.ts';
+import { METRIC_COLUMNS, PARTITION_KEYS, RECORD_COLUMNS, leaderboardSql, sliceMetricsSql, sqlString } from '#aws/index.ts';
 
 let root: string;
 let query: DuckDbResultsQuery;
@@ -50,7 +43,11 @@ const RUNS: MetricRow[][] = [
   [metric('rocode', 'run-f', 'm4', 'accuracy', 'all', 0.4)],
   [metric('kotlin-humaneval', 'run-k', 'm1', 'accuracy', 'all', 0.99), metric('kotlin-humaneval', 'run-k', 'm1', 'pass@1', 'all', 0.85)],
   // ABRICOT: Pearson exists per subtask only (its headline slices), never pooled over `all`.
-  [metric('abricot', 'run-x', 'm1', 'pearson', 'subtask=abstractness', 0.31), metric('abricot', 'run-x', 'm1', 'pearson', 'subtask=inclusiveness', 0.52), metric('abricot', 'run-x', 'm1', 'accuracy', 'all', 0.4)],
+  [
+    metric('abricot', 'run-x', 'm1', 'pearson', 'subtask=abstractness', 0.31),
+    metric('abricot', 'run-x', 'm1', 'pearson', 'subtask=inclusiveness', 0.52),
+    metric('abricot', 'run-x', 'm1', 'accuracy', 'all', 0.4),
+  ],
   [metric('abricot', 'run-y', 'm1', 'pearson', 'subtask=abstractness', 0.35), metric('abricot', 'run-y', 'm1', 'pearson', 'subtask=inclusiveness', 0.48)],
   [metric('abricot', 'run-z', 'm2', 'pearson', 'subtask=abstractness', 0.2)],
 ];
@@ -93,7 +90,7 @@ describe('shipped SQL on DuckDB', () => {
     expect(chosen.map((row) => [row.model, row.run_id, row.value])).toEqual([['m1', 'run-a', 0.9]]);
   });
 
-  it("ranks ABRICOT on its headline slices, one row per model and subtask, as the local leaderboard does", async () => {
+  it('ranks ABRICOT on its headline slices, one row per model and subtask, as the local leaderboard does', async () => {
     const rows = await query.sql(leaderboardSql('abricot'));
     const oneSlice = await query.sql(leaderboardSql('abricot', { slice: 'subtask=inclusiveness' }));
 
@@ -179,8 +176,16 @@ describe('table columns', () => {
 
   it('are every field of RunRecord and MetricRow except the partition keys, which come last from the path', () => {
     expect(partitions).toEqual(['benchmark', 'run_id']);
-    expect(RECORD_COLUMNS.map((c) => c.name).sort()).toEqual(Object.keys(record).filter((k) => !partitions.includes(k)).sort());
-    expect(METRIC_COLUMNS.map((c) => c.name).sort()).toEqual(Object.keys(metricRow).filter((k) => !partitions.includes(k)).sort());
+    expect(RECORD_COLUMNS.map((c) => c.name).sort()).toEqual(
+      Object.keys(record)
+        .filter((k) => !partitions.includes(k))
+        .sort(),
+    );
+    expect(METRIC_COLUMNS.map((c) => c.name).sort()).toEqual(
+      Object.keys(metricRow)
+        .filter((k) => !partitions.includes(k))
+        .sort(),
+    );
   });
 
   it('give every column a Glue type', () => {

@@ -45,7 +45,7 @@ describe('DynamoRunLedger', () => {
     expect(runRow.Item?.updatedAt?.S).toBe(CLOCK.toISOString());
   });
 
-  it('books cost on the run\'s cost row, never on the run row every record transaction holds', async () => {
+  it("books cost on the run's cost row, never on the run row every record transaction holds", async () => {
     const { ledger, tableName } = await newLedger();
     await ledger.createRun(run);
 
@@ -66,7 +66,14 @@ describe('DynamoRunLedger', () => {
     await ledger.createRun(run);
     // As an older deployment left it: the spend on the run row, no cost row.
     await dynamo.send(new DeleteItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'COST' } } }));
-    await dynamo.send(new UpdateItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'RUN' } }, UpdateExpression: 'SET costUsd = :c', ExpressionAttributeValues: { ':c': { N: '0.5' } } }));
+    await dynamo.send(
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key: { pk: { S: 'RUN#r1' }, sk: { S: 'RUN' } },
+        UpdateExpression: 'SET costUsd = :c',
+        ExpressionAttributeValues: { ':c': { N: '0.5' } },
+      }),
+    );
 
     expect(await ledger.trySpend('r1', 0.25, 1)).toBe(true);
     await ledger.addCost('r1', 0.125);

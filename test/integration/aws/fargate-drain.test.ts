@@ -30,7 +30,15 @@ function fakeAgent(state: { puts: { ProtectionEnabled?: unknown; ExpiresInMinute
         return;
       }
       state.puts.push(parsed);
-      res.end(JSON.stringify({ protection: { ExpirationDate: parsed.ProtectionEnabled ? '2026-12-01T00:00:00Z' : null, ProtectionEnabled: parsed.ProtectionEnabled, TaskArn: TASK_ARN } }));
+      res.end(
+        JSON.stringify({
+          protection: {
+            ExpirationDate: parsed.ProtectionEnabled ? '2026-12-01T00:00:00Z' : null,
+            ProtectionEnabled: parsed.ProtectionEnabled,
+            TaskArn: TASK_ARN,
+          },
+        }),
+      );
     });
   });
 }

@@ -9,8 +9,16 @@ import { HarnessError, TransientError } from '#core/errors.ts';
 import { LambdaInvoker } from '#aws/lambda-invoker.ts';
 
 const ANSWERS: Record<string, { status: number; type: string; body: Record<string, string> }> = {
-  throttled: { status: 429, type: 'TooManyRequestsException', body: { Type: 'User', message: 'Rate Exceeded.', Reason: 'ReservedFunctionConcurrentInvocationLimitExceeded' } },
-  inactive: { status: 502, type: 'ResourceNotReadyException', body: { Type: 'Service', message: 'The function is inactive and its VPC connection is no longer available.' } },
+  throttled: {
+    status: 429,
+    type: 'TooManyRequestsException',
+    body: { Type: 'User', message: 'Rate Exceeded.', Reason: 'ReservedFunctionConcurrentInvocationLimitExceeded' },
+  },
+  inactive: {
+    status: 502,
+    type: 'ResourceNotReadyException',
+    body: { Type: 'Service', message: 'The function is inactive and its VPC connection is no longer available.' },
+  },
   invalid: { status: 400, type: 'InvalidRequestContentException', body: { Type: 'User', message: 'Could not parse request body into json' } },
 };
 
@@ -36,18 +44,25 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const invoker = (functionName: string) =>
-  new LambdaInvoker({ client: new LambdaClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 1 }), functionName });
+  new LambdaInvoker({
+    client: new LambdaClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 1 }),
+    functionName,
+  });
 
 describe('LambdaInvoker', () => {
   it.each(['throttled', 'inactive'])('turns a %s runner into a TransientError, so the item goes back to its queue', async (name) => {
-    const error = await invoker(name).invoke('{}').catch((e: unknown) => e);
+    const error = await invoker(name)
+      .invoke('{}')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransientError);
     expect(error).toBeInstanceOf(HarnessError);
     expect((error as Error).message).toContain(ANSWERS[name]?.type);
   });
 
   it('lets any other error through as it came', async () => {
-    const error = await invoker('invalid').invoke('{}').catch((e: unknown) => e);
+    const error = await invoker('invalid')
+      .invoke('{}')
+      .catch((e: unknown) => e);
     expect(error).not.toBeInstanceOf(TransientError);
     expect((error as Error).name).toBe('InvalidRequestContentException');
   });

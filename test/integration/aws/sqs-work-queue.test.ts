@@ -1,11 +1,6 @@
 // SQS specifics beyond the WorkQueue contract: Lambda event shapes and batch responses as the
 // event source mapping applies them, poison messages, and per-entry send retries.
-import {
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  SendMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';

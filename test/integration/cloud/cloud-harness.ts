@@ -152,7 +152,11 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   const providerEnv = { ...process.env, AWS_ENDPOINT_URL_S3: moto.endpoint };
   const noResults: ResultsQuery = { sql: () => Promise.resolve([]), close: () => Promise.resolve() };
 
-  const pairs: RedrivePair[] = [...Object.entries(queues), ['fargate-python', fargateQueue] as const].map(([name, q]) => ({ name, dlqUrl: q.dlqUrl, queueUrl: q.url }));
+  const pairs: RedrivePair[] = [...Object.entries(queues), ['fargate-python', fargateQueue] as const].map(([name, q]) => ({
+    name,
+    dlqUrl: q.dlqUrl,
+    queueUrl: q.url,
+  }));
   const api = makeApi({
     store,
     ledger,
@@ -181,8 +185,17 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       ledger,
       parts,
       aggregateQueue,
-      contexts: new RunContextCache({ store, ledger, clock, provider: options.provider ?? ((m) => createCloudProvider(m.model.spec, {}, providerEnv)), costOf: options.costOf ?? costOfManifest }),
-      executeQueues: { python: send<GeneratedMessage>(queues.python.url), ...Object.fromEntries(Object.entries(laneQueues).map(([language, q]) => [language, send<GeneratedMessage>(q.url)])) },
+      contexts: new RunContextCache({
+        store,
+        ledger,
+        clock,
+        provider: options.provider ?? ((m) => createCloudProvider(m.model.spec, {}, providerEnv)),
+        costOf: options.costOf ?? costOfManifest,
+      }),
+      executeQueues: {
+        python: send<GeneratedMessage>(queues.python.url),
+        ...Object.fromEntries(Object.entries(laneQueues).map(([language, q]) => [language, send<GeneratedMessage>(q.url)])),
+      },
       fargateQueues: { python: send<GeneratedMessage>(fargateQueue.url) },
     }),
     python: makeExecute({
@@ -201,7 +214,10 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     }),
   };
   const lanes = Object.fromEntries(
-    Object.entries(laneQueues).map(([language, queue]) => [language, { queue, handler: makeExecute({ ledger, parts, aggregateQueue, contexts: new RunContextCache({ store, ledger, clock, executor }) }) }]),
+    Object.entries(laneQueues).map(([language, queue]) => [
+      language,
+      { queue, handler: makeExecute({ ledger, parts, aggregateQueue, contexts: new RunContextCache({ store, ledger, clock, executor }) }) },
+    ]),
   );
   return {
     lanes,

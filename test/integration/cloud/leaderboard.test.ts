@@ -34,7 +34,15 @@ function preProtocolManifest(runId: string, benchmark: string, model: string): M
     schema_version: 1,
     run_id: runId,
     created_at: '2026-01-01T00:00:00Z',
-    benchmark: { id: benchmark, title: benchmark, spec: `sample/${benchmark}`, source: 'bundled', sha256: '0'.repeat(64), tasks: 1, scorer: benchmark === 'rocode' ? 'io-tests' : 'unit-tests' },
+    benchmark: {
+      id: benchmark,
+      title: benchmark,
+      spec: `sample/${benchmark}`,
+      source: 'bundled',
+      sha256: '0'.repeat(64),
+      tasks: 1,
+      scorer: benchmark === 'rocode' ? 'io-tests' : 'unit-tests',
+    },
     model: { spec: model, kind: 'reference', name: model },
     params: { temperature: 0, topP: 1, maxTokens: 100, stop: [] },
     n: 1,
@@ -53,12 +61,37 @@ function preProtocolManifest(runId: string, benchmark: string, model: string): M
 }
 
 const RUNS: { runId: string; benchmark: string; model: string; status: 'completed' | 'running'; rows: MetricRow[]; manifest?: false }[] = [
-  { runId: 'rocode-20260101T000000Z-aaaaaa', benchmark: 'rocode', model: 'm1', status: 'completed', rows: [row('rocode', 'rocode-20260101T000000Z-aaaaaa', 'm1', 'accuracy', 0.4)] },
-  { runId: 'rocode-20260102T000000Z-bbbbbb', benchmark: 'rocode', model: 'm1', status: 'completed', rows: [row('rocode', 'rocode-20260102T000000Z-bbbbbb', 'm1', 'accuracy', 0.6)] },
-  { runId: 'mxeval-20260103T000000Z-cccccc', benchmark: 'mxeval', model: 'm2', status: 'completed', rows: [row('mxeval', 'mxeval-20260103T000000Z-cccccc', 'm2', 'pass@1', 0.7)] },
+  {
+    runId: 'rocode-20260101T000000Z-aaaaaa',
+    benchmark: 'rocode',
+    model: 'm1',
+    status: 'completed',
+    rows: [row('rocode', 'rocode-20260101T000000Z-aaaaaa', 'm1', 'accuracy', 0.4)],
+  },
+  {
+    runId: 'rocode-20260102T000000Z-bbbbbb',
+    benchmark: 'rocode',
+    model: 'm1',
+    status: 'completed',
+    rows: [row('rocode', 'rocode-20260102T000000Z-bbbbbb', 'm1', 'accuracy', 0.6)],
+  },
+  {
+    runId: 'mxeval-20260103T000000Z-cccccc',
+    benchmark: 'mxeval',
+    model: 'm2',
+    status: 'completed',
+    rows: [row('mxeval', 'mxeval-20260103T000000Z-cccccc', 'm2', 'pass@1', 0.7)],
+  },
   { runId: 'rocode-20260104T000000Z-dddddd', benchmark: 'rocode', model: 'm3', status: 'running', rows: [] },
   // Its manifest is gone (removed by hand): nowhere to place it, so it is left out.
-  { runId: 'rocode-20260105T000000Z-eeeeee', benchmark: 'rocode', model: 'm4', status: 'completed', rows: [row('rocode', 'rocode-20260105T000000Z-eeeeee', 'm4', 'accuracy', 0.9)], manifest: false },
+  {
+    runId: 'rocode-20260105T000000Z-eeeeee',
+    benchmark: 'rocode',
+    model: 'm4',
+    status: 'completed',
+    rows: [row('rocode', 'rocode-20260105T000000Z-eeeeee', 'm4', 'accuracy', 0.9)],
+    manifest: false,
+  },
 ];
 
 beforeAll(async () => {
@@ -66,8 +99,16 @@ beforeAll(async () => {
   ledger = new FileRunLedger(join(root, 'ledger'));
   store = new FsBlobStore(root);
   for (const run of RUNS) {
-    await ledger.createRun({ runId: run.runId, benchmark: run.benchmark, model: run.model, status: run.status, items: 1, createdAt: '2026-01-01T00:00:00.000Z' });
-    if (run.manifest !== false) await store.put(keys.manifest(run.runId), JSON.stringify(preProtocolManifest(run.runId, run.benchmark, run.model)), 'application/json');
+    await ledger.createRun({
+      runId: run.runId,
+      benchmark: run.benchmark,
+      model: run.model,
+      status: run.status,
+      items: 1,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    if (run.manifest !== false)
+      await store.put(keys.manifest(run.runId), JSON.stringify(preProtocolManifest(run.runId, run.benchmark, run.model)), 'application/json');
     if (run.rows.length === 0) continue;
     const path = join(root, keys.metrics(run.benchmark, run.runId));
     await mkdir(dirname(path), { recursive: true });
@@ -105,7 +146,9 @@ describe('leaderboard on an injected run_id projection', () => {
   it("places a run planned before protocols on its dataset's board, ranked by the benchmark's headline", async () => {
     const board = await leaderboard({ store, ledger, results: new AthenaProjectionRuleQuery(duck) }, { benchmark: 'rocode' });
 
-    expect(board.rows).toEqual([expect.objectContaining({ dataset: 'sample/rocode', language: null, protocol: null, metric: 'accuracy', board: 'sample/rocode' })]);
+    expect(board.rows).toEqual([
+      expect.objectContaining({ dataset: 'sample/rocode', language: null, protocol: null, metric: 'accuracy', board: 'sample/rocode' }),
+    ]);
   });
 
   it('leaves out a run whose manifest is gone instead of failing', async () => {
@@ -136,13 +179,26 @@ describe('leaderboard on an injected run_id projection', () => {
 describe("Athena's query size limit, per board", () => {
   /** `count` RoCode runs of one language: a ledger and a store of their manifests, in memory. */
   function manyRuns(count: number, languages: readonly string[]) {
-    const runs = Array.from({ length: count }, (_, i) => ({ runId: `rocode-20260101T000000Z-${String(i).padStart(6, '0')}`, benchmark: 'rocode', language: languages[i % languages.length] ?? null }));
-    const manifests = new Map(runs.map((r) => [keys.manifest(r.runId), JSON.stringify({ ...preProtocolManifest(r.runId, 'rocode', 'm'), language: r.language })]));
+    const runs = Array.from({ length: count }, (_, i) => ({
+      runId: `rocode-20260101T000000Z-${String(i).padStart(6, '0')}`,
+      benchmark: 'rocode',
+      language: languages[i % languages.length] ?? null,
+    }));
+    const manifests = new Map(
+      runs.map((r) => [keys.manifest(r.runId), JSON.stringify({ ...preProtocolManifest(r.runId, 'rocode', 'm'), language: r.language })]),
+    );
     const queries: string[] = [];
     return {
       queries,
       deps: {
-        ledger: { listRuns: () => Promise.resolve(runs.map((r) => ({ ...r, model: 'm', status: 'completed', items: 1, recorded: 1, verdicts: {}, costUsd: 0, createdAt: '', updatedAt: '' }) as RunSummary)) },
+        ledger: {
+          listRuns: () =>
+            Promise.resolve(
+              runs.map(
+                (r) => ({ ...r, model: 'm', status: 'completed', items: 1, recorded: 1, verdicts: {}, costUsd: 0, createdAt: '', updatedAt: '' }) as RunSummary,
+              ),
+            ),
+        },
         store: { getText: (key: string) => Promise.resolve(manifests.get(key)), locate: (key: string) => key },
         results: { sql: (query: string | SqlStatement) => (queries.push(boundSql(query)), Promise.resolve([])), close: () => Promise.resolve() },
       },
@@ -160,7 +216,9 @@ describe("Athena's query size limit, per board", () => {
   it('refuses a board whose runs exceed it, naming the board', async () => {
     const one = manyRuns(10_000, ['python']);
 
-    await expect(leaderboard(one.deps, { benchmark: 'rocode' })).rejects.toThrow(/board "sample\/rocode \[python\]" names 10000 runs: its query \(\d+ bytes\) exceeds Athena's 262144-byte limit/);
+    await expect(leaderboard(one.deps, { benchmark: 'rocode' })).rejects.toThrow(
+      /board "sample\/rocode \[python\]" names 10000 runs: its query \(\d+ bytes\) exceeds Athena's 262144-byte limit/,
+    );
     expect(one.queries).toEqual([]);
   });
 });
@@ -191,7 +249,14 @@ describe('GET /leaderboard over runs the deployed pipeline completed (moto)', ()
     run.cpp = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'cpp', limit: 2 });
     await drive(cloud);
     // A run the ledger knows whose manifest was never written (or was removed): nowhere to place it.
-    await cloud.ledger.createRun({ runId: NO_MANIFEST, benchmark: 'rocode', model: 'reference', status: 'completed', items: 1, createdAt: '2026-01-06T00:00:00.000Z' });
+    await cloud.ledger.createRun({
+      runId: NO_MANIFEST,
+      benchmark: 'rocode',
+      model: 'reference',
+      status: 'completed',
+      items: 1,
+      createdAt: '2026-01-06T00:00:00.000Z',
+    });
     // runs/ has expired for the cpp run: its kept copy under results/runs/ places it.
     await cloud.store.delete(keys.manifest(run.cpp));
     copy = await openResultsCopy(cloud.store);
@@ -235,8 +300,24 @@ describe('GET /leaderboard over runs the deployed pipeline completed (moto)', ()
 
     expect(status).toBe(200);
     expect(rows).toEqual([
-      expect.objectContaining({ board: 'sample/rocode [cpp] · paper', language: 'cpp', protocol: 'paper', metric: 'accuracy', run_id: run.cpp, value: 1, n: 2 }),
-      expect.objectContaining({ board: 'sample/rocode [python] · paper', language: 'python', protocol: 'paper', metric: 'accuracy', run_id: run.python, value: 1, n: 2 }),
+      expect.objectContaining({
+        board: 'sample/rocode [cpp] · paper',
+        language: 'cpp',
+        protocol: 'paper',
+        metric: 'accuracy',
+        run_id: run.cpp,
+        value: 1,
+        n: 2,
+      }),
+      expect.objectContaining({
+        board: 'sample/rocode [python] · paper',
+        language: 'python',
+        protocol: 'paper',
+        metric: 'accuracy',
+        run_id: run.python,
+        value: 1,
+        n: 2,
+      }),
     ]);
     expect(rows.every((r) => !('slice' in r))).toBe(true);
     const queries = athena?.queries.slice(before) ?? [];

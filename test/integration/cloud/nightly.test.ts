@@ -35,7 +35,12 @@ function setup(parameters: Record<string, string> = {}) {
   return { ledger, sent, handler };
 }
 
-const sweep = { benchmarks: ['sample/abricot', 'sample/kotlin-humaneval'], models: ['reference', 'openai:http://127.0.0.1:9/v1#m'], params: { n: 2, top_p: 0.9 }, split: 'test' };
+const sweep = {
+  benchmarks: ['sample/abricot', 'sample/kotlin-humaneval'],
+  models: ['reference', 'openai:http://127.0.0.1:9/v1#m'],
+  params: { n: 2, top_p: 0.9 },
+  split: 'test',
+};
 
 describe('the nightly sweep', () => {
   it('starts one run per benchmark × model from an inline sweep, with the shared parameters', async () => {
@@ -82,7 +87,9 @@ describe('the nightly sweep', () => {
   it('rejects a sweep whose parameters fail the run schema, naming the field', async () => {
     const { sent, handler } = setup();
 
-    await expect(handler({ source: 'inline', sweep: { ...sweep, params: { temperature: 9 } } }, lambdaContext('nightly'))).rejects.toThrow(/field "temperature"/);
+    await expect(handler({ source: 'inline', sweep: { ...sweep, params: { temperature: 9 } } }, lambdaContext('nightly'))).rejects.toThrow(
+      /field "temperature"/,
+    );
     expect(sent).toEqual([]);
   });
 });

@@ -93,7 +93,10 @@ describe('a run through the deployed pipeline', () => {
   });
 
   it('writes the records and metrics tables as Parquet under results/', async () => {
-    for (const [benchmark, runId] of [['abricot', abricotRun], ['rocode', rocodeRun]] as const) {
+    for (const [benchmark, runId] of [
+      ['abricot', abricotRun],
+      ['rocode', rocodeRun],
+    ] as const) {
       expect(await cloud.store.exists(keys.recordsPart(benchmark, runId))).toBe(true);
       expect(await cloud.store.exists(keys.metrics(benchmark, runId))).toBe(true);
       expect(await cloud.store.exists(keys.report(runId))).toBe(true);
@@ -124,7 +127,9 @@ describe('a run through the deployed pipeline', () => {
       const board = await query.sql(leaderboardSql('rocode'));
       expect(board).toEqual([expect.objectContaining({ model: 'reference', run_id: rocodeRun, value: 1 })]);
       const slices = await query.sql(sliceMetricsSql(abricotRun));
-      expect(slices).toEqual(expect.arrayContaining([expect.objectContaining({ metric: 'pearson', slice: 'subtask=abstractness', value: expect.closeTo(1, 10) })]));
+      expect(slices).toEqual(
+        expect.arrayContaining([expect.objectContaining({ metric: 'pearson', slice: 'subtask=abstractness', value: expect.closeTo(1, 10) })]),
+      );
     } finally {
       await close();
     }
@@ -164,7 +169,10 @@ describe('at-least-once delivery', () => {
 
     await drive(cloud, { duplicate: true });
 
-    for (const [runId, items] of [[abricot, 6], [rocode, 2]] as const) {
+    for (const [runId, items] of [
+      [abricot, 6],
+      [rocode, 2],
+    ] as const) {
       const run = (await cloud.ledger.getRun(runId)) as RunSummary;
       expect(run).toMatchObject({ status: 'completed', items, recorded: items });
       expect(verdictTotal(run)).toBe(items);

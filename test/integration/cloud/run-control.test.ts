@@ -63,13 +63,25 @@ function watchdog(minutesLater: number) {
     ledger: cloud.ledger,
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }),
     pipelineDepth,
-    deadLetterBodies: () => peekMessages(cloud.sqs, (['plan', 'generate', 'python', 'aggregate'] as StageName[]).map((name) => cloud.queues[name].dlqUrl)),
+    deadLetterBodies: () =>
+      peekMessages(
+        cloud.sqs,
+        (['plan', 'generate', 'python', 'aggregate'] as StageName[]).map((name) => cloud.queues[name].dlqUrl),
+      ),
     clock: () => new Date(Date.now() + minutesLater * 60_000),
   });
 }
 
 async function drainStage(stage: StageName): Promise<void> {
-  while (await deliverSqsBatch({ client: cloud.sqs, queueUrl: cloud.queues[stage].url, region: FAKE_AWS.region, handler: (e) => cloud.handlers[stage](e, lambdaContext(stage)), batchSize: 5 }));
+  while (
+    await deliverSqsBatch({
+      client: cloud.sqs,
+      queueUrl: cloud.queues[stage].url,
+      region: FAKE_AWS.region,
+      handler: (e) => cloud.handlers[stage](e, lambdaContext(stage)),
+      batchSize: 5,
+    })
+  );
 }
 
 describe('a run with a dead-lettered item', () => {
@@ -100,7 +112,13 @@ describe('a run with a dead-lettered item', () => {
     expect(run?.reason).toMatch(/1 dead-lettered \(polyeval remote redrive .*\), 0 lost/);
     const metrics = await call(apiEvent('GET', `/runs/${runId}/metrics`));
     expect(metrics.status).toBe(200);
-    expect(metrics.body).toMatchObject({ status: 'completed_with_missing', items: 3, missing: [`${runId}/${lost}/0`], dead_lettered: [`${runId}/${lost}/0`], lost: [] });
+    expect(metrics.body).toMatchObject({
+      status: 'completed_with_missing',
+      items: 3,
+      missing: [`${runId}/${lost}/0`],
+      dead_lettered: [`${runId}/${lost}/0`],
+      lost: [],
+    });
   }, 120_000);
 
   it('completes after `redrive` puts the dead-lettered item back in its queue', async () => {

@@ -108,7 +108,12 @@ describe('a 50,000-item run', () => {
     await drive(cloud);
     expect(items).toHaveLength(50_024);
 
-    const contexts = new RunContextCache({ store: cloud.store, ledger: cloud.ledger, clock: () => new Date(), provider: (m) => createCloudProvider(m.model.spec, {}, env) });
+    const contexts = new RunContextCache({
+      store: cloud.store,
+      ledger: cloud.ledger,
+      clock: () => new Date(),
+      provider: (m) => createCloudProvider(m.model.spec, {}, env),
+    });
     const ctx = await contexts.get(runId);
     const byPart = new Map<number, { item: CloudWorkItem; generated: GeneratedItem; record: RunRecord; outcome: Awaited<ReturnType<typeof scoreItem>> }[]>();
     for (const item of items) {
@@ -127,13 +132,20 @@ describe('a 50,000-item run', () => {
     for (const entry of byPart.get(49) ?? []) await recordItem({ ...ctx, ledger: journal }, entry.generated, entry.outcome);
     const doc = DynamoDBDocumentClient.from(cloud.dynamo);
     await doc.send(
-      new UpdateCommand({ TableName: TABLE, Key: { pk: `RUN#${runId}`, sk: 'RUN' }, UpdateExpression: 'ADD recorded :n, verdict_OK :n', ExpressionAttributeValues: { ':n': 50_000 } }),
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: { pk: `RUN#${runId}`, sk: 'RUN' },
+        UpdateExpression: 'ADD recorded :n, verdict_OK :n',
+        ExpressionAttributeValues: { ':n': 50_000 },
+      }),
     );
 
     measured = measureAggregate();
     const last = (byPart.get(50) ?? []).map((e) => e.item);
     expect(last).toHaveLength(24);
-    await new SqsWorkQueue<CloudWorkItem>({ client: cloud.sqs, queueUrl: cloud.queues.generate.url }).send(last.map((item) => ({ id: `${item.taskId}/${item.sample}`, body: item })));
+    await new SqsWorkQueue<CloudWorkItem>({ client: cloud.sqs, queueUrl: cloud.queues.generate.url }).send(
+      last.map((item) => ({ id: `${item.taskId}/${item.sample}`, body: item })),
+    );
     await drive(cloud);
   }, 1_200_000);
 
@@ -153,7 +165,11 @@ describe('a 50,000-item run', () => {
   });
 
   it('aggregates within the aggregate function’s memory and timeout', () => {
-    const summary = { invocations: measured.invocations.map((i) => ({ kind: i.kind, ms: Math.round(i.ms) })), peakHeapMb: Math.round(measured.peakHeapMb), peakRssMb: Math.round(measured.peakRssMb) };
+    const summary = {
+      invocations: measured.invocations.map((i) => ({ kind: i.kind, ms: Math.round(i.ms) })),
+      peakHeapMb: Math.round(measured.peakHeapMb),
+      peakRssMb: Math.round(measured.peakRssMb),
+    };
     console.log(`aggregate on 50,024 items: ${JSON.stringify(summary)}`);
     expect(measured.invocations.length).toBeGreaterThanOrEqual(2);
     for (const invocation of measured.invocations) expect(invocation.ms).toBeLessThan(AGGREGATE_TIMEOUT_MS);

@@ -12,8 +12,21 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function ioTask(tests: IoTestsTask['tests']): IoTestsTask {
   return {
-    kind: 'io-tests', id: 'p/1', benchmark: 'rocode', split: 'test', slices: {}, name: 'p', statement: '', inputSpec: '', outputSpec: '',
-    examples: [], tests, timeLimitMs: 1000, memoryLimitMb: 64, checker: { kind: 'tokens' }, solutions: {},
+    kind: 'io-tests',
+    id: 'p/1',
+    benchmark: 'rocode',
+    split: 'test',
+    slices: {},
+    name: 'p',
+    statement: '',
+    inputSpec: '',
+    outputSpec: '',
+    examples: [],
+    tests,
+    timeLimitMs: 1000,
+    memoryLimitMb: 64,
+    checker: { kind: 'tokens' },
+    solutions: {},
   };
 }
 
@@ -22,7 +35,12 @@ describe('published test files', () => {
     const store = new FsBlobStore(join(dir, 'store'));
     const input = join(dir, 'abc123.txt');
     writeFileSync(input, '1 2\n');
-    const tasks: Task[] = [ioTask([{ inputPath: input, outputPath: input }, { input: '3', output: '3' }])];
+    const tasks: Task[] = [
+      ioTask([
+        { inputPath: input, outputPath: input },
+        { input: '3', output: '3' },
+      ]),
+    ];
 
     const [published] = (await publishTestFiles(store, 'r1', tasks)) as IoTestsTask[];
 

@@ -39,9 +39,7 @@ async function createSqsHarness(): Promise<Harness> {
   return {
     queue,
     deadLetters: async () => {
-      const out = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }),
-      );
+      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }));
       return (out.Messages ?? []).map((message) => parseSqsMessage<Body>(message).id);
     },
   };
@@ -72,9 +70,7 @@ describe.each(adapters)('WorkQueue contract: $name', ({ create }) => {
 
     await queue.consume(async (message) => void received.push(message), { concurrency: 4 });
 
-    expect(received.map(({ id, body }) => ({ id, body })).sort((a, b) => a.id.localeCompare(b.id))).toEqual(
-      [...sent].sort((a, b) => a.id.localeCompare(b.id)),
-    );
+    expect(received.map(({ id, body }) => ({ id, body })).sort((a, b) => a.id.localeCompare(b.id))).toEqual([...sent].sort((a, b) => a.id.localeCompare(b.id)));
     expect(received.every((message) => message.attempt === 1)).toBe(true);
   });
 

@@ -67,7 +67,13 @@ describe('anthropic provider', () => {
     const retries = recordingRetries();
     const { server, provider } = await setUp(
       'claude-haiku-4-5',
-      startAnthropicServer({ answer: () => 'ok', faults: [{ kind: 'throttle', retryAfter: '2' }, { kind: 'status', status: 529, message: 'Overloaded' }] }),
+      startAnthropicServer({
+        answer: () => 'ok',
+        faults: [
+          { kind: 'throttle', retryAfter: '2' },
+          { kind: 'status', status: 529, message: 'Overloaded' },
+        ],
+      }),
       retries.options,
     );
 
@@ -80,7 +86,11 @@ describe('anthropic provider', () => {
 
   it('does not retry a 429 that says the monthly spend cap is reached', async () => {
     const retries = recordingRetries();
-    const { server, provider } = await setUp('claude-haiku-4-5', startAnthropicServer({ faults: [{ kind: 'status', status: 429, type: 'enforced_spend_limit_reached', message: 'spend limit reached' }] }), retries.options);
+    const { server, provider } = await setUp(
+      'claude-haiku-4-5',
+      startAnthropicServer({ faults: [{ kind: 'status', status: 429, type: 'enforced_spend_limit_reached', message: 'spend limit reached' }] }),
+      retries.options,
+    );
     await expect(provider.generate(chatRequest())).rejects.toMatchObject({ retryable: false });
     expect(server.requests).toHaveLength(1);
   });

@@ -86,7 +86,7 @@ describe('bedrock: settings adapted to the model', () => {
     expect(warnings).toEqual([expect.stringContaining('"\\n" not sent'), expect.stringContaining('top_p 0.9 not sent')]);
   });
 
-  it('sends every stop sequence within Converse\'s 2500 (no longer cut at 4)', async () => {
+  it("sends every stop sequence within Converse's 2500 (no longer cut at 4)", async () => {
     const server = await serve('alpha beta gamma');
     const p = provider('bedrock:meta.llama3-1-8b-instruct-v1:0', server);
 

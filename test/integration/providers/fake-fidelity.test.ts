@@ -39,7 +39,7 @@ const logprobsOf = (json: Record<string, unknown>) => (json.choices as { logprob
 /** The payloads of an AWS event stream, joined (prelude 12 bytes, headers, payload, CRC 4). */
 function eventPayloads(bytes: Buffer): string {
   let out = '';
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const total = bytes.readUInt32BE(at);
     const headers = bytes.readUInt32BE(at + 4);
     out += bytes.subarray(at + 12 + headers, at + total - 4).toString('utf8');
@@ -77,7 +77,12 @@ describe('vLLM /v1/completions (serving.py @cc139d8 _create_completion_logprobs)
     const server = await started(startOpenAiServer({ flavour: 'vllm' }));
     const { status, json } = await post(`${server.url}/completions`, { model: 'm', prompt: 'x', max_tokens: 0, echo: true, logprobs: 21 });
     expect(status).toBe(400);
-    expect(json.error).toEqual({ message: 'Requested sample logprobs of 21, which is greater than max allowed: 20 (parameter=logprobs, value=21)', type: 'BadRequestError', param: 'logprobs', code: 400 });
+    expect(json.error).toEqual({
+      message: 'Requested sample logprobs of 21, which is greater than max allowed: 20 (parameter=logprobs, value=21)',
+      type: 'BadRequestError',
+      param: 'logprobs',
+      code: 400,
+    });
     const chat = await post(`${server.url}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x' }], logprobs: true, top_logprobs: 21 });
     expect(chat.status).toBe(400);
     const asked = await post(`${server.url}/completions`, { model: 'm', prompt: 'x', max_tokens: 0, echo: true, logprobs: 20 });
@@ -109,11 +114,17 @@ describe('TGI (v3.3.7)', () => {
 
   it('a stream asking decoder_input_details is a 200 whose one event is the validation error (server.rs generate_stream)', async () => {
     const server = await started(startSageMakerServer());
-    const { status, bytes } = await post(`${server.url}/endpoints/llm/invocations-response-stream`, { inputs: 'x', parameters: { decoder_input_details: true } });
+    const { status, bytes } = await post(`${server.url}/endpoints/llm/invocations-response-stream`, {
+      inputs: 'x',
+      parameters: { decoder_input_details: true },
+    });
     expect(status).toBe(200);
     const sse = eventPayloads(bytes);
     expect(sse.trim().split('\n\n')).toHaveLength(1);
-    expect(JSON.parse(sse.trim().replace(/^data:/, ''))).toEqual({ error: 'Input validation error: `decoder_input_details` == true is not supported when streaming tokens', error_type: 'validation' });
+    expect(JSON.parse(sse.trim().replace(/^data:/, ''))).toEqual({
+      error: 'Input validation error: `decoder_input_details` == true is not supported when streaming tokens',
+      error_type: 'validation',
+    });
   });
 });
 
@@ -133,7 +144,11 @@ describe('Bedrock Converse (API reference, InferenceConfiguration)', () => {
   it('an empty stop sequence breaks the service constraint (minimum length 1) for every model, Claude or not', async () => {
     const server = await started(startBedrockServer());
     for (const model of ['meta.llama3-70b-instruct-v1:0', 'anthropic.claude-3-5-sonnet-20240620-v1:0']) {
-      const res = await fetch(`${server.url}/model/${model}/converse`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'x' }] }], inferenceConfig: { stopSequences: ['\n', ''] } }) });
+      const res = await fetch(`${server.url}/model/${model}/converse`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'x' }] }], inferenceConfig: { stopSequences: ['\n', ''] } }),
+      });
       expect(res.status).toBe(400);
       expect(res.headers.get('x-amzn-errortype')).toMatch(/^ValidationException/);
       expect(((await res.json()) as { message: string }).message).toMatch(/inferenceConfig\.stopSequences.*length greater than or equal to 1/);

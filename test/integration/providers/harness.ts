@@ -5,13 +5,7 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { GenerateRequest } from '#core/models/provider.ts';
 import type { ProviderOptions } from '#providers/index.ts';
-import {
-  startBedrockServer,
-  startOpenAiServer,
-  startSageMakerServer,
-  type FakeServer,
-  type FaultOptions,
-} from '../../fakes/wire-servers/index.ts';
+import { startBedrockServer, startOpenAiServer, startSageMakerServer, type FakeServer, type FaultOptions } from '../../fakes/wire-servers/index.ts';
 
 export interface ProviderCase {
   name: string;

@@ -30,7 +30,10 @@ interface Item {
   inc_mean: number;
 }
 const ROOT = packageRoot();
-const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Item);
+const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Item);
 const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
 
 /** The digit the fake model prefers after a prompt: the gold of the open (last) question. */
@@ -115,7 +118,12 @@ describe('ABRICOT on every server flavour', () => {
     const home = openHome(mkdtempSync(join(tmpdir(), 'likert-modes-')));
     const options = { env: {}, ...(c.options?.(server) ?? {}) };
 
-    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: c.spec(server), limit: 8 }), { home, packageRoot: ROOT, providerOptions: options, jobs: 2 });
+    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: c.spec(server), limit: 8 }), {
+      home,
+      packageRoot: ROOT,
+      providerOptions: options,
+      jobs: 2,
+    });
 
     expect(result?.status).toBe('completed');
     const manifest = await requireManifest(home, result?.run_id ?? '');
@@ -124,7 +132,9 @@ describe('ABRICOT on every server flavour', () => {
     if (c.warning) expect(manifest.warnings).toEqual([expect.stringMatching(c.warning)]);
     else expect(manifest.warnings).toEqual([]);
     // The manifest says whether a chat template shaped the prompt (none was asked for here).
-    expect(manifest.prompt_notes?.[0]).toMatch(c.mode === 'likelihood' ? /no chat template applied/ : /chat endpoints apply the served model's own chat template/);
+    expect(manifest.prompt_notes?.[0]).toMatch(
+      c.mode === 'likelihood' ? /no chat template applied/ : /chat endpoints apply the served model's own chat template/,
+    );
     // The report says which mode ran, by which method, and why.
     const report = readFileSync(result?.status === 'completed' ? result.report : '', 'utf8');
     expect(report).toContain(`method ${c.method}`);
@@ -142,7 +152,12 @@ describe('ABRICOT on every server flavour', () => {
     cleanups.push(() => server.close());
     const home = openHome(mkdtempSync(join(tmpdir(), 'likert-modes-')));
 
-    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, limit: 2 }), { home, packageRoot: ROOT, providerOptions: { env: {} }, jobs: 1 });
+    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, limit: 2 }), {
+      home,
+      packageRoot: ROOT,
+      providerOptions: { env: {} },
+      jobs: 1,
+    });
 
     const manifest = await requireManifest(home, result?.run_id ?? '');
     expect(manifest.likert_scoring?.reason).toMatch(/404/);
@@ -155,9 +170,12 @@ describe('ABRICOT on every server flavour', () => {
     cleanups.push(() => server.close());
     const home = openHome(mkdtempSync(join(tmpdir(), 'likert-modes-')));
 
-    const err = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, likertMode: 'likelihood', limit: 2 }), { home, packageRoot: ROOT, providerOptions: { env: {} }, jobs: 1 }).catch(
-      (e: unknown) => e,
-    );
+    const err = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, likertMode: 'likelihood', limit: 2 }), {
+      home,
+      packageRoot: ROOT,
+      providerOptions: { env: {} },
+      jobs: 1,
+    }).catch((e: unknown) => e);
 
     expect(err).toMatchObject({ name: 'InputError', message: expect.stringContaining('--likert-mode likelihood') });
     expect(await home.ledger.listRuns()).toEqual([]);
@@ -168,7 +186,10 @@ describe('ABRICOT on every server flavour', () => {
     cleanups.push(() => server.close());
     const home = openHome(mkdtempSync(join(tmpdir(), 'likert-modes-')));
 
-    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, likertMode: 'next-token', limit: 4 }), { home, packageRoot: ROOT, providerOptions: { env: {} }, jobs: 1 });
+    const [result] = await runLocal(
+      parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, likertMode: 'next-token', limit: 4 }),
+      { home, packageRoot: ROOT, providerOptions: { env: {} }, jobs: 1 },
+    );
 
     const manifest = await requireManifest(home, result?.run_id ?? '');
     expect(manifest.likert_scoring).toMatchObject({ mode: 'next-token', reason: 'forced by --likert-mode next-token' });

@@ -15,7 +15,10 @@ afterEach(async () => {
 });
 
 function record(id: string, style: 'chat' | 'completion' = 'chat'): BatchRecord {
-  const prompt = style === 'chat' ? { style, system: 'Rispondi con una cifra.', messages: [{ role: 'user' as const, content: `Domanda ${id}` }] } : { style, messages: [], completion: `fun f${id}() =` };
+  const prompt =
+    style === 'chat'
+      ? { style, system: 'Rispondi con una cifra.', messages: [{ role: 'user' as const, content: `Domanda ${id}` }] }
+      : { style, messages: [], completion: `fun f${id}() =` };
   return { recordId: id, request: { taskId: `t-${id}`, sample: 0, prompt, params: { temperature: 0, topP: 1, maxTokens: 5, stop: [] } } };
 }
 
@@ -28,13 +31,21 @@ async function client(options: Parameters<typeof startOpenAiBatchServer>[0] = {}
 describe('OpenAI Batch client', () => {
   it('writes one chat or completions request line per record, to the batch endpoint under the API path', async () => {
     const { client: c } = await client();
-    expect(JSON.parse(c.encode(record('r0')))).toMatchObject({ custom_id: 'r0', method: 'POST', url: '/v1/chat/completions', body: { model: 'model-a', max_tokens: 5, messages: [{ role: 'system' }, { role: 'user', content: 'Domanda r0' }] } });
+    expect(JSON.parse(c.encode(record('r0')))).toMatchObject({
+      custom_id: 'r0',
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: 'model-a', max_tokens: 5, messages: [{ role: 'system' }, { role: 'user', content: 'Domanda r0' }] },
+    });
     expect(JSON.parse(c.encode(record('r1', 'completion')))).toMatchObject({ url: '/v1/completions', body: { prompt: 'fun fr1() =' } });
   });
 
   it('follows a batch from validating to completed and reads every result by custom_id', async () => {
     const { server, client: c } = await client({ answer: (prompt) => (prompt.includes('r1') ? '4' : '2'), progressPolls: 2 });
-    const id = await c.submit(['r0', 'r1', 'r2'].map((r) => c.encode(record(r))), 'run-1/batch-0');
+    const id = await c.submit(
+      ['r0', 'r1', 'r2'].map((r) => c.encode(record(r))),
+      'run-1/batch-0',
+    );
     const phases: string[] = [];
     for (let status = await c.status(id); ; status = await c.status(id)) {
       phases.push(`${status.providerStatus}:${status.counts.succeeded}/${status.counts.total}`);
@@ -69,7 +80,10 @@ describe('OpenAI Batch client', () => {
 
   it('cancels a running batch: cancelling, then cancelled with batch_cancelled for what did not run', async () => {
     const { client: c } = await client({ progressPolls: 1_000 });
-    const id = await c.submit(['r0', 'r1'].map((r) => c.encode(record(r))), 'run-1/batch-0');
+    const id = await c.submit(
+      ['r0', 'r1'].map((r) => c.encode(record(r))),
+      'run-1/batch-0',
+    );
     await c.status(id);
     await c.cancel(id);
     expect((await c.status(id)).phase).toBe('ended');

@@ -134,7 +134,11 @@ describe('openai provider', () => {
 describe('openai provider on a chat-only server', () => {
   it('sends a completion-style prompt in its chat form after /completions answers 404, and never tries /completions again', async () => {
     const { server, provider } = await setUp({ flavour: 'openai-chat', answer: () => '```kotlin\nfun add(a: Int, b: Int) = a + b\n```' });
-    const prompt: Prompt = { style: 'completion', completion: 'fun add(a: Int, b: Int): Int {\n', messages: [{ role: 'user', content: 'Complete the Kotlin function add.' }] };
+    const prompt: Prompt = {
+      style: 'completion',
+      completion: 'fun add(a: Int, b: Int): Int {\n',
+      messages: [{ role: 'user', content: 'Complete the Kotlin function add.' }],
+    };
 
     const first = await provider.generate(chatRequest({ prompt }));
     await provider.generate(chatRequest({ prompt }));

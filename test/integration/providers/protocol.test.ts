@@ -131,7 +131,11 @@ describe.each(PROVIDER_CASES)('$name provider over its wire format', (c) => {
 
   it('fails fast on a 403 with the server message', async () => {
     const retries = recordingRetries();
-    const { server, provider } = await setUp(c, { faults: [{ kind: 'status', status: 403, message: 'You are not authorized to invoke this model' }] }, retries.options);
+    const { server, provider } = await setUp(
+      c,
+      { faults: [{ kind: 'status', status: 403, message: 'You are not authorized to invoke this model' }] },
+      retries.options,
+    );
 
     const err = await failure(provider.generate(chatRequest()));
 

@@ -95,7 +95,9 @@ describe('sagemaker provider', () => {
   });
 
   it('fails fast when the container rejects the payload (ModelError wrapping a 422)', async () => {
-    const server = await startSageMakerServer({ faults: [{ kind: 'status', status: 424, message: 'Input validation error: `stop` supports up to 4 stop sequences' }] });
+    const server = await startSageMakerServer({
+      faults: [{ kind: 'status', status: 424, message: 'Input validation error: `stop` supports up to 4 stop sequences' }],
+    });
     cleanups.push(() => server.close());
     const provider = createNetworkProvider('sagemaker:llm-tgi#tgi', { endpointUrl: server.url, ...recordingRetries().options });
 

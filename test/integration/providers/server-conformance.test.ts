@@ -73,7 +73,10 @@ describe('error events inside a 200 stream (defect 3)', () => {
     const server = await started(startSageMakerServer({ streamError: { afterTokens: 0, times: 5, tgiErrorType: 'validation' } }));
     const provider = open('sagemaker:llm#tgi', { endpointUrl: server.url, ...recordingRetries().options });
 
-    await expect(provider.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 2048, stop: [] } }))).rejects.toMatchObject({ retryable: false, message: expect.stringContaining('(validation)') });
+    await expect(provider.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 2048, stop: [] } }))).rejects.toMatchObject({
+      retryable: false,
+      message: expect.stringContaining('(validation)'),
+    });
     expect(server.requests).toHaveLength(1);
   });
 });
@@ -91,7 +94,11 @@ describe('TGI without --enable-prefill-logprobs (defect 7)', () => {
     });
 
     const manifest = await requireManifest(home, result?.run_id ?? '');
-    expect(manifest.likert_scoring).toMatchObject({ mode: 'next-token', method: 'tgi-top-n-tokens', reason: expect.stringContaining('--enable-prefill-logprobs') });
+    expect(manifest.likert_scoring).toMatchObject({
+      mode: 'next-token',
+      method: 'tgi-top-n-tokens',
+      reason: expect.stringContaining('--enable-prefill-logprobs'),
+    });
     const docs = await readItems(home.store, result?.run_id ?? '');
     for (const doc of docs) expect(doc.record.predicted).toBe(3);
     // top_n_tokens stays within TGI's default --max-top-n-tokens of 5.
@@ -119,18 +126,29 @@ describe('llama.cpp refuses echo with HTTP 500 (defect 8)', () => {
 describe('retry classes (defect 10)', () => {
   it('OpenAI 429 insufficient_quota fails at once: waiting does not restore a quota', async () => {
     const server = await started(
-      startOpenAiServer({ flavour: 'openai-chat', faults: [{ kind: 'status', status: 429, type: 'insufficient_quota', message: 'You exceeded your current quota, please check your plan and billing details.' }] }),
+      startOpenAiServer({
+        flavour: 'openai-chat',
+        faults: [
+          { kind: 'status', status: 429, type: 'insufficient_quota', message: 'You exceeded your current quota, please check your plan and billing details.' },
+        ],
+      }),
     );
     const retries = recordingRetries();
     const provider = open(`openai:${server.url}#gpt-4o-mini`, retries.options);
 
-    await expect(provider.generate(chatRequest())).rejects.toMatchObject({ retryable: false, throttled: false, message: expect.stringContaining('insufficient_quota') });
+    await expect(provider.generate(chatRequest())).rejects.toMatchObject({
+      retryable: false,
+      throttled: false,
+      message: expect.stringContaining('insufficient_quota'),
+    });
     expect(server.requests).toHaveLength(1);
     expect(retries.delays).toEqual([]);
   });
 
   it('an ordinary 429 is still retried', async () => {
-    const server = await started(startOpenAiServer({ flavour: 'openai-chat', faults: [{ kind: 'status', status: 429, type: 'requests', message: 'Rate limit reached for requests' }] }));
+    const server = await started(
+      startOpenAiServer({ flavour: 'openai-chat', faults: [{ kind: 'status', status: 429, type: 'requests', message: 'Rate limit reached for requests' }] }),
+    );
     const provider = open(`openai:${server.url}#gpt-4o-mini`, recordingRetries().options);
     await expect(provider.generate(chatRequest())).resolves.toMatchObject({ attempts: 2 });
   });

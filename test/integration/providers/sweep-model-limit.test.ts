@@ -33,7 +33,9 @@ describe('a concurrent sweep on one endpoint', () => {
     cleanups.push(() => server.close());
     const dir = mkdtempSync(join(tmpdir(), 'sweep-model-limit-'));
     const second = join(dir, 'second.jsonl');
-    const rows = Array.from({ length: 30 }, (_, i) => JSON.stringify({ id: `q${i}`, target_token: 'fiume', text: `Seconda serie, frase ${i}: il fiume scorre.`, abs_mean: (i % 7) / 7, inc_mean: (i % 5) / 5 }));
+    const rows = Array.from({ length: 30 }, (_, i) =>
+      JSON.stringify({ id: `q${i}`, target_token: 'fiume', text: `Seconda serie, frase ${i}: il fiume scorre.`, abs_mean: (i % 7) / 7, inc_mean: (i % 5) / 5 }),
+    );
     writeFileSync(second, `${rows.join('\n')}\n`);
     const model = 'bedrock:anthropic.claude-3-haiku-20240307-v1:0';
     const home = openHome(join(dir, 'home'));
@@ -63,7 +65,13 @@ describe('a concurrent sweep on one endpoint', () => {
     const model = 'bedrock:anthropic.claude-3-haiku-20240307-v1:0';
     const { results, failures } = await runSweep(
       [parseRunSpec({ benchmark: 'sample/abricot', model }), parseRunSpec({ benchmark: 'sample/abricot', model, limit: 20 })],
-      { home: openHome(join(dir, 'home')), packageRoot: packageRoot(), providerOptions: { endpointUrl: server.url, concurrency: 8 }, gridConcurrency: 64, jobs: 2 },
+      {
+        home: openHome(join(dir, 'home')),
+        packageRoot: packageRoot(),
+        providerOptions: { endpointUrl: server.url, concurrency: 8 },
+        gridConcurrency: 64,
+        jobs: 2,
+      },
     );
     expect(failures).toEqual([]);
     expect(results.map((r) => r.status)).toEqual(['completed', 'completed']);

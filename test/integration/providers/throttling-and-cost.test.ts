@@ -66,7 +66,11 @@ describe('--max-cost', () => {
     cleanups.push(() => server.close());
     const h = home();
 
-    const err = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#my-finetune`, maxCostUsd: 1 }), { home: h, packageRoot: ROOT, providerOptions: { env: {} } }).catch((e: unknown) => e);
+    const err = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#my-finetune`, maxCostUsd: 1 }), {
+      home: h,
+      packageRoot: ROOT,
+      providerOptions: { env: {} },
+    }).catch((e: unknown) => e);
 
     expect(err).toMatchObject({ name: 'InputError', message: expect.stringMatching(/no price.*--prices.*--assume-price/) });
     expect(server.requests).toHaveLength(0);
@@ -78,12 +82,15 @@ describe('--max-cost', () => {
     cleanups.push(() => server.close());
     const h = home();
 
-    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#my-finetune`, maxCostUsd: 0.05, likertMode: 'digit-parse' }), {
-      home: h,
-      packageRoot: ROOT,
-      providerOptions: { env: {}, concurrency: 4 },
-      assumePrice: parseAssumedPrice('10,10'),
-    });
+    const [result] = await runLocal(
+      parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#my-finetune`, maxCostUsd: 0.05, likertMode: 'digit-parse' }),
+      {
+        home: h,
+        packageRoot: ROOT,
+        providerOptions: { env: {}, concurrency: 4 },
+        assumePrice: parseAssumedPrice('10,10'),
+      },
+    );
 
     expect(result?.status).toBe('stopped');
     const run = await h.ledger.getRun(result?.run_id ?? '');

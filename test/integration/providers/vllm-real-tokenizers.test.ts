@@ -23,7 +23,10 @@ interface Item {
   inc_mean: number;
 }
 const ROOT = packageRoot();
-const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Item);
+const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Item);
 const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
 
 /** The digit the fake model prefers after a prompt: the gold of the open (last) question. */
@@ -52,41 +55,59 @@ const CASES: { tokenizer: TokenizerName; strings: TokenStrings }[] = [
 ];
 
 describe('ABRICOT likelihood on vLLM with real tokenizers', () => {
-  it.each(CASES)('$tokenizer, $strings token strings: every item predicts the digit the model prefers', async ({ tokenizer, strings }) => {
-    const server = await startOpenAiServer({ flavour: 'vllm', tokenizer, tokenStrings: strings, logprob: model, answer: (prompt) => preferred(prompt) });
+  it.each(CASES)(
+    '$tokenizer, $strings token strings: every item predicts the digit the model prefers',
+    async ({ tokenizer, strings }) => {
+      const server = await startOpenAiServer({ flavour: 'vllm', tokenizer, tokenStrings: strings, logprob: model, answer: (prompt) => preferred(prompt) });
+      cleanups.push(() => server.close());
+      const home = openHome(mkdtempSync(join(tmpdir(), 'vllm-real-')));
+
+      const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, limit: 12 }), {
+        home,
+        packageRoot: ROOT,
+        providerOptions: { env: {} },
+        jobs: 4,
+      });
+
+      expect(result?.status).toBe('completed');
+      const manifest = await requireManifest(home, result?.run_id ?? '');
+      expect(manifest.likert_scoring, manifest.likert_scoring?.reason).toMatchObject({ mode: 'likelihood', method: 'openai-echo' });
+      const docs = await readItems(home.store, result?.run_id ?? '');
+      expect(docs.length).toBe(12);
+      for (const doc of docs) {
+        expect(doc.record.verdict, `${doc.record.task_id}: ${doc.record.error ?? ''}`).toBe('OK');
+        const logprobs = doc.outcome.choiceLogprobs ?? [];
+        // Never a tie: the preferred choice stands out.
+        expect(new Set(logprobs).size, JSON.stringify(logprobs)).toBeGreaterThan(1);
+      }
+      expect(result?.status === 'completed' ? (result.warnings ?? []) : ['not completed']).toEqual([]);
+    },
+    60_000,
+  );
+
+  it('falls back to next-token, saying why, when the echoed tokens do not spell the prompt (--return-tokens-as-token-ids)', async () => {
+    const server = await startOpenAiServer({
+      flavour: 'vllm',
+      tokenizer: 'qwen3',
+      tokenStrings: 'token-ids',
+      logprob: model,
+      answer: (prompt) => preferred(prompt),
+    });
     cleanups.push(() => server.close());
     const home = openHome(mkdtempSync(join(tmpdir(), 'vllm-real-')));
 
-    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, limit: 12 }), {
+    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, limit: 4 }), {
       home,
       packageRoot: ROOT,
       providerOptions: { env: {} },
-      jobs: 4,
+      jobs: 2,
     });
 
-    expect(result?.status).toBe('completed');
     const manifest = await requireManifest(home, result?.run_id ?? '');
-    expect(manifest.likert_scoring, manifest.likert_scoring?.reason).toMatchObject({ mode: 'likelihood', method: 'openai-echo' });
-    const docs = await readItems(home.store, result?.run_id ?? '');
-    expect(docs.length).toBe(12);
-    for (const doc of docs) {
-      expect(doc.record.verdict, `${doc.record.task_id}: ${doc.record.error ?? ''}`).toBe('OK');
-      const logprobs = doc.outcome.choiceLogprobs ?? [];
-      // Never a tie: the preferred choice stands out.
-      expect(new Set(logprobs).size, JSON.stringify(logprobs)).toBeGreaterThan(1);
-    }
-    expect(result?.status === 'completed' ? (result.warnings ?? []) : ['not completed']).toEqual([]);
-  }, 60_000);
-
-  it('falls back to next-token, saying why, when the echoed tokens do not spell the prompt (--return-tokens-as-token-ids)', async () => {
-    const server = await startOpenAiServer({ flavour: 'vllm', tokenizer: 'qwen3', tokenStrings: 'token-ids', logprob: model, answer: (prompt) => preferred(prompt) });
-    cleanups.push(() => server.close());
-    const home = openHome(mkdtempSync(join(tmpdir(), 'vllm-real-')));
-
-    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, limit: 4 }), { home, packageRoot: ROOT, providerOptions: { env: {} }, jobs: 2 });
-
-    const manifest = await requireManifest(home, result?.run_id ?? '');
-    expect(manifest.likert_scoring).toMatchObject({ mode: 'next-token', reason: expect.stringMatching(/prompt log-probabilities cannot be trusted: the echoed tokens do not spell the end of the prompt/) });
+    expect(manifest.likert_scoring).toMatchObject({
+      mode: 'next-token',
+      reason: expect.stringMatching(/prompt log-probabilities cannot be trusted: the echoed tokens do not spell the end of the prompt/),
+    });
     expect(result?.status === 'completed' ? result.metrics['accuracy/subtask=abstractness']?.value : null).toBe(1);
   }, 60_000);
 
@@ -96,8 +117,15 @@ describe('ABRICOT likelihood on vLLM with real tokenizers', () => {
     cleanups.push(() => server.close());
     const home = openHome(mkdtempSync(join(tmpdir(), 'vllm-real-')));
 
-    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, limit: 4 }), { home, packageRoot: ROOT, providerOptions: { env: {} }, jobs: 2 });
+    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, limit: 4 }), {
+      home,
+      packageRoot: ROOT,
+      providerOptions: { env: {} },
+      jobs: 2,
+    });
 
-    expect(result?.status === 'completed' ? result.warnings : []).toEqual([expect.stringMatching(/^4 of 4 scored items \(100%\) gave all choices the same score/)]);
+    expect(result?.status === 'completed' ? result.warnings : []).toEqual([
+      expect.stringMatching(/^4 of 4 scored items \(100%\) gave all choices the same score/),
+    ]);
   }, 60_000);
 });

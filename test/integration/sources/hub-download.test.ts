@@ -22,7 +22,9 @@ const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 // Hand-written rows in the shape of the real files (long enough to go through the LFS path).
 const rocodeTest = Buffer.from(
-  Array.from({ length: 60 }, (_, i) => JSON.stringify({ id: i, name: `problema${i}`, statement: `Se dă un șir de ${i} numere.`, difficulty: 'easy' })).join('\n') + '\n',
+  Array.from({ length: 60 }, (_, i) => JSON.stringify({ id: i, name: `problema${i}`, statement: `Se dă un șir de ${i} numere.`, difficulty: 'easy' })).join(
+    '\n',
+  ) + '\n',
 );
 const rocodeVal = gzipSync(Buffer.from('{"id":1,"name":"val"}\n'));
 const abricotCsv = 'id,target_token,text,abs_mean\n1,casa,"La casa è grande.",0.2\n';
@@ -211,7 +213,12 @@ describe('named datasets', () => {
     // A loading script in the style of the real repository: it names its CSV by URL.
     const script = `_URLS = {\n    "abs": "${hub.endpoint}/raw/dataset_it.csv"\n}\n`;
     const local = await startFakeHub({
-      repos: { 'gpucce/abricot': [{ path: '.gitattributes', content: '' }, { path: 'abricot.py', content: script }] },
+      repos: {
+        'gpucce/abricot': [
+          { path: '.gitattributes', content: '' },
+          { path: 'abricot.py', content: script },
+        ],
+      },
     });
     try {
       const refs = await resolveNamedDataset('abricot', { cacheDir, env: { HF_ENDPOINT: local.endpoint } });

@@ -5,9 +5,30 @@ import type { RunRecord, Verdict } from '#core/types.ts';
 
 function record(task_id: string, sample: number, verdict: Verdict, language = 'kotlin', error: string | null = null): RunRecord {
   return {
-    run_id: 'r1', benchmark: 'mxeval', split: 'test', model: 'replay:x', provider: 'replay', task_id, sample, language, difficulty: null, subtask: null,
-    verdict, tests_passed: verdict === 'OK' ? 1 : 0, tests_total: 1, compile_ms: null, run_ms: null, peak_memory_kb: null, prompt_tokens: null,
-    completion_tokens: null, predicted: null, gold: null, gold_mean: null, answer: '', error, created_at: '2026-01-01T00:00:00Z',
+    run_id: 'r1',
+    benchmark: 'mxeval',
+    split: 'test',
+    model: 'replay:x',
+    provider: 'replay',
+    task_id,
+    sample,
+    language,
+    difficulty: null,
+    subtask: null,
+    verdict,
+    tests_passed: verdict === 'OK' ? 1 : 0,
+    tests_total: 1,
+    compile_ms: null,
+    run_ms: null,
+    peak_memory_kb: null,
+    prompt_tokens: null,
+    completion_tokens: null,
+    predicted: null,
+    gold: null,
+    gold_mean: null,
+    answer: '',
+    error,
+    created_at: '2026-01-01T00:00:00Z',
   };
 }
 
@@ -15,13 +36,25 @@ const lines = (...rows: object[]): string => `${rows.map((r) => JSON.stringify(r
 
 describe('parseReferenceVerdicts', () => {
   it('numbers the samples of a task in file order', () => {
-    const refs = parseReferenceVerdicts(lines({ task_id: 'T/1', passed: true }, { task_id: 'T/2', passed: false }, { task_id: 'T/1', passed: false }), 'r.jsonl');
-    expect(refs.map((r) => [r.taskId, r.sample, r.passed])).toEqual([['T/1', 0, true], ['T/2', 0, false], ['T/1', 1, false]]);
+    const refs = parseReferenceVerdicts(
+      lines({ task_id: 'T/1', passed: true }, { task_id: 'T/2', passed: false }, { task_id: 'T/1', passed: false }),
+      'r.jsonl',
+    );
+    expect(refs.map((r) => [r.taskId, r.sample, r.passed])).toEqual([
+      ['T/1', 0, true],
+      ['T/2', 0, false],
+      ['T/1', 1, false],
+    ]);
   });
 
   it('reads mxeval_passed, and a human-eval result string when there is no boolean', () => {
     const refs = parseReferenceVerdicts(
-      lines({ task_id: 'T/1', mxeval_passed: true, kind: 'canonical' }, { task_id: 'T/1', result: 'passed' }, { task_id: 'T/1', result: 'failed: AssertionError' }, { task_id: 'T/1', result: 'timed out' }),
+      lines(
+        { task_id: 'T/1', mxeval_passed: true, kind: 'canonical' },
+        { task_id: 'T/1', result: 'passed' },
+        { task_id: 'T/1', result: 'failed: AssertionError' },
+        { task_id: 'T/1', result: 'timed out' },
+      ),
       'r.jsonl',
     );
     expect(refs.map((r) => r.passed)).toEqual([true, true, false, false]);
@@ -36,9 +69,17 @@ describe('parseReferenceVerdicts', () => {
   it.each([
     ['not JSON', '{"task_id": "T/1", "passed": tru\n', /^r\.jsonl, line 1: is not valid JSON/u],
     ['no task_id', lines({ passed: true }), /^r\.jsonl, line 1, field "task_id": must be a non-empty string/u],
-    ['passed as a string', lines({ task_id: 'T/1', passed: true }, { task_id: 'T/1', passed: 'yes' }), /^r\.jsonl, line 2, field "passed": must be true or false, got "yes"/u],
+    [
+      'passed as a string',
+      lines({ task_id: 'T/1', passed: true }, { task_id: 'T/1', passed: 'yes' }),
+      /^r\.jsonl, line 2, field "passed": must be true or false, got "yes"/u,
+    ],
     ['no verdict at all', lines({ task_id: 'T/1', completion: 'x' }), /^r\.jsonl, line 1, field "passed": is missing/u],
-    ['a duplicate sample index', lines({ task_id: 'T/1', passed: true, sample: 0 }, { task_id: 'T/1', passed: true, sample: 0 }), /^r\.jsonl, line 2, field "sample": duplicate sample 0/u],
+    [
+      'a duplicate sample index',
+      lines({ task_id: 'T/1', passed: true, sample: 0 }, { task_id: 'T/1', passed: true, sample: 0 }),
+      /^r\.jsonl, line 2, field "sample": duplicate sample 0/u,
+    ],
     ['no lines', '\n', /^r\.jsonl: has no results lines/u],
   ])('rejects %s with an InputError naming file, line and field', (_what, text, message) => {
     expect(() => parseReferenceVerdicts(text, 'r.jsonl')).toThrow(InputError);
@@ -68,8 +109,15 @@ describe('agreement', () => {
 
   it('counts agreement overall, per language and per kind', () => {
     expect(report.overall).toMatchObject({ samples: 5, agree: 2, rate: 0.4, polyeval_passed: 1, reference_passed: 4 });
-    expect(report.by_language.map((s) => [s.slice, s.agree, s.samples])).toEqual([['cpp', 0, 2], ['kotlin', 2, 3]]);
-    expect(report.by_kind.map((s) => [s.slice, s.agree, s.samples])).toEqual([['canonical', 1, 3], ['early_exit', 0, 1], ['mutant', 1, 1]]);
+    expect(report.by_language.map((s) => [s.slice, s.agree, s.samples])).toEqual([
+      ['cpp', 0, 2],
+      ['kotlin', 2, 3],
+    ]);
+    expect(report.by_kind.map((s) => [s.slice, s.agree, s.samples])).toEqual([
+      ['canonical', 1, 3],
+      ['early_exit', 0, 1],
+      ['mutant', 1, 1],
+    ]);
   });
 
   it('lists every disagreement with both verdicts and polyeval error line', () => {
@@ -95,9 +143,11 @@ describe('agreement', () => {
 
 describe('errorLine', () => {
   it("shows the compiler's first error, not the warnings kotlinc and gcc print before it", () => {
-    const kotlinc = 'warning: language version 2.0 is deprecated and its support will be removed in a future version of Kotlin. Update the version to 2.2.\nMain.kt:13:30: error: unresolved reference \'sumaCifrelor\'.\n    return sumaCifrelor(n)\n';
+    const kotlinc =
+      "warning: language version 2.0 is deprecated and its support will be removed in a future version of Kotlin. Update the version to 2.2.\nMain.kt:13:30: error: unresolved reference 'sumaCifrelor'.\n    return sumaCifrelor(n)\n";
     expect(errorLine(kotlinc)).toBe("Main.kt:13:30: error: unresolved reference 'sumaCifrelor'.");
-    const gcc = "main.cpp: In function 'int dublu(int)':\nmain.cpp:4:7: warning: unused variable 'x'\nmain.cpp:5:3: error: 'y' was not declared in this scope\n";
+    const gcc =
+      "main.cpp: In function 'int dublu(int)':\nmain.cpp:4:7: warning: unused variable 'x'\nmain.cpp:5:3: error: 'y' was not declared in this scope\n";
     expect(errorLine(gcc)).toBe("main.cpp:5:3: error: 'y' was not declared in this scope");
   });
 

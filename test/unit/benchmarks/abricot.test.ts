@@ -4,11 +4,34 @@ import { InputError } from '#core/errors.ts';
 import type { LikertTask } from '#core/types.ts';
 
 const loc = { file: 'items.jsonl', line: 7 };
-const row = { id: 'x1', target_token: 'cane', target_lemma: 'cane', text: 'Il cane dorme.', begin: 3, end: 7, domain: 'subtitles', abs_mean: 0.2, abs_std: 0.1, inc_mean: 0.61, inc_std: 0.2 };
+const row = {
+  id: 'x1',
+  target_token: 'cane',
+  target_lemma: 'cane',
+  text: 'Il cane dorme.',
+  begin: 3,
+  end: 7,
+  domain: 'subtitles',
+  abs_mean: 0.2,
+  abs_std: 0.1,
+  inc_mean: 0.61,
+  inc_std: 0.2,
+};
 
 function pool(count: number): LikertTask[] {
   return Array.from({ length: count }, (_, i) =>
-    abricot.parseRow({ ...row, id: `p${i}`, target_token: `parola${i % 8}`, target_lemma: `parola${i % 8}`, text: `Frase ${i} con la parola${i % 8}.`, abs_mean: (i % 10) / 10, inc_mean: (i % 7) / 7 }, loc),
+    abricot.parseRow(
+      {
+        ...row,
+        id: `p${i}`,
+        target_token: `parola${i % 8}`,
+        target_lemma: `parola${i % 8}`,
+        text: `Frase ${i} con la parola${i % 8}.`,
+        abs_mean: (i % 10) / 10,
+        inc_mean: (i % 7) / 7,
+      },
+      loc,
+    ),
   ).flat();
 }
 
@@ -16,7 +39,13 @@ describe('ABRICOT rows', () => {
   it('turns one row into an abstractness and an inclusiveness task', () => {
     const tasks = abricot.parseRow(row, loc);
     expect(tasks.map((t) => t.id)).toEqual(['abstractness/x1', 'inclusiveness/x1']);
-    expect(tasks[0]).toMatchObject({ subtask: 'abstractness', goldMean: 0.2, gold: 2, target: 'cane', slices: { subtask: 'abstractness', domain: 'subtitles' } });
+    expect(tasks[0]).toMatchObject({
+      subtask: 'abstractness',
+      goldMean: 0.2,
+      gold: 2,
+      target: 'cane',
+      slices: { subtask: 'abstractness', domain: 'subtitles' },
+    });
     expect(tasks[1]).toMatchObject({ subtask: 'inclusiveness', goldMean: 0.61, gold: 4 });
   });
 
@@ -78,7 +107,9 @@ describe('few-shot prompt', () => {
     const task = tasks[0] as LikertTask;
     const prompt = abricot.buildPrompt(task, { pool: tasks });
     const last = prompt.messages.at(-1)?.content ?? '';
-    expect(last).toContain(`Assegna un valore di astrazione da 1 a 5 alla parola ${task.target} nel contesto della frase seguente: ${task.text} Descrizione dei valori:`);
+    expect(last).toContain(
+      `Assegna un valore di astrazione da 1 a 5 alla parola ${task.target} nel contesto della frase seguente: ${task.text} Descrizione dei valori:`,
+    );
     expect(last).toContain('1 - La parola è estremamente concreta');
     expect(last).toContain('5 - La parola è estremamente astratta');
     expect(prompt.messages).toHaveLength(7);

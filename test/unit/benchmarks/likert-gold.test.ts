@@ -23,7 +23,16 @@ function pythonGolds(means: readonly number[]): number[] {
 
 describe("Python's round", () => {
   it.each([
-    [0.5, 0], [1.5, 2], [2.5, 2], [3.5, 4], [4.5, 4], [0.49999999999999994, 0], [2.5000000000000004, 3], [-0.5, 0], [-1.5, -2], [7, 7],
+    [0.5, 0],
+    [1.5, 2],
+    [2.5, 2],
+    [3.5, 4],
+    [4.5, 4],
+    [0.49999999999999994, 0],
+    [2.5000000000000004, 3],
+    [-0.5, 0],
+    [-1.5, -2],
+    [7, 7],
   ])('rounds %s to %s, ties to even', (x, expected) => {
     expect(pythonRound(x)).toBe(expected);
   });
@@ -48,7 +57,8 @@ describe('CALAMITA gold digit', () => {
   it('agrees with Python on every rounding edge and the doubles on either side of it', () => {
     const means: number[] = [];
     for (let k = 0; k <= 100; k++) means.push(k / 100, k / 20, k / 10);
-    for (const edge of [0.1, 0.3, 0.5, 0.7, 0.9, 0.2, 0.4, 0.6, 0.8]) means.push(nextDouble(edge, 1), nextDouble(edge, -1), nextDouble(nextDouble(edge, 1), 1), nextDouble(nextDouble(edge, -1), -1));
+    for (const edge of [0.1, 0.3, 0.5, 0.7, 0.9, 0.2, 0.4, 0.6, 0.8])
+      means.push(nextDouble(edge, 1), nextDouble(edge, -1), nextDouble(nextDouble(edge, 1), 1), nextDouble(nextDouble(edge, -1), -1));
     // the tie points k/10 + 1/10 reached by arithmetic rather than by a literal
     for (let k = 0; k < 10; k += 2) means.push(k / 10 + 0.1, (2 * k + 1) / 20, 0.1 * (k + 1));
     const expected = pythonGolds(means);

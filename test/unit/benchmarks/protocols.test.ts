@@ -18,10 +18,21 @@ import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import type { IoTestsTask, LikertTask, Task } from '#core/types.ts';
 
 const loc = { file: 'items.jsonl', line: 3 };
-const item = (id: string, absMean: number, incMean: number) => ({ id, target_token: 'lampada', text: `Ho acceso la lampada ${id}.`, abs_mean: absMean, inc_mean: incMean });
+const item = (id: string, absMean: number, incMean: number) => ({
+  id,
+  target_token: 'lampada',
+  text: `Ho acceso la lampada ${id}.`,
+  abs_mean: absMean,
+  inc_mean: incMean,
+});
 const rocodeRow = {
-  task_id: 'ro/1', statement: 'Citiți N și afișați N.', input_spec: 'Fișierul ecou.in conține N.', output_spec: 'Fișierul ecou.out conține N.',
-  tests: [{ input: '1\n', output: '1\n' }], time_limit: 1, solutions: { python: 'print(input())\n' },
+  task_id: 'ro/1',
+  statement: 'Citiți N și afișați N.',
+  input_spec: 'Fișierul ecou.in conține N.',
+  output_spec: 'Fișierul ecou.out conține N.',
+  tests: [{ input: '1\n', output: '1\n' }],
+  time_limit: 1,
+  solutions: { python: 'print(input())\n' },
 };
 
 /** A sampling provider as far as planning sees it (no call is made while planning). */
@@ -35,16 +46,18 @@ function loaded(benchmark: AnyBenchmark, rows: Record<string, unknown>[]): Loade
 const ctx = { runId: 'r1', createdAt: '2026-11-30T00:00:00Z', code: { version: '0', revision: null, dirty: null }, packages: {}, toolchains: [] };
 
 describe('choosing a protocol', () => {
-  it('binds each benchmark to its source\'s protocol by default', () => {
+  it("binds each benchmark to its source's protocol by default", () => {
     expect(rocode.protocol.name).toBe('paper');
     expect(abricot.protocol.name).toBe('paper');
     expect(kotlinHumanEval.protocol.name).toBe('mxeval');
     expect(abricot.protocols.map((p) => p.name)).toEqual(['paper', 'calamita']);
   });
 
-  it('rejects an unknown protocol naming the benchmark\'s choices', () => {
+  it("rejects an unknown protocol naming the benchmark's choices", () => {
     expect(() => bindProtocol(abricot, { protocol: 'harness' })).toThrow(InputError);
-    expect(() => bindProtocol(abricot, { protocol: 'harness' })).toThrow('field "protocol": unknown protocol "harness" for abricot (protocols: paper, calamita)');
+    expect(() => bindProtocol(abricot, { protocol: 'harness' })).toThrow(
+      'field "protocol": unknown protocol "harness" for abricot (protocols: paper, calamita)',
+    );
     expect(() => parseBenchmarkSpec('sample/rocode', { protocol: 'calamita' })).toThrow('(protocols: paper)');
   });
 
@@ -57,14 +70,14 @@ describe('choosing a protocol', () => {
 });
 
 describe('runs planned before protocols existed', () => {
-  it('resume as they ran: RoCode with its rows\' limits and a chat prompt, the others by their default', () => {
+  it("resume as they ran: RoCode with its rows' limits and a chat prompt, the others by their default", () => {
     expect(protocolChoiceOfManifest({ benchmark: { id: 'rocode' } })).toEqual({ rowLimits: true, promptStyle: 'chat' });
     expect(protocolChoiceOfManifest({ benchmark: { id: 'abricot' } })).toEqual({});
   });
 });
 
 describe('RoCode paper protocol', () => {
-  it('runs every test with 4 s whatever the row says, and the row\'s own limit with --row-limits', () => {
+  it("runs every test with 4 s whatever the row says, and the row's own limit with --row-limits", () => {
     expect(rocode.parseRow(rocodeRow, loc)[0]?.timeLimitMs).toBe(4000);
     expect(bindProtocol(rocode, { rowLimits: true }).parseRow(rocodeRow, loc)[0]?.timeLimitMs).toBe(1000);
     const { time_limit: _drop, ...noLimit } = rocodeRow;
@@ -88,7 +101,11 @@ describe('RoCode paper protocol', () => {
     expect(paper.manifest.n).toBe(10);
     expect(paper.items).toHaveLength(10);
     expect(paper.manifest.params).toMatchObject({ temperature: 0.2, topP: 0.9 });
-    expect(paper.manifest.protocol).toMatchObject({ name: 'paper', overrides: {}, settings: { n: 10, headline: 'accuracy', timeLimit: { kind: 'fixed', ms: 4000, clock: 'cpu' } } });
+    expect(paper.manifest.protocol).toMatchObject({
+      name: 'paper',
+      overrides: {},
+      settings: { n: 10, headline: 'accuracy', timeLimit: { kind: 'fixed', ms: 4000, clock: 'cpu' } },
+    });
     const spec = parseRunSpec({ benchmark: 'rocode:mem.jsonl', model: sampling.id, n: 3, temperature: 0.5, rowLimits: true });
     const overridden = await planRun(loaded(bindProtocol(rocode, protocolChoiceOf(spec)), [rocodeRow]), spec, sampling, ctx);
     expect(overridden.manifest.n).toBe(3);
@@ -97,8 +114,13 @@ describe('RoCode paper protocol', () => {
     expect(overridden.manifest.protocol?.overrides).toEqual({ row_limits: true, n: 3, temperature: 0.5 });
   });
 
-  it('gives the reference model one sample per reference answer, not the protocol\'s n', async () => {
-    const plan = await planRun(loaded(rocode, [rocodeRow]), parseRunSpec({ benchmark: 'rocode:mem.jsonl', model: 'reference', language: 'python' }), referenceProvider(), ctx);
+  it("gives the reference model one sample per reference answer, not the protocol's n", async () => {
+    const plan = await planRun(
+      loaded(rocode, [rocodeRow]),
+      parseRunSpec({ benchmark: 'rocode:mem.jsonl', model: 'reference', language: 'python' }),
+      referenceProvider(),
+      ctx,
+    );
     expect(plan.manifest.n).toBe(1);
     expect(plan.items).toHaveLength(1);
   });
@@ -106,7 +128,10 @@ describe('RoCode paper protocol', () => {
 
 describe('ABRICOT protocols', () => {
   // Four words: a shot never shows the evaluated word.
-  const rows = [item('a', 0.3, 0.7), item('b', 0.1, 0.9), item('c', 0.5, 0.5), item('d', 0.62, 0.2)].map((r, i) => ({ ...r, target_token: ['lampada', 'gatto', 'pane', 'treno'][i] }));
+  const rows = [item('a', 0.3, 0.7), item('b', 0.1, 0.9), item('c', 0.5, 0.5), item('d', 0.62, 0.2)].map((r, i) => ({
+    ...r,
+    target_token: ['lampada', 'gatto', 'pane', 'treno'][i],
+  }));
 
   it('paper: 3-shot chat prompt and gold in five equal bins; calamita: zero-shot text and rounded gold', () => {
     const paperTasks = rows.flatMap((r) => abricot.parseRow(r, loc)) as LikertTask[];
@@ -137,7 +162,10 @@ describe('RoCode prompt language and time clock', () => {
   it("asks in English from the row's English columns under --prompt-language en, recorded as an override", () => {
     const en = bindProtocol(rocode, protocolChoiceOf(parseRunSpec({ benchmark: 'rocode', model: 'reference', promptLanguage: 'en' })));
     expect(en.protocol.overrides).toEqual({ prompt_language: 'en' });
-    const [task] = en.parseRow({ ...rocodeRow, statement_en: 'Read N and print N.', input_spec_en: 'The file ecou.in holds N.', output_spec_en: 'The file ecou.out holds N.' }, loc);
+    const [task] = en.parseRow(
+      { ...rocodeRow, statement_en: 'Read N and print N.', input_spec_en: 'The file ecou.in holds N.', output_spec_en: 'The file ecou.out holds N.' },
+      loc,
+    );
     const prompt = en.buildPrompt(task as IoTestsTask, { pool: [], language: 'python' });
     expect(prompt.completion).toContain('The following programming problem is given:\n\nRead N and print N.');
     expect(protocolChoiceOfManifest({ protocol: en.protocol })).toMatchObject({ promptLanguage: 'en' });

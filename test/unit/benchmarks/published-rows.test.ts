@@ -15,8 +15,12 @@ import type { IoTestsTask, UnitTestsTask } from '#core/types.ts';
 
 const loc = { file: 'train-00000-of-00001.parquet', line: 4 };
 const kotlinRow = {
-  task_id: 'HumanEval_kotlin/7', language: 'kotlin', prompt: '/** Doubles n. */\nfun dublu(n: Int): Int {\n', entry_point: 'dublu',
-  test: 'fun main() { if (dublu(2) != 4) throw Exception("x") }\n', description: 'Doubles n.',
+  task_id: 'HumanEval_kotlin/7',
+  language: 'kotlin',
+  prompt: '/** Doubles n. */\nfun dublu(n: Int): Int {\n',
+  entry_point: 'dublu',
+  test: 'fun main() { if (dublu(2) != 4) throw Exception("x") }\n',
+  description: 'Doubles n.',
 };
 const rocodeRow = { task_id: 'ro/9', statement: 'Afișați suma.', tests: [{ input: '1 2\n', output: '3\n' }] };
 
@@ -27,10 +31,23 @@ describe('MXEval rows with canonical_solution as a list', () => {
     if (!task) throw new Error('no task');
     expect(task.canonicalSolution).toBe('    return n * 2\n}\n');
     expect(kotlinHumanEval.referenceCount?.(task)).toBe(2);
-    expect([0, 1, 2].map((s) => kotlinHumanEval.reference(task, 'kotlin', s))).toEqual(['    return n * 2\n}\n', '    return n + n\n}\n', '    return n * 2\n}\n']);
-    const plan = await planRun({ benchmark: kotlinHumanEval, tasks: [task], spec: 'kotlin-humaneval:x', source: 'x', sha256: 'x' }, parseRunSpec({ benchmark: 'kotlin-humaneval:x', model: 'reference' }), referenceProvider(), {
-      runId: 'r', createdAt: '2026-11-30T00:00:00Z', code: { version: '0', revision: null, dirty: null }, packages: {}, toolchains: [],
-    });
+    expect([0, 1, 2].map((s) => kotlinHumanEval.reference(task, 'kotlin', s))).toEqual([
+      '    return n * 2\n}\n',
+      '    return n + n\n}\n',
+      '    return n * 2\n}\n',
+    ]);
+    const plan = await planRun(
+      { benchmark: kotlinHumanEval, tasks: [task], spec: 'kotlin-humaneval:x', source: 'x', sha256: 'x' },
+      parseRunSpec({ benchmark: 'kotlin-humaneval:x', model: 'reference' }),
+      referenceProvider(),
+      {
+        runId: 'r',
+        createdAt: '2026-11-30T00:00:00Z',
+        code: { version: '0', revision: null, dirty: null },
+        packages: {},
+        toolchains: [],
+      },
+    );
     expect(plan.items.map((i) => i.sample)).toEqual([0, 1]);
   });
 
@@ -78,7 +95,9 @@ describe('RoCode file stems', () => {
 
   it('names the column a renamed or reshaped test list came from', () => {
     const { tests: _t, ...rest } = rocodeRow;
-    expect(() => rocode.parseRow({ ...rest, test_cases: { input: ['1'], output: ['1'] } }, loc)).toThrow('line 4, field "test_cases": must be a non-empty array of tests, got an object');
+    expect(() => rocode.parseRow({ ...rest, test_cases: { input: ['1'], output: ['1'] } }, loc)).toThrow(
+      'line 4, field "test_cases": must be a non-empty array of tests, got an object',
+    );
     expect(() => rocode.parseRow({ ...rest, test_cases: [{ in_file: '1' }] }, loc)).toThrow('field "test_cases[0]": needs "input" and "output" strings');
     expect(() => rocode.parseRow(rest, loc)).toThrow('field "tests": must be a non-empty array of tests, got nothing');
   });

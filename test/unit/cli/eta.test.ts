@@ -47,7 +47,7 @@ describe('LanguageEta', () => {
     expect(eta.seconds()).toBe(10); // 20 left × 0.5 s
   });
 
-  it('adds the runs of a concurrent sweep to what remains and learns the grid\'s pace over all of them', () => {
+  it("adds the runs of a concurrent sweep to what remains and learns the grid's pace over all of them", () => {
     const c = clock();
     const eta = new LanguageEta(c.now);
     eta.add({ python: 10 }, 0);

@@ -19,7 +19,9 @@ describe('inFlagTerms', () => {
   });
 
   it('leaves a message that already names the flag as it is, without its field', () => {
-    expect(inFlagTerms(new InputError('--resume takes the model from the run; do not pass -m', { field: 'model' }), ['run', '-m', 'x']).message).toBe('--resume takes the model from the run; do not pass -m');
+    expect(inFlagTerms(new InputError('--resume takes the model from the run; do not pass -m', { field: 'model' }), ['run', '-m', 'x']).message).toBe(
+      '--resume takes the model from the run; do not pass -m',
+    );
   });
 
   it('leaves errors about files, rows and arguments alone', () => {

@@ -6,7 +6,17 @@ import { AWS_PRICES, DEFAULT_DEPLOYMENT, estimateCloudRun } from '#app/cloud/est
 import type { DryRunPlan } from '#app/shared/dry-run.ts';
 import { EXECUTOR_IMAGES } from '#core/languages/index.ts';
 
-const plan: DryRunPlan = { benchmark: 'rocode', model: 'reference', tasks: 10, n: 10, items: 100, likert_mode: null, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
+const plan: DryRunPlan = {
+  benchmark: 'rocode',
+  model: 'reference',
+  tasks: 10,
+  n: 10,
+  items: 100,
+  likert_mode: null,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  cost_usd: 0,
+};
 const image = (language: string) => EXECUTOR_IMAGES.find((i) => i.languages.includes(language))!;
 const memoryGb = (language: string): number => image(language).memoryMb / 1024;
 const judgeGb = (language: string): number => image(language).judgeMemoryMb / 1024;
@@ -33,7 +43,9 @@ describe('estimateCloudRun with judge and runner', () => {
     // 100 items × 300 s on 2 vCPU and 4 GB, plus the runner's and generate's GB-seconds
     const hours = (100 * 300) / 3600;
     expect(estimate.executor.fargate_vcpu_hours).toBeCloseTo(hours * 2, 2);
-    const expected = estimate.executor.lambda_gb_seconds * AWS_PRICES.lambdaGbSecond.x86_64 + hours * (2 * AWS_PRICES.fargateVcpuHour.x86_64 + 4 * AWS_PRICES.fargateGbHour.x86_64);
+    const expected =
+      estimate.executor.lambda_gb_seconds * AWS_PRICES.lambdaGbSecond.x86_64 +
+      hours * (2 * AWS_PRICES.fargateVcpuHour.x86_64 + 4 * AWS_PRICES.fargateGbHour.x86_64);
     expect(estimate.executor.cost_usd).toBeCloseTo(expected, 3);
   });
 

@@ -24,14 +24,34 @@ function catRunner(options: { echo?: (stdin: string) => string; compiles?: boole
     const request = parseWire(RunnerRequestSchema, JSON.parse(payload), 'request');
     requests.push(request);
     const integrity = { clean: true, survivors: [], changes: [] };
-    if (options.compiles === false) return { payload: JSON.stringify({ ok: false, diagnostics: 'syntax error', compileMs: 5, isolation: 'rlimits+seccomp+landlock', integrity }) };
-    const runs = request.runs.map((r) => fitRun({ termination: 'exited', exitCode: 0, signal: null, stdout: (options.echo ?? ((s) => s))(r.stdin), stderr: '', files: {}, runMs: 1, cpuMs: 1, peakMemoryKb: 1000 }, request.maxRunOutputBytes));
+    if (options.compiles === false)
+      return { payload: JSON.stringify({ ok: false, diagnostics: 'syntax error', compileMs: 5, isolation: 'rlimits+seccomp+landlock', integrity }) };
+    const runs = request.runs.map((r) =>
+      fitRun(
+        {
+          termination: 'exited',
+          exitCode: 0,
+          signal: null,
+          stdout: (options.echo ?? ((s) => s))(r.stdin),
+          stderr: '',
+          files: {},
+          runMs: 1,
+          cpuMs: 1,
+          peakMemoryKb: 1000,
+        },
+        request.maxRunOutputBytes,
+      ),
+    );
     return { payload: JSON.stringify({ ok: true, compileMs: 5, runs, isolation: 'rlimits+seccomp+landlock', integrity }) };
   };
   return { requests, runner: new LambdaProgramRunner({ invoke, functionName: 'runner-python', payloadBudgetBytes: 4000 }) };
 }
 
-const job = (tests: { input: string; output: string }[]) => ({ task: sumTask({ name: undefined, tests }), language: 'python', code: 'import sys\nsys.stdout.write(sys.stdin.read())\n' });
+const job = (tests: { input: string; output: string }[]) => ({
+  task: sumTask({ name: undefined, tests }),
+  language: 'python',
+  code: 'import sys\nsys.stdout.write(sys.stdin.read())\n',
+});
 
 describe('LambdaProgramRunner', () => {
   it('splits runs whose inputs exceed one invocation over several, in order, and records the runner level', async () => {
@@ -46,7 +66,9 @@ describe('LambdaProgramRunner', () => {
 
   it('refuses a test whose input cannot fit in one invocation, naming the sizes (SE, never sent)', async () => {
     const { requests, runner } = catRunner();
-    await expect(scoreIoTests(job([{ input: 'y'.repeat(5000), output: 'y' }]), NO_HOST, { runner })).rejects.toThrow(/test 1's input \(\d+ bytes as JSON\).*exceeds the 4000 bytes/);
+    await expect(scoreIoTests(job([{ input: 'y'.repeat(5000), output: 'y' }]), NO_HOST, { runner })).rejects.toThrow(
+      /test 1's input \(\d+ bytes as JSON\).*exceeds the 4000 bytes/,
+    );
     expect(requests).toEqual([]);
   });
 
@@ -76,7 +98,11 @@ describe('LambdaProgramRunner', () => {
 
   it('gives CE with the runner level when the program does not compile', async () => {
     const { runner } = catRunner({ compiles: false });
-    expect(await scoreIoTests(job([{ input: '1\n', output: '1\n' }]), NO_HOST, { runner })).toMatchObject({ verdict: 'CE', error: 'syntax error', isolation: 'lambda-runner+rlimits+seccomp+landlock' });
+    expect(await scoreIoTests(job([{ input: '1\n', output: '1\n' }]), NO_HOST, { runner })).toMatchObject({
+      verdict: 'CE',
+      error: 'syntax error',
+      isolation: 'lambda-runner+rlimits+seccomp+landlock',
+    });
   });
 
   it('surfaces a failed invocation (an environment that ended mid-item) as a harness error, never a verdict', async () => {
@@ -97,11 +123,27 @@ describe('a malformed runner answer', () => {
     ['not JSON', { payload: 'Segmentation fault' }, /runner-python answered no JSON: "Segmentation fault"/],
     ['JSON null', { payload: 'null' }, /malformed runner response/],
     ['a run with a field of the wrong type', { payload: answer([{ ...run, exitCode: '0' }]) }, /malformed runner response: runs\.0\.exitCode/],
-    ['a run carrying a verdict of its own', { payload: answer([{ ...run, verdict: 'OK' }]) }, /malformed runner response: runs\.0: Unrecognized key: "verdict"/],
-    ['an answer with a field the protocol has not', { payload: JSON.stringify({ ok: true, compileMs: 5, runs: [run], isolation: 'rlimits', integrity, passed: true }) }, /malformed runner response: \(root\): Unrecognized key: "passed"/],
-    ['an integrity report without its fields', { payload: JSON.stringify({ ok: true, compileMs: 5, runs: [run], isolation: 'rlimits', integrity: { clean: true } }) }, /malformed runner response: integrity\.survivors/],
+    [
+      'a run carrying a verdict of its own',
+      { payload: answer([{ ...run, verdict: 'OK' }]) },
+      /malformed runner response: runs\.0: Unrecognized key: "verdict"/,
+    ],
+    [
+      'an answer with a field the protocol has not',
+      { payload: JSON.stringify({ ok: true, compileMs: 5, runs: [run], isolation: 'rlimits', integrity, passed: true }) },
+      /malformed runner response: \(root\): Unrecognized key: "passed"/,
+    ],
+    [
+      'an integrity report without its fields',
+      { payload: JSON.stringify({ ok: true, compileMs: 5, runs: [run], isolation: 'rlimits', integrity: { clean: true } }) },
+      /malformed runner response: integrity\.survivors/,
+    ],
     ['a function error that is not the error shape', { functionError: 'Unhandled', payload: 'null' }, /runner-python failed \(Unhandled\): null/],
-    ['a function error with fields of the wrong type', { functionError: 'Unhandled', payload: '{"errorType":{"x":1}}' }, /runner-python failed \(Unhandled\): \{"errorType"/],
+    [
+      'a function error with fields of the wrong type',
+      { functionError: 'Unhandled', payload: '{"errorType":{"x":1}}' },
+      /runner-python failed \(Unhandled\): \{"errorType"/,
+    ],
   ])('is a harness error with its reason, never a verdict: %s', async (_what, result, reason) => {
     const runner = new LambdaProgramRunner({ invoke: async () => result, functionName: 'runner-python' });
     const scored = scoreIoTests(job([{ input: '1\n', output: '1\n' }]), NO_HOST, { runner });
@@ -113,14 +155,26 @@ describe('a malformed runner answer', () => {
 
 describe('the runner request schema', () => {
   it('has no place for an expected output', () => {
-    const request = { version: 1, program: { kind: 'source', language: 'python', code: 'print(1)' }, runs: [{ stdin: '', limits: { cpuMs: 1, wallMs: 1, memoryMb: 1 }, expected: '1\n' }], maxRunOutputBytes: 10 };
+    const request = {
+      version: 1,
+      program: { kind: 'source', language: 'python', code: 'print(1)' },
+      runs: [{ stdin: '', limits: { cpuMs: 1, wallMs: 1, memoryMb: 1 }, expected: '1\n' }],
+      maxRunOutputBytes: 10,
+    };
     expect(() => parseWire(RunnerRequestSchema, request, 'request')).toThrow(/runs\.0.*expected|Unrecognized key/);
   });
 
   it('carries toolchain options and nothing else under toolchain (no raw compiler flags)', () => {
-    const request = { version: 1, program: { kind: 'source', language: 'kotlin', code: 'fun main() {}' }, runs: [{ stdin: '', limits: { cpuMs: 1, wallMs: 1, memoryMb: 1 } }], maxRunOutputBytes: 10 };
+    const request = {
+      version: 1,
+      program: { kind: 'source', language: 'kotlin', code: 'fun main() {}' },
+      runs: [{ stdin: '', limits: { cpuMs: 1, wallMs: 1, memoryMb: 1 } }],
+      maxRunOutputBytes: 10,
+    };
     expect(parseWire(RunnerRequestSchema, { ...request, toolchain: { languageVersion: '2.0' } }, 'request').toolchain).toEqual({ languageVersion: '2.0' });
-    expect(() => parseWire(RunnerRequestSchema, { ...request, toolchain: { kotlinFlags: ['-Xplugin=/tmp/x.jar'] } }, 'request')).toThrow(/toolchain.*Unrecognized key|kotlinFlags/);
+    expect(() => parseWire(RunnerRequestSchema, { ...request, toolchain: { kotlinFlags: ['-Xplugin=/tmp/x.jar'] } }, 'request')).toThrow(
+      /toolchain.*Unrecognized key|kotlinFlags/,
+    );
   });
 });
 
@@ -130,7 +184,11 @@ describe('planInvocations', () => {
 
   it("splits long samples so each invocation's compile plus wall limits fit the runner's time", () => {
     // 15 min timeout − 1 min spare − 2 min compile = 12 min of runs per invocation.
-    const plan = planInvocations(program, Array.from({ length: 5 }, () => run(300_000)), { payloadBytes: 1_000_000, timeMs: RUNNER_TIME_BUDGET_MS });
+    const plan = planInvocations(
+      program,
+      Array.from({ length: 5 }, () => run(300_000)),
+      { payloadBytes: 1_000_000, timeMs: RUNNER_TIME_BUDGET_MS },
+    );
     expect(plan).toEqual([[0, 1], [2, 3], [4]]);
   });
 
@@ -140,7 +198,17 @@ describe('planInvocations', () => {
 });
 
 describe('fitRun', () => {
-  const run = { termination: 'exited' as const, exitCode: 1, signal: null, stdout: 'ok\n', stderr: 'e'.repeat(64 * 1024), files: {}, runMs: 1, cpuMs: 1, peakMemoryKb: 1 };
+  const run = {
+    termination: 'exited' as const,
+    exitCode: 1,
+    signal: null,
+    stdout: 'ok\n',
+    stderr: 'e'.repeat(64 * 1024),
+    files: {},
+    runMs: 1,
+    cpuMs: 1,
+    peakMemoryKb: 1,
+  };
 
   it("keeps only stderr's head, so many runs with full stderr still fit one response", () => {
     const fitted = fitRun(run, 10_000);

@@ -6,7 +6,22 @@ import { LAMBDA_BUDGET_MS, laneFor, RUNNER_COLD_START_MS, worstCaseMs } from '#a
 import type { IoTestsTask } from '#core/types.ts';
 
 const task = (tests: number, timeLimitMs: number): IoTestsTask =>
-  ({ kind: 'io-tests', id: 't', name: 't', statement: '', inputSpec: '', outputSpec: '', examples: [], tests: Array.from({ length: tests }, () => ({ input: '1\n', output: '1\n' })), timeLimitMs, memoryLimitMb: 64, checker: { kind: 'tokens' }, solutions: {}, slices: {}, split: 'test' }) as unknown as IoTestsTask;
+  ({
+    kind: 'io-tests',
+    id: 't',
+    name: 't',
+    statement: '',
+    inputSpec: '',
+    outputSpec: '',
+    examples: [],
+    tests: Array.from({ length: tests }, () => ({ input: '1\n', output: '1\n' })),
+    timeLimitMs,
+    memoryLimitMb: 64,
+    checker: { kind: 'tokens' },
+    solutions: {},
+    slices: {},
+    split: 'test',
+  }) as unknown as IoTestsTask;
 
 describe('the Lambda lane budget', () => {
   it('counts the runner cold start and the compile wall-clock net, not the 60 s compile CPU limit', () => {

@@ -76,7 +76,11 @@ describe('the task snapshot', () => {
     ['a missing field', JSON.stringify({ ...likert, gold: undefined }), /tasks\.jsonl, line 2, field "gold"/],
     ['an unknown kind', JSON.stringify({ ...likert, kind: 'essay' }), /tasks\.jsonl, line 2, field "kind"/],
     ['a torn line', JSON.stringify(ioTask).slice(0, 40), /tasks\.jsonl, line 2: is not JSON/],
-    ['a newer version', JSON.stringify({ ...likert, schema_version: 2 }), /tasks\.jsonl, line 2, field "schema_version": schema_version 2 is not one this polyeval reads/],
+    [
+      'a newer version',
+      JSON.stringify({ ...likert, schema_version: 2 }),
+      /tasks\.jsonl, line 2, field "schema_version": schema_version 2 is not one this polyeval reads/,
+    ],
   ])('names the key, line and field of %s', async (_what, damaged, message) => {
     const blobs = store();
     await blobs.put(cloudKeys.tasks('r1'), `${serialiseTasks([likert as Task])}${damaged}\n`, 'application/x-ndjson');

@@ -71,7 +71,9 @@ describe('adding a benchmark', () => {
 
   it('names a benchmark in no file but its own: the registry holds it by identifier', async () => {
     const owners = await ownFiles();
-    const outside = [...registrations(literals)].flatMap(([id, found]) => found.filter((l) => l.file !== owners.get(id)).map((l) => `${l.file}:${l.line} names ${id} (${JSON.stringify(l.text)})`));
+    const outside = [...registrations(literals)].flatMap(([id, found]) =>
+      found.filter((l) => l.file !== owners.get(id)).map((l) => `${l.file}:${l.line} names ${id} (${JSON.stringify(l.text)})`),
+    );
     expect(outside).toEqual([]);
   });
 
@@ -85,7 +87,10 @@ describe('adding a benchmark', () => {
   });
 
   it('catches a registration outside the benchmark file (the scan is not blind)', () => {
-    const planted: SourceLiteral[] = [{ file: 'layers/app/somewhere.ts', line: 1, text: 'rocode/cpp' }, { file: 'infra/x.ts', line: 2, text: 'JetBrains/Kotlin_HumanEval' }];
+    const planted: SourceLiteral[] = [
+      { file: 'layers/app/somewhere.ts', line: 1, text: 'rocode/cpp' },
+      { file: 'infra/x.ts', line: 2, text: 'JetBrains/Kotlin_HumanEval' },
+    ];
     const found = registrations(planted);
     expect(found.get('rocode')?.map((l) => l.file)).toEqual(['layers/app/somewhere.ts']);
     expect(found.get('kotlin-humaneval')?.map((l) => l.file)).toEqual(['infra/x.ts']);

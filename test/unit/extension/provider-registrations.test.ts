@@ -21,7 +21,11 @@ const KINDS: readonly ProviderKind<unknown>[] = PROVIDER_REGISTRY.kinds;
  * entry is a registration the next provider would need too.
  */
 const EXCEPTIONS: readonly { scheme: string; file: string; why: string }[] = [
-  { scheme: 'openai', file: 'layers/providers/sagemaker.ts', why: 'SageMaker\'s own payload flavour "#openai" (an OpenAI-style container), not the openai: provider' },
+  {
+    scheme: 'openai',
+    file: 'layers/providers/sagemaker.ts',
+    why: 'SageMaker\'s own payload flavour "#openai" (an OpenAI-style container), not the openai: provider',
+  },
 ];
 
 /** The module each registered provider is exported from, as the registry imports it. */
@@ -30,7 +34,11 @@ async function ownFiles(): Promise<Map<string, string>> {
   const owners = new Map<string, string>();
   for (const m of text.matchAll(/^import \{([^}]+)\} from '([^']+)';$/gm)) {
     const from = m[2] ?? '';
-    const file = from.startsWith('#core/') ? `layers/core/${from.slice('#core/'.length)}` : from.startsWith('./') ? `layers/providers/${from.slice(2)}` : undefined;
+    const file = from.startsWith('#core/')
+      ? `layers/core/${from.slice('#core/'.length)}`
+      : from.startsWith('./')
+        ? `layers/providers/${from.slice(2)}`
+        : undefined;
     if (!file) continue;
     const module = (await import(join(ROOT, file))) as Record<string, unknown>;
     for (const value of Object.values(module)) {
@@ -85,7 +93,9 @@ describe('adding a provider', () => {
 
   it('names a provider in no file but its own: the registry holds it by identifier', async () => {
     const owners = await ownFiles();
-    const outside = [...registrations(literals)].flatMap(([scheme, found]) => found.filter((l) => l.file !== owners.get(scheme)).map((l) => `${l.file}:${l.line} names ${scheme} (${JSON.stringify(l.text)})`));
+    const outside = [...registrations(literals)].flatMap(([scheme, found]) =>
+      found.filter((l) => l.file !== owners.get(scheme)).map((l) => `${l.file}:${l.line} names ${scheme} (${JSON.stringify(l.text)})`),
+    );
     expect(outside).toEqual([]);
   });
 

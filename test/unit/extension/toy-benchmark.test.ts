@@ -62,7 +62,9 @@ describe('a benchmark registered in one place', () => {
     expect(parseBenchmarkSpec('sample', {}, TOY_REGISTRY).map((s) => s.spec)).toEqual(['sample/toy']);
     expect(parseBenchmarkSpec(`${TOY_ID}:s3://bucket/words.jsonl`, {}, TOY_REGISTRY).map((s) => s.kind)).toEqual(['file']);
     expect(() => parseBenchmarkSpec('abricot', {}, TOY_REGISTRY)).toThrow(InputError);
-    expect(() => parseBenchmarkSpec('abricot', {}, TOY_REGISTRY)).toThrow(`unknown benchmark "abricot" (known: ${TOY_ID}, sample, sample/toy; or <benchmark>:<path>)`);
+    expect(() => parseBenchmarkSpec('abricot', {}, TOY_REGISTRY)).toThrow(
+      `unknown benchmark "abricot" (known: ${TOY_ID}, sample, sample/toy; or <benchmark>:<path>)`,
+    );
   });
 
   it('is listed by `polyeval list benchmarks` with its bundled suite', () => {

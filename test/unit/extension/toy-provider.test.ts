@@ -21,7 +21,13 @@ const echo: ProviderKind = {
   iamReason: 'echo models of this account',
   async create(path, ctx): Promise<Provider> {
     const text = await ctx.readText(path);
-    return { id: ctx.spec, kind: 'echo', model: path, concurrency: 1, generate: async () => ({ text, usage: { promptTokens: 0, completionTokens: 0 }, latencyMs: 0, attempts: 1 }) };
+    return {
+      id: ctx.spec,
+      kind: 'echo',
+      model: path,
+      concurrency: 1,
+      generate: async () => ({ text, usage: { promptTokens: 0, completionTokens: 0 }, latencyMs: 0, attempts: 1 }),
+    };
   },
 };
 
@@ -40,7 +46,12 @@ describe('a provider described by one file', () => {
   it('is created through the host’s reader and answers from it', async () => {
     const found = registry.find('echo:a.txt');
     const provider = await found?.kind.create(found.rest, { spec: 'echo:a.txt', options: {}, readText: async (p) => `read ${p}` });
-    const answer = await provider?.generate({ taskId: 't', sample: 0, prompt: { style: 'chat', messages: [] }, params: { temperature: 0, topP: 1, maxTokens: 1, stop: [] } } as never);
+    const answer = await provider?.generate({
+      taskId: 't',
+      sample: 0,
+      prompt: { style: 'chat', messages: [] },
+      params: { temperature: 0, topP: 1, maxTokens: 1, stop: [] },
+    } as never);
     expect(answer?.text).toBe('read a.txt');
     expect(registry.byScheme('echo')?.billed).toBe(true);
   });
@@ -52,7 +63,14 @@ describe('a provider described by one file', () => {
   it('gives the generate role its statements and cdk-nag findings', () => {
     const stack = new Stack(new App(), 'Toy', { env: { account: '123456789012', region: 'eu-south-1' } });
     const statements = modelInvocationStatements(stack, registry.kinds).map((s) => stack.resolve(s.toStatementJson()) as Record<string, unknown>);
-    expect(statements).toEqual([{ Sid: 'InvokeEchoModels', Effect: 'Allow', Action: 'echo:Invoke', Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':echo:eu-south-1:123456789012:model/*']] } }]);
+    expect(statements).toEqual([
+      {
+        Sid: 'InvokeEchoModels',
+        Effect: 'Allow',
+        Action: 'echo:Invoke',
+        Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':echo:eu-south-1:123456789012:model/*']] },
+      },
+    ]);
     expect(modelInvocationFindings(stack, registry.kinds)).toEqual(['AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:echo:eu-south-1:123456789012:model/*]']);
     expect(modelInvocationReason(registry.kinds)).toBe('The model is chosen per run (echo:<file>): echo: echo models of this account.');
   });

@@ -8,22 +8,42 @@ import { closeBlocks, maskCFamily, openBraces } from '../../../layers/core/langu
 import { extractCode } from '../../../layers/core/scoring/postprocess.ts';
 import type { UnitTestsTask } from '../../../layers/core/types.ts';
 
-const JAVA_PROMPT = 'import java.util.*;\n\n\nclass Dublu {\n    /**\n     * Întoarce dublul lui n. { nu e bloc }\n     */\n    public static int dublu(int n) {\n';
+const JAVA_PROMPT =
+  'import java.util.*;\n\n\nclass Dublu {\n    /**\n     * Întoarce dublul lui n. { nu e bloc }\n     */\n    public static int dublu(int n) {\n';
 const JS_PROMPT = '/**\n * Întoarce dublul lui n. {\n */\nfunction dublu(n) {\n';
-const task = (language: string, prompt: string): UnitTestsTask => ({ kind: 'unit-tests', id: 'x/0', benchmark: 'mxeval', split: 'test', slices: {}, language, prompt, entryPoint: 'dublu', test: '', canonicalSolution: '' });
+const task = (language: string, prompt: string): UnitTestsTask => ({
+  kind: 'unit-tests',
+  id: 'x/0',
+  benchmark: 'mxeval',
+  split: 'test',
+  slices: {},
+  language,
+  prompt,
+  entryPoint: 'dublu',
+  test: '',
+  canonicalSolution: '',
+});
 const java = task('java', JAVA_PROMPT);
 const js = task('javascript', JS_PROMPT);
 const post = (raw: string, t: UnitTestsTask) => mxeval.postprocess(raw, t, t.language);
 
 describe('language names', () => {
   it.each([
-    ['Java', 'java'], ['java17', 'java'], ['JavaScript', 'javascript'], ['js', 'javascript'], ['node', 'javascript'], ['Node.js', 'javascript'],
+    ['Java', 'java'],
+    ['java17', 'java'],
+    ['JavaScript', 'javascript'],
+    ['js', 'javascript'],
+    ['node', 'javascript'],
+    ['Node.js', 'javascript'],
   ])('reads %s as %s', (name, id) => {
     expect(normaliseLanguage(name)).toBe(id);
   });
 
   it.each([
-    ['MBJP/4', 'java'], ['HumanEval_java/2', 'java'], ['MBJSP/3', 'javascript'], ['HumanEval_javascript/2', 'javascript'],
+    ['MBJP/4', 'java'],
+    ['HumanEval_java/2', 'java'],
+    ['MBJSP/3', 'javascript'],
+    ['HumanEval_javascript/2', 'javascript'],
   ])('takes the language of a row without one from its task id %s', (id, language) => {
     const [parsed] = mxeval.parseRow({ task_id: id, prompt: 'p', entry_point: 'f', test: 't' }, { file: 'x.jsonl', line: 1 });
     expect(parsed?.language).toBe(language);
@@ -40,7 +60,9 @@ describe('fences', () => {
   });
 
   it('drops the prose around an unfenced JavaScript answer and keeps its code lines', () => {
-    expect(extractCode('Iată soluția completă pentru problemă:\nconst x = dublu(2);\nreturn x;\nSper că ajută.', 'javascript')).toBe('const x = dublu(2);\nreturn x;\n');
+    expect(extractCode('Iată soluția completă pentru problemă:\nconst x = dublu(2);\nreturn x;\nSper că ajută.', 'javascript')).toBe(
+      'const x = dublu(2);\nreturn x;\n',
+    );
   });
 });
 
@@ -67,7 +89,9 @@ describe('Java completions', () => {
   });
 
   it('stops at the class brace and drops a model-written Main after it', () => {
-    expect(post('        return 2 * n;\n    }\n}\n\nclass Main {\n    public static void main(String[] a) {}\n}\n', java)).toBe('        return 2 * n;\n    }\n}\n');
+    expect(post('        return 2 * n;\n    }\n}\n\nclass Main {\n    public static void main(String[] a) {}\n}\n', java)).toBe(
+      '        return 2 * n;\n    }\n}\n',
+    );
   });
 
   it('adds the closing braces a server dropped with the stop text', () => {
@@ -75,7 +99,8 @@ describe('Java completions', () => {
   });
 
   it('drops a restated class and signature from a fenced chat answer, keeping helper methods in the class', () => {
-    const raw = 'Soluția:\n```java\nimport java.util.*;\n\nclass Dublu {\n    public static int dublu(int n) {\n        return ajutor(n);\n    }\n\n    static int ajutor(int n) { return n + n; }\n}\n```';
+    const raw =
+      'Soluția:\n```java\nimport java.util.*;\n\nclass Dublu {\n    public static int dublu(int n) {\n        return ajutor(n);\n    }\n\n    static int ajutor(int n) { return n + n; }\n}\n```';
     expect(post(raw, java)).toBe('        return ajutor(n);\n    }\n\n    static int ajutor(int n) { return n + n; }\n}\n');
   });
 

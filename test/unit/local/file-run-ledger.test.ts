@@ -42,7 +42,11 @@ describe('FileRunLedger', () => {
     ['a verdict that is none', '{"e":"item","id":"b","v":"MAYBE","at":"2026-01-01T00:00:01Z"}', /r_1\.jsonl, line 3, field "v"/],
     ['an event kind it does not know', '{"e":"pause","at":"2026-01-01T00:00:01Z"}', /r_1\.jsonl, line 3, field "e"/],
     ['a cost that is not a number', '{"e":"cost","usd":"0.5","at":"2026-01-01T00:00:01Z"}', /r_1\.jsonl, line 3, field "usd"/],
-    ['an event from a newer polyeval', '{"schema_version":2,"e":"item","id":"b","v":"OK","at":"2026-01-01T00:00:01Z"}', /r_1\.jsonl, line 3, field "schema_version": schema_version 2 is not one this polyeval reads/],
+    [
+      'an event from a newer polyeval',
+      '{"schema_version":2,"e":"item","id":"b","v":"OK","at":"2026-01-01T00:00:01Z"}',
+      /r_1\.jsonl, line 3, field "schema_version": schema_version 2 is not one this polyeval reads/,
+    ],
   ])('names the file, line and field of %s before the last line, and lists that run as failed with it', async (_what, damaged, message) => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-'));
     const first = new FileRunLedger(dir);

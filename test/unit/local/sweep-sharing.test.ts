@@ -37,13 +37,25 @@ function slowModel(spec: string, counter: { now: number; max: number }): Provide
   };
 }
 
-const rows = Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, target_token: 'mare', text: `Il mare numero ${i}.`, abs_mean: i / 10, inc_mean: (9 - i) / 10 }));
+const rows = Array.from({ length: 10 }, (_, i) => ({
+  id: `r${i}`,
+  target_token: 'mare',
+  text: `Il mare numero ${i}.`,
+  abs_mean: i / 10,
+  inc_mean: (9 - i) / 10,
+}));
 
 /** One run of 20 ABRICOT items (digit-parse, so `generate` is the model call) in its own store. */
 async function run(provider: Provider, inFlight: { now: number; max: number }) {
   const dir = mkdtempSync(join(tmpdir(), 'sweep-sharing-'));
   const tasks = rows.flatMap((row, i) => abricot.parseRow(row, { file: 'mem.jsonl', line: i + 1 }));
-  const data: LoadedBenchmark = { benchmark: abricot as unknown as AnyBenchmark, tasks, spec: 'abricot:mem.jsonl', source: 'mem.jsonl', sha256: 'x'.repeat(64) };
+  const data: LoadedBenchmark = {
+    benchmark: abricot as unknown as AnyBenchmark,
+    tasks,
+    spec: 'abricot:mem.jsonl',
+    source: 'mem.jsonl',
+    sha256: 'x'.repeat(64),
+  };
   const plan = await planRun(data, parseRunSpec({ benchmark: 'abricot:mem.jsonl', model: provider.id, likertMode: 'digit-parse' }), provider, {
     runId: 'run-1',
     createdAt: '2026-01-01T00:00:00.000Z',
@@ -53,7 +65,14 @@ async function run(provider: Provider, inFlight: { now: number; max: number }) {
   });
   const store = new FsBlobStore(join(dir, 'store'));
   const ledger = new FileRunLedger(join(dir, 'ledger'));
-  await ledger.createRun({ runId: 'run-1', benchmark: 'abricot', model: provider.model, status: 'planned', items: plan.items.length, createdAt: '2026-01-01T00:00:00.000Z' });
+  await ledger.createRun({
+    runId: 'run-1',
+    benchmark: 'abricot',
+    model: provider.model,
+    status: 'planned',
+    items: plan.items.length,
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
   const ctx: RunContext = {
     store,
     ledger,

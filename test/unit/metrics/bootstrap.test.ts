@@ -126,8 +126,16 @@ describe('pairedBootstrap', () => {
   });
 
   it('uses only the units both runs contain, whatever their order', () => {
-    const a = new Map([['x', 0], ['y', 1], ['only-a', 100]]);
-    const b = new Map([['y', 1], ['only-b', -100], ['x', 1]]);
+    const a = new Map([
+      ['x', 0],
+      ['y', 1],
+      ['only-a', 100],
+    ]);
+    const b = new Map([
+      ['y', 1],
+      ['only-b', -100],
+      ['x', 1],
+    ]);
     const reversed = new Map([...b].reverse());
     const r = pairedBootstrap(a, b, mean, { seed: 1 });
     expect(r).toMatchObject({ a: 0.5, b: 1, diff: 0.5, units: 2 });

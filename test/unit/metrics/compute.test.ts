@@ -33,14 +33,7 @@ describe('computeMetrics for io-tests', () => {
   const rows = computeMetrics(records, opts);
 
   it('reports slice all, then difficulty, split and language slices', () => {
-    expect([...new Set(rows.map((r) => r.slice))]).toEqual([
-      'all',
-      'difficulty=easy',
-      'difficulty=hard',
-      'split=test',
-      'language=cpp',
-      'language=python',
-    ]);
+    expect([...new Set(rows.map((r) => r.slice))]).toEqual(['all', 'difficulty=easy', 'difficulty=hard', 'split=test', 'language=cpp', 'language=python']);
     expect(rows.filter((r) => r.slice === 'all').map((r) => r.metric)).toEqual([
       'accuracy',
       'strict_accuracy',

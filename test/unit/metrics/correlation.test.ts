@@ -4,11 +4,19 @@ import { averageRanks, exactMatch, mulberry32, pearson, spearman } from '#core/m
 // Pearson by the one-pass "computational" formula, independent of the library's two-pass one.
 function pearsonComputational(x: number[], y: number[]): number {
   const n = x.length;
-  let sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+  let sx = 0,
+    sy = 0,
+    sxx = 0,
+    syy = 0,
+    sxy = 0;
   for (let i = 0; i < n; i++) {
     const a = x[i] as number;
     const b = y[i] as number;
-    sx += a; sy += b; sxx += a * a; syy += b * b; sxy += a * b;
+    sx += a;
+    sy += b;
+    sxx += a * a;
+    syy += b * b;
+    sxy += a * b;
   }
   return (n * sxy - sx * sy) / Math.sqrt((n * sxx - sx * sx) * (n * syy - sy * sy));
 }

@@ -4,14 +4,45 @@ import { acrossWordPearson, sampleStd, withinWordPearson, wordStats, type WordGr
 
 // A model that knows words but not contexts: every context of a word gets the same prediction.
 const wordsOnly: WordGroup[] = [
-  { word: 'benzina', contexts: [{ predicted: 1, goldMean: 0.1 }, { predicted: 1, goldMean: 0.6 }] },
-  { word: 'ironia', contexts: [{ predicted: 5, goldMean: 0.7 }, { predicted: 5, goldMean: 0.9 }] },
-  { word: 'mucca', contexts: [{ predicted: 2, goldMean: 0.2 }, { predicted: 2, goldMean: 0.5 }] },
+  {
+    word: 'benzina',
+    contexts: [
+      { predicted: 1, goldMean: 0.1 },
+      { predicted: 1, goldMean: 0.6 },
+    ],
+  },
+  {
+    word: 'ironia',
+    contexts: [
+      { predicted: 5, goldMean: 0.7 },
+      { predicted: 5, goldMean: 0.9 },
+    ],
+  },
+  {
+    word: 'mucca',
+    contexts: [
+      { predicted: 2, goldMean: 0.2 },
+      { predicted: 2, goldMean: 0.5 },
+    ],
+  },
 ];
 // A model that orders contexts within a word, backwards for one word.
 const contexts: WordGroup[] = [
-  { word: 'a', contexts: [{ predicted: 1, goldMean: 0.1 }, { predicted: 2, goldMean: 0.3 }, { predicted: 4, goldMean: 0.8 }] },
-  { word: 'b', contexts: [{ predicted: 3, goldMean: 0.2 }, { predicted: 1, goldMean: 0.6 }] },
+  {
+    word: 'a',
+    contexts: [
+      { predicted: 1, goldMean: 0.1 },
+      { predicted: 2, goldMean: 0.3 },
+      { predicted: 4, goldMean: 0.8 },
+    ],
+  },
+  {
+    word: 'b',
+    contexts: [
+      { predicted: 3, goldMean: 0.2 },
+      { predicted: 1, goldMean: 0.6 },
+    ],
+  },
 ];
 
 describe('across-word and within-word correlation', () => {

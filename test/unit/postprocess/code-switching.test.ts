@@ -19,30 +19,52 @@ describe('splitIdentifier', () => {
 describe('identifiersOf', () => {
   it('finds Python functions, parameters, assignment, loop and with targets', () => {
     const code = [
-      'import heapq as hq', 'from math import sqrt',
-      'def rezolva(numere, limita=10):', '    suma, maxim = 0, 0',
-      '    for idx, val in enumerate(numere):', '        suma += val', '    return suma',
-      'with open("a.in") as fin:', '    date = fin.read()  # total = 3',
-      'mesaj = "x = 1"', 'hq.heappush([], 1)', 'print(rezolva([1]))',
+      'import heapq as hq',
+      'from math import sqrt',
+      'def rezolva(numere, limita=10):',
+      '    suma, maxim = 0, 0',
+      '    for idx, val in enumerate(numere):',
+      '        suma += val',
+      '    return suma',
+      'with open("a.in") as fin:',
+      '    date = fin.read()  # total = 3',
+      'mesaj = "x = 1"',
+      'hq.heappush([], 1)',
+      'print(rezolva([1]))',
     ].join('\n');
     expect(identifiersOf(code, 'python')).toEqual(['rezolva', 'numere', 'limita', 'idx', 'val', 'fin', 'suma', 'maxim', 'date', 'mesaj']);
   });
 
   it('finds C and C++ declarations and skips calls, keywords and library names', () => {
     const code = [
-      '#include <bits/stdc++.h>', 'using namespace std;', 'struct Punct { int x, y; };',
-      'long long calculeaza(const vector<int> &valori, int n) {', '    long long total = 0, *p = nullptr;',
-      '    for (auto &v : valori) total += v;', '    auto [a, b] = make_pair(1, 2);', '    return total; // int ascuns;',
-      '}', 'int main() {', '    Punct origine{0, 0};', '    printf("%d", calculeaza({}, 0));', '    size_t poz = string::npos;', '}',
+      '#include <bits/stdc++.h>',
+      'using namespace std;',
+      'struct Punct { int x, y; };',
+      'long long calculeaza(const vector<int> &valori, int n) {',
+      '    long long total = 0, *p = nullptr;',
+      '    for (auto &v : valori) total += v;',
+      '    auto [a, b] = make_pair(1, 2);',
+      '    return total; // int ascuns;',
+      '}',
+      'int main() {',
+      '    Punct origine{0, 0};',
+      '    printf("%d", calculeaza({}, 0));',
+      '    size_t poz = string::npos;',
+      '}',
     ].join('\n');
     expect(identifiersOf(code, 'cpp')).toEqual(['x', 'y', 'calculeaza', 'valori', 'n', 'total', 'p', 'v', 'a', 'b', 'origine', 'poz']);
   });
 
   it('finds Kotlin functions, parameters, val/var, loop variables and lambda parameters', () => {
     const code = [
-      'fun numaraVocale(text: String, extra: Int = 0): Int {', '    var total = extra',
-      '    val (prima, ultima) = Pair(1, 2)', '    for (litera in text) { if (litera in "aeiou") total++ }',
-      '    text.forEach { ch -> println(ch) }', '    val s = "val ascuns = 1" // var tot = 2', '    return total', '}',
+      'fun numaraVocale(text: String, extra: Int = 0): Int {',
+      '    var total = extra',
+      '    val (prima, ultima) = Pair(1, 2)',
+      '    for (litera in text) { if (litera in "aeiou") total++ }',
+      '    text.forEach { ch -> println(ch) }',
+      '    val s = "val ascuns = 1" // var tot = 2',
+      '    return total',
+      '}',
     ].join('\n');
     expect(identifiersOf(code, 'kotlin')).toEqual(['numaraVocale', 'text', 'extra', 'total', 'prima', 'ultima', 's', 'litera', 'ch']);
   });
@@ -53,10 +75,7 @@ describe('codeSwitchingShare', () => {
   const isRomanian = (w: string): boolean => romanian.has(w);
 
   it('counts distinct identifiers per program with a Romanian part of at least 3 letters', () => {
-    const programs = [
-      'suma = 0\nnumarCurent = 1\ntotal = 2\nsuma = 3\n',
-      'def citeste_date():\n    x = 1\n    return x\n',
-    ];
+    const programs = ['suma = 0\nnumarCurent = 1\ntotal = 2\nsuma = 3\n', 'def citeste_date():\n    x = 1\n    return x\n'];
     expect(codeSwitchingShare(programs, 'python', isRomanian)).toEqual({ share: 3 / 5, identifiers: 5, romanian: 3 });
   });
 
@@ -76,7 +95,12 @@ describe('function names and variable names apart (RoCode paper, Figure 2)', () 
 
   it.each([
     ['python', 'def rezolva(valori):\n    total = 0\n    return total\ndef helper(x):\n    return x\n', ['rezolva', 'helper'], ['valori', 'x', 'total']],
-    ['cpp', 'int citeste(int n);\nlong long suma(const vector<int>& v) { long long total = 0; vector<int> rezultat(5); return total; }\nint main() { int k = citeste(3); }\n', ['citeste', 'suma'], ['n', 'v', 'total', 'rezultat', 'k']],
+    [
+      'cpp',
+      'int citeste(int n);\nlong long suma(const vector<int>& v) { long long total = 0; vector<int> rezultat(5); return total; }\nint main() { int k = citeste(3); }\n',
+      ['citeste', 'suma'],
+      ['n', 'v', 'total', 'rezultat', 'k'],
+    ],
     ['kotlin', 'fun numarPar(n: Int): Boolean {\n    val rest = n % 2\n    return rest == 0\n}\n', ['numarPar'], ['n', 'rest']],
   ])('tells %s function declarations from variables and parameters', (language, code, functions, variables) => {
     const declared = declarationsOf(code, language);
@@ -95,13 +119,22 @@ describe('function names and variable names apart (RoCode paper, Figure 2)', () 
   it('reports code_switching_functions and code_switching_variables beside the pooled share, for generated and reference code', () => {
     const record = { verdict: 'OK', answer: 'def rezolva(a):\n    b = a\n    return b\n' } as never;
     const rows = codeSwitchingRows({
-      records: [record], references: ['x = 1\n'], language: 'python', isRomanian,
-      head: { run_id: 'r', benchmark: 'rocode', model: 'm' }, seed: 1, iterations: 50,
+      records: [record],
+      references: ['x = 1\n'],
+      language: 'python',
+      isRomanian,
+      head: { run_id: 'r', benchmark: 'rocode', model: 'm' },
+      seed: 1,
+      iterations: 50,
     });
     const byMetric = Object.fromEntries(rows.map((r) => [r.metric, r]));
     expect(Object.keys(byMetric)).toEqual([
-      'code_switching', 'code_switching_functions', 'code_switching_variables',
-      'code_switching_reference', 'code_switching_functions_reference', 'code_switching_variables_reference',
+      'code_switching',
+      'code_switching_functions',
+      'code_switching_variables',
+      'code_switching_reference',
+      'code_switching_functions_reference',
+      'code_switching_variables_reference',
     ]);
     expect(byMetric.code_switching?.value).toBeCloseTo(1 / 3, 12);
     expect(byMetric.code_switching_functions?.value).toBe(1);
@@ -117,7 +150,10 @@ describe('function names and variable names apart (RoCode paper, Figure 2)', () 
         { code: 'int f(int x) { return x; }\n', language: 'cpp', difficulty: 'hard' },
         { code: 'def rezolva(valori):\n    return valori\n', language: 'python', difficulty: 'easy' },
       ],
-      isRomanian, head: { run_id: 'r', benchmark: 'rocode', model: 'm' }, seed: 1, iterations: 50,
+      isRomanian,
+      head: { run_id: 'r', benchmark: 'rocode', model: 'm' },
+      seed: 1,
+      iterations: 50,
     });
     const get = (metric: string, slice: string) => rows.find((r) => r.metric === metric && r.slice === slice);
     // c: suma (function, Romanian), a, total (variables; total is Romanian); cpp: f, x. Python left out.
@@ -131,7 +167,10 @@ describe('function names and variable names apart (RoCode paper, Figure 2)', () 
   it('declares every id it computes, generated per difficulty beside the human baseline', () => {
     const task = { id: 't', difficulty: 'easy', solutions: { c: 'int suma;\n', python: 'suma = 0\n' } } as never;
     const record = { verdict: 'OK', answer: 'numar = 1\n', language: 'python', difficulty: 'easy' } as never;
-    const rows = CODE_SWITCHING_METRICS.compute({ records: [record], tasks: [task], head: { run_id: 'r', benchmark: 'rocode', model: 'm' }, seed: 1 }, { 'romanian-lexicon': { isRomanian } });
+    const rows = CODE_SWITCHING_METRICS.compute(
+      { records: [record], tasks: [task], head: { run_id: 'r', benchmark: 'rocode', model: 'm' }, seed: 1 },
+      { 'romanian-lexicon': { isRomanian } },
+    );
     expect(rows.every((r) => CODE_SWITCHING_METRICS.ids.includes(r.metric))).toBe(true);
     expect(rows.find((r) => r.metric === 'code_switching' && r.slice === 'language=python,difficulty=easy')?.value).toBe(1);
     expect(rows.find((r) => r.metric === 'code_switching_human' && r.slice === 'language=c+cpp')?.value).toBe(1);

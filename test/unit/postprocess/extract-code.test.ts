@@ -3,8 +3,14 @@ import { extractCode, truncateAtStop } from '../../../layers/core/scoring/postpr
 
 describe('extractCode', () => {
   it.each([
-    ['py', 'python'], ['python3', 'python'], ['python', 'python'], ['c++', 'cpp'], ['cpp', 'cpp'], ['c', 'c'],
-    ['kotlin', 'kotlin'], ['kt', 'kotlin'],
+    ['py', 'python'],
+    ['python3', 'python'],
+    ['python', 'python'],
+    ['c++', 'cpp'],
+    ['cpp', 'cpp'],
+    ['c', 'c'],
+    ['kotlin', 'kotlin'],
+    ['kt', 'kotlin'],
   ])('takes the block fenced as ```%s for %s', (tag, language) => {
     const answer = `Iată soluția:\n\n\`\`\`${tag}\nx = 1\n\`\`\`\n\nSucces!`;
     expect(extractCode(answer, language)).toBe('x = 1\n');
@@ -12,9 +18,18 @@ describe('extractCode', () => {
 
   it('chooses the block in the requested language among several', () => {
     const answer = [
-      'Varianta în C++:', '```cpp', 'int main() { return 0; }', '```',
-      'Varianta în Python:', '```python', 'print(42)', '```',
-      'Exemplu de rulare:', '```', '42', '```',
+      'Varianta în C++:',
+      '```cpp',
+      'int main() { return 0; }',
+      '```',
+      'Varianta în Python:',
+      '```python',
+      'print(42)',
+      '```',
+      'Exemplu de rulare:',
+      '```',
+      '42',
+      '```',
     ].join('\n');
     expect(extractCode(answer, 'python')).toBe('print(42)\n');
     expect(extractCode(answer, 'cpp')).toBe('int main() { return 0; }\n');
@@ -52,7 +67,8 @@ describe('extractCode', () => {
   });
 
   it('drops prose before and after unfenced code', () => {
-    const answer = 'Iată codul care rezolvă problema:\n\n#include <stdio.h>\nint main(void) {\n    printf("1\\n");\n    return 0;\n}\n\nAcest program afișează rezultatul cerut.';
+    const answer =
+      'Iată codul care rezolvă problema:\n\n#include <stdio.h>\nint main(void) {\n    printf("1\\n");\n    return 0;\n}\n\nAcest program afișează rezultatul cerut.';
     expect(extractCode(answer, 'c')).toBe('#include <stdio.h>\nint main(void) {\n    printf("1\\n");\n    return 0;\n}\n');
   });
 });

@@ -112,7 +112,9 @@ describe('ABRICOT calamita prompts (CALAMITA task file f067d8bb)', () => {
     expect(zero.buildPrompt(task, { pool: tasks }).completion).toBe(abricotCalamitaPrompt(task));
     const two = bindProtocol(abricot, { protocol: 'calamita', shots: 2 });
     const shots = selectShots(task, tasks, 2);
-    expect(two.buildPrompt(task, { pool: tasks }).completion).toBe(`${shots.map((s) => `${abricotCalamitaPrompt(s)} ${s.gold}`).join('\n\n')}\n\n${abricotCalamitaPrompt(task)}`);
+    expect(two.buildPrompt(task, { pool: tasks }).completion).toBe(
+      `${shots.map((s) => `${abricotCalamitaPrompt(s)} ${s.gold}`).join('\n\n')}\n\n${abricotCalamitaPrompt(task)}`,
+    );
     expect(two.protocol.overrides).toEqual({ shots: 2 });
   });
 
@@ -124,7 +126,9 @@ describe('ABRICOT calamita prompts (CALAMITA task file f067d8bb)', () => {
   });
 
   it('refuses a chat template on the raw-text harness layout and a setting of another benchmark', () => {
-    expect(() => bindProtocol(abricot, { protocol: 'calamita', chatTemplate: 'llama-3.1' })).toThrow('--chat-template does not apply to abricot (protocol calamita)');
+    expect(() => bindProtocol(abricot, { protocol: 'calamita', chatTemplate: 'llama-3.1' })).toThrow(
+      '--chat-template does not apply to abricot (protocol calamita)',
+    );
     expect(() => bindProtocol(abricot, { promptLanguage: 'en' })).toThrow('--prompt-language does not apply to abricot');
   });
 });

@@ -3,7 +3,7 @@ import { KOTLIN_RECIPE, KOTLIN_STOP_SEQUENCES } from '../../../layers/core/promp
 import { truncateAtStop } from '../../../layers/core/scoring/postprocess.ts';
 
 describe('Kotlin HumanEval recipe', () => {
-  it('decodes greedily with the card\'s stop sequence and token budget', () => {
+  it("decodes greedily with the card's stop sequence and token budget", () => {
     expect(KOTLIN_RECIPE.temperature).toBe(0);
     expect(KOTLIN_STOP_SEQUENCES).toContain('}\n}');
     expect(KOTLIN_RECIPE.maxTokens).toBe(256);

@@ -7,16 +7,35 @@ import { extractCode, truncateAtStop } from '../../../layers/core/scoring/postpr
 
 const root = join(import.meta.dirname, '../../..');
 const jsonl = (path: string): Record<string, unknown>[] =>
-  readFileSync(join(root, path), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  readFileSync(join(root, path), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 interface RocodeRow {
-  task_id: string; name: string; statement: string; input_spec: string; output_spec: string;
-  examples: { input: string; output: string }[]; tests: { input: string; output: string }[];
-  time_limit_ms: number; memory_limit_mb: number; difficulty: string; split: string;
+  task_id: string;
+  name: string;
+  statement: string;
+  input_spec: string;
+  output_spec: string;
+  examples: { input: string; output: string }[];
+  tests: { input: string; output: string }[];
+  time_limit_ms: number;
+  memory_limit_mb: number;
+  difficulty: string;
+  split: string;
   checker: null | { kind: string; language?: string; source?: string; abs?: number; rel?: number };
   solutions: Record<string, string>;
 }
-interface KotlinRow { task_id: string; language: string; prompt: string; entry_point: string; test: string; canonical_solution: string; description: string }
+interface KotlinRow {
+  task_id: string;
+  language: string;
+  prompt: string;
+  entry_point: string;
+  test: string;
+  canonical_solution: string;
+  description: string;
+}
 
 const rocode = jsonl('sample/rocode/tasks.jsonl') as unknown as RocodeRow[];
 const kotlin = jsonl('sample/kotlin-humaneval/tasks.jsonl') as unknown as KotlinRow[];
@@ -96,7 +115,11 @@ describe('sample/replay', () => {
     ['kotlin-mixed', kotlin.map((t) => t.task_id)],
   ])('%s names known tasks and has one expected verdict per line', (name, known) => {
     const lines = jsonl(`sample/replay/${name}.jsonl`);
-    const expected = JSON.parse(readFileSync(join(root, `sample/replay/expected-${name}.json`), 'utf8')) as { task_ids: string[]; items: unknown[]; metrics: Record<string, number> };
+    const expected = JSON.parse(readFileSync(join(root, `sample/replay/expected-${name}.json`), 'utf8')) as {
+      task_ids: string[];
+      items: unknown[];
+      metrics: Record<string, number>;
+    };
     expect(lines.every((l) => typeof l.task_id === 'string' && known.includes(l.task_id) && typeof l.completion === 'string')).toBe(true);
     expect(expected.items).toHaveLength(lines.length);
     expect(new Set(expected.task_ids)).toEqual(new Set(lines.map((l) => l.task_id)));

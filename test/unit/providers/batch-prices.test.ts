@@ -14,6 +14,9 @@ describe('batch prices in the price table', () => {
 
   it('has no batch price for an entry that lacks either half (billed on demand instead)', () => {
     expect(batchPriceOf({ input_per_mtok: 1, output_per_mtok: 2, batch_input_per_mtok: 0.5 })).toBeUndefined();
-    expect(batchPriceOf({ input_per_mtok: 1, output_per_mtok: 2, batch_input_per_mtok: 0.5, batch_output_per_mtok: 1 })).toMatchObject({ input_per_mtok: 0.5, output_per_mtok: 1 });
+    expect(batchPriceOf({ input_per_mtok: 1, output_per_mtok: 2, batch_input_per_mtok: 0.5, batch_output_per_mtok: 1 })).toMatchObject({
+      input_per_mtok: 0.5,
+      output_per_mtok: 1,
+    });
   });
 });

@@ -33,7 +33,13 @@ describe('CallPolicy', () => {
 
   it('keeps retrying throttling past maxRetries by default, within the wait budget', async () => {
     const delays: number[] = [];
-    const resolved = resolveOptions({ retryBaseMs: 1000, retryMaxDelayMs: 20_000, random: () => 1 - 1e-9, waitBudgetMs: 60_000, sleep: async (ms) => void delays.push(ms) });
+    const resolved = resolveOptions({
+      retryBaseMs: 1000,
+      retryMaxDelayMs: 20_000,
+      random: () => 1 - 1e-9,
+      waitBudgetMs: 60_000,
+      sleep: async (ms) => void delays.push(ms),
+    });
     const p = new CallPolicy(resolved, (e) => classifySdkError(e, Date.now()));
     let calls = 0;
 

@@ -108,7 +108,17 @@ describe('choiceLogprob', () => {
   });
 
   it('skips special tokens at the end', () => {
-    expect(choiceLogprob([{ text: 'x', logprob: -1 }, { text: '4', logprob: -0.5 }, { text: '</s>', logprob: -9 }], 'x', '4')).toBe(-0.5);
+    expect(
+      choiceLogprob(
+        [
+          { text: 'x', logprob: -1 },
+          { text: '4', logprob: -0.5 },
+          { text: '</s>', logprob: -9 },
+        ],
+        'x',
+        '4',
+      ),
+    ).toBe(-0.5);
   });
 
   it('refuses, without retry, a prompt whose tokens do not spell the choice', () => {

@@ -40,7 +40,9 @@ describe('price table', () => {
   });
 
   it('merges a user file over the shipped table', async () => {
-    const path = await tempJson(JSON.stringify({ models: { 'qwen-7b': { input_per_mtok: 0.1, output_per_mtok: 0.3 } }, compute: { lambda_gb_second: 0.00002 } }));
+    const path = await tempJson(
+      JSON.stringify({ models: { 'qwen-7b': { input_per_mtok: 0.1, output_per_mtok: 0.3 } }, compute: { lambda_gb_second: 0.00002 } }),
+    );
 
     const table = await loadPriceTable(path);
 
@@ -67,7 +69,10 @@ describe('price table', () => {
 
   it('prices executor time by Fargate vCPU and GB hours', async () => {
     const table = await loadPriceTable();
-    expect(estimateComputeCost(table, { fargateVcpuHours: 2, fargateGbHours: 4 })).toBeCloseTo(2 * table.compute.fargate_vcpu_hour + 4 * table.compute.fargate_gb_hour, 12);
+    expect(estimateComputeCost(table, { fargateVcpuHours: 2, fargateGbHours: 4 })).toBeCloseTo(
+      2 * table.compute.fargate_vcpu_hour + 4 * table.compute.fargate_gb_hour,
+      12,
+    );
   });
 });
 

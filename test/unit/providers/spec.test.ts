@@ -8,7 +8,10 @@ describe('parseNetworkSpec', () => {
     ['bedrock:us.anthropic.claude-3-5-haiku-20241022-v1:0', { scheme: 'bedrock', modelId: 'us.anthropic.claude-3-5-haiku-20241022-v1:0' }],
     ['sagemaker:my-endpoint', { scheme: 'sagemaker', endpoint: 'my-endpoint', flavour: 'tgi' }],
     ['sagemaker:my-endpoint#openai', { scheme: 'sagemaker', endpoint: 'my-endpoint', flavour: 'openai' }],
-    ['openai:http://127.0.0.1:8000/v1/#meta-llama/Llama-3.1-8B-Instruct', { scheme: 'openai', baseUrl: 'http://127.0.0.1:8000/v1', model: 'meta-llama/Llama-3.1-8B-Instruct' }],
+    [
+      'openai:http://127.0.0.1:8000/v1/#meta-llama/Llama-3.1-8B-Instruct',
+      { scheme: 'openai', baseUrl: 'http://127.0.0.1:8000/v1', model: 'meta-llama/Llama-3.1-8B-Instruct' },
+    ],
   ])('parses %s', (spec, expected) => {
     expect(parseNetworkSpec(spec)).toEqual(expected);
   });

@@ -53,7 +53,13 @@ describe('groupBoards', () => {
   });
 
   it('keeps only the boards the filter names', () => {
-    const runs = [ABRICOT_PAPER, ABRICOT_CALAMITA, placed({ run_id: 'r1' }), placed({ run_id: 'r2', language: 'cpp' }), placed({ run_id: 'r3', dataset: 'rocode' })];
+    const runs = [
+      ABRICOT_PAPER,
+      ABRICOT_CALAMITA,
+      placed({ run_id: 'r1' }),
+      placed({ run_id: 'r2', language: 'cpp' }),
+      placed({ run_id: 'r3', dataset: 'rocode' }),
+    ];
 
     expect(groupBoards(runs, { protocol: 'calamita' }).map((b) => b.runIds)).toEqual([['a2']]);
     expect(groupBoards(runs, { language: 'cpp' }).map((b) => b.runIds)).toEqual([['r2']]);
@@ -73,17 +79,19 @@ describe('groupBoards', () => {
 
   it('makes the boards of the local leaderboard, with its labels, in its order', () => {
     const runs = [ABRICOT_CALAMITA, placed({ run_id: 'r2', language: 'cpp' }), ABRICOT_PAPER, placed({ run_id: 'r1' }), PRE_PROTOCOL];
-    const local = buildLeaderboard(
-      runs.map((r): LeaderboardRun => ({ ...r, model: 'm', items: 1, cost_usd: 0, date: '2026-11-30T00:00:00Z', metrics: {} })),
-    );
+    const local = buildLeaderboard(runs.map((r): LeaderboardRun => ({ ...r, model: 'm', items: 1, cost_usd: 0, date: '2026-11-30T00:00:00Z', metrics: {} })));
 
     expect(groupBoards(runs).map((b) => b.label)).toEqual([...new Set(local.map(boardLabel))]);
   });
 });
 
 describe('boardRunOfManifest', () => {
-  it("reads the protocol and its headline from the manifest, and none from a manifest planned before protocols", () => {
-    const base = { benchmark: { id: 'abricot', title: 'ABRICOT', spec: 'sample/abricot', source: 'bundled', sha256: '0', tasks: 1, scorer: 'likert' as const }, model: { spec: 'reference', kind: 'reference', name: 'reference' }, language: null };
+  it('reads the protocol and its headline from the manifest, and none from a manifest planned before protocols', () => {
+    const base = {
+      benchmark: { id: 'abricot', title: 'ABRICOT', spec: 'sample/abricot', source: 'bundled', sha256: '0', tasks: 1, scorer: 'likert' as const },
+      model: { spec: 'reference', kind: 'reference', name: 'reference' },
+      language: null,
+    };
 
     expect(boardRunOfManifest({ ...base, protocol: bindProtocol(abricot, { protocol: 'calamita' }).protocol })).toEqual({
       benchmark: 'abricot',

@@ -11,7 +11,10 @@ function run(over: Partial<LeaderboardRun> & { run_id: string; model: string; va
     items: 10,
     cost_usd: 0.5,
     date: '2026-11-30T10:00:00.000Z',
-    metrics: { accuracy: value === null ? { value: null, ci_low: null, ci_high: null, n: 0, reason: 'empty' } : { value, ci_low: value - 0.1, ci_high: value + 0.1, n: 9 } },
+    metrics: {
+      accuracy:
+        value === null ? { value: null, ci_low: null, ci_high: null, n: 0, reason: 'empty' } : { value, ci_low: value - 0.1, ci_high: value + 0.1, n: 9 },
+    },
     ...rest,
   };
 }
@@ -45,7 +48,14 @@ describe('buildLeaderboard', () => {
       run({ run_id: 'c', model: 'a', value: 0.2, language: 'c' }),
       run({ run_id: 'py', model: 'a', value: 0.8, language: 'python' }),
       run({ run_id: 'full', model: 'a', value: 0.3, dataset: 'rocode' }),
-      run({ run_id: 'ab', model: 'a', value: 0.1, benchmark: 'abricot', dataset: 'sample/abricot', metrics: { 'pearson/subtask=abstractness': { value: 0.6, ci_low: 0.5, ci_high: 0.7, n: 26 } } }),
+      run({
+        run_id: 'ab',
+        model: 'a',
+        value: 0.1,
+        benchmark: 'abricot',
+        dataset: 'sample/abricot',
+        metrics: { 'pearson/subtask=abstractness': { value: 0.6, ci_low: 0.5, ci_high: 0.7, n: 26 } },
+      }),
     ];
     expect(buildLeaderboard(runs, { benchmark: 'rocode' }).map((r) => r.run_id)).toEqual(['full', 'c', 'py']);
     expect(buildLeaderboard(runs, { benchmark: 'sample/rocode' }).map((r) => r.run_id)).toEqual(['c', 'py']);
@@ -62,7 +72,10 @@ describe('buildLeaderboard', () => {
       ...run({ run_id, model: 'm', value: null, benchmark: 'abricot', dataset: 'sample/abricot' }),
       protocol,
       headline,
-      metrics: { [`${headline}/subtask=abstractness`]: { value, ci_low: value, ci_high: value, n: 26 }, [`${headline}/subtask=inclusiveness`]: { value, ci_low: value, ci_high: value, n: 26 } },
+      metrics: {
+        [`${headline}/subtask=abstractness`]: { value, ci_low: value, ci_high: value, n: 26 },
+        [`${headline}/subtask=inclusiveness`]: { value, ci_low: value, ci_high: value, n: 26 },
+      },
     });
     const rows = buildLeaderboard([likert('p', 'paper', 'pearson', 0.4), likert('c', 'calamita', 'accuracy', 0.9)]);
     expect(rows.map((r) => [r.protocol, r.metric, r.run_id])).toEqual([

@@ -42,7 +42,11 @@ class MemoryBatchClient implements BatchClient {
     return done ? { phase: 'ended', ending: 'completed', providerStatus: 'done', counts } : { phase: 'running', providerStatus: 'busy', counts };
   }
   async results(jobId: string): Promise<BatchResult[]> {
-    return this.job(jobId).lines.map((l) => ({ recordId: (JSON.parse(l) as { id: string }).id, ok: true, generation: { text: '3', usage: { promptTokens: 10, completionTokens: 1 }, latencyMs: 0 } }));
+    return this.job(jobId).lines.map((l) => ({
+      recordId: (JSON.parse(l) as { id: string }).id,
+      ok: true,
+      generation: { text: '3', usage: { promptTokens: 10, completionTokens: 1 }, latencyMs: 0 },
+    }));
   }
   async cancel(): Promise<void> {}
   private job(id: string) {
@@ -61,9 +65,27 @@ async function setup(capUsd?: number) {
   const tasks = rows.flatMap((row, i) => abricot.parseRow(row, { file: 'mem.jsonl', line: i + 1 }));
   const data = { benchmark: abricot as unknown as AnyBenchmark, tasks, spec: 'abricot:mem.jsonl', source: 'mem.jsonl', sha256: 'x'.repeat(64) };
   const provider = { id: 'memory:m', kind: 'memory', model: 'm', generate: () => Promise.reject(new Error('a batch run makes no on-demand call')) };
-  const spec = parseRunSpec({ benchmark: 'abricot:mem.jsonl', model: 'memory:m', likertMode: 'digit-parse', ...(capUsd !== undefined ? { maxCostUsd: capUsd } : {}) });
-  const plan = await planRun(data, spec, provider, { runId: 'run-1', createdAt: '2026-01-01T00:00:00.000Z', code: { version: 't', revision: null, dirty: null }, packages: {}, toolchains: [] });
-  await ledger.createRun({ runId: 'run-1', benchmark: 'abricot', model: 'm', status: 'planned', items: plan.items.length, createdAt: '2026-01-01T00:00:00.000Z' });
+  const spec = parseRunSpec({
+    benchmark: 'abricot:mem.jsonl',
+    model: 'memory:m',
+    likertMode: 'digit-parse',
+    ...(capUsd !== undefined ? { maxCostUsd: capUsd } : {}),
+  });
+  const plan = await planRun(data, spec, provider, {
+    runId: 'run-1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    code: { version: 't', revision: null, dirty: null },
+    packages: {},
+    toolchains: [],
+  });
+  await ledger.createRun({
+    runId: 'run-1',
+    benchmark: 'abricot',
+    model: 'm',
+    status: 'planned',
+    items: plan.items.length,
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
   const ctx: RunContext = {
     store,
     ledger,
@@ -81,7 +103,13 @@ async function setup(capUsd?: number) {
 }
 
 function stage(client: BatchClient, log: string[] = []) {
-  return { client, pollMs: 0, sleep: async () => {}, byteLength: (t: string) => Buffer.byteLength(t), onStatus: (d: BatchJobDocument) => log.push(`status ${d.job_id} ${d.status?.provider_status}`) };
+  return {
+    client,
+    pollMs: 0,
+    sleep: async () => {},
+    byteLength: (t: string) => Buffer.byteLength(t),
+    onStatus: (d: BatchJobDocument) => log.push(`status ${d.job_id} ${d.status?.provider_status}`),
+  };
 }
 
 describe('batch jobs of a run', () => {
@@ -94,7 +122,16 @@ describe('batch jobs of a run', () => {
   });
 
   it('reads an item from its latest job, and puts an SE recorded from that job into a new one', () => {
-    const doc = (index: number, state: BatchJobDocument['state']): BatchJobDocument => ({ run_id: 'r', index, key: `r/batch-${index}`, client: 'm', job_id: `j${index}`, state, reserved_usd: 0, records: [{ record_id: 'r0', task_id: 't', sample: 0 }] });
+    const doc = (index: number, state: BatchJobDocument['state']): BatchJobDocument => ({
+      run_id: 'r',
+      index,
+      key: `r/batch-${index}`,
+      client: 'm',
+      job_id: `j${index}`,
+      state,
+      reserved_usd: 0,
+      records: [{ record_id: 'r0', task_id: 't', sample: 0 }],
+    });
     const item: WorkItem = { runId: 'r', taskId: 't', sample: 0 };
     const retry: WorkItem = { ...item, previousVerdict: 'SE' };
     expect(assignItems([doc(0, 'submitted')], [item], () => undefined).fromJobs.get(0)).toEqual([item]);
@@ -124,9 +161,21 @@ describe('the batch generate stage', () => {
     // The killed process: reserved and stored the job, created it, died before storing its id.
     await ledger.trySpend('run-1', 3, 10);
     const records = plan.items.map((item, i) => ({ record_id: `r${i}`, task_id: item.taskId, sample: item.sample }));
-    const doc: BatchJobDocument = { run_id: 'run-1', index: 0, key: 'run-1/batch-0', client: 'memory', job_id: null, state: 'submitting', reserved_usd: 3, records };
+    const doc: BatchJobDocument = {
+      run_id: 'run-1',
+      index: 0,
+      key: 'run-1/batch-0',
+      client: 'memory',
+      job_id: null,
+      state: 'submitting',
+      reserved_usd: 3,
+      records,
+    };
     await store.put(batchKeys.job('run-1', 0), storedJson(doc), 'application/json');
-    await client.submit(records.map((r) => JSON.stringify({ id: r.record_id })), 'run-1/batch-0');
+    await client.submit(
+      records.map((r) => JSON.stringify({ id: r.record_id })),
+      'run-1/batch-0',
+    );
     const emitted: GeneratedItem[] = [];
     await generateInBatches(ctx, plan.items, stage(client), async (g) => void emitted.push(g));
     expect(client.jobs).toHaveLength(1);

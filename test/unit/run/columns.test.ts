@@ -5,10 +5,28 @@ import { METRIC_COLUMNS, MetricRowSchema, PARTITION_COLUMNS, RECORD_COLUMNS, Run
 // Parquet files in the cloud): written out here so a change to the schema that moves, retypes
 // or drops a column fails, on purpose, until this list and the stored data's readers agree.
 const RECORD_FILE_LAYOUT = [
-  'split:string', 'model:string', 'provider:string', 'task_id:string', 'sample:int', 'language:string', 'difficulty:string',
-  'subtask:string', 'verdict:string', 'tests_passed:int', 'tests_total:int', 'compile_ms:double', 'run_ms:double',
-  'peak_memory_kb:double', 'prompt_tokens:int', 'completion_tokens:int', 'predicted:double', 'gold:double', 'gold_mean:double',
-  'answer:string', 'error:string', 'created_at:string',
+  'split:string',
+  'model:string',
+  'provider:string',
+  'task_id:string',
+  'sample:int',
+  'language:string',
+  'difficulty:string',
+  'subtask:string',
+  'verdict:string',
+  'tests_passed:int',
+  'tests_total:int',
+  'compile_ms:double',
+  'run_ms:double',
+  'peak_memory_kb:double',
+  'prompt_tokens:int',
+  'completion_tokens:int',
+  'predicted:double',
+  'gold:double',
+  'gold_mean:double',
+  'answer:string',
+  'error:string',
+  'created_at:string',
 ];
 const METRIC_FILE_LAYOUT = ['model:string', 'metric:string', 'slice:string', 'value:double', 'ci_low:double', 'ci_high:double', 'n:int', 'reason:string'];
 
@@ -27,7 +45,32 @@ describe('table columns, derived from the record and metric schemas', () => {
   });
 
   it('refuses a stored record whose verdict is not one polyeval writes', () => {
-    const record = { run_id: 'r', benchmark: 'b', split: 'test', model: 'm', provider: 'p', task_id: 't', sample: 0, language: null, difficulty: null, subtask: null, verdict: 'OK', tests_passed: 1, tests_total: 1, compile_ms: null, run_ms: null, peak_memory_kb: null, prompt_tokens: null, completion_tokens: null, predicted: null, gold: null, gold_mean: null, answer: '', error: null, created_at: '2026-01-01T00:00:00Z' };
+    const record = {
+      run_id: 'r',
+      benchmark: 'b',
+      split: 'test',
+      model: 'm',
+      provider: 'p',
+      task_id: 't',
+      sample: 0,
+      language: null,
+      difficulty: null,
+      subtask: null,
+      verdict: 'OK',
+      tests_passed: 1,
+      tests_total: 1,
+      compile_ms: null,
+      run_ms: null,
+      peak_memory_kb: null,
+      prompt_tokens: null,
+      completion_tokens: null,
+      predicted: null,
+      gold: null,
+      gold_mean: null,
+      answer: '',
+      error: null,
+      created_at: '2026-01-01T00:00:00Z',
+    };
     expect(RunRecordSchema.safeParse(record).success).toBe(true);
     expect(RunRecordSchema.safeParse({ ...record, verdict: 'PASS' }).success).toBe(false);
   });

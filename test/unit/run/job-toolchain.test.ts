@@ -7,7 +7,18 @@ import type { ExecutionJob, Executor } from '#core/ports.ts';
 import { scoreItem, type RunContext } from '#core/run/engine.ts';
 import type { UnitTestsTask } from '#core/types.ts';
 
-const task = (id: string, language: string): UnitTestsTask => ({ kind: 'unit-tests', id, benchmark: 'handmade', split: 'test', slices: {}, language, prompt: '', entryPoint: 'f', test: '', canonicalSolution: '' });
+const task = (id: string, language: string): UnitTestsTask => ({
+  kind: 'unit-tests',
+  id,
+  benchmark: 'handmade',
+  split: 'test',
+  slices: {},
+  language,
+  prompt: '',
+  entryPoint: 'f',
+  test: '',
+  canonicalSolution: '',
+});
 
 function contextRecording(jobs: ExecutionJob[], kotlinLanguageVersion: string | null): RunContext {
   const executor: Executor = {
@@ -18,7 +29,10 @@ function contextRecording(jobs: ExecutionJob[], kotlinLanguageVersion: string | 
     toolchains: async () => [],
     close: async () => undefined,
   };
-  const tasks = new Map([['kt/0', task('kt/0', 'kotlin')], ['py/0', task('py/0', 'python')]]);
+  const tasks = new Map([
+    ['kt/0', task('kt/0', 'kotlin')],
+    ['py/0', task('py/0', 'python')],
+  ]);
   // Only what scoring reads: the manifest's settings, the tasks and the executor.
   return { executor, tasks, manifest: { time_scale: 1, kotlin_language_version: kotlinLanguageVersion }, stop: {} } as unknown as RunContext;
 }
@@ -33,7 +47,10 @@ describe('toolchain options on execution jobs', () => {
     await scoreItem(ctx, generated('kt/0'));
     await scoreItem(ctx, generated('py/0'));
 
-    expect(jobs.map((j) => [j.language, j.toolchain])).toEqual([['kotlin', { languageVersion: '2.0' }], ['python', undefined]]);
+    expect(jobs.map((j) => [j.language, j.toolchain])).toEqual([
+      ['kotlin', { languageVersion: '2.0' }],
+      ['python', undefined],
+    ]);
   });
 
   it('gives no options when the run sets none', async () => {

@@ -34,7 +34,14 @@ async function setup(provider: Provider, spec: Record<string, unknown> = {}) {
     packages: {},
     toolchains: [],
   });
-  await ledger.createRun({ runId: 'run-1', benchmark: 'abricot', model: provider.model, status: 'planned', items: plan.items.length, createdAt: '2026-01-01T00:00:00.000Z' });
+  await ledger.createRun({
+    runId: 'run-1',
+    benchmark: 'abricot',
+    model: provider.model,
+    status: 'planned',
+    items: plan.items.length,
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
   const ctx: RunContext = {
     store,
     ledger,

@@ -16,7 +16,11 @@ describe('replay provider', () => {
     expect(p.samplesFor?.('a')).toBe(3);
     expect(p.samplesFor?.('zzz')).toBeUndefined();
     expect(p.languageFor?.('b', 0)).toBe('cpp');
-    const spelled = replayProvider('replay:f.jsonl', 'f.jsonl', ['C', 'C++', 'Python3', 'js'].map((language, i) => JSON.stringify({ task_id: `t${i}`, completion: 'x', language })).join('\n'));
+    const spelled = replayProvider(
+      'replay:f.jsonl',
+      'f.jsonl',
+      ['C', 'C++', 'Python3', 'js'].map((language, i) => JSON.stringify({ task_id: `t${i}`, completion: 'x', language })).join('\n'),
+    );
     expect([0, 1, 2, 3].map((i) => spelled.languageFor?.(`t${i}`, 0))).toEqual(['c', 'cpp', 'python', 'javascript']);
     const texts = await Promise.all([0, 1, 2].map((sample) => p.generate({ taskId: 'a', sample, prompt, params }).then((g) => g.text)));
     expect(texts).toEqual(['x0', 'x5', 'x2']);
@@ -28,7 +32,10 @@ describe('replay provider', () => {
     ['\n{"task_id":"a"}', 'f.jsonl, line 2, field "completion"'],
     ['{"task_id":"a","completion":"x","sample":-1}', 'f.jsonl, line 1, field "sample"'],
     ['{"task_id":"a","completion":"x","sample":0}\n{"task_id":"a","completion":"y","sample":0}', 'f.jsonl, line 2, field "sample": duplicate sample 0'],
-    ['{"task_id":"a","completion":"x","language":"C++"}\n{"task_id":"a","completion":"y","language":"rust"}', 'f.jsonl, line 2, field "language": names no language polyeval runs: "rust"'],
+    [
+      '{"task_id":"a","completion":"x","language":"C++"}\n{"task_id":"a","completion":"y","language":"rust"}',
+      'f.jsonl, line 2, field "language": names no language polyeval runs: "rust"',
+    ],
   ])('rejects malformed lines naming file, line and field (%#)', (text, message) => {
     expect(() => replayProvider('replay:f.jsonl', 'f.jsonl', text)).toThrow(message);
   });

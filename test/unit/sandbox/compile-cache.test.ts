@@ -39,7 +39,10 @@ describe('compile cache', () => {
 
   it('never keeps a compilation that ran out of wall-clock time: the next build compiles again', async () => {
     const cache = new CompileCache(join(root, 'b'), {} as RuntimeContext);
-    const runtime = scriptedRuntime([{ ok: false, diagnostics: 'compilation exceeded its time limit', timedOut: true }, { ok: true, diagnostics: '' }]);
+    const runtime = scriptedRuntime([
+      { ok: false, diagnostics: 'compilation exceeded its time limit', timedOut: true },
+      { ok: true, diagnostics: '' },
+    ]);
     const slow = await cache.build(runtime, 'y');
     expect(slow.ok).toBe(false);
     const again = await cache.build(runtime, 'y');
@@ -48,7 +51,10 @@ describe('compile cache', () => {
 
   it('never keeps a compilation whose compiler was killed by a signal: the next build compiles again', async () => {
     const cache = new CompileCache(join(root, 'c'), {} as RuntimeContext);
-    const runtime = scriptedRuntime([{ ok: false, diagnostics: 'compiler killed by SIGKILL (limits exceeded?)\n', killed: true }, { ok: true, diagnostics: '' }]);
+    const runtime = scriptedRuntime([
+      { ok: false, diagnostics: 'compiler killed by SIGKILL (limits exceeded?)\n', killed: true },
+      { ok: true, diagnostics: '' },
+    ]);
     expect((await cache.build(runtime, 'z')).ok).toBe(false);
     const again = await cache.build(runtime, 'z');
     expect([again.ok, again.cached, runtime.calls]).toEqual([true, false, 2]);
@@ -59,7 +65,10 @@ describe('compile cache', () => {
     // what versions before `killed` left in the cache: the kill recorded as the source's CE
     const key = createHash('sha256').update('scripted\0scripted 1\0w').digest('hex').slice(0, 32);
     mkdirSync(join(buildsDir, key), { recursive: true });
-    writeFileSync(join(buildsDir, key, 'meta.json'), JSON.stringify({ ok: false, diagnostics: 'compiler killed by SIGKILL (limits exceeded?)\n', compileMs: 352 }));
+    writeFileSync(
+      join(buildsDir, key, 'meta.json'),
+      JSON.stringify({ ok: false, diagnostics: 'compiler killed by SIGKILL (limits exceeded?)\n', compileMs: 352 }),
+    );
     const runtime = scriptedRuntime([{ ok: true, diagnostics: '' }]);
     const cache = new CompileCache(buildsDir, {} as RuntimeContext);
     const first = await cache.build(runtime, 'w');
@@ -89,6 +98,10 @@ describe('compile cache', () => {
 
     expect([first.ok, first.cached, first.diagnostics, runtime.calls]).toEqual([false, false, 'main.txt:1: error', 1]);
     expect([second.ok, second.cached, second.diagnostics, runtime.calls]).toEqual([false, true, 'main.txt:1: error', 1]);
-    expect(JSON.parse(readFileSync(join(buildsDir, key, 'meta.json'), 'utf8'))).toMatchObject({ schema_version: 1, ok: false, diagnostics: 'main.txt:1: error' });
+    expect(JSON.parse(readFileSync(join(buildsDir, key, 'meta.json'), 'utf8'))).toMatchObject({
+      schema_version: 1,
+      ok: false,
+      diagnostics: 'main.txt:1: error',
+    });
   });
 });

@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { javaFileName, javaMainClass, javaMainPath, javaRuntime } from '#sandbox/languages/java.ts';
 import { javascriptRuntime } from '#sandbox/languages/javascript.ts';
 
-const source = (test: string) => ({ language: 'java', prompt: 'class Dublu {\n    static int dublu(int n) {\n', completion: '        return 2 * n;\n    }\n}', test, entryPoint: 'dublu' });
+const source = (test: string) => ({
+  language: 'java',
+  prompt: 'class Dublu {\n    static int dublu(int n) {\n',
+  completion: '        return 2 * n;\n    }\n}',
+  test,
+  entryPoint: 'dublu',
+});
 
 describe('Java entry forms', () => {
   it.each([
@@ -14,15 +20,27 @@ describe('Java entry forms', () => {
     ['String args[]', 'class Main {\n    public static void main(String args[]) { }\n}', ['Main']],
     ['static public final', 'class Main {\n    static public void main(final String[] args) { }\n}', ['Main']],
     ['a test class with another name', 'public class Teste {\n    public static void main(String[] args) { }\n}', ['Teste']],
-    ['a nested helper class before main', 'class Main {\n    static class Pereche { int a; }\n    public static void main(String[] args) { new Pereche(); }\n}', ['Main']],
+    [
+      'a nested helper class before main',
+      'class Main {\n    static class Pereche { int a; }\n    public static void main(String[] args) { new Pereche(); }\n}',
+      ['Main'],
+    ],
     ['main in a nested class', 'class Teste {\n    static class Interne {\n        public static void main(String[] args) { }\n    }\n}', ['Teste', 'Interne']],
-    ['a main mentioned in a comment and a string first', 'class Main {\n    // static void main(String[] a) in Fals\n    static String s = "class Fals { static void main(";\n    public static void main(String[] args) { }\n}', ['Main']],
+    [
+      'a main mentioned in a comment and a string first',
+      'class Main {\n    // static void main(String[] a) in Fals\n    static String s = "class Fals { static void main(";\n    public static void main(String[] args) { }\n}',
+      ['Main'],
+    ],
   ])('finds the test class of %s', (_form, test, path) => {
     expect(javaMainPath(test)).toEqual(path);
   });
 
   it('calls the test main without arguments, then prints the token, after the test', () => {
-    const program = javaRuntime.unitTestProgram(source('\n\nclass Main {\n    public static void main(String[] args) throws Exception {\n        if (Dublu.dublu(2) != 4) throw new Exception("2");\n    }\n}\n'));
+    const program = javaRuntime.unitTestProgram(
+      source(
+        '\n\nclass Main {\n    public static void main(String[] args) throws Exception {\n        if (Dublu.dublu(2) != 4) throw new Exception("2");\n    }\n}\n',
+      ),
+    );
     expect(program.startsWith('class Dublu {\n    static int dublu(int n) {\n        return 2 * n;\n    }\n}\n\n\nclass Main {')).toBe(true);
     const entry = program.slice(program.indexOf('final class PolyevalEntry'));
     expect(entry).toContain('Main.main(new String[0]);\n        System.out.println(args[args.length - 1]);');
@@ -31,7 +49,9 @@ describe('Java entry forms', () => {
   });
 
   it('calls a nested test class by its source name', () => {
-    const program = javaRuntime.unitTestProgram(source('class Teste {\n    static class Interne {\n        public static void main(String[] args) { }\n    }\n}\n'));
+    const program = javaRuntime.unitTestProgram(
+      source('class Teste {\n    static class Interne {\n        public static void main(String[] args) { }\n    }\n}\n'),
+    );
     expect(program).toContain('Teste.Interne.main(new String[0]);');
   });
 
@@ -49,8 +69,16 @@ describe('Java entry forms', () => {
 });
 
 describe('JavaScript assembly', () => {
-  it('prints the token after the test\'s last statement', () => {
-    const program = javascriptRuntime.unitTestProgram({ language: 'javascript', prompt: 'function dublu(n) {\n', completion: '  return 2 * n;\n}', test: '\nif (dublu(2) !== 4) throw "2"\n', entryPoint: 'dublu' });
-    expect(program).toBe('function dublu(n) {\n  return 2 * n;\n}\n\nif (dublu(2) !== 4) throw "2"\n\n;\nconsole.log(process.argv[process.argv.length - 1]);\n');
+  it("prints the token after the test's last statement", () => {
+    const program = javascriptRuntime.unitTestProgram({
+      language: 'javascript',
+      prompt: 'function dublu(n) {\n',
+      completion: '  return 2 * n;\n}',
+      test: '\nif (dublu(2) !== 4) throw "2"\n',
+      entryPoint: 'dublu',
+    });
+    expect(program).toBe(
+      'function dublu(n) {\n  return 2 * n;\n}\n\nif (dublu(2) !== 4) throw "2"\n\n;\nconsole.log(process.argv[process.argv.length - 1]);\n',
+    );
   });
 });

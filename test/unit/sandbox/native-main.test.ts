@@ -10,7 +10,11 @@ const forms: [string, string, 0 | 2 | 3][] = [
   ['main with envp', 'int main(int argc, char *argv[], char *envp[]) { return 0; }', 3],
   ['signed main()', 'signed main() { return 0; }', 0],
   ['auto main() -> int', 'auto main() -> int { return 0; }', 0],
-  ['main after helper templates', 'template <typename T> bool same(T a, T b) { return a == b; }\nstruct P { int main() { return 1; } };\nint main(int argc, char* argv[]) { return same(1, 1) ? 0 : 1; }\n', 2],
+  [
+    'main after helper templates',
+    'template <typename T> bool same(T a, T b) { return a == b; }\nstruct P { int main() { return 1; } };\nint main(int argc, char* argv[]) { return same(1, 1) ? 0 : 1; }\n',
+    2,
+  ],
 ];
 
 describe('findNativeMain', () => {
@@ -28,7 +32,7 @@ describe('findNativeMain', () => {
       '/* int main() { */',
       'const char *s = "int main() { }";',
       "char c = '{';",
-      'int x = 1\'000;',
+      "int x = 1'000;",
       'int main() {',
       '  const char *r = R"x(} main() {)x";',
       '  return 0;',

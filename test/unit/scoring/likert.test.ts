@@ -3,7 +3,10 @@ import { abricot } from '#core/benchmarks/abricot.ts';
 import { scoreLikert } from '#core/scoring/likert.ts';
 import type { LikertTask } from '#core/types.ts';
 
-const [task] = abricot.parseRow({ id: 'x1', target_token: 'mare', text: 'Il mare è calmo.', abs_mean: 0.45, inc_mean: 0.45 }, { file: 'mem.jsonl', line: 1 }) as LikertTask[];
+const [task] = abricot.parseRow(
+  { id: 'x1', target_token: 'mare', text: 'Il mare è calmo.', abs_mean: 0.45, inc_mean: 0.45 },
+  { file: 'mem.jsonl', line: 1 },
+) as LikertTask[];
 const CHOICES = ['1', '2', '3', '4', '5'];
 
 describe('scoreLikert', () => {

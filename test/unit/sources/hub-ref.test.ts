@@ -8,7 +8,10 @@ describe('hf:// refs', () => {
       'hf://datasets/JetBrains/Kotlin_HumanEval/data/train-00000-of-00001.parquet@v1.0',
       { repo: 'JetBrains/Kotlin_HumanEval', path: 'data/train-00000-of-00001.parquet', revision: 'v1.0' },
     ],
-    ['hf://datasets/owner/name@refs%2Fconvert%2Fparquet/default/train/0000.parquet', { repo: 'owner/name', path: 'default/train/0000.parquet', revision: 'refs/convert/parquet' }],
+    [
+      'hf://datasets/owner/name@refs%2Fconvert%2Fparquet/default/train/0000.parquet',
+      { repo: 'owner/name', path: 'default/train/0000.parquet', revision: 'refs/convert/parquet' },
+    ],
   ])('parses %s', (ref, expected) => {
     expect(parseHubRef(ref)).toEqual(expected);
   });

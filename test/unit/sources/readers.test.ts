@@ -157,7 +157,9 @@ describe('opening', () => {
   it('hashes the stored bytes of a file', async () => {
     const source = await openRows(fixture('likert.tsv'), { cacheDir: dir });
     const { createHash } = await import('node:crypto');
-    const expected = createHash('sha256').update(await readFile(fixture('likert.tsv'))).digest('hex');
+    const expected = createHash('sha256')
+      .update(await readFile(fixture('likert.tsv')))
+      .digest('hex');
     expect(source.format).toBe('tsv');
     expect(await source.sha256()).toBe(expected);
   });
