@@ -57,8 +57,22 @@ describe('what a level exposes', () => {
 
   it('lets a program write only its working directory (and bubblewrap private /tmp)', () => {
     const spec = { workDir: '/w/run-1', readOnly: ['/b/build'] };
-    expect(confinementArgs({ level: 'rlimits', bwrapPath: '', dropTo: undefined, confine: { seccomp: true, landlock: 7 } }, spec)).toEqual(['sl', '-r', '/b/build', '-w', '/w/run-1']);
-    expect(confinementArgs({ level: 'bwrap', bwrapPath: '', dropTo: undefined, confine: { seccomp: true, landlock: 7 } }, spec)).toEqual(['sl', '-r', '/b/build', '-w', '/w/run-1', '-w', '/tmp']);
+    expect(confinementArgs({ level: 'rlimits', bwrapPath: '', dropTo: undefined, confine: { seccomp: true, landlock: 7 } }, spec)).toEqual([
+      'sl',
+      '-r',
+      '/b/build',
+      '-w',
+      '/w/run-1',
+    ]);
+    expect(confinementArgs({ level: 'bwrap', bwrapPath: '', dropTo: undefined, confine: { seccomp: true, landlock: 7 } }, spec)).toEqual([
+      'sl',
+      '-r',
+      '/b/build',
+      '-w',
+      '/w/run-1',
+      '-w',
+      '/tmp',
+    ]);
     expect(confinementArgs({ level: 'rlimits', bwrapPath: '', dropTo: undefined, confine: { seccomp: false, landlock: 0 } }, spec)).toEqual(['-']);
   });
 });

@@ -33,7 +33,18 @@ export function sumTask(overrides: Partial<IoTestsTask> = {}): IoTestsTask {
 }
 
 export function unitTask(language: string, test: string, entryPoint = 'add'): UnitTestsTask {
-  return { kind: 'unit-tests', id: `${language}/add`, benchmark: 'handmade', split: 'test', slices: {}, language, prompt: '', entryPoint, test, canonicalSolution: '' };
+  return {
+    kind: 'unit-tests',
+    id: `${language}/add`,
+    benchmark: 'handmade',
+    split: 'test',
+    slices: {},
+    language,
+    prompt: '',
+    entryPoint,
+    test,
+    canonicalSolution: '',
+  };
 }
 
 /** A fresh root holding this test file's cache and work directories. */
@@ -51,7 +62,18 @@ function cwdOf(pid: string): string {
   }
 }
 
-/** Pids of live processes whose command line or working directory mentions `marker`. */
+/**
+ * A process of one of the executor's own long-lived services (the Python syntax checker):
+ * bubblewrap, the supervisor and the interpreter all work in `<workRoot>/service-…`, the
+ * service's working directory (runtime-context.ts `service`). A program's leftovers work in
+ * its own per-test directory, never there: under bubblewrap the service directory is not
+ * mounted in a program's sandbox at all.
+ */
+function isServiceProcess(cwd: string): boolean {
+  return /\/work\/service-[^/]+$/u.test(cwd);
+}
+
+/** Pids of live processes, other than the executor's services, whose command line or working directory mentions `marker`. */
 export function processesMentioning(marker: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -59,12 +81,18 @@ export function processesMentioning(marker: string): number[] {
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
       const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
-      if ((cmdline.includes(marker) || cwdOf(entry).includes(marker)) && state !== 'Z') found.push(Number(entry));
+      const cwd = cwdOf(entry);
+      if ((cmdline.includes(marker) || cwd.includes(marker)) && state !== 'Z' && !(cwd.startsWith(marker) && isServiceProcess(cwd))) found.push(Number(entry));
     } catch {
       // exited meanwhile
     }
   }
   return found;
+}
+
+/** What is left in `workRoot` besides the executor's service directories (a program's work directory must be gone). */
+export function leftoverWork(workRoot: string): string[] {
+  return readdirSync(workRoot).filter((name) => !name.startsWith('service-'));
 }
 
 /** Waits (bounded) until no process mentions the marker; returns those still alive. */
@@ -83,7 +111,10 @@ export async function settledProcesses(marker: string, waitMs = 10_000): Promise
  * file's tests (the first build of the supervisor, PCH or compile server can take minutes),
  * closed and its folders removed after them.
  */
-export function sandboxSuite(label: string, options: Omit<SandboxExecutorOptions, 'cacheDir' | 'workRoot'> = {}): { readonly dirs: ReturnType<typeof scratch>; readonly executor: SandboxExecutor } {
+export function sandboxSuite(
+  label: string,
+  options: Omit<SandboxExecutorOptions, 'cacheDir' | 'workRoot'> = {},
+): { readonly dirs: ReturnType<typeof scratch>; readonly executor: SandboxExecutor } {
   const dirs = scratch(label);
   let executor: SandboxExecutor | undefined;
   beforeAll(async () => {

@@ -19,14 +19,52 @@ const java: HostileCase[] = [
   jv('memory bomb', () => '        java.util.List<byte[]> keep = new java.util.ArrayList<>(); while (true) keep.add(new byte[1 << 20]);', ['MLE']),
   // Memory outside the heap -Xmx caps: RLIMIT_AS (heap + what the JVM reserves) stops it;
   // without that bound these reservations run on until the CPU limit (TLE).
-  jv('native memory bomb', () => '        java.lang.reflect.Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe"); f.setAccessible(true); sun.misc.Unsafe u = (sun.misc.Unsafe) f.get(null); while (true) u.allocateMemory(1 << 20);', ['MLE']),
-  jv('1 GB to stdout', () => '        byte[] chunk = new byte[1 << 20]; java.util.Arrays.fill(chunk, (byte) 120); for (int i = 0; i < 1024; i++) System.out.write(chunk); System.out.flush();', ['OLE']),
-  jv('disk fill', () => '        try (java.io.FileOutputStream f = new java.io.FileOutputStream("fill.bin")) { byte[] b = new byte[1 << 20]; while (true) f.write(b); }', ['OLE', 'RE']),
-  jv('thread bomb', () => '        while (true) { try { new Thread(() -> { try { Thread.sleep(1_000_000); } catch (InterruptedException e) { } }).start(); } catch (Throwable e) { } }', ['TLE', 'RE', 'MLE']),
-  jv('process spawning via ProcessBuilder', () => `        for (int i = 0; i < 8; i++) try { new ProcessBuilder("/usr/bin/sleep", "1000000").start(); } catch (Throwable e) { }\n        ${JAVA_SUM}`, ['OK']),
-  jv('a TCP connection to a listening loopback port', (p) => `        try { new java.net.Socket("127.0.0.1", ${p.port}).close(); System.out.println("connected"); return; } catch (Exception e) { }\n        ${JAVA_SUM}`, ['OK']),
-  jv('reading the parent environment and /proc/<pid>/environ', (p) => `        // The JVM runtime sets MALLOC_ARENA_MAX (jvm.ts) and nothing else.\n        boolean leak = !System.getenv().keySet().stream().allMatch(k -> k.equals("MALLOC_ARENA_MAX"));\n        for (String pid : new java.io.File("/proc").list()) { if (!pid.matches("\\\\d+")) continue; try { if (new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("/proc/" + pid + "/environ"))).contains("${p.secretName}")) leak = true; } catch (Exception e) { } }\n        if (leak) { System.out.println("leak " + System.getenv()); return; }\n        ${JAVA_SUM}`, ['OK']),
-  jv('writing outside the working directory', (p) => `        for (String path : new String[] { ${list(p)} }) try { java.nio.file.Files.write(java.nio.file.Paths.get(path), new byte[] { 120 }); } catch (Exception e) { }\n        ${JAVA_SUM}`, ['OK']),
+  jv(
+    'native memory bomb',
+    () =>
+      '        java.lang.reflect.Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe"); f.setAccessible(true); sun.misc.Unsafe u = (sun.misc.Unsafe) f.get(null); while (true) u.allocateMemory(1 << 20);',
+    ['MLE'],
+  ),
+  jv(
+    '1 GB to stdout',
+    () =>
+      '        byte[] chunk = new byte[1 << 20]; java.util.Arrays.fill(chunk, (byte) 120); for (int i = 0; i < 1024; i++) System.out.write(chunk); System.out.flush();',
+    ['OLE'],
+  ),
+  jv(
+    'disk fill',
+    () => '        try (java.io.FileOutputStream f = new java.io.FileOutputStream("fill.bin")) { byte[] b = new byte[1 << 20]; while (true) f.write(b); }',
+    ['OLE', 'RE'],
+  ),
+  jv(
+    'thread bomb',
+    () =>
+      '        while (true) { try { new Thread(() -> { try { Thread.sleep(1_000_000); } catch (InterruptedException e) { } }).start(); } catch (Throwable e) { } }',
+    ['TLE', 'RE', 'MLE'],
+  ),
+  jv(
+    'process spawning via ProcessBuilder',
+    () => `        for (int i = 0; i < 8; i++) try { new ProcessBuilder("/usr/bin/sleep", "1000000").start(); } catch (Throwable e) { }\n        ${JAVA_SUM}`,
+    ['OK'],
+  ),
+  jv(
+    'a TCP connection to a listening loopback port',
+    (p) =>
+      `        try { new java.net.Socket("127.0.0.1", ${p.port}).close(); System.out.println("connected"); return; } catch (Exception e) { }\n        ${JAVA_SUM}`,
+    ['OK'],
+  ),
+  jv(
+    'reading the parent environment and /proc/<pid>/environ',
+    (p) =>
+      `        // The JVM runtime sets MALLOC_ARENA_MAX (jvm.ts) and nothing else.\n        boolean leak = !System.getenv().keySet().stream().allMatch(k -> k.equals("MALLOC_ARENA_MAX"));\n        for (String pid : new java.io.File("/proc").list()) { if (!pid.matches("\\\\d+")) continue; try { if (new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("/proc/" + pid + "/environ"))).contains("${p.secretName}")) leak = true; } catch (Exception e) { } }\n        if (leak) { System.out.println("leak " + System.getenv()); return; }\n        ${JAVA_SUM}`,
+    ['OK'],
+  ),
+  jv(
+    'writing outside the working directory',
+    (p) =>
+      `        for (String path : new String[] { ${list(p)} }) try { java.nio.file.Files.write(java.nio.file.Paths.get(path), new byte[] { 120 }); } catch (Exception e) { }\n        ${JAVA_SUM}`,
+    ['OK'],
+  ),
 ];
 
 const js = (attack: string, code: (p: Probe) => string, verdicts: Verdict[]): HostileCase => ({ attack, language: 'javascript', code, verdicts });
@@ -39,13 +77,40 @@ const javascript: HostileCase[] = [
   // verdicts mean the bomb was contained; java-javascript.test.ts pins MLE for larger arrays.
   js('heap bomb', () => 'const keep = []; for (;;) keep.push(new Array(1 << 16).fill({ a: 1 }));\n', ['MLE', 'TLE']),
   js('1 GB to stdout', () => "const chunk = 'x'.repeat(1 << 20); for (let i = 0; i < 1024; i++) require('node:fs').writeSync(1, chunk);\n", ['OLE']),
-  js('disk fill', () => "const fs = require('node:fs'); const fd = fs.openSync('fill.bin', 'w'); const b = Buffer.alloc(1 << 20); for (;;) fs.writeSync(fd, b);\n", ['OLE', 'RE']),
-  js('a background child outliving its parent', () => `require('node:child_process').spawn('/usr/bin/sleep', ['1000000'], { detached: true, stdio: 'ignore' }).unref();\n${JS_SUM}\n`, ['OK']),
-  js('a TCP connection to a listening loopback port', (p) => `const s = require('node:net').connect(${p.port}, '127.0.0.1');\ns.on('connect', () => { console.log('connected'); process.exit(0); });\ns.on('error', () => { ${JS_SUM} });\n`, ['OK']),
-  js('reading the parent environment and /proc/<pid>/environ', (p) => `const fs = require('node:fs');\n// The runtime sets NODE_PATH (where lodash is) and nothing else.\nlet leak = Object.keys(process.env).some((k) => k !== 'NODE_PATH');\nfor (const pid of fs.readdirSync('/proc').filter((d) => /^\\d+$/.test(d))) { try { if (fs.readFileSync('/proc/' + pid + '/environ', 'latin1').includes('${p.secretName}')) leak = true; } catch {} }\nif (leak) console.log('leak', JSON.stringify(process.env)); else { ${JS_SUM} }\n`, ['OK']),
+  js(
+    'disk fill',
+    () => "const fs = require('node:fs'); const fd = fs.openSync('fill.bin', 'w'); const b = Buffer.alloc(1 << 20); for (;;) fs.writeSync(fd, b);\n",
+    ['OLE', 'RE'],
+  ),
+  js(
+    'a background child outliving its parent',
+    () => `require('node:child_process').spawn('/usr/bin/sleep', ['1000000'], { detached: true, stdio: 'ignore' }).unref();\n${JS_SUM}\n`,
+    ['OK'],
+  ),
+  js(
+    'a TCP connection to a listening loopback port',
+    (p) =>
+      `const s = require('node:net').connect(${p.port}, '127.0.0.1');\ns.on('connect', () => { console.log('connected'); process.exit(0); });\ns.on('error', () => { ${JS_SUM} });\n`,
+    ['OK'],
+  ),
+  js(
+    'reading the parent environment and /proc/<pid>/environ',
+    (p) =>
+      `const fs = require('node:fs');\n// The runtime sets NODE_PATH (where lodash is) and nothing else.\nlet leak = Object.keys(process.env).some((k) => k !== 'NODE_PATH');\nfor (const pid of fs.readdirSync('/proc').filter((d) => /^\\d+$/.test(d))) { try { if (fs.readFileSync('/proc/' + pid + '/environ', 'latin1').includes('${p.secretName}')) leak = true; } catch {} }\nif (leak) console.log('leak', JSON.stringify(process.env)); else { ${JS_SUM} }\n`,
+    ['OK'],
+  ),
   js('killing the parent', () => "process.kill(process.ppid, 'SIGKILL');\ntry { process.kill(-1, 'SIGKILL'); } catch {}\n", ['RE', 'WA']),
-  js('writing outside the working directory', (p) => `for (const path of [${list(p)}, __dirname + '/pe_evil']) { try { require('node:fs').writeFileSync(path, 'x'); } catch {} }\n${JS_SUM}\n`, ['OK']),
-  js('reading the expected output', () => "const fs = require('node:fs'); const path = require('node:path'); let found = '';\nconst scan = (dir, depth) => { if (depth > 3) return; let names = []; try { names = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; } for (const e of names) { if (e.name.startsWith('.')) continue; const p = path.join(dir, e.name); if (e.isDirectory()) { scan(p, depth + 1); continue; } try { if (fs.readFileSync(p, 'latin1').includes('EXPECTED_' + 'SECRET')) found = 'EXPECTED_' + 'SECRET'; } catch {} } };\nfor (const root of ['.', '/tmp', '..']) scan(root, 0);\nconsole.log(found || 'nothing');\n", ['WA']),
+  js(
+    'writing outside the working directory',
+    (p) => `for (const path of [${list(p)}, __dirname + '/pe_evil']) { try { require('node:fs').writeFileSync(path, 'x'); } catch {} }\n${JS_SUM}\n`,
+    ['OK'],
+  ),
+  js(
+    'reading the expected output',
+    () =>
+      "const fs = require('node:fs'); const path = require('node:path'); let found = '';\nconst scan = (dir, depth) => { if (depth > 3) return; let names = []; try { names = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; } for (const e of names) { if (e.name.startsWith('.')) continue; const p = path.join(dir, e.name); if (e.isDirectory()) { scan(p, depth + 1); continue; } try { if (fs.readFileSync(p, 'latin1').includes('EXPECTED_' + 'SECRET')) found = 'EXPECTED_' + 'SECRET'; } catch {} } };\nfor (const root of ['.', '/tmp', '..']) scan(root, 0);\nconsole.log(found || 'nothing');\n",
+    ['WA'],
+  ),
 ];
 
 export const JAVA_JS_CASES: HostileCase[] = [...java, ...javascript];

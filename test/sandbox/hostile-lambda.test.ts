@@ -29,7 +29,8 @@ let server: Server;
 let connections = 0;
 
 /** Stands in for bubblewrap on Lambda, which allows no namespaces. */
-const FAKE_BWRAP = '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n';
+const FAKE_BWRAP =
+  '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n';
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('this test emulates the Lambda user and must run as root (as CI does)');
@@ -41,7 +42,17 @@ beforeAll(async () => {
   mkdirSync(join(home, '.aws'), { recursive: true });
   writeFileSync(join(home, '.aws', 'credentials'), `[default]\naws_secret_access_key = file-${canary}\n`, { mode: 0o600 });
   for (const p of [home, join(home, '.aws'), join(home, '.aws', 'credentials')]) chownSync(p, UID, UID);
-  await build({ entryPoints: ['test/sandbox/lambda-harness.ts'], outfile: harness, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['kotlin-compiler'], banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" }, logLevel: 'warning' });
+  await build({
+    entryPoints: ['test/sandbox/lambda-harness.ts'],
+    outfile: harness,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: ['kotlin-compiler'],
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    logLevel: 'warning',
+  });
   // As scripts/bundle-images.mjs does: the supervisor's C source beside the bundle (the sandbox names its build by it).
   copyFileSync('layers/sandbox/pe-supervisor.c', join(dirname(harness), 'pe-supervisor.c'));
   server = createServer((s) => {
@@ -66,31 +77,53 @@ interface Line {
 }
 
 /** One "execution environment": a fresh /tmp, the harness as the Lambda user, until it ends. */
-async function invoke(name: string, jobs: { id: string; job: ExecutionJob }[], extraEnv: Record<string, string> = {}, node = join(dirs.root, 'node')): Promise<{ lines: Line[]; raw: string; code: number | null; tmp: string }> {
+async function invoke(
+  name: string,
+  jobs: { id: string; job: ExecutionJob }[],
+  extraEnv: Record<string, string> = {},
+  node = join(dirs.root, 'node'),
+): Promise<{ lines: Line[]; raw: string; code: number | null; tmp: string }> {
   const tmp = join(dirs.root, `tmp-${name}`);
   mkdirSync(tmp);
   chownSync(tmp, UID, UID);
   const file = join(dirs.root, `${name}.json`);
   writeFileSync(file, JSON.stringify(jobs));
-  const env = { ...AWS_ENV, ...extraEnv, PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: tmp, POLYEVAL_CACHE: image, POLYEVAL_BWRAP: join(dirs.root, 'bwrap'), ...(process.env.JAVA_HOME ? { JAVA_HOME: process.env.JAVA_HOME } : {}) };
+  const env = {
+    ...AWS_ENV,
+    ...extraEnv,
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    TMPDIR: tmp,
+    POLYEVAL_CACHE: image,
+    POLYEVAL_BWRAP: join(dirs.root, 'bwrap'),
+    ...(process.env.JAVA_HOME ? { JAVA_HOME: process.env.JAVA_HOME } : {}),
+  };
   const child = spawn(node, [harness, file], { uid: UID, gid: UID, env, cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
   let raw = '';
   child.stdout.on('data', (c: Buffer) => (raw += c.toString()));
   child.stderr.on('data', (c: Buffer) => (raw += c.toString()));
   const code = await new Promise<number | null>((r) => child.on('close', r));
-  const lines = raw.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line);
+  const lines = raw
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Line);
   return { lines, raw, code, tmp };
 }
 
 const outsidePaths = (tmp: string) => [join(tmp, 'pe_evil'), join(tmp, 'polyeval-cache', 'pe_evil'), join(home, 'pe_evil'), join(image, 'pe_evil')];
 
 function jobOf(c: HostileCase, probe: Probe): ExecutionJob {
-  if (c.scorer === 'unit-tests') return { scorer: 'unit-tests', task: unitTask(c.language, EARLY_EXIT[c.language].test), language: c.language, code: c.code(probe) };
+  if (c.scorer === 'unit-tests')
+    return { scorer: 'unit-tests', task: unitTask(c.language, EARLY_EXIT[c.language].test), language: c.language, code: c.code(probe) };
   const output = c.attack === 'reading the expected output' ? 'EXPECTED_SECRET\n' : '3\n';
   return { scorer: 'io-tests', task: sumTask({ tests: [{ input: '1 2\n', output }] }), language: c.language, code: c.code(probe) };
 }
 
-const probeFor = (tmp: string): Probe => ({ port: (server.address() as { port: number }).port, secretName: 'AWS_SECRET_ACCESS_KEY', outside: outsidePaths(tmp) });
+const probeFor = (tmp: string): Probe => ({
+  port: (server.address() as { port: number }).port,
+  secretName: 'AWS_SECRET_ACCESS_KEY',
+  outside: outsidePaths(tmp),
+});
 
 describe('the hostile suite as the execute Lambda runs it', () => {
   it.each([
@@ -98,28 +131,40 @@ describe('the hostile suite as the execute Lambda runs it', () => {
     ['kotlin', 'kotlin', (language: string) => language === 'kotlin'],
     ['java', 'java', (language: string) => language === 'java'],
     ['javascript', 'javascript', (language: string) => language === 'javascript'],
-  ] as const)('contains every attack in %s: no credential or canary, no listener, no write outside, no survivor', async (_languages, tmpName, pick) => {
-    const cases = HOSTILE_CASES.filter((c) => pick(c.language));
-    const probe = probeFor(join(dirs.root, `tmp-${tmpName}`));
-    const { lines, raw, code, tmp } = await invoke(tmpName, cases.map((c, i) => ({ id: String(i), job: jobOf(c, probe) })));
-    expect(code, raw.slice(-2000)).toBe(0);
-    expect(lines[0]?.isolation?.label).toBe('rlimits+seccomp+landlock');
-    expect(lines[0]?.isolation?.exposures).toEqual([]);
-    for (const [i, c] of cases.entries()) {
-      const outcome = lines.find((l) => l.id === String(i) && l.outcome)?.outcome;
-      expect(c.verdicts, `${c.attack} in ${c.language}: ${JSON.stringify(outcome)}`).toContain(outcome?.verdict);
-      expect(lines.find((l) => l.id === String(i) && l.check)?.check, `${c.attack} in ${c.language}`).toMatchObject({ clean: true });
-    }
-    expect(raw).not.toContain(canary);
-    expect(connections).toBe(0);
-    for (const path of outsidePaths(tmp)) expect(existsSync(path), path).toBe(false);
-    expect(await settledProcesses(dirs.root)).toEqual([]);
-  }, 1_200_000);
+  ] as const)(
+    'contains every attack in %s: no credential or canary, no listener, no write outside, no survivor',
+    async (_languages, tmpName, pick) => {
+      const cases = HOSTILE_CASES.filter((c) => pick(c.language));
+      const probe = probeFor(join(dirs.root, `tmp-${tmpName}`));
+      const { lines, raw, code, tmp } = await invoke(
+        tmpName,
+        cases.map((c, i) => ({ id: String(i), job: jobOf(c, probe) })),
+      );
+      expect(code, raw.slice(-2000)).toBe(0);
+      expect(lines[0]?.isolation?.label).toBe('rlimits+seccomp+landlock');
+      expect(lines[0]?.isolation?.exposures).toEqual([]);
+      for (const [i, c] of cases.entries()) {
+        const outcome = lines.find((l) => l.id === String(i) && l.outcome)?.outcome;
+        expect(c.verdicts, `${c.attack} in ${c.language}: ${JSON.stringify(outcome)}`).toContain(outcome?.verdict);
+        expect(lines.find((l) => l.id === String(i) && l.check)?.check, `${c.attack} in ${c.language}`).toMatchObject({ clean: true });
+      }
+      expect(raw).not.toContain(canary);
+      expect(connections).toBe(0);
+      for (const path of outsidePaths(tmp)) expect(existsSync(path), path).toBe(false);
+      expect(await settledProcesses(dirs.root)).toEqual([]);
+    },
+    1_200_000,
+  );
 
   it('discards the container when a program writes outside on a kernel without Landlock, and the next invocation starts clean', async () => {
     const python = (attack: string) => HOSTILE_CASES.find((c) => c.language === 'python' && c.attack === attack) as HostileCase;
     const probe = probeFor(join(dirs.root, 'tmp-nolandlock'));
-    const jobs = ['reading the parent environment and /proc/<pid>/environ', 'a TCP connection to a listening loopback port', 'writing outside the working directory', 'a background child outliving its parent'].map((attack) => ({ id: attack, job: jobOf(python(attack), probe) }));
+    const jobs = [
+      'reading the parent environment and /proc/<pid>/environ',
+      'a TCP connection to a listening loopback port',
+      'writing outside the working directory',
+      'a background child outliving its parent',
+    ].map((attack) => ({ id: attack, job: jobOf(python(attack), probe) }));
     const first = await invoke('nolandlock', jobs, { POLYEVAL_CONFINE: 'seccomp' });
     expect(first.lines[0]?.isolation?.label).toBe('rlimits+seccomp');
     expect(first.lines[0]?.isolation?.exposures).toEqual(['files']);
@@ -133,7 +178,11 @@ describe('the hostile suite as the execute Lambda runs it', () => {
     expect(first.code).toBe(70);
     expect(first.lines.some((l) => l.id === jobs[3]?.id)).toBe(false);
     expect(await settledProcesses(dirs.root)).toEqual([]);
-    const next = await invoke('next', [{ id: 'sum', job: { scorer: 'io-tests', task: sumTask(), language: 'python', code: 'a, b = map(int, input().split())\nprint(a + b)\n' } }], { POLYEVAL_CONFINE: 'seccomp' });
+    const next = await invoke(
+      'next',
+      [{ id: 'sum', job: { scorer: 'io-tests', task: sumTask(), language: 'python', code: 'a, b = map(int, input().split())\nprint(a + b)\n' } }],
+      { POLYEVAL_CONFINE: 'seccomp' },
+    );
     expect(next.lines.find((l) => l.outcome)?.outcome?.verdict).toBe('OK');
     expect(next.lines.find((l) => l.check)?.check?.clean).toBe(true);
     expect(readFileSync(join(home, '.aws', 'credentials'), 'utf8')).toContain(canary); // untouched
@@ -142,12 +191,16 @@ describe('the hostile suite as the execute Lambda runs it', () => {
   it.each([
     ['a readable (dumpable) node without Landlock', process.execPath, { POLYEVAL_CONFINE: 'seccomp' }, /credentials/u],
     ['no seccomp filter', join(dirs.root, 'node'), { POLYEVAL_CONFINE: 'none' }, /credentials and network/u],
-  ] as const)('refuses to run any program with %s', async (_what, node, env, exposed) => {
-    const job = { scorer: 'io-tests' as const, task: sumTask(), language: 'python', code: 'print(3)\n' };
-    const result = await invoke(`refused-${env.POLYEVAL_CONFINE}-${node === process.execPath ? 'dumpable' : 'nodump'}`, [{ id: 'sum', job }], env, node);
-    expect(result.code).not.toBe(0);
-    expect(result.raw).toMatch(/refusing to run model code here/u);
-    expect(result.raw).toMatch(exposed);
-    expect(result.lines.some((l) => l.outcome)).toBe(false);
-  }, 300_000);
+  ] as const)(
+    'refuses to run any program with %s',
+    async (_what, node, env, exposed) => {
+      const job = { scorer: 'io-tests' as const, task: sumTask(), language: 'python', code: 'print(3)\n' };
+      const result = await invoke(`refused-${env.POLYEVAL_CONFINE}-${node === process.execPath ? 'dumpable' : 'nodump'}`, [{ id: 'sum', job }], env, node);
+      expect(result.code).not.toBe(0);
+      expect(result.raw).toMatch(/refusing to run model code here/u);
+      expect(result.raw).toMatch(exposed);
+      expect(result.lines.some((l) => l.outcome)).toBe(false);
+    },
+    300_000,
+  );
 });

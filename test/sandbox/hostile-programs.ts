@@ -27,7 +27,8 @@ const indent = (code: string) => code.replaceAll('\n', '\n    ');
 const C_SUM = 'int a,b;if(scanf("%d %d",&a,&b)==2)printf("%d\\n",a+b);';
 const CPP_SUM = 'long long a,b;std::cin>>a>>b;std::cout<<a+b<<"\\n";';
 const KT_SUM = 'val (a, b) = readLine()!!.trim().split(" ").map { it.toInt() }; println(a + b)';
-const C_HEAD = '#include <dirent.h>\n#include <fcntl.h>\n#include <signal.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n#include <arpa/inet.h>\n#include <sys/socket.h>\n';
+const C_HEAD =
+  '#include <dirent.h>\n#include <fcntl.h>\n#include <signal.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n#include <arpa/inet.h>\n#include <sys/socket.h>\n';
 const CPP_HEAD = `${C_HEAD}#include <bits/stdc++.h>\n`;
 const cList = (paths: string[]) => `{${paths.map((p) => JSON.stringify(p)).join(',')}}`;
 
@@ -56,7 +57,12 @@ const native = {
 function nativeCases(language: 'c' | 'cpp'): HostileCase[] {
   const head = language === 'c' ? C_HEAD : CPP_HEAD;
   const sum = language === 'c' ? C_SUM : CPP_SUM;
-  const c = (attack: string, body: (p: Probe) => string, verdicts: Verdict[]): HostileCase => ({ attack, language, code: (p) => `${head}${body(p)}\n`, verdicts });
+  const c = (attack: string, body: (p: Probe) => string, verdicts: Verdict[]): HostileCase => ({
+    attack,
+    language,
+    code: (p) => `${head}${body(p)}\n`,
+    verdicts,
+  });
   return [
     c('fork bomb', native.forkBomb, ['TLE', 'RE']),
     c('memory bomb', native.memoryBomb, ['MLE']),
@@ -81,35 +87,93 @@ const python: HostileCase[] = [
   ['1 GB to stdout', () => 'import sys\nchunk = "x" * (1 << 20)\nfor _ in range(1024):\n    sys.stdout.write(chunk)\n', ['OLE']],
   ['disk fill', () => 'f = open("fill.bin", "wb")\nwhile True:\n    f.write(b"x" * (1 << 20))\n', ['OLE']],
   ['a background child outliving its parent', () => `import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(10**6)\n${PY_SUM}`, ['OK']],
-  ['a TCP connection to a listening loopback port', (p: Probe) => `import socket\ntry:\n    socket.create_connection(("127.0.0.1", ${p.port}), timeout=2)\n    print("connected")\nexcept OSError:\n    ${indent(PY_SUM)}`, ['OK']],
-  ['reading the parent environment and /proc/<pid>/environ', (p: Probe) => `import os\nleak = "${p.secretName}" in os.environ\nfor pid in [d for d in os.listdir("/proc") if d.isdigit()] + [str(os.getppid())]:\n    try:\n        leak = leak or b"${p.secretName}" in open(f"/proc/{pid}/environ", "rb").read()\n    except OSError:\n        pass\n# Python coerces the C locale by setting LC_CTYPE itself (PEP 538); nothing else may be there.\nif leak or set(os.environ) - {"LC_CTYPE"}:\n    print("leak", dict(os.environ))\nelse:\n    ${indent(PY_SUM)}`, ['OK']],
+  [
+    'a TCP connection to a listening loopback port',
+    (p: Probe) =>
+      `import socket\ntry:\n    socket.create_connection(("127.0.0.1", ${p.port}), timeout=2)\n    print("connected")\nexcept OSError:\n    ${indent(PY_SUM)}`,
+    ['OK'],
+  ],
+  [
+    'reading the parent environment and /proc/<pid>/environ',
+    (p: Probe) =>
+      `import os\nleak = "${p.secretName}" in os.environ\nfor pid in [d for d in os.listdir("/proc") if d.isdigit()] + [str(os.getppid())]:\n    try:\n        leak = leak or b"${p.secretName}" in open(f"/proc/{pid}/environ", "rb").read()\n    except OSError:\n        pass\n# Python coerces the C locale by setting LC_CTYPE itself (PEP 538); nothing else may be there.\nif leak or set(os.environ) - {"LC_CTYPE"}:\n    print("leak", dict(os.environ))\nelse:\n    ${indent(PY_SUM)}`,
+    ['OK'],
+  ],
   // The supervisor is the PID namespace's init, which ignores the program's signals: no output, WA.
   ['killing the parent', () => 'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nos.kill(-1, signal.SIGKILL)\n', ['RE', 'WA']],
-  ['writing outside the working directory', (p: Probe) => `import os\nfor path in ${JSON.stringify(p.outside)} + [os.path.join(os.path.dirname(os.path.abspath(__file__)), "pe_evil"), "../pe_evil"]:\n    try:\n        open(path, "w").write("x")\n    except OSError:\n        pass\n${PY_SUM}`, ['OK']],
-  ['reading the expected output', () => 'import os\nfound = ""\nfor root in [".", "/tmp", ".."]:\n    for d, _, files in os.walk(root):\n        for f in files:\n            try:\n                if "EXPECTED_" + "SECRET" in open(os.path.join(d, f), errors="ignore").read():\n                    found = "EXPECTED_" + "SECRET"\n            except OSError:\n                pass\nprint(found or "nothing")\n', ['WA']],
+  [
+    'writing outside the working directory',
+    (p: Probe) =>
+      `import os\nfor path in ${JSON.stringify(p.outside)} + [os.path.join(os.path.dirname(os.path.abspath(__file__)), "pe_evil"), "../pe_evil"]:\n    try:\n        open(path, "w").write("x")\n    except OSError:\n        pass\n${PY_SUM}`,
+    ['OK'],
+  ],
+  [
+    'reading the expected output',
+    () =>
+      'import os\nfound = ""\nfor root in [".", "/tmp", ".."]:\n    for d, _, files in os.walk(root):\n        for f in files:\n            try:\n                if "EXPECTED_" + "SECRET" in open(os.path.join(d, f), errors="ignore").read():\n                    found = "EXPECTED_" + "SECRET"\n            except OSError:\n                pass\nprint(found or "nothing")\n',
+    ['WA'],
+  ],
 ].map(([attack, code, verdicts]) => ({ attack, language: 'python', code, verdicts }) as HostileCase);
 
-const kt = (attack: string, body: (p: Probe) => string, verdicts: Verdict[]): HostileCase => ({ attack, language: 'kotlin', code: (p) => `fun main() {\n${body(p)}\n}\n`, verdicts });
+const kt = (attack: string, body: (p: Probe) => string, verdicts: Verdict[]): HostileCase => ({
+  attack,
+  language: 'kotlin',
+  code: (p) => `fun main() {\n${body(p)}\n}\n`,
+  verdicts,
+});
 const kotlin: HostileCase[] = [
   kt('infinite loop', () => '    var x = 0L\n    while (true) { x++; if (x == -1L) println(x) }', ['TLE']),
   kt('memory bomb', () => '    val keep = ArrayList<ByteArray>()\n    while (true) keep.add(ByteArray(1 shl 20) { 1 })', ['MLE']),
   kt('1 GB to stdout', () => '    val chunk = ByteArray(1 shl 20) { 120 }\n    repeat(1024) { System.out.write(chunk) }\n    System.out.flush()', ['OLE']),
   kt('thread bomb', () => '    while (true) { try { Thread { Thread.sleep(1_000_000) }.start() } catch (e: Throwable) { } }', ['TLE', 'RE', 'MLE']),
-  kt('process spawning via ProcessBuilder', () => `    repeat(8) { try { ProcessBuilder("/usr/bin/sleep", "1000000").start() } catch (e: Throwable) { } }\n    ${KT_SUM}`, ['OK']),
-  kt('a TCP connection to a listening loopback port', (p) => `    try { java.net.Socket("127.0.0.1", ${p.port}).close(); println("connected"); return } catch (e: Exception) { }\n    ${KT_SUM}`, ['OK']),
-  kt('reading the parent environment and /proc/<pid>/environ', (p) => `    // The JVM runtime sets MALLOC_ARENA_MAX (jvm.ts) and nothing else.\n    var leak = System.getenv().keys.any { it != "MALLOC_ARENA_MAX" }\n    val pids = java.io.File("/proc").list()!!.filter { n -> n.all { it.isDigit() } } + ProcessHandle.current().parent().map { it.pid().toString() }.orElse("1")\n    for (pid in pids) try { if (java.io.File("/proc/$pid/environ").readText().contains("${p.secretName}")) leak = true } catch (e: Exception) { }\n    if (leak) { println("leak " + System.getenv()); return }\n    ${KT_SUM}`, ['OK']),
-  kt('writing outside the working directory', (p) => `    for (path in listOf(${[...p.outside, '../pe_evil'].map((x) => JSON.stringify(x)).join(', ')})) try { java.io.File(path).writeText("x") } catch (e: Exception) { }\n    ${KT_SUM}`, ['OK']),
+  kt(
+    'process spawning via ProcessBuilder',
+    () => `    repeat(8) { try { ProcessBuilder("/usr/bin/sleep", "1000000").start() } catch (e: Throwable) { } }\n    ${KT_SUM}`,
+    ['OK'],
+  ),
+  kt(
+    'a TCP connection to a listening loopback port',
+    (p) => `    try { java.net.Socket("127.0.0.1", ${p.port}).close(); println("connected"); return } catch (e: Exception) { }\n    ${KT_SUM}`,
+    ['OK'],
+  ),
+  kt(
+    'reading the parent environment and /proc/<pid>/environ',
+    (p) =>
+      `    // The JVM runtime sets MALLOC_ARENA_MAX (jvm.ts) and nothing else.\n    var leak = System.getenv().keys.any { it != "MALLOC_ARENA_MAX" }\n    val pids = java.io.File("/proc").list()!!.filter { n -> n.all { it.isDigit() } } + ProcessHandle.current().parent().map { it.pid().toString() }.orElse("1")\n    for (pid in pids) try { if (java.io.File("/proc/$pid/environ").readText().contains("${p.secretName}")) leak = true } catch (e: Exception) { }\n    if (leak) { println("leak " + System.getenv()); return }\n    ${KT_SUM}`,
+    ['OK'],
+  ),
+  kt(
+    'writing outside the working directory',
+    (p) =>
+      `    for (path in listOf(${[...p.outside, '../pe_evil'].map((x) => JSON.stringify(x)).join(', ')})) try { java.io.File(path).writeText("x") } catch (e: Exception) { }\n    ${KT_SUM}`,
+    ['OK'],
+  ),
 ];
 
 /** Unit-test completions that exit 0 before the test's last assertion (must not pass). */
 export const EARLY_EXIT: Record<HostileLanguage, { test: string; completion: string }> = {
   python: { test: 'def check(candidate):\n    assert candidate(2, 3) == 5\n', completion: 'import sys\ndef add(a, b):\n    sys.exit(0)\n' },
-  c: { test: '#include <assert.h>\nint main(void){ assert(add(2,3)==5); return 0; }\n', completion: '#include <stdlib.h>\nint add(int a, int b){ exit(0); }\n' },
-  cpp: { test: '#include <cassert>\nint main(){ assert(add(2,3)==5); return 0; }\n', completion: '#include <cstdlib>\nint add(int a, int b){ std::exit(0); }\n' },
-  kotlin: { test: 'fun main() {\n    if (add(2, 3) != 5) throw AssertionError("2+3")\n}\n', completion: 'fun add(a: Int, b: Int): Int { kotlin.system.exitProcess(0) }\n' },
+  c: {
+    test: '#include <assert.h>\nint main(void){ assert(add(2,3)==5); return 0; }\n',
+    completion: '#include <stdlib.h>\nint add(int a, int b){ exit(0); }\n',
+  },
+  cpp: {
+    test: '#include <cassert>\nint main(){ assert(add(2,3)==5); return 0; }\n',
+    completion: '#include <cstdlib>\nint add(int a, int b){ std::exit(0); }\n',
+  },
+  kotlin: {
+    test: 'fun main() {\n    if (add(2, 3) != 5) throw AssertionError("2+3")\n}\n',
+    completion: 'fun add(a: Int, b: Int): Int { kotlin.system.exitProcess(0) }\n',
+  },
   ...JAVA_JS_EARLY_EXIT,
 };
 
-const early = (Object.keys(EARLY_EXIT) as HostileLanguage[]).map((language): HostileCase => ({ attack: 'exiting early to fake a pass', language, code: () => EARLY_EXIT[language].completion, verdicts: ['WA'], scorer: 'unit-tests' }));
+const early = (Object.keys(EARLY_EXIT) as HostileLanguage[]).map((language): HostileCase => ({
+  attack: 'exiting early to fake a pass',
+  language,
+  code: () => EARLY_EXIT[language].completion,
+  verdicts: ['WA'],
+  scorer: 'unit-tests',
+}));
 
 export const HOSTILE_CASES: HostileCase[] = [...python, ...nativeCases('c'), ...nativeCases('cpp'), ...kotlin, ...JAVA_JS_CASES, ...early];

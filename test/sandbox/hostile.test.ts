@@ -3,7 +3,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
-import { scratch, settledProcesses, sumTask, unitTask } from './helpers.ts';
+import { leftoverWork, scratch, settledProcesses, sumTask, unitTask } from './helpers.ts';
 import { EARLY_EXIT, HOSTILE_CASES, type HostileCase, type Probe } from './hostile-programs.ts';
 
 const dirs = scratch('hostile');
@@ -45,19 +45,28 @@ describe('hostile programs', () => {
     expect(executor.isolation).toBe('bwrap');
   });
 
-  it.each(HOSTILE_CASES.map((c) => [c.attack, c.language, c] as const))('contains %s in %s', async (_attack, _language, c) => {
-    const outcome = await run(c);
-    expect(c.verdicts, JSON.stringify(outcome).slice(0, 600)).toContain(outcome.verdict);
-    expect(JSON.stringify(outcome)).not.toContain(secret);
-    expect(await settledProcesses(dirs.root)).toEqual([]);
-    expect(readdirSync(dirs.workRoot)).toEqual([]);
-    for (const path of probe.outside) expect(existsSync(path)).toBe(false);
-    for (const build of readdirSync(`${dirs.cacheDir}/builds`)) expect(existsSync(`${dirs.cacheDir}/builds/${build}/pe_evil`)).toBe(false);
-    expect(connections).toBe(0);
-  }, 300_000);
+  it.each(HOSTILE_CASES.map((c) => [c.attack, c.language, c] as const))(
+    'contains %s in %s',
+    async (_attack, _language, c) => {
+      const outcome = await run(c);
+      expect(c.verdicts, JSON.stringify(outcome).slice(0, 600)).toContain(outcome.verdict);
+      expect(JSON.stringify(outcome)).not.toContain(secret);
+      expect(await settledProcesses(dirs.root)).toEqual([]);
+      expect(leftoverWork(dirs.workRoot)).toEqual([]);
+      for (const path of probe.outside) expect(existsSync(path)).toBe(false);
+      for (const build of readdirSync(`${dirs.cacheDir}/builds`)) expect(existsSync(`${dirs.cacheDir}/builds/${build}/pe_evil`)).toBe(false);
+      expect(connections).toBe(0);
+    },
+    300_000,
+  );
 
   it('keeps the harness responsive afterwards', async () => {
-    const outcome = await executor.execute({ scorer: 'io-tests', task: sumTask(), language: 'python', code: 'a, b = map(int, input().split())\nprint(a + b)\n' });
+    const outcome = await executor.execute({
+      scorer: 'io-tests',
+      task: sumTask(),
+      language: 'python',
+      code: 'a, b = map(int, input().split())\nprint(a + b)\n',
+    });
     expect(outcome.verdict).toBe('OK');
   }, 120_000);
 });

@@ -13,7 +13,10 @@ afterAll(() => rmSync(dirs.root, { recursive: true, force: true }));
 function compileTrace(pch: string | undefined): { status: number | null; trace: string } {
   const build = join(dirs.root, `b-${pch ? 'pch' : 'plain'}`);
   mkdirSync(build, { recursive: true });
-  writeFileSync(join(build, 'main.cpp'), '#include <bits/stdc++.h>\nint main(){ std::vector<int> v{3,1,2}; std::sort(v.begin(), v.end()); std::cout << v[0] << "\\n"; }\n');
+  writeFileSync(
+    join(build, 'main.cpp'),
+    '#include <bits/stdc++.h>\nint main(){ std::vector<int> v{3,1,2}; std::sort(v.begin(), v.end()); std::cout << v[0] << "\\n"; }\n',
+  );
   const [cxx, ...args] = cppCompileArgv(build, pch);
   const r = spawnSync(cxx as string, ['-H', ...args], { env: { PATH: '/usr/bin:/bin' }, encoding: 'utf8' });
   return { status: r.status, trace: r.stderr };

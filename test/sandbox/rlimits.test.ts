@@ -1,11 +1,11 @@
 // The `rlimits` level (no bubblewrap): what it contains, tested explicitly, and what it does
 // not isolate, stated by the harness itself.
-import { readdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Verdict } from '#core/types.ts';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
 import { ISOLATION_GAPS } from '#sandbox/isolation.ts';
-import { scratch, settledProcesses, sumTask } from './helpers.ts';
+import { leftoverWork, scratch, settledProcesses, sumTask } from './helpers.ts';
 import { HOSTILE_CASES, type HostileLanguage, type Probe } from './hostile-programs.ts';
 
 const dirs = scratch('rlimits');
@@ -32,12 +32,14 @@ const hostile = (attack: string, language: HostileLanguage) => {
 };
 
 const grandchild = {
-  python: 'import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        os.execv("/usr/bin/sleep", ["sleep", "1000000"])\n    time.sleep(10**6)\nwhile True:\n    pass\n',
+  python:
+    'import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        os.execv("/usr/bin/sleep", ["sleep", "1000000"])\n    time.sleep(10**6)\nwhile True:\n    pass\n',
   c: '#include <unistd.h>\nint main(void){if(fork()==0){setsid();if(fork()==0)execl("/usr/bin/sleep","sleep","1000000",(char*)0);for(;;)pause();}volatile unsigned long x=0;for(;;)x++;}\n',
 };
 // kill(-1) is left out: at this level it would reach every program running as the sandbox uid.
 const killParent = {
-  python: 'import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\n    print("killed")\nexcept PermissionError:\n    a, b = map(int, input().split())\n    print(a + b)\n',
+  python:
+    'import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\n    print("killed")\nexcept PermissionError:\n    a, b = map(int, input().split())\n    print(a + b)\n',
   c: '#include <signal.h>\n#include <stdio.h>\n#include <unistd.h>\nint main(void){if(kill(getppid(),SIGKILL)==0){puts("killed");return 0;}int a,b;if(scanf("%d %d",&a,&b)==2)printf("%d\\n",a+b);return 0;}\n',
 };
 
@@ -57,13 +59,17 @@ describe('the rlimits isolation level', () => {
     expect(executor.isolation).toBe('rlimits');
   });
 
-  it.each(cases)('%s in %s', async (_behaviour, language, code, verdicts) => {
-    const outcome = await executor.execute({ scorer: 'io-tests', task: sumTask({ tests: [{ input: '1 2\n', output: '3\n' }] }), language, code: code() });
-    expect(verdicts, JSON.stringify(outcome).slice(0, 600)).toContain(outcome.verdict);
-    expect(JSON.stringify(outcome)).not.toContain(secret);
-    expect(await settledProcesses(dirs.root)).toEqual([]);
-    expect(readdirSync(dirs.workRoot)).toEqual([]);
-  }, 120_000);
+  it.each(cases)(
+    '%s in %s',
+    async (_behaviour, language, code, verdicts) => {
+      const outcome = await executor.execute({ scorer: 'io-tests', task: sumTask({ tests: [{ input: '1 2\n', output: '3\n' }] }), language, code: code() });
+      expect(verdicts, JSON.stringify(outcome).slice(0, 600)).toContain(outcome.verdict);
+      expect(JSON.stringify(outcome)).not.toContain(secret);
+      expect(await settledProcesses(dirs.root)).toEqual([]);
+      expect(leftoverWork(dirs.workRoot)).toEqual([]);
+    },
+    120_000,
+  );
 
   it('does not isolate the network, the host file system or concurrent programs, and says so', () => {
     expect(ISOLATION_GAPS.rlimits.join('\n')).toMatch(/network[\s\S]*file system[\s\S]*other sandboxes/u);

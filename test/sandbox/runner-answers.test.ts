@@ -29,12 +29,17 @@ afterAll(async () => {
   rmSync(dirs.root, { recursive: true, force: true });
 });
 
-const execute = () => judge.execute({ scorer: 'io-tests', task: sumTask({ tests: [{ input: '1 2\n', output: '3\n' }] }), language: 'c', code: 'int main(void){return 0;}\n' });
+const execute = () =>
+  judge.execute({ scorer: 'io-tests', task: sumTask({ tests: [{ input: '1 2\n', output: '3\n' }] }), language: 'c', code: 'int main(void){return 0;}\n' });
 
 describe('a judge whose runner answers badly', () => {
   it.each([
     ['garbage', { payload: '\u0000\u0001 not json' }, /runner-c answered no JSON/],
-    ['a run claiming its own verdict', { payload: JSON.stringify({ ok: true, compileMs: 1, runs: [{ ...run, verdict: 'OK' }], isolation: 'x', integrity }) }, /malformed runner response: runs\.0: Unrecognized key: "verdict"/],
+    [
+      'a run claiming its own verdict',
+      { payload: JSON.stringify({ ok: true, compileMs: 1, runs: [{ ...run, verdict: 'OK' }], isolation: 'x', integrity }) },
+      /malformed runner response: runs\.0: Unrecognized key: "verdict"/,
+    ],
     ['fewer runs than asked', { payload: JSON.stringify({ ok: true, compileMs: 1, runs: [], isolation: 'x', integrity }) }, /runner-c answered 0 of 1 runs/],
   ])('records SE with the reason for %s', async (_what, answer, reason) => {
     next = answer;

@@ -28,11 +28,16 @@ const UID = 47_124; // the "Lambda user" of the runner, used by nothing else on 
 const dirs = scratch('runner');
 const canary = randomBytes(8).toString('hex');
 const JUDGE_KEYS = { accessKeyId: `ASIAJUDGE${canary}`, secretAccessKey: `judge-secret-${canary}`, sessionToken: `judge-token-${canary}` };
-const RUNNER_ENV_KEYS = { AWS_ACCESS_KEY_ID: `ASIARUNNER${canary}`, AWS_SECRET_ACCESS_KEY: `runner-secret-${canary}`, AWS_SESSION_TOKEN: `runner-token-${canary}` };
+const RUNNER_ENV_KEYS = {
+  AWS_ACCESS_KEY_ID: `ASIARUNNER${canary}`,
+  AWS_SECRET_ACCESS_KEY: `runner-secret-${canary}`,
+  AWS_SESSION_TOKEN: `runner-token-${canary}`,
+};
 const image = join(dirs.root, 'image-cache');
 const home = join(dirs.root, 'home');
 const bundle = resolve('node_modules/.cache/polyeval-runner/runner.mjs');
-const FAKE_BWRAP = '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n';
+const FAKE_BWRAP =
+  '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n';
 let listener: Server;
 let connections = 0;
 const services: FakeLambdaService[] = [];
@@ -42,14 +47,28 @@ const savedEnv = { ...process.env };
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('this test emulates the Lambda user and must run as root (as CI does)');
   // The judge's process holds credentials, as the execute function's does.
-  Object.assign(process.env, { AWS_ACCESS_KEY_ID: JUDGE_KEYS.accessKeyId, AWS_SECRET_ACCESS_KEY: JUDGE_KEYS.secretAccessKey, AWS_SESSION_TOKEN: JUDGE_KEYS.sessionToken });
+  Object.assign(process.env, {
+    AWS_ACCESS_KEY_ID: JUDGE_KEYS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: JUDGE_KEYS.secretAccessKey,
+    AWS_SESSION_TOKEN: JUDGE_KEYS.sessionToken,
+  });
   mkdirSync(image, { recursive: true });
   await buildSupervisor(image);
   copyFileSync(process.execPath, join(dirs.root, 'node'));
   chmodSync(join(dirs.root, 'node'), 0o711);
   writeFileSync(join(dirs.root, 'bwrap'), FAKE_BWRAP, { mode: 0o755 });
   mkdirSync(home, { recursive: true, mode: 0o755 }); // root's: as on Lambda, only /tmp is writable
-  await build({ entryPoints: ['functions/runner/main.ts'], outfile: bundle, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['kotlin-compiler'], banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" }, logLevel: 'warning' });
+  await build({
+    entryPoints: ['functions/runner/main.ts'],
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: ['kotlin-compiler'],
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    logLevel: 'warning',
+  });
   // As scripts/bundle-images.mjs does: the supervisor's C source beside the bundle (the sandbox names its build by it).
   copyFileSync('layers/sandbox/pe-supervisor.c', join(dirname(bundle), 'pe-supervisor.c'));
   listener = createServer((s) => {
@@ -79,12 +98,26 @@ async function deploy(name: string, extraEnv: Record<string, string> = {}): Prom
         gid: UID,
         cwd: tmp,
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...RUNNER_ENV_KEYS, ...extraEnv, ...(process.env.JAVA_HOME ? { JAVA_HOME: process.env.JAVA_HOME } : {}), AWS_LAMBDA_RUNTIME_API: runtimeApi, AWS_LAMBDA_FUNCTION_NAME: `runner-${name}`, PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: tmp, POLYEVAL_CACHE: image, POLYEVAL_BWRAP: join(dirs.root, 'bwrap') },
+        env: {
+          ...RUNNER_ENV_KEYS,
+          ...extraEnv,
+          ...(process.env.JAVA_HOME ? { JAVA_HOME: process.env.JAVA_HOME } : {}),
+          AWS_LAMBDA_RUNTIME_API: runtimeApi,
+          AWS_LAMBDA_FUNCTION_NAME: `runner-${name}`,
+          PATH: '/usr/local/bin:/usr/bin:/bin',
+          HOME: home,
+          TMPDIR: tmp,
+          POLYEVAL_CACHE: image,
+          POLYEVAL_BWRAP: join(dirs.root, 'bwrap'),
+        },
       }),
   });
   services.push(service);
   const { endpoint } = await service.listen();
-  const invoker = new LambdaInvoker({ client: new LambdaClient({ endpoint, region: 'us-east-1', credentials: JUDGE_KEYS, maxAttempts: 1 }), functionName: `runner-${name}` });
+  const invoker = new LambdaInvoker({
+    client: new LambdaClient({ endpoint, region: 'us-east-1', credentials: JUDGE_KEYS, maxAttempts: 1 }),
+    functionName: `runner-${name}`,
+  });
   const judge = await createSandboxExecutor({
     concurrency: 1,
     cacheDir: join(dirs.root, `judge-cache-${name}`),
@@ -97,10 +130,15 @@ async function deploy(name: string, extraEnv: Record<string, string> = {}): Prom
 }
 
 const outsidePaths = (tmp: string) => [join(tmp, 'pe_evil'), join(tmp, 'polyeval-cache', 'pe_evil'), join(home, 'pe_evil'), join(image, 'pe_evil')];
-const probeFor = (tmp: string): Probe => ({ port: (listener.address() as { port: number }).port, secretName: 'AWS_SECRET_ACCESS_KEY', outside: outsidePaths(tmp) });
+const probeFor = (tmp: string): Probe => ({
+  port: (listener.address() as { port: number }).port,
+  secretName: 'AWS_SECRET_ACCESS_KEY',
+  outside: outsidePaths(tmp),
+});
 
 function jobOf(c: HostileCase, probe: Probe): ExecutionJob {
-  if (c.scorer === 'unit-tests') return { scorer: 'unit-tests', task: unitTask(c.language, EARLY_EXIT[c.language].test), language: c.language, code: c.code(probe) };
+  if (c.scorer === 'unit-tests')
+    return { scorer: 'unit-tests', task: unitTask(c.language, EARLY_EXIT[c.language].test), language: c.language, code: c.code(probe) };
   const output = c.attack === 'reading the expected output' ? 'EXPECTED_SECRET\n' : '3\n';
   return { scorer: 'io-tests', task: sumTask({ tests: [{ input: '1 2\n', output }] }), language: c.language, code: c.code(probe) };
 }
@@ -111,31 +149,40 @@ describe('the hostile suite through the judge and the runner function', () => {
   it.each([
     ['python, c and cpp', 'hostile', ['python', 'c', 'cpp']],
     ['kotlin', 'hostile-kotlin', ['kotlin']],
-  ] as const)('contains every attack in %s: no credential or canary, no listener, no write outside, no survivor, no expected output sent', async (_languages, name, languages) => {
-    const { service, judge, tmp } = await deploy(name);
-    const probe = probeFor(tmp);
-    const cases = HOSTILE_CASES.filter((c) => (languages as readonly string[]).includes(c.language));
-    for (const c of cases) {
-      const outcome = await judge.execute(jobOf(c, probe));
-      expect(c.verdicts, `${c.attack} in ${c.language}: ${JSON.stringify(outcome).slice(0, 600)}`).toContain(outcome.verdict);
-      expect(outcome.isolation, c.attack).toBe('lambda-runner+rlimits+seccomp+landlock');
-    }
-    // One environment served everything: every item left it clean.
-    expect(service.environments).toHaveLength(1);
-    expect(service.answers.map(integrityOf).every((i) => i?.clean === true)).toBe(true);
-    const seen = [...service.payloads, ...service.answers, ...service.environments.map((e) => e.output)].join('\n');
-    expect(seen).not.toContain(canary); // neither the judge's keys nor the runner's own
-    expect(service.payloads.join('\n')).not.toContain('EXPECTED_SECRET');
-    expect(connections).toBe(0);
-    for (const path of outsidePaths(tmp)) expect(existsSync(path), path).toBe(false);
-    await service.close();
-    expect(await settledProcesses(dirs.root)).toEqual([]);
-  }, 1_200_000);
+  ] as const)(
+    'contains every attack in %s: no credential or canary, no listener, no write outside, no survivor, no expected output sent',
+    async (_languages, name, languages) => {
+      const { service, judge, tmp } = await deploy(name);
+      const probe = probeFor(tmp);
+      const cases = HOSTILE_CASES.filter((c) => (languages as readonly string[]).includes(c.language));
+      for (const c of cases) {
+        const outcome = await judge.execute(jobOf(c, probe));
+        expect(c.verdicts, `${c.attack} in ${c.language}: ${JSON.stringify(outcome).slice(0, 600)}`).toContain(outcome.verdict);
+        expect(outcome.isolation, c.attack).toBe('lambda-runner+rlimits+seccomp+landlock');
+      }
+      // One environment served everything: every item left it clean.
+      expect(service.environments).toHaveLength(1);
+      expect(service.answers.map(integrityOf).every((i) => i?.clean === true)).toBe(true);
+      const seen = [...service.payloads, ...service.answers, ...service.environments.map((e) => e.output)].join('\n');
+      expect(seen).not.toContain(canary); // neither the judge's keys nor the runner's own
+      expect(service.payloads.join('\n')).not.toContain('EXPECTED_SECRET');
+      expect(connections).toBe(0);
+      for (const path of outsidePaths(tmp)) expect(existsSync(path), path).toBe(false);
+      await service.close();
+      expect(await settledProcesses(dirs.root)).toEqual([]);
+    },
+    1_200_000,
+  );
 
   it('sends the runner the program and the test inputs, never an expected output', async () => {
     const { service, judge } = await deploy('payload');
     const secret = `expected-${randomBytes(6).toString('hex')}`;
-    const task = sumTask({ tests: [{ input: '1 2\n', output: `${secret}\n` }, { input: '40 2\n', output: '42\n' }] });
+    const task = sumTask({
+      tests: [
+        { input: '1 2\n', output: `${secret}\n` },
+        { input: '40 2\n', output: '42\n' },
+      ],
+    });
     const outcome = await judge.execute({ scorer: 'io-tests', task, language: 'python', code: 'a, b = map(int, input().split())\nprint(a + b)\n' });
     expect(outcome.verdict).toBe('WA'); // judged by the judge against what the runner never saw
     expect(outcome.testsPassed).toBe(1);

@@ -14,7 +14,8 @@ const programs = {
     broken: 'def f(:\n  pass\n',
   },
   c: {
-    correct: '#include <stdio.h>\nint main(void){int a,b;FILE*f=fopen("sum.in","r");fscanf(f,"%d %d",&a,&b);FILE*o=fopen("sum.out","w");fprintf(o,"%d\\n",a+b);return 0;}\n',
+    correct:
+      '#include <stdio.h>\nint main(void){int a,b;FILE*f=fopen("sum.in","r");fscanf(f,"%d %d",&a,&b);FILE*o=fopen("sum.out","w");fprintf(o,"%d\\n",a+b);return 0;}\n',
     stdout: '#include <stdio.h>\nint main(void){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;}\n',
     wrong: '#include <stdio.h>\nint main(void){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a*b);return 0;}\n',
     slow: 'int main(void){volatile unsigned long x=0;for(;;)x++;}\n',
@@ -82,7 +83,8 @@ describe('io-tests checkers', () => {
   });
 
   it('runs a checker program given input, expected and actual files', async () => {
-    const checker = 'import sys\nexp = open(sys.argv[2]).read().split()\nact = open(sys.argv[3]).read().split()\nsys.exit(0 if sorted(exp) == sorted(act) else 1)\n';
+    const checker =
+      'import sys\nexp = open(sys.argv[2]).read().split()\nact = open(sys.argv[3]).read().split()\nsys.exit(0 if sorted(exp) == sorted(act) else 1)\n';
     const task = sumTask({ tests: [{ input: '', output: '1 2 3\n' }], checker: { kind: 'program', language: 'python', source: checker } });
     const shuffled = await suite.executor.execute({ scorer: 'io-tests', task, language: 'python', code: 'print(3, 1, 2)\n' });
     const wrong = await suite.executor.execute({ scorer: 'io-tests', task, language: 'python', code: 'print(3, 1, 1)\n' });
