@@ -128,5 +128,7 @@ async function extraMetrics(deps: AggregateCloudDeps, manifest: Manifest, record
   if (!benchmark?.extraMetrics) return [];
   const head = { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name };
   const tasks = await readTaskSnapshot(deps.store, manifest.run_id);
-  return computeExtraMetrics(benchmark, { records, tasks, head, seed: manifest.seed }, (needs) => loadBenchmarkResources(needs, { cacheDir: deps.cacheDir }));
+  return computeExtraMetrics(benchmark, { records, tasks, head, seed: manifest.seed, ...(deps.iterations ? { iterations: deps.iterations } : {}) }, (needs) =>
+    loadBenchmarkResources(needs, { cacheDir: deps.cacheDir }),
+  );
 }
