@@ -20,6 +20,9 @@ describe('cloud-scale simulation', () => {
     expect(result.missing).toBeGreaterThan(0);
     expect(result.detail.recursion_dropped).toBeGreaterThan(0);
     expect(result.bottleneck).toMatch(/recursion/);
+    // The aggregate notices the chunks whose plan message was dropped: no part of theirs lists their items.
+    expect(result.detail.status).toBe('completed_with_missing');
+    expect(result.detail.reason).toMatch(new RegExp(`^${result.missing} of 600 items never recorded .*plan chunk\\(s\\) never planned: \\S+/plan/\\d+`));
   }, 300_000);
 
   it('records SE for items that met an inactive runner when transient errors are not sent back to the queue', async () => {
