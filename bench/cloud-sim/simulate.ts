@@ -245,6 +245,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         missing: options.items - recorded,
         status: run?.status ?? 'none',
         generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
+        transientAsSe: without.has('transient-redelivery'),
       }),
       detail: {
         status: run?.status,
