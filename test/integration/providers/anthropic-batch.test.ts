@@ -57,7 +57,7 @@ async function untilEnded(client: BatchClient, id: string): Promise<string[]> {
 }
 
 describe('Anthropic Message Batches client', () => {
-  it('writes Messages API requests (whitespace-only stop sequences dropped) and refuses a custom_id the API would', async () => {
+  it('writes the Messages API body of the on-demand call (the model refuses top_p with temperature and whitespace-only stops) and refuses a custom_id the API would', async () => {
     const { client } = await anthropic();
     expect(JSON.parse(client.encode(record('r0')))).toEqual({
       custom_id: 'r0',
@@ -67,16 +67,18 @@ describe('Anthropic Message Batches client', () => {
         system: 'Rispondi con una cifra.',
         messages: [{ role: 'user', content: 'Domanda r0' }],
         temperature: 0.2,
-        top_p: 0.9,
       },
     });
     expect(() => client.encode(record('run/1'))).toThrow(/custom_id/);
+    // The stops not sent cut the answer afterwards, as the on-demand call does.
+    const generation = { text: '4 è la risposta', usage: { promptTokens: 1, completionTokens: 3 }, latencyMs: 0, attempts: 1 };
+    expect(client.finish(generation, record('r0').request.params).text).toBe('4');
   });
 
   it('follows a batch from in_progress to ended and reads each result by custom_id', async () => {
     const { server, client } = await anthropic({ answer: (prompt) => (prompt.includes('r2') ? '5' : '1') });
     const id = await client.submit(['r0', 'r1', 'r2'].map((r) => client.encode(record(r))));
-    expect(await untilEnded(client, id)).toEqual(['in_progress:1/3', 'ended:3/3']);
+    expect(await untilEnded(client, id)).toEqual(['in_progress:0/3', 'ended:3/3']);
     const results = await client.results(id);
     expect(results.map((r) => [r.recordId, r.ok && r.generation.text, r.ok && r.generation.usage.completionTokens]).sort()).toEqual([
       ['r0', '1', 1],
