@@ -61,12 +61,17 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
     // A 424 fault stands for the container refusing the payload: SageMaker wraps its 422 in a ModelError.
     status === 424
       ? modelError(message, 422)
-      : {
-          // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
-          status: type === 'ThrottlingException' ? 400 : status,
-          headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
-          body: { message },
-        };
+      : // The container (TGI: router/src/server.rs, 429 {"error", "error_type": "overloaded"}) is full;
+        // SageMaker passes any container 4xx/5xx on as ModelError, HTTP 424, with its status in
+        // OriginalStatusCode (SageMaker Runtime API reference, InvokeEndpoint, Errors: ModelError).
+        type === 'overloaded'
+        ? modelError(JSON.stringify({ error: message, error_type: 'overloaded' }), 429)
+        : {
+            // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
+            status: type === 'ThrottlingException' ? 400 : status,
+            headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
+            body: { message },
+          };
 
   return startFakeServer(
     (req: RecordedRequest) => {
