@@ -6,7 +6,7 @@ import type { Verdict } from '#core/types.ts';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
 import { ISOLATION_GAPS } from '#sandbox/isolation.ts';
 import { leftoverWork, scratch, settledProcesses, sumTask } from './helpers.ts';
-import { HOSTILE_CASES, type HostileLanguage, type Probe } from './hostile-programs.ts';
+import { HOSTILE_CASES, MEMORY_BOMB_CPU_MS, type HostileLanguage, type Probe } from './hostile-programs.ts';
 
 const dirs = scratch('rlimits');
 const SECRET_NAME = 'POLYEVAL_TEST_SECRET';
@@ -43,10 +43,10 @@ const killParent = {
   c: '#include <signal.h>\n#include <stdio.h>\n#include <unistd.h>\nint main(void){if(kill(getppid(),SIGKILL)==0){puts("killed");return 0;}int a,b;if(scanf("%d %d",&a,&b)==2)printf("%d\\n",a+b);return 0;}\n',
 };
 
-type Case = [behaviour: string, language: 'python' | 'c', code: () => string, verdicts: Verdict[]];
+type Case = [behaviour: string, language: 'python' | 'c', code: () => string, verdicts: Verdict[], timeLimitMs?: number];
 const cases: Case[] = (['python', 'c'] as const).flatMap((language): Case[] => [
   ['contains a fork bomb', language, () => hostile('fork bomb', language), ['TLE', 'RE']],
-  ['gives MLE to a memory bomb', language, () => hostile('memory bomb', language), ['MLE']],
+  ['gives MLE to a memory bomb', language, () => hostile('memory bomb', language), ['MLE'], MEMORY_BOMB_CPU_MS],
   ['kills grandchildren at the wall-clock deadline', language, () => grandchild[language], ['TLE']],
   ['gives the program an empty environment', language, () => hostile('reading the parent environment and /proc/<pid>/environ', language), ['OK']],
   ['gives OLE beyond the output cap', language, () => hostile('1 GB to stdout', language), ['OLE']],
@@ -61,8 +61,13 @@ describe('the rlimits isolation level', () => {
 
   it.each(cases)(
     '%s in %s',
-    async (_behaviour, language, code, verdicts) => {
-      const outcome = await executor.execute({ scorer: 'io-tests', task: sumTask({ tests: [{ input: '1 2\n', output: '3\n' }] }), language, code: code() });
+    async (_behaviour, language, code, verdicts, timeLimitMs = 1000) => {
+      const outcome = await executor.execute({
+        scorer: 'io-tests',
+        task: sumTask({ tests: [{ input: '1 2\n', output: '3\n' }], timeLimitMs }),
+        language,
+        code: code(),
+      });
       expect(verdicts, JSON.stringify(outcome).slice(0, 600)).toContain(outcome.verdict);
       expect(JSON.stringify(outcome)).not.toContain(secret);
       expect(await settledProcesses(dirs.root)).toEqual([]);
