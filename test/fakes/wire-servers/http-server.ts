@@ -64,7 +64,8 @@ export interface FakeServer {
 }
 
 /** What the protocol layer implements: answer one (non-faulty) request. */
-export type Answer = (req: RecordedRequest) => { status: number; headers?: Record<string, string>; body: unknown };
+export type Answer = (req: RecordedRequest) => AnswerOut | Promise<AnswerOut>;
+type AnswerOut = { status: number; headers?: Record<string, string>; body: unknown };
 
 /** How a protocol renders a fault's error body and headers. */
 export type ErrorRenderer = (status: number, type: string, message: string) => { status?: number; headers: Record<string, string>; body: unknown };
@@ -132,7 +133,7 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
       return;
     }
     try {
-      const out = answer(recorded);
+      const out = await answer(recorded);
       send(res, out.status, out.headers ?? {}, out.body);
     } catch (err) {
       const e = renderError(500, 'InternalFailure', `fake server: ${(err as Error).message}`);

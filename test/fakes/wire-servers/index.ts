@@ -4,6 +4,7 @@
  * servers, for integration and end-to-end tests. Every server listens on 127.0.0.1 only.
  */
 export { startBedrockServer, type BedrockServer, type BedrockServerOptions } from './bedrock-server.ts';
+export { startBedrockBatchServer, type BedrockBatchServer, type BedrockBatchServerOptions } from './bedrock-batch-server.ts';
 export { startSageMakerServer, renderChat, type SageMakerServerOptions } from './sagemaker-server.ts';
 export { startOpenAiServer, type OpenAiServer, type OpenAiServerOptions, type OpenAiFlavour } from './openai-server.ts';
 export type { Fault, FakeServer, FaultOptions, RecordedRequest } from './http-server.ts';
