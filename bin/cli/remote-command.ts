@@ -1,5 +1,5 @@
 /**
- * `polyeval remote run|status|metrics|cancel|redrive|leaderboard --api <url>`: the same against the deployed
+ * `polyeval remote run|status|metrics|report|cancel|redrive|leaderboard --api <url>`: the same against the deployed
  * HTTP API, every request SigV4-signed with the standard AWS credential chain. `remote run`
  * takes the flags of `polyeval run` and validates them with the same schema before sending.
  */
@@ -19,6 +19,10 @@ import { table, toJson } from './format.ts';
 import { leaderboardTable, type TableRow } from './leaderboard-command.ts';
 import { addSpecOptions, specFromFlags, type SpecFlags } from './spec-options.ts';
 import { metricsTable } from './show.ts';
+import { resolve } from 'node:path';
+import { checkRunId } from '#app/cloud/queries.ts';
+import { downloadTo } from '#app/cloud/download.ts';
+import { openFile } from './open-file.ts';
 
 interface RemoteGlobals {
   api?: string;
@@ -177,6 +181,26 @@ function metricsCommand(): Command {
     });
 }
 
+function reportCommand(): Command {
+  return new Command('report')
+    .description("download a run's HTML report (through a short-lived S3 link: a report may be larger than the API can answer)")
+    .argument('<run-id>', 'the run')
+    .option('-o, --output <file.html>', 'where to write it (default: ./<run-id>.html)')
+    .option('--open', "open it with the platform's opener (xdg-open, open, start)")
+    .action(async (runId: string, flags: { output?: string; open?: boolean }, command: Command) => {
+      checkRunId(runId);
+      const { client, json } = clientOf(command);
+      const file = resolve(flags.output ?? `${runId}.html`);
+      const link = await client.reportLink(runId);
+      const bytes = await downloadTo(link.url, file);
+      const problem = flags.open ? await openFile(file) : undefined;
+      // The opener's trouble is not the command's: the report is there, and the message says where.
+      if (problem) process.stderr.write(`polyeval: ${problem}\n`);
+      if (json) return print(toJson({ run_id: runId, file, bytes, ...(flags.open ? { opened: problem === undefined } : {}) }));
+      print(file);
+    });
+}
+
 function cancelCommand(): Command {
   return new Command('cancel')
     .description('cancel a run: status cancelled, its queued work is skipped')
@@ -263,7 +287,7 @@ export function remoteCommand(): Command {
     .option('--api <url>', 'the HTTP API URL (default: $POLYEVAL_API)')
     .option('--region <region>', 'signing region (default: AWS_REGION, else from the API host)')
     .option('--json', 'print exactly one JSON object on stdout');
-  for (const sub of [runCommand(), statusCommand(), metricsCommand(), cancelCommand(), redriveCommand(), leaderboardCommand()])
+  for (const sub of [runCommand(), statusCommand(), metricsCommand(), reportCommand(), cancelCommand(), redriveCommand(), leaderboardCommand()])
     remote.addCommand(sub.exitOverride());
   return remote;
 }
