@@ -8,15 +8,8 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { packageRoot } from '#app/local/home.ts';
 import { CorruptRecordError, HarnessError, InputError, RunStopped } from '#core/errors.ts';
-import { agreeCommand } from './cli/agree-command.ts';
-import { gcCommand, rmCommand } from './cli/cleanup-commands.ts';
-import { doctorCommand } from './cli/doctor-command.ts';
+import { allCommands } from './cli/commands.ts';
 import { inFlagTerms } from './cli/flag-names.ts';
-import { inspectCommand } from './cli/inspect-command.ts';
-import { leaderboardCommand } from './cli/leaderboard-command.ts';
-import { compareCommand, listCommand, queryCommand, reportCommand } from './cli/query-commands.ts';
-import { remoteCommand } from './cli/remote-command.ts';
-import { runCommand } from './cli/run-command.ts';
 
 // The AWS SDK warns, from every client it constructs on Node < 22, that its future versions
 // will need Node 22; this is the variable it reads to stay quiet. `polyeval doctor` reports
@@ -36,20 +29,7 @@ const program = new Command('polyeval')
   .showHelpAfterError()
   .exitOverride();
 
-for (const command of [
-  runCommand(),
-  listCommand(),
-  reportCommand(),
-  compareCommand(),
-  leaderboardCommand(),
-  queryCommand(),
-  agreeCommand(),
-  rmCommand(),
-  gcCommand(),
-  doctorCommand(),
-  inspectCommand(),
-  remoteCommand(),
-]) {
+for (const command of allCommands()) {
   program.addCommand(command.exitOverride());
 }
 

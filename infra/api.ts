@@ -25,6 +25,7 @@ export const API_ROUTES: readonly { method: apigwv2.HttpMethod; path: string }[]
   { method: apigwv2.HttpMethod.GET, path: '/runs' },
   { method: apigwv2.HttpMethod.GET, path: '/runs/{id}' },
   { method: apigwv2.HttpMethod.GET, path: '/runs/{id}/metrics' },
+  { method: apigwv2.HttpMethod.GET, path: '/runs/{id}/report' },
   { method: apigwv2.HttpMethod.POST, path: '/runs/{id}/cancel' },
   { method: apigwv2.HttpMethod.POST, path: '/runs/{id}/redrive' },
   { method: apigwv2.HttpMethod.GET, path: '/leaderboard' },

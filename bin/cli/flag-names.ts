@@ -6,6 +6,19 @@
  */
 import { InputError } from '#core/errors.ts';
 
+/**
+ * Every long flag that has a short form, across all commands (a unit test walks the commands'
+ * options and keeps this in step with them), so an error names `-o` when the user typed `-o`.
+ */
+export const SHORT_FORMS: Readonly<Record<string, string>> = {
+  '--benchmark': '-b',
+  '--model': '-m',
+  '--n': '-n',
+  '--output': '-o',
+  '--file': '-f',
+  '--quiet': '-q',
+};
+
 /** Run-spec field → the flag spellings that set it (short form first). */
 const SPEC_FIELD_FLAGS: Readonly<Record<string, readonly string[]>> = {
   benchmark: ['-b', '--benchmark'],
@@ -21,6 +34,8 @@ const SPEC_FIELD_FLAGS: Readonly<Record<string, readonly string[]>> = {
   language: ['--language'],
   timeScale: ['--time-scale'],
   maxCostUsd: ['--max-cost'],
+  assumePrice: ['--assume-price'],
+  prices: ['--prices'],
   likertMode: ['--likert-mode'],
   kotlinLanguageVersion: ['--kotlin-language-version'],
   protocol: ['--protocol'],
@@ -28,10 +43,17 @@ const SPEC_FIELD_FLAGS: Readonly<Record<string, readonly string[]>> = {
   promptStyle: ['--prompt-style'],
 };
 
-/** The flag spellings a field can stand for: a run-spec field, or a field already named after its flag (`max-cost`). */
+/**
+ * The flag spellings a field can stand for: a run-spec field, a field named after its flag
+ * (`max-cost`, `output`) or the long flag itself (`--jobs`, as the option parsers say it).
+ */
 function spellingsOf(field: string): readonly string[] | undefined {
   const base = field.split('.')[0] ?? field;
-  return SPEC_FIELD_FLAGS[base] ?? (/^[a-z][a-z-]*$/.test(base) ? [`--${base}`] : undefined);
+  if (SPEC_FIELD_FLAGS[base]) return SPEC_FIELD_FLAGS[base];
+  const long = /^(--)?[a-z][a-z-]*$/.test(base) ? (base.startsWith('--') ? base : `--${base}`) : undefined;
+  if (!long) return undefined;
+  const short = SHORT_FORMS[long];
+  return short ? [short, long] : [long];
 }
 
 /** The flag as typed in `argv` and the value given with it, if it was typed at all. */
@@ -44,6 +66,8 @@ function typed(spellings: readonly string[], argv: readonly string[]): { flag: s
         return next !== undefined && !/^--?[a-z]/.test(next) ? { flag, value: next } : { flag };
       }
       if (arg.startsWith(`${flag}=`)) return { flag, value: arg.slice(flag.length + 1) };
+      // A short flag with its value attached, as commander accepts it: `-bnope`, `-n0`.
+      if (!flag.startsWith('--') && arg.startsWith(flag) && !arg.startsWith('--')) return { flag, value: arg.slice(flag.length) };
     }
   }
   return undefined;

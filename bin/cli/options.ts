@@ -1,10 +1,18 @@
-/** Option parsers that reject bad numbers with the flag's name. */
-import { InvalidArgumentError } from 'commander';
+/**
+ * Option parsers that reject bad numbers as an InputError about the flag: the CLI's top-level
+ * catch names the flag as the user typed it (`-n 0: …`, `--jobs=x: …`, see flag-names.ts)
+ * where commander's own message would list every spelling (`option '-n, --n <count>'`).
+ */
+import { InputError } from '#core/errors.ts';
+
+function invalid(flag: string, reason: string): InputError {
+  return new InputError(reason, { field: flag });
+}
 
 export function intOption(flag: string, min: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${flag} must be an integer ≥ ${min}, got "${value}"`);
+    if (!Number.isInteger(n) || n < min) throw invalid(flag, `must be an integer ≥ ${min}`);
     return n;
   };
 }
@@ -12,7 +20,7 @@ export function intOption(flag: string, min: number) {
 export function numberOption(flag: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isFinite(n)) throw new InvalidArgumentError(`${flag} must be a number, got "${value}"`);
+    if (!Number.isFinite(n)) throw invalid(flag, 'must be a number');
     return n;
   };
 }
@@ -23,7 +31,7 @@ const UNITS: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, 
 export function sizeOption(flag: string) {
   return (value: string): number => {
     const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$/i.exec(value.trim());
-    if (!m) throw new InvalidArgumentError(`${flag} must be a size like 500M or 2G, got "${value}"`);
+    if (!m) throw invalid(flag, 'must be a size like 500M or 2G');
     return Math.floor(Number(m[1]) * (UNITS[(m[2] ?? '').toLowerCase()] ?? 1));
   };
 }

@@ -1,10 +1,11 @@
 /**
- * `polyeval remote run|status|metrics|cancel|redrive|leaderboard --api <url>`: the same against the deployed
+ * `polyeval remote run|status|metrics|report|cancel|redrive|leaderboard --api <url>`: the same against the deployed
  * HTTP API, every request SigV4-signed with the standard AWS credential chain. `remote run`
  * takes the flags of `polyeval run` and validates them with the same schema before sending.
  */
 import { Command, Option } from 'commander';
-import type { RunSpec } from '#core/run/spec.ts';
+import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
+import { parseAssumedPrice, readPriceOverrides } from '#providers/prices.ts';
 import { BENCHMARKS, findBenchmark } from '#core/benchmarks/registry.ts';
 import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment } from '#app/cloud/estimate.ts';
 import { dryRun } from '#app/shared/dry-run.ts';
@@ -18,6 +19,10 @@ import { table, toJson } from './format.ts';
 import { leaderboardTable, type TableRow } from './leaderboard-command.ts';
 import { addSpecOptions, specFromFlags, type SpecFlags } from './spec-options.ts';
 import { metricsTable } from './show.ts';
+import { resolve } from 'node:path';
+import { checkRunId } from '#app/cloud/queries.ts';
+import { downloadTo } from '#app/cloud/download.ts';
+import { openFile } from './open-file.ts';
 
 interface RemoteGlobals {
   api?: string;
@@ -32,6 +37,8 @@ interface RemoteRunFlags extends SpecFlags {
   callSeconds?: number;
   architecture?: 'arm64' | 'x86_64';
   fargateLane?: boolean;
+  prices?: string;
+  assumePrice?: string;
 }
 
 function clientOf(command: Command): { client: RemoteClient; json: boolean } {
@@ -50,6 +57,8 @@ function runCommand(): Command {
     benchmark: 'sample | sample/<suite> | <benchmark>:<s3://…|hf://…> | <benchmark>',
     model: providerUsages(true),
   })
+    .option('--prices <file.json>', "price table overriding the shipped one (its models' prices are sent with the request)")
+    .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
     .option('--dry-run', 'print items, tokens, model, executor and request costs and the expected wall time; start nothing')
     .option(
       '--generate-concurrency <n>',
@@ -67,7 +76,7 @@ function runCommand(): Command {
     .addOption(new Option('--architecture <arch>', 'dry run: deployed architecture').choices(['arm64', 'x86_64']).default(DEFAULT_DEPLOYMENT.architecture))
     .option('--no-fargate-lane', 'dry run: the stack was deployed with -c fargateLane=false (fewer interface endpoints)')
     .action(async (flags: RemoteRunFlags, command: Command) => {
-      const spec = specFromFlags(flags);
+      const spec = await withPrices(specFromFlags(flags), flags);
       if (flags.dryRun) return dryRunRemote(spec, flags, command);
       const { client, json } = clientOf(command);
       const started = await client.startRun(spec);
@@ -77,13 +86,32 @@ function runCommand(): Command {
     });
 }
 
+/**
+ * The spec with the run's prices: `--assume-price` as given, `--prices` as the file's model
+ * entries (validated here; the deployed plan merges them over its shipped table).
+ */
+async function withPrices(spec: RunSpec, flags: RemoteRunFlags): Promise<RunSpec> {
+  const assumed = flags.assumePrice === undefined ? undefined : parseAssumedPrice(flags.assumePrice);
+  const overrides = flags.prices === undefined ? undefined : await readPriceOverrides(flags.prices);
+  const models =
+    overrides && Object.fromEntries(Object.entries(overrides).map(([id, p]) => [id, { input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok }]));
+  return parseRunSpec(
+    {
+      ...spec,
+      ...(assumed ? { assumePrice: { input_per_mtok: assumed.input_per_mtok, output_per_mtok: assumed.output_per_mtok } } : {}),
+      ...(models ? { prices: { models } } : {}),
+    },
+    'command line',
+  );
+}
+
 /** `remote run --dry-run`: the local plan (items, tokens, model cost) plus the cloud's compute, requests and wall time. */
 async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Command): Promise<void> {
   const globals = command.optsWithGlobals<RemoteGlobals & { home?: string }>();
   // Earlier runs are read when the API is known; without it the bundled suite's timings are used.
   const api = globals.api ?? process.env.POLYEVAL_API;
   const client = api ? clientOf(command).client : undefined;
-  const plans = await dryRun(spec, { home: openHome(globals.home), packageRoot: packageRoot() });
+  const plans = await dryRun(spec, { home: openHome(globals.home), packageRoot: packageRoot(), ...(flags.prices ? { pricesPath: flags.prices } : {}) });
   const deployment: Deployment = {
     architecture: flags.architecture ?? DEFAULT_DEPLOYMENT.architecture,
     generateConcurrency: flags.generateConcurrency ?? DEFAULT_DEPLOYMENT.generateConcurrency,
@@ -150,6 +178,26 @@ function metricsCommand(): Command {
       if (json) return print(toJson(summary));
       print(`${String(summary.run_id)}  ${String(summary.benchmark)}  ${String(summary.model)}  items=${String(summary.items)}`);
       print(metricsTable((summary.metrics ?? {}) as Record<string, MetricValue>));
+    });
+}
+
+function reportCommand(): Command {
+  return new Command('report')
+    .description("download a run's HTML report (through a short-lived S3 link: a report may be larger than the API can answer)")
+    .argument('<run-id>', 'the run')
+    .option('-o, --output <file.html>', 'where to write it (default: ./<run-id>.html)')
+    .option('--open', "open it with the platform's opener (xdg-open, open, start)")
+    .action(async (runId: string, flags: { output?: string; open?: boolean }, command: Command) => {
+      checkRunId(runId);
+      const { client, json } = clientOf(command);
+      const file = resolve(flags.output ?? `${runId}.html`);
+      const link = await client.reportLink(runId);
+      const bytes = await downloadTo(link.url, file);
+      const problem = flags.open ? await openFile(file) : undefined;
+      // The opener's trouble is not the command's: the report is there, and the message says where.
+      if (problem) process.stderr.write(`polyeval: ${problem}\n`);
+      if (json) return print(toJson({ run_id: runId, file, bytes, ...(flags.open ? { opened: problem === undefined } : {}) }));
+      print(file);
     });
 }
 
@@ -239,7 +287,7 @@ export function remoteCommand(): Command {
     .option('--api <url>', 'the HTTP API URL (default: $POLYEVAL_API)')
     .option('--region <region>', 'signing region (default: AWS_REGION, else from the API host)')
     .option('--json', 'print exactly one JSON object on stdout');
-  for (const sub of [runCommand(), statusCommand(), metricsCommand(), cancelCommand(), redriveCommand(), leaderboardCommand()])
+  for (const sub of [runCommand(), statusCommand(), metricsCommand(), reportCommand(), cancelCommand(), redriveCommand(), leaderboardCommand()])
     remote.addCommand(sub.exitOverride());
   return remote;
 }

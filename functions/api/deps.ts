@@ -7,12 +7,13 @@ import type { PlanMessage } from '#app/cloud/messages.ts';
 import type { QueryDeps } from '#app/cloud/queries.ts';
 import type { StartDeps } from '#app/cloud/start.ts';
 import type { RedriveDeps } from '#app/cloud/run-control.ts';
+import type { ReportLinkDeps } from '#app/cloud/report-link.ts';
 import { parseRedrivePairs } from './redrive-queues.ts';
 import { moveMessages } from '#aws/sqs-dead-letters.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 
-export interface ApiDeps extends StartDeps, QueryDeps, RedriveDeps {
+export interface ApiDeps extends StartDeps, QueryDeps, RedriveDeps, ReportLinkDeps {
   results: ResultsQuery;
   obs?: Observability;
 }
@@ -28,6 +29,8 @@ export function createApiDeps(env: NodeJS.ProcessEnv = process.env): ApiDeps {
     planQueue: new SqsWorkQueue<PlanMessage>({ client: sqs, queueUrl: requireEnv('PLAN_QUEUE_URL', env) }),
     results: new AthenaResultsQuery({ client: athena, workGroup: requireEnv('ATHENA_WORKGROUP', env), database: requireEnv('GLUE_DATABASE', env) }),
     clock: () => new Date(),
+    // Signed with the api role's credentials: its read grant on reports/* is what the link can read.
+    signedGetUrl: (key, seconds) => store.presignedGetUrl(key, seconds),
     pairs: parseRedrivePairs(requireEnv('REDRIVE_QUEUES', env)),
     // The api answers within 29 s: read at most 2000 messages per DLQ per request.
     move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select, maxRead: 2000 }),

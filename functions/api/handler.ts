@@ -1,6 +1,6 @@
 /**
  * The HTTP API (API Gateway HTTP API v2, IAM-authorised): POST /runs, GET /runs,
- * GET /runs/{id}, GET /runs/{id}/metrics, POST /runs/{id}/cancel, POST /runs/{id}/redrive,
+ * GET /runs/{id}, GET /runs/{id}/metrics, GET /runs/{id}/report (a presigned link), POST /runs/{id}/cancel, POST /runs/{id}/redrive,
  * GET /leaderboard?benchmark=…[&protocol=…&language=…&dataset=…&metric=…&slice=…]
  * Each route parses its input with the shared schema, calls one function of layers/app and
  * maps the result; errors become HTTP in the middy chain (http-errors.ts).
@@ -12,6 +12,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { InputError } from '#core/errors.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import { getRunMetrics, getRunView, leaderboard, listRuns } from '#app/cloud/queries.ts';
+import { reportLink } from '#app/cloud/report-link.ts';
 import { cancelRun, redriveRun } from '#app/cloud/run-control.ts';
 import { startRuns } from '#app/cloud/start.ts';
 import { domainErrorsToHttp, INTERNAL_ERROR_BODY } from '../shared/http-errors.ts';
@@ -28,7 +29,7 @@ function json(statusCode: number, body: unknown): APIGatewayProxyStructuredResul
 async function route(deps: ApiDeps, event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const method = event.requestContext.http.method.toUpperCase();
   const path = (event.rawPath || '/').replace(/\/+$/, '') || '/';
-  const runMatch = /^\/runs\/([^/]+)(\/metrics)?$/.exec(path);
+  const runMatch = /^\/runs\/([^/]+)(\/metrics|\/report)?$/.exec(path);
   const actionMatch = /^\/runs\/([^/]+)\/(cancel|redrive)$/.exec(path);
   if (path === '/runs' && method === 'POST') {
     const body: unknown = event.body;
@@ -41,6 +42,7 @@ async function route(deps: ApiDeps, event: APIGatewayProxyEventV2): Promise<APIG
   if (path === '/runs' && method === 'GET') return json(200, { runs: await listRuns(deps) });
   if (runMatch && method === 'GET') {
     const runId = decodeURIComponent(runMatch[1] ?? '');
+    if (runMatch[2] === '/report') return json(200, await reportLink(deps, runId));
     return json(200, runMatch[2] ? await getRunMetrics(deps, runId) : await getRunView(deps, runId));
   }
   if (actionMatch && method === 'POST') {

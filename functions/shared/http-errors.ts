@@ -8,6 +8,7 @@ import type { MiddlewareObj } from '@middy/core';
 import { InputError } from '#core/errors.ts';
 import { RunNotCompletedError, RunNotFoundError } from '#app/cloud/queries.ts';
 import { RunNotActiveError } from '#app/cloud/run-control.ts';
+import { ReportNotWrittenError } from '#app/cloud/report-link.ts';
 import type { Logger } from '@aws-lambda-powertools/logger';
 
 interface HttpError extends Error {
@@ -28,7 +29,7 @@ export const INTERNAL_ERROR_BODY = JSON.stringify({ message: 'internal error' })
 function statusOf(error: unknown): number | undefined {
   if (error instanceof InputError) return 400;
   if (error instanceof RunNotFoundError) return 404;
-  if (error instanceof RunNotCompletedError || error instanceof RunNotActiveError) return 409;
+  if (error instanceof RunNotCompletedError || error instanceof RunNotActiveError || error instanceof ReportNotWrittenError) return 409;
   // middy's own client errors (e.g. the JSON body parser's 415) keep their status.
   const status = (error as { statusCode?: unknown }).statusCode;
   return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;

@@ -4,6 +4,7 @@
  * port's contract, so this adapter only maps primitives and errors.
  */
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BlobStore } from '../core/ports.ts';
 import { HarnessError } from '../core/errors.ts';
 import { awsErrorName } from './aws-errors.ts';
@@ -105,6 +106,17 @@ export class S3BlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     await this.#call('delete', key, () => this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })));
+  }
+
+  /**
+   * A URL anyone holding it can GET `key` with for `expiresInSeconds` (SigV4 query
+   * signing): what lets a caller download an object larger than a Lambda response can carry
+   * (6 MB). It reads with the signer's own permissions on that one key, and lasts no longer
+   * than the signer's session (https://docs.aws.amazon.com/AmazonS3/latest/userguide/ShareObjectPreSignedURL.html).
+   * No request is made: a missing key is only seen when the URL is used.
+   */
+  presignedGetUrl(key: string, expiresInSeconds: number): Promise<string> {
+    return getSignedUrl(this.#client, new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }), { expiresIn: expiresInSeconds });
   }
 
   locate(key: string): string {

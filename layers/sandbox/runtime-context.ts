@@ -2,6 +2,13 @@
  * The services runtimes compile with (`RuntimeContext`), over one isolation and supervisor:
  * one-shot sandboxed toolchain runs under the compile limits, and long-lived sandboxed
  * services (the Python syntax checker) under the same limits for their whole life.
+ *
+ * Services exist only where programs cannot reach them: under bubblewrap each program has its
+ * own pid and mount namespaces. At the rlimits level (no namespaces: Lambda) a program runs as
+ * the services' uid, sees them in /proc and may write their memory through /proc/<pid>/mem or
+ * kill them, so a hostile sample could decide another sample's CE (test/sandbox/rlimits.test.ts
+ * does it). There every check is a one-shot process of its own sample, which a program can
+ * only meet while both run (the concurrent-programs gap the level states).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,7 +17,7 @@ import type { IsolationConfig } from './isolation.ts';
 import { loadScale } from './load.ts';
 import { COMPILE_LIMIT_MS, type RuntimeContext } from './runtime.ts';
 import { runSandboxed, type SandboxLimits } from './sandbox-process.ts';
-import { startSandboxService } from './sandbox-service.ts';
+import { startSandboxService, type SandboxService } from './sandbox-service.ts';
 
 const COMPILE_LIMITS: SandboxLimits = {
   cpuMs: COMPILE_LIMIT_MS,
@@ -54,12 +61,17 @@ export function createRuntimeContext(
         stdin: '',
         limits: { ...COMPILE_LIMITS, wallMs: Math.round(COMPILE_LIMITS.wallMs * loadScale()) },
       }),
-    async service(spec) {
-      const workDir = await mkdtemp(join(opts.workRoot, 'service-'));
-      await giveToSandbox(workDir);
-      const service = startSandboxService(iso, supervisor, { ...spec, workDir, readOnly: spec.readOnly ?? [], stdin: '', limits: SERVICE_LIMITS });
-      void service.exited.then(() => rm(workDir, { recursive: true, force: true })).catch(() => undefined);
-      return service;
-    },
+    ...(iso.level === 'bwrap' ? { service: (spec: ServiceSpec) => startService(iso, supervisor, opts.workRoot, spec) } : {}),
   };
+}
+
+type ServiceSpec = Parameters<NonNullable<RuntimeContext['service']>>[0];
+
+/** A long-lived sandboxed process with its own working directory under `workRoot`, removed when it ends. */
+async function startService(iso: IsolationConfig, supervisor: string, workRoot: string, spec: ServiceSpec): Promise<SandboxService> {
+  const workDir = await mkdtemp(join(workRoot, 'service-'));
+  await giveToSandbox(workDir);
+  const service = startSandboxService(iso, supervisor, { ...spec, workDir, readOnly: spec.readOnly ?? [], stdin: '', limits: SERVICE_LIMITS });
+  void service.exited.then(() => rm(workDir, { recursive: true, force: true })).catch(() => undefined);
+  return service;
 }

@@ -217,7 +217,11 @@ describe('bad input', () => {
     [['run', '-b', 'nosuch', '-m', 'reference'], /unknown benchmark "nosuch"/],
     [['run', '-b', 'sample/abricot', '-m', 'nosuch:x'], /unknown provider "nosuch:x"/],
     [['run', '-b', 'abricot:/no/such/file.jsonl', '-m', 'reference'], /\/no\/such\/file\.jsonl/],
-    [['run', '-b', 'sample/abricot', '-m', 'reference', '-n', '0'], /--n must be an integer ≥ 1/],
+    [['run', '-b', 'sample/abricot', '-m', 'reference', '-n', '0'], /^polyeval: -n 0: must be an integer ≥ 1$/m],
+    [['run', '-b', 'sample/abricot', '-m', 'reference', '-n0'], /^polyeval: -n 0: must be an integer ≥ 1$/m],
+    [['run', '-bnosuch', '-m', 'reference'], /^polyeval: -b nosuch: unknown benchmark "nosuch"/m],
+    // A folder under a file (the node binary) cannot be made: the error names -o as typed.
+    [['leaderboard', '--format', 'html', '-o', `${process.execPath}/board.html`], /^polyeval: -o \S+\/board\.html: cannot write/m],
     [['run', '-b', 'sample/abricot', '-m', 'replay:/no/such/answers.jsonl'], /answers\.jsonl/],
   ])('exits 2 with a message naming what is wrong: %j', async (args, message) => {
     const result = await runCli([...args, '--home', home]);

@@ -63,7 +63,7 @@ describe('polyeval rm and gc', () => {
     expect(existsSync(join(home, 'store', 'runs', id))).toBe(false);
     const bad = await runCli(['gc', '--cache-max', 'lots', '--home', home]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--cache-max must be a size');
+    expect(bad.stderr).toContain('--cache-max lots: must be a size');
     const aFile = join(home, 'not-a-cache');
     writeFileSync(aFile, 'x');
     const notADir = await runCli(['gc', '--cache-max', '1M', '--cache-dir', aFile, '--home', home]);

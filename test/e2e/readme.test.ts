@@ -65,8 +65,14 @@ describe('README', () => {
     const help = await runCli([command, '--help']);
     expect(help.code, `polyeval ${command} --help: ${help.stderr}`).toBe(0);
     const uses = commands.filter((c) => c.command === command);
+    // A command with subcommands (`remote report …`): its flags are the subcommand's or the parent's.
+    const subHelp = new Map<string, string>();
     for (const use of uses) {
-      for (const m of use.rest.matchAll(/(?:^|\s)(--?[a-z][a-z-]*)/g)) expect(help.stdout, `${use.page}: ${command} ${m[1]}`).toContain(m[1]);
+      const sub = /^\s*([a-z][a-z-]*)/.exec(use.rest)?.[1];
+      const isSub = sub !== undefined && new RegExp(`^\\s+${sub}\\b`, 'm').test(help.stdout.split(/^Commands:$/m)[1] ?? '');
+      if (isSub && !subHelp.has(sub)) subHelp.set(sub, (await runCli([command, sub, '--help'])).stdout);
+      const accepted = `${help.stdout}\n${isSub ? (subHelp.get(sub) ?? '') : ''}`;
+      for (const m of use.rest.matchAll(/(?:^|\s)(--?[a-z][a-z-]*)/g)) expect(accepted, `${use.page}: ${command} ${m[1]}`).toContain(m[1]);
     }
   });
 

@@ -1,7 +1,9 @@
 // `polyeval remote …` (the built CLI) against the real api handler on moto, through a local
 // HTTP server that plays API Gateway: it checks each request's SigV4 signature (recomputed
 // with the test credentials) and turns the request into an HTTP API v2 event.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
@@ -10,7 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultsQuery } from '#core/ports.ts';
 import { apiEvent } from '../integration/cloud/api-events.ts';
 import { drive, lambdaContext, startCloud, type Cloud } from '../integration/cloud/cloud-harness.ts';
-import { parseJson, runCli } from '../support/cli.ts';
+import type { Manifest } from '#core/run/manifest.ts';
+import { parseJson, runCli, tempHome } from '../support/cli.ts';
+import { favourDigit, startOpenAiServer, type OpenAiServer } from '../fakes/wire-servers/index.ts';
+import { keys } from '#core/run/keys.ts';
 import { FAKE_AWS } from '../support/moto.ts';
 import { boundSql } from '../fakes/bound-sql.ts';
 
@@ -250,4 +255,127 @@ describe('polyeval remote', () => {
     expect(text.stdout).toMatch(/Lambda GB-s/);
     expect(text.stdout).toMatch(/wall time ≈ \d+ min/);
   }, 240_000);
+
+  it("downloads a run's report through its presigned S3 link to ./<run-id>.html, or to -o, and opens it with --open", async () => {
+    const cwd = tempHome('polyeval-report-');
+    const result = await runCli(['remote', 'report', startedRun, '--api', api], { env, cwd });
+
+    expect(result.code, result.stderr).toBe(0);
+    const file = join(cwd, `${startedRun}.html`);
+    expect(result.stdout).toBe(`${file}\n`);
+    const stored = await cloud.store.getText(keys.report(startedRun));
+    expect(stored).toMatch(/^<!doctype html>/i);
+    expect(readFileSync(file, 'utf8')).toBe(stored);
+    expect(existsSync(`${file}.part`)).toBe(false);
+
+    // A fake xdg-open first on PATH records what it was asked to open.
+    const bin = join(cwd, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'xdg-open'), '#!/bin/sh\nprintf "%s" "$1" > "$OPENED"\n');
+    chmodSync(join(bin, 'xdg-open'), 0o755);
+    const opened = join(cwd, 'opened.txt');
+    const output = join(cwd, 'pages', 'run.html');
+    const open = await runCli(['remote', 'report', startedRun, '-o', output, '--open', '--api', api, '--json'], {
+      env: { ...env, PATH: bin, OPENED: opened },
+      cwd,
+    });
+    expect(open.code, open.stderr).toBe(0);
+    expect(parseJson(open)).toEqual({ run_id: startedRun, file: output, bytes: Buffer.byteLength(stored ?? ''), opened: true });
+    expect(readFileSync(opened, 'utf8')).toBe(output);
+    expect(rejected).toEqual([]);
+  }, 60_000);
+
+  it('says where the report is when no opener is installed, and exits 0', async () => {
+    const cwd = tempHome('polyeval-report-');
+    const result = await runCli(['remote', 'report', startedRun, '--open', '--api', api], { env: { ...env, PATH: join(cwd, 'empty') }, cwd });
+
+    const file = join(cwd, `${startedRun}.html`);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${file}\n`);
+    expect(result.stderr).toBe(`polyeval: no xdg-open on this machine to open it: open ${file} in a browser\n`);
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it('exits 2 for an unknown run and for a run whose report is not written yet, writing nothing', async () => {
+    const cwd = tempHome('polyeval-report-');
+    const unknown = await runCli(['remote', 'report', 'no-such-run', '--api', api], { env, cwd });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('404: no run "no-such-run"');
+
+    const started = await runCli(['remote', 'run', '-b', 'sample/abricot', '-m', 'reference', '--limit', '1', '--api', api, '--json'], { env });
+    const runId = String(parseJson(started).run_id);
+    const pending = await runCli(['remote', 'report', runId, '-o', join(cwd, 'r.html'), '--api', api], { env, cwd });
+    expect(pending.code).toBe(2);
+    expect(pending.stderr).toMatch(new RegExp(`409: run "${runId}" is \\w+ and has no report yet: the report is written when the run completes`));
+    expect(existsSync(join(cwd, 'r.html'))).toBe(false);
+    await drive(cloud);
+  }, 60_000);
+});
+
+describe('polyeval remote run with prices of its own (defect 11)', () => {
+  let model: OpenAiServer;
+
+  beforeAll(async () => {
+    model = await startOpenAiServer({ flavour: 'vllm', logprob: favourDigit(() => '3') });
+  });
+
+  afterAll(async () => {
+    await model?.close();
+  });
+
+  async function runRemote(
+    extra: string[],
+  ): Promise<{ runId: string; view: { run: { status: string; costUsd?: number; reason?: string }; manifest: Manifest | null } }> {
+    const started = await runCli(
+      ['remote', 'run', '-b', 'sample/abricot', '-m', `openai:${model.url}#fake-model`, '--limit', '4', ...extra, '--api', api, '--json'],
+      {
+        env,
+      },
+    );
+    expect(started.code, started.stderr).toBe(0);
+    const runId = String(parseJson(started).run_id);
+    await drive(cloud);
+    const status = await runCli(['remote', 'status', runId, '--api', api, '--json'], { env });
+    return { runId, view: parseJson(status) };
+  }
+
+  it('fails a capped run of an openai: model without a price, naming --prices and --assume-price', async () => {
+    const { view } = await runRemote(['--max-cost', '1']);
+    expect(view.run).toMatchObject({ status: 'failed', reason: expect.stringMatching(/no price.*--prices.*--assume-price/) });
+  }, 120_000);
+
+  it('completes a capped run with --assume-price, bills every call at it and records it in the manifest', async () => {
+    const { view } = await runRemote(['--max-cost', '1', '--assume-price', '0.5,1.5']);
+    expect(view.run.status).toBe('completed');
+    expect(view.manifest?.assumed_price).toEqual({ input_per_mtok: 0.5, output_per_mtok: 1.5 });
+    expect(view.run.costUsd).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('completes a capped run with --prices <file.json>, carrying the file’s models to every worker', async () => {
+    const file = join(tempHome('prices-'), 'prices.json');
+    writeFileSync(file, JSON.stringify({ models: { 'fake-model': { input_per_mtok: 2, output_per_mtok: 4, source: 'our contract' } } }));
+    const { view } = await runRemote(['--max-cost', '1', '--prices', file]);
+    expect(view.run.status).toBe('completed');
+    expect(view.manifest?.price_overrides).toEqual({ 'fake-model': { input_per_mtok: 2, output_per_mtok: 4 } });
+    expect(view.run.costUsd).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('stops a run whose assumed price makes the next call overspend the cap', async () => {
+    const { view } = await runRemote(['--max-cost', '0.000001', '--assume-price', '1000,1000']);
+    expect(view.run.status).toBe('stopped');
+    expect(view.run.reason).toMatch(/cost|max-cost|cap/i);
+  }, 120_000);
+
+  it('refuses a malformed --assume-price or --prices file before sending anything', async () => {
+    const before = rejected.length;
+    const bad = await runCli(['remote', 'run', '-b', 'sample/abricot', '-m', `openai:${model.url}#m`, '--assume-price', 'cheap', '--api', api], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--assume-price');
+    const missing = await runCli(['remote', 'run', '-b', 'sample/abricot', '-m', `openai:${model.url}#m`, '--prices', '/nonexistent/p.json', '--api', api], {
+      env,
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('/nonexistent/p.json');
+    expect(rejected.length).toBe(before);
+  }, 60_000);
 });

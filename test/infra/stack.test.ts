@@ -154,12 +154,25 @@ describe('entry points', () => {
       'GET /runs',
       'GET /runs/{id}',
       'GET /runs/{id}/metrics',
+      'GET /runs/{id}/report',
       'POST /runs',
       'POST /runs/{id}/cancel',
       'POST /runs/{id}/redrive',
     ]);
     for (const route of routes) expect(route['AuthorizationType']).toBe('AWS_IAM');
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
+  });
+
+  it('lets the api role read reports/* (what its presigned report links GET) and write only run manifests', () => {
+    const statements = statementsOfRoles(/^ApiHandler.*Role/);
+    const objects = (action: string): string[] =>
+      statements
+        .filter((s) => [s.Action].flat().includes(action))
+        .flatMap((s) => [s.Resource].flat())
+        .map((r) => JSON.stringify(r).match(/"\/([^"]*)"\]/)?.[1] ?? JSON.stringify(r));
+    expect(objects('s3:GetObject')).toContain('reports/*');
+    expect(new Set(objects('s3:GetObject'))).toEqual(new Set(['runs/*', 'results/runs/*', 'reports/*', 'datasets/*']));
+    expect(objects('s3:PutObject')).toEqual(['runs/*/manifest.json']);
   });
 
   it('schedules the nightly sweep with its config as the Lambda target input', () => {

@@ -116,7 +116,12 @@ function jobOf(c: HostileCase, probe: Probe): ExecutionJob {
   if (c.scorer === 'unit-tests')
     return { scorer: 'unit-tests', task: unitTask(c.language, EARLY_EXIT[c.language].test), language: c.language, code: c.code(probe) };
   const output = c.attack === 'reading the expected output' ? 'EXPECTED_SECRET\n' : '3\n';
-  return { scorer: 'io-tests', task: sumTask({ tests: [{ input: '1 2\n', output }] }), language: c.language, code: c.code(probe) };
+  return {
+    scorer: 'io-tests',
+    task: sumTask({ tests: [{ input: '1 2\n', output }], ...(c.timeLimitMs ? { timeLimitMs: c.timeLimitMs } : {}) }),
+    language: c.language,
+    code: c.code(probe),
+  };
 }
 
 const probeFor = (tmp: string): Probe => ({

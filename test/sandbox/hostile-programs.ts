@@ -20,7 +20,17 @@ export interface HostileCase {
   verdicts: Verdict[];
   /** Which scorer runs it (default io-tests on one `1 2` → `3` test). */
   scorer?: 'unit-tests';
+  /** The io test's CPU limit when not the default 1 s (see MEMORY_BOMB_CPU_MS). */
+  timeLimitMs?: number;
 }
+
+/**
+ * A memory bomb's CPU limit. Filling memory is page faults, and on a loaded VM a first touch
+ * of a page can cost 40× its idle time (seen here: 1 s of CPU for 125 MB), so under the 1 s
+ * default a bomb can run out of CPU (TLE) just short of its memory limit. With 4 s it
+ * reaches the limit and gets the verdict under test, MLE.
+ */
+export const MEMORY_BOMB_CPU_MS = 4000;
 
 const PY_SUM = 'a, b = map(int, input().split())\nprint(a + b)\n';
 const indent = (code: string) => code.replaceAll('\n', '\n    ');
@@ -176,4 +186,6 @@ const early = (Object.keys(EARLY_EXIT) as HostileLanguage[]).map((language): Hos
   scorer: 'unit-tests',
 }));
 
-export const HOSTILE_CASES: HostileCase[] = [...python, ...nativeCases('c'), ...nativeCases('cpp'), ...kotlin, ...JAVA_JS_CASES, ...early];
+export const HOSTILE_CASES: HostileCase[] = [...python, ...nativeCases('c'), ...nativeCases('cpp'), ...kotlin, ...JAVA_JS_CASES, ...early].map((c) =>
+  /memory bomb/u.test(c.attack) ? { ...c, timeLimitMs: MEMORY_BOMB_CPU_MS } : c,
+);

@@ -37,7 +37,12 @@ function run(c: HostileCase) {
     return executor.execute({ scorer: 'unit-tests', task: unitTask(c.language, EARLY_EXIT[c.language].test), language: c.language, code: c.code(probe) });
   }
   const output = c.attack === 'reading the expected output' ? 'EXPECTED_SECRET\n' : '3\n';
-  return executor.execute({ scorer: 'io-tests', task: sumTask({ tests: [{ input: '1 2\n', output }] }), language: c.language, code: c.code(probe) });
+  return executor.execute({
+    scorer: 'io-tests',
+    task: sumTask({ tests: [{ input: '1 2\n', output }], ...(c.timeLimitMs ? { timeLimitMs: c.timeLimitMs } : {}) }),
+    language: c.language,
+    code: c.code(probe),
+  });
 }
 
 describe('hostile programs', () => {

@@ -85,6 +85,11 @@ export class RemoteClient {
     return this.request('POST', `/runs/${encodeURIComponent(runId)}/redrive`);
   }
 
+  /** A short-lived link to the run's HTML report (GET /runs/{id}/report): 404 unknown run, 409 no report yet. */
+  reportLink(runId: string): Promise<{ run_id: string; url: string; expires_at: string }> {
+    return this.request('GET', `/runs/${encodeURIComponent(runId)}/report`);
+  }
+
   /** The benchmark's boards (GET /leaderboard): rows board by board, each with its `board` label. */
   leaderboard(benchmark: string, options: RemoteLeaderboardOptions = {}): Promise<{ benchmark: string; rows: Record<string, unknown>[] }> {
     const query: Record<string, string> = { benchmark };

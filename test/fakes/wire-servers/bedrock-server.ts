@@ -110,10 +110,15 @@ export function converseAnswer(
 /** Starts the fake on 127.0.0.1 with a free port; use `url` as the endpoint. */
 export async function startBedrockServer(options: BedrockServerOptions = {}): Promise<BedrockServer> {
   const answer = options.answer ?? (() => 'ok');
+  // Bedrock has no overloaded error of a model: too many requests at once is its 429
+  // ThrottlingException (Bedrock Runtime API reference, Converse, Errors).
   const error = (status: number, type: string, message: string) => ({
     status,
-    headers: { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'fake' },
-    body: { message },
+    headers: {
+      'x-amzn-errortype': `${type === 'overloaded' ? 'ThrottlingException' : type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+      'x-amzn-requestid': 'fake',
+    },
+    body: { message: type === 'overloaded' ? 'Too many requests, please wait before trying again.' : message },
   });
 
   const server = await startFakeServer(

@@ -13,3 +13,4 @@ export { startOpenAiBatchServer, type OpenAiBatchServer, type OpenAiBatchServerO
 export { startAnthropicBatchServer, type AnthropicBatchServer, type AnthropicBatchServerOptions } from './anthropic-batch-server.ts';
 export { type TokenizerName, type TokenStrings } from './real-tokenizers.ts';
 export { startAnthropicServer, type AnthropicServerOptions } from './anthropic-server.ts';
+export { startAzureOpenAiServer, type AzureOpenAiServer, type AzureOpenAiServerOptions } from './azure-openai-server.ts';

@@ -13,15 +13,17 @@ const dir = mkdtempSync(join(tmpdir(), 'polyeval-api-'));
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function api(ledger: RunLedger) {
+function api(ledger: RunLedger, store = new FsBlobStore(join(dir, 'store'))) {
   const handler = makeHandler({
-    store: new FsBlobStore(join(dir, 'store')),
+    store,
     ledger,
     results: { sql: () => Promise.reject(new Error('Athena: access denied for arn:aws:iam::123456789012:role/secret')), close: () => Promise.resolve() },
     planQueue: { send: () => Promise.resolve() },
     clock: () => new Date('2026-01-01T00:00:00Z'),
     pairs: [],
     move: () => Promise.resolve({ moved: 0 }),
+    // The signer's own behaviour is tested on moto (test/e2e/remote.test.ts); here only which key it is asked for.
+    signedGetUrl: (key, seconds) => Promise.resolve(`https://signed.example/${key}?expires=${seconds}`),
   });
   return async (event: ReturnType<typeof apiEvent>) => {
     const response = await handler(event, lambdaContext('api'));
@@ -65,5 +67,28 @@ describe('api errors', () => {
     const runs = (JSON.parse(ok.body) as { runs: { run_id: string; language: string }[] }).runs;
     expect(runs.map((r) => r.language)).toEqual(['python', 'c', 'cpp']);
     expect(runs[0]?.run_id).toBe(JSON.parse(ok.body).run_id);
+  });
+
+  it('answers a report link with 404 for an unknown run, 409 for a run without its report yet, 200 with the link once written', async () => {
+    const ledger = new FileRunLedger(join(dir, 'ledger-report'));
+    const store = new FsBlobStore(join(dir, 'store-report'));
+    const call = api(ledger, store);
+    await ledger.createRun({ runId: 'r-report', benchmark: 'abricot', model: 'reference', status: 'running', items: 2, createdAt: '2026-01-01T00:00:00.000Z' });
+
+    const unknown = await call(apiEvent('GET', '/runs/no-such-run/report'));
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body).message).toBe('no run "no-such-run"');
+    const pending = await call(apiEvent('GET', '/runs/r-report/report'));
+    expect(pending.status).toBe(409);
+    expect(JSON.parse(pending.body).message).toMatch(/^run "r-report" is running and has no report yet/);
+
+    await store.put('reports/r-report.html', '<!doctype html><title>r</title>');
+    const ready = await call(apiEvent('GET', '/runs/r-report/report'));
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.body)).toEqual({
+      run_id: 'r-report',
+      url: 'https://signed.example/reports/r-report.html?expires=300',
+      expires_at: '2026-01-01T00:05:00.000Z',
+    });
   });
 });

@@ -165,6 +165,8 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     clock,
     pairs,
     move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select }),
+    // Path-style links on moto's loopback endpoint (awsClientConfig): the deployed client signs virtual-hosted https ones.
+    signedGetUrl: (key, seconds) => store.presignedGetUrl(key, seconds),
   });
   // One executor for every lane: the lanes are drained one after another, as one container would run them.
   const executor = containerExecutor(store, {});

@@ -113,6 +113,7 @@ describe('a benchmark registered in one place', () => {
       clock: () => new Date('2026-01-01T00:00:00Z'),
       pairs: [],
       move: () => Promise.resolve({ moved: 0 }),
+      signedGetUrl: () => Promise.reject(new Error('no report link is asked here')),
       benchmarks: TOY_REGISTRY,
     });
     const accepted = await handler(postJson('/runs', { benchmark: TOY_ID, model: 'reference' }), lambdaContext('api'));
