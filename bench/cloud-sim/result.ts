@@ -27,12 +27,16 @@ export function bottleneckOf(s: {
   missing: number;
   status: string;
   generateMaxConcurrency: number;
+  /** Transient invoke errors recorded as SE (`--without transient-redelivery`): SE comes from the runner first. */
+  transientAsSe?: boolean;
 }): string {
   const { stats } = s.lambda;
   if (stats.recursionDropped > 0) return `recursion detection dropped ${stats.recursionDropped} message(s) (plan chain)`;
   const throttled = Object.entries(stats.throttles).filter(([, n]) => n > 0);
-  if (s.se > 0 && s.dynamo.conflicts > 0) return `TransactionConflict: ${s.dynamo.conflicts} conflicting write(s) on the run row`;
-  if (s.se > 0) return `runner not invocable (inactive or throttled: ${JSON.stringify(Object.fromEntries(throttled))}) recorded as SE`;
+  const runnerSe = `runner not invocable (inactive or throttled: ${JSON.stringify(Object.fromEntries(throttled))}) recorded as SE`;
+  if (s.se > 0 && s.transientAsSe) return runnerSe;
+  if (s.se > 0 && s.dynamo.conflicts > 0) return `TransactionConflict: ${s.dynamo.conflicts} conflicting write(s) on the ledger's rows`;
+  if (s.se > 0) return runnerSe;
   if (s.missing > 0) return `${s.missing} item(s) never recorded (status ${s.status}, ${s.dlq} in DLQs)`;
   if (s.dynamo.throttles > 0) return `DynamoDB partition throughput (${s.dynamo.throttles} throttled requests)`;
   if (s.s3.slowDowns > 0) return `S3 prefix request rate (${s.s3.slowDowns} Slow Down answers)`;

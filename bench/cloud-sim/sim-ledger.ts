@@ -1,7 +1,7 @@
 /**
  * The run ledger as DynamoDB would hold it, in memory, with DynamoDB's limits enforced: the
- * rows and the writes of layers/aws/dynamo-run-ledger.ts (item row + run row in one
- * TransactWriteItems per record, the part counter's UpdateItem, the cost guard's UpdateItem on
+ * rows and the writes of layers/aws/dynamo-run-ledger.ts (item row + its shard's count row in
+ * one TransactWriteItems per record — or, `shards` 0, the run row as before write sharding — the part counter's UpdateItem, the cost guard's UpdateItem on
  * the cost row — or, `costOnRunRow`, on the run row as before the fix), each charged to its
  * partition and checked against ongoing transactions (limits/dynamodb.ts). Failures surface
  * as the adapter surfaces them: a transaction conflict is retried 8 times with jittered
@@ -14,7 +14,7 @@
 import { HarnessError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary, SetRunItems } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
-import { costKey, ITEM_PREFIX, runKey } from '#aws/dynamo-ledger-schema.ts';
+import { costKey, itemPlace, runKey, shardPk } from '#aws/dynamo-ledger-schema.ts';
 import type { PartCounter } from '#aws/dynamo-part-counter.ts';
 import { DynamoLimitError, DynamoLimits } from './limits/dynamodb.ts';
 import type { VirtualTime } from './virtual-time.ts';
@@ -31,6 +31,8 @@ export interface SimLedgerOptions {
   costOnRunRow: boolean;
   /** Random numbers for jitter (seeded by the simulation). */
   random: () => number;
+  /** Count shards per run (dynamo-ledger-schema.ts LEDGER_SHARDS; 0: the run row, as before sharding). */
+  shards: number;
 }
 
 export class SimLedger implements RunLedger, PartCounter {
@@ -56,7 +58,9 @@ export class SimLedger implements RunLedger, PartCounter {
   }
 
   async getRun(runId: string): Promise<RunSummary | undefined> {
+    // One BatchGetItem: the run row and cost row in the run's partition, a count row in each shard's.
     await this.#read(runKey(runId).pk, this.#o.costOnRunRow ? 1 : 2);
+    for (let shard = 0; shard < this.#o.shards; shard++) await this.#read(shardPk(runId, shard), 1);
     const run = this.#runs.get(runId);
     return run === undefined ? undefined : { ...run, verdicts: { ...run.verdicts } };
   }
@@ -66,9 +70,8 @@ export class SimLedger implements RunLedger, PartCounter {
   }
 
   async recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean> {
-    const { pk } = runKey(runId);
     const items = this.#itemsOf(runId);
-    return this.#transact('recordItem', pk, [`${pk}|${ITEM_PREFIX}${itemId}`, `${pk}|RUN`], () => {
+    return this.#transact('recordItem', ...this.#place(runId, itemId), () => {
       if (items.has(itemId)) return false;
       const run = this.#run(runId);
       items.set(itemId, verdict);
@@ -80,9 +83,8 @@ export class SimLedger implements RunLedger, PartCounter {
   }
 
   async reviseItem(runId: string, itemId: string, from: Verdict, to: Verdict): Promise<boolean> {
-    const { pk } = runKey(runId);
     const items = this.#itemsOf(runId);
-    return this.#transact('reviseItem', pk, [`${pk}|${ITEM_PREFIX}${itemId}`, `${pk}|RUN`], () => {
+    return this.#transact('reviseItem', ...this.#place(runId, itemId), () => {
       if (items.get(itemId) !== from) return false;
       const run = this.#run(runId);
       items.set(itemId, to);
@@ -130,6 +132,12 @@ export class SimLedger implements RunLedger, PartCounter {
       slots.add(slot);
       return slots.size;
     });
+  }
+
+  /** The partition a record's transaction writes and the two items it holds (item row, counter row). */
+  #place(runId: string, itemId: string): [string, string[]] {
+    const { itemKey, counterKey } = itemPlace(runId, itemId, this.#o.shards);
+    return [itemKey.pk, [`${itemKey.pk}|${itemKey.sk}`, `${counterKey.pk}|${counterKey.sk}`]];
   }
 
   #run(runId: string): Run {

@@ -5,6 +5,7 @@
  * behind the same ports, in virtual time, with AWS's documented limits enforced (./limits).
  * A little over 250 lines: it is the one place that wires the simulated account together.
  */
+import './quiet-env.ts';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,7 @@ import { loadSource } from '#app/shared/load-benchmark.ts';
 import { LambdaInvoker } from '#aws/lambda-invoker.ts';
 import { executeJob } from '#sandbox/executor.ts';
 import { AWS_PRICES } from '#app/cloud/estimate.ts';
+import { LEDGER_SHARDS } from '#aws/dynamo-ledger-schema.ts';
 import { makeHandler as makeAggregate } from '../../functions/aggregate/handler.ts';
 import { makeHandler as makeExecute } from '../../functions/execute/handler.ts';
 import { makeHandler as makeGenerate } from '../../functions/generate/handler.ts';
@@ -43,7 +45,7 @@ import { VirtualTime } from './virtual-time.ts';
 import { bottleneckOf, type SimResult } from './result.ts';
 
 /** Fixes the simulation can revert, and limits it can lift, one `--without` each. */
-export const FIXES = ['plan-fanout', 'transient-redelivery', 'cost-row', 'runner-reservation'] as const;
+export const FIXES = ['plan-fanout', 'transient-redelivery', 'cost-row', 'runner-reservation', 'ledger-shards'] as const;
 export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
 
@@ -79,9 +81,6 @@ const NO_HOST: ProgramHost = {
 } as unknown as ProgramHost;
 
 export async function runSimulation(options: SimOptions): Promise<SimResult> {
-  process.env.POWERTOOLS_TRACE_ENABLED = 'false';
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-  process.env.POWERTOOLS_LOG_LEVEL = process.env.SIM_LOG ?? 'SILENT';
   const without = new Set(options.without ?? []);
   const n = options.n ?? 10;
   const language = options.language ?? 'python';
@@ -92,7 +91,13 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const dynamo = new DynamoLimits(without.has('transaction-conflicts') ? 0 : TRANSACTION_HOLD_MS);
   const s3 = new S3PrefixRates();
   const store = new SimStore(time, s3, random);
-  const ledger = new SimLedger({ time, limits: dynamo, costOnRunRow: without.has('cost-row'), random });
+  const ledger = new SimLedger({
+    time,
+    limits: dynamo,
+    costOnRunRow: without.has('cost-row'),
+    random,
+    shards: without.has('ledger-shards') ? 0 : LEDGER_SHARDS,
+  });
   const lambda = new SimLambda(time, { random, ...(without.has('recursion') ? {} : { recursionLimit: RECURSION_HOP_LIMIT }) });
   const fns = functions(language, {
     generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
@@ -203,8 +208,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         return;
       }
       const depth = Object.values(queues).reduce((sum, q) => sum + q.depth, 0);
-      const dlqBodies = Object.values(queues).flatMap((q) => q.dlq.map((m) => JSON.stringify(m.body)));
-      await watchRuns({ ledger, aggregateQueue, pipelineDepth: () => Promise.resolve(depth), deadLetterBodies: () => Promise.resolve(dlqBodies), clock });
+      const dlqBodies = () => Promise.resolve(Object.values(queues).flatMap((q) => q.dlq.map((m) => JSON.stringify(m.body))));
+      await watchRuns({ ledger, aggregateQueue, pipelineDepth: () => Promise.resolve(depth), deadLetterBodies: dlqBodies, clock });
       time.at(time.now() + WATCHDOG_MS, tick);
     };
     time.at(WATCHDOG_MS, tick);
@@ -240,6 +245,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         missing: options.items - recorded,
         status: run?.status ?? 'none',
         generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
+        transientAsSe: without.has('transient-redelivery'),
       }),
       detail: {
         status: run?.status,

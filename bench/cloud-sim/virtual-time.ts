@@ -11,6 +11,7 @@
  * the simulation errs towards fewer conflicts, never more.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { MinHeap } from './min-heap.ts';
 
 /** What the running invocation has taken so far. */
 export interface Invocation {
@@ -28,14 +29,12 @@ const current = new AsyncLocalStorage<Invocation>();
 
 interface Event {
   at: number;
-  seq: number;
   run: () => Promise<void> | void;
 }
 
 export class VirtualTime {
   #now = 0;
-  #seq = 0;
-  readonly #heap: Event[] = [];
+  readonly #heap = new MinHeap<Event>();
   /** Virtual 0 as a wall-clock date (runs are stamped with it). */
   readonly epochMs: number;
 
@@ -75,60 +74,20 @@ export class VirtualTime {
   }
 
   at(atMs: number, run: Event['run']): void {
-    const event = { at: Math.max(atMs, this.#now), seq: this.#seq++, run };
-    this.#heap.push(event);
-    this.#up(this.#heap.length - 1);
+    this.#heap.push({ at: Math.max(atMs, this.#now), run });
   }
 
   get pending(): number {
-    return this.#heap.length;
+    return this.#heap.size;
   }
 
   /** Runs events in time order until none is left or `untilMs` is passed. */
   async drain(untilMs = Number.POSITIVE_INFINITY): Promise<void> {
-    while (this.#heap.length > 0) {
-      const next = this.#pop();
-      if (next.at > untilMs) {
-        this.at(next.at, next.run);
-        return;
-      }
+    for (let next = this.#heap.peek(); next !== undefined; next = this.#heap.peek()) {
+      if (next.at > untilMs) return;
+      this.#heap.pop();
       this.#now = next.at;
       await next.run();
     }
-  }
-
-  #less(a: Event, b: Event): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
-  }
-
-  #up(i: number): void {
-    const h = this.#heap;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.#less(h[i] as Event, h[p] as Event)) break;
-      [h[i], h[p]] = [h[p] as Event, h[i] as Event];
-      i = p;
-    }
-  }
-
-  #pop(): Event {
-    const h = this.#heap;
-    const top = h[0] as Event;
-    const last = h.pop() as Event;
-    if (h.length > 0) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && this.#less(h[l] as Event, h[m] as Event)) m = l;
-        if (r < h.length && this.#less(h[r] as Event, h[m] as Event)) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m] as Event, h[i] as Event];
-        i = m;
-      }
-    }
-    return top;
   }
 }

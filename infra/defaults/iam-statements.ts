@@ -34,10 +34,19 @@ export function listBucket(bucket: s3.IBucket): iam.PolicyStatement {
   return new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] });
 }
 
-/** Item-level ledger actions an executor needs: read a run, count a record conditionally. */
-export const LEDGER_WRITER_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'] as const;
+/**
+ * Item-level ledger actions an executor needs: read a run (its run, cost and shard count rows
+ * in one BatchGetItem, dynamo-run-ledger.ts getRun), count a record conditionally.
+ */
+export const LEDGER_WRITER_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:ConditionCheckItem',
+] as const;
 /** Ledger actions of the control plane (api, plan, aggregate, nightly): adds queries. */
-export const LEDGER_CONTROL_ACTIONS = [...LEDGER_WRITER_ACTIONS, 'dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem'] as const;
+export const LEDGER_CONTROL_ACTIONS = [...LEDGER_WRITER_ACTIONS, 'dynamodb:Query', 'dynamodb:BatchWriteItem'] as const;
 
 /** The given item-level actions on the ledger table only (no indexes, no streams). */
 export function ledgerAccess(table: dynamodb.ITable, actions: readonly string[]): iam.PolicyStatement {

@@ -12,7 +12,18 @@
  *   retry: "Amazon DynamoDB Transactions: How it works", transaction conflict handling,
  *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html):
  *   on the run row, a paid generation's cost update lost that race and the sample became SE.
- * - item row      pk `RUN#<runId>`, sk `ITEM#<itemId>`: exists once the item was counted.
+ * - count rows    pk `RUN#<runId>#S<nn>`, sk `COUNT`, one per shard (nn = 00 … LEDGER_SHARDS-1):
+ *   `recorded`, `verdict_<V>`, `updatedAt` of the items of that shard. A run's record writes
+ *   are spread over LEDGER_SHARDS partition keys so one run is not one hot key: DynamoDB
+ *   gives a partition at most 1,000 write units per second, and a TransactWriteItems costs 2
+ *   per item ("Designing partition keys to distribute your workload", write sharding,
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-sharding.html),
+ *   so on one key a run recorded at most 250 items a second, and every record transaction
+ *   held the one run row the others needed (TransactionConflict, retried). Readers sum the
+ *   shards (`toSummary`). The run row says `shards` = LEDGER_SHARDS; a run written before
+ *   shards has none and keeps its counters on the run row and its items under `RUN#<runId>`.
+ * - item row      pk `RUN#<runId>#S<nn>` (nn = {@link shardOf} the item id), sk
+ *   `ITEM#<itemId>`: exists once the item was counted (pk `RUN#<runId>` in unsharded runs).
  * - registry row  pk `RUNS`, sk `<createdAt>#<runId>`: written with the run row (one
  *   transaction), never updated.
  *
@@ -73,32 +84,72 @@ export function runKey(runId: string): { pk: string; sk: string } {
   return { pk: `RUN#${runId}`, sk: RUN_SK };
 }
 
+/** Count rows per run (see the header). */
+export const LEDGER_SHARDS = 16;
+/** Sort key of a shard's count row. */
+export const COUNT_SK = 'COUNT';
+
+/** The shard of an item: FNV-1a of its id, so every writer and reader agrees without a lookup. */
+export function shardOf(itemId: string, shards = LEDGER_SHARDS): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < itemId.length; i++) {
+    hash ^= itemId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
+}
+
+/** Partition key of shard `shard` of a run. */
+export function shardPk(runId: string, shard: number): string {
+  return `RUN#${runId}#S${String(shard).padStart(2, '0')}`;
+}
+
+/** Primary keys of a run's count rows, shard 0 first. */
+export function countKeys(runId: string, shards = LEDGER_SHARDS): { pk: string; sk: string }[] {
+  return Array.from({ length: shards }, (_, shard) => ({ pk: shardPk(runId, shard), sk: COUNT_SK }));
+}
+
+/**
+ * Where an item's row and the counters it adds to live: its shard's partition (count row), or
+ * the run's own partition and run row in a run written before shards (`shards` 0).
+ */
+export function itemPlace(runId: string, itemId: string, shards: number): { itemKey: { pk: string; sk: string }; counterKey: { pk: string; sk: string } } {
+  if (shards <= 0) return { itemKey: { pk: runKey(runId).pk, sk: ITEM_PREFIX + itemId }, counterKey: runKey(runId) };
+  const pk = shardPk(runId, shardOf(itemId, shards));
+  return { itemKey: { pk, sk: ITEM_PREFIX + itemId }, counterKey: { pk, sk: COUNT_SK } };
+}
+
 /** The run row's counter attribute for a verdict. */
 export function verdictAttribute(verdict: Verdict): string {
   return `verdict_${verdict}`;
 }
 
 /**
- * Maps a run row (and its cost row, when there is one) to the port's RunSummary (zero counters
- * are left out of `verdicts`). The spend is the cost row's plus what an older run row holds.
+ * Maps a run row (with its cost row and its shards' count rows, when there are) to the port's
+ * RunSummary (zero counters are left out of `verdicts`): counters are the run row's plus every
+ * shard's, the spend the cost row's plus what an older run row holds.
  */
-export function toSummary(row: Row, cost?: Row): RunSummary {
+export function toSummary(row: Row, cost?: Row, counts: readonly Row[] = []): RunSummary {
+  const counters = [row, ...counts];
+  const sum = (attribute: string) => counters.reduce((total, r) => total + Number(r[attribute] ?? 0), 0);
   const verdicts: Partial<Record<Verdict, number>> = {};
   for (const verdict of VERDICTS) {
-    const count = Number(row[verdictAttribute(verdict)] ?? 0);
+    const count = sum(verdictAttribute(verdict));
     if (count > 0) verdicts[verdict] = count;
   }
+  // ISO-8601 stamps of one clock order as strings: the latest write of the run row or a shard.
+  const updatedAt = counters.map((r) => (typeof r.updatedAt === 'string' ? r.updatedAt : '')).reduce((a, b) => (b > a ? b : a), String(row.updatedAt));
   const summary: RunSummary = {
     runId: String(row.runId),
     benchmark: String(row.benchmark),
     model: String(row.model),
     status: row.status as RunStatus,
     items: Number(row.items ?? 0),
-    recorded: Number(row.recorded ?? 0),
+    recorded: sum('recorded'),
     verdicts,
     costUsd: Number(row.costUsd ?? 0) + Number(cost?.costUsd ?? 0),
     createdAt: String(row.createdAt),
-    updatedAt: String(row.updatedAt),
+    updatedAt,
   };
   if (typeof row.reason === 'string') summary.reason = row.reason;
   return summary;

@@ -1,7 +1,8 @@
 /**
  * RunLedger on DynamoDB (DESIGN §2 "record", §4). Exactly-once counting over at-least-once
  * queues: `recordItem` is ONE transaction that creates the item row only if it does not
- * exist and adds to the run row's counters, so a redelivered item changes nothing.
+ * exist and adds to its shard's counters, so a redelivered item changes nothing. A run's
+ * items and counters are spread over LEDGER_SHARDS partition keys (dynamo-ledger-schema.ts).
  * Table layout and how runs are listed: see dynamo-ledger-schema.ts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,7 +13,19 @@ import type { Verdict } from '../core/types.ts';
 import { HarnessError } from '../core/errors.ts';
 import { fullJitterMs } from '../core/backoff.ts';
 import { awsErrorName } from './aws-errors.ts';
-import { COST_SK, ITEM_PREFIX, RUNS_PK, costKey, runKey, toSummary, verdictAttribute, type Row } from './dynamo-ledger-schema.ts';
+import {
+  ITEM_PREFIX,
+  LEDGER_SHARDS,
+  RUNS_PK,
+  costKey,
+  countKeys,
+  itemPlace,
+  runKey,
+  shardPk,
+  toSummary,
+  verdictAttribute,
+  type Row,
+} from './dynamo-ledger-schema.ts';
 
 export interface DynamoRunLedgerOptions {
   client: DynamoDBClient;
@@ -41,6 +54,8 @@ export class DynamoRunLedger implements RunLedger {
   readonly #now: () => Date;
   readonly #pageSize: number | undefined;
   readonly #sleep: (ms: number) => Promise<void>;
+  /** Per run, its shard count (0: written before shards); a run's layout never changes. */
+  readonly #shards = new Map<string, number>();
 
   constructor(options: DynamoRunLedgerOptions) {
     this.#doc = DynamoDBDocumentClient.from(options.client, { marshallOptions: { removeUndefinedValues: true } });
@@ -62,6 +77,7 @@ export class DynamoRunLedger implements RunLedger {
       createdAt: summary.createdAt,
       updatedAt: this.#now().toISOString(),
       reason: summary.reason,
+      shards: LEDGER_SHARDS,
     };
     const registry: Row = { pk: RUNS_PK, sk: `${summary.createdAt}#${summary.runId}`, runId: summary.runId };
     const command = new TransactWriteCommand({
@@ -69,6 +85,7 @@ export class DynamoRunLedger implements RunLedger {
         { Put: { TableName: this.#table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
         { Put: { TableName: this.#table, Item: registry } },
         { Put: { TableName: this.#table, Item: { ...costKey(summary.runId), costUsd: 0 }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...countKeys(summary.runId).map((Item) => ({ Put: { TableName: this.#table, Item: { ...Item, recorded: 0 } } })),
       ],
     });
     try {
@@ -81,10 +98,9 @@ export class DynamoRunLedger implements RunLedger {
     }
   }
 
+  /** The run row, its cost row and its shards' count rows in one BatchGetItem (an unsharded run has none). */
   async getRun(runId: string): Promise<RunSummary | undefined> {
-    const get = (Key: Row) => this.#call('getRun', runId, () => this.#doc.send(new GetCommand({ TableName: this.#table, Key, ConsistentRead: true })));
-    const [run, cost] = await Promise.all([get(runKey(runId)), get(costKey(runId))]);
-    return run.Item === undefined ? undefined : toSummary(run.Item, cost.Item);
+    return (await this.#summaries([runId], 'getRun'))[0];
   }
 
   async listRuns(): Promise<RunSummary[]> {
@@ -107,19 +123,35 @@ export class DynamoRunLedger implements RunLedger {
       for (const item of page.Items ?? []) keys.push(runKey(String(item.runId)));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
-    const rows = await this.#batchGet(keys.flatMap((key) => [key, { pk: key.pk, sk: COST_SK }]));
+    return this.#summaries(
+      keys.map((key) => String(key.pk).slice('RUN#'.length)),
+      'listRuns',
+    );
+  }
+
+  /** Summaries of the runs that exist, in the order asked. */
+  async #summaries(runIds: readonly string[], operation: string): Promise<RunSummary[]> {
+    const rows = await this.#batchGet(
+      runIds.flatMap((runId) => [runKey(runId), costKey(runId), ...countKeys(runId)]),
+      operation,
+    );
     const byKey = new Map(rows.map((row) => [`${String(row.pk)}|${String(row.sk)}`, row]));
-    // Keep the registry's order (oldest first).
-    return keys.flatMap((key) => {
-      const row = byKey.get(`${String(key.pk)}|${String(key.sk)}`);
-      return row === undefined ? [] : [toSummary(row, byKey.get(`${String(key.pk)}|${COST_SK}`))];
+    const at = (key: { pk: string; sk: string }) => byKey.get(`${key.pk}|${key.sk}`);
+    return runIds.flatMap((runId) => {
+      const row = at(runKey(runId));
+      if (row === undefined) return [];
+      const counts = countKeys(runId)
+        .map(at)
+        .filter((row): row is Row => row !== undefined);
+      return [toSummary(row, at(costKey(runId)), counts)];
     });
   }
 
   /** One transaction: the item row's verdict moves only if it is `from`, and the counters follow. */
   async reviseItem(runId: string, itemId: string, from: Verdict, to: Verdict): Promise<boolean> {
+    const { itemKey, counterKey } = itemPlace(runId, itemId, await this.#shardsOf(runId, 'reviseItem', itemId));
     if (from === to) {
-      const row = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: { pk: runKey(runId).pk, sk: ITEM_PREFIX + itemId } }));
+      const row = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: itemKey, ConsistentRead: true }));
       return (row.Item as Row | undefined)?.verdict === from;
     }
     const now = this.#now().toISOString();
@@ -128,7 +160,7 @@ export class DynamoRunLedger implements RunLedger {
         {
           Update: {
             TableName: this.#table,
-            Key: { pk: runKey(runId).pk, sk: ITEM_PREFIX + itemId },
+            Key: itemKey,
             UpdateExpression: 'SET verdict = :to, revisedAt = :now',
             ConditionExpression: 'verdict = :from',
             ExpressionAttributeValues: { ':from': from, ':to': to, ':now': now },
@@ -137,7 +169,7 @@ export class DynamoRunLedger implements RunLedger {
         {
           Update: {
             TableName: this.#table,
-            Key: runKey(runId),
+            Key: counterKey,
             UpdateExpression: 'ADD #from :minus, #to :one SET updatedAt = :now',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeNames: { '#from': verdictAttribute(from), '#to': verdictAttribute(to) },
@@ -150,20 +182,21 @@ export class DynamoRunLedger implements RunLedger {
   }
 
   async recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean> {
+    const { itemKey, counterKey } = itemPlace(runId, itemId, await this.#shardsOf(runId, 'recordItem', itemId));
     const now = this.#now().toISOString();
     const command = new TransactWriteCommand({
       TransactItems: [
         {
           Put: {
             TableName: this.#table,
-            Item: { pk: runKey(runId).pk, sk: ITEM_PREFIX + itemId, verdict, recordedAt: now },
+            Item: { ...itemKey, verdict, recordedAt: now },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
         {
           Update: {
             TableName: this.#table,
-            Key: runKey(runId),
+            Key: counterKey,
             UpdateExpression: 'ADD recorded :one, #v :one SET updatedAt = :now',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeNames: { '#v': verdictAttribute(verdict) },
@@ -204,6 +237,15 @@ export class DynamoRunLedger implements RunLedger {
 
   async recordedItems(runId: string): Promise<Set<string>> {
     const ids = new Set<string>();
+    const shards = await this.#layout(runId, 'recordedItems');
+    if (shards === undefined) return ids;
+    const pks = shards > 0 ? Array.from({ length: shards }, (_, shard) => shardPk(runId, shard)) : [runKey(runId).pk];
+    for (const pk of pks) await this.#itemIdsIn(runId, pk, ids);
+    return ids;
+  }
+
+  /** Adds the item ids of one partition (a shard, or an unsharded run's own) to `ids`. */
+  async #itemIdsIn(runId: string, pk: string, ids: Set<string>): Promise<void> {
     let start: Row | undefined;
     do {
       const page = await this.#call('recordedItems', runId, () =>
@@ -211,7 +253,7 @@ export class DynamoRunLedger implements RunLedger {
           new QueryCommand({
             TableName: this.#table,
             KeyConditionExpression: 'pk = :pk AND begins_with(sk, :item)',
-            ExpressionAttributeValues: { ':pk': runKey(runId).pk, ':item': ITEM_PREFIX },
+            ExpressionAttributeValues: { ':pk': pk, ':item': ITEM_PREFIX },
             ProjectionExpression: 'sk',
             ConsistentRead: true,
             ExclusiveStartKey: start,
@@ -222,7 +264,29 @@ export class DynamoRunLedger implements RunLedger {
       for (const item of page.Items ?? []) ids.add(String(item.sk).slice(ITEM_PREFIX.length));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
-    return ids;
+  }
+
+  /**
+   * The run's shard count, read once per run and container (its `shards`, absent in runs
+   * written before shards: 0); undefined for a run that is not in the ledger.
+   */
+  async #layout(runId: string, operation: string): Promise<number | undefined> {
+    const known = this.#shards.get(runId);
+    if (known !== undefined) return known;
+    const out = await this.#call(operation, runId, () =>
+      this.#doc.send(new GetCommand({ TableName: this.#table, Key: runKey(runId), ProjectionExpression: 'shards', ConsistentRead: true })),
+    );
+    if (out.Item === undefined) return undefined;
+    const shards = Number(out.Item.shards ?? 0);
+    this.#shards.set(runId, shards);
+    return shards;
+  }
+
+  /** @throws HarnessError when the run is not in the ledger */
+  async #shardsOf(runId: string, operation: string, itemId: string): Promise<number> {
+    const shards = await this.#layout(runId, operation);
+    if (shards === undefined) throw new HarnessError(`cannot ${operation} ${itemId}: run ${runId} is not in the ledger ${this.#table}`);
+    return shards;
   }
 
   async addCost(runId: string, usd: number): Promise<void> {
@@ -336,7 +400,7 @@ export class DynamoRunLedger implements RunLedger {
     }
   }
 
-  async #batchGet(keys: Row[]): Promise<Row[]> {
+  async #batchGet(keys: Row[], operation: string): Promise<Row[]> {
     const rows: Row[] = [];
     for (let start = 0; start < keys.length; start += 100) {
       // UnprocessedKeys come in a successful answer, which the SDK's retry strategy never sees.
@@ -344,7 +408,7 @@ export class DynamoRunLedger implements RunLedger {
       for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt > 0) await this.#sleep(fullJitterMs(attempt + 1, UNPROCESSED_BACKOFF));
         const request = { [this.#table]: { Keys: pending, ConsistentRead: true } };
-        const out = await this.#call('listRuns', '*', () => this.#doc.send(new BatchGetCommand({ RequestItems: request })));
+        const out = await this.#call(operation, '*', () => this.#doc.send(new BatchGetCommand({ RequestItems: request })));
         rows.push(...(out.Responses?.[this.#table] ?? []));
         pending = (out.UnprocessedKeys?.[this.#table]?.Keys as Row[] | undefined) ?? [];
       }

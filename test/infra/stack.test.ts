@@ -119,10 +119,11 @@ describe('executors', () => {
     expect(new Set(suffixes)).toEqual(new Set(['datasets/*', 'runs/*', 'runs/*/items/*']));
   });
 
-  it('scopes the ledger actions of executors to the table ARN', () => {
+  it('scopes the ledger actions of executors to the table ARN, BatchGetItem included (a run is read with its shards in one)', () => {
     const ledger = statementsOfRoles(/^Executors/).filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
     expect(ledger.length).toBe(IMAGE_COUNT);
     for (const s of ledger) expect(JSON.stringify(s.Resource)).toMatch(/StorageLedger[0-9A-F]+","Arn"/);
+    for (const s of ledger) expect([s.Action].flat()).toContain('dynamodb:BatchGetItem');
   });
 
   it('runs executors in isolated subnets of a VPC without NAT or internet gateway', () => {

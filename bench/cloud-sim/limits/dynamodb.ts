@@ -25,7 +25,11 @@ export class DynamoLimitError extends Error {
     override readonly name: 'ProvisionedThroughputExceededException' | 'TransactionConflictException',
     message: string,
   ) {
+    // Tens of thousands are thrown and caught in a large run: no stack trace to capture.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
   }
 }
 

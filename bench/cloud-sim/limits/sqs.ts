@@ -9,6 +9,8 @@
  * "Amazon SQS visibility timeout" and "Using dead-letter queues in Amazon SQS", SQS developer guide.
  */
 
+import { MinHeap } from '../min-heap.ts';
+
 export const SQS_DEFAULT_MAX_MESSAGE_BYTES = 262_144;
 
 /** @throws Error when a body is larger than the queue takes (SQS answers InvalidParameterValue). */
@@ -25,9 +27,20 @@ export interface SqsMessage<T> {
   chain: Readonly<Record<string, number>>;
 }
 
-/** A standard queue: visibility and redrive to a DLQ. Visible messages are taken oldest first. */
+/**
+ * A standard queue: visibility and redrive to a DLQ. A standard queue keeps "best-effort
+ * ordering" (SQS developer guide, "Amazon SQS standard queues"): visible messages are taken in
+ * the order they became visible, so a redelivered message queues behind the ones already
+ * waiting. Every message waits on a timer (its `visibleAt`, in a heap) until it is visible;
+ * receive, delete and redrive are O(log n) or O(1), so a queue of 100,000 stays fast.
+ */
 export class SimSqsQueue<T> {
-  readonly #messages: SqsMessage<T>[] = [];
+  /** Visible messages, in the order they became visible. */
+  readonly #visible = new Map<string, SqsMessage<T>>();
+  /** In flight, delayed or not yet visible at the poller's time. */
+  readonly #hidden = new Map<string, SqsMessage<T>>();
+  /** When hidden messages become visible (entries of deleted or re-hidden messages are stale). */
+  readonly #timers = new MinHeap<{ at: number; message: SqsMessage<T> }>();
   readonly dlq: SqsMessage<T>[] = [];
   #seq = 0;
 
@@ -40,39 +53,44 @@ export class SimSqsQueue<T> {
 
   send(body: T, bytes: number, nowMs: number, chain: Readonly<Record<string, number>>): void {
     checkMessageSize(bytes, this.maxMessageBytes);
-    this.#messages.push({ id: `${this.name}-${this.#seq++}`, body, receives: 0, visibleAt: nowMs, chain });
+    // Visible from `nowMs`: a poller whose virtual time is earlier does not see it yet.
+    this.#hide({ id: `${this.name}-${this.#seq++}`, body, receives: 0, visibleAt: nowMs, chain });
   }
 
   get depth(): number {
-    return this.#messages.length;
+    return this.#visible.size + this.#hidden.size;
   }
 
   /** The earliest time a message becomes visible (undefined: empty); `nowMs` as soon as one is visible by then. */
   nextVisible(nowMs = Number.NEGATIVE_INFINITY): number | undefined {
-    let min: number | undefined;
-    for (const m of this.#messages) {
-      if (m.visibleAt <= nowMs) return nowMs;
-      if (min === undefined || m.visibleAt < min) min = m.visibleAt;
+    this.#reveal(nowMs);
+    if (this.#visible.size > 0) return nowMs;
+    for (let top = this.#timers.peek(); top !== undefined; top = this.#timers.peek()) {
+      if (this.#live(top)) return top.at;
+      this.#timers.pop();
     }
-    return min;
+    return undefined;
   }
 
   /** Receives up to `max` visible messages; each is invisible until it is deleted or released. */
   receive(max: number, nowMs: number): SqsMessage<T>[] {
+    this.#reveal(nowMs);
     const out: SqsMessage<T>[] = [];
-    for (const m of this.#messages) {
+    for (const m of this.#visible.values()) {
       if (out.length >= max) break;
-      if (m.visibleAt > nowMs) continue;
+      out.push(m);
+    }
+    for (const m of out) {
+      this.#visible.delete(m.id);
       m.receives += 1;
       m.visibleAt = nowMs + this.visibilityMs;
-      out.push(m);
+      this.#hide(m);
     }
     return out;
   }
 
   delete(message: SqsMessage<T>): void {
-    const i = this.#messages.indexOf(message);
-    if (i >= 0) this.#messages.splice(i, 1);
+    if (!this.#visible.delete(message.id)) this.#hidden.delete(message.id);
   }
 
   /** A message not deleted: visible again at its visibility timeout, or to the DLQ once received maxReceiveCount times. */
@@ -87,5 +105,24 @@ export class SimSqsQueue<T> {
   deadLetter(message: SqsMessage<T>): void {
     this.delete(message);
     this.dlq.push(message);
+  }
+
+  #hide(message: SqsMessage<T>): void {
+    this.#hidden.set(message.id, message);
+    this.#timers.push({ at: message.visibleAt, message });
+  }
+
+  #live(timer: { at: number; message: SqsMessage<T> }): boolean {
+    return this.#hidden.get(timer.message.id) === timer.message && timer.message.visibleAt === timer.at;
+  }
+
+  /** Hidden messages whose time has come become visible. */
+  #reveal(nowMs: number): void {
+    for (let top = this.#timers.peek(); top !== undefined && top.at <= nowMs; top = this.#timers.peek()) {
+      this.#timers.pop();
+      if (!this.#live(top)) continue;
+      this.#hidden.delete(top.message.id);
+      this.#visible.set(top.message.id, top.message);
+    }
   }
 }

@@ -23,7 +23,8 @@ import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
 import { cloudKeys, readTaskSnapshot } from './context.ts';
 import { readManifest } from '../shared/stored-documents.ts';
 import type { AggregateMessage } from './messages.ts';
-import { compactPart, parsePartManifest, partKeys, readPartManifests, readRunRecords } from './record-parts.ts';
+import { compactPart, parsePartManifest, partKeys, readPartManifests, readRunRecords, unplannedChunks } from './record-parts.ts';
+import { PLAN_CHUNK } from './plan.ts';
 
 export interface AggregateCloudDeps {
   store: BlobStore;
@@ -82,14 +83,16 @@ export async function aggregateCloudRun(
     summary = await aggregateRun(options, manifest, extra);
   } else {
     await deps.ledger.setStatus(runId, 'aggregating');
-    const { records, missing } = await readRunRecords(deps.store, manifest);
+    const { records, missing, parts } = await readRunRecords(deps.store, manifest);
+    // A chunk whose plan message was lost has no part manifest: name it, or the run would look complete.
+    const unplanned = unplannedChunks(runId, parts, run.items, PLAN_CHUNK);
     summary = await summariseRecords(options, manifest, records.map(documentFromRecord), extra, {
-      missing,
+      missing: [...missing, ...unplanned],
       timing: true,
       ...(deadLettered ? { deadLettered } : {}),
     });
-    if (missing.length === 0) await deps.ledger.setStatus(runId, 'completed');
-    else await deps.ledger.setStatus(runId, 'completed_with_missing', missingReason(runId, run.items, summary));
+    if (missing.length === 0 && unplanned.length === 0) await deps.ledger.setStatus(runId, 'completed');
+    else await deps.ledger.setStatus(runId, 'completed_with_missing', missingReason(runId, run.items, summary, unplanned));
   }
   // The kept copy, for readers after the lifecycle rules expired runs/ (cloud-context.ts).
   await deps.store.put(cloudKeys.keptSummary(runId), storedJson(summary, 2), 'application/json');
@@ -98,9 +101,16 @@ export async function aggregateCloudRun(
 }
 
 /** The ledger's reason for `completed_with_missing`, as `polyeval remote status` shows it. */
-export function missingReason(runId: string, items: number, summary: Pick<RunSummaryDocument, 'missing' | 'dead_lettered' | 'lost'>): string {
-  const missing = summary.missing?.length ?? 0;
-  const head = `${missing} of ${items} items never recorded (listed in the summary)`;
+export function missingReason(
+  runId: string,
+  items: number,
+  summary: Pick<RunSummaryDocument, 'missing' | 'dead_lettered' | 'lost'> & { items?: number },
+  unplanned: readonly string[] = [],
+): string {
+  const missing = unplanned.length === 0 || summary.items === undefined ? (summary.missing?.length ?? 0) : items - summary.items;
+  const chunks =
+    unplanned.length === 0 ? '' : `; ${unplanned.length} plan chunk(s) never planned: ${unplanned.slice(0, 3).join(', ')}${unplanned.length > 3 ? ', …' : ''}`;
+  const head = `${missing} of ${items} items never recorded (listed in the summary${chunks})`;
   if (summary.dead_lettered === undefined || summary.lost === undefined) return `${head}; polyeval remote redrive ${runId} retries dead-lettered ones`;
   return `${head}: ${summary.dead_lettered.length} dead-lettered (polyeval remote redrive ${runId} retries them), ${summary.lost.length} lost (in no queue: run them again)`;
 }
@@ -128,5 +138,7 @@ async function extraMetrics(deps: AggregateCloudDeps, manifest: Manifest, record
   if (!benchmark?.extraMetrics) return [];
   const head = { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name };
   const tasks = await readTaskSnapshot(deps.store, manifest.run_id);
-  return computeExtraMetrics(benchmark, { records, tasks, head, seed: manifest.seed }, (needs) => loadBenchmarkResources(needs, { cacheDir: deps.cacheDir }));
+  return computeExtraMetrics(benchmark, { records, tasks, head, seed: manifest.seed, ...(deps.iterations ? { iterations: deps.iterations } : {}) }, (needs) =>
+    loadBenchmarkResources(needs, { cacheDir: deps.cacheDir }),
+  );
 }

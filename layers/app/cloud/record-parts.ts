@@ -121,7 +121,21 @@ export async function compactPart(store: BlobStore, manifest: Manifest, part: Pa
  * a missing or short one is compacted now. A run without part manifests (planned before
  * parts existed) is a HarnessError here; cloud-aggregate reads such a run item by item.
  */
-export async function readRunRecords(store: BlobStore, manifest: Manifest): Promise<CompactedPart> {
+/**
+ * The plan chunks of a run of `items` items that have no part manifest — their plan message
+ * was lost (dead-lettered, dropped) before the chunk was enqueued, so none of their items is
+ * listed anywhere else — named by that plan message's id (`<run>/plan/<offset>`, plan.ts
+ * laterChunks). Chunks are as long as part 0 (plan writes part 0 before it fans out).
+ */
+export function unplannedChunks(runId: string, parts: readonly PartManifest[], items: number, chunkSize: number): string[] {
+  const size = parts.find((p) => p.part === 0)?.items.length || chunkSize;
+  const planned = new Set(parts.map((p) => p.part));
+  const out: string[] = [];
+  for (let index = 0; index * size < items; index++) if (!planned.has(index)) out.push(`${runId}/plan/${index * size}`);
+  return out;
+}
+
+export async function readRunRecords(store: BlobStore, manifest: Manifest): Promise<CompactedPart & { parts: PartManifest[] }> {
   const runId = manifest.run_id;
   const parts = await readPartManifests(store, runId);
   if (parts.length === 0) throw new HarnessError(`run ${runId} has no part manifests under ${store.locate(partKeys.prefix(runId))}`);
@@ -138,5 +152,5 @@ export async function readRunRecords(store: BlobStore, manifest: Manifest): Prom
     records.push(...compacted.records);
     missing.push(...compacted.missing);
   }
-  return { records, missing };
+  return { records, missing, parts };
 }

@@ -63,6 +63,8 @@ export interface ExtraMetricsInput<T extends Task> {
   head: Pick<MetricRow, 'run_id' | 'benchmark' | 'model'>;
   /** Seeds bootstrap intervals. */
   seed: number;
+  /** Resamples per bootstrap interval (absent: the bootstrap's default), as the run's other metrics use. */
+  iterations?: number;
 }
 
 /** Metrics a benchmark adds beside its scorer's (computed once, for local and cloud runs alike). */

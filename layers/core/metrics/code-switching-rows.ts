@@ -45,11 +45,18 @@ type Kind = 'all' | 'functions' | 'variables';
 const METRIC: Record<Kind, string> = { all: 'code_switching', functions: 'code_switching_functions', variables: 'code_switching_variables' };
 const KINDS: readonly Kind[] = ['all', 'functions', 'variables'];
 
+/** Counts a program's identifiers; a program seen before (samples repeat at low temperature) is scanned once. */
 function counter(isRomanian: (word: string) => boolean) {
+  const seen = new Map<string, Record<Kind, ProgramCount>>();
   return (code: string, language: string): Record<Kind, ProgramCount> => {
+    const key = `${language}\u0000${code}`;
+    const known = seen.get(key);
+    if (known !== undefined) return known;
     const r = codeSwitchingByKind([code], language, isRomanian);
     const pick = (c: { identifiers: number; romanian: number }): ProgramCount => ({ identifiers: c.identifiers, romanian: c.romanian });
-    return { all: pick(r.all), functions: pick(r.functions), variables: pick(r.variables) };
+    const counted = { all: pick(r.all), functions: pick(r.functions), variables: pick(r.variables) };
+    seen.set(key, counted);
+    return counted;
   };
 }
 
@@ -182,6 +189,7 @@ export const CODE_SWITCHING_METRICS: ExtraMetrics<IoTestsTask> = {
         isRomanian,
         head: input.head,
         seed: input.seed,
+        ...(input.iterations ? { iterations: input.iterations } : {}),
       });
       // Per difficulty, the generated programs (the paper reports the human shares alike across difficulties).
       for (const d of difficulties(records.map((r) => r.difficulty))) {
@@ -191,7 +199,10 @@ export const CODE_SWITCHING_METRICS: ExtraMetrics<IoTestsTask> = {
       return rows;
     });
     const programs = input.tasks.flatMap((t) => (t.humanSolutions ?? humanOf(t)).map((p) => ({ ...p, difficulty: t.difficulty ?? null })));
-    return [...generated, ...humanCodeSwitchingRows({ programs, isRomanian, head: input.head, seed: input.seed })];
+    return [
+      ...generated,
+      ...humanCodeSwitchingRows({ programs, isRomanian, head: input.head, seed: input.seed, ...(input.iterations ? { iterations: input.iterations } : {}) }),
+    ];
   },
 };
 

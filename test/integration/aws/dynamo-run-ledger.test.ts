@@ -4,6 +4,7 @@ import { DeleteItemCommand, DynamoDBClient, GetItemCommand, QueryCommand, Update
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
 import { DynamoRunLedger } from '#aws/index.ts';
+import { LEDGER_SHARDS, shardOf, shardPk } from '#aws/dynamo-ledger-schema.ts';
 import { awsClientConfig, createLedgerTable, startMoto, type Moto } from '../../support/moto.ts';
 
 let moto: Moto;
@@ -31,18 +32,62 @@ async function newLedger(): Promise<{ ledger: DynamoRunLedger; tableName: string
 const run = { runId: 'r1', benchmark: 'rocode', model: 'bedrock:m', status: 'planned' as const, items: 2, createdAt: '2025-03-04T00:00:00.000Z' };
 
 describe('DynamoRunLedger', () => {
-  it('writes an item row and the run row counters, stamped by the given clock', async () => {
+  it("writes an item row and its shard's counters, stamped by the given clock", async () => {
     const { ledger, tableName } = await newLedger();
     await ledger.createRun(run);
 
     await ledger.recordItem('r1', 'r1/sum/0', 'TLE');
 
-    const item = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'ITEM#r1/sum/0' } } }));
+    const pk = { S: shardPk('r1', shardOf('r1/sum/0')) };
+    const item = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk, sk: { S: 'ITEM#r1/sum/0' } } }));
+    const count = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk, sk: { S: 'COUNT' } } }));
     const runRow = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'RUN' } } }));
     expect(item.Item?.verdict?.S).toBe('TLE');
-    expect(runRow.Item?.recorded?.N).toBe('1');
-    expect(runRow.Item?.verdict_TLE?.N).toBe('1');
-    expect(runRow.Item?.updatedAt?.S).toBe(CLOCK.toISOString());
+    expect(count.Item?.recorded?.N).toBe('1');
+    expect(count.Item?.verdict_TLE?.N).toBe('1');
+    expect(count.Item?.updatedAt?.S).toBe(CLOCK.toISOString());
+    expect(runRow.Item?.recorded?.N).toBe('0');
+    expect(runRow.Item?.shards?.N).toBe(String(LEDGER_SHARDS));
+  });
+
+  it("spreads a run's records over its shards' partition keys, and every reader sums them", async () => {
+    const { ledger, tableName } = await newLedger();
+    await ledger.createRun({ ...run, items: 64 });
+    const ids = Array.from({ length: 64 }, (_, i) => `r1/t${i}/0`);
+
+    await Promise.all(ids.map((id, i) => ledger.recordItem('r1', id, i % 4 === 0 ? 'WA' : 'OK')));
+    expect(await ledger.recordItem('r1', 'r1/t0/0', 'WA')).toBe(false);
+
+    const counts = await Promise.all(
+      Array.from({ length: LEDGER_SHARDS }, (_, shard) =>
+        dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: shardPk('r1', shard) }, sk: { S: 'COUNT' } }, ConsistentRead: true })),
+      ),
+    );
+    const perShard = counts.map((c) => Number(c.Item?.recorded?.N ?? 0));
+    expect(perShard.filter((n) => n > 0).length).toBeGreaterThan(LEDGER_SHARDS / 2);
+    expect(Math.max(...perShard)).toBeLessThan(64 / 2);
+    const summary = await ledger.getRun('r1');
+    expect(summary).toMatchObject({ recorded: 64, verdicts: { OK: 48, WA: 16 } });
+    expect((await ledger.listRuns())[0]).toMatchObject({ recorded: 64, verdicts: { OK: 48, WA: 16 } });
+    expect([...(await ledger.recordedItems('r1'))].sort()).toEqual([...ids].sort());
+    expect(await ledger.reviseItem('r1', 'r1/t0/0', 'WA', 'OK')).toBe(true);
+    expect((await ledger.getRun('r1'))?.verdicts).toEqual({ OK: 49, WA: 15 });
+  });
+
+  it('keeps counting a run written before shards on its run row and in its own partition', async () => {
+    const { ledger, tableName } = await newLedger();
+    await ledger.createRun(run);
+    // As an older deployment left it: no shard count, items under RUN#<runId>, counters on the run row.
+    await dynamo.send(new UpdateItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'RUN' } }, UpdateExpression: 'REMOVE shards' }));
+    const older = new DynamoRunLedger({ client: dynamo, tableName, now: () => CLOCK });
+
+    await older.recordItem('r1', 'r1/sum/0', 'OK');
+    await older.recordItem('r1', 'r1/sum/1', 'RE');
+
+    const item = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'ITEM#r1/sum/1' } } }));
+    expect(item.Item?.verdict?.S).toBe('RE');
+    expect(await older.getRun('r1')).toMatchObject({ recorded: 2, verdicts: { OK: 1, RE: 1 } });
+    expect([...(await older.recordedItems('r1'))].sort()).toEqual(['r1/sum/0', 'r1/sum/1']);
   });
 
   it("books cost on the run's cost row, never on the run row every record transaction holds", async () => {

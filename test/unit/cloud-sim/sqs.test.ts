@@ -20,3 +20,25 @@ describe('SQS standard queue', () => {
     expect(queue.dlq.map((m) => m.body)).toEqual(['a']);
   });
 });
+
+describe('SQS standard queue at scale', () => {
+  it('hands out messages in the order they became visible, a redelivered one behind those already waiting', () => {
+    const queue = new SimSqsQueue<string>('q', 100, 5);
+    for (const body of ['a', 'b', 'c']) queue.send(body, 1, 0, {});
+    const [a] = queue.receive(1, 0);
+    queue.fail(a!);
+
+    expect(queue.receive(10, 50).map((m) => m.body)).toEqual(['b', 'c']);
+    queue.send('d', 1, 60, {});
+    expect(queue.receive(10, 100).map((m) => m.body)).toEqual(['d', 'a']);
+  });
+
+  it('does not hand a message to a poller whose virtual time is before its sending', () => {
+    const queue = new SimSqsQueue<string>('q', 100, 5);
+    queue.send('late', 1, 500, {});
+
+    expect(queue.receive(10, 499)).toEqual([]);
+    expect(queue.nextVisible(499)).toBe(500);
+    expect(queue.receive(10, 500).map((m) => m.body)).toEqual(['late']);
+  });
+});

@@ -164,6 +164,24 @@ describe('function names and variable names apart (RoCode paper, Figure 2)', () 
     expect(get('code_switching_human', 'language=c+cpp,difficulty=hard')).toMatchObject({ value: 0, n: 1 });
   });
 
+  it("draws every interval with the run's bootstrap iterations, generated and human alike", () => {
+    const tasks = [{ id: 't', difficulty: 'easy', solutions: { c: 'int suma;\n', cpp: 'int x;\n' } }] as never;
+    const records = [
+      { verdict: 'OK', answer: 'numar = 1\n', language: 'python', difficulty: 'easy' },
+      { verdict: 'WA', answer: 'y = 1\n', language: 'python', difficulty: 'easy' },
+    ] as never;
+
+    const rows = CODE_SWITCHING_METRICS.compute(
+      { records, tasks, head: { run_id: 'r', benchmark: 'rocode', model: 'm' }, seed: 1, iterations: 1 },
+      { 'romanian-lexicon': { isRomanian } },
+    );
+
+    // One resample: its value is both ends of the interval (1,000 resamples of {1, 0} would span [0, 1]).
+    const drawn = rows.filter((r) => r.value !== null);
+    expect(drawn.map((r) => r.metric)).toEqual(expect.arrayContaining(['code_switching', 'code_switching_human']));
+    for (const row of drawn) expect(row.ci_low).toBe(row.ci_high);
+  });
+
   it('declares every id it computes, generated per difficulty beside the human baseline', () => {
     const task = { id: 't', difficulty: 'easy', solutions: { c: 'int suma;\n', python: 'suma = 0\n' } } as never;
     const record = { verdict: 'OK', answer: 'numar = 1\n', language: 'python', difficulty: 'easy' } as never;
