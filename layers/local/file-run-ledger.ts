@@ -11,13 +11,14 @@
  * CorruptRecordError naming the file, the line and the field: a run is never folded from a
  * journal it cannot read.
  */
-import { appendFile, mkdir, open, readFile, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { appendFile, open, readFile, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CorruptRecordError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
 import { statusMayChange, withinCap } from '#core/run/ledger-policy.ts';
 import { readJournalLine, type Event } from './journal-events.ts';
+import { makeDirs } from './make-dirs.ts';
 
 interface State {
   summary: RunSummary;
@@ -71,7 +72,7 @@ export class FileRunLedger implements RunLedger {
   }
 
   private async append(runId: string, event: Event): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await makeDirs(this.dir);
     // After a torn last line the next event starts on a fresh line. Asked of the file itself, not
     // of what this instance loaded: setStatus and addCost append without loading the journal.
     const lead = (await endsTorn(this.file(runId))) ? '\n' : '';

@@ -4,10 +4,11 @@
  * sees half an object.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
+import { makeDirs } from './make-dirs.ts';
 
 export class FsBlobStore implements BlobStore {
   readonly root: string;
@@ -26,7 +27,7 @@ export class FsBlobStore implements BlobStore {
 
   async put(key: string, body: string | Uint8Array, _contentType?: string): Promise<void> {
     const target = this.path(key);
-    await mkdir(dirname(target), { recursive: true });
+    await makeDirs(dirname(target));
     const tmp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     await writeFile(tmp, body);
     await rename(tmp, target);

@@ -34,8 +34,13 @@ export function classify(
 ): Termination {
   // Python ignores SIGXFSZ, so a full file shows as EFBIG ("File too large") instead.
   if (r.outputExceeded || r.signal === 'SIGXFSZ' || (r.exitCode !== 0 && /File too large/u.test(r.stderr))) return 'output';
-  if (r.wallTimeout || r.signal === 'SIGXCPU' || r.cpuMs > limits.cpuMs) return 'time';
   const failed = r.signal !== null || r.exitCode !== 0;
+  // A failed run whose resident memory went above the limit is MLE, whatever stopped it: the
+  // limit was crossed before the run ended. (Filling memory costs CPU time in page faults, so
+  // on a loaded machine a bomb can run out of CPU just before RLIMIT_AS stops it.) Not under a
+  // runtime's own heap cap (JVM, V8), whose resident memory counts the runtime besides the heap.
+  if (failed && !limits.heapCapped && limits.addressSpaceMb > 0 && r.peakMemoryKb > limits.memoryMb * 1024) return 'memory';
+  if (r.wallTimeout || r.signal === 'SIGXCPU' || r.cpuMs > limits.cpuMs) return 'time';
   // Under RLIMIT_AS an allocation fails near the limit; under a runtime's own heap cap (JVM) only stderr tells.
   const nearLimit = limits.addressSpaceMb > 0 && !limits.heapCapped && r.peakMemoryKb >= limits.memoryMb * 1024 * 0.8;
   if (failed && (runtime.isOutOfMemory(r.stderr) || nearLimit)) return 'memory';
