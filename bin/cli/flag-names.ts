@@ -21,6 +21,8 @@ const SPEC_FIELD_FLAGS: Readonly<Record<string, readonly string[]>> = {
   language: ['--language'],
   timeScale: ['--time-scale'],
   maxCostUsd: ['--max-cost'],
+  assumePrice: ['--assume-price'],
+  prices: ['--prices'],
   likertMode: ['--likert-mode'],
   kotlinLanguageVersion: ['--kotlin-language-version'],
   protocol: ['--protocol'],

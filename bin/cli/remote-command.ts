@@ -4,7 +4,8 @@
  * takes the flags of `polyeval run` and validates them with the same schema before sending.
  */
 import { Command, Option } from 'commander';
-import type { RunSpec } from '#core/run/spec.ts';
+import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
+import { parseAssumedPrice, readPriceOverrides } from '#providers/prices.ts';
 import { BENCHMARKS, findBenchmark } from '#core/benchmarks/registry.ts';
 import { scorerByKind } from '#core/scorers/index.ts';
 import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment } from '#app/cloud/estimate.ts';
@@ -33,6 +34,8 @@ interface RemoteRunFlags extends SpecFlags {
   callSeconds?: number;
   architecture?: 'arm64' | 'x86_64';
   fargateLane?: boolean;
+  prices?: string;
+  assumePrice?: string;
 }
 
 function clientOf(command: Command): { client: RemoteClient; json: boolean } {
@@ -51,6 +54,8 @@ function runCommand(): Command {
     benchmark: 'sample | sample/<suite> | <benchmark>:<s3://…|hf://…> | <benchmark>',
     model: providerUsages(true),
   })
+    .option('--prices <file.json>', "price table overriding the shipped one (its models' prices are sent with the request)")
+    .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
     .option('--dry-run', 'print items, tokens, model, executor and request costs and the expected wall time; start nothing')
     .option(
       '--generate-concurrency <n>',
@@ -68,7 +73,7 @@ function runCommand(): Command {
     .addOption(new Option('--architecture <arch>', 'dry run: deployed architecture').choices(['arm64', 'x86_64']).default(DEFAULT_DEPLOYMENT.architecture))
     .option('--no-fargate-lane', 'dry run: the stack was deployed with -c fargateLane=false (fewer interface endpoints)')
     .action(async (flags: RemoteRunFlags, command: Command) => {
-      const spec = specFromFlags(flags);
+      const spec = await withPrices(specFromFlags(flags), flags);
       if (flags.dryRun) return dryRunRemote(spec, flags, command);
       const { client, json } = clientOf(command);
       const started = await client.startRun(spec);
@@ -78,13 +83,32 @@ function runCommand(): Command {
     });
 }
 
+/**
+ * The spec with the run's prices: `--assume-price` as given, `--prices` as the file's model
+ * entries (validated here; the deployed plan merges them over its shipped table).
+ */
+async function withPrices(spec: RunSpec, flags: RemoteRunFlags): Promise<RunSpec> {
+  const assumed = flags.assumePrice === undefined ? undefined : parseAssumedPrice(flags.assumePrice);
+  const overrides = flags.prices === undefined ? undefined : await readPriceOverrides(flags.prices);
+  const models =
+    overrides && Object.fromEntries(Object.entries(overrides).map(([id, p]) => [id, { input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok }]));
+  return parseRunSpec(
+    {
+      ...spec,
+      ...(assumed ? { assumePrice: { input_per_mtok: assumed.input_per_mtok, output_per_mtok: assumed.output_per_mtok } } : {}),
+      ...(models ? { prices: { models } } : {}),
+    },
+    'command line',
+  );
+}
+
 /** `remote run --dry-run`: the local plan (items, tokens, model cost) plus the cloud's compute, requests and wall time. */
 async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Command): Promise<void> {
   const globals = command.optsWithGlobals<RemoteGlobals & { home?: string }>();
   // Earlier runs are read when the API is known; without it the bundled suite's timings are used.
   const api = globals.api ?? process.env.POLYEVAL_API;
   const client = api ? clientOf(command).client : undefined;
-  const plans = await dryRun(spec, { home: openHome(globals.home), packageRoot: packageRoot() });
+  const plans = await dryRun(spec, { home: openHome(globals.home), packageRoot: packageRoot(), ...(flags.prices ? { pricesPath: flags.prices } : {}) });
   const deployment: Deployment = {
     architecture: flags.architecture ?? DEFAULT_DEPLOYMENT.architecture,
     generateConcurrency: flags.generateConcurrency ?? DEFAULT_DEPLOYMENT.generateConcurrency,

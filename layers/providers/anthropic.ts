@@ -28,7 +28,8 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 const DEFAULT_BASE = 'https://api.anthropic.com';
 const DEFAULT_KEY_ENV = 'ANTHROPIC_API_KEY';
 
-const messageSchema = z
+/** A Messages API answer (the parts polyeval reads). */
+export const anthropicMessageSchema = z
   .object({
     content: z.array(z.object({ type: z.string(), text: z.string().optional() }).loose()),
     stop_reason: z.string().nullish(),
@@ -52,9 +53,8 @@ export class AnthropicProvider implements Provider {
     this.concurrency = opts.concurrency;
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
     this.#caps = capabilitiesOf(opts.capabilities, 'anthropic', model);
-    this.#base = (opts.endpointUrl ?? DEFAULT_BASE).replace(/\/+$/, '');
-    // --api-key-env names the variable; its default (OPENAI_API_KEY) stands for "not given" here.
-    this.#keyEnv = opts.apiKeyEnv === 'OPENAI_API_KEY' ? DEFAULT_KEY_ENV : opts.apiKeyEnv;
+    this.#base = anthropicBaseUrl(opts);
+    this.#keyEnv = anthropicKeyEnv(opts);
   }
 
   adaptParams(params: GenerationParams, style: Prompt['style']): { warnings: string[] } {
@@ -69,22 +69,11 @@ export class AnthropicProvider implements Provider {
       throw new InputError(`environment variable ${this.#keyEnv} is not set (anthropic: reads its API key from it; name another with --api-key-env)`, {
         field: 'apiKeyEnv',
       });
-    const { params, clientStops, omitSampling } = adaptParams(this.#caps, req.params);
-    const { prompt } = req;
-    const chat = prompt.messages.length > 0;
-    const body = {
-      model: this.model,
-      max_tokens: params.maxTokens,
-      messages: chat ? prompt.messages.map((m) => ({ role: m.role, content: m.content })) : [{ role: 'user', content: promptText(prompt) }],
-      ...(chat && prompt.system ? { system: prompt.system } : {}),
-      ...(omitSampling ? {} : { temperature: params.temperature }),
-      ...(params.topP < 1 && !omitSampling ? { top_p: params.topP } : {}),
-      ...(params.stop.length > 0 ? { stop_sequences: params.stop } : {}),
-    };
+    const { body, clientStops } = messagesRequest(this.#caps, this.model, req);
     const headers = { 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION };
     const out = await this.#policy.call(async (signal) => {
       try {
-        return expectShape(messageSchema, await postJson(`${this.#base}/v1/messages`, body, headers, signal, this.opts.now), 'messages');
+        return expectShape(anthropicMessageSchema, await postJson(`${this.#base}/v1/messages`, body, headers, signal, this.opts.now), 'messages');
       } catch (err) {
         // 529 overloaded_error: busy for everyone — slow down like a 429.
         if (err instanceof ProviderCallError && err.status === 529)
@@ -97,19 +86,62 @@ export class AnthropicProvider implements Provider {
         throw err;
       }
     }, req.signal);
-    const message = out.value;
-    const raw = message.content.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
-    const text = clientStops.length > 0 ? cutAtStops(raw, clientStops) : raw;
-    const usage: TokenUsage = { promptTokens: message.usage.input_tokens, completionTokens: message.usage.output_tokens };
-    return {
-      text,
-      usage: addUsage(usage, out.billed) as TokenUsage,
-      latencyMs: out.latencyMs,
-      attempts: out.attempts,
-      ...(message.stop_reason ? { finishReason: message.stop_reason } : {}),
-      ...(message.stop_reason === 'refusal' ? { refusal: 'the model refused (stop_reason "refusal")' } : {}),
-    };
+    return generationOfMessage(out.value, clientStops, out);
   }
+}
+
+/** Where `anthropic:` calls go: `--endpoint-url`, else api.anthropic.com (no trailing slash). */
+export function anthropicBaseUrl(opts: ResolvedOptions): string {
+  return (opts.endpointUrl ?? DEFAULT_BASE).replace(/\/+$/, '');
+}
+
+/** The variable holding the key: --api-key-env, whose default (OPENAI_API_KEY) stands for "not given" here. */
+export function anthropicKeyEnv(opts: ResolvedOptions): string {
+  return opts.apiKeyEnv === 'OPENAI_API_KEY' ? DEFAULT_KEY_ENV : opts.apiKeyEnv;
+}
+
+/**
+ * The Messages API body of one generation after the model's rules (the same for an
+ * on-demand call and a Message Batches request), and the stop sequences the answer is cut
+ * at afterwards because the model would refuse them.
+ */
+export function messagesRequest(
+  caps: ModelCapabilities,
+  model: string,
+  req: Pick<GenerateRequest, 'prompt' | 'params'>,
+): { body: Record<string, unknown>; clientStops: string[] } {
+  const { params, clientStops, omitSampling } = adaptParams(caps, req.params);
+  const { prompt } = req;
+  const chat = prompt.messages.length > 0;
+  const body = {
+    model,
+    max_tokens: params.maxTokens,
+    messages: chat ? prompt.messages.map((m) => ({ role: m.role, content: m.content })) : [{ role: 'user', content: promptText(prompt) }],
+    ...(chat && prompt.system ? { system: prompt.system } : {}),
+    ...(omitSampling ? {} : { temperature: params.temperature }),
+    ...(params.topP < 1 && !omitSampling ? { top_p: params.topP } : {}),
+    ...(params.stop.length > 0 ? { stop_sequences: params.stop } : {}),
+  };
+  return { body, clientStops };
+}
+
+/** A Messages API answer as a generation: its text blocks cut at the client-side stops, its usage, a refusal named. */
+export function generationOfMessage(
+  message: z.infer<typeof anthropicMessageSchema>,
+  clientStops: readonly string[],
+  call: { latencyMs: number; attempts: number; billed?: TokenUsage },
+): Generation {
+  const raw = message.content.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
+  const text = clientStops.length > 0 ? cutAtStops(raw, clientStops) : raw;
+  const usage: TokenUsage = { promptTokens: message.usage.input_tokens, completionTokens: message.usage.output_tokens };
+  return {
+    text,
+    usage: addUsage(usage, call.billed) as TokenUsage,
+    latencyMs: call.latencyMs,
+    attempts: call.attempts,
+    ...(message.stop_reason ? { finishReason: message.stop_reason } : {}),
+    ...(message.stop_reason === 'refusal' ? { refusal: 'the model refused (stop_reason "refusal")' } : {}),
+  };
 }
 
 export interface AnthropicSpec {

@@ -51,27 +51,9 @@ export class BedrockProvider implements Provider {
   }
 
   async generate(req: GenerateRequest): Promise<Generation> {
-    const { prompt } = req;
-    const { params, clientStops, omitSampling } = adaptParams(this.#caps, req.params);
-    // Converse is chat-only: a completion prompt goes in its chat form, or as one user message without one.
-    const completion = prompt.messages.length === 0;
-    const messages: Message[] = completion
-      ? [{ role: 'user', content: [{ text: promptText(prompt) }] }]
-      : prompt.messages.map((m) => ({ role: m.role, content: [{ text: m.content }] }));
+    const { input, clientStops } = converseInput(this.#caps, req);
     const { sdk, client } = await this.#client.get();
-    const command = new sdk.ConverseCommand({
-      modelId: this.model,
-      messages,
-      ...(prompt.system && !completion ? { system: [{ text: prompt.system }] } : {}),
-      inferenceConfig: {
-        maxTokens: params.maxTokens,
-        // Neither is sent to a model that takes no sampling parameters (Claude Opus 4.7+);
-        // top_p only when it restricts anything (and never beside temperature where the model refuses both).
-        ...(omitSampling ? {} : { temperature: params.temperature }),
-        ...(params.topP < 1 && !omitSampling ? { topP: params.topP } : {}),
-        ...(params.stop.length > 0 ? { stopSequences: params.stop } : {}),
-      },
-    });
+    const command = new sdk.ConverseCommand({ modelId: this.model, ...input });
     const out = await this.#policy.call(async (signal) => readConverse(await client.send(command, { abortSignal: signal })), req.signal);
     const text = clientStops.length > 0 ? cutAtStops(out.value.text, clientStops) : out.value.text;
     return { ...out.value, text, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
@@ -82,8 +64,39 @@ export class BedrockProvider implements Provider {
   }
 }
 
+/**
+ * The Converse request of one generation after the model's rules (the same body an
+ * on-demand call sends and a batch inference job's `modelInput` holds, without `modelId`),
+ * and the stop sequences the answer is cut at afterwards because the model would refuse them.
+ */
+export function converseInput(
+  caps: ModelCapabilities,
+  req: Pick<GenerateRequest, 'prompt' | 'params'>,
+): { input: { messages: Message[]; system?: { text: string }[]; inferenceConfig: Record<string, unknown> }; clientStops: string[] } {
+  const { prompt } = req;
+  const { params, clientStops, omitSampling } = adaptParams(caps, req.params);
+  // Converse is chat-only: a completion prompt goes in its chat form, or as one user message without one.
+  const completion = prompt.messages.length === 0;
+  const messages: Message[] = completion
+    ? [{ role: 'user', content: [{ text: promptText(prompt) }] }]
+    : prompt.messages.map((m) => ({ role: m.role, content: [{ text: m.content }] }));
+  const input = {
+    messages,
+    ...(prompt.system && !completion ? { system: [{ text: prompt.system }] } : {}),
+    inferenceConfig: {
+      maxTokens: params.maxTokens,
+      // Neither is sent to a model that takes no sampling parameters (Claude Opus 4.7+);
+      // top_p only when it restricts anything (and never beside temperature where the model refuses both).
+      ...(omitSampling ? {} : { temperature: params.temperature }),
+      ...(params.topP < 1 && !omitSampling ? { topP: params.topP } : {}),
+      ...(params.stop.length > 0 ? { stopSequences: params.stop } : {}),
+    },
+  };
+  return { input, clientStops };
+}
+
 /** The text, usage and stop reason of a Converse answer; an answer without a message is malformed. */
-function readConverse(res: ConverseResponse): Omit<Generation, 'latencyMs' | 'attempts'> {
+export function readConverse(res: ConverseResponse): Omit<Generation, 'latencyMs' | 'attempts'> {
   const content = res.output && 'message' in res.output ? res.output.message?.content : undefined;
   if (!Array.isArray(content)) {
     throw res.output === undefined && res.usage === undefined

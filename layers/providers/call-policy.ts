@@ -53,8 +53,11 @@ export class CallPolicy {
     for (let n = 1; ; n++) {
       const started = now();
       try {
+        // Classified inside the permit: the SDK providers' attempts throw raw SDK errors
+        // (ThrottlingException, a ModelError wrapping a container 429), which the limit must see
+        // as throttling too, or only the OpenAI-compatible providers would ever back off.
         const value = await this.#limit.run(
-          () => this.#once(attempt, outer),
+          () => this.#once(attempt, outer).catch((err: unknown) => Promise.reject(err instanceof ProviderCallError ? err : this.#classify(err))),
           (err) => err instanceof ProviderCallError && err.throttled,
         );
         return { value, attempts: n, latencyMs: Math.max(0, now() - started), ...(billed ? { billed } : {}) };

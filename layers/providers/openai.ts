@@ -39,11 +39,24 @@ export const PROBE_TEXT = 'Da 1 a 5, quanto è astratta la parola "idea"? Rispos
 /** How many next-token alternatives to ask for; servers that cap lower (TGI: 5) get 5. */
 const TOP_LOGPROBS = [20, 5] as const;
 
+/**
+ * Where an OpenAI-compatible provider sends its calls and how it signs them: `openai:` posts
+ * to `<base-url><path>` with a Bearer key; a server of its own (`azure:`) builds its URLs and
+ * headers and names the scheme its capability rules are filed under.
+ */
+export interface OpenAiRoute {
+  /** The provider kind (its registry scheme) and the capability table's provider key. */
+  kind: string;
+  url(path: '/completions' | '/chat/completions'): string;
+  headers: Record<string, string>;
+}
+
 export class OpenAiProvider implements Provider {
-  readonly kind = 'openai';
+  readonly kind: string;
   readonly concurrency: number;
   readonly #policy: CallPolicy;
   readonly #headers: Record<string, string>;
+  readonly #url: (path: '/completions' | '/chat/completions') => string;
   readonly #caps: ModelCapabilities;
   /** vLLM accepts `max_tokens: 0` with echo; servers that do not get 1 from the first refusal on. */
   #scoreMaxTokens = 0;
@@ -55,16 +68,22 @@ export class OpenAiProvider implements Provider {
     readonly baseUrl: string,
     readonly model: string,
     private readonly opts: ResolvedOptions,
+    route?: OpenAiRoute,
   ) {
+    this.kind = route?.kind ?? 'openai';
     this.concurrency = opts.concurrency;
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
-    this.#caps = capabilitiesOf(opts.capabilities, 'openai', model);
+    this.#caps = capabilitiesOf(opts.capabilities, this.kind, model);
     this.#completions = this.#caps.completion;
-    const key = opts.env[opts.apiKeyEnv];
-    if (key === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY') {
-      throw new InputError(`environment variable ${opts.apiKeyEnv} (named by --api-key-env) is not set`, { field: 'apiKeyEnv' });
+    this.#url = route ? (path) => route.url(path) : (path) => `${baseUrl}${path}`;
+    if (route) this.#headers = route.headers;
+    else {
+      const key = opts.env[opts.apiKeyEnv];
+      if (key === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY') {
+        throw new InputError(`environment variable ${opts.apiKeyEnv} (named by --api-key-env) is not set`, { field: 'apiKeyEnv' });
+      }
+      this.#headers = key ? { authorization: `Bearer ${key}` } : {};
     }
-    this.#headers = key ? { authorization: `Bearer ${key}` } : {};
   }
 
   adaptParams(params: GenerationParams, style: Prompt['style']): { warnings: string[] } {
@@ -221,8 +240,8 @@ export class OpenAiProvider implements Provider {
     return { supported, findings, usage };
   }
 
-  #post(path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
-    return postJson(`${this.baseUrl}${path}`, body, this.#headers, signal, this.opts.now);
+  #post(path: '/completions' | '/chat/completions', body: unknown, signal: AbortSignal): Promise<unknown> {
+    return postJson(this.#url(path), body, this.#headers, signal, this.opts.now);
   }
 }
 

@@ -83,6 +83,18 @@ export function shippedPriceTable(): PriceTable {
 export async function loadPriceTable(path?: string): Promise<PriceTable> {
   const base = shippedPriceTable();
   if (path === undefined) return base;
+  const o = await readOverride(path);
+  return {
+    source: o.source ?? `${base.source}; overridden by ${path}`,
+    as_of: o.as_of ?? base.as_of,
+    currency: 'USD',
+    models: { ...base.models, ...o.models },
+    premiums: o.premiums ?? base.premiums,
+    compute: { ...base.compute, ...o.compute },
+  };
+}
+
+async function readOverride(path: string): Promise<z.infer<typeof overrideSchema>> {
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(path, 'utf8')) as unknown;
@@ -94,15 +106,25 @@ export async function loadPriceTable(path?: string): Promise<PriceTable> {
     const issue = parsed.error.issues[0];
     throw new InputError(issue?.message ?? 'invalid price table', { file: path, field: issue?.path.join('.') || '(root)' });
   }
-  const o = parsed.data;
-  return {
-    source: o.source ?? `${base.source}; overridden by ${path}`,
-    as_of: o.as_of ?? base.as_of,
-    currency: 'USD',
-    models: { ...base.models, ...o.models },
-    premiums: o.premiums ?? base.premiums,
-    compute: { ...base.compute, ...o.compute },
-  };
+  return parsed.data;
+}
+
+/**
+ * `table` with `models` entries over its own (a run request's `prices`, a manifest's
+ * `price_overrides`); the same table when there are none.
+ */
+export function withPriceOverrides(table: PriceTable, models: Record<string, { input_per_mtok: number; output_per_mtok: number }> | undefined): PriceTable {
+  if (!models || Object.keys(models).length === 0) return table;
+  return { ...table, source: `${table.source}; overridden by the run request`, models: { ...table.models, ...models } };
+}
+
+/**
+ * The model prices of a user's price file (`--prices`), validated, without the shipped table:
+ * what `remote run` sends with its request.
+ * @throws InputError naming the file and the field.
+ */
+export async function readPriceOverrides(path: string): Promise<Record<string, ModelPrice>> {
+  return (await readOverride(path)).models ?? {};
 }
 
 /**

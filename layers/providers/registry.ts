@@ -13,6 +13,7 @@ import type { ProviderKind } from '#core/models/provider-kind.ts';
 import { reference } from '#core/models/reference.ts';
 import { replay } from '#core/models/replay.ts';
 import { anthropic } from './anthropic.ts';
+import { azure } from './azure.ts';
 import { bedrock } from './bedrock.ts';
 import type { NetworkProviderKind } from './network-kind.ts';
 import { openai } from './openai.ts';
@@ -64,6 +65,7 @@ export const PROVIDER_REGISTRY: ProviderRegistry = createProviderRegistry([
   sagemaker,
   openai,
   anthropic,
+  azure,
 ] as ProviderKind<ProviderOptions>[]);
 
 /** Whether a created provider's calls cost money (unknown kinds: yes). */

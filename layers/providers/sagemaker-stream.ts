@@ -18,13 +18,14 @@ export const STREAM_ABOVE_TOKENS = 1024;
 export async function invokeStream(
   sdk: { InvokeEndpointWithResponseStreamCommand: typeof InvokeEndpointWithResponseStreamCommand },
   client: SageMakerRuntimeClient,
-  endpoint: string,
+  target: { endpoint: string; component?: string },
   payload: unknown,
   signal: AbortSignal,
 ): Promise<string> {
   const res = await client.send(
     new sdk.InvokeEndpointWithResponseStreamCommand({
-      EndpointName: endpoint,
+      EndpointName: target.endpoint,
+      ...(target.component !== undefined ? { InferenceComponentName: target.component } : {}),
       ContentType: 'application/json',
       Accept: 'application/json',
       Body: new TextEncoder().encode(JSON.stringify(payload)),

@@ -51,19 +51,25 @@ export class SageMakerProvider implements Provider {
   readonly #policy: CallPolicy;
   readonly #caps: ModelCapabilities;
 
+  /** The model's name in records: the endpoint, or `<endpoint>/<component>` for an inference component. */
+  readonly model: string;
+
   constructor(
     readonly id: string,
-    readonly model: string,
+    readonly endpoint: string,
     readonly flavour: SageMakerFlavour,
     opts: ResolvedOptions,
+    /** The inference component of the endpoint that serves the model (InvokeEndpoint `InferenceComponentName`). */
+    readonly component?: string,
   ) {
+    this.model = component === undefined ? endpoint : `${endpoint}/${component}`;
     this.concurrency = opts.concurrency;
     this.#client = lazyClient(
       () => import('@aws-sdk/client-sagemaker-runtime'),
       (sdk, config) => new sdk.SageMakerRuntimeClient(config),
       opts,
     );
-    this.#caps = capabilitiesOf(opts.capabilities, 'sagemaker', model);
+    this.#caps = capabilitiesOf(opts.capabilities, 'sagemaker', this.model);
     this.#policy = new CallPolicy(opts, (err) => classifyInvoke(err, opts.now()));
   }
 
@@ -93,7 +99,7 @@ export class SageMakerProvider implements Provider {
         : { messages, ...samplingFields(params, seed), stream: true, stream_options: { include_usage: true } };
     const out = await this.#policy.call(async (signal) => {
       const { sdk, client } = await this.#client.get();
-      const text = await invokeStream(sdk, client, this.model, payload, signal);
+      const text = await invokeStream(sdk, client, this.#target(), payload, signal);
       return this.flavour === 'tgi' ? readTgiStream(text, prompt) : readChatStream(text, prompt);
     }, req.signal);
     return { ...out.value, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
@@ -240,13 +246,19 @@ export class SageMakerProvider implements Provider {
     return { supported, findings, usage };
   }
 
+  /** EndpointName, and InferenceComponentName when the spec names a component (the SDK sends it as the X-Amzn-SageMaker-Inference-Component header). */
+  #target(): { endpoint: string; component?: string } {
+    return { endpoint: this.endpoint, ...(this.component !== undefined ? { component: this.component } : {}) };
+  }
+
   /** One InvokeEndpoint under the call policy; `read` validates the body inside the attempt, so a malformed body is retried. */
   #invoke<T>(payload: unknown, read: (body: unknown) => T, signal?: AbortSignal) {
     return this.#policy.call(async (attemptSignal) => {
       const { sdk, client } = await this.#client.get();
       const res = await client.send(
         new sdk.InvokeEndpointCommand({
-          EndpointName: this.model,
+          EndpointName: this.endpoint,
+          ...(this.component !== undefined ? { InferenceComponentName: this.component } : {}),
           ContentType: 'application/json',
           Accept: 'application/json',
           Body: new TextEncoder().encode(JSON.stringify(payload)),
@@ -282,15 +294,18 @@ export interface SageMakerSpec {
   scheme: 'sagemaker';
   endpoint: string;
   flavour: SageMakerFlavour;
+  /** The endpoint's inference component serving the model (`sagemaker:<endpoint>/<component>`). */
+  component?: string;
 }
 
-// SageMaker endpoint names: ^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}
+// SageMaker endpoint and inference-component names (CreateEndpoint EndpointName, CreateInferenceComponent
+// InferenceComponentName): ^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62} — no "/", so it separates the two unambiguously.
 const ENDPOINT_NAME = /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$/;
 
-/** `-m sagemaker:<endpoint>[#tgi|#openai]` (default tgi): an endpoint of this account and Region. */
+/** `-m sagemaker:<endpoint>[/<component>][#tgi|#openai]` (default tgi): an endpoint of this account and Region. */
 export const sagemaker = networkKind<SageMakerSpec>({
   scheme: 'sagemaker',
-  usage: 'sagemaker:<endpoint>#tgi|#openai',
+  usage: 'sagemaker:<endpoint>[/<component>]#tgi|#openai',
   description: 'SageMaker endpoint with a TGI or OpenAI-style (vLLM/LMI) container',
   billed: true,
   answersWithReference: false,
@@ -305,11 +320,14 @@ export const sagemaker = networkKind<SageMakerSpec>({
   iamReason: 'invocation is limited to endpoints of this account and region',
   parse(spec, rest) {
     const hash = rest.indexOf('#');
-    const endpoint = hash < 0 ? rest : rest.slice(0, hash);
+    const [endpoint = '', component, ...extra] = (hash < 0 ? rest : rest.slice(0, hash)).split('/');
     const flavour = hash < 0 ? 'tgi' : rest.slice(hash + 1);
-    if (!ENDPOINT_NAME.test(endpoint)) throw badSpec(spec, 'expected sagemaker:<endpoint-name>[#tgi|#openai] with a valid endpoint name');
+    if (!ENDPOINT_NAME.test(endpoint)) throw badSpec(spec, 'expected sagemaker:<endpoint-name>[/<component>][#tgi|#openai] with a valid endpoint name');
+    if (extra.length > 0 || (component !== undefined && !ENDPOINT_NAME.test(component))) {
+      throw badSpec(spec, 'expected sagemaker:<endpoint-name>/<inference-component-name> with a valid component name (letters, digits and "-")');
+    }
     if (flavour !== 'tgi' && flavour !== 'openai') throw badSpec(spec, `unknown payload flavour "#${flavour}"; expected #tgi or #openai`);
-    return { scheme: 'sagemaker', endpoint, flavour };
+    return { scheme: 'sagemaker', endpoint, flavour, ...(component !== undefined ? { component } : {}) };
   },
-  open: (spec, parsed, options) => new SageMakerProvider(spec, parsed.endpoint, parsed.flavour, options),
+  open: (spec, parsed, options) => new SageMakerProvider(spec, parsed.endpoint, parsed.flavour, options, parsed.component),
 });

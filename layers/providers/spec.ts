@@ -3,6 +3,7 @@
  * Only the first ':' separates the scheme, so Bedrock ids such as
  * `us.anthropic.claude-3-5-haiku-20241022-v1:0` and URLs keep theirs.
  */
+import type { AzureSpec } from './azure.ts';
 import type { BedrockSpec } from './bedrock.ts';
 import type { OpenAiSpec } from './openai.ts';
 import { PROVIDER_REGISTRY } from './registry.ts';
@@ -10,7 +11,7 @@ import type { SageMakerSpec } from './sagemaker.ts';
 
 export type { SageMakerFlavour } from './sagemaker.ts';
 
-export type NetworkSpec = BedrockSpec | SageMakerSpec | OpenAiSpec;
+export type NetworkSpec = BedrockSpec | SageMakerSpec | OpenAiSpec | AzureSpec;
 
 /**
  * Parses a network provider's spec (`bedrock:<model-id>`, `sagemaker:<endpoint>[#tgi|#openai]`,

@@ -5,11 +5,12 @@
  * --resume (never twice for a record that succeeded); a kill while the job runs resumes the
  * same job; --max-cost counts a job's worst case before creating it.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAiBatchServer, startOpenAiServer, type OpenAiBatchServer } from '../fakes/wire-servers/index.ts';
-import { parseJson, runCli, startCli, tempHome, type CliResult } from '../support/cli.ts';
+import { homeWithPrices, storedItems, storedVerdicts, until, type RunJson } from '../support/batch-runs.ts';
+import { parseJson, runCli, startCli, type CliResult } from '../support/cli.ts';
 
 const env = { OPENAI_API_KEY: 'sk-test' };
 /** A made-up price: batch half of on demand, as OpenAI prices its Batch API. */
@@ -23,25 +24,9 @@ const PRICES = {
 /** The same model behind both fakes: a digit chosen by the prompt's text. */
 const answer = (prompt: string, body: Record<string, unknown>): string => String(1 + ((prompt.length + String(body.model).length) % 5));
 
-interface Item {
-  record: { task_id: string; sample: number; verdict: string; error: string | null; prompt_tokens: number | null; completion_tokens: number | null };
-}
-
-function items(home: string, runId: string): Item[] {
-  const dir = join(home, 'store', 'runs', runId, 'items');
-  return readdirSync(dir).flatMap((task) => readdirSync(join(dir, task)).map((f) => JSON.parse(readFileSync(join(dir, task, f), 'utf8')) as Item));
-}
-
-function verdicts(home: string, runId: string): Record<string, string> {
-  return Object.fromEntries(items(home, runId).map((i) => [`${i.record.task_id}#${i.record.sample}`, i.record.verdict]));
-}
-
-function setup(): { home: string; prices: string } {
-  const home = tempHome();
-  const prices = join(home, 'prices.json');
-  writeFileSync(prices, JSON.stringify(PRICES));
-  return { home, prices };
-}
+const items = storedItems;
+const verdicts = storedVerdicts;
+const setup = (): { home: string; prices: string } => homeWithPrices(PRICES);
 
 const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -54,8 +39,6 @@ async function batchServer(options: Parameters<typeof startOpenAiBatchServer>[0]
   servers.push(server);
   return server;
 }
-
-type RunJson = { run_id: string; status: string; items: number; verdicts: Record<string, number>; metrics: Record<string, { value: number | null }> };
 
 function run(args: string[]): Promise<CliResult> {
   return runCli(['run', ...args], { env });
@@ -280,11 +263,3 @@ describe('polyeval run --batch (OpenAI Batch API)', { timeout: 300_000 }, () => 
     expect(likelihood.stderr).toMatch(/--likert-mode likelihood cannot run as a batch/);
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 120_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

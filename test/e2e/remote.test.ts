@@ -10,7 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultsQuery } from '#core/ports.ts';
 import { apiEvent } from '../integration/cloud/api-events.ts';
 import { drive, lambdaContext, startCloud, type Cloud } from '../integration/cloud/cloud-harness.ts';
-import { parseJson, runCli } from '../support/cli.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Manifest } from '#core/run/manifest.ts';
+import { parseJson, runCli, tempHome } from '../support/cli.ts';
+import { favourDigit, startOpenAiServer, type OpenAiServer } from '../fakes/wire-servers/index.ts';
 import { FAKE_AWS } from '../support/moto.ts';
 import { boundSql } from '../fakes/bound-sql.ts';
 
@@ -250,4 +254,72 @@ describe('polyeval remote', () => {
     expect(text.stdout).toMatch(/Lambda GB-s/);
     expect(text.stdout).toMatch(/wall time ≈ \d+ min/);
   }, 240_000);
+});
+
+describe('polyeval remote run with prices of its own (defect 11)', () => {
+  let model: OpenAiServer;
+
+  beforeAll(async () => {
+    model = await startOpenAiServer({ flavour: 'vllm', logprob: favourDigit(() => '3') });
+  });
+
+  afterAll(async () => {
+    await model?.close();
+  });
+
+  async function runRemote(
+    extra: string[],
+  ): Promise<{ runId: string; view: { run: { status: string; costUsd?: number; reason?: string }; manifest: Manifest | null } }> {
+    const started = await runCli(
+      ['remote', 'run', '-b', 'sample/abricot', '-m', `openai:${model.url}#fake-model`, '--limit', '4', ...extra, '--api', api, '--json'],
+      {
+        env,
+      },
+    );
+    expect(started.code, started.stderr).toBe(0);
+    const runId = String(parseJson(started).run_id);
+    await drive(cloud);
+    const status = await runCli(['remote', 'status', runId, '--api', api, '--json'], { env });
+    return { runId, view: parseJson(status) };
+  }
+
+  it('fails a capped run of an openai: model without a price, naming --prices and --assume-price', async () => {
+    const { view } = await runRemote(['--max-cost', '1']);
+    expect(view.run).toMatchObject({ status: 'failed', reason: expect.stringMatching(/no price.*--prices.*--assume-price/) });
+  }, 120_000);
+
+  it('completes a capped run with --assume-price, bills every call at it and records it in the manifest', async () => {
+    const { view } = await runRemote(['--max-cost', '1', '--assume-price', '0.5,1.5']);
+    expect(view.run.status).toBe('completed');
+    expect(view.manifest?.assumed_price).toEqual({ input_per_mtok: 0.5, output_per_mtok: 1.5 });
+    expect(view.run.costUsd).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('completes a capped run with --prices <file.json>, carrying the file’s models to every worker', async () => {
+    const file = join(tempHome('prices-'), 'prices.json');
+    writeFileSync(file, JSON.stringify({ models: { 'fake-model': { input_per_mtok: 2, output_per_mtok: 4, source: 'our contract' } } }));
+    const { view } = await runRemote(['--max-cost', '1', '--prices', file]);
+    expect(view.run.status).toBe('completed');
+    expect(view.manifest?.price_overrides).toEqual({ 'fake-model': { input_per_mtok: 2, output_per_mtok: 4 } });
+    expect(view.run.costUsd).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('stops a run whose assumed price makes the next call overspend the cap', async () => {
+    const { view } = await runRemote(['--max-cost', '0.000001', '--assume-price', '1000,1000']);
+    expect(view.run.status).toBe('stopped');
+    expect(view.run.reason).toMatch(/cost|max-cost|cap/i);
+  }, 120_000);
+
+  it('refuses a malformed --assume-price or --prices file before sending anything', async () => {
+    const before = rejected.length;
+    const bad = await runCli(['remote', 'run', '-b', 'sample/abricot', '-m', `openai:${model.url}#m`, '--assume-price', 'cheap', '--api', api], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--assume-price');
+    const missing = await runCli(['remote', 'run', '-b', 'sample/abricot', '-m', `openai:${model.url}#m`, '--prices', '/nonexistent/p.json', '--api', api], {
+      env,
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('/nonexistent/p.json');
+    expect(rejected.length).toBe(before);
+  }, 60_000);
 });

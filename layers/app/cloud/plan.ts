@@ -25,6 +25,7 @@ import { planRun, replanItems, type LoadedBenchmark, type WorkItem } from '#core
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { HarnessError } from '#core/errors.ts';
 import { isBilled, loadPriceTable, priceForRun } from '#providers/index.ts';
+import { withPriceOverrides } from '#providers/prices.ts';
 import { loadSource, type LoadOptions } from '../shared/load-benchmark.ts';
 import { cloudKeys, readTaskSnapshot, serialiseTasks } from './context.ts';
 import { readManifest } from '../shared/stored-documents.ts';
@@ -111,8 +112,13 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   const loaded = await (deps.loadSource ?? loadSource)(source, { ...deps.load, ...(request.spec.split ? { split: request.spec.split } : {}) });
   const provider = await deps.createProvider(request.spec.model);
   // A cost cap on a model without a price would bound nothing: the run fails before any call.
+  // The request's own prices (`remote run --prices/--assume-price`) count, as a local run's flags do.
+  const { assumePrice, prices } = request.spec;
   if (isBilled(provider)) {
-    priceForRun(await loadPriceTable(undefined), provider.model, { capUsd: request.spec.maxCostUsd ?? null });
+    priceForRun(withPriceOverrides(await loadPriceTable(undefined), prices?.models), provider.model, {
+      capUsd: request.spec.maxCostUsd ?? null,
+      assumed: assumePrice ?? null,
+    });
   }
   const plan = await planRun(loaded, request.spec, provider, {
     runId: message.runId,
@@ -122,6 +128,9 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
     // The executors run in their own images; they are not visible from here.
     toolchains: [],
   });
+  // Recorded so every generate worker's cost guard bills at the prices the plan checked.
+  if (assumePrice) plan.manifest.assumed_price = assumePrice;
+  if (prices && Object.keys(prices.models).length > 0) plan.manifest.price_overrides = prices.models;
   const pool = await publishTestFiles(deps.store, message.runId, loaded.tasks);
   await deps.store.put(cloudKeys.tasks(message.runId), serialiseTasks(pool), 'application/x-ndjson');
   const manifestText = storedJson(plan.manifest, 2);

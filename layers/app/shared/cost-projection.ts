@@ -9,16 +9,16 @@ import { promptText } from '#core/models/prompt-text.ts';
 import type { RunContext } from '#core/run/engine.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { costAt, estimateTokens, isBilled, priceForRun, type PriceTable } from '#providers/index.ts';
-import { batchPriceOf } from '#providers/prices.ts';
+import { batchPriceOf, withPriceOverrides } from '#providers/prices.ts';
 
 /**
  * USD of one call of the run, at the price it is billed at: the table's, else the manifest's
- * assumed one (`--assume-price`); null per call when there is neither, undefined for unbilled
+ * assumed one (`--assume-price`), with a remote run's request prices over the table; null per call when there is neither, undefined for unbilled
  * providers. With `capUsd` set and no price, InputError (as when the run was planned).
  */
 export function runCostOf(table: PriceTable, manifest: Manifest, capUsd: number | null = null): RunContext['costOf'] {
   if (!isBilled(manifest.model)) return undefined;
-  const listed = priceForRun(table, manifest.model.name, { capUsd, assumed: manifest.assumed_price ?? null });
+  const listed = priceForRun(withPriceOverrides(table, manifest.price_overrides), manifest.model.name, { capUsd, assumed: manifest.assumed_price ?? null });
   // A batch run is billed at the batch price where the table has one (else on demand: errs high).
   const price = listed && manifest.generation === 'batch' ? (batchPriceOf(listed) ?? listed) : listed;
   return (usage) => (price ? costAt(price, usage) : null);

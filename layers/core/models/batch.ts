@@ -12,7 +12,7 @@
  * if (status.phase === 'ended') for (const r of await client.results(jobId)) …;
  */
 import type { TokenUsage } from '../types.ts';
-import type { GenerateRequest, Generation } from './provider.ts';
+import type { GenerateRequest, Generation, GenerationParams } from './provider.ts';
 
 /** Where a job is, across providers: the provider's own word is kept in `providerStatus`. */
 export const BATCH_PHASES = ['queued', 'running', 'finishing', 'cancelling', 'ended'] as const;
@@ -74,4 +74,10 @@ export interface BatchClient {
   /** Every result the ended job has, by record id (records it never reached may be missing). */
   results(jobId: string): Promise<BatchResult[]>;
   cancel(jobId: string): Promise<void>;
+  /**
+   * What the on-demand provider does to an answer after its call, for a result read back
+   * under the run's `params` (e.g. cutting at stop sequences the model would refuse, which
+   * were therefore not sent). Absent: the result is the answer as is.
+   */
+  finish?(generation: Generation, params: GenerationParams): Generation;
 }

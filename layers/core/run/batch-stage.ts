@@ -220,7 +220,7 @@ async function finish(
   for (const ref of doc.records) {
     const item = wanted.get(itemKeyOf({ taskId: ref.task_id, sample: ref.sample }));
     if (!item || ctx.stop.error) continue;
-    await emit(generatedOf(ctx, item, doc, results.get(ref.record_id), ending));
+    await emit(generatedOf(ctx, client, item, doc, results.get(ref.record_id), ending));
   }
 }
 
@@ -235,7 +235,14 @@ function billedBy(results: Iterable<BatchResult>): TokenUsage {
 }
 
 /** A record's result as the score stage takes it: a generation, or an SE with the provider's reason. */
-function generatedOf(ctx: RunContext, item: WorkItem, doc: BatchJobDocument, result: BatchResult | undefined, ending: string): GeneratedItem {
+function generatedOf(
+  ctx: RunContext,
+  client: BatchClient,
+  item: WorkItem,
+  doc: BatchJobDocument,
+  result: BatchResult | undefined,
+  ending: string,
+): GeneratedItem {
   const base = { item, latencyMs: null, attempts: 1, batchJob: doc.index };
   if (!result || !result.ok) {
     const why = result ? result.error : `no result for this record${doc.status?.reason ? ` (${doc.status.reason})` : ''}`;
@@ -248,7 +255,7 @@ function generatedOf(ctx: RunContext, item: WorkItem, doc: BatchJobDocument, res
     };
   }
   const task = taskOf(ctx, item);
-  const { generation } = result;
+  const generation = client.finish?.(result.generation, ctx.manifest.params) ?? result.generation;
   const answer = ctx.benchmark.postprocess(generation.text, task, item.language);
   return {
     ...base,

@@ -58,6 +58,8 @@ export const ManifestSchema = z
     generation: z.enum(['on-demand', 'batch']).optional(),
     /** The price used when the table had none (`--assume-price`), so a resume and the cloud bill the same way. */
     assumed_price: z.object({ input_per_mtok: z.number(), output_per_mtok: z.number() }).nullable().optional(),
+    /** Prices a remote run's request gave over the shipped table (`remote run --prices`), so every worker bills as the plan checked. */
+    price_overrides: z.record(z.string(), z.object({ input_per_mtok: z.number(), output_per_mtok: z.number() })).optional(),
     /**
      * The protocol the run followed: its name, its settings after overrides, and every setting
      * the user overrode (`-n`, `--temperature`, `--row-limits`, `--prompt-style`, …). Absent in

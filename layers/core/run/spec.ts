@@ -9,6 +9,12 @@ import { CHAT_TEMPLATE_NAMES } from '../prompts/chat-templates.ts';
 import { InputError } from '../errors.ts';
 import { LANGUAGE_SPECS, languageIdOf } from '../languages/index.ts';
 
+/** A model's price in USD per million input and output tokens (a run request carries only these two figures). */
+export const PriceSchema = z.strictObject({
+  input_per_mtok: z.number().nonnegative().finite(),
+  output_per_mtok: z.number().nonnegative().finite(),
+});
+
 export const RunSpecSchema = z
   .object({
     benchmark: z.string().min(1, 'must name a benchmark'),
@@ -35,6 +41,13 @@ export const RunSpecSchema = z
       .optional(),
     timeScale: z.number().gt(0).max(100).default(1),
     maxCostUsd: z.number().min(0).optional(),
+    /**
+     * The price of a model the shipped price table lacks (`remote run --assume-price`), USD per
+     * million tokens; the table's own price wins, as with a local run's `--assume-price`.
+     */
+    assumePrice: PriceSchema.optional(),
+    /** Prices that override the shipped table for this run (`remote run --prices <file.json>`: the file's models), by model id. */
+    prices: z.strictObject({ models: z.record(z.string().min(1), PriceSchema).refine((m) => Object.keys(m).length <= 500, 'at most 500 models') }).optional(),
     likertMode: LikertModeChoiceSchema.default('auto'),
     /** kotlinc -language-version/-api-version (kotlinc ≥ 2.1 rejects APIs older datasets use). */
     kotlinLanguageVersion: z

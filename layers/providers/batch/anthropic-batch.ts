@@ -1,8 +1,8 @@
 /**
  * Anthropic Message Batches (`POST /v1/messages/batches`, `GET …/{id}`, `POST …/{id}/cancel`,
- * `GET <results_url>`) as a batch client. Not yet offered by `--batch`: polyeval has no
- * `anthropic:` provider to plan runs with; once it has one, this client is its entry in
- * batch/registry.ts.
+ * `GET <results_url>`) behind `anthropic:<model>` with `--batch`. Each request's `params` is
+ * the body an on-demand `anthropic:` call would send (anthropic.ts `messagesRequest`: the
+ * model's sampling and stop-sequence rules), and a result is read as that call's answer is.
  *
  * What it follows (Anthropic API reference "Message Batches" and the batch-processing guide,
  * platform.claude.com/docs, read 2026-12; the same shapes in @anthropic-ai/sdk 0.71
@@ -12,19 +12,23 @@
  * processing, succeeded, errored, canceled and expired requests; a batch ends within 24 hours
  * (requests not done by then are `expired`); results, one JSON line per request in any
  * order, are read from `results_url` once the batch ended, each `result.type` one of
- * succeeded (`message`), errored (`error`), canceled, expired.
+ * succeeded (`message`), errored (`error`), canceled, expired. A batch carries no metadata
+ * to search by, so there is no `find`: a process killed between the create call and storing
+ * its answer (a few milliseconds) creates a second batch on resume.
  */
 import { z } from 'zod';
 import { InputError } from '#core/errors.ts';
 import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '#core/models/batch.ts';
-import type { Generation } from '#core/models/provider.ts';
+import type { Generation, GenerationParams } from '#core/models/provider.ts';
+// The provider registry first: anthropic.ts → capabilities.ts → registry.ts is a cycle that only
+// resolves when the registry starts it (as in batch/registry.ts).
+import '../registry.ts';
+import { ANTHROPIC_VERSION, anthropicMessageSchema, generationOfMessage, messagesRequest } from '../anthropic.ts';
 import { CallPolicy } from '../call-policy.ts';
+import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from '../capabilities.ts';
 import { classifySdkError, httpFailure, retryAfterFromHeaders } from '../failures.ts';
 import { parseJsonBody, serverMessage } from '../http-json.ts';
 import type { ResolvedOptions } from '../options.ts';
-
-/** The API version every request names (the only one the Message Batches API documents). */
-const ANTHROPIC_VERSION = '2023-06-01';
 
 const countsSchema = z.object({ processing: z.number(), succeeded: z.number(), errored: z.number(), canceled: z.number(), expired: z.number() });
 const batchSchema = z
@@ -39,18 +43,11 @@ const batchSchema = z
   .loose();
 type MessageBatch = z.infer<typeof batchSchema>;
 
-const messageSchema = z
-  .object({
-    content: z.array(z.object({ type: z.string(), text: z.string().optional() }).loose()),
-    stop_reason: z.string().nullish(),
-    usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }).loose(),
-  })
-  .loose();
 const resultLineSchema = z
   .object({
     custom_id: z.string(),
     result: z.discriminatedUnion('type', [
-      z.object({ type: z.literal('succeeded'), message: messageSchema }).loose(),
+      z.object({ type: z.literal('succeeded'), message: anthropicMessageSchema }).loose(),
       z
         .object({ type: z.literal('errored'), error: z.object({ error: z.object({ type: z.string(), message: z.string() }).loose().optional() }).loose() })
         .loose(),
@@ -66,6 +63,7 @@ export class AnthropicBatchClient implements BatchClient {
   readonly limits = { maxRecords: 100_000, maxBytes: 256 * 1024 * 1024, minRecords: 1 };
   readonly #policy: CallPolicy;
   readonly #headers: Record<string, string>;
+  readonly #caps: ModelCapabilities;
 
   constructor(
     readonly baseUrl: string,
@@ -74,27 +72,25 @@ export class AnthropicBatchClient implements BatchClient {
     apiKeyEnv = 'ANTHROPIC_API_KEY',
   ) {
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
+    this.#caps = capabilitiesOf(opts.capabilities, 'anthropic', model);
     const key = opts.env[apiKeyEnv];
-    if (key === undefined) throw new InputError(`environment variable ${apiKeyEnv} is not set (the Anthropic API key)`, { field: 'apiKeyEnv' });
+    if (!key)
+      throw new InputError(`environment variable ${apiKeyEnv} is not set (anthropic: reads its API key from it; name another with --api-key-env)`, {
+        field: 'apiKeyEnv',
+      });
     this.#headers = { 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION };
   }
 
   /** One request: `custom_id` (letters, digits, `_-`, ≤ 64) and the Messages API body an on-demand call would send. */
   encode(record: BatchRecord): string {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(record.recordId)) throw new Error(`custom_id ${JSON.stringify(record.recordId)} is not 1-64 letters, digits, _ or -`);
-    const { prompt, params } = record.request;
-    const messages = prompt.messages.length > 0 ? prompt.messages : [{ role: 'user' as const, content: prompt.completion ?? '' }];
-    const stops = params.stop.filter((s) => s.trim() !== '');
-    const body = {
-      model: this.model,
-      max_tokens: params.maxTokens,
-      ...(prompt.system ? { system: prompt.system } : {}),
-      messages: messages.map((m) => ({ role: m.role, content: m.content })),
-      temperature: params.temperature,
-      top_p: params.topP,
-      ...(stops.length > 0 ? { stop_sequences: stops } : {}),
-    };
-    return JSON.stringify({ custom_id: record.recordId, params: body });
+    return JSON.stringify({ custom_id: record.recordId, params: messagesRequest(this.#caps, this.model, record.request).body });
+  }
+
+  /** The answer cut at the stop sequences the model refuses (not sent), as the on-demand call cuts it. */
+  finish(generation: Generation, params: GenerationParams): Generation {
+    const { clientStops } = adaptParams(this.#caps, params);
+    return clientStops.length > 0 ? { ...generation, text: cutAtStops(generation.text, clientStops) } : generation;
   }
 
   async submit(lines: readonly string[]): Promise<string> {
@@ -167,18 +163,8 @@ function statusOf(batch: MessageBatch): BatchJobStatus {
 function resultOf(line: z.infer<typeof resultLineSchema>): BatchResult {
   const { result } = line;
   switch (result.type) {
-    case 'succeeded': {
-      const m = result.message;
-      const text = m.content.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
-      const generation: Generation = {
-        text,
-        usage: { promptTokens: m.usage.input_tokens, completionTokens: m.usage.output_tokens },
-        latencyMs: 0,
-        attempts: 1,
-        ...(m.stop_reason ? { finishReason: m.stop_reason } : {}),
-      };
-      return { recordId: line.custom_id, ok: true, generation };
-    }
+    case 'succeeded':
+      return { recordId: line.custom_id, ok: true, generation: generationOfMessage(result.message, [], { latencyMs: 0, attempts: 1 }) };
     case 'errored':
       return {
         recordId: line.custom_id,

@@ -14,9 +14,10 @@
  */
 import { InputError } from '#core/errors.ts';
 import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '#core/models/batch.ts';
+import type { Generation, GenerationParams } from '#core/models/provider.ts';
 import { z } from 'zod';
 import { CallPolicy } from '../call-policy.ts';
-import { adaptParams, capabilitiesOf, type ModelCapabilities } from '../capabilities.ts';
+import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from '../capabilities.ts';
 import { classifySdkError, httpFailure, retryAfterFromHeaders } from '../failures.ts';
 import { parseJsonBody, serverMessage } from '../http-json.ts';
 import { chatOnlyMessages, chatResponseSchema, completionResponseSchema, generationFromChat, samplingFields, usageOf } from '../openai-wire.ts';
@@ -86,6 +87,12 @@ export class OpenAiBatchClient implements BatchClient {
       ? { model: this.model, prompt: promptText(request.prompt), ...sampling }
       : { model: this.model, messages: chatOnlyMessages(request.prompt), ...sampling };
     return JSON.stringify({ custom_id: record.recordId, method: 'POST', url: `${this.#path}${completion ? '/completions' : '/chat/completions'}`, body });
+  }
+
+  /** The answer cut at the stop sequences the model refuses (not sent), as the on-demand call cuts it. */
+  finish(generation: Generation, params: GenerationParams): Generation {
+    const { clientStops } = adaptParams(this.#caps, params);
+    return clientStops.length > 0 ? { ...generation, text: cutAtStops(generation.text, clientStops) } : generation;
   }
 
   async submit(lines: readonly string[], key: string): Promise<string> {

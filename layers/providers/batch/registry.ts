@@ -11,8 +11,10 @@ import type { BatchClient } from '#core/models/batch.ts';
 // The provider registry first: openai.ts → capabilities.ts → registry.ts is a cycle that only
 // resolves when the registry starts it (a bundle entered here would see `openai` undefined).
 import '../registry.ts';
+import { anthropic, anthropicBaseUrl, anthropicKeyEnv } from '../anthropic.ts';
 import { openai } from '../openai.ts';
 import { resolveOptions, type ProviderOptions } from '../options.ts';
+import { AnthropicBatchClient } from './anthropic-batch.ts';
 import { OpenAiBatchClient } from './openai-batch.ts';
 
 export interface BatchKind {
@@ -30,6 +32,15 @@ export const BATCH_KINDS: readonly BatchKind[] = [
     open(spec, rest, options) {
       const parsed = openai.parse(spec, rest);
       return new OpenAiBatchClient(parsed.baseUrl, parsed.model, resolveOptions(options), openai.scheme);
+    },
+  },
+  {
+    scheme: anthropic.scheme,
+    api: 'Anthropic Message Batches (/v1/messages/batches)',
+    open(spec, rest, options) {
+      const parsed = anthropic.parse(spec, rest);
+      const resolved = resolveOptions(options);
+      return new AnthropicBatchClient(anthropicBaseUrl(resolved), parsed.model, resolved, anthropicKeyEnv(resolved));
     },
   },
 ];

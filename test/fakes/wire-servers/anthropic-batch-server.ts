@@ -10,9 +10,15 @@
  *   `^[a-zA-Z0-9_-]{1,64}$`, a repeated one, `params` without `max_tokens` ≥ 1, or more than
  *   100,000 requests are a 400 `invalid_request_error` for the whole batch; headers
  *   `x-api-key` and `anthropic-version` are required.
- * - lifecycle, one step per poll: `processing_status` in_progress (counts move from
- *   `processing` to succeeded/errored) → ended, with `ended_at` and `results_url` set only
- *   once ended; `expires_at` = created_at + 24 h.
+ * - lifecycle, one step per poll: `processing_status` in_progress → ended, with `ended_at`
+ *   and `results_url` set only once ended; `expires_at` = created_at + 24 h. "Retrieve a
+ *   Message Batch", `request_counts`: "Requests start as processing and move to one of the
+ *   other statuses only once processing of the entire batch ends"; their sum is the batch's
+ *   request count at every moment.
+ * - a request's `params` are validated asynchronously (batch-processing guide, "Batch
+ *   limitations"/"Test your batch requests": validation errors come back in the results once
+ *   the whole batch ended): an invalid body is an `errored` result with the Messages API's
+ *   own 400 message (validateMessagesBody, the on-demand fake's rules), never a 400 on create.
  * - expiry: requests not done when the 24 hours pass end as `expired`.
  * - cancel: `canceling` (with `cancel_initiated_at`), then ended; requests not yet run end
  *   as `canceled`; the ones done keep their results.
@@ -25,10 +31,10 @@
  * const server = await startAnthropicBatchServer({ apiKey: 'sk-ant-test', answer: () => '3' });
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
-import { tokenize } from './tokenize.ts';
+import { answerMessage, validateMessagesBody } from './anthropic-server.ts';
 
 export interface AnthropicBatchServerOptions extends FaultOptions {
-  /** The text of a request's answer (system and messages joined by blank lines). Default "ok". */
+  /** The text of a request's answer (system and messages joined by blank lines), as the on-demand fake's `answer`. Default "ok". */
   answer?: (prompt: string, params: Record<string, unknown>) => string;
   /** A request that errors (e.g. an invalid parameter): its message. */
   reject?: (customId: string, params: Record<string, unknown>) => string | undefined;
@@ -145,7 +151,7 @@ export async function startAnthropicBatchServer(options: AnthropicBatchServerOpt
   function results(batch: FakeMessageBatch): string[] {
     return batch.requests.map((r, i) => {
       if (i >= batch.done) return JSON.stringify({ custom_id: r.custom_id, result: { type: batch.cancelled ? 'canceled' : 'expired' } });
-      const rejected = options.reject?.(r.custom_id, r.params);
+      const rejected = failure(r);
       if (rejected)
         return JSON.stringify({
           custom_id: r.custom_id,
@@ -155,40 +161,27 @@ export async function startAnthropicBatchServer(options: AnthropicBatchServerOpt
     });
   }
 
+  /** Why a request errors: its params fail the Messages API's validation, or the test rejects it. */
+  function failure(r: { custom_id: string; params: Record<string, unknown> }): string | undefined {
+    return validateMessagesBody(r.params) ?? options.reject?.(r.custom_id, r.params);
+  }
+
+  /** A succeeded request's message: what the Messages API answers the same body. */
   function message(params: Record<string, unknown>, i: number) {
-    const messages = Array.isArray(params.messages) ? (params.messages as { content?: unknown }[]) : [];
-    const prompt = [typeof params.system === 'string' ? params.system : undefined, ...messages.map((m) => String(m.content ?? ''))]
-      .filter((p) => p !== undefined)
-      .join('\n\n');
-    const tokens = tokenize((options.answer ?? (() => 'ok'))(prompt, params)).slice(0, Number(params.max_tokens));
-    return {
-      id: `msg_${String(i).padStart(6, '0')}`,
-      type: 'message',
-      role: 'assistant',
-      model: params.model,
-      content: [{ type: 'text', text: tokens.join('') }],
-      stop_reason: 'end_turn',
-      stop_sequence: null,
-      usage: { input_tokens: tokenize(prompt).length, output_tokens: tokens.length },
-    };
+    return { ...answerMessage(params, options.answer ?? (() => 'ok')), id: `msg_${String(i).padStart(6, '0')}` };
   }
 
   function view(b: FakeMessageBatch) {
-    const ran = b.requests.slice(0, b.done);
-    const errored = ran.filter((r) => options.reject?.(r.custom_id, r.params)).length;
     const ended = b.status === 'ended';
+    const errored = ended ? b.requests.slice(0, b.done).filter((r) => failure(r) !== undefined).length : 0;
     const left = b.requests.length - b.done;
     return {
       id: b.id,
       type: 'message_batch',
       processing_status: b.status,
-      request_counts: {
-        processing: ended ? 0 : left,
-        succeeded: b.done - errored,
-        errored,
-        canceled: ended && b.cancelled ? left : 0,
-        expired: ended && b.expired ? left : 0,
-      },
+      request_counts: ended
+        ? { processing: 0, succeeded: b.done - errored, errored, canceled: b.cancelled ? left : 0, expired: b.expired ? left : 0 }
+        : { processing: b.requests.length, succeeded: 0, errored: 0, canceled: 0, expired: 0 },
       created_at: iso(b.created),
       expires_at: iso(b.created + 86_400),
       ended_at: ended ? iso(b.created + 60) : null,

@@ -54,42 +54,49 @@ export async function startAnthropicServer(options: AnthropicServerOptions = {})
         return error(401, 'authentication_error', 'invalid x-api-key');
       if (typeof req.headers['anthropic-version'] !== 'string') return error(400, 'invalid_request_error', 'anthropic-version: header is required');
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
-      const invalid = validate(body);
+      const invalid = validateMessagesBody(body);
       if (invalid) return error(400, 'invalid_request_error', invalid);
-      const messages = body.messages as { content: string }[];
-      const prompt = [...(typeof body.system === 'string' ? [body.system] : []), ...messages.map((m) => m.content)].join('\n\n');
-      let text = answer(prompt, body);
-      let stopSequence: string | null = null;
-      for (const stop of (body.stop_sequences as string[] | undefined) ?? []) {
-        const at = text.indexOf(stop);
-        if (at >= 0) {
-          text = text.slice(0, at);
-          stopSequence = stop;
-        }
-      }
-      const all = tokenize(text);
-      const tokens = all.slice(0, body.max_tokens as number);
-      const stopReason = tokens.length < all.length ? 'max_tokens' : stopSequence !== null ? 'stop_sequence' : 'end_turn';
-      return {
-        status: 200,
-        body: {
-          id: 'msg_fake',
-          type: 'message',
-          role: 'assistant',
-          model: body.model,
-          content: [{ type: 'text', text: tokens.join('') }],
-          stop_reason: stopReason,
-          stop_sequence: stopReason === 'stop_sequence' ? stopSequence : null,
-          usage: { input_tokens: tokenize(prompt).length, output_tokens: tokens.length },
-        },
-      };
+      return { status: 200, body: answerMessage(body, answer) };
     },
     error,
     options,
   );
 }
 
-function validate(body: Record<string, unknown>): string | undefined {
+/**
+ * The Messages API's answer to a valid body (also each succeeded Message Batches request's
+ * `message`): the text cut at the first stop sequence found, then at `max_tokens` tokens;
+ * `stop_reason` max_tokens | stop_sequence | end_turn ("Messages", response `stop_reason`).
+ */
+export function answerMessage(body: Record<string, unknown>, answer: (prompt: string, body: Record<string, unknown>) => string): Record<string, unknown> {
+  const messages = body.messages as { content: string }[];
+  const prompt = [...(typeof body.system === 'string' ? [body.system] : []), ...messages.map((m) => m.content)].join('\n\n');
+  let text = answer(prompt, body);
+  let stopSequence: string | null = null;
+  for (const stop of (body.stop_sequences as string[] | undefined) ?? []) {
+    const at = text.indexOf(stop);
+    if (at >= 0) {
+      text = text.slice(0, at);
+      stopSequence = stop;
+    }
+  }
+  const all = tokenize(text);
+  const tokens = all.slice(0, body.max_tokens as number);
+  const stopReason = tokens.length < all.length ? 'max_tokens' : stopSequence !== null ? 'stop_sequence' : 'end_turn';
+  return {
+    id: 'msg_fake',
+    type: 'message',
+    role: 'assistant',
+    model: body.model,
+    content: [{ type: 'text', text: tokens.join('') }],
+    stop_reason: stopReason,
+    stop_sequence: stopReason === 'stop_sequence' ? stopSequence : null,
+    usage: { input_tokens: tokenize(prompt).length, output_tokens: tokens.length },
+  };
+}
+
+/** The 400 message the Messages API gives a body, or undefined when it takes it (also each Message Batches request's, asynchronously). */
+export function validateMessagesBody(body: Record<string, unknown>): string | undefined {
   const model = String(body.model ?? '');
   if (typeof body.max_tokens !== 'number') return 'max_tokens: Field required';
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';

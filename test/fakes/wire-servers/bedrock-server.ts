@@ -68,13 +68,57 @@ function validate(modelId: string, config: { temperature?: number; topP?: number
   return undefined;
 }
 
+/**
+ * Converse's answer to a request body (also a batch inference record's `modelOutput`, whose
+ * format "matches the response body of the Converse API"), or the 400 message it gets.
+ */
+export function converseAnswer(
+  modelId: string,
+  body: Record<string, unknown>,
+  answer: (prompt: string, body: Record<string, unknown>, modelId: string) => string,
+): { response: Record<string, unknown> } | { invalid: string } {
+  const messages = Array.isArray(body.messages) ? (body.messages as { role?: string; content?: Block[] }[]) : [];
+  if (messages.length === 0) return { invalid: 'A conversation must start with a user message.' };
+  const system = Array.isArray(body.system) ? (body.system as Block[]) : [];
+  const texts = [...system, ...messages.flatMap((m) => m.content ?? [])].map((b) => b.text ?? '');
+  const prompt = texts.join('\n\n');
+  const config = (body.inferenceConfig ?? {}) as { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
+  const invalid = validate(modelId.replace(/^(us|eu|apac|global)\./, ''), config);
+  if (invalid) return { invalid };
+  let text = answer(prompt, body, modelId);
+  let stopped = false;
+  for (const stop of config.stopSequences ?? []) {
+    const at = text.indexOf(stop);
+    if (at >= 0) {
+      text = text.slice(0, at);
+      stopped = true;
+    }
+  }
+  const all = tokenize(text);
+  const tokens = config.maxTokens === undefined ? all : all.slice(0, config.maxTokens);
+  const inputTokens = tokenize(prompt).length;
+  return {
+    response: {
+      output: { message: { role: 'assistant', content: [{ text: tokens.join('') }] } },
+      stopReason: tokens.length < all.length ? 'max_tokens' : stopped ? 'stop_sequence' : 'end_turn',
+      usage: { inputTokens, outputTokens: tokens.length, totalTokens: inputTokens + tokens.length },
+      metrics: { latencyMs: 1 },
+    },
+  };
+}
+
 /** Starts the fake on 127.0.0.1 with a free port; use `url` as the endpoint. */
 export async function startBedrockServer(options: BedrockServerOptions = {}): Promise<BedrockServer> {
   const answer = options.answer ?? (() => 'ok');
+  // Bedrock has no overloaded error of a model: too many requests at once is its 429
+  // ThrottlingException (Bedrock Runtime API reference, Converse, Errors).
   const error = (status: number, type: string, message: string) => ({
     status,
-    headers: { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'fake' },
-    body: { message },
+    headers: {
+      'x-amzn-errortype': `${type === 'overloaded' ? 'ThrottlingException' : type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+      'x-amzn-requestid': 'fake',
+    },
+    body: { message: type === 'overloaded' ? 'Too many requests, please wait before trying again.' : message },
   });
 
   const server = await startFakeServer(
@@ -86,36 +130,8 @@ export async function startBedrockServer(options: BedrockServerOptions = {}): Pr
         return error(404, 'ResourceNotFoundException', `Model ${modelId} not found or not accessible in this region.`);
       }
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
-      const messages = Array.isArray(body.messages) ? (body.messages as { role?: string; content?: Block[] }[]) : [];
-      if (messages.length === 0) return error(400, 'ValidationException', 'A conversation must start with a user message.');
-      const system = Array.isArray(body.system) ? (body.system as Block[]) : [];
-      const texts = [...system, ...messages.flatMap((m) => m.content ?? [])].map((b) => b.text ?? '');
-      const prompt = texts.join('\n\n');
-      const config = (body.inferenceConfig ?? {}) as { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
-      const invalid = validate(modelId.replace(/^(us|eu|apac|global)\./, ''), config);
-      if (invalid) return error(400, 'ValidationException', invalid);
-      let text = answer(prompt, body, modelId);
-      let stopped = false;
-      for (const stop of config.stopSequences ?? []) {
-        const at = text.indexOf(stop);
-        if (at >= 0) {
-          text = text.slice(0, at);
-          stopped = true;
-        }
-      }
-      const all = tokenize(text);
-      const tokens = config.maxTokens === undefined ? all : all.slice(0, config.maxTokens);
-      const inputTokens = tokenize(prompt).length;
-      return {
-        status: 200,
-        headers: { 'x-amzn-requestid': 'fake' },
-        body: {
-          output: { message: { role: 'assistant', content: [{ text: tokens.join('') }] } },
-          stopReason: tokens.length < all.length ? 'max_tokens' : stopped ? 'stop_sequence' : 'end_turn',
-          usage: { inputTokens, outputTokens: tokens.length, totalTokens: inputTokens + tokens.length },
-          metrics: { latencyMs: 1 },
-        },
-      };
+      const out = converseAnswer(modelId, body, answer);
+      return 'invalid' in out ? error(400, 'ValidationException', out.invalid) : { status: 200, headers: { 'x-amzn-requestid': 'fake' }, body: out.response };
     },
     error,
     options,

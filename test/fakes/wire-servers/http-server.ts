@@ -50,6 +50,17 @@ export interface FaultOptions {
    * `retry-after-ms`. Scale `windowMs` down (e.g. 1000) to keep tests short.
    */
   rateLimit?: { requests: number; windowMs: number };
+  /**
+   * Room for this many requests at once: one arriving while `capacity` are being answered gets
+   * 429 at once, rendered by the server as its `overloaded` error. As TGI v3.3.7 does with
+   * `--max-concurrent-requests` (router/src/infer/mod.rs `Infer::generate_stream`: a
+   * `try_acquire_owned` on the `limit_concurrent_requests` semaphore fails → `InferError::Overloaded`,
+   * "Model is overloaded", which router/src/server.rs maps to 429 `error_type: "overloaded"`).
+   * `setCapacity` changes it while the server runs.
+   */
+  capacity?: number;
+  /** How long a refusal past `capacity` takes to reach the client (the network and any front end in between); default 0. */
+  refuseAfterMs?: number;
 }
 
 export interface FakeServer {
@@ -58,13 +69,18 @@ export interface FakeServer {
   requests: RecordedRequest[];
   /** Highest number of requests in flight at the same moment. */
   maxInFlight(): number;
-  /** Requests answered with a throttling 429 by `rateLimit`. */
+  /** Requests answered with a throttling 429 by `rateLimit` or `capacity`. */
   throttled(): number;
+  /** The requests in flight (this one included) as each request arrived, in arrival order. */
+  inFlightAtArrival(): number[];
+  /** Changes (or, undefined, lifts) the `capacity` limit. */
+  setCapacity(capacity: number | undefined): void;
   close(): Promise<void>;
 }
 
 /** What the protocol layer implements: answer one (non-faulty) request. */
-export type Answer = (req: RecordedRequest) => { status: number; headers?: Record<string, string>; body: unknown };
+export type Answer = (req: RecordedRequest) => AnswerOut | Promise<AnswerOut>;
+type AnswerOut = { status: number; headers?: Record<string, string>; body: unknown };
 
 /** How a protocol renders a fault's error body and headers. */
 export type ErrorRenderer = (status: number, type: string, message: string) => { status?: number; headers: Record<string, string>; body: unknown };
@@ -80,6 +96,8 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
   let windowStart = Date.now();
   let windowCount = 0;
   let throttledCount = 0;
+  let capacity = options.capacity;
+  const arrivals: number[] = [];
 
   /** ms to wait when the request is over the window's quota; undefined when it fits. */
   function overQuota(): number | undefined {
@@ -100,6 +118,8 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
   const server = createServer((req, res) => {
     inFlight += 1;
     maxInFlight = Math.max(maxInFlight, inFlight);
+    arrivals.push(inFlight);
+    const overCapacity = capacity !== undefined && inFlight > capacity;
     // 'finish' fires as the answer is handed to the OS, before the client can send its next request.
     let done = false;
     const settle = (): void => {
@@ -108,16 +128,26 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
     };
     res.on('finish', settle);
     res.on('close', settle);
-    void handle(req, res);
+    void handle(req, res, overCapacity);
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, overCapacity: boolean): Promise<void> {
     const text = await readBody(req);
     const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: parse(text) };
+    if (overCapacity) {
+      // Refused on arrival, before any hold: the semaphore is tried first (see FaultOptions.capacity).
+      throttledCount += 1;
+      recorded.fault = 'throttle';
+      requests.push(recorded);
+      if (options.refuseAfterMs) await new Promise((resolve) => setTimeout(resolve, options.refuseAfterMs));
+      const e = renderError(429, 'overloaded', 'Model is overloaded');
+      send(res, e.status ?? 429, e.headers, e.body);
+      return;
+    }
     const fault = faults.shift();
     if (fault) recorded.fault = fault.kind;
     requests.push(recorded);
@@ -132,7 +162,7 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
       return;
     }
     try {
-      const out = answer(recorded);
+      const out = await answer(recorded);
       send(res, out.status, out.headers ?? {}, out.body);
     } catch (err) {
       const e = renderError(500, 'InternalFailure', `fake server: ${(err as Error).message}`);
@@ -195,6 +225,10 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
     requests,
     maxInFlight: () => maxInFlight,
     throttled: () => throttledCount,
+    inFlightAtArrival: () => [...arrivals],
+    setCapacity: (value) => {
+      capacity = value;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const release of waiting.splice(0)) release();

@@ -4,6 +4,7 @@
  * servers, for integration and end-to-end tests. Every server listens on 127.0.0.1 only.
  */
 export { startBedrockServer, type BedrockServer, type BedrockServerOptions } from './bedrock-server.ts';
+export { startBedrockBatchServer, type BedrockBatchServer, type BedrockBatchServerOptions } from './bedrock-batch-server.ts';
 export { startSageMakerServer, renderChat, type SageMakerServerOptions } from './sagemaker-server.ts';
 export { startOpenAiServer, type OpenAiServer, type OpenAiServerOptions, type OpenAiFlavour } from './openai-server.ts';
 export type { Fault, FakeServer, FaultOptions, RecordedRequest } from './http-server.ts';
@@ -12,3 +13,4 @@ export { startOpenAiBatchServer, type OpenAiBatchServer, type OpenAiBatchServerO
 export { startAnthropicBatchServer, type AnthropicBatchServer, type AnthropicBatchServerOptions } from './anthropic-batch-server.ts';
 export { type TokenizerName, type TokenStrings } from './real-tokenizers.ts';
 export { startAnthropicServer, type AnthropicServerOptions } from './anthropic-server.ts';
+export { startAzureOpenAiServer, type AzureOpenAiServer, type AzureOpenAiServerOptions } from './azure-openai-server.ts';

@@ -102,7 +102,15 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
   const error = (status: number, type: string, message: string) => ({
     status,
     headers: {},
-    body: flavour === 'tgi' ? { error: message, error_type: type } : { error: { message, type, code: status } },
+    body:
+      flavour === 'tgi'
+        ? // TGI's own 429 at capacity is {"error": "Model is overloaded", "error_type": "overloaded"} (router/src/server.rs).
+          { error: message, error_type: type }
+        : type === 'overloaded'
+          ? // Other servers answer too many requests through a rate limiter in front, as OpenAI's API does
+            // (API docs, "Error codes": 429 "Rate limit reached for requests", code rate_limit_exceeded).
+            { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }
+          : { error: { message, type, code: status } },
   });
 
   const server = await startFakeServer(

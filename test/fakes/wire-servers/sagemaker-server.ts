@@ -34,6 +34,17 @@ export interface SageMakerServerOptions extends FaultOptions {
    * without it), so `decoder_input_details` then brings `prefill: []`.
    */
   prefillLogprobs?: boolean;
+  /**
+   * Endpoints that host inference components, with the components' names. A request to such an
+   * endpoint must name one in the `X-Amzn-SageMaker-Inference-Component` header — the header the
+   * AWS SDK for JavaScript (client-sagemaker-runtime 3.1164.0, dist-cjs/index.js, the
+   * `InferenceComponentName` member of InvokeEndpoint and InvokeEndpointWithResponseStream, header
+   * `_XASIC`) sends; SageMaker Runtime API reference, InvokeEndpoint: "If the endpoint hosts one or
+   * more inference components, this parameter specifies the name of inference component to invoke".
+   * Without it, or with another name, the fake answers 400 ValidationError (the wording of those two
+   * messages is the fake's own: not verified against the service).
+   */
+  inferenceComponents?: Record<string, string[]>;
 }
 
 /** TGI's default `--max-top-n-tokens` (launcher/src/main.rs, v3.3.7). */
@@ -61,12 +72,17 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
     // A 424 fault stands for the container refusing the payload: SageMaker wraps its 422 in a ModelError.
     status === 424
       ? modelError(message, 422)
-      : {
-          // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
-          status: type === 'ThrottlingException' ? 400 : status,
-          headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
-          body: { message },
-        };
+      : // The container (TGI: router/src/server.rs, 429 {"error", "error_type": "overloaded"}) is full;
+        // SageMaker passes any container 4xx/5xx on as ModelError, HTTP 424, with its status in
+        // OriginalStatusCode (SageMaker Runtime API reference, InvokeEndpoint, Errors: ModelError).
+        type === 'overloaded'
+        ? modelError(JSON.stringify({ error: message, error_type: 'overloaded' }), 429)
+        : {
+            // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
+            status: type === 'ThrottlingException' ? 400 : status,
+            headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
+            body: { message },
+          };
 
   return startFakeServer(
     (req: RecordedRequest) => {
@@ -75,6 +91,12 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
       const name = decodeURIComponent(match[1] ?? '');
       if (options.endpoints && !options.endpoints.includes(name)) {
         return error(400, 'ValidationError', `Endpoint ${name} of account 000000000000 not found.`);
+      }
+      const components = options.inferenceComponents?.[name];
+      if (components) {
+        const header = req.headers['x-amzn-sagemaker-inference-component'];
+        if (header === undefined) return error(400, 'ValidationError', `Endpoint ${name} hosts inference components: name one with InferenceComponentName.`);
+        if (!components.includes(String(header))) return error(400, 'ValidationError', `Inference component ${String(header)} not found on endpoint ${name}.`);
       }
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
       if (match[2]) return stream(body);

@@ -15,6 +15,7 @@ import { parseRunSpec } from '#core/run/spec.ts';
 import type { ProviderOptions } from '#providers/index.ts';
 import {
   favourDigit,
+  startAzureOpenAiServer,
   startBedrockServer,
   startOpenAiServer,
   startSageMakerServer,
@@ -53,9 +54,9 @@ afterEach(async () => {
 
 interface Case {
   name: string;
-  start: () => Promise<FakeServer>;
-  spec: (server: FakeServer) => string;
-  options?: (server: FakeServer) => ProviderOptions;
+  start: () => Promise<Pick<FakeServer, 'url' | 'close'>>;
+  spec: (server: Pick<FakeServer, 'url'>) => string;
+  options?: (server: Pick<FakeServer, 'url'>) => ProviderOptions;
   mode: 'likelihood' | 'next-token' | 'digit-parse';
   method: string;
   /** What the manifest must say was adapted to the model. */
@@ -74,6 +75,14 @@ const CASES: Case[] = [
   { name: 'llama.cpp server', ...openai('llama.cpp'), mode: 'next-token', method: 'chat-top-logprobs' },
   { name: 'TGI Messages API', ...openai('tgi'), mode: 'next-token', method: 'chat-top-logprobs' },
   { name: 'OpenAI chat model', ...openai('openai-chat'), mode: 'next-token', method: 'chat-top-logprobs' },
+  ...(['', '@2024-10-21'] as const).map((version): Case => ({
+    name: `Azure OpenAI ${version === '' ? 'v1 route' : `deployment route, api-version ${version.slice(1)}`}`,
+    start: () => startAzureOpenAiServer({ apiKey: 'az-key', deployments: { abricot: 'gpt-4o-mini' }, logprob: model, answer: (prompt) => preferred(prompt) }),
+    spec: (s) => `azure:${s.url}#abricot${version}`,
+    options: () => ({ env: { AZURE_OPENAI_API_KEY: 'az-key' } }),
+    mode: 'next-token',
+    method: 'chat-top-logprobs',
+  })),
   {
     name: 'SageMaker TGI',
     start: () => startSageMakerServer({ logprob: model }),
@@ -127,7 +136,7 @@ describe('ABRICOT on every server flavour', () => {
 
     expect(result?.status).toBe('completed');
     const manifest = await requireManifest(home, result?.run_id ?? '');
-    expect(manifest.likert_mode).toBe(c.mode);
+    expect(manifest.likert_mode, JSON.stringify(manifest.likert_scoring)).toBe(c.mode);
     expect(manifest.likert_scoring).toMatchObject({ mode: c.mode, method: c.method, reason: expect.any(String) });
     if (c.warning) expect(manifest.warnings).toEqual([expect.stringMatching(c.warning)]);
     else expect(manifest.warnings).toEqual([]);

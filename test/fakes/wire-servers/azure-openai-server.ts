@@ -1,0 +1,123 @@
+/**
+ * A fake Azure OpenAI resource: Azure's URLs, key header and error bodies in front of the
+ * fake OpenAI API (flavour `openai-chat`: Azure serves OpenAI's models with OpenAI's
+ * response shapes, logprobs and refusals included). What is Azure's own, with where it is read:
+ *
+ * - `POST /openai/v1/chat/completions`, the deployment in the body's `model`, no api-version
+ *   (Microsoft Learn, "Azure OpenAI API version lifecycle": the v1 API, GA from August 2025).
+ * - `POST /openai/deployments/{deployment}/chat/completions?api-version=…` (Azure OpenAI REST
+ *   reference, "Chat completions": `deployment-id` in the path, `api-version` required in the query);
+ *   `/completions` beside it answers 400 `OperationNotSupported` for a chat model
+ *   ("The completion operation does not work with the specified model").
+ * - The key in the `api-key` header; a wrong or missing one is 401 with Azure's message
+ *   "Access denied due to invalid subscription key or wrong API endpoint…".
+ * - An unknown deployment is 404 `DeploymentNotFound` ("The API deployment for this resource
+ *   does not exist. If you created the deployment within the last 5 minutes, please wait a
+ *   moment and try again.", as quoted in MicrosoftDocs/azure-docs#114013 and
+ *   Azure-Samples/azure-search-openai-demo-csharp#379).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { startOpenAiServer, type OpenAiServerOptions } from './openai-server.ts';
+
+export interface AzureOpenAiServerOptions extends Pick<OpenAiServerOptions, 'answer' | 'logprob' | 'refuse'> {
+  /** The resource's key (the `api-key` header). */
+  apiKey: string;
+  /** Deployment name → the OpenAI model it serves. */
+  deployments: Record<string, string>;
+}
+
+export interface AzureRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+}
+
+export interface AzureOpenAiServer {
+  /** The resource endpoint, e.g. http://127.0.0.1:41234 (stands for https://<resource>.openai.azure.com). */
+  url: string;
+  requests: AzureRequest[];
+  close(): Promise<void>;
+}
+
+const DEPLOYMENT_ROUTE = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions)$/;
+
+export async function startAzureOpenAiServer(options: AzureOpenAiServerOptions): Promise<AzureOpenAiServer> {
+  const { answer, logprob, refuse } = options;
+  const inner = await startOpenAiServer({
+    flavour: 'openai-chat',
+    ...(answer ? { answer } : {}),
+    ...(logprob ? { logprob } : {}),
+    ...(refuse ? { refuse } : {}),
+  });
+  const requests: AzureRequest[] = [];
+  const sockets = new Set<Socket>();
+  const error = (res: ServerResponse, status: number, code: string, message: string): void => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code, message } }));
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body = (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>;
+    const url = new URL(req.url ?? '/', 'http://fake');
+    requests.push({ method: req.method ?? '', path: `${url.pathname}${url.search}`, headers: req.headers, body });
+    if (req.headers['api-key'] !== options.apiKey) {
+      return error(
+        res,
+        401,
+        '401',
+        'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
+      );
+    }
+    let deployment: string;
+    let operation: string;
+    const dated = DEPLOYMENT_ROUTE.exec(url.pathname);
+    if (dated) {
+      deployment = decodeURIComponent(dated[1] ?? '');
+      operation = dated[2] ?? '';
+    } else if (url.pathname === '/openai/v1/chat/completions') {
+      deployment = String(body.model ?? '');
+      operation = 'chat/completions';
+    } else return error(res, 404, '404', `no route ${url.pathname} in this fake`);
+    const model = options.deployments[deployment];
+    if (model === undefined) {
+      return error(
+        res,
+        404,
+        'DeploymentNotFound',
+        'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.',
+      );
+    }
+    if (operation === 'completions')
+      return error(res, 400, 'OperationNotSupported', 'The completion operation does not work with the specified model, ' + model + '.');
+    const answer = await fetch(`${inner.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, model }),
+    });
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => error(res, 500, 'InternalServerError', String(err)));
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('fake server has no port');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    requests,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await inner.close();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * `azure:` against a fake Azure OpenAI resource: the URL of each route, the `api-key` header,
+ * and Azure's refusals failing fast with Azure's own message.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ProviderError } from '#core/errors.ts';
+import { createNetworkProvider } from '#providers/index.ts';
+import { startAzureOpenAiServer, type AzureOpenAiServer } from '../../fakes/wire-servers/index.ts';
+import { chatRequest } from './harness.ts';
+
+const servers: AzureOpenAiServer[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function resource(): Promise<AzureOpenAiServer> {
+  const server = await startAzureOpenAiServer({ apiKey: 'az-key', deployments: { chat: 'gpt-4o-mini' }, answer: () => 'quattro' });
+  servers.push(server);
+  return server;
+}
+
+const env = { AZURE_OPENAI_API_KEY: 'az-key' };
+
+describe('the azure: provider', () => {
+  it('calls the v1 route with the deployment as the model and the key in api-key', async () => {
+    const server = await resource();
+    const provider = createNetworkProvider(`azure:${server.url}/#chat`, { env });
+
+    const out = await provider?.generate(chatRequest());
+
+    expect(out?.text).toBe('quattro');
+    expect(server.requests[0]).toMatchObject({ path: '/openai/v1/chat/completions', body: { model: 'chat' } });
+    expect(server.requests[0]?.headers['api-key']).toBe('az-key');
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it('calls the deployment route with the api-version given after @', async () => {
+    const server = await resource();
+    const provider = createNetworkProvider(`azure:${server.url}#chat@2024-10-21`, { env });
+
+    expect((await provider?.generate(chatRequest()))?.text).toBe('quattro');
+    expect(server.requests[0]?.path).toBe('/openai/deployments/chat/chat/completions?api-version=2024-10-21');
+  });
+
+  it('reads the key from the variable --api-key-env names', async () => {
+    const server = await resource();
+    const provider = createNetworkProvider(`azure:${server.url}#chat`, { env: { MY_AZURE: 'az-key' }, apiKeyEnv: 'MY_AZURE' });
+    expect((await provider?.generate(chatRequest()))?.text).toBe('quattro');
+  });
+
+  it.each([
+    ['a wrong key', 'azure:URL#chat', { AZURE_OPENAI_API_KEY: 'wrong' }, /401: Access denied due to invalid subscription key/],
+    ['an unknown deployment', 'azure:URL#nope', env, /404: The API deployment for this resource does not exist/],
+  ])('fails fast on %s with Azure’s message', async (_name, spec, keyEnv, message) => {
+    const server = await resource();
+    const provider = createNetworkProvider(spec.replace('URL', server.url), { env: keyEnv, maxRetries: 3 });
+
+    const err = await provider?.generate(chatRequest()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as ProviderError).retryable).toBe(false);
+    expect((err as Error).message).toMatch(message);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['azure:http://127.0.0.1:1', /missing "#<deployment>"/],
+    ['azure:http://127.0.0.1:1#', /empty deployment name/],
+    ['azure:http://127.0.0.1:1#chat@yesterday', /api-version after "@"/],
+    ['azure:not a url#chat', /is not a URL/],
+  ])('refuses the malformed spec %s naming what is wrong', (spec, reason) => {
+    expect(() => createNetworkProvider(spec, { env })).toThrow(reason);
+  });
+
+  it('refuses to start without a key, naming the variable', () => {
+    expect(() => createNetworkProvider('azure:http://127.0.0.1:1#chat', { env: {} })).toThrow(/AZURE_OPENAI_API_KEY is not set/);
+  });
+});
