@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { TransientError } from '#core/errors.ts';
 import type { ExecutionJob, Executor } from '#core/ports.ts';
 import type { ProgramHost } from '#core/scoring/io-tests.ts';
-import { scoreIoTests } from '#core/scoring/io-tests.ts';
-import { scoreUnitTests } from '#core/scoring/unit-tests.ts';
+import { executeOnHost } from '#core/scorers/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';
 import { LambdaProgramRunner, LAMBDA_RUNNER_ISOLATION } from '#app/cloud/lambda-runner.ts';
@@ -123,8 +122,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const invoker = new LambdaInvoker({ client: runnerClient as never, functionName: fns.runner.name });
     const invoke = without.has('transient-redelivery') ? asBefore(invoker) : (payload: string) => invoker.invoke(payload);
     const runner = new LambdaProgramRunner({ invoke, functionName: fns.runner.name });
-    const scoreOnce = (job: ExecutionJob) =>
-      job.scorer === 'io-tests' ? scoreIoTests(job, NO_HOST, { runner }) : scoreUnitTests(job, NO_HOST, { token: () => 'sim', runner });
+    const scoreOnce = (job: ExecutionJob) => executeOnHost(job, NO_HOST, { token: () => 'sim', runner });
     const judge: Executor = {
       execute: (job) => executeJob(job, scoreOnce, { label: LAMBDA_RUNNER_ISOLATION, failed: LAMBDA_RUNNER_ISOLATION }),
       toolchains: () => Promise.resolve([]),

@@ -7,7 +7,7 @@ import { Command, Option } from 'commander';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { inspectBenchmark, type Inspection } from '#app/local/inspect.ts';
 import { InputError } from '#core/errors.ts';
-import { PROMPT_LANGUAGES, type PromptLanguage } from '#core/benchmarks/protocol.ts';
+import { PROMPT_LANGUAGES, PromptStyleSchema, type PromptLanguage, type PromptStyle } from '#core/benchmarks/protocol.ts';
 import { CHAT_TEMPLATE_NAMES, type ChatTemplateName } from '#core/prompts/chat-templates.ts';
 import { table, toJson } from './format.ts';
 import { intOption } from './options.ts';
@@ -17,7 +17,7 @@ interface InspectFlags {
   split?: string;
   protocol?: string;
   rowLimits?: boolean;
-  promptStyle?: 'completion' | 'chat';
+  promptStyle?: PromptStyle;
   shots?: number;
   chatTemplate?: ChatTemplateName;
   promptLanguage?: PromptLanguage;
@@ -61,7 +61,7 @@ export function inspectCommand(): Command {
     .option('--split <split>', 'for a published dataset, the split file to read (default: test); the first task shown is of this split')
     .option('--protocol <name>', "the benchmark's named protocol (default: its source's)")
     .option('--row-limits', "io-tests: each row's own time limit")
-    .addOption(new Option('--prompt-style <style>', 'render the prompt as plain text or chat messages').choices(['completion', 'chat']))
+    .addOption(new Option('--prompt-style <style>', 'render the prompt as plain text or chat messages').choices(PromptStyleSchema.options))
     .option('--shots <count>', 'likert: solved examples before each item', intOption('--shots', 0))
     .addOption(new Option('--chat-template <name>', 'ABRICOT paper: chat template for raw-text calls').choices([...CHAT_TEMPLATE_NAMES]))
     .addOption(new Option('--prompt-language <language>', "RoCode: language of the prompt's instructions").choices([...PROMPT_LANGUAGES]))

@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
 import { parseAssumedPrice, readPriceOverrides } from '#providers/prices.ts';
 import { BENCHMARKS, findBenchmark } from '#core/benchmarks/registry.ts';
+import { scorerByKind } from '#core/scorers/index.ts';
 import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment } from '#app/cloud/estimate.ts';
 import { dryRun } from '#app/shared/dry-run.ts';
 import { providerUsages } from '#app/shared/create-provider.ts';
@@ -122,9 +123,9 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
   const languages = spec.language ? spec.language.split(',').map((l) => l.trim()) : [];
   const estimates: CloudEstimate[] = [];
   for (const plan of plans) {
-    // The language a sample is executed in: none for likert, else the flag's, else the benchmark's default.
+    // The language a sample is executed in: none when no executor scores it (likert), else the flag's, else the benchmark's default.
     const benchmark = findBenchmark(plan.benchmark);
-    const language = benchmark === undefined || benchmark.scorer === 'likert' ? null : (languages[0] ?? benchmark.defaults.language ?? null);
+    const language = benchmark === undefined || !scorerByKind(benchmark.scorer).needsExecutor ? null : (languages[0] ?? benchmark.defaults.language ?? null);
     estimates.push(estimateCloudRun(plan, language, await executorTiming(client, plan.benchmark, language), deployment));
   }
   if (globals.json) return print(toJson(estimates.length === 1 ? estimates[0] : { plans: estimates }));

@@ -6,7 +6,8 @@ import { type Command, Option } from 'commander';
 import { InputError } from '#core/errors.ts';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
 import { reference } from '#core/models/reference.ts';
-import { PROMPT_LANGUAGES, TIME_CLOCKS } from '#core/benchmarks/protocol.ts';
+import { PROMPT_LANGUAGES, PromptStyleSchema, TIME_CLOCKS, type PromptStyle } from '#core/benchmarks/protocol.ts';
+import { LikertModeChoiceSchema, type LikertModeChoice } from '#core/models/provider.ts';
 import { CHAT_TEMPLATE_NAMES } from '#core/prompts/chat-templates.ts';
 import { intOption, numberOption } from './options.ts';
 
@@ -26,11 +27,11 @@ export interface SpecFlags {
   language?: string;
   timeScale?: number;
   maxCost?: number;
-  likertMode?: 'auto' | 'likelihood' | 'next-token' | 'digit-parse';
+  likertMode?: LikertModeChoice;
   kotlinLanguageVersion?: string;
   protocol?: string;
   rowLimits?: boolean;
-  promptStyle?: 'completion' | 'chat';
+  promptStyle?: PromptStyle;
   shots?: number;
   chatTemplate?: string;
   promptLanguage?: string;
@@ -57,12 +58,12 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
       new Option(
         '--likert-mode <mode>',
         'ABRICOT: likelihood over 1–5, next-token log-probabilities, or a parsed digit (auto: the best the server supports)',
-      ).choices(['auto', 'likelihood', 'next-token', 'digit-parse']),
+      ).choices(LikertModeChoiceSchema.options),
     )
     .option('--protocol <name>', "the benchmark's named protocol (default: its source's; see: polyeval list benchmarks)")
     .option('--row-limits', "io-tests: each row's own time limit instead of the protocol's fixed one")
     .addOption(
-      new Option('--prompt-style <style>', 'send the prompt as one plain text (completion endpoints) or as chat messages').choices(['completion', 'chat']),
+      new Option('--prompt-style <style>', 'send the prompt as one plain text (completion endpoints) or as chat messages').choices(PromptStyleSchema.options),
     )
     .option(
       '--shots <count>',

@@ -12,6 +12,7 @@ import type { RunLedger, RunStatus, RunSummary } from '../core/ports.ts';
 import type { Verdict } from '../core/types.ts';
 import { HarnessError } from '../core/errors.ts';
 import { fullJitterMs } from '../core/backoff.ts';
+import { FINAL_STATUS, spendLimit, statusMayChange } from '../core/run/ledger-policy.ts';
 import { awsErrorName } from './aws-errors.ts';
 import {
   ITEM_PREFIX,
@@ -301,12 +302,12 @@ export class DynamoRunLedger implements RunLedger {
    * `capUsd - usd` (with a tolerance for sums of binary fractions).
    */
   async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
-    return this.#spend('trySpend', runId, usd, capUsd === null || usd <= 0 ? null : capUsd);
+    return this.#spend('trySpend', runId, usd, spendLimit(usd, capUsd));
   }
 
-  async #spend(operation: string, runId: string, usd: number, capUsd: number | null): Promise<boolean> {
-    const condition = capUsd === null ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND costUsd <= :limit';
-    const values: Row = capUsd === null ? { ':usd': usd } : { ':usd': usd, ':limit': capUsd - usd + 1e-12 };
+  async #spend(operation: string, runId: string, usd: number, limit: number | null): Promise<boolean> {
+    const condition = limit === null ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND costUsd <= :limit';
+    const values: Row = limit === null ? { ':usd': usd } : { ':usd': usd, ':limit': limit };
     for (let attempt = 0; ; attempt++) {
       try {
         await this.#doc.send(
@@ -325,7 +326,7 @@ export class DynamoRunLedger implements RunLedger {
           throw new HarnessError(`${operation}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
         // A run created before cost rows existed: create its row (once), then spend again.
         if (attempt === 0 && (await this.#createCostRow(runId))) continue;
-        if (capUsd === null) throw this.#fault(operation, runId, error);
+        if (limit === null) throw this.#fault(operation, runId, error);
         return false;
       }
     }
@@ -354,13 +355,13 @@ export class DynamoRunLedger implements RunLedger {
         'setStatus',
         runId,
         expression,
-        { ...values, ':cancelled': 'cancelled' },
+        { ...values, ':cancelled': FINAL_STATUS },
         { '#s': 'status' },
         'attribute_exists(pk) AND #s <> :cancelled',
       );
     } catch (error) {
       const conditionFailed = error instanceof HarnessError && awsErrorName(error.cause) === 'ConditionalCheckFailedException';
-      if (conditionFailed && (await this.getRun(runId))?.status === 'cancelled') return;
+      if (conditionFailed && !statusMayChange((await this.getRun(runId))?.status)) return;
       throw error;
     }
   }

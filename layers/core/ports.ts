@@ -3,7 +3,7 @@
  * `layers/aws` implement them.
  */
 import type { ToolchainOptions } from './languages/spec.ts';
-import type { IoTestsTask, LanguageId, MetricRow, ScoreOutcome, UnitTestsTask, Verdict } from './types.ts';
+import type { LanguageId, MetricRow, ScoreOutcome, Task, Verdict } from './types.ts';
 
 /**
  * Key/value blobs laid out like S3 keys (DESIGN §5).
@@ -131,9 +131,15 @@ export interface ResultsQuery {
  * options of its run for its language (`toolchainOptionsByLanguage`): they travel with the
  * job, so two jobs with different options can run at once in one executor.
  */
-export type ExecutionJob =
-  | { scorer: 'io-tests'; task: IoTestsTask; language: LanguageId; code: string; timeScale?: number; toolchain?: ToolchainOptions }
-  | { scorer: 'unit-tests'; task: UnitTestsTask; language: LanguageId; code: string; timeScale?: number; toolchain?: ToolchainOptions };
+export interface ExecutionJob<T extends { kind: string } = Task> {
+  /** The task's scorer kind (its scorer's `execute` judges the job). */
+  scorer: T['kind'];
+  task: T;
+  language: LanguageId;
+  code: string;
+  timeScale?: number;
+  toolchain?: ToolchainOptions;
+}
 
 /** Toolchain facts recorded in the manifest. */
 export interface ToolchainInfo {

@@ -3,14 +3,16 @@
  * Pure types: no I/O. Every other layer speaks in these.
  */
 import { VERDICTS } from './run/columns.ts';
+import type { TimeClock } from './benchmarks/protocol.ts';
+import type { LikertMode } from './models/provider.ts';
 import type { Excerpt } from './scoring/excerpt.ts';
 
 /** Outcome of scoring one sample (or one test of it). `SE` is the harness's own fault. */
 export type Verdict = (typeof VERDICTS)[number];
 export { VERDICTS };
 
-/** How a sample becomes a verdict. */
-export type ScorerKind = 'io-tests' | 'unit-tests' | 'likert';
+/** How a sample becomes a verdict: the id of a scorer in layers/core/scorers/index.ts. */
+export type ScorerKind = Task['kind'];
 
 /** A language id with a runtime in layers/sandbox/languages (python, c, cpp, kotlin, …). */
 export type LanguageId = string;
@@ -27,7 +29,7 @@ export interface IoTest {
 
 export type OutputChecker = { kind: 'tokens' } | { kind: 'float'; abs?: number; rel?: number } | { kind: 'program'; language: LanguageId; source: string };
 
-interface TaskBase {
+export interface TaskBase {
   /** Unique within its benchmark; may contain `/` (ABRICOT: `abstractness/<id>`). */
   id: string;
   benchmark: string;
@@ -51,7 +53,7 @@ export interface IoTestsTask extends TaskBase {
   tests: IoTest[];
   timeLimitMs: number;
   /** What `timeLimitMs` measures: CPU time (default) or wall time (the protocol's `--time-clock`). */
-  timeClock?: 'cpu' | 'wall';
+  timeClock?: TimeClock;
   /** The statement and specifications in English, when the row gives them (RoCode's `--prompt-language en`). */
   english?: { statement: string; inputSpec: string; outputSpec: string };
   memoryLimitMb: number;
@@ -78,11 +80,10 @@ export interface UnitTestsTask extends TaskBase {
   description?: string;
 }
 
-export type LikertSubtask = 'abstractness' | 'inclusiveness';
-
 export interface LikertTask extends TaskBase {
   kind: 'likert';
-  subtask: LikertSubtask;
+  /** The benchmark's subtask (ABRICOT's are declared in benchmarks/abricot.ts). */
+  subtask: string;
   itemId: string;
   text: string;
   /** The word as it appears in the text, and its lemma. */
@@ -95,6 +96,7 @@ export interface LikertTask extends TaskBase {
   gold: number;
 }
 
+/** Any task; each member is the task shape of one scorer kind (layers/core/scorers/). */
 export type Task = IoTestsTask | UnitTestsTask | LikertTask;
 
 /** Token usage of one model call. */
@@ -143,7 +145,7 @@ export interface ScoreOutcome {
   gold?: number;
   goldMean?: number;
   /** likert: how the prediction was obtained. */
-  mode?: 'likelihood' | 'next-token' | 'digit-parse';
+  mode?: LikertMode;
   choiceLogprobs?: number[];
   /** next-token: choices absent from the top-k log-probabilities, scored at `floor`. */
   flooredChoices?: number[];

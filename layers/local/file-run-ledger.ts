@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { CorruptRecordError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
+import { statusMayChange, withinCap } from '#core/run/ledger-policy.ts';
 import { readJournalLine, type Event } from './journal-events.ts';
 import { makeDirs } from './make-dirs.ts';
 
@@ -179,8 +180,7 @@ export class FileRunLedger implements RunLedger {
   async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
     return this.serial(runId, async () => {
       const spent = (await this.load(runId))?.summary.costUsd ?? 0;
-      // A tiny tolerance: sums of binary fractions must not refuse a spend that lands exactly on the cap.
-      if (capUsd !== null && usd > 0 && spent + usd > capUsd + 1e-12) return false;
+      if (!withinCap(spent, usd, capUsd)) return false;
       await this.append(runId, { e: 'cost', usd, at: new Date().toISOString() });
       return true;
     });
@@ -237,7 +237,7 @@ function apply(state: State | undefined, event: Event): State | undefined {
       s.costUsd += event.usd;
       break;
     case 'status':
-      if (s.status === 'cancelled') break; // a cancel is final (RunLedger.setStatus)
+      if (!statusMayChange(s.status)) break;
       s.status = event.status;
       if (event.reason) s.reason = event.reason;
       else delete s.reason;

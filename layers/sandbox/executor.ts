@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { InputError, TransientError } from '#core/errors.ts';
 import type { ExecutionJob, Executor, ToolchainInfo } from '#core/ports.ts';
-import { scoreIoTests, type TestFileLoader } from '#core/scoring/io-tests.ts';
-import { scoreUnitTests } from '#core/scoring/unit-tests.ts';
+import type { TestFileLoader } from '#core/scoring/io-tests.ts';
+import { executeOnHost, scorerByKind } from '#core/scorers/index.ts';
 import type { ProgramHost } from '#core/scoring/io-tests.ts';
 import type { ProgramRunner } from '#core/scoring/program-runner.ts';
 import type { LanguageId, ScoreOutcome } from '#core/types.ts';
@@ -114,8 +114,7 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
   const slots = pLimit(concurrency);
 
   const runner = options.runner ? { runner: options.runner } : {};
-  const scoreOnce = (job: ExecutionJob): Promise<ScoreOutcome> =>
-    job.scorer === 'io-tests' ? scoreIoTests(job, host, { loadTestFile, ...runner }) : scoreUnitTests(job, host, { token, ...runner });
+  const scoreOnce = (job: ExecutionJob): Promise<ScoreOutcome> => executeOnHost(job, host, { loadTestFile, token, ...runner });
   const failedIsolation = options.runnerIsolation ?? iso.report.label;
 
   return {
@@ -164,6 +163,6 @@ export async function executeJob(
       if (error instanceof InputError) break; // a bad task does not get better on retry
     }
   }
-  const testsTotal = job.scorer === 'io-tests' ? job.task.tests.length : 1;
+  const testsTotal = scorerByKind(job.scorer).testsTotal(job.task);
   return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: isolation.failed };
 }

@@ -27,15 +27,15 @@ function parseRow(row: Record<string, unknown>, loc: RowLocation): LikertTask[] 
   if (typeof warmth !== 'number' || !Number.isInteger(warmth) || warmth < 1 || warmth > 5)
     throw new InputError('must be an integer 1–5', { ...loc, field: 'warmth' });
   const split = typeof row.split === 'string' ? row.split : 'test';
-  // LikertTask's subtasks are ABRICOT's; the toy has one scale and files it under the first.
+  // One scale: the toy's own subtask (a likert task's subtasks are its benchmark's).
   return [
     {
       kind: 'likert',
-      id: `abstractness/${id}`,
+      id: `warmth/${id}`,
       benchmark: TOY_ID,
       split,
-      slices: { subtask: 'abstractness' },
-      subtask: 'abstractness',
+      slices: { subtask: 'warmth' },
+      subtask: 'warmth',
       itemId: id,
       text: word,
       target: word,
@@ -68,7 +68,7 @@ function makeToy(protocol: RunProtocol): Benchmark<LikertTask> {
     postprocess: (raw) => raw.trim(),
     languageOf: () => undefined,
     choices: ['1', '2', '3', '4', '5'],
-    headline: { metric: 'accuracy', slices: ['subtask=abstractness'] },
+    headline: { metric: 'accuracy', slices: ['subtask=warmth'] },
     dataset: { hub: 'polyeval-tests/toy-warmth', files: /^toy_(train|test)\.jsonl$/ },
     bundled: [{ name: 'toy', file: 'toy/items.jsonl', description: 'six hand-written Italian words', executorMsPerSample: {} }],
     extraMetrics: {

@@ -18,6 +18,7 @@ import { HarnessError } from '#core/errors.ts';
 import type { ToolchainOptions } from '#core/languages/spec.ts';
 import type { ProgramRun, RunRequest } from '#core/scoring/io-tests.ts';
 import type { RunnerProgram } from '#core/scoring/program-runner.ts';
+import { TerminationSchema } from '#core/scoring/compare.ts';
 
 /** Lambda's synchronous invocation payload limit, request and response alike (6 MB). */
 export const INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
@@ -68,7 +69,7 @@ export type RunnerRequest = z.infer<typeof RunnerRequestSchema>;
 // everywhere), so anything beyond the protocol is refused, never carried into a verdict.
 const WireRun = z
   .object({
-    termination: z.enum(['exited', 'signaled', 'time', 'memory', 'output']),
+    termination: TerminationSchema,
     exitCode: z.number().int().nullable(),
     signal: z.string().nullable(),
     stdout: z.string(),

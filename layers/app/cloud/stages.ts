@@ -10,6 +10,7 @@ import type { RunLedger, WorkQueue } from '#core/ports.ts';
 import { generateItem, recordItem, scoreItem, parseItemDocument, type GeneratedItem, type RunContext } from '#core/run/engine.ts';
 import { itemId, keys } from '#core/run/keys.ts';
 import type { WorkItem } from '#core/run/plan.ts';
+import { scorerOf } from '#core/scorers/index.ts';
 import type { Task, Verdict } from '#core/types.ts';
 import { notifyIfComplete } from './completion.ts';
 import type { RunContextCache } from './context.ts';
@@ -56,7 +57,7 @@ export const RUNNER_COLD_START_MS = 10_000;
 
 /** A code sample's worst-case time in its judge: the runner's cold start, its compile and every test's limit. */
 export function worstCaseMs(task: Task, timeScale: number): number {
-  const perTest = task.kind === 'io-tests' ? task.timeLimitMs * task.tests.length : 0;
+  const perTest = scorerOf(task).testTimeMs(task);
   return RUNNER_COLD_START_MS + COMPILE_WALL_MS + perTest * timeScale;
 }
 
@@ -67,7 +68,7 @@ export function worstCaseMs(task: Task, timeScale: number): number {
  * judge waits for.
  */
 export function laneFor(task: Task, timeScale: number, hasFargate: boolean): 'lambda' | 'fargate' {
-  if (!hasFargate || task.kind === 'likert') return 'lambda';
+  if (!hasFargate || !scorerOf(task).needsExecutor) return 'lambda';
   return worstCaseMs(task, timeScale) > LAMBDA_BUDGET_MS ? 'fargate' : 'lambda';
 }
 
@@ -129,8 +130,8 @@ export async function generateWork(deps: GenerateDeps, item: CloudWorkItem): Pro
     return settle(deps.ledger, item.runId, error);
   }
   const task = ctx.tasks.get(item.taskId);
-  if (task === undefined || task.kind === 'likert' || generated.failure !== undefined) return scoreAndRecord(deps, ctx, generated);
-  const language = item.language ?? (task.kind === 'unit-tests' ? task.language : undefined);
+  if (task === undefined || !scorerOf(task).needsExecutor || generated.failure !== undefined) return scoreAndRecord(deps, ctx, generated);
+  const language = item.language ?? scorerOf(task).languageOf(task);
   if (language === undefined) return scoreAndRecord(deps, ctx, { ...generated, failure: `no language for task ${task.id}` });
   const lane = laneFor(task, ctx.manifest.time_scale, deps.fargateQueues[language] !== undefined);
   const queue = lane === 'fargate' ? deps.fargateQueues[language] : deps.executeQueues[language];

@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
 import type { TestFileLoader } from '#core/scoring/io-tests.ts';
+import { isIoTestsTask } from '#core/scorers/io-tests.ts';
 import type { IoTest, Task } from '#core/types.ts';
 
 const testKey = (runId: string, path: string) => `runs/${runId}/tests/${basename(path)}`;
@@ -28,7 +29,7 @@ export async function publishTestFiles(store: BlobStore, runId: string, tasks: r
   };
   const out: Task[] = [];
   for (const task of tasks) {
-    if (task.kind !== 'io-tests' || !task.tests.some((t) => t.inputPath !== undefined || t.outputPath !== undefined)) {
+    if (!isIoTestsTask(task) || !task.tests.some((t) => t.inputPath !== undefined || t.outputPath !== undefined)) {
       out.push(task);
       continue;
     }

@@ -5,6 +5,7 @@
  * (`polyeval list runs`) and a progress event.
  */
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
+import { scorerByKind } from '#core/scorers/index.ts';
 import { InputError } from '#core/errors.ts';
 import { describeJob } from '#core/run/batch-jobs.ts';
 import { generateInBatches } from '#core/run/batch-stage.ts';
@@ -45,7 +46,7 @@ interface BatchRunOptions {
 export function batchRunSpec(spec: RunSpec, benchmark: AnyBenchmark, opts: BatchRunOptions): RunSpec {
   if (!opts.batch?.newRuns) return spec;
   createBatchClient(spec.model, opts.providerOptions);
-  if (benchmark.scorer !== 'likert') return spec;
+  if (!scorerByKind(benchmark.scorer).likertModes) return spec;
   if (spec.likertMode === 'likelihood' || spec.likertMode === 'next-token') {
     throw new InputError(
       `--batch generates text, and batch jobs return no log-probabilities: --likert-mode ${spec.likertMode} cannot run as a batch (use digit-parse, or run without --batch)`,

@@ -8,6 +8,7 @@ import type { AnyBenchmark, FieldMapping } from '#core/benchmarks/benchmark.ts';
 import type { ProtocolChoice, RunProtocol } from '#core/benchmarks/protocol.ts';
 import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
 import { InputError } from '#core/errors.ts';
+import { scorerOf } from '#core/scorers/index.ts';
 import type { Task } from '#core/types.ts';
 import { fileKindOf, openRows } from '#sources/index.ts';
 import { sourceRefs, type LoadOptions } from '../shared/load-benchmark.ts';
@@ -54,43 +55,9 @@ export interface FirstTask {
   tests: Record<string, unknown>;
 }
 
-/** What `inspect` prints about a task's scoring material. */
+/** What `inspect` prints about a task's scoring material (its scorer's view). */
 function testSummary(benchmark: AnyBenchmark, task: Task): Record<string, unknown> {
-  switch (task.kind) {
-    case 'io-tests':
-      return {
-        kind: 'io-tests',
-        files: task.name !== undefined ? `${task.name}.in → ${task.name}.out (stdin/stdout also)` : 'stdin → stdout (no file stem in the row or its statement)',
-        tests: task.tests.length,
-        examples: task.examples.length,
-        time_limit_ms: task.timeLimitMs,
-        memory_limit_mb: task.memoryLimitMb,
-        checker: task.checker.kind,
-        reference_languages: Object.keys(task.solutions).sort(),
-      };
-    case 'unit-tests':
-      return {
-        kind: 'unit-tests',
-        language: task.language,
-        entry_point: task.entryPoint,
-        test_lines: task.test.split('\n').filter((l) => l.trim() !== '').length,
-        reference_answers: benchmark.referenceCount?.(task) ?? (task.canonicalSolution ? 1 : 0),
-      };
-    case 'likert':
-      return {
-        kind: 'likert',
-        subtask: task.subtask,
-        target: task.target,
-        gold_mean: task.goldMean,
-        gold: task.gold,
-        gold_rule: benchmark.protocol.settings.gold ?? null,
-        choices: benchmark.choices ?? [],
-      };
-    default: {
-      const never: never = task;
-      throw new Error(`unknown task kind ${(never as Task).kind}`);
-    }
-  }
+  return scorerOf(task).inspect(task, benchmark);
 }
 
 function mappingOf(fields: readonly FieldMapping[], columns: ReadonlySet<string>): InspectedField[] {
@@ -108,7 +75,7 @@ async function inspectSource(source: BenchmarkSource, opts: LoadOptions): Promis
   const files: InspectedFile[] = [];
   const columns = new Set<string>();
   const splits: Record<string, { rows: number; tasks: number }> = {};
-  // Few-shot prompts draw from the pool: keep likert tasks; other kinds keep only the first.
+  // Few-shot prompts draw from the pool: keep the tasks of a scorer that draws examples; others keep only the first.
   const pool: Task[] = [];
   let first: Task | undefined;
   let tasks = 0;
@@ -131,7 +98,7 @@ async function inspectSource(source: BenchmarkSource, opts: LoadOptions): Promis
           tasks++;
           const s = (splits[t.split] ??= { rows: 0, tasks: 0 });
           s.tasks++;
-          if (t.kind === 'likert') pool.push(t);
+          if (scorerOf(t).fewShotPool) pool.push(t);
         }
         const rowSplitName = parsed[0] ? (rowSplit ?? parsed[0].split) : undefined;
         if (rowSplitName) (splits[rowSplitName] ??= { rows: 0, tasks: 0 }).rows++;

@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
+import { scorerByKind } from '#core/scorers/index.ts';
 import { InputError, RunStopped } from '#core/errors.ts';
 import { toolchainOptionsByLanguage } from '#core/languages/index.ts';
 import type { Provider } from '#core/models/provider.ts';
@@ -98,7 +99,7 @@ interface RunExecutor {
 }
 
 async function executorFor(benchmark: AnyBenchmark, shared?: SharedSandbox): Promise<RunExecutor> {
-  if (benchmark.scorer === 'likert') return { owned: false };
+  if (!scorerByKind(benchmark.scorer).needsExecutor) return { owned: false };
   if (shared) return { executor: await shared.get(), owned: false };
   const sandbox = await import('#sandbox/index.ts');
   return { executor: await sandbox.createSandboxExecutor(), owned: true };

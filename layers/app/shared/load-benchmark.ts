@@ -9,6 +9,7 @@ import { loadTasks } from '#core/run/load.ts';
 import type { LoadedBenchmark } from '#core/run/plan.ts';
 import { openRows, resolveDatasetFiles, type SourceOptions } from '#sources/index.ts';
 import { InputError } from '#core/errors.ts';
+import { isIoTestsTask } from '#core/scorers/io-tests.ts';
 import type { Task } from '#core/types.ts';
 import { access, mkdir, rename, writeFile } from 'node:fs/promises';
 
@@ -40,7 +41,7 @@ async function spill(cacheDir: string, text: string): Promise<string> {
 /** Moves large inline tests of io-tests tasks to files, so RoCode's big splits stream through. */
 function spiller(cacheDir: string): (task: Task) => Promise<Task> {
   return async (task) => {
-    if (task.kind !== 'io-tests' || !task.tests.some((t) => (t.input?.length ?? 0) + (t.output?.length ?? 0) > SPILL_BYTES)) return task;
+    if (!isIoTestsTask(task) || !task.tests.some((t) => (t.input?.length ?? 0) + (t.output?.length ?? 0) > SPILL_BYTES)) return task;
     const tests = [];
     for (const t of task.tests) {
       if ((t.input?.length ?? 0) + (t.output?.length ?? 0) <= SPILL_BYTES || t.input === undefined || t.output === undefined) {
@@ -96,7 +97,7 @@ export async function loadSource(source: BenchmarkSource, opts: LoadOptions): Pr
   const local = only && !/^[a-z0-9]+:\/\//i.test(only) ? dirname(resolve(only)) : undefined;
   if (local) {
     for (const task of loaded.tasks) {
-      if (task.kind !== 'io-tests') continue;
+      if (!isIoTestsTask(task)) continue;
       task.tests = task.tests.map((t) => ({
         ...t,
         ...(t.inputPath ? { inputPath: resolve(local, t.inputPath) } : {}),

@@ -7,7 +7,7 @@
  * examples for both (lm-eval's `--num_fewshot`); an example never shows the evaluated word.
  */
 import type { LikertMode, Prompt } from '../models/provider.ts';
-import type { LikertSubtask, LikertTask } from '../types.ts';
+import type { LikertTask } from '../types.ts';
 import { abricotCalamitaPrompt, abricotPaperPrompt, fewShotText, TARGET_DELIMITER } from '../prompts/abricot.ts';
 import { chatTemplateOf, type ChatTemplateName } from '../prompts/chat-templates.ts';
 import type { Benchmark, FieldMapping, PromptContext, RowLocation } from './benchmark.ts';
@@ -20,7 +20,11 @@ import { optionalNumber, optionalString, requiredNumber, requiredString } from '
 export const LIKERT_CHOICES = ['1', '2', '3', '4', '5'] as const;
 export const FEW_SHOTS = 3;
 
-const COLUMNS: Record<LikertSubtask, { mean: string[]; std: string[] }> = {
+/** ABRICOT's subtasks: each row is judged on both scales, one task per subtask. */
+export const ABRICOT_SUBTASKS = ['abstractness', 'inclusiveness'] as const;
+export type AbricotSubtask = (typeof ABRICOT_SUBTASKS)[number];
+
+const COLUMNS: Record<AbricotSubtask, { mean: string[]; std: string[] }> = {
   abstractness: { mean: ['abs_mean', 'abstractness_mean', 'abstractness mean'], std: ['abs_std', 'abstractness_std', 'abstractness std'] },
   inclusiveness: { mean: ['inc_mean', 'inclusiveness_mean', 'inclusiveness mean'], std: ['inc_std', 'inclusiveness_std', 'inclusiveness std'] },
 };
@@ -65,7 +69,7 @@ function parseRowWith(gold: GoldRule, row: Record<string, unknown>, loc: RowLoca
     requiredNumber(row, C.end, loc, [begin, Number.MAX_SAFE_INTEGER]);
   }
   const split = optionalString(row, C.split, loc) ?? 'test';
-  return (Object.keys(COLUMNS) as LikertSubtask[]).map((subtask) => {
+  return ABRICOT_SUBTASKS.map((subtask) => {
     const goldMean = requiredNumber(row, COLUMNS[subtask].mean, loc, [0, 1]);
     const goldStd = optionalNumber(row, COLUMNS[subtask].std, loc, [0, 1]);
     const task: LikertTask = {
@@ -154,15 +158,6 @@ function paperPromptNotes(templateName: ChatTemplateName | undefined, mode: Like
 function buildCalamitaPrompt(task: LikertTask, ctx: PromptContext<LikertTask>, shotCount: number): Prompt {
   const text = fewShotText(abricotCalamitaPrompt, task, selectShots(task, ctx.pool, shotCount));
   return { style: 'completion', messages: [{ role: 'user', content: text }], completion: text };
-}
-
-/**
- * Strict parse of a digit answer: exactly one digit 1–5, optionally surrounded by
- * whitespace or punctuation. Anything else is unparseable (null), counted as wrong.
- */
-export function parseLikertAnswer(text: string): number | null {
-  const m = /^\s*(?:valore\s*:?\s*)?\**([1-5])\**\s*[.!)]?\s*$/i.exec(text);
-  return m?.[1] ? Number(m[1]) : null;
 }
 
 /** ABRICOT's protocols: the paper's (default) and the CALAMITA harness's task. */

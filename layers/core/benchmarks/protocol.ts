@@ -10,12 +10,14 @@
  * bound.protocol.name;                 // 'calamita'
  * bound.protocol.settings.headline;    // 'accuracy'
  */
+import { z } from 'zod';
 import { InputError } from '../errors.ts';
 import type { GenerationParams } from '../models/provider.ts';
 import { CHAT_TEMPLATE_NAMES, type ChatTemplateName } from '../prompts/chat-templates.ts';
 
 /** How the prompt reaches the model: one plain text (base models) or chat messages. */
-export type PromptStyle = 'chat' | 'completion';
+export const PromptStyleSchema = z.enum(['completion', 'chat']);
+export type PromptStyle = z.infer<typeof PromptStyleSchema>;
 
 /**
  * io-tests: what a time limit measures. `cpu`: CPU time of the program's process group (fair

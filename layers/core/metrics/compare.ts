@@ -4,7 +4,8 @@
  */
 import type { RunRecord, ScorerKind } from '../types.ts';
 import type { MetricId } from './metric-ids.ts';
-import { planFor, reportsOn, type MetricSpec, type ScorerPlan } from './plans.ts';
+import { planFor } from '../scorers/index.ts';
+import { reportsOn, type MetricSpec, type ScorerPlan } from './plans.ts';
 import { metricPaired } from './resample.ts';
 import { ALL_SLICE, groupByTask, sliceRecords } from './slices.ts';
 
@@ -79,6 +80,5 @@ function compareWith<U>(plan: ScorerPlan<U>, a: readonly RunRecord[], b: readonl
  * compareRuns(recordsA, recordsB, { scorer: 'likert', n: 1, seed: 1 }); // [{ metric: 'pearson', slice: 'subtask=abstractness', diff: 0.1, … }]
  */
 export function compareRuns(a: readonly RunRecord[], b: readonly RunRecord[], opts: CompareOptions): CompareRow[] {
-  const p = planFor(opts.scorer, opts.n);
-  return p.kind === 'code' ? compareWith(p.plan, a, b, opts) : compareWith(p.plan, a, b, opts);
+  return planFor(opts.scorer, opts.n).use((plan) => compareWith(plan, a, b, opts));
 }

@@ -2,7 +2,8 @@
  * The aggregator: a run's records in, its metrics table out (DESIGN §5 metrics columns).
  */
 import type { MetricRow, RunRecord, ScorerKind } from '../types.ts';
-import { planFor, reportsOn, type ScorerPlan } from './plans.ts';
+import { SCORER_REGISTRY, type ScorerRegistry } from '../scorers/index.ts';
+import { reportsOn, type ScorerPlan } from './plans.ts';
 import { metricCI } from './resample.ts';
 import { groupByTask, sliceRecords } from './slices.ts';
 
@@ -17,6 +18,8 @@ export interface ComputeOptions {
   seed: number;
   /** Bootstrap resamples (default 1000). */
   iterations?: number;
+  /** Where `scorer` is looked up (default: the shipped scorer registry). */
+  scorers?: ScorerRegistry;
 }
 
 function rowsOf<U>(plan: ScorerPlan<U>, records: readonly RunRecord[], opts: ComputeOptions): MetricRow[] {
@@ -49,6 +52,8 @@ function rowsOf<U>(plan: ScorerPlan<U>, records: readonly RunRecord[], opts: Com
  * computeMetrics(records, { runId: 'r1', benchmark: 'abricot', model: 'reference', scorer: 'likert', n: 1, seed: 1 });
  */
 export function computeMetrics(records: readonly RunRecord[], opts: ComputeOptions): MetricRow[] {
-  const p = planFor(opts.scorer, opts.n);
-  return p.kind === 'code' ? rowsOf(p.plan, records, opts) : rowsOf(p.plan, records, opts);
+  return (opts.scorers ?? SCORER_REGISTRY)
+    .byKind(opts.scorer)
+    .plan(opts.n)
+    .use((plan) => rowsOf(plan, records, opts));
 }

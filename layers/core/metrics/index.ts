@@ -24,7 +24,8 @@ export { accuracy, compileErrorRate, strictAccuracy, summariseCodeTask, type Cod
 export { summariseLikertItem, type LikertAnswer, type LikertUnit } from './likert-metrics.ts';
 export { METRIC_IDS, type MetricId } from './metric-ids.ts';
 export { ALL_SLICE, groupByTask, sliceRecords, type Slice, type SliceDimension } from './slices.ts';
-export { planFor, type AnyPlan, type MetricSpec, type ScorerPlan } from './plans.ts';
+export { anyPlan, type AnyPlan, type MetricSpec, type ScorerPlan } from './plans.ts';
+export { planFor } from '../scorers/index.ts';
 export { metricCI, metricPaired } from './resample.ts';
 export { computeMetrics, type ComputeOptions } from './compute.ts';
 export { compareRuns, type CompareOptions, type CompareRow } from './compare.ts';

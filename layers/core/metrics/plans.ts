@@ -1,35 +1,10 @@
 /**
- * Which metrics each scorer reports, over which units and slices. `computeMetrics` and
- * `compareRuns` both read these plans, so a run's table and a comparison never disagree.
+ * The shape of a scorer's metric plan: which metrics it reports, over which units and slices.
+ * Each scorer declares its plan in its own file (layers/core/scorers/); `computeMetrics` and
+ * `compareRuns` both read it, so a run's table and a comparison never disagree.
  */
-import type { RunRecord, ScorerKind } from '../types.ts';
-import {
-  accuracyOfUnits,
-  accuracyRatio,
-  compileErrorRateOfUnits,
-  compileErrorRatio,
-  passAtKOfUnits,
-  passAtKRatio,
-  strictAccuracyOfUnits,
-  strictAccuracyRatio,
-  summariseCodeTask,
-  systemErrorRateOfUnits,
-  systemErrorRatio,
-  type CodeUnit,
-} from './code-metrics.ts';
-import {
-  exactMatchOfUnits,
-  exactMatchRatio,
-  likertSystemErrorRateOfUnits,
-  likertSystemErrorRatio,
-  parseFailureRateOfUnits,
-  parseFailureRatio,
-  pearsonMeanOfUnits,
-  pearsonOfUnits,
-  spearmanOfUnits,
-  summariseLikertItem,
-  type LikertUnit,
-} from './likert-metrics.ts';
+import type { RunRecord } from '../types.ts';
+import { passAtKOfUnits, passAtKRatio, type CodeUnit } from './code-metrics.ts';
 import type { Counted, Ratio } from './measured.ts';
 import type { MetricId } from './metric-ids.ts';
 import type { SliceDimension } from './slices.ts';
@@ -60,76 +35,31 @@ export interface ScorerPlan<U> {
   metrics: readonly MetricSpec<U>[];
 }
 
-/** A plan, tagged by its unit type. */
-export type AnyPlan = { kind: 'code'; plan: ScorerPlan<CodeUnit> } | { kind: 'likert'; plan: ScorerPlan<LikertUnit> };
-
-function pooled<U>(id: MetricId, evaluate: (units: readonly U[]) => Counted, ratio: (unit: U) => Ratio): MetricSpec<U> {
-  return { id, evaluate, pooled: true, ratio };
-}
-
-function passAt(k: 1 | 5 | 10, n: number): MetricSpec<CodeUnit> {
-  return pooled(`pass@${k}`, (units) => passAtKOfUnits(units, k, n), passAtKRatio(k));
+/**
+ * A plan of any unit type: `use` hands the plan to a function generic in its unit, so
+ * `computeMetrics` and `compareRuns` take every scorer's plan without knowing its units.
+ */
+export interface AnyPlan {
+  use<R>(f: <U>(plan: ScorerPlan<U>) => R): R;
 }
 
 /**
- * The plan of a scorer for a run of `n` samples per task.
+ * Wraps a scorer's plan.
  * @example
- * const p = planFor('io-tests', 10); // p.kind === 'code'; p.plan.metrics[0].id === 'accuracy'
+ * const p = anyPlan({ dimensions: ['language'], summarise, metrics }); p.use((plan) => plan.metrics.length);
  */
-export function planFor(scorer: ScorerKind, n: number): AnyPlan {
-  switch (scorer) {
-    case 'io-tests':
-      return {
-        kind: 'code',
-        plan: {
-          dimensions: ['difficulty', 'split', 'language'],
-          summarise: summariseCodeTask,
-          metrics: [
-            pooled('accuracy', accuracyOfUnits, accuracyRatio),
-            pooled('strict_accuracy', strictAccuracyOfUnits, strictAccuracyRatio),
-            passAt(1, n),
-            passAt(10, n),
-            pooled('compile_error_rate', compileErrorRateOfUnits, compileErrorRatio),
-            pooled('system_error_rate', systemErrorRateOfUnits, systemErrorRatio),
-          ],
-        },
-      };
-    case 'unit-tests':
-      return {
-        kind: 'code',
-        plan: {
-          dimensions: ['language'],
-          summarise: summariseCodeTask,
-          metrics: [
-            passAt(1, n),
-            passAt(5, n),
-            passAt(10, n),
-            pooled('compile_error_rate', compileErrorRateOfUnits, compileErrorRatio),
-            pooled('system_error_rate', systemErrorRateOfUnits, systemErrorRatio),
-          ],
-        },
-      };
-    case 'likert':
-      return {
-        kind: 'likert',
-        plan: {
-          dimensions: ['subtask'],
-          summarise: summariseLikertItem,
-          metrics: [
-            { id: 'pearson', evaluate: pearsonOfUnits, pooled: false },
-            { id: 'pearson_mean', evaluate: pearsonMeanOfUnits, pooled: false },
-            { id: 'spearman', evaluate: spearmanOfUnits, pooled: false },
-            { id: 'accuracy', evaluate: exactMatchOfUnits, pooled: false, ratio: exactMatchRatio },
-            pooled('parse_failure_rate', parseFailureRateOfUnits, parseFailureRatio),
-            pooled('system_error_rate', likertSystemErrorRateOfUnits, likertSystemErrorRatio),
-          ],
-        },
-      };
-    default: {
-      const unknown: never = scorer;
-      throw new Error(`unknown scorer ${String(unknown)}`);
-    }
-  }
+export function anyPlan<U>(plan: ScorerPlan<U>): AnyPlan {
+  return { use: (f) => f(plan) };
+}
+
+/** A metric reported on every slice, `all` included, resampled through its ratio form. */
+export function pooled<U>(id: MetricId, evaluate: (units: readonly U[]) => Counted, ratio: (unit: U) => Ratio): MetricSpec<U> {
+  return { id, evaluate, pooled: true, ratio };
+}
+
+/** pass@k over code units, for a run of `n` samples per task. */
+export function passAt(k: 1 | 5 | 10, n: number): MetricSpec<CodeUnit> {
+  return pooled(`pass@${k}`, (units) => passAtKOfUnits(units, k, n), passAtKRatio(k));
 }
 
 /** Whether `metric` is reported on slice `name` among `sliceCount` slices. */

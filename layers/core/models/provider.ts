@@ -6,6 +6,8 @@
  * const provider: Provider = referenceProvider();
  * const g = await provider.generate({ taskId: 't1', sample: 0, prompt, params, reference: 'print(1)' });
  */
+import { z } from 'zod';
+import type { PromptStyle } from '../benchmarks/protocol.ts';
 import type { TokenUsage } from '../types.ts';
 
 export interface ChatMessage {
@@ -23,7 +25,7 @@ export interface Prompt {
   /** Completion-style prompt; when set, completion endpoints receive exactly this text. */
   completion?: string;
   /** Which style the benchmark prefers. */
-  style: 'chat' | 'completion';
+  style: PromptStyle;
 }
 
 export interface GenerationParams {
@@ -65,7 +67,12 @@ export interface Generation {
  * after the prompt (`likelihood`), the next-token log-probabilities of the choices in one
  * chat call (`next-token`), or a digit parsed from generated text (`digit-parse`).
  */
-export type LikertMode = 'likelihood' | 'next-token' | 'digit-parse';
+export const LikertModeSchema = z.enum(['likelihood', 'next-token', 'digit-parse']);
+export type LikertMode = z.infer<typeof LikertModeSchema>;
+
+/** What `--likert-mode` takes: a mode, or `auto` (the best the server supports, found by a capability check). */
+export const LikertModeChoiceSchema = z.enum(['auto', ...LikertModeSchema.options]);
+export type LikertModeChoice = z.infer<typeof LikertModeChoiceSchema>;
 
 /** The mode a run uses, the wire mechanism behind it, and why it was chosen (recorded in the manifest). */
 export interface LikertScoring {

@@ -14,7 +14,8 @@
  * Few-shot text follows lm-eval's layout for both: each solved example is its prompt, the
  * target delimiter " " and its gold digit; examples are joined, and followed, by a blank line.
  */
-import type { LikertSubtask, LikertTask } from '../types.ts';
+import type { AbricotSubtask } from '../benchmarks/abricot.ts';
+import type { LikertTask } from '../types.ts';
 
 interface Scale {
   noun: string;
@@ -26,7 +27,7 @@ interface Scale {
   paperEnd: string;
 }
 
-const SCALES: Record<LikertSubtask, Scale> = {
+const SCALES: Record<AbricotSubtask, Scale> = {
   abstractness: {
     noun: 'astrazione',
     paper: [
@@ -67,16 +68,22 @@ const SCALES: Record<LikertSubtask, Scale> = {
 
 type Item = Pick<LikertTask, 'subtask' | 'target' | 'text'>;
 
+/** The scale of an ABRICOT subtask. @throws Error for a subtask ABRICOT does not have (a task of another benchmark). */
+function scaleOf(subtask: string): Scale {
+  if (!Object.hasOwn(SCALES, subtask)) throw new Error(`ABRICOT has no subtask "${subtask}" (its subtasks: ${Object.keys(SCALES).join(', ')})`);
+  return SCALES[subtask as AbricotSubtask];
+}
+
 /** The paper's Fig. 2 prompt for one item (no answer). */
 export function abricotPaperPrompt(task: Item): string {
-  const scale = SCALES[task.subtask];
+  const scale = scaleOf(task.subtask);
   const values = scale.paper.map((d, i) => `${i + 1} - ${d}`).join(' ');
   return `Assegna un valore di ${scale.noun} da 1 a 5 alla parola ${task.target} nel contesto della frase seguente: ${task.text} Descrizione dei valori: ${values}${scale.paperEnd}`;
 }
 
 /** The CALAMITA task file's prompt for one item (ends with a newline; a choice follows after " "). */
 export function abricotCalamitaPrompt(task: Item): string {
-  const scale = SCALES[task.subtask];
+  const scale = scaleOf(task.subtask);
   const values = scale.calamita.map((d, i) => `${i + 1} - ${d}`).join('\n');
   return `Assegna un valore di ${scale.noun} da 1 a 5 alla parola ${task.target} nel contesto della frase seguente:\n${task.text}\nDescrizione dei valori:\n${values}\n`;
 }

@@ -1,6 +1,6 @@
 /**
- * The report's charts: ABRICOT's predicted-vs-gold grid per subtask, and for code
- * benchmarks the verdict shares by language, difficulty and split (a dimension with one
+ * The report's charts, which each scorer names as its own (layers/core/scorers/): ABRICOT's
+ * predicted-vs-gold grid per subtask, and for code benchmarks the verdict shares by language, difficulty and split (a dimension with one
  * value says nothing and is left out).
  */
 import type { RunRecord, Verdict } from '../types.ts';
@@ -8,7 +8,8 @@ import { VERDICTS } from '../types.ts';
 import { escapeHtml } from './escape.ts';
 import { bubbleGrid, stackedBars, type Bar } from './svg.ts';
 
-function likertCharts(records: readonly RunRecord[]): string {
+/** ABRICOT-style predicted-vs-gold grids, one per subtask (the likert scorer's charts). */
+export function likertCharts(records: readonly RunRecord[]): string {
   const subtasks = [...new Set(records.map((r) => r.subtask ?? 'all'))].sort();
   return subtasks
     .map((subtask) => {
@@ -31,7 +32,8 @@ function likertCharts(records: readonly RunRecord[]): string {
     .join('');
 }
 
-function verdictCharts(records: readonly RunRecord[]): string {
+/** Verdict shares by language, difficulty and split (the code scorers' charts). */
+export function verdictCharts(records: readonly RunRecord[]): string {
   const byDim = (dim: 'difficulty' | 'language' | 'split'): Bar[] => {
     const groups = new Map<string, Partial<Record<Verdict, number>>>();
     for (const r of records) {
@@ -47,9 +49,4 @@ function verdictCharts(records: readonly RunRecord[]): string {
   return (telling.length > 0 ? telling : dims.slice(0, 1))
     .map(({ dim, bars }) => `<figure><figcaption>verdicts by ${dim}</figcaption>${stackedBars(bars, VERDICTS)}</figure>`)
     .join('');
-}
-
-/** The charts of a run, by its scorer. */
-export function runCharts(scorer: string, records: readonly RunRecord[]): string {
-  return scorer === 'likert' ? likertCharts(records) : verdictCharts(records);
 }

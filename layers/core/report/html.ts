@@ -11,11 +11,11 @@
  */
 import type { ItemDocument } from '../run/engine.ts';
 import type { Manifest } from '../run/manifest.ts';
+import { scorerByKind } from '../scorers/index.ts';
 import type { MetricRow, RunRecord, Verdict } from '../types.ts';
-import { runCharts } from './charts.ts';
 import { escapeHtml } from './escape.ts';
 import { headlineCards, headlineSection, runHeadlineMetric } from './headline-cards.ts';
-import { isWordRow, likertAnalysesSection } from './likert-analyses.ts';
+import { isWordRow } from './likert-analyses.ts';
 import { metricGridHtml } from './metric-grid.ts';
 import { manifestTable } from './report-manifest.ts';
 import { BROWSER_CSS, sampleBrowser } from './sample-browser.ts';
@@ -68,9 +68,9 @@ const inGrid = (r: MetricRow): boolean => !isWordRow(r) && !ANALYSES_METRICS.has
 export const REPORT_SECTIONS: readonly ReportSection[] = [
   { id: 'answer', render: (ctx) => headlineSection(headlineCards(ctx.manifest, ctx.metrics), ctx.summary, ctx.unit) },
   { id: 'metrics-section', title: 'Metrics by slice', render: (ctx) => metricGridHtml(ctx.metrics.filter(inGrid), ctx.headline, ctx.unit) },
-  { id: 'charts', title: 'Charts', render: (ctx) => runCharts(ctx.manifest.benchmark.scorer, ctx.records) },
-  // Its own <section> and heading (issue 22's ABRICOT analyses); empty for other scorers.
-  { id: 'words-and-domains', render: (ctx) => (ctx.manifest.benchmark.scorer === 'likert' ? likertAnalysesSection(ctx.metrics, ctx.records) : null) },
+  { id: 'charts', title: 'Charts', render: (ctx) => scorerByKind(ctx.manifest.benchmark.scorer).charts(ctx.records) },
+  // Its own <section> and heading (issue 22's ABRICOT analyses); empty for scorers without one.
+  { id: 'words-and-domains', render: (ctx) => scorerByKind(ctx.manifest.benchmark.scorer).analyses?.(ctx.metrics, ctx.records) ?? null },
   {
     id: 'samples',
     title: 'Samples',
@@ -103,7 +103,7 @@ export function renderReport(input: ReportInput, sections: readonly ReportSectio
     ...input,
     records,
     headline: runHeadlineMetric(manifest),
-    unit: manifest.benchmark.scorer === 'likert' ? 'items' : 'tasks',
+    unit: scorerByKind(manifest.benchmark.scorer).unit,
     languages: new Set(records.flatMap((r) => (r.language ? [r.language] : []))),
   };
   const protocol = manifest.protocol ? ` · protocol ${manifest.protocol.name}` : '';

@@ -14,6 +14,7 @@
  */
 import { InputError } from '../errors.ts';
 import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '../models/batch.ts';
+import { scorerOf } from '../scorers/index.ts';
 import type { Task, TokenUsage } from '../types.ts';
 import { costGuardOf, parseItemDocument, type GeneratedItem, type RunContext } from './engine.ts';
 import { assignItems, batchKeys, chunkLines, describeJob, itemKeyOf, parseBatchJob, type BatchJobDocument } from './batch-jobs.ts';
@@ -97,7 +98,7 @@ function taskOf(ctx: RunContext, item: WorkItem): Task {
 /** The record of one item: the prompt and settings an on-demand call would send. */
 function recordOf(ctx: RunContext, item: WorkItem, recordId: string): BatchRecord & { estimate: number } {
   const task = taskOf(ctx, item);
-  if (task.kind === 'likert' && ctx.manifest.likert_mode !== 'digit-parse') {
+  if (scorerOf(task).choiceGeneration?.(ctx) !== undefined) {
     throw new InputError(
       `--batch generates text: likert mode ${ctx.manifest.likert_mode} reads log-probabilities, which batch jobs do not return (use --likert-mode digit-parse)`,
       { field: 'likertMode' },
@@ -262,7 +263,7 @@ function generatedOf(
     answer,
     usage: generation.usage,
     ...(generation.refusal ? { refusal: generation.refusal } : {}),
-    ...(task.kind === 'likert' ? { likert: { mode: 'digit-parse' as const, text: answer } } : {}),
+    ...scorerOf(task).textEvidence?.(answer),
   };
 }
 

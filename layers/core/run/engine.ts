@@ -6,11 +6,12 @@
  */
 import { z } from 'zod';
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
-import { InputError, ProviderError, RunStopped, TransientError } from '../errors.ts';
+import { InputError, ProviderError, RunStopped } from '../errors.ts';
 import type { Prompt, Provider } from '../models/provider.ts';
-import { toolchainOptionsByLanguage, type ToolchainOptions } from '../languages/index.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
-import { scoreLikert, type LikertEvidence } from '../scoring/likert.ts';
+import type { LikertEvidence } from '../scoring/likert.ts';
+import { SCORER_REGISTRY, type ScorerRegistry } from '../scorers/index.ts';
+import type { ChoiceGeneration, Scorer } from '../scorers/scorer.ts';
 import type { RunRecord, ScoreOutcome, Task, TokenUsage, Verdict } from '../types.ts';
 import { taskView, type TaskView } from '../report/task-view.ts';
 import { CostGuard } from './cost-guard.ts';
@@ -48,6 +49,8 @@ export interface RunDefinition {
   readonly tasks: ReadonlyMap<string, Task>;
   /** The whole dataset (few-shot pools draw from it). */
   readonly pool: readonly Task[];
+  /** The scorer kinds the run's tasks are scored by (default: the shipped registry; tests add a toy kind). */
+  readonly scorers?: ScorerRegistry;
 }
 
 /** What changes while a run goes: its spend (the cost guard) and whether it must stop taking new work. */
@@ -135,6 +138,11 @@ export function parseItemDocument(text: string, origin: string): ItemDocument {
   return parseStored(ItemDocumentSchema, text, origin);
 }
 
+/** The scorer of a task of this run. */
+function scorerOf(ctx: RunContext, task: Task): Scorer {
+  return (ctx.scorers ?? SCORER_REGISTRY).byKind(task.kind);
+}
+
 function taskOf(ctx: RunContext, item: WorkItem): Task {
   const task = ctx.tasks.get(item.taskId);
   if (!task) throw new InputError(`unknown task ${item.taskId} in run ${item.runId}`);
@@ -147,28 +155,22 @@ export function costGuardOf(ctx: RunContext): CostGuard {
   return ctx.guard;
 }
 
-/** Whether a likert item is scored from log-probabilities (likelihood or next-token) rather than generated. */
-function scoredFromLogprobs(ctx: RunContext, task: Task): boolean {
-  const mode = ctx.manifest.likert_mode;
-  return task.kind === 'likert' && (mode === 'likelihood' || mode === 'next-token');
-}
-
 /** generate: prompt → provider → post-processing. Provider failures become an SE record, not a crash. */
 export async function generateItem(ctx: RunContext, item: WorkItem): Promise<GeneratedItem> {
   const task = taskOf(ctx, item);
   const { benchmark } = ctx;
   const prompt = benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) });
-  const fromLogprobs = scoredFromLogprobs(ctx, task);
-  // Likelihood scores every choice in its own call; next-token asks for one token once.
-  const calls = ctx.manifest.likert_mode === 'likelihood' && fromLogprobs ? (benchmark.choices?.length ?? 1) : 1;
-  const maxTokens = fromLogprobs ? 1 : ctx.manifest.params.maxTokens;
+  // A scorer may score the benchmark's choices instead of generating text (likert's log-probability modes).
+  const byChoices = scorerOf(ctx, task).choiceGeneration?.(ctx);
+  const calls = byChoices?.calls ?? 1;
+  const maxTokens = byChoices?.maxTokens ?? ctx.manifest.params.maxTokens;
   const estimate = ctx.projectCost?.(prompt, maxTokens, calls) ?? 0;
   const guard = costGuardOf(ctx);
   // Stops before a call could overspend: spent, reserved by calls in flight, and this call.
   const reservation = await guard.reserve(estimate);
   const base = { item, usage: null, latencyMs: null, attempts: 0 };
   try {
-    return await callProvider(ctx, task, item, prompt, fromLogprobs, base, (usage) => guard.settle(reservation, usage));
+    return await callProvider(ctx, task, item, prompt, byChoices, base, (usage) => guard.settle(reservation, usage));
   } finally {
     await guard.release(reservation);
   }
@@ -179,42 +181,13 @@ async function callProvider(
   task: Task,
   item: WorkItem,
   prompt: Prompt,
-  fromLogprobs: boolean,
+  byChoices: ChoiceGeneration | undefined,
   base: Pick<GeneratedItem, 'item' | 'usage' | 'latencyMs' | 'attempts'>,
   charge: (usage: TokenUsage) => Promise<number>,
 ): Promise<GeneratedItem> {
   const { benchmark, provider } = ctx;
   try {
-    if (fromLogprobs && task.kind === 'likert') {
-      if (!provider.scoreChoices)
-        throw new InputError(`provider ${provider.id} cannot score choices (likert mode ${ctx.manifest.likert_mode})`, { field: 'likertMode' });
-      const choices = benchmark.choices ?? [];
-      const scoring = ctx.manifest.likert_scoring;
-      const scores = await provider.scoreChoices({
-        taskId: task.id,
-        prompt,
-        choices: choices.map((c) => `${benchmark.choiceDelimiter ?? ' '}${c}`),
-        referenceIndex: choices.indexOf(String(task.gold)),
-        ...(scoring ? { scoring } : {}),
-      });
-      await charge(scores.usage);
-      const mode = ctx.manifest.likert_mode === 'next-token' ? 'next-token' : 'likelihood';
-      const likert: LikertEvidence = {
-        mode,
-        logprobs: scores.logprobs,
-        choices,
-        ...(scores.floored && scores.floored.length > 0 ? { floored: scores.floored, ...(scores.floor !== undefined ? { floor: scores.floor } : {}) } : {}),
-      };
-      return {
-        ...base,
-        raw: JSON.stringify(scores.logprobs),
-        answer: '',
-        usage: scores.usage,
-        latencyMs: scores.latencyMs,
-        attempts: scores.attempts ?? 1,
-        likert,
-      };
-    }
+    if (byChoices) return { ...base, ...(await byChoices.generate(task, prompt, charge)) };
     const reference = benchmark.reference(task, item.language, item.sample);
     const generation = await provider.generate({
       taskId: task.id,
@@ -234,8 +207,8 @@ async function callProvider(
       latencyMs: generation.latencyMs,
       attempts: generation.attempts ?? 1,
       ...(generation.refusal ? { refusal: generation.refusal } : {}),
+      ...scorerOf(ctx, task).textEvidence?.(answer),
     };
-    if (task.kind === 'likert') out.likert = { mode: 'digit-parse', text: answer };
     return out;
   } catch (error) {
     if (error instanceof InputError || error instanceof RunStopped) throw error;
@@ -247,7 +220,7 @@ async function callProvider(
   }
 }
 
-/** score: likert in-process; io-tests and unit-tests through the Executor port. */
+/** score: by the task's scorer (likert in process; io-tests and unit-tests through the Executor port). */
 export async function scoreItem(ctx: RunContext, generated: GeneratedItem): Promise<ScoreOutcome> {
   if (generated.failure) return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: generated.failure };
   const outcome = await scoreTask(ctx, generated);
@@ -256,46 +229,9 @@ export async function scoreItem(ctx: RunContext, generated: GeneratedItem): Prom
   return outcome;
 }
 
-/** The run's toolchain options for one language, as a job field (absent when there are none). */
-function toolchainOf(manifest: Manifest, language: string): { toolchain?: ToolchainOptions } {
-  const options = toolchainOptionsByLanguage(manifest)[language];
-  return options ? { toolchain: options } : {};
-}
-
-async function scoreTask(ctx: RunContext, generated: GeneratedItem): Promise<ScoreOutcome> {
+function scoreTask(ctx: RunContext, generated: GeneratedItem): Promise<ScoreOutcome> {
   const task = taskOf(ctx, generated.item);
-  switch (task.kind) {
-    case 'likert':
-      return scoreLikert(task, generated.likert ?? { mode: 'digit-parse', text: generated.answer });
-    case 'io-tests':
-    case 'unit-tests': {
-      if (!ctx.executor) return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: 'no executor is configured for code tasks' };
-      const language = generated.item.language ?? ('language' in task ? task.language : undefined);
-      if (!language) return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: `no language for task ${task.id}` };
-      const job =
-        task.kind === 'io-tests'
-          ? { scorer: 'io-tests' as const, task, language, code: generated.answer, timeScale: ctx.manifest.time_scale, ...toolchainOf(ctx.manifest, language) }
-          : {
-              scorer: 'unit-tests' as const,
-              task,
-              language,
-              code: generated.answer,
-              timeScale: ctx.manifest.time_scale,
-              ...toolchainOf(ctx.manifest, language),
-            };
-      try {
-        return await ctx.executor.execute(job);
-      } catch (error) {
-        // A transient failure (a throttled runner) is no verdict: the stage's message is retried.
-        if (error instanceof TransientError) throw error;
-        return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: `executor failed: ${(error as Error).message}` };
-      }
-    }
-    default: {
-      const never: never = task;
-      throw new Error(`unknown task kind ${(never as Task).kind}`);
-    }
-  }
+  return scorerOf(ctx, task).score(ctx, task, generated);
 }
 
 /** The record row of one scored sample (DESIGN §5 columns). */
@@ -324,7 +260,7 @@ export function buildRecord(ctx: RunContext, generated: GeneratedItem, outcome: 
     predicted: outcome.predicted ?? null,
     gold: outcome.gold ?? null,
     gold_mean: outcome.goldMean ?? null,
-    answer: task.kind === 'likert' && generated.likert && generated.likert.mode !== 'digit-parse' ? String(outcome.predicted ?? '') : generated.answer,
+    answer: scorerOf(ctx, task).recordAnswer?.(generated, outcome) ?? generated.answer,
     error: outcome.error ? outcome.error.slice(0, 500) : null,
     created_at: ctx.clock().toISOString(),
   };
@@ -361,5 +297,5 @@ export async function recordItem(ctx: RunContext, generated: GeneratedItem, outc
 
 function viewOf(ctx: RunContext, item: WorkItem): TaskView {
   const task = taskOf(ctx, item);
-  return taskView(task, ctx.benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) }));
+  return taskView(task, ctx.benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) }), scorerOf(ctx, task));
 }

@@ -5,8 +5,9 @@ import { z } from 'zod';
 import { PROMPT_LANGUAGES, TIME_CLOCKS, type ProtocolChoice, type RunProtocol } from '../benchmarks/protocol.ts';
 import { CHAT_TEMPLATE_NAMES } from '../prompts/chat-templates.ts';
 import { findBenchmark } from '../benchmarks/registry.ts';
-import type { GenerationParams, LikertScoring } from '../models/provider.ts';
+import { LikertModeSchema, type GenerationParams, type LikertScoring } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
+import { SCORERS } from '../scorers/index.ts';
 import type { ScorerKind } from '../types.ts';
 import { parseStored, schemaVersionField } from './documents.ts';
 
@@ -31,7 +32,9 @@ export const ManifestSchema = z
         source: z.string(),
         sha256: z.string(),
         tasks: z.number().int().min(0),
-        scorer: z.enum(['io-tests', 'unit-tests', 'likert'] as const satisfies readonly ScorerKind[]),
+        scorer: z.custom<ScorerKind>((v) => SCORERS.some((s) => s.id === v), {
+          error: `expected a scorer kind (${SCORERS.map((s) => s.id).join(', ')})`,
+        }),
       })
       .loose(),
     model: z.object({ spec: z.string(), kind: z.string(), name: z.string() }).loose(),
@@ -43,7 +46,7 @@ export const ManifestSchema = z
     language: z.string().nullable(),
     time_scale: z.number(),
     /** likert: which mode ran (likelihood, next-token or digit-parse). */
-    likert_mode: z.enum(['likelihood', 'next-token', 'digit-parse']).nullable(),
+    likert_mode: LikertModeSchema.nullable(),
     /** likert: the mode with its wire method and why it was chosen (the capability check, cached here so a resume does not repeat it). */
     likert_scoring: objectOf<LikertScoring>('the likert scoring').nullable().optional(),
     /** What the run adapted to the model before any call (e.g. top_p dropped), one line each. */

@@ -9,6 +9,7 @@ import { InputError } from '../errors.ts';
 import type { GenerationParams, Provider } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
 import { VerdictSchema } from './columns.ts';
+import { SCORER_REGISTRY, type ScorerRegistry } from '../scorers/index.ts';
 import type { Task } from '../types.ts';
 import { chooseLikertScoring } from './likert-choice.ts';
 import type { Manifest } from './manifest.ts';
@@ -54,6 +55,8 @@ export interface PlanContext {
   toolchains: ToolchainInfo[];
   /** Whether the likert capability check may call the server (false for a dry run). Default true. */
   probe?: boolean;
+  /** Where the benchmark's scorer is looked up (default: the shipped scorer registry). */
+  scorers?: ScorerRegistry;
 }
 
 /** Chooses the tasks (split, replay coverage, limit) a run evaluates. */
@@ -121,7 +124,9 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
   const firstTask = tasks[0];
   const style = firstTask ? benchmark.buildPrompt(firstTask, { pool: loaded.tasks }).style : 'chat';
   const warnings = [...(provider.adaptParams?.(params, style).warnings ?? []), ...unansweredWarning(loaded, spec, provider)];
-  const likertScoring = benchmark.scorer === 'likert' ? await chooseLikertScoring(spec, provider, ctx.probe ?? true) : null;
+  const likertScoring = (ctx.scorers ?? SCORER_REGISTRY).byKind(benchmark.scorer).likertModes
+    ? await chooseLikertScoring(spec, provider, ctx.probe ?? true)
+    : null;
   const promptNotes = benchmark.promptNotes?.(likertScoring?.mode ?? null) ?? [];
   const manifest: Manifest = {
     run_id: ctx.runId,

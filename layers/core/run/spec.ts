@@ -3,7 +3,8 @@
  * A bad value is rejected with a message naming the field and the reason.
  */
 import { z } from 'zod';
-import { PROMPT_LANGUAGES, TIME_CLOCKS, type ProtocolChoice } from '../benchmarks/protocol.ts';
+import { PROMPT_LANGUAGES, PromptStyleSchema, TIME_CLOCKS, type ProtocolChoice } from '../benchmarks/protocol.ts';
+import { LikertModeChoiceSchema } from '../models/provider.ts';
 import { CHAT_TEMPLATE_NAMES } from '../prompts/chat-templates.ts';
 import { InputError } from '../errors.ts';
 import { LANGUAGE_SPECS, languageIdOf } from '../languages/index.ts';
@@ -47,7 +48,7 @@ export const RunSpecSchema = z
     assumePrice: PriceSchema.optional(),
     /** Prices that override the shipped table for this run (`remote run --prices <file.json>`: the file's models), by model id. */
     prices: z.strictObject({ models: z.record(z.string().min(1), PriceSchema).refine((m) => Object.keys(m).length <= 500, 'at most 500 models') }).optional(),
-    likertMode: z.enum(['auto', 'likelihood', 'next-token', 'digit-parse']).default('auto'),
+    likertMode: LikertModeChoiceSchema.default('auto'),
     /** kotlinc -language-version/-api-version (kotlinc ≥ 2.1 rejects APIs older datasets use). */
     kotlinLanguageVersion: z
       .string()
@@ -58,7 +59,7 @@ export const RunSpecSchema = z
     /** io-tests: each row's own time limit instead of the protocol's fixed one. */
     rowLimits: z.boolean().optional(),
     /** How the prompt is sent: one plain text (completion endpoints) or chat messages. */
-    promptStyle: z.enum(['completion', 'chat']).optional(),
+    promptStyle: PromptStyleSchema.optional(),
     /** likert: solved examples before each item (lm-eval's --num_fewshot). */
     shots: z.number().int('must be an integer').min(0).max(64).optional(),
     /** likert (ABRICOT paper): the chat template rendered for raw-text calls. */

@@ -2,6 +2,7 @@
  * Pure verdict logic shared by the execution scorers (DESIGN §6–7): output comparison,
  * how a finished run becomes a test verdict, and how test verdicts become a sample verdict.
  */
+import { z } from 'zod';
 import type { TestOutcome, Verdict } from '../types.ts';
 
 /** Float tolerance: a pair of numbers matches when within `abs` OR within `rel` of the expected. */
@@ -74,8 +75,9 @@ function tokenSpans(text: string): TokenSpan[] {
   return Array.from(text.matchAll(/\S+/gu), (m) => ({ text: m[0], start: m.index }));
 }
 
-/** How a sandboxed run ended, as classified by the sandbox. */
-export type Termination = 'exited' | 'signaled' | 'time' | 'memory' | 'output';
+/** How a sandboxed run ended, as classified by the sandbox (a runner's answer carries it too). */
+export const TerminationSchema = z.enum(['exited', 'signaled', 'time', 'memory', 'output']);
+export type Termination = z.infer<typeof TerminationSchema>;
 
 /** The facts of one finished run that decide its verdict. */
 export interface RunFacts {

@@ -5,12 +5,12 @@
  * for providers without log-probabilities). OK when the prediction equals the discretised
  * gold, WA otherwise.
  */
-import { parseLikertAnswer } from '../benchmarks/abricot.ts';
+import type { LikertMode } from '../models/provider.ts';
 import type { LikertTask, ScoreOutcome } from '../types.ts';
 
 export type LikertEvidence =
   | {
-      mode: 'likelihood' | 'next-token';
+      mode: Exclude<LikertMode, 'digit-parse'>;
       logprobs: number[];
       choices: readonly string[];
       /** next-token: indexes of choices missing from the top-k, scored at `floor`. */
@@ -18,6 +18,17 @@ export type LikertEvidence =
       floor?: number;
     }
   | { mode: 'digit-parse'; text: string };
+
+/**
+ * Strict parse of a digit answer: exactly one digit 1–5, optionally surrounded by
+ * whitespace or punctuation (and after ABRICOT's "valore:"). Anything else is unparseable
+ * (null), counted as wrong.
+ * @example parseLikertAnswer(' 4.') // 4
+ */
+export function parseLikertAnswer(text: string): number | null {
+  const m = /^\s*(?:valore\s*:?\s*)?\**([1-5])\**\s*[.!)]?\s*$/i.exec(text);
+  return m?.[1] ? Number(m[1]) : null;
+}
 
 /**
  * Scores one likert sample.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { abricot, discretise, parseLikertAnswer, selectShots } from '#core/benchmarks/abricot.ts';
+import { abricot, discretise, selectShots } from '#core/benchmarks/abricot.ts';
+import { parseLikertAnswer } from '#core/scoring/likert.ts';
 import { InputError } from '#core/errors.ts';
 import type { LikertTask } from '#core/types.ts';
 

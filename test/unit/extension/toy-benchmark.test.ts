@@ -82,7 +82,7 @@ describe('a benchmark registered in one place', () => {
 
   it('gives leaderboards its headline metric, per slice as it declares', () => {
     expect(headlineMetric(TOY_ID, TOY_REGISTRY)).toBe('accuracy');
-    expect(headlineKeys(TOY_ID, undefined, TOY_REGISTRY)).toEqual(['accuracy/subtask=abstractness']);
+    expect(headlineKeys(TOY_ID, undefined, TOY_REGISTRY)).toEqual(['accuracy/subtask=warmth']);
   });
 
   it('resolves its published dataset on the Hub', () => {
@@ -97,7 +97,7 @@ describe('a benchmark registered in one place', () => {
 
     if (published?.status !== 'completed' || bundled?.status !== 'completed') throw new Error('a toy run did not complete');
     expect(published.items).toBe(4);
-    expect(published.metrics['accuracy/subtask=abstractness']?.value).toBe(1);
+    expect(published.metrics['accuracy/subtask=warmth']?.value).toBe(1);
     expect(published.metrics.word_length?.value).toBeCloseTo((9 + 6 + 2 + 5) / 4, 12);
     expect(bundled.items).toBe(6);
     expect(bundled.metrics.word_length?.value).toBeCloseTo((5 + 8 + 9 + 6 + 2 + 5) / 6, 12);
@@ -132,7 +132,7 @@ describe('a benchmark registered in one place', () => {
     if (!declared) throw new Error('the toy declares a metric of its own');
     const liar = { ...toyBenchmark, extraMetrics: { ...declared, ids: ['other'] } };
     const head = { run_id: 'r', benchmark: TOY_ID, model: 'm' };
-    const record = { task_id: 'abstractness/w1' } as Parameters<typeof computeExtraMetrics>[1]['records'][number];
+    const record = { task_id: 'warmth/w1' } as Parameters<typeof computeExtraMetrics>[1]['records'][number];
     const tasks = toyBenchmark.parseRow(TOY_ROWS[0] as Record<string, unknown>, { file: 'x', line: 1 });
     await expect(computeExtraMetrics(liar as never, { records: [record], tasks, head, seed: 1 }, () => Promise.resolve({}))).rejects.toThrow(HarnessError);
   });

@@ -66,27 +66,26 @@ describe('scorer plans', () => {
     ['io-tests', 10],
     ['unit-tests', 5],
   ])('bootstrap %s ratio metrics exactly as re-evaluating the resampled tasks', (scorer, n) => {
-    const p = planFor(scorer, n);
-    if (p.kind !== 'code') throw new Error('expected a code plan');
-    const mine = unitsOf(p.plan.summarise, randomCodeRun(1, 25, n));
-    const other = unitsOf(p.plan.summarise, randomCodeRun(2, 25, n));
-    checkPlan(p.plan.metrics, sortedValues(mine), other, mine);
+    planFor(scorer, n).use((plan) => {
+      const mine = unitsOf(plan.summarise, randomCodeRun(1, 25, n));
+      const other = unitsOf(plan.summarise, randomCodeRun(2, 25, n));
+      checkPlan(plan.metrics, sortedValues(mine), other, mine);
+    });
   });
 
   it('bootstraps likert ratio metrics exactly as re-evaluating the resampled items', () => {
-    const p = planFor('likert', 1);
-    if (p.kind !== 'likert') throw new Error('expected a likert plan');
-    const mine = unitsOf(p.plan.summarise, randomLikertRun(1, 40));
-    const other = unitsOf(p.plan.summarise, randomLikertRun(2, 40));
-    checkPlan(p.plan.metrics, sortedValues(mine), other, mine);
+    planFor('likert', 1).use((plan) => {
+      const mine = unitsOf(plan.summarise, randomLikertRun(1, 40));
+      const other = unitsOf(plan.summarise, randomLikertRun(2, 40));
+      checkPlan(plan.metrics, sortedValues(mine), other, mine);
+    });
   });
 
   it('resamples every code metric through its ratio form and likert correlations by re-evaluation', () => {
-    const io = planFor('io-tests', 10);
-    const unit = planFor('unit-tests', 10);
-    const likert = planFor('likert', 1);
-    expect(io.plan.metrics.every((m) => m.ratio !== undefined)).toBe(true);
-    expect(unit.plan.metrics.every((m) => m.ratio !== undefined)).toBe(true);
-    expect(likert.plan.metrics.filter((m) => m.ratio === undefined).map((m) => m.id)).toEqual(['pearson', 'pearson_mean', 'spearman']);
+    const withoutRatio = (scorer: ScorerKind, n: number): string[] =>
+      planFor(scorer, n).use((plan) => plan.metrics.filter((m) => m.ratio === undefined).map((m) => m.id));
+    expect(withoutRatio('io-tests', 10)).toEqual([]);
+    expect(withoutRatio('unit-tests', 10)).toEqual([]);
+    expect(withoutRatio('likert', 1)).toEqual(['pearson', 'pearson_mean', 'spearman']);
   });
 });
