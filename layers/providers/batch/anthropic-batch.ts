@@ -69,13 +69,15 @@ export class AnthropicBatchClient implements BatchClient {
     readonly baseUrl: string,
     readonly model: string,
     private readonly opts: ResolvedOptions,
-    apiKeyEnv = 'ANTHROPIC_API_KEY',
+    apiKeyEnv: string,
+    /** The provider scheme whose capability rules apply (the registry passes the anthropic kind's). */
+    scheme: string,
   ) {
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
-    this.#caps = capabilitiesOf(opts.capabilities, 'anthropic', model);
+    this.#caps = capabilitiesOf(opts.capabilities, scheme, model);
     const key = opts.env[apiKeyEnv];
     if (!key)
-      throw new InputError(`environment variable ${apiKeyEnv} is not set (anthropic: reads its API key from it; name another with --api-key-env)`, {
+      throw new InputError(`environment variable ${apiKeyEnv} is not set (${scheme}: reads its API key from it; name another with --api-key-env)`, {
         field: 'apiKeyEnv',
       });
     this.#headers = { 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION };

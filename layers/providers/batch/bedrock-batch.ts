@@ -51,6 +51,8 @@ export interface BedrockBatchOptions {
   roleArn: string;
   bedrock: Pick<BedrockClient, 'send'>;
   capabilities: CapabilityTable;
+  /** The provider scheme whose capability rules apply (the bedrock kind's). */
+  scheme: string;
   /** `timeoutDurationInHours` (24–168; AWS's default 168). */
   timeoutHours?: number;
   /** The account's quotas, where they differ from AWS's defaults. */
@@ -69,7 +71,7 @@ export class BedrockBatchClient implements BatchClient {
     private readonly opts: BedrockBatchOptions,
   ) {
     this.limits = { ...BEDROCK_BATCH_LIMITS, ...opts.limits };
-    this.#caps = capabilitiesOf(opts.capabilities, 'bedrock', modelId);
+    this.#caps = capabilitiesOf(opts.capabilities, opts.scheme, modelId);
   }
 
   /** One record: its id and the Converse body an on-demand call would send. */

@@ -40,7 +40,7 @@ export const BATCH_KINDS: readonly BatchKind[] = [
     open(spec, rest, options) {
       const parsed = anthropic.parse(spec, rest);
       const resolved = resolveOptions(options);
-      return new AnthropicBatchClient(anthropicBaseUrl(resolved), parsed.model, resolved, anthropicKeyEnv(resolved));
+      return new AnthropicBatchClient(anthropicBaseUrl(resolved), parsed.model, resolved, anthropicKeyEnv(resolved), anthropic.scheme);
     },
   },
 ];

@@ -22,7 +22,7 @@ const options = resolveOptions({ env: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI
 async function anthropic(opts: AnthropicBatchServerOptions = {}) {
   const server = await startAnthropicBatchServer({ apiKey: 'sk-ant-test', ...opts });
   servers.push(server);
-  return { server, client: new AnthropicBatchClient(server.url, 'claude-haiku-4-5', options) };
+  return { server, client: new AnthropicBatchClient(server.url, 'claude-haiku-4-5', options, 'ANTHROPIC_API_KEY', 'anthropic') };
 }
 
 function record(id: string): BatchRecord {

@@ -57,6 +57,7 @@ async function bedrock(
       roleArn: 'arn:aws:iam::123456789012:role/polyeval-batch',
       bedrock: sdk,
       capabilities: shippedCapabilityTable(),
+      scheme: 'bedrock',
       limits: { minRecords: 1 },
       ...client,
     }),
