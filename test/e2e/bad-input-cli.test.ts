@@ -112,7 +112,7 @@ describe('pages written with -o', () => {
     writeFileSync(blocker, 'x');
     const refused = await runCli(['leaderboard', '--format', 'html', '-o', join(blocker, 'board.html'), '--home', home]);
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(`field "output": cannot write ${join(blocker, 'board.html')}`);
+    expect(refused.stderr).toContain(`-o ${join(blocker, 'board.html')}: cannot write ${join(blocker, 'board.html')}`);
     expect(refused.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -49,6 +49,15 @@ describe('the model-capabilities table', () => {
     expect(capabilitiesOf(table, 'openai', 'gpt-4o').sampling).toBe(true);
   });
 
+  it('sends no stop to an Azure reasoning deployment: Azure refuses it as the OpenAI API does (stops are cut client-side)', () => {
+    for (const deployment of ['o3-mini', 'o4-mini', 'gpt-5-mini']) {
+      const adapted = adaptParams(capabilitiesOf(table, 'azure', deployment), params);
+      expect(adapted, deployment).toMatchObject({ omitSampling: true, maxTokensField: 'max_completion_tokens', clientStops: ['\n'] });
+      expect(adapted.params.stop).toEqual([]);
+    }
+    expect(adaptParams(capabilitiesOf(table, 'azure', 'gpt-4o-prod'), params).params.stop).toEqual(['\n']);
+  });
+
   it('keeps gpt-3.5-turbo-instruct a completions model while gpt-3.5-turbo is chat-only (defect 4)', () => {
     expect(capabilitiesOf(table, 'openai', 'gpt-3.5-turbo-instruct').completion).toBe(true);
     expect(capabilitiesOf(table, 'openai', 'gpt-3.5-turbo-0125').completion).toBe(false);
