@@ -1,28 +1,44 @@
 /**
- * POSTing JSON with fetch and reading a JSON answer, mapping every way it can go wrong to a
+ * Calling a JSON API with fetch and reading its answer, mapping every way it can go wrong to a
  * classified ProviderCallError: an HTTP error status (with the server's own message and
  * Retry-After), an empty body, a body that is not JSON.
  */
 import { ProviderCallError, httpFailure, isPermanentCode, malformed, retryAfterFromHeaders } from './failures.ts';
 
-/** POSTs `body` as JSON to `url` and returns the parsed JSON answer of a 2xx response. */
-export async function postJson(url: string, body: unknown, headers: Record<string, string>, signal: AbortSignal, now: () => number): Promise<unknown> {
+/** One HTTP call: a JSON body (a string) is sent as application/json; FormData sets its own type. */
+export interface JsonRequest {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string | FormData;
+  signal: AbortSignal;
+  now: () => number;
+  /** How a 2xx body is returned: parsed JSON (default) or the text (JSONL result files). */
+  read?: 'json' | 'text';
+}
+
+/** Sends `req` to `url` and returns the 2xx answer; any other status is a classified ProviderCallError. */
+export async function fetchJson(url: string, req: JsonRequest): Promise<unknown> {
   const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-    body: JSON.stringify(body),
-    signal,
+    method: req.method,
+    headers: { ...(typeof req.body === 'string' ? { 'content-type': 'application/json' } : {}), accept: 'application/json', ...req.headers },
+    ...(req.body !== undefined ? { body: req.body } : {}),
+    signal: req.signal,
   });
   const text = await res.text();
   if (!res.ok)
     throw httpFailure(
       res.status,
       serverMessage(text) || res.statusText,
-      { ms: retryAfterFromHeaders((h) => res.headers.get(h), now()) },
-      now(),
+      { ms: retryAfterFromHeaders((h) => res.headers.get(h), req.now()) },
+      req.now(),
       errorCode(text),
     );
-  return parseJsonBody(text);
+  return req.read === 'text' ? text : parseJsonBody(text);
+}
+
+/** POSTs `body` as JSON to `url` and returns the parsed JSON answer of a 2xx response. */
+export function postJson(url: string, body: unknown, headers: Record<string, string>, signal: AbortSignal, now: () => number): Promise<unknown> {
+  return fetchJson(url, { method: 'POST', headers, body: JSON.stringify(body), signal, now });
 }
 
 /** Parses a 2xx body: empty or non-JSON bodies are retryable failures. */

@@ -26,8 +26,8 @@ import '../registry.ts';
 import { ANTHROPIC_VERSION, anthropicMessageSchema, generationOfMessage, messagesRequest } from '../anthropic.ts';
 import { CallPolicy } from '../call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from '../capabilities.ts';
-import { classifySdkError, httpFailure, retryAfterFromHeaders } from '../failures.ts';
-import { parseJsonBody, serverMessage } from '../http-json.ts';
+import { classifySdkError } from '../failures.ts';
+import { fetchJson } from '../http-json.ts';
 import type { ResolvedOptions } from '../options.ts';
 
 const countsSchema = z.object({ processing: z.number(), succeeded: z.number(), errored: z.number(), canceled: z.number(), expired: z.number() });
@@ -123,19 +123,9 @@ export class AnthropicBatchClient implements BatchClient {
   }
 
   async #call(method: 'GET' | 'POST', url: string, body?: string, read: 'json' | 'text' = 'json'): Promise<unknown> {
-    const out = await this.#policy.call(async (signal) => {
-      const headers = { accept: 'application/json', ...this.#headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
-      const res = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}), signal });
-      const text = await res.text();
-      if (!res.ok)
-        throw httpFailure(
-          res.status,
-          serverMessage(text) || res.statusText,
-          { ms: retryAfterFromHeaders((h) => res.headers.get(h), this.opts.now()) },
-          this.opts.now(),
-        );
-      return read === 'text' ? text : parseJsonBody(text);
-    });
+    const out = await this.#policy.call((signal) =>
+      fetchJson(url, { method, headers: this.#headers, ...(body !== undefined ? { body } : {}), signal, now: () => this.opts.now(), read }),
+    );
     return out.value;
   }
 }

@@ -18,8 +18,8 @@ import type { Generation, GenerationParams } from '#core/models/provider.ts';
 import { z } from 'zod';
 import { CallPolicy } from '../call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from '../capabilities.ts';
-import { classifySdkError, httpFailure, retryAfterFromHeaders } from '../failures.ts';
-import { parseJsonBody, serverMessage } from '../http-json.ts';
+import { classifySdkError } from '../failures.ts';
+import { fetchJson, serverMessage } from '../http-json.ts';
 import { chatOnlyMessages, chatResponseSchema, completionResponseSchema, generationFromChat, samplingFields, usageOf } from '../openai-wire.ts';
 import type { ResolvedOptions } from '../options.ts';
 import { promptText, sampleSeed } from '../prompt-text.ts';
@@ -131,19 +131,16 @@ export class OpenAiBatchClient implements BatchClient {
   }
 
   async #call(method: 'GET' | 'POST', path: string, body?: string | FormData, read: 'json' | 'text' = 'json'): Promise<unknown> {
-    const out = await this.#policy.call(async (signal) => {
-      const headers = { accept: 'application/json', ...this.#headers, ...(typeof body === 'string' ? { 'content-type': 'application/json' } : {}) };
-      const res = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}), signal });
-      const text = await res.text();
-      if (!res.ok)
-        throw httpFailure(
-          res.status,
-          serverMessage(text) || res.statusText,
-          { ms: retryAfterFromHeaders((h) => res.headers.get(h), this.opts.now()) },
-          this.opts.now(),
-        );
-      return read === 'text' ? text : parseJsonBody(text);
-    });
+    const out = await this.#policy.call((signal) =>
+      fetchJson(`${this.baseUrl}${path}`, {
+        method,
+        headers: this.#headers,
+        ...(body !== undefined ? { body } : {}),
+        signal,
+        now: () => this.opts.now(),
+        read,
+      }),
+    );
     return out.value;
   }
 }

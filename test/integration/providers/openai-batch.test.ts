@@ -91,4 +91,17 @@ describe('OpenAI Batch client', () => {
     expect(results).toHaveLength(2);
     expect(results.every((r) => !r.ok && /^batch_cancelled/.test(r.error))).toBe(true);
   });
+
+  it('fails at once when the account is out of quota: a 429 insufficient_quota is permanent, as on demand (http-json.ts errorCode)', async () => {
+    const { server, client: c } = await client({
+      faults: [
+        { kind: 'status', status: 429, type: 'insufficient_quota', message: 'You exceeded your current quota, please check your plan and billing details.' },
+      ],
+    });
+    await expect(c.submit([c.encode(record('r0'))], 'run-1/batch-0')).rejects.toMatchObject({
+      retryable: false,
+      message: expect.stringContaining('insufficient_quota'),
+    });
+    expect(server.requests).toHaveLength(1);
+  });
 });
