@@ -62,28 +62,30 @@ function counter(isRomanian: (word: string) => boolean) {
 
 type RowInput = Pick<CodeSwitchingInput, 'head' | 'seed' | 'iterations'>;
 
+const WHAT: Record<Kind, string> = { all: 'identifiers', functions: 'functions', variables: 'variables' };
+
+/** One share row with its bootstrap interval; absent (with the reason) when nothing was declared. */
+function shareRow(input: RowInput, metric: string, slice: string, units: readonly ProgramCount[], what: string): MetricRow {
+  const value = share(units);
+  if (value === null) {
+    const reason = units.length === 0 ? 'no programs' : `no declared ${what}`;
+    return { ...input.head, metric, slice, value: null, ci_low: null, ci_high: null, n: units.length, reason };
+  }
+  const ci = bootstrapCI(units, share, { seed: input.seed, ...(input.iterations ? { iterations: input.iterations } : {}) });
+  return { ...input.head, metric, slice, value, ci_low: ci.low, ci_high: ci.high, n: units.length, reason: null };
+}
+
 /** The three rows (pooled, functions, variables) of one set of programs on one slice. */
 function kindRows(input: RowInput, suffix: string, slice: string, units: readonly Record<Kind, ProgramCount>[]): MetricRow[] {
-  const what: Record<Kind, string> = { all: 'identifiers', functions: 'functions', variables: 'variables' };
-  return KINDS.map((k) => {
-    const metric = `${METRIC[k]}${suffix}`;
-    const mine = units.map((u) => u[k]);
-    const value = share(mine);
-    if (value === null) {
-      return {
-        ...input.head,
-        metric,
-        slice,
-        value: null,
-        ci_low: null,
-        ci_high: null,
-        n: mine.length,
-        reason: mine.length === 0 ? 'no programs' : `no declared ${what[k]}`,
-      };
-    }
-    const ci = bootstrapCI(mine, share, { seed: input.seed, ...(input.iterations ? { iterations: input.iterations } : {}) });
-    return { ...input.head, metric, slice, value, ci_low: ci.low, ci_high: ci.high, n: mine.length, reason: null };
-  });
+  return KINDS.map((k) =>
+    shareRow(
+      input,
+      `${METRIC[k]}${suffix}`,
+      slice,
+      units.map((u) => u[k]),
+      WHAT[k],
+    ),
+  );
 }
 
 /** A program with the language it is scanned in and the difficulty of its task. */
@@ -129,41 +131,8 @@ export function codeSwitchingRows(input: CodeSwitchingInput): MetricRow[] {
   const count = counter(input.isRomanian);
   const generated = input.records.filter((r) => r.verdict !== 'SE' && r.answer.trim() !== '').map((r) => count(r.answer, input.language));
   const reference = input.references.filter((c) => c.trim() !== '').map((c) => count(c, input.language));
-  const row = (metric: string, units: ProgramCount[], what: string): MetricRow => {
-    const value = share(units);
-    const slice = `language=${input.language}`;
-    if (value === null) {
-      return {
-        ...input.head,
-        metric,
-        slice,
-        value: null,
-        ci_low: null,
-        ci_high: null,
-        n: units.length,
-        reason: units.length === 0 ? 'no programs' : `no declared ${what}`,
-      };
-    }
-    const ci = bootstrapCI(units, share, { seed: input.seed, ...(input.iterations ? { iterations: input.iterations } : {}) });
-    return { ...input.head, metric, slice, value, ci_low: ci.low, ci_high: ci.high, n: units.length, reason: null };
-  };
-  const what: Record<Kind, string> = { all: 'identifiers', functions: 'functions', variables: 'variables' };
-  return [
-    ...KINDS.map((k) =>
-      row(
-        METRIC[k],
-        generated.map((u) => u[k]),
-        what[k],
-      ),
-    ),
-    ...KINDS.map((k) =>
-      row(
-        `${METRIC[k]}_reference`,
-        reference.map((u) => u[k]),
-        what[k],
-      ),
-    ),
-  ];
+  const slice = `language=${input.language}`;
+  return [...kindRows(input, '', slice, generated), ...kindRows(input, '_reference', slice, reference)];
 }
 
 /**
