@@ -270,6 +270,7 @@ export const openai = networkKind<OpenAiSpec>({
   usage: 'openai:<base-url>#<model>',
   description: 'any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp)',
   billed: true,
+  tablePriced: true,
   answersWithReference: false,
   options: ['api-key-env'],
   iam: [],
