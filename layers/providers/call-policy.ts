@@ -128,6 +128,7 @@ function final(message: string, failure: ProviderCallError, attempts: number, re
     cause: failure,
     throttled: failure.throttled,
     ...(failure.status !== undefined ? { status: failure.status } : {}),
+    ...(failure.code !== undefined ? { code: failure.code } : {}),
     ...(billed ? { billed } : {}),
   });
 }

@@ -14,11 +14,23 @@ export class ProviderCallError extends ProviderError {
   readonly attempts?: number;
   /** The server said "slow down" (429, ThrottlingException): the call policy backs its concurrency off. */
   readonly throttled: boolean;
+  /** The error body's code or type (`content_filter`, `insufficient_quota`), when it had one. */
+  readonly code?: string;
   constructor(
     message: string,
-    opts: { retryable: boolean; status?: number; retryAfterMs?: number; attempts?: number; cause?: unknown; throttled?: boolean; billed?: TokenUsage },
+    opts: {
+      retryable: boolean;
+      status?: number;
+      retryAfterMs?: number;
+      attempts?: number;
+      cause?: unknown;
+      throttled?: boolean;
+      billed?: TokenUsage;
+      code?: string;
+    },
   ) {
     super(message, opts);
+    if (opts.code !== undefined) this.code = opts.code;
     if (opts.retryAfterMs !== undefined) this.retryAfterMs = opts.retryAfterMs;
     if (opts.attempts !== undefined) this.attempts = opts.attempts;
     this.throttled = opts.throttled ?? opts.status === 429;
@@ -137,8 +149,18 @@ export function httpFailure(
   return new ProviderCallError(`HTTP ${status}: ${truncate(serverMessage)}`, {
     retryable: isRetryableStatus(status),
     status,
+    ...(code !== undefined ? { code } : {}),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   });
+}
+
+/**
+ * Whether a failure is Azure's content filter refusing the prompt: HTTP 400 with
+ * `error.code: "content_filter"` (Microsoft Learn, "Content filtering", response scenarios).
+ * The model's deterministic answer to that prompt, recorded as a refusal, never retried.
+ */
+export function isContentFiltered(err: unknown): err is ProviderCallError {
+  return err instanceof ProviderCallError && err.status === 400 && err.code === 'content_filter';
 }
 
 /** A 2xx response whose body is not what the wire format promises: retryable, it is usually transient. */
