@@ -207,10 +207,12 @@ export function classifySdkError(err: unknown, now: number): ProviderCallError {
   if (e.$fault === 'client' || e.$fault === 'server') {
     if (name === 'ModelError' && typeof e.OriginalStatusCode === 'number') {
       // A container answering 429 (TGI's "Model is overloaded", a vLLM behind a rate limiter)
-      // is throttling too: the call policy backs its concurrency off.
+      // or 503 (djl-serving's WlmCapacityException, "Worker queue capacity exceeded":
+      // InferenceRequestHandler.java onException, the throttle error code, 503 by default) is
+      // throttling too: the call policy backs its concurrency off.
       return new ProviderCallError(`${name} (container status ${e.OriginalStatusCode}): ${truncate(message)}`, {
         retryable: isRetryableStatus(e.OriginalStatusCode),
-        throttled: e.OriginalStatusCode === 429,
+        throttled: e.OriginalStatusCode === 429 || e.OriginalStatusCode === 503,
         ...extra,
       });
     }

@@ -45,6 +45,16 @@ export interface SageMakerServerOptions extends FaultOptions {
    * messages is the fake's own: not verified against the service).
    */
   inferenceComponents?: Record<string, string[]>;
+  /**
+   * The container that refuses past `capacity`: `tgi` (default) answers 429 `overloaded`;
+   * `djl-serving` (the LMI container) answers 503 with its error body `{code, type:
+   * "WlmCapacityException", message: "Worker queue capacity exceeded for model: …"}` —
+   * djl-serving serving/src/main/java/ai/djl/serving/http/InferenceRequestHandler.java
+   * `onException` maps WlmCapacityException to `config.getThrottleErrorHttpCode()` (503 by
+   * default: the ModelError users quote reads "Received server error (503) from primary with
+   * message … WlmCapacityException … Worker queue capacity exceeded").
+   */
+  container?: 'tgi' | 'djl-serving';
 }
 
 /** TGI's default `--max-top-n-tokens` (launcher/src/main.rs, v3.3.7). */
@@ -75,14 +85,16 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
       : // The container (TGI: router/src/server.rs, 429 {"error", "error_type": "overloaded"}) is full;
         // SageMaker passes any container 4xx/5xx on as ModelError, HTTP 424, with its status in
         // OriginalStatusCode (SageMaker Runtime API reference, InvokeEndpoint, Errors: ModelError).
-        type === 'overloaded'
-        ? modelError(JSON.stringify({ error: message, error_type: 'overloaded' }), 429)
-        : {
-            // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
-            status: type === 'ThrottlingException' ? 400 : status,
-            headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
-            body: { message },
-          };
+        type === 'overloaded' && options.container === 'djl-serving'
+        ? modelError(JSON.stringify({ code: 503, type: 'WlmCapacityException', message: 'Worker queue capacity exceeded for model: lmi (READY)' }), 503)
+        : type === 'overloaded'
+          ? modelError(JSON.stringify({ error: message, error_type: 'overloaded' }), 429)
+          : {
+              // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
+              status: type === 'ThrottlingException' ? 400 : status,
+              headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
+              body: { message },
+            };
 
   return startFakeServer(
     (req: RecordedRequest) => {

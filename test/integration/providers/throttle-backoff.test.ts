@@ -2,18 +2,25 @@
  * Defect 10: a throttling answer backs the provider's calls in flight off, and successes grow
  * them back — for every provider and every way a server says "too many at once": Bedrock's
  * ThrottlingException, an OpenAI-compatible 429 (OpenAI's rate limiter; TGI's "Model is
- * overloaded"), and SageMaker's ModelError wrapping the container's 429. Counted from the
+ * overloaded"), and SageMaker's ModelError wrapping the container's 429 (TGI) or 503
+ * (djl-serving's WlmCapacityException). Counted from the
  * server's side: how many requests are in flight as each one arrives.
  */
 import { describe, expect, it } from 'vitest';
 import { createNetworkProvider } from '#providers/index.ts';
-import { startOpenAiServer } from '../../fakes/wire-servers/index.ts';
+import { startOpenAiServer, startSageMakerServer } from '../../fakes/wire-servers/index.ts';
 import { PROVIDER_CASES, chatRequest, useProviderSuite, type ProviderCase } from './harness.ts';
 
 const cleanups = useProviderSuite();
 
 const CASES: ProviderCase[] = [
   ...PROVIDER_CASES,
+  {
+    name: 'sagemaker#openai (djl-serving LMI: 503 WlmCapacityException)',
+    start: (o) => startSageMakerServer({ ...o, container: 'djl-serving' }),
+    spec: () => 'sagemaker:my-lmi-endpoint#openai',
+    options: (s) => ({ endpointUrl: s.url }),
+  },
   { name: 'openai (TGI)', start: (o) => startOpenAiServer({ ...o, flavour: 'tgi' }), spec: (s) => `openai:${s.url}#tgi`, options: () => ({}) },
 ];
 /** The server's room; the provider is configured for four times as many. */
