@@ -55,6 +55,17 @@ export interface SageMakerServerOptions extends FaultOptions {
    * message … WlmCapacityException … Worker queue capacity exceeded").
    */
   container?: 'tgi' | 'djl-serving';
+  /**
+   * Inference components scaled in to zero copies, with how many invocations each refuses
+   * before its first copy is in service. Each refused call gets SageMaker's HTTP 400
+   * ValidationError "Inference Component has no capacity to process this request.
+   * ApplicationAutoScaling may be in-progress (if configured) or try to increase the capacity by
+   * invoking UpdateInferenceComponentRuntimeConfig API." (as quoted by the AWS Machine Learning
+   * Blog, "Unlock cost savings with the new scale down to zero feature in SageMaker Inference";
+   * SageMaker Developer Guide, "Scale an endpoint to zero instances": every invocation errors
+   * while the first instance is provisioned).
+   */
+  scaledToZero?: Record<string, number>;
 }
 
 /** TGI's default `--max-top-n-tokens` (launcher/src/main.rs, v3.3.7). */
@@ -78,6 +89,7 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
   const answer = options.answer ?? (() => 'ok');
   let streamFailures = options.streamError ? (options.streamError.times ?? 1) : 0;
   const logprob = options.logprob ?? flatLogprob;
+  const scaledToZero = { ...options.scaledToZero };
   const error = (status: number, type: string, message: string) =>
     // A 424 fault stands for the container refusing the payload: SageMaker wraps its 422 in a ModelError.
     status === 424
@@ -109,6 +121,15 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
         const header = req.headers['x-amzn-sagemaker-inference-component'];
         if (header === undefined) return error(400, 'ValidationError', `Endpoint ${name} hosts inference components: name one with InferenceComponentName.`);
         if (!components.includes(String(header))) return error(400, 'ValidationError', `Inference component ${String(header)} not found on endpoint ${name}.`);
+        const refusals = scaledToZero[String(header)] ?? 0;
+        if (refusals > 0) {
+          scaledToZero[String(header)] = refusals - 1;
+          return error(
+            400,
+            'ValidationError',
+            'Inference Component has no capacity to process this request. ApplicationAutoScaling may be in-progress (if configured) or try to increase the capacity by invoking UpdateInferenceComponentRuntimeConfig API.',
+          );
+        }
       }
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
       if (match[2]) return stream(body);
