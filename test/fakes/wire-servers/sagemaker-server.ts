@@ -90,23 +90,36 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
   let streamFailures = options.streamError ? (options.streamError.times ?? 1) : 0;
   const logprob = options.logprob ?? flatLogprob;
   const scaledToZero = { ...options.scaledToZero };
-  const error = (status: number, type: string, message: string) =>
-    // A 424 fault stands for the container refusing the payload: SageMaker wraps its 422 in a ModelError.
-    status === 424
-      ? modelError(message, 422)
-      : // The container (TGI: router/src/server.rs, 429 {"error", "error_type": "overloaded"}) is full;
-        // SageMaker passes any container 4xx/5xx on as ModelError, HTTP 424, with its status in
-        // OriginalStatusCode (SageMaker Runtime API reference, InvokeEndpoint, Errors: ModelError).
-        type === 'overloaded' && options.container === 'djl-serving'
-        ? modelError(JSON.stringify({ code: 503, type: 'WlmCapacityException', message: 'Worker queue capacity exceeded for model: lmi (READY)' }), 503)
-        : type === 'overloaded'
-          ? modelError(JSON.stringify({ error: message, error_type: 'overloaded' }), 429)
-          : {
-              // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
-              status: type === 'ThrottlingException' ? 400 : status,
-              headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
-              body: { message },
-            };
+  const error = (status: number, type: string, message: string, req?: RecordedRequest): { status: number; headers: Record<string, string>; body: unknown } =>
+    // TGI's stream route takes its permit inside the stream (router/src/server.rs v3.3.7
+    // `generate_stream_internal`: `infer.generate_stream(req)` is awaited inside
+    // `async_stream::stream!`, and infer/mod.rs `generate_stream` fails with
+    // InferError::Overloaded when `limit_concurrent_requests.try_acquire_owned()` finds no
+    // permit), so an overloaded TGI answers a stream with 200 and one error event
+    // `{"error": "Model is overloaded", "error_type": "overloaded"}` (`impl From<InferError> for
+    // Event`), which SageMaker passes through as a PayloadPart.
+    type === 'overloaded' && options.container !== 'djl-serving' && req !== undefined && INVOCATIONS.exec(req.path)?.[2] !== undefined
+      ? {
+          status: 200,
+          headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' },
+          body: payloadParts(`data:${JSON.stringify({ error: message, error_type: 'overloaded' })}\n\n`),
+        }
+      : // A 424 fault stands for the container refusing the payload: SageMaker wraps its 422 in a ModelError.
+        status === 424
+        ? modelError(message, 422)
+        : // The container (TGI: router/src/server.rs, 429 {"error", "error_type": "overloaded"}) is full;
+          // SageMaker passes any container 4xx/5xx on as ModelError, HTTP 424, with its status in
+          // OriginalStatusCode (SageMaker Runtime API reference, InvokeEndpoint, Errors: ModelError).
+          type === 'overloaded' && options.container === 'djl-serving'
+          ? modelError(JSON.stringify({ code: 503, type: 'WlmCapacityException', message: 'Worker queue capacity exceeded for model: lmi (READY)' }), 503)
+          : type === 'overloaded'
+            ? modelError(JSON.stringify({ error: message, error_type: 'overloaded' }), 429)
+            : {
+                // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
+                status: type === 'ThrottlingException' ? 400 : status,
+                headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
+                body: { message },
+              };
 
   return startFakeServer(
     (req: RecordedRequest) => {

@@ -66,3 +66,29 @@ describe.each(CASES)('$name under a server that refuses requests past its capaci
     expect(Math.max(...recovered)).toBeGreaterThanOrEqual(2 * CAPACITY);
   }, 60_000);
 });
+
+describe('sagemaker#tgi streaming (RoCode’s 2048 new tokens) past TGI’s capacity', () => {
+  it('takes the overload TGI sends inside a 200 stream as throttling: retried, never scored as an answer', async () => {
+    const server = await startSageMakerServer({ capacity: 1, holdMs: 15, answer: () => 'fun main() = println(42)' });
+    cleanups.push(() => server.close());
+    const provider = createNetworkProvider('sagemaker:my-tgi-endpoint#tgi', {
+      endpointUrl: server.url,
+      concurrency: 6,
+      timeoutMs: 30_000,
+      retryBaseMs: 1,
+      random: () => 0,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 3))),
+    });
+    if (!provider) throw new Error('no provider');
+    cleanups.push(async () => provider.close?.());
+
+    const out = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => provider.generate(chatRequest({ sample: i, params: { temperature: 0, topP: 1, maxTokens: 2048, stop: [] } }))),
+    );
+
+    expect(out.map((g) => g.text)).toEqual(Array(12).fill('fun main() = println(42)'));
+    expect(server.throttled()).toBeGreaterThan(0);
+    expect(out.some((g) => (g.attempts ?? 1) > 1)).toBe(true);
+    expect(server.requests.every((r) => r.path.endsWith('/invocations-response-stream'))).toBe(true);
+  }, 60_000);
+});
