@@ -24,8 +24,8 @@ import { protocolChoiceOf } from '#core/run/spec.ts';
 import { planRun, replanItems, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { HarnessError } from '#core/errors.ts';
-import { isBilled, loadPriceTable, priceForRun } from '#providers/index.ts';
-import { withPriceOverrides } from '#providers/prices.ts';
+import { isBilled, shippedPriceTable } from '#providers/index.ts';
+import { planPrice, recordedPrice } from '../shared/cost-projection.ts';
 import { loadSource, type LoadOptions } from '../shared/load-benchmark.ts';
 import { cloudKeys, readTaskSnapshot, serialiseTasks } from './context.ts';
 import { readManifest } from '../shared/stored-documents.ts';
@@ -114,12 +114,10 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   // A cost cap on a model without a price would bound nothing: the run fails before any call.
   // The request's own prices (`remote run --prices/--assume-price`) count, as a local run's flags do.
   const { assumePrice, prices } = request.spec;
-  if (isBilled(provider)) {
-    priceForRun(withPriceOverrides(await loadPriceTable(undefined), prices?.models), provider.model, {
-      capUsd: request.spec.maxCostUsd ?? null,
-      assumed: assumePrice ?? null,
-    });
-  }
+  const price = planPrice(shippedPriceTable(), provider, request.spec.maxCostUsd ?? null, {
+    ...(prices ? { models: prices.models, ...(prices.premiums ? { premiums: prices.premiums } : {}) } : {}),
+    assumed: assumePrice ?? null,
+  });
   const plan = await planRun(loaded, request.spec, provider, {
     runId: message.runId,
     createdAt: request.createdAt,
@@ -130,7 +128,12 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   });
   // Recorded so every generate worker's cost guard bills at the prices the plan checked.
   if (assumePrice) plan.manifest.assumed_price = assumePrice;
-  if (prices && Object.keys(prices.models).length > 0) plan.manifest.price_overrides = prices.models;
+  if (prices && Object.keys(prices.models).length > 0)
+    plan.manifest.price_overrides = Object.fromEntries(
+      Object.entries(prices.models).map(([id, p]) => [id, { input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok }]),
+    );
+  // The price itself (premium and batch price applied): workers bill at it, never resolving it again.
+  if (isBilled(provider)) plan.manifest.price = recordedPrice(price);
   const pool = await publishTestFiles(deps.store, message.runId, loaded.tasks);
   await deps.store.put(cloudKeys.tasks(message.runId), serialiseTasks(pool), 'application/x-ndjson');
   const manifestText = storedJson(plan.manifest, 2);

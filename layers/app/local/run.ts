@@ -22,7 +22,7 @@ import { runPipeline } from '#core/run/pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type RunPlan, type WorkItem } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { costAt, isBilled, loadPriceTable, priceForRun, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
+import { costAt, isBilled, loadUserPrices, shippedPriceTable, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from '../shared/load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
@@ -31,7 +31,7 @@ import { createProvider } from '../shared/create-provider.ts';
 import { codeVersion, packageVersions } from '../shared/versions.ts';
 import { readManifest } from '../shared/stored-documents.ts';
 import { languagesFor, newRunId, runIdPrefix } from '../shared/run-ids.ts';
-import { projectionOf, runCostOf } from '../shared/cost-projection.ts';
+import { planPrice, projectionOf, recordedPrice, runCostOf } from '../shared/cost-projection.ts';
 import type { ModelLimits } from './model-limits.ts';
 import { SharedSandbox } from './shared-sandbox.ts';
 import type { ItemGate } from '#core/run/pipeline.ts';
@@ -116,20 +116,22 @@ async function openProvider(spec: string, providerOptions: ProviderOptions | und
   return opts.modelLimits ? opts.modelLimits.wrap(spec, provider, providerOptions?.concurrency) : provider;
 }
 
-/** The run's price, refusing a cost cap on an unpriced model before any call. */
+/** The run's price (the user's prices first), refusing a cost cap on an unpriced model before any call. */
 async function runPrice(
   provider: Provider,
   capUsd: number | null,
   assumed: ModelPrice | null | undefined,
   opts: LocalRunOptions,
 ): Promise<ModelPrice | undefined> {
-  if (!isBilled(provider)) return undefined;
-  return priceForRun(await loadPriceTable(opts.pricesPath), provider.model, { capUsd, assumed: assumed ?? null });
+  return planPrice(shippedPriceTable(), provider, capUsd, await loadUserPrices(opts.pricesPath, assumed));
 }
 
 async function costFunctions(manifest: Manifest, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
   if (!isBilled(manifest.model)) return {};
-  const costOf = runCostOf(await loadPriceTable(opts.pricesPath), manifest, manifest.max_cost_usd);
+  // A manifest written before prices were recorded: the resume's --prices over its own overrides' absence.
+  const user = manifest.price ? {} : await loadUserPrices(opts.pricesPath);
+  const priced = user.models ? { ...manifest, price_overrides: { ...user.models, ...manifest.price_overrides } } : manifest;
+  const costOf = runCostOf(shippedPriceTable(), priced, manifest.max_cost_usd);
   return costOf ? { costOf, projectCost: projectionOf(costOf) } : {};
 }
 
@@ -261,7 +263,7 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       const runSpec: RunSpec = batchRunSpec({ ...spec, ...(language ? { language } : {}) }, loaded.benchmark, opts);
       const provider = await openProvider(spec.model, opts.providerOptions, opts);
       // Refused before the capability check or any item calls the model.
-      await runPrice(provider, spec.maxCostUsd ?? null, opts.assumePrice, opts);
+      const price = await runPrice(provider, spec.maxCostUsd ?? null, opts.assumePrice, opts);
       const now = clock();
       const runId = newRunId(runIdPrefix(loaded.benchmark.id, language, languages), now);
       // One executor per run (or the sweep's shared one): it records the toolchains, starts its
@@ -294,6 +296,8 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       if (opts.batch?.newRuns) plan.manifest.generation = 'batch';
       if (opts.assumePrice)
         plan.manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
+      // Resolved once: a resume bills at it, whatever the table or flags say then.
+      if (isBilled(provider)) plan.manifest.price = recordedPrice(price);
       await opts.home.store.put(keys.manifest(runId), storedJson(plan.manifest, 2), 'application/json');
       await opts.home.ledger.createRun({
         runId,
@@ -306,7 +310,6 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       await opts.runs?.created(key, runId);
       // The capability check's calls were billed too.
       const probe = plan.manifest.likert_scoring?.probeUsage;
-      const price = probe ? await runPrice(provider, null, plan.manifest.assumed_price, opts) : undefined;
       if (probe && price) await opts.home.ledger.trySpend(runId, costAt(price, probe), null);
       results.push(await execute(plan, loaded, provider, opts, runExecutor));
     }
