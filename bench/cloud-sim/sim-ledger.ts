@@ -14,7 +14,7 @@
 import { HarnessError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary, SetRunItems } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
-import { costKey, itemPlace, runKey, shardPk } from '#aws/dynamo-ledger-schema.ts';
+import { bookingPlace, costKey, itemPlace, runKey, shardPk } from '#aws/dynamo-ledger-schema.ts';
 import type { PartCounter } from '#aws/dynamo-part-counter.ts';
 import { DynamoLimitError, DynamoLimits } from './limits/dynamodb.ts';
 import type { VirtualTime } from './virtual-time.ts';
@@ -33,12 +33,15 @@ export interface SimLedgerOptions {
   random: () => number;
   /** Count shards per run (dynamo-ledger-schema.ts LEDGER_SHARDS; 0: the run row, as before sharding). */
   shards: number;
+  /** Book spend once per booking id (the fix; false: every booking adds, as before). */
+  bookingIds: boolean;
 }
 
 export class SimLedger implements RunLedger, PartCounter {
   readonly #runs = new Map<string, Run>();
   readonly #items = new Map<string, Map<string, Verdict>>();
   readonly #parts = new Map<string, Set<number>>();
+  readonly #bookings = new Set<string>();
   readonly #o: SimLedgerOptions;
 
   constructor(options: SimLedgerOptions) {
@@ -71,7 +74,7 @@ export class SimLedger implements RunLedger, PartCounter {
 
   async recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean> {
     const items = this.#itemsOf(runId);
-    return this.#transact('recordItem', ...this.#place(runId, itemId), () => {
+    return this.#transact('recordItem', this.#place(runId, itemId), () => {
       if (items.has(itemId)) return false;
       const run = this.#run(runId);
       items.set(itemId, verdict);
@@ -84,7 +87,7 @@ export class SimLedger implements RunLedger, PartCounter {
 
   async reviseItem(runId: string, itemId: string, from: Verdict, to: Verdict): Promise<boolean> {
     const items = this.#itemsOf(runId);
-    return this.#transact('reviseItem', ...this.#place(runId, itemId), () => {
+    return this.#transact('reviseItem', this.#place(runId, itemId), () => {
       if (items.get(itemId) !== from) return false;
       const run = this.#run(runId);
       items.set(itemId, to);
@@ -98,18 +101,33 @@ export class SimLedger implements RunLedger, PartCounter {
     return Promise.resolve(new Set(this.#itemsOf(runId).keys()));
   }
 
-  async addCost(runId: string, usd: number): Promise<void> {
-    await this.trySpend(runId, usd, null);
+  /** With a booking id: its booking row and its shard's count row in one transaction (dynamo-run-ledger.ts addCost). */
+  async addCost(runId: string, usd: number, bookingId?: string): Promise<void> {
+    if (bookingId === undefined || !this.#o.bookingIds || this.#o.costOnRunRow) {
+      await this.trySpend(runId, usd, null);
+      return;
+    }
+    const { bookingKey, counterKey } = bookingPlace(runId, bookingId, this.#o.shards);
+    await this.#transact('addCost', [bookingKey, counterKey].map(keyOf), () => this.#book(runId, bookingId, usd, null));
   }
 
-  async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
+  /** With a booking id: its booking row and the cost row in one transaction (dynamo-run-ledger.ts trySpend). */
+  async trySpend(runId: string, usd: number, capUsd: number | null, bookingId?: string): Promise<boolean> {
+    if (bookingId !== undefined && this.#o.bookingIds && !this.#o.costOnRunRow) {
+      const { bookingKey } = bookingPlace(runId, bookingId, this.#o.shards);
+      return this.#transact('trySpend', [bookingKey, costKey(runId)].map(keyOf), () => this.#book(runId, bookingId, usd, capUsd));
+    }
     const key = this.#o.costOnRunRow ? runKey(runId) : costKey(runId);
-    return this.#single('trySpend', key, () => {
-      const run = this.#run(runId);
-      if (capUsd !== null && usd > 0 && run.costUsd + usd > capUsd + 1e-12) return false;
-      run.costUsd += usd;
-      return true;
-    });
+    return this.#single('trySpend', key, () => this.#book(runId, undefined, usd, capUsd));
+  }
+
+  #book(runId: string, bookingId: string | undefined, usd: number, capUsd: number | null): boolean {
+    if (bookingId !== undefined && this.#bookings.has(`${runId}|${bookingId}`)) return true;
+    const run = this.#run(runId);
+    if (capUsd !== null && usd > 0 && run.costUsd + usd > capUsd + 1e-12) return false;
+    run.costUsd += usd;
+    if (bookingId !== undefined) this.#bookings.add(`${runId}|${bookingId}`);
+    return true;
   }
 
   async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {
@@ -134,10 +152,10 @@ export class SimLedger implements RunLedger, PartCounter {
     });
   }
 
-  /** The partition a record's transaction writes and the two items it holds (item row, counter row). */
-  #place(runId: string, itemId: string): [string, string[]] {
+  /** The two items a record's transaction holds (item row, counter row). */
+  #place(runId: string, itemId: string): string[] {
     const { itemKey, counterKey } = itemPlace(runId, itemId, this.#o.shards);
-    return [itemKey.pk, [`${itemKey.pk}|${itemKey.sk}`, `${counterKey.pk}|${counterKey.sk}`]];
+    return [itemKey, counterKey].map(keyOf);
   }
 
   #run(runId: string): Run {
@@ -170,12 +188,12 @@ export class SimLedger implements RunLedger, PartCounter {
     return apply();
   }
 
-  /** A TransactWriteItems on `items`: conflicts retried with jittered back-off, as the adapter's #transact does. */
-  async #transact<R>(op: string, pk: string, items: string[], apply: () => R): Promise<R> {
+  /** A TransactWriteItems on `items` (`pk|sk`, each charged 2 units to its partition): conflicts retried with jittered back-off, as the adapter's #transact does. */
+  async #transact<R>(op: string, items: string[], apply: () => R): Promise<R> {
     for (let attempt = 0; ; attempt++) {
       try {
         await this.#sdkRetries(op, () => {
-          this.#o.limits.charge(pk, 'write', 2 * items.length, this.#o.time.now());
+          for (const item of items) this.#o.limits.charge(item.slice(0, item.indexOf('|')), 'write', 2, this.#o.time.now());
           this.#o.limits.transact(items, this.#o.time.now());
         });
         this.#o.time.spend(10);
@@ -201,4 +219,9 @@ export class SimLedger implements RunLedger, PartCounter {
       }
     }
   }
+}
+
+/** An item's `pk|sk`, as limits/dynamodb.ts tracks holds. */
+function keyOf(key: { pk: string; sk: string }): string {
+  return `${key.pk}|${key.sk}`;
 }

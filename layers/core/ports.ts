@@ -88,14 +88,20 @@ export interface RunLedger {
   reviseItem(runId: string, itemId: string, from: Verdict, to: Verdict): Promise<boolean>;
   /** Item ids already counted (for resume). */
   recordedItems(runId: string): Promise<Set<string>>;
-  addCost(runId: string, usd: number): Promise<void>;
+  /**
+   * Adds `usd` to the run's spend, no cap (an uncapped run's call, once billed). With `bookingId`,
+   * at most once per id: a repeated booking (a redelivered message, a retried request) changes
+   * nothing. The cloud ledger spreads these over the run's shards (no hot key).
+   */
+  addCost(runId: string, usd: number, bookingId?: string): Promise<void>;
   /**
    * Atomically adds `usd` to the run's spend iff the new total is ≤ `capUsd` (always when
    * `capUsd` is null) and returns whether it did. A negative `usd` (a reservation settled
    * below its projection) always fits. The one primitive the cost guard needs, locally and
-   * across Lambda workers.
+   * across Lambda workers. With `bookingId`, at most once per id: a booking already made
+   * answers true and changes nothing.
    */
-  trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean>;
+  trySpend(runId: string, usd: number, capUsd: number | null, bookingId?: string): Promise<boolean>;
   /**
    * Sets the run's status (and reason; none clears it). A cancelled run stays cancelled:
    * a stage that decided to move it on before the cancel landed (plan setting `running`,
