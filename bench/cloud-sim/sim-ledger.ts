@@ -15,7 +15,7 @@ import { HarnessError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary, SetRunItems } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
 import { bookingPlace, costKey, itemPlace, runKey, shardPk } from '#aws/dynamo-ledger-schema.ts';
-import type { PartCounter } from '#aws/dynamo-part-counter.ts';
+import { PART_SHARDS, partKey, partShardOf, slotsInShard, type PartCounter, type PartSlot } from '#aws/dynamo-part-counter.ts';
 import { DynamoLimitError, DynamoLimits } from './limits/dynamodb.ts';
 import type { VirtualTime } from './virtual-time.ts';
 
@@ -35,6 +35,8 @@ export interface SimLedgerOptions {
   shards: number;
   /** Book spend once per booking id (the fix; false: every booking adds, as before). */
   bookingIds: boolean;
+  /** Count parts on sub-counters in the shards' partitions (the fix; false: one row per part in the run's partition). */
+  partShards: boolean;
 }
 
 export class SimLedger implements RunLedger, PartCounter {
@@ -66,6 +68,12 @@ export class SimLedger implements RunLedger, PartCounter {
     for (let shard = 0; shard < this.#o.shards; shard++) await this.#read(shardPk(runId, shard), 1);
     const run = this.#runs.get(runId);
     return run === undefined ? undefined : { ...run, verdicts: { ...run.verdicts } };
+  }
+
+  /** One GetItem on the run row (dynamo-run-ledger.ts runStatus). */
+  async runStatus(runId: string): Promise<RunStatus | undefined> {
+    await this.#read(runKey(runId).pk, 1);
+    return this.#runs.get(runId)?.status;
   }
 
   async listRuns(): Promise<RunSummary[]> {
@@ -141,14 +149,27 @@ export class SimLedger implements RunLedger, PartCounter {
     });
   }
 
-  /** PartCounter: one UpdateItem on the part row per slot (never in a transaction). */
-  async count(runId: string, part: number, slot: number): Promise<number> {
-    const pk = runKey(runId).pk;
-    const slots = this.#parts.get(`${runId}/${part}`) ?? new Set<number>();
-    this.#parts.set(`${runId}/${part}`, slots);
-    return this.#single('countPart', { pk, sk: `PART#${part}` }, () => {
-      slots.add(slot);
-      return slots.size;
+  /**
+   * PartCounter (dynamo-part-counter.ts): one UpdateItem per slot on the slot's sub-counter in
+   * its shard's partition — or, `partShards` false, on the part's one row in the run's partition
+   * (as before the spread) — charged its size in write units (1 per KB); a sub-counter that fills
+   * reads the part's sub-counters (one strongly consistent read each).
+   */
+  async count(runId: string, part: PartSlot): Promise<boolean> {
+    const shard = this.#o.partShards ? partShardOf(part.slot) : 0;
+    const key = this.#o.partShards ? partKey(runId, part.index, shard) : { pk: runKey(runId).pk, sk: `PART#${part.index}` };
+    const slots = this.#parts.get(`${key.pk}|${key.sk}`) ?? new Set<number>();
+    this.#parts.set(`${key.pk}|${key.sk}`, slots);
+    // A number set of small numbers: about 3 bytes a slot, and the row's keys and names.
+    const units = Math.ceil((40 + 3 * (slots.size + 1)) / 1024);
+    const recorded = await this.#single('countPart', key, () => (slots.add(part.slot), slots.size), units);
+    if (!this.#o.partShards) return recorded >= part.size;
+    if (recorded < slotsInShard(part.size, shard)) return false;
+    const shards = Array.from({ length: Math.min(PART_SHARDS, part.size) }, (_, s) => s);
+    for (const s of shards) await this.#read(partKey(runId, part.index, s).pk, 1);
+    return shards.every((s) => {
+      const k = partKey(runId, part.index, s);
+      return (this.#parts.get(`${k.pk}|${k.sk}`)?.size ?? 0) >= slotsInShard(part.size, s);
     });
   }
 
@@ -175,10 +196,10 @@ export class SimLedger implements RunLedger, PartCounter {
   }
 
   /** One UpdateItem: throughput retried as the SDK does; a conflict is the caller's HarnessError. */
-  async #single<R>(op: string, key: { pk: string; sk: string }, apply: () => R): Promise<R> {
+  async #single<R>(op: string, key: { pk: string; sk: string }, apply: () => R, units = 1): Promise<R> {
     try {
       await this.#sdkRetries(op, () => {
-        this.#o.limits.charge(key.pk, 'write', 1, this.#o.time.now());
+        this.#o.limits.charge(key.pk, 'write', units, this.#o.time.now());
         this.#o.limits.write(`${key.pk}|${key.sk}`, this.#o.time.now());
       });
     } catch (error) {

@@ -44,7 +44,7 @@ import { VirtualTime } from './virtual-time.ts';
 import { bottleneckOf, type SimResult } from './result.ts';
 
 /** Fixes the simulation can revert, and limits it can lift, one `--without` each. */
-export const FIXES = ['plan-fanout', 'transient-redelivery', 'cost-row', 'runner-reservation', 'ledger-shards', 'call-ids'] as const;
+export const FIXES = ['plan-fanout', 'transient-redelivery', 'cost-row', 'runner-reservation', 'ledger-shards', 'call-ids', 'part-shards'] as const;
 export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts', 'duplicates'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
 
@@ -97,6 +97,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     random,
     shards: without.has('ledger-shards') ? 0 : LEDGER_SHARDS,
     bookingIds: !without.has('call-ids'),
+    partShards: !without.has('part-shards'),
   });
   const lambda = new SimLambda(time, { random, ...(without.has('recursion') ? {} : { recursionLimit: RECURSION_HOP_LIMIT }) });
   const fns = functions(language, {
@@ -260,6 +261,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         duplicate_deliveries: queues.generate.duplicated,
         events,
         conflicts: dynamo.conflicts,
+        dynamo_throttles: dynamo.throttles,
+        peak_partition_wcu: dynamo.peakWrite,
+        run_partition_peak_wcu: dynamo.peakWrites.get(`RUN#${runId}`) ?? 0,
         throttles: lambda.stats.throttles,
         recursion_dropped: lambda.stats.recursionDropped,
         cold_starts: lambda.stats.coldStarts,

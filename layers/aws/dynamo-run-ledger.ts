@@ -105,6 +105,25 @@ export class DynamoRunLedger implements RunLedger {
     return (await this.#summaries([runId], 'getRun'))[0];
   }
 
+  /**
+   * One GetItem of the run row's status (what every stage asks before its work: cancelled?),
+   * where getRun reads 18 rows. Strongly consistent, as getRun: a cancel is seen at once.
+   */
+  async runStatus(runId: string): Promise<RunStatus | undefined> {
+    const out = await this.#call('runStatus', runId, () =>
+      this.#doc.send(
+        new GetCommand({
+          TableName: this.#table,
+          Key: runKey(runId),
+          ProjectionExpression: '#s',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return out.Item?.status as RunStatus | undefined;
+  }
+
   async listRuns(): Promise<RunSummary[]> {
     const keys: Row[] = [];
     let start: Row | undefined;

@@ -77,6 +77,8 @@ export interface RunSummary {
 export interface RunLedger {
   createRun(summary: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void>;
   getRun(runId: string): Promise<RunSummary | undefined>;
+  /** The run's status alone (one read of the run row, none of its counters); undefined for an unknown run. */
+  runStatus(runId: string): Promise<RunStatus | undefined>;
   listRuns(): Promise<RunSummary[]>;
   /** Counts the item once; returns false when it was already counted. */
   recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean>;

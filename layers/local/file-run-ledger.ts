@@ -107,6 +107,10 @@ export class FileRunLedger implements RunLedger {
     return state ? { ...state.summary, verdicts: { ...state.summary.verdicts } } : undefined;
   }
 
+  async runStatus(runId: string): Promise<RunStatus | undefined> {
+    return (await this.load(runId))?.summary.status;
+  }
+
   async listRuns(): Promise<RunSummary[]> {
     let names: string[];
     try {

@@ -198,6 +198,15 @@ describe.each(adapters)('RunLedger contract: $name', ({ create }) => {
     expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(0.3, 10);
   });
 
+  it("answers a run's status alone, and undefined for a run it does not know", async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+    await ledger.setStatus('r1', 'cancelled', 'by the user');
+
+    expect(await ledger.runStatus('r1')).toBe('cancelled');
+    expect(await ledger.runStatus('ghost')).toBeUndefined();
+  });
+
   it('sets the status with its reason', async () => {
     const ledger = await create();
     await ledger.createRun(newRun('r1'));

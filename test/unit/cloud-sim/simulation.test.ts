@@ -64,4 +64,14 @@ describe('cloud-scale simulation', () => {
     expect(single).toMatchObject({ completed: 1000, se: 0 });
     expect(sharded.detail.conflicts as number).toBeLessThan((single.detail.conflicts as number) / 4);
   }, 300_000);
+
+  it("counts records parts on sub-counters in the shards' partitions: the run's own partition is no longer the hot key", async () => {
+    const spread = await runSimulation({ items: 1000, generateMaxConcurrency: 300 });
+    const single = await runSimulation({ items: 1000, generateMaxConcurrency: 300, without: ['part-shards'] });
+
+    expect(spread).toMatchObject({ completed: 1000, se: 0, missing: 0 });
+    expect(single).toMatchObject({ completed: 1000, se: 0, missing: 0 });
+    expect((single.detail.peak_partition_wcu as { pk: string }).pk).toMatch(/^RUN#[^#]+$/);
+    expect(spread.detail.run_partition_peak_wcu as number).toBeLessThan((single.detail.run_partition_peak_wcu as number) / 4);
+  }, 600_000);
 });
