@@ -23,6 +23,7 @@ import { metricsTable } from './show.ts';
 import { resolve } from 'node:path';
 import { checkRunId } from '#app/cloud/queries.ts';
 import { downloadTo } from '#app/cloud/download.ts';
+import { CLOUD_BATCH_SCHEMES, checkCloudBatch } from '#app/cloud/batch-clients.ts';
 import { openFile } from './open-file.ts';
 
 interface RemoteGlobals {
@@ -40,6 +41,7 @@ interface RemoteRunFlags extends SpecFlags {
   fargateLane?: boolean;
   prices?: string;
   assumePrice?: string;
+  batch?: boolean;
 }
 
 function clientOf(command: Command): { client: RemoteClient; json: boolean } {
@@ -60,6 +62,10 @@ function runCommand(): Command {
   })
     .option('--prices <file.json>', "price table overriding the shipped one (its models' prices are sent with the request)")
     .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
+    .option(
+      '--batch',
+      `generate through the provider's batch API at its batch price (${CLOUD_BATCH_SCHEMES.map((s) => `${s}:`).join(', ')}); the deployed batch stage creates and polls the jobs`,
+    )
     .option('--dry-run', 'print items, tokens, model, executor and request costs and the expected wall time; start nothing')
     .option(
       '--generate-concurrency <n>',
@@ -78,6 +84,10 @@ function runCommand(): Command {
     .option('--no-fargate-lane', 'dry run: the stack was deployed with -c fargateLane=false (fewer interface endpoints)')
     .action(async (flags: RemoteRunFlags, command: Command) => {
       const spec = await withPrices(specFromFlags(flags), flags);
+      if (flags.batch) {
+        checkCloudBatch(spec.model);
+        spec.batch = true;
+      }
       if (flags.dryRun) return dryRunRemote(spec, flags, command);
       const { client, json } = clientOf(command);
       const started = await client.startRun(spec);
@@ -150,7 +160,10 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
   }
   if (globals.json) return print(toJson(estimates.length === 1 ? estimates[0] : { plans: estimates }));
   for (const e of estimates) {
-    const model = e.cost_usd === null ? `model cost unknown (${e.cost_reason ?? ''})` : `model ≈ $${e.cost_usd.toFixed(4)}`;
+    const model =
+      e.cost_usd === null
+        ? `model cost unknown (${e.cost_reason ?? ''})`
+        : `model ≈ $${e.cost_usd.toFixed(4)} on demand${batchModelCost(e, flags.batch ?? false)}`;
     print(
       `${e.benchmark}${e.language ? ` (${e.language})` : ''}: ${e.items} items · ~${e.prompt_tokens} prompt + ≤${e.completion_tokens} completion tokens · ${model}`,
     );
@@ -168,6 +181,14 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
       `  fixed: ${e.fixed.interface_endpoints} interface endpoints × ${e.fixed.azs} AZs ≈ $${e.fixed.usd_per_month.toFixed(2)}/month while the stack is deployed, runs or not`,
     );
   }
+}
+
+/** The batch price beside the on-demand one (always shown; `--batch` says which one the run pays). */
+function batchModelCost(e: CloudEstimate, batch: boolean): string {
+  if (e.batch_cost_usd === undefined) return '';
+  if (e.batch_cost_usd === null) return ' · batch price unknown (no batch price in the price table: a batch run is billed at the on-demand price)';
+  const total = e.total_usd === null || e.cost_usd === null ? '' : `, total ≈ $${(e.total_usd - e.cost_usd + e.batch_cost_usd).toFixed(4)}`;
+  return ` · ≈ $${e.batch_cost_usd.toFixed(4)} as a batch${total}${batch ? ' (this run: batch)' : ''}`;
 }
 
 function statusCommand(): Command {

@@ -6,6 +6,7 @@ import { dynamoSetRunItems } from '#aws/dynamo-run-items.ts';
 import type { PlanMessage } from '#app/cloud/messages.ts';
 import type { PlanDeps } from '#app/cloud/plan.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';
+import { cloudBatchMinRecords, quotasFromEnv } from '#app/cloud/batch-clients.ts';
 import { cloudCodeVersion, cloudPackageRoot, packageVersions, writableCacheDir } from '../shared/runtime.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
@@ -29,5 +30,6 @@ export function createPlanDeps(env: NodeJS.ProcessEnv = process.env): PlanHandle
     createProvider: (spec) => createCloudProvider(spec, {}, env),
     code: cloudCodeVersion(root, env),
     packages: packageVersions(root),
+    batchMinRecords: (spec) => cloudBatchMinRecords(spec, quotasFromEnv(env)),
   };
 }

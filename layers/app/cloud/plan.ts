@@ -32,6 +32,7 @@ import { readManifest } from '../shared/stored-documents.ts';
 import { publishTestFiles } from './test-files.ts';
 import { versioned, type CloudWorkItem, type PlanMessage } from './messages.ts';
 import { writePartManifest } from './record-parts.ts';
+import { cloudBatchSpec, planBatchChunk } from './batch.ts';
 
 /** Work items enqueued per plan invocation. */
 export const PLAN_CHUNK = 1000;
@@ -47,6 +48,8 @@ export interface PlanDeps {
   code: Manifest['code'];
   packages: Record<string, string>;
   chunkSize?: number;
+  /** Fewest records one batch job of this model takes (`remote run --batch`; batch-clients.ts cloudBatchMinRecords). Default 1. */
+  batchMinRecords?: (modelSpec: string) => number;
   /** Reads the run's dataset (default: load-benchmark.ts's loadSource; the cloud-scale simulation passes its own store's). */
   loadSource?: typeof loadSource;
 }
@@ -79,13 +82,17 @@ export async function planChunk(deps: PlanDeps, message: PlanMessage): Promise<P
     // One code path for every chunk, so all chunks agree on the items and their order.
     const { items } = replanItems(manifest, loaded, provider);
     const size = deps.chunkSize ?? PLAN_CHUNK;
-    const chunk = items.slice(message.offset, message.offset + size);
+    const batch = manifest.generation === 'batch';
+    // A batch run's last chunk takes a remainder below the provider's minimum records per job.
+    const minLast = batch ? (deps.batchMinRecords?.(manifest.model.spec) ?? 1) : 1;
+    const chunk = items.slice(message.offset, chunkEnd(items.length, size, message.offset, minLast));
     // One records part per chunk: its manifest first, so a part is never counted before it is described.
     const index = Math.floor(message.offset / size);
     await writePartManifest(deps.store, runId, index, chunk);
     const body = (item: WorkItem, slot: number): CloudWorkItem => versioned({ ...item, part: { index, slot, size: chunk.length } });
-    await deps.generateQueue.send(chunk.map((item, slot) => ({ id: itemId(runId, item.taskId, item.sample), body: body(item, slot) })));
-    const later = message.offset === 0 ? laterChunks(runId, items.length, size) : [];
+    if (batch) await planBatchChunk(deps.store, runId, index, chunk.map(body));
+    else await deps.generateQueue.send(chunk.map((item, slot) => ({ id: itemId(runId, item.taskId, item.sample), body: body(item, slot) })));
+    const later = message.offset === 0 ? laterChunks(runId, items.length, size, minLast) : [];
     if (later.length > 0) await deps.planQueue.send(later);
     return { status: 'enqueued', runId, offset: message.offset, sent: chunk.length, total: items.length, fannedOut: later.length };
   } catch (error) {
@@ -98,10 +105,17 @@ export async function planChunk(deps: PlanDeps, message: PlanMessage): Promise<P
 }
 
 /** The plan messages of every chunk after the first (sent by the first chunk only: no chain). */
-export function laterChunks(runId: string, total: number, size: number): { id: string; body: PlanMessage }[] {
+export function laterChunks(runId: string, total: number, size: number, minLast = 1): { id: string; body: PlanMessage }[] {
   const out: { id: string; body: PlanMessage }[] = [];
-  for (let offset = size; offset < total; offset += size) out.push({ id: `${runId}/plan/${offset}`, body: versioned({ runId, offset }) });
+  for (let offset = size; offset < total && total - offset >= minLast; offset += size)
+    out.push({ id: `${runId}/plan/${offset}`, body: versioned({ runId, offset }) });
   return out;
+}
+
+/** Where the chunk at `offset` ends: `size` items on, or the end when fewer than `minLast` would be left for a last chunk. */
+export function chunkEnd(total: number, size: number, offset: number, minLast = 1): number {
+  const end = Math.min(offset + size, total);
+  return total - end > 0 && total - end < minLast ? total : end;
 }
 
 async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manifest: Manifest; loaded: LoadedBenchmark; provider: Provider }> {
@@ -111,6 +125,7 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   if (source === undefined) throw new InputError(`"${request.benchmark}" names no benchmark`, { field: 'benchmark' });
   const loaded = await (deps.loadSource ?? loadSource)(source, { ...deps.load, ...(request.spec.split ? { split: request.spec.split } : {}) });
   const provider = await deps.createProvider(request.spec.model);
+  const spec = request.spec.batch === true ? cloudBatchSpec(request.spec, loaded.benchmark) : request.spec;
   // A cost cap on a model without a price would bound nothing: the run fails before any call.
   // The request's own prices (`remote run --prices/--assume-price`) count, as a local run's flags do.
   const { assumePrice, prices } = request.spec;
@@ -118,7 +133,7 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
     ...(prices ? { models: prices.models, ...(prices.premiums ? { premiums: prices.premiums } : {}) } : {}),
     assumed: assumePrice ?? null,
   });
-  const plan = await planRun(loaded, request.spec, provider, {
+  const plan = await planRun(loaded, spec, provider, {
     runId: message.runId,
     createdAt: request.createdAt,
     code: deps.code,
@@ -126,6 +141,17 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
     // The executors run in their own images; they are not visible from here.
     toolchains: [],
   });
+  if (spec.batch === true) {
+    plan.manifest.generation = 'batch';
+    const min = deps.batchMinRecords?.(spec.model) ?? 1;
+    if (plan.items.length < min)
+      throw new InputError(
+        `batch: a batch job of ${spec.model} takes at least ${min} records, and this run has ${plan.items.length} items; run it without --batch`,
+        {
+          field: 'batch',
+        },
+      );
+  }
   // Recorded so every generate worker's cost guard bills at the prices the plan checked.
   if (assumePrice) plan.manifest.assumed_price = assumePrice;
   if (prices && Object.keys(prices.models).length > 0)

@@ -127,6 +127,8 @@ export async function compactPart(store: BlobStore, manifest: Manifest, part: Pa
  * laterChunks). Chunks are as long as part 0 (plan writes part 0 before it fans out).
  */
 export function unplannedChunks(runId: string, parts: readonly PartManifest[], items: number, chunkSize: number): string[] {
+  // Every item listed (a batch run's last part may take a remainder below a job's minimum: plan.ts chunkEnd).
+  if (parts.reduce((sum, p) => sum + p.items.length, 0) === items) return [];
   const size = parts.find((p) => p.part === 0)?.items.length || chunkSize;
   const planned = new Set(parts.map((p) => p.part));
   const out: string[] = [];

@@ -76,7 +76,7 @@ export function laneFor(task: Task, timeScale: number, hasFargate: boolean): 'la
  * A redelivered item whose record is stored: count it (a no-op when counted; needed when the
  * previous delivery died between the store write and the ledger write) and skip the work.
  */
-async function alreadyRecorded(ctx: RunContext, item: WorkItem): Promise<boolean> {
+export async function alreadyRecorded(ctx: RunContext, item: WorkItem): Promise<boolean> {
   const text = await ctx.store.getText(keys.item(item.runId, item.taskId, item.sample));
   if (text === undefined) return false;
   const doc = parseItemDocument(text, ctx.store.locate(keys.item(item.runId, item.taskId, item.sample)));
@@ -98,7 +98,7 @@ async function settle(ledger: RunLedger, runId: string, error: unknown): Promise
 }
 
 /** The record's bookkeeping: its part's count (and the part's compaction), then the run's completion. */
-async function afterRecord(deps: StageDeps, item: CloudWorkItem): Promise<void> {
+export async function afterRecord(deps: StageDeps, item: CloudWorkItem): Promise<void> {
   await countInPart(deps.parts, deps.aggregateQueue, item);
   await notifyIfComplete(deps.ledger, deps.aggregateQueue, item.runId);
 }
@@ -129,6 +129,15 @@ export async function generateWork(deps: GenerateDeps, item: CloudWorkItem): Pro
   } catch (error) {
     return settle(deps.ledger, item.runId, error);
   }
+  return routeGenerated(deps, ctx, generated);
+}
+
+/**
+ * Where a generation goes (on demand or read back from a batch job): scored and recorded here
+ * (likert, failed generations), or sent to the execute queue of its language.
+ */
+export async function routeGenerated(deps: GenerateDeps, ctx: RunContext, generated: GeneratedItem): Promise<StageOutcome> {
+  const item = generated.item as CloudWorkItem;
   const task = ctx.tasks.get(item.taskId);
   if (task === undefined || !scorerOf(task).needsExecutor || generated.failure !== undefined) return scoreAndRecord(deps, ctx, generated);
   const language = item.language ?? scorerOf(task).languageOf(task);

@@ -6,6 +6,7 @@
  */
 import type { BenchmarkRegistry } from '#core/benchmarks/registry.ts';
 import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
+import { checkCloudBatch } from './batch-clients.ts';
 import { InputError } from '#core/errors.ts';
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
@@ -52,6 +53,7 @@ function checkModel(model: string): void {
 /** Validates and starts every run a spec names; returns them in order. */
 export async function startRuns(deps: StartDeps, spec: RunSpec): Promise<StartedRun[]> {
   checkModel(spec.model);
+  if (spec.batch === true) checkCloudBatch(spec.model);
   const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec), deps.benchmarks);
   sources.forEach(checkReachable);
   const planned: { request: RunRequest; runId: string; source: BenchmarkSource }[] = [];

@@ -58,6 +58,8 @@ export interface BatchLimits {
   maxBytes: number;
   /** Fewest records a job takes (Bedrock); 1 when the provider sets none. */
   minRecords: number;
+  /** Jobs of one model that may be submitted or in progress at once (Bedrock's per-model quota); absent: no limit documented. */
+  maxJobsInFlight?: number;
 }
 
 export interface BatchClient {

@@ -19,6 +19,8 @@ const RecordRefSchema = z.object({
   task_id: z.string().min(1),
   sample: z.number().int().min(0),
   language: z.string().min(1).optional(),
+  /** In the cloud: the item's records part (index, slot, size), carried to the record as a work item's. */
+  part: z.object({ index: z.number().int().min(0), slot: z.number().int().min(0), size: z.number().int().min(1) }).optional(),
 });
 
 /** One batch job of a run; {@link BatchJobDocument} is inferred from it. */
@@ -49,6 +51,12 @@ export const BatchJobDocumentSchema = z
       })
       .optional(),
     submitted_at: z.string().optional(),
+    /** Written by the cloud's plan without a reservation: the batch stage reserves the worst case before creating the job. */
+    reserve_pending: z.boolean().optional(),
+    /** In the cloud: every result of the ended job was handed on (recorded or sent to its executor). */
+    routed: z.boolean().optional(),
+    /** In the cloud: the run was cancelled and the provider was asked to stop the job. */
+    cancel_requested: z.boolean().optional(),
   })
   .loose();
 export type BatchJobDocument = z.infer<typeof BatchJobDocumentSchema>;

@@ -53,22 +53,23 @@ export async function generateInBatches(
   }
   const wanted = (doc: BatchJobDocument): Map<string, WorkItem> => new Map((fromJobs.get(doc.index) ?? []).map((i) => [itemKeyOf(i), i]));
   // Every job is created before the first poll: the provider runs them side by side.
-  for (const doc of active) if (doc.state !== 'settled') await submit(ctx, opts.client, doc);
+  for (const doc of active) if (doc.state !== 'settled') await submitJob(ctx, opts.client, doc);
   let waiting = active;
   while (waiting.length > 0 && !ctx.stop.reason) {
     const still: BatchJobDocument[] = [];
     for (const doc of waiting) {
       if (ctx.stop.reason) return;
-      const status = doc.state === 'settled' ? undefined : await poll(ctx, opts, doc);
+      const status = doc.state === 'settled' ? undefined : await pollJob(ctx, opts, doc);
       if (status && status.phase !== 'ended') still.push(doc);
-      else await finish(ctx, opts.client, doc, wanted(doc), emit);
+      else await finishJob(ctx, opts.client, doc, wanted(doc), emit);
     }
     waiting = still;
     if (waiting.length > 0) await opts.sleep(opts.pollMs);
   }
 }
 
-async function loadJobs(ctx: RunContext): Promise<BatchJobDocument[]> {
+/** Every batch job document of the run, in index order. */
+export async function loadJobs(ctx: RunContext): Promise<BatchJobDocument[]> {
   const out: BatchJobDocument[] = [];
   for (const key of await ctx.store.list(batchKeys.prefix(ctx.manifest.run_id))) {
     const text = await ctx.store.getText(key);
@@ -155,20 +156,35 @@ async function reserve(ctx: RunContext, client: BatchClient, index: number, chun
       ...(item.language ? { language: item.language } : {}),
     })),
   };
-  await save(ctx, doc);
+  await saveJob(ctx, doc);
   return doc;
 }
 
+/**
+ * Reserves the worst case of a job whose document was written without a reservation
+ * (`reserve_pending`: the cloud's plan writes the documents, its batch stage reserves before
+ * creating the job). RunStopped past the cap: the job is never created.
+ */
+export async function reservePlannedJob(ctx: RunContext, doc: BatchJobDocument): Promise<void> {
+  if (doc.reserve_pending !== true) return;
+  const estimate = doc.records.reduce((sum, r) => sum + recordOf(ctx, itemOfRef(doc, r), r.record_id).estimate, 0);
+  const reservation = await costGuardOf(ctx).reserve(estimate);
+  doc.reserved_usd = reservation.usd;
+  delete doc.reserve_pending;
+  await saveJob(ctx, doc);
+}
+
+/** The work item a record of a job stands for. */
+function itemOfRef(doc: BatchJobDocument, r: BatchJobDocument['records'][number]): WorkItem {
+  return { runId: doc.run_id, taskId: r.task_id, sample: r.sample, ...(r.language ? { language: r.language } : {}) };
+}
+
 /** Creates the job of a `submitting` document (or finds the one a killed process created) and stores its id. */
-async function submit(ctx: RunContext, client: BatchClient, doc: BatchJobDocument): Promise<void> {
+export async function submitJob(ctx: RunContext, client: BatchClient, doc: BatchJobDocument): Promise<void> {
   if (doc.job_id !== null) return;
+  if (doc.reserve_pending === true) throw new Error(`batch job ${doc.key} has no reservation yet (reservePlannedJob first)`);
   const found = await client.find?.(doc.key);
-  const itemOf = (r: BatchJobDocument['records'][number]): WorkItem => ({
-    runId: doc.run_id,
-    taskId: r.task_id,
-    sample: r.sample,
-    ...(r.language ? { language: r.language } : {}),
-  });
+  const itemOf = (r: BatchJobDocument['records'][number]): WorkItem => itemOfRef(doc, r);
   doc.job_id =
     found ??
     (await client.submit(
@@ -177,10 +193,11 @@ async function submit(ctx: RunContext, client: BatchClient, doc: BatchJobDocumen
     ));
   doc.state = 'submitted';
   doc.submitted_at = ctx.clock().toISOString();
-  await save(ctx, doc);
+  await saveJob(ctx, doc);
 }
 
-async function poll(ctx: RunContext, opts: BatchStageOptions, doc: BatchJobDocument): Promise<BatchJobStatus> {
+/** Polls a submitted job; a changed status is stored, shown as the run's status line and passed to `onStatus`. */
+export async function pollJob(ctx: RunContext, opts: Pick<BatchStageOptions, 'client' | 'onStatus'>, doc: BatchJobDocument): Promise<BatchJobStatus> {
   const status = await opts.client.status(doc.job_id as string);
   const next = {
     phase: status.phase,
@@ -194,7 +211,7 @@ async function poll(ctx: RunContext, opts: BatchStageOptions, doc: BatchJobDocum
   };
   if (JSON.stringify(next) !== JSON.stringify(doc.status)) {
     doc.status = next;
-    await save(ctx, doc);
+    await saveJob(ctx, doc);
     await ctx.ledger.setStatus(ctx.manifest.run_id, 'running', describeJob(doc));
     opts.onStatus?.(doc);
   }
@@ -202,7 +219,7 @@ async function poll(ctx: RunContext, opts: BatchStageOptions, doc: BatchJobDocum
 }
 
 /** Reads an ended job's results, books its cost once, and hands the wanted items to scoring. */
-async function finish(
+export async function finishJob(
   ctx: RunContext,
   client: BatchClient,
   doc: BatchJobDocument,
@@ -213,7 +230,7 @@ async function finish(
   if (doc.state !== 'settled') {
     // Stored first: a kill between the two leaves the reservation booked (spend errs high, never twice).
     doc.state = 'settled';
-    await save(ctx, doc);
+    await saveJob(ctx, doc);
     await costGuardOf(ctx).settle({ usd: doc.reserved_usd, estimate: 0, settled: false }, billedBy(results.values()));
   }
   const ending = doc.status?.ending ?? 'completed';
@@ -267,6 +284,7 @@ function generatedOf(
   };
 }
 
-async function save(ctx: RunContext, doc: BatchJobDocument): Promise<void> {
+/** Stores a job's document (runs/<id>/batches/<index>.json). */
+export async function saveJob(ctx: Pick<RunContext, 'store'>, doc: BatchJobDocument): Promise<void> {
   await ctx.store.put(batchKeys.job(doc.run_id, doc.index), storedJson(doc, 2), 'application/json');
 }

@@ -90,6 +90,8 @@ export const RunSpecSchema = z
     promptLanguage: z.enum(PROMPT_LANGUAGES).optional(),
     /** io-tests: what the time limit measures, CPU time or wall time. */
     timeClock: z.enum(TIME_CLOCKS).optional(),
+    /** Generate through the provider's batch API at its batch price (`remote run --batch`; a sweep or nightly cell's `batch: true`). */
+    batch: z.boolean().optional(),
   })
   .strict();
 

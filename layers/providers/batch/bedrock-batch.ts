@@ -14,9 +14,8 @@
  * errorMessage}` in its place, plus `manifest.json.out` with the job's counts); "Monitor batch
  * inference jobs" (status Submitted → Validating → Scheduled → InProgress → Completed |
  * PartiallyCompleted | Failed | Stopping → Stopped | Expired; a job that outlives
- * `timeoutDurationInHours` expires, keeping the outputs it wrote); the quotas named in
- * "Format and upload…" (minimum records per job, records per job and per input file, input
- * file size) are account settings, so they are options here with AWS's defaults.
+ * `timeoutDurationInHours` expires, keeping the outputs it wrote); the quotas (bedrock-quotas.ts)
+ * are account settings, so they are options here with AWS's defaults.
  */
 import type { BedrockClient } from '@aws-sdk/client-bedrock';
 import {
@@ -33,14 +32,11 @@ import type { BlobStore } from '#core/ports.ts';
 // resolves when the registry starts it (as in batch/registry.ts).
 import '../registry.ts';
 import { converseInput, readConverse } from '../bedrock.ts';
+import { bedrockBatchLimits, bedrockTimeoutHours } from './bedrock-quotas.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type CapabilityTable, type ModelCapabilities } from '../capabilities.ts';
 
-/**
- * AWS's default quotas (Service Quotas, Amazon Bedrock: "Minimum number of records per batch
- * inference job" 100, "Records per batch inference job" 50,000, "Batch inference input file
- * size" 1 GB); one input file per job here, so the file limits are the job's.
- */
-export const BEDROCK_BATCH_LIMITS: BatchLimits = { minRecords: 100, maxRecords: 50_000, maxBytes: 1024 * 1024 * 1024 };
+/** AWS's default quotas as one job's limits (bedrock-quotas.ts). */
+export const BEDROCK_BATCH_LIMITS: BatchLimits = bedrockBatchLimits();
 
 export interface BedrockBatchOptions {
   /** The bucket the job's input and output live in (its `locate` gives the s3:// URI). */
@@ -99,7 +95,7 @@ export class BedrockBatchClient implements BatchClient {
         modelInvocationType: 'Converse',
         inputDataConfig: { s3InputDataConfig: { s3InputFormat: 'JSONL', s3Uri: this.opts.store.locate(`${dir}input.jsonl`) } },
         outputDataConfig: { s3OutputDataConfig: { s3Uri: this.opts.store.locate(`${dir}output/`) } },
-        timeoutDurationInHours: this.opts.timeoutHours ?? 168,
+        timeoutDurationInHours: bedrockTimeoutHours(this.opts.timeoutHours),
       }),
     );
     if (!out.jobArn) throw new Error('CreateModelInvocationJob returned no jobArn');

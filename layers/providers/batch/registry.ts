@@ -12,6 +12,7 @@ import type { BatchClient } from '#core/models/batch.ts';
 // resolves when the registry starts it (a bundle entered here would see `openai` undefined).
 import '../registry.ts';
 import { anthropic, anthropicBaseUrl, anthropicKeyEnv } from '../anthropic.ts';
+import { bedrock } from '../bedrock.ts';
 import { openai } from '../openai.ts';
 import { resolveOptions, type ProviderOptions } from '../options.ts';
 import { AnthropicBatchClient } from './anthropic-batch.ts';
@@ -51,6 +52,11 @@ export function createBatchClient(spec: string, options: ProviderOptions = {}): 
   const colon = text.indexOf(':');
   const scheme = colon < 0 ? text : text.slice(0, colon);
   const kind = BATCH_KINDS.find((k) => k.scheme === scheme);
+  if (scheme === bedrock.scheme)
+    throw new InputError(
+      '--batch: Bedrock batch inference reads its records from S3 and writes its answers there under a service role, which a local run does not have; run it in the cloud with `polyeval remote run --batch` (docs/aws.md), or locally without --batch',
+      { field: 'batch' },
+    );
   if (!kind)
     throw new InputError(
       `--batch: provider "${scheme}" has no batch API in polyeval (batch runs take: ${BATCH_KINDS.map((k) => `${k.scheme}: (${k.api})`).join(', ')})`,

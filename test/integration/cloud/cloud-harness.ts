@@ -115,6 +115,8 @@ export interface CloudOptions {
   costOf?: ContextSource['costOf'];
   /** Bootstrap resamples of the aggregate function (default 200; the deployed function uses 1000). */
   iterations?: number;
+  /** plan's fewest records per batch job of a model (the deployment's Bedrock quotas); default 1. */
+  batchMinRecords?: (modelSpec: string) => number;
   /** Languages besides python with a Lambda executor lane (e.g. `cpp`); by default only python is executed. */
   executeLanguages?: readonly string[];
 }
@@ -182,6 +184,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       code: { version: 'test', revision: null, dirty: null },
       packages: packageVersions(ROOT),
       ...(options.chunkSize ? { chunkSize: options.chunkSize } : {}),
+      ...(options.batchMinRecords ? { batchMinRecords: options.batchMinRecords } : {}),
     }),
     generate: makeGenerate({
       ledger,

@@ -146,7 +146,7 @@ describe('Bedrock batch inference client', () => {
 
   it('finds the job created for a key again, and a job below the account’s minimum of records fails validation', async () => {
     const { client, server } = await bedrock({ minRecords: 100 }, { limits: {} });
-    expect(client.limits).toEqual({ minRecords: 100, maxRecords: 50_000, maxBytes: 1024 ** 3 });
+    expect(client.limits).toEqual({ minRecords: 100, maxRecords: 50_000, maxBytes: 1024 ** 3, maxJobsInFlight: 10 });
     const arn = await client.submit([client.encode(record('r0'))], 'run-5/batch-0');
     expect(await client.find('run-5/batch-0')).toBe(arn);
     expect(await client.find('run-5/batch-1')).toBeUndefined();
