@@ -1,8 +1,10 @@
 /**
  * Issue 23: where a whole `npx polyeval run -b mxeval:<problems> -m replay:<samples>` spends
- * its time on each fidelity set (Kotlin, C++, Python; ../shared/fidelity), against MXEval's
- * recorded time on the same problems and answers and against the floor — the same samples'
- * bare toolchain work measured in this bench run (support/floor.ts). Every set runs
+ * its time on each fidelity set (Kotlin, C++, Python; ../shared/fidelity), against MXEval
+ * timed on the same problems and answers in this bench run (`--mxeval <dir>` or MXEVAL_DIR:
+ * an MXEval checkout, support/mxeval-time.ts; without one, its recorded time, labelled so)
+ * and against the floor — the same samples' bare toolchain work measured in this bench run
+ * (support/floor.ts). MXEval runs once per set, before polyeval's rounds. Every set runs
  * `BENCH_ROUNDS` times (default 2) with an empty compile cache (the machine-wide pieces —
  * supervisor, precompiled headers, compile server build — exist, as after a first run).
  *
@@ -13,7 +15,7 @@
  * aggregation (records Parquet, metrics, report: re-run in process on the finished run);
  * and the rest (item records, journal, queueing, waiting for the Kotlin server). Every row
  * carries the load average: the machine may be shared. `npm run bench breakdown`;
- * BENCH_FIDELITY_SETS=mbpp limits the sets.
+ * BENCH_FIDELITY_SETS=mbpp limits the sets: `npm run bench breakdown -- --mxeval ../mxeval`.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,6 +25,7 @@ import type { BenchRow } from './index.ts';
 import { cppFloor, kotlinFloor, pythonFloor, type Floor } from './support/floor.ts';
 import { FIDELITY, freshTmp, seedMachineWide } from './support/fidelity-tmp.ts';
 import { loadNote, measureRun, ROOT, type MeasuredRun } from './support/measure-run.ts';
+import { mxevalDir, mxevalNote, mxevalTime } from './support/mxeval-time.ts';
 import { aggregateAgain, itemTimes, sandboxSetupMs } from './support/run-parts.ts';
 
 const SETS = [
@@ -68,6 +71,7 @@ export async function run(): Promise<BenchRow[]> {
   const only = process.env['BENCH_FIDELITY_SETS']?.split(',');
   const rounds = Number(process.env['BENCH_ROUNDS'] ?? 2);
   const jobs = availableParallelism();
+  const mxevalCheckout = mxevalDir();
   const root = mkdtempSync(join(tmpdir(), 'pe-breakdown-'));
   chmodSync(root, 0o755);
   const rows: BenchRow[] = [];
@@ -79,9 +83,12 @@ export async function run(): Promise<BenchRow[]> {
     rows.push({ name: 'sandbox set-up per process', value: setupMs, unit: 'ms', note: `a sandboxed /bin/true minus a bare one; ${load()}` });
     for (const { set, language, target, floor } of SETS) {
       if (only && !only.includes(set)) continue;
-      const mxeval = (JSON.parse(readFileSync(join(FIDELITY, `${set}.mxeval-time.json`), 'utf8')) as { wall_s: number }).wall_s;
       const args = ['-b', `mxeval:${join(FIDELITY, `${set}.problems.jsonl`)}`, '-m', `replay:${join(FIDELITY, `${set}.samples.jsonl`)}`];
       const plan = cliSeconds(['run', ...args, '--dry-run', '--home', join(root, `plan-${set}`)]);
+      // MXEval on the same problems and answers, on this machine, now (or its recorded time, so labelled).
+      const mx = await mxevalTime(mxevalCheckout, set, root);
+      const mxeval = mx.wallS;
+      rows.push({ name: `${language} MXEval (${mx.source})`, value: mx.wallS, unit: 's', note: `${mxevalNote(mx)}; ${load()}` });
       for (let round = 1; round <= rounds; round++) {
         const tag = `${language} #${round}`;
         const tmp = freshTmp(root, `${set}-${round}`, seed);
@@ -100,7 +107,7 @@ export async function run(): Promise<BenchRow[]> {
             name: `${tag} whole command vs MXEval`,
             value: mxeval / r.wallS,
             unit: 'x',
-            note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs MXEval ${s(mxeval)}; floor ${s(f.wallS)} = ${(mxeval / f.wallS).toFixed(1)}x; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}`,
+            note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs ${mxevalNote(mx)}; floor ${s(f.wallS)} = ${(mxeval / f.wallS).toFixed(1)}x; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}`,
           },
           {
             name: `${tag} floor vs MXEval`,
@@ -113,7 +120,7 @@ export async function run(): Promise<BenchRow[]> {
             name: `${tag} CPU ÷ cores vs MXEval`,
             value: mxeval / (r.cpuS / jobs),
             unit: 'x',
-            note: `polyeval CPU ${s(r.cpuS)} ÷ ${jobs} = ${s(r.cpuS / jobs)}; floor CPU ${s(f.cpuS)} ÷ ${jobs} = ${s(f.cpuS / jobs)} = ${(mxeval / (f.cpuS / jobs)).toFixed(1)}x; polyeval is ${(r.cpuS / f.cpuS).toFixed(1)}x its floor's CPU`,
+            note: `polyeval CPU ${s(r.cpuS)} ÷ ${jobs} = ${s(r.cpuS / jobs)}${mx.cpuS === undefined ? '' : `; MXEval CPU ${s(mx.cpuS)} (its CPU ÷ polyeval's: ${(mx.cpuS / r.cpuS).toFixed(1)}x)`}; floor CPU ${s(f.cpuS)} ÷ ${jobs} = ${s(f.cpuS / jobs)} = ${(mxeval / (f.cpuS / jobs)).toFixed(1)}x; polyeval is ${(r.cpuS / f.cpuS).toFixed(1)}x its floor's CPU`,
           },
           { name: `${tag} start + load + plan (--dry-run)`, value: plan, unit: 's', note: `of which CLI start ${s(help)}` },
           {

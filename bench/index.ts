@@ -12,7 +12,8 @@ export interface BenchRow {
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv[2];
+// `npm run bench [module] [-- flags]`: a first argument that is a flag (`--mxeval <dir>`) names no module.
+const only = process.argv[2]?.startsWith('-') ? undefined : process.argv[2];
 // A bench with its own command line (`npm run bench cloud-scale -- --items N`) owns its output.
 const own = only === undefined ? undefined : readdirSync(here).find((f) => f === `${only}.bench.ts`);
 const ownMain = own === undefined ? undefined : ((await import(pathToFileURL(join(here, own)).href)) as { main?: (argv: string[]) => Promise<void> }).main;

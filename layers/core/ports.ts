@@ -167,8 +167,12 @@ export interface ToolchainInfo {
  */
 export interface Executor {
   execute(job: ExecutionJob): Promise<ScoreOutcome>;
-  /** The toolchains as a run with these options per language would use them (compiler flags included). */
-  toolchains(options?: Readonly<Record<LanguageId, ToolchainOptions>>): Promise<ToolchainInfo[]>;
+  /**
+   * The toolchains as a run with these options per language would use them (compiler flags
+   * included): of `languages` only when given (a run asks for its own: probing a toolchain it
+   * does not use, such as starting `javac` for a Python run, costs start-up time), else of all.
+   */
+  toolchains(options?: Readonly<Record<LanguageId, ToolchainOptions>>, languages?: ReadonlySet<LanguageId>): Promise<ToolchainInfo[]>;
   /**
    * Optional hint that samples of these languages will come: the executor may start slow
    * set-up now (the Kotlin compile server) so it overlaps planning and generation. Never

@@ -276,7 +276,9 @@ export async function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<Lo
       let plan: RunPlan;
       try {
         assertMayExecute(runExecutor.executor, provider, opts.trustGeneratedCode ?? false);
-        const toolchains = runExecutor.executor ? await runExecutor.executor.toolchains(toolchainOptions) : [];
+        // Probed once the items are known, for their languages only (the manifest keeps those: plan.ts).
+        const executor = runExecutor.executor;
+        const toolchains = executor ? (languages: ReadonlySet<string>) => executor.toolchains(toolchainOptions, languages) : [];
         plan = await planRun(loaded, runSpec, provider, {
           runId,
           createdAt: now.toISOString(),
