@@ -2,10 +2,12 @@
  * The report's only script: the sample browser (filter, page, open a sample). Plain ES2020
  * that runs from a file:// page with no network. Every text that came from a model or a
  * dataset is inserted with `textContent`, never as HTML, so a hostile answer cannot script
- * the report. Detail chunks are parsed only when a sample of theirs is opened.
+ * the report. The data blocks are gzip-compressed base64 (`sample-browser.ts`): the script
+ * starts after the page's first paint, inflates the index and task views with the browser's
+ * own `DecompressionStream`, and inflates a detail chunk only when a sample of it is opened.
  */
 
-/** Samples per embedded detail chunk (`<script type="application/json" id="pe-d-N">`). */
+/** Samples per embedded detail chunk (`<script type="application/gzip" id="pe-d-N">`). */
 export const DETAIL_CHUNK = 250;
 /** Rows per page of the list. */
 export const PAGE_SIZE = 50;
@@ -14,14 +16,19 @@ export const BROWSER_SCRIPT = `(() => {
 'use strict';
 const CHUNK = ${DETAIL_CHUNK}, PAGE = ${PAGE_SIZE};
 const $ = (id) => document.getElementById(id);
-const json = (id) => JSON.parse($(id).textContent);
-const index = json('pe-index');
-const tasks = json('pe-tasks');
+const inflate = async (id) => {
+  const text = atob($(id).textContent);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return JSON.parse(await new Response(stream).text());
+};
+let index = [], tasks = {};
 const chunks = new Map();
-const detail = (i) => {
+const detail = async (i) => {
   const c = Math.floor(i / CHUNK);
-  if (!chunks.has(c)) chunks.set(c, json('pe-d-' + c));
-  return chunks.get(c)[i - c * CHUNK];
+  if (!chunks.has(c)) chunks.set(c, inflate('pe-d-' + c));
+  return (await chunks.get(c))[i - c * CHUNK];
 };
 const el = (tag, props, ...kids) => {
   const e = document.createElement(tag);
@@ -40,11 +47,6 @@ const fill = (select, pairs) => {
   for (const [value, n] of pairs) select.append(el('option', { value, text: value + ' (' + n + ')' }));
 };
 const ORDER = ['OK', 'WA', 'TLE', 'MLE', 'OLE', 'RE', 'CE', 'SE'];
-fill($('pe-f-verdict'), count(index.map((r) => r[3])).sort((a, b) => ORDER.indexOf(a[0]) - ORDER.indexOf(b[0])));
-fill($('pe-f-language'), count(index.map((r) => r[2]).filter(Boolean)));
-fill($('pe-f-slice'), count(index.flatMap((r) => r[6])));
-if ($('pe-f-language').options.length <= 1) $('pe-f-language').parentElement.hidden = true;
-if ($('pe-f-slice').options.length <= 1) $('pe-f-slice').parentElement.hidden = true;
 let rows = [], page = 0, open = -1;
 const apply = () => {
   const v = $('pe-f-verdict').value, l = $('pe-f-language').value, s = $('pe-f-slice').value;
@@ -93,9 +95,11 @@ const excerptBox = (label, e, cls) => {
   return el('div', { cls: 'io ' + cls }, el('h5', { text: label + ' · ' + note }), pre);
 };
 const section = (title, id, text) => text ? el('section', { id }, el('h4', { text: title }), el('pre', { text })) : null;
-const show = (i) => {
+const show = async (i) => {
   open = i;
-  const r = index[i], d = detail(i), view = tasks[r[0]];
+  const r = index[i], d = await detail(i), view = tasks[r[0]];
+  if (open !== i) return;
+  const program = d.program_at ? d.raw.slice(d.program_at[0], d.program_at[1]) : d.program;
   const facts = el('dl');
   const fact = (k, v) => { if (v !== undefined && v !== null && v !== '') facts.append(el('dt', { text: k }), el('dd', { text: String(v) })); };
   if (view) for (const f of view.fields) fact(f.label, f.value);
@@ -125,7 +129,7 @@ const show = (i) => {
     parts.push(el('section', { id: 'pe-choices' }, el('h4', { text: 'Choices (' + (d.likert.mode || 'mode unknown') + ')' }), table));
   }
   if (!d.likert || d.likert.mode !== 'likelihood') parts.push(section('Raw answer', 'pe-raw', d.raw));
-  parts.push(section('Extracted program', 'pe-program', d.program));
+  parts.push(section('Extracted program', 'pe-program', program));
   parts.push(section(r[3] === 'CE' ? 'Compile output' : 'Error', 'pe-error', d.error));
   if (d.tests && d.tests.length) {
     const body = el('tbody');
@@ -147,12 +151,27 @@ const show = (i) => {
   render();
   box.scrollIntoView({ block: 'nearest' });
 };
-for (const id of ['pe-f-verdict', 'pe-f-language', 'pe-f-slice']) $(id).addEventListener('change', apply);
-$('pe-f-task').addEventListener('input', apply);
-$('pe-prev').addEventListener('click', () => { page--; render(); });
-$('pe-next').addEventListener('click', () => { page++; render(); });
-$('pe-browser').hidden = false;
-apply();
-const m = /^#sample-(\\d+)$/.exec(location.hash);
-if (m && index[Number(m[1])]) show(Number(m[1]));
+const start = async () => {
+  [index, tasks] = await Promise.all([inflate('pe-index'), inflate('pe-tasks')]);
+  fill($('pe-f-verdict'), count(index.map((r) => r[3])).sort((a, b) => ORDER.indexOf(a[0]) - ORDER.indexOf(b[0])));
+  fill($('pe-f-language'), count(index.map((r) => r[2]).filter(Boolean)));
+  fill($('pe-f-slice'), count(index.flatMap((r) => r[6])));
+  if ($('pe-f-language').options.length <= 1) $('pe-f-language').parentElement.hidden = true;
+  if ($('pe-f-slice').options.length <= 1) $('pe-f-slice').parentElement.hidden = true;
+  for (const id of ['pe-f-verdict', 'pe-f-language', 'pe-f-slice']) $(id).addEventListener('change', apply);
+  $('pe-f-task').addEventListener('input', apply);
+  $('pe-prev').addEventListener('click', () => { page--; render(); });
+  $('pe-next').addEventListener('click', () => { page++; render(); });
+  $('pe-loading').hidden = true;
+  $('pe-browser').hidden = false;
+  apply();
+  const m = /^#sample-(\\d+)$/.exec(location.hash);
+  if (m && index[Number(m[1])]) await show(Number(m[1]));
+};
+const loading = $('pe-loading');
+loading.hidden = false;
+const fail = (e) => { loading.textContent = 'The samples could not be shown in this browser (' + e + '); the metrics above are complete.'; };
+if (typeof DecompressionStream !== 'function') fail('it lacks DecompressionStream');
+// After the next paint: a requestAnimationFrame callback runs just before it, its timeout just after.
+else requestAnimationFrame(() => setTimeout(() => start().catch(fail)));
 })();`;
