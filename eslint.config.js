@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'cdk.out/**', 'layers/images/*/bundle/**', 'node_modules/**', '.polyeval/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'cdk.out/**', 'layers/images/bundle/**', 'node_modules/**', '.polyeval/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
