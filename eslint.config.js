@@ -16,6 +16,20 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs'],
+    ignores: ['layers/core/report/browser/**'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
+  },
+  {
+    // Scripts the HTML reports embed as text: they run in a browser page, not in Node.
+    files: ['layers/core/report/browser/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        ['document', 'location', 'history', 'atob', 'Blob', 'Response', 'DecompressionStream', 'requestAnimationFrame', 'setTimeout'].map((name) => [
+          name,
+          'readonly',
+        ]),
+      ),
+    },
   },
 );

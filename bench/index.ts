@@ -1,5 +1,6 @@
 // `npm run bench`: runs every bench/*.bench.ts module's exported `run()` and prints one table.
 import { readdirSync } from 'node:fs';
+import { register } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -10,6 +11,9 @@ export interface BenchRow {
   unit: string;
   note?: string;
 }
+
+// Text imports (the report's browser script) load as esbuild's text loader loads them in the bundles.
+register('./support/text-imports.mjs', import.meta.url);
 
 const here = dirname(fileURLToPath(import.meta.url));
 // `npm run bench [module] [-- flags]`: a first argument that is a flag (`--mxeval <dir>`) names no module.

@@ -11,7 +11,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import type { ItemDocument } from '../run/engine.ts';
-import { BROWSER_SCRIPT, DETAIL_CHUNK } from './browser-script.ts';
+import { BROWSER_SCRIPT, DETAIL_CHUNK, PAGE_SIZE } from './browser-script.ts';
 import { sampleData } from './sample-data.ts';
 
 export const BROWSER_CSS = `[hidden]{display:none!important}
@@ -34,7 +34,7 @@ const dataBlock = (id: string, value: unknown): string => `<script type="applica
 
 /** The section's markup, in page order: the filters, list and detail pane the script fills. */
 export function sampleBrowser(): string {
-  return `<div id="pe-browser" hidden>
+  return `<div id="pe-browser" data-chunk="${DETAIL_CHUNK}" data-page="${PAGE_SIZE}" hidden>
 <form id="pe-filters" onsubmit="return false">
 <label>verdict <select id="pe-f-verdict"><option value="">all</option></select></label>
 <label>language <select id="pe-f-language"><option value="">all</option></select></label>
