@@ -220,6 +220,7 @@ function metricsCommand(): Command {
       if (json) return print(toJson(summary));
       print(`${String(summary.run_id)}  ${String(summary.benchmark)}  ${String(summary.model)}  items=${String(summary.items)}`);
       print(metricsTable((summary.metrics ?? {}) as Record<string, MetricValue>));
+      for (const warning of (summary.warnings ?? []) as string[]) print(`warning: ${warning}`);
     });
 }
 

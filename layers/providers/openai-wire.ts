@@ -145,7 +145,7 @@ export function generationFromChat(
   const refusal =
     // Azure's content filter (Microsoft Learn, "Content filtering"): the answer was cut or withheld.
     choice?.finish_reason === 'content_filter'
-      ? `the answer was filtered (finish_reason "content_filter")`
+      ? `the answer was filtered${content === null || content === undefined ? ': no content' : ''} (finish_reason "content_filter")`
       : content === null || content === undefined
         ? `the model returned no content (finish_reason ${JSON.stringify(choice?.finish_reason ?? null)}${choice?.message.refusal ? `, refusal: ${choice.message.refusal.slice(0, 200)}` : ''})`
         : undefined;

@@ -99,6 +99,11 @@ export function streamError(event: unknown): ProviderCallError | undefined {
   });
 }
 
+/** A stream that ended before its final event: no answer (the text so far is cut), retried. */
+function truncatedStream(what: string): ProviderCallError {
+  return new ProviderCallError(`truncated response stream: ${what} (the connection was closed mid-answer)`, { retryable: true });
+}
+
 function throwStreamErrors(events: readonly unknown[]): void {
   for (const event of events) {
     const failure = streamError(event);
@@ -125,6 +130,9 @@ export function readTgiStream(text: string, prompt: string): StreamedGeneration 
   throwStreamErrors(events);
   if (events.length === 0) throw malformed('TGI stream carried no event');
   const last = events[events.length - 1] as TgiEvent;
+  // TGI's last event carries `generated_text` and `details` (router/src/server.rs
+  // `generate_stream_internal`, v3.3.7: InferStreamResponse::End); a stream without it was cut.
+  if (typeof last.generated_text !== 'string' && !last.details) throw truncatedStream(`TGI stream ended after ${events.length} tokens without its final event`);
   const joined = events.map((e) => (e.token?.special ? '' : (e.token?.text ?? ''))).join('');
   const generated = typeof last.generated_text === 'string' ? last.generated_text : joined;
   const finishReason = last.details?.finish_reason;
@@ -154,6 +162,9 @@ export function readChatStream(text: string, prompt: string): StreamedGeneration
     }
     if (chunk.usage) usage = chunk.usage;
   }
+  // Every OpenAI-style stream ends its choice with a finish_reason (then vLLM sends `[DONE]`,
+  // serving.py chat_completion_stream_generator @cc139d8); a stream without one was cut.
+  if (finishReason === undefined) throw truncatedStream(`chat stream ended after ${chunks.length} chunks without a finish_reason`);
   return {
     text: content,
     usage: { promptTokens: usage?.prompt_tokens ?? estimateTokens(prompt), completionTokens: usage?.completion_tokens ?? estimateTokens(content) },

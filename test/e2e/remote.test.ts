@@ -416,3 +416,31 @@ describe('polyeval remote run with prices of its own (defect 11)', () => {
     expect(rejected.length).toBe(before);
   }, 60_000);
 });
+
+describe('polyeval remote run through a server whose choices tie', () => {
+  let tying: OpenAiServer;
+
+  beforeAll(async () => {
+    tying = await startOpenAiServer({ flavour: 'vllm', tokenizer: 'qwen3', logprob: () => -1 });
+  });
+
+  afterAll(async () => {
+    await tying?.close();
+  });
+
+  it('ends with the tie warning in its summary (remote metrics) and its status (remote status), as a local run does', async () => {
+    const started = await runCli(['remote', 'run', '-b', 'sample/abricot', '-m', `openai:${tying.url}#fake-model`, '--limit', '4', '--api', api, '--json'], {
+      env,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    const runId = String(parseJson(started).run_id);
+    await drive(cloud);
+
+    const metrics = await runCli(['remote', 'metrics', runId, '--api', api], { env });
+    expect(metrics.code, metrics.stderr).toBe(0);
+    expect(metrics.stdout).toMatch(/warning: 4 of 4 scored items \(100%\) gave all choices the same score/);
+    const status = parseJson<{ run: { status: string; reason?: string } }>(await runCli(['remote', 'status', runId, '--api', api, '--json'], { env }));
+    expect(status.run.status).toBe('completed');
+    expect(status.run.reason).toMatch(/^warning: 4 of 4 scored items/);
+  }, 120_000);
+});

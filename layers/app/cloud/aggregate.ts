@@ -15,6 +15,7 @@ import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
 import { findBenchmark } from '#core/benchmarks/registry.ts';
 import type { BlobStore, EventPublisher, RunLedger } from '#core/ports.ts';
 import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { tieWarningOf } from '#core/scoring/likert-ties.ts';
 import { keys } from '#core/run/keys.ts';
 import { storedJson } from '#core/run/documents.ts';
 import type { Manifest } from '#core/run/manifest.ts';
@@ -83,16 +84,24 @@ export async function aggregateCloudRun(
     summary = await aggregateRun(options, manifest, extra);
   } else {
     await deps.ledger.setStatus(runId, 'aggregating');
-    const { records, missing, parts } = await readRunRecords(deps.store, manifest);
+    const { records, missing, parts, ties } = await readRunRecords(deps.store, manifest);
     // A chunk whose plan message was lost has no part manifest: name it, or the run would look complete.
     const unplanned = unplannedChunks(runId, parts, run.items, PLAN_CHUNK);
     summary = await summariseRecords(options, manifest, records.map(documentFromRecord), extra, {
       missing: [...missing, ...unplanned],
       timing: true,
+      ties,
       ...(deadLettered ? { deadLettered } : {}),
     });
-    if (missing.length === 0 && unplanned.length === 0) await deps.ledger.setStatus(runId, 'completed');
-    else await deps.ledger.setStatus(runId, 'completed_with_missing', missingReason(runId, run.items, summary, unplanned));
+    // The tie warning reaches `remote status` too, as the run's reason (after the missing items').
+    const tied = tieWarningOf(ties);
+    if (missing.length === 0 && unplanned.length === 0) await deps.ledger.setStatus(runId, 'completed', tied ? `warning: ${tied}` : undefined);
+    else
+      await deps.ledger.setStatus(
+        runId,
+        'completed_with_missing',
+        [missingReason(runId, run.items, summary, unplanned), ...(tied ? [`warning: ${tied}`] : [])].join('; '),
+      );
   }
   // The kept copy, for readers after the lifecycle rules expired runs/ (cloud-context.ts).
   await deps.store.put(cloudKeys.keptSummary(runId), storedJson(summary, 2), 'application/json');

@@ -23,6 +23,7 @@ import { itemId, keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { decodeRecords, encodeRecords } from '#core/run/parquet.ts';
 import type { RunRecord } from '#core/types.ts';
+import { countTies, type TieCount } from '#core/scoring/likert-ties.ts';
 import type { PartCounter } from '#aws/dynamo-part-counter.ts';
 import { versioned, type AggregateMessage, type CloudWorkItem } from './messages.ts';
 
@@ -32,7 +33,11 @@ const READ_CONCURRENCY = 32;
 export const partKeys = {
   prefix: (runId: string) => `runs/${runId}/parts/`,
   manifest: (runId: string, part: number) => `runs/${runId}/parts/${String(part).padStart(5, '0')}.json`,
+  /** A part's tied likert items (its records carry no choice scores), beside the parts, not among them. */
+  ties: (runId: string, part: number) => `runs/${runId}/part-ties/${String(part).padStart(5, '0')}.json`,
 };
+
+const TieCountSchema = z.object({ scored: z.number().int().min(0), tied: z.number().int().min(0) }).loose();
 
 /** The items of one part, in plan order (slot i is items[i]). */
 /** A records part's manifest (`runs/<run>/parts/<index>.json`): the items of one plan chunk, in slot order. */
@@ -89,6 +94,8 @@ export interface CompactedPart {
   records: RunRecord[];
   /** Item ids of the part that have no stored record. */
   missing: string[];
+  /** Its likert items whose choices all scored the same (counted from the item documents). */
+  ties: TieCount;
 }
 
 /** Reads the recorded items of one part and writes its Parquet file (records in slot order). */
@@ -100,19 +107,22 @@ export async function compactPart(store: BlobStore, manifest: Manifest, part: Pa
       limit(async () => {
         const key = keys.item(runId, entry.taskId, entry.sample);
         const text = await store.getText(key);
-        return text === undefined ? undefined : parseItemDocument(text, store.locate(key)).record;
+        return text === undefined ? undefined : parseItemDocument(text, store.locate(key));
       }),
     ),
   );
+  const ties = countTies(docs.flatMap((d) => (d?.outcome.choiceLogprobs ? [d.outcome.choiceLogprobs] : [])));
+  if (ties.scored > 0) await store.put(partKeys.ties(runId, part.part), storedJson(ties), 'application/json');
   const records: RunRecord[] = [];
   const missing: string[] = [];
-  docs.forEach((record, slot) => {
+  docs.forEach((doc, slot) => {
+    const record = doc?.record;
     const entry = part.items[slot];
     if (record !== undefined) records.push(record);
     else if (entry !== undefined) missing.push(itemId(runId, entry.taskId, entry.sample));
   });
   await store.put(keys.recordsPart(manifest.benchmark.id, runId, part.part), encodeRecords(records), 'application/vnd.apache.parquet');
-  return { records, missing };
+  return { records, missing, ties };
 }
 
 /**
@@ -142,16 +152,24 @@ export async function readRunRecords(store: BlobStore, manifest: Manifest): Prom
   if (parts.length === 0) throw new HarnessError(`run ${runId} has no part manifests under ${store.locate(partKeys.prefix(runId))}`);
   const records: RunRecord[] = [];
   const missing: string[] = [];
+  const ties: TieCount = { scored: 0, tied: 0 };
+  const addTies = (t: TieCount): void => {
+    ties.scored += t.scored;
+    ties.tied += t.tied;
+  };
   for (const part of parts) {
     const bytes = await store.get(keys.recordsPart(manifest.benchmark.id, runId, part.part));
     const stored = bytes === undefined ? [] : await decodeRecords(bytes, { run_id: runId, benchmark: manifest.benchmark.id });
     if (stored.length === part.items.length) {
       records.push(...stored);
+      const text = await store.getText(partKeys.ties(runId, part.part));
+      if (text !== undefined) addTies(parseStored(TieCountSchema, text, store.locate(partKeys.ties(runId, part.part))));
       continue;
     }
     const compacted = await compactPart(store, manifest, part);
     records.push(...compacted.records);
     missing.push(...compacted.missing);
+    addTies(compacted.ties);
   }
-  return { records, missing, parts };
+  return { records, missing, parts, ties };
 }

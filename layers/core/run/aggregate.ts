@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { computeMetrics } from '../metrics/index.ts';
 import type { BlobStore, RunLedger } from '../ports.ts';
 import { renderReport } from '../report/html.ts';
-import { tieWarning } from '../scoring/likert-ties.ts';
+import { countTies, tieWarningOf, type TieCount } from '../scoring/likert-ties.ts';
 import { VerdictSchema } from './columns.ts';
 import type { MetricRow, RunRecord, Verdict } from '../types.ts';
 import { parseItemDocument, type ItemDocument } from './engine.ts';
@@ -170,7 +170,13 @@ export async function summariseRecords(
   manifest: Manifest,
   docs: readonly ItemDocument[],
   extraMetrics?: ExtraMetrics,
-  notes: { missing?: readonly string[]; deadLettered?: readonly string[]; timing?: boolean } = {},
+  notes: {
+    missing?: readonly string[];
+    deadLettered?: readonly string[];
+    timing?: boolean;
+    /** Tied likert items counted where the choice scores were read (a cloud run's parts: its records carry no scores). */
+    ties?: TieCount;
+  } = {},
 ): Promise<RunSummaryDocument> {
   const missing = notes.missing ?? [];
   const inDlq = new Set(notes.deadLettered ?? []);
@@ -189,7 +195,7 @@ export async function summariseRecords(
     ...(extraMetrics ? await extraMetrics(records) : []),
   ];
   await deps.store.put(keys.metrics(manifest.benchmark.id, runId), encodeMetrics(metrics), 'application/vnd.apache.parquet');
-  const ties = tieWarning(docs.flatMap((d) => (d.outcome.choiceLogprobs ? [d.outcome.choiceLogprobs] : [])));
+  const ties = tieWarningOf(notes.ties ?? countTies(docs.flatMap((d) => (d.outcome.choiceLogprobs ? [d.outcome.choiceLogprobs] : []))));
   const warnings = [...(manifest.warnings ?? []), ...(ties ? [ties] : [])];
   const summary: RunSummaryDocument = {
     run_id: runId,

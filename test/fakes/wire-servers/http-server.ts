@@ -22,7 +22,15 @@ export type Fault =
   /** Accepts the request and never answers (until the client gives up or the server closes). */
   | { kind: 'hang' }
   /** Destroys the connection without answering. */
-  | { kind: 'reset' };
+  | { kind: 'reset' }
+  /**
+   * Sends the status, headers (the whole body's Content-Length) and the first half of the real
+   * answer, then destroys the socket: a connection dropped mid-response (a proxy or load
+   * balancer restart, a container killed while answering).
+   */
+  | { kind: 'cut' }
+  /** Sends the whole real answer under a Content-Length 100 bytes longer, then closes the connection. */
+  | { kind: 'short' };
 
 /** One request as the server saw it. */
 export interface RecordedRequest {
@@ -158,6 +166,7 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
     if (fault) recorded.fault = fault.kind;
     requests.push(recorded);
     await hold();
+    if (fault?.kind === 'cut' || fault?.kind === 'short') return cutAnswer(fault.kind, await answer(recorded), res);
     if (fault) return playFault(fault, res);
     const wait = overQuota();
     if (wait !== undefined) {
@@ -214,6 +223,8 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
       case 'hang':
         return;
       case 'reset':
+      case 'cut':
+      case 'short':
         res.socket?.destroy();
         return;
       default: {
@@ -250,6 +261,17 @@ function typeForStatus(status: number): string {
   if (status === 404) return 'ResourceNotFoundException';
   if (status === 429) return 'ThrottlingException';
   return status >= 500 ? 'InternalServerException' : 'ValidationException';
+}
+
+/** The real answer, broken on the wire: cut in the middle, or shorter than its Content-Length. */
+function cutAnswer(kind: 'cut' | 'short', out: { status: number; headers?: Record<string, string>; body: unknown }, res: ServerResponse): void {
+  const payload = Buffer.from(typeof out.body === 'string' || out.body instanceof Uint8Array ? out.body : JSON.stringify(out.body));
+  const declared = kind === 'short' ? payload.length + 100 : payload.length;
+  res.writeHead(out.status, { 'content-type': 'application/json', ...out.headers, 'content-length': String(declared) });
+  res.write(kind === 'short' ? payload : payload.subarray(0, Math.floor(payload.length / 2)), () => {
+    // Flushed first, so the client has read part of the answer when the connection goes.
+    setTimeout(() => res.socket?.destroy(), 5);
+  });
 }
 
 function send(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {

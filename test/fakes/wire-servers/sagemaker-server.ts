@@ -26,7 +26,18 @@ export interface SageMakerServerOptions extends FaultOptions {
    * The first `times` (default 1) response streams fail after `afterTokens` tokens with the
    * container's in-stream error event, under a 200 (see `streamErrorEvent`).
    */
-  streamError?: { afterTokens: number; times?: number; tgiErrorType?: string };
+  streamError?: {
+    afterTokens: number;
+    times?: number;
+    tgiErrorType?: string;
+    /**
+     * The stream just ends there, cleanly, with no error event, no final event (TGI's
+     * `generated_text`/`details`) and no `finish_reason` or `[DONE]`: a fault, not a server
+     * behaviour — what a client sees when a proxy or a container dies mid-stream and the
+     * connection is closed in an orderly way.
+     */
+    ends?: boolean;
+  };
   /**
    * TGI launched with `--enable-prefill-logprobs` (default true here). TGI >= 3.0 turns prompt
    * log-probabilities off unless it is (launcher/src/main.rs sets REQUEST_LOGPROBS;
@@ -246,7 +257,7 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
         });
       });
       // TGI generate_stream yields the InferError as an event and ends (server.rs, `From<InferError> for Event`).
-      if (failAt !== undefined)
+      if (failAt !== undefined && options.streamError?.ends !== true)
         events.push({
           error: 'Request failed during generation: Server error: CUDA out of memory',
           error_type: options.streamError?.tgiErrorType ?? 'generation',
@@ -260,6 +271,15 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
     const messages = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
     const out = generate(messages.map((m) => String(m.content ?? '')).join('\n\n'), body, body.max_tokens);
     const failAt = failingStream();
+    if (failAt !== undefined && options.streamError?.ends === true) {
+      for (const t of out.tokens.slice(0, failAt))
+        events.push({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: t }, finish_reason: null }] });
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' },
+        body: payloadParts(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')),
+      };
+    }
     if (failAt !== undefined) {
       // vLLM's chat stream generator catches the engine error, yields
       // `data: {"error": {message, type, param, code}}` (create_streaming_error_response) and

@@ -110,7 +110,7 @@ describe('azure: content filtering and pasted URLs', () => {
 
     const out = await provider?.generate(ask('raccontami una storia'));
 
-    expect(out?.refusal).toMatch(/filtered \(finish_reason "content_filter"\)/);
+    expect(out?.refusal).toMatch(/the answer was filtered: no content \(finish_reason "content_filter"\)/);
     expect(out?.finishReason).toBe('content_filter');
     expect(server.requests).toHaveLength(1);
   });
