@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'cdk.out/**', 'layers/images/*/bundle/**', 'node_modules/**', '.polyeval/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'cdk.out/**', 'layers/images/bundle/**', 'node_modules/**', '.polyeval/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -16,6 +16,20 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs'],
+    ignores: ['layers/core/report/browser/**'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
+  },
+  {
+    // Scripts the HTML reports embed as text: they run in a browser page, not in Node.
+    files: ['layers/core/report/browser/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        ['document', 'location', 'history', 'atob', 'Blob', 'Response', 'DecompressionStream', 'requestAnimationFrame', 'setTimeout'].map((name) => [
+          name,
+          'readonly',
+        ]),
+      ),
+    },
   },
 );

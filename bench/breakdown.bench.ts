@@ -1,8 +1,10 @@
 /**
  * Issue 23: where a whole `npx polyeval run -b mxeval:<problems> -m replay:<samples>` spends
- * its time on each fidelity set (Kotlin, C++, Python; ../shared/fidelity), against MXEval's
- * recorded time on the same problems and answers and against the floor — the same samples'
- * bare toolchain work measured in this bench run (support/floor.ts). Every set runs
+ * its time on each fidelity set (Kotlin, C++, Python; ../shared/fidelity), against MXEval
+ * timed on the same problems and answers in this bench run (`--mxeval <dir>` or MXEVAL_DIR:
+ * an MXEval checkout, support/mxeval-time.ts; without one, its recorded time, labelled so)
+ * and against the floor — the same samples' bare toolchain work measured in this bench run
+ * (support/floor.ts). MXEval runs once per set, before polyeval's rounds. Every set runs
  * `BENCH_ROUNDS` times (default 2) with an empty compile cache (the machine-wide pieces —
  * supervisor, precompiled headers, compile server build — exist, as after a first run).
  *
@@ -11,9 +13,13 @@
  * run (medians, and their sums over the jobs: the wall share); sandbox set-up per process
  * (a sandboxed `/bin/true` minus a bare one, times the processes the run started); the
  * aggregation (records Parquet, metrics, report: re-run in process on the finished run);
- * and the rest (item records, journal, queueing, waiting for the Kotlin server). Every row
- * carries the load average: the machine may be shared. `npm run bench breakdown`;
- * BENCH_FIDELITY_SETS=mbpp limits the sets.
+ * and the rest (item records, journal, queueing, waiting for the Kotlin server). The same
+ * split in CPU seconds, which a loaded machine stretches far less than the wall: polyeval's
+ * own node process and npx's (support/cpu-report.mjs reports each on exit), the programs'
+ * runs (the supervisor's rusage), sandbox set-up (processes × a sandboxed /bin/true's CPU),
+ * and the other children (compilers, the Python checker, the compile server) — each beside
+ * its floor. Every row carries the load average: the machine may be shared. `npm run bench breakdown`;
+ * BENCH_FIDELITY_SETS=mbpp limits the sets: `npm run bench breakdown -- --mxeval ../mxeval`.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,8 +28,9 @@ import { join } from 'node:path';
 import type { BenchRow } from './index.ts';
 import { cppFloor, kotlinFloor, pythonFloor, type Floor } from './support/floor.ts';
 import { FIDELITY, freshTmp, seedMachineWide } from './support/fidelity-tmp.ts';
-import { loadNote, measureRun, ROOT, type MeasuredRun } from './support/measure-run.ts';
-import { aggregateAgain, itemTimes, sandboxSetupMs } from './support/run-parts.ts';
+import { childrenCpuS, loadNote, measureRun, ROOT, type MeasuredRun } from './support/measure-run.ts';
+import { mxevalDir, mxevalNote, mxevalTime } from './support/mxeval-time.ts';
+import { aggregateAgain, itemTimes, sandboxSetup } from './support/run-parts.ts';
 
 const SETS = [
   { set: 'mbkp', language: 'Kotlin', target: 20, floor: kotlinFloor },
@@ -42,15 +49,21 @@ const median = (xs: number[]): number => {
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 const msText = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(0)} ms` : 'none');
 
-/** Wall seconds of `node dist/polyeval.mjs <args>` (median of three). */
-function cliSeconds(args: string[]): number {
+/** Wall seconds of `node <args>` (median of three) and its CPU seconds (mean). */
+function nodeSeconds(args: string[]): { wallS: number; cpuS: number } {
+  const cpu0 = childrenCpuS();
   const times = [0, 1, 2].map(() => {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-    if (r.status !== 0) throw new Error(`polyeval ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-500)}`);
+    const r = spawnSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-500)}`);
     return (performance.now() - t0) / 1000;
   });
-  return median(times);
+  return { wallS: median(times), cpuS: (childrenCpuS() - cpu0) / 3 };
+}
+
+/** Wall seconds of `node dist/polyeval.mjs <args>` (median of three). */
+function cliSeconds(args: string[]): number {
+  return nodeSeconds([CLI, ...args]).wallS;
 }
 
 function load(): string {
@@ -68,20 +81,37 @@ export async function run(): Promise<BenchRow[]> {
   const only = process.env['BENCH_FIDELITY_SETS']?.split(',');
   const rounds = Number(process.env['BENCH_ROUNDS'] ?? 2);
   const jobs = availableParallelism();
+  const mxevalCheckout = mxevalDir();
   const root = mkdtempSync(join(tmpdir(), 'pe-breakdown-'));
   chmodSync(root, 0o755);
   const rows: BenchRow[] = [];
   try {
     const seed = await seedMachineWide(root, { kotlin: !only || only.includes('mbkp') });
-    const help = cliSeconds(['--help']);
-    rows.push({ name: 'CLI start (polyeval --help)', value: help, unit: 's', note: `floor: bare node ${s(nodeStart())}; ${load()}` });
-    const setupMs = await sandboxSetupMs(join(seed, 'polyeval-cache'), join(root, 'setup-work'));
-    rows.push({ name: 'sandbox set-up per process', value: setupMs, unit: 'ms', note: `a sandboxed /bin/true minus a bare one; ${load()}` });
+    const startS = nodeSeconds([CLI, '--help']);
+    const help = startS.wallS;
+    const bareNode = nodeSeconds(['-e', '0']);
+    rows.push({
+      name: 'CLI start (polyeval --help)',
+      value: help,
+      unit: 's',
+      note: `CPU ${s(startS.cpuS)}; floor: bare node ${s(bareNode.wallS)}, CPU ${s(bareNode.cpuS)}; ${load()}`,
+    });
+    const setup = await sandboxSetup(join(seed, 'polyeval-cache'), join(root, 'setup-work'));
+    const setupMs = setup.ms;
+    rows.push({
+      name: 'sandbox set-up per process',
+      value: setupMs,
+      unit: 'ms',
+      note: `a sandboxed /bin/true minus a bare one (bubblewrap, supervisor, node's spawn); CPU ${setup.cpuMs.toFixed(1)} ms; floor 0; ${load()}`,
+    });
     for (const { set, language, target, floor } of SETS) {
       if (only && !only.includes(set)) continue;
-      const mxeval = (JSON.parse(readFileSync(join(FIDELITY, `${set}.mxeval-time.json`), 'utf8')) as { wall_s: number }).wall_s;
       const args = ['-b', `mxeval:${join(FIDELITY, `${set}.problems.jsonl`)}`, '-m', `replay:${join(FIDELITY, `${set}.samples.jsonl`)}`];
       const plan = cliSeconds(['run', ...args, '--dry-run', '--home', join(root, `plan-${set}`)]);
+      // MXEval on the same problems and answers, on this machine, now (or its recorded time, so labelled).
+      const mx = await mxevalTime(mxevalCheckout, set, root);
+      const mxeval = mx.wallS;
+      rows.push({ name: `${language} MXEval (${mx.source})`, value: mx.wallS, unit: 's', note: `${mxevalNote(mx)}; ${load()}` });
       for (let round = 1; round <= rounds; round++) {
         const tag = `${language} #${round}`;
         const tmp = freshTmp(root, `${set}-${round}`, seed);
@@ -94,13 +124,17 @@ export async function run(): Promise<BenchRow[]> {
         const compileWall = sum(items.compileMs) / 1000 / jobs;
         const runWall = sum(items.runMs) / 1000 / jobs;
         const setupWall = (processes * setupMs) / 1000 / jobs;
-        const rest = r.wallS - plan - compileWall - runWall - aggregateS;
+        const rest = r.wallS - plan - compileWall - runWall - setupWall - aggregateS;
+        // CPU per part: what the run costs whatever the load (the wall parts above stretch with it).
+        const programCpuS = items.programCpuMs / 1000;
+        const setupCpuS = (processes * setup.cpuMs) / 1000;
+        const otherChildrenCpuS = r.cpuS - r.ownCpuS - r.npxCpuS - programCpuS - setupCpuS;
         rows.push(
           {
             name: `${tag} whole command vs MXEval`,
             value: mxeval / r.wallS,
             unit: 'x',
-            note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs MXEval ${s(mxeval)}; floor ${s(f.wallS)} = ${(mxeval / f.wallS).toFixed(1)}x; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}`,
+            note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs ${mxevalNote(mx)}; floor ${s(f.wallS)} = ${(mxeval / f.wallS).toFixed(1)}x; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}`,
           },
           {
             name: `${tag} floor vs MXEval`,
@@ -113,7 +147,7 @@ export async function run(): Promise<BenchRow[]> {
             name: `${tag} CPU ÷ cores vs MXEval`,
             value: mxeval / (r.cpuS / jobs),
             unit: 'x',
-            note: `polyeval CPU ${s(r.cpuS)} ÷ ${jobs} = ${s(r.cpuS / jobs)}; floor CPU ${s(f.cpuS)} ÷ ${jobs} = ${s(f.cpuS / jobs)} = ${(mxeval / (f.cpuS / jobs)).toFixed(1)}x; polyeval is ${(r.cpuS / f.cpuS).toFixed(1)}x its floor's CPU`,
+            note: `polyeval CPU ${s(r.cpuS)} ÷ ${jobs} = ${s(r.cpuS / jobs)}${mx.cpuS === undefined ? '' : `; MXEval CPU ${s(mx.cpuS)} (its CPU ÷ polyeval's: ${(mx.cpuS / r.cpuS).toFixed(1)}x)`}; floor CPU ${s(f.cpuS)} ÷ ${jobs} = ${s(f.cpuS / jobs)} = ${(mxeval / (f.cpuS / jobs)).toFixed(1)}x; polyeval is ${(r.cpuS / f.cpuS).toFixed(1)}x its floor's CPU`,
           },
           { name: `${tag} start + load + plan (--dry-run)`, value: plan, unit: 's', note: `of which CLI start ${s(help)}` },
           {
@@ -139,7 +173,31 @@ export async function run(): Promise<BenchRow[]> {
             name: `${tag} rest`,
             value: rest,
             unit: 's',
-            note: 'whole − plan − compile − run − aggregate: item records, journal, queueing, compile-server start',
+            note: 'whole − plan − compile − run − sandbox set-up − aggregate: item records, journal, queueing, spawning, compile-server start (on a loaded machine mostly waiting for a core)',
+          },
+          {
+            name: `${tag} CPU: polyeval's own process`,
+            value: r.ownCpuS,
+            unit: 's',
+            note: `start, plan, records, journal, queueing, spawning, aggregation; floor: bare node start CPU ${s(bareNode.cpuS)} (polyeval --help: ${s(startS.cpuS)}); npx around it ${s(r.npxCpuS)}`,
+          },
+          {
+            name: `${tag} CPU: programs' runs`,
+            value: programCpuS,
+            unit: 's',
+            note: `the supervisor's rusage of each program (${items.runs} runs); floor CPU ${s(f.cpuS)} (bare toolchain${f.compileMs.length > 0 ? ', compilations included' : ''})`,
+          },
+          {
+            name: `${tag} CPU: sandbox set-up`,
+            value: setupCpuS,
+            unit: 's',
+            note: `${processes} sandboxed processes × ${setup.cpuMs.toFixed(1)} ms; floor 0`,
+          },
+          {
+            name: `${tag} CPU: compile/check and other children`,
+            value: otherChildrenCpuS,
+            unit: 's',
+            note: 'whole CPU − polyeval − npx − programs − sandbox set-up: compilers, the Python checker, the Kotlin compile server, toolchain probes',
           },
         );
       }
@@ -148,15 +206,4 @@ export async function run(): Promise<BenchRow[]> {
     rmSync(root, { recursive: true, force: true });
   }
   return rows;
-}
-
-/** Wall seconds of a bare `node -e 0` (median of three): the floor of any CLI start. */
-function nodeStart(): number {
-  return median(
-    [0, 1, 2].map(() => {
-      const t0 = performance.now();
-      spawnSync(process.execPath, ['-e', '0']);
-      return (performance.now() - t0) / 1000;
-    }),
-  );
 }

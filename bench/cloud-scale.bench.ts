@@ -3,8 +3,8 @@
  * runs the cloud pipeline's real stage code against a simulation of AWS's limits
  * (bench/cloud-sim) and prints exactly one JSON line:
  * `{"items","completed","se","missing","dlq","virtual_wall_s","lambda_gb_s","cost_usd","bottleneck"}`.
- * `--without` reverts one fix (plan-fanout, transient-redelivery, cost-row, runner-reservation, ledger-shards)
- * or lifts one limit (recursion, inactive, transaction-conflicts) to show what it costs.
+ * `--without` reverts one fix (plan-fanout, transient-redelivery, cost-row, runner-reservation, ledger-shards, call-ids, part-shards)
+ * or lifts one limit (recursion, inactive, transaction-conflicts, duplicates) to show what it costs.
  */
 import { parseArgs } from 'node:util';
 import { FIXES, LIMITS, runSimulation, type Without } from './cloud-sim/simulate.ts';

@@ -2,18 +2,19 @@
  * Issue 12: speed against MXEval on its own problems. Each fidelity set (Kotlin, C++,
  * Python; ../shared/fidelity) is evaluated by one whole `polyeval run` with an empty compile
  * cache — the per-machine precompiled header, supervisor and compile server may exist, as
- * after a first run — and compared with MXEval's wall time on the same kind of machine
- * (`<set>.mxeval-time.json`). Targets: Kotlin ≥ 15×, C++ ≥ 4×, Python ≥ 2.5×.
+ * after a first run — and compared with MXEval timed in this bench run (`--mxeval <dir>` or
+ * MXEVAL_DIR, support/mxeval-time.ts), else its recorded time (`<set>.mxeval-time.json`). Targets: Kotlin ≥ 15×, C++ ≥ 4×, Python ≥ 2.5×.
  *
  * The machine may be shared: every row carries the load average, and the CPU seconds of the
  * run (what the run costs whatever the load) stand beside the wall time.
  */
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './index.ts';
 import { FIDELITY, freshTmp, seedMachineWide } from './support/fidelity-tmp.ts';
 import { loadNote, measureRun } from './support/measure-run.ts';
+import { mxevalDir, mxevalNote, mxevalTime } from './support/mxeval-time.ts';
 const SETS = [
   { set: 'mbkp', language: 'Kotlin', target: 15 },
   { set: 'mbcpp', language: 'C++', target: 4 },
@@ -23,6 +24,7 @@ const SETS = [
 export async function run(): Promise<BenchRow[]> {
   if (!existsSync(FIDELITY)) return [{ name: 'fidelity sets', value: Number.NaN, unit: '', note: `${FIDELITY} not found` }];
   const only = process.env['BENCH_FIDELITY_SETS']?.split(',');
+  const checkout = mxevalDir();
   const root = mkdtempSync(join(tmpdir(), 'pe-fidelity-bench-'));
   chmodSync(root, 0o755);
   const rows: BenchRow[] = [];
@@ -30,7 +32,7 @@ export async function run(): Promise<BenchRow[]> {
     const seed = await seedMachineWide(root);
     for (const { set, language, target } of SETS) {
       if (only && !only.includes(set)) continue;
-      const mxeval = (JSON.parse(readFileSync(join(FIDELITY, `${set}.mxeval-time.json`), 'utf8')) as { wall_s: number }).wall_s;
+      const mx = await mxevalTime(checkout, set, root);
       const tmp = freshTmp(root, set, seed);
       const r = await measureRun(['-b', `mxeval:${join(FIDELITY, `${set}.problems.jsonl`)}`, '-m', `replay:${join(FIDELITY, `${set}.samples.jsonl`)}`], {
         home: join(root, `home-${set}`),
@@ -42,9 +44,9 @@ export async function run(): Promise<BenchRow[]> {
         .join(', ');
       rows.push({
         name: `${language} vs MXEval (${r.summary.items} samples)`,
-        value: mxeval / r.wallS,
+        value: mx.wallS / r.wallS,
         unit: 'x',
-        note: `target ≥ ${target}; polyeval ${r.wallS.toFixed(1)} s vs MXEval ${mxeval.toFixed(1)} s; ${loadNote(r)}`,
+        note: `target ≥ ${target}; polyeval ${r.wallS.toFixed(1)} s vs ${mxevalNote(mx)}; ${loadNote(r)}`,
       });
       rows.push({
         name: `${language} run CPU time`,

@@ -1,5 +1,6 @@
 // `npm run bench`: runs every bench/*.bench.ts module's exported `run()` and prints one table.
 import { readdirSync } from 'node:fs';
+import { register } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -11,8 +12,12 @@ export interface BenchRow {
   note?: string;
 }
 
+// Text imports (the report's browser script) load as esbuild's text loader loads them in the bundles.
+register('./support/text-imports.mjs', import.meta.url);
+
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv[2];
+// `npm run bench [module] [-- flags]`: a first argument that is a flag (`--mxeval <dir>`) names no module.
+const only = process.argv[2]?.startsWith('-') ? undefined : process.argv[2];
 // A bench with its own command line (`npm run bench cloud-scale -- --items N`) owns its output.
 const own = only === undefined ? undefined : readdirSync(here).find((f) => f === `${only}.bench.ts`);
 const ownMain = own === undefined ? undefined : ((await import(pathToFileURL(join(here, own)).href)) as { main?: (argv: string[]) => Promise<void> }).main;

@@ -10,6 +10,7 @@ import { packageRoot } from '#app/local/home.ts';
 import { CorruptRecordError, HarnessError, InputError, RunStopped } from '#core/errors.ts';
 import { allCommands } from './cli/commands.ts';
 import { inFlagTerms } from './cli/flag-names.ts';
+import { choicesInFlagTerms } from './cli/options.ts';
 
 // The AWS SDK warns, from every client it constructs on Node < 22, that its future versions
 // will need Node 22; this is the variable it reads to stay quiet. `polyeval doctor` reports
@@ -30,7 +31,7 @@ const program = new Command('polyeval')
   .exitOverride();
 
 for (const command of allCommands()) {
-  program.addCommand(command.exitOverride());
+  program.addCommand(choicesInFlagTerms(command).exitOverride());
 }
 
 try {

@@ -1,6 +1,6 @@
 /**
  * The Lambda execution lane: per executor image, a work queue and a DockerImageFunction built
- * from `layers/images/<image>/Dockerfile`, in the isolated subnets, consuming its queue with
+ * from its stage of `layers/images/Dockerfile`, in the isolated subnets, consuming its queue with
  * partial batch failures. Each function is a judge: it holds the storage role, reads the
  * item's tests, and sends the program and test inputs to its image's runner function
  * (runners.ts), which runs them holding nothing. The image is only staged at synth; it is built at deploy.
@@ -23,7 +23,7 @@ import { grantObjectAccess } from './grants.ts';
 import { acknowledge } from './nag.ts';
 import { visibilityTimeoutFor } from './defaults/queue-defaults.ts';
 import { EXECUTOR_IMAGES, type ExecutorImage } from './languages.ts';
-import { imageContext } from './paths.ts';
+import { IMAGES_CONTEXT, imageBuildArgs } from './paths.ts';
 import type { Runners } from './runners.ts';
 import { WorkQueue } from './work-queue.ts';
 import { judgeMaxConcurrency } from '../layers/app/cloud/concurrency-budget.ts';
@@ -104,7 +104,7 @@ export class Executors extends Construct {
       );
       props.aggregateQueue.grantSendMessages(role);
       const fn = new lambda.DockerImageFunction(this, `${name}Function`, {
-        code: lambda.DockerImageCode.fromImageAsset(imageContext(image.id), { platform: imagePlatform(props.architecture) }),
+        code: lambda.DockerImageCode.fromImageAsset(IMAGES_CONTEXT, { buildArgs: imageBuildArgs(image.id), platform: imagePlatform(props.architecture) }),
         description: `polyeval executor for ${image.languages.join(', ')}`,
         architecture: lambdaArchitecture(props.architecture),
         memorySize: image.judgeMemoryMb,

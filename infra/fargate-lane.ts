@@ -25,7 +25,7 @@ import { Construct } from 'constructs';
 import { executorEnvironment, grantExecutorAccess, imagePlatform, type ExecutorsProps } from './executors.ts';
 import { acknowledge, stackArn } from './nag.ts';
 import { EXECUTOR_IMAGES, FARGATE_TASK } from './languages.ts';
-import { imageContext } from './paths.ts';
+import { IMAGES_CONTEXT, imageBuildArgs } from './paths.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** Visibility timeout of a Fargate queue: the consumer extends it while a long item runs. */
@@ -79,7 +79,7 @@ export class FargateLane extends Construct {
         removalPolicy: RemovalPolicy.DESTROY,
       });
       task.addContainer('consumer', {
-        image: ecs.ContainerImage.fromAsset(imageContext(image.id), { platform: imagePlatform(props.architecture) }),
+        image: ecs.ContainerImage.fromAsset(IMAGES_CONTEXT, { buildArgs: imageBuildArgs(image.id), platform: imagePlatform(props.architecture) }),
         entryPoint: CONSUMER_ENTRYPOINT,
         command: CONSUMER_COMMAND,
         logging: ecs.LogDrivers.awsLogs({ logGroup, streamPrefix: `execute-${image.id}` }),

@@ -10,7 +10,10 @@ export function handlerEntry(name: string): string {
   return path.join(PROJECT_ROOT, 'functions', name, 'handler.ts');
 }
 
-/** `layers/images/<image>`: the Docker build context of an executor image. */
-export function imageContext(image: string): string {
-  return path.join(PROJECT_ROOT, 'layers', 'images', image);
+/** `layers/images`: the Docker build context of every executor image (one Dockerfile, a stage per image). */
+export const IMAGES_CONTEXT = path.join(PROJECT_ROOT, 'layers', 'images');
+
+/** The build arguments that pick an executor image's stage of `layers/images/Dockerfile`. */
+export function imageBuildArgs(image: string): { IMAGE: string } {
+  return { IMAGE: image };
 }

@@ -31,7 +31,7 @@ import { vpcAttachmentStatement } from './defaults/iam-statements.ts';
 import { imagePlatform } from './executors.ts';
 import { EXECUTOR_IMAGES } from './languages.ts';
 import { acknowledge } from './nag.ts';
-import { imageContext } from './paths.ts';
+import { IMAGES_CONTEXT, imageBuildArgs } from './paths.ts';
 
 /** The runner's process instead of the image's Lambda handler. */
 export const RUNNER_ENTRYPOINT = ['/var/lang/bin/node'];
@@ -80,7 +80,8 @@ export class Runners extends Construct {
         'Lambda VPC attachment (network-interface create/describe/delete, DescribeSubnets) takes no resource-level scope; every request from function code is denied.',
       );
       const fn = new lambda.DockerImageFunction(this, `${name}Function`, {
-        code: lambda.DockerImageCode.fromImageAsset(imageContext(image.id), {
+        code: lambda.DockerImageCode.fromImageAsset(IMAGES_CONTEXT, {
+          buildArgs: imageBuildArgs(image.id),
           platform: imagePlatform(props.architecture),
           entrypoint: RUNNER_ENTRYPOINT,
           cmd: RUNNER_COMMAND,

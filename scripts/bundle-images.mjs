@@ -1,4 +1,5 @@
-// Writes layers/images/<image>/bundle/ — the executor code each Dockerfile copies in — with
+// Writes layers/images/bundle/ — the executor code layers/images/Dockerfile copies into every
+// image (the code is the same; `--build-arg IMAGE=<id>` picks the image's stage) — with
 // esbuild, before `docker build` (which `cdk deploy` runs). `npm run synth` runs it first.
 //   handler.mjs   the execute Lambda handler (functions/execute/handler.ts), the image's CMD
 //   consumer.mjs  the Fargate queue consumer (functions/execute/consumer.ts)
@@ -6,13 +7,13 @@
 //                 runner Lambda's entrypoint override (infra/runners.ts)
 //   prebuild.mjs  warms the image cache at build time (layers/images/prebuild.ts)
 //   pe-supervisor.c  the sandbox supervisor's C source, which the sandbox reads beside its code
-//   KotlinCompileServer.java  the compile server's source, which the sandbox reads beside its
-//                 code (every image gets the same bundle: the code is the same)
+//   KotlinCompileServer.java  the compile server's source, which the sandbox reads beside its code
 //   python-checker.py  the long-lived Python syntax checker's source, read the same way
-// The images are the language registry's (EXECUTOR_IMAGES, layers/core/languages/index.ts).
+// The images are the language registry's (EXECUTOR_IMAGES, layers/core/languages/index.ts):
+// the build fails unless the Dockerfile has a stage for each.
 // Output is deterministic (no timestamps), so the image asset hash changes only with the code.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,11 +31,12 @@ async function registryImages() {
   const text = registry.outputFiles[0]?.text ?? '';
   const { EXECUTOR_IMAGES } = await import(`data:text/javascript;base64,${Buffer.from(text).toString('base64')}`);
   const ids = EXECUTOR_IMAGES.map((image) => image.id);
-  const missing = ids.filter((id) => !existsSync(join(root, 'layers/images', id, 'Dockerfile')));
-  if (missing.length > 0) throw new Error(`no Dockerfile for executor image(s) ${missing.join(', ')} (expected layers/images/<id>/Dockerfile)`);
+  const dockerfile = readFileSync(join(root, 'layers/images/Dockerfile'), 'utf8');
+  const missing = ids.filter((id) => !new RegExp(`^FROM base AS ${id}$`, 'm').test(dockerfile));
+  if (missing.length > 0) throw new Error(`no stage for executor image(s) ${missing.join(', ')} (expected "FROM base AS <id>" in layers/images/Dockerfile)`);
   return ids;
 }
-const images = await registryImages();
+await registryImages();
 const entryPoints = {
   handler: join(root, 'functions/execute/handler.ts'),
   consumer: join(root, 'functions/execute/consumer.ts'),
@@ -42,29 +44,27 @@ const entryPoints = {
   prebuild: join(root, 'layers/images/prebuild.ts'),
 };
 
-for (const image of images) {
-  const outdir = join(root, 'layers/images', image, 'bundle');
-  rmSync(outdir, { recursive: true, force: true });
-  mkdirSync(outdir, { recursive: true });
-  await build({
-    entryPoints,
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    mainFields: ['module', 'main'],
-    // kotlin-compiler is installed in the image and located at run time, never bundled.
-    external: ['kotlin-compiler'],
-    banner: { js: "import { createRequire as __polyevalCreateRequire } from 'node:module'; const require = __polyevalCreateRequire(import.meta.url);" },
-    minify: true,
-    sourcemap: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-  });
-  copyFileSync(join(root, 'layers/sandbox/kotlin-server/KotlinCompileServer.java'), join(outdir, 'KotlinCompileServer.java'));
-  copyFileSync(join(root, 'layers/sandbox/pe-supervisor.c'), join(outdir, 'pe-supervisor.c'));
-  copyFileSync(join(root, 'layers/sandbox/languages/python-checker.py'), join(outdir, 'python-checker.py'));
-  console.log(`bundled ${outdir}`);
-}
+const outdir = join(root, 'layers/images/bundle');
+rmSync(outdir, { recursive: true, force: true });
+mkdirSync(outdir, { recursive: true });
+await build({
+  entryPoints,
+  outdir,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  // kotlin-compiler is installed in the image and located at run time, never bundled.
+  external: ['kotlin-compiler'],
+  banner: { js: "import { createRequire as __polyevalCreateRequire } from 'node:module'; const require = __polyevalCreateRequire(import.meta.url);" },
+  minify: true,
+  sourcemap: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+copyFileSync(join(root, 'layers/sandbox/kotlin-server/KotlinCompileServer.java'), join(outdir, 'KotlinCompileServer.java'));
+copyFileSync(join(root, 'layers/sandbox/pe-supervisor.c'), join(outdir, 'pe-supervisor.c'));
+copyFileSync(join(root, 'layers/sandbox/languages/python-checker.py'), join(outdir, 'python-checker.py'));
+console.log(`bundled ${outdir}`);

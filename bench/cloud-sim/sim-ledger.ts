@@ -14,8 +14,8 @@
 import { HarnessError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary, SetRunItems } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
-import { costKey, itemPlace, runKey, shardPk } from '#aws/dynamo-ledger-schema.ts';
-import type { PartCounter } from '#aws/dynamo-part-counter.ts';
+import { bookingPlace, costKey, itemPlace, runKey, shardPk } from '#aws/dynamo-ledger-schema.ts';
+import { PART_SHARDS, partKey, partShardOf, slotsInShard, type PartCounter, type PartSlot } from '#aws/dynamo-part-counter.ts';
 import { DynamoLimitError, DynamoLimits } from './limits/dynamodb.ts';
 import type { VirtualTime } from './virtual-time.ts';
 
@@ -33,12 +33,17 @@ export interface SimLedgerOptions {
   random: () => number;
   /** Count shards per run (dynamo-ledger-schema.ts LEDGER_SHARDS; 0: the run row, as before sharding). */
   shards: number;
+  /** Book spend once per booking id (the fix; false: every booking adds, as before). */
+  bookingIds: boolean;
+  /** Count parts on sub-counters in the shards' partitions (the fix; false: one row per part in the run's partition). */
+  partShards: boolean;
 }
 
 export class SimLedger implements RunLedger, PartCounter {
   readonly #runs = new Map<string, Run>();
   readonly #items = new Map<string, Map<string, Verdict>>();
   readonly #parts = new Map<string, Set<number>>();
+  readonly #bookings = new Set<string>();
   readonly #o: SimLedgerOptions;
 
   constructor(options: SimLedgerOptions) {
@@ -65,13 +70,19 @@ export class SimLedger implements RunLedger, PartCounter {
     return run === undefined ? undefined : { ...run, verdicts: { ...run.verdicts } };
   }
 
+  /** One GetItem on the run row (dynamo-run-ledger.ts runStatus). */
+  async runStatus(runId: string): Promise<RunStatus | undefined> {
+    await this.#read(runKey(runId).pk, 1);
+    return this.#runs.get(runId)?.status;
+  }
+
   async listRuns(): Promise<RunSummary[]> {
     return Promise.all([...this.#runs.keys()].map(async (id) => (await this.getRun(id)) as RunSummary));
   }
 
   async recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean> {
     const items = this.#itemsOf(runId);
-    return this.#transact('recordItem', ...this.#place(runId, itemId), () => {
+    return this.#transact('recordItem', this.#place(runId, itemId), () => {
       if (items.has(itemId)) return false;
       const run = this.#run(runId);
       items.set(itemId, verdict);
@@ -84,7 +95,7 @@ export class SimLedger implements RunLedger, PartCounter {
 
   async reviseItem(runId: string, itemId: string, from: Verdict, to: Verdict): Promise<boolean> {
     const items = this.#itemsOf(runId);
-    return this.#transact('reviseItem', ...this.#place(runId, itemId), () => {
+    return this.#transact('reviseItem', this.#place(runId, itemId), () => {
       if (items.get(itemId) !== from) return false;
       const run = this.#run(runId);
       items.set(itemId, to);
@@ -98,18 +109,33 @@ export class SimLedger implements RunLedger, PartCounter {
     return Promise.resolve(new Set(this.#itemsOf(runId).keys()));
   }
 
-  async addCost(runId: string, usd: number): Promise<void> {
-    await this.trySpend(runId, usd, null);
+  /** With a booking id: its booking row and its shard's count row in one transaction (dynamo-run-ledger.ts addCost). */
+  async addCost(runId: string, usd: number, bookingId?: string): Promise<void> {
+    if (bookingId === undefined || !this.#o.bookingIds || this.#o.costOnRunRow) {
+      await this.trySpend(runId, usd, null);
+      return;
+    }
+    const { bookingKey, counterKey } = bookingPlace(runId, bookingId, this.#o.shards);
+    await this.#transact('addCost', [bookingKey, counterKey].map(keyOf), () => this.#book(runId, bookingId, usd, null));
   }
 
-  async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
+  /** With a booking id: its booking row and the cost row in one transaction (dynamo-run-ledger.ts trySpend). */
+  async trySpend(runId: string, usd: number, capUsd: number | null, bookingId?: string): Promise<boolean> {
+    if (bookingId !== undefined && this.#o.bookingIds && !this.#o.costOnRunRow) {
+      const { bookingKey } = bookingPlace(runId, bookingId, this.#o.shards);
+      return this.#transact('trySpend', [bookingKey, costKey(runId)].map(keyOf), () => this.#book(runId, bookingId, usd, capUsd));
+    }
     const key = this.#o.costOnRunRow ? runKey(runId) : costKey(runId);
-    return this.#single('trySpend', key, () => {
-      const run = this.#run(runId);
-      if (capUsd !== null && usd > 0 && run.costUsd + usd > capUsd + 1e-12) return false;
-      run.costUsd += usd;
-      return true;
-    });
+    return this.#single('trySpend', key, () => this.#book(runId, undefined, usd, capUsd));
+  }
+
+  #book(runId: string, bookingId: string | undefined, usd: number, capUsd: number | null): boolean {
+    if (bookingId !== undefined && this.#bookings.has(`${runId}|${bookingId}`)) return true;
+    const run = this.#run(runId);
+    if (capUsd !== null && usd > 0 && run.costUsd + usd > capUsd + 1e-12) return false;
+    run.costUsd += usd;
+    if (bookingId !== undefined) this.#bookings.add(`${runId}|${bookingId}`);
+    return true;
   }
 
   async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {
@@ -123,21 +149,34 @@ export class SimLedger implements RunLedger, PartCounter {
     });
   }
 
-  /** PartCounter: one UpdateItem on the part row per slot (never in a transaction). */
-  async count(runId: string, part: number, slot: number): Promise<number> {
-    const pk = runKey(runId).pk;
-    const slots = this.#parts.get(`${runId}/${part}`) ?? new Set<number>();
-    this.#parts.set(`${runId}/${part}`, slots);
-    return this.#single('countPart', { pk, sk: `PART#${part}` }, () => {
-      slots.add(slot);
-      return slots.size;
+  /**
+   * PartCounter (dynamo-part-counter.ts): one UpdateItem per slot on the slot's sub-counter in
+   * its shard's partition — or, `partShards` false, on the part's one row in the run's partition
+   * (as before the spread) — charged its size in write units (1 per KB); a sub-counter that fills
+   * reads the part's sub-counters (one strongly consistent read each).
+   */
+  async count(runId: string, part: PartSlot): Promise<boolean> {
+    const shard = this.#o.partShards ? partShardOf(part.slot) : 0;
+    const key = this.#o.partShards ? partKey(runId, part.index, shard) : { pk: runKey(runId).pk, sk: `PART#${part.index}` };
+    const slots = this.#parts.get(`${key.pk}|${key.sk}`) ?? new Set<number>();
+    this.#parts.set(`${key.pk}|${key.sk}`, slots);
+    // A number set of small numbers: about 3 bytes a slot, and the row's keys and names.
+    const units = Math.ceil((40 + 3 * (slots.size + 1)) / 1024);
+    const recorded = await this.#single('countPart', key, () => (slots.add(part.slot), slots.size), units);
+    if (!this.#o.partShards) return recorded >= part.size;
+    if (recorded < slotsInShard(part.size, shard)) return false;
+    const shards = Array.from({ length: Math.min(PART_SHARDS, part.size) }, (_, s) => s);
+    for (const s of shards) await this.#read(partKey(runId, part.index, s).pk, 1);
+    return shards.every((s) => {
+      const k = partKey(runId, part.index, s);
+      return (this.#parts.get(`${k.pk}|${k.sk}`)?.size ?? 0) >= slotsInShard(part.size, s);
     });
   }
 
-  /** The partition a record's transaction writes and the two items it holds (item row, counter row). */
-  #place(runId: string, itemId: string): [string, string[]] {
+  /** The two items a record's transaction holds (item row, counter row). */
+  #place(runId: string, itemId: string): string[] {
     const { itemKey, counterKey } = itemPlace(runId, itemId, this.#o.shards);
-    return [itemKey.pk, [`${itemKey.pk}|${itemKey.sk}`, `${counterKey.pk}|${counterKey.sk}`]];
+    return [itemKey, counterKey].map(keyOf);
   }
 
   #run(runId: string): Run {
@@ -157,10 +196,10 @@ export class SimLedger implements RunLedger, PartCounter {
   }
 
   /** One UpdateItem: throughput retried as the SDK does; a conflict is the caller's HarnessError. */
-  async #single<R>(op: string, key: { pk: string; sk: string }, apply: () => R): Promise<R> {
+  async #single<R>(op: string, key: { pk: string; sk: string }, apply: () => R, units = 1): Promise<R> {
     try {
       await this.#sdkRetries(op, () => {
-        this.#o.limits.charge(key.pk, 'write', 1, this.#o.time.now());
+        this.#o.limits.charge(key.pk, 'write', units, this.#o.time.now());
         this.#o.limits.write(`${key.pk}|${key.sk}`, this.#o.time.now());
       });
     } catch (error) {
@@ -170,12 +209,12 @@ export class SimLedger implements RunLedger, PartCounter {
     return apply();
   }
 
-  /** A TransactWriteItems on `items`: conflicts retried with jittered back-off, as the adapter's #transact does. */
-  async #transact<R>(op: string, pk: string, items: string[], apply: () => R): Promise<R> {
+  /** A TransactWriteItems on `items` (`pk|sk`, each charged 2 units to its partition): conflicts retried with jittered back-off, as the adapter's #transact does. */
+  async #transact<R>(op: string, items: string[], apply: () => R): Promise<R> {
     for (let attempt = 0; ; attempt++) {
       try {
         await this.#sdkRetries(op, () => {
-          this.#o.limits.charge(pk, 'write', 2 * items.length, this.#o.time.now());
+          for (const item of items) this.#o.limits.charge(item.slice(0, item.indexOf('|')), 'write', 2, this.#o.time.now());
           this.#o.limits.transact(items, this.#o.time.now());
         });
         this.#o.time.spend(10);
@@ -201,4 +240,9 @@ export class SimLedger implements RunLedger, PartCounter {
       }
     }
   }
+}
+
+/** An item's `pk|sk`, as limits/dynamodb.ts tracks holds. */
+function keyOf(key: { pk: string; sk: string }): string {
+  return `${key.pk}|${key.sk}`;
 }

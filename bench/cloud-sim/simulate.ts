@@ -34,7 +34,7 @@ import { functions, MAX_RECEIVE_COUNT, visibilityMs } from './deployment.ts';
 import { DynamoLimits, TRANSACTION_HOLD_MS } from './limits/dynamodb.ts';
 import { RECURSION_HOP_LIMIT } from './limits/recursion.ts';
 import { S3PrefixRates } from './limits/s3-prefix.ts';
-import { SimSqsQueue } from './limits/sqs.ts';
+import { DUPLICATE_RATE, SimSqsQueue } from './limits/sqs.ts';
 import { SimLambda, type FunctionSpec, type SqsHandler } from './sim-lambda.ts';
 import { SimLedger } from './sim-ledger.ts';
 import { expectedVerdicts, runProgram, simProvider, USAGE } from './sim-model.ts';
@@ -44,8 +44,8 @@ import { VirtualTime } from './virtual-time.ts';
 import { bottleneckOf, type SimResult } from './result.ts';
 
 /** Fixes the simulation can revert, and limits it can lift, one `--without` each. */
-export const FIXES = ['plan-fanout', 'transient-redelivery', 'cost-row', 'runner-reservation', 'ledger-shards'] as const;
-export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts'] as const;
+export const FIXES = ['plan-fanout', 'transient-redelivery', 'cost-row', 'runner-reservation', 'ledger-shards', 'call-ids', 'part-shards'] as const;
+export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts', 'duplicates'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
 
 export interface SimOptions {
@@ -96,6 +96,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     costOnRunRow: without.has('cost-row'),
     random,
     shards: without.has('ledger-shards') ? 0 : LEDGER_SHARDS,
+    bookingIds: !without.has('call-ids'),
+    partShards: !without.has('part-shards'),
   });
   const lambda = new SimLambda(time, { random, ...(without.has('recursion') ? {} : { recursionLimit: RECURSION_HOP_LIMIT }) });
   const fns = functions(language, {
@@ -106,8 +108,11 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   for (const fn of [fns.plan, fns.generate, fns.judge, fns.runner, fns.aggregate]) lambda.define(fn);
   // The scenario: a deployment idle for weeks, its VPC runner Inactive (limits/function-state.ts).
   if (!without.has('inactive')) lambda.states.markInactive(fns.runner.name);
-  const queue = (fn: FunctionSpec) => new SimSqsQueue<unknown>(fn.name, visibilityMs(fn), MAX_RECEIVE_COUNT);
-  const queues = { plan: queue(fns.plan), generate: queue(fns.generate), execute: queue(fns.judge), aggregate: queue(fns.aggregate) };
+  const queue = (fn: FunctionSpec, duplicates?: { rate: number; random: () => number }) =>
+    new SimSqsQueue<unknown>(fn.name, visibilityMs(fn), MAX_RECEIVE_COUNT, undefined, duplicates);
+  // At-least-once delivery where a duplicate costs money: the generate queue (a copy calls the model again).
+  const generateCopies = without.has('duplicates') ? undefined : { rate: DUPLICATE_RATE, random };
+  const queues = { plan: queue(fns.plan), generate: queue(fns.generate, generateCopies), execute: queue(fns.judge), aggregate: queue(fns.aggregate) };
   const clock = () => time.date();
   const root = mkdtempSync(join(tmpdir(), 'pe-cloud-sim-'));
   try {
@@ -253,8 +258,12 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         booked_model_usd: Number((run?.costUsd ?? 0).toFixed(4)),
         model_usd: Number(modelUsd.toFixed(4)),
         model_calls: modelCalls,
+        duplicate_deliveries: queues.generate.duplicated,
         events,
         conflicts: dynamo.conflicts,
+        dynamo_throttles: dynamo.throttles,
+        peak_partition_wcu: dynamo.peakWrite,
+        run_partition_peak_wcu: dynamo.peakWrites.get(`RUN#${runId}`) ?? 0,
         throttles: lambda.stats.throttles,
         recursion_dropped: lambda.stats.recursionDropped,
         cold_starts: lambda.stats.coldStarts,

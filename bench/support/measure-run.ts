@@ -5,8 +5,8 @@
  * machine may be shared: every figure is reported beside its load).
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -61,6 +61,9 @@ export interface MeasuredRun {
   /** Harness peak RSS (VmHWM, kB) when the recorded items first reached each threshold. */
   rssAt: Map<number, number>;
   summary: { verdicts: Record<string, number>; items: number; run_id: string };
+  /** CPU seconds of polyeval's own node process (start, plan, records, journal, spawning, aggregation), and of npx's when run through it. */
+  ownCpuS: number;
+  npxCpuS: number;
   stderr: string;
 }
 
@@ -76,9 +79,13 @@ export async function measureRun(args: string[], opts: { home: string; tmp: stri
   const m0 = machineTicks();
   const t0 = performance.now();
   const command = opts.viaNpx ? ['npx', '--no-install', 'polyeval'] : [process.execPath, CLI];
+  // Every node process of the command reports its own CPU on exit (support/cpu-report.mjs).
+  const reportDir = mkdtempSync(join(tmpdir(), 'pe-cpu-'));
+  const cpuFile = join(reportDir, 'cpu.jsonl');
+  const nodeOptions = [process.env['NODE_OPTIONS'], `--import=${join(ROOT, 'bench', 'support', 'cpu-report.mjs')}`].filter(Boolean).join(' ');
   const child = spawn(command[0] as string, [...command.slice(1), 'run', ...args, '--json', '-q', '--home', opts.home], {
     cwd: ROOT,
-    env: { ...process.env, TMPDIR: opts.tmp, NO_COLOR: '1' },
+    env: { ...process.env, TMPDIR: opts.tmp, NO_COLOR: '1', NODE_OPTIONS: nodeOptions, POLYEVAL_BENCH_CPU_FILE: cpuFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -101,9 +108,19 @@ export async function measureRun(args: string[], opts: { home: string; tmp: stri
   const wallS = (performance.now() - t0) / 1000;
   const cpuS = childrenCpuS() - cpu0;
   const m1 = machineTicks();
+  const processes = existsSync(cpuFile)
+    ? readFileSync(cpuFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { argv: string[]; cpuS: number })
+    : [];
+  rmSync(reportDir, { recursive: true, force: true });
   if (code !== 0) throw new Error(`polyeval run exited ${code}: ${stderr.slice(-2000)}`);
   const summary = JSON.parse(stdout) as MeasuredRun['summary'];
+  const own = processes.filter((p) => p.argv.some((a) => a.endsWith('polyeval.mjs') || a.endsWith('/.bin/polyeval')));
   return {
+    ownCpuS: own.reduce((a, p) => a + p.cpuS, 0),
+    npxCpuS: processes.filter((p) => !own.includes(p)).reduce((a, p) => a + p.cpuS, 0),
     wallS,
     cpuS,
     machineUtil: (m1.busy - m0.busy) / Math.max(1, m1.total - m0.total),

@@ -7,12 +7,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openHome } from '../../layers/app/local/home.ts';
-import { readManifest } from '../../layers/app/shared/stored-documents.ts';
+import { readManifest } from '../../layers/core/run/manifest-store.ts';
 import { aggregateRun } from '../../layers/core/run/aggregate.ts';
 import { giveToSandbox } from '../../layers/sandbox/files.ts';
 import { resolveIsolation } from '../../layers/sandbox/isolation.ts';
 import { runSandboxed } from '../../layers/sandbox/sandbox-process.ts';
 import { ensureSharedDir, ensureSupervisor } from '../../layers/sandbox/supervisor.ts';
+import { childrenCpuS } from './measure-run.ts';
 
 /** Languages whose compiler runs as a sandboxed process per build (Kotlin compiles in its server, Python checks in its checker). */
 const SANDBOXED_COMPILERS = new Set(['c', 'cpp', 'java']);
@@ -20,6 +21,8 @@ const SANDBOXED_COMPILERS = new Set(['c', 'cpp', 'java']);
 export interface ItemTimes {
   compileMs: number[];
   runMs: number[];
+  /** CPU of the programs' runs (the supervisor's rusage of each program: interpreter start included). */
+  programCpuMs: number;
   /** Program runs (one sandboxed process each). */
   runs: number;
   /** Compilations that started a sandboxed compiler. */
@@ -28,12 +31,16 @@ export interface ItemTimes {
 
 /** Compile and run times of every item the run recorded. */
 export function itemTimes(home: string, runId: string): ItemTimes {
-  const out: ItemTimes = { compileMs: [], runMs: [], runs: 0, sandboxedCompiles: 0 };
+  const out: ItemTimes = { compileMs: [], runMs: [], programCpuMs: 0, runs: 0, sandboxedCompiles: 0 };
   const dir = join(home, 'store', 'runs', runId, 'items');
   for (const task of readdirSync(dir)) {
     for (const file of readdirSync(join(dir, task))) {
-      const doc = JSON.parse(readFileSync(join(dir, task, file), 'utf8')) as { record: { language?: string }; outcome: { compileMs?: number; runMs?: number } };
+      const doc = JSON.parse(readFileSync(join(dir, task, file), 'utf8')) as {
+        record: { language?: string };
+        outcome: { compileMs?: number; runMs?: number; tests?: { cpuMs?: number }[] };
+      };
       const { compileMs, runMs } = doc.outcome;
+      for (const t of doc.outcome.tests ?? []) out.programCpuMs += t.cpuMs ?? 0;
       if (compileMs !== undefined) out.compileMs.push(compileMs);
       if (runMs !== undefined) {
         out.runMs.push(runMs);
@@ -57,8 +64,14 @@ export async function aggregateAgain(homeDir: string, runId: string): Promise<nu
 
 const LIMITS = { cpuMs: 2000, wallMs: 10_000, addressSpaceMb: 256, fileSizeMb: 1, processes: 4, openFiles: 32, outputBytes: 1024, tmpMb: 1 };
 
-/** Milliseconds a sandboxed `/bin/true` takes beyond a bare one (median of 20 each). */
-export async function sandboxSetupMs(cacheDir: string, workDir: string): Promise<number> {
+/** What one sandboxed process costs beyond a bare one: wall milliseconds (median) and CPU milliseconds (mean) of 20 each. */
+export interface SandboxSetup {
+  ms: number;
+  cpuMs: number;
+}
+
+/** What a sandboxed `/bin/true` costs beyond a bare one: bubblewrap's namespaces and mounts, the supervisor, node's spawn. */
+export async function sandboxSetup(cacheDir: string, workDir: string): Promise<SandboxSetup> {
   await ensureSharedDir(cacheDir);
   mkdirSync(workDir, { recursive: true });
   await giveToSandbox(workDir);
@@ -66,14 +79,25 @@ export async function sandboxSetupMs(cacheDir: string, workDir: string): Promise
   const iso = await resolveIsolation('auto', { supervisor });
   const sandboxed: number[] = [];
   const bare: number[] = [];
+  let sandboxedCpu = 0;
+  let bareCpu = 0;
+  // CPU: this process's own (node's spawn) plus its waited-for children's (bubblewrap, supervisor, /bin/true).
+  const cpu = (): number => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1e6 + childrenCpuS();
+  };
   for (let i = 0; i < 20; i++) {
+    let c0 = cpu();
     let t0 = performance.now();
     await runSandboxed(iso, supervisor, { argv: ['/bin/true'], workDir, readOnly: [], stdin: '', limits: LIMITS });
     sandboxed.push(performance.now() - t0);
+    sandboxedCpu += cpu() - c0;
+    c0 = cpu();
     t0 = performance.now();
     spawnSync('/bin/true');
     bare.push(performance.now() - t0);
+    bareCpu += cpu() - c0;
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-  return median(sandboxed) - median(bare);
+  return { ms: median(sandboxed) - median(bare), cpuMs: ((sandboxedCpu - bareCpu) / 20) * 1000 };
 }

@@ -3,7 +3,7 @@
  * with another harness's result file (MXEval / human-eval: `task_id`, `passed`, one line per
  * sample). Exit 1 when agreement is below `--min`.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { openHome } from '#app/local/home.ts';
 import { agreement, errorLine, parseReferenceVerdicts, type AgreementReport, type AgreementSlice } from '#core/agreement/index.ts';
@@ -16,8 +16,7 @@ function rateOption(value: string): number {
   const percent = value.trim().endsWith('%');
   const n = Number(percent ? value.trim().slice(0, -1) : value);
   const rate = percent ? n / 100 : n;
-  if (!Number.isFinite(rate) || rate < 0 || rate > 1)
-    throw new InvalidArgumentError(`--min must be a rate between 0 and 1 (or a percentage such as 99%), got "${value}"`);
+  if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw new InputError('must be a rate between 0 and 1 (or a percentage such as 99%)', { field: '--min' });
   return rate;
 }
 

@@ -3,6 +3,7 @@
  * catch names the flag as the user typed it (`-n 0: …`, `--jobs=x: …`, see flag-names.ts)
  * where commander's own message would list every spelling (`option '-n, --n <count>'`).
  */
+import type { Command } from 'commander';
 import { InputError } from '#core/errors.ts';
 
 function invalid(flag: string, reason: string): InputError {
@@ -47,4 +48,34 @@ export function formatBytes(bytes: number): string {
     if (bytes >= size) return `${(bytes / size).toFixed(1)} ${unit}`;
   }
   return `${bytes} B`;
+}
+
+/**
+ * Every option and argument with choices, in `command` and its subcommands, rejects a value
+ * outside them as an InputError about its flag (`--format zzz: must be one of table, json`),
+ * as the number parsers above do, instead of commander's own message. Help still lists the
+ * choices (`argChoices` stays).
+ */
+export function choicesInFlagTerms(command: Command): Command {
+  for (const option of command.options) {
+    const choices = option.argChoices;
+    const flag = option.long ?? option.short ?? option.flags;
+    if (!choices) continue;
+    option.argParser((value: string, previous: unknown) => {
+      if (!choices.includes(value)) throw invalid(flag, `must be one of ${choices.join(', ')}`);
+      // As commander's own choices parser: a variadic option collects its values.
+      if (!option.variadic) return value;
+      return previous === option.defaultValue || !Array.isArray(previous) ? [value] : [...(previous as string[]), value];
+    });
+  }
+  for (const argument of command.registeredArguments) {
+    const choices = argument.argChoices;
+    if (!choices) continue;
+    argument.argParser((value: string) => {
+      if (!choices.includes(value)) throw new InputError(`${command.name()} ${value}: <${argument.name()}> must be one of ${choices.join(', ')}`);
+      return value;
+    });
+  }
+  for (const sub of command.commands) choicesInFlagTerms(sub);
+  return command;
 }

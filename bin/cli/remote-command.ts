@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
-import { parseAssumedPrice, readPriceOverrides } from '#providers/prices.ts';
+import { loadUserPrices, parseAssumedPrice } from '#providers/prices.ts';
 import { BENCHMARKS, findBenchmark } from '#core/benchmarks/registry.ts';
 import { scorerByKind } from '#core/scorers/index.ts';
 import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment } from '#app/cloud/estimate.ts';
@@ -103,15 +103,30 @@ function runCommand(): Command {
  */
 async function withPrices(spec: RunSpec, flags: RemoteRunFlags): Promise<RunSpec> {
   const assumed = flags.assumePrice === undefined ? undefined : parseAssumedPrice(flags.assumePrice);
-  const overrides = flags.prices === undefined ? undefined : await readPriceOverrides(flags.prices);
+  const user = flags.prices === undefined ? undefined : await loadUserPrices(flags.prices);
+  // On-demand and batch prices of each model, and the file's premiums, as the run schema takes them.
   const models =
-    overrides && Object.fromEntries(Object.entries(overrides).map(([id, p]) => [id, { input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok }]));
+    user?.models &&
+    Object.fromEntries(
+      Object.entries(user.models).map(([id, p]) => [
+        id,
+        {
+          input_per_mtok: p.input_per_mtok,
+          output_per_mtok: p.output_per_mtok,
+          batch_input_per_mtok: p.batch_input_per_mtok,
+          batch_output_per_mtok: p.batch_output_per_mtok,
+          source: p.source,
+        },
+      ]),
+    );
   return parseRunSpec(
-    {
-      ...spec,
-      ...(assumed ? { assumePrice: { input_per_mtok: assumed.input_per_mtok, output_per_mtok: assumed.output_per_mtok } } : {}),
-      ...(models ? { prices: { models } } : {}),
-    },
+    JSON.parse(
+      JSON.stringify({
+        ...spec,
+        ...(assumed ? { assumePrice: { input_per_mtok: assumed.input_per_mtok, output_per_mtok: assumed.output_per_mtok } } : {}),
+        ...(user && (models || user.premiums) ? { prices: { models: models ?? {}, ...(user.premiums ? { premiums: user.premiums } : {}) } } : {}),
+      }),
+    ),
     'command line',
   );
 }
@@ -122,7 +137,12 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
   // Earlier runs are read when the API is known; without it the bundled suite's timings are used.
   const api = globals.api ?? process.env.POLYEVAL_API;
   const client = api ? clientOf(command).client : undefined;
-  const plans = await dryRun(spec, { home: openHome(globals.home), packageRoot: packageRoot(), ...(flags.prices ? { pricesPath: flags.prices } : {}) });
+  const plans = await dryRun(spec, {
+    home: openHome(globals.home),
+    packageRoot: packageRoot(),
+    ...(flags.prices ? { pricesPath: flags.prices } : {}),
+    ...(flags.assumePrice ? { assumePrice: parseAssumedPrice(flags.assumePrice) } : {}),
+  });
   const deployment: Deployment = {
     architecture: flags.architecture ?? DEFAULT_DEPLOYMENT.architecture,
     generateConcurrency: flags.generateConcurrency ?? DEFAULT_DEPLOYMENT.generateConcurrency,

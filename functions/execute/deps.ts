@@ -4,8 +4,7 @@
  * container a program left something in.
  */
 import { SqsWorkQueue } from '#aws/index.ts';
-import type { BlobStore, Executor } from '#core/ports.ts';
-import { ContainerSandbox, type ContainerSandboxOptions } from './container-sandbox.ts';
+import { ContainerSandbox } from './container-sandbox.ts';
 import { judgeRunner } from './judge-runner.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { requireEnv } from '../shared/env.ts';
@@ -18,12 +17,6 @@ export interface ExecuteHandlerDeps extends StageDeps {
   obs?: Observability;
   /** Runs after each item: the container check (discards a container left unclean). */
   afterItem?: () => Promise<unknown>;
-}
-
-/** The sandbox executor of this container, built on first use; large tests are read from the store. */
-export function containerExecutor(store: BlobStore, env: NodeJS.ProcessEnv = process.env, runner?: ContainerSandboxOptions['runner']): () => Promise<Executor> {
-  const sandbox = new ContainerSandbox({ store, env, ...(runner ? { runner } : {}) });
-  return () => sandbox.get();
 }
 
 export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?: StorageClients): ExecuteHandlerDeps {

@@ -56,9 +56,6 @@ export const METRIC_COLUMNS: readonly ColumnSpec[] = CORE_METRIC_COLUMNS.map(toS
 /** Where each table's files live, relative to the store root (DESIGN §5). */
 export const TABLE_PREFIXES = { records: 'results/records/', metrics: 'results/metrics/' } as const;
 
-/** The headline metric per benchmark (the leaderboard's column): one definition, in core. */
-export { HEADLINE_METRICS } from '#core/metrics/headline.ts';
-
 /** A SQL string literal: single quotes doubled (standard SQL; Trino and DuckDB agree). */
 export function sqlString(value: string): string {
   if (value.includes('\u0000')) throw new RangeError('a SQL string literal cannot contain NUL');

@@ -24,6 +24,12 @@
  *   shards has none and keeps its counters on the run row and its items under `RUN#<runId>`.
  * - item row      pk `RUN#<runId>#S<nn>` (nn = {@link shardOf} the item id), sk
  *   `ITEM#<itemId>`: exists once the item was counted (pk `RUN#<runId>` in unsharded runs).
+ * - booking row   pk `RUN#<runId>#S<nn>` (nn = {@link shardOf} the booking id), sk
+ *   `BOOK#<bookingId>`: a spend booked once (a model call's reservation or settlement, keyed by
+ *   the call: the cost guard's ids), written in one transaction with the counter it adds to, so
+ *   a redelivered generate message or a retried request books nothing twice. An uncapped run's
+ *   settlements add to the booking's shard count row (`costUsd`), a capped run's bookings to the
+ *   cost row its cap is checked on. (pk `RUN#<runId>` in unsharded runs, adding to the cost row.)
  * - registry row  pk `RUNS`, sk `<createdAt>#<runId>`: written with the run row (one
  *   transaction), never updated.
  *
@@ -119,6 +125,23 @@ export function itemPlace(runId: string, itemId: string, shards: number): { item
   return { itemKey: { pk, sk: ITEM_PREFIX + itemId }, counterKey: { pk, sk: COUNT_SK } };
 }
 
+/** Sort-key prefix of booking rows. */
+export const BOOKING_PREFIX = 'BOOK#';
+
+/**
+ * Where a booking's row lives and the counter an uncapped booking adds to: its shard's
+ * partition and count row, or (a run written before shards) the run's partition and cost row.
+ */
+export function bookingPlace(
+  runId: string,
+  bookingId: string,
+  shards: number,
+): { bookingKey: { pk: string; sk: string }; counterKey: { pk: string; sk: string } } {
+  if (shards <= 0) return { bookingKey: { pk: runKey(runId).pk, sk: BOOKING_PREFIX + bookingId }, counterKey: costKey(runId) };
+  const pk = shardPk(runId, shardOf(bookingId, shards));
+  return { bookingKey: { pk, sk: BOOKING_PREFIX + bookingId }, counterKey: { pk, sk: COUNT_SK } };
+}
+
 /** The run row's counter attribute for a verdict. */
 export function verdictAttribute(verdict: Verdict): string {
   return `verdict_${verdict}`;
@@ -127,7 +150,7 @@ export function verdictAttribute(verdict: Verdict): string {
 /**
  * Maps a run row (with its cost row and its shards' count rows, when there are) to the port's
  * RunSummary (zero counters are left out of `verdicts`): counters are the run row's plus every
- * shard's, the spend the cost row's plus what an older run row holds.
+ * shard's, the spend the cost row's plus the shards' (uncapped bookings) plus what an older run row holds.
  */
 export function toSummary(row: Row, cost?: Row, counts: readonly Row[] = []): RunSummary {
   const counters = [row, ...counts];
@@ -147,7 +170,7 @@ export function toSummary(row: Row, cost?: Row, counts: readonly Row[] = []): Ru
     items: Number(row.items ?? 0),
     recorded: sum('recorded'),
     verdicts,
-    costUsd: Number(row.costUsd ?? 0) + Number(cost?.costUsd ?? 0),
+    costUsd: sum('costUsd') + Number(cost?.costUsd ?? 0),
     createdAt: String(row.createdAt),
     updatedAt,
   };

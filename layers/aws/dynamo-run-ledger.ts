@@ -16,6 +16,7 @@ import { FINAL_STATUS, spendLimit, statusMayChange } from '../core/run/ledger-po
 import { awsErrorName } from './aws-errors.ts';
 import {
   ITEM_PREFIX,
+  bookingPlace,
   LEDGER_SHARDS,
   RUNS_PK,
   costKey,
@@ -102,6 +103,25 @@ export class DynamoRunLedger implements RunLedger {
   /** The run row, its cost row and its shards' count rows in one BatchGetItem (an unsharded run has none). */
   async getRun(runId: string): Promise<RunSummary | undefined> {
     return (await this.#summaries([runId], 'getRun'))[0];
+  }
+
+  /**
+   * One GetItem of the run row's status (what every stage asks before its work: cancelled?),
+   * where getRun reads 18 rows. Strongly consistent, as getRun: a cancel is seen at once.
+   */
+  async runStatus(runId: string): Promise<RunStatus | undefined> {
+    const out = await this.#call('runStatus', runId, () =>
+      this.#doc.send(
+        new GetCommand({
+          TableName: this.#table,
+          Key: runKey(runId),
+          ProjectionExpression: '#s',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return out.Item?.status as RunStatus | undefined;
   }
 
   async listRuns(): Promise<RunSummary[]> {
@@ -290,8 +310,19 @@ export class DynamoRunLedger implements RunLedger {
     return shards;
   }
 
-  async addCost(runId: string, usd: number): Promise<void> {
-    await this.#spend('addCost', runId, usd, null);
+  /**
+   * Without a booking id: the cost row, as trySpend. With one: a booking row and the booking's
+   * shard count row in one transaction (dynamo-ledger-schema.ts), so an uncapped run's spend is spread
+   * like its records and a repeated booking changes nothing.
+   */
+  async addCost(runId: string, usd: number, bookingId?: string): Promise<void> {
+    if (bookingId === undefined) {
+      await this.#spend('addCost', runId, usd, null);
+      return;
+    }
+    const shards = await this.#shardsOf(runId, 'addCost', bookingId);
+    const { bookingKey, counterKey } = bookingPlace(runId, bookingId, shards);
+    await this.#book('addCost', runId, bookingId, bookingKey, counterKey, usd, null);
   }
 
   /**
@@ -301,8 +332,62 @@ export class DynamoRunLedger implements RunLedger {
    * record transaction ever holds the row. A condition expression cannot add, so the limit is
    * `capUsd - usd` (with a tolerance for sums of binary fractions).
    */
-  async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
-    return this.#spend('trySpend', runId, usd, spendLimit(usd, capUsd));
+  async trySpend(runId: string, usd: number, capUsd: number | null, bookingId?: string): Promise<boolean> {
+    if (bookingId === undefined) return this.#spend('trySpend', runId, usd, spendLimit(usd, capUsd));
+    const shards = await this.#shardsOf(runId, 'trySpend', bookingId);
+    const { bookingKey } = bookingPlace(runId, bookingId, shards);
+    return this.#book('trySpend', runId, bookingId, bookingKey, costKey(runId), usd, spendLimit(usd, capUsd));
+  }
+
+  /**
+   * One booking: its row (only if it is not there) and `usd` added to `counterKey` (within
+   * `limit` when not null), in one transaction. True when booked now or before (the booking row
+   * exists: a redelivery, a retried request), false when the limit refused it. Conflicts are
+   * retried as records' are; a run created before cost rows gets its cost row first.
+   */
+  async #book(
+    op: string,
+    runId: string,
+    bookingId: string,
+    bookingKey: { pk: string; sk: string },
+    counterKey: { pk: string; sk: string },
+    usd: number,
+    limit: number | null,
+  ): Promise<boolean> {
+    const condition = limit === null ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND costUsd <= :limit';
+    const values: Row = limit === null ? { ':usd': usd } : { ':usd': usd, ':limit': limit };
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: this.#table, Item: { ...bookingKey, usd, at: this.#now().toISOString() }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        {
+          Update: {
+            TableName: this.#table,
+            Key: counterKey,
+            UpdateExpression: 'ADD costUsd :usd',
+            ConditionExpression: condition,
+            ExpressionAttributeValues: values,
+          },
+        },
+      ],
+    });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#doc.send(command);
+        return true;
+      } catch (error) {
+        const reasons = cancellationCodes(error);
+        if (reasons === undefined) throw this.#fault(op, runId, error);
+        if (reasons[0] === 'ConditionalCheckFailed') return true;
+        if (reasons[1] === 'ConditionalCheckFailed') {
+          // A run created before cost rows existed: create its row (once), then book again.
+          if (counterKey.sk === costKey(runId).sk && attempt === 0 && (await this.#createCostRow(runId))) continue;
+          if (limit !== null) return false;
+          throw new HarnessError(`cannot ${op} ${bookingId}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
+        }
+        if (!reasons.includes('TransactionConflict') || attempt + 1 >= CONFLICT_RETRIES) throw this.#fault(op, runId, error);
+        await this.#sleep(fullJitterMs(attempt + 1, CONFLICT_BACKOFF));
+      }
+    }
   }
 
   async #spend(operation: string, runId: string, usd: number, limit: number | null): Promise<boolean> {

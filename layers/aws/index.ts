@@ -9,7 +9,6 @@ export { DynamoRunLedger, type DynamoRunLedgerOptions } from './dynamo-run-ledge
 export { LEDGER_TABLE, ledgerTableDefinition, verdictAttribute } from './dynamo-ledger-schema.ts';
 export { AthenaResultsQuery, convertAthenaValue, type AthenaResultsQueryOptions } from './athena-results-query.ts';
 export {
-  HEADLINE_METRICS,
   METRIC_COLUMNS,
   PARTITION_KEYS,
   RECORD_COLUMNS,

@@ -77,6 +77,8 @@ export interface RunSummary {
 export interface RunLedger {
   createRun(summary: Omit<RunSummary, 'recorded' | 'verdicts' | 'costUsd' | 'updatedAt'>): Promise<void>;
   getRun(runId: string): Promise<RunSummary | undefined>;
+  /** The run's status alone (one read of the run row, none of its counters); undefined for an unknown run. */
+  runStatus(runId: string): Promise<RunStatus | undefined>;
   listRuns(): Promise<RunSummary[]>;
   /** Counts the item once; returns false when it was already counted. */
   recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean>;
@@ -88,14 +90,20 @@ export interface RunLedger {
   reviseItem(runId: string, itemId: string, from: Verdict, to: Verdict): Promise<boolean>;
   /** Item ids already counted (for resume). */
   recordedItems(runId: string): Promise<Set<string>>;
-  addCost(runId: string, usd: number): Promise<void>;
+  /**
+   * Adds `usd` to the run's spend, no cap (an uncapped run's call, once billed). With `bookingId`,
+   * at most once per id: a repeated booking (a redelivered message, a retried request) changes
+   * nothing. The cloud ledger spreads these over the run's shards (no hot key).
+   */
+  addCost(runId: string, usd: number, bookingId?: string): Promise<void>;
   /**
    * Atomically adds `usd` to the run's spend iff the new total is ≤ `capUsd` (always when
    * `capUsd` is null) and returns whether it did. A negative `usd` (a reservation settled
    * below its projection) always fits. The one primitive the cost guard needs, locally and
-   * across Lambda workers.
+   * across Lambda workers. With `bookingId`, at most once per id: a booking already made
+   * answers true and changes nothing.
    */
-  trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean>;
+  trySpend(runId: string, usd: number, capUsd: number | null, bookingId?: string): Promise<boolean>;
   /**
    * Sets the run's status (and reason; none clears it). A cancelled run stays cancelled:
    * a stage that decided to move it on before the cancel landed (plan setting `running`,
@@ -159,8 +167,12 @@ export interface ToolchainInfo {
  */
 export interface Executor {
   execute(job: ExecutionJob): Promise<ScoreOutcome>;
-  /** The toolchains as a run with these options per language would use them (compiler flags included). */
-  toolchains(options?: Readonly<Record<LanguageId, ToolchainOptions>>): Promise<ToolchainInfo[]>;
+  /**
+   * The toolchains as a run with these options per language would use them (compiler flags
+   * included): of `languages` only when given (a run asks for its own: probing a toolchain it
+   * does not use, such as starting `javac` for a Python run, costs start-up time), else of all.
+   */
+  toolchains(options?: Readonly<Record<LanguageId, ToolchainOptions>>, languages?: ReadonlySet<LanguageId>): Promise<ToolchainInfo[]>;
   /**
    * Optional hint that samples of these languages will come: the executor may start slow
    * set-up now (the Kotlin compile server) so it overlaps planning and generation. Never

@@ -24,6 +24,8 @@ interface State {
   summary: RunSummary;
   /** Counted items and the verdict each is counted with. */
   items: Map<string, Verdict>;
+  /** Booking ids of the spend booked (addCost/trySpend with an id). */
+  bookings: Set<string>;
 }
 
 function safeName(runId: string): string {
@@ -105,6 +107,10 @@ export class FileRunLedger implements RunLedger {
     return state ? { ...state.summary, verdicts: { ...state.summary.verdicts } } : undefined;
   }
 
+  async runStatus(runId: string): Promise<RunStatus | undefined> {
+    return (await this.load(runId))?.summary.status;
+  }
+
   async listRuns(): Promise<RunSummary[]> {
     let names: string[];
     try {
@@ -173,15 +179,16 @@ export class FileRunLedger implements RunLedger {
     return new Set((await this.load(runId))?.items.keys() ?? []);
   }
 
-  async addCost(runId: string, usd: number): Promise<void> {
-    await this.serial(runId, () => this.append(runId, { e: 'cost', usd, at: new Date().toISOString() }));
+  async addCost(runId: string, usd: number, bookingId?: string): Promise<void> {
+    await this.trySpend(runId, usd, null, bookingId);
   }
 
-  async trySpend(runId: string, usd: number, capUsd: number | null): Promise<boolean> {
+  async trySpend(runId: string, usd: number, capUsd: number | null, bookingId?: string): Promise<boolean> {
     return this.serial(runId, async () => {
-      const spent = (await this.load(runId))?.summary.costUsd ?? 0;
-      if (!withinCap(spent, usd, capUsd)) return false;
-      await this.append(runId, { e: 'cost', usd, at: new Date().toISOString() });
+      const state = await this.load(runId);
+      if (bookingId !== undefined && state?.bookings.has(bookingId)) return true;
+      if (!withinCap(state?.summary.costUsd ?? 0, usd, capUsd)) return false;
+      await this.append(runId, { e: 'cost', usd, ...(bookingId !== undefined ? { booking: bookingId } : {}), at: new Date().toISOString() });
       return true;
     });
   }
@@ -213,7 +220,7 @@ async function endsTorn(file: string): Promise<boolean> {
 
 function apply(state: State | undefined, event: Event): State | undefined {
   if (event.e === 'create') {
-    return state ?? { summary: { ...event.run, recorded: 0, verdicts: {}, costUsd: 0, updatedAt: event.at }, items: new Map() };
+    return state ?? { summary: { ...event.run, recorded: 0, verdicts: {}, costUsd: 0, updatedAt: event.at }, items: new Map(), bookings: new Set() };
   }
   if (!state) return state;
   const s = state.summary;
@@ -234,6 +241,10 @@ function apply(state: State | undefined, event: Event): State | undefined {
       break;
     }
     case 'cost':
+      if (event.booking !== undefined) {
+        if (state.bookings.has(event.booking)) return state;
+        state.bookings.add(event.booking);
+      }
       s.costUsd += event.usd;
       break;
     case 'status':

@@ -46,7 +46,7 @@ const EventSchema = z.discriminatedUnion('e', [
   }),
   z.object({ ...version, e: z.literal('item'), id: z.string().min(1), v: VerdictSchema, at }),
   z.object({ ...version, e: z.literal('revise'), id: z.string().min(1), from: VerdictSchema, v: VerdictSchema, at }),
-  z.object({ ...version, e: z.literal('cost'), usd: z.number().finite(), at }),
+  z.object({ ...version, e: z.literal('cost'), usd: z.number().finite(), booking: z.string().min(1).optional(), at }),
   z.object({ ...version, e: z.literal('status'), status: z.enum(STATUSES), reason: z.string().optional(), at }),
 ]);
 

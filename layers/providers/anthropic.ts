@@ -155,6 +155,7 @@ export const anthropic = networkKind<AnthropicSpec>({
   usage: 'anthropic:<model>',
   description: "Anthropic's Messages API (no log-probabilities: ABRICOT runs in digit-parse mode)",
   billed: true,
+  tablePriced: true,
   answersWithReference: false,
   options: ['api-key-env', 'endpoint-url'],
   iam: [],

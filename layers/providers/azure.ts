@@ -41,7 +41,11 @@ export const azure = networkKind<AzureSpec>({
     const hash = rest.lastIndexOf('#');
     if (hash < 0)
       throw badSpec(spec, 'missing "#<deployment>"; expected azure:<endpoint>#<deployment>, e.g. azure:https://my-resource.openai.azure.com#gpt-4o-mini');
-    const endpoint = rest.slice(0, hash).replace(/\/+$/, '');
+    // The resource endpoint, also when pasted as the v1 base URL the portal shows (…/openai/v1/).
+    const endpoint = rest
+      .slice(0, hash)
+      .replace(/\/+$/, '')
+      .replace(/\/openai(\/v1)?$/i, '');
     const [deployment = '', apiVersion, ...extra] = rest.slice(hash + 1).split('@');
     if (deployment === '') throw badSpec(spec, 'empty deployment name after "#"');
     if (!/^[A-Za-z0-9._-]+$/.test(deployment))

@@ -143,6 +143,7 @@ export const bedrock = networkKind<BedrockSpec>({
   usage: 'bedrock:<model-id>',
   description: 'Amazon Bedrock Converse API (no log-probabilities: ABRICOT runs in digit-parse mode)',
   billed: true,
+  tablePriced: true,
   answersWithReference: false,
   options: ['region', 'endpoint-url'],
   iam: [

@@ -7,8 +7,9 @@
  * Waits: the server's Retry-After (or `retry-after-ms`) plus up to half of it again in
  * jitter — so throttled callers never retry in lockstep — otherwise "full jitter" under an
  * exponential cap. Throttling is retried until `throttleRetries` attempts or the wait
- * budget (default 180 s, longer than a per-minute quota window) is spent; other retryable
- * failures until `maxRetries`.
+ * budget (default 180 s, longer than a per-minute quota window) is spent, and so is a
+ * SageMaker inference component scaling out from zero copies; other retryable failures until
+ * `maxRetries`.
  */
 import { fullJitterMs } from '#core/backoff.ts';
 import type { TokenUsage } from '#core/types.ts';
@@ -65,9 +66,11 @@ export class CallPolicy {
         const failure = err instanceof ProviderCallError ? err : this.#classify(err);
         billed = addUsage(billed, failure.billed);
         if (outer?.aborted) throw final('call cancelled', failure, n, false, billed);
-        const allowed = failure.throttled ? throttleRetries : maxRetries;
+        // Throttling and capacity on its way (a component scaling from zero) wait under the budget.
+        const waits = failure.throttled || failure.awaitingCapacity;
+        const allowed = waits ? throttleRetries : maxRetries;
         const delay = this.backoffMs(n, failure.retryAfterMs);
-        if (!failure.retryable || n > allowed || (failure.throttled && waited + delay > waitBudgetMs)) {
+        if (!failure.retryable || n > allowed || (waits && waited + delay > waitBudgetMs)) {
           throw final(failure.message, failure, n, failure.retryable, billed);
         }
         waited += delay;
@@ -128,6 +131,7 @@ function final(message: string, failure: ProviderCallError, attempts: number, re
     cause: failure,
     throttled: failure.throttled,
     ...(failure.status !== undefined ? { status: failure.status } : {}),
+    ...(failure.code !== undefined ? { code: failure.code } : {}),
     ...(billed ? { billed } : {}),
   });
 }

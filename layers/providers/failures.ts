@@ -14,11 +14,30 @@ export class ProviderCallError extends ProviderError {
   readonly attempts?: number;
   /** The server said "slow down" (429, ThrottlingException): the call policy backs its concurrency off. */
   readonly throttled: boolean;
+  /** The error body's code or type (`content_filter`, `insufficient_quota`), when it had one. */
+  readonly code?: string;
+  /**
+   * Capacity is on its way (an inference component scaling out from zero): retried under the
+   * throttling wait budget, like throttling, without backing the concurrency off.
+   */
+  readonly awaitingCapacity: boolean;
   constructor(
     message: string,
-    opts: { retryable: boolean; status?: number; retryAfterMs?: number; attempts?: number; cause?: unknown; throttled?: boolean; billed?: TokenUsage },
+    opts: {
+      retryable: boolean;
+      status?: number;
+      retryAfterMs?: number;
+      attempts?: number;
+      cause?: unknown;
+      throttled?: boolean;
+      billed?: TokenUsage;
+      code?: string;
+      awaitingCapacity?: boolean;
+    },
   ) {
     super(message, opts);
+    if (opts.code !== undefined) this.code = opts.code;
+    this.awaitingCapacity = opts.awaitingCapacity ?? false;
     if (opts.retryAfterMs !== undefined) this.retryAfterMs = opts.retryAfterMs;
     if (opts.attempts !== undefined) this.attempts = opts.attempts;
     this.throttled = opts.throttled ?? opts.status === 429;
@@ -77,6 +96,21 @@ const PERMANENT_CODES = new Set([
 export function isPermanentCode(code: string): boolean {
   return PERMANENT_CODES.has(code);
 }
+
+/**
+ * SageMaker's answer while an inference component has no copy (scaled in to zero, or not yet
+ * out again): HTTP 400 ValidationError "Inference Component has no capacity to process this
+ * request. ApplicationAutoScaling may be in-progress (if configured) or try to increase the
+ * capacity by invoking UpdateInferenceComponentRuntimeConfig API." (AWS Machine Learning Blog,
+ * "Unlock cost savings with the new scale down to zero feature in SageMaker Inference", Dec
+ * 2024). The failed call emits NoCapacityInvocationFailures, whose alarm starts the scale-out;
+ * "the provisioning process takes several minutes. During that time, any attempts to invoke
+ * the endpoint will produce an error" (SageMaker Developer Guide, "Scale an endpoint to zero
+ * instances").
+ */
+const NO_CAPACITY = /Inference Component has no capacity/i;
+/** How often a call waiting for an inference component's first copy asks again. */
+const SCALE_FROM_ZERO_POLL_MS = 15_000;
 
 /** Names that mean "over your quota", whatever the status (SageMaker sends ThrottlingException with 400). */
 const THROTTLE_NAMES = new Set(['ThrottlingException', 'TooManyRequestsException']);
@@ -137,8 +171,18 @@ export function httpFailure(
   return new ProviderCallError(`HTTP ${status}: ${truncate(serverMessage)}`, {
     retryable: isRetryableStatus(status),
     status,
+    ...(code !== undefined ? { code } : {}),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   });
+}
+
+/**
+ * Whether a failure is Azure's content filter refusing the prompt: HTTP 400 with
+ * `error.code: "content_filter"` (Microsoft Learn, "Content filtering", response scenarios).
+ * The model's deterministic answer to that prompt, recorded as a refusal, never retried.
+ */
+export function isContentFiltered(err: unknown): err is ProviderCallError {
+  return err instanceof ProviderCallError && err.status === 400 && err.code === 'content_filter';
 }
 
 /** A 2xx response whose body is not what the wire format promises: retryable, it is usually transient. */
@@ -185,11 +229,21 @@ export function classifySdkError(err: unknown, now: number): ProviderCallError {
   if (e.$fault === 'client' || e.$fault === 'server') {
     if (name === 'ModelError' && typeof e.OriginalStatusCode === 'number') {
       // A container answering 429 (TGI's "Model is overloaded", a vLLM behind a rate limiter)
-      // is throttling too: the call policy backs its concurrency off.
+      // or 503 (djl-serving's WlmCapacityException, "Worker queue capacity exceeded":
+      // InferenceRequestHandler.java onException, the throttle error code, 503 by default) is
+      // throttling too: the call policy backs its concurrency off.
       return new ProviderCallError(`${name} (container status ${e.OriginalStatusCode}): ${truncate(message)}`, {
         retryable: isRetryableStatus(e.OriginalStatusCode),
-        throttled: e.OriginalStatusCode === 429,
+        throttled: e.OriginalStatusCode === 429 || e.OriginalStatusCode === 503,
         ...extra,
+      });
+    }
+    if (name === 'ValidationError' && NO_CAPACITY.test(message)) {
+      return new ProviderCallError(`${name}: ${truncate(message)} (the inference component is scaling out from zero copies: waited for)`, {
+        retryable: true,
+        awaitingCapacity: true,
+        ...extra,
+        retryAfterMs: extra.retryAfterMs ?? SCALE_FROM_ZERO_POLL_MS,
       });
     }
     const retryable = RETRYABLE_AWS_NAMES.has(name) || Boolean(e.$retryable) || (status !== undefined && isRetryableStatus(status));

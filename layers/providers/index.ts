@@ -15,7 +15,7 @@ import { PROVIDER_REGISTRY } from './registry.ts';
 export type { ProviderOptions } from './options.ts';
 export { DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './options.ts';
 export { parseNetworkSpec, type NetworkSpec, type SageMakerFlavour } from './spec.ts';
-export { PROVIDER_REGISTRY, createProviderRegistry, isBilled, type ProviderRegistry } from './registry.ts';
+export { PROVIDER_REGISTRY, createProviderRegistry, isBilled, isTablePriced, type ProviderRegistry } from './registry.ts';
 export { ProviderCallError } from './failures.ts';
 export {
   loadPriceTable,
@@ -25,6 +25,9 @@ export {
   findModelPrice,
   parseAssumedPrice,
   priceForRun,
+  resolveModelPrice,
+  loadUserPrices,
+  type UserPrices,
   costAt,
   type PriceTable,
   type ModelPrice,

@@ -143,9 +143,12 @@ export function generationFromChat(
   const text = content ?? '';
   const usage = usageOf(out.value.usage, promptText, text);
   const refusal =
-    content === null || content === undefined
-      ? `the model returned no content (finish_reason ${JSON.stringify(choice?.finish_reason ?? null)}${choice?.message.refusal ? `, refusal: ${choice.message.refusal.slice(0, 200)}` : ''})`
-      : undefined;
+    // Azure's content filter (Microsoft Learn, "Content filtering"): the answer was cut or withheld.
+    choice?.finish_reason === 'content_filter'
+      ? `the answer was filtered (finish_reason "content_filter")`
+      : content === null || content === undefined
+        ? `the model returned no content (finish_reason ${JSON.stringify(choice?.finish_reason ?? null)}${choice?.message.refusal ? `, refusal: ${choice.message.refusal.slice(0, 200)}` : ''})`
+        : undefined;
   return {
     text,
     usage: out.billed

@@ -13,7 +13,7 @@ import type { ChoiceScores, GenerateRequest, Generation, GenerationParams, Liker
 import type { TokenUsage } from '#core/types.ts';
 import { addUsage, CallPolicy } from './call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
-import { ProviderCallError, classifySdkError, deterministic } from './failures.ts';
+import { ProviderCallError, classifySdkError, deterministic, isContentFiltered } from './failures.ts';
 import { postJson } from './http-json.ts';
 import { combineChoiceScores, type ScoredChoice } from './choice-scores.ts';
 import { locateChoice, type LocatedChoice } from './logprobs.ts';
@@ -93,6 +93,24 @@ export class OpenAiProvider implements Provider {
   }
 
   async generate(req: GenerateRequest): Promise<Generation> {
+    const started = this.opts.now();
+    try {
+      return await this.#generate(req);
+    } catch (err) {
+      // Azure's content filter refusing the prompt (400 content_filter) is the deployment's
+      // answer to it: recorded as a refusal, as Bedrock's content_filtered is, never retried.
+      if (!isContentFiltered(err)) throw err;
+      return {
+        text: '',
+        usage: { promptTokens: 0, completionTokens: 0 },
+        latencyMs: this.opts.now() - started,
+        attempts: err.attempts ?? 1,
+        refusal: `the prompt was filtered (${err.message})`,
+      };
+    }
+  }
+
+  async #generate(req: GenerateRequest): Promise<Generation> {
     const seed = sampleSeed(req.params.seed, req.sample);
     const adapted = adaptParams(this.#caps, req.params);
     const sampling = samplingFields(adapted.params, seed, adapted);
@@ -270,6 +288,7 @@ export const openai = networkKind<OpenAiSpec>({
   usage: 'openai:<base-url>#<model>',
   description: 'any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp)',
   billed: true,
+  tablePriced: true,
   answersWithReference: false,
   options: ['api-key-env'],
   iam: [],

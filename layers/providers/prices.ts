@@ -110,24 +110,6 @@ async function readOverride(path: string): Promise<z.infer<typeof overrideSchema
 }
 
 /**
- * `table` with `models` entries over its own (a run request's `prices`, a manifest's
- * `price_overrides`); the same table when there are none.
- */
-export function withPriceOverrides(table: PriceTable, models: Record<string, { input_per_mtok: number; output_per_mtok: number }> | undefined): PriceTable {
-  if (!models || Object.keys(models).length === 0) return table;
-  return { ...table, source: `${table.source}; overridden by the run request`, models: { ...table.models, ...models } };
-}
-
-/**
- * The model prices of a user's price file (`--prices`), validated, without the shipped table:
- * what `remote run` sends with its request.
- * @throws InputError naming the file and the field.
- */
-export async function readPriceOverrides(path: string): Promise<Record<string, ModelPrice>> {
-  return (await readOverride(path)).models ?? {};
-}
-
-/**
  * The price of a model: exact id first, then the base id of an inference profile, with the
  * table's premium for that kind of id (Claude Sonnet 4.5 and later on Bedrock: regional and
  * geographic endpoints cost 10% more than `global.`).
@@ -174,15 +156,53 @@ export function parseAssumedPrice(text: string): ModelPrice {
 }
 
 /**
- * The price a run bills `model` at: the table's, else the assumed one. With a cost cap and
- * neither, the run is refused before any call — an unpriced model would make the cap a no-op.
+ * What the user priced for a run: the models and premiums of a `--prices` file (or a remote
+ * run's request), and `--assume-price`. Both always win over the shipped table.
+ */
+export interface UserPrices {
+  models?: Record<string, ModelPrice>;
+  premiums?: PriceTable['premiums'];
+  assumed?: ModelPrice | null;
+}
+
+/**
+ * The user's price file (`--prices`), validated, with `--assume-price`; empty without either.
+ * @throws InputError naming the file and the field.
+ */
+export async function loadUserPrices(path: string | undefined, assumed?: ModelPrice | null): Promise<UserPrices> {
+  const file = path === undefined ? {} : await readOverride(path);
+  return { ...(file.models ? { models: file.models } : {}), ...(file.premiums ? { premiums: file.premiums } : {}), assumed: assumed ?? null };
+}
+
+/**
+ * The price a run bills `model` at. The user's prices first, always: a `--prices` entry for the
+ * id (or for its base id, with the file's premiums, else the shipped ones), then
+ * `--assume-price`. Then the shipped table, but only when it names this provider's models
+ * (`tablePriced`): an Azure deployment or a SageMaker endpoint called `gpt-4o-mini` is not
+ * OpenAI's model and its price is not OpenAI's.
+ */
+export function resolveModelPrice(table: PriceTable, model: string, user: UserPrices, tablePriced: boolean): ModelPrice | undefined {
+  if (user.models && Object.keys(user.models).length > 0) {
+    const own = findModelPrice({ ...table, models: user.models, premiums: user.premiums ?? table.premiums }, model);
+    if (own) return own;
+  }
+  if (user.assumed) return user.assumed;
+  return tablePriced ? findModelPrice(user.premiums ? { ...table, premiums: user.premiums } : table, model) : undefined;
+}
+
+/**
+ * The price a run bills `model` at ({@link resolveModelPrice}). With a cost cap and none, the
+ * run is refused before any call — an unpriced model would make the cap a no-op.
  * @throws InputError naming --prices and --assume-price.
  */
-export function priceForRun(table: PriceTable, model: string, opts: { capUsd: number | null; assumed?: ModelPrice | null }): ModelPrice | undefined {
-  const price = findModelPrice(table, model) ?? opts.assumed ?? undefined;
+export function priceForRun(table: PriceTable, model: string, opts: { capUsd: number | null; user: UserPrices; tablePriced: boolean }): ModelPrice | undefined {
+  const price = resolveModelPrice(table, model, opts.user, opts.tablePriced);
   if (!price && opts.capUsd !== null) {
+    const why = opts.tablePriced
+      ? 'it has no price in the price table'
+      : "its provider's models are not priced by the shipped table (a deployment or endpoint name)";
     throw new InputError(
-      `--max-cost ${opts.capUsd} cannot bound the spend of model "${model}": it has no price in the price table; give one with --prices <file.json> or --assume-price <input>,<output> (USD per million tokens)`,
+      `--max-cost ${opts.capUsd} cannot bound the spend of model "${model}": ${why}; give one with --prices <file.json> or --assume-price <input>,<output> (USD per million tokens)`,
       { field: 'maxCost' },
     );
   }

@@ -73,6 +73,11 @@ export function isBilled(provider: { kind: string }): boolean {
   return PROVIDER_REGISTRY.byScheme(provider.kind)?.billed ?? true;
 }
 
+/** Whether the shipped price table prices a created provider's models by their ids (see `ProviderKind.tablePriced`). */
+export function isTablePriced(provider: { kind: string }): boolean {
+  return PROVIDER_REGISTRY.byScheme(provider.kind)?.tablePriced ?? false;
+}
+
 /** The schemes whose providers read a run option (`region`, `endpoint-url`, `api-key-env`), as `a:/b:` for help texts. */
 export function schemesReading(option: string): string {
   return PROVIDER_REGISTRY.kinds

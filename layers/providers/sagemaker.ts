@@ -313,11 +313,19 @@ export const sagemaker = networkKind<SageMakerSpec>({
   iam: [
     {
       sid: 'InvokeSageMakerEndpoints',
+      // InvokeEndpointWithResponseStream is authorized by sagemaker:InvokeEndpoint too (its API
+      // reference); an invocation naming InferenceComponentName is checked against the
+      // inference-component resource as well as the endpoint (Service Authorization Reference,
+      // "Actions, resources, and condition keys for Amazon SageMaker AI": InvokeEndpoint takes
+      // endpoint* and inference-component, arn:…:sagemaker:<region>:<account>:inference-component/<name>).
       actions: ['sagemaker:InvokeEndpoint'],
-      resources: [{ service: 'sagemaker', resource: 'endpoint/*', region: 'stack', account: true }],
+      resources: [
+        { service: 'sagemaker', resource: 'endpoint/*', region: 'stack', account: true },
+        { service: 'sagemaker', resource: 'inference-component/*', region: 'stack', account: true },
+      ],
     },
   ],
-  iamReason: 'invocation is limited to endpoints of this account and region',
+  iamReason: 'invocation is limited to endpoints and inference components of this account and region',
   parse(spec, rest) {
     const hash = rest.indexOf('#');
     const [endpoint = '', component, ...extra] = (hash < 0 ? rest : rest.slice(0, hash)).split('/');

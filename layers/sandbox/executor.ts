@@ -131,8 +131,9 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
       // runtime init starts slow set-up in the background (the Kotlin runtime's compile server).
       for (const language of new Set(languages)) runtimeFor(language).catch(() => undefined);
     },
-    async toolchains(options = {}): Promise<ToolchainInfo[]> {
-      return Promise.all(LANGUAGE_RUNTIMES.map((r) => r.toolchain(ctx, options[r.id] ?? {})));
+    async toolchains(options = {}, languages?: ReadonlySet<LanguageId>): Promise<ToolchainInfo[]> {
+      const probed = languages ? LANGUAGE_RUNTIMES.filter((r) => languages.has(r.id)) : LANGUAGE_RUNTIMES;
+      return Promise.all(probed.map((r) => r.toolchain(ctx, options[r.id] ?? {})));
     },
     async close() {
       await Promise.all(LANGUAGE_RUNTIMES.map((r) => r.close?.()));

@@ -1,7 +1,7 @@
 /**
  * The language runtime interface. Adding a language is one file in `languages/` that
  * exports a `LanguageRuntime`, plus one entry in `LANGUAGE_RUNTIMES` (languages/index.ts);
- * its core spec (layers/core/languages) and its image (layers/images/<image>/) are the rest.
+ * its core spec (layers/core/languages) and its image (a stage of layers/images/Dockerfile) are the rest.
  * Toolchain options reach the runtime with each compilation (never as process-wide state),
  * so two jobs with different options can compile at once.
  */

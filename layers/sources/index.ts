@@ -17,7 +17,6 @@ export {
   resolveNamedDataset,
   resolveNamedDatasetFiles,
   resolveDatasetFiles,
-  NAMED_DATASETS,
   namedDatasets,
   type NamedDataset,
   type NamedDatasetFile,

@@ -21,9 +21,6 @@ export function namedDatasets(registry: BenchmarkRegistry = BENCHMARK_REGISTRY):
   return registry.benchmarks.flatMap((b) => (b.dataset ? [{ name: b.id, repo: b.dataset.hub, preferred: b.dataset.files }] : []));
 }
 
-/** {@link namedDatasets} of the benchmark registry. */
-export const NAMED_DATASETS = namedDatasets();
-
 /** One data file of a named dataset. */
 export interface NamedDatasetFile {
   /** What {@link openRows} reads: `hf://datasets/...`, or `https://...` for script-only repos. */

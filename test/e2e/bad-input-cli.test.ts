@@ -179,6 +179,19 @@ describe('errors name the flag the user typed', () => {
     expect(result.stdout).toBe('');
   });
 
+  it.each([
+    [['agree', 'some-run', 'results.jsonl', '--min', '2'], 'polyeval: --min 2: must be a rate between 0 and 1'],
+    [['leaderboard', '--format', 'zzz'], 'polyeval: --format zzz: must be one of table, json, csv, html'],
+    [['run', '-b', 'sample/abricot', '-m', 'reference', '--likert-mode=zzz'], 'polyeval: --likert-mode zzz: must be one of '],
+    [['remote', 'run', '--dry-run', '-b', 'sample/abricot', '--architecture', 'zzz'], 'polyeval: --architecture zzz: must be one of arm64, x86_64'],
+    [['list', 'zzz'], 'polyeval: list zzz: <what> must be one of runs, benchmarks, providers'],
+  ])("%j exits 2 in polyeval's words, naming the flag, not commander's", async (args, said) => {
+    const result = await runCli([...args, '--home', tempHome()]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(said);
+    expect(result.stderr).not.toMatch(/^error: |is invalid\.|Allowed choices/m);
+  });
+
   it('remote run --dry-run says the same, before anything is sent', async () => {
     const result = await runCli(['remote', 'run', '--dry-run', '-b', 'sample/abricot', '--max-cost', '-5']);
     expect(result.code, result.stderr).toBe(2);

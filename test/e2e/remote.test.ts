@@ -360,6 +360,43 @@ describe('polyeval remote run with prices of its own (defect 11)', () => {
     expect(view.run.costUsd).toBeGreaterThan(0);
   }, 120_000);
 
+  it('carries a --prices file’s batch prices and premiums to the plan, which records the price every worker bills at', async () => {
+    const file = join(tempHome('prices-'), 'prices.json');
+    const entry = { input_per_mtok: 2, output_per_mtok: 4, batch_input_per_mtok: 1, batch_output_per_mtok: 2, source: 'our contract' };
+    writeFileSync(file, JSON.stringify({ models: { 'fake-model': entry }, premiums: [{ model: 'fake', factor: 1.5, source: 'ours' }] }));
+    const { view } = await runRemote(['--max-cost', '1', '--prices', file]);
+    expect(view.run.status).toBe('completed');
+    expect(view.manifest?.price).toEqual(entry);
+  }, 120_000);
+
+  it('estimates a dry run at --assume-price (it used to print no cost)', async () => {
+    const dry = await runCli(
+      [
+        'remote',
+        'run',
+        '--dry-run',
+        '-b',
+        'sample/abricot',
+        '-m',
+        `openai:${model.url}#fake-model`,
+        '--limit',
+        '4',
+        '--assume-price',
+        '1000,1000',
+        '--api',
+        api,
+        '--json',
+      ],
+      {
+        env,
+      },
+    );
+    expect(dry.code, dry.stderr).toBe(0);
+    const plan = parseJson<{ cost_usd: number | null; total_usd: number | null }>(dry);
+    expect(plan.cost_usd).toBeGreaterThan(0);
+    expect(plan.total_usd).toBeGreaterThan(0);
+  }, 60_000);
+
   it('stops a run whose assumed price makes the next call overspend the cap', async () => {
     const { view } = await runRemote(['--max-cost', '0.000001', '--assume-price', '1000,1000']);
     expect(view.run.status).toBe('stopped');

@@ -4,10 +4,11 @@
  * headline metric with its 95% interval is inside the first viewport, beside the verdict
  * counts; the page makes no network request (opened offline); metrics that cannot be
  * computed are said once; the manifest lists only the toolchains the run used. A
- * 2,000-sample report renders one page of rows, not 2,000. `compare --format html` leads with
+ * 2,000-sample report renders one page of rows, not 2,000, and paints its headline, table and
+ * manifest from static HTML that comes before any sample data (it renders with scripts off). `compare --format html` leads with
  * the headline difference. Screenshots go to POLYEVAL_REPORT_SHOTS when it is set.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,8 +36,8 @@ afterAll(async () => {
 });
 
 /** Opens a page offline at 1280×800, recording every request it makes besides its own file. */
-async function open(file: string): Promise<{ page: Page; requests: string[]; errors: string[] }> {
-  const context = await browser.newContext({ viewport: VIEWPORT, offline: true });
+async function open(file: string, opts: { scripts?: boolean } = {}): Promise<{ page: Page; requests: string[]; errors: string[] }> {
+  const context = await browser.newContext({ viewport: VIEWPORT, offline: true, javaScriptEnabled: opts.scripts ?? true });
   const page = await context.newPage();
   const requests: string[] = [];
   const errors: string[] = [];
@@ -135,13 +136,7 @@ describe('the report leads with the answer', () => {
   }, 120_000);
 
   it('opens a 2,000-sample report with one page of rows and its headline first', async () => {
-    const docs = syntheticRun(2_000, { rawChars: 2_000 });
-    const records = docs.map((d) => d.record);
-    const metrics = computeMetrics(records, { runId: 'synth', benchmark: 'rocode', model: 'synthetic', scorer: 'io-tests', n: 1, seed: 1 });
-    const verdicts: Record<string, number> = {};
-    for (const r of records) verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1;
-    const file = join(home, 'synthetic-2000.html');
-    writeFileSync(file, renderReport({ manifest: syntheticRun.manifest(), metrics, docs, summary: { items: docs.length, verdicts } }));
+    const file = synthetic2000();
     const { page, requests, errors } = await open(file);
     if (shots) await page.screenshot({ path: join(shots, 'synthetic-2000.png') });
     await expect.poll(() => page.textContent('#pe-count'), { timeout: 30_000 }).toBe('2000 of 2000 samples');
@@ -158,4 +153,36 @@ describe('the report leads with the answer', () => {
     expect(errors).toEqual([]);
     await page.context().close();
   }, 300_000);
+
+  it("paints a 2,000-sample report's headline, table and manifest from its static HTML, before any sample data (scripts off)", async () => {
+    const file = synthetic2000();
+    const html = readFileSync(file, 'utf8');
+    const firstScript = html.indexOf('<script');
+    for (const id of ['headline', 'metrics', 'manifest']) expect(html.indexOf(`id="${id}"`), id).toBeLessThan(firstScript);
+    const { page, requests } = await open(file, { scripts: false });
+    const cards = await headlineCards(page);
+    expect(cards.map((c) => c.inView)).toEqual([true, true, true]);
+    expect(cards[0]?.text).toMatch(/^accuracy · all tasks 0\.\d{3} 95% CI \[0\.\d{3}, 0\.\d{3}\] · n = 2000 tasks$/);
+    expect(await page.locator('#metrics tbody th').first().textContent()).toBe('all tasks');
+    expect(await page.locator('#manifest').isVisible()).toBe(true);
+    // Without scripts the browser stays hidden and the failing samples show as a table.
+    expect(await page.locator('#pe-browser').isVisible()).toBe(false);
+    expect(await page.locator('noscript table tbody tr').count()).toBe(100);
+    expect(requests).toEqual([]);
+    await page.context().close();
+  }, 300_000);
 });
+
+let synthetic: string | undefined;
+/** A 2,000-sample report with its metrics (written once). */
+function synthetic2000(): string {
+  if (synthetic) return synthetic;
+  const docs = syntheticRun(2_000, { rawChars: 2_000 });
+  const records = docs.map((d) => d.record);
+  const metrics = computeMetrics(records, { runId: 'synth', benchmark: 'rocode', model: 'synthetic', scorer: 'io-tests', n: 1, seed: 1 });
+  const verdicts: Record<string, number> = {};
+  for (const r of records) verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1;
+  synthetic = join(home, 'synthetic-2000.html');
+  writeFileSync(synthetic, renderReport({ manifest: syntheticRun.manifest(), metrics, docs, summary: { items: docs.length, verdicts } }));
+  return synthetic;
+}

@@ -51,10 +51,12 @@ describe('packaging', () => {
 
   it('stages the executor images at synth and leaves the build to deploy', () => {
     const assets = JSON.parse(readFileSync(path.join(synth.outdir, 'Polyeval.assets.json'), 'utf8')) as {
-      dockerImages: Record<string, { source: { directory: string; platform?: string } }>;
+      dockerImages: Record<string, { source: { directory: string; platform?: string; dockerBuildArgs?: Record<string, string> } }>;
     };
     const images = Object.values(assets.dockerImages);
     expect(images).toHaveLength(EXECUTOR_IMAGES.length);
+    // One Dockerfile, one image per registry entry: the build argument picks the image's stage.
+    expect(images.map((image) => image.source.dockerBuildArgs?.IMAGE).sort()).toEqual(EXECUTOR_IMAGES.map((image) => image.id).sort());
     for (const image of images) {
       expect(image.source.platform).toBe('linux/amd64'); // the x86_64 default builds natively on x86
       expect(existsSync(path.join(synth.outdir, image.source.directory, 'Dockerfile'))).toBe(true);

@@ -123,6 +123,20 @@ describe('Bedrock model invocation', () => {
   });
 });
 
+describe('SageMaker endpoint invocation', () => {
+  it('allows InvokeEndpoint on the endpoints and on the inference components of the stack Region and account', () => {
+    const [, statements] = [...statementsByRole(json)].find(([role]) => role.startsWith('PipelineGenerateRole')) ?? [];
+    const invoke = (statements ?? []).find((s) => actionsOf(s).includes('sagemaker:InvokeEndpoint'));
+    expect(invoke).toBeDefined();
+    expect(resourcesOf(invoke as Statement)).toEqual(
+      expect.arrayContaining([
+        'arn:<AWS::Partition>:sagemaker:<AWS::Region>:<AWS::AccountId>:endpoint/*',
+        'arn:<AWS::Partition>:sagemaker:<AWS::Region>:<AWS::AccountId>:inference-component/*',
+      ]),
+    );
+  });
+});
+
 describe('names derived from the stack', () => {
   function names(template: TemplateJson): { database: string; workGroup: string; env: Record<string, unknown> } {
     const database = resources(template, 'AWS::Glue::Database')[0]?.[1].Properties['DatabaseInput'] as { Name: string };

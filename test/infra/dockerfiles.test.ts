@@ -1,15 +1,24 @@
 // hadolint is not installable here (no apt candidate, no registry package), so this is a
-// structured lint of the executor Dockerfiles: instructions parsed, then the rules that matter.
+// structured lint of the executor Dockerfile: instructions parsed, then the rules that matter.
+// One Dockerfile builds every executor image: a base stage (what every image shares), one
+// stage per image of the registry `FROM base`, and the executor stage that locks the chosen
+// image down (`--build-arg IMAGE=<id>`, as infra/paths.ts imageBuildArgs passes it).
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/paths.ts';
+import { PROJECT_ROOT, imageBuildArgs } from '../../infra/paths.ts';
 import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
 import { CPP_FLAGS } from '../../layers/sandbox/languages/cpp.ts';
 
 interface Instruction {
   keyword: string;
   args: string;
+}
+
+interface Stage {
+  from: string;
+  name: string;
+  instructions: Instruction[];
 }
 
 /** Joins continuation lines, drops comments, splits `KEYWORD args`. */
@@ -25,43 +34,75 @@ function parseDockerfile(text: string): Instruction[] {
   });
 }
 
+/** The stages of a Dockerfile, each from its `FROM <image> AS <name>` to the next FROM. */
+function stagesOf(instructions: readonly Instruction[]): Stage[] {
+  const stages: Stage[] = [];
+  for (const instruction of instructions) {
+    if (instruction.keyword === 'FROM') {
+      const [from = '', , name = ''] = instruction.args.split(/\s+/);
+      stages.push({ from, name, instructions: [] });
+    } else stages.at(-1)?.instructions.push(instruction);
+  }
+  return stages;
+}
+
+const read = (file: string): string => readFileSync(path.join(PROJECT_ROOT, 'layers/images', file), 'utf8');
+const instructions = parseDockerfile(read('Dockerfile'));
+const stages = stagesOf(instructions);
+const stage = (name: string): Stage => {
+  const found = stages.find((s) => s.name === name);
+  if (!found) throw new Error(`no stage ${name} in layers/images/Dockerfile`);
+  return found;
+};
+const runsOf = (s: Stage): string[] => s.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+const allRuns = stages.flatMap(runsOf);
 const IMAGES = EXECUTOR_IMAGES.map((i) => i.id);
-const read = (image: string, file: string): string => readFileSync(path.join(PROJECT_ROOT, 'layers/images', image, file), 'utf8');
 
-describe.each(IMAGES)('the %s executor image', (image) => {
-  const instructions = parseDockerfile(read(image, 'Dockerfile'));
-  const runs = instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+describe('the executor Dockerfile', () => {
+  it('builds the base from the Lambda Node.js 22 image pinned to a dated tag, once', () => {
+    expect(stages[0]?.name).toBe('base');
+    expect(stages[0]?.from).toMatch(/^public\.ecr\.aws\/lambda\/nodejs:22\.\d{4}\.\d{2}\.\d{2}\.\d{2}$/);
+    expect(instructions.filter((i) => i.keyword === 'FROM' && i.args.startsWith('public.ecr.aws'))).toHaveLength(1);
+  });
 
-  it('builds from the Lambda Node.js 22 base image pinned to a dated tag', () => {
-    const from = instructions.filter((i) => i.keyword === 'FROM');
-    expect(from).toHaveLength(1);
-    expect(from[0]?.args).toMatch(/^public\.ecr\.aws\/lambda\/nodejs:22\.\d{4}\.\d{2}\.\d{2}\.\d{2}$/);
+  it('has one stage per image of the registry, each built on the base, and ends in the executor stage of the chosen image', () => {
+    const imageStages = stages.slice(1, -1);
+    expect(imageStages.map((s) => s.name).sort()).toEqual([...IMAGES].sort());
+    for (const s of imageStages) expect(s.from, s.name).toBe('base');
+    expect(stages.at(-1)).toMatchObject({ from: '${IMAGE}', name: 'executor' });
+    expect(instructions[0]).toEqual({ keyword: 'ARG', args: 'IMAGE' });
+    expect(Object.keys(imageBuildArgs('python'))).toEqual(['IMAGE']);
   });
 
   it('never uses latest, ADD or remote downloads', () => {
     expect(instructions.some((i) => i.args.includes(':latest'))).toBe(false);
     expect(instructions.some((i) => i.keyword === 'ADD')).toBe(false);
-    expect(runs.some((r) => /\b(curl|wget)\b/.test(r))).toBe(false);
+    expect(allRuns.some((r) => /\b(curl|wget)\b/.test(r))).toBe(false);
   });
 
   it('cleans the package manager caches in every RUN that installs packages', () => {
-    for (const r of runs.filter((x) => /dnf install/.test(x))) expect(r).toMatch(/dnf clean all/);
-    for (const r of runs.filter((x) => /npm install/.test(x))) expect(r).toMatch(/npm cache clean --force/);
+    for (const r of allRuns.filter((x) => /dnf install/.test(x))) expect(r).toMatch(/dnf clean all/);
+    for (const r of allRuns.filter((x) => /npm install/.test(x))) expect(r).toMatch(/npm cache clean --force/);
   });
 
-  it('copies only the bundle and runs the execute handler', () => {
+  it('copies only the bundle, in the base, and runs the execute handler', () => {
     expect(instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args)).toEqual(['bundle/ ${LAMBDA_TASK_ROOT}/']);
+    expect(stage('base').instructions.some((i) => i.keyword === 'COPY')).toBe(true);
     expect(instructions.filter((i) => i.keyword === 'CMD').map((i) => i.args)).toEqual(['["handler.handler"]']);
-    expect(read(image, '.dockerignore').split('\n')).toEqual(expect.arrayContaining(['*', '!Dockerfile', '!bundle/']));
+    expect(read('.dockerignore').split('\n')).toEqual(expect.arrayContaining(['*', '!Dockerfile', '!bundle/']));
+  });
+
+  it('writes the shared blocks once: bubblewrap, the supervisor build and the credential lock', () => {
+    expect(allRuns.filter((r) => r.includes('bubblewrap'))).toHaveLength(1);
+    expect(runsOf(stage('base')).some((r) => r.includes('bubblewrap'))).toBe(true);
+    expect(allRuns.filter((r) => r.includes('prebuild.mjs supervisor'))).toHaveLength(1);
+    expect(allRuns.filter((r) => r.includes('chmod 0711 /var/lang/bin/node'))).toHaveLength(1);
   });
 });
 
 describe('toolchains', () => {
   it('builds and verifies the C++ PCH with exactly the sandbox compile flags', () => {
-    const runs = parseDockerfile(read('cpp', 'Dockerfile'))
-      .filter((i) => i.keyword === 'RUN')
-      .map((i) => i.args);
-    const pch = runs.find((r) => r.includes('prebuild.mjs cpp'));
+    const pch = runsOf(stage('cpp')).find((r) => r.includes('prebuild.mjs cpp'));
     expect(pch).toBeDefined();
     expect(pch).toContain(`g++ ${CPP_FLAGS.join(' ')} -Winvalid-pch`);
     expect(pch).toMatch(/grep -q '\^! \.\*stdc\+\+\\\.h\\\.gch'/);
@@ -69,42 +110,39 @@ describe('toolchains', () => {
 
   it('installs JDK 17 and the kotlin-compiler version package.json pins', () => {
     const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    const text = read('kotlin', 'Dockerfile');
-    expect(text).toContain('java-17-amazon-corretto-devel');
-    expect(text).toContain(`kotlin-compiler@${pkg.dependencies['kotlin-compiler']}`);
+    const kotlin = runsOf(stage('kotlin')).join('\n');
+    expect(kotlin).toContain('java-17-amazon-corretto-devel');
+    expect(kotlin).toContain(`kotlin-compiler@${pkg.dependencies['kotlin-compiler']}`);
+    expect(kotlin).toContain('prebuild.mjs kotlin');
   });
 
   it('installs JDK 17 in the java image and the lodash version package.json pins in the javascript image', () => {
     const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    expect(read('java', 'Dockerfile')).toContain('java-17-amazon-corretto-devel');
-    expect(read('javascript', 'Dockerfile')).toContain(`lodash@${pkg.dependencies['lodash']}`);
+    expect(runsOf(stage('java')).join('\n')).toContain('java-17-amazon-corretto-devel');
+    expect(runsOf(stage('javascript')).join('\n')).toContain(`lodash@${pkg.dependencies['lodash']}`);
   });
 
   it('installs python3 in the python image', () => {
-    expect(read('python', 'Dockerfile')).toMatch(/dnf install -y [^\n]*python3/);
+    expect(runsOf(stage('python')).join('\n')).toMatch(/dnf install -y [^\n]*python3/);
   });
 });
 
 describe('what every image holds for the sandbox', () => {
-  it.each(IMAGES)('%s builds the supervisor at image build time into the read-only image cache', (image) => {
-    const runs = parseDockerfile(read(image, 'Dockerfile'))
-      .filter((i) => i.keyword === 'RUN')
-      .map((i) => i.args);
-    expect(runs.some((r) => r.includes('prebuild.mjs supervisor'))).toBe(true);
-    const lock = runs.find((r) => r.includes('chmod 0711 /var/lang/bin/node'));
-    expect(lock, 'node execute-only: the handler is non-dumpable for the Lambda user').toBeDefined();
-    expect(lock).toContain('chmod -R a+rX,go-w "${POLYEVAL_CACHE}"');
-    // The lock comes last, after everything that runs node as root at build time.
-    expect(runs.at(-1)).toBe(lock);
+  it('builds the supervisor in the base at image build time, with gcc removed in the same RUN', () => {
+    const supervisor = runsOf(stage('base')).find((r) => r.includes('prebuild.mjs supervisor'));
+    expect(supervisor).toMatch(/dnf install[^&]*\bgcc\b/);
+    expect(supervisor).toMatch(/dnf remove -y gcc/);
   });
 
-  it.each(['python', 'kotlin'])('%s needs no gcc at run time: the RUN that installs it for the supervisor removes it', (image) => {
-    const runs = parseDockerfile(read(image, 'Dockerfile'))
-      .filter((i) => i.keyword === 'RUN')
-      .map((i) => i.args);
-    for (const r of runs.filter((x) => /dnf install[^&]*\bgcc\b/.test(x))) {
-      expect(r).toContain('prebuild.mjs supervisor');
-      expect(r).toMatch(/dnf remove -y gcc/);
-    }
+  it.each(IMAGES.filter((id) => id !== 'cpp'))('%s needs no gcc at run time: its stage installs none', (image) => {
+    expect(runsOf(stage(image)).some((r) => /dnf install[^&]*\bgcc\b/.test(r))).toBe(false);
+  });
+
+  it('locks the image last, in the executor stage, after everything that runs node as root', () => {
+    const lock = allRuns.find((r) => r.includes('chmod 0711 /var/lang/bin/node'));
+    expect(lock, 'node execute-only: the handler is non-dumpable for the Lambda user').toBeDefined();
+    expect(lock).toContain('chmod -R a+rX,go-w "${POLYEVAL_CACHE}"');
+    expect(runsOf(stage('executor'))).toEqual([lock]);
+    expect(allRuns.at(-1)).toBe(lock);
   });
 });

@@ -11,6 +11,29 @@ import type { TestOutcome, Verdict } from '#core/types.ts';
 
 const VERDICT_CYCLE: Verdict[] = ['OK', 'OK', 'WA', 'TLE', 'OK', 'CE'];
 
+/**
+ * Code with pseudo-random names and numbers, so the report's compressed sample data is about as
+ * large as real programs make it (repeated lines would pack to nothing): one 1 MiB pool, made
+ * once, each sample a window of it far from its neighbours' (beyond gzip's 32 KiB reach).
+ */
+const POOL = ((): string => {
+  let state = 1;
+  const next = (): number => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) % 100_000;
+  const lines: string[] = [];
+  for (let length = 0; length < 1 << 20;) {
+    const line = `v${next()} = v${next()} + ${next()}\n`;
+    lines.push(line);
+    length += line.length;
+  }
+  return lines.join('');
+})();
+
+function programBody(i: number, chars: number): string {
+  if (chars >= POOL.length) return POOL.repeat(Math.ceil(chars / POOL.length)).slice(0, chars);
+  const from = (i * 40_009) % (POOL.length - chars);
+  return POOL.slice(from, from + chars);
+}
+
 export function syntheticRun(count: number, opts: { rawChars?: number; samplesPerTask?: number } = {}): ItemDocument[] {
   const perTask = opts.samplesPerTask ?? 1;
   const docs: ItemDocument[] = [];
@@ -19,7 +42,7 @@ export function syntheticRun(count: number, opts: { rawChars?: number; samplesPe
     const sample = i % perTask;
     const taskId = `rocode-synth/${String(task).padStart(4, '0')}`;
     const verdict = VERDICT_CYCLE[i % VERDICT_CYCLE.length] as Verdict;
-    const code = `n = int(open("p${task}.in").read())\n# răspuns ${i}\n${'x = 1\n'.repeat(Math.ceil((opts.rawChars ?? 200) / 6))}`;
+    const code = `n = int(open("p${task}.in").read())\n# răspuns ${i}\n${programBody(i, opts.rawChars ?? 200)}`;
     const tests: TestOutcome[] = [];
     if (verdict !== 'CE') {
       for (let t = 0; t < 5; t++) {

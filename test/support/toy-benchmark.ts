@@ -68,7 +68,7 @@ function makeToy(protocol: RunProtocol): Benchmark<LikertTask> {
     postprocess: (raw) => raw.trim(),
     languageOf: () => undefined,
     choices: ['1', '2', '3', '4', '5'],
-    headline: { metric: 'accuracy', slices: ['subtask=warmth'] },
+    headlineSlices: ['subtask=warmth'],
     dataset: { hub: 'polyeval-tests/toy-warmth', files: /^toy_(train|test)\.jsonl$/ },
     bundled: [{ name: 'toy', file: 'toy/items.jsonl', description: 'six hand-written Italian words', executorMsPerSample: {} }],
     extraMetrics: {

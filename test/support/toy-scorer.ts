@@ -98,7 +98,6 @@ function makeBenchmark(protocol: RunProtocol): AnyBenchmark {
     reference: (task: ExactWordTask) => task.expected,
     postprocess: (raw: string) => raw.trim(),
     languageOf: () => undefined,
-    headline: { metric: 'accuracy' },
   } as unknown as AnyBenchmark;
 }
 

@@ -46,6 +46,10 @@ export class DynamoLimits {
   throttles = 0;
   readUnits = 0;
   writeUnits = 0;
+  /** The most write units one partition took in one second, and which. */
+  peakWrite = { pk: '', units: 0 };
+  /** Per partition, the most write units it took in one second. */
+  readonly peakWrites = new Map<string, number>();
 
   /** `holdMs`: how long a transaction holds its items (0: no conflicts, to see what the limit costs). */
   constructor(readonly holdMs = TRANSACTION_HOLD_MS) {}
@@ -64,6 +68,8 @@ export class DynamoLimits {
       throw new DynamoLimitError('ProvisionedThroughputExceededException', `partition ${pk} is over ${limit} ${kind} units in second ${second}`);
     }
     slot[kind] += units;
+    if (kind === 'write' && slot.write > (this.peakWrites.get(pk) ?? 0)) this.peakWrites.set(pk, slot.write);
+    if (kind === 'write' && slot.write > this.peakWrite.units) this.peakWrite = { pk, units: slot.write };
     if (kind === 'read') this.readUnits += units;
     else this.writeUnits += units;
   }

@@ -7,11 +7,20 @@
  * Pages: "Amazon SQS message quotas",
  * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html;
  * "Amazon SQS visibility timeout" and "Using dead-letter queues in Amazon SQS", SQS developer guide.
+ *
+ * At-least-once delivery: "On rare occasions, one of the servers that stores a copy of a
+ * message might be unavailable when you receive or delete a message. If this occurs, the copy
+ * of the message isn't deleted on the server that is unavailable, and you might get that
+ * message copy again when you receive messages" ("Amazon SQS standard queues", at-least-once
+ * delivery). With `duplicates`, each receive leaves such a copy, visible at once, at that rate
+ * (AWS gives no rate: the simulation's is an assumption, DUPLICATE_RATE).
  */
 
 import { MinHeap } from '../min-heap.ts';
 
 export const SQS_DEFAULT_MAX_MESSAGE_BYTES = 262_144;
+/** Assumed: the share of receives that leave a second copy of the message to be received again. */
+export const DUPLICATE_RATE = 0.005;
 
 /** @throws Error when a body is larger than the queue takes (SQS answers InvalidParameterValue). */
 export function checkMessageSize(bytes: number, max = SQS_DEFAULT_MAX_MESSAGE_BYTES): void {
@@ -49,7 +58,12 @@ export class SimSqsQueue<T> {
     readonly visibilityMs: number,
     readonly maxReceiveCount: number,
     readonly maxMessageBytes = SQS_DEFAULT_MAX_MESSAGE_BYTES,
+    /** At-least-once delivery: the share of receives that leave a copy behind, and the random numbers that pick them. */
+    readonly duplicates?: { rate: number; random: () => number },
   ) {}
+
+  /** Copies received again (at-least-once delivery). */
+  duplicated = 0;
 
   send(body: T, bytes: number, nowMs: number, chain: Readonly<Record<string, number>>): void {
     checkMessageSize(bytes, this.maxMessageBytes);
@@ -85,6 +99,10 @@ export class SimSqsQueue<T> {
       m.receives += 1;
       m.visibleAt = nowMs + this.visibilityMs;
       this.#hide(m);
+      if (this.duplicates !== undefined && this.duplicates.random() < this.duplicates.rate) {
+        this.duplicated += 1;
+        this.#hide({ ...m, id: `${this.name}-${this.#seq++}`, receives: 0, visibleAt: nowMs });
+      }
     }
     return out;
   }

@@ -21,7 +21,7 @@ import type { Manifest } from '#core/run/manifest.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
 import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
 import { cloudKeys, readTaskSnapshot } from './context.ts';
-import { readManifest } from '../shared/stored-documents.ts';
+import { readManifest } from '#core/run/manifest-store.ts';
 import type { AggregateMessage } from './messages.ts';
 import { compactPart, parsePartManifest, partKeys, readPartManifests, readRunRecords, unplannedChunks } from './record-parts.ts';
 import { PLAN_CHUNK } from './plan.ts';

@@ -15,7 +15,7 @@ import { TaskSchema } from '#core/run/task-schema.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import type { Task } from '#core/types.ts';
 import { projectionOf } from '../shared/cost-projection.ts';
-import { readManifest, readManifestAt, type DocumentSource } from '../shared/stored-documents.ts';
+import { readManifest, readManifestAt, type DocumentSource } from '#core/run/manifest-store.ts';
 
 /** Keys the cloud stages add to DESIGN §5. */
 export const cloudKeys = {

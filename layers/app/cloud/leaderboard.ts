@@ -13,7 +13,7 @@ import { bindProtocol } from '#core/benchmarks/protocol.ts';
 import { findBenchmark } from '#core/benchmarks/registry.ts';
 import { HarnessError, InputError } from '#core/errors.ts';
 import type { ResultsQuery, RunLedger } from '#core/ports.ts';
-import type { DocumentSource } from '../shared/stored-documents.ts';
+import type { DocumentSource } from '#core/run/manifest-store.ts';
 import { groupBoards, type Board, type BoardRun } from '#core/report/leaderboard-boards.ts';
 import { boardRunOfManifest } from '#core/report/leaderboard.ts';
 import { metricKey } from '#core/run/aggregate.ts';

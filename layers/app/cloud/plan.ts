@@ -17,18 +17,18 @@
 import { InputError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { BlobStore, RunLedger, SetRunItems, WorkQueue } from '#core/ports.ts';
-import { storedJson } from '#core/run/documents.ts';
-import { itemId, keys } from '#core/run/keys.ts';
+import { itemId } from '#core/run/keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
 import { protocolChoiceOf } from '#core/run/spec.ts';
-import { planRun, replanItems, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
+import { replanItems, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { HarnessError } from '#core/errors.ts';
-import { isBilled, loadPriceTable, priceForRun } from '#providers/index.ts';
-import { withPriceOverrides } from '#providers/prices.ts';
+import { isBilled, shippedPriceTable } from '#providers/index.ts';
+import { planPrice, recordedPrice } from '../shared/cost-projection.ts';
 import { loadSource, type LoadOptions } from '../shared/load-benchmark.ts';
 import { cloudKeys, readTaskSnapshot, serialiseTasks } from './context.ts';
-import { readManifest } from '../shared/stored-documents.ts';
+import { readManifest } from '#core/run/manifest-store.ts';
+import { planNewRun } from '#core/run/orchestrate.ts';
 import { publishTestFiles } from './test-files.ts';
 import { versioned, type CloudWorkItem, type PlanMessage } from './messages.ts';
 import { writePartManifest } from './record-parts.ts';
@@ -129,39 +129,41 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   // A cost cap on a model without a price would bound nothing: the run fails before any call.
   // The request's own prices (`remote run --prices/--assume-price`) count, as a local run's flags do.
   const { assumePrice, prices } = request.spec;
-  if (isBilled(provider)) {
-    priceForRun(withPriceOverrides(await loadPriceTable(undefined), prices?.models), provider.model, {
-      capUsd: request.spec.maxCostUsd ?? null,
-      assumed: assumePrice ?? null,
-    });
-  }
-  const plan = await planRun(loaded, spec, provider, {
-    runId: message.runId,
-    createdAt: request.createdAt,
-    code: deps.code,
-    packages: deps.packages,
-    // The executors run in their own images; they are not visible from here.
-    toolchains: [],
+  const price = planPrice(shippedPriceTable(), provider, request.spec.maxCostUsd ?? null, {
+    ...(prices ? { models: prices.models, ...(prices.premiums ? { premiums: prices.premiums } : {}) } : {}),
+    assumed: assumePrice ?? null,
   });
-  if (spec.batch === true) {
-    plan.manifest.generation = 'batch';
-    const min = deps.batchMinRecords?.(spec.model) ?? 1;
-    if (plan.items.length < min)
-      throw new InputError(
-        `batch: a batch job of ${spec.model} takes at least ${min} records, and this run has ${plan.items.length} items; run it without --batch`,
-        {
-          field: 'batch',
-        },
-      );
-  }
-  // Recorded so every generate worker's cost guard bills at the prices the plan checked.
-  if (assumePrice) plan.manifest.assumed_price = assumePrice;
-  if (prices && Object.keys(prices.models).length > 0) plan.manifest.price_overrides = prices.models;
-  const pool = await publishTestFiles(deps.store, message.runId, loaded.tasks);
-  await deps.store.put(cloudKeys.tasks(message.runId), serialiseTasks(pool), 'application/x-ndjson');
-  const manifestText = storedJson(plan.manifest, 2);
-  await deps.store.put(cloudKeys.keptManifest(message.runId), manifestText, 'application/json');
-  await deps.store.put(keys.manifest(message.runId), manifestText, 'application/json');
+  let pool = loaded.tasks;
+  // The executors run in their own images: their toolchains are not visible from here.
+  const context = { runId: message.runId, createdAt: request.createdAt, code: deps.code, packages: deps.packages, toolchains: [] };
+  const plan = await planNewRun(loaded, spec, provider, context, {
+    store: deps.store,
+    // Recorded so every generate worker's cost guard bills at the prices the plan checked.
+    settings: (manifest) => {
+      if (spec.batch === true) manifest.generation = 'batch';
+      if (assumePrice) manifest.assumed_price = assumePrice;
+      if (prices && Object.keys(prices.models).length > 0)
+        manifest.price_overrides = Object.fromEntries(
+          Object.entries(prices.models).map(([id, p]) => [id, { input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok }]),
+        );
+      // The price itself (premium and batch price applied): workers bill at it, never resolving it again.
+      if (isBilled(provider)) manifest.price = recordedPrice(price);
+    },
+    // What the later stages read, stored before the manifest marks the run planned.
+    before: async (planned) => {
+      if (spec.batch === true) {
+        const min = deps.batchMinRecords?.(spec.model) ?? 1;
+        if (planned.items.length < min)
+          throw new InputError(
+            `batch: a batch job of ${spec.model} takes at least ${min} records, and this run has ${planned.items.length} items; run it without --batch`,
+            { field: 'batch' },
+          );
+      }
+      pool = await publishTestFiles(deps.store, message.runId, loaded.tasks);
+      await deps.store.put(cloudKeys.tasks(message.runId), serialiseTasks(pool), 'application/x-ndjson');
+    },
+    keptCopies: [cloudKeys.keptManifest(message.runId)],
+  });
   await deps.setItems(message.runId, plan.items.length);
   await deps.ledger.setStatus(message.runId, 'running');
   return { manifest: plan.manifest, loaded: { ...loaded, tasks: pool }, provider };

@@ -80,8 +80,7 @@ export async function readPartManifests(store: BlobStore, runId: string): Promis
  */
 export async function countInPart(counter: PartCounter, aggregateQueue: Pick<WorkQueue<AggregateMessage>, 'send'>, item: CloudWorkItem): Promise<boolean> {
   if (item.part === undefined) return false;
-  const recorded = await counter.count(item.runId, item.part.index, item.part.slot);
-  if (recorded < item.part.size) return false;
+  if (!(await counter.count(item.runId, item.part))) return false;
   await aggregateQueue.send([{ id: `${item.runId}/part/${item.part.index}`, body: versioned({ runId: item.runId, part: item.part.index }) }]);
   return true;
 }

@@ -110,9 +110,9 @@ async function scoreAndRecord(deps: StageDeps, ctx: RunContext, generated: Gener
   return { status: 'recorded', verdict: record.verdict };
 }
 
-/** Work of a cancelled run is taken off the queue without being done. */
+/** Work of a cancelled run is taken off the queue without being done (one read of the run's status). */
 async function cancelled(ledger: RunLedger, runId: string): Promise<boolean> {
-  return (await ledger.getRun(runId))?.status === 'cancelled';
+  return (await ledger.runStatus(runId)) === 'cancelled';
 }
 
 /** generate: one work item → a record (likert, failed generations) or a message to its executor. */

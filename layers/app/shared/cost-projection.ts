@@ -8,17 +8,43 @@ import type { Prompt } from '#core/models/provider.ts';
 import { promptText } from '#core/models/prompt-text.ts';
 import type { RunContext } from '#core/run/engine.ts';
 import type { Manifest } from '#core/run/manifest.ts';
-import { costAt, estimateTokens, isBilled, priceForRun, type PriceTable } from '#providers/index.ts';
-import { batchPriceOf, withPriceOverrides } from '#providers/prices.ts';
+import { costAt, estimateTokens, isBilled, isTablePriced, priceForRun, type ModelPrice, type PriceTable, type UserPrices } from '#providers/index.ts';
+import { batchPriceOf } from '#providers/prices.ts';
 
 /**
- * USD of one call of the run, at the price it is billed at: the table's, else the manifest's
- * assumed one (`--assume-price`), with a remote run's request prices over the table; null per call when there is neither, undefined for unbilled
- * providers. With `capUsd` set and no price, InputError (as when the run was planned).
+ * The price a run of `provider` bills at, as its plan resolves it once: the user's prices
+ * (`--prices`, `--assume-price`, or a remote request's) over the shipped table, the table only
+ * for providers whose model ids it names; undefined for unbilled providers or unpriced models.
+ * @throws InputError with `capUsd` set and no price (before any call).
+ */
+export function planPrice(table: PriceTable, provider: { kind: string; model: string }, capUsd: number | null, user: UserPrices): ModelPrice | undefined {
+  if (!isBilled(provider)) return undefined;
+  return priceForRun(table, provider.model, { capUsd, user, tablePriced: isTablePriced(provider) });
+}
+
+/** The manifest's record of a run's price (`price`): null when unpriced. */
+export function recordedPrice(price: ModelPrice | undefined): NonNullable<Manifest['price']> | null {
+  if (!price) return null;
+  const { input_per_mtok, output_per_mtok, batch_input_per_mtok, batch_output_per_mtok, source, note } = price;
+  return JSON.parse(JSON.stringify({ input_per_mtok, output_per_mtok, batch_input_per_mtok, batch_output_per_mtok, source, note })) as NonNullable<
+    Manifest['price']
+  >;
+}
+
+/**
+ * USD of one call of the run, at the price its manifest recorded when it was planned
+ * (`price`); a manifest written before that records the user's prices (`assumed_price`,
+ * `price_overrides`), resolved over `table` as its plan did. null per call when unpriced,
+ * undefined for unbilled providers. With `capUsd` set and no price, InputError.
  */
 export function runCostOf(table: PriceTable, manifest: Manifest, capUsd: number | null = null): RunContext['costOf'] {
   if (!isBilled(manifest.model)) return undefined;
-  const listed = priceForRun(withPriceOverrides(table, manifest.price_overrides), manifest.model.name, { capUsd, assumed: manifest.assumed_price ?? null });
+  const listed =
+    manifest.price ??
+    planPrice(table, { kind: manifest.model.kind, model: manifest.model.name }, capUsd, {
+      ...(manifest.price_overrides ? { models: manifest.price_overrides } : {}),
+      assumed: manifest.assumed_price ?? null,
+    });
   // A batch run is billed at the batch price where the table has one (else on demand: errs high).
   const price = listed && manifest.generation === 'batch' ? (batchPriceOf(listed) ?? listed) : listed;
   return (usage) => (price ? costAt(price, usage) : null);

@@ -7,9 +7,9 @@ import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { planRun } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
-import { costAt, estimateCost, findModelPrice, isBilled, loadPriceTable, type ProviderOptions } from '#providers/index.ts';
+import { costAt, isBilled, isTablePriced, loadUserPrices, shippedPriceTable, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import { batchPriceOf } from '#providers/prices.ts';
-import { estimatePromptTokens } from './cost-projection.ts';
+import { estimatePromptTokens, planPrice } from './cost-projection.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';
 
@@ -36,12 +36,15 @@ export interface DryRunOptions {
   home: { cacheDir: string };
   packageRoot: string;
   pricesPath?: string;
+  /** `--assume-price`: wins over the shipped table, as in the run itself. */
+  assumePrice?: ModelPrice;
   providerOptions?: ProviderOptions;
   env?: NodeJS.ProcessEnv;
 }
 
 export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRunPlan[]> {
-  const table = await loadPriceTable(opts.pricesPath);
+  const table = shippedPriceTable();
+  const user = await loadUserPrices(opts.pricesPath, opts.assumePrice);
   const out: DryRunPlan[] = [];
   for (const source of parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec))) {
     const loaded = await loadSource(source, {
@@ -74,8 +77,9 @@ export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRun
       }
     }
     const usage = { promptTokens, completionTokens };
-    const cost = !isBilled(provider) ? { usd: 0 } : estimateCost(table, provider.model, usage);
-    const price = isBilled(provider) ? findModelPrice(table, provider.model) : undefined;
+    // The price the run would bill at (the user's prices first), as the run resolves it.
+    const price = planPrice(table, provider, null, user);
+    const cost = !isBilled(provider) ? { usd: 0 } : price ? { usd: costAt(price, usage) } : { usd: null, reason: unpriced(provider) };
     const batch = price ? batchPriceOf(price) : undefined;
     out.push({
       benchmark: loaded.benchmark.id,
@@ -94,4 +98,11 @@ export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRun
     await provider.close?.();
   }
   return out;
+}
+
+/** Why a dry run has no cost for a billed provider. */
+function unpriced(provider: { kind: string; model: string }): string {
+  return isTablePriced(provider)
+    ? `no price for model "${provider.model}" in the price table (add it with a price file)`
+    : `no price for "${provider.model}": ${provider.kind}: models are priced only by --prices or --assume-price`;
 }

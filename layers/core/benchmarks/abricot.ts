@@ -231,7 +231,7 @@ function makeAbricot(protocol: RunProtocol): Benchmark<LikertTask> {
     choiceDelimiter: template ? template.choiceDelimiter : TARGET_DELIMITER,
     promptNotes: (mode) => (layout === 'paper' && settings.promptStyle === 'chat' ? paperPromptNotes(settings.chatTemplate, mode) : []),
     // Correlations are per subtask, as in the paper, never over both subtasks pooled.
-    headline: { metric: 'pearson', slices: ['subtask=abstractness', 'subtask=inclusiveness'] },
+    headlineSlices: ['subtask=abstractness', 'subtask=inclusiveness'],
     // gpucce/abricot on the Hub holds only a loading script (abricot.py) whose _URLS point to
     // a CSV on GitHub (dataset_it.csv): the URLs are read from the script.
     dataset: { hub: 'gpucce/abricot', files: /\.(csv|tsv|jsonl)(\.gz)?$/ },

@@ -1,25 +1,16 @@
 /**
- * What a benchmark says about itself beyond rows, prompts and scoring (DESIGN §3): the metric
- * leaderboards rank it by, the dataset `-b <id>` downloads, the sample suites bundled with
+ * What a benchmark says about itself beyond rows, prompts and scoring (DESIGN §3): the slices
+ * its headline metric is read from (the metric itself is each protocol's `headline`, the
+ * benchmark's being its default protocol's), the dataset `-b <id>` downloads, the sample suites bundled with
  * polyeval, and metrics of its own. Registries, Athena partitions, the named-dataset resolver,
  * `polyeval list benchmarks`, the cloud estimate and both aggregators read these fields, so a
  * benchmark is added in its own file and one registry line.
  *
  * @example
- * const headline: HeadlineMetric = { metric: 'pearson', slices: ['subtask=abstractness', 'subtask=inclusiveness'] };
+ * const description: Pick<BenchmarkDescription<LikertTask>, 'headlineSlices'> = { headlineSlices: ['subtask=abstractness', 'subtask=inclusiveness'] };
  */
 import type { ProtocolChoice } from './protocol.ts';
 import type { MetricRow, RunRecord, Task } from '../types.ts';
-
-/** The one number a leaderboard ranks by (when a run's protocol names none) and where it lives. */
-export interface HeadlineMetric {
-  metric: string;
-  /**
-   * Set when the metric exists only per slice (ABRICOT's correlations are per subtask, never
-   * pooled): the summary keys are then `<metric>/<slice>`, one per slice.
-   */
-  slices?: readonly string[];
-}
 
 /** The published dataset behind `-b <id>` on the Hugging Face Hub. */
 export interface PublishedDataset {
@@ -79,7 +70,12 @@ export interface ExtraMetrics<T extends Task> {
 
 /** The self-description fields of a benchmark (see {@link Benchmark}). */
 export interface BenchmarkDescription<T extends Task> {
-  readonly headline: HeadlineMetric;
+  /**
+   * Set when the headline metric exists only per slice (ABRICOT's correlations are per
+   * subtask, never pooled): the summary keys are then `<metric>/<slice>`, one per slice.
+   * Absent: the headline is read from the `all` slice.
+   */
+  readonly headlineSlices?: readonly string[];
   readonly dataset?: PublishedDataset;
   readonly bundled?: readonly BundledSuiteSpec[];
   readonly extraMetrics?: ExtraMetrics<T>;

@@ -134,7 +134,6 @@ function mxevalBenchmark(id: string, title: string, defaultLanguage: string | un
     referenceCount: (task) => referencesOf(task).length,
     postprocess,
     languageOf: (task) => task.language,
-    headline: { metric: 'pass@1' },
     ...described,
   });
   return make(defaultProtocol(MXEVAL_PROTOCOLS));

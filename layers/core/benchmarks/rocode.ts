@@ -290,8 +290,6 @@ function makeRocode(protocol: RunProtocol): Benchmark<IoTestsTask> {
     reference: (task, language) => task.solutions[asRocodeLanguage(language)],
     postprocess: (raw, _task, language) => extractCode(raw, asRocodeLanguage(language)),
     languageOf: (_task, requested) => asRocodeLanguage(requested),
-    // One headline per protocol: the benchmark's is its default protocol's.
-    headline: { metric: ROCODE_PROTOCOLS[0]?.settings.headline ?? 'accuracy' },
     // cosmadrian/rocode on the Hub: rocode_train.jsonl (6.37 GB), rocode_val.jsonl (545 MB),
     // rocode_test.jsonl (1.03 GB), all LFS — streamed, never loaded whole.
     dataset: { hub: 'cosmadrian/rocode', files: /^rocode_(train|val|test)\.jsonl(\.gz)?$/ },

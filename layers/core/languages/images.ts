@@ -21,9 +21,9 @@ export const JUDGE_MEMORY_MB = 2048;
  */
 export const FARGATE_TASK = { cpu: 2048, memoryMiB: 4096 } as const;
 
-/** One executor image: its build context folder under `layers/images/` and its languages. */
+/** One executor image: its stage of `layers/images/Dockerfile` and its languages. */
 export interface ExecutorImage {
-  /** Folder name under `layers/images/` and suffix of the queue and function ids. */
+  /** Stage name in `layers/images/Dockerfile` (`FROM base AS <id>`) and suffix of the queue and function ids. */
   id: string;
   /** Sample languages (`RunRecord.language`) routed to this image's queue. */
   languages: string[];

@@ -3,7 +3,7 @@
  * how its code starts, how an MXEval completion in it is cleaned, how its declared names
  * are found (code-switching), which executor image runs it, and which of a run's settings
  * reach its toolchain. Pure data and pure functions; the runtime that compiles and runs it
- * lives in layers/sandbox/languages/<id>.ts, its image in layers/images/<image>/.
+ * lives in layers/sandbox/languages/<id>.ts, its image is a stage of layers/images/Dockerfile.
  */
 import type { Declared } from './identifiers.ts';
 
@@ -43,7 +43,7 @@ export interface LanguageSpec {
   declarations(code: string): Declared[];
   /** Words of the language that are never an author's identifier. */
   readonly keywords: ReadonlySet<string>;
-  /** The executor image (folder under layers/images/) that runs it in the cloud, and the memory of that image's runner Lambda (where programs compile and run). */
+  /** The executor image (its stage in layers/images/Dockerfile) that runs it in the cloud, and the memory of that image's runner Lambda (where programs compile and run). */
   readonly executor: { readonly image: string; readonly memoryMb: number };
   /** The options a run's settings give its toolchain (absent: none). */
   toolchainOptions?(settings: RunToolchainSettings): ToolchainOptions;

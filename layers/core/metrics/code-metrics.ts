@@ -25,9 +25,6 @@ export interface CodeUnit {
   bestFraction: number | null;
 }
 
-/** A code metric together with the number of SE samples it excluded. */
-export type CodeMetric = Counted & { excluded: number };
-
 function fractionPassed(r: RunRecord): number {
   if (r.verdict === 'CE') return 0;
   if (r.tests_total > 0) return r.tests_passed / r.tests_total;
@@ -124,30 +121,4 @@ export function systemErrorRateOfUnits(units: readonly CodeUnit[]): Counted {
 export function passAtKOfUnits(units: readonly CodeUnit[], k: number, nominalN: number): Counted {
   if (nominalN < k) return { ...absent(`n=${nominalN} < k=${k}`), n: 0 };
   return fromRatio(units, passAtKRatio(k), () => (units.length === 0 ? 'no tasks' : `no task has ${k} scored samples`));
-}
-
-function overGroups(groups: readonly (readonly RunRecord[])[], metric: (u: readonly CodeUnit[]) => Counted): CodeMetric {
-  const units = groups.map((g) => summariseCodeTask(g[0]?.task_id ?? '', g));
-  const excluded = units.reduce((s, u) => s + u.se, 0);
-  return { ...metric(units), excluded };
-}
-
-/**
- * Accuracy over per-task groups of records: mean over tasks of the best sample's fraction of
- * tests passed. SE samples are excluded and counted in `excluded`.
- * @example
- * accuracy([...groupByTask(records).values()]); // { value: 0.62, n: 40, excluded: 1 }
- */
-export function accuracy(groups: readonly (readonly RunRecord[])[]): CodeMetric {
-  return overGroups(groups, accuracyOfUnits);
-}
-
-/** Strict accuracy over per-task groups: share of tasks with at least one sample of verdict OK. */
-export function strictAccuracy(groups: readonly (readonly RunRecord[])[]): CodeMetric {
-  return overGroups(groups, strictAccuracyOfUnits);
-}
-
-/** Compile-error rate over per-task groups: share of (non-SE) samples with verdict CE. */
-export function compileErrorRate(groups: readonly (readonly RunRecord[])[]): CodeMetric {
-  return overGroups(groups, compileErrorRateOfUnits);
 }

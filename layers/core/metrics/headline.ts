@@ -1,25 +1,14 @@
 /**
  * The headline metric of each benchmark: the one number a leaderboard ranks by and a
- * summary table shows first. Each benchmark declares it in its own file (`headline`); this
- * module reads it for the local leaderboard, the end-of-run summary and Athena's leaderboard
- * SQL.
+ * summary table shows first. Each protocol declares it once (`settings.headline`); a
+ * benchmark's is its default protocol's, read from its slices (`headlineSlices`). This module
+ * reads it for the local leaderboard, the end-of-run summary and Athena's leaderboard SQL.
  */
+import { defaultProtocol } from '../benchmarks/protocol.ts';
 import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../benchmarks/registry.ts';
 
 /** The metric of a benchmark not in the registry. */
 const FALLBACK = 'pass@1';
-
-/** Headline metric per benchmark id of a registry. */
-export function headlineMetrics(registry: BenchmarkRegistry = BENCHMARK_REGISTRY): Readonly<Record<string, string>> {
-  return Object.fromEntries(registry.benchmarks.map((b) => [b.id, b.headline.metric]));
-}
-
-/**
- * Headline metric per benchmark id. A benchmark not listed falls back to `pass@1`.
- * @example
- * HEADLINE_METRICS.abricot; // 'pearson'
- */
-export const HEADLINE_METRICS: Readonly<Record<string, string>> = headlineMetrics();
 
 /**
  * The headline metric of a benchmark (`pass@1` for one not in the registry).
@@ -27,7 +16,8 @@ export const HEADLINE_METRICS: Readonly<Record<string, string>> = headlineMetric
  * headlineMetric('abricot'); // 'pearson'
  */
 export function headlineMetric(benchmark: string, registry: BenchmarkRegistry = BENCHMARK_REGISTRY): string {
-  return registry.find(benchmark)?.headline.metric ?? FALLBACK;
+  const found = registry.find(benchmark);
+  return found ? defaultProtocol(found.protocols).settings.headline : FALLBACK;
 }
 
 /**
@@ -39,7 +29,7 @@ export function headlineMetric(benchmark: string, registry: BenchmarkRegistry = 
  * headlineSlices('rocode');  // ['all']
  */
 export function headlineSlices(benchmark: string, registry: BenchmarkRegistry = BENCHMARK_REGISTRY): readonly string[] {
-  return registry.find(benchmark)?.headline.slices ?? ['all'];
+  return registry.find(benchmark)?.headlineSlices ?? ['all'];
 }
 
 /**

@@ -20,9 +20,9 @@ export {
   type PairedResult,
   type Statistic,
 } from './bootstrap.ts';
-export { accuracy, compileErrorRate, strictAccuracy, summariseCodeTask, type CodeMetric, type CodeUnit } from './code-metrics.ts';
+export { accuracyOfUnits, compileErrorRateOfUnits, strictAccuracyOfUnits, summariseCodeTask, type CodeUnit } from './code-metrics.ts';
 export { summariseLikertItem, type LikertAnswer, type LikertUnit } from './likert-metrics.ts';
-export { METRIC_IDS, type MetricId } from './metric-ids.ts';
+export { type MetricId } from './metric-ids.ts';
 export { ALL_SLICE, groupByTask, sliceRecords, type Slice, type SliceDimension } from './slices.ts';
 export { anyPlan, type AnyPlan, type MetricSpec, type ScorerPlan } from './plans.ts';
 export { planFor } from '../scorers/index.ts';

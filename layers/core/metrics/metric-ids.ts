@@ -16,18 +16,3 @@ export type MetricId =
   | 'pearson_mean'
   | 'spearman'
   | 'parse_failure_rate';
-
-/** Every metric id, in report order. */
-export const METRIC_IDS: readonly MetricId[] = [
-  'accuracy',
-  'strict_accuracy',
-  'pass@1',
-  'pass@5',
-  'pass@10',
-  'compile_error_rate',
-  'system_error_rate',
-  'pearson',
-  'pearson_mean',
-  'spearman',
-  'parse_failure_rate',
-];

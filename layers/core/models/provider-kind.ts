@@ -55,6 +55,12 @@ export interface ProviderKind<O = unknown> {
   readonly argument: boolean;
   /** Whether its calls cost money (priced from the price table, bounded by `--max-cost`). */
   readonly billed: boolean;
+  /**
+   * Whether the shipped price table's ids name its models (Bedrock model ids, OpenAI and
+   * Anthropic model names). Not so for a deployment or endpoint the user named (Azure,
+   * SageMaker): those are priced only by `--prices` / `--assume-price`.
+   */
+  readonly tablePriced?: boolean;
   /** Whether it answers with the dataset's canonical answers (trusted code, one sample per reference). */
   readonly answersWithReference: boolean;
   /** The run options it reads, for help texts (`region`, `endpoint-url`, `api-key-env`). */

@@ -4,7 +4,9 @@
  * the run's protocol with its 95% interval (one card per subtask or language) beside the
  * verdict counts; the metrics as one compact table (slices × metrics, what could not be
  * computed said once); the charts; the sample browser (`sample-browser.ts`; without scripts,
- * the failing samples as a table); the manifest, listing only what the run used.
+ * the failing samples as a table); the manifest, listing only what the run used. All of it is
+ * static HTML; the sample data and the page's one script come after it, at the end of the
+ * body, so a 2,000-item run's page paints its answer before any sample data is read.
  *
  * The page is a list of sections ({@link REPORT_SECTIONS}); a benchmark's own views slot
  * in by adding a section to the list passed to {@link renderReport}.
@@ -18,7 +20,7 @@ import { headlineCards, headlineSection, runHeadlineMetric } from './headline-ca
 import { isWordRow } from './likert-analyses.ts';
 import { metricGridHtml } from './metric-grid.ts';
 import { manifestTable } from './report-manifest.ts';
-import { BROWSER_CSS, sampleBrowser } from './sample-browser.ts';
+import { BROWSER_CSS, sampleBrowser, sampleBrowserData } from './sample-browser.ts';
 
 export { escapeHtml } from './escape.ts';
 
@@ -46,6 +48,8 @@ export interface ReportSection {
   /** Its heading; none for the headline, which is the page's opening. */
   title?: string;
   render(ctx: ReportContext): string | null;
+  /** What it needs at the end of the body (data, its script), after every section has painted. */
+  tail?(ctx: ReportContext): string | null;
 }
 
 function failures(docs: readonly ItemDocument[]): string {
@@ -74,7 +78,8 @@ export const REPORT_SECTIONS: readonly ReportSection[] = [
   {
     id: 'samples',
     title: 'Samples',
-    render: (ctx) => `${sampleBrowser(ctx.docs)}\n<noscript><h3>Samples that did not pass</h3>${failures(ctx.docs)}</noscript>`,
+    render: (ctx) => `${sampleBrowser()}\n<noscript><h3>Samples that did not pass</h3>${failures(ctx.docs)}</noscript>`,
+    tail: (ctx) => sampleBrowserData(ctx.docs),
   },
   { id: 'manifest-section', title: 'Manifest', render: (ctx) => manifestTable(ctx.manifest, ctx.languages) },
 ];
@@ -114,6 +119,8 @@ export function renderReport(input: ReportInput, sections: readonly ReportSectio
       return s.title ? `<section id="${s.id}"><h2>${escapeHtml(s.title)}</h2>${html}</section>` : html;
     })
     .join('\n');
+  // Data and scripts come last, so the sections above paint before any of it is read.
+  const tail = sections.map((s) => s.tail?.(ctx) ?? '').filter(Boolean);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>polyeval · ${escapeHtml(manifest.run_id)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${CSS}</style></head>
@@ -121,6 +128,7 @@ export function renderReport(input: ReportInput, sections: readonly ReportSectio
 <h1>${escapeHtml(manifest.benchmark.title)} · ${escapeHtml(manifest.model.spec)}</h1>
 <p class="sub">run ${escapeHtml(manifest.run_id)} · ${escapeHtml(manifest.benchmark.spec)}${manifest.language ? ` · ${escapeHtml(manifest.language)}` : ''}${escapeHtml(protocol)} · n = ${manifest.n} · ${input.summary.items} samples</p>
 ${body}
+${tail.join('\n')}
 </body></html>
 `;
 }

@@ -2,20 +2,17 @@
  * The report's sample browser section: filters (verdict, language, slice, task), a paged
  * list, and a detail pane per sample (prompt, raw answer, extracted program, compile output,
  * per-test verdict/time/memory with input, expected and actual output around the first
- * difference; ABRICOT: the five log-likelihoods). Data rides in the page as JSON script
- * blocks — details in chunks parsed on demand — so the file stays self-contained and offline.
+ * difference; ABRICOT: the five log-likelihoods).
+ *
+ * The page stays one offline file that opens on its answer: the section's markup sits in page
+ * order, while its data ({@link sampleBrowserData}) goes at the end of the body, after every
+ * section, as gzip-compressed base64 blocks the browser inflates with `DecompressionStream`
+ * after the first paint — details in chunks, inflated when a sample of theirs is opened.
  */
+import { gzipSync } from 'node:zlib';
 import type { ItemDocument } from '../run/engine.ts';
-import { BROWSER_SCRIPT, DETAIL_CHUNK } from './browser-script.ts';
+import { BROWSER_SCRIPT, DETAIL_CHUNK, PAGE_SIZE } from './browser-script.ts';
 import { sampleData } from './sample-data.ts';
-
-/** JSON that is safe inside a `<script>` element (no `</script>`, no `<!--`). */
-export function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-}
 
 export const BROWSER_CSS = `[hidden]{display:none!important}
 #pe-filters{display:flex;flex-wrap:wrap;gap:.5rem 1.2rem;align-items:center;margin:.5rem 0}
@@ -27,13 +24,17 @@ export const BROWSER_CSS = `[hidden]{display:none!important}
 .io-grid{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:.5rem}.io h5{margin:.2rem 0;font-weight:500;color:#555}
 mark{background:#fc6;outline:1px solid #c80}.muted{color:#777}#pe-likert tr.pred td{font-weight:600}`;
 
-export function sampleBrowser(docs: readonly ItemDocument[]): string {
-  const data = sampleData(docs);
-  const chunks: string[] = [];
-  for (let i = 0; i * DETAIL_CHUNK < data.details.length; i++) {
-    chunks.push(`<script type="application/json" id="pe-d-${i}">${scriptJson(data.details.slice(i * DETAIL_CHUNK, (i + 1) * DETAIL_CHUNK))}</script>`);
-  }
-  return `<div id="pe-browser" hidden>
+/** A value as gzip-compressed JSON in base64: text that is safe inside a `<script>` element. */
+export function packedJson(value: unknown): string {
+  return gzipSync(JSON.stringify(value)).toString('base64');
+}
+
+/** The `<script>` element that carries one packed block (not run: its type is not JavaScript). */
+const dataBlock = (id: string, value: unknown): string => `<script type="application/gzip" id="${id}">${packedJson(value)}</script>`;
+
+/** The section's markup, in page order: the filters, list and detail pane the script fills. */
+export function sampleBrowser(): string {
+  return `<div id="pe-browser" data-chunk="${DETAIL_CHUNK}" data-page="${PAGE_SIZE}" hidden>
 <form id="pe-filters" onsubmit="return false">
 <label>verdict <select id="pe-f-verdict"><option value="">all</option></select></label>
 <label>language <select id="pe-f-language"><option value="">all</option></select></label>
@@ -45,8 +46,15 @@ export function sampleBrowser(docs: readonly ItemDocument[]): string {
 <table><thead><tr><th>task</th><th>sample</th><th>language</th><th>verdict</th><th>score</th><th>slices</th><th>detail</th></tr></thead><tbody id="pe-rows"></tbody></table>
 <p><button type="button" id="pe-prev">‹ previous</button> <span id="pe-page"></span> <button type="button" id="pe-next">next ›</button></p>
 </div>
-<script type="application/json" id="pe-index">${scriptJson(data.index)}</script>
-<script type="application/json" id="pe-tasks">${scriptJson(data.tasks)}</script>
-${chunks.join('\n')}
-<script>${BROWSER_SCRIPT}</script>`;
+<p id="pe-loading" class="muted" hidden>Loading the samples…</p>`;
+}
+
+/** The section's data and script, for the end of the body: index, task views, detail chunks. */
+export function sampleBrowserData(docs: readonly ItemDocument[]): string {
+  const data = sampleData(docs);
+  const blocks = [dataBlock('pe-index', data.index), dataBlock('pe-tasks', data.tasks)];
+  for (let i = 0; i * DETAIL_CHUNK < data.details.length; i++) {
+    blocks.push(dataBlock(`pe-d-${i}`, data.details.slice(i * DETAIL_CHUNK, (i + 1) * DETAIL_CHUNK)));
+  }
+  return `${blocks.join('\n')}\n<script>${BROWSER_SCRIPT}</script>`;
 }

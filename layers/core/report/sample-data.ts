@@ -24,8 +24,10 @@ export interface TestDetail {
 
 export interface SampleDetail {
   raw: string;
-  /** The extracted program, when it differs from the raw answer. */
+  /** The extracted program, when it differs from the raw answer and is not a span of it. */
   program?: string;
+  /** The extracted program as [start, end) of `raw`, when it is a span of the raw answer (the usual fenced block). */
+  program_at?: [number, number];
   error?: string;
   compile_ms?: number;
   run_ms?: number;
@@ -97,7 +99,11 @@ function detailOf(doc: ItemDocument, cap: number): SampleDetail {
   const { outcome, generation, record } = doc;
   const third = Math.floor(cap / 3);
   const d: SampleDetail = { raw: clipText(doc.raw, third), attempts: generation.attempts };
-  if (record.answer && record.answer !== doc.raw && outcome.mode !== 'likelihood') d.program = clipText(record.answer, third);
+  if (record.answer && record.answer !== doc.raw && outcome.mode !== 'likelihood') {
+    const at = record.answer.length <= third ? doc.raw.indexOf(record.answer) : -1;
+    if (at >= 0 && at + record.answer.length <= third) d.program_at = [at, at + record.answer.length];
+    else d.program = clipText(record.answer, third);
+  }
   if (outcome.error) d.error = clipText(outcome.error, Math.min(third, 4000));
   if (outcome.compileMs !== undefined) d.compile_ms = outcome.compileMs;
   if (outcome.runMs !== undefined) d.run_ms = outcome.runMs;

@@ -9,6 +9,12 @@
  *
  * A process killed mid-call leaves its reservation in the ledger: the spend errs high,
  * never low.
+ *
+ * A call with an id (the cloud's: its item, so a redelivered message names the same call) is
+ * booked at most once: its reservation as `<id>/reserve`, its settlement as `<id>/settle`
+ * (`/settle-<n>` for a further billed charge), each a booking the ledger applies once. An
+ * uncapped run reserves nothing and books the actual cost with `addCost` (the cloud ledger
+ * spreads those over the run's shards); a capped run books everything on its cap counter.
  */
 import { RunStopped } from '../errors.ts';
 import type { RunLedger } from '../ports.ts';
@@ -19,6 +25,10 @@ export interface Reservation {
   readonly usd: number;
   readonly estimate: number;
   settled: boolean;
+  /** The call's id: its bookings are made once each (see the header). */
+  readonly callId?: string;
+  /** Charges booked against this reservation so far. */
+  charges?: number;
 }
 
 export interface CostGuardOptions {
@@ -59,33 +69,49 @@ export class CostGuard {
    * Reserves the projected cost of one call (`estimate` scaled by the calibration).
    * @throws RunStopped when the reservation would take the run past its cap.
    */
-  async reserve(estimate: number): Promise<Reservation> {
+  async reserve(estimate: number, callId?: string): Promise<Reservation> {
     const { ledger, runId, capUsd } = this.#opts;
-    if (capUsd === null) return { usd: 0, estimate, settled: false };
+    const id = callId === undefined ? {} : { callId };
+    if (capUsd === null) return { usd: 0, estimate, settled: false, ...id };
     const usd = estimate * this.#calibration;
-    if (usd > 0 && !(await ledger.trySpend(runId, usd, capUsd))) {
+    if (usd > 0 && !(await ledger.trySpend(runId, usd, capUsd, booking(callId, 'reserve')))) {
       const spent = (await ledger.getRun(runId))?.costUsd ?? 0;
       throw new RunStopped(`cost cap: $${spent.toFixed(6)} spent or reserved, the next call may cost up to $${usd.toFixed(6)}, cap $${capUsd}`);
     }
-    return { usd, estimate, settled: false };
+    return { usd, estimate, settled: false, ...id };
   }
 
   /** Books the actual cost of a billed call against its reservation; returns the USD booked. */
   async settle(reservation: Reservation, usage: TokenUsage | null): Promise<number> {
     const actual = usage ? this.costOf(usage) : 0;
+    const charge = (reservation.charges ?? 0) + 1;
+    reservation.charges = charge;
+    const id = booking(reservation.callId, charge === 1 ? 'settle' : `settle-${charge}`);
     if (reservation.settled) {
-      if (actual !== 0) await this.#opts.ledger.trySpend(this.#opts.runId, actual, null);
+      if (actual !== 0) await this.#book(actual, id);
       return actual;
     }
     reservation.settled = true;
     const delta = actual - reservation.usd;
-    if (delta !== 0) await this.#opts.ledger.trySpend(this.#opts.runId, delta, null);
+    if (delta !== 0) await this.#book(delta, id);
     if (reservation.estimate > 0 && actual > 0) this.#calibration = Math.max(this.#calibration, actual / reservation.estimate);
     return actual;
+  }
+
+  /** Books a settled amount: on the cap counter of a capped run, else as plain spend. */
+  async #book(usd: number, bookingId: string | undefined): Promise<void> {
+    const { ledger, runId, capUsd } = this.#opts;
+    if (capUsd === null) await ledger.addCost(runId, usd, bookingId);
+    else await ledger.trySpend(runId, usd, null, bookingId);
   }
 
   /** Returns an unused reservation (the call failed before it was billed). */
   async release(reservation: Reservation): Promise<void> {
     if (!reservation.settled) await this.settle(reservation, null);
   }
+}
+
+/** The booking id of one step of a call (none for a call without an id). */
+function booking(callId: string | undefined, step: string): string | undefined {
+  return callId === undefined ? undefined : `${callId}/${step}`;
 }

@@ -167,13 +167,22 @@ export async function generateItem(ctx: RunContext, item: WorkItem): Promise<Gen
   const estimate = ctx.projectCost?.(prompt, maxTokens, calls) ?? 0;
   const guard = costGuardOf(ctx);
   // Stops before a call could overspend: spent, reserved by calls in flight, and this call.
-  const reservation = await guard.reserve(estimate);
+  const reservation = await guard.reserve(estimate, callIdOf(item));
   const base = { item, usage: null, latencyMs: null, attempts: 0 };
   try {
     return await callProvider(ctx, task, item, prompt, byChoices, base, (usage) => guard.settle(reservation, usage));
   } finally {
     await guard.release(reservation);
   }
+}
+
+/**
+ * The id the item's model call is booked under: the item's, so a redelivered message (at-least-
+ * once queues, a retried Lambda) books it once whatever it re-does. An item run again on
+ * purpose (an SE sample on resume) has none: each of its calls is booked.
+ */
+export function callIdOf(item: WorkItem): string | undefined {
+  return item.previousVerdict === undefined ? itemId(item.runId, item.taskId, item.sample) : undefined;
 }
 
 async function callProvider(

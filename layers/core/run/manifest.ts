@@ -58,6 +58,23 @@ export const ManifestSchema = z
     generation: z.enum(['on-demand', 'batch']).optional(),
     /** The price used when the table had none (`--assume-price`), so a resume and the cloud bill the same way. */
     assumed_price: z.object({ input_per_mtok: z.number(), output_per_mtok: z.number() }).nullable().optional(),
+    /**
+     * The price the run bills its model at, resolved once when it was planned (the user's
+     * `--prices`/`--assume-price` first, then the shipped table), with its batch price and
+     * premium applied: every worker and a resume bill at it without resolving it again. null:
+     * unpriced. Absent in manifests written before it was recorded.
+     */
+    price: z
+      .object({
+        input_per_mtok: z.number(),
+        output_per_mtok: z.number(),
+        batch_input_per_mtok: z.number().optional(),
+        batch_output_per_mtok: z.number().optional(),
+        source: z.string().optional(),
+        note: z.string().optional(),
+      })
+      .nullable()
+      .optional(),
     /** Prices a remote run's request gave over the shipped table (`remote run --prices`), so every worker bills as the plan checked. */
     price_overrides: z.record(z.string(), z.object({ input_per_mtok: z.number(), output_per_mtok: z.number() })).optional(),
     /**

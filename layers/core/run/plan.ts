@@ -52,7 +52,11 @@ export interface PlanContext {
   createdAt: string;
   code: Manifest['code'];
   packages: Record<string, string>;
-  toolchains: ToolchainInfo[];
+  /**
+   * The toolchains, or how to probe those of the languages the run's items use (asked once
+   * the items are known: a run probes no toolchain it will not use).
+   */
+  toolchains: ToolchainInfo[] | ((languages: ReadonlySet<string>) => Promise<ToolchainInfo[]>);
   /** Whether the likert capability check may call the server (false for a dry run). Default true. */
   probe?: boolean;
   /** Where the benchmark's scorer is looked up (default: the shipped scorer registry). */
@@ -98,9 +102,10 @@ export function resolveParams(benchmark: AnyBenchmark, spec: RunSpec, n: number)
 }
 
 /** The toolchains of the languages the run's items use (none for a benchmark without code). */
-function toolchainsUsed(toolchains: readonly ToolchainInfo[], items: readonly WorkItem[]): ToolchainInfo[] {
-  const used = new Set(items.map((i) => i.language));
-  return toolchains.filter((t) => used.has(t.language));
+async function toolchainsUsed(toolchains: PlanContext['toolchains'], items: readonly WorkItem[]): Promise<ToolchainInfo[]> {
+  const used = new Set(items.map((i) => i.language).filter((l): l is string => l !== undefined));
+  const known = typeof toolchains === 'function' ? (used.size > 0 ? await toolchains(used) : []) : toolchains;
+  return known.filter((t) => used.has(t.language));
 }
 
 /** Builds the manifest and the work items; validates the provider against the dataset. */
@@ -157,7 +162,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
     protocol: runProtocol(benchmark, spec),
     code: ctx.code,
     packages: ctx.packages,
-    toolchains: toolchainsUsed(ctx.toolchains, items),
+    toolchains: await toolchainsUsed(ctx.toolchains, items),
     items: items.length,
   };
   return { manifest, tasks, items };

@@ -15,6 +15,22 @@ export const PriceSchema = z.strictObject({
   output_per_mtok: z.number().nonnegative().finite(),
 });
 
+/** A `--prices` entry as a remote run's request carries it: on-demand and, where given, batch prices. */
+const RequestModelPriceSchema = PriceSchema.extend({
+  batch_input_per_mtok: z.number().nonnegative().finite().optional(),
+  batch_output_per_mtok: z.number().nonnegative().finite().optional(),
+  /** Where the user read it (recorded with the run's price). */
+  source: z.string().max(500).optional(),
+});
+
+/** A `--prices` premium: `factor` × the price for the ids `model` (a regular expression) matches, except `except_prefixes`. */
+const PremiumSchema = z.strictObject({
+  model: z.string().min(1).max(200).refine(compiles, 'must be a regular expression'),
+  factor: z.number().min(1).finite(),
+  except_prefixes: z.array(z.string()).max(20).default([]),
+  source: z.string().max(500),
+});
+
 export const RunSpecSchema = z
   .object({
     benchmark: z.string().min(1, 'must name a benchmark'),
@@ -47,7 +63,13 @@ export const RunSpecSchema = z
      */
     assumePrice: PriceSchema.optional(),
     /** Prices that override the shipped table for this run (`remote run --prices <file.json>`: the file's models), by model id. */
-    prices: z.strictObject({ models: z.record(z.string().min(1), PriceSchema).refine((m) => Object.keys(m).length <= 500, 'at most 500 models') }).optional(),
+    prices: z
+      .strictObject({
+        models: z.record(z.string().min(1), RequestModelPriceSchema).refine((m) => Object.keys(m).length <= 500, 'at most 500 models'),
+        /** The file's premiums (a factor on some ids of a model), replacing the shipped ones. */
+        premiums: z.array(PremiumSchema).max(100).optional(),
+      })
+      .optional(),
     likertMode: LikertModeChoiceSchema.default('auto'),
     /** kotlinc -language-version/-api-version (kotlinc ≥ 2.1 rejects APIs older datasets use). */
     kotlinLanguageVersion: z
@@ -72,6 +94,15 @@ export const RunSpecSchema = z
     batch: z.boolean().optional(),
   })
   .strict();
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The parts of `--language a,b` that no language spec claims (as id or alias, case and spaces ignored). */
 function unknownLanguages(list: string): string[] {

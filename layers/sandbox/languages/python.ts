@@ -53,13 +53,35 @@ async function probe(command: string, env: Record<string, string>): Promise<Inte
   }
 }
 
-/** The PATH's python3 when the sandbox uid can reach it (pyenv under /root cannot), else /usr/bin/python3. */
+/** The first `python3` on `path` (what a shell would run), or undefined. */
+function onPath(path: string): string | undefined {
+  for (const dir of path.split(':').filter(Boolean)) {
+    const candidate = join(dir, 'python3');
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The PATH's python3 when the sandbox uid can reach it (pyenv under /root cannot), else
+ * /usr/bin/python3. A python3 found in a folder the sandbox uid cannot reach is not started
+ * to ask where its interpreter lives (a pyenv shim is a chain of bash scripts: a third of a
+ * second of every run's start).
+ */
 async function resolveInterpreter(): Promise<Interpreter | undefined> {
-  const fromPath = await probe('python3', { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/' });
+  const PATH = process.env['PATH'] ?? '/usr/bin:/bin';
+  const located = onPath(PATH);
+  const fromPath = located && reachableByOthers(located) ? await probe('python3', { PATH, HOME: process.env['HOME'] ?? '/' }) : undefined;
   if (fromPath && reachableByOthers(fromPath.prefix)) return { ...fromPath, detail: `python3 from PATH (${fromPath.executable})` };
   const system = await probe('/usr/bin/python3', {});
   if (system) {
-    const why = fromPath ? `; ${fromPath.executable} is not reachable by the sandbox uid` : '';
+    const unreachable = fromPath?.executable ?? (located && located !== system.executable ? located : undefined);
+    const why = unreachable ? `; ${unreachable} is not reachable by the sandbox uid` : '';
     return { ...system, detail: `system python3 (${system.executable})${why}` };
   }
   return undefined;

@@ -15,6 +15,13 @@
  *   does not exist. If you created the deployment within the last 5 minutes, please wait a
  *   moment and try again.", as quoted in MicrosoftDocs/azure-docs#114013 and
  *   Azure-Samples/azure-search-openai-demo-csharp#379).
+ * - Content filtering (Microsoft Learn, "Content filtering" / "Azure OpenAI in Azure AI
+ *   Foundry Models content filtering", its response scenarios): a prompt classified at a
+ *   filtered category fails the call with HTTP 400, `error.code: "content_filter"`, `param:
+ *   "prompt"` and `innererror.code: "ResponsibleAIPolicyViolation"` with the
+ *   `content_filter_result` per category; a filtered completion is a 200 whose choice has
+ *   `finish_reason: "content_filter"` and no content ("non-streaming calls return no content"),
+ *   with its `content_filter_results`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -25,6 +32,8 @@ export interface AzureOpenAiServerOptions extends Pick<OpenAiServerOptions, 'ans
   apiKey: string;
   /** Deployment name → the OpenAI model it serves. */
   deployments: Record<string, string>;
+  /** The deployment's content filter: prompts (any message) and answers it filters. */
+  filter?: { prompt?: RegExp; completion?: RegExp };
 }
 
 export interface AzureRequest {
@@ -40,6 +49,14 @@ export interface AzureOpenAiServer {
   requests: AzureRequest[];
   close(): Promise<void>;
 }
+
+/** A `content_filter_result(s)` object as the content-filtering page shows it, violence filtered. */
+const FILTERED_VIOLENCE = {
+  hate: { filtered: false, severity: 'safe' },
+  self_harm: { filtered: false, severity: 'safe' },
+  sexual: { filtered: false, severity: 'safe' },
+  violence: { filtered: true, severity: 'medium' },
+};
 
 const DEPLOYMENT_ROUTE = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions)$/;
 
@@ -93,12 +110,39 @@ export async function startAzureOpenAiServer(options: AzureOpenAiServerOptions):
     }
     if (operation === 'completions')
       return error(res, 400, 'OperationNotSupported', 'The completion operation does not work with the specified model, ' + model + '.');
+    const promptText = JSON.stringify(body.messages ?? '');
+    if (options.filter?.prompt?.test(promptText)) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: {
+            message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry.",
+            type: null,
+            param: 'prompt',
+            code: 'content_filter',
+            status: 400,
+            innererror: { code: 'ResponsibleAIPolicyViolation', content_filter_result: FILTERED_VIOLENCE },
+          },
+        }),
+      );
+      return;
+    }
     const answer = await fetch(`${inner.url}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ ...body, model }),
     });
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+    const answered = await answer.text();
+    const parsed = answer.ok ? (JSON.parse(answered) as { choices: { message: { content?: string | null }; finish_reason?: string }[] }) : undefined;
+    const choice = parsed?.choices[0];
+    if (parsed && choice && options.filter?.completion?.test(choice.message.content ?? '')) {
+      // The filtered choice: no content, finish_reason content_filter, its per-category results.
+      delete choice.message.content;
+      choice.finish_reason = 'content_filter';
+      Object.assign(choice, { content_filter_results: FILTERED_VIOLENCE });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(parsed));
+      return;
+    }
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answered);
   }
 
   const server = createServer((req, res) => {

@@ -83,7 +83,13 @@ export type Answer = (req: RecordedRequest) => AnswerOut | Promise<AnswerOut>;
 type AnswerOut = { status: number; headers?: Record<string, string>; body: unknown };
 
 /** How a protocol renders a fault's error body and headers. */
-export type ErrorRenderer = (status: number, type: string, message: string) => { status?: number; headers: Record<string, string>; body: unknown };
+export type ErrorRenderer = (
+  status: number,
+  type: string,
+  message: string,
+  /** The refused request (the capacity refusal passes it: a server may refuse a stream differently). */
+  req?: RecordedRequest,
+) => { status?: number; headers: Record<string, string>; body: unknown };
 
 /** Starts a fake server; `answer` handles requests not consumed by a fault. */
 export async function startFakeServer(answer: Answer, renderError: ErrorRenderer, options: FaultOptions = {}): Promise<FakeServer> {
@@ -144,7 +150,7 @@ export async function startFakeServer(answer: Answer, renderError: ErrorRenderer
       recorded.fault = 'throttle';
       requests.push(recorded);
       if (options.refuseAfterMs) await new Promise((resolve) => setTimeout(resolve, options.refuseAfterMs));
-      const e = renderError(429, 'overloaded', 'Model is overloaded');
+      const e = renderError(429, 'overloaded', 'Model is overloaded', recorded);
       send(res, e.status ?? 429, e.headers, e.body);
       return;
     }

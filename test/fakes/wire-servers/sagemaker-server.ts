@@ -45,6 +45,27 @@ export interface SageMakerServerOptions extends FaultOptions {
    * messages is the fake's own: not verified against the service).
    */
   inferenceComponents?: Record<string, string[]>;
+  /**
+   * The container that refuses past `capacity`: `tgi` (default) answers 429 `overloaded`;
+   * `djl-serving` (the LMI container) answers 503 with its error body `{code, type:
+   * "WlmCapacityException", message: "Worker queue capacity exceeded for model: …"}` —
+   * djl-serving serving/src/main/java/ai/djl/serving/http/InferenceRequestHandler.java
+   * `onException` maps WlmCapacityException to `config.getThrottleErrorHttpCode()` (503 by
+   * default: the ModelError users quote reads "Received server error (503) from primary with
+   * message … WlmCapacityException … Worker queue capacity exceeded").
+   */
+  container?: 'tgi' | 'djl-serving';
+  /**
+   * Inference components scaled in to zero copies, with how many invocations each refuses
+   * before its first copy is in service. Each refused call gets SageMaker's HTTP 400
+   * ValidationError "Inference Component has no capacity to process this request.
+   * ApplicationAutoScaling may be in-progress (if configured) or try to increase the capacity by
+   * invoking UpdateInferenceComponentRuntimeConfig API." (as quoted by the AWS Machine Learning
+   * Blog, "Unlock cost savings with the new scale down to zero feature in SageMaker Inference";
+   * SageMaker Developer Guide, "Scale an endpoint to zero instances": every invocation errors
+   * while the first instance is provisioned).
+   */
+  scaledToZero?: Record<string, number>;
 }
 
 /** TGI's default `--max-top-n-tokens` (launcher/src/main.rs, v3.3.7). */
@@ -68,21 +89,37 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
   const answer = options.answer ?? (() => 'ok');
   let streamFailures = options.streamError ? (options.streamError.times ?? 1) : 0;
   const logprob = options.logprob ?? flatLogprob;
-  const error = (status: number, type: string, message: string) =>
-    // A 424 fault stands for the container refusing the payload: SageMaker wraps its 422 in a ModelError.
-    status === 424
-      ? modelError(message, 422)
-      : // The container (TGI: router/src/server.rs, 429 {"error", "error_type": "overloaded"}) is full;
-        // SageMaker passes any container 4xx/5xx on as ModelError, HTTP 424, with its status in
-        // OriginalStatusCode (SageMaker Runtime API reference, InvokeEndpoint, Errors: ModelError).
-        type === 'overloaded'
-        ? modelError(JSON.stringify({ error: message, error_type: 'overloaded' }), 429)
-        : {
-            // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
-            status: type === 'ThrottlingException' ? 400 : status,
-            headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
-            body: { message },
-          };
+  const scaledToZero = { ...options.scaledToZero };
+  const error = (status: number, type: string, message: string, req?: RecordedRequest): { status: number; headers: Record<string, string>; body: unknown } =>
+    // TGI's stream route takes its permit inside the stream (router/src/server.rs v3.3.7
+    // `generate_stream_internal`: `infer.generate_stream(req)` is awaited inside
+    // `async_stream::stream!`, and infer/mod.rs `generate_stream` fails with
+    // InferError::Overloaded when `limit_concurrent_requests.try_acquire_owned()` finds no
+    // permit), so an overloaded TGI answers a stream with 200 and one error event
+    // `{"error": "Model is overloaded", "error_type": "overloaded"}` (`impl From<InferError> for
+    // Event`), which SageMaker passes through as a PayloadPart.
+    type === 'overloaded' && options.container !== 'djl-serving' && req !== undefined && INVOCATIONS.exec(req.path)?.[2] !== undefined
+      ? {
+          status: 200,
+          headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' },
+          body: payloadParts(`data:${JSON.stringify({ error: message, error_type: 'overloaded' })}\n\n`),
+        }
+      : // A 424 fault stands for the container refusing the payload: SageMaker wraps its 422 in a ModelError.
+        status === 424
+        ? modelError(message, 422)
+        : // The container (TGI: router/src/server.rs, 429 {"error", "error_type": "overloaded"}) is full;
+          // SageMaker passes any container 4xx/5xx on as ModelError, HTTP 424, with its status in
+          // OriginalStatusCode (SageMaker Runtime API reference, InvokeEndpoint, Errors: ModelError).
+          type === 'overloaded' && options.container === 'djl-serving'
+          ? modelError(JSON.stringify({ code: 503, type: 'WlmCapacityException', message: 'Worker queue capacity exceeded for model: lmi (READY)' }), 503)
+          : type === 'overloaded'
+            ? modelError(JSON.stringify({ error: message, error_type: 'overloaded' }), 429)
+            : {
+                // SageMaker runtime answers throttling with HTTP 400 and the error code decides.
+                status: type === 'ThrottlingException' ? 400 : status,
+                headers: { 'x-amzn-errortype': type === 'ValidationException' ? 'ValidationError' : type, 'x-amzn-requestid': 'fake' },
+                body: { message },
+              };
 
   return startFakeServer(
     (req: RecordedRequest) => {
@@ -97,6 +134,15 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
         const header = req.headers['x-amzn-sagemaker-inference-component'];
         if (header === undefined) return error(400, 'ValidationError', `Endpoint ${name} hosts inference components: name one with InferenceComponentName.`);
         if (!components.includes(String(header))) return error(400, 'ValidationError', `Inference component ${String(header)} not found on endpoint ${name}.`);
+        const refusals = scaledToZero[String(header)] ?? 0;
+        if (refusals > 0) {
+          scaledToZero[String(header)] = refusals - 1;
+          return error(
+            400,
+            'ValidationError',
+            'Inference Component has no capacity to process this request. ApplicationAutoScaling may be in-progress (if configured) or try to increase the capacity by invoking UpdateInferenceComponentRuntimeConfig API.',
+          );
+        }
       }
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
       if (match[2]) return stream(body);

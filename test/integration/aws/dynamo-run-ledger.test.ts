@@ -50,6 +50,26 @@ describe('DynamoRunLedger', () => {
     expect(runRow.Item?.shards?.N).toBe(String(LEDGER_SHARDS));
   });
 
+  it("books an uncapped call's cost on its booking's shard, next to a booking row, once; a capped one on the cost row", async () => {
+    const { ledger, tableName } = await newLedger();
+    await ledger.createRun(run);
+
+    await Promise.all([ledger.addCost('r1', 0.5, 'r1/sum/0/settle'), ledger.addCost('r1', 0.5, 'r1/sum/0/settle')]);
+    await ledger.trySpend('r1', 0.25, 1, 'r1/sum/1/reserve');
+    await ledger.trySpend('r1', 0.25, 1, 'r1/sum/1/reserve');
+
+    const pk = { S: shardPk('r1', shardOf('r1/sum/0/settle')) };
+    const booking = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk, sk: { S: 'BOOK#r1/sum/0/settle' } } }));
+    const count = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk, sk: { S: 'COUNT' } } }));
+    const cost = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'RUN#r1' }, sk: { S: 'COST' } } }));
+    expect(booking.Item?.usd?.N).toBe('0.5');
+    expect(count.Item?.costUsd?.N).toBe('0.5');
+    expect(cost.Item?.costUsd?.N).toBe('0.25');
+    expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(0.75, 10);
+    // Booking rows are no item rows: the recorded items stay what was recorded.
+    expect(await ledger.recordedItems('r1')).toEqual(new Set());
+  });
+
   it("spreads a run's records over its shards' partition keys, and every reader sums them", async () => {
     const { ledger, tableName } = await newLedger();
     await ledger.createRun({ ...run, items: 64 });

@@ -14,7 +14,7 @@ import { DynamoRunLedger, S3BlobStore, SqsWorkQueue, deliverSqsBatch } from '#aw
 import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
 import { moveMessages } from '#aws/sqs-dead-letters.ts';
 import type { RedrivePair } from '#app/cloud/run-control.ts';
-import type { ResultsQuery } from '#core/ports.ts';
+import type { Executor, ResultsQuery } from '#core/ports.ts';
 import type { WorkItem } from '#core/run/plan.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { EventBridgePublisher } from '#aws/eventbridge-publisher.ts';
@@ -26,7 +26,7 @@ import { createCloudProvider } from '#app/cloud/provider.ts';
 import { packageVersions } from '../../../functions/shared/runtime.ts';
 import { makeHandler as makeAggregate } from '../../../functions/aggregate/handler.ts';
 import { makeHandler as makeApi, type ApiHandler } from '../../../functions/api/handler.ts';
-import { containerExecutor } from '../../../functions/execute/deps.ts';
+import { ContainerSandbox } from '../../../functions/execute/container-sandbox.ts';
 import { makeHandler as makeExecute } from '../../../functions/execute/handler.ts';
 import { makeHandler as makeGenerate } from '../../../functions/generate/handler.ts';
 import { makeHandler as makePlan } from '../../../functions/plan/handler.ts';
@@ -40,6 +40,12 @@ process.env.POWERTOOLS_TRACE_ENABLED = 'false';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.POWERTOOLS_DEV = 'false';
+
+/** An execute container's sandbox executor as functions/execute/deps.ts builds it (no judge runner: programs run in-process). */
+export function sandboxExecutor(store: S3BlobStore): () => Promise<Executor> {
+  const sandbox = new ContainerSandbox({ store, env: {} });
+  return () => sandbox.get();
+}
 
 export const BUCKET = 'polyeval-test';
 export const TABLE = 'polyeval-ledger';
@@ -171,7 +177,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     signedGetUrl: (key, seconds) => store.presignedGetUrl(key, seconds),
   });
   // One executor for every lane: the lanes are drained one after another, as one container would run them.
-  const executor = containerExecutor(store, {});
+  const executor = sandboxExecutor(store);
   const handlers: Record<StageName, SqsHandler> = {
     plan: makePlan({
       store,

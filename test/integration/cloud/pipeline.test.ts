@@ -11,8 +11,7 @@ import { apiEvent, postJson } from './api-events.ts';
 import { SqsWorkQueue } from '#aws/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { consume } from '../../../functions/execute/consumer.ts';
-import { containerExecutor } from '../../../functions/execute/deps.ts';
-import { apiClient, drive, queueDepth, startCloud, type Cloud } from './cloud-harness.ts';
+import { apiClient, drive, queueDepth, sandboxExecutor, startCloud, type Cloud } from './cloud-harness.ts';
 import { openResultsCopy } from './results-copy.ts';
 
 let cloud: Cloud;
@@ -153,7 +152,7 @@ describe('the Fargate lane', () => {
         ledger: cloud.ledger,
         parts: cloud.parts,
         aggregateQueue: new SqsWorkQueue({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }),
-        contexts: new RunContextCache({ store: cloud.store, ledger: cloud.ledger, clock: () => new Date(), executor: containerExecutor(cloud.store, {}) }),
+        contexts: new RunContextCache({ store: cloud.store, ledger: cloud.ledger, clock: () => new Date(), executor: sandboxExecutor(cloud.store) }),
       },
     });
     await drive(cloud);

@@ -170,6 +170,43 @@ describe.each(adapters)('RunLedger contract: $name', ({ create }) => {
     expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(0.3, 10);
   });
 
+  it('books a spend with a booking id once, however often it is repeated (a redelivered message, a retried request)', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+
+    await ledger.addCost('r1', 0.25, 'r1/t/0/settle');
+    await ledger.addCost('r1', 0.25, 'r1/t/0/settle');
+    await Promise.all([ledger.addCost('r1', 0.5, 'r1/t/1/settle'), ledger.addCost('r1', 0.5, 'r1/t/1/settle')]);
+    expect(await ledger.trySpend('r1', 0.125, 10, 'r1/t/2/reserve')).toBe(true);
+    expect(await ledger.trySpend('r1', 0.125, 10, 'r1/t/2/reserve')).toBe(true);
+    expect(await ledger.trySpend('r1', -0.0625, null, 'r1/t/2/settle')).toBe(true);
+    expect(await ledger.trySpend('r1', -0.0625, null, 'r1/t/2/settle')).toBe(true);
+    await ledger.addCost('r1', 1);
+
+    expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(1.8125, 10);
+  });
+
+  it('refuses a booking that would pass the cap, and books it once it fits', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+
+    expect(await ledger.trySpend('r1', 0.4, 0.5, 'a/reserve')).toBe(true);
+    expect(await ledger.trySpend('r1', 0.2, 0.5, 'b/reserve')).toBe(false);
+    expect(await ledger.trySpend('r1', -0.3, null, 'a/settle')).toBe(true);
+    expect(await ledger.trySpend('r1', 0.2, 0.5, 'b/reserve')).toBe(true);
+
+    expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(0.3, 10);
+  });
+
+  it("answers a run's status alone, and undefined for a run it does not know", async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+    await ledger.setStatus('r1', 'cancelled', 'by the user');
+
+    expect(await ledger.runStatus('r1')).toBe('cancelled');
+    expect(await ledger.runStatus('ghost')).toBeUndefined();
+  });
+
   it('sets the status with its reason', async () => {
     const ledger = await create();
     await ledger.createRun(newRun('r1'));

@@ -79,3 +79,49 @@ describe('the azure: provider', () => {
     expect(() => createNetworkProvider('azure:http://127.0.0.1:1#chat', { env: {} })).toThrow(/AZURE_OPENAI_API_KEY is not set/);
   });
 });
+
+describe('azure: content filtering and pasted URLs', () => {
+  async function filtering(): Promise<AzureOpenAiServer> {
+    const server = await startAzureOpenAiServer({
+      apiKey: 'az-key',
+      deployments: { chat: 'gpt-4o-mini' },
+      answer: (prompt) => (prompt.includes('storia') ? 'una storia violenta' : 'quattro'),
+      filter: { prompt: /vietato/, completion: /violenta/ },
+    });
+    servers.push(server);
+    return server;
+  }
+  const ask = (text: string) => chatRequest({ prompt: { style: 'chat', messages: [{ role: 'user', content: text }] } });
+
+  it('records a prompt the content filter refuses (HTTP 400 content_filter) as the model’s refusal, on the first attempt', async () => {
+    const server = await filtering();
+    const provider = createNetworkProvider(`azure:${server.url}#chat`, { env, maxRetries: 3 });
+
+    const out = await provider?.generate(ask('una domanda vietato'));
+
+    expect(out?.text).toBe('');
+    expect(out?.refusal).toMatch(/the prompt was filtered .*400.*content management policy/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('records an answer filtered with finish_reason content_filter as a refusal', async () => {
+    const server = await filtering();
+    const provider = createNetworkProvider(`azure:${server.url}#chat`, { env, maxRetries: 3 });
+
+    const out = await provider?.generate(ask('raccontami una storia'));
+
+    expect(out?.refusal).toMatch(/filtered \(finish_reason "content_filter"\)/);
+    expect(out?.finishReason).toBe('content_filter');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([['/openai/v1/'], ['/openai/v1'], ['/openai']])('takes an endpoint pasted with %s without doubling the path', async (tail) => {
+    const server = await filtering();
+    const provider = createNetworkProvider(`azure:${server.url}${tail}#chat`, { env });
+    const dated = createNetworkProvider(`azure:${server.url}${tail}#chat@2024-10-21`, { env });
+
+    expect((await provider?.generate(chatRequest()))?.text).toBe('quattro');
+    expect((await dated?.generate(chatRequest()))?.text).toBe('quattro');
+    expect(server.requests.map((r) => r.path)).toEqual(['/openai/v1/chat/completions', '/openai/deployments/chat/chat/completions?api-version=2024-10-21']);
+  });
+});

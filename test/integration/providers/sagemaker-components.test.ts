@@ -61,6 +61,43 @@ describe('sagemaker inference components', () => {
     expect(() => createNetworkProvider(spec, {})).toThrow(reason);
   });
 
+  it('waits for a component scaled to zero (ValidationError "no capacity") and answers once a copy is in service', async () => {
+    const server = await startSageMakerServer({ inferenceComponents: { shared: ['cold-ic'] }, scaledToZero: { 'cold-ic': 3 }, answer: () => '3' });
+    cleanups.push(() => server.close());
+    const waits: number[] = [];
+    const provider = createNetworkProvider('sagemaker:shared/cold-ic#tgi', {
+      endpointUrl: server.url,
+      sleep: async (ms) => void waits.push(ms),
+      random: () => 0,
+    });
+
+    const g = await provider?.generate(chatRequest());
+
+    expect(g?.text).toBe('3');
+    expect(g?.attempts).toBe(4);
+    // Each retry after the scale-out poll interval, not an exponential backoff of a few hundred ms.
+    expect(waits).toEqual([15_000, 15_000, 15_000]);
+  });
+
+  it('gives up on a component that stays at zero once the wait budget is spent, naming why', async () => {
+    const server = await startSageMakerServer({ inferenceComponents: { shared: ['cold-ic'] }, scaledToZero: { 'cold-ic': 1000 }, answer: () => '3' });
+    cleanups.push(() => server.close());
+    const provider = createNetworkProvider('sagemaker:shared/cold-ic#tgi', {
+      endpointUrl: server.url,
+      waitBudgetMs: 60_000,
+      sleep: async () => {},
+      random: () => 0,
+    });
+
+    const err = await provider?.generate(chatRequest()).then(
+      () => undefined,
+      (e: unknown) => e as Error & { retryable: boolean },
+    );
+
+    expect(err?.message).toMatch(/no capacity.*scaling out from zero.*after 5 attempts/);
+    expect(server.requests).toHaveLength(5);
+  });
+
   it('runs ABRICOT end to end on a component, recorded under <endpoint>/<component>', async () => {
     const server = await endpoint();
     const home = openHome(mkdtempSync(join(tmpdir(), 'sm-ic-')));

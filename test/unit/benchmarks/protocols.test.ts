@@ -9,6 +9,7 @@ import { bindProtocol } from '#core/benchmarks/protocol.ts';
 import { rocode } from '#core/benchmarks/rocode.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { InputError } from '#core/errors.ts';
+import { headlineMetric } from '#core/metrics/headline.ts';
 import type { Provider } from '#core/models/provider.ts';
 import { referenceProvider } from '#core/models/reference.ts';
 import { protocolChoiceOfManifest } from '#core/run/manifest.ts';
@@ -187,8 +188,11 @@ describe('RoCode prompt language and time clock', () => {
     expect(() => bindProtocol(kotlinHumanEval, { timeClock: 'wall' })).toThrow('--time-clock does not apply to kotlin-humaneval');
   });
 
-  it('has one headline: the benchmark reports the headline of its default protocol', () => {
-    expect(rocode.headline.metric).toBe(rocode.protocol.settings.headline);
-    expect(rocode.headline.metric).toBe('accuracy');
+  it.each([rocode, kotlinHumanEval, abricot] as AnyBenchmark[])('has one headline: $id reports the headline of its default protocol', (benchmark) => {
+    expect(headlineMetric(benchmark.id)).toBe(benchmark.protocol.settings.headline);
+  });
+
+  it('names the headlines the sources report first (RoCode accuracy, MXEval pass@1, ABRICOT Pearson)', () => {
+    expect([headlineMetric('rocode'), headlineMetric('kotlin-humaneval'), headlineMetric('abricot')]).toEqual(['accuracy', 'pass@1', 'pearson']);
   });
 });

@@ -21,6 +21,34 @@ describe('SQS standard queue', () => {
   });
 });
 
+describe('SQS at-least-once delivery', () => {
+  it('leaves a copy of a received message, visible at once, at the given rate', () => {
+    const queue = new SimSqsQueue<string>('q', 1_000, 5, undefined, {
+      rate: 0.5,
+      random: (() => {
+        let i = 0;
+        return () => [0.1, 0.9][i++ % 2]!;
+      })(),
+    });
+    queue.send('a', 1, 0, {});
+    queue.send('b', 1, 0, {});
+
+    expect(queue.receive(10, 0).map((m) => m.body)).toEqual(['a', 'b']);
+    expect(queue.duplicated).toBe(1);
+    const [copy] = queue.receive(10, 0);
+    expect(copy?.body).toBe('a');
+  });
+
+  it('leaves no copy without duplicates', () => {
+    const queue = new SimSqsQueue<string>('q', 1_000, 5);
+    queue.send('a', 1, 0, {});
+    queue.receive(10, 0);
+
+    expect(queue.receive(10, 0)).toEqual([]);
+    expect(queue.duplicated).toBe(0);
+  });
+});
+
 describe('SQS standard queue at scale', () => {
   it('hands out messages in the order they became visible, a redelivered one behind those already waiting', () => {
     const queue = new SimSqsQueue<string>('q', 100, 5);

@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { accuracy, compileErrorRate, groupByTask, strictAccuracy } from '#core/metrics/index.ts';
+import { accuracyOfUnits, compileErrorRateOfUnits, groupByTask, strictAccuracyOfUnits, summariseCodeTask, type Counted } from '#core/metrics/index.ts';
+import type { RunRecord } from '#core/types.ts';
 import { codeSample } from './make-record.ts';
+
+/** A code metric over per-task groups of records, as the metric plans compute it, with the SE samples it excluded. */
+function overGroups(metric: (units: ReturnType<typeof summariseCodeTask>[]) => Counted) {
+  return (groups: readonly (readonly RunRecord[])[]) => {
+    const units = groups.map((g) => summariseCodeTask(g[0]?.task_id ?? '', g));
+    return { ...metric(units), excluded: units.reduce((s, u) => s + u.se, 0) };
+  };
+}
+const accuracy = overGroups(accuracyOfUnits);
+const strictAccuracy = overGroups(strictAccuracyOfUnits);
+const compileErrorRate = overGroups(compileErrorRateOfUnits);
 
 // Task A (4 tests): OK 4/4, WA 2/4, CE            → best 1,   strict 1/3, 1 CE of 3
 // Task B (5 tests): WA 1/5, TLE 3/5, SE (5/5!)     → best 3/5, strict 0,   0 CE of 2, 1 SE

@@ -1,7 +1,8 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { renderReport } from '#core/report/html.ts';
 import { DETAIL_BUDGET, clipText, sampleData } from '#core/report/sample-data.ts';
-import { scriptJson } from '#core/report/sample-browser.ts';
+import { packedJson } from '#core/report/sample-browser.ts';
 import { compareOutputs } from '#core/scoring/compare.ts';
 import { excerpt } from '#core/scoring/excerpt.ts';
 import { syntheticRun } from '../../support/synthetic-report.ts';
@@ -49,6 +50,15 @@ describe('sample browser data', () => {
       if (!io?.expected) continue;
       expect(io.expected.text.slice(io.expected.mark)).toMatch(/^-?\d/);
     }
+  }, 300_000);
+
+  it('stores an extracted program that is a span of the raw answer as its offsets, not a second copy', () => {
+    const docs = syntheticRun(6);
+    const data = sampleData(docs);
+    for (const [i, d] of data.details.entries()) {
+      expect(d.program).toBeUndefined();
+      expect(d.raw.slice(...(d.program_at ?? [0, 0]))).toBe(docs[i]!.record.answer);
+    }
   });
 
   it('stores each task prompt once, taken from its sample 0', () => {
@@ -64,7 +74,26 @@ describe('report page', () => {
     docs[0]!.raw = '</script><script>document.title="pwned"</script><!--';
     const html = renderReport({ manifest: syntheticManifest(), metrics: [], docs, summary: { items: 2, verdicts: { WA: 2 } } });
     expect(html).not.toContain('</script><script>document.title');
-    expect(JSON.parse(scriptJson(docs[0]!.raw))).toBe(docs[0]!.raw);
+    expect(JSON.parse(gunzipSync(Buffer.from(packedJson(docs[0]!.raw), 'base64')).toString('utf8'))).toBe(docs[0]!.raw);
+  });
+
+  it('is static HTML up to the manifest: the sample data and the script come after every section', () => {
+    const docs = syntheticRun(2_000, { rawChars: 3_000 });
+    const html = renderReport({ manifest: syntheticManifest(), metrics: [], docs, summary: { items: 2_000, verdicts: { OK: 2_000 } } });
+    const firstScript = html.indexOf('<script');
+    for (const id of ['headline', 'pe-browser', 'manifest']) {
+      expect(html.indexOf(`id="${id}"`), id).toBeGreaterThan(0);
+      expect(html.indexOf(`id="${id}"`), id).toBeLessThan(firstScript);
+    }
+    // What paints first is a few kilobytes, however many samples the run has.
+    expect(firstScript).toBeLessThan(64 * 1024);
+    expect(html.slice(firstScript)).toMatch(/^<script type="application\/gzip" id="pe-index">[A-Za-z0-9+/=]+<\/script>/);
+  });
+
+  it('packs a 2,000-item run of 3,000-character answers into a page of under 4 MiB', () => {
+    const docs = syntheticRun(2_000, { rawChars: 3_000 });
+    const html = renderReport({ manifest: syntheticManifest(), metrics: [], docs, summary: { items: 2_000, verdicts: { OK: 2_000 } } });
+    expect(html.length).toBeLessThan(4 * 1024 * 1024);
   });
 });
 

@@ -37,6 +37,22 @@ describe('CostGuard', () => {
     expect((await l.getRun('r'))?.costUsd).toBeCloseTo(0.005, 12);
   });
 
+  it('books a call with an id once: the same call done again (a redelivered message) adds nothing, capped or not', async () => {
+    for (const capUsd of [null, 1]) {
+      const l = await ledger();
+      const guard = new CostGuard({ ledger: l, runId: 'r', capUsd, costOf: perToken });
+      for (let delivery = 0; delivery < 3; delivery++) {
+        const reservation = await guard.reserve(0.02, 'r/t/0');
+        await guard.settle(reservation, { promptTokens: 5, completionTokens: 0 });
+      }
+      const other = await guard.reserve(0.02, 'r/t/1');
+      await guard.settle(other, { promptTokens: 3, completionTokens: 0 });
+      await guard.settle(other, { promptTokens: 2, completionTokens: 0 });
+
+      expect((await l.getRun('r'))?.costUsd, `cap ${capUsd}`).toBeCloseTo(0.01, 12);
+    }
+  });
+
   it('learns from real usage: a call that cost twice its estimate doubles the next projection', async () => {
     const l = await ledger();
     const guard = new CostGuard({ ledger: l, runId: 'r', capUsd: 1, costOf: perToken });
