@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../layers/core/benchmarks/registry.ts';
 import { InputError } from '../layers/core/errors.ts';
 import { parseSweep, sweepSpecs, type NightlySweep } from '../layers/app/cloud/sweep.ts';
+import { BEDROCK_BATCH_QUOTAS, bedrockBatchLimits, type BedrockBatchQuotas } from '../layers/providers/batch/bedrock-quotas.ts';
 
 export type { NightlySweep };
 
@@ -41,6 +42,20 @@ export interface PolyevalConfig {
   fargateMaxTasks: number;
   /** Concurrency reserved for each runner function (0: none); the Lambda judges' mappings fit under it. */
   runnerReservedConcurrency: number;
+  /** The account's Bedrock batch inference quotas where they differ from AWS's defaults (layers/providers/batch/bedrock-quotas.ts). */
+  batchQuotas?: Partial<BedrockBatchQuotas>;
+  /** A Bedrock batch job's `timeoutDurationInHours` (24–168; default 168). */
+  batchTimeoutHours?: number;
+}
+
+/** Quotas that make a job possible at all (bedrockBatchLimits' checks), as a ConfigError naming the key. */
+function checkedQuotas(quotas: Partial<BedrockBatchQuotas>): Partial<BedrockBatchQuotas> {
+  try {
+    bedrockBatchLimits(quotas);
+  } catch (error) {
+    throw new ConfigError('batchQuotas', (error as Error).message);
+  }
+  return quotas;
 }
 
 /** Raised at synth when a context value is missing or malformed. */
@@ -138,6 +153,13 @@ const ContextSchema = z.object({
   fargateLane: fromContext(z.boolean({ error: 'expected true or false' })).default(DEFAULTS.fargateLane),
   fargateMaxTasks: integer(1, 100).default(DEFAULTS.fargateMaxTasks),
   runnerReservedConcurrency: integer(0, 1000).default(DEFAULTS.runnerReservedConcurrency),
+  batchQuotas: fromContext(
+    z.partialRecord(z.enum(Object.keys(BEDROCK_BATCH_QUOTAS) as [keyof BedrockBatchQuotas]), z.int().min(1), {
+      error: (issue) =>
+        `expected an object of Bedrock batch quotas (${Object.keys(BEDROCK_BATCH_QUOTAS).join(', ')}) to positive integers, got ${JSON.stringify(issue.input)}`,
+    }),
+  ).optional(),
+  batchTimeoutHours: integer(BEDROCK_BATCH_QUOTAS.minTimeoutHours, BEDROCK_BATCH_QUOTAS.maxTimeoutHours).optional(),
 });
 
 /** The first failure of `schema` on `raw` as a {@link ConfigError} naming the key path under `prefix`. */
@@ -241,5 +263,7 @@ export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
     fargateMaxTasks: values.fargateMaxTasks,
     runnerReservedConcurrency: values.runnerReservedConcurrency,
     ...(values.alarmEmail ? { alarmEmail: values.alarmEmail } : {}),
+    ...(values.batchQuotas ? { batchQuotas: checkedQuotas(values.batchQuotas) } : {}),
+    ...(values.batchTimeoutHours ? { batchTimeoutHours: values.batchTimeoutHours } : {}),
   };
 }

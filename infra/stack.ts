@@ -20,6 +20,7 @@ import { addStackOutputs, tagForCostAllocation } from './outputs.ts';
 import { NightlySchedule } from './schedule.ts';
 import { Storage } from './storage.ts';
 import { RunWatchdog } from './watchdog.ts';
+import { BatchStage } from './batch.ts';
 import type { WorkQueue } from './work-queue.ts';
 
 /** Properties of {@link PolyevalStack}. */
@@ -40,6 +41,8 @@ export class PolyevalStack extends Stack {
   readonly api: Api;
   readonly nightly: NightlySchedule;
   readonly watchdog: RunWatchdog;
+  /** The batch stage of `remote run --batch` and Bedrock's batch service role. */
+  readonly batch: BatchStage;
   readonly alerts: Alerts;
 
   constructor(scope: Construct, id: string, props: PolyevalStackProps) {
@@ -91,6 +94,15 @@ export class PolyevalStack extends Stack {
       queues: this.queues,
       executeQueues: this.executors.queues,
       fargateQueues: this.fargate?.queues ?? new Map<string, WorkQueue>(),
+    });
+    this.batch = new BatchStage(this, 'Batch', {
+      config,
+      bucket,
+      ledger,
+      aggregateQueue: this.queues.aggregate.queue,
+      executeQueues: this.executors.queues,
+      fargateQueues: this.fargate?.queues ?? new Map<string, WorkQueue>(),
+      plan: this.pipeline.plan,
     });
     this.analytics = new Analytics(this, 'Analytics', { bucket, benchmarks: config.benchmarks, bytesScannedCutoff: config.athenaBytesScannedCutoff });
     // Every work queue by name: the api redrives their DLQs, the watchdog waits for them to be empty.

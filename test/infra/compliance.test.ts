@@ -44,7 +44,8 @@ describe('packaging', () => {
       files: Record<string, { source: { path: string; packaging: string } }>;
     };
     const bundles = Object.values(assets.files).filter((f) => f.source.packaging === 'zip');
-    expect(bundles).toHaveLength(6);
+    // api, plan, generate, aggregate, nightly, watchdog and the batch stage.
+    expect(bundles).toHaveLength(7);
     for (const bundle of bundles) expect(existsSync(path.join(synth.outdir, bundle.source.path, 'index.mjs'))).toBe(true);
   });
 

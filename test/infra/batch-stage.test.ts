@@ -1,0 +1,85 @@
+// The batch stage of `remote run --batch` in the synthesized stack: its schedule, the service
+// role Bedrock assumes (trusted only by Bedrock for this account's jobs, object access only
+// under batch-inference/), the stage's own Bedrock actions and PassRole of that role only,
+// and the deployment's quotas carried to the functions that size jobs.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { parseConfig } from '../../infra/config.ts';
+import { cdkJsonContext, NO_BUNDLING, synthPolyeval } from './synth.ts';
+
+type Statement = { Action: string | string[]; Resource: unknown; Condition?: Record<string, unknown> };
+let template: Template;
+let json: { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+
+function statementsOf(rolePattern: RegExp): Statement[] {
+  return Object.values(json.Resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy')
+    .filter((p) => (p.Properties['Roles'] as { Ref: string }[]).some((r) => rolePattern.test(r.Ref)))
+    .flatMap((p) => (p.Properties['PolicyDocument'] as { Statement: Statement[] }).Statement);
+}
+
+beforeAll(() => {
+  template = synthPolyeval({ ...NO_BUNDLING, batchQuotas: { minRecordsPerJob: 50, maxJobsInFlightPerModel: 20 }, batchTimeoutHours: 48 }).template;
+  json = template.toJSON() as typeof json;
+}, 300_000);
+
+describe('the batch stage', () => {
+  it('runs every 5 minutes with the service role, quotas and timeout in its environment; plan gets the quotas', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Target: Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^BatchHandlerFunction'), 'Arn'] } }),
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          BATCH_ROLE_ARN: { 'Fn::GetAtt': [Match.stringLikeRegexp('^BatchBedrockServiceRole'), 'Arn'] },
+          BATCH_QUOTAS: '{"minRecordsPerJob":50,"maxJobsInFlightPerModel":20}',
+          BATCH_TIMEOUT_HOURS: '48',
+        }),
+      },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ PLAN_QUEUE_URL: Match.anyValue(), BATCH_QUOTAS: '{"minRecordsPerJob":50,"maxJobsInFlightPerModel":20}' }) },
+    });
+  });
+
+  it('gives Bedrock a role it alone may assume, for this account’s jobs, reading and writing only batch-inference/', () => {
+    const roles = Object.entries(json.Resources).filter(([id, r]) => r.Type === 'AWS::IAM::Role' && id.startsWith('BatchBedrockServiceRole'));
+    expect(roles).toHaveLength(1);
+    const trust = (roles[0]?.[1].Properties['AssumeRolePolicyDocument'] as { Statement: { Principal: unknown; Condition: Record<string, unknown> }[] })
+      .Statement;
+    expect(trust).toHaveLength(1);
+    expect(trust[0]?.Principal).toEqual({ Service: 'bedrock.amazonaws.com' });
+    expect(Object.keys(trust[0]?.Condition ?? {}).sort()).toEqual(['ArnLike', 'StringEquals']);
+    const statements = statementsOf(/^BatchBedrockServiceRole/);
+    const actions = statements.flatMap((s) => [s.Action].flat()).sort();
+    expect(actions).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    expect(JSON.stringify(statements)).toContain('/batch-inference/*');
+    expect(statements.find((s) => [s.Action].flat().includes('s3:ListBucket'))?.Condition).toEqual({ StringLike: { 's3:prefix': ['batch-inference/*'] } });
+  });
+
+  it('may create, read, stop and list jobs and pass only that role, to Bedrock only', () => {
+    const statements = statementsOf(/^BatchHandlerRole/);
+    const actions = new Set(statements.flatMap((s) => [s.Action].flat()));
+    for (const action of [
+      'bedrock:CreateModelInvocationJob',
+      'bedrock:GetModelInvocationJob',
+      'bedrock:StopModelInvocationJob',
+      'bedrock:ListModelInvocationJobs',
+    ])
+      expect(actions).toContain(action);
+    expect([...actions].filter((a) => a.startsWith('bedrock:InvokeModel'))).toEqual([]);
+    const pass = statements.filter((s) => [s.Action].flat().includes('iam:PassRole'));
+    expect(pass).toHaveLength(1);
+    expect(pass[0]?.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^BatchBedrockServiceRole/) as unknown, 'Arn'] });
+    expect(pass[0]?.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'bedrock.amazonaws.com' } });
+  });
+
+  it('refuses quotas and timeouts no job could run under, naming the context key', () => {
+    const context = cdkJsonContext();
+    expect(() => parseConfig({ ...context, batchQuotas: '{"minRecords":5}' })).toThrow(/context "batchQuotas"/);
+    expect(() => parseConfig({ ...context, batchQuotas: { minRecordsPerJob: 60_000 } })).toThrow(/batchQuotas.*above the records a job may hold/);
+    expect(() => parseConfig({ ...context, batchTimeoutHours: 12 })).toThrow(/context "batchTimeoutHours"/);
+    expect(parseConfig({ ...context, batchQuotas: '{"minRecordsPerJob":1}' }).batchQuotas).toEqual({ minRecordsPerJob: 1 });
+  });
+});
