@@ -43,7 +43,7 @@ export function createBatchDeps(env: NodeJS.ProcessEnv = process.env): BatchHand
       createCloudBatchClient(manifest.model.spec, {
         store,
         bedrockRoleArn: requireEnv('BATCH_ROLE_ARN', env),
-        bedrock: bedrockClient,
+        bedrockControl: bedrockClient,
         quotas,
         ...(timeout !== undefined ? { timeoutHours: timeout } : {}),
         providerOptions: { env },

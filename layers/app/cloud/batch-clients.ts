@@ -4,7 +4,7 @@
  * prefix, under the deployment's service role), and the OpenAI and Anthropic batch clients
  * `polyeval run --batch` uses locally, with the keys the function's environment holds.
  */
-import type { BedrockBatchOptions } from '#providers/batch/bedrock-batch.ts';
+import type { BedrockControlClient } from '#providers/batch/bedrock-batch.ts';
 import { InputError } from '#core/errors.ts';
 import type { BatchClient } from '#core/models/batch.ts';
 import type { BlobStore } from '#core/ports.ts';
@@ -23,7 +23,7 @@ export interface CloudBatchSettings {
   /** The role Bedrock assumes to read the input and write the output (the deployment's BATCH_ROLE_ARN). */
   bedrockRoleArn?: string;
   /** The Bedrock control-plane client (functions/batch/deps.ts builds it; layers/app calls no AWS SDK itself). */
-  bedrock?: () => Promise<BedrockBatchOptions['bedrock']>;
+  bedrockControl?: () => Promise<BedrockControlClient>;
   /** The account's Bedrock batch quotas where they differ from AWS's defaults. */
   quotas?: Partial<BedrockBatchQuotas>;
   /** A Bedrock job's `timeoutDurationInHours`. */
@@ -64,8 +64,8 @@ export async function createCloudBatchClient(spec: string, settings: CloudBatchS
   if (scheme !== bedrock.scheme) return createBatchClient(spec, settings.providerOptions ?? {});
   const { modelId } = bedrock.parse(spec.trim(), rest);
   if (!settings.bedrockRoleArn) throw new Error('this deployment has no Bedrock batch service role (BATCH_ROLE_ARN)');
-  if (!settings.bedrock) throw new Error('this deployment passes no Bedrock control-plane client to the batch stage');
-  const sdk = await settings.bedrock();
+  if (!settings.bedrockControl) throw new Error('this deployment passes no Bedrock control-plane client to the batch stage');
+  const sdk = await settings.bedrockControl();
   // Loaded here: the api and plan functions check batch specs without the Bedrock control-plane SDK.
   const { BedrockBatchClient } = await import('#providers/batch/bedrock-batch.ts');
   return new BedrockBatchClient(modelId, {

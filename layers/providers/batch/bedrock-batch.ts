@@ -38,6 +38,9 @@ import { adaptParams, capabilitiesOf, cutAtStops, type CapabilityTable, type Mod
 /** AWS's default quotas as one job's limits (bedrock-quotas.ts). */
 export const BEDROCK_BATCH_LIMITS: BatchLimits = bedrockBatchLimits();
 
+/** The Bedrock control-plane client a batch job is created, polled and stopped with. */
+export type BedrockControlClient = Pick<BedrockClient, 'send'>;
+
 export interface BedrockBatchOptions {
   /** The bucket the job's input and output live in (its `locate` gives the s3:// URI). */
   store: BlobStore;
@@ -45,7 +48,7 @@ export interface BedrockBatchOptions {
   prefix: string;
   /** The service role Bedrock assumes to read the input and write the output. */
   roleArn: string;
-  bedrock: Pick<BedrockClient, 'send'>;
+  bedrock: BedrockControlClient;
   capabilities: CapabilityTable;
   /** The provider scheme whose capability rules apply (the bedrock kind's). */
   scheme: string;

@@ -75,7 +75,7 @@ function stageOver(sdk: BedrockClient): BatchHandler {
       createCloudBatchClient(manifest.model.spec, {
         store,
         bedrockRoleArn: 'arn:aws:iam::123456789012:role/polyeval-bedrock-batch',
-        bedrock: () => Promise.resolve(sdk),
+        bedrockControl: () => Promise.resolve(sdk),
         quotas: { minRecordsPerJob: MIN_RECORDS },
       }),
     aggregateQueue: send<AggregateMessage>(cloud.queues.aggregate.url),

@@ -26,6 +26,11 @@ const EXCEPTIONS: readonly { scheme: string; file: string; why: string }[] = [
     file: 'layers/providers/sagemaker.ts',
     why: 'SageMaker\'s own payload flavour "#openai" (an OpenAI-style container), not the openai: provider',
   },
+  {
+    scheme: 'bedrock',
+    file: 'infra/batch.ts',
+    why: "the Bedrock service's IAM actions and ARNs (batch inference's service role and job permissions), not the bedrock: provider scheme",
+  },
 ];
 
 /** The module each registered provider is exported from, as the registry imports it. */
