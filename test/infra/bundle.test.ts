@@ -17,7 +17,7 @@ describe('cdk.json build step', () => {
     execSync(cdkJson.build ?? 'false', { cwd: PROJECT_ROOT, stdio: 'pipe', timeout: 240_000 });
 
     for (const image of EXECUTOR_IMAGES) {
-      for (const file of ['handler.mjs', 'consumer.mjs', 'runner.mjs', 'prebuild.mjs', 'pe-supervisor.c', 'KotlinCompileServer.java']) {
+      for (const file of ['handler.mjs', 'consumer.mjs', 'runner.mjs', 'prebuild.mjs', 'pe-supervisor.c', 'pe-gcc-preload.c', 'KotlinCompileServer.java']) {
         expect(existsSync(path.join(PROJECT_ROOT, 'layers/images', image.id, 'bundle', file)), `${image.id}/bundle/${file}`).toBe(true);
       }
     }
