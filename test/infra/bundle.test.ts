@@ -16,7 +16,16 @@ describe('cdk.json build step', () => {
 
     execSync(cdkJson.build ?? 'false', { cwd: PROJECT_ROOT, stdio: 'pipe', timeout: 240_000 });
 
-    for (const file of ['handler.mjs', 'consumer.mjs', 'runner.mjs', 'prebuild.mjs', 'pe-supervisor.c', 'KotlinCompileServer.java', 'python-checker.py']) {
+    for (const file of [
+      'handler.mjs',
+      'consumer.mjs',
+      'runner.mjs',
+      'prebuild.mjs',
+      'pe-supervisor.c',
+      'pe-gcc-preload.c',
+      'KotlinCompileServer.java',
+      'python-checker.py',
+    ]) {
       expect(existsSync(path.join(PROJECT_ROOT, 'layers/images/bundle', file)), `bundle/${file}`).toBe(true);
     }
 

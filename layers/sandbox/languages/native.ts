@@ -35,9 +35,15 @@ export async function nativeToolchain(language: string, compiler: string, flags:
 }
 
 /** Compiles in the sandbox; a non-zero exit is CE, a sandbox failure is the harness's. */
-export async function compileNative(ctx: RuntimeContext, argv: string[], buildDir: string, readOnly: string[] = []): Promise<CompileResult> {
+export async function compileNative(
+  ctx: RuntimeContext,
+  argv: string[],
+  buildDir: string,
+  readOnly: string[] = [],
+  env: Record<string, string> = {},
+): Promise<CompileResult> {
   // gcc's temporary files go to the build directory: the sandbox lets compilers write nowhere else.
-  const raw = await ctx.sandboxed({ argv, workDir: buildDir, readOnly, env: { ...COMPILER_ENV, TMPDIR: buildDir } });
+  const raw = await ctx.sandboxed({ argv, workDir: buildDir, readOnly, env: { ...COMPILER_ENV, ...env, TMPDIR: buildDir } });
   // Diagnostics name files relative to the build, as a user compiling main.c would see them.
   const r = { ...raw, stderr: raw.stderr.split(`${buildDir}/`).join(''), stdout: raw.stdout.split(`${buildDir}/`).join('') };
   if (r.exitCode === 0 && r.signal === null && !r.wallTimeout) return { ok: true, diagnostics: r.stderr };
