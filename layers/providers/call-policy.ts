@@ -26,6 +26,16 @@ export interface CallOutcome<T> {
   billed?: TokenUsage;
 }
 
+/**
+ * How long a call waits for an inference component to scale out from zero copies. AWS's own
+ * measurement (AWS Machine Learning Blog, "Unlock cost savings with the new scale down to zero
+ * feature in SageMaker Inference", Dec 2024, performance evaluation) took about 5 minutes for
+ * Llama-3-8B and about 6 for 70B with container caching (1 min for the alarm, ~1.7 to
+ * provision, ~2.3 to start the copy); the Developer Guide ("Scale an endpoint to zero
+ * instances") says "several minutes". Ten minutes covers that with margin.
+ */
+export const SCALE_FROM_ZERO_BUDGET_MS = 600_000;
+
 /** One attempt: receives the signal that aborts it on timeout or cancellation; throws a classified error. */
 export type Attempt<T> = (signal: AbortSignal) => Promise<T>;
 
@@ -66,11 +76,14 @@ export class CallPolicy {
         const failure = err instanceof ProviderCallError ? err : this.#classify(err);
         billed = addUsage(billed, failure.billed);
         if (outer?.aborted) throw final('call cancelled', failure, n, false, billed);
-        // Throttling and capacity on its way (a component scaling from zero) wait under the budget.
+        // Throttling waits under the wait budget. Capacity on its way (an inference component
+        // scaling out from zero copies) waits under its own, longer budget: AWS measured 5-6
+        // minutes from the first refused call to a serving copy (see SCALE_FROM_ZERO_BUDGET_MS).
         const waits = failure.throttled || failure.awaitingCapacity;
-        const allowed = waits ? throttleRetries : maxRetries;
+        const allowed = failure.awaitingCapacity ? Infinity : waits ? throttleRetries : maxRetries;
+        const budget = failure.awaitingCapacity ? Math.max(waitBudgetMs, SCALE_FROM_ZERO_BUDGET_MS) : waitBudgetMs;
         const delay = this.backoffMs(n, failure.retryAfterMs);
-        if (!failure.retryable || n > allowed || (waits && waited + delay > waitBudgetMs)) {
+        if (!failure.retryable || n > allowed || (waits && waited + delay > budget)) {
           throw final(failure.message, failure, n, failure.retryable, billed);
         }
         waited += delay;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallPolicy } from '#providers/call-policy.ts';
+import { CallPolicy, SCALE_FROM_ZERO_BUDGET_MS } from '#providers/call-policy.ts';
 import { ProviderCallError, classifySdkError } from '#providers/failures.ts';
 import { resolveOptions, type ProviderOptions } from '#providers/options.ts';
 
@@ -54,6 +54,36 @@ describe('CallPolicy', () => {
     // 1 + 2 + 4 + 8 + 16 + 20 = 51 s of waiting; the next 20 s would pass the 60 s budget.
     expect(delays).toEqual([1000, 2000, 4000, 8000, 16_000, 20_000]);
     expect(calls).toBe(7);
+  });
+
+  it('waits for an inference component scaling out from zero for minutes, past the throttling budget and --max-retries', async () => {
+    const delays: number[] = [];
+    // The user's --max-retries 3 and the default 180 s throttling budget bound throttling, not this wait.
+    const resolved = resolveOptions({ maxRetries: 3, random: () => 0, sleep: async (ms) => void delays.push(ms) });
+    const p = new CallPolicy(resolved, (e) => classifySdkError(e, Date.now()));
+    const noCapacity = Object.assign(
+      new Error(
+        'Inference Component has no capacity to process this request. ApplicationAutoScaling may be in-progress (if configured) or try to increase the capacity by invoking UpdateInferenceComponentRuntimeConfig API.',
+      ),
+      { name: 'ValidationError', $fault: 'client', $metadata: { httpStatusCode: 400 } },
+    );
+    let calls = 0;
+    // AWS measured about 6 minutes to a serving copy of a 70B model: 24 refusals 15 s apart.
+    const outcome = await p.call(async () => {
+      calls += 1;
+      if (calls <= 24) throw noCapacity;
+      return 'ok';
+    });
+    expect(outcome.value).toBe('ok');
+    expect(delays.reduce((a, b) => a + b, 0)).toBe(360_000);
+
+    // A component that never comes back fails once SCALE_FROM_ZERO_BUDGET_MS of waiting is spent.
+    delays.length = 0;
+    const err = await p.call(async () => Promise.reject(noCapacity)).catch((e: unknown) => e);
+    expect(err).toMatchObject({ retryable: true });
+    expect(String(err)).toMatch(/no capacity/);
+    expect(delays.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(SCALE_FROM_ZERO_BUDGET_MS);
+    expect(delays.reduce((a, b) => a + b, 0)).toBeGreaterThan(SCALE_FROM_ZERO_BUDGET_MS - 15_000);
   });
 
   it('stops retrying a non-throttling failure at maxRetries', async () => {
