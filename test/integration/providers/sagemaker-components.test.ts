@@ -79,7 +79,7 @@ describe('sagemaker inference components', () => {
     expect(waits).toEqual([15_000, 15_000, 15_000]);
   });
 
-  it('gives up on a component that stays at zero once the wait budget is spent, naming why', async () => {
+  it('gives up on a component that stays at zero once ten minutes of waiting are spent (not the shorter throttling budget), naming why', async () => {
     const server = await startSageMakerServer({ inferenceComponents: { shared: ['cold-ic'] }, scaledToZero: { 'cold-ic': 1000 }, answer: () => '3' });
     cleanups.push(() => server.close());
     const provider = createNetworkProvider('sagemaker:shared/cold-ic#tgi', {
@@ -94,8 +94,9 @@ describe('sagemaker inference components', () => {
       (e: unknown) => e as Error & { retryable: boolean },
     );
 
-    expect(err?.message).toMatch(/no capacity.*scaling out from zero.*after 5 attempts/);
-    expect(server.requests).toHaveLength(5);
+    // Asked every 15 s: 40 waits fill SCALE_FROM_ZERO_BUDGET_MS (600 s), so 41 attempts.
+    expect(err?.message).toMatch(/no capacity.*scaling out from zero.*after 41 attempts/);
+    expect(server.requests).toHaveLength(41);
   });
 
   it('runs ABRICOT end to end on a component, recorded under <endpoint>/<component>', async () => {
