@@ -138,7 +138,7 @@ describe('polyeval agree', () => {
     const missing = await runCli(['agree', runId, join(dir, 'nothing.jsonl'), '--home', home]);
     expect([missing.code, missing.stderr.includes('nothing.jsonl: cannot be read (ENOENT)')]).toEqual([2, true]);
     const badMin = await runCli(['agree', runId, join(dir, 'hand.samples.jsonl'), '--min', '1.5', '--home', home]);
-    expect([badMin.code, badMin.stderr.includes('--min must be a rate between 0 and 1')]).toEqual([2, true]);
+    expect([badMin.code, badMin.stderr.includes('--min 1.5: must be a rate between 0 and 1')]).toEqual([2, true]);
   }, 120_000);
 });
 
