@@ -36,7 +36,7 @@ beforeAll(() => {
 describe('function bundles', () => {
   it('carry the bundled suites and the dictionary packages beside each handler', () => {
     const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.') && existsSync(join(outdir, d, 'index.mjs')));
-    expect(assets.length).toBe(6); // api, plan, generate, aggregate, nightly, watchdog (execute is a container image)
+    expect(assets.length).toBe(7); // api, plan, generate, aggregate, nightly, watchdog, batch (execute is a container image)
     for (const asset of assets) {
       expect(existsSync(join(outdir, asset, 'sample', 'abricot', 'items.jsonl')), asset).toBe(true);
       expect(existsSync(join(outdir, asset, 'node_modules', 'dictionary-ro', 'index.dic')), asset).toBe(true);
@@ -210,7 +210,7 @@ describe('entry points', () => {
 
   it('uses Node.js 22 with X-Ray tracing and Powertools settings for every NodejsFunction', () => {
     const zips = resourcesOf('AWS::Lambda::Function').filter(([, f]) => f.Properties['PackageType'] !== 'Image');
-    expect(zips).toHaveLength(6);
+    expect(zips).toHaveLength(7); // api, plan, generate, aggregate, nightly, watchdog, batch
     for (const [, f] of zips) {
       expect(f.Properties['Runtime']).toBe('nodejs22.x');
       expect(f.Properties['Architectures']).toEqual(['x86_64']);
