@@ -293,6 +293,18 @@ export function distrust(located: LocatedChoice, digit: string): string | undefi
   return undefined;
 }
 
+/** Whether an `openai:` spec calls OpenAI's own API (https://api.openai.com), whose models the shipped table prices. */
+export function isOpenAiApi(spec: string): boolean {
+  const rest = spec.replace(/^openai:/, '');
+  const hash = rest.lastIndexOf('#');
+  try {
+    const url = new URL(hash < 0 ? rest : rest.slice(0, hash));
+    return url.protocol === 'https:' && url.hostname.toLowerCase() === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
 export interface OpenAiSpec {
   scheme: 'openai';
   baseUrl: string;
@@ -305,7 +317,9 @@ export const openai = networkKind<OpenAiSpec>({
   usage: 'openai:<base-url>#<model>',
   description: 'any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp)',
   billed: true,
-  tablePriced: true,
+  // Only OpenAI's own API bills OpenAI's prices: a vLLM, TGI or llama.cpp server serving a model
+  // it calls `gpt-4o-mini` is the user's hardware, priced by --prices / --assume-price.
+  tablePriced: isOpenAiApi,
   answersWithReference: false,
   options: ['api-key-env'],
   iam: [],
