@@ -58,12 +58,14 @@ export interface SageMakerServerOptions extends FaultOptions {
   inferenceComponents?: Record<string, string[]>;
   /**
    * The container that refuses past `capacity`: `tgi` (default) answers 429 `overloaded`;
-   * `djl-serving` (the LMI container) answers 503 with its error body `{code, type:
-   * "WlmCapacityException", message: "Worker queue capacity exceeded for model: …"}` —
-   * djl-serving serving/src/main/java/ai/djl/serving/http/InferenceRequestHandler.java
-   * `onException` maps WlmCapacityException to `config.getThrottleErrorHttpCode()` (503 by
-   * default: the ModelError users quote reads "Received server error (503) from primary with
-   * message … WlmCapacityException … Worker queue capacity exceeded").
+   * `djl-serving` (the LMI container) answers 503 with `{"code": 503, "type":
+   * "WlmCapacityException", "message": "Worker queue capacity exceeded for model: <id>"}` —
+   * djl-serving @ v0.36.0-24-gd21927c4: the message is WorkLoadManager.java `runJob`'s
+   * (`"Worker queue capacity exceeded for model: " + wpc.getId()`; the id here is the fake's
+   * `lmi`), InferenceRequestHandler.java `onException` sends it with
+   * `config.getThrottleErrorHttpCode()` (ConfigManager.java, 503 by default) and
+   * NettyUtils.java `sendError` writes the body as ErrorResponse {code, type (the exception's
+   * simple class name), message}.
    */
   container?: 'tgi' | 'djl-serving';
   /**
@@ -135,7 +137,7 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
           // SageMaker passes any container 4xx/5xx on as ModelError, HTTP 424, with its status in
           // OriginalStatusCode (SageMaker Runtime API reference, InvokeEndpoint, Errors: ModelError).
           type === 'overloaded' && options.container === 'djl-serving'
-          ? modelError(JSON.stringify({ code: 503, type: 'WlmCapacityException', message: 'Worker queue capacity exceeded for model: lmi (READY)' }), 503)
+          ? modelError(JSON.stringify({ code: 503, type: 'WlmCapacityException', message: 'Worker queue capacity exceeded for model: lmi' }), 503)
           : type === 'overloaded'
             ? modelError(JSON.stringify({ error: message, error_type: 'overloaded' }), 429)
             : {
