@@ -275,6 +275,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         peak: lambda.stats.peak,
         gb_s: lambda.stats.gbSeconds,
         without: [...without],
+        simulator: { store_mb: Math.round(store.heldBytes / 1e6), held_items: dynamo.heldItems, rss_mb: Math.round(process.memoryUsage().rss / 1e6) },
       },
     };
   } finally {
