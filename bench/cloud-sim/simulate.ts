@@ -234,6 +234,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       store.requests.get * AWS_PRICES.s3Get +
       3 * (run?.items ?? 0) * 2 * AWS_PRICES.sqsRequest;
     const dlq = Object.values(queues).reduce((sum, q) => sum + q.dlq.length, 0);
+    const expired = Object.values(queues).reduce((sum, q) => sum + q.expired, 0);
     return {
       items: options.items,
       completed: recorded - (verdicts.SE ?? 0),
@@ -250,6 +251,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         dlq,
         se: verdicts.SE ?? 0,
         missing: options.items - recorded,
+        expired,
         status: run?.status ?? 'none',
         generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
         transientAsSe: without.has('transient-redelivery'),
@@ -264,6 +266,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         model_usd: Number(modelUsd.toFixed(4)),
         model_calls: modelCalls,
         duplicate_deliveries: queues.generate.duplicated,
+        expired_messages: expired,
         events,
         conflicts: dynamo.conflicts,
         dynamo_throttles: dynamo.throttles,
