@@ -35,7 +35,7 @@ export function createGenerateDeps(env: NodeJS.ProcessEnv = process.env): Genera
       clock: () => new Date(),
       // Retries end inside the function's timeout, so a batch is never generated (and paid) twice.
       // The API keys from the deployment's SSM path (PROVIDER_KEYS_PATH).
-      provider: async (manifest) => createCloudProvider(manifest.model.spec, GENERATE_PROVIDER_OPTIONS, await keysEnv()),
+      provider: async (manifest) => createCloudProvider(manifest.model.spec, { ...GENERATE_PROVIDER_OPTIONS, env: await keysEnv() }, env),
       costOf: costOfManifest,
     }),
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
