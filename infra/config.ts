@@ -225,7 +225,7 @@ export function parseNightlySweep(raw: unknown): NightlySweep {
 function sweepField(field: string): string {
   const [head] = field.split('.');
   if (head === 'benchmark' || head === 'model') return `${head}s`;
-  return head === 'benchmarks' || head === 'models' || head === 'split' || head === 'params' ? field : `params.${field}`;
+  return head === 'benchmarks' || head === 'models' || head === 'split' || head === 'params' || head === 'batch' ? field : `params.${field}`;
 }
 
 /** The stack's name when `-c stackName=…` is not given. */
