@@ -16,8 +16,7 @@ import { EXECUTOR_IMAGES, FARGATE_TASK, JUDGE_MEMORY_MB } from '#core/languages/
 import { LAMBDA_BUDGET_MS } from './stages.ts';
 import { judgeMaxConcurrency } from './concurrency-budget.ts';
 import type { DryRunPlan } from '../shared/dry-run.ts';
-import { BEDROCK_BATCH_QUOTAS } from '#providers/batch/bedrock-quotas.ts';
-import { CLOUD_BATCH_SCHEMES } from './batch-clients.ts';
+import { CLOUD_BATCH_SCHEMES, cloudBatchWindowHours } from './batch-clients.ts';
 
 /** AWS list prices, us-east-1, USD. */
 export const AWS_PRICES = {
@@ -154,7 +153,7 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   const lane: CloudEstimate['executor']['lane'] = !executed ? 'none' : ms > LAMBDA_BUDGET_MS ? 'fargate' : 'lambda';
   const generatePerSecond = (deployment.generateConcurrency * GENERATE_BATCH) / deployment.callSeconds;
   const executePerSecond = executed && ms > 0 ? deployment.executorConcurrency / (ms / 1000) : Number.POSITIVE_INFINITY;
-  const wall = batch ? batchWindowHours(plan.model) * 3600 : Math.ceil(items / Math.min(generatePerSecond, executePerSecond));
+  const wall = batch ? cloudBatchWindowHours(plan.model) * 3600 : Math.ceil(items / Math.min(generatePerSecond, executePerSecond));
   // On demand, generate waits on every call; as a batch, the batch stage only reads results back and routes them.
   const generateGbSeconds = batch
     ? items * BATCH_STAGE_SECONDS_PER_ITEM * GENERATE_MEMORY_GB
@@ -252,15 +251,6 @@ export function estimateCloudRun(
 function schemeOf(model: string): string {
   const colon = model.indexOf(':');
   return colon < 0 ? model : model.slice(0, colon);
-}
-
-/**
- * The longest a batch job may take: Bedrock's job timeout (`timeoutDurationInHours`, 168 by
- * default; docs/aws.md), the 24-hour window of OpenAI's Batch API (`completion_window: "24h"`)
- * and Anthropic's Message Batches ("expire … if processing does not complete within 24 hours").
- */
-export function batchWindowHours(model: string): number {
-  return schemeOf(model) === 'bedrock' ? BEDROCK_BATCH_QUOTAS.maxTimeoutHours : 24;
 }
 
 /** The API calls the timing lookup needs (layers/app/cloud/remote-client.ts). */
