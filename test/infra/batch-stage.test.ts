@@ -42,6 +42,10 @@ describe('the batch stage', () => {
           BATCH_TIMEOUT_HOURS: '48',
         }),
       },
+      // One pass at a time: a 10-minute pass outlives the 5-minute tick, and an overlapping pass
+      // could submit an Anthropic batch (no lookup by name) twice.
+      ReservedConcurrentExecutions: 1,
+      Timeout: 600,
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ PLAN_QUEUE_URL: Match.anyValue(), BATCH_QUOTAS: '{"minRecordsPerJob":50,"maxJobsInFlightPerModel":20}' }) },
