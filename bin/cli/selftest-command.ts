@@ -15,6 +15,7 @@ import { intOption } from './options.ts';
 
 export interface SelftestFlags {
   id?: string;
+  language?: string;
   pollSeconds: number;
   timeoutMinutes: number;
 }
@@ -77,9 +78,13 @@ export async function waitForSelftest(
   }
 }
 
-async function start(client: RemoteClient): Promise<string> {
+async function start(client: RemoteClient, language: string | undefined): Promise<string> {
+  const languages = language
+    ?.split(',')
+    .map((l) => l.trim())
+    .filter(Boolean);
   try {
-    return (await client.startSelftest()).selftest_id;
+    return (await client.startSelftest(languages)).selftest_id;
   } catch (error) {
     // A stack deployed before the self-test existed has no such route.
     if (error instanceof InputError && /answered 404/u.test(error.message))
@@ -93,12 +98,13 @@ export function selftestCommand(clientOf: (command: Command) => { client: Remote
     .description(
       "run the bundled reference suites and the hostile suite through every language's deployed judge and runner; print each image's isolation and whether any probe escaped (exit 1 if so)",
     )
+    .option('--language <list>', 'only these languages, comma-separated (default: every language a bundled suite runs in)')
     .option('--id <selftest-id>', 'look at a self-test already started instead of starting one')
     .option('--poll-seconds <s>', 'seconds between status requests', intOption('--poll-seconds', 1), 15)
     .option('--timeout-minutes <m>', 'give up waiting after this long (the runs go on)', intOption('--timeout-minutes', 1), 60)
     .action(async (flags: SelftestFlags, command: Command) => {
       const { client, json } = clientOf(command);
-      const id = flags.id ?? (await start(client));
+      const id = flags.id ?? (await start(client, flags.language));
       if (!json) process.stderr.write(`polyeval: self-test ${id} started; waiting for its runs\n`);
       const report = await waitForSelftest(client, id, {
         pollMs: flags.pollSeconds * 1000,

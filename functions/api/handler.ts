@@ -16,7 +16,7 @@ import { getRunMetrics, getRunView, leaderboard, listRuns } from '#app/cloud/que
 import { reportLink } from '#app/cloud/report-link.ts';
 import { cancelRun, redriveRun } from '#app/cloud/run-control.ts';
 import { startRuns } from '#app/cloud/start.ts';
-import { selftestView, startSelftest } from '#app/cloud/selftest.ts';
+import { parseSelftestRequest, selftestView, startSelftest } from '#app/cloud/selftest.ts';
 import { domainErrorsToHttp, INTERNAL_ERROR_BODY } from '../shared/http-errors.ts';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability, observabilityMiddlewares } from '../shared/observability.ts';
@@ -59,7 +59,7 @@ async function route(deps: ApiDeps, event: APIGatewayProxyEventV2): Promise<APIG
       await leaderboard(deps, { benchmark: q.benchmark, metric: q.metric, slice: q.slice, protocol: q.protocol, language: q.language, dataset: q.dataset }),
     );
   }
-  if (path === '/selftest' && method === 'POST') return json(202, await startSelftest(deps));
+  if (path === '/selftest' && method === 'POST') return json(202, await startSelftest(deps, parseSelftestRequest(event.body)));
   const selftestMatch = /^\/selftest\/([^/]+)$/.exec(path);
   if (selftestMatch && method === 'GET') return json(200, await selftestView(deps, decodeURIComponent(selftestMatch[1] ?? '')));
   return json(404, { message: `no route ${method} ${path}` });

@@ -102,8 +102,8 @@ export class RemoteClient {
   }
 
   /** Starts the self-test's runs (POST /selftest): the bundled reference suites and the hostile suite, with the reference model. */
-  startSelftest(): Promise<SelftestStarted> {
-    return this.request('POST', '/selftest');
+  startSelftest(languages?: string[]): Promise<SelftestStarted> {
+    return this.request('POST', '/selftest', languages ? { body: { languages } } : {});
   }
 
   /** A self-test's runs while any is going, then its report (GET /selftest/{id}). */

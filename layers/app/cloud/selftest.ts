@@ -8,7 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { InputError, PolyevalError } from '#core/errors.ts';
-import { EXECUTOR_IMAGES, languageSpec } from '#core/languages/index.ts';
+import { z } from 'zod';
+import { EXECUTOR_IMAGES, languageIdOf, languageSpec } from '#core/languages/index.ts';
 import type { BlobStore, RunLedger } from '#core/ports.ts';
 import { readItems } from '#core/run/aggregate.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
@@ -52,9 +53,37 @@ function imageOf(language: string): string {
   return languageSpec(language)?.executor.image ?? language;
 }
 
-/** Writes the hostile suite (content-addressed) and starts every self-test run. */
-export async function startSelftest(deps: SelftestDeps): Promise<SelftestStarted> {
-  const files = SELFTEST_HOSTILE_LANGUAGES.map((language) => ({ language, text: hostileRocodeJsonl(language) }));
+/** What POST /selftest may carry: the languages to test (default: every one a bundled suite reaches). */
+export const SelftestRequestSchema = z.object({ languages: z.array(z.string().min(1)).min(1).optional() }).strict();
+export type SelftestRequest = z.infer<typeof SelftestRequestSchema>;
+
+/** The request's languages as ids, each one a bundled suite reaches. */
+function chosenLanguages(request: SelftestRequest): Set<string> | undefined {
+  if (!request.languages) return undefined;
+  const reachable = new Set([...SELFTEST_REFERENCE_SUITES.map((s) => s.language), ...SELFTEST_HOSTILE_LANGUAGES]);
+  const ids = request.languages.map((spelling) => {
+    const id = languageIdOf(spelling);
+    if (id === undefined || !reachable.has(id))
+      throw new InputError(`no bundled self-test suite runs in "${spelling}" (languages: ${[...reachable].join(', ')})`, { field: 'languages' });
+    return id;
+  });
+  return new Set(ids);
+}
+
+/** Parses a POST /selftest body (none, or `{ "languages": [...] }`). */
+export function parseSelftestRequest(body: unknown): SelftestRequest {
+  if (body === undefined || body === null || body === '') return {};
+  const parsed = SelftestRequestSchema.safeParse(body);
+  if (!parsed.success)
+    throw new InputError(`the body must be {"languages": ["python", …]} or empty: ${parsed.error.issues[0]?.message ?? ''}`, { field: 'body' });
+  return parsed.data;
+}
+
+/** Writes the hostile suite (content-addressed) and starts every self-test run (of the request's languages). */
+export async function startSelftest(deps: SelftestDeps, request: SelftestRequest = {}): Promise<SelftestStarted> {
+  const only = chosenLanguages(request);
+  const wanted = (language: string): boolean => only === undefined || only.has(language);
+  const files = SELFTEST_HOSTILE_LANGUAGES.filter(wanted).map((language) => ({ language, text: hostileRocodeJsonl(language) }));
   const hash = createHash('sha256')
     .update(files.map((f) => f.text).join('\n'))
     .digest('hex')
@@ -64,7 +93,7 @@ export async function startSelftest(deps: SelftestDeps): Promise<SelftestStarted
     const [run] = await startRuns(deps, parseRunSpec({ benchmark, model: 'reference', language }, 'self-test'));
     if (run) runs.push({ run_id: run.run_id, role, language, image: imageOf(language) });
   };
-  for (const suite of SELFTEST_REFERENCE_SUITES) await start(suite.benchmark, suite.language, 'reference');
+  for (const suite of SELFTEST_REFERENCE_SUITES.filter((s) => wanted(s.language))) await start(suite.benchmark, suite.language, 'reference');
   for (const { language, text } of files) {
     const key = `datasets/selftest/${hash}/hostile-${language}.jsonl`;
     await deps.store.put(key, text);
