@@ -90,7 +90,9 @@ export async function startSelftest(deps: SelftestDeps, request: SelftestRequest
     .slice(0, 16);
   const runs: SelftestRunRef[] = [];
   const start = async (benchmark: string, language: string, role: SelftestRunRef['role']) => {
-    const [run] = await startRuns(deps, parseRunSpec({ benchmark, model: 'reference', language }, 'self-test'));
+    // Probes run under their rows' limits (1 s; 4 s for memory bombs), not the paper protocol's 4 s for every row.
+    const spec = { benchmark, model: 'reference', language, ...(role === 'hostile' ? { rowLimits: true } : {}) };
+    const [run] = await startRuns(deps, parseRunSpec(spec, 'self-test'));
     if (run) runs.push({ run_id: run.run_id, role, language, image: imageOf(language) });
   };
   for (const suite of SELFTEST_REFERENCE_SUITES.filter((s) => wanted(s.language))) await start(suite.benchmark, suite.language, 'reference');

@@ -1,8 +1,8 @@
 // The deployed self-test end to end on moto_server: POST /selftest through the real api
 // handler, the runs through the real plan, generate, execute and aggregate handlers (the
 // local sandbox standing in for the deployed judge and runner), GET /selftest/{id} read into
-// the report `polyeval remote selftest` prints. Then a runner that leaks its credentials into
-// the programs' environment, which the report must call an escape.
+// the report `polyeval remote selftest` prints — with a runner that leaks its credentials
+// into Python programs' environment, which the report must call an escape, and only that.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionJob, Executor } from '#core/ports.ts';
 import { HOSTILE_PROBES } from '#core/selftest/suite.ts';
@@ -12,6 +12,7 @@ import { apiEvent, postJson } from './api-events.ts';
 import { apiClient, drive, startCloud, type Cloud } from './cloud-harness.ts';
 
 let cloud: Cloud;
+/** Whether the executors leak (set by the test that plays that runner). */
 let leak = false;
 
 /**
@@ -30,7 +31,7 @@ function leaky(inner: Executor): Executor {
 }
 
 beforeAll(async () => {
-  cloud = await startCloud({ executeLanguages: ['c', 'cpp', 'kotlin'], wrapExecutor: leaky });
+  cloud = await startCloud({ executeLanguages: ['c'], wrapExecutor: leaky });
 }, 120_000);
 
 afterAll(async () => {
@@ -52,47 +53,32 @@ async function selftest(body?: Record<string, unknown>): Promise<{ started: Self
 }
 
 describe('the deployed self-test', () => {
-  it('runs every reference suite and every probe through its image and reports each image held, with its isolation', async () => {
-    const { started, view } = await selftest();
-    expect(started.runs.map((r) => `${r.role}:${r.language}:${r.image}`).sort()).toEqual(
-      [
-        'hostile:c:cpp',
-        'hostile:cpp:cpp',
-        'hostile:python:python',
-        'reference:c:cpp',
-        'reference:cpp:cpp',
-        'reference:kotlin:kotlin',
-        'reference:python:python',
-      ].sort(),
-    );
+  it('runs the reference suites and every probe through each image and reports the leaked credentials as the one escape', async () => {
+    leak = true;
+    const { started, view } = await selftest({ languages: ['python', 'c'] });
+    expect(started.runs.map((r) => `${r.role}:${r.language}:${r.image}`)).toEqual([
+      'reference:python:python',
+      'reference:c:cpp',
+      'hostile:python:python',
+      'hostile:c:cpp',
+    ]);
     if (view.status !== 'done') throw new Error(`the self-test did not finish: ${JSON.stringify(view)}`);
     const text = selftestText(view.selftest_id, view);
-    expect(view.ok, text).toBe(true);
-    for (const image of ['python', 'cpp', 'kotlin']) {
+    expect(view, text).toMatchObject({ ok: false, escaped: 1, errors: 0, referenceFailed: 0 });
+    for (const image of ['python', 'cpp']) {
       const report = view.images.find((i) => i.image === image);
       expect(report?.isolation.length, `${image}: ${text}`).toBeGreaterThan(0);
-      expect(report?.reference?.failed).toEqual([]);
+      expect(report?.reference?.failed, text).toEqual([]);
+      expect(report?.reference?.total).toBeGreaterThan(0);
     }
-    expect(view.images.flatMap((i) => i.probes)).toHaveLength(HOSTILE_PROBES.length);
-    expect(text).toMatch(/reading the parent environment and \/proc\/<pid>\/environ\s+python\s+OK\s+HELD/u);
-    expect(text).toContain('PASSED: 0 escaped, 0 not judged, 0 reference item(s) failed');
-  }, 1_200_000);
-
-  it('reports the environment probe as escaped when the runner leaks its credentials into programs', async () => {
-    leak = true;
-    try {
-      const { started, view } = await selftest({ languages: ['python'] });
-      expect(started.runs.map((r) => `${r.role}:${r.language}`)).toEqual(['reference:python', 'hostile:python']);
-      if (view.status !== 'done') throw new Error(`the self-test did not finish: ${JSON.stringify(view)}`);
-      const text = selftestText(view.selftest_id, view);
-      expect(view).toMatchObject({ ok: false, escaped: 1, errors: 0, referenceFailed: 0 });
-      expect(text).toMatch(/reading the parent environment and \/proc\/<pid>\/environ\s+python\s+WA\s+ESCAPED/u);
-      expect(text).toContain('FAILED: 1 escaped');
-      expect(view.images.find((i) => i.image === 'cpp')?.untested).toBe(true);
-    } finally {
-      leak = false;
-    }
-  }, 600_000);
+    // Every C probe held; of Python's, all but the one that found the leaked variable.
+    expect(view.images.find((i) => i.image === 'cpp')?.probes.map((p) => p.result)).toEqual(HOSTILE_PROBES.filter((p) => p.language === 'c').map(() => 'held'));
+    expect(view.images.find((i) => i.image === 'cpp')?.ok).toBe(true);
+    expect(text).toMatch(/reading the parent environment and \/proc\/<pid>\/environ\s+python\s+WA\s+ESCAPED/u);
+    expect(text).toMatch(/reading the parent environment and \/proc\/<pid>\/environ\s+c\s+OK\s+HELD/u);
+    expect(text).toContain('FAILED: 1 escaped, 0 not judged, 0 reference item(s) failed');
+    expect(view.images.filter((i) => i.untested).map((i) => i.image)).toEqual(['kotlin', 'java', 'javascript']);
+  }, 1_500_000);
 
   it('answers 400 for a language no bundled suite runs in and 404 for an unknown self-test', async () => {
     const java = await call(postJson('/selftest', { languages: ['java'] }));
