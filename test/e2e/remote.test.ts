@@ -322,7 +322,7 @@ describe('polyeval remote', () => {
     }
     await drive(cloud);
     const result = await cli;
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     expect(result.stdout).toMatch(/^image python \(python\) · isolation: \S+/mu);
     expect(result.stdout).toMatch(/reference suite: (\d+)\/\1 passed/u);
     expect(result.stdout).toMatch(/a TCP connection to a listening loopback port\s+python\s+OK\s+HELD/u);
@@ -340,7 +340,7 @@ describe('polyeval remote', () => {
   it('exits 2 naming the languages a self-test can run in, and for an unknown self-test', async () => {
     const java = await runCli(['remote', 'selftest', '--language', 'java', '--api', api], { env });
     expect(java.code).toBe(2);
-    expect(java.stderr).toMatch(/400: no bundled self-test suite runs in "java" \(languages: python, c, cpp, kotlin\)/u);
+    expect(java.stderr).toMatch(/400: field "languages": no bundled self-test suite runs in "java" \(languages: python, c, cpp, kotlin\)/u);
     const unknown = await runCli(['remote', 'selftest', '--id', 'selftest-20261202-000000', '--api', api], { env });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('404: no self-test "selftest-20261202-000000"');
