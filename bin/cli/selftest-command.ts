@@ -68,10 +68,19 @@ export async function waitForSelftest(
   const now = options.now ?? Date.now;
   const deadline = now() + options.timeoutMs;
   for (;;) {
-    const view = await client.selftest(id);
-    if (view.status === 'done') return view;
-    const ended = view.runs.filter((r) => !['planned', 'running', 'aggregating'].includes(r.status)).length;
-    options.progress(`${id}: ${ended}/${view.runs.length} runs ended`);
+    let view: SelftestView | undefined;
+    try {
+      view = await client.selftest(id);
+    } catch (error) {
+      // A poll that gets no answer (a 5xx, a timeout) is asked again; a 4xx is the caller's and ends the wait.
+      if (!(error instanceof HarnessError)) throw error;
+      options.progress(`${id}: ${error.message}; asking again`);
+    }
+    if (view?.status === 'done') return view;
+    if (view) {
+      const ended = view.runs.filter((r) => !['planned', 'running', 'aggregating'].includes(r.status)).length;
+      options.progress(`${id}: ${ended}/${view.runs.length} runs ended`);
+    }
     if (now() >= deadline)
       throw new HarnessError(`self-test ${id} still running after the timeout; look again later with: polyeval remote selftest --id ${id}`);
     await sleep(options.pollMs);

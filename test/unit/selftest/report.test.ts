@@ -5,6 +5,7 @@ import { HOSTILE_CASES } from '#core/selftest/hostile-programs.ts';
 import { probeResult, selftestReport, type SelftestRun } from '#core/selftest/report.ts';
 import { DEPLOYED_PROBE, HOSTILE_PROBES, SELFTEST_HOSTILE_LANGUAGES, hostileRocodeJsonl, type HostileProbe } from '#core/selftest/suite.ts';
 import type { IoTestsTask, Verdict } from '#core/types.ts';
+import { HarnessError } from '#core/errors.ts';
 import { selftestText, waitForSelftest } from '../../../bin/cli/selftest-command.ts';
 
 const ISO = 'lambda-runner+rlimits+seccomp+landlock';
@@ -131,10 +132,14 @@ describe('waiting for a self-test', () => {
     runs: [{ run_id: 'r', role: 'hostile' as const, language: 'c', image: 'cpp', status: 'running' }],
   };
 
-  it('polls until every run has ended and reports progress meanwhile', async () => {
-    const answers = [running, running, done];
+  it('polls until every run has ended, asking again after a poll with no answer, and reports progress meanwhile', async () => {
+    const answers = [running, new HarnessError('no answer from http://api within 30000 ms'), running, done];
     const progress: string[] = [];
-    const view = await waitForSelftest({ selftest: () => Promise.resolve(answers.shift() ?? done) }, 's', {
+    const next = () => {
+      const answer = answers.shift() ?? done;
+      return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+    };
+    const view = await waitForSelftest({ selftest: next }, 's', {
       pollMs: 10,
       timeoutMs: 1000,
       progress: (l) => progress.push(l),
@@ -142,7 +147,7 @@ describe('waiting for a self-test', () => {
       now: () => 0,
     });
     expect(view.ok).toBe(true);
-    expect(progress).toEqual(['s: 0/1 runs ended', 's: 0/1 runs ended']);
+    expect(progress).toEqual(['s: 0/1 runs ended', 's: no answer from http://api within 30000 ms; asking again', 's: 0/1 runs ended']);
   });
 
   it('gives up after the timeout naming the command that looks again', async () => {
