@@ -1,5 +1,5 @@
 /**
- * `polyeval remote run|status|metrics|report|cancel|redrive|leaderboard --api <url>`: the same against the deployed
+ * `polyeval remote run|status|metrics|report|cancel|redrive|leaderboard|selftest --api <url>`: the same against the deployed
  * HTTP API, every request SigV4-signed with the standard AWS credential chain. `remote run`
  * takes the flags of `polyeval run` and validates them with the same schema before sending.
  */
@@ -25,6 +25,7 @@ import { checkRunId } from '#app/cloud/queries.ts';
 import { downloadTo } from '#app/cloud/download.ts';
 import { CLOUD_BATCH_SCHEMES, checkCloudBatch } from '#app/cloud/batch-clients.ts';
 import { openFile } from './open-file.ts';
+import { selftestCommand } from './selftest-command.ts';
 
 interface RemoteGlobals {
   api?: string;
@@ -338,7 +339,16 @@ export function remoteCommand(): Command {
     .option('--api <url>', 'the HTTP API URL (default: $POLYEVAL_API)')
     .option('--region <region>', 'signing region (default: AWS_REGION, else from the API host)')
     .option('--json', 'print exactly one JSON object on stdout');
-  for (const sub of [runCommand(), statusCommand(), metricsCommand(), reportCommand(), cancelCommand(), redriveCommand(), leaderboardCommand()])
+  for (const sub of [
+    runCommand(),
+    statusCommand(),
+    metricsCommand(),
+    reportCommand(),
+    cancelCommand(),
+    redriveCommand(),
+    leaderboardCommand(),
+    selftestCommand(clientOf),
+  ])
     remote.addCommand(sub.exitOverride());
   return remote;
 }
