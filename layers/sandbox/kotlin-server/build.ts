@@ -7,7 +7,9 @@
  * jar or an upgraded JDK would silently void the archive), so any of them changing rebuilds;
  * a recorded archive is kept only if a JVM started with `-Xshare:on` accepts it; concurrent builders (parallel test workers, two runs) each build
  * into a private directory and the first atomic rename wins. Without an archive (training
- * failed) the server starts from the jar, only slower.
+ * failed) the server starts from the jar, only slower. Each use marks the build used, and
+ * once one is ready the builds of other fingerprints unused for a day are removed
+ * (cache-prune.ts).
  */
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,6 +20,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { HarnessError } from '../../core/errors.ts';
 import { cdsFingerprint } from '../cds-fingerprint.ts';
+import { markUsed, pruneServerCache } from './cache-prune.ts';
 import { loadScale } from '../load.ts';
 import { SERVER_ARCHIVE, SERVER_JAR, SERVER_JVM_FLAGS, SERVER_MAIN_CLASS, serverClassPath, serverHeapFlags } from './jvm-flags.ts';
 import { cacheDir, jdkTool, jvmEnv, kotlinHome, kotlinVersion } from './toolchain.ts';
@@ -42,7 +45,18 @@ let building: Promise<string> | undefined;
  * building it if needed.
  * @throws HarnessError when the source is missing or `javac` fails.
  */
-export function ensureServerBuilt(): Promise<string> {
+export async function ensureServerBuilt(): Promise<string> {
+  let dir = await built();
+  if (!existsSync(join(dir, SERVER_JAR))) {
+    // Removed from under this process (by hand, or pruned after a day unused): build it again.
+    building = undefined;
+    dir = await built();
+  }
+  markUsed(dir);
+  return dir;
+}
+
+function built(): Promise<string> {
   building ??= build().catch((error: unknown) => {
     building = undefined; // a later call may succeed (e.g. after installing a JDK)
     throw error;
@@ -75,7 +89,7 @@ async function build(): Promise<string> {
     .slice(0, 16);
   const root = join(cacheDir(), 'kotlin-server');
   const target = join(root, hash);
-  if (existsSync(join(target, SERVER_JAR))) return target;
+  if (existsSync(join(target, SERVER_JAR))) return ready(root, hash);
 
   await mkdir(root, { recursive: true });
   const scratch = await mkdtemp(join(root, `.build-${hash}-`));
@@ -99,10 +113,16 @@ async function build(): Promise<string> {
     // Another process finished first: its build is identical, keep it.
     await rm(scratch, { recursive: true, force: true });
     if (!existsSync(join(target, SERVER_JAR))) throw new HarnessError(`cannot install the compile server into ${target}`, { cause: error });
-    return target;
+    return ready(root, hash);
   }
   await train(target);
-  return target;
+  return ready(root, hash);
+}
+
+/** The build `hash`, once the other fingerprints' builds unused for a day are removed. */
+async function ready(root: string, hash: string): Promise<string> {
+  await pruneServerCache(root, hash);
+  return join(root, hash);
 }
 
 /**
