@@ -33,6 +33,9 @@ import { checkCloudBatch } from './batch-clients.ts';
 import type { CloudWorkItem } from './messages.ts';
 import { afterRecord, alreadyRecorded, routeGenerated, type GenerateDeps } from './stages.ts';
 
+/** Run states whose jobs are stopped, not advanced. */
+const ENDING: ReadonlySet<string> = new Set(['cancelled', 'stopped', 'failed']);
+
 /** A cancelled run's jobs are looked after for this long (Bedrock's longest job timeout, 168 h, and a day). */
 const CANCELLED_WATCH_MS = (168 + 24) * 3_600_000;
 
@@ -113,8 +116,9 @@ export async function tickBatches(deps: BatchStageDeps): Promise<BatchTickReport
   const now = deps.clock().getTime();
   const open: OpenRun[] = [];
   for (const run of await deps.ledger.listRuns()) {
-    const watched =
-      run.status === 'planned' || run.status === 'running' || (run.status === 'cancelled' && now - Date.parse(run.updatedAt) < CANCELLED_WATCH_MS);
+    // A run that ended with jobs at the provider (cancelled, or stopped by --max-cost after its
+    // first job was created) still has them stopped and what they billed booked.
+    const watched = run.status === 'planned' || run.status === 'running' || (ENDING.has(run.status) && now - Date.parse(run.updatedAt) < CANCELLED_WATCH_MS);
     if (!watched || (await deps.store.list(batchKeys.prefix(run.runId))).length === 0) continue;
     const ctx = await deps.contexts.get(run.runId);
     const docs = (await loadJobs(ctx)).filter((d) => d.routed !== true);
@@ -125,7 +129,7 @@ export async function tickBatches(deps: BatchStageDeps): Promise<BatchTickReport
     } catch (error) {
       // A run this deployment cannot serve (e.g. its provider's API key is not in SSM) fails with the reason; the other runs' jobs move on.
       if (!(error instanceof InputError) || run.status === 'cancelled') throw error;
-      await ctx.ledger.setStatus(run.runId, 'failed', `batch: ${error.message}`);
+      if (run.status === 'planned' || run.status === 'running') await ctx.ledger.setStatus(run.runId, 'failed', `batch: ${error.message}`);
       continue;
     }
     open.push({ run, ctx, client, docs });
@@ -138,7 +142,7 @@ export async function tickBatches(deps: BatchStageDeps): Promise<BatchTickReport
   const failures: unknown[] = [];
   for (const entry of open) {
     try {
-      runs.push(entry.run.status === 'cancelled' ? await stopJobs(entry) : await advance(deps, entry, inFlight));
+      runs.push(ENDING.has(entry.run.status) ? await stopJobs(entry) : await advance(deps, entry, inFlight));
     } catch (error) {
       // One run's provider failing leaves the others' jobs moving; the tick then fails (its alarm), and the next one retries.
       failures.push(error);
@@ -191,7 +195,7 @@ async function advance(deps: BatchStageDeps, { run, ctx, client, docs }: OpenRun
   return { runId: run.runId, jobs: still.map(describeJob), waiting };
 }
 
-/** A cancelled run: its jobs are stopped, what they billed is booked, nothing is routed. */
+/** A cancelled, stopped or failed run: its jobs are stopped, what they billed is booked, nothing is routed. */
 async function stopJobs({ run, ctx, client, docs }: OpenRun): Promise<BatchTickRun> {
   for (const doc of docs) {
     if (doc.job_id === null) {
@@ -209,7 +213,7 @@ async function stopJobs({ run, ctx, client, docs }: OpenRun): Promise<BatchTickR
         doc.cancel_requested = true;
         await saveJob(ctx, doc);
       }
-      const status = await pollJob(ctx, { client }, doc);
+      const status = await pollJob(ctx, { client }, doc, false);
       if (status.phase !== 'ended') continue;
     }
     await finishJob(ctx, client, doc, new Map(), () => Promise.resolve());

@@ -196,8 +196,16 @@ export async function submitJob(ctx: RunContext, client: BatchClient, doc: Batch
   await saveJob(ctx, doc);
 }
 
-/** Polls a submitted job; a changed status is stored, shown as the run's status line and passed to `onStatus`. */
-export async function pollJob(ctx: RunContext, opts: Pick<BatchStageOptions, 'client' | 'onStatus'>, doc: BatchJobDocument): Promise<BatchJobStatus> {
+/**
+ * Polls a submitted job; a changed status is stored, shown as the run's status line (unless the
+ * run has ended: `announce` false, so a stopped run is not set running again) and passed to `onStatus`.
+ */
+export async function pollJob(
+  ctx: RunContext,
+  opts: Pick<BatchStageOptions, 'client' | 'onStatus'>,
+  doc: BatchJobDocument,
+  announce = true,
+): Promise<BatchJobStatus> {
   const status = await opts.client.status(doc.job_id as string);
   const next = {
     phase: status.phase,
@@ -212,7 +220,7 @@ export async function pollJob(ctx: RunContext, opts: Pick<BatchStageOptions, 'cl
   if (JSON.stringify(next) !== JSON.stringify(doc.status)) {
     doc.status = next;
     await saveJob(ctx, doc);
-    await ctx.ledger.setStatus(ctx.manifest.run_id, 'running', describeJob(doc));
+    if (announce) await ctx.ledger.setStatus(ctx.manifest.run_id, 'running', describeJob(doc));
     opts.onStatus?.(doc);
   }
   return status;

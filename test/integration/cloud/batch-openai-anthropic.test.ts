@@ -35,6 +35,13 @@ const ANTHROPIC_KEY = 'sk-ant-from-ssm';
 /** Shipped prices, batch half of on demand: gpt-4o-mini $0.15/$0.60 → $0.075/$0.30, claude-haiku-4-5 $1/$5 → $0.50/$2.50. */
 const OPENAI_MODEL = 'gpt-4o-mini';
 const ANTHROPIC_MODEL = 'claude-haiku-4-5';
+/**
+ * An openai: server other than api.openai.com is priced only by the user (layers/providers/prices.ts
+ * `resolveModelPrice`): the fakes' loopback URLs get gpt-4o-mini's shipped prices as `remote run --prices`.
+ */
+const OPENAI_PRICES = {
+  models: { [OPENAI_MODEL]: { input_per_mtok: 0.15, output_per_mtok: 0.6, batch_input_per_mtok: 0.075, batch_output_per_mtok: 0.3 } },
+};
 /** The same model behind every fake: a digit chosen by the prompt's text. */
 const answer = (prompt: string): string => String(1 + (prompt.length % 5));
 
@@ -129,8 +136,9 @@ describe('remote run --batch with openai: and anthropic: models', () => {
       const anthropicBatches = provider === 'anthropic' ? await startAnthropicBatchServer({ answer, apiKey: ANTHROPIC_KEY }) : undefined;
       if (anthropicBatches) closers.push(anthropicBatches);
       const spec = (url: string): string => (provider === 'openai' ? `openai:${url}#${model}` : `anthropic:${model}`);
-      const batchRun = await startRun({ benchmark: 'sample/abricot', model: spec(openaiBatches?.url ?? ''), batch: true });
-      const direct = await startRun({ benchmark: 'sample/abricot', model: spec(onDemand.openai.url), likertMode: 'digit-parse' });
+      const prices = provider === 'openai' ? { prices: OPENAI_PRICES } : {};
+      const batchRun = await startRun({ benchmark: 'sample/abricot', model: spec(openaiBatches?.url ?? ''), batch: true, ...prices });
+      const direct = await startRun({ benchmark: 'sample/abricot', model: spec(onDemand.openai.url), likertMode: 'digit-parse', ...prices });
       await drive(cloud);
       expect(await cloud.store.list(`runs/${batchRun}/batches/`)).toHaveLength(3);
       const lines = await untilSettled(cloud, batchRun, batchStage(anthropicBatches?.url));
@@ -168,7 +176,7 @@ describe('remote run --batch with openai: and anthropic: models', () => {
       reject: (id) => (id === 'r3' ? { status: 400, message: "Invalid 'max_tokens': too large for this model" } : undefined),
       expireAfter: 15,
     });
-    const runId = await startRun({ benchmark: 'sample/abricot', model: `openai:${server.url}#${OPENAI_MODEL}`, batch: true });
+    const runId = await startRun({ benchmark: 'sample/abricot', model: `openai:${server.url}#${OPENAI_MODEL}`, prices: OPENAI_PRICES, batch: true });
     await drive(cloud);
     await untilSettled(cloud, runId, batchStage());
     const run = await cloud.ledger.getRun(runId);
@@ -183,7 +191,13 @@ describe('remote run --batch with openai: and anthropic: models', () => {
 
   it('counts a job’s worst case against --max-cost before creating it: over the cap, the run stops with no batch created', async () => {
     const server = await openAiBatches();
-    const runId = await startRun({ benchmark: 'sample/abricot', model: `openai:${server.url}#${OPENAI_MODEL}`, batch: true, maxCostUsd: 0.0005 });
+    const runId = await startRun({
+      benchmark: 'sample/abricot',
+      model: `openai:${server.url}#${OPENAI_MODEL}`,
+      prices: OPENAI_PRICES,
+      batch: true,
+      maxCostUsd: 0.0005,
+    });
     await drive(cloud);
     await batchStage()();
     const run = await cloud.ledger.getRun(runId);
@@ -193,9 +207,34 @@ describe('remote run --batch with openai: and anthropic: models', () => {
     expect(server.batches()).toEqual([]);
   }, 120_000);
 
+  it('stops the batch it created when --max-cost stops the run at the next job, and books what it billed', async () => {
+    const server = await openAiBatches({ progressPolls: 1_000 });
+    // Room for one job's worst case (about $0.00079 for 20 records), not two.
+    const runId = await startRun({
+      benchmark: 'sample/abricot',
+      model: `openai:${server.url}#${OPENAI_MODEL}`,
+      prices: OPENAI_PRICES,
+      batch: true,
+      maxCostUsd: 0.001,
+    });
+    await drive(cloud);
+    const stage = batchStage();
+    await stage();
+    expect(server.batches().map((b) => b.status)).toEqual(['in_progress']);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'stopped' });
+    // The next passes stop the job the stopped run left at OpenAI, then leave the run alone.
+    await stage();
+    await stage();
+    expect(server.batches().map((b) => b.status)).toEqual(['cancelled']);
+    expect((await stage()).runs.filter((r) => r.runId === runId)).toEqual([]);
+    const run = await cloud.ledger.getRun(runId);
+    expect(run).toMatchObject({ status: 'stopped' });
+    expect(run?.costUsd ?? NaN).toBeLessThanOrEqual(0.001);
+  }, 300_000);
+
   it('finds its OpenAI batch again after a restart mid-batch, and cancel stops the batches', async () => {
     const server = await openAiBatches({ progressPolls: 1_000 });
-    const runId = await startRun({ benchmark: 'sample/abricot', model: `openai:${server.url}#${OPENAI_MODEL}`, batch: true });
+    const runId = await startRun({ benchmark: 'sample/abricot', model: `openai:${server.url}#${OPENAI_MODEL}`, prices: OPENAI_PRICES, batch: true });
     await drive(cloud);
     const first = batchStage();
     for (let i = 0; i < 2; i++) await first();
