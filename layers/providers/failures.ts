@@ -112,6 +112,14 @@ const NO_CAPACITY = /Inference Component has no capacity/i;
 /** How often a call waiting for an inference component's first copy asks again. */
 const SCALE_FROM_ZERO_POLL_MS = 15_000;
 
+/**
+ * A 503 that says "slow down" rather than "down": Ollama's full scheduler queue ("server busy,
+ * please try again.  maximum pending requests exceeded", ollama server/sched.go `ErrMaxQueue`
+ * @fb30760) and Gemini's overloaded model (503 UNAVAILABLE "The model is overloaded. Please
+ * try again later.", Gemini API docs, "Troubleshooting"): the call policy backs off.
+ */
+const BUSY_503 = /server busy|overloaded/i;
+
 /** Names that mean "over your quota", whatever the status (SageMaker sends ThrottlingException with 400). */
 const THROTTLE_NAMES = new Set(['ThrottlingException', 'TooManyRequestsException']);
 
@@ -170,6 +178,7 @@ export function httpFailure(
   }
   return new ProviderCallError(`HTTP ${status}: ${truncate(serverMessage)}`, {
     retryable: isRetryableStatus(status),
+    throttled: status === 429 || (status === 503 && BUSY_503.test(serverMessage)),
     status,
     ...(code !== undefined ? { code } : {}),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),

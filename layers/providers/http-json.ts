@@ -29,7 +29,7 @@ export async function fetchJson(url: string, req: JsonRequest): Promise<unknown>
     throw httpFailure(
       res.status,
       serverMessage(text) || res.statusText,
-      { ms: retryAfterFromHeaders((h) => res.headers.get(h), req.now()) },
+      { ms: retryAfterFromHeaders((h) => res.headers.get(h), req.now()) ?? retryDelayOf(text) },
       req.now(),
       errorCode(text),
     );
@@ -51,10 +51,36 @@ export function parseJsonBody(text: string): unknown {
   }
 }
 
+/**
+ * An error body as JSON, unwrapped from the one-element array Gemini's OpenAI-compatible
+ * endpoint may send (`[{"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", …}}]`, as
+ * reported in n4ze3m/page-assist#406); throws when the text is not JSON.
+ */
+function errorBody(text: string): unknown {
+  const parsed = JSON.parse(text) as unknown;
+  return Array.isArray(parsed) && parsed.length === 1 ? (parsed[0] as unknown) : parsed;
+}
+
+/**
+ * The wait a Google API error asks for: `google.rpc.RetryInfo.retryDelay` ("46s") in the
+ * error's `details` (Gemini API docs, "Rate limits"; google/rpc/error_details.proto).
+ */
+export function retryDelayOf(text: string): number | undefined {
+  try {
+    const error = (errorBody(text) as { error?: { details?: unknown } }).error;
+    const details = Array.isArray(error?.details) ? (error.details as { '@type'?: unknown; retryDelay?: unknown }[]) : [];
+    const info = details.find((d) => typeof d['@type'] === 'string' && d['@type'].endsWith('google.rpc.RetryInfo'));
+    const m = typeof info?.retryDelay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(info.retryDelay) : null;
+    return m ? Math.round(Number(m[1]) * 1000) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The message of an error body in the shapes servers use: {error:{message}}, {error:"…"}, {message}, or plain text. */
 export function serverMessage(text: string): string {
   try {
-    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };
+    const parsed = errorBody(text) as { error?: unknown; message?: unknown; detail?: unknown };
     const error = parsed.error;
     if (typeof error === 'string') return error;
     if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
@@ -71,7 +97,7 @@ export function serverMessage(text: string): string {
 /** The code of an error body (OpenAI's `{error: {type, code}}`), a permanent one first; undefined otherwise. */
 export function errorCode(text: string): string | undefined {
   try {
-    const error = (JSON.parse(text) as { error?: { code?: unknown; type?: unknown; details?: { error_code?: unknown } | null } }).error;
+    const error = (errorBody(text) as { error?: { code?: unknown; type?: unknown; details?: { error_code?: unknown } | null } }).error;
     if (typeof error !== 'object' || error === null) return undefined;
     const codes = [error.details?.error_code, error.code, error.type].filter((c): c is string => typeof c === 'string');
     return codes.find(isPermanentCode) ?? codes[0];

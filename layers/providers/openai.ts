@@ -225,7 +225,8 @@ export class OpenAiProvider implements Provider {
     let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
     const supported: LikertProbe['supported'] = [];
     const context = PROBE_TEXT.slice(0, -2);
-    if (this.#caps.completion) {
+    if (this.#caps.noEcho !== undefined) findings.push(`no prompt log-probabilities: ${this.#caps.noEcho} (capabilities table)`);
+    else if (this.#caps.completion) {
       try {
         const s = await this.#scoreOne(context, PROBE_TEXT.slice(-2), signal);
         usage = addUsage(usage, s.usage) as TokenUsage;

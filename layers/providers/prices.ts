@@ -200,7 +200,7 @@ export function priceForRun(table: PriceTable, model: string, opts: { capUsd: nu
   if (!price && opts.capUsd !== null) {
     const why = opts.tablePriced
       ? 'it has no price in the price table'
-      : "its provider's models are not priced by the shipped table (a deployment or endpoint name)";
+      : "its provider's models are not priced by the shipped table (a deployment, an endpoint or a model on your own server)";
     throw new InputError(
       `--max-cost ${opts.capUsd} cannot bound the spend of model "${model}": ${why}; give one with --prices <file.json> or --assume-price <input>,<output> (USD per million tokens)`,
       { field: 'maxCost' },
