@@ -64,11 +64,18 @@ export const gemini = networkKind<GeminiSpec>({
     const keyEnv = options.apiKeyEnv === 'OPENAI_API_KEY' ? DEFAULT_KEY_ENV : options.apiKeyEnv;
     const key = options.env[keyEnv];
     if (key === undefined || key === '') {
-      throw new InputError(`environment variable ${keyEnv} is not set: the Gemini API needs a key from Google AI Studio (or name another variable with --api-key-env)`, {
-        field: 'apiKeyEnv',
-      });
+      throw new InputError(
+        `environment variable ${keyEnv} is not set: the Gemini API needs a key from Google AI Studio (or name another variable with --api-key-env)`,
+        {
+          field: 'apiKeyEnv',
+        },
+      );
     }
     const { baseUrl, model } = parsed;
-    return new OpenAiProvider(spec, baseUrl, model, options, { kind: 'gemini', url: (path) => `${baseUrl}${path}`, headers: { authorization: `Bearer ${key}` } });
+    return new OpenAiProvider(spec, baseUrl, model, options, {
+      kind: 'gemini',
+      url: (path) => `${baseUrl}${path}`,
+      headers: { authorization: `Bearer ${key}` },
+    });
   },
 });

@@ -84,7 +84,8 @@ export const ollama = networkKind<OllamaSpec>({
   answersWithReference: false,
   iam: [],
   checkCloud(rest) {
-    if (!rest.includes('#')) throw new InputError('ollama:<model> names a server on this machine; the deployed pipeline needs ollama:<base-url>#<model>', { field: 'model' });
+    if (!rest.includes('#'))
+      throw new InputError('ollama:<model> names a server on this machine; the deployed pipeline needs ollama:<base-url>#<model>', { field: 'model' });
   },
   parse(spec, rest) {
     const hash = rest.lastIndexOf('#');
@@ -92,10 +93,7 @@ export const ollama = networkKind<OllamaSpec>({
     if (model === '') throw badSpec(spec, 'empty model name; expected ollama:<model> or ollama:<base-url>#<model>, e.g. ollama:llama3.2:3b');
     if (hash < 0) return { scheme: 'ollama', model };
     // The server's root, also when pasted as the OpenAI base URL (…/v1).
-    const baseUrl = rest
-      .slice(0, hash)
-      .replace(/\/+$/, '')
-      .replace(/\/v1$/, '');
+    const baseUrl = rest.slice(0, hash).replace(/\/+$/, '').replace(/\/v1$/, '');
     let url: URL;
     try {
       url = new URL(baseUrl);

@@ -147,7 +147,12 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     const logprobs = wantLogprobs
       ? {
           content: tokens.map((t, i) => {
-            const before = context + tokens.slice(0, i).map((x) => x.text).join('');
+            const before =
+              context +
+              tokens
+                .slice(0, i)
+                .map((x) => x.text)
+                .join('');
             const entry = { token: t.reported, logprob: logprob(before, t.text) };
             if (k === 0) return entry;
             const top = singles

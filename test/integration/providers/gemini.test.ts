@@ -26,7 +26,11 @@ async function gemini(options: Partial<GeminiServerOptions> = {}): Promise<Gemin
   return server;
 }
 const env = { GEMINI_API_KEY: 'g-key' };
-const likert = { taskId: 't', prompt: { style: 'chat' as const, messages: [{ role: 'user' as const, content: 'Da 1 a 5? Risposta:' }] }, choices: ['1', '2', '3', '4', '5'] };
+const likert = {
+  taskId: 't',
+  prompt: { style: 'chat' as const, messages: [{ role: 'user' as const, content: 'Da 1 a 5? Risposta:' }] },
+  choices: ['1', '2', '3', '4', '5'],
+};
 
 describe('the gemini: provider', () => {
   it('posts chat/completions under the base URL with the key as a Bearer token', async () => {
@@ -64,7 +68,7 @@ describe('the gemini: provider', () => {
     const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.0-flash`, { env });
 
     const probe = await provider?.probeLikert?.();
-    const scores = await provider?.scoreChoices?.({ ...likert, scoring: { mode: 'next-token', topLogprobs: 20 } });
+    const scores = await provider?.scoreChoices?.({ ...likert, scoring: { mode: 'next-token', method: 'chat-top-logprobs', reason: 'test', topLogprobs: 20 } });
 
     expect(probe?.supported).toEqual([{ mode: 'next-token', method: 'chat-top-logprobs', topLogprobs: 20 }]);
     expect(probe?.findings.join('\n')).toMatch(/chat model \(capabilities table\)/);

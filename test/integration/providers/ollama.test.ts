@@ -20,7 +20,11 @@ async function ollama(options: OllamaServerOptions = {}): Promise<OllamaServer> 
   return server;
 }
 
-const likert = { taskId: 't', prompt: { style: 'chat' as const, messages: [{ role: 'user' as const, content: 'Da 1 a 5? Risposta:' }] }, choices: ['1', '2', '3', '4', '5'] };
+const likert = {
+  taskId: 't',
+  prompt: { style: 'chat' as const, messages: [{ role: 'user' as const, content: 'Da 1 a 5? Risposta:' }] },
+  choices: ['1', '2', '3', '4', '5'],
+};
 
 describe('the ollama: provider', () => {
   it('reaches the server OLLAMA_HOST names, as host:port without a scheme, on /v1/chat/completions with no key', async () => {
@@ -51,7 +55,10 @@ describe('the ollama: provider', () => {
     const provider = createNetworkProvider(`ollama:${server.url}#llama3.2:3b`, {});
 
     const out = await provider?.generate(
-      chatRequest({ prompt: { style: 'completion', messages: [], completion: 'fun f(): Int {\n' }, params: { temperature: 0, topP: 1, maxTokens: 64, stop: ['\n}'] } }),
+      chatRequest({
+        prompt: { style: 'completion', messages: [], completion: 'fun f(): Int {\n' },
+        params: { temperature: 0, topP: 1, maxTokens: 64, stop: ['\n}'] },
+      }),
     );
 
     expect(out?.text).toBe('  return 4');
@@ -74,7 +81,7 @@ describe('the ollama: provider', () => {
     const server = await ollama({ logprob: favourDigit(() => '4') });
     const provider = createNetworkProvider(`ollama:${server.url}#llama3.2:3b`, {});
 
-    const scores = await provider?.scoreChoices?.({ ...likert, scoring: { mode: 'next-token', topLogprobs: 20 } });
+    const scores = await provider?.scoreChoices?.({ ...likert, scoring: { mode: 'next-token', method: 'chat-top-logprobs', reason: 'test', topLogprobs: 20 } });
 
     const best = scores?.logprobs.indexOf(Math.max(...(scores?.logprobs ?? [])));
     expect(best).toBe(3);
@@ -93,7 +100,11 @@ describe('the ollama: provider', () => {
   it('retries 503 "server busy" (OLLAMA_MAX_QUEUE full while the model loads) with back-off, as throttling', async () => {
     const server = await ollama({ loadMs: 300, maxQueue: 1 });
     const retries = recordingRetries();
-    const provider = createNetworkProvider(`ollama:${server.url}#llama3.2:3b`, { ...retries.options, concurrency: 4, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 50))) });
+    const provider = createNetworkProvider(`ollama:${server.url}#llama3.2:3b`, {
+      ...retries.options,
+      concurrency: 4,
+      sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 50))),
+    });
 
     const outs = await Promise.all([0, 1, 2, 3].map(() => provider?.generate(chatRequest())));
 

@@ -91,7 +91,10 @@ describe('error answers', () => {
   const NOW = 1_000_000;
 
   it('backs off on Ollama’s 503 "server busy" (OLLAMA_MAX_QUEUE) and Gemini’s overloaded 503, but not on any 503', () => {
-    expect(httpFailure(503, 'server busy, please try again.  maximum pending requests exceeded', undefined, NOW)).toMatchObject({ retryable: true, throttled: true });
+    expect(httpFailure(503, 'server busy, please try again.  maximum pending requests exceeded', undefined, NOW)).toMatchObject({
+      retryable: true,
+      throttled: true,
+    });
     expect(httpFailure(503, 'The model is overloaded. Please try again later.', undefined, NOW)).toMatchObject({ retryable: true, throttled: true });
     expect(httpFailure(503, 'Service Unavailable', undefined, NOW)).toMatchObject({ retryable: true, throttled: false });
   });
