@@ -115,10 +115,12 @@ const SCALE_FROM_ZERO_POLL_MS = 15_000;
 /**
  * A 503 that says "slow down" rather than "down": Ollama's full scheduler queue ("server busy,
  * please try again.  maximum pending requests exceeded", ollama server/sched.go `ErrMaxQueue`
- * @fb30760) and Gemini's overloaded model (503 UNAVAILABLE "The model is overloaded. Please
- * try again later.", Gemini API docs, "Troubleshooting"): the call policy backs off.
+ * @fb30760) and Gemini's busy model (503 UNAVAILABLE, "temporarily overloaded" in the Gemini
+ * API's "Troubleshooting" page; answered "The model is overloaded. Please try again later.",
+ * google-gemini/cookbook#425, and since 2026 "This model is currently experiencing high
+ * demand…", continuedev/continue#10639): the call policy backs off.
  */
-const BUSY_503 = /server busy|overloaded/i;
+const BUSY_503 = /server busy|overloaded|high demand/i;
 
 /** Names that mean "over your quota", whatever the status (SageMaker sends ThrottlingException with 400). */
 const THROTTLE_NAMES = new Set(['ThrottlingException', 'TooManyRequestsException']);

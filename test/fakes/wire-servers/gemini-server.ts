@@ -84,6 +84,7 @@ export async function startGeminiServer(options: GeminiServerOptions): Promise<G
         { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: options.retryDelay ?? '2s' },
       ]);
     }
+    // The API's 503 message as quoted in google-gemini/cookbook#425.
     if (status === 503) return error(503, type, 'The model is overloaded. Please try again later.');
     return error(status, type, message);
   };

@@ -96,6 +96,9 @@ describe('error answers', () => {
       throttled: true,
     });
     expect(httpFailure(503, 'The model is overloaded. Please try again later.', undefined, NOW)).toMatchObject({ retryable: true, throttled: true });
+    expect(httpFailure(503, 'This model is currently experiencing high demand. Spikes in demand are usually temporary.', undefined, NOW)).toMatchObject({
+      throttled: true,
+    });
     expect(httpFailure(503, 'Service Unavailable', undefined, NOW)).toMatchObject({ retryable: true, throttled: false });
   });
 
