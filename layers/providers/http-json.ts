@@ -18,12 +18,17 @@ export interface JsonRequest {
 
 /** Sends `req` to `url` and returns the 2xx answer; any other status is a classified ProviderCallError. */
 export async function fetchJson(url: string, req: JsonRequest): Promise<unknown> {
-  const res = await fetch(url, {
-    method: req.method,
-    headers: { ...(typeof req.body === 'string' ? { 'content-type': 'application/json' } : {}), accept: 'application/json', ...req.headers },
-    ...(req.body !== undefined ? { body: req.body } : {}),
-    signal: req.signal,
-  });
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: req.method,
+      headers: { ...(typeof req.body === 'string' ? { 'content-type': 'application/json' } : {}), accept: 'application/json', ...req.headers },
+      ...(req.body !== undefined ? { body: req.body } : {}),
+      signal: req.signal,
+    });
+  } catch (err) {
+    throw unreachable(url, err);
+  }
   const text = await res.text();
   if (!res.ok)
     throw httpFailure(
@@ -34,6 +39,20 @@ export async function fetchJson(url: string, req: JsonRequest): Promise<unknown>
       errorCode(text),
     );
   return req.read === 'text' ? text : parseJsonBody(text);
+}
+
+/**
+ * fetch's own "fetch failed" names neither the server nor the cause: a connection that could
+ * not be made (nothing listening — an `ollama serve` not started —, a wrong host) says both,
+ * still retryable. Anything else (an abort, a timeout) passes through unchanged.
+ */
+function unreachable(url: string, err: unknown): unknown {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (!(err instanceof TypeError) || typeof cause?.code !== 'string') return err;
+  return new ProviderCallError(`cannot reach ${new URL(url).origin}: ${cause.code} (${typeof cause.message === 'string' ? cause.message : err.message})`, {
+    retryable: true,
+    cause: err,
+  });
 }
 
 /** POSTs `body` as JSON to `url` and returns the parsed JSON answer of a 2xx response. */

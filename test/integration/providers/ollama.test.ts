@@ -113,6 +113,22 @@ describe('the ollama: provider', () => {
     expect(Math.max(...outs.map((o) => o?.attempts ?? 0))).toBeGreaterThan(1);
   });
 
+  it('names the server it cannot reach (nothing listening at OLLAMA_HOST) instead of fetch’s bare "fetch failed"', async () => {
+    const server = await ollama();
+    const host = server.url.replace('http://', '');
+    await server.close();
+    servers.splice(0);
+    const provider = createNetworkProvider('ollama:llama3.2:3b', { env: { OLLAMA_HOST: host }, ...recordingRetries().options, maxRetries: 1 });
+
+    const err = await provider?.generate(chatRequest()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect((err as Error).message).toMatch(new RegExp(`cannot reach http://${host.replace('.', '\\.')}: ECONNREFUSED`));
+    expect((err as ProviderError).retryable).toBe(true);
+  });
+
   it('fails fast on an unpulled model with Ollama’s message', async () => {
     const server = await ollama();
     const provider = createNetworkProvider(`ollama:${server.url}#mistral`, { maxRetries: 3 });
