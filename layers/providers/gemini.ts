@@ -7,7 +7,7 @@
  *   `Authorization: Bearer $GEMINI_API_KEY`, `POST chat/completions` (no legacy completions
  *   route); `reasoning_effort` maps onto the model's thinking, which 2.5 Pro and Gemini 3
  *   cannot turn off.
- * - "Troubleshooting" (ai.google.dev/gemini-api/docs/troubleshooting) and "Rate limits": 429
+ * - "Troubleshooting" (ai.google.dev/gemini-api/docs/troubleshooting) and "Billing" (…/docs/billing): 429
  *   RESOURCE_EXHAUSTED past a rate limit, 500 INTERNAL, 503 UNAVAILABLE (overloaded) — all
  *   retried, 429 and 503 backing the concurrency off; 400 INVALID_ARGUMENT, 403, 404 fail
  *   fast. On this endpoint an error body may come wrapped in a JSON array (`[{"error": …}]`,

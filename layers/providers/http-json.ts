@@ -82,7 +82,8 @@ function errorBody(text: string): unknown {
 
 /**
  * The wait a Google API error asks for: `google.rpc.RetryInfo.retryDelay` ("46s") in the
- * error's `details` (Gemini API docs, "Rate limits"; google/rpc/error_details.proto).
+ * error's `details`, as Gemini's quota errors carry it (quoted in dev.to/nils44344, "Gemini API 429
+ * RESOURCE_EXHAUSTED: why your limit is 0"; the message google/rpc/error_details.proto defines).
  */
 export function retryDelayOf(text: string): number | undefined {
   try {

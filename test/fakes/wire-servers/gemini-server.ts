@@ -14,7 +14,7 @@
  * - "Troubleshooting" (ai.google.dev/gemini-api/docs/troubleshooting): 429 RESOURCE_EXHAUSTED
  *   "You've exceeded the rate limit", 503 UNAVAILABLE "The service may be temporarily
  *   overloaded or down", 404 NOT_FOUND. The 429 carries `google.rpc.RetryInfo.retryDelay`
- *   in `details` ("Rate limits" page; the `Please retry in …` quota errors quoted in
+ *   in `details` ("Billing" page: 429 RESOURCE_EXHAUSTED past a rate limit; the `Please retry in …` quota errors quoted in
  *   dev.to/nils44344 "Gemini API 429 RESOURCE_EXHAUSTED: why your limit is 0").
  * - Log-probabilities: models where they are off answer 400 INVALID_ARGUMENT "Logprobs is not
  *   enabled for models/<model>" (mscraftsman/generative-ai#135, googleapis/python-genai#1921);
@@ -148,6 +148,7 @@ export async function startGeminiServer(options: GeminiServerOptions): Promise<G
           { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' },
         ]);
       }
+      // Any other route (there is no legacy /completions): NOT_FOUND ("Troubleshooting": 404 NOT_FOUND, "The requested resource wasn't found").
       if (req.method !== 'POST' || req.path !== `${BASE}/chat/completions`) return error(404, '', `Requested entity was not found: ${req.path}`);
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
       // The endpoint prefixes "models/" when the name has no slash ("OpenAI compatibility" reference, chatCompletions `model`).

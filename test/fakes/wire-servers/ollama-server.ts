@@ -202,8 +202,8 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
   const server = await startFakeServer(
     async (req: RecordedRequest) => {
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
-      if (req.method !== 'POST') return error(405, '', '405 method not allowed');
-      if (req.path !== '/v1/chat/completions' && req.path !== '/v1/completions') return error(404, '', '404 page not found');
+      // gin answers any other route or method with its default 404 "404 page not found" (plain text upstream; JSON here).
+      if (req.method !== 'POST' || (req.path !== '/v1/chat/completions' && req.path !== '/v1/completions')) return error(404, '', '404 page not found');
       if (body.model !== modelName) return error(404, '', `model '${String(body.model)}' not found`);
       if (!(await schedule())) {
         busy += 1;
