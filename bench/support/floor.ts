@@ -33,6 +33,10 @@ export interface Floor {
   runMs: number[];
   /** Set-up paid once (the Kotlin compile server's start), not in `wallS`. */
   setupS: number;
+  /** Python: CPU milliseconds of one bare interpreter start (`python3 -I -B -c pass`, mean of 20), what most of the floor is. */
+  startCpuMs?: number;
+  /** How many programs the floor ran (every sample's, those that do not parse included: MXEval `exec`s them too). */
+  samples: number;
 }
 
 /** The run's assembled programs: every build directory holding `file`. */
@@ -72,7 +76,11 @@ export async function pythonFloor(cacheDir: string, scratch: string, jobs: numbe
   const wallS = await timed(dirs, jobs, async (dir) => {
     runMs.push(await ms(python, ['-I', '-B', join(dir, 'main.py'), TOKEN], scratch));
   });
-  return { wallS, cpuS: childrenCpuS() - cpu0, compileMs: [], runMs, setupS: 0 };
+  const cpuS = childrenCpuS() - cpu0;
+  const start0 = childrenCpuS();
+  for (let i = 0; i < 20; i++) await ms(python, ['-I', '-B', '-c', 'pass'], scratch);
+  const startCpuMs = ((childrenCpuS() - start0) / 20) * 1000;
+  return { wallS, cpuS, compileMs: [], runMs, setupS: 0, startCpuMs, samples: dirs.length };
 }
 
 export async function cppFloor(cacheDir: string, scratch: string, jobs: number): Promise<Floor> {
@@ -88,7 +96,7 @@ export async function cppFloor(cacheDir: string, scratch: string, jobs: number):
     compileMs.push(await ms(argv[0] as string, argv.slice(1), out));
     if (existsSync(join(out, 'prog'))) runMs.push(await ms(join(out, 'prog'), [TOKEN], out));
   });
-  return { wallS, cpuS: childrenCpuS() - cpu0, compileMs, runMs, setupS: 0 };
+  return { wallS, cpuS: childrenCpuS() - cpu0, compileMs, runMs, setupS: 0, samples: dirs.length };
 }
 
 /** `flags`: the run's kotlinc flags (its language version). */
@@ -114,7 +122,7 @@ export async function kotlinFloor(cacheDir: string, scratch: string, jobs: numbe
     });
     await compiler.close();
     // The server's CPU (its start-up included) is counted once it has exited.
-    return { wallS, cpuS: childrenCpuS() - cpu0, compileMs, runMs, setupS };
+    return { wallS, cpuS: childrenCpuS() - cpu0, compileMs, runMs, setupS, samples: dirs.length };
   } finally {
     await compiler.close();
   }

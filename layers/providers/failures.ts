@@ -125,6 +125,33 @@ const BUSY_503 = /server busy|overloaded|high demand/i;
 /** Names that mean "over your quota", whatever the status (SageMaker sends ThrottlingException with 400). */
 const THROTTLE_NAMES = new Set(['ThrottlingException', 'TooManyRequestsException']);
 
+/**
+ * What a model server's 503 means, by its own words — not every 503 is "too many at once":
+ * - djl-serving (LMI), wlm/.../WorkLoadManager.java `runJob` @ v0.36.0-24-gd21927c4:
+ *   `WlmCapacityException` "Worker queue capacity exceeded for model: <id>" is its overload,
+ *   answered with the throttle code (InferenceRequestHandler.java `onException`,
+ *   `getThrottleErrorHttpCode`, 503 by default): throttling, backed off.
+ *   `WlmShutdownException` "All model workers has been shutdown: <id>" (503, the WLM error code)
+ *   will not clear by waiting: not retried. "Model is not ready: <id>" (WlmException, 503) is a
+ *   model still loading: retried within the ordinary retry budget, never backing concurrency off.
+ * - llama.cpp (tools/server/server.cpp `middleware_server_state`): its only 503 is "Loading
+ *   model" (`ERROR_TYPE_UNAVAILABLE`) while the model loads; a busy llama.cpp queues requests
+ *   for a free slot instead (retried, not throttling).
+ * - vLLM (entrypoints/serve/elastic_ep/middleware.py `ScalingMiddleware`): 503 "The model is
+ *   currently scaling. Please try again later." while elastic EP rescales; a busy vLLM queues
+ *   requests (retried, not throttling).
+ * - TGI (router/src/server.rs v3.3.7): overload is 429 `overloaded`; its 503 is `/health`'s
+ *   "unhealthy" only, never an inference route's.
+ */
+const OVERLOADED_503 = /WlmCapacityException|Worker queue capacity exceeded/;
+const GONE_503 = /WlmShutdownException|All model workers has been shutdown/;
+
+/** How a 503 whose body says `message` is retried: throttled (overload: djl's, Ollama's and Gemini's — see BUSY_503), not at all (shut down), or as any 5xx. */
+export function classify503(message: string): { retryable: boolean; throttled: boolean; note?: string } {
+  if (GONE_503.test(message)) return { retryable: false, throttled: false, note: ' (not retried: the model server has shut its workers down)' };
+  return { retryable: true, throttled: OVERLOADED_503.test(message) || BUSY_503.test(message) };
+}
+
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Whether an HTTP status is worth another attempt. */
@@ -178,9 +205,10 @@ export function httpFailure(
       },
     );
   }
-  return new ProviderCallError(`HTTP ${status}: ${truncate(serverMessage)}`, {
-    retryable: isRetryableStatus(status),
-    throttled: status === 429 || (status === 503 && BUSY_503.test(serverMessage)),
+  const unavailable = status === 503 ? classify503(serverMessage) : undefined;
+  return new ProviderCallError(`HTTP ${status}: ${truncate(serverMessage)}${unavailable?.note ?? ''}`, {
+    retryable: unavailable?.retryable ?? isRetryableStatus(status),
+    ...(unavailable?.throttled ? { throttled: true } : {}),
     status,
     ...(code !== undefined ? { code } : {}),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
@@ -239,13 +267,13 @@ export function classifySdkError(err: unknown, now: number): ProviderCallError {
   if (isNetworkError(e)) return new ProviderCallError(`connection failed: ${name}: ${message}`, { retryable: true, ...extra });
   if (e.$fault === 'client' || e.$fault === 'server') {
     if (name === 'ModelError' && typeof e.OriginalStatusCode === 'number') {
-      // A container answering 429 (TGI's "Model is overloaded", a vLLM behind a rate limiter)
-      // or 503 (djl-serving's WlmCapacityException, "Worker queue capacity exceeded":
-      // InferenceRequestHandler.java onException, the throttle error code, 503 by default) is
-      // throttling too: the call policy backs its concurrency off.
-      return new ProviderCallError(`${name} (container status ${e.OriginalStatusCode}): ${truncate(message)}`, {
-        retryable: isRetryableStatus(e.OriginalStatusCode),
-        throttled: e.OriginalStatusCode === 429 || e.OriginalStatusCode === 503,
+      // A container answering 429 (TGI's "Model is overloaded", a vLLM behind a rate limiter) is
+      // throttling: the call policy backs its concurrency off. A 503 is throttling only when the
+      // server says it is full (djl-serving's WlmCapacityException); see classify503.
+      const unavailable = e.OriginalStatusCode === 503 ? classify503(message) : undefined;
+      return new ProviderCallError(`${name} (container status ${e.OriginalStatusCode}): ${truncate(message)}${unavailable?.note ?? ''}`, {
+        retryable: unavailable?.retryable ?? isRetryableStatus(e.OriginalStatusCode),
+        throttled: unavailable?.throttled ?? e.OriginalStatusCode === 429,
         ...extra,
       });
     }

@@ -160,15 +160,26 @@ export class OpenAiProvider implements Provider {
 
   /** One call per choice (echo), or one call per item (next-token top log-probabilities). */
   async scoreChoices(req: ScoreChoicesRequest): Promise<ChoiceScores> {
-    if (req.scoring?.mode === 'next-token') return this.#nextToken(req, req.scoring.topLogprobs ?? TOP_LOGPROBS[1]);
-    const context = promptText(req.prompt);
-    const scored = await Promise.all(req.choices.map((choice) => this.#scoreOne(context, choice, req.signal)));
-    return combineChoiceScores(scored);
+    const started = this.opts.now();
+    try {
+      if (req.scoring?.mode === 'next-token') return await this.#nextToken(req, req.scoring.topLogprobs ?? TOP_LOGPROBS[1]);
+      const context = promptText(req.prompt);
+      const scored = await Promise.all(req.choices.map((choice) => this.#scoreOne(context, choice, req.signal)));
+      return combineChoiceScores(scored);
+    } catch (err) {
+      // The content filter refusing the item's prompt is its answer in every likert mode, as in generate.
+      if (!isContentFiltered(err)) throw err;
+      return refusedScores(`the prompt was filtered (${err.message})`, { promptTokens: 0, completionTokens: 0 }, this.opts.now() - started, err.attempts ?? 1);
+    }
   }
 
   async #nextToken(req: ScoreChoicesRequest, k: number): Promise<ChoiceScores> {
     const out = await this.#chat(nextTokenPayload(this.#messages(req.prompt), k), req.signal);
     const usage = addUsage(usageOf(out.value.usage, promptText(req.prompt), ''), out.billed) as TokenUsage;
+    // Azure's output filter (finish_reason content_filter, content withheld): a refusal, billed, never scored.
+    if (out.value.choices[0]?.finish_reason === 'content_filter') {
+      return refusedScores('the answer was filtered (finish_reason "content_filter")', usage, out.latencyMs, out.attempts);
+    }
     const top = firstTopLogprobs(out.value);
     if (!top) throw deterministic('the server sent no top_logprobs for the next token', usage);
     const scores = nextTokenScores(top, req.choices);
@@ -207,7 +218,8 @@ export class OpenAiProvider implements Provider {
         throw new ProviderCallError(`the server refuses echo: ${err.message}`, { retryable: false, status: 500 });
       }
       // Some servers insist on max_tokens ≥ 1; the generated token is told apart by the prompt's token count.
-      if (maxTokens === 0 && err instanceof ProviderCallError && err.status === 400) {
+      // (A content filter's 400 is about the prompt, not max_tokens: it stands.)
+      if (maxTokens === 0 && err instanceof ProviderCallError && err.status === 400 && !isContentFiltered(err)) {
         const retried = await this.#post('/completions', { ...body, max_tokens: 1 }, signal);
         this.#scoreMaxTokens = 1;
         return { body: retried, maxTokens: 1 };
@@ -264,6 +276,11 @@ export class OpenAiProvider implements Provider {
   }
 }
 
+/** An item the content filter refused: no choice scores (so no prediction and no tie), the refusal as its reason. */
+function refusedScores(refusal: string, usage: TokenUsage, latencyMs: number, attempts: number): ChoiceScores {
+  return { logprobs: [], usage, latencyMs, attempts, refusal };
+}
+
 /**
  * Why choices located this way cannot be trusted, or undefined when they can: the echoed
  * tokens must spell the prompt's tail (not merely carry offsets) and the tokens summed must
@@ -275,6 +292,18 @@ export function distrust(located: LocatedChoice, digit: string): string | undefi
   if (!located.tokens.some((t) => t.includes(digit)))
     return `the tokens covering the choice (${JSON.stringify(located.tokens)}) do not include its digit ${digit}`;
   return undefined;
+}
+
+/** Whether an `openai:` spec calls OpenAI's own API (https://api.openai.com), whose models the shipped table prices. */
+export function isOpenAiApi(spec: string): boolean {
+  const rest = spec.replace(/^openai:/, '');
+  const hash = rest.lastIndexOf('#');
+  try {
+    const url = new URL(hash < 0 ? rest : rest.slice(0, hash));
+    return url.protocol === 'https:' && url.hostname.toLowerCase() === 'api.openai.com';
+  } catch {
+    return false;
+  }
 }
 
 export interface OpenAiSpec {
@@ -289,7 +318,9 @@ export const openai = networkKind<OpenAiSpec>({
   usage: 'openai:<base-url>#<model>',
   description: 'any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp)',
   billed: true,
-  tablePriced: true,
+  // Only OpenAI's own API bills OpenAI's prices: a vLLM, TGI or llama.cpp server serving a model
+  // it calls `gpt-4o-mini` is the user's hardware, priced by --prices / --assume-price.
+  tablePriced: isOpenAiApi,
   answersWithReference: false,
   options: ['api-key-env'],
   iam: [],

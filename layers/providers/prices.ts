@@ -178,8 +178,8 @@ export async function loadUserPrices(path: string | undefined, assumed?: ModelPr
  * The price a run bills `model` at. The user's prices first, always: a `--prices` entry for the
  * id (or for its base id, with the file's premiums, else the shipped ones), then
  * `--assume-price`. Then the shipped table, but only when it names this provider's models
- * (`tablePriced`): an Azure deployment or a SageMaker endpoint called `gpt-4o-mini` is not
- * OpenAI's model and its price is not OpenAI's.
+ * (`tablePriced`): an Azure deployment, a SageMaker endpoint or a vLLM server's model called
+ * `gpt-4o-mini` is not OpenAI's model and its price is not OpenAI's.
  */
 export function resolveModelPrice(table: PriceTable, model: string, user: UserPrices, tablePriced: boolean): ModelPrice | undefined {
   if (user.models && Object.keys(user.models).length > 0) {
@@ -200,7 +200,7 @@ export function priceForRun(table: PriceTable, model: string, opts: { capUsd: nu
   if (!price && opts.capUsd !== null) {
     const why = opts.tablePriced
       ? 'it has no price in the price table'
-      : "its provider's models are not priced by the shipped table (a deployment, an endpoint or a model on your own server)";
+      : 'it has no price of its own (the shipped table prices OpenAI’s, Anthropic’s, Gemini’s and Bedrock’s APIs, not a deployment, an endpoint or a self-hosted server such as Ollama)';
     throw new InputError(
       `--max-cost ${opts.capUsd} cannot bound the spend of model "${model}": ${why}; give one with --prices <file.json> or --assume-price <input>,<output> (USD per million tokens)`,
       { field: 'maxCost' },

@@ -77,9 +77,13 @@ export function isBilled(provider: { kind: string }): boolean {
   return PROVIDER_REGISTRY.byScheme(provider.kind)?.billed ?? true;
 }
 
-/** Whether the shipped price table prices a created provider's models by their ids (see `ProviderKind.tablePriced`). */
-export function isTablePriced(provider: { kind: string }): boolean {
-  return PROVIDER_REGISTRY.byScheme(provider.kind)?.tablePriced ?? false;
+/**
+ * Whether the shipped price table prices a created provider's models by their ids (see
+ * `ProviderKind.tablePriced`); `id` is the full spec (`Provider.id`, a manifest's `model.spec`).
+ */
+export function isTablePriced(provider: { kind: string; id: string }): boolean {
+  const priced = PROVIDER_REGISTRY.byScheme(provider.kind)?.tablePriced ?? false;
+  return typeof priced === 'function' ? priced(provider.id) : priced;
 }
 
 /** The schemes whose providers read a run option (`region`, `endpoint-url`, `api-key-env`), as `a:/b:` for help texts. */

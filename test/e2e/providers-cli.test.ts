@@ -63,6 +63,22 @@ describe('openai: provider end to end', () => {
     expect(scoring.length).toBeGreaterThanOrEqual(run.items);
   });
 
+  it('does not bill a self-hosted server’s model named gpt-4o-mini at OpenAI’s price: no dry-run cost, --max-cost refused (exit 2) until priced', async () => {
+    const before = server.requests.length;
+    const spec = `openai:${server.url}#gpt-4o-mini`;
+    const dry = await runCli(['run', '-b', 'sample/abricot', '-m', spec, '--dry-run', '--json', '--home', home], { env });
+    expect(dry.code, dry.stderr).toBe(0);
+    const plan = parseJson<{ cost_usd: number | null; cost_reason?: string }>(dry);
+    expect(plan.cost_usd).toBeNull();
+    expect(plan.cost_reason).toMatch(/does not price openai:http:\/\/127\.0\.0\.1.*--prices or --assume-price/);
+    const capped = await runCli(['run', '-b', 'sample/abricot', '-m', spec, '--max-cost', '1', '--json', '--home', home], { env });
+    expect(capped.code).toBe(2);
+    expect(capped.stderr).toMatch(/--max-cost 1 cannot bound the spend of model "gpt-4o-mini": it has no price of its own.*--prices.*--assume-price/);
+    expect(server.requests.length).toBe(before);
+    const assumed = await runCli(['run', '-b', 'sample/abricot', '-m', spec, '--dry-run', '--assume-price', '1,1', '--json', '--home', home], { env });
+    expect(parseJson<{ cost_usd: number | null }>(assumed).cost_usd).toBeGreaterThan(0);
+  });
+
   it('prints the plan and its tokens without calling the model on --dry-run', async () => {
     const before = server.requests.length;
     const result = await runCli(['run', '-b', 'sample/abricot', '-m', `openai:${server.url}#fake-model`, '--dry-run', '--json', '--home', home], { env });

@@ -1,19 +1,46 @@
 // The supervisor is security-critical C: kept in a real .c file so the compiler checks it as C,
 // and every build (source run, CLI bundle, executor image) reads that one file.
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { supervisorSource } from '#sandbox/supervisor-source.ts';
-import { supervisorName } from '#sandbox/supervisor.ts';
+import { buildSupervisor, supervisorName } from '#sandbox/supervisor.ts';
 import { ROOT } from '../support/cli.ts';
 
 const FILE = join(ROOT, 'layers/sandbox/pe-supervisor.c');
+
+/** An x86-64/AArch64 ELF64 file's type (ET_DYN = 3: position-independent) and whether it names a program interpreter (PT_INTERP). */
+function elf(path: string): { type: number; interpreter: boolean } {
+  const b = readFileSync(path);
+  const phoff = Number(b.readBigUInt64LE(0x20));
+  const phentsize = b.readUInt16LE(0x36);
+  const phnum = b.readUInt16LE(0x38);
+  let interpreter = false;
+  for (let i = 0; i < phnum; i++) if (b.readUInt32LE(phoff + i * phentsize) === 3) interpreter = true;
+  return { type: b.readUInt16LE(0x10), interpreter };
+}
 
 describe('the sandbox supervisor source', () => {
   it('is pe-supervisor.c, read as it is, and names the built binary by its hash', () => {
     expect(supervisorSource()).toBe(readFileSync(FILE, 'utf8'));
     expect(supervisorName()).toMatch(/^pe-supervisor-[0-9a-f]{12}$/);
+  });
+
+  it('is built position-independent (randomised), and without the dynamic loader where a static libc is installed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pe-sup-link-'));
+    try {
+      writeFileSync(join(dir, 'probe.c'), 'int main(void) { return 0; }\n');
+      const staticLibc = spawnSync('gcc', ['-static-pie', '-o', join(dir, 'probe'), join(dir, 'probe.c')]).status === 0;
+      const binary = await buildSupervisor(dir);
+      const { type, interpreter } = elf(binary);
+      expect(type).toBe(3);
+      expect(interpreter).toBe(!staticLibc);
+      expect(execFileSync(binary, ['--probe'], { encoding: 'utf8' })).toMatch(/^seccomp=[01] landlock=\d+$/mu);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('compiles without a warning under -Wall -Wextra', () => {

@@ -17,7 +17,12 @@ import { batchPriceOf } from '#providers/prices.ts';
  * for providers whose model ids it names; undefined for unbilled providers or unpriced models.
  * @throws InputError with `capUsd` set and no price (before any call).
  */
-export function planPrice(table: PriceTable, provider: { kind: string; model: string }, capUsd: number | null, user: UserPrices): ModelPrice | undefined {
+export function planPrice(
+  table: PriceTable,
+  provider: { kind: string; model: string; id: string },
+  capUsd: number | null,
+  user: UserPrices,
+): ModelPrice | undefined {
   if (!isBilled(provider)) return undefined;
   return priceForRun(table, provider.model, { capUsd, user, tablePriced: isTablePriced(provider) });
 }
@@ -41,7 +46,7 @@ export function runCostOf(table: PriceTable, manifest: Manifest, capUsd: number 
   if (!isBilled(manifest.model)) return undefined;
   const listed =
     manifest.price ??
-    planPrice(table, { kind: manifest.model.kind, model: manifest.model.name }, capUsd, {
+    planPrice(table, { kind: manifest.model.kind, model: manifest.model.name, id: manifest.model.spec }, capUsd, {
       ...(manifest.price_overrides ? { models: manifest.price_overrides } : {}),
       assumed: manifest.assumed_price ?? null,
     });

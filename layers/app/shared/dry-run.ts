@@ -101,8 +101,8 @@ export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRun
 }
 
 /** Why a dry run has no cost for a billed provider. */
-function unpriced(provider: { kind: string; model: string }): string {
+function unpriced(provider: { kind: string; model: string; id: string }): string {
   return isTablePriced(provider)
     ? `no price for model "${provider.model}" in the price table (add it with a price file)`
-    : `no price for "${provider.model}": ${provider.kind}: models are priced only by --prices or --assume-price`;
+    : `no price for "${provider.model}": the shipped table does not price ${provider.id} (a deployment, endpoint or self-hosted server); give one with --prices or --assume-price`;
 }

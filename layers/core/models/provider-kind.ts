@@ -57,10 +57,12 @@ export interface ProviderKind<O = unknown> {
   readonly billed: boolean;
   /**
    * Whether the shipped price table's ids name its models (Bedrock model ids, OpenAI and
-   * Anthropic model names). Not so for a deployment or endpoint the user named (Azure,
-   * SageMaker): those are priced only by `--prices` / `--assume-price`.
+   * Anthropic model names), for every spec or for the spec given (`openai:` only at OpenAI's
+   * own API). Not so for a deployment, endpoint or server the user named (Azure, SageMaker, a
+   * vLLM server serving a model called `gpt-4o-mini`): those are priced only by `--prices` /
+   * `--assume-price`.
    */
-  readonly tablePriced?: boolean;
+  readonly tablePriced?: boolean | ((spec: string) => boolean);
   /** Whether it answers with the dataset's canonical answers (trusted code, one sample per reference). */
   readonly answersWithReference: boolean;
   /** The run options it reads, for help texts (`region`, `endpoint-url`, `api-key-env`). */

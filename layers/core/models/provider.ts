@@ -117,6 +117,11 @@ export interface ChoiceScores {
   floor?: number;
   /** Provider calls spent (retries included). */
   attempts?: number;
+  /**
+   * Set when the model deterministically gave no scores (a content filter refused the prompt
+   * or the answer): `logprobs` is empty, the item recorded with this reason, never retried.
+   */
+  refusal?: string;
 }
 
 /**

@@ -69,7 +69,15 @@ function choiceGeneration(ctx: RunContext): ChoiceGeneration<LikertTask> | undef
         choices,
         ...(scores.floored && scores.floored.length > 0 ? { floored: scores.floored, ...(scores.floor !== undefined ? { floor: scores.floor } : {}) } : {}),
       };
-      return { raw: JSON.stringify(scores.logprobs), answer: '', usage: scores.usage, latencyMs: scores.latencyMs, attempts: scores.attempts ?? 1, likert };
+      return {
+        raw: JSON.stringify(scores.logprobs),
+        answer: '',
+        usage: scores.usage,
+        latencyMs: scores.latencyMs,
+        attempts: scores.attempts ?? 1,
+        likert,
+        ...(scores.refusal ? { refusal: scores.refusal } : {}),
+      };
     },
   };
 }

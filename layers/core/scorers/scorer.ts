@@ -42,7 +42,7 @@ export interface ChoiceGeneration<T extends KindTask = Task> {
     task: T,
     prompt: Prompt,
     charge: (usage: TokenUsage) => Promise<number>,
-  ): Promise<Pick<GeneratedItem, 'raw' | 'answer' | 'usage' | 'latencyMs' | 'attempts' | 'likert'>>;
+  ): Promise<Pick<GeneratedItem, 'raw' | 'answer' | 'usage' | 'latencyMs' | 'attempts' | 'likert' | 'refusal'>>;
 }
 
 /** One labelled fact of a task, as the report's sample browser shows it. */

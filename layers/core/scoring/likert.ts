@@ -50,7 +50,12 @@ export function scoreLikert(task: LikertTask, evidence: LikertEvidence): ScoreOu
     predicted = choice === undefined ? null : Number(choice.trim());
     if (predicted === null || !Number.isFinite(predicted)) {
       predicted = null;
-      error = floored.size >= evidence.choices.length ? 'no choice among the top next-token log-probabilities' : 'no finite log-likelihood among the choices';
+      error =
+        evidence.logprobs.length === 0
+          ? 'no choice scores'
+          : floored.size >= evidence.choices.length
+            ? 'no choice among the top next-token log-probabilities'
+            : 'no finite log-likelihood among the choices';
     }
   }
   const outcome: ScoreOutcome = {
@@ -62,7 +67,8 @@ export function scoreLikert(task: LikertTask, evidence: LikertEvidence): ScoreOu
     goldMean: task.goldMean,
     mode: evidence.mode,
   };
-  if (evidence.mode !== 'digit-parse') {
+  // No scores at all (a refused item) is neither a tie nor a scored item of the tie count.
+  if (evidence.mode !== 'digit-parse' && evidence.logprobs.length > 0) {
     outcome.choiceLogprobs = evidence.logprobs;
     if (evidence.floored && evidence.floored.length > 0) {
       outcome.flooredChoices = evidence.floored;

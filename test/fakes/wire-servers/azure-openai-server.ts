@@ -22,6 +22,10 @@
  *   `content_filter_result` per category; a filtered completion is a 200 whose choice has
  *   `finish_reason: "content_filter"` and no content ("non-streaming calls return no content"),
  *   with its `content_filter_results`.
+ * - Completions deployments (`completionDeployments`: gpt-35-turbo-instruct, davinci-002) answer
+ *   `/completions` on the dated route with `echo` and `logprobs` (Azure OpenAI REST reference,
+ *   data plane 2024-10-21, "Completions - Create": `echo`, `logprobs`), behind the same key and
+ *   content filter (the prompt filter tests `prompt`); the answers come from a vLLM-shaped fake.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -32,6 +36,8 @@ export interface AzureOpenAiServerOptions extends Pick<OpenAiServerOptions, 'ans
   apiKey: string;
   /** Deployment name → the OpenAI model it serves. */
   deployments: Record<string, string>;
+  /** Deployment name → the completions model it serves (`/completions` with echo; see above). */
+  completionDeployments?: Record<string, string>;
   /** The deployment's content filter: prompts (any message) and answers it filters. */
   filter?: { prompt?: RegExp; completion?: RegExp };
 }
@@ -68,6 +74,9 @@ export async function startAzureOpenAiServer(options: AzureOpenAiServerOptions):
     ...(logprob ? { logprob } : {}),
     ...(refuse ? { refuse } : {}),
   });
+  const legacy = options.completionDeployments
+    ? await startOpenAiServer({ flavour: 'vllm', ...(answer ? { answer } : {}), ...(logprob ? { logprob } : {}) })
+    : undefined;
   const requests: AzureRequest[] = [];
   const sockets = new Set<Socket>();
   const error = (res: ServerResponse, status: number, code: string, message: string): void => {
@@ -99,7 +108,8 @@ export async function startAzureOpenAiServer(options: AzureOpenAiServerOptions):
       deployment = String(body.model ?? '');
       operation = 'chat/completions';
     } else return error(res, 404, '404', `no route ${url.pathname} in this fake`);
-    const model = options.deployments[deployment];
+    const completionModel = options.completionDeployments?.[deployment];
+    const model = options.deployments[deployment] ?? completionModel;
     if (model === undefined) {
       return error(
         res,
@@ -108,9 +118,9 @@ export async function startAzureOpenAiServer(options: AzureOpenAiServerOptions):
         'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.',
       );
     }
-    if (operation === 'completions')
+    if (operation === 'completions' && completionModel === undefined)
       return error(res, 400, 'OperationNotSupported', 'The completion operation does not work with the specified model, ' + model + '.');
-    const promptText = JSON.stringify(body.messages ?? '');
+    const promptText = JSON.stringify(body.messages ?? body.prompt ?? '');
     if (options.filter?.prompt?.test(promptText)) {
       res.writeHead(400, { 'content-type': 'application/json' }).end(
         JSON.stringify({
@@ -124,6 +134,15 @@ export async function startAzureOpenAiServer(options: AzureOpenAiServerOptions):
           },
         }),
       );
+      return;
+    }
+    if (operation === 'completions' && legacy) {
+      const legacyAnswer = await fetch(`${legacy.url}/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, model: 'fake-model' }),
+      });
+      res.writeHead(legacyAnswer.status, { 'content-type': 'application/json' }).end(await legacyAnswer.text());
       return;
     }
     const answer = await fetch(`${inner.url}/chat/completions`, {
@@ -162,6 +181,7 @@ export async function startAzureOpenAiServer(options: AzureOpenAiServerOptions):
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await inner.close();
+      await legacy?.close();
     },
   };
 }

@@ -58,12 +58,14 @@ export interface SageMakerServerOptions extends FaultOptions {
   inferenceComponents?: Record<string, string[]>;
   /**
    * The container that refuses past `capacity`: `tgi` (default) answers 429 `overloaded`;
-   * `djl-serving` (the LMI container) answers 503 with its error body `{code, type:
-   * "WlmCapacityException", message: "Worker queue capacity exceeded for model: …"}` —
-   * djl-serving serving/src/main/java/ai/djl/serving/http/InferenceRequestHandler.java
-   * `onException` maps WlmCapacityException to `config.getThrottleErrorHttpCode()` (503 by
-   * default: the ModelError users quote reads "Received server error (503) from primary with
-   * message … WlmCapacityException … Worker queue capacity exceeded").
+   * `djl-serving` (the LMI container) answers 503 with `{"code": 503, "type":
+   * "WlmCapacityException", "message": "Worker queue capacity exceeded for model: <id>"}` —
+   * djl-serving @ v0.36.0-24-gd21927c4: the message is WorkLoadManager.java `runJob`'s
+   * (`"Worker queue capacity exceeded for model: " + wpc.getId()`; the id here is the fake's
+   * `lmi`), InferenceRequestHandler.java `onException` sends it with
+   * `config.getThrottleErrorHttpCode()` (ConfigManager.java, 503 by default) and
+   * NettyUtils.java `sendError` writes the body as ErrorResponse {code, type (the exception's
+   * simple class name), message}.
    */
   container?: 'tgi' | 'djl-serving';
   /**
@@ -83,6 +85,14 @@ export interface SageMakerServerOptions extends FaultOptions {
 const MAX_TOP_N_TOKENS = 5;
 
 const INVOCATIONS = /^\/endpoints\/([^/]+)\/invocations(-response-stream)?$/;
+
+/** The SSE an overloaded TGI v3.3.7 streams on the route its /invocations picks for `body` (see `error` below). */
+function overloadedStream(body: unknown, message: string): string {
+  const openaiRoute = typeof body === 'object' && body !== null && ('messages' in body || 'prompt' in body);
+  return openaiRoute
+    ? `data:${JSON.stringify({ error: { message, http_status_code: 422 } })}\n\ndata:[DONE]\n\n`
+    : `data:${JSON.stringify({ error: message, error_type: 'overloaded' })}\n\n`;
+}
 
 /** The fake vLLM chat template: the final assistant message stays open under continue_final_message. */
 export function renderChat(messages: { role?: string; content?: unknown }[], continueFinal: boolean): string {
@@ -106,14 +116,19 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
     // `generate_stream_internal`: `infer.generate_stream(req)` is awaited inside
     // `async_stream::stream!`, and infer/mod.rs `generate_stream` fails with
     // InferError::Overloaded when `limit_concurrent_requests.try_acquire_owned()` finds no
-    // permit), so an overloaded TGI answers a stream with 200 and one error event
+    // permit), so an overloaded TGI answers a stream with 200 and an error event, which SageMaker
+    // passes through as a PayloadPart. Its shape depends on the route TGI's /invocations picks
+    // (router/src/sagemaker.rs `sagemaker_compatibility`: a body with `messages` is a Chat request,
+    // one with `prompt` a Completion, else Generate): `generate_stream` sends
     // `{"error": "Model is overloaded", "error_type": "overloaded"}` (`impl From<InferError> for
-    // Event`), which SageMaker passes through as a PayloadPart.
+    // Event`) and stops; `chat_completions` and `completions` send
+    // `{"error": {"message": "Model is overloaded", "http_status_code": 422}}`
+    // (infer/mod.rs `InferError::into_openai_event`) and then `data: [DONE]`.
     type === 'overloaded' && options.container !== 'djl-serving' && req !== undefined && INVOCATIONS.exec(req.path)?.[2] !== undefined
       ? {
           status: 200,
           headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-sagemaker-content-type': 'text/event-stream' },
-          body: payloadParts(`data:${JSON.stringify({ error: message, error_type: 'overloaded' })}\n\n`),
+          body: payloadParts(overloadedStream(req.body, message)),
         }
       : // A 424 fault stands for the container refusing the payload: SageMaker wraps its 422 in a ModelError.
         status === 424
@@ -122,7 +137,7 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
           // SageMaker passes any container 4xx/5xx on as ModelError, HTTP 424, with its status in
           // OriginalStatusCode (SageMaker Runtime API reference, InvokeEndpoint, Errors: ModelError).
           type === 'overloaded' && options.container === 'djl-serving'
-          ? modelError(JSON.stringify({ code: 503, type: 'WlmCapacityException', message: 'Worker queue capacity exceeded for model: lmi (READY)' }), 503)
+          ? modelError(JSON.stringify({ code: 503, type: 'WlmCapacityException', message: 'Worker queue capacity exceeded for model: lmi' }), 503)
           : type === 'overloaded'
             ? modelError(JSON.stringify({ error: message, error_type: 'overloaded' }), 429)
             : {

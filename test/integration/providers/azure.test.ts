@@ -125,3 +125,72 @@ describe('azure: content filtering and pasted URLs', () => {
     expect(server.requests.map((r) => r.path)).toEqual(['/openai/v1/chat/completions', '/openai/deployments/chat/chat/completions?api-version=2024-10-21']);
   });
 });
+
+describe('azure: a filtered ABRICOT item in the log-probability modes', () => {
+  const choices = [' 1', ' 2', ' 3', ' 4', ' 5'];
+  const item = (text: string) => ({
+    taskId: 't1',
+    prompt: { style: 'completion' as const, messages: [{ role: 'user' as const, content: text }], completion: text },
+    choices,
+  });
+  const nextToken = { mode: 'next-token' as const, method: 'chat-top-logprobs', reason: 'test', topLogprobs: 5 };
+  const likelihood = { mode: 'likelihood' as const, method: 'openai-echo', reason: 'test' };
+
+  async function filtering(answer = 'quattro'): Promise<AzureOpenAiServer> {
+    const server = await startAzureOpenAiServer({
+      apiKey: 'az-key',
+      deployments: { chat: 'gpt-4o-mini' },
+      completionDeployments: { instruct: 'gpt-35-turbo-instruct' },
+      answer: () => answer,
+      filter: { prompt: /vietato/, completion: /violenta/ },
+    });
+    servers.push(server);
+    return server;
+  }
+
+  it('records a prompt the filter refuses as a refusal in next-token mode, with no scores and one call', async () => {
+    const server = await filtering();
+    const provider = createNetworkProvider(`azure:${server.url}#chat`, { env, maxRetries: 3 });
+
+    const out = await provider?.scoreChoices?.({ ...item('Valore? vietato'), scoring: nextToken });
+
+    expect(out?.refusal).toMatch(/the prompt was filtered .*400.*content management policy/);
+    expect(out?.logprobs).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('records a next token the output filter withholds (finish_reason content_filter) as a refusal, billed', async () => {
+    const server = await filtering('violenta');
+    const provider = createNetworkProvider(`azure:${server.url}#chat`, { env, maxRetries: 3 });
+
+    const out = await provider?.scoreChoices?.({ ...item('Valore?'), scoring: nextToken });
+
+    expect(out?.refusal).toMatch(/the answer was filtered \(finish_reason "content_filter"\)/);
+    expect(out?.logprobs).toEqual([]);
+    expect(out?.usage.promptTokens).toBeGreaterThan(0);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('records a prompt the filter refuses as a refusal in likelihood (echo) mode, never retried with max_tokens 1', async () => {
+    const server = await filtering();
+    const provider = createNetworkProvider(`azure:${server.url}#instruct@2024-10-21`, { env, maxRetries: 3 });
+
+    const out = await provider?.scoreChoices?.({ ...item('Valore? vietato'), scoring: likelihood });
+
+    expect(out?.refusal).toMatch(/the prompt was filtered .*content management policy/);
+    expect(out?.logprobs).toEqual([]);
+    expect(server.requests.every((r) => r.body.max_tokens === 0)).toBe(true);
+    expect(server.requests.length).toBeLessThanOrEqual(choices.length);
+  });
+
+  it('scores an unfiltered item of the completions deployment by echo', async () => {
+    const server = await filtering();
+    const provider = createNetworkProvider(`azure:${server.url}#instruct@2024-10-21`, { env });
+
+    const out = await provider?.scoreChoices?.({ ...item('Valore?'), scoring: likelihood });
+
+    expect(out?.refusal).toBeUndefined();
+    expect(out?.logprobs).toHaveLength(5);
+    expect(server.requests[0]?.path).toBe('/openai/deployments/instruct/completions?api-version=2024-10-21');
+  });
+});

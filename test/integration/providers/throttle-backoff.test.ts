@@ -67,11 +67,16 @@ describe.each(CASES)('$name under a server that refuses requests past its capaci
   }, 60_000);
 });
 
-describe('sagemaker#tgi streaming (RoCode’s 2048 new tokens) past TGI’s capacity', () => {
+// TGI's /invocations streams `generate_stream`'s native error event for the #tgi payload and the
+// OpenAI routes' `{"error": {"message", "http_status_code": 422}}` then [DONE] for #openai's messages.
+describe.each([
+  ['#tgi', 'sagemaker:my-tgi-endpoint#tgi'],
+  ['#openai', 'sagemaker:my-tgi-endpoint#openai'],
+])('sagemaker%s streaming (RoCode’s 2048 new tokens) past TGI’s capacity', (_payload, spec) => {
   it('takes the overload TGI sends inside a 200 stream as throttling: retried, never scored as an answer', async () => {
     const server = await startSageMakerServer({ capacity: 1, holdMs: 15, answer: () => 'fun main() = println(42)' });
     cleanups.push(() => server.close());
-    const provider = createNetworkProvider('sagemaker:my-tgi-endpoint#tgi', {
+    const provider = createNetworkProvider(spec, {
       endpointUrl: server.url,
       concurrency: 6,
       timeoutMs: 30_000,

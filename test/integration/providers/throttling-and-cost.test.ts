@@ -10,9 +10,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { runLocal } from '#app/local/run.ts';
 import { readItems } from '#core/run/aggregate.ts';
+import { readManifest } from '#core/run/manifest-store.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import { estimateCost, parseAssumedPrice, shippedPriceTable } from '#providers/index.ts';
-import { startBedrockServer, startOpenAiServer } from '../../fakes/wire-servers/index.ts';
+import { startAzureOpenAiServer, startBedrockServer, startOpenAiServer } from '../../fakes/wire-servers/index.ts';
 import { useFakeAwsEnv } from './harness.ts';
 
 const ROOT = packageRoot();
@@ -123,5 +124,32 @@ describe('a refusal', () => {
     }
     expect(server.requests).toHaveLength(3);
     expect((await h.ledger.getRun(result?.run_id ?? ''))?.costUsd).toBeGreaterThan(0);
+  });
+});
+
+describe('a content filter in a likert run', () => {
+  it('records the items Azure’s filter refuses as refusals in next-token mode, never SE', async () => {
+    const server = await startAzureOpenAiServer({ apiKey: 'az-key', deployments: { chat: 'gpt-4o-mini' }, filter: { prompt: /lampada sul comodino/ } });
+    cleanups.push(() => server.close());
+    const h = home();
+
+    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `azure:${server.url}#chat`, limit: 6 }), {
+      home: h,
+      packageRoot: ROOT,
+      providerOptions: { env: { AZURE_OPENAI_API_KEY: 'az-key' }, maxRetries: 3 },
+      assumePrice: parseAssumedPrice('1,1'),
+    });
+
+    expect((await readManifest(h.store, result?.run_id ?? ''))?.likert_mode).toBe('next-token');
+    const docs = await readItems(h.store, result?.run_id ?? '');
+    const refused = docs.filter((d) => /the prompt was filtered/.test(d.record.error ?? ''));
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.length).toBeLessThan(docs.length);
+    expect(docs.filter((d) => d.record.verdict === 'SE')).toEqual([]);
+    for (const d of refused) {
+      expect(d.record.verdict).toBe('WA');
+      expect(d.record.predicted).toBeNull();
+      expect(d.generation.attempts).toBe(1);
+    }
   });
 });

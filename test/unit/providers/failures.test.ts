@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifySdkError, parseRetryAfter, retryAfterFromHeaders } from '#providers/failures.ts';
+import { classifySdkError, httpFailure, parseRetryAfter, retryAfterFromHeaders } from '#providers/failures.ts';
 
 const NOW = Date.UTC(2025, 5, 1, 10, 0, 0);
 
@@ -80,6 +80,20 @@ describe('retry classes of stream and container errors', () => {
   it.each(['InternalStreamFailure', 'ModelStreamError'])('retries SageMaker in-stream %s', (name) => {
     expect(classifySdkError(serviceError(name, 500), NOW).retryable).toBe(true);
     expect(classifySdkError(serviceError(name, 400), NOW).retryable).toBe(true);
+  });
+
+  const djl = (type: string, message: string) => JSON.stringify({ code: 503, type, message });
+  const wrapped = (body: string) =>
+    serviceError('ModelError', 424, { OriginalStatusCode: 503, message: `Received server error (503) from primary with message "${body}".` });
+  it.each([
+    ['djl-serving at capacity (WlmCapacityException)', djl('WlmCapacityException', 'Worker queue capacity exceeded for model: lmi'), true, true],
+    ['djl-serving with its workers shut down (WlmShutdownException)', djl('WlmShutdownException', 'All model workers has been shutdown: lmi'), false, false],
+    ['djl-serving loading its model (WlmException)', djl('WlmException', 'Model is not ready: lmi'), true, false],
+    ['llama.cpp loading its model', JSON.stringify({ error: { code: 503, message: 'Loading model', type: 'unavailable_error' } }), true, false],
+    ['vLLM rescaling (elastic EP)', JSON.stringify({ error: 'The model is currently scaling. Please try again later.' }), true, false],
+  ])("reads a container's 503 by what it says: %s", (_what, body, retryable, throttled) => {
+    expect(classifySdkError(wrapped(body), NOW)).toMatchObject({ retryable, throttled });
+    expect(httpFailure(503, body, null, NOW)).toMatchObject({ retryable, throttled });
   });
 
   it("takes a ModelError wrapping the container's 429 as throttling, so concurrency backs off", () => {
