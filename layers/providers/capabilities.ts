@@ -36,6 +36,8 @@ const ruleSchema = z.strictObject({
   echo: z.boolean().optional(),
   /** The model may think before it answers, and its thinking counts against the answer's token limit (Gemini 2.5 and later). */
   thinking_in_max_tokens: z.boolean().optional(),
+  /** Sent as `reasoning_effort` on every chat call: the least thinking the model takes ("none": off). */
+  reasoning_effort: z.enum(['none', 'minimal', 'low']).optional(),
   source: z.string(),
 });
 
@@ -64,6 +66,8 @@ export interface ModelCapabilities {
   noEcho?: string;
   /** Thinking tokens count against `max_tokens`: a small limit may leave no room for the answer. */
   thinkingInMaxTokens: boolean;
+  /** `reasoning_effort` sent on chat calls to turn the model's thinking off or down. */
+  reasoningEffort?: 'none' | 'minimal' | 'low';
   /** The evidence of every rule that applied. */
   sources: string[];
 }
@@ -155,6 +159,7 @@ export function capabilitiesOf(table: CapabilityTable, provider: string, model: 
     if (rule.echo === false) caps.noEcho = rule.source;
     if (rule.echo === true) delete caps.noEcho;
     if (rule.thinking_in_max_tokens !== undefined) caps.thinkingInMaxTokens = rule.thinking_in_max_tokens;
+    if (rule.reasoning_effort !== undefined) caps.reasoningEffort = rule.reasoning_effort;
     caps.sources.push(rule.source);
   }
   return caps;

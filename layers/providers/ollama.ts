@@ -4,7 +4,7 @@
  * read in ollama/ollama at fb30760 (2026-08-21):
  *
  * - The server: `<base-url>`, else `OLLAMA_HOST` read as the ollama CLI reads it
- *   (envconfig/config.go `Host`, `ConnectableHost`), else http://127.0.0.1:11434. No key.
+ *   (envconfig/config.go `Host`; see `ollamaHost`), else http://127.0.0.1:11434. No key.
  * - `/v1/completions` has no `echo` field and its answer never carries log-probabilities
  *   (openai/openai.go `CompletionRequest`, `ToCompletion`): no likelihood mode. The
  *   capabilities table says so, and the capability check records it without a call.
@@ -32,17 +32,32 @@ export interface OllamaSpec {
   model: string;
 }
 
+/** Go's net.SplitHostPort: `[v6]:port` or `host:port` with one colon; undefined where Go errs. */
+function splitHostPort(hostport: string): { host: string; port: string } | undefined {
+  const bracket = /^\[([^\]]*)\]:([^:]*)$/.exec(hostport);
+  if (bracket) return { host: bracket[1] ?? '', port: bracket[2] ?? '' };
+  const last = hostport.lastIndexOf(':');
+  if (last < 0 || hostport.includes('[') || hostport.includes(']')) return undefined;
+  const host = hostport.slice(0, last);
+  return host.includes(':') ? undefined : { host, port: hostport.slice(last + 1) };
+}
+
 /**
- * The server the ollama CLI would talk to for `OLLAMA_HOST` (envconfig/config.go `Host` and
- * `ConnectableHost` @fb30760): no scheme means http; a missing port is 11434 without a
- * scheme, 80/443 with one; an unspecified bind address (0.0.0.0, ::) means loopback.
+ * The server the ollama CLI talks to for `OLLAMA_HOST` (api/client.go `ClientFromEnvironment`
+ * uses envconfig/config.go `Host` @fb30760): `Var` trims spaces and quotes; no scheme means
+ * http; `net.SplitHostPort` failing (no port) keeps the host (an IP parsed, brackets dropped)
+ * with 11434 without a scheme, 80/443 with one; a port that is not a number in 0–65535 falls
+ * back to that default. Two additions a client needs: an empty host (`:8080`) dials this
+ * machine, and an unspecified bind address (0.0.0.0, ::) is replaced by loopback as
+ * `ConnectableHost` does (what `ollama launch` and the app use).
  *
  * @example
  * ollamaHost('0.0.0.0'); // 'http://127.0.0.1:11434'
  * ollamaHost('https://ollama.example.org'); // 'https://ollama.example.org:443'
+ * ollamaHost('example.com:'); // 'http://example.com:11434'
  */
 export function ollamaHost(value: string | undefined): string {
-  const s = (value ?? '').trim();
+  const s = (value ?? '').trim().replace(/^["']+|["']+$/g, '');
   if (s === '') return DEFAULT_HOST;
   const cut = s.indexOf('://');
   let scheme = 'http';
@@ -57,19 +72,14 @@ export function ollamaHost(value: string | undefined): string {
   const slash = rest.indexOf('/');
   const hostport = slash < 0 ? rest : rest.slice(0, slash);
   const path = slash < 0 ? '' : rest.slice(slash + 1);
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d*)$/.exec(hostport);
-  let host: string;
-  let port: string;
-  if (m && m[3] !== '') {
-    host = m[1] ?? m[2] ?? '';
-    port = m[3] ?? defaultPort;
-  } else {
-    host = hostport.replace(/^\[|\]$/g, '') || '127.0.0.1';
-    port = defaultPort;
-  }
-  if (!(Number(port) >= 0 && Number(port) <= 65535)) port = defaultPort;
-  if (host === '0.0.0.0') host = '127.0.0.1';
-  if (host === '::') host = '::1';
+  const split = splitHostPort(hostport);
+  let host = split ? split.host : hostport.replace(/^\[|\]$/g, '');
+  let port = split ? split.port : defaultPort;
+  // config.go Host: strconv.ParseInt(port, 10, 32), else the default port.
+  if (!/^[+-]?\d+$/.test(port) || Number(port) < 0 || Number(port) > 65535) port = defaultPort;
+  port = String(Number(port));
+  if (host === '' || host === '0.0.0.0') host = '127.0.0.1';
+  if (host === '::' || /^(0*:)+0*$/.test(host)) host = '::1';
   const shown = host.includes(':') ? `[${host}]` : host;
   return `${scheme}://${shown}:${port}${path ? `/${path}` : ''}`;
 }

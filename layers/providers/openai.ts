@@ -146,6 +146,11 @@ export class OpenAiProvider implements Provider {
     }
   }
 
+  /** The capability table's `reasoning_effort` (Ollama, Gemini): thinking off, or as low as the model goes. */
+  get #thinking(): Record<string, unknown> {
+    return this.#caps.reasoningEffort ? { reasoning_effort: this.#caps.reasoningEffort } : {};
+  }
+
   /** Chat messages; a completion-style prompt on a chat-only server goes in its chat form. */
   #messages(prompt: Prompt): { role: string; content: string }[] {
     return chatOnlyMessages(prompt);
@@ -153,7 +158,8 @@ export class OpenAiProvider implements Provider {
 
   #chat(body: Record<string, unknown>, signal?: AbortSignal) {
     return this.#policy.call(
-      async (s) => expectShape(chatResponseSchema, await this.#post('/chat/completions', { model: this.model, ...body }, s), 'chat/completions'),
+      async (s) =>
+        expectShape(chatResponseSchema, await this.#post('/chat/completions', { model: this.model, ...body, ...this.#thinking }, s), 'chat/completions'),
       signal,
     );
   }

@@ -59,7 +59,8 @@ describe('ollama: end to end', () => {
   beforeAll(async () => {
     server = await startOllamaServer({
       logprob: favourDigit(goldDigit),
-      answer: (prompt) => solve(prompt, false),
+      // An instruct model: it answers a templated user turn chat-style (fenced) on either route.
+      answer: (prompt) => solve(prompt, true),
       // The first two requests find the scheduler queue full (sched.go ErrMaxQueue): 503 server busy.
       faults: [0, 1].map(() => ({ kind: 'status' as const, status: 503, message: 'server busy, please try again.  maximum pending requests exceeded' })),
     });
@@ -80,14 +81,14 @@ describe('ollama: end to end', () => {
     expect(server.requests.some((r) => (r.body as { echo?: boolean }).echo === true)).toBe(false);
   }, 240_000);
 
-  it('generates Kotlin HumanEval through /v1/completions and passes the tests', async () => {
+  it('generates Kotlin HumanEval in chat form (Ollama templates /v1/completions too) and passes the tests', async () => {
     const result = await runCli(['run', '-b', 'sample/kotlin-humaneval', '--limit', '2', '-m', 'ollama:llama3.2:3b', '--json', '-q', '--home', home], {
       env: env(),
     });
     expect(result.code, result.stderr).toBe(0);
     const run = parseJson<RunJson>(result);
     expect(run.verdicts).toEqual({ OK: 2 });
-    expect(server.requests.filter((r) => r.path === '/v1/completions')).toHaveLength(2);
+    expect(server.requests.filter((r) => r.path === '/v1/completions')).toHaveLength(0);
   }, 600_000);
 
   it('refuses --max-cost without a price, naming --assume-price, and runs with --assume-price 0,0', async () => {

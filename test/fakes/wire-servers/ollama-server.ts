@@ -9,8 +9,11 @@
  *   `num_predict`, `stop` a string or a list (a non-string item in a completions `stop` is a
  *   400 "invalid type for 'stop' field: …"), temperature 1.0 when absent. `CompletionRequest`
  *   has no `echo` field: it is ignored.
- * - Prompts: `/v1/completions` is `GenerateHandler` without `raw`, so the prompt goes through
- *   the model's template as a user turn; chat messages through the same template. For
+ * - Prompts: `/v1/completions` is `GenerateHandler` without `raw` (openai.go `CompletionRequest`
+ *   has no `raw` field; `FromCompleteRequest` never sets it), so the prompt goes through the
+ *   model's template as a user turn (`chatPrompt`): `answer` is given that templated text, and
+ *   an instruct model answers it as a chat turn, not as a continuation. Chat messages go
+ *   through the same template. For
  *   Llama 3 that is Meta's header/eot template; `usage.prompt_tokens` is the templated
  *   prompt's token count (openai.go `ToUsage`/`ToUsageGenerate`: `PromptEvalCount`) and
  *   `completion_tokens` the generated count (`EvalCount`).
@@ -28,6 +31,12 @@
  *   `BaseWriter.writeError` into openai.go `NewError`: `{error: {message, type, param: null,
  *   code: null}}`, type `invalid_request_error` (400), `not_found_error` (404) or `api_error`.
  *   An unknown model is 404 "model 'x' not found" (routes.go `ChatHandler`).
+ * - Thinking: a model with the thinking capability thinks unless the request says not to
+ *   (routes.go `ChatHandler`/`GenerateHandler`: `req.Think == nil` → true); `reasoning_effort`
+ *   "none" is Think=false, other values a level, anything else a 400 "invalid reasoning
+ *   value: …" (openai.go `thinkFromReasoningEffort`). The thinking goes to `message.reasoning`
+ *   (`ToChatCompletion`), counts against `num_predict`, and its tokens' log-probabilities come
+ *   first in `logprobs.content` (routes.go ChatHandler appends every runner chunk's logprobs).
  * - The scheduler queue: while the model is loading (`loadMs`), requests wait in
  *   `pendingReqCh`, a channel of `OLLAMA_MAX_QUEUE` (`maxQueue`) slots; one arriving when it is
  *   full gets `ErrMaxQueue` (server/sched.go `Scheduler.getRunner`), which routes.go
@@ -51,6 +60,8 @@ export interface OllamaServerOptions extends FaultOptions {
   loadMs?: number;
   /** OLLAMA_MAX_QUEUE (default 512). */
   maxQueue?: number;
+  /** A thinking model (qwen3, deepseek-r1): the thinking it emits before answering when Think is on. */
+  thinking?: string;
 }
 
 export interface OllamaServer extends FakeServer {
@@ -132,17 +143,34 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   }
 
+  /** openai.go thinkFromReasoningEffort, then routes.go ChatHandler's default (Think on for a thinking model). */
+  function thinks(body: Record<string, unknown>): boolean | string {
+    const effort = body.reasoning_effort;
+    if (effort !== undefined && !['none', 'minimal', 'low', 'medium', 'high', 'max', 'xhigh', 'ultra'].includes(String(effort))) {
+      return `invalid reasoning value: "${String(effort)}" (must be "minimal", "low", "medium", "high", "xhigh", "ultra", "max", or "none")`;
+    }
+    return options.thinking !== undefined && effort !== 'none';
+  }
+
   function chat(body: Record<string, unknown>) {
     const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
     // middleware/openai.go ChatMiddleware: "[] is too short - 'messages'".
     if (messages.length === 0) return error(400, '', "[] is too short - 'messages'");
     const k = typeof body.top_logprobs === 'number' ? body.top_logprobs : 0;
     if (k < 0 || k > 20) return error(400, '', 'top_logprobs must be between 0 and 20');
+    const think = thinks(body);
+    if (typeof think === 'string') return error(400, '', think);
     const turns = messages.map((m) => ({ role: String(m.role ?? 'user'), content: String(m.content ?? '') }));
     const prompt = turns.map((m) => m.content).join('\n\n');
-    const out = generate(prompt, body);
+    // Thinking first, within num_predict; the answer gets what is left.
+    const thoughtIds = think ? encodeText('llama3', options.thinking ?? '') : [];
+    const budget = typeof body.max_tokens === 'number' && body.max_tokens >= 0 ? body.max_tokens : Infinity;
+    const thought = thoughtIds.slice(0, budget);
+    const left = budget === Infinity ? undefined : budget - thought.length;
+    const out = generate(prompt, left === undefined ? body : { ...body, max_tokens: left });
+    if (thought.length < thoughtIds.length) out.finish = 'length';
     const context = `${prompt}\n\n`;
-    const tokens = describeTokens('llama3', out.ids, 'decoded');
+    const tokens = [...describeTokens('llama3', thought, 'decoded'), ...describeTokens('llama3', out.ids, 'decoded')];
     const wantLogprobs = body.logprobs === true && options.logprobs !== false;
     const logprobs = wantLogprobs
       ? {
@@ -171,8 +199,15 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
         created: 1_767_225_600,
         model: modelName,
         system_fingerprint: 'fp_ollama',
-        choices: [{ index: 0, message: { role: 'assistant', content: out.text }, finish_reason: out.finish, ...(logprobs ? { logprobs } : {}) }],
-        usage: usage(encodePrompt('llama3', llama3Template(turns)).length, out.ids.length),
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: out.text, ...(thought.length > 0 ? { reasoning: decodeIds('llama3', thought) } : {}) },
+            finish_reason: out.finish,
+            ...(logprobs ? { logprobs } : {}),
+          },
+        ],
+        usage: usage(encodePrompt('llama3', llama3Template(turns)).length, thought.length + out.ids.length),
       },
     };
   }
@@ -184,7 +219,8 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
       if (bad !== undefined) return error(400, '', `invalid type for 'stop' field: ${typeof bad === 'number' ? 'float64' : typeof bad}`);
     }
     const prompt = typeof body.prompt === 'string' ? body.prompt : '';
-    const out = generate(prompt, body);
+    // GenerateHandler without raw: the model sees the prompt as a templated user turn.
+    const out = generate(llama3Template([{ role: 'user', content: prompt }]), body);
     return {
       status: 200,
       body: {

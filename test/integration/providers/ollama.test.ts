@@ -50,8 +50,9 @@ describe('the ollama: provider', () => {
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
   });
 
-  it('sends completion-style prompts to /v1/completions, which answers the text alone', async () => {
-    const server = await ollama({ answer: () => '  return 4\n}\n' });
+  it('sends completion-style prompts in chat form: /v1/completions templates them as a user turn (no raw mode)', async () => {
+    // An instruct model answering the templated turn chat-style, fenced, as it would on either route.
+    const server = await ollama({ answer: () => '```kotlin\nfun f(): Int {\n  return 4\n}\n```\n' });
     const provider = createNetworkProvider(`ollama:${server.url}#llama3.2:3b`, {});
 
     const out = await provider?.generate(
@@ -61,8 +62,35 @@ describe('the ollama: provider', () => {
       }),
     );
 
-    expect(out?.text).toBe('  return 4');
-    expect(server.requests[0]).toMatchObject({ path: '/v1/completions', body: { prompt: 'fun f(): Int {\n', stop: ['\n}'] } });
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
+    const body = server.requests[0]?.body as { messages: { content: string }[] };
+    expect(body.messages.map((m) => m.content).join('\n')).toContain('fun f(): Int {');
+    expect(out?.text).toContain('return 4');
+  });
+
+  it('turns a thinking model’s thinking off (reasoning_effort "none"): the answer fits a small max_tokens', async () => {
+    const server = await ollama({ thinking: 'Okay, the user asks a sum; two plus two is four, so the answer is quattro.' });
+    const provider = createNetworkProvider(`ollama:${server.url}#llama3.2:3b`, {});
+
+    const out = await provider?.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 4, stop: [] } }));
+
+    expect(server.requests[0]?.body).toMatchObject({ reasoning_effort: 'none' });
+    expect(out?.text).toBe('quattro');
+  });
+
+  it('scores the answer’s first token, not a thinking token, on a thinking model', async () => {
+    // At a thinking position the model's alternatives are words ("Il"); at the answer's, the digit 4.
+    const server = await ollama({
+      thinking: 'Il valore',
+      answer: () => '4',
+      logprob: (context, token) => (context.endsWith('\n\n') ? (token === '4' ? -0.1 : -4) : token === 'Il' ? -0.1 : token === '1' ? -1 : -4),
+    });
+    const provider = createNetworkProvider(`ollama:${server.url}#llama3.2:3b`, {});
+
+    const scores = await provider?.scoreChoices?.({ ...likert, scoring: { mode: 'next-token', method: 'chat-top-logprobs', reason: 'test', topLogprobs: 20 } });
+
+    const best = scores?.logprobs.indexOf(Math.max(...(scores?.logprobs ?? [])));
+    expect(best).toBe(3);
   });
 
   it('picks next-token mode from chat top_logprobs (20), recording why likelihood is not offered, without an echo call', async () => {

@@ -46,7 +46,7 @@ describe('ollama: and gemini: specs', () => {
   });
 });
 
-describe('ollamaHost (envconfig/config.go Host and ConnectableHost @fb30760)', () => {
+describe('ollamaHost (envconfig/config.go Host, as the CLI reads it; loopback for a bind address as ConnectableHost @fb30760)', () => {
   it.each([
     [undefined, 'http://127.0.0.1:11434'],
     ['', 'http://127.0.0.1:11434'],
@@ -60,6 +60,14 @@ describe('ollamaHost (envconfig/config.go Host and ConnectableHost @fb30760)', (
     ['[::]:11434', 'http://[::1]:11434'],
     ['ollama.com', 'https://ollama.com:443'],
     ['gpu-box:99999', 'http://gpu-box:11434'],
+    // Edge inputs, as config.go Host reads them (Var strips quotes; SplitHostPort; a bad port → default).
+    ['example.com:', 'http://example.com:11434'],
+    ['gpu-box:abc', 'http://gpu-box:11434'],
+    ['"0.0.0.0:11434"', 'http://127.0.0.1:11434'],
+    ["'gpu-box:1234'", 'http://gpu-box:1234'],
+    [':8080', 'http://127.0.0.1:8080'],
+    ['http://gpu-box:-1', 'http://gpu-box:80'],
+    ['::1', 'http://[::1]:11434'],
   ])('reads OLLAMA_HOST=%s as %s', (value, url) => {
     expect(ollamaHost(value)).toBe(url);
   });
@@ -71,19 +79,29 @@ describe('capability rules', () => {
   it('says Ollama’s /v1/completions cannot echo prompt log-probabilities, citing the source', () => {
     const caps = capabilitiesOf(table, 'ollama', 'llama3.2:3b');
     expect(caps.noEcho).toMatch(/ignores `echo`.*fb30760/);
-    expect(caps.completion).toBe(true);
+    // GenerateHandler templates /v1/completions' prompt (no raw mode): completion prompts go in chat form.
+    expect(caps.completion).toBe(false);
     expect(caps.logprobs).toBe(true);
+    // A thinking model thinks unless told not to (routes.go ChatHandler); "none" is Think=false.
+    expect(caps.reasoningEffort).toBe('none');
   });
 
-  it('makes Gemini chat-only with at most 5 stop sequences, and warns of thinking on 2.5 and later only', () => {
+  it('makes Gemini chat-only with at most 5 stop sequences; thinking off where it can be, lowest and warned where not', () => {
     const flash25 = capabilitiesOf(table, 'gemini', 'gemini-2.5-flash');
-    const flash20 = capabilitiesOf(table, 'gemini', 'gemini-2.0-flash');
-    expect(flash25).toMatchObject({ completion: false, maxStopSequences: 5, thinkingInMaxTokens: true });
-    expect(flash20).toMatchObject({ completion: false, maxStopSequences: 5, thinkingInMaxTokens: false });
+    const lite25 = capabilitiesOf(table, 'gemini', 'gemini-2.5-flash-lite');
+    const pro25 = capabilitiesOf(table, 'gemini', 'gemini-2.5-pro');
+    const flash35 = capabilitiesOf(table, 'gemini', 'gemini-3.5-flash');
+    const old = capabilitiesOf(table, 'gemini', 'gemini-1.5-flash');
+    expect(flash25).toMatchObject({ completion: false, maxStopSequences: 5, thinkingInMaxTokens: false, reasoningEffort: 'none' });
+    expect(lite25).toMatchObject({ thinkingInMaxTokens: false, reasoningEffort: 'none' });
+    expect(pro25).toMatchObject({ thinkingInMaxTokens: true, reasoningEffort: 'low' });
+    expect(flash35).toMatchObject({ thinkingInMaxTokens: true, reasoningEffort: 'low' });
+    expect(old).toMatchObject({ completion: false, maxStopSequences: 5, thinkingInMaxTokens: false });
+    expect(old.reasoningEffort).toBeUndefined();
     const params = { temperature: 0, topP: 1, maxTokens: 4, stop: ['\n'] };
-    expect(adaptParams(flash25, params).warnings.join('\n')).toMatch(/max tokens 4: the model may think/);
-    expect(adaptParams(flash20, params).warnings).toEqual([]);
-    expect(adaptParams(flash25, { ...params, maxTokens: 8192 }).warnings).toEqual([]);
+    expect(adaptParams(pro25, params).warnings.join('\n')).toMatch(/max tokens 4: the model may think/);
+    expect(adaptParams(flash25, params).warnings).toEqual([]);
+    expect(adaptParams(pro25, { ...params, maxTokens: 8192 }).warnings).toEqual([]);
   });
 });
 
