@@ -94,7 +94,8 @@ const PERMANENT_CODES = new Set([
 
 /** Whether an error body's type or code says waiting will not help. */
 export function isPermanentCode(code: string): boolean {
-  return PERMANENT_CODES.has(code);
+  // Gemini's per-day quota and a quota of 0 on the model's tier (http-json.ts googleQuotaCode).
+  return PERMANENT_CODES.has(code) || code === 'quota_limit_0' || /PerDay/.test(code);
 }
 
 /**
@@ -195,7 +196,7 @@ export function httpFailure(
   code?: string,
 ): ProviderCallError {
   const retryAfterMs = typeof retryAfter === 'object' && retryAfter !== null ? retryAfter.ms : parseRetryAfter(retryAfter, now);
-  if (code !== undefined && PERMANENT_CODES.has(code)) {
+  if (code !== undefined && isPermanentCode(code)) {
     return new ProviderCallError(
       `HTTP ${status} ${code}: ${truncate(serverMessage)} (not retried: waiting does not restore a quota; check the account's plan and billing)`,
       {

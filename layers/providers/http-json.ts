@@ -114,12 +114,29 @@ export function serverMessage(text: string): string {
   return text.trim().slice(0, 500);
 }
 
+/**
+ * A Google quota that waiting minutes will not restore: a `google.rpc.QuotaFailure` violation
+ * whose `quotaId` is per day (`GenerateRequestsPerDayPerProjectPerModel-FreeTier`), or a quota
+ * whose message says `limit: 0` (the model has no quota on this tier) — Gemini's native quota
+ * 429 "You exceeded your current quota, … Quota exceeded for metric: …, limit: 20, model: …",
+ * as logged in public repositories and described in dev.to/nils44344 ("why your limit is 0").
+ */
+function googleQuotaCode(error: { details?: unknown; message?: unknown }): string | undefined {
+  const details = Array.isArray(error.details) ? (error.details as { '@type'?: unknown; violations?: unknown }[]) : [];
+  for (const d of details) {
+    if (typeof d['@type'] !== 'string' || !d['@type'].endsWith('google.rpc.QuotaFailure') || !Array.isArray(d.violations)) continue;
+    const daily = (d.violations as { quotaId?: unknown }[]).find((v) => typeof v.quotaId === 'string' && /PerDay/.test(v.quotaId));
+    if (daily) return String(daily.quotaId);
+  }
+  return typeof error.message === 'string' && /\blimit: 0\b/.test(error.message) ? 'quota_limit_0' : undefined;
+}
+
 /** The code of an error body (OpenAI's `{error: {type, code}}`), a permanent one first; undefined otherwise. */
 export function errorCode(text: string): string | undefined {
   try {
     const error = (errorBody(text) as { error?: { code?: unknown; type?: unknown; details?: { error_code?: unknown } | null } }).error;
     if (typeof error !== 'object' || error === null) return undefined;
-    const codes = [error.details?.error_code, error.code, error.type].filter((c): c is string => typeof c === 'string');
+    const codes = [error.details?.error_code, error.code, error.type, googleQuotaCode(error)].filter((c): c is string => typeof c === 'string');
     return codes.find(isPermanentCode) ?? codes[0];
   } catch {
     return undefined;

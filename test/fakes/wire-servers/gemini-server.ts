@@ -11,11 +11,16 @@
  *   wrapped in a one-element JSON array — a 429 RESOURCE_EXHAUSTED in n4ze3m/page-assist#406,
  *   a 400 API_KEY_INVALID in continuedev/continue#8516 (message "API key not valid. Please
  *   pass a valid API key.").
- * - "Troubleshooting" (ai.google.dev/gemini-api/docs/troubleshooting): 429 RESOURCE_EXHAUSTED
- *   "You've exceeded the rate limit", 503 UNAVAILABLE "The service may be temporarily
- *   overloaded or down", 404 NOT_FOUND. The 429 carries `google.rpc.RetryInfo.retryDelay`
- *   in `details` ("Billing" page: 429 RESOURCE_EXHAUSTED past a rate limit; the `Please retry in …` quota errors quoted in
- *   dev.to/nils44344 "Gemini API 429 RESOURCE_EXHAUSTED: why your limit is 0").
+ * - 429: by default the body quoted from this endpoint in n4ze3m/page-assist#406,
+ *   `[{"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).",
+ *   "status": "RESOURCE_EXHAUSTED"}}]`, with no `details` and no retry delay ("Troubleshooting",
+ *   ai.google.dev/gemini-api/docs/troubleshooting, describes 429 RESOURCE_EXHAUSTED as "You've
+ *   exceeded the rate limit" — a description, not the wire text). `retryDelay` plays the
+ *   native API's quota error instead: "You exceeded your current quota, please check your plan
+ *   and billing details. …" with `google.rpc.QuotaFailure` and `google.rpc.RetryInfo` details
+ *   (as logged from a real 429 in public repositories; dev.to/nils44344); `perDay` makes its
+ *   violation the per-day quota `GenerateRequestsPerDayPerProjectPerModel-FreeTier`.
+ *   503 UNAVAILABLE "The service may be temporarily overloaded or down"; 404 NOT_FOUND.
  * - Log-probabilities: models where they are off answer 400 INVALID_ARGUMENT "Logprobs is not
  *   enabled for models/<model>" (mscraftsman/generative-ai#135, googleapis/python-genai#1921);
  *   elsewhere `top_logprobs` is taken in 1–20 (the SDK's `logprobs` range, noted in
@@ -26,7 +31,14 @@
  * - Thinking (2.5 and later): thinking tokens count against `max_tokens`; when it is spent
  *   first the answer is empty with finish reason length (googleapis/python-genai#811, #2062,
  *   vectorize-io/hindsight#3365). Thinking is billed as output ("Pricing": output price
- *   including thinking tokens); the fake counts it in `completion_tokens`.
+ *   including thinking tokens). `reasoning_effort` ("OpenAI compatibility" page, as quoted by
+ *   feedback.typingmind.com): "none" turns thinking off where the model can (2.5 Flash,
+ *   Flash-Lite; `canDisableThinking`), "low" is the lowest budget (`lowThinking` tokens). Where
+ *   thinking cannot be turned off, the fake answers 400 with Google's generic "Request contains
+ *   an invalid argument." (the real message is not documented). Whether `completion_tokens`
+ *   includes the thoughts on this endpoint is not documented (the native API reports
+ *   `thoughtsTokenCount` apart): `thoughtsInTotalOnly` plays an endpoint that counts them in
+ *   `total_tokens` only, as OpenAI-shape translators do (router-for-me/CLIProxyAPI#5733).
  *
  * Tokens are the toy tokeniser's (tokenize.ts): no Gemini tokenizer is published on npm.
  */
@@ -38,6 +50,10 @@ export interface GeminiModel {
   logprobs?: boolean;
   /** Tokens the model thinks before answering (default 0). */
   thinking?: number;
+  /** `reasoning_effort: "none"` turns the thinking off (2.5 Flash and Flash-Lite). */
+  canDisableThinking?: boolean;
+  /** Tokens thought at `reasoning_effort: "low"` (default `thinking`). */
+  lowThinking?: number;
 }
 
 export interface GeminiServerOptions extends FaultOptions {
@@ -48,8 +64,12 @@ export interface GeminiServerOptions extends FaultOptions {
   answer?: (prompt: string, body: Record<string, unknown>) => string;
   /** log P(token | context) for next-token alternatives. Default -1. */
   logprob?: LogprobFn;
-  /** The `retryDelay` a 429 names (default "2s"). */
+  /** A 429 in the native quota form with this `RetryInfo.retryDelay` (default: page-assist#406's body, no details). */
   retryDelay?: string;
+  /** The quota 429 is the per-day one (with `retryDelay`'s form). */
+  perDay?: boolean;
+  /** `completion_tokens` without the thoughts, `total_tokens` with them. */
+  thoughtsInTotalOnly?: boolean;
 }
 
 export interface GeminiServer extends FakeServer {
@@ -79,10 +99,28 @@ export async function startGeminiServer(options: GeminiServerOptions): Promise<G
     body: [{ error: { code: status, message, status: STATUS[status] ?? 'UNKNOWN', ...(details ? { details } : {}) } }],
   });
   const render = (status: number, type: string, message: string) => {
+    if (status === 429 && options.retryDelay === undefined && !options.perDay) return error(429, type, 'Resource has been exhausted (e.g. check quota).');
     if (status === 429) {
-      return error(429, type, "You've exceeded the rate limit. Please retry in " + (options.retryDelay ?? '2s') + '.', [
-        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: options.retryDelay ?? '2s' },
-      ]);
+      const delay = options.retryDelay ?? '59s';
+      return error(
+        429,
+        type,
+        'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. \n' +
+          `* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 20, model: fake\nPlease retry in ${delay}.`,
+        [
+          {
+            '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+            violations: [
+              {
+                quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+                quotaId: options.perDay ? 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' : 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier',
+                quotaValue: '20',
+              },
+            ],
+          },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: delay },
+        ],
+      );
     }
     // The API's 503 message as quoted in google-gemini/cookbook#425.
     if (status === 503) return error(503, type, 'The model is overloaded. Please try again later.');
@@ -109,7 +147,9 @@ export async function startGeminiServer(options: GeminiServerOptions): Promise<G
       }
     }
     const all = tokenize(text);
-    const thinking = model.thinking ?? 0;
+    const effort = body.reasoning_effort;
+    if (effort === 'none' && (model.thinking ?? 0) > 0 && !model.canDisableThinking) return error(400, '', 'Request contains an invalid argument.');
+    const thinking = effort === 'none' ? 0 : effort === 'low' ? Math.min(model.thinking ?? 0, model.lowThinking ?? model.thinking ?? 0) : (model.thinking ?? 0);
     const max = typeof body.max_tokens === 'number' ? body.max_tokens : 65_536;
     const room = Math.max(0, max - thinking);
     const tokens = all.slice(0, room);
@@ -127,7 +167,8 @@ export async function startGeminiServer(options: GeminiServerOptions): Promise<G
         }
       : undefined;
     const promptTokens = tokenize(prompt).length;
-    const completion = Math.min(max, thinking) + tokens.length;
+    const thought = Math.min(max, thinking);
+    const completion = (options.thoughtsInTotalOnly ? 0 : thought) + tokens.length;
     return {
       status: 200,
       body: {
@@ -136,7 +177,7 @@ export async function startGeminiServer(options: GeminiServerOptions): Promise<G
         created: 1_767_225_600,
         model: id,
         choices: [{ index: 0, message: { role: 'assistant', content: tokens.join('') }, finish_reason: finish, ...(logprobs ? { logprobs } : {}) }],
-        usage: { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion },
+        usage: { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + thought + tokens.length },
       },
     };
   }

@@ -18,7 +18,11 @@ afterEach(async () => {
 async function gemini(options: Partial<GeminiServerOptions> = {}): Promise<GeminiServer> {
   const server = await startGeminiServer({
     apiKey: 'g-key',
-    models: { 'gemini-2.0-flash': { logprobs: true }, 'gemini-2.5-flash': { thinking: 40 } },
+    models: {
+      'gemini-3.5-flash': { logprobs: true },
+      'gemini-2.5-flash': { thinking: 40, canDisableThinking: true },
+      'gemini-2.5-pro': { thinking: 4000, lowThinking: 40 },
+    },
     answer: () => 'quattro',
     ...options,
   });
@@ -35,16 +39,16 @@ const likert = {
 describe('the gemini: provider', () => {
   it('posts chat/completions under the base URL with the key as a Bearer token', async () => {
     const server = await gemini();
-    const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.0-flash`, { env });
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-3.5-flash`, { env });
 
     expect((await provider?.generate(chatRequest()))?.text).toBe('quattro');
-    expect(server.requests[0]).toMatchObject({ path: '/v1beta/openai/chat/completions', body: { model: 'gemini-2.0-flash' } });
+    expect(server.requests[0]).toMatchObject({ path: '/v1beta/openai/chat/completions', body: { model: 'gemini-3.5-flash' } });
     expect(server.requests[0]?.headers.authorization).toBe('Bearer g-key');
   });
 
   it('sends a completion-style prompt in its chat form (no /completions route)', async () => {
     const server = await gemini();
-    const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.0-flash`, { env });
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-3.5-flash`, { env });
 
     await provider?.generate(chatRequest({ prompt: { style: 'completion', messages: [], completion: 'fun f(): Int {\n' } }));
 
@@ -53,7 +57,7 @@ describe('the gemini: provider', () => {
 
   it('sends at most 5 stop sequences and cuts the answer at the rest', async () => {
     const server = await gemini({ answer: () => 'uno due tre' });
-    const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.0-flash`, { env });
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-3.5-flash`, { env });
     const params = { temperature: 0, topP: 1, maxTokens: 64, stop: ['x', 'y', 'z', 'w', 'k', ' due'] };
 
     const out = await provider?.generate(chatRequest({ params }));
@@ -65,7 +69,7 @@ describe('the gemini: provider', () => {
 
   it('gets next-token mode on a model with log-probabilities', async () => {
     const server = await gemini({ logprob: favourDigit(() => '4') });
-    const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.0-flash`, { env });
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-3.5-flash`, { env });
 
     const probe = await provider?.probeLikert?.();
     const scores = await provider?.scoreChoices?.({ ...likert, scoring: { mode: 'next-token', method: 'chat-top-logprobs', reason: 'test', topLogprobs: 20 } });
@@ -88,7 +92,7 @@ describe('the gemini: provider', () => {
   it('retries an array-wrapped 429 RESOURCE_EXHAUSTED after its RetryInfo delay, never as an answer', async () => {
     const server = await gemini({ faults: [{ kind: 'throttle' }], retryDelay: '7s' });
     const retries = recordingRetries();
-    const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.0-flash`, { env, ...retries.options });
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-3.5-flash`, { env, ...retries.options });
 
     const out = await provider?.generate(chatRequest());
 
@@ -97,15 +101,64 @@ describe('the gemini: provider', () => {
     expect(retries.delays).toContain(7000);
   });
 
+  it('retries the no-details 429 ("Resource has been exhausted", page-assist#406) with back-off, no retry delay given', async () => {
+    const server = await gemini({ faults: [{ kind: 'throttle' }] });
+    const retries = recordingRetries();
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-3.5-flash`, { env, ...retries.options });
+
+    const out = await provider?.generate(chatRequest());
+
+    expect(out?.attempts).toBe(2);
+    expect(retries.delays).toHaveLength(1);
+  });
+
+  it('fails at once on a per-day quota 429 (QuotaFailure …PerDay…) instead of using up the retries', async () => {
+    const server = await gemini({ faults: [0, 1, 2, 3].map(() => ({ kind: 'throttle' as const })), perDay: true });
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-3.5-flash`, { env, ...recordingRetries().options, maxRetries: 3 });
+
+    const err = await provider?.generate(chatRequest()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect((err as ProviderError).retryable).toBe(false);
+    expect((err as Error).message).toMatch(/GenerateRequestsPerDayPerProjectPerModel.*You exceeded your current quota/s);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('turns thinking off on 2.5 Flash (reasoning_effort "none"): a small max_tokens still gets the answer', async () => {
+    const server = await gemini();
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.5-flash`, { env });
+    const params = { temperature: 0, topP: 1, maxTokens: 4, stop: ['\n'] };
+
+    const out = await provider?.generate(chatRequest({ params }));
+
+    expect(server.requests[0]?.body).toMatchObject({ reasoning_effort: 'none' });
+    expect(provider?.adaptParams?.(params, 'chat').warnings).toEqual([]);
+    expect(out?.text).toBe('quattro');
+  });
+
+  it('bills the thinking as output when total_tokens holds it but completion_tokens does not', async () => {
+    const params = { temperature: 0, topP: 1, maxTokens: 256, stop: [] };
+    const billed: number[] = [];
+    for (const thoughtsInTotalOnly of [false, true]) {
+      const server = await gemini({ thoughtsInTotalOnly });
+      const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.5-pro`, { env });
+      billed.push((await provider?.generate(chatRequest({ params })))?.usage.completionTokens ?? 0);
+    }
+    expect(billed[0]).toBeGreaterThan(40);
+    expect(billed[1]).toBe(billed[0]);
+  });
+
   it('retries 503 UNAVAILABLE (overloaded)', async () => {
     const server = await gemini({ faults: [{ kind: 'unavailable' }] });
-    const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.0-flash`, { env, ...recordingRetries().options });
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-3.5-flash`, { env, ...recordingRetries().options });
     expect((await provider?.generate(chatRequest()))?.attempts).toBe(2);
   });
 
   it('fails fast on a wrong key with Google’s message from the array-wrapped body', async () => {
     const server = await gemini();
-    const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.0-flash`, { env: { GEMINI_API_KEY: 'wrong' }, maxRetries: 3 });
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-3.5-flash`, { env: { GEMINI_API_KEY: 'wrong' }, maxRetries: 3 });
 
     const err = await provider?.generate(chatRequest()).then(
       () => undefined,
@@ -118,14 +171,15 @@ describe('the gemini: provider', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('warns that thinking counts against a small max_tokens, and records the empty answer it gives', async () => {
+  it('asks 2.5 Pro (which cannot stop thinking) for the least, warns that it counts against a small max_tokens, and records the empty answer', async () => {
     const server = await gemini();
-    const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.5-flash`, { env });
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.5-pro`, { env });
     const params = { temperature: 0, topP: 1, maxTokens: 4, stop: ['\n'] };
 
     const out = await provider?.generate(chatRequest({ params }));
 
     expect(provider?.adaptParams?.(params, 'chat').warnings.join('\n')).toMatch(/max tokens 4: the model may think before it answers/);
+    expect(server.requests[0]?.body).toMatchObject({ reasoning_effort: 'low' });
     expect(out?.text).toBe('');
     expect(out?.finishReason).toBe('length');
   });
