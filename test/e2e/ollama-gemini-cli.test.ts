@@ -114,10 +114,10 @@ describe('gemini: end to end', () => {
   beforeAll(async () => {
     server = await startGeminiServer({
       apiKey: 'g-key',
-      models: { 'gemini-2.5-flash': {}, 'gemini-2.0-flash': { logprobs: true } },
+      models: { 'gemini-2.5-flash': {}, 'gemini-3.5-flash': { logprobs: true } },
       logprob: favourDigit(goldDigit),
       answer: (prompt) => (prompt.includes('Assegna un valore di ') ? goldDigit(prompt) : solve(prompt, true)),
-      // Two 429 RESOURCE_EXHAUSTED answers first, retried after their RetryInfo delay.
+      // Two per-minute quota 429s (RESOURCE_EXHAUSTED with RetryInfo) first, retried after their delay.
       faults: [{ kind: 'throttle' }, { kind: 'throttle' }],
       retryDelay: '0.2s',
     });
@@ -135,7 +135,7 @@ describe('gemini: end to end', () => {
   }, 240_000);
 
   it('runs ABRICOT in next-token mode on a model with log-probabilities, priced from the shipped table', async () => {
-    const result = await runCli(['run', '-b', 'sample/abricot', '-m', `gemini:${server.url}#gemini-2.0-flash`, '--json', '--home', home], { env });
+    const result = await runCli(['run', '-b', 'sample/abricot', '-m', `gemini:${server.url}#gemini-3.5-flash`, '--json', '--home', home], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(parseJson<RunJson>(result).likert_mode).toBe('next-token');
     const plan = await runCli(['run', '-b', 'sample/abricot', '-m', `gemini:${server.url}#gemini-2.5-flash`, '--dry-run', '--json', '--home', home], { env });

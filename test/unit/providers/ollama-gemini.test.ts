@@ -18,7 +18,7 @@ describe('ollama: and gemini: specs', () => {
     ['ollama:http://gpu-box:11434/v1/#qwen3:8b', { scheme: 'ollama', baseUrl: 'http://gpu-box:11434', model: 'qwen3:8b' }],
     ['gemini:gemini-2.5-flash', { scheme: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', model: 'gemini-2.5-flash' }],
     ['gemini:models/gemini-2.5-pro', { scheme: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', model: 'gemini-2.5-pro' }],
-    ['gemini:http://127.0.0.1:9/v1beta/openai/#gemini-2.0-flash', { scheme: 'gemini', baseUrl: 'http://127.0.0.1:9/v1beta/openai', model: 'gemini-2.0-flash' }],
+    ['gemini:http://127.0.0.1:9/v1beta/openai/#gemini-3.5-flash', { scheme: 'gemini', baseUrl: 'http://127.0.0.1:9/v1beta/openai', model: 'gemini-3.5-flash' }],
   ])('parses %s', (spec, expected) => {
     expect(parseNetworkSpec(spec)).toEqual(expected);
   });
