@@ -43,6 +43,9 @@ describe('ollama: and gemini: specs', () => {
     expect(PROVIDER_REGISTRY.byScheme('gemini')).toMatchObject({ billed: true, tablePriced: true });
     expect(PROVIDER_REGISTRY.byScheme('ollama')).toMatchObject({ billed: true, tablePriced: false });
     expect(findModelPrice(shippedPriceTable(), 'gemini-2.5-flash')).toMatchObject({ input_per_mtok: 0.3, output_per_mtok: 2.5 });
+    // Review of issue 18 (transcription of Google's pricing page, 2026-10-07): dated, marked unverified.
+    expect(findModelPrice(shippedPriceTable(), 'gemini-3.8-flash')).toMatchObject({ input_per_mtok: 0.75, output_per_mtok: 3.75, note: /2027-01-01/ });
+    expect(findModelPrice(shippedPriceTable(), 'gemini-3.5-flash-lite')).toMatchObject({ input_per_mtok: 0.3, output_per_mtok: 2.5, source: /^UNVERIFIED/ });
   });
 });
 
