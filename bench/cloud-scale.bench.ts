@@ -1,5 +1,5 @@
 /**
- * Issue 19: `npm run bench cloud-scale -- --items N [--without <fix|limit>] [--generate-concurrency C] [--language python|cpp] [--detail]`
+ * Issue 19: `npm run bench cloud-scale -- --items N [--without <fix|limit>] [--generate-concurrency C] [--language python|cpp|kotlin] [--detail]`
  * runs the cloud pipeline's real stage code against a simulation of AWS's limits
  * (bench/cloud-sim) and prints exactly one JSON line:
  * `{"items","completed","se","missing","dlq","virtual_wall_s","lambda_gb_s","cost_usd","bottleneck"}`.
@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { FIXES, LIMITS, runSimulation, type Without } from './cloud-sim/simulate.ts';
+import { SIM_LANGUAGES, type SimLanguage } from './cloud-sim/sim-model.ts';
 
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -24,12 +25,13 @@ export async function main(argv: string[]): Promise<void> {
   if (!Number.isInteger(items) || items < 1) throw new Error(`--items must be a positive integer, got ${values.items}`);
   const known: readonly string[] = [...FIXES, ...LIMITS];
   for (const w of values.without) if (!known.includes(w)) throw new Error(`--without ${w}: expected one of ${known.join(', ')}`);
-  if (values.language !== 'python' && values.language !== 'cpp') throw new Error(`--language must be python or cpp, got ${values.language}`);
+  const language = values.language as SimLanguage;
+  if (!SIM_LANGUAGES.includes(language)) throw new Error(`--language must be one of ${SIM_LANGUAGES.join(', ')}, got ${values.language}`);
   const { detail, ...line } = await runSimulation({
     items,
     without: values.without as Without[],
     generateMaxConcurrency: Number(values['generate-concurrency']),
-    language: values.language,
+    language,
   });
   process.stdout.write(`${JSON.stringify(line)}\n`);
   if (values.detail) process.stderr.write(`${JSON.stringify(detail)}\n`);

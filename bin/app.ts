@@ -22,6 +22,9 @@ const CONTEXT_KEYS = [
   'fargateMaxTasks',
   'runnerReservedConcurrency',
   'alarmEmail',
+  'batchQuotas',
+  'batchTimeoutHours',
+  'providerKeysPath',
 ] as const;
 
 const app = new App();

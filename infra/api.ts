@@ -29,6 +29,8 @@ export const API_ROUTES: readonly { method: apigwv2.HttpMethod; path: string }[]
   { method: apigwv2.HttpMethod.POST, path: '/runs/{id}/cancel' },
   { method: apigwv2.HttpMethod.POST, path: '/runs/{id}/redrive' },
   { method: apigwv2.HttpMethod.GET, path: '/leaderboard' },
+  { method: apigwv2.HttpMethod.POST, path: '/selftest' },
+  { method: apigwv2.HttpMethod.GET, path: '/selftest/{id}' },
 ];
 
 /** JSON access-log line: who called which route, and how it ended. */
@@ -88,8 +90,9 @@ export class Api extends Construct {
       work.queue.grantSendMessages(this.handler.role);
     }
     grantObjectAccess(this.handler.role, bucket, {
-      read: ['runs/*', 'results/runs/*', 'reports/*', 'datasets/*'],
-      write: ['runs/*/manifest.json'],
+      read: ['runs/*', 'results/runs/*', 'reports/*', 'datasets/*', 'selftest/*'],
+      // The self-test's hostile suite (plan reads it as a dataset) and its list of runs.
+      write: ['runs/*/manifest.json', 'datasets/selftest/*', 'selftest/*'],
       list: ['runs/', 'datasets/'],
     });
     this.handler.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));

@@ -78,6 +78,13 @@ export class BatchStage extends Construct {
       logRetentionDays: config.logRetentionDays,
       description: 'Creates, polls and reads back the batch jobs of --batch runs; stops those of cancelled runs',
       timeout: Duration.minutes(10),
+      // One pass at a time: a pass may run up to 10 minutes, past the next 5-minute tick, and
+      // Anthropic's Message Batches have no lookup by name, so two overlapping passes could submit
+      // the same job twice. Scheduler invokes asynchronously; a throttled tick waits in Lambda's
+      // async queue (retried up to 6 hours) until the running pass ends ("Lambda reserved
+      // concurrency", "Asynchronous invocation" in the Lambda Developer Guide). An account too
+      // small to reserve (runnerReservedConcurrency 0) reserves nothing here either.
+      ...(config.runnerReservedConcurrency > 0 ? { reservedConcurrentExecutions: 1 } : {}),
       memorySize: 1024,
       environment: {
         BUCKET_NAME: bucket.bucketName,

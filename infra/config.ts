@@ -46,6 +46,11 @@ export interface PolyevalConfig {
   batchQuotas?: Partial<BedrockBatchQuotas>;
   /** A Bedrock batch job's `timeoutDurationInHours` (24–168; default 168). */
   batchTimeoutHours?: number;
+  /**
+   * The SSM path whose parameters hold the model providers' API keys (`<path>/OPENAI_API_KEY`,
+   * `<path>/ANTHROPIC_API_KEY`, …), read by generate and the batch stage.
+   */
+  providerKeysPath: string;
 }
 
 /** Quotas that make a job possible at all (bedrockBatchLimits' checks), as a ConfigError naming the key. */
@@ -159,6 +164,10 @@ const ContextSchema = z.object({
         `expected an object of Bedrock batch quotas (${Object.keys(BEDROCK_BATCH_QUOTAS).join(', ')}) to positive integers, got ${JSON.stringify(issue.input)}`,
     }),
   ).optional(),
+  providerKeysPath: z
+    .string({ error: 'expected an SSM parameter path starting with "/", e.g. /polyeval/provider-keys' })
+    .regex(/^(\/[A-Za-z0-9_.-]+)+$/, { error: 'expected an SSM parameter path starting with "/", e.g. /polyeval/provider-keys' })
+    .optional(),
   batchTimeoutHours: integer(BEDROCK_BATCH_QUOTAS.minTimeoutHours, BEDROCK_BATCH_QUOTAS.maxTimeoutHours).optional(),
 });
 
@@ -216,11 +225,16 @@ export function parseNightlySweep(raw: unknown): NightlySweep {
 function sweepField(field: string): string {
   const [head] = field.split('.');
   if (head === 'benchmark' || head === 'model') return `${head}s`;
-  return head === 'benchmarks' || head === 'models' || head === 'split' || head === 'params' ? field : `params.${field}`;
+  return head === 'benchmarks' || head === 'models' || head === 'split' || head === 'params' || head === 'batch' ? field : `params.${field}`;
 }
 
 /** The stack's name when `-c stackName=…` is not given. */
 export const DEFAULT_STACK_NAME = 'Polyeval';
+
+/** The SSM path of a stack's provider API keys by default: `/polyeval/provider-keys`, or `/polyeval/<stack>/provider-keys` for another stack name. */
+export function providerKeysPathOf(stackName: string): string {
+  return stackName === DEFAULT_STACK_NAME ? '/polyeval/provider-keys' : `/polyeval/${stackName}/provider-keys`;
+}
 
 /**
  * The SSM parameter a stack reads its nightly sweep from by default: `/polyeval/nightly` for
@@ -262,6 +276,7 @@ export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
     fargateLane: values.fargateLane,
     fargateMaxTasks: values.fargateMaxTasks,
     runnerReservedConcurrency: values.runnerReservedConcurrency,
+    providerKeysPath: values.providerKeysPath ?? providerKeysPathOf(stackName),
     ...(values.alarmEmail ? { alarmEmail: values.alarmEmail } : {}),
     ...(values.batchQuotas ? { batchQuotas: checkedQuotas(values.batchQuotas) } : {}),
     ...(values.batchTimeoutHours ? { batchTimeoutHours: values.batchTimeoutHours } : {}),

@@ -24,6 +24,8 @@ export interface PolyevalFunctionProps {
   memorySize: number;
   environment: Record<string, string>;
   description: string;
+  /** Reserved concurrency; unset: the account's unreserved pool. */
+  reservedConcurrentExecutions?: number;
 }
 
 /** One thin handler from `functions/<name>/handler.ts` (export `handler`). */
@@ -52,6 +54,7 @@ export class PolyevalFunction extends Construct {
       timeout: props.timeout,
       memorySize: props.memorySize,
       description: props.description,
+      ...(props.reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       role: this.role,
       logGroup,
       tracing: lambda.Tracing.ACTIVE,

@@ -21,6 +21,7 @@ import { NightlySchedule } from './schedule.ts';
 import { Storage } from './storage.ts';
 import { RunWatchdog } from './watchdog.ts';
 import { BatchStage } from './batch.ts';
+import { grantProviderKeys } from './provider-keys.ts';
 import type { WorkQueue } from './work-queue.ts';
 
 /** Properties of {@link PolyevalStack}. */
@@ -104,6 +105,8 @@ export class PolyevalStack extends Stack {
       fargateQueues: this.fargate?.queues ?? new Map<string, WorkQueue>(),
       plan: this.pipeline.plan,
     });
+    // The functions that call model providers read their API keys from one SSM path.
+    for (const fn of [this.pipeline.generate, this.batch.handler]) grantProviderKeys(fn, config.providerKeysPath);
     this.analytics = new Analytics(this, 'Analytics', { bucket, benchmarks: config.benchmarks, bytesScannedCutoff: config.athenaBytesScannedCutoff });
     // Every work queue by name: the api redrives their DLQs, the watchdog waits for them to be empty.
     const workQueues = new Map<string, WorkQueue>([

@@ -8,6 +8,7 @@ import { judgeMaxConcurrency, RUNNER_RESERVED_CONCURRENCY } from '#app/cloud/con
 import { GENERATE_BATCH_SIZE } from '#app/cloud/retry-budget.ts';
 import { EXECUTOR_IMAGES, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
 import type { FunctionSpec } from './sim-lambda.ts';
+import { PROFILES, type SimLanguage } from './sim-model.ts';
 
 export const MAX_RECEIVE_COUNT = 5;
 export const visibilityMs = (fn: FunctionSpec): number => 6 * fn.timeoutMs;
@@ -19,7 +20,7 @@ export interface DeploymentOptions {
   fargateMaxTasks: number;
 }
 
-export function functions(language: string, options: DeploymentOptions) {
+export function functions(language: SimLanguage, options: DeploymentOptions) {
   const image = EXECUTOR_IMAGES.find((i) => i.languages.includes(language));
   const runnerMb = image?.memoryMb ?? 2048;
   const fn = (name: string, memoryMb: number, timeoutS: number, coldStartMs: number, extra: Partial<FunctionSpec> = {}): FunctionSpec => ({
@@ -34,7 +35,14 @@ export function functions(language: string, options: DeploymentOptions) {
     plan: fn('plan', 1024, 300, 900),
     generate: fn('generate', 1024, 300, 900),
     judge: fn(`execute-${image?.id ?? language}`, image?.judgeMemoryMb ?? JUDGE_MEMORY_MB, 300, 2_500),
-    runner: fn(`runner-${image?.id ?? language}`, runnerMb, 900, 2_500, options.runnerReservation ? { reserved: RUNNER_RESERVED_CONCURRENCY } : {}),
+    // A new runner environment: the image's cold start, plus Kotlin's compile server starting on its first compilation.
+    runner: fn(
+      `runner-${image?.id ?? language}`,
+      runnerMb,
+      900,
+      2_500 + PROFILES[language].firstCompileExtraMs,
+      options.runnerReservation ? { reserved: RUNNER_RESERVED_CONCURRENCY } : {},
+    ),
     aggregate: fn('aggregate', 2048, 600, 1_200),
     generateBatch: GENERATE_BATCH_SIZE,
     judgeMaxConcurrency: options.runnerReservation ? judgeMaxConcurrency(options.fargateMaxTasks) : undefined,

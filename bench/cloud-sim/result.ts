@@ -25,6 +25,8 @@ export function bottleneckOf(s: {
   dlq: number;
   se: number;
   missing: number;
+  /** Messages SQS deleted past their retention period. */
+  expired?: number;
   status: string;
   generateMaxConcurrency: number;
   /** Transient invoke errors recorded as SE (`--without transient-redelivery`): SE comes from the runner first. */
@@ -37,6 +39,8 @@ export function bottleneckOf(s: {
   if (s.se > 0 && s.transientAsSe) return runnerSe;
   if (s.se > 0 && s.dynamo.conflicts > 0) return `TransactionConflict: ${s.dynamo.conflicts} conflicting write(s) on the ledger's rows`;
   if (s.se > 0) return runnerSe;
+  if (s.missing > 0 && (s.expired ?? 0) > 0)
+    return `SQS retention: ${s.expired} message(s) older than their queue's 4 days deleted; ${s.missing} item(s) never recorded`;
   if (s.missing > 0) return `${s.missing} item(s) never recorded (status ${s.status}, ${s.dlq} in DLQs)`;
   if (s.dynamo.throttles > 0) return `DynamoDB partition throughput (${s.dynamo.throttles} throttled requests)`;
   if (s.s3.slowDowns > 0) return `S3 prefix request rate (${s.s3.slowDowns} Slow Down answers)`;

@@ -7,38 +7,68 @@
  *
  * Durations are assumptions, named here: a model call of MODEL_CALL_MS; a runner's compile
  * and per-test times by language (PROFILES, close to what bench/rocode-scale measured on one
- * core); the token counts of a RoCode prompt and answer.
+ * core; Kotlin's from the measured figures in docs/sandbox.md); the token counts of a RoCode
+ * prompt and answer. A Kotlin run is a Kotlin HumanEval-style one (./kotlin-tasks.ts, the
+ * `unit-tests` scorer): one program per sample, compiled by the runner's compile server.
  */
 import type { Generation, GenerateRequest, Provider } from '#core/models/provider.ts';
-import { RunnerRequestSchema, type RunnerResponse, type WireRun } from '#app/cloud/runner-protocol.ts';
+import { RunnerRequestSchema, type RunnerRequest, type RunnerResponse, type WireRun } from '#app/cloud/runner-protocol.ts';
 import { benchProgram, type AnswerKind, type BenchLanguage } from '../support/rocode-generator.ts';
+import { KOTLIN_COMPLETIONS, kotlinKindOf, type KotlinKind } from './kotlin-tasks.ts';
 import type { VirtualTime } from './virtual-time.ts';
+
+/** The languages the simulation runs: RoCode's Python and C++, and Kotlin HumanEval's Kotlin. */
+export type SimLanguage = BenchLanguage | 'kotlin';
+export const SIM_LANGUAGES: readonly SimLanguage[] = ['python', 'cpp', 'kotlin'];
 
 export const MODEL_CALL_MS = 3_000;
 export const USAGE = { promptTokens: 650, completionTokens: 220 } as const;
 
-/** Compile and per-test run times in the runner (ms), by language. */
-export const PROFILES: Record<BenchLanguage, { compileMs: number; testMs: number }> = {
-  python: { compileMs: 60, testMs: 45 },
-  cpp: { compileMs: 1_400, testMs: 6 },
+/**
+ * The runner's times by language (ms): a compilation, one test's run, and what an environment's
+ * first compilation adds (Kotlin's compile server JVM starting in a fresh runner environment).
+ *
+ * Kotlin, from docs/sandbox.md's measured figures (2-core machine, idle): a compilation by the
+ * warm compile server 320 ms (`npm run bench kotlin`: 0.32 s per sample), a cold `kotlinc`
+ * 4.19 s (the same bench), taken as the first compilation of a new environment, whose server
+ * starts then (so it adds 4,190 − 320 ms); the program's JVM run 195 ms: the Kotlin fidelity
+ * set's 27.8 CPU-s over 54 samples (515 ms each, `npm run bench fidelity`) less the compile.
+ */
+export const PROFILES: Record<SimLanguage, { compileMs: number; testMs: number; firstCompileExtraMs: number }> = {
+  python: { compileMs: 60, testMs: 45, firstCompileExtraMs: 0 },
+  cpp: { compileMs: 1_400, testMs: 6, firstCompileExtraMs: 0 },
+  kotlin: { compileMs: 320, testMs: 195, firstCompileExtraMs: 4_190 - 320 },
 };
 
-/** Per 20 samples: 11 OK, 4 WA, 4 RE, 1 TLE. */
+/** Per 20 samples: 11 OK, 4 WA, 4 RE, 1 TLE (RoCode); Kotlin's unit tests have no WA: 4 CE instead. */
 const MIX: AnswerKind[] = ['OK', 'WA', 'OK', 'RE', 'OK', 'OK', 'WA', 'OK', 'RE', 'OK', 'TLE', 'OK', 'WA', 'OK', 'RE', 'OK', 'WA', 'OK', 'RE', 'OK'];
 
-export function kindOf(taskIndex: number, sample: number): AnswerKind {
-  return MIX[(taskIndex * 7 + sample) % MIX.length] as AnswerKind;
+export type SimKind = AnswerKind | KotlinKind;
+
+export function kindOf(taskIndex: number, sample: number, language: SimLanguage = 'python'): SimKind {
+  const kind = MIX[(taskIndex * 7 + sample) % MIX.length] as AnswerKind;
+  return language === 'kotlin' && kind === 'WA' ? 'CE' : kind;
 }
 
 /** The verdict counts a run of `tasks` × `n` samples must end with. */
-export function expectedVerdicts(tasks: number, n: number): Record<AnswerKind, number> {
-  const out: Record<AnswerKind, number> = { OK: 0, WA: 0, RE: 0, TLE: 0 };
-  for (let t = 0; t < tasks; t++) for (let s = 0; s < n; s++) out[kindOf(t, s)] += 1;
+export function expectedVerdicts(tasks: number, n: number, language: SimLanguage = 'python'): Partial<Record<SimKind, number>> {
+  const out: Partial<Record<SimKind, number>> = {};
+  for (let t = 0; t < tasks; t++)
+    for (let s = 0; s < n; s++) {
+      const kind = kindOf(t, s, language);
+      out[kind] = (out[kind] ?? 0) + 1;
+    }
   return out;
 }
 
+/** What the simulated model answers for one (task, sample): a fenced RoCode program, or a Kotlin completion as a completion model writes it. */
+function answerOf(language: SimLanguage, kind: SimKind): string {
+  if (language === 'kotlin') return KOTLIN_COMPLETIONS[kind as KotlinKind];
+  return `\`\`\`${language}\n${benchProgram(language, kind as AnswerKind)}\`\`\`\n`;
+}
+
 /** A model call takes MODEL_CALL_MS × (0.5 … 1.5), uniformly (`random`: the simulation's seeded generator). */
-export function simProvider(time: VirtualTime, model: string, language: BenchLanguage, random: () => number): Provider {
+export function simProvider(time: VirtualTime, model: string, language: SimLanguage, random: () => number): Provider {
   return {
     id: `bedrock:${model}`,
     kind: 'bedrock',
@@ -46,10 +76,9 @@ export function simProvider(time: VirtualTime, model: string, language: BenchLan
     concurrency: 5,
     generate(req: GenerateRequest): Promise<Generation> {
       const index = Number(/(\d+)$/.exec(req.taskId)?.[1] ?? 0);
-      const code = benchProgram(language, kindOf(index, req.sample));
       const latencyMs = Math.round(MODEL_CALL_MS * (0.5 + random()));
       time.spendParallel(latencyMs);
-      return Promise.resolve({ text: `\`\`\`${language}\n${code}\`\`\`\n`, usage: { ...USAGE }, latencyMs, attempts: 1 });
+      return Promise.resolve({ text: answerOf(language, kindOf(index, req.sample, language)), usage: { ...USAGE }, latencyMs, attempts: 1 });
     },
   };
 }
@@ -64,6 +93,7 @@ const KINDS = new Map<string, { language: BenchLanguage; kind: AnswerKind }>(
 /** `random` spreads the compile and test times by ±20 %. */
 export function runProgram(payload: string, random: () => number): { payload: string; durationMs: number } {
   const request = RunnerRequestSchema.parse(JSON.parse(payload));
+  if (request.program.kind === 'unit-test') return runUnitTest(request, kotlinKindOf(request.program.source.completion), random);
   const code = request.program.kind === 'source' ? request.program.code.trim() : '';
   const what = KINDS.get(code) ?? { language: 'python' as const, kind: 'RE' as const };
   const profile = PROFILES[what.language];
@@ -89,5 +119,43 @@ export function runProgram(payload: string, random: () => number): { payload: st
     isolation: 'rlimits+seccomp+landlock',
     integrity: { clean: true, survivors: [], changes: [] },
   };
+  return { payload: JSON.stringify(answer), durationMs };
+}
+
+const INTEGRITY = { clean: true, survivors: [], changes: [] };
+
+/**
+ * A Kotlin unit-test program: compiled by the compile server, then run once with the token as
+ * its argument (scoring/unit-tests.ts): OK prints the token, RE throws, CE does not compile, TLE
+ * spins until its CPU limit (the sandbox charges CPU time; one busy thread's CPU is its wall).
+ */
+function runUnitTest(request: RunnerRequest, kind: KotlinKind, random: () => number): { payload: string; durationMs: number } {
+  const profile = PROFILES.kotlin;
+  const spread = 0.8 + 0.4 * random();
+  const compileMs = Math.round(profile.compileMs * spread);
+  if (kind === 'CE') {
+    const answer: RunnerResponse = {
+      ok: false,
+      diagnostics: "main.kt:5:15: error: unresolved reference 'sumaTotala'.",
+      compileMs,
+      isolation: 'rlimits+seccomp+landlock',
+      integrity: INTEGRITY,
+    };
+    return { payload: JSON.stringify(answer), durationMs: compileMs };
+  }
+  let durationMs = compileMs;
+  const runs: WireRun[] = request.runs.map((run) => {
+    const base = { signal: null, stderr: '', files: {}, peakMemoryKb: 48_000 };
+    if (kind === 'TLE') {
+      durationMs += run.limits.cpuMs;
+      return { ...base, termination: 'time', exitCode: null, stdout: '', runMs: run.limits.cpuMs, cpuMs: run.limits.cpuMs };
+    }
+    const runMs = Math.round(profile.testMs * spread);
+    durationMs += runMs;
+    if (kind === 'RE')
+      return { ...base, termination: 'exited', exitCode: 1, stdout: '', stderr: 'Exception in thread "main" java.lang.Exception: greșit', runMs, cpuMs: runMs };
+    return { ...base, termination: 'exited', exitCode: 0, stdout: `${run.args?.[0] ?? ''}\n`, runMs, cpuMs: runMs };
+  });
+  const answer: RunnerResponse = { ok: true, compileMs, runs, isolation: 'rlimits+seccomp+landlock', integrity: INTEGRITY };
   return { payload: JSON.stringify(answer), durationMs };
 }

@@ -2,8 +2,11 @@
  * S3 in memory behind the BlobStore port, with S3's per-prefix request rates enforced
  * (limits/s3-prefix.ts): a 503 Slow Down is retried as the SDK retries it (3 attempts, in
  * virtual time), then it is the stage's HarnessError, as S3BlobStore reports it. Each request
- * takes a few virtual milliseconds.
+ * takes a few virtual milliseconds. Bodies are kept deflated (a run's item documents are most
+ * of what the simulation holds: ~2 KB of JSON each, a few hundred bytes deflated), and come
+ * back byte for byte.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
 import type { S3PrefixRates } from './limits/s3-prefix.ts';
@@ -13,7 +16,8 @@ const REQUEST_MS = { put: 20, get: 10 } as const;
 const SDK_ATTEMPTS = 3;
 
 export class SimStore implements BlobStore {
-  readonly #objects = new Map<string, Uint8Array | string>();
+  /** Each body deflated, and whether it was put as text. */
+  readonly #objects = new Map<string, { deflated: Buffer; text: boolean }>();
   requests = { put: 0, get: 0, list: 0 };
 
   constructor(
@@ -24,20 +28,27 @@ export class SimStore implements BlobStore {
 
   async put(key: string, body: string | Uint8Array): Promise<void> {
     this.#request(key, 'put');
-    this.#objects.set(key, body);
+    this.#objects.set(key, { deflated: deflateRawSync(typeof body === 'string' ? Buffer.from(body, 'utf8') : body), text: typeof body === 'string' });
     return Promise.resolve();
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
     this.#request(key, 'get');
     const body = this.#objects.get(key);
-    return Promise.resolve(typeof body === 'string' ? new TextEncoder().encode(body) : body);
+    return Promise.resolve(body === undefined ? undefined : new Uint8Array(inflateRawSync(body.deflated)));
   }
 
   async getText(key: string): Promise<string | undefined> {
     this.#request(key, 'get');
     const body = this.#objects.get(key);
-    return Promise.resolve(body === undefined || typeof body === 'string' ? body : new TextDecoder().decode(body));
+    return Promise.resolve(body === undefined ? undefined : inflateRawSync(body.deflated).toString('utf8'));
+  }
+
+  /** Bytes held (deflated), for the simulation's own memory figures. */
+  get heldBytes(): number {
+    let bytes = 0;
+    for (const { deflated } of this.#objects.values()) bytes += deflated.byteLength;
+    return bytes;
   }
 
   exists(key: string): Promise<boolean> {

@@ -29,7 +29,10 @@ import { makeHandler as makeAggregate } from '../../functions/aggregate/handler.
 import { makeHandler as makeExecute } from '../../functions/execute/handler.ts';
 import { makeHandler as makeGenerate } from '../../functions/generate/handler.ts';
 import { makeHandler as makePlan } from '../../functions/plan/handler.ts';
-import { generateRocodeBench, type BenchLanguage } from '../support/rocode-generator.ts';
+import { generateRocodeBench } from '../support/rocode-generator.ts';
+import { laneFor } from '#app/cloud/stages.ts';
+import type { Task } from '#core/types.ts';
+import { kotlinTaskRows } from './kotlin-tasks.ts';
 import { functions, MAX_RECEIVE_COUNT, visibilityMs } from './deployment.ts';
 import { DynamoLimits, TRANSACTION_HOLD_MS } from './limits/dynamodb.ts';
 import { RECURSION_HOP_LIMIT } from './limits/recursion.ts';
@@ -37,7 +40,7 @@ import { S3PrefixRates } from './limits/s3-prefix.ts';
 import { DUPLICATE_RATE, SimSqsQueue } from './limits/sqs.ts';
 import { SimLambda, type FunctionSpec, type SqsHandler } from './sim-lambda.ts';
 import { SimLedger } from './sim-ledger.ts';
-import { expectedVerdicts, runProgram, simProvider, USAGE } from './sim-model.ts';
+import { expectedVerdicts, PROFILES, runProgram, simProvider, USAGE, type SimLanguage } from './sim-model.ts';
 import { simSender } from './sim-sender.ts';
 import { SimStore } from './sim-store.ts';
 import { VirtualTime } from './virtual-time.ts';
@@ -52,7 +55,7 @@ export interface SimOptions {
   items: number;
   /** Samples per task (RoCode's protocol: 10). */
   n?: number;
-  language?: BenchLanguage;
+  language?: SimLanguage;
   without?: readonly Without[];
   generateMaxConcurrency?: number;
   seed?: number;
@@ -117,7 +120,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const root = mkdtempSync(join(tmpdir(), 'pe-cloud-sim-'));
   try {
     const dataset = join(root, 'tasks.jsonl');
-    writeFileSync(dataset, `${generateRocodeBench(tasks, { samplesPerTask: 1 }).tasks.join('\n')}\n`);
+    const rows = language === 'kotlin' ? kotlinTaskRows(tasks) : generateRocodeBench(tasks, { samplesPerTask: 1 }).tasks;
+    writeFileSync(dataset, `${rows.join('\n')}\n`);
     mkdirSync(join(root, 'cache'));
     let modelCalls = 0;
     const provider = simProvider(time, MODEL, language, random);
@@ -193,7 +197,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const api = { fn: 'api', startMs: 0, elapsedMs: 0, parallelMs: 0, chain: { api: 1 } };
     const [started] = await time.within(api, () =>
       startRuns({ ledger, planQueue: simSender<PlanMessage>(queues.plan, lambda), clock, randomSuffix: () => 'sim' }, {
-        benchmark: 'rocode:s3://polyeval-sim/datasets/suma.jsonl',
+        benchmark: language === 'kotlin' ? 'kotlin-humaneval:s3://polyeval-sim/datasets/sumalistei.jsonl' : 'rocode:s3://polyeval-sim/datasets/suma.jsonl',
         model: `bedrock:${MODEL}`,
         n,
         language,
@@ -230,6 +234,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       store.requests.get * AWS_PRICES.s3Get +
       3 * (run?.items ?? 0) * 2 * AWS_PRICES.sqsRequest;
     const dlq = Object.values(queues).reduce((sum, q) => sum + q.dlq.length, 0);
+    const expired = Object.values(queues).reduce((sum, q) => sum + q.expired, 0);
     return {
       items: options.items,
       completed: recorded - (verdicts.SE ?? 0),
@@ -246,6 +251,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         dlq,
         se: verdicts.SE ?? 0,
         missing: options.items - recorded,
+        expired,
         status: run?.status ?? 'none',
         generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
         transientAsSe: without.has('transient-redelivery'),
@@ -254,11 +260,13 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         status: run?.status,
         reason: run?.reason,
         verdicts,
-        expected: expectedVerdicts(tasks, n),
+        expected: expectedVerdicts(tasks, n, language),
+        runner: runnerProfile(language, fns),
         booked_model_usd: Number((run?.costUsd ?? 0).toFixed(4)),
         model_usd: Number(modelUsd.toFixed(4)),
         model_calls: modelCalls,
         duplicate_deliveries: queues.generate.duplicated,
+        expired_messages: expired,
         events,
         conflicts: dynamo.conflicts,
         dynamo_throttles: dynamo.throttles,
@@ -270,6 +278,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         peak: lambda.stats.peak,
         gb_s: lambda.stats.gbSeconds,
         without: [...without],
+        simulator: { store_mb: Math.round(store.heldBytes / 1e6), held_items: dynamo.heldItems, rss_mb: Math.round(process.memoryUsage().rss / 1e6) },
       },
     };
   } finally {
@@ -315,5 +324,16 @@ function chained(plan: SqsHandler, planQueue: ReturnType<typeof simSender<PlanMe
       if (next < items) await planQueue.send([{ id: `${message.runId}/plan/${next}`, body: { ...message, offset: next, request: undefined } as PlanMessage }]);
     }
     return out;
+  };
+}
+
+/** The executor's cost profile the run used: its functions' memory, the runner's times and the lane its items take (stages.ts laneFor). */
+function runnerProfile(language: SimLanguage, fns: ReturnType<typeof functions>): Record<string, unknown> {
+  const task = (language === 'kotlin' ? { kind: 'unit-tests' } : { kind: 'io-tests', tests: Array.from({ length: 5 }), timeLimitMs: 1000 }) as unknown as Task;
+  return {
+    runner_mb: fns.runner.memoryMb,
+    judge_mb: fns.judge.memoryMb,
+    ...PROFILES[language],
+    lane: laneFor(task, 1, true),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `polyeval remote run|status|metrics|report|cancel|redrive|leaderboard --api <url>`: the same against the deployed
+ * `polyeval remote run|status|metrics|report|cancel|redrive|leaderboard|selftest --api <url>`: the same against the deployed
  * HTTP API, every request SigV4-signed with the standard AWS credential chain. `remote run`
  * takes the flags of `polyeval run` and validates them with the same schema before sending.
  */
@@ -8,7 +8,7 @@ import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
 import { loadUserPrices, parseAssumedPrice } from '#providers/prices.ts';
 import { BENCHMARKS, findBenchmark } from '#core/benchmarks/registry.ts';
 import { scorerByKind } from '#core/scorers/index.ts';
-import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment } from '#app/cloud/estimate.ts';
+import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment, type ModeEstimate } from '#app/cloud/estimate.ts';
 import { dryRun } from '#app/shared/dry-run.ts';
 import { providerUsages } from '#app/shared/create-provider.ts';
 import { openHome, packageRoot } from '#app/local/home.ts';
@@ -25,6 +25,7 @@ import { checkRunId } from '#app/cloud/queries.ts';
 import { downloadTo } from '#app/cloud/download.ts';
 import { CLOUD_BATCH_SCHEMES, checkCloudBatch } from '#app/cloud/batch-clients.ts';
 import { openFile } from './open-file.ts';
+import { selftestCommand } from './selftest-command.ts';
 
 interface RemoteGlobals {
   api?: string;
@@ -156,7 +157,7 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
     // The language a sample is executed in: none when no executor scores it (likert), else the flag's, else the benchmark's default.
     const benchmark = findBenchmark(plan.benchmark);
     const language = benchmark === undefined || !scorerByKind(benchmark.scorer).needsExecutor ? null : (languages[0] ?? benchmark.defaults.language ?? null);
-    estimates.push(estimateCloudRun(plan, language, await executorTiming(client, plan.benchmark, language), deployment));
+    estimates.push(estimateCloudRun(plan, language, await executorTiming(client, plan.benchmark, language), deployment, spec.batch === true));
   }
   if (globals.json) return print(toJson(estimates.length === 1 ? estimates[0] : { plans: estimates }));
   for (const e of estimates) {
@@ -174,9 +175,7 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
     print(
       `  requests: ${e.requests.lambda} Lambda, ${e.requests.sqs} SQS, ${e.requests.dynamodb_units} DynamoDB units, ${e.requests.s3} S3 · $${e.requests.cost_usd.toFixed(6)}`,
     );
-    print(
-      `  total ${e.total_usd === null ? 'unknown (model price unknown)' : `≈ $${e.total_usd.toFixed(4)}`} · wall time ≈ ${Math.ceil(e.wall_time_seconds / 60)} min at ${deployment.generateConcurrency} generate × 5, ${deployment.executorConcurrency} executors`,
-    );
+    print(`  ${modesLine(e, deployment)}`);
     print(
       `  fixed: ${e.fixed.interface_endpoints} interface endpoints × ${e.fixed.azs} AZs ≈ $${e.fixed.usd_per_month.toFixed(2)}/month while the stack is deployed, runs or not`,
     );
@@ -187,8 +186,18 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
 function batchModelCost(e: CloudEstimate, batch: boolean): string {
   if (e.batch_cost_usd === undefined) return '';
   if (e.batch_cost_usd === null) return ' · batch price unknown (no batch price in the price table: a batch run is billed at the on-demand price)';
-  const total = e.total_usd === null || e.cost_usd === null ? '' : `, total ≈ $${(e.total_usd - e.cost_usd + e.batch_cost_usd).toFixed(4)}`;
+  const total = e.modes.batch?.total_usd == null ? '' : `, total ≈ $${e.modes.batch.total_usd.toFixed(4)}`;
   return ` · ≈ $${e.batch_cost_usd.toFixed(4)} as a batch${total}${batch ? ' (this run: batch)' : ''}`;
+}
+
+/** Each mode's total and wall time, this run's first. */
+function modesLine(e: CloudEstimate, deployment: Deployment): string {
+  const usd = (m: ModeEstimate): string => (m.total_usd === null ? 'unknown (model price unknown)' : `≈ $${m.total_usd.toFixed(4)}`);
+  const onDemand = `on demand: total ${usd(e.modes.on_demand)} · wall time ≈ ${Math.ceil(e.modes.on_demand.wall_time_seconds / 60)} min at ${deployment.generateConcurrency} generate × 5, ${deployment.executorConcurrency} executors`;
+  const batch = e.modes.batch
+    ? `as a batch: total ${usd(e.modes.batch)} · wall time ≤ ${e.modes.batch.wall_time_seconds / 3600} h (the provider's batch window; most jobs end sooner)`
+    : 'as a batch: no batch API for this provider';
+  return e.generation === 'batch' ? `this run, ${batch} | ${onDemand}` : `this run, ${onDemand} | ${batch}`;
 }
 
 function statusCommand(): Command {
@@ -330,7 +339,16 @@ export function remoteCommand(): Command {
     .option('--api <url>', 'the HTTP API URL (default: $POLYEVAL_API)')
     .option('--region <region>', 'signing region (default: AWS_REGION, else from the API host)')
     .option('--json', 'print exactly one JSON object on stdout');
-  for (const sub of [runCommand(), statusCommand(), metricsCommand(), reportCommand(), cancelCommand(), redriveCommand(), leaderboardCommand()])
+  for (const sub of [
+    runCommand(),
+    statusCommand(),
+    metricsCommand(),
+    reportCommand(),
+    cancelCommand(),
+    redriveCommand(),
+    leaderboardCommand(),
+    selftestCommand(clientOf),
+  ])
     remote.addCommand(sub.exitOverride());
   return remote;
 }

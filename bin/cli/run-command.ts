@@ -12,7 +12,9 @@ import { completedRuns } from '#app/local/leaderboard.ts';
 import { buildLeaderboard } from '#core/report/leaderboard.ts';
 import { loadCapabilityTable, loadPriceTable, parseAssumedPrice } from '#providers/index.ts';
 import { schemesReading } from '#providers/registry.ts';
-import { BATCH_KINDS } from '#providers/batch/registry.ts';
+import { BATCH_KINDS, batchKindOf } from '#providers/batch/registry.ts';
+import { markBatchCells } from '#core/run/batch-cells.ts';
+import type { RunSpec } from '#core/run/spec.ts';
 import { providerUsages } from '#app/shared/create-provider.ts';
 import { leaderboardTable } from './leaderboard-command.ts';
 import { createProgress } from './progress.ts';
@@ -40,6 +42,7 @@ interface RunFlags extends SpecFlags {
   quiet?: boolean;
   trustGeneratedCode?: boolean;
   batch?: boolean;
+  batchModel?: string[];
   batchPoll?: number;
 }
 
@@ -74,7 +77,16 @@ export function runCommand(): Command {
       '--batch',
       `generate through the provider's batch API (${BATCH_KINDS.map((k) => `${k.scheme}: ${k.api}`).join('; ')}) at its batch price; kill and --resume find the job again`,
     )
-    .option('--batch-poll <seconds>', 'with --batch: seconds between two polls of a running batch job (default 30)', numberOption('--batch-poll'))
+    .option(
+      '--batch-model <provider>',
+      'in a sweep: the cells of this -m model (named exactly as given) generate through its batch API, the others on demand (repeatable)',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option(
+      '--batch-poll <seconds>',
+      'with --batch or --batch-model: seconds between two polls of a running batch job (default 30)',
+      numberOption('--batch-poll'),
+    )
     .option(
       '--trust-generated-code',
       'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)',
@@ -98,14 +110,20 @@ export function runCommand(): Command {
       }
       if (flags.batchPoll !== undefined && !(flags.batchPoll > 0))
         throw new InputError(`--batch-poll must be a positive number of seconds, got ${flags.batchPoll}`, { field: 'batch-poll' });
-      if (flags.batchPoll !== undefined && !flags.batch && !flags.resume)
-        throw new InputError('--batch-poll sets how often a batch job is polled: give it with --batch (or with --resume of a batch run)', {
+      const batchModels = flags.batchModel ?? [];
+      if (flags.batchPoll !== undefined && !flags.batch && batchModels.length === 0 && !flags.resume)
+        throw new InputError('--batch-poll sets how often a batch job is polled: give it with --batch or --batch-model (or with --resume of a batch run)', {
           field: 'batch-poll',
         });
-      if (flags.batch && flags.resume)
-        throw new InputError('--resume continues a run in the mode it was planned with; do not pass --batch (a batch run resumes as a batch)', {
-          field: 'batch',
-        });
+      if ((flags.batch || batchModels.length > 0) && flags.resume)
+        throw new InputError(
+          `--resume continues a run in the mode it was planned with; do not pass ${flags.batch ? '--batch' : '--batch-model'} (a batch run resumes as a batch)`,
+          { field: flags.batch ? 'batch' : 'batch-model' },
+        );
+      if (flags.batch && batchModels.length > 0)
+        throw new InputError('--batch makes every cell a batch; --batch-model picks some: give one of them', { field: 'batch-model' });
+      // The cells of the --batch-model models, checked before anything starts: named in the grid, with a batch API here.
+      const marked = (specs: RunSpec[]): RunSpec[] => markBatchCells(specs, batchModels, '--batch-model', (model) => void batchKindOf(model));
       const calls = flags.modelConcurrency ?? flags.concurrency;
       const providerOptions = {
         ...(flags.region ? { region: flags.region } : {}),
@@ -125,7 +143,7 @@ export function runCommand(): Command {
         ...(flags.prices ? { pricesPath: flags.prices } : {}),
         ...(flags.assumePrice ? { assumePrice: parseAssumedPrice(flags.assumePrice) } : {}),
         ...(flags.trustGeneratedCode ? { trustGeneratedCode: true } : {}),
-        ...(flags.batch || flags.batchPoll !== undefined
+        ...(flags.batch || batchModels.length > 0 || flags.batchPoll !== undefined
           ? { batch: { newRuns: flags.batch ?? false, ...(flags.batchPoll !== undefined ? { pollMs: flags.batchPoll * 1000 } : {}) } }
           : {}),
         onEvent: (e: Parameters<NonNullable<LocalRunOptions['onEvent']>>[0]) => {
@@ -171,18 +189,18 @@ export function runCommand(): Command {
             results = [await resumeLocal(flags.resume, options, flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {})];
           }
         } else if (isSweep(flags)) {
-          const specs = gridFromFlags(flags);
+          const specs = marked(gridFromFlags(flags));
           if (flags.dryRun) {
             const plans = (await Promise.all(specs.map((spec) => dryRun(spec, options)))).flat();
-            printPlans(plans, flags.json ?? false, true, flags.batch ?? false);
+            printPlans(plans, flags.json ?? false, true, (flags.batch ?? false) || batchModels.length > 0);
             return;
           }
           ({ sweep_id: sweepId, results, failures } = await runSweep(specs, sweepOptions, announce));
         } else {
-          const spec = specFromFlags(flags);
+          const [spec] = marked([specFromFlags(flags)]) as [RunSpec];
           if (flags.dryRun) {
             const plans = await dryRun(spec, options);
-            printPlans(plans, flags.json ?? false, false, flags.batch ?? false);
+            printPlans(plans, flags.json ?? false, false, (flags.batch ?? false) || batchModels.length > 0);
             return;
           }
           results = await runLocal(spec, options);

@@ -1,7 +1,8 @@
 /**
  * The HTTP API (API Gateway HTTP API v2, IAM-authorised): POST /runs, GET /runs,
  * GET /runs/{id}, GET /runs/{id}/metrics, GET /runs/{id}/report (a presigned link), POST /runs/{id}/cancel, POST /runs/{id}/redrive,
- * GET /leaderboard?benchmark=…[&protocol=…&language=…&dataset=…&metric=…&slice=…]
+ * GET /leaderboard?benchmark=…[&protocol=…&language=…&dataset=…&metric=…&slice=…],
+ * POST /selftest, GET /selftest/{id}
  * Each route parses its input with the shared schema, calls one function of layers/app and
  * maps the result; errors become HTTP in the middy chain (http-errors.ts).
  */
@@ -15,6 +16,7 @@ import { getRunMetrics, getRunView, leaderboard, listRuns } from '#app/cloud/que
 import { reportLink } from '#app/cloud/report-link.ts';
 import { cancelRun, redriveRun } from '#app/cloud/run-control.ts';
 import { startRuns } from '#app/cloud/start.ts';
+import { parseSelftestRequest, selftestView, startSelftest } from '#app/cloud/selftest.ts';
 import { domainErrorsToHttp, INTERNAL_ERROR_BODY } from '../shared/http-errors.ts';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability, observabilityMiddlewares } from '../shared/observability.ts';
@@ -57,6 +59,9 @@ async function route(deps: ApiDeps, event: APIGatewayProxyEventV2): Promise<APIG
       await leaderboard(deps, { benchmark: q.benchmark, metric: q.metric, slice: q.slice, protocol: q.protocol, language: q.language, dataset: q.dataset }),
     );
   }
+  if (path === '/selftest' && method === 'POST') return json(202, await startSelftest(deps, parseSelftestRequest(event.body)));
+  const selftestMatch = /^\/selftest\/([^/]+)$/.exec(path);
+  if (selftestMatch && method === 'GET') return json(200, await selftestView(deps, decodeURIComponent(selftestMatch[1] ?? '')));
   return json(404, { message: `no route ${method} ${path}` });
 }
 

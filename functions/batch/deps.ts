@@ -11,6 +11,7 @@ import { createCloudProvider } from '#app/cloud/provider.ts';
 import { queueUrlsByLanguage, requireEnv } from '../shared/env.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
+import { providerEnv, withKeysHint } from '../shared/provider-env.ts';
 
 export interface BatchHandlerDeps extends BatchStageDeps {
   obs?: Observability;
@@ -30,6 +31,8 @@ export function createBatchDeps(env: NodeJS.ProcessEnv = process.env): BatchHand
   let control: Promise<BedrockClient> | undefined;
   const bedrockClient = (): Promise<BedrockClient> =>
     (control ??= import('@aws-sdk/client-bedrock').then(({ BedrockClient }) => obs.tracer.captureAWSv3Client(new BedrockClient({}))));
+  // The OpenAI and Anthropic keys from the deployment's SSM path (PROVIDER_KEYS_PATH), as generate reads them.
+  const keysEnv = providerEnv({ env, ssm: () => import('@aws-sdk/client-ssm').then(({ SSMClient }) => obs.tracer.captureAWSv3Client(new SSMClient({}))) });
   const timeout = env.BATCH_TIMEOUT_HOURS ? Number(env.BATCH_TIMEOUT_HOURS) : undefined;
   return {
     obs,
@@ -39,14 +42,16 @@ export function createBatchDeps(env: NodeJS.ProcessEnv = process.env): BatchHand
     clock,
     // The provider is only the run's identity here (prices, capabilities): the batch client makes the calls.
     contexts: new RunContextCache({ store, ledger, clock, provider: (manifest) => createCloudProvider(manifest.model.spec, {}, env), costOf: costOfManifest }),
-    client: (manifest) =>
+    client: async (manifest) =>
       createCloudBatchClient(manifest.model.spec, {
         store,
         bedrockRoleArn: requireEnv('BATCH_ROLE_ARN', env),
         bedrockControl: bedrockClient,
         quotas,
         ...(timeout !== undefined ? { timeoutHours: timeout } : {}),
-        providerOptions: { env },
+        providerOptions: { env: await keysEnv() },
+      }).catch((error: unknown) => {
+        throw withKeysHint(error, env);
       }),
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
     executeQueues: queuesByLanguage(sqs, 'EXECUTE_QUEUE_URL_', env),

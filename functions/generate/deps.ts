@@ -10,6 +10,7 @@ import { GENERATE_PROVIDER_OPTIONS } from '#app/cloud/retry-budget.ts';
 import type { GenerateDeps } from '#app/cloud/stages.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
+import { providerEnv } from '../shared/provider-env.ts';
 
 export interface GenerateHandlerDeps extends GenerateDeps {
   obs?: Observability;
@@ -23,6 +24,7 @@ function queuesByLanguage(sqs: SQSClient, prefix: string, env: NodeJS.ProcessEnv
 export function createGenerateDeps(env: NodeJS.ProcessEnv = process.env): GenerateHandlerDeps {
   const obs = createObservability('generate');
   const { sqs, store, ledger, parts } = storageClients(obs, env);
+  const keysEnv = providerEnv({ env, ssm: () => import('@aws-sdk/client-ssm').then(({ SSMClient }) => obs.tracer.captureAWSv3Client(new SSMClient({}))) });
   return {
     obs,
     ledger,
@@ -32,7 +34,8 @@ export function createGenerateDeps(env: NodeJS.ProcessEnv = process.env): Genera
       ledger,
       clock: () => new Date(),
       // Retries end inside the function's timeout, so a batch is never generated (and paid) twice.
-      provider: (manifest) => createCloudProvider(manifest.model.spec, GENERATE_PROVIDER_OPTIONS, env),
+      // The API keys from the deployment's SSM path (PROVIDER_KEYS_PATH).
+      provider: async (manifest) => createCloudProvider(manifest.model.spec, { ...GENERATE_PROVIDER_OPTIONS, env: await keysEnv() }, env),
       costOf: costOfManifest,
     }),
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),

@@ -1,6 +1,6 @@
 /**
  * Maps polyeval's errors onto HTTP for @middy/http-error-handler: the caller's mistakes say
- * what was wrong (400 bad input naming the field, 404 unknown run, 409 not completed yet,
+ * what was wrong (400 bad input naming the field, 404 unknown run or self-test, 409 not completed yet,
  * 415 a body that is not JSON); everything else is a 500 that says nothing — the detail goes to
  * the log, never to the client.
  */
@@ -9,6 +9,7 @@ import { InputError } from '#core/errors.ts';
 import { RunNotCompletedError, RunNotFoundError } from '#app/cloud/queries.ts';
 import { RunNotActiveError } from '#app/cloud/run-control.ts';
 import { ReportNotWrittenError } from '#app/cloud/report-link.ts';
+import { SelftestNotFoundError } from '#app/cloud/selftest.ts';
 import type { Logger } from '@aws-lambda-powertools/logger';
 
 interface HttpError extends Error {
@@ -28,7 +29,7 @@ export const INTERNAL_ERROR_BODY = JSON.stringify({ message: 'internal error' })
 
 function statusOf(error: unknown): number | undefined {
   if (error instanceof InputError) return 400;
-  if (error instanceof RunNotFoundError) return 404;
+  if (error instanceof RunNotFoundError || error instanceof SelftestNotFoundError) return 404;
   if (error instanceof RunNotCompletedError || error instanceof RunNotActiveError || error instanceof ReportNotWrittenError) return 409;
   // middy's own client errors (e.g. the JSON body parser's 415) keep their status.
   const status = (error as { statusCode?: unknown }).statusCode;

@@ -310,6 +310,41 @@ describe('polyeval remote', () => {
     expect(existsSync(join(cwd, 'r.html'))).toBe(false);
     await drive(cloud);
   }, 60_000);
+
+  it('runs the self-test through the deployed pipeline, waits for it and prints each image held (exit 0), then the same as JSON with --id', async () => {
+    const before = new Set(await cloud.store.list('selftest/'));
+    const cli = runCli(['remote', 'selftest', '--language', 'python', '--poll-seconds', '1', '--api', api], { env });
+    // The CLI starts the self-test, then polls while the pipeline (driven here) runs it.
+    let record: string | undefined;
+    for (let i = 0; i < 600 && record === undefined; i++) {
+      record = (await cloud.store.list('selftest/')).find((k) => !before.has(k));
+      if (record === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await drive(cloud);
+    const result = await cli;
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toMatch(/^image python \(python\) · isolation: \S+/mu);
+    expect(result.stdout).toMatch(/reference suite: (\d+)\/\1 passed/u);
+    expect(result.stdout).toMatch(/a TCP connection to a listening loopback port\s+python\s+OK\s+HELD/u);
+    expect(result.stdout).toContain('image cpp (c, cpp)\n  not tested');
+    expect(result.stdout).toContain('PASSED: 0 escaped, 0 not judged, 0 reference item(s) failed');
+    expect(result.stderr).toMatch(/self-test selftest-\S+ started/u);
+
+    const id = /^self-test (selftest-\S+)$/mu.exec(result.stdout)?.[1] ?? '';
+    const again = await runCli(['remote', 'selftest', '--id', id, '--api', api, '--json'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(parseJson<{ status: string; ok: boolean; escaped: number }>(again)).toMatchObject({ status: 'done', ok: true, escaped: 0 });
+    expect(rejected).toEqual([]);
+  }, 900_000);
+
+  it('exits 2 naming the languages a self-test can run in, and for an unknown self-test', async () => {
+    const java = await runCli(['remote', 'selftest', '--language', 'java', '--api', api], { env });
+    expect(java.code).toBe(2);
+    expect(java.stderr).toMatch(/400: field "languages": no bundled self-test suite runs in "java" \(languages: python, c, cpp, kotlin\)/u);
+    const unknown = await runCli(['remote', 'selftest', '--id', 'selftest-20261202-000000', '--api', api], { env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('404: no self-test "selftest-20261202-000000"');
+  }, 60_000);
 });
 
 describe('polyeval remote run with prices of its own (defect 11)', () => {

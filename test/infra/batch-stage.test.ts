@@ -19,7 +19,12 @@ function statementsOf(rolePattern: RegExp): Statement[] {
 }
 
 beforeAll(() => {
-  template = synthPolyeval({ ...NO_BUNDLING, batchQuotas: { minRecordsPerJob: 50, maxJobsInFlightPerModel: 20 }, batchTimeoutHours: 48 }).template;
+  template = synthPolyeval({
+    ...NO_BUNDLING,
+    batchQuotas: { minRecordsPerJob: 50, maxJobsInFlightPerModel: 20 },
+    batchTimeoutHours: 48,
+    providerKeysPath: '/team/llm-keys',
+  }).template;
   json = template.toJSON() as typeof json;
 }, 300_000);
 
@@ -37,6 +42,10 @@ describe('the batch stage', () => {
           BATCH_TIMEOUT_HOURS: '48',
         }),
       },
+      // One pass at a time: a 10-minute pass outlives the 5-minute tick, and an overlapping pass
+      // could submit an Anthropic batch (no lookup by name) twice.
+      ReservedConcurrentExecutions: 1,
+      Timeout: 600,
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ PLAN_QUEUE_URL: Match.anyValue(), BATCH_QUOTAS: '{"minRecordsPerJob":50,"maxJobsInFlightPerModel":20}' }) },
@@ -73,6 +82,29 @@ describe('the batch stage', () => {
     expect(pass).toHaveLength(1);
     expect(pass[0]?.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^BatchBedrockServiceRole/) as unknown, 'Arn'] });
     expect(pass[0]?.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'bedrock.amazonaws.com' } });
+  });
+
+  it('lets generate and the batch stage, and no other function, read the provider keys of the one SSM path they are told', () => {
+    const readers = Object.values(json.Resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .filter((p) => JSON.stringify(p.Properties['PolicyDocument']).includes('ssm:GetParametersByPath'));
+    const roles = readers.flatMap((p) => (p.Properties['Roles'] as { Ref: string }[]).map((r) => r.Ref)).sort();
+    expect(roles).toEqual([expect.stringMatching(/^BatchHandlerRole/), expect.stringMatching(/^PipelineGenerateRole/)]);
+    for (const pattern of [/^BatchHandlerRole/, /^PipelineGenerateRole/]) {
+      const keys = statementsOf(pattern).filter((s) => [s.Action].flat().includes('ssm:GetParametersByPath'));
+      expect(keys).toHaveLength(1);
+      expect([keys[0]?.Action].flat()).toEqual(['ssm:GetParametersByPath']);
+      // The path itself (GetParametersByPath is authorised against it), no wildcard.
+      expect(JSON.stringify(keys[0]?.Resource)).toMatch(/:parameter\/team\/llm-keys"\]/);
+      expect(JSON.stringify(keys[0]?.Resource)).not.toContain('*');
+    }
+    const withPath = Object.values(json.Resources).filter(
+      (r) => r.Type === 'AWS::Lambda::Function' && JSON.stringify(r.Properties['Environment'] ?? {}).includes('"PROVIDER_KEYS_PATH":"/team/llm-keys"'),
+    );
+    expect(withPath).toHaveLength(2);
+    expect(parseConfig(cdkJsonContext()).providerKeysPath).toBe('/polyeval/provider-keys');
+    expect(parseConfig({ ...cdkJsonContext(), stackName: 'Polyeval-Staging' }).providerKeysPath).toBe('/polyeval/Polyeval-Staging/provider-keys');
+    expect(() => parseConfig({ ...cdkJsonContext(), providerKeysPath: 'keys' })).toThrow(/context "providerKeysPath"/);
   });
 
   it('refuses quotas and timeouts no job could run under, naming the context key', () => {

@@ -62,6 +62,8 @@ describe('the inline nightly sweep', () => {
     [{ benchmarks: ['rocode'], models: ['reference'], params: { top_p: 7 } }, 'nightly.params.topP'],
     [{ benchmarks: ['rocode'], models: ['reference'], extra: 1 }, 'nightly'],
     [{ benchmarks: ['rocode'], models: [''] }, 'nightly.models.0'],
+    [{ benchmarks: ['rocode'], models: ['reference'], batch: true }, 'nightly.batch'],
+    [{ benchmarks: ['rocode'], models: ['reference'], batch: ['bedrock:anthropic.claude-3-haiku-20240307-v1:0'] }, 'nightly.batch'],
   ])('is refused at synth as the nightly function would refuse it: %j', (nightly, key) => {
     expect(() => parseConfig({ nightly })).toThrow(ConfigError);
     expect(() => parseConfig({ nightly })).toThrow(`context "${key}"`);

@@ -155,15 +155,17 @@ describe('entry points', () => {
       'GET /runs/{id}',
       'GET /runs/{id}/metrics',
       'GET /runs/{id}/report',
+      'GET /selftest/{id}',
       'POST /runs',
       'POST /runs/{id}/cancel',
       'POST /runs/{id}/redrive',
+      'POST /selftest',
     ]);
     for (const route of routes) expect(route['AuthorizationType']).toBe('AWS_IAM');
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }) });
   });
 
-  it('lets the api role read reports/* (what its presigned report links GET) and write only run manifests', () => {
+  it('lets the api role read reports/* (what its presigned report links GET) and write only run manifests and the self-test', () => {
     const statements = statementsOfRoles(/^ApiHandler.*Role/);
     const objects = (action: string): string[] =>
       statements
@@ -171,8 +173,8 @@ describe('entry points', () => {
         .flatMap((s) => [s.Resource].flat())
         .map((r) => JSON.stringify(r).match(/"\/([^"]*)"\]/)?.[1] ?? JSON.stringify(r));
     expect(objects('s3:GetObject')).toContain('reports/*');
-    expect(new Set(objects('s3:GetObject'))).toEqual(new Set(['runs/*', 'results/runs/*', 'reports/*', 'datasets/*']));
-    expect(objects('s3:PutObject')).toEqual(['runs/*/manifest.json']);
+    expect(new Set(objects('s3:GetObject'))).toEqual(new Set(['runs/*', 'results/runs/*', 'reports/*', 'datasets/*', 'selftest/*']));
+    expect(objects('s3:PutObject')).toEqual(['runs/*/manifest.json', 'datasets/selftest/*', 'selftest/*']);
   });
 
   it('schedules the nightly sweep with its config as the Lambda target input', () => {

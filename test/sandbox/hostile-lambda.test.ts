@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionJob } from '#core/ports.ts';
 import { buildSupervisor } from '#sandbox/supervisor.ts';
 import { scratch, settledProcesses, sumTask, unitTask } from './helpers.ts';
-import { EARLY_EXIT, HOSTILE_CASES, type HostileCase, type Probe } from './hostile-programs.ts';
+import { EARLY_EXIT, HOSTILE_CASES, type HostileCase, type Probe } from '#core/selftest/hostile-programs.ts';
 
 // The "Lambda user": a uid no other process on this (shared) machine uses, as on Lambda,
 // where the after-item check counts every process of that uid outside the harness.

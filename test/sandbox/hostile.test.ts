@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
 import { leftoverWork, scratch, settledProcesses, sumTask, unitTask } from './helpers.ts';
-import { EARLY_EXIT, HOSTILE_CASES, type HostileCase, type Probe } from './hostile-programs.ts';
+import { EARLY_EXIT, HOSTILE_CASES, type HostileCase, type Probe } from '#core/selftest/hostile-programs.ts';
 
 const dirs = scratch('hostile');
 const SECRET_NAME = 'POLYEVAL_TEST_SECRET';

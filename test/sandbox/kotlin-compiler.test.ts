@@ -6,6 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../layers/core/errors.ts';
 import { createKotlinCompiler, type KotlinCompilerHandle } from '../../layers/sandbox/languages/kotlin-compiler.ts';
+import { ensureServerBuilt } from '../../layers/sandbox/kotlin-server/build.ts';
+import { archiveFlags, SERVER_JVM_FLAGS, serverClassPath } from '../../layers/sandbox/kotlin-server/jvm-flags.ts';
 
 const exec = promisify(execFile);
 // Kotlin compiles are slow, and far slower when the machine is shared: generous limits.
@@ -183,6 +185,20 @@ describe('warm Kotlin compiler', () => {
 });
 
 describe('server lifecycle', () => {
+  it(
+    'starts from a class-data archive the installed JDK and jars still accept (a rejected one is silently skipped)',
+    async () => {
+      const dir = await ensureServerBuilt();
+      const archive = archiveFlags(dir);
+      expect(archive).toHaveLength(1);
+      // -Xshare:on turns the silent fallback into an error: a stale archive fails here.
+      await exec('java', [...SERVER_JVM_FLAGS, '-Xshare:on', ...archive, '-cp', serverClassPath(dir), '-version'], {
+        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+      });
+    },
+    SLOW,
+  );
+
   it(
     'replaces the server after the configured number of compilations',
     async () => {

@@ -6,7 +6,7 @@ import type { Verdict } from '#core/types.ts';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
 import { ISOLATION_GAPS } from '#sandbox/isolation.ts';
 import { leftoverWork, scratch, settledProcesses, sumTask } from './helpers.ts';
-import { HOSTILE_CASES, MEMORY_BOMB_CPU_MS, type HostileLanguage, type Probe } from './hostile-programs.ts';
+import { HOSTILE_CASES, MEMORY_BOMB_CPU_MS, type HostileLanguage, type Probe } from '#core/selftest/hostile-programs.ts';
 import { forgeCheckerAnswer, killChecker, NOT_PYTHON } from './checker-attacks.ts';
 
 const dirs = scratch('rlimits');

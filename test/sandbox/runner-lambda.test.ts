@@ -22,7 +22,7 @@ import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
 import { buildSupervisor } from '#sandbox/supervisor.ts';
 import { FakeLambdaService } from '../fakes/lambda-service.ts';
 import { scratch, settledProcesses, sumTask, unitTask } from './helpers.ts';
-import { EARLY_EXIT, HOSTILE_CASES, type HostileCase, type Probe } from './hostile-programs.ts';
+import { EARLY_EXIT, HOSTILE_CASES, type HostileCase, type Probe } from '#core/selftest/hostile-programs.ts';
 
 const UID = 47_124; // the "Lambda user" of the runner, used by nothing else on this machine
 const dirs = scratch('runner');

@@ -19,6 +19,10 @@ export const PARTITION_WCU_PER_S = 1000;
 export const PARTITION_RCU_PER_S = 3000;
 /** Assumed: how long a TransactWriteItems holds its items. */
 export const TRANSACTION_HOLD_MS = 25;
+/** Invocations are at most a function's timeout (15 min) apart in virtual time: holds older than twice that can no longer matter. */
+const HOLD_HORIZON_MS = 30 * 60_000;
+/** Transactions between sweeps of items whose holds are all past the horizon. */
+const SWEEP_EVERY = 50_000;
 
 export class DynamoLimitError extends Error {
   constructor(
@@ -42,6 +46,7 @@ export class DynamoLimits {
    * of the last few minutes, not only the newest.
    */
   readonly #held = new Map<string, { from: number; until: number }[]>();
+  #sinceSweep = 0;
   conflicts = 0;
   throttles = 0;
   readUnits = 0;
@@ -93,8 +98,20 @@ export class DynamoLimits {
       if (holds === undefined) this.#held.set(key, (holds = []));
       holds.splice(this.#after(holds, nowMs), 0, { from: nowMs, until: nowMs + this.holdMs });
       // Invocations are at most a function timeout apart: older holds can no longer matter.
-      if (holds.length > 4096) holds.splice(0, this.#after(holds, nowMs - 30 * 60_000));
+      if (holds.length > 4096) holds.splice(0, this.#after(holds, nowMs - HOLD_HORIZON_MS));
     }
+    if (++this.#sinceSweep >= SWEEP_EVERY) this.#sweep(nowMs);
+  }
+
+  /** Items held by transactions at some time (each record's item row is one: a million in a million-item run). */
+  get heldItems(): number {
+    return this.#held.size;
+  }
+
+  /** Forgets items whose every hold ended before the horizon (a record's item row is written once). */
+  #sweep(nowMs: number): void {
+    this.#sinceSweep = 0;
+    for (const [key, holds] of this.#held) if ((holds[holds.length - 1] as { until: number }).until < nowMs - HOLD_HORIZON_MS) this.#held.delete(key);
   }
 
   /** Index of the first hold starting after `t`. */

@@ -14,6 +14,11 @@
  * message copy again when you receive messages" ("Amazon SQS standard queues", at-least-once
  * delivery). With `duplicates`, each receive leaves such a copy, visible at once, at that rate
  * (AWS gives no rate: the simulation's is an assumption, DUPLICATE_RATE).
+ *
+ * Retention: "By default, a message is retained for 4 days. The minimum is 60 seconds (1
+ * minute). The maximum is 1,209,600 seconds (14 days)" ("Amazon SQS message quotas", above);
+ * SQS deletes a message older than that, received or not, and it goes to no dead-letter queue.
+ * Our work queues keep 4 days (infra/defaults/queue-defaults.ts).
  */
 
 import { MinHeap } from '../min-heap.ts';
@@ -21,6 +26,8 @@ import { MinHeap } from '../min-heap.ts';
 export const SQS_DEFAULT_MAX_MESSAGE_BYTES = 262_144;
 /** Assumed: the share of receives that leave a second copy of the message to be received again. */
 export const DUPLICATE_RATE = 0.005;
+/** Our work queues' MessageRetentionPeriod (infra/defaults/queue-defaults.ts): 4 days, SQS's default. */
+export const WORK_QUEUE_RETENTION_MS = 4 * 24 * 3_600_000;
 
 /** @throws Error when a body is larger than the queue takes (SQS answers InvalidParameterValue). */
 export function checkMessageSize(bytes: number, max = SQS_DEFAULT_MAX_MESSAGE_BYTES): void {
@@ -32,6 +39,8 @@ export interface SqsMessage<T> {
   body: T;
   receives: number;
   visibleAt: number;
+  /** When it was first sent: retention counts from then, across redeliveries. */
+  sentAt: number;
   /** Per function, how often the chain that sent it invoked it (Lambda's recursion tracking). */
   chain: Readonly<Record<string, number>>;
 }
@@ -60,15 +69,18 @@ export class SimSqsQueue<T> {
     readonly maxMessageBytes = SQS_DEFAULT_MAX_MESSAGE_BYTES,
     /** At-least-once delivery: the share of receives that leave a copy behind, and the random numbers that pick them. */
     readonly duplicates?: { rate: number; random: () => number },
+    readonly retentionMs = WORK_QUEUE_RETENTION_MS,
   ) {}
 
   /** Copies received again (at-least-once delivery). */
   duplicated = 0;
+  /** Messages SQS deleted unreceived-to-the-end because they outlived the retention period. */
+  expired = 0;
 
   send(body: T, bytes: number, nowMs: number, chain: Readonly<Record<string, number>>): void {
     checkMessageSize(bytes, this.maxMessageBytes);
     // Visible from `nowMs`: a poller whose virtual time is earlier does not see it yet.
-    this.#hide({ id: `${this.name}-${this.#seq++}`, body, receives: 0, visibleAt: nowMs, chain });
+    this.#hide({ id: `${this.name}-${this.#seq++}`, body, receives: 0, visibleAt: nowMs, sentAt: nowMs, chain });
   }
 
   get depth(): number {
@@ -92,6 +104,11 @@ export class SimSqsQueue<T> {
     const out: SqsMessage<T>[] = [];
     for (const m of this.#visible.values()) {
       if (out.length >= max) break;
+      if (nowMs - m.sentAt >= this.retentionMs) {
+        this.#visible.delete(m.id);
+        this.expired += 1;
+        continue;
+      }
       out.push(m);
     }
     for (const m of out) {

@@ -58,6 +58,15 @@ export function cloudBatchMinRecords(spec: string, quotas: Partial<BedrockBatchQ
   return schemeOf(spec).scheme === bedrock.scheme ? bedrockBatchLimits(quotas).minRecords : 1;
 }
 
+/**
+ * The longest a batch job of this model may take: Bedrock's job timeout (`timeoutDurationInHours`,
+ * 168 by default), the 24-hour window of OpenAI's Batch API (`completion_window: "24h"`) and of
+ * Anthropic's Message Batches (a batch not done within 24 hours expires).
+ */
+export function cloudBatchWindowHours(spec: string, timeoutHours?: number): number {
+  return schemeOf(spec).scheme === bedrock.scheme ? (timeoutHours ?? BEDROCK_BATCH_QUOTAS.maxTimeoutHours) : 24;
+}
+
 export async function createCloudBatchClient(spec: string, settings: CloudBatchSettings): Promise<BatchClient> {
   checkCloudBatch(spec);
   const { scheme, rest } = schemeOf(spec);

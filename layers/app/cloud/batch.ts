@@ -118,7 +118,17 @@ export async function tickBatches(deps: BatchStageDeps): Promise<BatchTickReport
     if (!watched || (await deps.store.list(batchKeys.prefix(run.runId))).length === 0) continue;
     const ctx = await deps.contexts.get(run.runId);
     const docs = (await loadJobs(ctx)).filter((d) => d.routed !== true);
-    if (docs.length > 0) open.push({ run, ctx, client: await deps.client(ctx.manifest), docs });
+    if (docs.length === 0) continue;
+    let client: BatchClient;
+    try {
+      client = await deps.client(ctx.manifest);
+    } catch (error) {
+      // A run this deployment cannot serve (e.g. its provider's API key is not in SSM) fails with the reason; the other runs' jobs move on.
+      if (!(error instanceof InputError) || run.status === 'cancelled') throw error;
+      await ctx.ledger.setStatus(run.runId, 'failed', `batch: ${error.message}`);
+      continue;
+    }
+    open.push({ run, ctx, client, docs });
   }
   // Jobs at the provider per model, across runs: a new job waits while its model's quota is used.
   const inFlight = new Map<string, number>();

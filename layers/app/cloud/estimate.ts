@@ -7,12 +7,16 @@
  * Executor time per sample comes from the newest completed cloud run of the same benchmark and
  * language (its summary's `timing`), else from {@link BUNDLED_TIMING}. Prices are AWS's public
  * list prices in us-east-1 (November 2026 pages); other Regions differ by a few percent.
+ *
+ * A run is estimated both ways, on demand and through the provider's batch API, side by side.
+ * A little over 250 lines: the two modes share one model of the pipeline's work.
  */
 import { BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
 import { EXECUTOR_IMAGES, FARGATE_TASK, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
 import { LAMBDA_BUDGET_MS } from './stages.ts';
 import { judgeMaxConcurrency } from './concurrency-budget.ts';
 import type { DryRunPlan } from '../shared/dry-run.ts';
+import { CLOUD_BATCH_SCHEMES, cloudBatchWindowHours } from './batch-clients.ts';
 
 /** AWS list prices, us-east-1, USD. */
 export const AWS_PRICES = {
@@ -88,6 +92,10 @@ const FARGATE_VCPU = FARGATE_TASK.cpu / 1024;
 const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
 /** Per item: plan/generate/execute/aggregate sends, receives and deletes, amortised over batches. */
 const SQS_REQUESTS_PER_ITEM = 6;
+/** Seconds of the batch stage per item: reading its result and routing it (assumed; no model call waits). */
+const BATCH_STAGE_SECONDS_PER_ITEM = 0.01;
+/** The batch stage's schedule (infra/batch.ts BATCH_RATE). */
+const BATCH_TICK_SECONDS = 300;
 /** Per item: the record transaction (2 rows × 2), the part counter, the cost guard. */
 const DYNAMO_WRITES_PER_ITEM = 6;
 /** Per item: cancel checks and completion checks. */
@@ -99,8 +107,20 @@ export interface ExecutorTiming {
   source: string;
 }
 
+/** One way of running the items: its model, executor and request cost, and its wall time. */
+export interface ModeEstimate {
+  model_usd: number | null;
+  executor_usd: number;
+  requests_usd: number;
+  total_usd: number | null;
+  /** On demand: at the deployed concurrency; as a batch: the provider's window (an upper bound: most jobs end sooner). */
+  wall_time_seconds: number;
+}
+
 export interface CloudEstimate extends DryRunPlan {
   language: string | null;
+  /** How this run generates (`--batch`); the figures below are this mode's. */
+  generation: 'on-demand' | 'batch';
   executor: {
     lane: 'none' | 'lambda' | 'fargate';
     ms_per_item: number | null;
@@ -110,26 +130,34 @@ export interface CloudEstimate extends DryRunPlan {
     cost_usd: number;
   };
   requests: { lambda: number; sqs: number; dynamodb_units: number; s3: number; cost_usd: number };
-  /** Model (when priced) + executors + requests. */
+  /** Model (when priced, at this mode's price) + executors + requests. */
   total_usd: number | null;
+  /** Both modes side by side; `batch` is null for a provider without a batch API in the cloud. */
+  modes: { on_demand: ModeEstimate; batch: ModeEstimate | null };
   /** What the deployment costs while it stands, runs or not (the interface endpoints). */
   fixed: { interface_endpoints: number; azs: number; usd_per_month: number };
   wall_time_seconds: number;
   deployment: Deployment;
 }
 
-export function estimateCloudRun(
-  plan: DryRunPlan,
-  language: string | null,
-  timing: ExecutorTiming | undefined,
-  deployment: Deployment = DEFAULT_DEPLOYMENT,
-): CloudEstimate {
+type Figures = Pick<CloudEstimate, 'executor' | 'requests' | 'wall_time_seconds'>;
+
+const round = (value: number, digits = 6): number => Number(value.toFixed(digits));
+
+/** The executors' and the pipeline's work for `items`, generated on demand or as batch jobs. */
+function pipelineFigures(plan: DryRunPlan, language: string | null, timing: ExecutorTiming | undefined, deployment: Deployment, batch: boolean): Figures {
   const items = plan.items;
   const arch = deployment.architecture;
   const executed = language !== null && timing !== undefined;
   const ms = executed ? timing.ms : 0;
   const lane: CloudEstimate['executor']['lane'] = !executed ? 'none' : ms > LAMBDA_BUDGET_MS ? 'fargate' : 'lambda';
-  const generateGbSeconds = (items / GENERATE_BATCH) * deployment.callSeconds * GENERATE_MEMORY_GB;
+  const generatePerSecond = (deployment.generateConcurrency * GENERATE_BATCH) / deployment.callSeconds;
+  const executePerSecond = executed && ms > 0 ? deployment.executorConcurrency / (ms / 1000) : Number.POSITIVE_INFINITY;
+  const wall = batch ? cloudBatchWindowHours(plan.model) * 3600 : Math.ceil(items / Math.min(generatePerSecond, executePerSecond));
+  // On demand, generate waits on every call; as a batch, the batch stage only reads results back and routes them.
+  const generateGbSeconds = batch
+    ? items * BATCH_STAGE_SECONDS_PER_ITEM * GENERATE_MEMORY_GB
+    : (items / GENERATE_BATCH) * deployment.callSeconds * GENERATE_MEMORY_GB;
   // Model code runs in the language's runner Lambda, which the judge (a Lambda of its own,
   // smaller memory, or a Fargate task) invokes and waits for: a Lambda-lane item pays both
   // functions for its time, and a Fargate-lane item pays its runner's GB-seconds on top of the
@@ -137,20 +165,23 @@ export function estimateCloudRun(
   const memory = executorMemoryGb(language);
   const runnerGbSeconds = executed ? items * (ms / 1000) * memory.runner : 0;
   const judgeGbSeconds = executed && lane === 'lambda' ? items * (ms / 1000) * memory.judge : 0;
-  const executeGbSeconds = runnerGbSeconds + judgeGbSeconds;
   const fargateVcpuHours = lane === 'fargate' ? (items * ms * FARGATE_VCPU) / 3_600_000 : 0;
-  const lambdaGbSeconds = generateGbSeconds + executeGbSeconds;
+  const lambdaGbSeconds = generateGbSeconds + runnerGbSeconds + judgeGbSeconds;
   const executorCost =
     lambdaGbSeconds * AWS_PRICES.lambdaGbSecond[arch] +
     fargateVcpuHours * AWS_PRICES.fargateVcpuHour[arch] +
     (fargateVcpuHours / FARGATE_VCPU) * FARGATE_GB * AWS_PRICES.fargateGbHour[arch];
   const executorInvocations = lane === 'lambda' ? 2 * items : lane === 'fargate' ? items : 0;
-  const lambdaRequests = Math.ceil(items / GENERATE_BATCH) + executorInvocations + Math.ceil(items / 1000) * 2;
-  const sqs = items * SQS_REQUESTS_PER_ITEM;
+  const chunks = Math.ceil(items / 1000);
+  // A batch run's generate invocations are the batch stage's ticks while its jobs run (one per BATCH_TICK_SECONDS at most).
+  const generateInvocations = batch ? Math.ceil(wall / BATCH_TICK_SECONDS) : Math.ceil(items / GENERATE_BATCH);
+  const lambdaRequests = generateInvocations + executorInvocations + chunks * 2;
+  const sqs = items * (batch ? SQS_REQUESTS_PER_ITEM - 3 : SQS_REQUESTS_PER_ITEM);
   const writes = items * DYNAMO_WRITES_PER_ITEM;
   const reads = items * DYNAMO_READS_PER_ITEM;
-  const puts = items + Math.ceil(items / 1000) * 2;
-  const gets = items * (executed ? 3 : 2);
+  // A batch job: its document, its input file and its output written; its document and output read back.
+  const puts = items + chunks * (batch ? 5 : 2);
+  const gets = items * (executed ? 3 : 2) + (batch ? chunks * 2 : 0);
   const requestCost =
     lambdaRequests * AWS_PRICES.lambdaRequest +
     sqs * AWS_PRICES.sqsRequest +
@@ -158,12 +189,7 @@ export function estimateCloudRun(
     reads * AWS_PRICES.dynamoReadUnit +
     puts * AWS_PRICES.s3Put +
     gets * AWS_PRICES.s3Get;
-  const generatePerSecond = (deployment.generateConcurrency * GENERATE_BATCH) / deployment.callSeconds;
-  const executePerSecond = executed && ms > 0 ? deployment.executorConcurrency / (ms / 1000) : Number.POSITIVE_INFINITY;
-  const round = (value: number, digits = 6): number => Number(value.toFixed(digits));
   return {
-    ...plan,
-    language,
     executor: {
       lane,
       ms_per_item: executed ? ms : null,
@@ -173,15 +199,58 @@ export function estimateCloudRun(
       cost_usd: round(executorCost),
     },
     requests: { lambda: lambdaRequests, sqs, dynamodb_units: writes + reads, s3: puts + gets, cost_usd: round(requestCost) },
-    total_usd: plan.cost_usd === null ? null : round(plan.cost_usd + executorCost + requestCost),
+    wall_time_seconds: wall,
+  };
+}
+
+function modeOf(model: number | null, figures: Figures): ModeEstimate {
+  return {
+    model_usd: model,
+    executor_usd: figures.executor.cost_usd,
+    requests_usd: figures.requests.cost_usd,
+    total_usd: model === null ? null : round(model + figures.executor.cost_usd + figures.requests.cost_usd),
+    wall_time_seconds: figures.wall_time_seconds,
+  };
+}
+
+/**
+ * The deployed cost of a run's plan, for the way it generates (`batch`: through the provider's
+ * batch API, at the batch price) and, side by side, the other way.
+ */
+export function estimateCloudRun(
+  plan: DryRunPlan,
+  language: string | null,
+  timing: ExecutorTiming | undefined,
+  deployment: Deployment = DEFAULT_DEPLOYMENT,
+  batch = false,
+): CloudEstimate {
+  const onDemand = pipelineFigures(plan, language, timing, deployment, false);
+  const batchable = CLOUD_BATCH_SCHEMES.includes(schemeOf(plan.model));
+  const asBatch = batchable ? pipelineFigures(plan, language, timing, deployment, true) : undefined;
+  // A model without a batch price in the table is billed at its on-demand price as a batch (runCostOf).
+  const batchModel = plan.batch_cost_usd ?? plan.cost_usd;
+  const modes = { on_demand: modeOf(plan.cost_usd, onDemand), batch: asBatch ? modeOf(batchModel, asBatch) : null };
+  const chosen = batch && asBatch ? asBatch : onDemand;
+  const mode = batch && modes.batch ? modes.batch : modes.on_demand;
+  return {
+    ...plan,
+    language,
+    generation: batch ? 'batch' : 'on-demand',
+    ...chosen,
+    total_usd: mode.total_usd,
+    modes,
     fixed: {
       interface_endpoints: interfaceEndpoints(deployment.fargateLane),
       azs: VPC_AZS,
       usd_per_month: round(interfaceEndpoints(deployment.fargateLane) * VPC_AZS * AWS_PRICES.interfaceEndpointAzHour * HOURS_PER_MONTH, 2),
     },
-    wall_time_seconds: Math.ceil(items / Math.min(generatePerSecond, executePerSecond)),
     deployment,
   };
+}
+
+function schemeOf(model: string): string {
+  const colon = model.indexOf(':');
+  return colon < 0 ? model : model.slice(0, colon);
 }
 
 /** The API calls the timing lookup needs (layers/app/cloud/remote-client.ts). */

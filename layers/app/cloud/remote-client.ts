@@ -9,6 +9,7 @@ import { request as httpsRequest } from 'node:https';
 import { executeApiSigner, type ApiCredentials, type SignRequest } from '#aws/execute-api-signer.ts';
 import { HarnessError, InputError } from '#core/errors.ts';
 import type { RunSpec } from '#core/run/spec.ts';
+import type { SelftestStarted, SelftestView } from './selftest.ts';
 
 export interface RemoteClientOptions {
   /** The API's base URL, e.g. `https://abc123.execute-api.eu-west-1.amazonaws.com`. */
@@ -98,6 +99,16 @@ export class RemoteClient {
       if (value) query[name] = value;
     }
     return this.request('GET', '/leaderboard', { query });
+  }
+
+  /** Starts the self-test's runs (POST /selftest): the bundled reference suites and the hostile suite, with the reference model. */
+  startSelftest(languages?: string[]): Promise<SelftestStarted> {
+    return this.request('POST', '/selftest', languages ? { body: { languages } } : {});
+  }
+
+  /** A self-test's runs while any is going, then its report (GET /selftest/{id}). */
+  selftest(id: string): Promise<SelftestView> {
+    return this.request('GET', `/selftest/${encodeURIComponent(id)}`);
   }
 
   /** Signs and sends one request; resolves with the parsed JSON body of a 2xx answer. */

@@ -1,11 +1,15 @@
 /**
  * The nightly sweep: benchmarks × models with shared parameters, as
  * run specs validated by the same schema as POST /runs. Parameter names may be written as in
- * the CLI's JSON (`top_p`, `max_tokens`) or as in the spec (`topP`, `maxTokens`).
+ * the CLI's JSON (`top_p`, `max_tokens`) or as in the spec (`topP`, `maxTokens`). `batch`
+ * makes every cell (`true`) or the named models' cells (`["<model>", …]`) batch runs.
  */
 import { z } from 'zod';
 import { parseUserDocument } from '#core/run/documents.ts';
+import { InputError } from '#core/errors.ts';
+import { markBatchCells } from '#core/run/batch-cells.ts';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
+import { checkCloudBatch } from './batch-clients.ts';
 
 export const NightlySweepSchema = z
   .object({
@@ -13,6 +17,8 @@ export const NightlySweepSchema = z
     models: z.array(z.string().min(1)).min(1),
     params: z.record(z.string(), z.unknown()).default({}),
     split: z.string().min(1).optional(),
+    /** `true`: every cell generates through its provider's batch API; a list of models: those models' cells (the others on demand). */
+    batch: z.union([z.boolean(), z.array(z.string().min(1)).min(1)]).optional(),
   })
   .strict();
 
@@ -35,7 +41,10 @@ export function parseSweep(raw: unknown, origin = 'nightly sweep'): NightlySweep
   return parseUserDocument(NightlySweepSchema, typeof raw === 'string' ? raw : JSON.stringify(raw ?? null), origin);
 }
 
-/** One run spec per benchmark × model, in that order. */
+/**
+ * One run spec per benchmark × model, in that order; the cells `batch` selects carry `batch: true`.
+ * @throws InputError naming `batch` for a model it names that is not in `models`, or whose provider has no batch API in the cloud.
+ */
 export function sweepSpecs(sweep: NightlySweep, origin = 'nightly sweep'): RunSpec[] {
   const params = Object.fromEntries(Object.entries(sweep.params).map(([key, value]) => [SNAKE_TO_SPEC[key] ?? key, value]));
   const specs: RunSpec[] = [];
@@ -44,5 +53,10 @@ export function sweepSpecs(sweep: NightlySweep, origin = 'nightly sweep'): RunSp
       specs.push(parseRunSpec({ ...params, ...(sweep.split ? { split: sweep.split } : {}), benchmark, model }, origin));
     }
   }
-  return specs;
+  try {
+    return markBatchCells(specs, sweep.batch ?? false, 'batch', checkCloudBatch);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    throw new InputError(error.detail, { file: origin, field: 'batch' }, { cause: error });
+  }
 }

@@ -44,7 +44,8 @@ interface BatchRunOptions {
  * return no log-probabilities (`--likert-mode likelihood|next-token` is refused).
  */
 export function batchRunSpec(spec: RunSpec, benchmark: AnyBenchmark, opts: BatchRunOptions): RunSpec {
-  if (!opts.batch?.newRuns) return spec;
+  // `--batch` (every new run) or a sweep cell marked batch (`--batch-model`).
+  if (!opts.batch?.newRuns && spec.batch !== true) return spec;
   createBatchClient(spec.model, opts.providerOptions);
   if (!scorerByKind(benchmark.scorer).likertModes) return spec;
   if (spec.likertMode === 'likelihood' || spec.likertMode === 'next-token') {

@@ -130,6 +130,8 @@ async function startRun<E extends Executor>(
     const context = { runId, createdAt: now.toISOString(), ...ports.versions(), toolchains };
     const settings = (manifest: Manifest): void => {
       ports.recordSettings(manifest);
+      // A sweep cell marked batch (`--batch-model`, a nightly sweep's `batch`) generates as a batch, as `--batch` does.
+      if (runSpec.batch === true) manifest.generation = 'batch';
       // Resolved once: a resume bills at it, whatever the table or flags say then.
       if (price) manifest.price = price.recorded;
     };

@@ -46,8 +46,11 @@ export const BATCH_KINDS: readonly BatchKind[] = [
   },
 ];
 
-/** The batch client of a model spec. @throws InputError naming --batch when its provider has no batch API here. */
-export function createBatchClient(spec: string, options: ProviderOptions = {}): BatchClient {
+/**
+ * The batch API of a model spec, without opening it (no key read).
+ * @throws InputError naming --batch when its provider has none here (Bedrock's: only in the cloud).
+ */
+export function batchKindOf(spec: string): BatchKind {
   const text = spec.trim();
   const colon = text.indexOf(':');
   const scheme = colon < 0 ? text : text.slice(0, colon);
@@ -62,5 +65,11 @@ export function createBatchClient(spec: string, options: ProviderOptions = {}): 
       `--batch: provider "${scheme}" has no batch API in polyeval (batch runs take: ${BATCH_KINDS.map((k) => `${k.scheme}: (${k.api})`).join(', ')})`,
       { field: 'batch' },
     );
-  return kind.open(text, text.slice(colon + 1), options);
+  return kind;
+}
+
+/** The batch client of a model spec. @throws InputError naming --batch when its provider has no batch API here. */
+export function createBatchClient(spec: string, options: ProviderOptions = {}): BatchClient {
+  const text = spec.trim();
+  return batchKindOf(text).open(text, text.slice(text.indexOf(':') + 1), options);
 }

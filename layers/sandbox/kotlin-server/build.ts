@@ -2,21 +2,27 @@
  * Builds the compile server (KotlinCompileServer.java) on first use, into
  * `<cache>/kotlin-server/<hash>/`: `javac`, a jar of the class, and a class-data-sharing
  * archive recorded by one training run of the server (jvm-flags.ts says why). The hash
- * covers the Java source, the Kotlin version and compiler jar, and the JVM flags, so editing
- * any of them rebuilds; concurrent builders (parallel test workers, two runs) each build
+ * covers the Java source, the Kotlin version and compiler jar, the JVM flags, and the JDK and
+ * every jar of the distribution as the JVM checks them (../cds-fingerprint.ts: a reinstalled
+ * jar or an upgraded JDK would silently void the archive), so any of them changing rebuilds;
+ * a recorded archive is kept only if a JVM started with `-Xshare:on` accepts it; concurrent builders (parallel test workers, two runs) each build
  * into a private directory and the first atomic rename wins. Without an archive (training
- * failed) the server starts from the jar, only slower.
+ * failed) the server starts from the jar, only slower. Each use marks the build used, and
+ * once one is ready the builds of other fingerprints unused for a day are removed
+ * (cache-prune.ts).
  */
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { HarnessError } from '../../core/errors.ts';
+import { cdsFingerprint } from '../cds-fingerprint.ts';
+import { markUsed, pruneServerCache } from './cache-prune.ts';
 import { loadScale } from '../load.ts';
-import { SERVER_ARCHIVE, SERVER_JAR, SERVER_JVM_FLAGS, SERVER_MAIN_CLASS, serverClassPath } from './jvm-flags.ts';
+import { SERVER_ARCHIVE, SERVER_JAR, SERVER_JVM_FLAGS, SERVER_MAIN_CLASS, serverClassPath, serverHeapFlags } from './jvm-flags.ts';
 import { cacheDir, jdkTool, jvmEnv, kotlinHome, kotlinVersion } from './toolchain.ts';
 
 const run = promisify(execFile);
@@ -39,7 +45,18 @@ let building: Promise<string> | undefined;
  * building it if needed.
  * @throws HarnessError when the source is missing or `javac` fails.
  */
-export function ensureServerBuilt(): Promise<string> {
+export async function ensureServerBuilt(): Promise<string> {
+  let dir = await built();
+  if (!existsSync(join(dir, SERVER_JAR))) {
+    // Removed from under this process (by hand, or pruned after a day unused): build it again.
+    building = undefined;
+    dir = await built();
+  }
+  markUsed(dir);
+  return dir;
+}
+
+function built(): Promise<string> {
   building ??= build().catch((error: unknown) => {
     building = undefined; // a later call may succeed (e.g. after installing a JDK)
     throw error;
@@ -51,6 +68,8 @@ async function build(): Promise<string> {
   const sourcePath = SOURCE_CANDIDATES.find((path) => existsSync(path));
   if (!sourcePath) throw new HarnessError(`compile server source not found (looked at ${SOURCE_CANDIDATES.join(', ')})`);
   const source = await readFile(sourcePath, 'utf8');
+  const { lib } = kotlinHome();
+  const jars = (await readdir(lib)).filter((name) => name.endsWith('.jar')).sort();
   const hash = createHash('sha256')
     .update(source)
     .update('\0')
@@ -59,11 +78,18 @@ async function build(): Promise<string> {
     .update(kotlinHome().compilerJar)
     .update('\0')
     .update(SERVER_JVM_FLAGS.join(' '))
+    .update('\0')
+    .update(
+      cdsFingerprint(
+        jdkTool('java'),
+        jars.map((name) => join(lib, name)),
+      ),
+    )
     .digest('hex')
     .slice(0, 16);
   const root = join(cacheDir(), 'kotlin-server');
   const target = join(root, hash);
-  if (existsSync(join(target, SERVER_JAR))) return target;
+  if (existsSync(join(target, SERVER_JAR))) return ready(root, hash);
 
   await mkdir(root, { recursive: true });
   const scratch = await mkdtemp(join(root, `.build-${hash}-`));
@@ -87,10 +113,16 @@ async function build(): Promise<string> {
     // Another process finished first: its build is identical, keep it.
     await rm(scratch, { recursive: true, force: true });
     if (!existsSync(join(target, SERVER_JAR))) throw new HarnessError(`cannot install the compile server into ${target}`, { cause: error });
-    return target;
+    return ready(root, hash);
   }
   await train(target);
-  return target;
+  return ready(root, hash);
+}
+
+/** The build `hash`, once the other fingerprints' builds unused for a day are removed. */
+async function ready(root: string, hash: string): Promise<string> {
+  await pruneServerCache(root, hash);
+  return join(root, hash);
 }
 
 /**
@@ -102,7 +134,7 @@ async function train(dir: string): Promise<void> {
   const partial = join(dir, `${SERVER_ARCHIVE}.${process.pid}.tmp`);
   const args = [
     ...SERVER_JVM_FLAGS,
-    '-Xmx1024m',
+    ...serverHeapFlags(1024),
     `-XX:ArchiveClassesAtExit=${partial}`,
     '-cp',
     serverClassPath(dir),
@@ -123,6 +155,20 @@ async function train(dir: string): Promise<void> {
     child.stdin.on('error', () => undefined);
     child.stdin.end('Q\n'); // read after the warm-ups: the server halts, dumping the archive
   });
-  if (ok && existsSync(partial)) await rename(partial, join(dir, SERVER_ARCHIVE));
+  if (ok && existsSync(partial) && (await archiveAccepted(dir, partial))) await rename(partial, join(dir, SERVER_ARCHIVE));
   else await rm(partial, { force: true });
+}
+
+/**
+ * Whether a JVM with the server's flags and class path maps `archive`: `-Xshare:on` makes a
+ * rejected archive an error instead of a silent start without it.
+ */
+async function archiveAccepted(dir: string, archive: string): Promise<boolean> {
+  const args = [...SERVER_JVM_FLAGS, '-Xshare:on', `-XX:SharedArchiveFile=${archive}`, '-cp', serverClassPath(dir), '-version'];
+  try {
+    await run(jdkTool('java'), args, { env: jvmEnv(), timeout: Math.round(60_000 * loadScale(1)) });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { HarnessError } from '../../core/errors.ts';
 import { loadScale } from '../load.ts';
-import { archiveFlags, SERVER_JVM_FLAGS, SERVER_MAIN_CLASS, serverClassPath } from './jvm-flags.ts';
+import { archiveFlags, SERVER_JVM_FLAGS, SERVER_MAIN_CLASS, serverClassPath, serverHeapFlags } from './jvm-flags.ts';
 import { jdkTool, jvmEnv } from './toolchain.ts';
 
 /** One compilation's answer from the server. */
@@ -84,7 +84,7 @@ export class CompileServerProcess {
     const jvmArgs = [
       ...SERVER_JVM_FLAGS,
       ...archiveFlags(spec.classDir),
-      `-Xmx${spec.maxHeapMb}m`,
+      ...serverHeapFlags(spec.maxHeapMb),
       '-cp',
       serverClassPath(spec.classDir),
       SERVER_MAIN_CLASS,

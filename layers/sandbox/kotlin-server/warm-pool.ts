@@ -162,12 +162,12 @@ export class WarmServerPool {
   }
 
   private async spawn(): Promise<void> {
-    if (!this.classDir) {
-      try {
-        this.classDir = await ensureServerBuilt();
-      } catch (cause) {
-        throw new ServerStartFailed(`cannot build the compile server: ${(cause as Error).message}`, { cause });
-      }
+    // Asked on every start, not once: it marks the build used (so no other install's run prunes
+    // it during a long run) and rebuilds it if it went missing.
+    try {
+      this.classDir = await ensureServerBuilt();
+    } catch (cause) {
+      throw new ServerStartFailed(`cannot build the compile server: ${(cause as Error).message}`, { cause });
     }
     if (!this.closed && !this.current?.usable) this.current = this.launch();
   }

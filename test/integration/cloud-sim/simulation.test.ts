@@ -20,6 +20,19 @@ describe('cloud-scale simulation', () => {
     expect(result.virtual_wall_s).toBeGreaterThan(0);
   }, 300_000);
 
+  it('runs Kotlin HumanEval-style items through the Kotlin runner at its 4 GB on the Lambda lane, every verdict as generated', async () => {
+    const result = await runSimulation({ items: 200, language: 'kotlin' });
+
+    expect(result).toMatchObject({ items: 200, completed: 200, se: 0, missing: 0, dlq: 0 });
+    expect(result.detail.verdicts).toEqual(result.detail.expected);
+    expect(result.detail.expected).toMatchObject({ CE: 40 });
+    expect(result.detail.runner).toMatchObject({ runner_mb: 4096, judge_mb: 2048, lane: 'lambda' });
+    // The runner bills at 4 GB: a Kotlin item costs more runner GB-seconds than a Python one.
+    const python = await runSimulation({ items: 200 });
+    const gb = (r: typeof result) => r.detail.gb_s as Record<string, number>;
+    expect(gb(result)['runner-kotlin'] as number).toBeGreaterThan(2 * (gb(python)['runner-python'] as number));
+  }, 300_000);
+
   it("books a redelivered generate message's model call twice without booking ids, once with them", async () => {
     const before = await runSimulation({ items: 600, chunkSize: 30, without: ['call-ids'] });
     const after = await runSimulation({ items: 600, chunkSize: 30 });

@@ -11,7 +11,6 @@ import { costOfManifest } from '#app/cloud/cost.ts';
 import type { AggregateMessage, GeneratedMessage } from '#app/cloud/messages.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';
 import { parseBatchJob } from '#core/run/batch-jobs.ts';
-import { parseItemDocument } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { BedrockProvider } from '#providers/index.ts';
 import { resolveOptions } from '#providers/options.ts';
@@ -20,6 +19,7 @@ import { startBedrockBatchServer, startBedrockServer, type BedrockBatchServer, t
 import { awsClientConfig, useFakeAwsCredentials } from '../../support/moto.ts';
 import { apiEvent, postJson } from './api-events.ts';
 import { apiClient, drive, lambdaContext, startCloud, type Cloud } from './cloud-harness.ts';
+import { reasons as reasonsOf, untilSettled as settle, verdicts as verdictsOf } from './batch-settle.ts';
 
 const MODEL_ID = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 const MODEL = `bedrock:${MODEL_ID}`;
@@ -84,36 +84,9 @@ function stageOver(sdk: BedrockClient): BatchHandler {
   });
 }
 
-/** Ticks the stage and drains the pipeline until the run leaves `running`. */
-async function untilSettled(runId: string, tick: () => Promise<unknown>, maxTicks = 40): Promise<string[]> {
-  const lines: string[] = [];
-  for (let i = 0; i < maxTicks; i++) {
-    await tick();
-    await drive(cloud);
-    const run = await cloud.ledger.getRun(runId);
-    if (run?.reason && lines.at(-1) !== run.reason) lines.push(run.reason);
-    if (run && run.status !== 'running' && run.status !== 'planned') return lines;
-  }
-  throw new Error(`run ${runId} still running: ${lines.join(' | ')}`);
-}
-
-async function verdicts(runId: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const key of await cloud.store.list(keys.itemsPrefix(runId))) {
-    const doc = parseItemDocument((await cloud.store.getText(key)) as string, key);
-    out[`${doc.record.task_id}#${doc.record.sample}`] = `${doc.record.verdict}:${doc.record.answer}`;
-  }
-  return out;
-}
-
-async function reasons(runId: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const key of await cloud.store.list(keys.itemsPrefix(runId))) {
-    const doc = parseItemDocument((await cloud.store.getText(key)) as string, key);
-    if (doc.record.verdict === 'SE') out.push(String(doc.record.error));
-  }
-  return out;
-}
+const untilSettled = (runId: string, tick: () => Promise<unknown>): Promise<string[]> => settle(cloud, runId, tick);
+const verdicts = (runId: string): Promise<Record<string, string>> => verdictsOf(cloud, runId);
+const reasons = (runId: string): Promise<string[]> => reasonsOf(cloud, runId);
 
 describe('remote run --batch with a bedrock: model', () => {
   it('gets the verdicts of the same answers on demand, at the batch price, from jobs within the quotas', async () => {

@@ -125,6 +125,8 @@ export interface CloudOptions {
   batchMinRecords?: (modelSpec: string) => number;
   /** Languages besides python with a Lambda executor lane (e.g. `cpp`); by default only python is executed. */
   executeLanguages?: readonly string[];
+  /** Wraps the executors' sandbox, e.g. to play a runner that leaks what it must not. */
+  wrapExecutor?: (executor: Executor) => Executor;
 }
 
 export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
@@ -177,7 +179,9 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     signedGetUrl: (key, seconds) => store.presignedGetUrl(key, seconds),
   });
   // One executor for every lane: the lanes are drained one after another, as one container would run them.
-  const executor = sandboxExecutor(store);
+  const sandbox = sandboxExecutor(store);
+  const wrap = options.wrapExecutor;
+  const executor = wrap ? async () => wrap(await sandbox()) : sandbox;
   const handlers: Record<StageName, SqsHandler> = {
     plan: makePlan({
       store,

@@ -24,4 +24,19 @@ describe('DynamoDB limits', () => {
     expect(() => limits.charge('RUN#r1', 'write', 1, 1_000)).not.toThrow();
     expect(() => limits.charge('RUN#r2', 'write', 1, 999)).not.toThrow();
   });
+
+  it("forgets items whose holds ended more than 30 minutes before (a record's row is written once), and keeps the holds that can still conflict", () => {
+    const limits = new DynamoLimits();
+    limits.transact(['ITEM#old'], 0);
+    const later = 31 * 60_000;
+    for (let i = 0; i < 49_998; i++) limits.transact([`ITEM#${i}`], later + i);
+    expect(limits.heldItems).toBe(49_999);
+    // The 50,000th transaction sweeps: the old item is gone, the recent ones stay.
+    limits.transact(['ITEM#last'], later + 50_000);
+    expect(limits.heldItems).toBe(49_999);
+    expect(() => limits.write('ITEM#last', later + 50_000 + TRANSACTION_HOLD_MS - 1)).toThrow(
+      expect.objectContaining({ name: 'TransactionConflictException' }),
+    );
+    expect(() => limits.write('ITEM#old', later)).not.toThrow();
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMessageSize, SimSqsQueue, SQS_DEFAULT_MAX_MESSAGE_BYTES } from '../../../bench/cloud-sim/limits/sqs.ts';
+import { checkMessageSize, SimSqsQueue, SQS_DEFAULT_MAX_MESSAGE_BYTES, WORK_QUEUE_RETENTION_MS } from '../../../bench/cloud-sim/limits/sqs.ts';
 
 describe('SQS standard queue', () => {
   it('refuses a body over 256 KiB by default', () => {
@@ -68,5 +68,20 @@ describe('SQS standard queue at scale', () => {
     expect(queue.receive(10, 499)).toEqual([]);
     expect(queue.nextVisible(499)).toBe(500);
     expect(queue.receive(10, 500).map((m) => m.body)).toEqual(['late']);
+  });
+
+  it('deletes a message once it is older than the retention period (4 days), counted from its first send across redeliveries, and dead-letters nothing', () => {
+    expect(WORK_QUEUE_RETENTION_MS).toBe(345_600_000);
+    const queue = new SimSqsQueue<string>('q', 1_000, 5);
+    queue.send('received once', 1, 0, {});
+    queue.send('never received', 1, 0, {});
+    const [taken] = queue.receive(1, 0);
+    expect(taken?.body).toBe('received once');
+    queue.fail(taken!);
+    queue.send('fresh', 1, WORK_QUEUE_RETENTION_MS - 1, {});
+    // At 4 days both early messages are gone, received once or never; the later one is delivered.
+    expect(queue.receive(10, WORK_QUEUE_RETENTION_MS).map((m) => m.body)).toEqual(['fresh']);
+    expect(queue.expired).toBe(2);
+    expect(queue.dlq).toEqual([]);
   });
 });

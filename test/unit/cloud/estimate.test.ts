@@ -77,3 +77,43 @@ describe('estimateCloudRun of the deployed stack', () => {
     expect(withLane.fixed.usd_per_month).toBeCloseTo(5 * 2 * 0.01 * 730, 2);
   });
 });
+
+describe('estimateCloudRun of a --batch run', () => {
+  const priced: DryRunPlan = { ...plan, model: 'openai:https://api.openai.com/v1#gpt-4o-mini', cost_usd: 0.2, batch_cost_usd: 0.1 };
+
+  it('shows the batch and on-demand figures side by side, and totals the run at the batch price', () => {
+    const estimate = estimateCloudRun(priced, 'python', { ms: 2_000, source: 'test' }, DEFAULT_DEPLOYMENT, true);
+    expect(estimate.generation).toBe('batch');
+    const { on_demand: onDemand, batch } = estimate.modes;
+    expect(batch?.model_usd).toBe(0.1);
+    expect(onDemand.model_usd).toBe(0.2);
+    expect(estimate.total_usd).toBe(batch?.total_usd);
+    expect(batch?.total_usd).toBeCloseTo(0.1 + (batch?.executor_usd ?? NaN) + (batch?.requests_usd ?? NaN), 6);
+    // No generate invocation waits on a call: the batch run's Lambda time is the executors' and the batch stage's.
+    expect(batch?.executor_usd).toBeLessThan(onDemand.executor_usd);
+    // OpenAI's batch window is 24 hours; on demand, minutes at the deployed concurrency.
+    expect(batch?.wall_time_seconds).toBe(24 * 3600);
+    expect(estimate.wall_time_seconds).toBe(24 * 3600);
+    expect(onDemand.wall_time_seconds).toBeLessThan(3600);
+  });
+
+  it('keeps an on-demand run’s own figures and still shows what a batch would cost', () => {
+    const estimate = estimateCloudRun(priced, 'python', { ms: 2_000, source: 'test' });
+    expect(estimate.generation).toBe('on-demand');
+    expect(estimate.total_usd).toBe(estimate.modes.on_demand.total_usd);
+    expect(estimate.modes.batch?.total_usd).toBeLessThan(estimate.total_usd ?? 0);
+  });
+
+  it('bounds a Bedrock job by its 168-hour timeout, bills an unpriced batch at on demand, and has no batch for a provider without a batch API', () => {
+    const bedrock = estimateCloudRun(
+      { ...priced, model: 'bedrock:anthropic.claude-3-5-haiku-20241022-v1:0', batch_cost_usd: null },
+      null,
+      undefined,
+      DEFAULT_DEPLOYMENT,
+      true,
+    );
+    expect(bedrock.modes.batch?.wall_time_seconds).toBe(168 * 3600);
+    expect(bedrock.modes.batch?.model_usd).toBe(0.2);
+    expect(estimateCloudRun(plan, null, undefined).modes.batch).toBeNull();
+  });
+});

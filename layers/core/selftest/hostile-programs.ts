@@ -1,7 +1,9 @@
-// The hostile-program suite's programs, one per attack and language (hostile.test.ts and
-// rlimits.test.ts run them). Probes that look for something they must not reach print the
-// sum only when they failed to reach it, so a breach shows as WA, not as a silent pass.
-import type { Verdict } from '#core/types.ts';
+// The hostile-program suite's programs, one per attack and language: bundled, so the
+// deployed self-test (suite.ts, `polyeval remote selftest`) and the sandbox tests
+// (test/sandbox/hostile*.test.ts, rlimits.test.ts) run the same programs. Probes that look for
+// something they must not reach print the sum only when they failed to reach it, so a breach
+// shows as WA, not as a silent pass.
+import type { Verdict } from '../types.ts';
 import { JAVA_JS_CASES, JAVA_JS_EARLY_EXIT } from './hostile-java-javascript.ts';
 
 export type HostileLanguage = 'python' | 'c' | 'cpp' | 'kotlin' | 'java' | 'javascript';

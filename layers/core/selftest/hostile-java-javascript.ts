@@ -1,7 +1,7 @@
 // The hostile suite's Java and JavaScript programs (hostile-programs.ts adds them to
 // HOSTILE_CASES and EARLY_EXIT). Same convention: a probe prints the sum only when it
 // failed to reach what it looked for, so a breach shows as WA.
-import type { Verdict } from '#core/types.ts';
+import type { Verdict } from '../types.ts';
 import type { HostileCase, Probe } from './hostile-programs.ts';
 
 const JAVA_SUM = 'java.util.Scanner in = new java.util.Scanner(System.in); System.out.println(in.nextLong() + in.nextLong());';

@@ -1,0 +1,21 @@
+// `npm run bench cloud-cost`: one simulated run per language priced beside the local CLI on one EC2 instance.
+import { describe, expect, it } from 'vitest';
+import { costLine, LOCAL_INSTANCE, LOCAL_ITEMS_PER_SECOND } from '../../../bench/cloud-cost.bench.ts';
+import { USAGE } from '../../../bench/cloud-sim/sim-model.ts';
+
+const CALL_USD = (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25) / 1e6;
+
+describe('cloud cost against the local CLI', () => {
+  it("prices 200 Kotlin items: the simulation's Lambda cost apart from the model's, the instance's time at the measured Kotlin throughput", async () => {
+    const line = await costLine('kotlin', 200);
+
+    expect(line).toMatchObject({ language: 'kotlin', items: 200, local_instance: LOCAL_INSTANCE.type });
+    expect(line.aws_model_usd).toBeCloseTo(200 * CALL_USD, 2);
+    expect(line.aws_execution_usd).toBeGreaterThan(0);
+    expect(line.aws_lambda_gb_s).toBeGreaterThan(0);
+    // 200 items at 3.03 a second are slower than 200 model calls of 3 s, 25 at a time: judging bounds the instance.
+    expect(line.local_execution_s).toBe(Math.round(200 / LOCAL_ITEMS_PER_SECOND.kotlin));
+    expect(line.local_wall_s).toBe(line.local_execution_s);
+    expect(line.local_instance_usd).toBeCloseTo((line.local_wall_s / 3600) * LOCAL_INSTANCE.usdPerHour, 3);
+  }, 300_000);
+});
