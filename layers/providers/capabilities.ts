@@ -32,6 +32,12 @@ const ruleSchema = z.strictObject({
   stop_sequences: z.boolean().optional(),
   /** The only stop sequences the model accepts (Titan Text: "|" or "User:"). */
   allowed_stops: z.array(z.string()).optional(),
+  /** false: `/completions` never echoes the prompt with its log-probabilities (Ollama): likelihood mode is not probed. */
+  echo: z.boolean().optional(),
+  /** The model may think before it answers, and its thinking counts against the answer's token limit (Gemini 2.5 and later). */
+  thinking_in_max_tokens: z.boolean().optional(),
+  /** Sent as `reasoning_effort` on every chat call: the least thinking the model takes ("none": off). */
+  reasoning_effort: z.enum(['none', 'minimal', 'low']).optional(),
   source: z.string(),
 });
 
@@ -56,6 +62,12 @@ export interface ModelCapabilities {
   /** Takes stop sequences at all. */
   stopSequences: boolean;
   allowedStops?: string[];
+  /** Why `/completions` cannot echo prompt log-probabilities (the source of the rule that says so); undefined: it may. */
+  noEcho?: string;
+  /** Thinking tokens count against `max_tokens`: a small limit may leave no room for the answer. */
+  thinkingInMaxTokens: boolean;
+  /** `reasoning_effort` sent on chat calls to turn the model's thinking off or down. */
+  reasoningEffort?: 'none' | 'minimal' | 'low';
   /** The evidence of every rule that applied. */
   sources: string[];
 }
@@ -72,6 +84,12 @@ export interface AdaptedParams {
 }
 
 const PROFILE_PREFIX = /^(us|eu|apac|us-gov|ca|jp|au|global)\./;
+
+/**
+ * Below this answer limit a thinking model is warned about: Gemini 2.5's dynamic thinking
+ * alone may spend thousands of tokens (Gemini API docs, "Gemini thinking": budgets up to 24,576).
+ */
+const THINKING_ROOM = 4096;
 
 function isRegExp(pattern: string): boolean {
   try {
@@ -124,6 +142,7 @@ export function capabilitiesOf(table: CapabilityTable, provider: string, model: 
     sampling: true,
     maxTokensField: 'max_tokens',
     stopSequences: true,
+    thinkingInMaxTokens: false,
     sources: [],
   };
   for (const rule of table.rules) {
@@ -137,6 +156,10 @@ export function capabilitiesOf(table: CapabilityTable, provider: string, model: 
     if (rule.max_tokens_field !== undefined) caps.maxTokensField = rule.max_tokens_field;
     if (rule.stop_sequences !== undefined) caps.stopSequences = rule.stop_sequences;
     if (rule.allowed_stops !== undefined) caps.allowedStops = rule.allowed_stops;
+    if (rule.echo === false) caps.noEcho = rule.source;
+    if (rule.echo === true) delete caps.noEcho;
+    if (rule.thinking_in_max_tokens !== undefined) caps.thinkingInMaxTokens = rule.thinking_in_max_tokens;
+    if (rule.reasoning_effort !== undefined) caps.reasoningEffort = rule.reasoning_effort;
     caps.sources.push(rule.source);
   }
   return caps;
@@ -195,6 +218,11 @@ export function adaptParams(caps: ModelCapabilities, params: GenerationParams): 
   } else if (caps.exclusiveSampling && topP < 1) {
     warnings.push(`top_p ${topP} not sent: the model takes temperature or top_p, not both; temperature ${params.temperature} is kept`);
     topP = 1;
+  }
+  if (caps.thinkingInMaxTokens && params.maxTokens < THINKING_ROOM) {
+    warnings.push(
+      `max tokens ${params.maxTokens}: the model may think before it answers and its thinking counts against that limit, so an answer may come back empty or cut (finish_reason "length")`,
+    );
   }
   return { params: { ...params, stop, topP }, clientStops, warnings, omitSampling: !caps.sampling, maxTokensField: caps.maxTokensField };
 }

@@ -94,7 +94,8 @@ const PERMANENT_CODES = new Set([
 
 /** Whether an error body's type or code says waiting will not help. */
 export function isPermanentCode(code: string): boolean {
-  return PERMANENT_CODES.has(code);
+  // Gemini's per-day quota and a quota of 0 on the model's tier (http-json.ts googleQuotaCode).
+  return PERMANENT_CODES.has(code) || code === 'quota_limit_0' || /PerDay/.test(code);
 }
 
 /**
@@ -111,6 +112,16 @@ export function isPermanentCode(code: string): boolean {
 const NO_CAPACITY = /Inference Component has no capacity/i;
 /** How often a call waiting for an inference component's first copy asks again. */
 const SCALE_FROM_ZERO_POLL_MS = 15_000;
+
+/**
+ * A 503 that says "slow down" rather than "down": Ollama's full scheduler queue ("server busy,
+ * please try again.  maximum pending requests exceeded", ollama server/sched.go `ErrMaxQueue`
+ * @fb30760) and Gemini's busy model (503 UNAVAILABLE, "temporarily overloaded" in the Gemini
+ * API's "Troubleshooting" page; answered "The model is overloaded. Please try again later.",
+ * google-gemini/cookbook#425, and since 2026 "This model is currently experiencing high
+ * demand…", continuedev/continue#10639): the call policy backs off.
+ */
+const BUSY_503 = /server busy|overloaded|high demand/i;
 
 /** Names that mean "over your quota", whatever the status (SageMaker sends ThrottlingException with 400). */
 const THROTTLE_NAMES = new Set(['ThrottlingException', 'TooManyRequestsException']);
@@ -136,10 +147,10 @@ const THROTTLE_NAMES = new Set(['ThrottlingException', 'TooManyRequestsException
 const OVERLOADED_503 = /WlmCapacityException|Worker queue capacity exceeded/;
 const GONE_503 = /WlmShutdownException|All model workers has been shutdown/;
 
-/** How a 503 whose body says `message` is retried: throttled (overload), not at all (shut down), or as any 5xx. */
+/** How a 503 whose body says `message` is retried: throttled (overload: djl's, Ollama's and Gemini's — see BUSY_503), not at all (shut down), or as any 5xx. */
 export function classify503(message: string): { retryable: boolean; throttled: boolean; note?: string } {
   if (GONE_503.test(message)) return { retryable: false, throttled: false, note: ' (not retried: the model server has shut its workers down)' };
-  return { retryable: true, throttled: OVERLOADED_503.test(message) };
+  return { retryable: true, throttled: OVERLOADED_503.test(message) || BUSY_503.test(message) };
 }
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -185,7 +196,7 @@ export function httpFailure(
   code?: string,
 ): ProviderCallError {
   const retryAfterMs = typeof retryAfter === 'object' && retryAfter !== null ? retryAfter.ms : parseRetryAfter(retryAfter, now);
-  if (code !== undefined && PERMANENT_CODES.has(code)) {
+  if (code !== undefined && isPermanentCode(code)) {
     return new ProviderCallError(
       `HTTP ${status} ${code}: ${truncate(serverMessage)} (not retried: waiting does not restore a quota; check the account's plan and billing)`,
       {

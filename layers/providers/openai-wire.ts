@@ -11,7 +11,7 @@ import type { PromptToken } from './logprobs.ts';
 import { promptText } from './prompt-text.ts';
 import { estimateTokens } from './tokens.ts';
 
-const usageSchema = z.object({ prompt_tokens: z.number(), completion_tokens: z.number().optional() }).loose();
+const usageSchema = z.object({ prompt_tokens: z.number(), completion_tokens: z.number().optional(), total_tokens: z.number().optional() }).loose();
 
 export const chatResponseSchema = z
   .object({
@@ -119,13 +119,19 @@ export function samplingFields(
 
 /** Usage from the response, or the chars/4 estimate for servers that omit it. */
 export function usageOf(
-  usage: { prompt_tokens: number; completion_tokens?: number | undefined } | null | undefined,
+  usage: { prompt_tokens: number; completion_tokens?: number | undefined; total_tokens?: number | undefined } | null | undefined,
   promptText: string,
   completion: string,
 ): TokenUsage {
+  const completionTokens = usage?.completion_tokens ?? estimateTokens(completion);
+  // Billed output includes thinking. An OpenAI-shaped Gemini answer may leave the thoughts out
+  // of completion_tokens yet count them in total_tokens (the native API reports
+  // thoughtsTokenCount apart; OpenAI-shape translators differ: router-for-me/CLIProxyAPI#5733,
+  // mozilla-ai/any-llm#1290), so the larger of the two readings is billed.
+  const fromTotal = usage?.total_tokens !== undefined ? usage.total_tokens - usage.prompt_tokens : 0;
   return {
     promptTokens: usage?.prompt_tokens ?? estimateTokens(promptText),
-    completionTokens: usage?.completion_tokens ?? estimateTokens(completion),
+    completionTokens: Math.max(completionTokens, fromTotal),
   };
 }
 

@@ -146,6 +146,11 @@ export class OpenAiProvider implements Provider {
     }
   }
 
+  /** The capability table's `reasoning_effort` (Ollama, Gemini): thinking off, or as low as the model goes. */
+  get #thinking(): Record<string, unknown> {
+    return this.#caps.reasoningEffort ? { reasoning_effort: this.#caps.reasoningEffort } : {};
+  }
+
   /** Chat messages; a completion-style prompt on a chat-only server goes in its chat form. */
   #messages(prompt: Prompt): { role: string; content: string }[] {
     return chatOnlyMessages(prompt);
@@ -153,7 +158,8 @@ export class OpenAiProvider implements Provider {
 
   #chat(body: Record<string, unknown>, signal?: AbortSignal) {
     return this.#policy.call(
-      async (s) => expectShape(chatResponseSchema, await this.#post('/chat/completions', { model: this.model, ...body }, s), 'chat/completions'),
+      async (s) =>
+        expectShape(chatResponseSchema, await this.#post('/chat/completions', { model: this.model, ...body, ...this.#thinking }, s), 'chat/completions'),
       signal,
     );
   }
@@ -237,7 +243,8 @@ export class OpenAiProvider implements Provider {
     let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
     const supported: LikertProbe['supported'] = [];
     const context = PROBE_TEXT.slice(0, -2);
-    if (this.#caps.completion) {
+    if (this.#caps.noEcho !== undefined) findings.push(`no prompt log-probabilities: ${this.#caps.noEcho} (capabilities table)`);
+    else if (this.#caps.completion) {
       try {
         const s = await this.#scoreOne(context, PROBE_TEXT.slice(-2), signal);
         usage = addUsage(usage, s.usage) as TokenUsage;

@@ -200,7 +200,7 @@ export function priceForRun(table: PriceTable, model: string, opts: { capUsd: nu
   if (!price && opts.capUsd !== null) {
     const why = opts.tablePriced
       ? 'it has no price in the price table'
-      : 'it has no price of its own (the shipped table prices OpenAI’s, Anthropic’s and Bedrock’s APIs, not a deployment, an endpoint or a self-hosted server)';
+      : 'it has no price of its own (the shipped table prices OpenAI’s, Anthropic’s, Gemini’s and Bedrock’s APIs, not a deployment, an endpoint or a self-hosted server such as Ollama)';
     throw new InputError(
       `--max-cost ${opts.capUsd} cannot bound the spend of model "${model}": ${why}; give one with --prices <file.json> or --assume-price <input>,<output> (USD per million tokens)`,
       { field: 'maxCost' },

@@ -15,7 +15,9 @@ import { replay } from '#core/models/replay.ts';
 import { anthropic } from './anthropic.ts';
 import { azure } from './azure.ts';
 import { bedrock } from './bedrock.ts';
+import { gemini } from './gemini.ts';
 import type { NetworkProviderKind } from './network-kind.ts';
+import { ollama } from './ollama.ts';
 import { openai } from './openai.ts';
 import type { ProviderOptions } from './options.ts';
 import { sagemaker } from './sagemaker.ts';
@@ -66,6 +68,8 @@ export const PROVIDER_REGISTRY: ProviderRegistry = createProviderRegistry([
   openai,
   anthropic,
   azure,
+  ollama,
+  gemini,
 ] as ProviderKind<ProviderOptions>[]);
 
 /** Whether a created provider's calls cost money (unknown kinds: yes). */

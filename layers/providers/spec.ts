@@ -5,13 +5,15 @@
  */
 import type { AzureSpec } from './azure.ts';
 import type { BedrockSpec } from './bedrock.ts';
+import type { GeminiSpec } from './gemini.ts';
+import type { OllamaSpec } from './ollama.ts';
 import type { OpenAiSpec } from './openai.ts';
 import { PROVIDER_REGISTRY } from './registry.ts';
 import type { SageMakerSpec } from './sagemaker.ts';
 
 export type { SageMakerFlavour } from './sagemaker.ts';
 
-export type NetworkSpec = BedrockSpec | SageMakerSpec | OpenAiSpec | AzureSpec;
+export type NetworkSpec = BedrockSpec | SageMakerSpec | OpenAiSpec | AzureSpec | OllamaSpec | GeminiSpec;
 
 /**
  * Parses a network provider's spec (`bedrock:<model-id>`, `sagemaker:<endpoint>[#tgi|#openai]`,

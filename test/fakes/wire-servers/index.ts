@@ -14,3 +14,5 @@ export { startAnthropicBatchServer, type AnthropicBatchServer, type AnthropicBat
 export { type TokenizerName, type TokenStrings } from './real-tokenizers.ts';
 export { startAnthropicServer, type AnthropicServerOptions } from './anthropic-server.ts';
 export { startAzureOpenAiServer, type AzureOpenAiServer, type AzureOpenAiServerOptions } from './azure-openai-server.ts';
+export { startOllamaServer, type OllamaServer, type OllamaServerOptions } from './ollama-server.ts';
+export { startGeminiServer, type GeminiServer, type GeminiServerOptions } from './gemini-server.ts';

@@ -1,0 +1,254 @@
+/**
+ * A fake Ollama server serving a Llama-3 model, read from ollama/ollama at fb30760
+ * (2026-08-21): its OpenAI-compatible routes `POST /v1/chat/completions` and
+ * `POST /v1/completions` (server/routes.go `GenerateRoutes`: middleware/openai.go
+ * `ChatMiddleware`/`CompletionsMiddleware` in front of `ChatHandler`/`GenerateHandler`).
+ * Tokens are the real Llama-3 tokenizer's (real-tokenizers.ts). What it reproduces:
+ *
+ * - Requests: openai/openai.go `FromChatRequest`/`FromCompleteRequest`: `max_tokens` →
+ *   `num_predict`, `stop` a string or a list (a non-string item in a completions `stop` is a
+ *   400 "invalid type for 'stop' field: …"), temperature 1.0 when absent. `CompletionRequest`
+ *   has no `echo` field: it is ignored.
+ * - Prompts: `/v1/completions` is `GenerateHandler` without `raw` (openai.go `CompletionRequest`
+ *   has no `raw` field; `FromCompleteRequest` never sets it), so the prompt goes through the
+ *   model's template as a user turn (`chatPrompt`): `answer` is given that templated text, and
+ *   an instruct model answers it as a chat turn, not as a continuation. Chat messages go
+ *   through the same template. For
+ *   Llama 3 that is Meta's header/eot template; `usage.prompt_tokens` is the templated
+ *   prompt's token count (openai.go `ToUsage`/`ToUsageGenerate`: `PromptEvalCount`) and
+ *   `completion_tokens` the generated count (`EvalCount`).
+ * - Answers: openai.go `ToChatCompletion` (`system_fingerprint: "fp_ollama"`, `logprobs`
+ *   only when the runner returned some: `{content: [{token, logprob, top_logprobs}]}`, the
+ *   chat shape) and `ToCompletion` (`choices[0].text`, never `logprobs`, never the prompt).
+ *   `finish_reason` is the runner's done reason, "stop" or "length".
+ * - Log-probabilities: chat `logprobs: true` asks the runner for them; `top_logprobs`
+ *   alternatives come only when `top_logprobs` > 0 (llm/llama_server.go `convertLogprobs`,
+ *   `includeTop`), each token spelled as llama-server's decoded piece (" " and "4", not "Ġ").
+ *   `top_logprobs` outside 0–20 is a 400 "top_logprobs must be between 0 and 20"
+ *   (routes.go `ChatHandler`, `GenerateHandler`). `logprobs: false` plays a server whose
+ *   runner returns none (the fields are accepted and nothing comes back).
+ * - Errors: a handler's `{"error": "…"}` rewritten by middleware/openai.go
+ *   `BaseWriter.writeError` into openai.go `NewError`: `{error: {message, type, param: null,
+ *   code: null}}`, type `invalid_request_error` (400), `not_found_error` (404) or `api_error`.
+ *   An unknown model is 404 "model 'x' not found" (routes.go `ChatHandler`).
+ * - Thinking: a model with the thinking capability thinks unless the request says not to
+ *   (routes.go `ChatHandler`/`GenerateHandler`: `req.Think == nil` → true); `reasoning_effort`
+ *   "none" is Think=false, other values a level, anything else a 400 "invalid reasoning
+ *   value: …" (openai.go `thinkFromReasoningEffort`). The thinking goes to `message.reasoning`
+ *   (`ToChatCompletion`), counts against `num_predict`, and its tokens' log-probabilities come
+ *   first in `logprobs.content` (routes.go ChatHandler appends every runner chunk's logprobs).
+ * - The scheduler queue: while the model is loading (`loadMs`), requests wait in
+ *   `pendingReqCh`, a channel of `OLLAMA_MAX_QUEUE` (`maxQueue`) slots; one arriving when it is
+ *   full gets `ErrMaxQueue` (server/sched.go `Scheduler.getRunner`), which routes.go
+ *   `handleScheduleError` answers 503 "server busy, please try again.  maximum pending requests
+ *   exceeded". Once loaded, requests go straight to the runner (`useLoadedRunner`): no 503.
+ */
+import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
+import { decodeIds, describeTokens, encodePrompt, encodeText } from './real-tokenizers.ts';
+import { flatLogprob, type LogprobFn } from './tokenize.ts';
+
+export interface OllamaServerOptions extends FaultOptions {
+  /** The pulled model (default `llama3.2:3b`); any other is 404. */
+  model?: string;
+  /** The model's answer to a prompt (chat: the messages' contents joined by blank lines). Default "ok". */
+  answer?: (prompt: string, body: Record<string, unknown>) => string;
+  /** log P(token | context) of a token's text after the conversation's text. Default -1. */
+  logprob?: LogprobFn;
+  /** Whether the runner returns log-probabilities (default true). */
+  logprobs?: boolean;
+  /** How long the model takes to load on the first request (default 0: already loaded). */
+  loadMs?: number;
+  /** OLLAMA_MAX_QUEUE (default 512). */
+  maxQueue?: number;
+  /** A thinking model (qwen3, deepseek-r1): the thinking it emits before answering when Think is on. */
+  thinking?: string;
+}
+
+export interface OllamaServer extends FakeServer {
+  /** The server's root, e.g. http://127.0.0.1:41234 (what OLLAMA_HOST names). */
+  url: string;
+  /** Requests answered 503 server busy. */
+  busy(): number;
+}
+
+/** Single-token candidates for the next token's alternatives (filtered to Llama-3 single tokens). */
+const CANDIDATES = ['1', '2', '3', '4', '5', ' ', 'Il', 'La', '\n', 'Non', 'Ecco'];
+
+/** Meta's Llama 3 chat template, as the model's Modelfile TEMPLATE renders it. */
+function llama3Template(messages: { role: string; content: string }[]): string {
+  const turns = messages.map((m) => `<|start_header_id|>${m.role}<|end_header_id|>\n\n${m.content}<|eot_id|>`).join('');
+  return `${turns}<|start_header_id|>assistant<|end_header_id|>\n\n`;
+}
+
+export async function startOllamaServer(options: OllamaServerOptions = {}): Promise<OllamaServer> {
+  const modelName = options.model ?? 'llama3.2:3b';
+  const answer = options.answer ?? (() => 'ok');
+  const logprob = options.logprob ?? flatLogprob;
+  const maxQueue = options.maxQueue ?? 512;
+  const singles = CANDIDATES.filter((c) => encodeText('llama3', c).length === 1);
+  let loaded: Promise<void> | undefined = (options.loadMs ?? 0) > 0 ? undefined : Promise.resolve();
+  let isLoaded = loaded !== undefined;
+  let pending = 0;
+  let busy = 0;
+
+  // openai.go NewError: the type by status.
+  const error = (status: number, _type: string, message: string) => ({
+    status,
+    headers: {},
+    body: {
+      error: { message, type: status === 400 ? 'invalid_request_error' : status === 404 ? 'not_found_error' : 'api_error', param: null, code: null },
+    },
+  });
+
+  /** sched.go getRunner: the loaded runner at once, else a slot in pendingReqCh or ErrMaxQueue. */
+  async function schedule(): Promise<boolean> {
+    if (isLoaded) return true;
+    if (!loaded) {
+      // The first request is taken off the channel by processPending and loads the model.
+      loaded = new Promise((resolve) => setTimeout(resolve, options.loadMs)).then(() => {
+        isLoaded = true;
+      });
+      await loaded;
+      return true;
+    }
+    if (pending >= maxQueue) return false;
+    pending += 1;
+    await loaded;
+    pending -= 1;
+    return true;
+  }
+
+  function stops(raw: unknown): string[] {
+    return Array.isArray(raw) ? raw.filter((s): s is string => typeof s === 'string') : typeof raw === 'string' ? [raw] : [];
+  }
+
+  /** The runner's generation: the answer's Llama-3 tokens, cut at a stop string and at num_predict. */
+  function generate(prompt: string, body: Record<string, unknown>): { ids: number[]; text: string; finish: string } {
+    let text = answer(prompt, body);
+    let stopped = false;
+    for (const stop of stops(body.stop)) {
+      const at = stop === '' ? -1 : text.indexOf(stop);
+      if (at >= 0) {
+        text = text.slice(0, at);
+        stopped = true;
+      }
+    }
+    const all = encodeText('llama3', text);
+    const limit = typeof body.max_tokens === 'number' && body.max_tokens >= 0 ? body.max_tokens : all.length;
+    const ids = all.slice(0, limit);
+    return { ids, text: decodeIds('llama3', ids), finish: ids.length < all.length && !stopped ? 'length' : 'stop' };
+  }
+
+  function usage(prompt: number, completion: number) {
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  }
+
+  /** openai.go thinkFromReasoningEffort, then routes.go ChatHandler's default (Think on for a thinking model). */
+  function thinks(body: Record<string, unknown>): boolean | string {
+    const effort = body.reasoning_effort;
+    if (effort !== undefined && !['none', 'minimal', 'low', 'medium', 'high', 'max', 'xhigh', 'ultra'].includes(String(effort))) {
+      return `invalid reasoning value: "${String(effort)}" (must be "minimal", "low", "medium", "high", "xhigh", "ultra", "max", or "none")`;
+    }
+    return options.thinking !== undefined && effort !== 'none';
+  }
+
+  function chat(body: Record<string, unknown>) {
+    const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
+    // middleware/openai.go ChatMiddleware: "[] is too short - 'messages'".
+    if (messages.length === 0) return error(400, '', "[] is too short - 'messages'");
+    const k = typeof body.top_logprobs === 'number' ? body.top_logprobs : 0;
+    if (k < 0 || k > 20) return error(400, '', 'top_logprobs must be between 0 and 20');
+    const think = thinks(body);
+    if (typeof think === 'string') return error(400, '', think);
+    const turns = messages.map((m) => ({ role: String(m.role ?? 'user'), content: String(m.content ?? '') }));
+    const prompt = turns.map((m) => m.content).join('\n\n');
+    // Thinking first, within num_predict; the answer gets what is left.
+    const thoughtIds = think ? encodeText('llama3', options.thinking ?? '') : [];
+    const budget = typeof body.max_tokens === 'number' && body.max_tokens >= 0 ? body.max_tokens : Infinity;
+    const thought = thoughtIds.slice(0, budget);
+    const left = budget === Infinity ? undefined : budget - thought.length;
+    const out = generate(prompt, left === undefined ? body : { ...body, max_tokens: left });
+    if (thought.length < thoughtIds.length) out.finish = 'length';
+    const context = `${prompt}\n\n`;
+    const tokens = [...describeTokens('llama3', thought, 'decoded'), ...describeTokens('llama3', out.ids, 'decoded')];
+    const wantLogprobs = body.logprobs === true && options.logprobs !== false;
+    const logprobs = wantLogprobs
+      ? {
+          content: tokens.map((t, i) => {
+            const before =
+              context +
+              tokens
+                .slice(0, i)
+                .map((x) => x.text)
+                .join('');
+            const entry = { token: t.reported, logprob: logprob(before, t.text) };
+            if (k === 0) return entry;
+            const top = singles
+              .map((c) => ({ token: c, logprob: logprob(before, c) }))
+              .sort((a, b) => b.logprob - a.logprob)
+              .slice(0, k);
+            return { ...entry, top_logprobs: top };
+          }),
+        }
+      : undefined;
+    return {
+      status: 200,
+      body: {
+        id: `chatcmpl-${server.requests.length}`,
+        object: 'chat.completion',
+        created: 1_767_225_600,
+        model: modelName,
+        system_fingerprint: 'fp_ollama',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: out.text, ...(thought.length > 0 ? { reasoning: decodeIds('llama3', thought) } : {}) },
+            finish_reason: out.finish,
+            ...(logprobs ? { logprobs } : {}),
+          },
+        ],
+        usage: usage(encodePrompt('llama3', llama3Template(turns)).length, thought.length + out.ids.length),
+      },
+    };
+  }
+
+  function completion(body: Record<string, unknown>) {
+    if (Array.isArray(body.stop)) {
+      const bad = (body.stop as unknown[]).find((s) => typeof s !== 'string');
+      // openai.go FromCompleteRequest, the Go type of the item (a JSON number decodes as float64).
+      if (bad !== undefined) return error(400, '', `invalid type for 'stop' field: ${typeof bad === 'number' ? 'float64' : typeof bad}`);
+    }
+    const prompt = typeof body.prompt === 'string' ? body.prompt : '';
+    // GenerateHandler without raw: the model sees the prompt as a templated user turn.
+    const out = generate(llama3Template([{ role: 'user', content: prompt }]), body);
+    return {
+      status: 200,
+      body: {
+        id: `cmpl-${server.requests.length}`,
+        object: 'text_completion',
+        created: 1_767_225_600,
+        model: modelName,
+        system_fingerprint: 'fp_ollama',
+        choices: [{ text: out.text, index: 0, finish_reason: out.finish }],
+        usage: usage(encodePrompt('llama3', llama3Template([{ role: 'user', content: prompt }])).length, out.ids.length),
+      },
+    };
+  }
+
+  const server = await startFakeServer(
+    async (req: RecordedRequest) => {
+      const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
+      // gin answers any other route or method with its default 404 "404 page not found" (plain text upstream; JSON here).
+      if (req.method !== 'POST' || (req.path !== '/v1/chat/completions' && req.path !== '/v1/completions')) return error(404, '', '404 page not found');
+      if (body.model !== modelName) return error(404, '', `model '${String(body.model)}' not found`);
+      if (!(await schedule())) {
+        busy += 1;
+        return error(503, '', 'server busy, please try again.  maximum pending requests exceeded');
+      }
+      return req.path === '/v1/chat/completions' ? chat(body) : completion(body);
+    },
+    error,
+    options,
+  );
+  return { ...server, busy: () => busy };
+}
