@@ -23,6 +23,10 @@ const EXCEPTIONS: Record<string, string> = {
   'layers/core/benchmarks/rocode.ts': "RoCode's own facts: its default language (the paper's Python 3), its suite's measured timings per language",
   'layers/core/benchmarks/mxeval.ts': "Kotlin HumanEval's own facts: its language, its suite's measured timing",
   'bin/cli/doctor-command.ts': 'the JVM binary `java` that doctor reports, not the language',
+  'layers/core/selftest/hostile-programs.ts': "the self-test's hostile suite: escape probes written in each language",
+  'layers/core/selftest/hostile-java-javascript.ts': "the self-test's hostile suite: escape probes written in Java and JavaScript",
+  'layers/core/selftest/suite.ts': 'the languages whose images the self-test reaches, and through which bundled suite',
+  'layers/app/cloud/selftest.ts': "the self-test's default language for a probe row",
 };
 
 function sources(dir: string): string[] {

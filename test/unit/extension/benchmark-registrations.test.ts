@@ -13,6 +13,16 @@ import { literalsOf, sourceFiles, type SourceLiteral } from '../../support/sourc
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 const REGISTRY = 'layers/core/benchmarks/registry.ts';
 const SCANNED = ['layers', 'functions', 'bin', 'infra'];
+/** Names a benchmark may carry outside its file, each with its reason. Keep this short. */
+const EXCEPTIONS: readonly { id: string; file: string; why: string }[] = [
+  { id: 'rocode', file: 'layers/core/selftest/suite.ts', why: 'remote selftest reaches the Python, C and C++ images through the bundled RoCode suite' },
+  { id: 'kotlin-humaneval', file: 'layers/core/selftest/suite.ts', why: 'remote selftest reaches the Kotlin image through the bundled Kotlin HumanEval suite' },
+  {
+    id: 'rocode',
+    file: 'layers/app/cloud/selftest.ts',
+    why: 'the hostile probes ride on RoCode rows (io tests, the only benchmark that takes C and C++ programs)',
+  },
+];
 
 /** The module each registered benchmark is exported from, as the registry imports it. */
 async function ownFiles(): Promise<Map<string, string>> {
@@ -40,7 +50,10 @@ function names(benchmark: AnyBenchmark, text: string): boolean {
 function registrations(literals: readonly SourceLiteral[]): Map<string, SourceLiteral[]> {
   const out = new Map<string, SourceLiteral[]>(BENCHMARKS.map((b) => [b.id, []]));
   for (const literal of literals) {
-    for (const benchmark of BENCHMARKS) if (names(benchmark, literal.text)) out.get(benchmark.id)?.push(literal);
+    for (const benchmark of BENCHMARKS) {
+      const excused = EXCEPTIONS.some((e) => e.id === benchmark.id && e.file === literal.file);
+      if (!excused && names(benchmark, literal.text)) out.get(benchmark.id)?.push(literal);
+    }
   }
   return out;
 }
@@ -75,6 +88,14 @@ describe('adding a benchmark', () => {
       found.filter((l) => l.file !== owners.get(id)).map((l) => `${l.file}:${l.line} names ${id} (${JSON.stringify(l.text)})`),
     );
     expect(outside).toEqual([]);
+  });
+
+  it('keeps every listed exception necessary: each still names its benchmark', () => {
+    for (const e of EXCEPTIONS) {
+      const benchmark = BENCHMARKS.find((b) => b.id === e.id);
+      const inFile = literals.filter((l) => l.file === e.file);
+      expect({ ...e, names: benchmark !== undefined && inFile.some((l) => names(benchmark, l.text)) }).toEqual({ ...e, names: true });
+    }
   });
 
   it('takes as many files as docs/development.md says, for every benchmark', async () => {
