@@ -21,7 +21,7 @@
  * server speaking the same API (a proxy, or a test's loopback fake).
  */
 import { InputError } from '#core/errors.ts';
-import { badSpec, networkKind } from './network-kind.ts';
+import { badSpec, httpBaseUrl, networkKind } from './network-kind.ts';
 import { OpenAiProvider } from './openai.ts';
 
 export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta/openai';
@@ -50,14 +50,7 @@ export const gemini = networkKind<GeminiSpec>({
     if (model === '') throw badSpec(spec, 'empty model name; expected gemini:<model>, e.g. gemini:gemini-2.5-flash');
     if (hash < 0) return { scheme: 'gemini', baseUrl: GEMINI_BASE_URL, model };
     const baseUrl = rest.slice(0, hash).replace(/\/+$/, '');
-    let url: URL;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      throw badSpec(spec, `base URL ${JSON.stringify(baseUrl)} is not a URL`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badSpec(spec, `base URL must be http(s), got ${url.protocol}`);
-    return { scheme: 'gemini', baseUrl, model };
+    return { scheme: 'gemini', baseUrl: httpBaseUrl(spec, baseUrl), model };
   },
   open(spec, parsed, options) {
     // --api-key-env names the variable; its default (OPENAI_API_KEY) stands for "not given" here.

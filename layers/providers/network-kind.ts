@@ -26,3 +26,15 @@ export function networkKind<S extends { scheme: string }>(kind: Omit<NetworkProv
 export function badSpec(spec: string, reason: string): InputError {
   return new InputError(`provider spec ${JSON.stringify(spec)}: ${reason}`, { field: 'model' });
 }
+
+/** `baseUrl` when it is an http(s) URL; otherwise a spec error saying which. */
+export function httpBaseUrl(spec: string, baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw badSpec(spec, `base URL ${JSON.stringify(baseUrl)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badSpec(spec, `base URL must be http(s), got ${url.protocol}`);
+  return baseUrl;
+}

@@ -20,7 +20,7 @@
  * user's `--prices` or `--assume-price` (0,0 for a free local server).
  */
 import { InputError } from '#core/errors.ts';
-import { badSpec, networkKind } from './network-kind.ts';
+import { badSpec, httpBaseUrl, networkKind } from './network-kind.ts';
 import { OpenAiProvider } from './openai.ts';
 
 const DEFAULT_HOST = 'http://127.0.0.1:11434';
@@ -104,14 +104,7 @@ export const ollama = networkKind<OllamaSpec>({
     if (hash < 0) return { scheme: 'ollama', model };
     // The server's root, also when pasted as the OpenAI base URL (…/v1).
     const baseUrl = rest.slice(0, hash).replace(/\/+$/, '').replace(/\/v1$/, '');
-    let url: URL;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      throw badSpec(spec, `base URL ${JSON.stringify(baseUrl)} is not a URL`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badSpec(spec, `base URL must be http(s), got ${url.protocol}`);
-    return { scheme: 'ollama', baseUrl, model };
+    return { scheme: 'ollama', baseUrl: httpBaseUrl(spec, baseUrl), model };
   },
   open(spec, parsed, options) {
     const root = parsed.baseUrl ?? ollamaHost(options.env.OLLAMA_HOST);

@@ -19,7 +19,7 @@ import { combineChoiceScores, type ScoredChoice } from './choice-scores.ts';
 import { locateChoice, type LocatedChoice } from './logprobs.ts';
 import { nextTokenScores } from './next-token.ts';
 import type { ResolvedOptions } from './options.ts';
-import { badSpec, networkKind } from './network-kind.ts';
+import { badSpec, httpBaseUrl, networkKind } from './network-kind.ts';
 import {
   chatOnlyMessages,
   chatResponseSchema,
@@ -336,14 +336,7 @@ export const openai = networkKind<OpenAiSpec>({
     const baseUrl = rest.slice(0, hash).replace(/\/+$/, '');
     const model = rest.slice(hash + 1);
     if (model === '') throw badSpec(spec, 'empty model name after "#"');
-    let url: URL;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      throw badSpec(spec, `base URL ${JSON.stringify(baseUrl)} is not a URL`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badSpec(spec, `base URL must be http(s), got ${url.protocol}`);
-    return { scheme: 'openai', baseUrl, model };
+    return { scheme: 'openai', baseUrl: httpBaseUrl(spec, baseUrl), model };
   },
   open: (spec, parsed, options) => new OpenAiProvider(spec, parsed.baseUrl, parsed.model, options),
 });
