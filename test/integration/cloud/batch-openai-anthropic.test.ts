@@ -86,7 +86,10 @@ afterAll(async () => {
 const { call, startRun } = apiClient(() => cloud);
 
 /** The deployed batch stage (functions/batch/deps.ts's wiring) over the fakes: a fresh instance, as after a restart. */
-function batchStage(anthropicUrl?: string): () => ReturnType<BatchHandler> {
+function batchStage(
+  anthropicUrl?: string,
+  keys: { env: () => Promise<NodeJS.ProcessEnv>; hint?: NodeJS.ProcessEnv } = { env: keysEnv },
+): () => ReturnType<BatchHandler> {
   const { store, ledger, parts } = cloud;
   const clock = (): Date => new Date();
   const send = <T>(url: string): SqsWorkQueue<T> => new SqsWorkQueue<T>({ client: cloud.sqs, queueUrl: url });
@@ -99,7 +102,10 @@ function batchStage(anthropicUrl?: string): () => ReturnType<BatchHandler> {
     client: async (manifest) =>
       createCloudBatchClient(manifest.model.spec, {
         store,
-        providerOptions: { env: await keysEnv(), retryBaseMs: 1, ...(anthropicUrl ? { endpointUrl: anthropicUrl } : {}) },
+        providerOptions: { env: await keys.env(), retryBaseMs: 1, ...(anthropicUrl ? { endpointUrl: anthropicUrl } : {}) },
+      }).catch((error: unknown) => {
+        // functions/batch/deps.ts names the SSM parameter a missing key belongs in.
+        throw keys.hint ? withKeysHint(error, keys.hint) : error;
       }),
     aggregateQueue: send<AggregateMessage>(cloud.queues.aggregate.url),
     executeQueues: { python: send<GeneratedMessage>(cloud.queues.python.url) },
@@ -262,24 +268,7 @@ describe('remote run --batch with openai: and anthropic: models', () => {
     const noKeys = providerEnv({ env, ssm: () => Promise.resolve(ssm) });
     const runId = await startRun({ benchmark: 'sample/abricot', model: `anthropic:${ANTHROPIC_MODEL}`, batch: true });
     await drive(cloud);
-    const { store, ledger, parts } = cloud;
-    const clock = (): Date => new Date();
-    const send = <T>(url: string): SqsWorkQueue<T> => new SqsWorkQueue<T>({ client: cloud.sqs, queueUrl: url });
-    const stage = makeBatch({
-      store,
-      ledger,
-      parts,
-      clock,
-      contexts: new RunContextCache({ store, ledger, clock, provider: (m) => createCloudProvider(m.model.spec), costOf: costOfManifest }),
-      client: async (manifest) =>
-        createCloudBatchClient(manifest.model.spec, { store, providerOptions: { env: await noKeys() } }).catch((error: unknown) => {
-          throw withKeysHint(error, env);
-        }),
-      aggregateQueue: send<AggregateMessage>(cloud.queues.aggregate.url),
-      executeQueues: { python: send<GeneratedMessage>(cloud.queues.python.url) },
-      fargateQueues: {},
-    });
-    await stage(undefined, lambdaContext('batch'));
+    await batchStage(undefined, { env: noKeys, hint: env })();
     const run = await cloud.ledger.getRun(runId);
     expect(run?.status).toBe('failed');
     expect(run?.reason).toContain('ANTHROPIC_API_KEY is not set');
