@@ -136,12 +136,6 @@ export class SimSqsQueue<T> {
     }
   }
 
-  /** A message Lambda will not deliver at all (recursion detection): straight to the DLQ. */
-  deadLetter(message: SqsMessage<T>): void {
-    this.delete(message);
-    this.dlq.push(message);
-  }
-
   #hide(message: SqsMessage<T>): void {
     this.#hidden.set(message.id, message);
     this.#timers.push({ at: message.visibleAt, message });
