@@ -10,7 +10,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ConcurrencyPools } from './limits/concurrency.ts';
 import { esmAllowedBatches } from './limits/esm-scaling.ts';
 import { FunctionStates, notActiveError } from './limits/function-state.ts';
-import { checkInvokePayload } from './limits/payload.ts';
+import { checkInvokePayload, invokeResponse } from './limits/payload.ts';
 import { recursionAllows } from './limits/recursion.ts';
 import { SimSqsQueue, type SqsMessage } from './limits/sqs.ts';
 import { applyTimeout } from './limits/timeout.ts';
@@ -205,7 +205,8 @@ export class SimLambda {
     this.time.spend(billedMs);
     this.time.at(now + billedMs, () => this.pools.release(fn.name));
     if (timedOut) return { payload: JSON.stringify({ errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out' }), functionError: 'Unhandled' };
-    return answer.functionError === undefined ? { payload: answer.payload } : { payload: answer.payload, functionError: answer.functionError };
+    const out = invokeResponse(answer);
+    return out.functionError === undefined ? { payload: out.payload } : { payload: out.payload, functionError: out.functionError };
   }
 }
 
