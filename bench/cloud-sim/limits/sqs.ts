@@ -150,6 +150,12 @@ export class SimSqsQueue<T> {
         this.expired += 1;
         continue;
       }
+      if (m.receives >= this.maxReceiveCount) {
+        // This receive would make its ReceiveCount exceed maxReceiveCount: the redrive policy moves it instead.
+        this.#visible.delete(m.id);
+        this.dlq.push(m);
+        continue;
+      }
       out.push(m);
     }
     for (const m of out) {
@@ -171,12 +177,14 @@ export class SimSqsQueue<T> {
     this.#inFlight.delete(message.id);
   }
 
-  /** A message not deleted: visible again at its visibility timeout, or to the DLQ once received maxReceiveCount times. */
-  fail(message: SqsMessage<T>): void {
-    if (message.receives >= this.maxReceiveCount) {
-      this.delete(message);
-      this.dlq.push(message);
-    }
+  /**
+   * A message not deleted: it stays in flight until its visibility timeout, then is visible
+   * again; "when the ReceiveCount for a message exceeds the maxReceiveCount for a queue, Amazon
+   * SQS moves the message to the dead-letter queue" — at the receive after its
+   * maxReceiveCount-th, not when that one fails (CreateQueue, RedrivePolicy).
+   */
+  fail(_message: SqsMessage<T>): void {
+    // Nothing to do now: receive() moves it when it is next received.
   }
 
   #hide(message: SqsMessage<T>): void {

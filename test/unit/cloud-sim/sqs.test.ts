@@ -45,7 +45,7 @@ describe('SQS standard queue', () => {
     expect(queue.inFlight).toBe(11);
   });
 
-  it('hides a received message for the visibility timeout and redelivers it, then dead-letters it after maxReceiveCount', () => {
+  it('hides a received message for the visibility timeout and redelivers it, then dead-letters it at the receive after maxReceiveCount', () => {
     const queue = new SimSqsQueue<string>('q', 1_000, 2);
     queue.send('a', 1, 0, {});
     const [first] = queue.receive(10, 0);
@@ -54,6 +54,10 @@ describe('SQS standard queue', () => {
     const [second] = queue.receive(10, 1_000);
     expect(second?.receives).toBe(2);
     queue.fail(second!);
+    // Still in flight until its visibility timeout: SQS moves it when a receive would exceed maxReceiveCount.
+    expect(queue.depth).toBe(1);
+    expect(queue.dlq).toEqual([]);
+    expect(queue.receive(10, 2_000)).toEqual([]);
     expect(queue.depth).toBe(0);
     expect(queue.dlq.map((m) => m.body)).toEqual(['a']);
   });
