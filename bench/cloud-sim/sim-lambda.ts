@@ -9,8 +9,8 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ConcurrencyPools } from './limits/concurrency.ts';
 import { esmAllowedBatches } from './limits/esm-scaling.ts';
-import { FunctionStates } from './limits/function-state.ts';
-import { checkInvokePayload } from './limits/payload.ts';
+import { FunctionStates, notActiveError } from './limits/function-state.ts';
+import { checkInvokePayload, invokeResponse } from './limits/payload.ts';
 import { recursionAllows } from './limits/recursion.ts';
 import { SimSqsQueue, type SqsMessage } from './limits/sqs.ts';
 import { applyTimeout } from './limits/timeout.ts';
@@ -106,13 +106,16 @@ export class SimLambda {
     }
     m.busySince ??= now;
     while (m.inFlight < esmAllowedBatches(now - m.busySince, m.maxConcurrency)) {
-      const batch = m.queue.receive(m.batchSize, now).filter((message) => {
+      const received = m.queue.receive(m.batchSize, now);
+      if (received.length === 0) break;
+      const batch = received.filter((message) => {
         if (this.recursionLimit === undefined || recursionAllows((message.chain[m.fn.name] ?? 0) + 1, this.recursionLimit)) return true;
+        // Dropped: RecursiveInvocationException to the mapping, the receive counts, the message comes back (limits/recursion.ts).
         this.stats.recursionDropped += 1;
-        m.queue.deadLetter(message);
+        m.queue.fail(message);
         return false;
       });
-      if (batch.length === 0) break;
+      if (batch.length === 0) continue;
       if (!this.pools.tryAcquire(m.fn.name)) {
         // Throttled: the batch goes back after its visibility timeout (a receive that counts).
         add(this.stats.throttles, m.fn.name, 1);
@@ -179,7 +182,7 @@ export class SimLambda {
    * A synchronous invocation from inside a running one (the judge's InvokeCommand): the
    * function's state, its payload limit and its concurrency, then `run` for its answer and
    * virtual duration; the caller waits (its invocation's time grows by the callee's).
-   * @throws errors named as the Invoke API names them (TooManyRequestsException, ResourceNotReadyException, RequestTooLargeException)
+   * @throws errors named as the Invoke API names them (TooManyRequestsException, ResourceNotReadyException, ResourceConflictException, RequestTooLargeException)
    */
   async invokeSync(
     fn: FunctionSpec,
@@ -189,7 +192,7 @@ export class SimLambda {
     const now = this.time.now();
     checkInvokePayload(payloadBytes);
     const state = this.states.invoke(fn.name, now);
-    if (state !== 'Active') throw Object.assign(new Error(`function ${fn.name} is ${state}`), { name: 'ResourceNotReadyException' });
+    if (state !== 'Active') throw notActiveError(fn.name, state);
     if (!this.pools.tryAcquire(fn.name)) {
       add(this.stats.throttles, fn.name, 1);
       throw Object.assign(new Error(`Rate Exceeded (${fn.name})`), { name: 'TooManyRequestsException' });
@@ -202,7 +205,8 @@ export class SimLambda {
     this.time.spend(billedMs);
     this.time.at(now + billedMs, () => this.pools.release(fn.name));
     if (timedOut) return { payload: JSON.stringify({ errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out' }), functionError: 'Unhandled' };
-    return answer.functionError === undefined ? { payload: answer.payload } : { payload: answer.payload, functionError: answer.functionError };
+    const out = invokeResponse(answer);
+    return out.functionError === undefined ? { payload: out.payload } : { payload: out.payload, functionError: out.functionError };
   }
 }
 

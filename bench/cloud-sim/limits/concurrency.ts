@@ -2,10 +2,17 @@
  * Account and reserved concurrency. An account has 1,000 concurrent executions per Region by
  * default, shared by every function; a function with reserved concurrency has that many for
  * itself and never more, and "Lambda requires at least 100 unreserved concurrency units" for
- * the others. An invocation beyond what its pool has left is throttled (429,
- * `TooManyRequestsException`).
+ * the others (you can reserve up to the unreserved concurrency minus 100). An invocation
+ * beyond what its pool has left is throttled (429, `TooManyRequestsException`, reason
+ * `ReservedFunctionConcurrentInvocationLimitExceeded` or `ConcurrentInvocationLimitExceeded`).
+ * Not simulated, because the simulated run never comes near them: a function's scaling rate
+ * ("For each function, 1,000 execution environments every 10 seconds"; the simulation's peak is
+ * about a hundred) and the 10 requests a second per environment; new accounts, which "have
+ * reduced concurrency and memory quotas" until AWS raises them (an account below 600 cannot
+ * reserve our five runners' 500: concurrency-budget.ts).
  * Pages: "Lambda quotas", https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html;
- * "Configuring reserved concurrency", https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html
+ * "Configuring reserved concurrency", https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html;
+ * "Lambda scaling behavior", https://docs.aws.amazon.com/lambda/latest/dg/scaling-behavior.html
  */
 
 export const ACCOUNT_CONCURRENCY = 1000;

@@ -1,18 +1,39 @@
 /**
- * Synchronous invocation of a function that is not `Active`. A function idle long enough for
- * Lambda to reclaim its resources (a VPC function's network interfaces) is `Inactive`: "when
- * you try to invoke a function that is inactive, the invocation fails and Lambda sets the
- * function to pending state until the function resources are recreated"; while `Pending`,
- * invocations fail too. The page gives no duration for the re-creation; the simulation
- * assumes {@link REACTIVATION_MS} (a VPC function's interfaces take tens of seconds).
- * Pages: "Lambda function states", https://docs.aws.amazon.com/lambda/latest/dg/functions-states.html;
- * Invoke API errors (ResourceNotReadyException, 502), https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html
+ * Synchronous invocation of a function that is not `Active`. A VPC function idle for 14 days
+ * has its Hyperplane network interfaces reclaimed and is `Inactive`; "the next invocation
+ * attempt will fail, and the function re-enters the Pending state until Lambda completes the
+ * creation or allocation of a Hyperplane ENI" ("Giving Lambda functions access to resources in
+ * an Amazon VPC", ENI lifecycle; "Lambda function states": "when you try to invoke a function
+ * that is inactive, the invocation fails and Lambda sets the function to pending state until
+ * the function resources are recreated"). While `Pending`, "Lambda does not invoke a function
+ * ... Any invocations ... will fail".
+ * How they fail (Invoke API errors): the invocation that finds the function Inactive gets
+ * `ResourceNotReadyException` (502, "the function is inactive and its VPC connection is no
+ * longer available"), one while it is Pending `ResourceConflictException` (409, "The operation
+ * cannot be performed at this time. The function is currently in the following state: Pending",
+ * Lambda troubleshooting guide). SDK v3 retries the 502 as a transient error and not the 409.
+ * How long Pending lasts: creating an ENI "can take several minutes" (VPC page); the simulation
+ * assumes {@link REACTIVATION_MS}.
+ * Pages: https://docs.aws.amazon.com/lambda/latest/dg/functions-states.html;
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-vpc.html;
+ * https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html;
+ * https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html
  */
 
-/** Assumed: how long an inactive function stays Pending after the invocation that woke it. */
-export const REACTIVATION_MS = 90_000;
+/** Assumed ("several minutes"): how long an inactive function stays Pending after the invocation that woke it. */
+export const REACTIVATION_MS = 5 * 60_000;
 
 export type FunctionState = 'Active' | 'Inactive' | 'Pending';
+
+/** The Invoke API's error for an invocation that met a function in `state` (not Active). */
+export function notActiveError(fn: string, state: Exclude<FunctionState, 'Active'>): Error {
+  return state === 'Inactive'
+    ? Object.assign(new Error(`function ${fn} is inactive and its VPC connection is no longer available`), { name: 'ResourceNotReadyException', status: 502 })
+    : Object.assign(new Error(`The operation cannot be performed at this time. The function is currently in the following state: Pending (${fn})`), {
+        name: 'ResourceConflictException',
+        status: 409,
+      });
+}
 
 export class FunctionStates {
   readonly #pendingUntil = new Map<string, number>();

@@ -6,6 +6,8 @@
  * https://docs.aws.amazon.com/AmazonS3/latest/userguide/optimizing-performance.html
  */
 
+import { PerSecondCounts } from './per-second.ts';
+
 export const S3_PUT_PER_PREFIX_S = 3500;
 export const S3_GET_PER_PREFIX_S = 5500;
 
@@ -15,23 +17,20 @@ export function prefixOf(key: string): string {
 }
 
 export class S3PrefixRates {
-  readonly #slots = new Map<string, { second: number; put: number; get: number }>();
+  /** Per prefix and second, the requests taken (requests arrive out of time order: per-second.ts). */
+  readonly #counts = new PerSecondCounts<'put' | 'get'>();
   slowDowns = 0;
 
   /** Counts one request; throws SlowDown when the prefix's second is full. */
   request(key: string, kind: 'put' | 'get', nowMs: number): void {
     const prefix = prefixOf(key);
-    const second = Math.floor(nowMs / 1000);
-    let slot = this.#slots.get(prefix);
-    if (slot === undefined || slot.second !== second) {
-      slot = { second, put: 0, get: 0 };
-      this.#slots.set(prefix, slot);
-    }
     const limit = kind === 'put' ? S3_PUT_PER_PREFIX_S : S3_GET_PER_PREFIX_S;
-    if (slot[kind] >= limit) {
+    if (this.#counts.used(prefix, kind, nowMs) >= limit) {
       this.slowDowns += 1;
-      throw Object.assign(new Error(`503 Slow Down: prefix ${prefix} is over ${limit} ${kind} requests in second ${second}`), { name: 'SlowDown' });
+      throw Object.assign(new Error(`503 Slow Down: prefix ${prefix} is over ${limit} ${kind} requests in second ${Math.floor(nowMs / 1000)}`), {
+        name: 'SlowDown',
+      });
     }
-    slot[kind] += 1;
+    this.#counts.add(prefix, kind, 1, nowMs);
   }
 }

@@ -1,12 +1,23 @@
 /**
  * SQS standard queues as Lambda consumes them. A message body is at most the queue's
- * `MaximumMessageSize`: 262,144 bytes (256 KiB) by default, settable up to 1,048,576 bytes
- * (1 MiB); our queues keep the default. A received message is invisible for the visibility
- * timeout; one that is not deleted becomes visible again, and after `maxReceiveCount` receives
- * the redrive policy moves it to the dead-letter queue.
+ * `MaximumMessageSize`: "The maximum is 1,048,576 bytes (1 MiB)", which is also the default of
+ * a queue created since SQS raised it from 256 KiB in 2025 (CreateQueue, SetQueueAttributes:
+ * "Default: 1,048,576 bytes (1 MiB)"; @aws-sdk/client-sqs 3.1175 and aws-cdk-lib 2.276
+ * QueueProps.maxMessageSizeBytes say the same). Our stack sets no size, so a queue created
+ * before keeps 262,144 bytes (256 KiB) — which is why the pipeline's messages stay under
+ * 200 KiB (layers/app/cloud/messages.ts MAX_INLINE_BYTES) and a queue here can be given
+ * {@link SQS_LEGACY_MAX_MESSAGE_BYTES}.
+ * A received message is invisible for the visibility timeout (0 to 12 hours); one that is not
+ * deleted becomes visible again, and after `maxReceiveCount` receives (1 to 1,000) the redrive
+ * policy moves it to the dead-letter queue. A standard queue holds "approximately 120,000
+ * in-flight messages" (received, not deleted, visibility not expired); at that limit a long
+ * poll, as Lambda's pollers make, "does not return an error ... it will not return any new
+ * messages until the number of in-flight messages drops below the limit".
  * Pages: "Amazon SQS message quotas",
  * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html;
- * "Amazon SQS visibility timeout" and "Using dead-letter queues in Amazon SQS", SQS developer guide.
+ * "Amazon SQS visibility timeout" (in-flight messages, 12 hours),
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html;
+ * "Using dead-letter queues in Amazon SQS"; CreateQueue, SQS API reference.
  *
  * At-least-once delivery: "On rare occasions, one of the servers that stores a copy of a
  * message might be unavailable when you receive or delete a message. If this occurs, the copy
@@ -23,7 +34,16 @@
 
 import { MinHeap } from '../min-heap.ts';
 
-export const SQS_DEFAULT_MAX_MESSAGE_BYTES = 262_144;
+/** `MaximumMessageSize` of a queue created now: the default, and the most SQS allows. */
+export const SQS_DEFAULT_MAX_MESSAGE_BYTES = 1_048_576;
+/** `MaximumMessageSize` a queue created before 2025's raise keeps unless it is set. */
+export const SQS_LEGACY_MAX_MESSAGE_BYTES = 262_144;
+/** Received, not yet deleted, visibility not expired: a standard queue's ceiling. */
+export const SQS_MAX_IN_FLIGHT = 120_000;
+export const SQS_MAX_VISIBILITY_MS = 12 * 3_600_000;
+export const SQS_MIN_RETENTION_MS = 60_000;
+export const SQS_MAX_RETENTION_MS = 14 * 24 * 3_600_000;
+export const SQS_MAX_RECEIVE_COUNT = 1000;
 /** Assumed: the share of receives that leave a second copy of the message to be received again. */
 export const DUPLICATE_RATE = 0.005;
 /** Our work queues' MessageRetentionPeriod (infra/defaults/queue-defaults.ts): 4 days, SQS's default. */
@@ -60,6 +80,8 @@ export class SimSqsQueue<T> {
   /** When hidden messages become visible (entries of deleted or re-hidden messages are stale). */
   readonly #timers = new MinHeap<{ at: number; message: SqsMessage<T> }>();
   readonly dlq: SqsMessage<T>[] = [];
+  /** Ids of the messages in flight: received, not deleted, visibility not yet expired. */
+  readonly #inFlight = new Set<string>();
   #seq = 0;
 
   constructor(
@@ -70,12 +92,29 @@ export class SimSqsQueue<T> {
     /** At-least-once delivery: the share of receives that leave a copy behind, and the random numbers that pick them. */
     readonly duplicates?: { rate: number; random: () => number },
     readonly retentionMs = WORK_QUEUE_RETENTION_MS,
-  ) {}
+  ) {
+    // The bounds CreateQueue and the redrive policy take (InvalidAttributeValue otherwise).
+    const bad = (what: string) => Object.assign(new Error(`queue ${name}: ${what}`), { name: 'InvalidAttributeValue' });
+    if (!(visibilityMs >= 0 && visibilityMs <= SQS_MAX_VISIBILITY_MS)) throw bad(`VisibilityTimeout ${visibilityMs} ms is outside 0 to 12 hours`);
+    if (!(retentionMs >= SQS_MIN_RETENTION_MS && retentionMs <= SQS_MAX_RETENTION_MS))
+      throw bad(`MessageRetentionPeriod ${retentionMs} ms is outside 60 s to 14 days`);
+    if (!Number.isInteger(maxReceiveCount) || maxReceiveCount < 1 || maxReceiveCount > SQS_MAX_RECEIVE_COUNT)
+      throw bad(`maxReceiveCount ${maxReceiveCount} is outside 1 to 1,000`);
+    if (!(maxMessageBytes >= 1024 && maxMessageBytes <= SQS_DEFAULT_MAX_MESSAGE_BYTES))
+      throw bad(`MaximumMessageSize ${maxMessageBytes} is outside 1 KiB to 1 MiB`);
+  }
 
   /** Copies received again (at-least-once delivery). */
   duplicated = 0;
   /** Messages SQS deleted unreceived-to-the-end because they outlived the retention period. */
   expired = 0;
+  /** Receives that got nothing because the queue had {@link SQS_MAX_IN_FLIGHT} messages in flight. */
+  overLimit = 0;
+
+  /** Messages received and neither deleted nor visible again. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
 
   send(body: T, bytes: number, nowMs: number, chain: Readonly<Record<string, number>>): void {
     checkMessageSize(bytes, this.maxMessageBytes);
@@ -98,15 +137,23 @@ export class SimSqsQueue<T> {
     return undefined;
   }
 
-  /** Receives up to `max` visible messages; each is invisible until it is deleted or released. */
+  /** Receives up to `max` visible messages (none while 120,000 are in flight); each is invisible until it is deleted or released. */
   receive(max: number, nowMs: number): SqsMessage<T>[] {
     this.#reveal(nowMs);
+    const room = Math.min(max, SQS_MAX_IN_FLIGHT - this.#inFlight.size);
     const out: SqsMessage<T>[] = [];
+    if (room <= 0 && this.#visible.size > 0) this.overLimit += 1;
     for (const m of this.#visible.values()) {
-      if (out.length >= max) break;
+      if (out.length >= room) break;
       if (nowMs - m.sentAt >= this.retentionMs) {
         this.#visible.delete(m.id);
         this.expired += 1;
+        continue;
+      }
+      if (m.receives >= this.maxReceiveCount) {
+        // This receive would make its ReceiveCount exceed maxReceiveCount: the redrive policy moves it instead.
+        this.#visible.delete(m.id);
+        this.dlq.push(m);
         continue;
       }
       out.push(m);
@@ -116,6 +163,7 @@ export class SimSqsQueue<T> {
       m.receives += 1;
       m.visibleAt = nowMs + this.visibilityMs;
       this.#hide(m);
+      this.#inFlight.add(m.id);
       if (this.duplicates !== undefined && this.duplicates.random() < this.duplicates.rate) {
         this.duplicated += 1;
         this.#hide({ ...m, id: `${this.name}-${this.#seq++}`, receives: 0, visibleAt: nowMs });
@@ -126,20 +174,17 @@ export class SimSqsQueue<T> {
 
   delete(message: SqsMessage<T>): void {
     if (!this.#visible.delete(message.id)) this.#hidden.delete(message.id);
+    this.#inFlight.delete(message.id);
   }
 
-  /** A message not deleted: visible again at its visibility timeout, or to the DLQ once received maxReceiveCount times. */
-  fail(message: SqsMessage<T>): void {
-    if (message.receives >= this.maxReceiveCount) {
-      this.delete(message);
-      this.dlq.push(message);
-    }
-  }
-
-  /** A message Lambda will not deliver at all (recursion detection): straight to the DLQ. */
-  deadLetter(message: SqsMessage<T>): void {
-    this.delete(message);
-    this.dlq.push(message);
+  /**
+   * A message not deleted: it stays in flight until its visibility timeout, then is visible
+   * again; "when the ReceiveCount for a message exceeds the maxReceiveCount for a queue, Amazon
+   * SQS moves the message to the dead-letter queue" — at the receive after its
+   * maxReceiveCount-th, not when that one fails (CreateQueue, RedrivePolicy).
+   */
+  fail(_message: SqsMessage<T>): void {
+    // Nothing to do now: receive() moves it when it is next received.
   }
 
   #hide(message: SqsMessage<T>): void {
@@ -157,6 +202,7 @@ export class SimSqsQueue<T> {
       this.#timers.pop();
       if (!this.#live(top)) continue;
       this.#hidden.delete(top.message.id);
+      this.#inFlight.delete(top.message.id);
       this.#visible.set(top.message.id, top.message);
     }
   }

@@ -9,8 +9,10 @@
  *   api/nightly ─PlanMessage─► plan ─CloudWorkItem─► generate ─GeneratedMessage─► execute-<lang>
  *   generate/execute ─AggregateMessage─► aggregate (one records part, or the whole run)
  *
- * SQS takes 256 KiB per message: a generated item over {@link MAX_INLINE_BYTES} travels as a
- * pointer to an S3 object (layers/app/cloud/large-messages.ts).
+ * Message size: a queue created since SQS's 2025 raise takes 1 MiB by default, but our stack
+ * sets no `MaximumMessageSize` and a queue created before keeps 256 KiB ("Amazon SQS message
+ * quotas"; CreateQueue). So a generated item over {@link MAX_INLINE_BYTES} travels as a pointer
+ * to an S3 object (layers/app/cloud/large-messages.ts), within either.
  */
 import { z } from 'zod';
 import { HarnessError } from '#core/errors.ts';
@@ -19,7 +21,7 @@ import { GeneratedItemSchema, type GeneratedItem } from '#core/run/engine.ts';
 import { WorkItemSchema } from '#core/run/plan.ts';
 import { RunSpecSchema } from '#core/run/spec.ts';
 
-/** Above this a generated item is stored in S3 and sent as a pointer (SQS's limit is 256 KiB, attributes included). */
+/** Above this a generated item is stored in S3 and sent as a pointer (under 256 KiB, attributes included: a queue created before 2025's raise to 1 MiB keeps 256 KiB). */
 export const MAX_INLINE_BYTES = 200 * 1024;
 
 /** One run as the api asked for it: the whole spec plus the one source and language it covers. */

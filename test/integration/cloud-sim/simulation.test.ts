@@ -64,7 +64,10 @@ describe('cloud-scale simulation', () => {
 
   it('records SE and under-books the model cost when the cost guard writes the run row that unsharded records hold', async () => {
     // With shards no record transaction holds the run row any more: the race needs both fixes reverted.
-    const result = await runSimulation({ items: 1000, chunkSize: 100, without: ['cost-row', 'ledger-shards'] });
+    // The race needs records and model calls at the same time: without the inactive runner, whose
+    // Pending minutes (limits/function-state.ts) hold back every record of a run this small until
+    // its generation is over.
+    const result = await runSimulation({ items: 1000, chunkSize: 100, without: ['cost-row', 'ledger-shards', 'inactive'] });
 
     expect(result.se).toBeGreaterThan(0);
     expect(result.detail.booked_model_usd as number).toBeLessThan(result.detail.model_usd as number);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FunctionStates, REACTIVATION_MS } from '../../../bench/cloud-sim/limits/function-state.ts';
+import { FunctionStates, notActiveError, REACTIVATION_MS } from '../../../bench/cloud-sim/limits/function-state.ts';
 
 describe('function states', () => {
   it('fails the invocation that finds a function Inactive, then the ones while it is Pending, then serves', () => {
@@ -9,5 +9,11 @@ describe('function states', () => {
     expect(states.invoke('runner', REACTIVATION_MS - 1)).toBe('Pending');
     expect(states.invoke('runner', REACTIVATION_MS)).toBe('Active');
     expect(states.invoke('other', 0)).toBe('Active');
+  });
+
+  it('answers Inactive with ResourceNotReadyException (502) and Pending with ResourceConflictException (409), as the Invoke API does', () => {
+    expect(notActiveError('runner', 'Inactive')).toMatchObject({ name: 'ResourceNotReadyException', status: 502 });
+    expect(notActiveError('runner', 'Pending')).toMatchObject({ name: 'ResourceConflictException', status: 409 });
+    expect(notActiveError('runner', 'Pending').message).toMatch(/currently in the following state: Pending/);
   });
 });

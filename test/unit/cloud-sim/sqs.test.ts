@@ -1,13 +1,51 @@
 import { describe, expect, it } from 'vitest';
-import { checkMessageSize, SimSqsQueue, SQS_DEFAULT_MAX_MESSAGE_BYTES, WORK_QUEUE_RETENTION_MS } from '../../../bench/cloud-sim/limits/sqs.ts';
+import {
+  checkMessageSize,
+  SimSqsQueue,
+  SQS_DEFAULT_MAX_MESSAGE_BYTES,
+  SQS_LEGACY_MAX_MESSAGE_BYTES,
+  SQS_MAX_IN_FLIGHT,
+  SQS_MAX_VISIBILITY_MS,
+  WORK_QUEUE_RETENTION_MS,
+} from '../../../bench/cloud-sim/limits/sqs.ts';
 
 describe('SQS standard queue', () => {
-  it('refuses a body over 256 KiB by default', () => {
-    expect(SQS_DEFAULT_MAX_MESSAGE_BYTES).toBe(262_144);
-    expect(() => checkMessageSize(262_145)).toThrow(expect.objectContaining({ name: 'InvalidParameterValue' }));
+  it('takes a body up to 1 MiB on a queue created now, and up to 256 KiB on one created before the 2025 raise', () => {
+    expect(SQS_DEFAULT_MAX_MESSAGE_BYTES).toBe(1_048_576);
+    expect(() => checkMessageSize(262_145)).not.toThrow();
+    expect(() => checkMessageSize(1_048_577)).toThrow(expect.objectContaining({ name: 'InvalidParameterValue' }));
+    const legacy = new SimSqsQueue<string>('old', 1_000, 5, SQS_LEGACY_MAX_MESSAGE_BYTES);
+    expect(() => legacy.send('x', 262_145, 0, {})).toThrow(expect.objectContaining({ name: 'InvalidParameterValue' }));
+    expect(() => legacy.send('x', 262_144, 0, {})).not.toThrow();
   });
 
-  it('hides a received message for the visibility timeout and redelivers it, then dead-letters it after maxReceiveCount', () => {
+  it('refuses the attributes CreateQueue refuses: visibility over 12 hours, retention outside 60 s to 14 days, maxReceiveCount outside 1 to 1,000', () => {
+    const invalid = expect.objectContaining({ name: 'InvalidAttributeValue' });
+    expect(() => new SimSqsQueue('q', SQS_MAX_VISIBILITY_MS + 1, 5)).toThrow(invalid);
+    expect(() => new SimSqsQueue('q', SQS_MAX_VISIBILITY_MS, 5)).not.toThrow();
+    expect(() => new SimSqsQueue('q', 1_000, 0)).toThrow(invalid);
+    expect(() => new SimSqsQueue('q', 1_000, 1_001)).toThrow(invalid);
+    expect(() => new SimSqsQueue('q', 1_000, 5, undefined, undefined, 59_999)).toThrow(invalid);
+    expect(() => new SimSqsQueue('q', 1_000, 5, undefined, undefined, 14 * 24 * 3_600_000 + 1)).toThrow(invalid);
+  });
+
+  it('hands out nothing more while 120,000 messages are in flight, and again once one is deleted or its visibility expires', () => {
+    const queue = new SimSqsQueue<number>('q', 1_000, 5);
+    for (let i = 0; i < SQS_MAX_IN_FLIGHT + 2; i++) queue.send(i, 1, 0, {});
+    const taken = queue.receive(SQS_MAX_IN_FLIGHT + 2, 0);
+    expect(taken).toHaveLength(SQS_MAX_IN_FLIGHT);
+    expect(queue.inFlight).toBe(SQS_MAX_IN_FLIGHT);
+    // A long poll at the limit returns no message and no error.
+    expect(queue.receive(10, 10)).toEqual([]);
+    expect(queue.overLimit).toBe(1);
+    queue.delete(taken[0]!);
+    expect(queue.receive(10, 20).map((m) => m.body)).toEqual([SQS_MAX_IN_FLIGHT]);
+    // At 1,000 ms the first receive's visibility expires: only the one received at 20 ms is still in flight.
+    expect(queue.receive(10, 1_000)).toHaveLength(10);
+    expect(queue.inFlight).toBe(11);
+  });
+
+  it('hides a received message for the visibility timeout and redelivers it, then dead-letters it at the receive after maxReceiveCount', () => {
     const queue = new SimSqsQueue<string>('q', 1_000, 2);
     queue.send('a', 1, 0, {});
     const [first] = queue.receive(10, 0);
@@ -16,6 +54,10 @@ describe('SQS standard queue', () => {
     const [second] = queue.receive(10, 1_000);
     expect(second?.receives).toBe(2);
     queue.fail(second!);
+    // Still in flight until its visibility timeout: SQS moves it when a receive would exceed maxReceiveCount.
+    expect(queue.depth).toBe(1);
+    expect(queue.dlq).toEqual([]);
+    expect(queue.receive(10, 2_000)).toEqual([]);
     expect(queue.depth).toBe(0);
     expect(queue.dlq.map((m) => m.body)).toEqual(['a']);
   });
