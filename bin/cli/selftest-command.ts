@@ -7,7 +7,7 @@
  */
 import { Command } from 'commander';
 import { HarnessError, InputError } from '#core/errors.ts';
-import type { ImageReport, SelftestReport } from '#core/selftest/report.ts';
+import type { ImageReport, ProbeReport, SelftestReport } from '#core/selftest/report.ts';
 import type { RemoteClient } from '#app/cloud/remote-client.ts';
 import type { SelftestView } from '#app/cloud/selftest.ts';
 import { table, toJson } from './format.ts';
@@ -19,6 +19,12 @@ export interface SelftestFlags {
   pollSeconds: number;
   timeoutMinutes: number;
 }
+
+/** How a probe reached its image, by the judge it went through. */
+const ROUTES: Record<ProbeReport['scorer'], string> = {
+  'io-tests': 'as RoCode answers (io-tests judge)',
+  'unit-tests': 'as MXEval answers (unit-tests judge)',
+};
 
 function imageText(image: ImageReport): string {
   const head = `image ${image.image} (${image.languages.join(', ')})`;
@@ -32,10 +38,11 @@ function imageText(image: ImageReport): string {
   for (const run of image.incomplete) lines.push(`  run did not complete: ${run}`);
   if (image.probes.length === 0) lines.push('  hostile suite: none bundled for these languages');
   else {
-    const io = image.probes.filter((p) => p.scorer === 'io-tests').length;
-    const unit = image.probes.length - io;
-    const judged = [io > 0 ? `${io} as RoCode answers (io-tests judge)` : '', unit > 0 ? `${unit} as MXEval answers (unit-tests judge)` : ''];
-    lines.push(`  hostile suite: ${image.probes.length} probe(s), ${judged.filter(Boolean).join(', ')}`);
+    const judged = Object.entries(ROUTES).flatMap(([scorer, route]) => {
+      const count = image.probes.filter((p) => p.scorer === scorer).length;
+      return count > 0 ? [`${count} ${route}`] : [];
+    });
+    lines.push(`  hostile suite: ${image.probes.length} probe(s), ${judged.join(', ')}`);
     const rows = image.probes.map((p) => ({
       probe: p.attack,
       language: p.language,

@@ -30,7 +30,7 @@ export interface ProbeRow {
 
 /** Whether a case is sent as an MXEval row (its language's io probes that have a unit form, and every early exit). */
 export function travelsAsUnitTest(c: HostileCase): boolean {
-  if (c.scorer === 'unit-tests') return true;
+  if (c.scorer !== undefined) return true; // an early exit: a unit test already
   return (UNIT_FORM_LANGUAGES as readonly string[]).includes(c.language) && NO_UNIT_FORM[c.attack] === undefined;
 }
 
@@ -67,7 +67,7 @@ const TESTS: Record<UnitFormLanguage, string> = { kotlin: KOTLIN_PROBE_TEST, jav
 /** The rows of one language's probes that travel as MXEval rows, task ids from `taskId`. */
 export function unitProbeRows(language: HostileLanguage, probe: Probe, taskId: (attack: string) => string): ProbeRow[] {
   return HOSTILE_CASES.filter((c) => c.language === language && travelsAsUnitTest(c)).map((c) => {
-    const early = c.scorer === 'unit-tests';
+    const early = c.scorer !== undefined;
     const { prompt, body } = early ? splitEarlyExit(language) : splitProgram(c, c.code(probe));
     return {
       case: c,
