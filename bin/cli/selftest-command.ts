@@ -1,13 +1,13 @@
 /**
- * `polyeval remote selftest`: on a deployed stack, runs the bundled reference suites and the
- * hostile suite through every language's judge and runner (POST /selftest), waits for them
+ * `polyeval remote selftest`: on a deployed stack, runs each executor image's reference suite
+ * and the hostile suite through every language's judge and runner (POST /selftest), waits for them
  * (GET /selftest/{id}) and prints, per executor image, the isolation its runner reported,
  * whether the reference suite passed and whether each hostile probe was held. The exit code
  * is 1 when anything escaped, a probe could not be judged or a reference item failed.
  */
 import { Command } from 'commander';
 import { HarnessError, InputError } from '#core/errors.ts';
-import type { ImageReport, SelftestReport } from '#core/selftest/report.ts';
+import type { ImageReport, ProbeReport, SelftestReport } from '#core/selftest/report.ts';
 import type { RemoteClient } from '#app/cloud/remote-client.ts';
 import type { SelftestView } from '#app/cloud/selftest.ts';
 import { table, toJson } from './format.ts';
@@ -20,9 +20,15 @@ export interface SelftestFlags {
   timeoutMinutes: number;
 }
 
+/** How a probe reached its image, by the judge it went through. */
+const ROUTES: Record<ProbeReport['scorer'], string> = {
+  'io-tests': 'as RoCode answers (io-tests judge)',
+  'unit-tests': 'as MXEval answers (unit-tests judge)',
+};
+
 function imageText(image: ImageReport): string {
   const head = `image ${image.image} (${image.languages.join(', ')})`;
-  if (image.untested) return `${head}\n  not tested: no bundled suite reaches this image`;
+  if (image.untested) return `${head}\n  not tested: this self-test sent nothing to this image (see --language)`;
   const lines = [`${head} · isolation: ${image.isolation.length > 0 ? image.isolation.join(', ') : 'not reported'}`];
   if (image.reference)
     lines.push(
@@ -32,6 +38,11 @@ function imageText(image: ImageReport): string {
   for (const run of image.incomplete) lines.push(`  run did not complete: ${run}`);
   if (image.probes.length === 0) lines.push('  hostile suite: none bundled for these languages');
   else {
+    const judged = Object.entries(ROUTES).flatMap(([scorer, route]) => {
+      const count = image.probes.filter((p) => p.scorer === scorer).length;
+      return count > 0 ? [`${count} ${route}`] : [];
+    });
+    lines.push(`  hostile suite: ${image.probes.length} probe(s), ${judged.join(', ')}`);
     const rows = image.probes.map((p) => ({
       probe: p.attack,
       language: p.language,
@@ -105,9 +116,9 @@ async function start(client: RemoteClient, language: string | undefined): Promis
 export function selftestCommand(clientOf: (command: Command) => { client: RemoteClient; json: boolean }): Command {
   return new Command('selftest')
     .description(
-      "run the bundled reference suites and the hostile suite through every language's deployed judge and runner; print each image's isolation and whether any probe escaped (exit 1 if so)",
+      "run each image's reference suite and the hostile suite through every language's deployed judge and runner; print each image's isolation and whether any probe escaped (exit 1 if so)",
     )
-    .option('--language <list>', 'only these languages, comma-separated (default: every language a bundled suite runs in)')
+    .option('--language <list>', 'only these languages, comma-separated (default: every language of every executor image)')
     .option('--id <selftest-id>', 'look at a self-test already started instead of starting one')
     .option('--poll-seconds <s>', 'seconds between status requests', intOption('--poll-seconds', 1), 15)
     .option('--timeout-minutes <m>', 'give up waiting after this long (the runs go on)', intOption('--timeout-minutes', 1), 60)

@@ -326,6 +326,8 @@ describe('polyeval remote', () => {
     expect(result.stdout).toMatch(/^image python \(python\) · isolation: \S+/mu);
     expect(result.stdout).toMatch(/reference suite: (\d+)\/\1 passed/u);
     expect(result.stdout).toMatch(/a TCP connection to a listening loopback port\s+python\s+OK\s+HELD/u);
+    // Python's early exit travels as an MXEval answer, through the unit-tests judge.
+    expect(result.stdout).toMatch(/exiting early to fake a pass\s+python\s+WA\s+HELD/u);
     expect(result.stdout).toContain('image cpp (c, cpp)\n  not tested');
     expect(result.stdout).toContain('PASSED: 0 escaped, 0 not judged, 0 reference item(s) failed');
     expect(result.stderr).toMatch(/self-test selftest-\S+ started/u);
@@ -338,9 +340,9 @@ describe('polyeval remote', () => {
   }, 900_000);
 
   it('exits 2 naming the languages a self-test can run in, and for an unknown self-test', async () => {
-    const java = await runCli(['remote', 'selftest', '--language', 'java', '--api', api], { env });
-    expect(java.code).toBe(2);
-    expect(java.stderr).toMatch(/400: field "languages": no bundled self-test suite runs in "java" \(languages: python, c, cpp, kotlin\)/u);
+    const cobol = await runCli(['remote', 'selftest', '--language', 'cobol', '--api', api], { env });
+    expect(cobol.code).toBe(2);
+    expect(cobol.stderr).toMatch(/400: field "languages": no self-test suite runs in "cobol" \(languages: python, c, cpp, kotlin, java, javascript\)/u);
     const unknown = await runCli(['remote', 'selftest', '--id', 'selftest-20261202-000000', '--api', api], { env });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('404: no self-test "selftest-20261202-000000"');

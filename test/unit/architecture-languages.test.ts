@@ -25,7 +25,10 @@ const EXCEPTIONS: Record<string, string> = {
   'bin/cli/doctor-command.ts': 'the JVM binary `java` that doctor reports, not the language',
   'layers/core/selftest/hostile-programs.ts': "the self-test's hostile suite: escape probes written in each language",
   'layers/core/selftest/hostile-java-javascript.ts': "the self-test's hostile suite: escape probes written in Java and JavaScript",
-  'layers/core/selftest/suite.ts': 'the languages whose images the self-test reaches, and through which bundled suite',
+  'layers/core/selftest/suite.ts': "the languages whose images the self-test reaches, and through which suite (RoCode's languages: RoCode rows)",
+  'layers/core/selftest/unit-probes.ts':
+    "the self-test's hostile suite: the languages whose io probes ride on MXEval rows, and how each one's program becomes a function",
+  'layers/core/selftest/reference-rows.ts': "the self-test's hand-made Java and JavaScript reference rows (MXEval's `language` column)",
   'layers/app/cloud/selftest.ts': "the self-test's default language for a probe row",
 };
 

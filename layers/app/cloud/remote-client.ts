@@ -101,7 +101,7 @@ export class RemoteClient {
     return this.request('GET', '/leaderboard', { query });
   }
 
-  /** Starts the self-test's runs (POST /selftest): the bundled reference suites and the hostile suite, with the reference model. */
+  /** Starts the self-test's runs (POST /selftest): every image's reference suite and the hostile suite, with the reference model. */
   startSelftest(languages?: string[]): Promise<SelftestStarted> {
     return this.request('POST', '/selftest', languages ? { body: { languages } } : {});
   }

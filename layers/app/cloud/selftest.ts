@@ -1,10 +1,11 @@
 /**
- * The deployed self-test (POST /selftest, GET /selftest/{id}): starts the bundled reference
- * suites and the hostile suite with the `reference` model through the deployed pipeline —
- * so every probe passes through its language's real judge and runner — and, once every run
- * has ended, reads their records into the report of layers/core/selftest/report.ts.
- * The hostile suite is written to `datasets/selftest/<hash>/` (plan reads `datasets/*`); the
- * self-test's list of runs to `selftest/<id>.json`.
+ * The deployed self-test (POST /selftest, GET /selftest/{id}): starts every image's reference
+ * suite and the hostile suite with the `reference` model through the deployed pipeline — so
+ * every probe passes through its language's real judge and runner — and, once every run has
+ * ended, reads their records into the report of layers/core/selftest/report.ts.
+ * Suites built in code (the hostile rows, Java's and JavaScript's reference rows) are written
+ * to `datasets/selftest/<hash>/` (plan reads `datasets/*`); the self-test's list of runs to
+ * `selftest/<id>.json`.
  */
 import { createHash } from 'node:crypto';
 import { InputError, PolyevalError } from '#core/errors.ts';
@@ -14,7 +15,7 @@ import type { BlobStore, RunLedger } from '#core/ports.ts';
 import { readItems } from '#core/run/aggregate.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import { selftestReport, type SelftestReport, type SelftestRun } from '#core/selftest/report.ts';
-import { HOSTILE_PROBES, SELFTEST_HOSTILE_LANGUAGES, SELFTEST_REFERENCE_SUITES, hostileRocodeJsonl } from '#core/selftest/suite.ts';
+import { HOSTILE_PROBES, SELFTEST_LANGUAGES, selftestSuites } from '#core/selftest/suite.ts';
 import { randomSuffix } from '../shared/run-ids.ts';
 import { startRuns, type StartDeps } from './start.ts';
 
@@ -28,6 +29,8 @@ export interface SelftestRunRef {
   role: 'reference' | 'hostile';
   language: string;
   image: string;
+  /** The suite's benchmark: a bundled `sample/<name>`, or `rocode`/`mxeval` for rows built by the self-test. */
+  benchmark?: string;
 }
 
 export interface SelftestStarted {
@@ -49,22 +52,22 @@ const SELFTEST_ID = /^selftest-[A-Za-z0-9-]{1,80}$/;
 const recordKey = (id: string): string => `selftest/${id}.json`;
 const ENDED = new Set(['completed', 'completed_with_missing', 'stopped', 'cancelled', 'failed']);
 
-function imageOf(language: string): string {
+/** The executor image that runs a language (its queue, judge and runner). */
+export function imageOf(language: string): string {
   return languageSpec(language)?.executor.image ?? language;
 }
 
-/** What POST /selftest may carry: the languages to test (default: every one a bundled suite reaches). */
+/** What POST /selftest may carry: the languages to test (default: every language an executor image runs). */
 export const SelftestRequestSchema = z.object({ languages: z.array(z.string().min(1)).min(1).optional() }).strict();
 export type SelftestRequest = z.infer<typeof SelftestRequestSchema>;
 
-/** The request's languages as ids, each one a bundled suite reaches. */
+/** The request's languages as ids, each one a self-test suite reaches. */
 function chosenLanguages(request: SelftestRequest): Set<string> | undefined {
   if (!request.languages) return undefined;
-  const reachable = new Set([...SELFTEST_REFERENCE_SUITES.map((s) => s.language), ...SELFTEST_HOSTILE_LANGUAGES]);
   const ids = request.languages.map((spelling) => {
     const id = languageIdOf(spelling);
-    if (id === undefined || !reachable.has(id))
-      throw new InputError(`no bundled self-test suite runs in "${spelling}" (languages: ${[...reachable].join(', ')})`, { field: 'languages' });
+    if (id === undefined || !SELFTEST_LANGUAGES.includes(id))
+      throw new InputError(`no self-test suite runs in "${spelling}" (languages: ${SELFTEST_LANGUAGES.join(', ')})`, { field: 'languages' });
     return id;
   });
   return new Set(ids);
@@ -79,27 +82,25 @@ export function parseSelftestRequest(body: unknown): SelftestRequest {
   return parsed.data;
 }
 
-/** Writes the hostile suite (content-addressed) and starts every self-test run (of the request's languages). */
+/** Writes the suites built in code (content-addressed) and starts every self-test run (of the request's languages). */
 export async function startSelftest(deps: SelftestDeps, request: SelftestRequest = {}): Promise<SelftestStarted> {
   const only = chosenLanguages(request);
-  const wanted = (language: string): boolean => only === undefined || only.has(language);
-  const files = SELFTEST_HOSTILE_LANGUAGES.filter(wanted).map((language) => ({ language, text: hostileRocodeJsonl(language) }));
+  const suites = selftestSuites().filter((s) => only === undefined || only.has(s.language));
   const hash = createHash('sha256')
-    .update(files.map((f) => f.text).join('\n'))
+    .update(suites.map((s) => s.rows?.text ?? s.benchmark).join('\n'))
     .digest('hex')
     .slice(0, 16);
   const runs: SelftestRunRef[] = [];
-  const start = async (benchmark: string, language: string, role: SelftestRunRef['role']) => {
-    // Probes run under their rows' limits (1 s; 4 s for memory bombs), not the paper protocol's 4 s for every row.
-    const spec = { benchmark, model: 'reference', language, ...(role === 'hostile' ? { rowLimits: true } : {}) };
+  for (const suite of suites) {
+    let benchmark = suite.benchmark;
+    if (suite.rows) {
+      const key = `datasets/selftest/${hash}/${suite.rows.file}`;
+      await deps.store.put(key, suite.rows.text);
+      benchmark = `${suite.benchmark}:${deps.store.locate(key)}`;
+    }
+    const spec = { benchmark, model: 'reference', language: suite.language, ...(suite.rowLimits ? { rowLimits: true } : {}) };
     const [run] = await startRuns(deps, parseRunSpec(spec, 'self-test'));
-    if (run) runs.push({ run_id: run.run_id, role, language, image: imageOf(language) });
-  };
-  for (const suite of SELFTEST_REFERENCE_SUITES.filter((s) => wanted(s.language))) await start(suite.benchmark, suite.language, 'reference');
-  for (const { language, text } of files) {
-    const key = `datasets/selftest/${hash}/hostile-${language}.jsonl`;
-    await deps.store.put(key, text);
-    await start(`rocode:${deps.store.locate(key)}`, language, 'hostile');
+    if (run) runs.push({ run_id: run.run_id, role: suite.role, language: suite.language, image: imageOf(suite.language), benchmark: suite.benchmark });
   }
   const now = deps.clock();
   const id = `selftest-${now

@@ -30,6 +30,8 @@ export interface SelftestRun {
 export interface ProbeReport {
   language: string;
   attack: string;
+  /** The judge it went through: `io-tests` (a RoCode row) or `unit-tests` (an MXEval row). */
+  scorer: HostileProbe['scorer'];
   verdict: Verdict | null;
   result: ProbeResult;
   error?: string;
@@ -84,11 +86,15 @@ function imageReport(image: ExecutorImage, runs: readonly SelftestRun[], probes:
   const probeReports = probes
     .filter((p) => hostileRuns.some((r) => r.language === p.language))
     .map((p): ProbeReport => {
-      const item = hostileRuns.find((r) => r.language === p.language)?.items.find((i) => i.taskId === p.taskId);
+      // A language's probes may ride on two runs (RoCode rows and MXEval rows): task ids are unique across them.
+      const item = hostileRuns
+        .filter((r) => r.language === p.language)
+        .flatMap((r) => r.items)
+        .find((i) => i.taskId === p.taskId);
       const verdict = item?.verdict ?? null;
       const result = probeResult(p.held, verdict);
       const error = item === undefined ? 'not recorded' : result === 'held' ? undefined : item.error;
-      return { language: p.language, attack: p.attack, verdict, result, ...(error ? { error } : {}) };
+      return { language: p.language, attack: p.attack, scorer: p.scorer, verdict, result, ...(error ? { error } : {}) };
     });
   const untested = mine.length === 0;
   const ok = incomplete.length === 0 && (reference?.failed.length ?? 0) === 0 && probeReports.every((p) => p.result === 'held');

@@ -1,23 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { rocode } from '#core/benchmarks/rocode.ts';
 import { EXECUTOR_IMAGES } from '#core/languages/index.ts';
-import { HOSTILE_CASES } from '#core/selftest/hostile-programs.ts';
 import { probeResult, selftestReport, type SelftestRun } from '#core/selftest/report.ts';
-import { DEPLOYED_PROBE, HOSTILE_PROBES, SELFTEST_HOSTILE_LANGUAGES, hostileRocodeJsonl, type HostileProbe } from '#core/selftest/suite.ts';
-import type { IoTestsTask, Verdict } from '#core/types.ts';
+import { HOSTILE_PROBES } from '#core/selftest/suite.ts';
+import type { Verdict } from '#core/types.ts';
 import { HarnessError } from '#core/errors.ts';
 import { selftestText, waitForSelftest } from '../../../bin/cli/selftest-command.ts';
 
 const ISO = 'lambda-runner+rlimits+seccomp+landlock';
 
-/** Every probe of a language recorded with its first "held" verdict, unless `verdicts` says otherwise. */
-function hostileRun(language: string, verdicts: Record<string, Verdict> = {}): SelftestRun {
-  const items = HOSTILE_PROBES.filter((p) => p.language === language).map((p) => ({
+/**
+ * The probes of a language one judge takes (RoCode rows: io-tests; MXEval rows: unit-tests),
+ * each recorded with its first "held" verdict unless `verdicts` says otherwise.
+ */
+function hostileRun(language: string, verdicts: Record<string, Verdict> = {}, scorer: 'io-tests' | 'unit-tests' = 'io-tests'): SelftestRun {
+  const items = HOSTILE_PROBES.filter((p) => p.language === language && p.scorer === scorer).map((p) => ({
     taskId: p.taskId,
     verdict: verdicts[p.attack] ?? (p.held[0] as Verdict),
     isolation: ISO,
   }));
-  return { runId: `hostile-${language}`, role: 'hostile', language, status: 'completed', items };
+  return { runId: `hostile-${scorer === 'io-tests' ? '' : 'mxeval-'}${language}`, role: 'hostile', language, status: 'completed', items };
 }
 
 function referenceRun(language: string, verdicts: Verdict[] = ['OK', 'OK']): SelftestRun {
@@ -30,7 +31,12 @@ function referenceRun(language: string, verdicts: Verdict[] = ['OK', 'OK']): Sel
   };
 }
 
-const healthy = (): SelftestRun[] => [...['python', 'c', 'cpp', 'kotlin'].map((l) => referenceRun(l)), ...SELFTEST_HOSTILE_LANGUAGES.map((l) => hostileRun(l))];
+const ALL = ['python', 'c', 'cpp', 'kotlin', 'java', 'javascript'];
+const healthy = (): SelftestRun[] => [
+  ...ALL.map((l) => referenceRun(l)),
+  ...['python', 'c', 'cpp'].map((l) => hostileRun(l)),
+  ...ALL.map((l) => hostileRun(l, {}, 'unit-tests')),
+];
 
 describe('probeResult', () => {
   it.each([
@@ -54,13 +60,41 @@ describe('the self-test report', () => {
     const cpp = report.images.find((i) => i.image === 'cpp');
     expect(cpp).toMatchObject({ languages: ['c', 'cpp'], isolation: [ISO], reference: { passed: 4, total: 4 }, ok: true });
     expect(cpp?.probes.every((p) => p.result === 'held')).toBe(true);
-    expect(cpp?.probes.length).toBe(HOSTILE_PROBES.filter((p) => p.language !== 'python').length);
+    expect(cpp?.probes.length).toBe(HOSTILE_PROBES.filter((p) => p.language === 'c' || p.language === 'cpp').length);
+    for (const image of report.images)
+      expect({ image: image.image, untested: image.untested, probes: image.probes.length > 0 }).toEqual({ image: image.image, untested: false, probes: true });
   });
 
-  it('lists images no bundled suite reaches as untested, without failing them', () => {
-    const report = selftestReport(healthy(), HOSTILE_PROBES, EXECUTOR_IMAGES);
-    expect(report.images.filter((i) => i.untested).map((i) => i.image)).toEqual(['java', 'javascript']);
-    expect(report.images.find((i) => i.image === 'kotlin')).toMatchObject({ untested: false, probes: [], reference: { passed: 2, total: 2 } });
+  it("finds a language's probes in both its runs (RoCode rows and MXEval rows) and names the judge each went through", () => {
+    const python = selftestReport(healthy(), HOSTILE_PROBES, EXECUTOR_IMAGES).images.find((i) => i.image === 'python');
+    expect(python?.probes.find((p) => p.attack === 'exiting early to fake a pass')).toMatchObject({ scorer: 'unit-tests', verdict: 'WA', result: 'held' });
+    expect(python?.probes.find((p) => p.attack === 'fork bomb')).toMatchObject({ scorer: 'io-tests', result: 'held' });
+    const kotlin = selftestReport(healthy(), HOSTILE_PROBES, EXECUTOR_IMAGES).images.find((i) => i.image === 'kotlin');
+    expect(new Set(kotlin?.probes.map((p) => p.scorer))).toEqual(new Set(['unit-tests']));
+  });
+
+  it('lists an image no run reached (a self-test of some languages) as untested, without failing it', () => {
+    const report = selftestReport(
+      healthy().filter((r) => r.language === 'javascript'),
+      HOSTILE_PROBES,
+      EXECUTOR_IMAGES,
+    );
+    expect(report.ok).toBe(true);
+    expect(report.images.filter((i) => i.untested).map((i) => i.image)).toEqual(['python', 'cpp', 'kotlin', 'java']);
+    expect(report.images.find((i) => i.image === 'javascript')).toMatchObject({ untested: false, reference: { passed: 2, total: 2 } });
+  });
+
+  it('calls a Java probe whose test failed (it printed what it reached) an escape', () => {
+    const runs = healthy().map((r) =>
+      r.runId === 'hostile-mxeval-java' ? hostileRun('java', { 'a TCP connection to a listening loopback port': 'RE' }, 'unit-tests') : r,
+    );
+    const report = selftestReport(runs, HOSTILE_PROBES, EXECUTOR_IMAGES);
+    expect(report).toMatchObject({ ok: false, escaped: 1, errors: 0 });
+    expect(report.images.find((i) => i.image === 'java')?.probes.find((p) => p.result === 'escaped')).toMatchObject({
+      attack: 'a TCP connection to a listening loopback port',
+      scorer: 'unit-tests',
+      verdict: 'RE',
+    });
   });
 
   it('fails on a probe that printed what it reached, and counts it as escaped', () => {
@@ -103,24 +137,23 @@ describe('the self-test report', () => {
     expect(text).toContain(`image cpp (c, cpp) · isolation: ${ISO}`);
     expect(text).toMatch(/a TCP connection to a listening loopback port\s+cpp\s+WA\s+ESCAPED/u);
     expect(text).toMatch(/fork bomb\s+python\s+TLE\s+HELD/u);
-    expect(text).toContain('image java (java)\n  not tested: no bundled suite reaches this image');
+    expect(text).toMatch(
+      /image kotlin \(kotlin\)[^\n]*\n {2}reference suite: 2\/2 passed\n {2}hostile suite: \d+ probe\(s\), \d+ as MXEval answers \(unit-tests judge\)\n/u,
+    );
+    expect(text).toMatch(
+      /image python \(python\)[^\n]*\n[^\n]*\n {2}hostile suite: 13 probe\(s\), 12 as RoCode answers \(io-tests judge\), 1 as MXEval answers \(unit-tests judge\)\n/u,
+    );
+    expect(text).toMatch(/thread bomb\s+kotlin\s+TLE\s+HELD/u);
     expect(text).toContain('FAILED: 1 escaped, 0 not judged, 0 reference item(s) failed');
-  });
-});
-
-describe('the bundled hostile suite', () => {
-  it.each(SELFTEST_HOSTILE_LANGUAGES)('reads back as RoCode tasks whose %s reference solution is each probe', (language) => {
-    const rows = hostileRocodeJsonl(language)
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-    const tasks = rows.flatMap((row, i) => rocode.parseRow(row, { file: 'hostile.jsonl', line: i + 1 })) as IoTestsTask[];
-    const probes = HOSTILE_PROBES.filter((p: HostileProbe) => p.language === language);
-    expect(tasks.map((t) => t.id)).toEqual(probes.map((p) => p.taskId));
-    for (const [i, c] of HOSTILE_CASES.filter((h) => h.language === language && h.scorer === undefined).entries()) {
-      expect(rocode.reference?.(tasks[i] as IoTestsTask, language)).toBe(c.code(DEPLOYED_PROBE));
-    }
-    expect(new Set(probes.map((p) => p.taskId)).size).toBe(probes.length);
+    const partial = selftestText(
+      'selftest-2',
+      selftestReport(
+        healthy().filter((r) => r.language === 'python'),
+        HOSTILE_PROBES,
+        EXECUTOR_IMAGES,
+      ),
+    );
+    expect(partial).toContain('image java (java)\n  not tested: this self-test sent nothing to this image (see --language)');
   });
 });
 
