@@ -1,10 +1,11 @@
 /**
- * Issue 19: `npm run bench cloud-scale -- --items N [--without <fix|limit>] [--generate-concurrency C] [--language python|cpp|kotlin] [--detail]`
+ * Issue 19: `npm run bench cloud-scale -- --items N [--without <fix|limit>] [--generate-concurrency C] [--language python|cpp|kotlin] [--sweep] [--detail]`
  * runs the cloud pipeline's real stage code against a simulation of AWS's limits
  * (bench/cloud-sim) and prints exactly one JSON line:
  * `{"items","completed","se","missing","dlq","virtual_wall_s","lambda_gb_s","cost_usd","bottleneck"}`.
  * `--without` reverts one fix (plan-fanout, transient-redelivery, cost-row, runner-reservation, ledger-shards, call-ids, part-shards)
  * or lifts one limit (recursion, inactive, transaction-conflicts, duplicates) to show what it costs.
+ * `--sweep` keeps the deployment's other executor images judging beside the run (cloud-sim/sweep.ts).
  */
 import { parseArgs } from 'node:util';
 import { FIXES, LIMITS, runSimulation, type Without } from './cloud-sim/simulate.ts';
@@ -19,6 +20,7 @@ export async function main(argv: string[]): Promise<void> {
       'generate-concurrency': { type: 'string', default: '5' },
       language: { type: 'string', default: 'python' },
       detail: { type: 'boolean', default: false },
+      sweep: { type: 'boolean', default: false },
     },
   });
   const items = Number(values.items);
@@ -32,6 +34,7 @@ export async function main(argv: string[]): Promise<void> {
     without: values.without as Without[],
     generateMaxConcurrency: Number(values['generate-concurrency']),
     language,
+    sweep: values.sweep,
   });
   process.stdout.write(`${JSON.stringify(line)}\n`);
   if (values.detail) process.stderr.write(`${JSON.stringify(detail)}\n`);
