@@ -238,7 +238,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const verdicts = run?.verdicts ?? {};
     const recorded = run?.recorded ?? 0;
     const gbSeconds = Object.values(lambda.stats.gbSeconds).reduce((a, b) => a + b, 0);
-    const modelUsd = (modelCalls * (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25)) / 1e6;
+    const callUsd = (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25) / 1e6;
+    const modelUsd = modelCalls * callUsd;
     const invocations = Object.values(lambda.stats.invocations).reduce((a, b) => a + b, 0);
     const requestsUsd =
       invocations * AWS_PRICES.lambdaRequest +
@@ -268,6 +269,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         status: run?.status ?? 'none',
         generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
         transientAsSe: without.has('transient-redelivery'),
+        // Each recorded item's call booked once is the run's right cost; more is a call booked twice.
+        overbookedCalls: Math.round(((run?.costUsd ?? 0) - recorded * callUsd) / callUsd),
       }),
       detail: {
         status: run?.status,

@@ -41,6 +41,8 @@ describe('cloud-scale simulation', () => {
     expect(before.detail.model_calls as number).toBeGreaterThan(600);
     expect(before.detail.booked_model_usd as number).toBeGreaterThan(600 * CALL_USD + CALL_USD / 2);
     expect(after.detail.booked_model_usd).toBeCloseTo(600 * CALL_USD, 4);
+    expect(before.bottleneck).toMatch(/^model cost booked twice: [1-9]\d* call\(s\) booked beyond one per recorded item$/);
+    expect(after.bottleneck).not.toMatch(/booked twice/);
     // Without duplicate deliveries there is nothing to book twice, ids or not.
     expect(duplicates.detail.booked_model_usd).toBeCloseTo(600 * CALL_USD, 4);
   }, 300_000);
