@@ -65,7 +65,8 @@ export function sweepNeighbours(
       timeoutMs: 900_000,
       coldStartMs: 2_500,
       overheadMs: 30,
-      ...(options.runnerReservation ? { reserved: RUNNER_RESERVED_CONCURRENCY } : {}),
+      // 0 reserves nothing, as infra/runners.ts reads it.
+      ...(options.runnerReservation && RUNNER_RESERVED_CONCURRENCY > 0 ? { reserved: RUNNER_RESERVED_CONCURRENCY } : {}),
     };
     lambda.define(judge);
     lambda.define(runner);
