@@ -41,7 +41,7 @@ export function functions(language: SimLanguage, options: DeploymentOptions) {
       runnerMb,
       900,
       2_500 + PROFILES[language].firstCompileExtraMs,
-      options.runnerReservation ? { reserved: RUNNER_RESERVED_CONCURRENCY } : {},
+      options.runnerReservation && RUNNER_RESERVED_CONCURRENCY > 0 ? { reserved: RUNNER_RESERVED_CONCURRENCY } : {},
     ),
     aggregate: fn('aggregate', 2048, 600, 1_200),
     generateBatch: GENERATE_BATCH_SIZE,

@@ -31,6 +31,8 @@ export function bottleneckOf(s: {
   generateMaxConcurrency: number;
   /** Transient invoke errors recorded as SE (`--without transient-redelivery`): SE comes from the runner first. */
   transientAsSe?: boolean;
+  /** Model calls booked beyond one per recorded item (a redelivered message's call booked again). */
+  overbookedCalls?: number;
 }): string {
   const { stats } = s.lambda;
   if (stats.recursionDropped > 0) return `recursion detection dropped ${stats.recursionDropped} message(s) (plan chain)`;
@@ -42,8 +44,13 @@ export function bottleneckOf(s: {
   if (s.missing > 0 && (s.expired ?? 0) > 0)
     return `SQS retention: ${s.expired} message(s) older than their queue's 4 days deleted; ${s.missing} item(s) never recorded`;
   if (s.missing > 0) return `${s.missing} item(s) never recorded (status ${s.status}, ${s.dlq} in DLQs)`;
+  if ((s.overbookedCalls ?? 0) > 0) return `model cost booked twice: ${s.overbookedCalls} call(s) booked beyond one per recorded item`;
   if (s.dynamo.throttles > 0) return `DynamoDB partition throughput (${s.dynamo.throttles} throttled requests)`;
   if (s.s3.slowDowns > 0) return `S3 prefix request rate (${s.s3.slowDowns} Slow Down answers)`;
+  // A runner's 429 reaches a judge that has started (and bills) waiting for it: the item goes back for a second judge.
+  const runners = throttled.filter(([fn]) => fn.startsWith('runner-'));
+  if (runners.length > 0)
+    return `runners throttled: ${runners.reduce((sum, [, n]) => sum + n, 0)} synchronous invoke(s) from judges answered 429 (TooManyRequestsException) ${JSON.stringify(Object.fromEntries(runners))}`;
   if (throttled.length > 0) return `Lambda concurrency: throttled ${JSON.stringify(Object.fromEntries(throttled))}`;
   return `generate maxConcurrency ${s.generateMaxConcurrency} × batch 5 model calls in flight (peak ${stats.peak.generate ?? 0} invocations)`;
 }

@@ -44,6 +44,7 @@ import { expectedVerdicts, PROFILES, runProgram, simProvider, USAGE, type SimLan
 import { simSender } from './sim-sender.ts';
 import { SimStore } from './sim-store.ts';
 import { VirtualTime } from './virtual-time.ts';
+import { sweepNeighbours } from './sweep.ts';
 import { bottleneckOf, type SimResult } from './result.ts';
 
 /** Fixes the simulation can revert, and limits it can lift, one `--without` each. */
@@ -61,6 +62,8 @@ export interface SimOptions {
   seed?: number;
   /** Items per plan chunk (default plan.ts's 1,000; smaller shows the recursion limit on a small run). */
   chunkSize?: number;
+  /** The other executor images' judges and runners busy beside this run, as in a nightly sweep (./sweep.ts). */
+  sweep?: boolean;
 }
 
 const MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
@@ -109,6 +112,14 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     fargateMaxTasks: 4,
   });
   for (const fn of [fns.plan, fns.generate, fns.judge, fns.runner, fns.aggregate]) lambda.define(fn);
+  const sweep = options.sweep
+    ? sweepNeighbours(lambda, language, {
+        runnerReservation: !without.has('runner-reservation'),
+        fargateMaxTasks: 4,
+        inactive: !without.has('inactive'),
+        random,
+      })
+    : undefined;
   // The scenario: a deployment idle for weeks, its VPC runner Inactive (limits/function-state.ts).
   if (!without.has('inactive')) lambda.states.markInactive(fns.runner.name);
   const queue = (fn: FunctionSpec, duplicates?: { rate: number; random: () => number }) =>
@@ -159,7 +170,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         parts: ledger,
         aggregateQueue,
         contexts: new RunContextCache({ store, ledger, clock, provider: () => Promise.resolve(counted), costOf: costOfManifest }),
-        executeQueues: { [language]: simSender<GeneratedMessage>(queues.execute, lambda) },
+        executeQueues: {
+          [language]: sweep ? sweep.mirror(simSender<GeneratedMessage>(queues.execute, lambda)) : simSender<GeneratedMessage>(queues.execute, lambda),
+        },
         fargateQueues: {},
       }),
       execute: makeExecute({
@@ -225,7 +238,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const verdicts = run?.verdicts ?? {};
     const recorded = run?.recorded ?? 0;
     const gbSeconds = Object.values(lambda.stats.gbSeconds).reduce((a, b) => a + b, 0);
-    const modelUsd = (modelCalls * (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25)) / 1e6;
+    const callUsd = (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25) / 1e6;
+    const modelUsd = modelCalls * callUsd;
     const invocations = Object.values(lambda.stats.invocations).reduce((a, b) => a + b, 0);
     const requestsUsd =
       invocations * AWS_PRICES.lambdaRequest +
@@ -255,6 +269,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         status: run?.status ?? 'none',
         generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
         transientAsSe: without.has('transient-redelivery'),
+        // Each recorded item's call booked once is the run's right cost; more is a call booked twice.
+        overbookedCalls: Math.round(((run?.costUsd ?? 0) - recorded * callUsd) / callUsd),
       }),
       detail: {
         status: run?.status,
@@ -278,6 +294,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         peak: lambda.stats.peak,
         gb_s: lambda.stats.gbSeconds,
         without: [...without],
+        ...(sweep ? { sweep: sweep.stats() } : {}),
         simulator: { store_mb: Math.round(store.heldBytes / 1e6), held_items: dynamo.heldItems, rss_mb: Math.round(process.memoryUsage().rss / 1e6) },
       },
     };

@@ -41,6 +41,8 @@ describe('cloud-scale simulation', () => {
     expect(before.detail.model_calls as number).toBeGreaterThan(600);
     expect(before.detail.booked_model_usd as number).toBeGreaterThan(600 * CALL_USD + CALL_USD / 2);
     expect(after.detail.booked_model_usd).toBeCloseTo(600 * CALL_USD, 4);
+    expect(before.bottleneck).toMatch(/^model cost booked twice: [1-9]\d* call\(s\) booked beyond one per recorded item$/);
+    expect(after.bottleneck).not.toMatch(/booked twice/);
     // Without duplicate deliveries there is nothing to book twice, ids or not.
     expect(duplicates.detail.booked_model_usd).toBeCloseTo(600 * CALL_USD, 4);
   }, 300_000);
@@ -61,6 +63,23 @@ describe('cloud-scale simulation', () => {
 
     expect(result.se).toBeGreaterThan(0);
   }, 300_000);
+
+  it("answers the judges' synchronous runner invokes with 429 when a sweep's judges share the account and runners reserve nothing; reserved, none", async () => {
+    // Every image judging at once (--sweep) at a wide generate stage: without reservations the judge mappings scale out over the account's 1,000.
+    const reserved = await runSimulation({ items: 1000, generateMaxConcurrency: 300, sweep: true });
+    const shared = await runSimulation({ items: 1000, generateMaxConcurrency: 300, sweep: true, without: ['runner-reservation'] });
+    const runnerThrottles = (r: typeof reserved) =>
+      Object.entries(r.detail.throttles as Record<string, number>)
+        .filter(([fn]) => fn.startsWith('runner-'))
+        .reduce((sum, [, n]) => sum + n, 0);
+
+    expect(reserved).toMatchObject({ completed: 1000, se: 0, missing: 0, dlq: 0 });
+    expect(runnerThrottles(reserved)).toBe(0);
+    expect(runnerThrottles(shared)).toBeGreaterThan(0);
+    expect(shared.bottleneck).toMatch(/^runners throttled: \d+ synchronous invoke\(s\) from judges answered 429 \(TooManyRequestsException\)/);
+    // The throttled items wait out the judge's visibility timeout (30 minutes) once more.
+    expect(shared.virtual_wall_s).toBeGreaterThan(reserved.virtual_wall_s + 1500);
+  }, 600_000);
 
   it('records SE and under-books the model cost when the cost guard writes the run row that unsharded records hold', async () => {
     // With shards no record transaction holds the run row any more: the race needs both fixes reverted.
