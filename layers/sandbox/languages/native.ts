@@ -3,6 +3,7 @@
  * compilation, and the unit-test wrapper that renames the test's `main`.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ToolchainInfo } from '#core/ports.ts';
@@ -24,6 +25,14 @@ export const COMPILER_ENV = { PATH: '/usr/bin:/bin', LANG: 'C' };
  * A glibc older than 2.35 ignores the tunables it does not know.
  */
 export const COMPILER_MALLOC_ENV = { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1:glibc.malloc.top_pad=33554432' };
+
+/**
+ * glibc uses huge pages only after reading the kernel's setting from here, which the sandbox
+ * does not show by default (without it, `hugetlb=1` silently does nothing): compilations get
+ * this directory read-only. It holds the transparent-huge-page settings, nothing else.
+ */
+const THP_SETTINGS = '/sys/kernel/mm/transparent_hugepage';
+export const COMPILER_READ_ONLY: readonly string[] = existsSync(THP_SETTINGS) ? [THP_SETTINGS] : [];
 
 /** `gcc -dumpfullversion` and friends, memoised per compiler. */
 const versions = new Map<string, Promise<string | undefined>>();
@@ -53,7 +62,12 @@ export async function compileNative(
   env: Record<string, string> = {},
 ): Promise<CompileResult> {
   // gcc's temporary files go to the build directory: the sandbox lets compilers write nowhere else.
-  const raw = await ctx.sandboxed({ argv, workDir: buildDir, readOnly, env: { ...COMPILER_ENV, ...COMPILER_MALLOC_ENV, ...env, TMPDIR: buildDir } });
+  const raw = await ctx.sandboxed({
+    argv,
+    workDir: buildDir,
+    readOnly: [...readOnly, ...COMPILER_READ_ONLY],
+    env: { ...COMPILER_ENV, ...COMPILER_MALLOC_ENV, ...env, TMPDIR: buildDir },
+  });
   // Diagnostics name files relative to the build, as a user compiling main.c would see them.
   const r = { ...raw, stderr: raw.stderr.split(`${buildDir}/`).join(''), stdout: raw.stdout.split(`${buildDir}/`).join('') };
   if (r.exitCode === 0 && r.signal === null && !r.wallTimeout) return { ok: true, diagnostics: r.stderr };
