@@ -1,12 +1,14 @@
-// pe-gcc-preload.so may change only where g++'s memory comes from: with it and without it,
-// the same sources give byte-identical objects and identical diagnostics, the precompiled
-// header is still used, and its copy-on-write page faults are gone.
+// pe-gcc-preload.so and the compilers' malloc settings (COMPILER_MALLOC_ENV) may change only
+// where g++'s memory comes from: with them and without them, the same sources give
+// byte-identical objects, programs and diagnostics, the precompiled header is still used, and
+// its copy-on-write page faults are gone.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CPP_UNIT_TEST_FLAGS, cppCompileArgv, cppCompileEnv } from '#sandbox/languages/cpp.ts';
 import { ensureGccPreload, gccPreloadName } from '#sandbox/languages/gcc-preload.ts';
+import { COMPILER_MALLOC_ENV } from '#sandbox/languages/native.ts';
 import { ensurePch } from '#sandbox/languages/pch.ts';
 import { defaultSandboxCacheDir } from '#sandbox/executor.ts';
 import { ROOT } from '../support/cli.ts';
@@ -26,25 +28,33 @@ function childFaults(): number {
   return Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ')[8]);
 }
 
-/** Compiles `source` to an object with the unit-test flags, the PCH and -H; with the preload when given. */
+const readOrUndefined = (path: string): Buffer | undefined => {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Compiles `source` to an object with the unit-test flags, the PCH and -H, then links it as a
+ * run does; with the preload and the malloc settings when a preload is given, plain without.
+ */
 function compile(name: string, source: string, pch: string, preload: string | undefined) {
   const build = join(dirs.root, `${name}-${preload ? 'preload' : 'plain'}`);
   mkdirSync(build, { recursive: true });
   writeFileSync(join(build, 'main.cpp'), source);
   const [cxx, ...args] = cppCompileArgv(build, pch, CPP_UNIT_TEST_FLAGS);
   const compileOnly = args.filter((a) => a !== '-fuse-ld=gold').map((a) => (a === join(build, 'prog') ? join(build, 'main.o') : a));
-  const env = { PATH: '/usr/bin:/bin', LANG: 'C', ...cppCompileEnv(preload).env };
+  const env = { PATH: '/usr/bin:/bin', LANG: 'C', ...(preload ? COMPILER_MALLOC_ENV : {}), ...cppCompileEnv(preload).env };
   const before = childFaults();
   const r = spawnSync(cxx as string, ['-H', '-Wall', '-c', ...compileOnly], { cwd: build, env, encoding: 'utf8' });
   const faults = childFaults() - before;
   const diagnostics = r.stderr.split(`${build}/`).join('');
-  let object: Buffer | undefined;
-  try {
-    object = readFileSync(join(build, 'main.o'));
-  } catch {
-    object = undefined;
-  }
-  return { status: r.status, diagnostics, faults, object };
+  const object = readOrUndefined(join(build, 'main.o'));
+  // The link a run does (the same driver and linker flags), from that object.
+  if (object) spawnSync(cxx as string, [...args.filter((a) => a === '-fuse-ld=gold'), '-o', join(build, 'prog'), join(build, 'main.o')], { cwd: build, env });
+  return { status: r.status, diagnostics, faults, object, program: readOrUndefined(join(build, 'prog')) };
 }
 
 describe('pe-gcc-preload.so', () => {
@@ -55,7 +65,7 @@ describe('pe-gcc-preload.so', () => {
     expect(gccPreloadName()).toMatch(/^pe-gcc-preload-[0-9a-f]{12}\.so$/u);
   });
 
-  it('leaves objects and diagnostics byte-identical, the PCH still used, without its copy-on-write faults', async () => {
+  it('leaves objects, programs and diagnostics byte-identical, the PCH still used, without its copy-on-write faults', async () => {
     // The machine's own cache (where a run keeps them): building the header again takes minutes on a busy machine.
     const built = await ensurePch(defaultSandboxCacheDir(), '/usr/bin/g++', CPP_UNIT_TEST_FLAGS);
     const lib = await ensureGccPreload(dirs.cacheDir);
@@ -68,6 +78,8 @@ describe('pe-gcc-preload.so', () => {
       expect(fast.status, name).toBe(plain.status);
       expect(fast.diagnostics, name).toBe(plain.diagnostics);
       expect(fast.object?.equals(plain.object ?? Buffer.alloc(0)) ?? plain.object === undefined, name).toBe(true);
+      expect(fast.program?.equals(plain.program ?? Buffer.alloc(0)) ?? plain.program === undefined, name).toBe(true);
+      if (plain.status === 0) expect(plain.program, name).toBeDefined();
       expect(plain.diagnostics, name).toMatch(/^! .*stdc\+\+\.h\.gch/mu);
       // The PCH's pages are no longer faulted in one by one (measured: ~14,000 → ~2,600).
       expect(fast.faults, name).toBeLessThan(plain.faults * 0.6);
