@@ -44,7 +44,8 @@ describe.each(['bwrap', 'rlimits'] as const)('the Kotlin programs class-data arc
     const path = join(suite.dirs.cacheDir, archive as string);
     const before = digest(path);
 
-    expect(await run(probe(path), 'fun dublu(n: Int): Int = 2 * n\n')).toMatchObject({ verdict: 'OK', testsPassed: 1 });
+    const probed = await run(probe(path), 'fun dublu(n: Int): Int = 2 * n\n');
+    expect(probed, probed.error).toMatchObject({ verdict: 'OK', testsPassed: 1 });
     expect(await run(probe(path), 'fun dublu(n: Int): Int = 3 * n\n')).toMatchObject({ verdict: 'RE' });
     expect(await run(plain, 'fun dublu(n: Int): Int { kotlin.system.exitProcess(0) }\n')).toMatchObject({ verdict: 'WA' });
     expect(digest(path)).toBe(before);
