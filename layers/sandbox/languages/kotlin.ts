@@ -59,8 +59,9 @@ function stdlibFor(cacheDir: string, source: string): string {
 
 /**
  * The class-data archive programs start from (kotlin-cds.ts), once one no program can write
- * is ready: the image's prebuilt one, else one dumped into the cache in the background (runs
- * before it is ready start from the JDK's default archive, with the same verdicts).
+ * is ready: in an executor container the image's prebuilt one, elsewhere one dumped into the
+ * cache in the background (runs before it is ready start from the JDK's default archive, with
+ * the same verdicts).
  */
 let programArchive: ProgramArchive | undefined;
 /** The cache and isolation the archive was prepared for (an executor with others prepares its own). */
@@ -72,8 +73,10 @@ async function prepareArchive(ctx: RuntimeContext, stdlib: string, key: string):
     const archive = archivePath(ctx.prebuiltDir, prebuiltStdlib);
     if (existsSync(prebuiltStdlib) && verifiedArchive(archive) && outOfProgramsReach(archive, ctx.programWriters)) {
       if (archiveFor === key) programArchive = { archive, stdlib: prebuiltStdlib };
-      return;
     }
+    // An executor container: its image dumps the archive at build time; one dumped here, in a
+    // cache the after-item check watches, would show as files appearing and vanishing.
+    return;
   }
   if (!outOfProgramsReach(ctx.cacheDir, ctx.programWriters)) return; // programs could replace it
   const archive = await buildProgramArchive(ctx.cacheDir, stdlib);
