@@ -37,7 +37,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './index.ts';
 import { cppFloor, kotlinFloor, pythonFloor, type Floor } from './support/floor.ts';
-import { FIDELITY, freshTmp, seedMachineWide } from './support/fidelity-tmp.ts';
+import { FIDELITY, freshTmp, kotlinArchiveFor, seedMachineWide } from './support/fidelity-tmp.ts';
 import { childrenCpuS, loadNote, measureRun, ROOT, type MeasuredRun } from './support/measure-run.ts';
 import { mxevalDir, mxevalNote, mxevalTime } from './support/mxeval-time.ts';
 import { aggregateAgain, itemTimes, sandboxSetup } from './support/run-parts.ts';
@@ -125,6 +125,7 @@ export async function run(): Promise<BenchRow[]> {
       for (let round = 1; round <= rounds; round++) {
         const tag = `${language} #${round}`;
         const tmp = freshTmp(root, `${set}-${round}`, seed);
+        await kotlinArchiveFor(tmp);
         const home = join(root, `home-${set}-${round}`);
         const r: MeasuredRun = await measureRun(args, { home, tmp, viaNpx: true });
         const items = itemTimes(home, r.summary.run_id);

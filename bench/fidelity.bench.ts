@@ -12,7 +12,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './index.ts';
-import { FIDELITY, freshTmp, seedMachineWide } from './support/fidelity-tmp.ts';
+import { FIDELITY, freshTmp, kotlinArchiveFor, seedMachineWide } from './support/fidelity-tmp.ts';
 import { loadNote, measureRun } from './support/measure-run.ts';
 import { mxevalDir, mxevalNote, mxevalTime } from './support/mxeval-time.ts';
 const SETS = [
@@ -34,6 +34,7 @@ export async function run(): Promise<BenchRow[]> {
       if (only && !only.includes(set)) continue;
       const mx = await mxevalTime(checkout, set, root);
       const tmp = freshTmp(root, set, seed);
+      await kotlinArchiveFor(tmp);
       const r = await measureRun(['-b', `mxeval:${join(FIDELITY, `${set}.problems.jsonl`)}`, '-m', `replay:${join(FIDELITY, `${set}.samples.jsonl`)}`], {
         home: join(root, `home-${set}`),
         tmp,

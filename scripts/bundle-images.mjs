@@ -9,6 +9,7 @@
 //   pe-supervisor.c  the sandbox supervisor's C source, which the sandbox reads beside its code
 //   KotlinCompileServer.java  the compile server's source, which the sandbox reads beside its code
 //   python-checker.py  the long-lived Python syntax checker's source, read the same way
+//   kotlin-cds-classes.txt  the classes of the Kotlin programs' class-data archive, read the same way
 //   pe-gcc-preload.c  the library g++ compiles with (layers/sandbox/languages/gcc-preload.ts), read the same way
 // The images are the language registry's (EXECUTOR_IMAGES, layers/core/languages/index.ts):
 // the build fails unless the Dockerfile has a stage for each.
@@ -68,5 +69,6 @@ await build({
 copyFileSync(join(root, 'layers/sandbox/kotlin-server/KotlinCompileServer.java'), join(outdir, 'KotlinCompileServer.java'));
 copyFileSync(join(root, 'layers/sandbox/pe-supervisor.c'), join(outdir, 'pe-supervisor.c'));
 copyFileSync(join(root, 'layers/sandbox/languages/python-checker.py'), join(outdir, 'python-checker.py'));
+copyFileSync(join(root, 'layers/sandbox/languages/kotlin-cds-classes.txt'), join(outdir, 'kotlin-cds-classes.txt'));
 copyFileSync(join(root, 'layers/sandbox/languages/pe-gcc-preload.c'), join(outdir, 'pe-gcc-preload.c'));
 console.log(`bundled ${outdir}`);

@@ -4,8 +4,9 @@
  * Kotlin compile server, stdlib copy) but no compiled sample — a cold compile cache, as a
  * user's second run on a new dataset has.
  */
-import { chmodSync, cpSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildProgramArchive } from '../../layers/sandbox/languages/kotlin-cds.ts';
 import { measureRun, ROOT } from './measure-run.ts';
 
 export const FIDELITY = join(ROOT, '..', 'shared', 'fidelity');
@@ -22,6 +23,17 @@ export function freshTmp(root: string, name: string, seed: string | undefined): 
     });
   }
   return tmp;
+}
+
+/**
+ * Dumps the Kotlin programs' class-data archive for `tmp`'s sandbox cache, untimed, as a
+ * user's earlier run on the machine would have: an archive names the stdlib copy's path and
+ * modification time, so the seed's copied one never matches (layers/sandbox/languages/kotlin-cds.ts).
+ */
+export async function kotlinArchiveFor(tmp: string): Promise<void> {
+  const cache = join(tmp, 'polyeval-cache');
+  const stdlib = existsSync(cache) ? readdirSync(cache).find((name) => /^kotlin-stdlib-[0-9a-f]{16}\.jar$/u.test(name)) : undefined;
+  if (stdlib) await buildProgramArchive(cache, join(cache, stdlib));
 }
 
 /**

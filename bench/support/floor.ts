@@ -6,7 +6,7 @@
  * - Python: `python3 -I -B main.py <token>` per sample (one interpreter start plus the program);
  * - C++: the run's own g++ command (MXEval's flags, the precompiled header) and the program;
  * - Kotlin: a compilation by an already warm compile server, then `java … PolyevalEntry <token>`
- *   (the server's start-up is reported on its own).
+ *   from the run's class-data archive when it has one (the server's start-up is reported on its own).
  * No polyeval run can be faster than its floor on the same machine.
  */
 import { execFile } from 'node:child_process';
@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { childrenCpuS } from './measure-run.ts';
 import { cppCompileArgv, CPP_UNIT_TEST_FLAGS } from '../../layers/sandbox/languages/cpp.ts';
 import { JVM_RUN_FLAGS, jdkTool } from '../../layers/sandbox/languages/jvm.ts';
+import { archivePath, verifiedArchive } from '../../layers/sandbox/languages/kotlin-cds.ts';
 import { createKotlinCompiler } from '../../layers/sandbox/languages/kotlin-compiler.ts';
 import { ensurePch } from '../../layers/sandbox/languages/pch.ts';
 import { pythonRuntime } from '../../layers/sandbox/languages/python.ts';
@@ -109,6 +110,11 @@ export async function kotlinFloor(cacheDir: string, scratch: string, jobs: numbe
   const dirs = builds(cacheDir, 'Main.kt');
   const compileMs: number[] = [];
   const runMs: number[] = [];
+  // Programs start from the run's class-data archive when it has one (kotlin-cds.ts), the stdlib it was dumped for first.
+  const copy = readdirSync(cacheDir).find((name) => /^kotlin-stdlib-[0-9a-f]{16}\.jar$/u.test(name));
+  const archive = copy === undefined ? undefined : verifiedArchive(archivePath(cacheDir, join(cacheDir, copy)));
+  const classPath = (out: string): string[] =>
+    archive && copy ? [`-XX:SharedArchiveFile=${archive}`, '-cp', `${join(cacheDir, copy)}:${out}`] : ['-cp', `${out}:${compiler.stdlibJar()}`];
   try {
     const wallS = await timed(dirs, jobs, async (dir, i) => {
       const out = join(scratch, `kt-${i}`);
@@ -118,7 +124,8 @@ export async function kotlinFloor(cacheDir: string, scratch: string, jobs: numbe
       compileMs.push(performance.now() - c0);
       if (!r.ok) return;
       const mainClass = source.includes('object PolyevalEntry') ? 'PolyevalEntry' : 'MainKt';
-      runMs.push(await ms(jdkTool('launcher'), ['-Xmx512m', ...JVM_RUN_FLAGS, '-cp', `${out}:${compiler.stdlibJar()}`, mainClass, TOKEN], out));
+      const start = classPath(out);
+      runMs.push(await ms(jdkTool('launcher'), ['-Xmx512m', ...JVM_RUN_FLAGS, ...start, mainClass, TOKEN], out));
     });
     await compiler.close();
     // The server's CPU (its start-up included) is counted once it has exited.

@@ -86,7 +86,7 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
   await ensureSharedDir(workRoot);
   const supervisor = await ensureSupervisor(cacheDir, options.prebuiltDir);
   const iso = await resolveIsolation(options.isolation ?? 'auto', { ...options.isolationOptions, supervisor });
-  const ctx = createRuntimeContext(iso, supervisor, { cacheDir, workRoot, kotlinMode: options.kotlinMode ?? 'warm' });
+  const ctx = createRuntimeContext(iso, supervisor, { cacheDir, workRoot, kotlinMode: options.kotlinMode ?? 'warm', prebuiltDir: options.prebuiltDir });
 
   const ready = new Map<LanguageId, Promise<LanguageRuntime>>();
   const runtimeFor = (language: LanguageId): Promise<LanguageRuntime> => {

@@ -48,10 +48,12 @@ const SERVICE_LIMITS: SandboxLimits = {
 export function createRuntimeContext(
   iso: IsolationConfig,
   supervisor: string,
-  opts: { cacheDir: string; workRoot: string; kotlinMode: 'warm' | 'cold' },
+  opts: { cacheDir: string; workRoot: string; kotlinMode: 'warm' | 'cold'; prebuiltDir?: string | undefined },
 ): RuntimeContext {
   return {
     cacheDir: opts.cacheDir,
+    ...(opts.prebuiltDir === undefined ? {} : { prebuiltDir: opts.prebuiltDir }),
+    programWriters: { level: iso.level, landlock: iso.confine.landlock >= 1, uid: iso.dropTo ?? process.getuid?.() ?? 0 },
     kotlinMode: opts.kotlinMode,
     // Compilers are charged CPU time too; their wall safety net stretches with the load.
     sandboxed: (spec) =>

@@ -12,10 +12,23 @@ import type { ToolchainInfo } from '#core/ports.ts';
 import type { SandboxResult } from './sandbox-process.ts';
 import type { SandboxService } from './sandbox-service.ts';
 
+/** Who programs run as, and what confines their writes (from the executor's isolation). */
+export interface ProgramWriters {
+  level: 'bwrap' | 'rlimits';
+  /** Landlock confines programs' writes to their working directory. */
+  landlock: boolean;
+  /** The uid programs run as. */
+  uid: number;
+}
+
 /** Services a runtime may use while compiling. */
 export interface RuntimeContext {
   /** Machine-wide cache directory (0755), e.g. for the C++ precompiled header. */
   cacheDir: string;
+  /** A read-only directory of pieces built at `docker build` (the executor images' $POLYEVAL_CACHE, see `prebuild`). */
+  prebuiltDir?: string;
+  /** Who programs run as and what confines their writes: whether a shared file is out of their reach. */
+  programWriters: ProgramWriters;
   /** Runs a trusted-toolchain command on untrusted input inside the sandbox (compile limits). */
   sandboxed(spec: { argv: string[]; workDir: string; readOnly?: string[]; env?: Record<string, string> }): Promise<SandboxResult>;
   kotlinMode: 'warm' | 'cold';

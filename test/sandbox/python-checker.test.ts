@@ -25,7 +25,7 @@ beforeAll(async () => {
   const iso = await resolveIsolation('auto', { supervisor });
   const ctx = createRuntimeContext(iso, supervisor, { cacheDir: dirs.cacheDir, workRoot: dirs.workRoot, kotlinMode: 'warm' });
   withChecker = { ...ctx, sandboxed: (spec) => ((oneShots += 1), ctx.sandboxed(spec)) };
-  oneShotOnly = { cacheDir: ctx.cacheDir, kotlinMode: ctx.kotlinMode, sandboxed: ctx.sandboxed };
+  oneShotOnly = { cacheDir: ctx.cacheDir, kotlinMode: ctx.kotlinMode, programWriters: ctx.programWriters, sandboxed: ctx.sandboxed };
   await pythonRuntime.init(ctx);
 }, 120_000);
 

@@ -67,12 +67,22 @@ export function jvmEtc(): string[] {
 
 /**
  * The command that runs `mainClass` from `classPath` with `memoryMb` of heap. `readOnly`
- * lists the class path's entries (the JDK's own files are added here).
+ * lists the class path's entries (the JDK's own files are added here). `sharedArchive`: a
+ * checked class-data archive dumped for the class path's first entry (kotlin-cds.ts), bound
+ * read-only like the class path.
  */
-export function jvmRunCommand(p: { classPath: string[]; mainClass: string; memoryMb: number; args: string[]; readOnly: string[] }): RunCommand {
+export function jvmRunCommand(p: {
+  classPath: string[];
+  mainClass: string;
+  memoryMb: number;
+  args: string[];
+  readOnly: string[];
+  sharedArchive?: string | undefined;
+}): RunCommand {
+  const archive = p.sharedArchive === undefined ? [] : [`-XX:SharedArchiveFile=${p.sharedArchive}`];
   return {
-    argv: [jdkTool('launcher'), `-Xmx${p.memoryMb}m`, ...JVM_RUN_FLAGS, '-cp', p.classPath.join(':'), p.mainClass, ...p.args],
-    readOnly: [...p.readOnly, ...jvmEtc()],
+    argv: [jdkTool('launcher'), `-Xmx${p.memoryMb}m`, ...JVM_RUN_FLAGS, ...archive, '-cp', p.classPath.join(':'), p.mainClass, ...p.args],
+    readOnly: [...p.readOnly, ...(p.sharedArchive === undefined ? [] : [p.sharedArchive]), ...jvmEtc()],
     env: JVM_ENV,
     addressSpaceMb: p.memoryMb + JVM_RESERVED_MB,
     heapCapped: true,

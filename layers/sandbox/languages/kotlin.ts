@@ -10,13 +10,15 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
 import type { ToolchainOptions } from '#core/languages/spec.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { LanguageRuntime, RuntimeContext } from '../runtime.ts';
 import { ensureServerBuilt } from '../kotlin-server/build.ts';
+import { kotlinHome } from '../kotlin-server/toolchain.ts';
 import { createKotlinCompiler, type KotlinCompilerHandle } from './kotlin-compiler.ts';
+import { archivePath, buildProgramArchive, outOfProgramsReach, verifiedArchive, type ProgramArchive } from './kotlin-cds.ts';
 import { jdkTool, jvmOutOfMemory, jvmRunCommand, JVM_RUN_FLAGS } from './jvm.ts';
 
 // The compile server is shared by every executor of the process (one warm JVM), not its flags.
@@ -37,21 +39,48 @@ const java = (): string => jdkTool('launcher');
 /**
  * The stdlib jar the sandboxed JVM runs with: a copy in the machine-wide cache (0755), because
  * sandboxed code runs as an unprivileged uid that may not reach node_modules (a checkout
- * under /root, say).
+ * under /root, say). Named by its hash, so the image's prebuilt copy has the same name.
  */
 let runnableStdlib: string | undefined;
 
-function stdlibFor(ctx: RuntimeContext, source: string): string {
-  if (runnableStdlib && existsSync(runnableStdlib)) return runnableStdlib;
-  const bytes = readFileSync(source);
-  const target = join(ctx.cacheDir, `kotlin-stdlib-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.jar`);
+function stdlibName(bytes: Buffer): string {
+  return `kotlin-stdlib-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.jar`;
+}
+
+function stdlibFor(cacheDir: string, source: string): string {
+  const target = join(cacheDir, stdlibName(readFileSync(source)));
   if (!existsSync(target)) {
     const partial = `${target}.${process.pid}.tmp`;
-    writeFileSync(partial, bytes, { mode: 0o644 });
+    writeFileSync(partial, readFileSync(source), { mode: 0o644 });
     renameSync(partial, target);
   }
-  runnableStdlib = target;
   return target;
+}
+
+/**
+ * The class-data archive programs start from (kotlin-cds.ts), once one no program can write
+ * is ready: in an executor container the image's prebuilt one, elsewhere one dumped into the
+ * cache in the background (runs before it is ready start from the JDK's default archive, with
+ * the same verdicts).
+ */
+let programArchive: ProgramArchive | undefined;
+/** The cache and isolation the archive was prepared for (an executor with others prepares its own). */
+let archiveFor: string | undefined;
+
+async function prepareArchive(ctx: RuntimeContext, stdlib: string, key: string): Promise<void> {
+  if (ctx.prebuiltDir) {
+    const prebuiltStdlib = join(ctx.prebuiltDir, basename(stdlib));
+    const archive = archivePath(ctx.prebuiltDir, prebuiltStdlib);
+    if (existsSync(prebuiltStdlib) && verifiedArchive(archive) && outOfProgramsReach(archive, ctx.programWriters)) {
+      if (archiveFor === key) programArchive = { archive, stdlib: prebuiltStdlib };
+    }
+    // An executor container: its image dumps the archive at build time; one dumped here, in a
+    // cache the after-item check watches, would show as files appearing and vanishing.
+    return;
+  }
+  if (!outOfProgramsReach(ctx.cacheDir, ctx.programWriters)) return; // programs could replace it
+  const archive = await buildProgramArchive(ctx.cacheDir, stdlib);
+  if (archive && archiveFor === key && verifiedArchive(archive) && outOfProgramsReach(archive, ctx.programWriters)) programArchive = { archive, stdlib };
 }
 
 function getCompiler(ctx: RuntimeContext): KotlinCompilerHandle {
@@ -73,8 +102,14 @@ export const kotlinRuntime: LanguageRuntime = {
   sourceFile: 'Main.kt',
   async init(ctx) {
     const c = getCompiler(ctx);
-    stdlibFor(ctx, c.stdlibJar());
+    if (!runnableStdlib || !existsSync(runnableStdlib)) runnableStdlib = stdlibFor(ctx.cacheDir, c.stdlibJar());
     void c.warmUp(); // the server boots while the rest of the run gets going; never throws
+    const key = JSON.stringify([ctx.cacheDir, ctx.prebuiltDir, ctx.programWriters]);
+    if (archiveFor !== key) {
+      archiveFor = key;
+      programArchive = undefined;
+      void prepareArchive(ctx, runnableStdlib, key).catch(() => undefined);
+    }
   },
   async toolchain(ctx, options): Promise<ToolchainInfo> {
     try {
@@ -107,9 +142,13 @@ export const kotlinRuntime: LanguageRuntime = {
   },
   runCommand(buildDir, memoryMb, args) {
     if (!compiler) throw new HarnessError('kotlin runtime used before init()');
-    const stdlib = runnableStdlib ?? compiler.stdlibJar();
     const mainClass = readFileSync(join(buildDir, 'main-class'), 'utf8').trim();
-    return jvmRunCommand({ classPath: [join(buildDir, 'classes'), stdlib], mainClass, memoryMb, args, readOnly: [buildDir, stdlib] });
+    // The archive only with the stdlib it was dumped for, first on the class path; it is
+    // checked again before each run (a changed file would crash the JVM, not just slow it).
+    const shared = programArchive && verifiedArchive(programArchive.archive) ? programArchive : undefined;
+    const stdlib = shared?.stdlib ?? runnableStdlib ?? compiler.stdlibJar();
+    const classPath = [stdlib, join(buildDir, 'classes')];
+    return jvmRunCommand({ classPath, mainClass, memoryMb, args, readOnly: [buildDir, stdlib], sharedArchive: shared?.archive });
   },
   unitTestProgram(s) {
     // MXEval Kotlin tests are a top-level `fun main` (no parameters, `args: Array<String>` or
@@ -132,11 +171,17 @@ export const kotlinRuntime: LanguageRuntime = {
     return `${s.prompt}${s.completion}\n\n${s.test}\n\n${entry}\n`;
   },
   isOutOfMemory: jvmOutOfMemory,
-  prebuild: async () => `Kotlin compile server built in ${await ensureServerBuilt()}`,
+  async prebuild(cacheDir) {
+    const server = await ensureServerBuilt();
+    const archive = await buildProgramArchive(cacheDir, stdlibFor(cacheDir, kotlinHome().stdlibJar));
+    return `Kotlin compile server built in ${server}; programs' class-data archive: ${archive ?? 'none (the JDK cannot dump one)'}`;
+  },
   async close() {
     const c = compiler;
     compiler = undefined;
     compilerMode = undefined;
+    archiveFor = undefined;
+    programArchive = undefined;
     await c?.close();
   },
 };
