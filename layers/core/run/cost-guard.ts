@@ -5,7 +5,9 @@
  * Lambdas — never reserve past the cap together); after the call it settles the
  * reservation to the call's actual cost. The ledger's spend is therefore what was spent
  * plus what calls in flight may still spend. Projections learn from real usage: each is
- * scaled by the largest actual/projected ratio seen.
+ * scaled by the largest actual/projected ratio seen. Until a capped run's first billed call
+ * has settled, its on-demand calls go one at a time: several calls reserved at an uncalibrated
+ * projection would settle together past the cap.
  *
  * A process killed mid-call leaves its reservation in the ledger: the spend errs high,
  * never low.
@@ -29,6 +31,8 @@ export interface Reservation {
   readonly callId?: string;
   /** Charges booked against this reservation so far. */
   charges?: number;
+  /** Made before the run's first billed call settled: it alone was in flight. */
+  readonly pilot?: boolean;
 }
 
 export interface CostGuardOptions {
@@ -51,6 +55,11 @@ export class CostGuard {
   readonly #opts: CostGuardOptions;
   /** Largest actual/estimated ratio seen (≥ 1): projections learn from real usage. */
   #calibration = 1;
+  /** Whether a billed call has settled (the calibration has seen real usage). */
+  #calibrated = false;
+  /** The one call in flight before calibration: later reservations wait for it. */
+  #pilot: Promise<void> | undefined;
+  #endPilot: (() => void) | undefined;
 
   constructor(opts: CostGuardOptions) {
     this.#opts = opts;
@@ -66,19 +75,30 @@ export class CostGuard {
   }
 
   /**
-   * Reserves the projected cost of one call (`estimate` scaled by the calibration).
+   * Reserves the projected cost of one call (`estimate` scaled by the calibration). With
+   * `oneAtATimeUntilCalibrated` (calls that settle within seconds: on-demand generation, not a
+   * batch job that settles hours later), it waits while an uncalibrated call is in flight.
    * @throws RunStopped when the reservation would take the run past its cap.
    */
-  async reserve(estimate: number, callId?: string): Promise<Reservation> {
+  async reserve(estimate: number, callId?: string, opts: { oneAtATimeUntilCalibrated?: boolean } = {}): Promise<Reservation> {
     const { ledger, runId, capUsd } = this.#opts;
     const id = callId === undefined ? {} : { callId };
     if (capUsd === null) return { usd: 0, estimate, settled: false, ...id };
-    const usd = estimate * this.#calibration;
-    if (usd > 0 && !(await ledger.trySpend(runId, usd, capUsd, booking(callId, 'reserve')))) {
-      const spent = (await ledger.getRun(runId))?.costUsd ?? 0;
-      throw new RunStopped(`cost cap: $${spent.toFixed(6)} spent or reserved, the next call may cost up to $${usd.toFixed(6)}, cap $${capUsd}`);
+    const gated = opts.oneAtATimeUntilCalibrated === true;
+    while (gated && !this.#calibrated && this.#pilot) await this.#pilot;
+    const pilot = gated && !this.#calibrated;
+    if (pilot) this.#pilot = new Promise((resolve) => (this.#endPilot = resolve));
+    try {
+      const usd = estimate * this.#calibration;
+      if (usd > 0 && !(await ledger.trySpend(runId, usd, capUsd, booking(callId, 'reserve')))) {
+        const spent = (await ledger.getRun(runId))?.costUsd ?? 0;
+        throw new RunStopped(`cost cap: $${spent.toFixed(6)} spent or reserved, the next call may cost up to $${usd.toFixed(6)}, cap $${capUsd}`);
+      }
+      return { usd, estimate, settled: false, ...id, ...(pilot ? { pilot } : {}) };
+    } catch (error) {
+      if (pilot) this.#landPilot();
+      throw error;
     }
-    return { usd, estimate, settled: false, ...id };
   }
 
   /** Books the actual cost of a billed call against its reservation; returns the USD booked. */
@@ -95,6 +115,8 @@ export class CostGuard {
     const delta = actual - reservation.usd;
     if (delta !== 0) await this.#book(delta, id);
     if (reservation.estimate > 0 && actual > 0) this.#calibration = Math.max(this.#calibration, actual / reservation.estimate);
+    if (actual > 0) this.#calibrated = true;
+    if (reservation.pilot === true) this.#landPilot();
     return actual;
   }
 
@@ -103,6 +125,14 @@ export class CostGuard {
     const { ledger, runId, capUsd } = this.#opts;
     if (capUsd === null) await ledger.addCost(runId, usd, bookingId);
     else await ledger.trySpend(runId, usd, null, bookingId);
+  }
+
+  /** Lets the calls waiting on the pilot go on (one of them becomes the next pilot if still uncalibrated). */
+  #landPilot(): void {
+    const end = this.#endPilot;
+    this.#pilot = undefined;
+    this.#endPilot = undefined;
+    end?.();
   }
 
   /** Returns an unused reservation (the call failed before it was billed). */

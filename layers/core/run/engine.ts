@@ -167,7 +167,7 @@ export async function generateItem(ctx: RunContext, item: WorkItem): Promise<Gen
   const estimate = ctx.projectCost?.(prompt, maxTokens, calls) ?? 0;
   const guard = costGuardOf(ctx);
   // Stops before a call could overspend: spent, reserved by calls in flight, and this call.
-  const reservation = await guard.reserve(estimate, callIdOf(item));
+  const reservation = await guard.reserve(estimate, callIdOf(item), { oneAtATimeUntilCalibrated: true });
   const base = { item, usage: null, latencyMs: null, attempts: 0 };
   try {
     return await callProvider(ctx, task, item, prompt, byChoices, base, (usage) => guard.settle(reservation, usage));

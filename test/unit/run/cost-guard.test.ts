@@ -17,12 +17,29 @@ describe('CostGuard', () => {
   it('reserves projected costs in the ledger so calls in flight never pass the cap together', async () => {
     const l = await ledger();
     const guard = new CostGuard({ ledger: l, runId: 'r', capUsd: 0.05, costOf: perToken });
+    // One billed call first: until one has settled, on-demand calls go one at a time (next test).
+    await guard.settle(await guard.reserve(0.011), { promptTokens: 11, completionTokens: 0 });
 
-    const reservations = await Promise.allSettled(Array.from({ length: 8 }, () => guard.reserve(0.011)));
+    const reservations = await Promise.allSettled(Array.from({ length: 8 }, () => guard.reserve(0.011, undefined, { oneAtATimeUntilCalibrated: true })));
 
-    expect(reservations.filter((r) => r.status === 'fulfilled')).toHaveLength(4);
+    expect(reservations.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     expect(reservations.find((r) => r.status === 'rejected')).toMatchObject({ reason: { name: 'RunStopped', message: expect.stringContaining('cost cap') } });
     expect((await l.getRun('r'))?.costUsd).toBeCloseTo(0.044, 12);
+  });
+
+  it("lets a capped run's first call go alone, so calls that cost more than projected do not settle past the cap together", async () => {
+    const l = await ledger();
+    const guard = new CostGuard({ ledger: l, runId: 'r', capUsd: 0.05, costOf: perToken });
+    // Each call is projected at $0.01 and costs $0.02: four at once at the raw projection would book $0.08.
+    const call = async (): Promise<void> => {
+      const r = await guard.reserve(0.01, undefined, { oneAtATimeUntilCalibrated: true });
+      await guard.settle(r, { promptTokens: 20, completionTokens: 0 });
+    };
+
+    const calls = await Promise.allSettled(Array.from({ length: 4 }, call));
+
+    expect(calls.filter((c) => c.status === 'fulfilled')).toHaveLength(2);
+    expect((await l.getRun('r'))?.costUsd).toBeCloseTo(0.04, 12);
   });
 
   it('settles a reservation to the actual cost and returns an unused one', async () => {
