@@ -112,12 +112,16 @@ export class CostGuard {
       return actual;
     }
     reservation.settled = true;
-    const delta = actual - reservation.usd;
-    if (delta !== 0) await this.#book(delta, id);
-    if (reservation.estimate > 0 && actual > 0) this.#calibration = Math.max(this.#calibration, actual / reservation.estimate);
-    if (actual > 0) this.#calibrated = true;
-    if (reservation.pilot === true) this.#landPilot();
-    return actual;
+    try {
+      const delta = actual - reservation.usd;
+      if (delta !== 0) await this.#book(delta, id);
+      if (reservation.estimate > 0 && actual > 0) this.#calibration = Math.max(this.#calibration, actual / reservation.estimate);
+      if (actual > 0) this.#calibrated = true;
+      return actual;
+    } finally {
+      // Even when booking fails: the calls waiting on this one must not wait for ever.
+      if (reservation.pilot === true) this.#landPilot();
+    }
   }
 
   /** Books a settled amount: on the cap counter of a capped run, else as plain spend. */

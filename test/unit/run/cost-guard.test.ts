@@ -42,6 +42,22 @@ describe('CostGuard', () => {
     expect((await l.getRun('r'))?.costUsd).toBeCloseTo(0.04, 12);
   });
 
+  it('lets the waiting calls go on when booking the first call fails', async () => {
+    const l = await ledger();
+    const guard = new CostGuard({ ledger: l, runId: 'r', capUsd: 1, costOf: perToken });
+    const first = await guard.reserve(0.01, undefined, { oneAtATimeUntilCalibrated: true });
+    const second = guard.reserve(0.01, undefined, { oneAtATimeUntilCalibrated: true });
+    const trySpend = l.trySpend.bind(l);
+    l.trySpend = (...args) => {
+      l.trySpend = trySpend; // fails once: the first call's booking
+      return Promise.reject(new Error(`disk full (${args[0]})`));
+    };
+
+    await expect(guard.settle(first, { promptTokens: 20, completionTokens: 0 })).rejects.toThrow('disk full');
+
+    await expect(second).resolves.toMatchObject({ usd: 0.01 });
+  });
+
   it('settles a reservation to the actual cost and returns an unused one', async () => {
     const l = await ledger();
     const guard = new CostGuard({ ledger: l, runId: 'r', capUsd: 1, costOf: perToken });
