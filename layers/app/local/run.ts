@@ -139,7 +139,8 @@ function localPorts(opts: LocalRunOptions): RunPorts<SandboxExecutor> {
         generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
         scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: Math.max(4, jobs * 4) }),
         generateConcurrency: run.providerOptions?.concurrency ?? ctx.provider.concurrency ?? 4,
-        scoreConcurrency: jobs,
+        // Beyond the jobs, the samples the executor compiles ahead of their runs (batched Kotlin compilations).
+        scoreConcurrency: jobs + (ctx.executor?.compileAhead?.() ?? 0),
         ...(opts.gate ? { gate: opts.gate } : {}),
       };
     },
