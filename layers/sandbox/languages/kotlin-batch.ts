@@ -120,6 +120,8 @@ export function splitDiagnostics(diagnostics: string, dirs: readonly string[]): 
 
 export class KotlinBatcher {
   private readonly queue: Queued[] = [];
+  /** Compilations (batches or alone) in flight. */
+  private running = 0;
   constructor(private readonly deps: BatcherDeps) {}
 
   /** Queues one program; the next free compile slot takes it with whatever else is queued. */
@@ -139,23 +141,26 @@ export class KotlinBatcher {
 
   /** Runs in a slot: takes the queue's head and every batchable program with its flags (up to maxBatch). */
   private async drain(): Promise<void> {
-    const head = this.queue.shift();
+    const head = this.queue[0];
     if (!head) return; // an earlier slot task took it into its batch
     const group = [head];
     if (!head.alone && this.deps.warm()) {
-      for (let i = 0; i < this.queue.length && group.length < this.deps.maxBatch;) {
+      for (let i = 1; i < this.queue.length && group.length < this.deps.maxBatch; i++) {
         const next = this.queue[i] as Queued;
-        if (!next.alone && next.flagsKey === head.flagsKey) {
-          group.push(next);
-          this.queue.splice(i, 1);
-        } else i++;
+        if (!next.alone && next.flagsKey === head.flagsKey) group.push(next);
       }
+      // While a compilation runs, a batch short of maxBatch waits for it (more programs queue
+      // meanwhile): with every slot taking what little is queued, batches stay small.
+      if (group.length < this.deps.maxBatch && this.running > 0) return;
     }
-    if (group.length === 1) return this.alone(head);
+    for (const item of group) this.queue.splice(this.queue.indexOf(item), 1);
+    this.running += 1;
     try {
-      await this.batch(group);
-    } catch (error) {
-      for (const item of group) item.reject(error);
+      if (group.length === 1) await this.alone(head);
+      else await this.batch(group).catch((error: unknown) => group.forEach((item) => item.reject(error)));
+    } finally {
+      this.running -= 1;
+      if (this.queue.length > 0) void this.deps.slots(() => this.drain());
     }
   }
 
