@@ -2,13 +2,15 @@
 // batch compiles runs as alone, a CE sample gets exactly its solo diagnostics, and what
 // must compile alone does.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKotlinCompiler, type KotlinCompilerHandle } from '../../layers/sandbox/languages/kotlin-compiler.ts';
 import { hide } from '../../layers/sandbox/program-host.ts';
+import { createSandboxExecutor } from '../../layers/sandbox/executor.ts';
+import { scratch, unitTask } from './helpers.ts';
 
 const exec = promisify(execFile);
 const SLOW = 600_000;
@@ -112,6 +114,51 @@ describe('batched Kotlin compilations (real compile server)', () => {
       expect((await run(`${work}/out-${dirs - 2}`, undefined, 'mine.MainKt')).stdout).toBe('own package\n');
       expect((await run(`${work}/out-${dirs - 1}`, undefined, 'Named')).stdout).toBe('annotated\n');
       expect((await run(`${work}/out-${dirs}`, undefined)).stdout).toBe('K\n');
+    },
+    SLOW,
+  );
+});
+
+describe('the executor compiles Kotlin samples ahead of their runs', () => {
+  it(
+    'takes Kotlin samples beyond its concurrency once told Kotlin comes, and judges them as alone',
+    async () => {
+      const dirs = scratch('kt-ahead');
+      const executor = await createSandboxExecutor({ concurrency: 1, cacheDir: dirs.cacheDir, workRoot: dirs.workRoot });
+      try {
+        executor.prepare?.(['python']);
+        expect(executor.compileAhead?.()).toBe(0);
+        executor.prepare?.(['kotlin']);
+        expect(executor.compileAhead?.()).toBe(16);
+        const test = 'fun main() {\n    if (dublu(2) != 4) throw IllegalStateException("dublu(2)")\n}\n';
+        const codes = [
+          'fun dublu(n: Int): Int = 2 * n\n',
+          'fun dublu(n: Int): Int = n + n\n',
+          'fun dublu(n: Int): Int = 3 * n\n',
+          'fun dublu(n: Int): Int = "x"\n',
+          'fun dublu(n: Int): Int = n shl 1\n',
+        ];
+        const outcomes = await Promise.all(
+          codes.map((code) => executor.execute({ scorer: 'unit-tests', task: unitTask('kotlin', test, 'dublu'), language: 'kotlin', code })),
+        );
+        expect(outcomes.map((o) => o.verdict)).toEqual(['OK', 'OK', 'RE', 'CE', 'OK']);
+        // The failing run's stack trace reads as compiled alone, whether or not it was batched.
+        expect(outcomes[2]?.error).toContain('IllegalStateException: dublu(2)');
+        expect(outcomes[2]?.error).not.toMatch(/pe_[0-9a-f]/u);
+        expect(outcomes[3]?.error).toMatch(/Main\.kt:\d+:\d+: error: /u);
+        // …and it was batched: its build runs a class in a package of its own.
+        const builds = join(dirs.cacheDir, 'builds');
+        const mainClasses = await Promise.all(
+          (await readdir(builds)).map(async (d) => ({
+            source: await readFile(join(builds, d, 'Main.kt'), 'utf8'),
+            mainClass: await readFile(join(builds, d, 'main-class'), 'utf8'),
+          })),
+        );
+        expect(mainClasses.find((b) => b.source.includes('3 * n'))?.mainClass).toMatch(/^pe_[0-9a-f]{24}\.PolyevalEntry$/u);
+      } finally {
+        await executor.close();
+        await rm(dirs.root, { recursive: true, force: true });
+      }
     },
     SLOW,
   );
