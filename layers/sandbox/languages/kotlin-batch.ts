@@ -120,8 +120,6 @@ export function splitDiagnostics(diagnostics: string, dirs: readonly string[]): 
 
 export class KotlinBatcher {
   private readonly queue: Queued[] = [];
-  /** Compilations (batches or alone) in flight. */
-  private running = 0;
   constructor(private readonly deps: BatcherDeps) {}
 
   /** Queues one program; the next free compile slot takes it with whatever else is queued. */
@@ -149,19 +147,11 @@ export class KotlinBatcher {
         const next = this.queue[i] as Queued;
         if (!next.alone && next.flagsKey === head.flagsKey) group.push(next);
       }
-      // While a compilation runs, a batch short of maxBatch waits for it (more programs queue
-      // meanwhile): with every slot taking what little is queued, batches stay small.
-      if (group.length < this.deps.maxBatch && this.running > 0) return;
     }
     for (const item of group) this.queue.splice(this.queue.indexOf(item), 1);
-    this.running += 1;
-    try {
-      if (group.length === 1) await this.alone(head);
-      else await this.batch(group).catch((error: unknown) => group.forEach((item) => item.reject(error)));
-    } finally {
-      this.running -= 1;
-      if (this.queue.length > 0) void this.deps.slots(() => this.drain());
-    }
+    if (group.length === 1) return this.alone(head);
+    // A batch compiles in one compiler thread: each slot takes what is queued, so the server's threads all work.
+    await this.batch(group).catch((error: unknown) => group.forEach((item) => item.reject(error)));
   }
 
   private async alone(item: Queued): Promise<void> {
