@@ -108,7 +108,7 @@ export function judgeMaxConcurrency(fargateMaxTasks: number, reserved = RUNNER_R
     throw new ConcurrencyBudgetError(
       'runnerReservedConcurrency',
       `${reserved} per runner cannot hold its judges: the Lambda judge's queue mapping takes at least ${MAPPING_MIN_CONCURRENCY} at once ` +
-        `(an SQS event source mapping's minimum maxConcurrency) and the Fargate lane's ${fargateMaxTasks} task(s) × ${FARGATE_TASK_ITEMS} items ${fargate} more; ` +
+        `(an SQS event source mapping's minimum maxConcurrency) and the Fargate lane's ${fargateMaxTasks} task(s) × ${FARGATE_TASK_ITEMS} items hold ${fargate} more; ` +
         `reserve at least ${needed}, lower fargateMaxTasks, or 0 to reserve nothing`,
     );
   }
