@@ -21,6 +21,7 @@ const CONTEXT_KEYS = [
   'fargateLane',
   'fargateMaxTasks',
   'runnerReservedConcurrency',
+  'accountConcurrency',
   'alarmEmail',
   'batchQuotas',
   'batchTimeoutHours',

@@ -24,6 +24,7 @@ import { acknowledge, acknowledgeObjectPatterns, arnReference, stackArn } from '
 import { PolyevalFunction } from './node-function.ts';
 import { executeQueueEnvironment } from './pipeline.ts';
 import type { WorkQueue } from './work-queue.ts';
+import { BATCH_RESERVED_CONCURRENCY } from '../layers/app/cloud/concurrency-budget.ts';
 
 /** How often the batch stage looks at the jobs: batch jobs take minutes to hours, and the watchdog's stall window is 30 minutes. */
 export const BATCH_RATE = Duration.minutes(5);
@@ -84,7 +85,7 @@ export class BatchStage extends Construct {
       // async queue (retried up to 6 hours) until the running pass ends ("Lambda reserved
       // concurrency", "Asynchronous invocation" in the Lambda Developer Guide). An account too
       // small to reserve (runnerReservedConcurrency 0) reserves nothing here either.
-      ...(config.runnerReservedConcurrency > 0 ? { reservedConcurrentExecutions: 1 } : {}),
+      ...(config.runnerReservedConcurrency > 0 ? { reservedConcurrentExecutions: BATCH_RESERVED_CONCURRENCY } : {}),
       memorySize: 1024,
       environment: {
         BUCKET_NAME: bucket.bucketName,

@@ -8,6 +8,14 @@ import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../layers/core/bench
 import { InputError } from '../layers/core/errors.ts';
 import { parseSweep, sweepSpecs, type NightlySweep } from '../layers/app/cloud/sweep.ts';
 import { BEDROCK_BATCH_QUOTAS, bedrockBatchLimits, type BedrockBatchQuotas } from '../layers/providers/batch/bedrock-quotas.ts';
+import {
+  ACCOUNT_CONCURRENCY,
+  ConcurrencyBudgetError,
+  concurrencyBudget,
+  RUNNER_RESERVED_CONCURRENCY,
+  type ConcurrencyBudget,
+} from '../layers/app/cloud/concurrency-budget.ts';
+import { EXECUTOR_IMAGES } from './languages.ts';
 
 export type { NightlySweep };
 
@@ -42,6 +50,10 @@ export interface PolyevalConfig {
   fargateMaxTasks: number;
   /** Concurrency reserved for each runner function (0: none); the Lambda judges' mappings fit under it. */
   runnerReservedConcurrency: number;
+  /** The account's Regional concurrent executions (Service Quotas), which the deployment's functions share. */
+  accountConcurrency: number;
+  /** What each function may hold at once, fitted into the account at synth (layers/app/cloud/concurrency-budget.ts). */
+  concurrency: ConcurrencyBudget;
   /** The account's Bedrock batch inference quotas where they differ from AWS's defaults (layers/providers/batch/bedrock-quotas.ts). */
   batchQuotas?: Partial<BedrockBatchQuotas>;
   /** A Bedrock batch job's `timeoutDurationInHours` (24–168; default 168). */
@@ -61,6 +73,16 @@ function checkedQuotas(quotas: Partial<BedrockBatchQuotas>): Partial<BedrockBatc
     throw new ConfigError('batchQuotas', (error as Error).message);
   }
   return quotas;
+}
+
+/** The deployment's concurrency budget, or a {@link ConfigError} naming the setting the account cannot hold. */
+function fittedConcurrency(settings: Parameters<typeof concurrencyBudget>[0]): ConcurrencyBudget {
+  try {
+    return concurrencyBudget(settings);
+  } catch (error) {
+    if (error instanceof ConcurrencyBudgetError) throw new ConfigError(error.key, error.message);
+    throw error;
+  }
 }
 
 /** Raised at synth when a context value is missing or malformed. */
@@ -85,7 +107,8 @@ const DEFAULTS = {
   logRetentionDays: 30,
   fargateLane: true,
   fargateMaxTasks: 4,
-  runnerReservedConcurrency: 100,
+  runnerReservedConcurrency: RUNNER_RESERVED_CONCURRENCY,
+  accountConcurrency: ACCOUNT_CONCURRENCY,
 } as const;
 
 /** The retention periods CloudWatch Logs accepts. */
@@ -158,6 +181,7 @@ const ContextSchema = z.object({
   fargateLane: fromContext(z.boolean({ error: 'expected true or false' })).default(DEFAULTS.fargateLane),
   fargateMaxTasks: integer(1, 100).default(DEFAULTS.fargateMaxTasks),
   runnerReservedConcurrency: integer(0, 1000).default(DEFAULTS.runnerReservedConcurrency),
+  accountConcurrency: integer(1).default(DEFAULTS.accountConcurrency),
   batchQuotas: fromContext(
     z.partialRecord(z.enum(Object.keys(BEDROCK_BATCH_QUOTAS) as [keyof BedrockBatchQuotas]), z.int().min(1), {
       error: (issue) =>
@@ -276,6 +300,14 @@ export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
     fargateLane: values.fargateLane,
     fargateMaxTasks: values.fargateMaxTasks,
     runnerReservedConcurrency: values.runnerReservedConcurrency,
+    accountConcurrency: values.accountConcurrency,
+    concurrency: fittedConcurrency({
+      accountConcurrency: values.accountConcurrency,
+      runnerReservedConcurrency: values.runnerReservedConcurrency,
+      generateMaxConcurrency: values.generateMaxConcurrency,
+      fargateMaxTasks: values.fargateLane ? values.fargateMaxTasks : 0,
+      images: EXECUTOR_IMAGES.length,
+    }),
     providerKeysPath: values.providerKeysPath ?? providerKeysPathOf(stackName),
     ...(values.alarmEmail ? { alarmEmail: values.alarmEmail } : {}),
     ...(values.batchQuotas ? { batchQuotas: checkedQuotas(values.batchQuotas) } : {}),

@@ -26,7 +26,6 @@ import { EXECUTOR_IMAGES, type ExecutorImage } from './languages.ts';
 import { IMAGES_CONTEXT, imageBuildArgs } from './paths.ts';
 import type { Runners } from './runners.ts';
 import { WorkQueue } from './work-queue.ts';
-import { judgeMaxConcurrency } from '../layers/app/cloud/concurrency-budget.ts';
 
 /** A Lambda executor's timeout; longer work goes to the Fargate lane. */
 export const EXECUTOR_TIMEOUT = Duration.minutes(5);
@@ -67,10 +66,11 @@ export interface ExecutorsProps {
   securityGroup: ec2.ISecurityGroup;
   /** The runner functions the executors judge for (model code runs there, not here). */
   runners: Runners;
-  /** Fargate tasks per image that also judge with the same runner (0 without the Fargate lane). */
-  fargateMaxTasks: number;
-  /** Concurrency reserved for each runner (0: none): the judges' mappings fit under it. */
-  runnerReservedConcurrency: number;
+  /**
+   * Each Lambda judge mapping's `maxConcurrency` (undefined: none, when runners reserve nothing),
+   * fitted under its runner's reservation and the account's unreserved pool (PolyevalConfig.concurrency).
+   */
+  judgeMaxConcurrency: number | undefined;
 }
 
 /** One execute queue + container function per executor image, keyed by image id. */
@@ -116,8 +116,9 @@ export class Executors extends Construct {
         securityGroups: [props.securityGroup],
         environment: { ...executorEnvironment(image, props.bucket, props.ledger, props.aggregateQueue), ...props.runners.attachJudge(image.id, role) },
       });
-      // Never more judges at once than their runner has reserved, the Fargate lane's judges counted.
-      const maxConcurrency = judgeMaxConcurrency(props.fargateMaxTasks, props.runnerReservedConcurrency);
+      // Never more judges at once than their runner has reserved (the Fargate lane's judges
+      // counted) or than the unreserved pool holds beside the other functions.
+      const maxConcurrency = props.judgeMaxConcurrency;
       fn.addEventSource(
         new SqsEventSource(work.queue, { batchSize: 1, reportBatchItemFailures: true, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }),
       );

@@ -50,7 +50,7 @@ export function queueDepthSteps(maxTasks: number): { lower?: number; upper?: num
 }
 
 /** Properties of {@link FargateLane}: the executors' own, and the most tasks per image. */
-export interface FargateLaneProps extends Omit<ExecutorsProps, 'fargateMaxTasks' | 'runnerReservedConcurrency'> {
+export interface FargateLaneProps extends Omit<ExecutorsProps, 'judgeMaxConcurrency'> {
   maxTasks: number;
 }
 

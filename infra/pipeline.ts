@@ -73,7 +73,10 @@ export class Pipeline extends Construct {
     this.plan.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     queues.plan.queue.grantSendMessages(this.plan.role);
     queues.generate.queue.grantSendMessages(this.plan.role);
-    this.plan.function.addEventSource(new SqsEventSource(queues.plan.queue, { batchSize: 1, reportBatchItemFailures: true }));
+    // Capped so the account's unreserved pool holds every function at once (concurrency-budget.ts).
+    this.plan.function.addEventSource(
+      new SqsEventSource(queues.plan.queue, { batchSize: 1, maxConcurrency: config.concurrency.plan, reportBatchItemFailures: true }),
+    );
 
     this.generate = new PolyevalFunction(this, 'Generate', {
       ...common,
@@ -101,7 +104,7 @@ export class Pipeline extends Construct {
     this.generate.function.addEventSource(
       new SqsEventSource(queues.generate.queue, {
         batchSize: GENERATE_BATCH_SIZE,
-        maxConcurrency: config.generateMaxConcurrency,
+        maxConcurrency: config.concurrency.generate,
         reportBatchItemFailures: true,
       }),
     );
@@ -124,6 +127,8 @@ export class Pipeline extends Construct {
     });
     this.aggregate.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     this.bus.grantPutEventsTo(this.aggregate.role);
-    this.aggregate.function.addEventSource(new SqsEventSource(queues.aggregate.queue, { batchSize: 1, reportBatchItemFailures: true }));
+    this.aggregate.function.addEventSource(
+      new SqsEventSource(queues.aggregate.queue, { batchSize: 1, maxConcurrency: config.concurrency.aggregate, reportBatchItemFailures: true }),
+    );
   }
 }

@@ -72,8 +72,7 @@ export class PolyevalStack extends Stack {
       bucket,
       ledger,
       aggregateQueue: this.queues.aggregate.queue,
-      fargateMaxTasks: config.fargateLane ? config.fargateMaxTasks : 0,
-      runnerReservedConcurrency: config.runnerReservedConcurrency,
+      judgeMaxConcurrency: config.concurrency.judge,
       ...executorNetwork,
     });
     this.fargate = config.fargateLane

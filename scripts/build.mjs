@@ -1,5 +1,9 @@
 // Bundles the CLI into dist/polyeval.mjs so `npx polyeval` works right after `npm ci`
-// (npm runs `prepare` on install). Dependencies stay external: they are in node_modules.
+// (npm runs `prepare` on install). Dependencies stay external (they are in node_modules),
+// except the few in INLINE that every command loads at start: zod is ~170 small ES modules,
+// each resolved, read and compiled on its own by Node's ESM loader, which cost ~0.1 CPU-s
+// of every command's start on our 2-core machines; bundled, V8 compiles them as one script
+// (measured 2026-12-02, docs/development.md). They stay pinned dependencies in package.json.
 // The bundle is written beside its target and renamed into place, so a test run reading
 // dist/ never sees a half-written file while another build runs. The bundle is made
 // executable before the rename: `npx polyeval` runs the `bin` file directly, and a rename
@@ -7,6 +11,22 @@
 import { build } from 'esbuild';
 import { chmodSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** Packages bundled into the CLI rather than loaded from node_modules (pure ES modules only). */
+const INLINE = new Set(['zod']);
+
+/** Every bare import (`pkg`, `@scope/pkg`, `pkg/sub`) stays external unless its package is in INLINE. */
+const externalUnlessInlined = {
+  name: 'external-unless-inlined',
+  setup(b) {
+    b.onResolve({ filter: /^[^./#]/ }, (args) => {
+      if (args.kind === 'entry-point' || args.path.startsWith('node:')) return undefined;
+      const parts = args.path.split('/');
+      const name = args.path.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+      return INLINE.has(name) ? undefined : { external: true };
+    });
+  },
+};
 
 const tmp = join('dist', `.build-${process.pid}`);
 mkdirSync(tmp, { recursive: true });
@@ -19,7 +39,7 @@ try {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    plugins: [externalUnlessInlined],
     sourcemap: 'linked',
     banner: { js: '#!/usr/bin/env node' },
     logLevel: 'warning',

@@ -4,9 +4,10 @@
  * maxReceiveCount 5), read from the modules infra reads them from. Cold starts are
  * assumptions (container-image functions; Lambda does not document a figure).
  */
-import { judgeMaxConcurrency, RUNNER_RESERVED_CONCURRENCY } from '#app/cloud/concurrency-budget.ts';
+import { concurrencyBudget, RUNNER_RESERVED_CONCURRENCY } from '#app/cloud/concurrency-budget.ts';
 import { GENERATE_BATCH_SIZE } from '#app/cloud/retry-budget.ts';
 import { EXECUTOR_IMAGES, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
+import { ACCOUNT_CONCURRENCY } from './limits/concurrency.ts';
 import type { FunctionSpec } from './sim-lambda.ts';
 import { PROFILES, type SimLanguage } from './sim-model.ts';
 
@@ -18,6 +19,22 @@ export interface DeploymentOptions {
   /** Reserved concurrency for runners and maxConcurrency on judge mappings (the fix). */
   runnerReservation: boolean;
   fargateMaxTasks: number;
+}
+
+/**
+ * The mappings' caps as infra/config.ts fits them into the simulated account: with the fix,
+ * each judge gets what its runner holds and what generate, plan and aggregate leave; without
+ * it, the judges are uncapped (plan, aggregate and generate keep theirs).
+ */
+export function mappingCaps(options: DeploymentOptions) {
+  const budget = concurrencyBudget({
+    accountConcurrency: ACCOUNT_CONCURRENCY,
+    runnerReservedConcurrency: options.runnerReservation ? RUNNER_RESERVED_CONCURRENCY : 0,
+    generateMaxConcurrency: options.generateMaxConcurrency,
+    fargateMaxTasks: options.fargateMaxTasks,
+    images: EXECUTOR_IMAGES.length,
+  });
+  return { generate: budget.generate, plan: budget.plan, aggregate: budget.aggregate, judge: budget.judge };
 }
 
 export function functions(language: SimLanguage, options: DeploymentOptions) {
@@ -45,6 +62,6 @@ export function functions(language: SimLanguage, options: DeploymentOptions) {
     ),
     aggregate: fn('aggregate', 2048, 600, 1_200),
     generateBatch: GENERATE_BATCH_SIZE,
-    judgeMaxConcurrency: options.runnerReservation ? judgeMaxConcurrency(options.fargateMaxTasks) : undefined,
+    caps: mappingCaps(options),
   };
 }

@@ -109,24 +109,29 @@ export class SimLedger implements RunLedger, PartCounter {
     return Promise.resolve(new Set(this.#itemsOf(runId).keys()));
   }
 
-  /** With a booking id: its booking row and its shard's count row in one transaction (dynamo-run-ledger.ts addCost). */
+  /**
+   * With a booking id: its booking row and its shard's count row in one transaction
+   * (dynamo-run-ledger.ts addCost) — or, `costOnRunRow`, the run row, where spend was added
+   * before the cost row; the booking id is kept either way (`bookingIds` alone drops it).
+   */
   async addCost(runId: string, usd: number, bookingId?: string): Promise<void> {
-    if (bookingId === undefined || !this.#o.bookingIds || this.#o.costOnRunRow) {
+    if (bookingId === undefined || !this.#o.bookingIds) {
       await this.trySpend(runId, usd, null);
       return;
     }
     const { bookingKey, counterKey } = bookingPlace(runId, bookingId, this.#o.shards);
-    await this.#transact('addCost', [bookingKey, counterKey].map(keyOf), () => this.#book(runId, bookingId, usd, null));
+    const counter = this.#o.costOnRunRow ? runKey(runId) : counterKey;
+    await this.#transact('addCost', [bookingKey, counter].map(keyOf), () => this.#book(runId, bookingId, usd, null));
   }
 
-  /** With a booking id: its booking row and the cost row in one transaction (dynamo-run-ledger.ts trySpend). */
+  /** With a booking id: its booking row and the cost row (`costOnRunRow`: the run row) in one transaction (dynamo-run-ledger.ts trySpend). */
   async trySpend(runId: string, usd: number, capUsd: number | null, bookingId?: string): Promise<boolean> {
-    if (bookingId !== undefined && this.#o.bookingIds && !this.#o.costOnRunRow) {
+    const spendKey = this.#o.costOnRunRow ? runKey(runId) : costKey(runId);
+    if (bookingId !== undefined && this.#o.bookingIds) {
       const { bookingKey } = bookingPlace(runId, bookingId, this.#o.shards);
-      return this.#transact('trySpend', [bookingKey, costKey(runId)].map(keyOf), () => this.#book(runId, bookingId, usd, capUsd));
+      return this.#transact('trySpend', [bookingKey, spendKey].map(keyOf), () => this.#book(runId, bookingId, usd, capUsd));
     }
-    const key = this.#o.costOnRunRow ? runKey(runId) : costKey(runId);
-    return this.#single('trySpend', key, () => this.#book(runId, undefined, usd, capUsd));
+    return this.#single('trySpend', spendKey, () => this.#book(runId, undefined, usd, capUsd));
   }
 
   #book(runId: string, bookingId: string | undefined, usd: number, capUsd: number | null): boolean {

@@ -115,7 +115,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const sweep = options.sweep
     ? sweepNeighbours(lambda, language, {
         runnerReservation: !without.has('runner-reservation'),
-        fargateMaxTasks: 4,
+        judgeMaxConcurrency: fns.caps.judge,
         inactive: !without.has('inactive'),
         random,
       })
@@ -190,22 +190,22 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         iterations: 100,
       }),
     };
-    lambda.map({ fn: fns.plan, queue: queues.plan, batchSize: 1, handler: handlers.plan });
+    lambda.map({ fn: fns.plan, queue: queues.plan, batchSize: 1, maxConcurrency: fns.caps.plan, handler: handlers.plan });
     lambda.map({
       fn: fns.generate,
       queue: queues.generate,
       batchSize: fns.generateBatch,
-      maxConcurrency: options.generateMaxConcurrency ?? 5,
+      maxConcurrency: fns.caps.generate,
       handler: handlers.generate,
     });
     lambda.map({
       fn: fns.judge,
       queue: queues.execute,
       batchSize: 1,
-      ...(fns.judgeMaxConcurrency ? { maxConcurrency: fns.judgeMaxConcurrency } : {}),
+      ...(fns.caps.judge === undefined ? {} : { maxConcurrency: fns.caps.judge }),
       handler: handlers.execute,
     });
-    lambda.map({ fn: fns.aggregate, queue: queues.aggregate, batchSize: 1, handler: handlers.aggregate });
+    lambda.map({ fn: fns.aggregate, queue: queues.aggregate, batchSize: 1, maxConcurrency: fns.caps.aggregate, handler: handlers.aggregate });
 
     const api = { fn: 'api', startMs: 0, elapsedMs: 0, parallelMs: 0, chain: { api: 1 } };
     const [started] = await time.within(api, () =>

@@ -23,7 +23,7 @@
  * These judges are load, not verdicts: what they cost is in lambda_gb_s and cost_usd, what they
  * met in `--detail`'s `sweep`.
  */
-import { judgeMaxConcurrency, RUNNER_RESERVED_CONCURRENCY } from '#app/cloud/concurrency-budget.ts';
+import { RUNNER_RESERVED_CONCURRENCY } from '#app/cloud/concurrency-budget.ts';
 import { EXECUTOR_IMAGES } from '#core/languages/index.ts';
 import type { WorkQueue } from '#core/ports.ts';
 import { MAX_RECEIVE_COUNT, visibilityMs } from './deployment.ts';
@@ -52,7 +52,7 @@ export interface Sweep {
 export function sweepNeighbours(
   lambda: SimLambda,
   language: SimLanguage,
-  options: { runnerReservation: boolean; fargateMaxTasks: number; inactive: boolean; random: () => number },
+  options: { runnerReservation: boolean; judgeMaxConcurrency: number | undefined; inactive: boolean; random: () => number },
 ): Sweep {
   const own = EXECUTOR_IMAGES.find((i) => i.languages.includes(language))?.id ?? language;
   const profile = PROFILES[language];
@@ -73,7 +73,8 @@ export function sweepNeighbours(
     // The same idle stack: every image's runner is Inactive at the sweep's start, as the simulated run's.
     if (options.inactive) lambda.states.markInactive(runner.name);
     const queue = new SimSqsQueue<unknown>(judge.name, visibilityMs(judge), MAX_RECEIVE_COUNT);
-    const maxConcurrency = options.runnerReservation ? judgeMaxConcurrency(options.fargateMaxTasks) : undefined;
+    // The same cap as the run's own judge (deployment.ts mappingCaps): every image's judge gets one share.
+    const maxConcurrency = options.judgeMaxConcurrency;
     lambda.map({
       fn: judge,
       queue,

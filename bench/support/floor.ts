@@ -4,7 +4,8 @@
  * records. The programs are the ones the run assembled (read back from its compile cache),
  * built and run `jobs` at a time as the run did:
  * - Python: `python3 -I -B main.py <token>` per sample (one interpreter start plus the program);
- * - C++: the run's own g++ command (MXEval's flags, the precompiled header) and the program;
+ * - C++: the run's own g++ command (MXEval's flags, the precompiled header) with the run's own compiler
+ *   environment (pe-gcc-preload.so, the malloc settings), and the program with an empty environment;
  * - Kotlin: a compilation by an already warm compile server, then `java … PolyevalEntry <token>`
  *   from the run's class-data archive when it has one (the server's start-up is reported on its own).
  * No polyeval run can be faster than its floor on the same machine.
@@ -14,13 +15,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { childrenCpuS } from './measure-run.ts';
-import { cppCompileArgv, CPP_UNIT_TEST_FLAGS } from '../../layers/sandbox/languages/cpp.ts';
+import { cppCompileArgv, cppCompileEnv, CPP_UNIT_TEST_FLAGS } from '../../layers/sandbox/languages/cpp.ts';
+import { ensureGccPreload } from '../../layers/sandbox/languages/gcc-preload.ts';
 import { JVM_RUN_FLAGS, jdkTool } from '../../layers/sandbox/languages/jvm.ts';
 import { archivePath, verifiedArchive } from '../../layers/sandbox/languages/kotlin-cds.ts';
 import { createKotlinCompiler } from '../../layers/sandbox/languages/kotlin-compiler.ts';
+import { nativeCompilerEnv } from '../../layers/sandbox/languages/native.ts';
 import { ensurePch } from '../../layers/sandbox/languages/pch.ts';
 import { pythonRuntime } from '../../layers/sandbox/languages/python.ts';
 import type { RuntimeContext } from '../../layers/sandbox/runtime.ts';
+import { UNIT_TEST_LIMITS } from '../../layers/core/scoring/unit-tests.ts';
 
 const exec = promisify(execFile);
 const TOKEN = 'polyeval-floor-token';
@@ -61,9 +65,9 @@ export async function timed<T>(items: T[], jobs: number, work: (item: T, index: 
 }
 
 /** Runs a command, ignoring its exit status (failing samples are part of the work). */
-async function ms(file: string, args: string[], cwd: string): Promise<number> {
+async function ms(file: string, args: string[], cwd: string, env?: Record<string, string>, timeoutMs = 60_000): Promise<number> {
   const t0 = performance.now();
-  await exec(file, args, { cwd, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 }).catch(() => undefined);
+  await exec(file, args, { cwd, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs, ...(env ? { env } : {}) }).catch(() => undefined);
   return performance.now() - t0;
 }
 
@@ -84,8 +88,24 @@ export async function pythonFloor(cacheDir: string, scratch: string, jobs: numbe
   return { wallS, cpuS, compileMs: [], runMs, setupS: 0, startCpuMs, samples: dirs.length };
 }
 
+/**
+ * The C++ floor's compile of `source` into `out`: the run's own command (MXEval's flags, the
+ * precompiled header) with the run's own compiler environment — pe-gcc-preload.so and the
+ * compilers' malloc settings (native.ts nativeCompilerEnv) — so the floor is what the same
+ * compiler costs here without polyeval around it, not a slower bare `g++`.
+ */
+export function cppFloorCompile(
+  out: string,
+  source: string,
+  pch: string | undefined,
+  preload: string | undefined,
+): { argv: string[]; env: Record<string, string> } {
+  const argv = cppCompileArgv(out, pch, CPP_UNIT_TEST_FLAGS).map((a) => (a === join(out, 'main.cpp') ? source : a));
+  return { argv, env: nativeCompilerEnv(out, cppCompileEnv(preload).env) };
+}
+
 export async function cppFloor(cacheDir: string, scratch: string, jobs: number): Promise<Floor> {
-  const pch = await ensurePch(cacheDir, '/usr/bin/g++', [...CPP_UNIT_TEST_FLAGS]);
+  const [pch, preload] = await Promise.all([ensurePch(cacheDir, '/usr/bin/g++', [...CPP_UNIT_TEST_FLAGS]), ensureGccPreload(cacheDir)]);
   const dirs = builds(cacheDir, 'main.cpp');
   const compileMs: number[] = [];
   const runMs: number[] = [];
@@ -93,9 +113,11 @@ export async function cppFloor(cacheDir: string, scratch: string, jobs: number):
   const wallS = await timed(dirs, jobs, async (dir, i) => {
     const out = join(scratch, `cpp-${i}`);
     mkdirSync(out, { recursive: true });
-    const argv = cppCompileArgv(out, pch.dir, CPP_UNIT_TEST_FLAGS).map((a) => (a === join(out, 'main.cpp') ? join(dir, 'main.cpp') : a));
-    compileMs.push(await ms(argv[0] as string, argv.slice(1), out));
-    if (existsSync(join(out, 'prog'))) runMs.push(await ms(join(out, 'prog'), [TOKEN], out));
+    const { argv, env } = cppFloorCompile(out, join(dir, 'main.cpp'), pch.dir, preload.path);
+    compileMs.push(await ms(argv[0] as string, argv.slice(1), out, env));
+    // The program as the sandbox starts it (an empty environment, never the compiler's), stopped
+    // at a run's time limit as MXEval stops it (10 s): a program that never ends costs the floor that, not 60 s.
+    if (existsSync(join(out, 'prog'))) runMs.push(await ms(join(out, 'prog'), [TOKEN], out, {}, UNIT_TEST_LIMITS.cpuMs));
   });
   return { wallS, cpuS: childrenCpuS() - cpu0, compileMs, runMs, setupS: 0, samples: dirs.length };
 }

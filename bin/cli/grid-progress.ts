@@ -8,7 +8,8 @@
  * learnt is the grid's, per language); cells not planned yet count with the items of a planned
  * cell of the same benchmark spec, and those with no such cell are named beside the ETA.
  */
-import { MultiBar, type SingleBar } from 'cli-progress';
+import type { MultiBar, SingleBar } from 'cli-progress';
+import { cliProgress } from './load-cli-progress.ts';
 import type { LocalRunOptions } from '#app/local/run.ts';
 import type { Verdict } from '#core/types.ts';
 import { formatEta, LanguageEta } from './eta.ts';
@@ -109,7 +110,7 @@ export function createGridProgress(stream: NodeJS.WriteStream = process.stderr, 
         runs.set(e.runId, state);
         const announce = `run ${e.runId} · ${e.benchmark} · ${labels[cell]?.model ?? ''} · ${e.total} items${e.done ? ` (${e.done} already recorded)` : ''}\n`;
         if (stream.isTTY) {
-          multi ??= new MultiBar({ stream, hideCursor: true, format: '{label} {bar} {value}/{total} · {info}' });
+          multi ??= new (cliProgress().MultiBar)({ stream, hideCursor: true, format: '{label} {bar} {value}/{total} · {info}' });
           gridBar ??= multi.create(1, 0, { label: 'grid', info: '' });
           multi.log(announce);
           state.bar = multi.create(e.total, e.done, { label: `  ${e.runId}`, info: '—' });

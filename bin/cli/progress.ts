@@ -3,7 +3,8 @@
  * few seconds otherwise (CI logs, pipes). Never touches stdout, which `--json` owns. The ETA
  * learns per-item time per language as items are recorded (see {@link LanguageEta}).
  */
-import { SingleBar } from 'cli-progress';
+import type { SingleBar } from 'cli-progress';
+import { cliProgress } from './load-cli-progress.ts';
 import type { Verdict } from '#core/types.ts';
 import { formatEta, LanguageEta } from './eta.ts';
 
@@ -32,7 +33,7 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr, quie
       eta.start(remaining ?? { item: t }, d);
       stream.write(`run ${runId} · ${benchmark} · ${t} items${d ? ` (${d} already recorded)` : ''}\n`);
       if (stream.isTTY) {
-        bar = new SingleBar({ stream, format: '  {bar} {value}/{total} · {verdicts} · ETA {eta_learnt}', hideCursor: true });
+        bar = new (cliProgress().SingleBar)({ stream, format: '  {bar} {value}/{total} · {verdicts} · ETA {eta_learnt}', hideCursor: true });
         bar.start(total, done, { verdicts: summary(), eta_learnt: formatEta(eta.seconds()) });
       }
     },

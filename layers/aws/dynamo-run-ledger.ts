@@ -230,15 +230,30 @@ export class DynamoRunLedger implements RunLedger {
   }
 
   /**
-   * Sends a two-part transaction (item row, then run row): true when it applied, false when
-   * the item row's condition failed (a duplicate), retried on TransactionConflict (often the
-   * duplicate itself touching the same rows); a missing run row is a HarnessError.
-   * The SDK's retry strategy does not cover the conflict: it arrives as a
-   * TransactionCanceledException (HTTP 400, not retryable) whose reason is in the body, and
-   * every item of a run updates the same run row, so conflicts are common and get their own
-   * budget here.
+   * Sends a two-part record transaction (item row, then its counter row): true when it applied,
+   * false when the item row's condition failed (a duplicate); a missing run row is a HarnessError.
    */
-  async #transact(command: TransactWriteCommand, op: string, runId: string, itemId: string): Promise<boolean> {
+  #transact(command: TransactWriteCommand, op: string, runId: string, itemId: string): Promise<boolean> {
+    return this.#sendTwoPart(command, op, runId, (part, error) => {
+      if (part === 0) return Promise.resolve(false);
+      throw new HarnessError(`cannot ${op} ${itemId}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
+    });
+  }
+
+  /**
+   * Sends a two-part transaction (a row written only once, then a counter row) until it applies
+   * (true) or a part's condition fails, which `onConditionFailed` answers (part 0 or 1; `again`
+   * sends it once more at once). Retried on TransactionConflict (often a duplicate touching the
+   * same rows). The SDK's retry strategy does not cover the conflict: it arrives as a
+   * TransactionCanceledException (HTTP 400, not retryable) whose reason is in the body, and the
+   * rows of a run's counters are shared, so conflicts are common and get their own budget here.
+   */
+  async #sendTwoPart(
+    command: TransactWriteCommand,
+    op: string,
+    runId: string,
+    onConditionFailed: (part: 0 | 1, error: unknown, attempt: number) => Promise<boolean | 'again'>,
+  ): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {
         await this.#doc.send(command);
@@ -246,9 +261,11 @@ export class DynamoRunLedger implements RunLedger {
       } catch (error) {
         const reasons = cancellationCodes(error);
         if (reasons === undefined) throw this.#fault(op, runId, error);
-        if (reasons[0] === 'ConditionalCheckFailed') return false;
-        if (reasons[1] === 'ConditionalCheckFailed') {
-          throw new HarnessError(`cannot ${op} ${itemId}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
+        const failed = reasons[0] === 'ConditionalCheckFailed' ? 0 : reasons[1] === 'ConditionalCheckFailed' ? 1 : undefined;
+        if (failed !== undefined) {
+          const answer = await onConditionFailed(failed, error, attempt);
+          if (answer === 'again') continue;
+          return answer;
         }
         if (!reasons.includes('TransactionConflict') || attempt + 1 >= CONFLICT_RETRIES) throw this.#fault(op, runId, error);
         await this.#sleep(fullJitterMs(attempt + 1, CONFLICT_BACKOFF));
@@ -370,24 +387,14 @@ export class DynamoRunLedger implements RunLedger {
         },
       ],
     });
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.#doc.send(command);
-        return true;
-      } catch (error) {
-        const reasons = cancellationCodes(error);
-        if (reasons === undefined) throw this.#fault(op, runId, error);
-        if (reasons[0] === 'ConditionalCheckFailed') return true;
-        if (reasons[1] === 'ConditionalCheckFailed') {
-          // A run created before cost rows existed: create its row (once), then book again.
-          if (counterKey.sk === costKey(runId).sk && attempt === 0 && (await this.#createCostRow(runId))) continue;
-          if (limit !== null) return false;
-          throw new HarnessError(`cannot ${op} ${bookingId}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
-        }
-        if (!reasons.includes('TransactionConflict') || attempt + 1 >= CONFLICT_RETRIES) throw this.#fault(op, runId, error);
-        await this.#sleep(fullJitterMs(attempt + 1, CONFLICT_BACKOFF));
-      }
-    }
+    return this.#sendTwoPart(command, op, runId, async (part, error, attempt) => {
+      // The booking row exists: booked before (a redelivery, a retried request).
+      if (part === 0) return true;
+      // A run created before cost rows existed: create its row (once), then book again.
+      if (counterKey.sk === costKey(runId).sk && attempt === 0 && (await this.#createCostRow(runId))) return 'again';
+      if (limit !== null) return false;
+      throw new HarnessError(`cannot ${op} ${bookingId}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
+    });
   }
 
   async #spend(operation: string, runId: string, usd: number, limit: number | null): Promise<boolean> {

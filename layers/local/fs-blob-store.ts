@@ -2,13 +2,23 @@
  * BlobStore over a directory that mirrors S3 keys (`.polyeval/store/<key>`). Writes go to
  * a temporary file and are renamed into place, so a reader (or a run killed midway) never
  * sees half an object.
+ *
+ * Objects are read and written with synchronous calls: they are small documents (an item, a
+ * manifest, a Parquet part), written once per sample, and each promise call crosses to libuv's
+ * thread pool and back — ~0.2 CPU-ms apiece on our paravirtualised 2-core machines (measured
+ * 2026-12-02), several times the write itself, on the core the sandboxed programs need.
+ * Those round trips were also where the event loop turned: a loop over objects (a CPU-only
+ * run's records, a resume's scan, the aggregation reading every item) now lets it turn every
+ * few ms instead (event-loop-turn.ts), so it never holds up the rest of the process.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
-import { makeDirs } from './make-dirs.ts';
+import { turnWhenDue } from './event-loop-turn.ts';
+import { makeDirsSync } from './make-dirs.ts';
 
 export class FsBlobStore implements BlobStore {
   readonly root: string;
@@ -27,19 +37,17 @@ export class FsBlobStore implements BlobStore {
 
   async put(key: string, body: string | Uint8Array, _contentType?: string): Promise<void> {
     const target = this.path(key);
-    await makeDirs(dirname(target));
+    makeDirsSync(dirname(target));
     const tmp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    await writeFile(tmp, body);
-    await rename(tmp, target);
+    writeFileSync(tmp, body);
+    renameSync(tmp, target);
+    await turnWhenDue();
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
-    try {
-      return new Uint8Array(await readFile(this.path(key)));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const bytes = readObject(this.path(key));
+    await turnWhenDue();
+    return bytes;
   }
 
   async getText(key: string): Promise<string | undefined> {
@@ -49,7 +57,7 @@ export class FsBlobStore implements BlobStore {
 
   async exists(key: string): Promise<boolean> {
     try {
-      return (await stat(this.path(key))).isFile();
+      return statSync(this.path(key)).isFile();
     } catch {
       return false;
     }
@@ -88,5 +96,15 @@ export class FsBlobStore implements BlobStore {
 
   locate(key: string): string {
     return this.path(key);
+  }
+}
+
+/** The object's bytes; undefined when there is no such object. */
+function readObject(path: string): Uint8Array | undefined {
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }

@@ -5,6 +5,7 @@
  * backpressure between stages.
  */
 import type { QueueMessage, WorkQueue } from '#core/ports.ts';
+import { turnWhenDue } from './event-loop-turn.ts';
 
 export interface InProcessWorkQueueOptions {
   maxAttempts?: number;
@@ -71,6 +72,9 @@ export class InProcessWorkQueue<T> implements WorkQueue<T> {
   async consume(handler: (message: QueueMessage<T>) => Promise<void>, options: { concurrency: number }): Promise<void> {
     const worker = async (): Promise<void> => {
       for (;;) {
+        // Messages are handed over as microtasks: between them the event loop gets its turn
+        // every few ms, so a run that needs no I/O never holds up the rest of the process.
+        await turnWhenDue();
         const message = await this.next();
         if (!message) return;
         this.inFlight++;

@@ -1,6 +1,6 @@
 /**
  * The price table: USD per million input/output tokens per model, and executor compute
- * prices. The shipped `prices.json` is overridable by a user JSON file of the same shape
+ * prices (AWS's list prices, aws-prices.ts). The shipped `prices.json` is overridable by a user JSON file of the same shape
  * (entries merge over the shipped ones), so a new model or region needs no release.
  */
 import { readFile } from 'node:fs/promises';
@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { InputError } from '#core/errors.ts';
 import type { TokenUsage } from '#core/types.ts';
 import shipped from './prices.json' with { type: 'json' };
+import { TABLE_COMPUTE_PRICES } from './aws-prices.ts';
 
 const modelPriceSchema = z.strictObject({
   input_per_mtok: z.number().nonnegative(),
@@ -67,9 +68,9 @@ export type ModelPrice = z.infer<typeof modelPriceSchema>;
 /** Cross-region inference-profile prefixes; a profile id is priced as its base model. */
 const PROFILE_PREFIX = /^(us|eu|apac|us-gov|ca|jp|au|global)\./;
 
-/** The shipped table. */
+/** The shipped table: prices.json's models and premiums, and AWS's compute prices (aws-prices.ts). */
 export function shippedPriceTable(): PriceTable {
-  return tableSchema.parse(shipped);
+  return tableSchema.parse({ ...shipped, compute: TABLE_COMPUTE_PRICES });
 }
 
 /**

@@ -212,8 +212,19 @@ export async function detectIsolation(options: IsolationOptions = {}, requested:
   return { level, bwrap, unprivilegedUid: true, confinement: probed, exposures: found, label, details };
 }
 
-/** bwrap arguments recreating /bin, /lib, /lib64, /sbin as on the host (merged-/usr symlinks or binds). */
+let hostLinks: readonly string[] | undefined;
+
+/**
+ * bwrap arguments recreating /bin, /lib, /lib64, /sbin as on the host (merged-/usr symlinks or
+ * binds). Read once per process: they are part of every sandboxed command line, and the host's
+ * top-level layout does not change under a running harness.
+ */
 export function libLinks(): string[] {
+  hostLinks ??= readLibLinks();
+  return [...hostLinks];
+}
+
+function readLibLinks(): string[] {
   const args: string[] = [];
   for (const dir of ['/bin', '/sbin', '/lib', '/lib64', '/lib32']) {
     try {

@@ -199,6 +199,51 @@ static void fail_setup(int fd, int stage) {
   int msg[2] = { stage, errno }; if (write(fd, msg, sizeof msg) < 0) {} _exit(127);
 }
 
+/* What the program's process needs from main (clone passes one pointer). */
+struct child_args {
+  int errfd; long uid; long long cpu_ms; unsigned long long as, fsize, nproc, nofile;
+  int want_landlock, want_seccomp; char **reads; int nreads; char **writes; int nwrites; char **prog;
+  sigset_t mask; /* the supervisor's signal mask before it blocked every signal around clone */
+};
+
+/* The program's stack until it execs: the child shares the supervisor's memory (CLONE_VM)
+   while the supervisor waits (CLONE_VFORK), so it must not run on the supervisor's stack. */
+static char child_stack[64 * 1024] __attribute__((aligned(16)));
+
+/*
+ * Runs in the program's process, started by clone(CLONE_VM | CLONE_VFORK) rather than fork():
+ * no copy of the supervisor's page tables and no copy-on-write faults before the exec (on our
+ * paravirtualised machines each fault and TLB flush is a trip to the hypervisor). Everything
+ * set here is the new process's own — its rlimits, process group, signal dispositions, uid,
+ * no_new_privs, Landlock domain and seccomp filter are per process or per task, not shared
+ * through CLONE_VM — and only system calls and stack memory are used: no malloc, no stdio.
+ */
+static int start_program(void *arg) {
+  struct child_args *c = arg;
+  struct sigaction dfl; memset(&dfl, 0, sizeof dfl); dfl.sa_handler = SIG_DFL;
+  /* Signals stay blocked until the supervisor's handlers are gone from this process: a
+     handler run here would write the supervisor's flags through the shared memory. */
+  sigaction(SIGPIPE, &dfl, 0); sigaction(SIGTERM, &dfl, 0); sigaction(SIGINT, &dfl, 0); sigaction(SIGALRM, &dfl, 0);
+  sigprocmask(SIG_SETMASK, &c->mask, 0);
+  setpgid(0, 0);
+  /* Drop first: execve refuses (EAGAIN) a process that became its uid while already over
+     that uid's RLIMIT_NPROC, and the count is machine-wide at the rlimits level. Raw system
+     calls: glibc's wrappers would try to apply the change to every thread of the (shared) process. */
+  if (c->uid >= 0 && (syscall(SYS_setgroups, 0, 0) != 0 || syscall(SYS_setgid, (gid_t)c->uid) != 0 || syscall(SYS_setuid, (uid_t)c->uid) != 0)) fail_setup(c->errfd, 1);
+  unsigned long long cpu_s = (unsigned long long)((c->cpu_ms + 999) / 1000);
+  set_limit(RLIMIT_CPU, cpu_s, cpu_s + 1);
+  if (c->as > 0) set_limit(RLIMIT_AS, c->as, c->as);
+  set_limit(RLIMIT_FSIZE, c->fsize, c->fsize);
+  set_limit(RLIMIT_NPROC, c->nproc, c->nproc);
+  set_limit(RLIMIT_NOFILE, c->nofile, c->nofile);
+  set_limit(RLIMIT_CORE, 0, 0);
+  if (c->want_landlock && install_landlock(c->reads, c->nreads, c->writes, c->nwrites) != 0) fail_setup(c->errfd, 2);
+  if (c->want_seccomp && install_seccomp() != 0) fail_setup(c->errfd, 3);
+  execv(c->prog[0], c->prog);
+  fail_setup(c->errfd, 4);
+  return 127;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) { printf("seccomp=%d landlock=%ld\n", probe_seccomp(), landlock_abi()); return 0; }
   if (argc < 10) { fprintf(stderr, "pe-supervisor: bad arguments\n"); return 125; }
@@ -224,27 +269,13 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   int errpipe[2]; if (pipe2(errpipe, O_CLOEXEC) != 0) return 125;
   long long start = now_ms();
-  pid_t child = fork();
+  struct child_args ca = { errpipe[1], uid, cpu_ms, as, fsize, nproc, nofile, want_landlock, want_seccomp, reads, nreads, writes, nwrites, prog, { { 0 } } };
+  sigset_t all; sigfillset(&all); sigprocmask(SIG_BLOCK, &all, &ca.mask);
+  /* The parent is suspended until the child execs (or fails), so the shared memory is never
+     touched by both at once; the child writes only its own stack and the error pipe. */
+  pid_t child = clone(start_program, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &ca);
+  sigprocmask(SIG_SETMASK, &ca.mask, 0);
   if (child < 0) return 125;
-  if (child == 0) {
-    close(errpipe[0]);
-    signal(SIGPIPE, SIG_DFL); signal(SIGTERM, SIG_DFL); signal(SIGINT, SIG_DFL); signal(SIGALRM, SIG_DFL);
-    setpgid(0, 0);
-    /* Drop first: execve refuses (EAGAIN) a process that became its uid while already over
-       that uid's RLIMIT_NPROC, and the count is machine-wide at the rlimits level. */
-    if (uid >= 0 && (setgroups(0, 0) != 0 || setgid((gid_t)uid) != 0 || setuid((uid_t)uid) != 0)) fail_setup(errpipe[1], 1);
-    unsigned long long cpu_s = (unsigned long long)((cpu_ms + 999) / 1000);
-    set_limit(RLIMIT_CPU, cpu_s, cpu_s + 1);
-    if (as > 0) set_limit(RLIMIT_AS, as, as);
-    set_limit(RLIMIT_FSIZE, fsize, fsize);
-    set_limit(RLIMIT_NPROC, nproc, nproc);
-    set_limit(RLIMIT_NOFILE, nofile, nofile);
-    set_limit(RLIMIT_CORE, 0, 0);
-    if (want_landlock && install_landlock(reads, nreads, writes, nwrites) != 0) fail_setup(errpipe[1], 2);
-    if (want_seccomp && install_seccomp() != 0) fail_setup(errpipe[1], 3);
-    execv(prog[0], prog);
-    fail_setup(errpipe[1], 4);
-  }
   close(errpipe[1]);
   int setup[2] = { 0, 0 }; if (read(errpipe[0], setup, sizeof setup) != (ssize_t)sizeof setup) { setup[0] = 0; setup[1] = 0; }
   close(errpipe[0]);

@@ -6,8 +6,8 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { access, chmod, constants, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { access, chmod, constants, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { HarnessError } from '#core/errors.ts';
@@ -15,10 +15,14 @@ import { supervisorSource } from './supervisor-source.ts';
 
 const run = promisify(execFile);
 
-/** Creates a directory every sandbox uid can traverse and read (0755), whatever the umask. */
+/**
+ * Creates a directory every sandbox uid can traverse and read (0755), whatever the umask.
+ * Synchronous calls behind the async signature: the compile cache asks once per compilation,
+ * and a promise call costs far more CPU in the thread pool's round trip than the syscalls.
+ */
 export async function ensureSharedDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  await chmod(dir, 0o755);
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, 0o755);
   for (let d = dirname(dir); d !== dirname(d); d = dirname(d)) {
     if ((statSync(d).mode & 0o001) === 0)
       throw new HarnessError(`${d} is not traversable by other users, so sandboxed code cannot reach ${dir}: choose another directory or chmod o+x ${d}`);

@@ -12,7 +12,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import nspell from 'nspell';
 
 type Dictionary = { aff: Uint8Array; dic: Uint8Array };
 
@@ -58,16 +57,23 @@ async function build(cacheDir: string | undefined): Promise<RomanianLexicon> {
   };
 }
 
+type Nspell = typeof import('nspell').default;
+
+/** nspell, loaded only to expand a dictionary: a command that never builds the word list (nor one read from its cache) never pays its start-up. */
+async function loadNspell(): Promise<Nspell> {
+  return (await import('nspell')).default;
+}
+
 async function cachedWords(cacheDir: string | undefined): Promise<Set<string>> {
   const { ro, en } = await dictionaries();
-  if (!cacheDir) return romanianOnly(ro, en);
+  if (!cacheDir) return romanianOnly(await loadNspell(), ro, en);
   const hash = createHash('sha256');
   for (const part of [ro.aff, ro.dic, en.aff, en.dic]) hash.update(part);
   const file = join(cacheDir, 'lexicon', `ro-minus-en-${hash.digest('hex').slice(0, 16)}.txt`);
   try {
     return new Set((await readFile(file, 'utf8')).split('\n'));
   } catch {
-    const words = romanianOnly(ro, en);
+    const words = romanianOnly(await loadNspell(), ro, en);
     await mkdir(join(cacheDir, 'lexicon'), { recursive: true });
     const partial = `${file}.${process.pid}.tmp`;
     await writeFile(partial, [...words].join('\n'));
@@ -76,15 +82,15 @@ async function cachedWords(cacheDir: string | undefined): Promise<Set<string>> {
   }
 }
 
-function romanianOnly(ro: Dictionary, en: Dictionary): Set<string> {
-  const english = wordForms(en);
-  const romanian = wordForms(ro);
+function romanianOnly(nspell: Nspell, ro: Dictionary, en: Dictionary): Set<string> {
+  const english = wordForms(nspell, en);
+  const romanian = wordForms(nspell, ro);
   for (const word of english) romanian.delete(word);
   romanian.delete('');
   return romanian;
 }
 
-function wordForms(dictionary: Dictionary): Set<string> {
+function wordForms(nspell: Nspell, dictionary: Dictionary): Set<string> {
   const forms = new Set<string>();
   for (const form in nspell(dictionary).data) forms.add(foldWord(form));
   return forms;

@@ -34,6 +34,14 @@ describe('parseConfig', () => {
     expect(parseConfig({ benchmarks: '["my-fork","rocode"]' }).benchmarks).toEqual([...BENCHMARKS.map((b) => b.id), 'my-fork']);
   });
 
+  it("fits generate's concurrency into the account: the judges' maxConcurrency shrinks to what is left, a larger quota widens it", () => {
+    expect(parseConfig({}).concurrency).toMatchObject({ generate: 5, plan: 10, aggregate: 10, judge: 92 });
+    expect(parseConfig({ generateMaxConcurrency: '300' }).concurrency.judge).toBe(33);
+    expect(parseConfig({ generateMaxConcurrency: '460', accountConcurrency: '2000' }).concurrency.judge).toBe(92);
+    // Without the Fargate lane nothing else holds the runner: a reservation of 5 is the judge's 5.
+    expect(parseConfig({ runnerReservedConcurrency: '5', fargateLane: 'false' }).concurrency.judge).toBe(5);
+  });
+
   it('takes one alarm e-mail address, trimmed, and none by default', () => {
     expect(parseConfig({}).alarmEmail).toBeUndefined();
     expect(parseConfig({ alarmEmail: ' ops@example.com ' }).alarmEmail).toBe('ops@example.com');
@@ -46,6 +54,14 @@ describe('parseConfig', () => {
     [{ alarmEmail: 'not-an-address' }, 'alarmEmail'],
     [{ alarmEmail: 'a@example.com,b@example.com' }, 'alarmEmail'],
     [{ generateMaxConcurrency: 1 }, 'generateMaxConcurrency'],
+    // The account's unreserved pool cannot hold generate beside plan, aggregate and five judges of at least 2 each.
+    [{ generateMaxConcurrency: 460 }, 'generateMaxConcurrency'],
+    // The judge mapping's minimum of 2 and the Fargate lane's 4 × 2 do not fit in 9 (nor in 5).
+    [{ runnerReservedConcurrency: 9 }, 'runnerReservedConcurrency'],
+    [{ runnerReservedConcurrency: 5 }, 'runnerReservedConcurrency'],
+    // Five runners at 180 and the batch stage's 1 leave 99 unreserved; Lambda requires 100.
+    [{ runnerReservedConcurrency: 180 }, 'runnerReservedConcurrency'],
+    [{ accountConcurrency: 0 }, 'accountConcurrency'],
     [{ architecture: 'sparc' }, 'architecture'],
     [{ logRetentionDays: 31 }, 'logRetentionDays'],
     [{ nightly: { benchmarks: [], models: ['m'] } }, 'nightly.benchmarks'],

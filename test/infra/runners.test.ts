@@ -4,7 +4,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
 import { NO_BUNDLING, synthPolyeval } from './synth.ts';
-import { FARGATE_TASK_ITEMS, judgeMaxConcurrency, RUNNER_RESERVED_CONCURRENCY } from '../../layers/app/cloud/concurrency-budget.ts';
+import {
+  ACCOUNT_CONCURRENCY,
+  FARGATE_TASK_ITEMS,
+  judgeMaxConcurrency,
+  RUNNER_RESERVED_CONCURRENCY,
+  UNQUEUED_ALLOWANCE,
+} from '../../layers/app/cloud/concurrency-budget.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown; Sid?: string };
@@ -111,6 +117,21 @@ describe('runner functions', () => {
     // The five runners, and the batch stage's one pass at a time (infra/batch.ts).
     expect(reservations(twenty).sort((a, b) => Number(a) - Number(b))).toEqual([1, ...EXECUTOR_IMAGES.map(() => 20)]);
     expect(judgeMaxima(twenty)).toEqual(EXECUTOR_IMAGES.map(() => judgeMaxConcurrency(4, 20)));
+  });
+
+  it("fit every queue mapping into the account's unreserved pool beside generate's maxConcurrency (generate 300)", () => {
+    const t = (synthPolyeval({ ...NO_BUNDLING, generateMaxConcurrency: '300' }).template.toJSON() as { Resources: Record<string, Resource> }).Resources;
+    const reserved = Object.values(t)
+      .filter((r) => r.Type === 'AWS::Lambda::Function')
+      .reduce((sum, r) => sum + Number(r.Properties['ReservedConcurrentExecutions'] ?? 0), 0);
+    const maxima = Object.values(t)
+      .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping')
+      .map((m) => (m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency);
+    // An uncapped mapping can scale out to 1,250 invocations and take the whole pool: every one is capped.
+    expect(maxima).not.toContain(undefined);
+    expect(maxima).toContain(300);
+    const capped = maxima.reduce<number>((sum, max) => sum + (max ?? 0), 0);
+    expect(capped + UNQUEUED_ALLOWANCE).toBeLessThanOrEqual(ACCOUNT_CONCURRENCY - reserved);
   });
 
   it('get no environment variables: no bucket, table or queue name reaches them', () => {

@@ -43,6 +43,39 @@ describe('the sandbox supervisor source', () => {
     }
   });
 
+  it('starts the program with clone(CLONE_VM | CLONE_VFORK): no copy of its page tables before the exec', async () => {
+    // strace -f prints each process-creating call of the supervisor with its flags; fork()
+    // would show as clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD).
+    const dir = mkdtempSync(join(tmpdir(), 'pe-sup-clone-'));
+    try {
+      const binary = await buildSupervisor(dir);
+      const args = ['10000', '20000', '0', '1048576', '64', '64', '-1', '-', '--', '/bin/true'];
+      const traced = spawnSync('strace', ['-f', '-qq', '-e', 'trace=clone,clone3,fork,vfork', binary, ...args], { encoding: 'utf8' });
+      expect(traced.error, 'strace is needed for this test (apt-get install strace; .ci/run installs it)').toBeUndefined();
+      expect(traced.status).toBe(0);
+      const calls = traced.stderr.split('\n').filter((l) => /^(\[pid +\d+\] )?(clone3?|v?fork)\(/u.test(l));
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toMatch(/flags=CLONE_VM\|CLONE_VFORK\|SIGCHLD\)/u);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('gives the program no blocked or ignored signal of its own (it blocks all of them around clone)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pe-sup-sigs-'));
+    try {
+      const binary = await buildSupervisor(dir);
+      const status = execFileSync(binary, ['10000', '20000', '0', '1048576', '64', '64', '-1', '-', '--', '/bin/cat', '/proc/self/status'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      });
+      expect(status).toMatch(/^SigBlk:\s+0+$/mu);
+      expect(status).toMatch(/^SigIgn:\s+0+$/mu);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('compiles without a warning under -Wall -Wextra', () => {
     const out = execFileSync('gcc', ['-Wall', '-Wextra', '-Werror', '-fsyntax-only', FILE], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     expect(out).toBe('');

@@ -14,24 +14,13 @@
 import { BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
 import { EXECUTOR_IMAGES, FARGATE_TASK, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
 import { LAMBDA_BUDGET_MS } from './stages.ts';
-import { judgeMaxConcurrency } from './concurrency-budget.ts';
+import { ACCOUNT_CONCURRENCY, concurrencyBudget, RUNNER_RESERVED_CONCURRENCY } from './concurrency-budget.ts';
 import type { DryRunPlan } from '../shared/dry-run.ts';
 import { CLOUD_BATCH_SCHEMES, cloudBatchWindowHours } from './batch-clients.ts';
+import { AWS_PRICES } from '#providers/aws-prices.ts';
 
-/** AWS list prices, us-east-1, USD. */
-export const AWS_PRICES = {
-  lambdaGbSecond: { arm64: 0.0000133334, x86_64: 0.0000166667 },
-  lambdaRequest: 0.2 / 1e6,
-  fargateVcpuHour: { arm64: 0.03238, x86_64: 0.04048 },
-  fargateGbHour: { arm64: 0.00356, x86_64: 0.004445 },
-  sqsRequest: 0.4 / 1e6,
-  dynamoWriteUnit: 1.25 / 1e6,
-  dynamoReadUnit: 0.25 / 1e6,
-  s3Put: 0.005 / 1000,
-  s3Get: 0.0004 / 1000,
-  /** An interface VPC endpoint, per AZ and hour (AWS PrivateLink pricing). */
-  interfaceEndpointAzHour: 0.01,
-} as const;
+/** AWS list prices, us-east-1, USD (one table for the estimate, the simulation and the price table's compute block). */
+export { AWS_PRICES };
 
 /** The AZs the stack's VPC spans (infra/network.ts). */
 export const VPC_AZS = 2;
@@ -70,13 +59,20 @@ export interface Deployment {
 
 /**
  * What `cdk deploy` deploys without context (cdk.json, infra/config.ts): x86_64, 5 generate
- * invocations, the Fargate lane with 4 tasks, so Lambda judges capped at
- * {@link judgeMaxConcurrency}(4) per image.
+ * invocations, the Fargate lane with 4 tasks, so Lambda judges capped at what
+ * {@link concurrencyBudget} fits for those settings per image.
  */
 export const DEFAULT_DEPLOYMENT: Deployment = {
   architecture: 'x86_64',
   generateConcurrency: 5,
-  executorConcurrency: judgeMaxConcurrency(4) ?? 1000,
+  executorConcurrency:
+    concurrencyBudget({
+      accountConcurrency: ACCOUNT_CONCURRENCY,
+      runnerReservedConcurrency: RUNNER_RESERVED_CONCURRENCY,
+      generateMaxConcurrency: 5,
+      fargateMaxTasks: 4,
+      images: EXECUTOR_IMAGES.length,
+    }).judge ?? ACCOUNT_CONCURRENCY,
   callSeconds: 3,
   fargateLane: true,
 };

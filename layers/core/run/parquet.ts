@@ -2,7 +2,6 @@
  * Encodes the records and metrics tables as Parquet bytes (pure: the caller stores them
  * through the BlobStore, so local and cloud write identical files).
  */
-import { parquetReadObjects } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { MetricRow, RunRecord } from '../types.ts';
 import { METRIC_COLUMNS, RECORD_COLUMNS, type Column } from './columns.ts';
@@ -37,6 +36,8 @@ export function encodeMetrics(rows: readonly MetricRow[]): Uint8Array {
  * hive partition columns, so the caller supplies them (they are not in the file).
  */
 export async function decodeRecords(bytes: Uint8Array, partition: { run_id: string; benchmark: string }): Promise<RunRecord[]> {
+  // The reader is loaded here: a local run writes Parquet but never reads it back, so its start skips it.
+  const { parquetReadObjects } = await import('hyparquet');
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const rows = (await parquetReadObjects({ file, columns: RECORD_COLUMNS.map((c) => c.name) })) as Record<string, unknown>[];
   return rows.map((row) => {

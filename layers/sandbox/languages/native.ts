@@ -53,6 +53,15 @@ export async function nativeToolchain(language: string, compiler: string, flags:
   return { language, compiler, version, flags, available: true, ...(detail ? { detail } : {}) };
 }
 
+/**
+ * The whole environment of a compilation: PATH, the malloc settings, the runtime's own
+ * additions (`extra`, e.g. pe-gcc-preload.so) and TMPDIR in the build directory. Sandboxed
+ * compilations get exactly this, and so do the bench's floor compilations (bench/support/floor.ts).
+ */
+export function nativeCompilerEnv(buildDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { ...COMPILER_ENV, ...COMPILER_MALLOC_ENV, ...extra, TMPDIR: buildDir };
+}
+
 /** Compiles in the sandbox; a non-zero exit is CE, a sandbox failure is the harness's. */
 export async function compileNative(
   ctx: RuntimeContext,
@@ -66,7 +75,7 @@ export async function compileNative(
     argv,
     workDir: buildDir,
     readOnly: [...readOnly, ...COMPILER_READ_ONLY],
-    env: { ...COMPILER_ENV, ...COMPILER_MALLOC_ENV, ...env, TMPDIR: buildDir },
+    env: nativeCompilerEnv(buildDir, env),
   });
   // Diagnostics name files relative to the build, as a user compiling main.c would see them.
   const r = { ...raw, stderr: raw.stderr.split(`${buildDir}/`).join(''), stdout: raw.stdout.split(`${buildDir}/`).join('') };

@@ -7,8 +7,7 @@
  * both decide alike, from the same `compile()` and the same reading of its exception.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ToolchainInfo } from '#core/ports.ts';
@@ -162,7 +161,7 @@ export const pythonRuntime: LanguageRuntime = {
   },
   async compile(ctx: RuntimeContext, buildDir: string) {
     const i = await interpreter();
-    const answer = await checkerFor(ctx, i)?.check(await readFile(join(buildDir, 'main.py')));
+    const answer = await checkerFor(ctx, i)?.check(readFileSync(join(buildDir, 'main.py')));
     if (answer?.compiled) return { ok: true, diagnostics: '' };
     // The exception read exactly as the one-shot check's stderr is; any other answer goes to it.
     const printed = answer ? `${ONE_SHOT_TRACEBACK}${answer.exception}` : undefined;

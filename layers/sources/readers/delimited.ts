@@ -7,7 +7,7 @@
  * failures). Every error names the file, the line and, where known, the column.
  */
 import { pipeline, Readable } from 'node:stream';
-import { CsvError, parse, type Info } from 'csv-parse';
+import type { CsvError, Info } from 'csv-parse';
 import { InputError } from '../../core/errors.ts';
 import type { SourceRow } from '../types.ts';
 import type { TextLine } from './text-lines.ts';
@@ -19,6 +19,8 @@ interface RawRecord {
 
 /** Splits `lines` into records of fields, joining lines inside quoted fields. */
 export async function* delimitedRecords(lines: AsyncIterable<TextLine>, delimiter: ',' | '\t', label: string): AsyncGenerator<RawRecord> {
+  // csv-parse is loaded by the first CSV/TSV read: a command that reads none never pays its start-up.
+  const { CsvError: CsvErrorClass, parse } = await import('csv-parse');
   const parser = parse({ delimiter, relax_quotes: true, relax_column_count: true, skip_empty_lines: true, info: true });
   async function* text(): AsyncGenerator<string> {
     for await (const { text: line } of lines) yield `${line}\n`;
@@ -35,7 +37,7 @@ export async function* delimitedRecords(lines: AsyncIterable<TextLine>, delimite
       yield { fields: record, line: info.lines - newlines };
     }
   } catch (err) {
-    if (!(err instanceof CsvError)) throw err;
+    if (!(err instanceof CsvErrorClass)) throw err;
     const line = lastEnd + 1 + ((err as CsvError & Info).empty_lines - lastEmpty);
     const column = (err as CsvError & { index?: number }).index;
     const where = column === undefined ? { file: label, line } : { file: label, line, field: `column ${column + 1}` };

@@ -5,7 +5,7 @@
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import * as zlib from 'node:zlib';
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, type Compressors } from 'hyparquet';
+import type { Compressors } from 'hyparquet';
 import { InputError } from '../../core/errors.ts';
 import type { SourceRow } from '../types.ts';
 
@@ -19,6 +19,8 @@ const COMPRESSORS: Compressors = {
 
 /** Rows of the parquet file at `path`; `line` is the 1-based row number. */
 export async function* parquetRows(path: string, label: string): AsyncGenerator<SourceRow> {
+  // hyparquet is loaded by the first Parquet read: a command that reads none never pays its start-up.
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import('hyparquet');
   let metadata;
   let file;
   try {

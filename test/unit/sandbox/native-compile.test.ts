@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { RuntimeContext } from '#sandbox/runtime.ts';
 import type { SandboxResult } from '#sandbox/sandbox-process.ts';
 import { COMPILER_MALLOC_ENV, COMPILER_READ_ONLY, compileNative } from '#sandbox/languages/native.ts';
+import { CPP_UNIT_TEST_FLAGS, cppCompileArgv, cppCompileEnv } from '#sandbox/languages/cpp.ts';
+import { cppFloorCompile } from '../../../bench/support/floor.ts';
 
 type Spec = Parameters<RuntimeContext['sandboxed']>[0];
 
@@ -38,5 +40,19 @@ describe('compileNative', () => {
     const { ctx } = recordingContext({ exitCode: 1, stderr: '/build/x/main.cpp:1:1: error: boom\n' });
     const r = await compileNative(ctx, ['/usr/bin/g++', 'main.cpp'], '/build/x');
     expect(r).toMatchObject({ ok: false, diagnostics: 'main.cpp:1:1: error: boom\n' });
+  });
+});
+
+describe("the bench's C++ floor", () => {
+  it('compiles with the environment a sandboxed compilation gets (preload, malloc settings), not a bare g++', async () => {
+    const { ctx, specs } = recordingContext({});
+    const { env: preloadEnv, readOnly } = cppCompileEnv('/cache/p.so');
+    await compileNative(ctx, cppCompileArgv('/floor/cpp-0', '/cache/pch', CPP_UNIT_TEST_FLAGS), '/floor/cpp-0', readOnly, preloadEnv);
+    const floor = cppFloorCompile('/floor/cpp-0', '/cache/builds/abc/main.cpp', '/cache/pch', '/cache/p.so');
+    expect(floor.env).toEqual(specs[0]?.env);
+    expect(floor.env).toMatchObject({ ...COMPILER_MALLOC_ENV, LD_PRELOAD: '/cache/p.so' });
+    // The run's own command, reading the sample's source from the compile cache.
+    expect(floor.argv).toEqual(specs[0]?.argv.map((a) => (a === '/floor/cpp-0/main.cpp' ? '/cache/builds/abc/main.cpp' : a)));
+    expect(floor.argv).toContain('/cache/builds/abc/main.cpp');
   });
 });

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { DynamoLimits } from '../../../bench/cloud-sim/limits/dynamodb.ts';
+import { SimLedger, type SimLedgerOptions } from '../../../bench/cloud-sim/sim-ledger.ts';
+import { VirtualTime } from '../../../bench/cloud-sim/virtual-time.ts';
+
+const RUN = 'rocode-20260105T000000Z-sim';
+
+async function ledgerWith(options: Partial<SimLedgerOptions>): Promise<SimLedger> {
+  const ledger = new SimLedger({
+    time: new VirtualTime(),
+    // No transaction holds: these bookings all happen at one virtual instant, outside any invocation.
+    limits: new DynamoLimits(0),
+    costOnRunRow: false,
+    random: () => 0.5,
+    shards: 16,
+    bookingIds: true,
+    partShards: true,
+    ...options,
+  });
+  await ledger.createRun({ runId: RUN, status: 'running', items: 2, benchmark: 'rocode', model: 'reference', createdAt: '2026-01-05T00:00:00.000Z' } as never);
+  return ledger;
+}
+
+/** Books each call twice, as a redelivered generate message does: uncapped (addCost) and capped (trySpend). */
+async function bookTwice(ledger: SimLedger): Promise<number> {
+  for (let i = 0; i < 2; i++) {
+    await ledger.addCost(RUN, 0.5, `${RUN}/t1/0/settle`);
+    expect(await ledger.trySpend(RUN, 0.25, 10, `${RUN}/t2/0/settle`)).toBe(true);
+  }
+  return (await ledger.getRun(RUN))?.costUsd ?? Number.NaN;
+}
+
+describe("the simulated ledger's --without switches", () => {
+  it('books each call once with booking ids, on the cost row or (without cost-row) on the run row', async () => {
+    expect(await bookTwice(await ledgerWith({}))).toBeCloseTo(0.75, 12);
+    // `--without cost-row` reverts where spend lives, not the booking ids: still once per call.
+    expect(await bookTwice(await ledgerWith({ costOnRunRow: true }))).toBeCloseTo(0.75, 12);
+    expect(await bookTwice(await ledgerWith({ costOnRunRow: true, shards: 0 }))).toBeCloseTo(0.75, 12);
+  });
+
+  it('books a repeated call again only without booking ids (`--without call-ids`)', async () => {
+    expect(await bookTwice(await ledgerWith({ bookingIds: false }))).toBeCloseTo(1.5, 12);
+    expect(await bookTwice(await ledgerWith({ bookingIds: false, costOnRunRow: true }))).toBeCloseTo(1.5, 12);
+  });
+});
