@@ -179,6 +179,12 @@ export interface Executor {
    * throws and never waits; a failure surfaces, as before, on the first `execute`.
    */
   prepare?(languages: readonly LanguageId[]): void;
+  /**
+   * Samples the executor takes beyond its concurrency, after `prepare`: it compiles them
+   * ahead of their runs (Kotlin batches the compilations queued meanwhile), so a scoring
+   * stage should keep this many more `execute` calls in flight. 0 or absent: none.
+   */
+  compileAhead?(): number;
   close(): Promise<void>;
 }
 

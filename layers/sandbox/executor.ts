@@ -8,12 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { InputError, TransientError } from '#core/errors.ts';
 import type { ExecutionJob, Executor, ToolchainInfo } from '#core/ports.ts';
 import type { TestFileLoader } from '#core/scoring/io-tests.ts';
 import { executeOnHost, scorerByKind } from '#core/scorers/index.ts';
-import type { ProgramHost } from '#core/scoring/io-tests.ts';
+import type { Preparation, ProgramHost } from '#core/scoring/io-tests.ts';
 import type { ProgramRunner } from '#core/scoring/program-runner.ts';
 import type { LanguageId, ScoreOutcome } from '#core/types.ts';
 import { CompileCache } from './compile-cache.ts';
@@ -42,6 +42,11 @@ export interface SandboxExecutorOptions {
   kotlinMode?: 'warm' | 'cold';
   /** Reads tests stored by path (default: the file system). */
   loadTestFile?: TestFileLoader;
+  /**
+   * Samples of a language that batches its compilations (Kotlin) taken beyond `concurrency`
+   * and compiled ahead of their runs, while at most `concurrency` programs run (default 16; 0: none).
+   */
+  compileAhead?: number;
   /** Per-execution unit-test token (default: 128 random bits). */
   token?: () => string;
   /**
@@ -112,6 +117,13 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
   const token = options.token ?? (() => randomBytes(16).toString('hex'));
   const loadTestFile = options.loadTestFile ?? ((path: string) => readFile(path, 'utf8'));
   const slots = pLimit(concurrency);
+  const ahead = options.compileAhead ?? 16;
+  if (!Number.isInteger(ahead) || ahead < 0) throw new InputError(`compileAhead must be a non-negative integer, got ${ahead}`, { field: 'compileAhead' });
+  // Samples compiling ahead, or compiled and waiting for a run slot: only the runs take `slots`.
+  const aheadSlots = pLimit(concurrency + ahead);
+  const batching = new Set<LanguageId>(LANGUAGE_RUNTIMES.filter((r) => r.batchesCompiles).map((r) => r.id));
+  let aheadActive = false;
+  const runSlotHost = runsInSlots(host, slots);
 
   const runner = options.runner ? { runner: options.runner } : {};
   const scoreOnce = (job: ExecutionJob): Promise<ScoreOutcome> => executeOnHost(job, host, { loadTestFile, token, ...runner });
@@ -124,10 +136,16 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
     workRoot,
     host,
     execute(job) {
-      return slots(() => executeJob(job, scoreOnce, { label: iso.report.label, failed: failedIsolation }));
+      const labels = { label: iso.report.label, failed: failedIsolation };
+      if (aheadActive && batching.has(job.language)) {
+        return aheadSlots(() => executeJob(job, (j) => executeOnHost(j, runSlotHost, { loadTestFile, token }), labels));
+      }
+      return slots(() => executeJob(job, scoreOnce, labels));
     },
+    compileAhead: () => (aheadActive ? ahead : 0),
     prepare(languages) {
       if (options.runner) return; // programs compile in the runner, not here
+      if (ahead > 0 && languages.some((l) => batching.has(l))) aheadActive = true;
       // runtime init starts slow set-up in the background (the Kotlin runtime's compile server).
       for (const language of new Set(languages)) runtimeFor(language).catch(() => undefined);
     },
@@ -166,4 +184,18 @@ export async function executeJob(
   }
   const testsTotal = scorerByKind(job.scorer).testsTotal(job.task);
   return { verdict: 'SE', testsPassed: 0, testsTotal, error: lastError instanceof Error ? lastError.message : String(lastError), isolation: isolation.failed };
+}
+
+/** `host` whose programs' runs each take one of `slots` (their compilations take none). */
+function runsInSlots(host: ProgramHost, slots: LimitFunction): ProgramHost {
+  const wrap = async (prepared: Promise<Preparation>): Promise<Preparation> => {
+    const p = await prepared;
+    if (!p.ok) return p;
+    const { program } = p;
+    return { ...p, program: { ...program, run: (req) => slots(() => program.run(req)) } };
+  };
+  return {
+    prepare: (language, code, toolchain) => wrap(host.prepare(language, code, toolchain)),
+    prepareUnitTest: (source) => wrap(host.prepareUnitTest(source)),
+  };
 }

@@ -112,8 +112,8 @@ export class SandboxProgramHost implements ProgramHost {
         termination,
         exitCode: r.exitCode,
         signal: r.signal,
-        stdout: r.stdout,
-        stderr: r.stderr,
+        stdout: hide(r.stdout, command.hideInOutput),
+        stderr: hide(r.stderr, command.hideInOutput),
         files,
         runMs: r.wallMs,
         cpuMs: r.cpuMs,
@@ -123,6 +123,13 @@ export class SandboxProgramHost implements ProgramHost {
       removeWorkDir(workDir);
     }
   }
+}
+
+/** `text` without any of `strings` (RunCommand.hideInOutput). */
+export function hide(text: string, strings: readonly string[] | undefined): string {
+  let out = text;
+  for (const s of strings ?? []) if (s) out = out.split(s).join('');
+  return out;
 }
 
 /** Removes a test's working directory; one that cannot be removed is the harness's failure (SE), never a verdict. */

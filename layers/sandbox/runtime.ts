@@ -78,6 +78,11 @@ export interface RunCommand {
   processes: number;
   /** Multiplies the CPU limit (the JVM's JIT and GC threads burn CPU on other cores). */
   cpuFactor?: number;
+  /**
+   * Strings taken out of the program's stdout and stderr before anything reads them (a
+   * batched Kotlin compilation's package, so class names read as the program compiled alone).
+   */
+  hideInOutput?: string[];
 }
 
 /**
@@ -112,6 +117,11 @@ export interface LanguageRuntime {
    * (C++: MXEval's compiler flags). It is initialised on first use.
    */
   readonly unitTests?: LanguageRuntime;
+  /**
+   * Compilations queued together cost less than one by one (Kotlin's batched compilations):
+   * the executor then compiles this language's samples ahead of their runs, so they queue.
+   */
+  readonly batchesCompiles?: boolean;
   /** Whether stderr says the program ran out of memory. */
   isOutOfMemory(stderr: string): boolean;
   close?(): Promise<void>;

@@ -126,7 +126,7 @@ function localPorts(opts: LocalRunOptions): RunPorts<SandboxExecutor> {
       const costOf = runCostOf(shippedPriceTable(), priced, manifest.max_cost_usd);
       return costOf ? { costOf, projectCost: projectionOf(costOf) } : {};
     },
-    executor: (benchmark) => executorFor(benchmark, opts.sandbox),
+    executor: (benchmark) => executorFor(benchmark, opts.sandbox, opts.jobs),
     mayExecute: (executor, provider) => assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false),
     versions: () => ({ code: codeVersion(opts.packageRoot), packages: packageVersions(opts.packageRoot) }),
     recordSettings: (manifest) => recordSettings(manifest, opts),
@@ -139,7 +139,8 @@ function localPorts(opts: LocalRunOptions): RunPorts<SandboxExecutor> {
         generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
         scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: Math.max(4, jobs * 4) }),
         generateConcurrency: run.providerOptions?.concurrency ?? ctx.provider.concurrency ?? 4,
-        scoreConcurrency: jobs,
+        // Beyond the jobs, the samples the executor compiles ahead of their runs (batched Kotlin compilations).
+        scoreConcurrency: jobs + (ctx.executor?.compileAhead?.() ?? 0),
         ...(opts.gate ? { gate: opts.gate } : {}),
       };
     },
@@ -158,11 +159,12 @@ function localPorts(opts: LocalRunOptions): RunPorts<SandboxExecutor> {
 }
 
 /** A run's executor: its own sandbox (closed when the run ends), the sweep's shared one (kept open), or none. */
-async function executorFor(benchmark: AnyBenchmark, shared?: SharedSandbox): Promise<ExecutorLease<SandboxExecutor>> {
+async function executorFor(benchmark: AnyBenchmark, shared?: SharedSandbox, jobs?: number): Promise<ExecutorLease<SandboxExecutor>> {
   if (!scorerByKind(benchmark.scorer).needsExecutor) return { release: async () => undefined };
   if (shared) return { executor: await shared.get(), release: async () => undefined };
   const sandbox = await import('#sandbox/index.ts');
-  const executor = await sandbox.createSandboxExecutor();
+  // At most --jobs programs at once (never more than the cores), also when samples compile ahead.
+  const executor = await sandbox.createSandboxExecutor({ concurrency: Math.min(jobs ?? availableParallelism(), availableParallelism()) });
   return { executor, release: () => executor.close() };
 }
 

@@ -17,6 +17,7 @@ import { runKotlinc } from '../kotlin-server/cold.ts';
 import { loadScale } from '../load.ts';
 import { kotlinHome, kotlinVersion } from '../kotlin-server/toolchain.ts';
 import { ServerDiedTwice, ServerStartFailed, WarmServerPool, type WarmPoolStats } from '../kotlin-server/warm-pool.ts';
+import { KotlinBatcher, type UnitCompileRequest, type UnitCompileResult } from './kotlin-batch.ts';
 
 /** How a compiler is set up; every field has a default. */
 export interface KotlinCompilerOptions {
@@ -36,6 +37,8 @@ export interface KotlinCompilerOptions {
   warmUps?: number;
   /** Limit on starting and warming one server JVM (default 180 000 ms). */
   startTimeoutMs?: number;
+  /** Most programs one batched compilation takes (`compileUnit`; default 8, 1 = never batch). */
+  maxBatch?: number;
 }
 
 /** One Kotlin source file; `name` is a bare file name ending in `.kt` (it fixes the class name, e.g. Main.kt → MainKt). */
@@ -67,6 +70,12 @@ export interface KotlinCompileResult {
 /** The compiler the kotlin runtime calls. */
 export interface KotlinCompiler {
   compile(req: KotlinCompileRequest): Promise<KotlinCompileResult>;
+  /**
+   * Compiles one program (a file named Main.kt): alone when the server is idle, else together
+   * with the programs queued meanwhile in one batched compilation, in a package of its own
+   * (`package` in the result; see kotlin-batch.ts). Its CE and diagnostics are always as alone.
+   */
+  compileUnit(req: UnitCompileRequest): Promise<UnitCompileResult>;
   /** The compiler version, e.g. "2.4.20". */
   version(): Promise<string>;
   /** Absolute path of kotlin-stdlib.jar: run programs with `java -cp <outDir>:<stdlibJar> MainKt`. */
@@ -148,26 +157,54 @@ export function createKotlinCompiler(opts: KotlinCompilerOptions = {}): KotlinCo
     return { ok: cold.exitCode === 0, diagnostics: relativize(cold.diagnostics, srcDir), path: 'cold' };
   }
 
+  /** One compilation as it always was; the caller holds a slot. */
+  async function compileNow(req: KotlinCompileRequest): Promise<KotlinCompileResult> {
+    const files = checkSources(req.sources);
+    const flags = req.flags ?? [];
+    const outDir = resolve(req.outDir);
+    const started = performance.now();
+    const srcDir = await mkdtemp(join(tmpdir(), 'polyeval-ktsrc-'));
+    try {
+      await mkdir(outDir, { recursive: true });
+      await Promise.all(files.map((f) => writeFile(join(srcDir, f.name), f.content, 'utf8')));
+      const implicit = IMPLICIT_KOTLINC_FLAGS.filter((flag) => !flags.includes(flag));
+      const args = [...implicit, ...flags, '-d', outDir, ...files.map((f) => join(srcDir, f.name))];
+      const result = await compileStaged(args, srcDir);
+      return { ...result, ms: Math.round(performance.now() - started) };
+    } finally {
+      await rm(srcDir, { recursive: true, force: true });
+    }
+  }
+
+  const batcher = new KotlinBatcher({
+    slots,
+    maxBatch: positive(opts.maxBatch, 8, 'maxBatch'),
+    warm: () => warm,
+    implicitFlags: IMPLICIT_KOTLINC_FLAGS,
+    async compileWarm(args) {
+      try {
+        const outcome = await pool.compile(args, timeoutMs);
+        startFailures = 0;
+        return outcome.timedOut ? undefined : outcome;
+      } catch (error) {
+        // Every program of the batch then compiles alone, which handles the fault as it always did.
+        if (error instanceof ServerStartFailed) noteStartFailure(error);
+        else if (!(error instanceof ServerDiedTwice)) throw error;
+        return undefined;
+      }
+    },
+    compileAlone: (req) => compileNow({ sources: [{ name: 'Main.kt', content: req.source }], outDir: req.outDir, flags: req.flags }),
+  });
+
   return {
     async compile(req) {
       if (closed) throw new HarnessError('the Kotlin compiler is closed');
-      const files = checkSources(req.sources);
-      const flags = req.flags ?? [];
-      const outDir = resolve(req.outDir);
-      return slots(async () => {
-        const started = performance.now();
-        const srcDir = await mkdtemp(join(tmpdir(), 'polyeval-ktsrc-'));
-        try {
-          await mkdir(outDir, { recursive: true });
-          await Promise.all(files.map((f) => writeFile(join(srcDir, f.name), f.content, 'utf8')));
-          const implicit = IMPLICIT_KOTLINC_FLAGS.filter((flag) => !flags.includes(flag));
-          const args = [...implicit, ...flags, '-d', outDir, ...files.map((f) => join(srcDir, f.name))];
-          const result = await compileStaged(args, srcDir);
-          return { ...result, ms: Math.round(performance.now() - started) };
-        } finally {
-          await rm(srcDir, { recursive: true, force: true });
-        }
-      });
+      checkSources(req.sources);
+      return slots(() => compileNow(req));
+    },
+    async compileUnit(req) {
+      if (closed) throw new HarnessError('the Kotlin compiler is closed');
+      return batcher.compile({ ...req, outDir: resolve(req.outDir) });
     },
     version: async () => kotlinVersion(),
     stdlibJar: () => kotlinHome().stdlibJar,

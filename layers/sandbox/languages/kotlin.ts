@@ -131,13 +131,10 @@ export const kotlinRuntime: LanguageRuntime = {
   },
   async compile(ctx, buildDir, options) {
     const source = readFileSync(join(buildDir, 'Main.kt'), 'utf8');
-    const r = await getCompiler(ctx).compile({
-      sources: [{ name: 'Main.kt', content: source }],
-      outDir: join(buildDir, 'classes'),
-      flags: kotlincFlags(options),
-    });
+    // Batched with the programs queued meanwhile when the server is busy (kotlin-batch.ts).
+    const r = await getCompiler(ctx).compileUnit({ source, outDir: join(buildDir, 'classes'), flags: kotlincFlags(options) });
     const mainClass = source.includes(`object ${ENTRY_CLASS}`) ? ENTRY_CLASS : 'MainKt';
-    await writeFile(join(buildDir, 'main-class'), mainClass);
+    await writeFile(join(buildDir, 'main-class'), r.package ? `${r.package}.${mainClass}` : mainClass);
     return r.timedOut ? { ok: false, diagnostics: 'compilation exceeded its time limit', timedOut: true } : { ok: r.ok, diagnostics: r.diagnostics };
   },
   runCommand(buildDir, memoryMb, args) {
@@ -148,7 +145,12 @@ export const kotlinRuntime: LanguageRuntime = {
     const shared = programArchive && verifiedArchive(programArchive.archive) ? programArchive : undefined;
     const stdlib = shared?.stdlib ?? runnableStdlib ?? compiler.stdlibJar();
     const classPath = [stdlib, join(buildDir, 'classes')];
-    return jvmRunCommand({ classPath, mainClass, memoryMb, args, readOnly: [buildDir, stdlib], sharedArchive: shared?.archive });
+    const command = jvmRunCommand({ classPath, mainClass, memoryMb, args, readOnly: [buildDir, stdlib], sharedArchive: shared?.archive });
+    // A batched compilation's package (kotlin-batch.ts) leaves the program's output: a class
+    // name it prints or a stack trace reads as compiled alone, as MXEval compiles it.
+    const dot = mainClass.lastIndexOf('.');
+    const pkg = dot > 0 ? mainClass.slice(0, dot) : undefined;
+    return pkg?.startsWith('pe_') ? { ...command, hideInOutput: [`${pkg}.`, `${pkg}/`] } : command;
   },
   unitTestProgram(s) {
     // MXEval Kotlin tests are a top-level `fun main` (no parameters, `args: Array<String>` or
@@ -170,6 +172,7 @@ export const kotlinRuntime: LanguageRuntime = {
     ].join('\n');
     return `${s.prompt}${s.completion}\n\n${s.test}\n\n${entry}\n`;
   },
+  batchesCompiles: true,
   isOutOfMemory: jvmOutOfMemory,
   async prebuild(cacheDir) {
     const server = await ensureServerBuilt();
