@@ -60,7 +60,7 @@ export interface KotlinCompileResult {
   ok: boolean;
   /** Compiler messages, file paths relative to the sources (e.g. "Main.kt:3:15: error: …"). */
   diagnostics: string;
-  /** Wall time of this compilation, queueing excluded, in milliseconds. */
+  /** Wall time of this compilation, queueing excluded, in milliseconds (in a batch of n programs, the batch's wall ÷ n). */
   ms: number;
   path: 'warm' | 'cold';
   /** True when the compilation hit `timeoutMs` (then `ok` is false). */

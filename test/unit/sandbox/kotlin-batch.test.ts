@@ -85,11 +85,12 @@ describe('hiding the batch package in a program’s output', () => {
 });
 
 /** A batcher over a scripted compiler: `errorsIn` names the source texts kotlinc would reject. */
-function scripted(errorsIn: string[], opts: { maxBatch?: number; slots?: number; fail?: 'timeout' } = {}) {
+function scripted(errorsIn: string[], opts: { maxBatch?: number; slots?: number; fail?: 'timeout'; batchMs?: number } = {}) {
   const calls: { files: number; alone: boolean }[] = [];
   const outcome = async (args: string[]): Promise<BatchOutcome | undefined> => {
     const files = args.filter((a) => a.endsWith('Main.kt'));
     calls.push({ files: files.length, alone: false });
+    if (opts.batchMs) await new Promise((r) => setTimeout(r, opts.batchMs));
     if (opts.fail === 'timeout') return undefined;
     const { readFile } = await import('node:fs/promises');
     const messages: string[] = [];
@@ -168,6 +169,19 @@ describe('the batcher', () => {
     expect(results.every((r) => r.ok && r.package === undefined)).toBe(true);
     expect(calls.filter((c) => !c.alone)).toEqual([{ files: 2, alone: false }]);
     expect(calls.filter((c) => c.alone)).toHaveLength(3);
+  });
+
+  it('gives each program of a batch its share of the batch’s time, so a run’s compile times add up to the compiler’s', async () => {
+    const { batcher, calls } = scripted([], { batchMs: 300 });
+    const first = batcher.compile(req('fun main() = println(0)\n'));
+    await new Promise((r) => setTimeout(r, 5));
+    const t0 = performance.now();
+    const results = await Promise.all([1, 2, 3].map((n) => batcher.compile(req(`fun main() = println(${n})\n`))));
+    const wall = performance.now() - t0;
+    expect(calls.filter((c) => !c.alone)).toEqual([{ files: 3, alone: false }]);
+    for (const r of results) expect(r.ms).toBeGreaterThanOrEqual(99);
+    expect(results.reduce((sum, r) => sum + r.ms, 0)).toBeLessThanOrEqual(wall + 3);
+    await first;
   });
 
   it('keeps batches at most maxBatch', async () => {
