@@ -184,8 +184,12 @@ export class SageMakerProvider implements Provider {
       return { logprob: out.value.logprob, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
     }
     // The choice is the assistant's answer, continued rather than closed, so it ends the prompt.
+    // Its delimiter stays out: the served template writes what precedes an answer (Qwen's
+    // `<|im_start|>assistant\n`), so " 4" there would score `assistant\n 4`, a text the model
+    // never produces; "4" is what it answers.
+    const answer = choice.trimStart();
     const payload = {
-      messages: [...chatMessages(req.prompt), { role: 'assistant', content: choice }],
+      messages: [...chatMessages(req.prompt), { role: 'assistant', content: answer }],
       add_generation_prompt: false,
       continue_final_message: true,
       max_tokens: 1,
@@ -195,11 +199,11 @@ export class SageMakerProvider implements Provider {
     const out = await this.#invoke(
       payload,
       (b) => {
-        const answer = expectShape(chatResponseSchema, b, 'chat answer');
-        const usage = usageOf(answer.usage, context + choice, '');
-        if (!answer.prompt_logprobs)
+        const reply = expectShape(chatResponseSchema, b, 'chat answer');
+        const usage = usageOf(reply.usage, context + answer, '');
+        if (!reply.prompt_logprobs)
           throw deterministic('the endpoint returned no prompt_logprobs (not vLLM?): use --likert-mode next-token or digit-parse', usage);
-        return { logprob: choiceLogprob(promptLogprobTokens(answer), context, choice), usage };
+        return { logprob: choiceLogprob(promptLogprobTokens(reply), context, answer), usage };
       },
       req.signal,
     );
