@@ -81,7 +81,9 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
   // The first items of this invocation decide whether the rest would fail alike; a run with no
   // more items than that has nothing to save.
   const rule = ctx.manifest.early_stop === undefined ? { first: EARLY_STOP_DEFAULT } : ctx.manifest.early_stop;
-  const watch = rule && pending.length > rule.first ? new EarlyStopWatch(rule.first) : undefined;
+  // A batch job (`generateAll`) has generated every item before the first is recorded: nothing
+  // is left to save, and its SE records (a cancelled job) are for --resume to send again.
+  const watch = rule && !opts.generateAll && pending.length > rule.first ? new EarlyStopWatch(rule.first) : undefined;
   const stopWith = (error: unknown): void => {
     if (ctx.stop.reason) return;
     ctx.stop.reason = (error as Error).message;
