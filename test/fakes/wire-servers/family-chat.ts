@@ -5,9 +5,11 @@
  * top-k alternatives drawn from single tokens of that vocabulary, every token spelled as the
  * server spells it:
  *
- * - `decoded` — vLLM's chat `logprobs` (vllm/entrypoints/openai/chat_completion/serving.py
- *   `_create_chat_logprobs` → `tokenizer.decode(token_id)` one id at a time, as for
- *   completions; real-tokenizers.ts `TokenStrings`): a lone SentencePiece `▁` decodes to "".
+ * - `decoded` — vLLM's chat `logprobs` (vllm/entrypoints/openai/serving_chat.py, later
+ *   chat_completion/serving.py: `_create_chat_logprobs` and `_get_top_logprobs` spell every
+ *   token through `_get_decoded_token`, the Logprob's `decoded_token` or else
+ *   `tokenizer.decode(token_id)`: one id at a time, as for completions; real-tokenizers.ts
+ *   `TokenStrings`): a lone SentencePiece `▁` decodes to "".
  * - `text` — the token's text as a piece: llama.cpp (tools/server/server-task.cpp
  *   `completion_token_output::probs_vector_to_json`: the chosen token's `text_to_send`, each
  *   alternative's piece text, SentencePiece `▁` written as a space), Ollama, which passes
