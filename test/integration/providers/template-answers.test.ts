@@ -43,3 +43,22 @@ describe('SageMaker #openai likelihood under a Qwen-style template', () => {
     expect(sent.map((m) => m?.content).sort()).toEqual(['1', '2', '3', '4', '5']);
   });
 });
+
+describe('SageMaker #tgi next-token on raw text', () => {
+  it('appends the choices\' delimiter to the prompt, as the likelihood mode scores `context + " 4"`', async () => {
+    cleanups.push(useFakeAwsEnv());
+    const server: FakeServer = await startSageMakerServer({ logprob: (context, token) => (context.endsWith(': ') && token === '4' ? -0.1 : -3) });
+    cleanups.push(() => server.close());
+    const provider = createNetworkProvider('sagemaker:raw-tgi#tgi', { env: {}, endpointUrl: server.url });
+
+    const scores = await provider?.scoreChoices?.({
+      taskId: 't',
+      prompt: { style: 'completion', messages: [{ role: 'user', content: 'Da 1 a 5? Risposta:' }], completion: 'Da 1 a 5? Risposta:' },
+      choices: [' 1', ' 2', ' 3', ' 4', ' 5'],
+      scoring: { mode: 'next-token', method: 'tgi-top-n-tokens', reason: 'test', topLogprobs: 5 },
+    });
+
+    expect((server.requests[0]?.body as { inputs: string }).inputs).toBe('Da 1 a 5? Risposta: ');
+    expect(scores?.logprobs.indexOf(Math.max(...(scores?.logprobs ?? [])))).toBe(3);
+  });
+});
