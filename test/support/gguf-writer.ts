@@ -133,6 +133,11 @@ function readVocabulary(name: VocabName): Vocabulary {
   return { model: 'gpt2', pre: 'qwen2', tokens, types, merges, eos: id('<|im_end|>') ?? 0, addBos: false, ...(chatTemplate ? { chatTemplate } : {}) };
 }
 
+/** The vocabulary's token strings by id, as the writer puts them in the file. */
+export function vocabularyTokens(name: VocabName): readonly string[] {
+  return readVocabulary(name).tokens;
+}
+
 /** A small deterministic PRNG (mulberry32): the same seed gives the same weights. */
 function prng(seed: number): () => number {
   let a = seed >>> 0;
