@@ -30,7 +30,6 @@ import type { ProviderKind } from '#core/models/provider-kind.ts';
 import type { ChatMessage, ChoiceScores, Generation, GenerateRequest, Prompt, Provider, ScoreChoicesRequest } from '#core/models/provider.ts';
 import type { Token } from 'node-llama-cpp';
 import { GgufEngine, loadNodeLlamaCpp } from './gguf-engine.ts';
-import { badSpec } from './network-kind.ts';
 import type { ProviderOptions } from './options.ts';
 import { promptText, sampleSeed } from './prompt-text.ts';
 
@@ -43,6 +42,11 @@ export interface GgufSpec {
   contextSize: number;
   threads: number;
   gpu: false | 'auto';
+}
+
+/** The InputError of a malformed spec (network-kind.ts's `badSpec` would import the registry, which imports this file). */
+function badSpec(spec: string, reason: string): InputError {
+  return new InputError(`provider spec ${JSON.stringify(spec)}: ${reason}`, { field: 'model' });
 }
 
 /** `<path>[#ctx=N,threads=N,gpu=auto|cpu]`. */
@@ -197,7 +201,7 @@ export const gguf: ProviderKind<ProviderOptions> = {
   options: ['concurrency'],
   iam: [],
   checkCloud() {
-    throw new InputError('gguf:<path> runs a model file in this process; the deployed pipeline reaches models over the network (openai:, sagemaker:)', {
+    throw new InputError('gguf:<path> runs a model file in this process; the deployed pipeline reaches models over the network only', {
       field: 'model',
     });
   },
