@@ -1,0 +1,14 @@
+import { tinyLlamaModelPath } from '../test/support/gguf-writer.ts';
+import { createProvider } from '../layers/app/shared/create-provider.ts';
+const width = 512, ff = 1408, layers = 4;
+const path = tinyLlamaModelPath({ vocab: 'mistral', width, feedForward: ff, layers, heads: 8 });
+const p = await createProvider(`gguf:${path}#threads=2`, {});
+const text = 'Frase: "Il gatto dorme sul divano." Parola: gatto. Quanto è astratta la parola, da 1 a 5? '.repeat(26);
+const choices = [' 1', ' 2', ' 3', ' 4', ' 5'];
+await p.scoreChoices!({ taskId: 'w', prompt: { style: 'completion', messages: [], completion: text }, choices });
+const t = performance.now(); let tok = 0;
+for (let i = 0; i < 3; i++) tok += (await p.scoreChoices!({ taskId: String(i), prompt: { style: 'completion', messages: [], completion: text + i }, choices })).usage.promptTokens;
+const s = (performance.now() - t) / 1000;
+const params = layers * (4 * width * width + 3 * width * ff);
+console.log({ tokPerItem: tok / 3, sPerItem: s / 3, gflops: (2 * params * tok) / s / 1e9, tokensPerS: tok / s, threads: p.details?.threads });
+await p.close?.();

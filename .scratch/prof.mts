@@ -1,0 +1,14 @@
+import { tinyLlamaModelPath } from '../test/support/gguf-writer.ts';
+const { getLlama } = await import('node-llama-cpp');
+const llama = await getLlama({ gpu: false, build: 'never' });
+const model = await llama.loadModel({ modelPath: tinyLlamaModelPath({ vocab: 'llama3' }) });
+const ctx = await model.createContext({ contextSize: 2048, threads: 1 });
+const seq = ctx.getSequence();
+const text = 'Frase: "Il gatto dorme sul divano." Parola: gatto. Quanto è astratta la parola, da 1 a 5? '.repeat(30);
+let t = performance.now(); for (let i = 0; i < 6; i++) model.tokenize(text, true); console.log('6 tokenize', performance.now() - t);
+const toks = model.tokenize(text, true).slice(0, 680); console.log(toks.length);
+t = performance.now(); await seq.controlledEvaluate(toks.map((x, i) => (i === toks.length - 1 ? [x, { generateNext: { probabilities: true } }] : x))); console.log('eval+probs', performance.now() - t);
+await seq.clearHistory();
+t = performance.now(); await seq.controlledEvaluate(toks.map((x, i) => (i === toks.length - 1 ? [x, { generateNext: { confidence: true } }] : x))); console.log('eval+confidence', performance.now() - t);
+await seq.clearHistory();
+t = performance.now(); await seq.controlledEvaluate(toks); console.log('eval only', performance.now() - t);
