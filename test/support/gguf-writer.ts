@@ -48,6 +48,12 @@ export interface TinyModelOptions {
   heads?: number;
   feedForward?: number;
   contextLength?: number;
+  /**
+   * Half-width of the embedding's uniform weights (default 0.05). The embedding is also the
+   * output matrix, so a larger one makes each token predict itself more strongly (a prompt
+   * ending in a whitespace token then has whitespace as its most likely next token).
+   */
+  embeddingScale?: number;
 }
 
 interface Vocabulary {
@@ -253,7 +259,7 @@ const align = (n: number): number => n + ((ALIGNMENT - (n % ALIGNMENT)) % ALIGNM
 
 /** The GGUF bytes of a tiny Llama-architecture model. */
 export function tinyLlamaGguf(options: TinyModelOptions): Buffer {
-  const { vocab: name, seed = 1234, layers = 2, width = 64, heads = 4, feedForward = 128, contextLength = 2048 } = options;
+  const { vocab: name, seed = 1234, layers = 2, width = 64, heads = 4, feedForward = 128, contextLength = 2048, embeddingScale = 0.05 } = options;
   const vocab = readVocabulary(name);
   const nVocab = vocab.tokens.length;
   const meta: [string, Value][] = [
@@ -328,7 +334,7 @@ export function tinyLlamaGguf(options: TinyModelOptions): Buffer {
     const isNorm = tensor.endsWith('norm.weight');
     // Norms at 1 (RMSNorm's identity); other weights uniform in ±1/√fan-in; the embedding
     // (also the output matrix) small, or each token would predict itself with probability ~1.
-    const scale = tensor === 'token_embd.weight' ? 0.05 : 1 / Math.sqrt(dims[0] ?? 1);
+    const scale = tensor === 'token_embd.weight' ? embeddingScale : 1 / Math.sqrt(dims[0] ?? 1);
     for (let k = 0; k < count; k++) file.writeFloatLE(isNorm ? 1 : (random() * 2 - 1) * scale, at + 4 * k);
   });
   return file;

@@ -47,6 +47,42 @@ async function independentLogprob(model: LlamaModel, context: string, choice: st
   }
 }
 
+const NEXT_TOKEN = { mode: 'next-token' as const, method: 'gguf', reason: 'test' };
+
+/**
+ * Each digit's next-token probability after `prompt`, from llama.cpp's distributions: P(d) +
+ * P(" d") at the end of the prompt, plus P(ws)·P(d | ws) when the most likely token there is
+ * whitespace only (`whitespaceRead`).
+ */
+async function independentNextToken(model: LlamaModel, prompt: string): Promise<{ probability: number[]; whitespaceRead: boolean }> {
+  const ctx = await model.createContext({ contextSize: 512 });
+  try {
+    const seq = ctx.getSequence();
+    const prefix = tokens(model, prompt);
+    const out = await seq.controlledEvaluate(prefix.map((t, i) => (i === prefix.length - 1 ? [t, { generateNext: { probabilities: true } }] : t)));
+    const first = out[prefix.length - 1]?.next.probabilities ?? new Map<Token, number>();
+    const [topToken, topP] = first.entries().next().value ?? [-1 as Token, 0];
+    const after =
+      model.detokenize([topToken]).trim() === ''
+        ? (await seq.controlledEvaluate([[topToken, { generateNext: { probabilities: true } }]]))[0]?.next.probabilities
+        : undefined;
+    const single = (text: string): Token | undefined => {
+      const t = model.tokenize(text, false, 'trimLeadingSpace');
+      return t.length === 1 ? t[0] : undefined;
+    };
+    const probability = ['1', '2', '3', '4', '5'].map((d) => {
+      const t = single(d);
+      const s = single(` ${d}`);
+      return (
+        (t === undefined ? 0 : (first.get(t) ?? 0)) + (s === undefined ? 0 : (first.get(s) ?? 0)) + (after && t !== undefined ? topP * (after.get(t) ?? 0) : 0)
+      );
+    });
+    return { probability, whitespaceRead: after !== undefined };
+  } finally {
+    await ctx.dispose();
+  }
+}
+
 describe.each<VocabName>(['mistral', 'llama3', 'qwen3'])('gguf: with the %s vocabulary', (vocab) => {
   let path: string;
   let provider: Provider;
@@ -73,43 +109,10 @@ describe.each<VocabName>(['mistral', 'llama3', 'qwen3'])('gguf: with the %s voca
 
   it('reads the choice whose digit the model finds most likely in next-token mode', async () => {
     const prompt = { style: 'completion' as const, messages: [], completion: CONTEXT };
-    const scores = await provider.scoreChoices!({ taskId: 't', prompt, choices: CHOICES, scoring: { mode: 'next-token', method: 'gguf', reason: 'test' } });
-    // Independently: the distribution after the prompt, and after its top token when that is whitespace only.
-    const ctx = await model.createContext({ contextSize: 512 });
-    try {
-      const seq = ctx.getSequence();
-      const prefix = tokens(model, CONTEXT);
-      const first = (await seq.controlledEvaluate(prefix.map((t, i) => (i === prefix.length - 1 ? [t, { generateNext: { probabilities: true } }] : t))))[
-        prefix.length - 1
-      ]!.next.probabilities!;
-      const [topToken, topP] = first.entries().next().value!;
-      const after =
-        model.detokenize([topToken]).trim() === ''
-          ? (await seq.controlledEvaluate([[topToken, { generateNext: { probabilities: true } }]]))[0]!.next.probabilities!
-          : undefined;
-      const digitToken = (d: string): Token | undefined => {
-        const t = model.tokenize(d, false, 'trimLeadingSpace');
-        return t.length === 1 ? t[0] : undefined;
-      };
-      const spaced = (d: string): Token | undefined => {
-        const t = model.tokenize(` ${d}`, false, 'trimLeadingSpace');
-        return t.length === 1 ? t[0] : undefined;
-      };
-      const probability = ['1', '2', '3', '4', '5'].map((d) => {
-        const t = digitToken(d);
-        const s = spaced(d);
-        return (
-          (t === undefined ? 0 : (first.get(t) ?? 0)) +
-          (s === undefined ? 0 : (first.get(s) ?? 0)) +
-          (after && t !== undefined ? topP * (after.get(t) ?? 0) : 0)
-        );
-      });
-      const best = probability.indexOf(Math.max(...probability));
-      expect(scores.logprobs.indexOf(Math.max(...scores.logprobs))).toBe(best);
-      scores.logprobs.forEach((lp, i) => expect(Math.abs(lp - Math.log(probability[i] ?? 0))).toBeLessThan(1e-4));
-    } finally {
-      await ctx.dispose();
-    }
+    const scores = await provider.scoreChoices!({ taskId: 't', prompt, choices: CHOICES, scoring: NEXT_TOKEN });
+    const { probability } = await independentNextToken(model, CONTEXT);
+    expect(scores.logprobs.indexOf(Math.max(...scores.logprobs))).toBe(probability.indexOf(Math.max(...probability)));
+    scores.logprobs.forEach((lp, i) => expect(Math.abs(lp - Math.log(probability[i] ?? 0))).toBeLessThan(1e-4));
   });
 
   it('samples reproducibly with a seed, within the token limit, cut at the stop string', async () => {
@@ -133,6 +136,30 @@ describe.each<VocabName>(['mistral', 'llama3', 'qwen3'])('gguf: with the %s voca
 });
 
 describe('gguf: leading space with SentencePiece', () => {
+  it('reads the position after a whitespace token the model puts first in next-token mode', async () => {
+    // A stronger embedding makes tokens predict themselves: after the trailing "▁" of
+    // "Risposta: " the most likely next token is "▁" again, and the digit comes after it.
+    const path = tinyLlamaModelPath({ vocab: 'mistral', embeddingScale: 0.35 });
+    const provider = await createProvider(`gguf:${path}`);
+    const model = await llama.loadModel({ modelPath: path });
+    try {
+      const prompt = `${CONTEXT} `;
+      const expected = await independentNextToken(model, prompt);
+      expect(expected.whitespaceRead).toBe(true);
+      const scores = await provider.scoreChoices!({
+        taskId: 't',
+        prompt: { style: 'completion', messages: [], completion: prompt },
+        choices: CHOICES,
+        scoring: NEXT_TOKEN,
+      });
+      scores.logprobs.forEach((lp, i) => expect(Math.abs(lp - Math.log(expected.probability[i] ?? 0))).toBeLessThan(1e-4));
+      expect(scores.logprobs.indexOf(Math.max(...scores.logprobs))).toBe(expected.probability.indexOf(Math.max(...expected.probability)));
+    } finally {
+      await provider.close?.();
+      await model.dispose();
+    }
+  });
+
   it('counts the separate "▁" token before the digit as part of the choice', async () => {
     const model = await llama.loadModel({ modelPath: tinyLlamaModelPath({ vocab: 'mistral' }) });
     try {
