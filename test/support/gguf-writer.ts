@@ -13,8 +13,12 @@
  * a multiple of `general.alignment` (32 when absent); the data section starts at the next
  * multiple of the alignment after the infos.
  *
- * What a Llama model needs (ggml-org/llama.cpp `src/llama-model.cpp` `load_hparams` and the
- * LLM_ARCH_LLAMA tensor list, `src/llama-vocab.cpp` `load`): `general.architecture` "llama";
+ * What a Llama model needs, read in the llama.cpp that node-llama-cpp 3.21.1 ships (its
+ * `llama/gitRelease.bundle`, ggml-org/llama.cpp tag v0.4.0 of node-llama-cpp's release, commit
+ * 80fb11a, 2026-09-12): `src/llama-model.cpp` `load_hparams`, `src/models/llama.cpp` (the
+ * tensors; `output` TENSOR_NOT_REQUIRED, else `token_embd` reused), `src/llama-arch.cpp`
+ * (tensor names), `src/llama-vocab.cpp` `load` (tokenizer keys, `GGML_ASSERT(id_to_token.size()
+ * == token_to_id.size())`), `include/llama.h` (`LLAMA_TOKEN_TYPE_*`): `general.architecture` "llama";
  * `llama.context_length`, `.embedding_length`, `.block_count`, `.feed_forward_length`,
  * `.attention.head_count`, `.attention.head_count_kv`, `.attention.layer_norm_rms_epsilon`,
  * `.rope.dimension_count`; `tokenizer.ggml.model` "llama" (SentencePiece: tokens, scores —
