@@ -1,8 +1,10 @@
 /**
  * Issue 23: where a whole `npx polyeval run -b mxeval:<problems> -m replay:<samples>` spends
  * its time on each fidelity set (Kotlin, C++, Python; ../shared/fidelity), against MXEval
- * timed on the same problems and answers in this bench run (`--mxeval <dir>` or MXEVAL_DIR:
- * an MXEval checkout, support/mxeval-time.ts; without one, its recorded time, labelled so)
+ * timed on the same problems and answers in this bench run (`--mxeval <dir>`, MXEVAL_DIR or
+ * `../mxeval`: an MXEval checkout, support/mxeval-time.ts; without one no ratio is printed,
+ * never one against a time recorded elsewhere). With a checkout, MXEval's own 974 published
+ * MBPP samples (`mbpp-published`) run too, read from the checkout.
  * and against the floor — the same samples' bare toolchain work measured in this bench run
  * (support/floor.ts). MXEval runs once per set, before polyeval's rounds. Every set runs
  * `BENCH_ROUNDS` times (default 2) with an empty compile cache (the machine-wide pieces —
@@ -23,8 +25,7 @@
  * The floor is the issue's definition: one bare toolchain start plus the program per sample
  * (Python: `python3 -I -B main.py`, for every sample, those that do not parse included, as
  * MXEval `exec`s them too), `cores` at a time, in this bench run. Compare it with MXEval timed
- * in the same run (`--mxeval`), not with the recorded idle time: on a loaded machine the floor
- * stretches and the recorded figure does not. `floor vs MXEval (CPU, same run)` divides the two
+ * in the same run: on a loaded machine the floor stretches, and a recorded figure would not. `floor vs MXEval (CPU, same run)` divides the two
  * CPU totals, which the load hardly changes; on an idle machine the floor's wall approaches its
  * CPU ÷ cores. The issue's "near 10×" assumed an interpreter start of ~20 ms; on our
  * paravirtualised 2-core machines one costs 50–75 CPU-ms (~820 page faults, each a trip to the
@@ -37,16 +38,24 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './index.ts';
 import { cppFloor, kotlinFloor, pythonFloor, type Floor } from './support/floor.ts';
-import { FIDELITY, freshTmp, kotlinArchiveFor, seedMachineWide } from './support/fidelity-tmp.ts';
+import { freshTmp, kotlinArchiveFor, seedMachineWide } from './support/fidelity-tmp.ts';
 import { childrenCpuS, loadNote, measureRun, ROOT, type MeasuredRun } from './support/measure-run.ts';
-import { mxevalDir, mxevalNote, mxevalTime } from './support/mxeval-time.ts';
+import { fidelitySet, mxevalDir, mxevalNote, mxevalTime, NOT_TIMED, publishedSet, type PeerSet } from './support/mxeval-time.ts';
 import { aggregateAgain, itemTimes, sandboxSetup } from './support/run-parts.ts';
 
 const SETS = [
   { set: 'mbkp', language: 'Kotlin', target: 20, floor: kotlinFloor },
   { set: 'mbcpp', language: 'C++', target: 5, floor: cppFloor },
-  { set: 'mbpp', language: 'Python', target: 4, floor: pythonFloor },
+  { set: 'mbpp', language: 'Python', target: 1, floor: pythonFloor },
+  { set: 'mbpp-published', language: 'Python (974 published)', target: 2, floor: pythonFloor },
 ] as const;
+
+/** The set's files: the fidelity sets from ../shared/fidelity, MXEval's published samples from its checkout. */
+function peerSet(set: (typeof SETS)[number]['set'], checkout: string | undefined): PeerSet | undefined {
+  if (set !== 'mbpp-published') return fidelitySet(set);
+  const published = checkout ? publishedSet(checkout, 'mbpp') : undefined;
+  return published && { name: set, ...published };
+}
 
 const CLI = join(ROOT, 'dist', 'polyeval.mjs');
 const s = (x: number): string => `${x.toFixed(2)} s`;
@@ -116,12 +125,14 @@ export async function run(): Promise<BenchRow[]> {
     });
     for (const { set, language, target, floor } of SETS) {
       if (only && !only.includes(set)) continue;
-      const args = ['-b', `mxeval:${join(FIDELITY, `${set}.problems.jsonl`)}`, '-m', `replay:${join(FIDELITY, `${set}.samples.jsonl`)}`];
+      const files = peerSet(set, mxevalCheckout);
+      if (!files) continue; // the published samples come with an MXEval checkout only
+      const args = ['-b', `mxeval:${files.problems}`, '-m', `replay:${files.samples}`];
       const plan = cliSeconds(['run', ...args, '--dry-run', '--home', join(root, `plan-${set}`)]);
-      // MXEval on the same problems and answers, on this machine, now (or its recorded time, so labelled).
-      const mx = await mxevalTime(mxevalCheckout, set, root);
-      const mxeval = mx.wallS;
-      rows.push({ name: `${language} MXEval (${mx.source})`, value: mx.wallS, unit: 's', note: `${mxevalNote(mx)}; ${load()}` });
+      // MXEval on the same problems and answers, on this machine, in this run; without it, no ratio.
+      const mx = await mxevalTime(mxevalCheckout, files, root);
+      if (mx) rows.push({ name: `${language} MXEval (this run)`, value: mx.wallS, unit: 's', note: `${mxevalNote(mx)}; ${load()}` });
+      else rows.push({ name: `${language} MXEval`, value: Number.NaN, unit: 's', note: NOT_TIMED });
       for (let round = 1; round <= rounds; round++) {
         const tag = `${language} #${round}`;
         const tmp = freshTmp(root, `${set}-${round}`, seed);
@@ -140,38 +151,54 @@ export async function run(): Promise<BenchRow[]> {
         const programCpuS = items.programCpuMs / 1000;
         const setupCpuS = (processes * setup.cpuMs) / 1000;
         const otherChildrenCpuS = r.cpuS - r.ownCpuS - r.npxCpuS - programCpuS - setupCpuS;
+        const fw = (x: number) => `${s(x)}${mx ? ` = ${(mx.wallS / x).toFixed(1)}x` : ''}`;
+        const vsMxeval = mx
+          ? [
+              {
+                name: `${tag} whole command vs MXEval`,
+                value: mx.wallS / r.wallS,
+                unit: 'x',
+                note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs ${mxevalNote(mx)}; floor ${fw(f.wallS)}; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}`,
+              },
+              {
+                name: `${tag} floor vs MXEval`,
+                value: mx.wallS / f.wallS,
+                unit: 'x',
+                // A Kotlin run pays its compile server's start too: the floor with it is what the whole command can approach.
+                note: `bare toolchain, ${jobs} at a time: ${s(f.wallS)}${f.setupS ? ` (+ ${s(f.setupS)} compile server start, once: ${fw(f.wallS + f.setupS)} with it)` : ''}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}`,
+              },
+              // The issue's floor, by CPU: MXEval's CPU and the floor's, measured in this bench run under the same load, so their ratio hardly depends on it.
+              {
+                name: `${tag} floor vs MXEval (CPU, same run)`,
+                value: mx.cpuS / f.cpuS,
+                unit: 'x',
+                note: `MXEval CPU ${s(mx.cpuS)} ÷ floor CPU ${s(f.cpuS)} (${f.samples} programs, one bare toolchain start + the program each${f.startCpuMs === undefined ? '' : `; one bare interpreter start alone ${f.startCpuMs.toFixed(1)} CPU-ms, × ${f.samples} = ${s((f.startCpuMs * f.samples) / 1000)}`}); polyeval's whole command: MXEval CPU ÷ its CPU ${s(r.cpuS)} = ${(mx.cpuS / r.cpuS).toFixed(2)}x`,
+              },
+              // On a shared machine the wall time says more about the neighbours than about the run: CPU seconds ÷ cores is what an idle machine would approach.
+              {
+                name: `${tag} CPU ÷ cores vs MXEval`,
+                value: mx.wallS / (r.cpuS / jobs),
+                unit: 'x',
+                note: `polyeval CPU ${s(r.cpuS)} ÷ ${jobs} = ${s(r.cpuS / jobs)}; MXEval CPU ${s(mx.cpuS)} (its CPU ÷ polyeval's: ${(mx.cpuS / r.cpuS).toFixed(1)}x); floor CPU ${s(f.cpuS)} ÷ ${jobs} = ${fw(f.cpuS / jobs)}; polyeval is ${(r.cpuS / f.cpuS).toFixed(1)}x its floor's CPU`,
+              },
+            ]
+          : [
+              // No MXEval in this run: polyeval's own figures only, never a ratio against a time from elsewhere.
+              {
+                name: `${tag} whole command`,
+                value: r.wallS,
+                unit: 's',
+                note: `npx polyeval run (cold compile cache); ${NOT_TIMED}; floor ${s(f.wallS)}; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}`,
+              },
+              {
+                name: `${tag} floor`,
+                value: f.wallS,
+                unit: 's',
+                note: `bare toolchain, ${jobs} at a time; CPU ${s(f.cpuS)}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}`,
+              },
+            ];
         rows.push(
-          {
-            name: `${tag} whole command vs MXEval`,
-            value: mxeval / r.wallS,
-            unit: 'x',
-            note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs ${mxevalNote(mx)}; floor ${s(f.wallS)} = ${(mxeval / f.wallS).toFixed(1)}x; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}`,
-          },
-          {
-            name: `${tag} floor vs MXEval`,
-            value: mxeval / f.wallS,
-            unit: 'x',
-            // A Kotlin run pays its compile server's start too: the floor with it is what the whole command can approach.
-            note: `bare toolchain, ${jobs} at a time: ${s(f.wallS)}${f.setupS ? ` (+ ${s(f.setupS)} compile server start, once: ${s(f.wallS + f.setupS)} = ${(mxeval / (f.wallS + f.setupS)).toFixed(1)}x with it)` : ''}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}`,
-          },
-          // The issue's floor, by CPU: MXEval's CPU and the floor's, measured in this bench run under the same load, so their ratio hardly depends on it.
-          ...(mx.cpuS === undefined
-            ? []
-            : [
-                {
-                  name: `${tag} floor vs MXEval (CPU, same run)`,
-                  value: mx.cpuS / f.cpuS,
-                  unit: 'x',
-                  note: `MXEval CPU ${s(mx.cpuS)} ÷ floor CPU ${s(f.cpuS)} (${f.samples} programs, one bare toolchain start + the program each${f.startCpuMs === undefined ? '' : `; one bare interpreter start alone ${f.startCpuMs.toFixed(1)} CPU-ms, × ${f.samples} = ${s((f.startCpuMs * f.samples) / 1000)}`}); polyeval's whole command: MXEval CPU ÷ its CPU ${s(r.cpuS)} = ${(mx.cpuS / r.cpuS).toFixed(2)}x`,
-                },
-              ]),
-          // On a shared machine the wall time says more about the neighbours than about the run: CPU seconds ÷ cores is what an idle machine would approach.
-          {
-            name: `${tag} CPU ÷ cores vs MXEval`,
-            value: mxeval / (r.cpuS / jobs),
-            unit: 'x',
-            note: `polyeval CPU ${s(r.cpuS)} ÷ ${jobs} = ${s(r.cpuS / jobs)}${mx.cpuS === undefined ? '' : `; MXEval CPU ${s(mx.cpuS)} (its CPU ÷ polyeval's: ${(mx.cpuS / r.cpuS).toFixed(1)}x)`}; floor CPU ${s(f.cpuS)} ÷ ${jobs} = ${s(f.cpuS / jobs)} = ${(mxeval / (f.cpuS / jobs)).toFixed(1)}x; polyeval is ${(r.cpuS / f.cpuS).toFixed(1)}x its floor's CPU`,
-          },
+          ...vsMxeval,
           { name: `${tag} start + load + plan (--dry-run)`, value: plan, unit: 's', note: `of which CLI start ${s(help)}` },
           {
             name: `${tag} compile/check per sample (median)`,

@@ -9,7 +9,7 @@
 // Prints one line per set (agreement per kind, polyeval's wall time, MXEval's) and every
 // failed requirement; exits 1 on any, or when the folder is missing.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -82,17 +82,9 @@ for (const set of sets) {
   if (!early) problems.push(`${set}: no early_exit samples in ${samplesFile}`);
   else if (early.polyeval_passed !== 0) problems.push(`${set}: ${early.polyeval_passed}/${early.samples} early exits pass (every one must fail)`);
   if (report.missing !== 0) problems.push(`${set}: ${report.missing} samples without a record`);
-  let mxevalS = '?';
-  try {
-    mxevalS = JSON.parse(readFileSync(join(dir, `${set}.mxeval-time.json`), 'utf8')).wall_s.toFixed(1);
-  } catch {
-    // the timing file is optional
-  }
   const perKind = report.by_kind.map((s) => `${s.slice} ${s.agree}/${s.samples}`).join(', ');
   const earlyFailing = early ? `${early.samples - early.polyeval_passed}/${early.samples} early exits fail` : '';
-  process.stdout.write(
-    `${set}: ${report.overall.samples} samples · ${perKind} · ${earlyFailing} · ${wallS.toFixed(1)} s (MXEval ${mxevalS} s) · run ${runId}\n`,
-  );
+  process.stdout.write(`${set}: ${report.overall.samples} samples · ${perKind} · ${earlyFailing} · ${wallS.toFixed(1)} s · run ${runId}\n`);
 }
 cleanup();
 

@@ -16,6 +16,7 @@ import { anthropic } from './anthropic.ts';
 import { azure } from './azure.ts';
 import { bedrock } from './bedrock.ts';
 import { gemini } from './gemini.ts';
+import { gguf } from './gguf.ts';
 import type { NetworkProviderKind } from './network-kind.ts';
 import { ollama } from './ollama.ts';
 import { openai } from './openai.ts';
@@ -70,6 +71,7 @@ export const PROVIDER_REGISTRY: ProviderRegistry = createProviderRegistry([
   azure,
   ollama,
   gemini,
+  gguf,
 ] as ProviderKind<ProviderOptions>[]);
 
 /** Whether a created provider's calls cost money (unknown kinds: yes). */

@@ -1,12 +1,13 @@
 // The CLI's start loads only what every command needs: the AWS SDK, Smithy and DuckDB are
 // imported where they are used (a model call, an S3 read, a signed request, a query), so
-// `polyeval --help` or a local run with `replay:` never pays for loading them.
+// `polyeval --help` or a local run with `replay:` never pays for loading them. The same for
+// llama.cpp (node-llama-cpp): only a `gguf:` model imports it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const CLI = join(import.meta.dirname, '..', '..', 'dist', 'polyeval.mjs');
-const LAZY = /^(@aws-sdk\/|@smithy\/|@aws-crypto\/|@duckdb\/)/u;
+const LAZY = /^(@aws-sdk\/|@smithy\/|@aws-crypto\/|@duckdb\/|node-llama-cpp$|@node-llama-cpp\/)/u;
 
 /** The packages the bundle imports statically (loaded before any of its code runs). */
 function staticImports(bundle: string): string[] {
@@ -14,7 +15,7 @@ function staticImports(bundle: string): string[] {
 }
 
 describe('the CLI bundle', () => {
-  it('imports no AWS SDK, Smithy or DuckDB module at start', () => {
+  it('imports no AWS SDK, Smithy, DuckDB or llama.cpp module at start', () => {
     const imports = staticImports(readFileSync(CLI, 'utf8'));
     expect(imports).toContain('commander'); // the scan sees the bundle's static imports
     expect(imports.filter((m) => LAZY.test(m))).toEqual([]);
@@ -28,6 +29,7 @@ describe('the CLI bundle', () => {
       '@aws-sdk/client-s3',
       '@duckdb/node-api',
       '@smithy/node-http-handler',
+      'node-llama-cpp',
     ]) {
       expect(bundle).toContain(`import("${m}")`);
     }

@@ -30,6 +30,7 @@ export class ModelLimits {
       kind: provider.kind,
       model: provider.model,
       ...(provider.concurrency !== undefined ? { concurrency: provider.concurrency } : {}),
+      ...(provider.details ? { details: provider.details } : {}),
       generate: (req) => limit(() => provider.generate(req)),
       ...(scoreChoices ? { scoreChoices: (req) => limit(() => scoreChoices.call(provider, req)) } : {}),
       ...(probeLikert ? { probeLikert: (signal) => limit(() => probeLikert.call(provider, signal)) } : {}),

@@ -142,6 +142,11 @@ export interface Provider {
   readonly model: string;
   /** Max calls in flight that this provider tolerates (rate limit). */
   readonly concurrency?: number;
+  /**
+   * What the model is, when the provider can tell (a model file's SHA-256, architecture,
+   * quantisation, context size, chat template): recorded in the manifest's `model.details`.
+   */
+  readonly details?: Readonly<Record<string, string | number | boolean | null>>;
   generate(req: GenerateRequest): Promise<Generation>;
   /** Present only when the provider can return log-likelihoods (or next-token log-probabilities). */
   scoreChoices?(req: ScoreChoicesRequest): Promise<ChoiceScores>;

@@ -146,7 +146,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
       tasks: tasks.length,
       scorer: benchmark.scorer,
     },
-    model: { spec: provider.id, kind: provider.kind, name: provider.model },
+    model: { spec: provider.id, kind: provider.kind, name: provider.model, ...(provider.details ? { details: { ...provider.details } } : {}) },
     params,
     n,
     seed: spec.seed,
