@@ -37,6 +37,7 @@ const SPEC_FIELD_FLAGS: Readonly<Record<string, readonly string[]>> = {
   assumePrice: ['--assume-price'],
   prices: ['--prices'],
   likertMode: ['--likert-mode'],
+  earlyStop: ['--no-early-stop'],
   kotlinLanguageVersion: ['--kotlin-language-version'],
   protocol: ['--protocol'],
   rowLimits: ['--row-limits'],

@@ -28,6 +28,8 @@ export interface SpecFlags {
   timeScale?: number;
   maxCost?: number;
   likertMode?: LikertModeChoice;
+  /** false with `--no-early-stop`. */
+  earlyStop?: boolean;
   kotlinLanguageVersion?: string;
   protocol?: string;
   rowLimits?: boolean;
@@ -53,6 +55,7 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
     .option('--language <language>', 'language of the requested code (c, cpp, python, kotlin, java, javascript; several: c,cpp,python)')
     .option('--time-scale <factor>', 'multiply every time limit (slow machines)', numberOption('--time-scale'))
     .option('--max-cost <usd>', 'stop cleanly before the estimated cost exceeds this (resumable)', numberOption('--max-cost'))
+    .option('--no-early-stop', 'run every item even when the first 10 all end SE or all come back empty for the same reason (default: stop there, resumable)')
     .option('--kotlin-language-version <version>', 'kotlinc -language-version and -api-version (2.0 accepts APIs kotlinc ≥ 2.1 rejects; default for mxeval:)')
     .addOption(
       new Option(
@@ -117,6 +120,8 @@ export function gridFromFlags(flags: SpecFlags): RunSpec[] {
     timeScale: flags.timeScale,
     maxCostUsd: flags.maxCost,
     likertMode: flags.likertMode,
+    // Only the opt-out is sent: a spec without it keeps the rule on.
+    earlyStop: flags.earlyStop === false ? false : undefined,
     kotlinLanguageVersion: flags.kotlinLanguageVersion,
     protocol: flags.protocol,
     rowLimits: flags.rowLimits,

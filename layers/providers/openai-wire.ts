@@ -8,6 +8,7 @@ import type { GenerationParams, Prompt } from '#core/models/provider.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { malformed } from './failures.ts';
 import type { PromptToken } from './logprobs.ts';
+import { NEXT_TOKEN_POSITIONS, type GeneratedPosition } from './next-token.ts';
 import { promptText } from './prompt-text.ts';
 import { estimateTokens } from './tokens.ts';
 
@@ -211,15 +212,23 @@ function promptTokenCount(total: number, usagePrompt: number | undefined, maxTok
   return Math.max(0, total - maxTokens);
 }
 
-/** A chat request for the next token's top-k log-probabilities (next-token likert mode and its probe). */
+/**
+ * A chat request for the answer's first tokens with their top-k log-probabilities (next-token
+ * likert mode and its probe): greedy, {@link NEXT_TOKEN_POSITIONS} tokens, so the answer's
+ * first real token is there even after a whitespace lead-in (`▁` then `4`).
+ */
 export function nextTokenPayload(messages: { role: string; content: string }[], topLogprobs: number): Record<string, unknown> {
-  return { messages, max_tokens: 1, temperature: 0, logprobs: true, top_logprobs: topLogprobs };
+  return { messages, max_tokens: NEXT_TOKEN_POSITIONS, temperature: 0, logprobs: true, top_logprobs: topLogprobs };
 }
 
-/** The top-k alternatives of the first generated token; undefined when the server sent none. */
-export function firstTopLogprobs(response: ChatResponse): { token: string; logprob: number }[] | undefined {
-  const top = response.choices[0]?.logprobs?.content?.[0]?.top_logprobs;
-  return top && top.length > 0 ? top.map((t) => ({ token: t.token, logprob: t.logprob })) : undefined;
+/**
+ * The generated positions of a chat answer, each with its top-k alternatives; undefined when
+ * the server sent none (no `logprobs.content`, or an empty top-k at the first position).
+ */
+export function generatedPositions(response: ChatResponse): GeneratedPosition[] | undefined {
+  const content = response.choices[0]?.logprobs?.content;
+  if (!content || content.length === 0 || !content[0]?.top_logprobs || content[0].top_logprobs.length === 0) return undefined;
+  return content.map((c) => ({ token: c.token, logprob: c.logprob, top: (c.top_logprobs ?? []).map((t) => ({ token: t.token, logprob: t.logprob })) }));
 }
 
 /** vLLM's `prompt_logprobs` as prompt tokens: each position's dict holds the actual token when asked with 0. */

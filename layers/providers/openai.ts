@@ -17,7 +17,7 @@ import { ProviderCallError, classifySdkError, deterministic, isContentFiltered }
 import { postJson } from './http-json.ts';
 import { combineChoiceScores, type ScoredChoice } from './choice-scores.ts';
 import { locateChoice, type LocatedChoice } from './logprobs.ts';
-import { nextTokenScores } from './next-token.ts';
+import { answerTokenScores, nextTokenDistrust } from './next-token.ts';
 import type { ResolvedOptions } from './options.ts';
 import { badSpec, httpBaseUrl, networkKind } from './network-kind.ts';
 import {
@@ -27,7 +27,7 @@ import {
   completionResponseSchema,
   echoedTokens,
   expectShape,
-  firstTopLogprobs,
+  generatedPositions,
   nextTokenPayload,
   samplingFields,
   usageOf,
@@ -36,6 +36,8 @@ import { promptText, sampleSeed } from './prompt-text.ts';
 
 /** The capability check's prompt: short, and ending in a digit like a likert choice. */
 export const PROBE_TEXT = 'Da 1 a 5, quanto è astratta la parola "idea"? Risposta: 4';
+/** The probe's question alone: what the chat probe asks, so the answer's first real token is a digit. */
+export const PROBE_QUESTION = PROBE_TEXT.slice(0, -2);
 /** How many next-token alternatives to ask for; servers that cap lower (TGI: 5) get 5. */
 const TOP_LOGPROBS = [20, 5] as const;
 
@@ -186,9 +188,9 @@ export class OpenAiProvider implements Provider {
     if (out.value.choices[0]?.finish_reason === 'content_filter') {
       return refusedScores('the answer was filtered (finish_reason "content_filter")', usage, out.latencyMs, out.attempts);
     }
-    const top = firstTopLogprobs(out.value);
-    if (!top) throw deterministic('the server sent no top_logprobs for the next token', usage);
-    const scores = nextTokenScores(top, req.choices);
+    const positions = generatedPositions(out.value);
+    if (!positions) throw deterministic('the server sent no top_logprobs for the next token', usage);
+    const scores = answerTokenScores(positions, req.choices);
     return { logprobs: scores.logprobs, floored: scores.floored, floor: scores.floor, usage, latencyMs: out.latencyMs, attempts: out.attempts };
   }
 
@@ -262,10 +264,13 @@ export class OpenAiProvider implements Provider {
     } else findings.push(`no prompt log-probabilities: ${this.model} is a chat model (capabilities table)`);
     for (const k of TOP_LOGPROBS) {
       try {
-        const out = await this.#chat(nextTokenPayload([{ role: 'user', content: PROBE_TEXT }], k), signal);
-        usage = addUsage(usage, addUsage(usageOf(out.value.usage, PROBE_TEXT, ''), out.billed)) as TokenUsage;
-        if (firstTopLogprobs(out.value)) supported.push({ mode: 'next-token', method: 'chat-top-logprobs', topLogprobs: k });
-        else findings.push('no next-token log-probabilities: the chat answer had no top_logprobs');
+        const out = await this.#chat(nextTokenPayload([{ role: 'user', content: PROBE_QUESTION }], k), signal);
+        usage = addUsage(usage, addUsage(usageOf(out.value.usage, PROBE_QUESTION, ''), out.billed)) as TokenUsage;
+        const positions = generatedPositions(out.value);
+        const untrusted = positions && nextTokenDistrust(positions);
+        if (!positions) findings.push('no next-token log-probabilities: the chat answer had no top_logprobs');
+        else if (untrusted) findings.push(`next-token log-probabilities cannot be trusted: ${untrusted}`);
+        else supported.push({ mode: 'next-token', method: 'chat-top-logprobs', topLogprobs: k });
         break;
       } catch (err) {
         const status = err instanceof ProviderCallError ? err.status : undefined;

@@ -8,6 +8,7 @@ import type { GenerationParams } from '#core/models/provider.ts';
 import { malformed } from './failures.ts';
 import { expectShape } from './openai-wire.ts';
 import type { PromptToken } from './logprobs.ts';
+import { NEXT_TOKEN_POSITIONS, type GeneratedPosition } from './next-token.ts';
 
 const tokenSchema = z.object({ text: z.string(), logprob: z.number().nullable().optional() }).loose();
 
@@ -19,6 +20,8 @@ const generationSchema = z
         finish_reason: z.string().nullish(),
         generated_tokens: z.number().nullish(),
         prefill: z.array(tokenSchema).nullish(),
+        /** The generated tokens (router/src/lib.rs `Details.tokens`: id, text, logprob, special). */
+        tokens: z.array(z.object({ text: z.string(), logprob: z.number() }).loose()).nullish(),
         /** Per generated token, its `top_n_tokens` alternatives (router/src/lib.rs `Details.top_tokens`). */
         top_tokens: z.array(z.array(z.object({ text: z.string(), logprob: z.number() }).loose())).nullish(),
       })
@@ -75,17 +78,26 @@ export function tgiPrefill(generation: TgiGeneration): PromptToken[] {
 }
 
 /**
- * The next token's top-k alternatives after `inputs` (next-token likert mode): greedy, one
- * new token, `top_n_tokens` — which TGI serves whatever its launch flags, unlike prompt
- * log-probabilities (off by default since TGI 3.0). k is capped by `--max-top-n-tokens`
- * (default 5).
+ * The answer's first tokens with their top-k alternatives after `inputs` (next-token likert
+ * mode): greedy, {@link NEXT_TOKEN_POSITIONS} new tokens, `top_n_tokens` — which TGI serves
+ * whatever its launch flags, unlike prompt log-probabilities (off by default since TGI 3.0).
+ * k is capped by `--max-top-n-tokens` (default 5).
  */
 export function tgiTopTokensPayload(inputs: string, k: number): unknown {
-  return { inputs, parameters: { max_new_tokens: 1, do_sample: false, return_full_text: false, details: true, top_n_tokens: k } };
+  return { inputs, parameters: { max_new_tokens: NEXT_TOKEN_POSITIONS, do_sample: false, return_full_text: false, details: true, top_n_tokens: k } };
 }
 
-/** The first generated token's alternatives; undefined when the answer has none. */
-export function tgiTopTokens(generation: TgiGeneration): { token: string; logprob: number }[] | undefined {
-  const first = generation.details?.top_tokens?.[0];
-  return first && first.length > 0 ? first.map((t) => ({ token: t.text, logprob: t.logprob })) : undefined;
+/**
+ * The generated positions with their alternatives (`details.tokens` beside
+ * `details.top_tokens`, router/src/lib.rs `Details`); undefined when the answer has none.
+ */
+export function tgiPositions(generation: TgiGeneration): GeneratedPosition[] | undefined {
+  const tops = generation.details?.top_tokens;
+  if (!tops || tops.length === 0 || (tops[0]?.length ?? 0) === 0) return undefined;
+  const chosen = generation.details?.tokens ?? [];
+  return tops.map((top, i) => {
+    const alternatives = top.map((t) => ({ token: t.text, logprob: t.logprob }));
+    const token = chosen[i] ?? alternatives[0] ?? { text: '', logprob: 0 };
+    return { token: 'text' in token ? token.text : token.token, logprob: token.logprob, top: alternatives };
+  });
 }

@@ -20,24 +20,24 @@ import { ProviderCallError, classifySdkError, deterministic } from './failures.t
 import { parseJsonBody } from './http-json.ts';
 import { combineChoiceScores, type ScoredChoice } from './choice-scores.ts';
 import { choiceLogprob } from './logprobs.ts';
-import { nextTokenScores } from './next-token.ts';
+import { answerTokenScores, nextTokenDistrust, type GeneratedPosition } from './next-token.ts';
 import type { ResolvedOptions } from './options.ts';
 import {
   chatMessages,
   chatOnlyMessages,
   chatResponseSchema,
   expectShape,
-  firstTopLogprobs,
+  generatedPositions,
   generationFromChat,
   nextTokenPayload,
   promptLogprobTokens,
   samplingFields,
   usageOf,
 } from './openai-wire.ts';
-import { PROBE_TEXT } from './openai.ts';
+import { PROBE_QUESTION, PROBE_TEXT } from './openai.ts';
 import { promptText, sampleSeed } from './prompt-text.ts';
 import { invokeStream, readChatStream, readTgiStream, STREAM_ABOVE_TOKENS } from './sagemaker-stream.ts';
-import { readTgi, tgiGeneratePayload, tgiPrefill, tgiScorePayload, tgiTopTokens, tgiTopTokensPayload } from './sagemaker-tgi.ts';
+import { readTgi, tgiGeneratePayload, tgiPrefill, tgiScorePayload, tgiPositions, tgiTopTokensPayload } from './sagemaker-tgi.ts';
 import { badSpec, networkKind } from './network-kind.ts';
 import { estimateTokens } from './tokens.ts';
 
@@ -141,19 +141,25 @@ export class SageMakerProvider implements Provider {
   async #nextToken(req: ScoreChoicesRequest, k: number): Promise<ChoiceScores> {
     const context = promptText(req.prompt);
     if (this.flavour === 'tgi') {
-      const out = await this.#invoke(tgiTopTokensPayload(context, k), readTgi, req.signal);
-      const usage = addUsage({ promptTokens: estimateTokens(context), completionTokens: out.value.details?.generated_tokens ?? 1 }, out.billed) as TokenUsage;
-      const top = tgiTopTokens(out.value);
-      if (!top) throw deterministic('the TGI answer has no details.top_tokens for the next token', usage);
-      const scores = nextTokenScores(top, req.choices);
-      return { logprobs: scores.logprobs, floored: scores.floored, floor: scores.floor, usage, latencyMs: out.latencyMs, attempts: out.attempts };
+      // Raw text: the choices' delimiter (" ") is appended, as the likelihood mode scores
+      // `context + " 4"`; without it a SentencePiece model's next token is the bare `▁`.
+      const inputs = context + choiceDelimiter(req.choices);
+      const out = await this.#invoke(tgiTopTokensPayload(inputs, k), readTgi, req.signal);
+      const usage = addUsage({ promptTokens: estimateTokens(inputs), completionTokens: out.value.details?.generated_tokens ?? 1 }, out.billed) as TokenUsage;
+      const positions = tgiPositions(out.value);
+      if (!positions) throw deterministic('the TGI answer has no details.top_tokens for the next token', usage);
+      return this.#scores(positions, req.choices, usage, out);
     }
     const messages = chatOnlyMessages(req.prompt);
     const out = await this.#invoke(nextTokenPayload(messages, k), (b) => expectShape(chatResponseSchema, b, 'chat answer'), req.signal);
     const usage = addUsage(usageOf(out.value.usage, context, ''), out.billed) as TokenUsage;
-    const top = firstTopLogprobs(out.value);
-    if (!top) throw deterministic('the endpoint sent no top_logprobs for the next token', usage);
-    const scores = nextTokenScores(top, req.choices);
+    const positions = generatedPositions(out.value);
+    if (!positions) throw deterministic('the endpoint sent no top_logprobs for the next token', usage);
+    return this.#scores(positions, req.choices, usage, out);
+  }
+
+  #scores(positions: GeneratedPosition[], choices: readonly string[], usage: TokenUsage, out: { latencyMs: number; attempts: number }): ChoiceScores {
+    const scores = answerTokenScores(positions, choices);
     return { logprobs: scores.logprobs, floored: scores.floored, floor: scores.floor, usage, latencyMs: out.latencyMs, attempts: out.attempts };
   }
 
@@ -178,8 +184,12 @@ export class SageMakerProvider implements Provider {
       return { logprob: out.value.logprob, usage: addUsage(out.value.usage, out.billed) as TokenUsage, latencyMs: out.latencyMs, attempts: out.attempts };
     }
     // The choice is the assistant's answer, continued rather than closed, so it ends the prompt.
+    // Its delimiter stays out: the served template writes what precedes an answer (Qwen's
+    // `<|im_start|>assistant\n`), so " 4" there would score `assistant\n 4`, a text the model
+    // never produces; "4" is what it answers.
+    const answer = choice.trimStart();
     const payload = {
-      messages: [...chatMessages(req.prompt), { role: 'assistant', content: choice }],
+      messages: [...chatMessages(req.prompt), { role: 'assistant', content: answer }],
       add_generation_prompt: false,
       continue_final_message: true,
       max_tokens: 1,
@@ -189,11 +199,11 @@ export class SageMakerProvider implements Provider {
     const out = await this.#invoke(
       payload,
       (b) => {
-        const answer = expectShape(chatResponseSchema, b, 'chat answer');
-        const usage = usageOf(answer.usage, context + choice, '');
-        if (!answer.prompt_logprobs)
+        const reply = expectShape(chatResponseSchema, b, 'chat answer');
+        const usage = usageOf(reply.usage, context + answer, '');
+        if (!reply.prompt_logprobs)
           throw deterministic('the endpoint returned no prompt_logprobs (not vLLM?): use --likert-mode next-token or digit-parse', usage);
-        return { logprob: choiceLogprob(promptLogprobTokens(answer), context, choice), usage };
+        return { logprob: choiceLogprob(promptLogprobTokens(reply), context, answer), usage };
       },
       req.signal,
     );
@@ -221,10 +231,13 @@ export class SageMakerProvider implements Provider {
     }
     if (this.flavour === 'tgi') {
       try {
-        const out = await this.#invoke(tgiTopTokensPayload(PROBE_TEXT.slice(0, -2), 5), readTgi, signal);
-        usage = addUsage(usage, { promptTokens: estimateTokens(PROBE_TEXT), completionTokens: 1 }) as TokenUsage;
-        if (tgiTopTokens(out.value)) supported.push({ mode: 'next-token', method: 'tgi-top-n-tokens', topLogprobs: 5 });
-        else findings.push('no next-token log-probabilities: the TGI answer had no details.top_tokens');
+        const out = await this.#invoke(tgiTopTokensPayload(PROBE_TEXT.slice(0, -1), 5), readTgi, signal);
+        usage = addUsage(usage, { promptTokens: estimateTokens(PROBE_TEXT), completionTokens: out.value.details?.generated_tokens ?? 1 }) as TokenUsage;
+        const positions = tgiPositions(out.value);
+        const untrusted = positions && nextTokenDistrust(positions);
+        if (!positions) findings.push('no next-token log-probabilities: the TGI answer had no details.top_tokens');
+        else if (untrusted) findings.push(`next-token log-probabilities cannot be trusted: ${untrusted}`);
+        else supported.push({ mode: 'next-token', method: 'tgi-top-n-tokens', topLogprobs: 5 });
       } catch (err) {
         findings.push(`no next-token log-probabilities (top_n_tokens): ${(err as Error).message}`);
       }
@@ -232,13 +245,16 @@ export class SageMakerProvider implements Provider {
     if (this.flavour === 'openai') {
       try {
         const out = await this.#invoke(
-          nextTokenPayload([{ role: 'user', content: PROBE_TEXT }], 5),
+          nextTokenPayload([{ role: 'user', content: PROBE_QUESTION }], 5),
           (b) => expectShape(chatResponseSchema, b, 'chat answer'),
           signal,
         );
         usage = addUsage(usage, usageOf(out.value.usage, PROBE_TEXT, '')) as TokenUsage;
-        if (firstTopLogprobs(out.value)) supported.push({ mode: 'next-token', method: 'chat-top-logprobs', topLogprobs: 5 });
-        else findings.push('no next-token log-probabilities: the chat answer had no top_logprobs');
+        const positions = generatedPositions(out.value);
+        const untrusted = positions && nextTokenDistrust(positions);
+        if (!positions) findings.push('no next-token log-probabilities: the chat answer had no top_logprobs');
+        else if (untrusted) findings.push(`next-token log-probabilities cannot be trusted: ${untrusted}`);
+        else supported.push({ mode: 'next-token', method: 'chat-top-logprobs', topLogprobs: 5 });
       } catch (err) {
         findings.push(`no next-token log-probabilities: ${(err as Error).message}`);
       }
@@ -273,6 +289,12 @@ export class SageMakerProvider implements Provider {
   async close(): Promise<void> {
     this.#client.destroy();
   }
+}
+
+/** The whitespace every choice starts with (" " for " 1".." 5"): what separates the context from the answer. */
+function choiceDelimiter(choices: readonly string[]): string {
+  const leads = choices.map((c) => /^\s*/.exec(c)?.[0] ?? '');
+  return leads.every((l) => l === leads[0]) ? (leads[0] ?? '') : '';
 }
 
 /** SDK errors, with the real-time 60 s limit named instead of retried. */

@@ -140,6 +140,9 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
     store: deps.store,
     // Recorded so every generate worker's cost guard bills at the prices the plan checked.
     settings: (manifest) => {
+      // The cloud's stages do not apply the early-stop rule (each worker sees one item, and no
+      // stage counts a run's first items yet): recorded as off, so the manifest says what ran.
+      manifest.early_stop = null;
       if (spec.batch === true) manifest.generation = 'batch';
       if (assumePrice) manifest.assumed_price = assumePrice;
       if (prices && Object.keys(prices.models).length > 0)

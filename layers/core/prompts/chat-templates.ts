@@ -50,16 +50,19 @@ const llama31: ChatTemplate = {
 };
 
 /**
- * mistralai/Mistral-7B-Instruct-v0.2 `tokenizer_config.json` `chat_template`: user turns as
- * `[INST] content [/INST]`, assistant turns as content + `</s>`, no generation prompt; the
- * SentencePiece answer after `[/INST]` starts with a word-initial token ("▁3"), so a choice is
- * appended after one space.
+ * Mistral 7B Instruct v0.2 as its models were trained: user turns as `[INST] content [/INST]`
+ * (mistralai/Mistral-7B-Instruct-v0.2 `tokenizer_config.json` `chat_template`), assistant turns
+ * as ` content</s>` — one space after `[/INST]`, as mistral-common encodes an answer (its own
+ * SentencePiece chunk, word-initial `▁`) and as Mistral's tokenization guide writes the V1
+ * layout ("[INST] user message [/INST] assistant message</s>"). The Hub template's literal
+ * `[/INST]2</s>` is not what the model saw, and it would show the few-shot answers (`]2`)
+ * unlike the scored choice (`] 4`), which is appended after the same one space.
  */
 const mistral: ChatTemplate = {
   name: 'mistral-instruct-v0.2',
-  source: 'mistralai/Mistral-7B-Instruct-v0.2 tokenizer_config.json chat_template',
+  source: 'mistralai/Mistral-7B-Instruct-v0.2 tokenizer_config.json chat_template, answers spaced as mistral-common encodes them',
   render(messages) {
-    return messages.map((m) => (m.role === 'user' ? `[INST] ${m.content} [/INST]` : `${m.content}</s>`)).join('');
+    return messages.map((m) => (m.role === 'user' ? `[INST] ${m.content} [/INST]` : ` ${m.content}</s>`)).join('');
   },
   choiceDelimiter: ' ',
 };

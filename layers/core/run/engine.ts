@@ -58,7 +58,7 @@ export interface RunState {
   /** The run's cost guard (spend and reservations live in the ledger); built on first use when absent. */
   guard?: CostGuard;
   /** Set when the run must stop taking new work (cost cap, fatal input error). */
-  stop: { reason?: string; error?: Error };
+  stop: { reason?: string; error?: Error; /** The run stopped itself (run/early-stop.ts). */ early?: boolean };
 }
 
 /** Everything a stage needs to handle one item of one run: its dependencies, its definition and its state. */

@@ -54,6 +54,15 @@ export const ManifestSchema = z
     /** How the prompt reached the model (which chat template shaped it, or that none did), one line each. */
     prompt_notes: z.array(z.string()).optional(),
     max_cost_usd: z.number().nullable(),
+    /**
+     * The early-stop rule (run/early-stop.ts): stop when the first `first` items of an
+     * invocation all fail the same way; `stopped`: why it last stopped a run. null: off
+     * (`--no-early-stop`). Absent in manifests written before it: on, with the default.
+     */
+    early_stop: z
+      .object({ first: z.number().int().min(1), stopped: z.string().optional() })
+      .nullable()
+      .optional(),
     /** `batch`: generated through the provider's batch API (`--batch`, billed at the batch price); absent: one call per item. */
     generation: z.enum(['on-demand', 'batch']).optional(),
     /** The price used when the table had none (`--assume-price`), so a resume and the cloud bill the same way. */

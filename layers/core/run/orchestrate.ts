@@ -7,6 +7,7 @@
  * whatever happens — and a driver only wires adapters: `runLocal` is {@link startRuns} over
  * the local adapters, `resumeLocal` is {@link resumeRun}.
  */
+import { EARLY_STOP_FIRST } from './early-stop.ts';
 import { parseBenchmarkSpec } from '../benchmarks/spec.ts';
 import { InputError } from '../errors.ts';
 import { toolchainOptionsByLanguage } from '../languages/index.ts';
@@ -203,6 +204,9 @@ async function executeRun<E extends Executor>(
     const result = await runPipeline(ctx, plan.items, ports.pipeline(ctx, options.recorded));
     if (result.stoppedReason) {
       await ports.ledger.setStatus(runId, 'stopped', result.stoppedReason);
+      // The manifest says the run stopped itself, and why (the ledger's status says it too).
+      if (ctx.stop.early)
+        await writeManifest(ports.store, { ...manifest, early_stop: { first: manifest.early_stop?.first ?? EARLY_STOP_FIRST, stopped: result.stoppedReason } });
       const stored = (await ports.store.list(keys.itemsPrefix(runId))).length;
       const head = { run_id: runId, benchmark: manifest.benchmark.id, model: manifest.model.name, items: plan.items.length };
       return { status: 'stopped', ...head, recorded: stored, reason: result.stoppedReason, language: manifest.language };

@@ -13,6 +13,7 @@ import { RunStopped } from '../errors.ts';
 import type { WorkQueue } from '../ports.ts';
 import type { GeneratedItem, RunContext } from './engine.ts';
 import { generateItem, parseItemDocument, recordItem, scoreItem } from './engine.ts';
+import { EARLY_STOP_FIRST as EARLY_STOP_DEFAULT, EarlyStopWatch } from './early-stop.ts';
 import { itemId, keys } from './keys.ts';
 import type { WorkItem } from './plan.ts';
 
@@ -77,6 +78,12 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
   }
 
   let recorded = 0;
+  // The first items of this invocation decide whether the rest would fail alike; a run with no
+  // more items than that has nothing to save.
+  const rule = ctx.manifest.early_stop === undefined ? { first: EARLY_STOP_DEFAULT } : ctx.manifest.early_stop;
+  // A batch job (`generateAll`) has generated every item before the first is recorded: nothing
+  // is left to save, and its SE records (a cancelled job) are for --resume to send again.
+  const watch = rule && !opts.generateAll && pending.length > rule.first ? new EarlyStopWatch(rule.first) : undefined;
   const stopWith = (error: unknown): void => {
     if (ctx.stop.reason) return;
     ctx.stop.reason = (error as Error).message;
@@ -121,8 +128,13 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
       try {
         if (ctx.stop.error) return;
         const outcome = await scoreItem(ctx, message.body);
-        await recordItem(ctx, message.body, outcome);
+        const record = await recordItem(ctx, message.body, outcome);
         recorded++;
+        const early = watch?.observe(record);
+        if (early && !ctx.stop.reason) {
+          ctx.stop.early = true;
+          stopWith(new RunStopped(early));
+        }
       } finally {
         release(message.id);
       }

@@ -2,6 +2,7 @@
  * plan: selects the tasks of a run, fixes its parameters and writes the manifest; one work
  * item per (task, sample) with a deterministic id.
  */
+import { EARLY_STOP_FIRST } from './early-stop.ts';
 import { z } from 'zod';
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
 import type { RunProtocol } from '../benchmarks/protocol.ts';
@@ -158,6 +159,7 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
     warnings,
     ...(promptNotes.length > 0 ? { prompt_notes: promptNotes } : {}),
     max_cost_usd: spec.maxCostUsd ?? null,
+    early_stop: spec.earlyStop === false ? null : { first: EARLY_STOP_FIRST },
     kotlin_language_version: spec.kotlinLanguageVersion ?? benchmark.defaults.kotlinLanguageVersion ?? null,
     protocol: runProtocol(benchmark, spec),
     code: ctx.code,

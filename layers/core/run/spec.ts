@@ -71,6 +71,8 @@ export const RunSpecSchema = z
       })
       .optional(),
     likertMode: LikertModeChoiceSchema.default('auto'),
+    /** false (`--no-early-stop`): run every item even when the first ones all fail the same way (run/early-stop.ts). */
+    earlyStop: z.boolean().optional(),
     /** kotlinc -language-version/-api-version (kotlinc ≥ 2.1 rejects APIs older datasets use). */
     kotlinLanguageVersion: z
       .string()

@@ -8,7 +8,7 @@ export { startBedrockBatchServer, type BedrockBatchServer, type BedrockBatchServ
 export { startSageMakerServer, renderChat, type SageMakerServerOptions } from './sagemaker-server.ts';
 export { startOpenAiServer, type OpenAiServer, type OpenAiServerOptions, type OpenAiFlavour } from './openai-server.ts';
 export type { Fault, FakeServer, FaultOptions, RecordedRequest } from './http-server.ts';
-export { tokenize, scoreText, flatLogprob, favourDigit, type LogprobFn } from './tokenize.ts';
+export { tokenize, scoreText, flatLogprob, favourDigit, leadingSpaceDigit, type LogprobFn } from './tokenize.ts';
 export { startOpenAiBatchServer, type OpenAiBatchServer, type OpenAiBatchServerOptions } from './openai-batch-server.ts';
 export { startAnthropicBatchServer, type AnthropicBatchServer, type AnthropicBatchServerOptions } from './anthropic-batch-server.ts';
 export { type TokenizerName, type TokenStrings } from './real-tokenizers.ts';

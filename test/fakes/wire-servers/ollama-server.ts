@@ -44,7 +44,8 @@
  *   exceeded". Once loaded, requests go straight to the runner (`useLoadedRunner`): no 503.
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
-import { decodeIds, describeTokens, encodePrompt, encodeText } from './real-tokenizers.ts';
+import { familyChat } from './family-chat.ts';
+import { decodeIds, describeTokens, encodePrompt, encodeText, type TokenizerName } from './real-tokenizers.ts';
 import { flatLogprob, type LogprobFn } from './tokenize.ts';
 
 export interface OllamaServerOptions extends FaultOptions {
@@ -60,6 +61,13 @@ export interface OllamaServerOptions extends FaultOptions {
   loadMs?: number;
   /** OLLAMA_MAX_QUEUE (default 512). */
   maxQueue?: number;
+  /**
+   * Another model family's tokenizer (default: the Llama-3 path above). Chat answers are then
+   * generated as that family generates them (family-chat.ts: Mistral's " 4" is `▁` then `4`),
+   * spelled as llama-server's pieces (" " and "4"); the template stays Llama 3's, which only
+   * the prompt's token count reads. No thinking on this path.
+   */
+  tokenizer?: TokenizerName;
   /** A thinking model (qwen3, deepseek-r1): the thinking it emits before answering when Think is on. */
   thinking?: string;
 }
@@ -162,6 +170,7 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     if (typeof think === 'string') return error(400, '', think);
     const turns = messages.map((m) => ({ role: String(m.role ?? 'user'), content: String(m.content ?? '') }));
     const prompt = turns.map((m) => m.content).join('\n\n');
+    if (options.tokenizer) return familyAnswer(options.tokenizer, turns, prompt, body, k);
     // Thinking first, within num_predict; the answer gets what is left.
     const thoughtIds = think ? encodeText('llama3', options.thinking ?? '') : [];
     const budget = typeof body.max_tokens === 'number' && body.max_tokens >= 0 ? body.max_tokens : Infinity;
@@ -208,6 +217,41 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
           },
         ],
         usage: usage(encodePrompt('llama3', llama3Template(turns)).length, thought.length + out.ids.length),
+      },
+    };
+  }
+
+  function familyAnswer(name: TokenizerName, turns: { role: string; content: string }[], prompt: string, body: Record<string, unknown>, k: number) {
+    const max = typeof body.max_tokens === 'number' && body.max_tokens >= 0 ? body.max_tokens : 64;
+    const family = familyChat(name, `${prompt}\n\n`, answer(prompt, body), max, k, logprob, 'text');
+    const wantLogprobs = body.logprobs === true && options.logprobs !== false;
+    return {
+      status: 200,
+      body: {
+        id: `chatcmpl-${server.requests.length}`,
+        object: 'chat.completion',
+        created: 1_767_225_600,
+        model: modelName,
+        system_fingerprint: 'fp_ollama',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: family.positions.map((p) => p.text).join('') },
+            finish_reason: family.finish,
+            ...(wantLogprobs
+              ? {
+                  logprobs: {
+                    content: family.positions.map((p) => ({
+                      token: p.token,
+                      logprob: p.logprob,
+                      ...(k > 0 ? { top_logprobs: p.top.map((t) => ({ token: t.token, logprob: t.logprob })) } : {}),
+                    })),
+                  },
+                }
+              : {}),
+          },
+        ],
+        usage: usage(encodePrompt(name, llama3Template(turns)).length, family.ids.length),
       },
     };
   }

@@ -41,6 +41,7 @@
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
 import type { TokenizerName, TokenStrings } from './real-tokenizers.ts';
+import { familyChat } from './family-chat.ts';
 import { flatLogprob, scoreText, tokenize, tokenId, type LogprobFn } from './tokenize.ts';
 import { VLLM_MAX_LOGPROBS, vllmCompletion, vllmRefusal } from './vllm-completion.ts';
 
@@ -70,6 +71,9 @@ export interface OpenAiServerOptions extends FaultOptions {
   /**
    * vllm flavours: tokenize `/completions` prompts with this real model tokenizer (BOS, token
    * strings, usage exactly as vLLM reports them; see vllm-completion.ts) instead of the toy one.
+   * Every flavour: chat answers are generated as that model generates them (family-chat.ts:
+   * Mistral's " 4" is `▁` then `4`), spelled as the flavour's server spells tokens (vLLM:
+   * per-id `decode`, a lone `▁` as ""; llama.cpp and TGI: the piece text, `▁` as " ").
    */
   tokenizer?: TokenizerName;
   /** With `tokenizer`: how token strings are spelled (vLLM version dependent; default `decoded`). */
@@ -234,8 +238,39 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         usage(promptTokens, 9),
       );
     }
-    const out = generated(prompt, body);
     const context = `${prompt}\n\n`;
+    if (options.tokenizer) {
+      const max = typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : 64;
+      const family = familyChat(
+        options.tokenizer,
+        context,
+        answer(prompt, body),
+        max,
+        Math.max(k, 0),
+        logprob,
+        flavour === 'vllm' || flavour === 'vllm-llama' ? 'decoded' : 'text',
+      );
+      const content = family.positions.map((p) => p.text).join('');
+      return chatCompletion(
+        {
+          index: 0,
+          message: { role: 'assistant', content },
+          finish_reason: family.finish,
+          ...(wantLogprobs
+            ? {
+                logprobs: {
+                  content: family.positions.map((p, i) => {
+                    const entry = { token: p.token, logprob: p.logprob, top_logprobs: k > 0 ? p.top.map((t) => ({ token: t.token, logprob: t.logprob })) : [] };
+                    return flavour === 'llama.cpp' ? { id: family.ids[i], ...entry, bytes: [...Buffer.from(p.token)] } : entry;
+                  }),
+                },
+              }
+            : {}),
+        },
+        usage(promptTokens, family.ids.length),
+      );
+    }
+    const out = generated(prompt, body);
     const logprobs = wantLogprobs
       ? {
           content: out.tokens.map((token, i) => {

@@ -9,6 +9,8 @@
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
 import { payloadParts } from './event-stream.ts';
+import { familyChat } from './family-chat.ts';
+import { describeTokens, encodePrompt, type TokenizerName } from './real-tokenizers.ts';
 import { flatLogprob, scoreText, tokenId, tokenize, type LogprobFn } from './tokenize.ts';
 
 export interface SageMakerServerOptions extends FaultOptions {
@@ -18,6 +20,15 @@ export interface SageMakerServerOptions extends FaultOptions {
   answer?: (prompt: string, body: Record<string, unknown>) => string;
   /** log P(token | context) for prompt tokens. Default -1 for every token. */
   logprob?: LogprobFn;
+  /**
+   * A real tokenizer family: TGI's generated tokens, `top_n_tokens` and prefill, and the chat
+   * container's answer, are that family's (family-chat.ts): TGI spells a generated token as its
+   * text in context (`▁` as " ": server/text_generation_server/models/flash_causal_lm.py
+   * `decode_token`) and a prefill token or a top token by decoding its id alone (same file,
+   * `prefill_texts`/`toptoken_texts = self.tokenizer.batch_decode(...)`: a lone `▁` is ""); the
+   * chat container (LMI's vLLM) as vLLM does (per-id decode).
+   */
+  tokenizer?: TokenizerName;
   /** The chat container ignores `prompt_logprobs` (not vLLM): the field stays null. */
   noPromptLogprobs?: boolean;
   /** Generations of more than this many tokens outlive SageMaker's 60 s real-time limit. */
@@ -200,6 +211,7 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
     }
     const topN = typeof params.top_n_tokens === 'number' ? params.top_n_tokens : 0;
     if (topN > MAX_TOP_N_TOKENS) return modelError(`Input validation error: \`top_n_tokens\` must be >= 0 and <= ${MAX_TOP_N_TOKENS}. Given: ${topN}`, 422);
+    if (options.tokenizer) return tgiFamily(options.tokenizer, inputs, body, params, topN);
     const out = generate(inputs, body, params.max_new_tokens);
     if (options.realtimeTokenLimit !== undefined && out.tokens.length > options.realtimeTokenLimit) return realtimeTimeout();
     const details = params.details === true;
@@ -344,9 +356,85 @@ export async function startSageMakerServer(options: SageMakerServerOptions = {})
       .slice(0, k);
   }
 
+  function tgiFamily(name: TokenizerName, inputs: string, body: Record<string, unknown>, params: Record<string, unknown>, topN: number) {
+    const max = typeof params.max_new_tokens === 'number' ? params.max_new_tokens : 20;
+    // Generated tokens decoded in context (`decode_token`), alternatives one id at a time
+    // (flash_causal_lm.py `toptoken_texts = self.tokenizer.batch_decode(...)`).
+    const family = familyChat(name, inputs, answer(inputs, body), max, topN, logprob, 'text', 'decoded');
+    let before = '';
+    const prefill = describeTokens(name, encodePrompt(name, inputs), 'decoded').map((t, i) => {
+      const lp = i === 0 ? null : logprob(before, t.text);
+      before += t.text;
+      return { id: t.id, text: t.reported, logprob: lp };
+    });
+    const token = (id: number, text: string, lp: number) => ({ id, text, logprob: lp, special: false });
+    return {
+      status: 200,
+      body: [
+        {
+          generated_text: family.positions.map((p) => p.text).join(''),
+          ...(params.details === true
+            ? {
+                details: {
+                  finish_reason: family.finish === 'length' ? 'length' : 'eos_token',
+                  generated_tokens: family.ids.length,
+                  seed: params.seed ?? null,
+                  prefill: params.decoder_input_details === true && options.prefillLogprobs !== false ? prefill : [],
+                  tokens: family.positions.map((p, i) => token(family.ids[i] ?? 0, p.token, p.logprob)),
+                  ...(topN > 0 ? { top_tokens: family.positions.map((p) => p.top.map((t) => token(tokenId(t.token), t.token, t.logprob))) } : {}),
+                },
+              }
+            : {}),
+        },
+      ],
+    };
+  }
+
   function vllmChat(messages: { role?: string; content?: unknown }[], body: Record<string, unknown>) {
     const continueFinal = body.continue_final_message === true;
     const rendered = renderChat(messages, continueFinal);
+    if (options.tokenizer && !continueFinal) {
+      const max = typeof body.max_tokens === 'number' ? body.max_tokens : 64;
+      const k = Number(body.top_logprobs ?? 0);
+      const family = familyChat(
+        options.tokenizer,
+        rendered,
+        answer(messages.map((m) => String(m.content ?? '')).join('\n\n'), body),
+        max,
+        k,
+        logprob,
+        'decoded',
+      );
+      return {
+        status: 200,
+        body: {
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          created: 1_700_000_000,
+          model: 'fake-vllm',
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: family.positions.map((p) => p.text).join('') },
+              finish_reason: family.finish,
+              ...(body.logprobs === true
+                ? {
+                    logprobs: {
+                      content: family.positions.map((p) => ({
+                        token: p.token,
+                        logprob: p.logprob,
+                        top_logprobs: p.top.map((t) => ({ token: t.token, logprob: t.logprob })),
+                      })),
+                    },
+                  }
+                : {}),
+            },
+          ],
+          usage: { prompt_tokens: encodePrompt(options.tokenizer, rendered).length, completion_tokens: family.ids.length, total_tokens: 0 },
+          prompt_logprobs: null,
+        },
+      };
+    }
     const out = generate(messages.map((m) => String(m.content ?? '')).join('\n\n'), body, body.max_tokens);
     const scored = scoreText(rendered, logprob);
     const promptLogprobs =

@@ -54,3 +54,30 @@ export function tokenId(token: string): number {
 export function favourDigit(pick: (context: string) => string, favoured = -0.1, other = -4): LogprobFn {
   return (context, token) => (token === pick(context) ? favoured : other);
 }
+
+/**
+ * A chat model that answers every question with a leading space token, then the digit
+ * `pick(context)` — as Mistral's v0.1–v0.3 instruct models do (Mistral's tokenization guide:
+ * they "always" output a token that starts with a whitespace; `" 4"` is `▁` then `4` in their
+ * vocabularies, which hold no `▁4`). At the answer's first position the space is nearly
+ * certain and the no-space digits beside it are stray, the most likely of them a wrong one
+ * (`decoy`); after the space, the preferred digit leads. Read at the first position only, every
+ * item would be predicted as the decoy.
+ *
+ * @example
+ * const model = leadingSpaceDigit((ctx) => (ctx.includes('libertà') ? '4' : '2'));
+ * model('Risposta:\n\n', ' '); // -0.05
+ * model('Risposta:\n\n ', '4'); // -0.1 after "libertà"
+ */
+export function leadingSpaceDigit(pick: (context: string) => string): LogprobFn {
+  return (context, token) => {
+    const digit = pick(context);
+    if (!context.endsWith(' ')) {
+      if (token === ' ') return -0.05;
+      // The stray digit: a wrong one, ahead of the right one.
+      const decoy = String((Number(digit) % 5) + 1);
+      return token === decoy ? -3.2 : token === digit ? -4.5 : -6;
+    }
+    return token === digit ? -0.1 : /^\d$/.test(token) ? -3 : -6;
+  };
+}

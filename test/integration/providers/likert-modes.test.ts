@@ -204,4 +204,25 @@ describe('ABRICOT on every server flavour', () => {
     expect(manifest.likert_scoring).toMatchObject({ mode: 'next-token', reason: 'forced by --likert-mode next-token' });
     expect(result?.status === 'completed' ? result.metrics['accuracy/subtask=abstractness']?.value : null).toBe(1);
   });
+
+  it('falls back to digit-parse, saying why, when the probe shows no digit among the top-k it would read', async () => {
+    // TGI's Messages API (top 5): a chatty model whose first real token is a word, digits far behind.
+    const chatty: LogprobFn = (_context, token) => (/^\s*\d$/.test(token) ? -9 : -0.5);
+    const server = await startOpenAiServer({ flavour: 'tgi', logprob: chatty, answer: (prompt) => `Il valore è ${preferred(prompt)}` });
+    cleanups.push(() => server.close());
+    const home = openHome(mkdtempSync(join(tmpdir(), 'likert-modes-')));
+
+    const [result] = await runLocal(parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#fake-model`, limit: 2 }), {
+      home,
+      packageRoot: ROOT,
+      providerOptions: { env: {} },
+      jobs: 1,
+    });
+
+    const manifest = await requireManifest(home, result?.run_id ?? '');
+    expect(manifest.likert_mode).toBe('digit-parse');
+    expect(manifest.likert_scoring?.reason).toMatch(
+      /next-token log-probabilities cannot be trusted: no digit 1–5 among the top 5 alternatives of the answer's first real token \(position 0, "Il"\)/,
+    );
+  });
 });

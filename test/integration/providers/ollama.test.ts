@@ -102,7 +102,7 @@ describe('the ollama: provider', () => {
     expect(probe?.supported).toEqual([{ mode: 'next-token', method: 'chat-top-logprobs', topLogprobs: 20 }]);
     expect(probe?.findings.join('\n')).toMatch(/no prompt log-probabilities: Ollama's \/v1\/completions ignores `echo`.*fb30760/);
     expect(server.requests.every((r) => r.path === '/v1/chat/completions')).toBe(true);
-    expect(server.requests[0]?.body).toMatchObject({ logprobs: true, top_logprobs: 20, max_tokens: 1 });
+    expect(server.requests[0]?.body).toMatchObject({ logprobs: true, top_logprobs: 20, max_tokens: 3 });
   });
 
   it('scores the choices from the first token’s top_logprobs, as the Llama-3 tokens are spelled', async () => {

@@ -83,13 +83,16 @@ describe('ABRICOT paper prompts (Fig. 2)', () => {
     expect(bound.protocol.overrides).toEqual({ chat_template: 'llama-3.1', shots: 1 });
   });
 
-  it('renders the turns with the Mistral 7B Instruct v0.2 template, without the BOS the server adds', () => {
+  it('renders the turns with the Mistral 7B Instruct v0.2 template, without the BOS the server adds, each answer after one space like the scored choice', () => {
     const text = CHAT_TEMPLATES['mistral-instruct-v0.2'].render([
       { role: 'user', content: 'a' },
       { role: 'assistant', content: '2' },
       { role: 'user', content: 'b' },
     ]);
-    expect(text).toBe('[INST] a [/INST]2</s>[INST] b [/INST]');
+    expect(text).toBe('[INST] a [/INST] 2</s>[INST] b [/INST]');
+    // The few-shot answer reads as the scored one does: "] 2" beside "] 4".
+    const scored = `${text}${CHAT_TEMPLATES['mistral-instruct-v0.2'].choiceDelimiter}4`;
+    expect(scored.match(/\] \d/g)).toEqual(['] 2', '] 4']);
   });
 
   it('records in the manifest notes whether a chat template shaped a likelihood prompt', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextTokenScores } from '#providers/next-token.ts';
+import { answerTokenScores, nextTokenDistrust, nextTokenScores, type GeneratedPosition } from '#providers/next-token.ts';
 
 const CHOICES = [' 1', ' 2', ' 3', ' 4', ' 5'];
 
@@ -47,5 +47,69 @@ describe('nextTokenScores', () => {
       CHOICES,
     );
     expect(s.floored).toContain(2);
+  });
+});
+
+/** Mistral answering " 4" as `▁` then `4`: a stray no-space "2" beside the `▁` at the first position. */
+const spaceThenFour: GeneratedPosition[] = [
+  {
+    token: '▁',
+    logprob: -0.05,
+    top: [
+      { token: '▁', logprob: -0.05 },
+      { token: '2', logprob: -3.2 },
+      { token: '4', logprob: -4.5 },
+    ],
+  },
+  {
+    token: '4',
+    logprob: -0.1,
+    top: [
+      { token: '4', logprob: -0.1 },
+      { token: '3', logprob: -3 },
+    ],
+  },
+];
+
+describe('answerTokenScores', () => {
+  it('reads the digit after a whitespace-only first token, not the stray digits beside it', () => {
+    const s = answerTokenScores(spaceThenFour, CHOICES);
+    expect(s.read).toBe(1);
+    expect(s.logprobs.indexOf(Math.max(...s.logprobs))).toBe(3);
+    // "4" both ways: stray at the first position, and after the space.
+    expect(s.logprobs[3]).toBeCloseTo(Math.log(Math.exp(-4.5) + Math.exp(-0.05 - 0.1)), 12);
+    expect(s.logprobs[2]).toBeCloseTo(-0.05 - 3, 12);
+    expect(s.floored).toEqual([0, 4]);
+  });
+
+  it('reads the first position when the answer starts with its digit', () => {
+    const s = answerTokenScores([{ token: 'Ġ3', logprob: -0.2, top: [{ token: 'Ġ3', logprob: -0.2 }] }, ...spaceThenFour.slice(1)], CHOICES);
+    expect(s.read).toBe(0);
+    expect(s.logprobs[2]).toBe(-0.2);
+  });
+
+  it("takes vLLM's empty decoded string for a lone ▁ as whitespace", () => {
+    const s = answerTokenScores([{ ...spaceThenFour[0]!, token: '' }, spaceThenFour[1]!], CHOICES);
+    expect(s.read).toBe(1);
+  });
+});
+
+describe('nextTokenDistrust', () => {
+  it('accepts a probe answer with a digit among the top-k at the position read', () => {
+    expect(nextTokenDistrust(spaceThenFour)).toBeUndefined();
+  });
+
+  it('refuses one whose position read holds no digit 1–5, naming the position', () => {
+    const words: GeneratedPosition[] = [
+      {
+        token: 'Il',
+        logprob: -0.1,
+        top: [
+          { token: 'Il', logprob: -0.1 },
+          { token: 'La', logprob: -2 },
+        ],
+      },
+    ];
+    expect(nextTokenDistrust(words)).toMatch(/no digit 1–5 among the top 2 alternatives .*position 0, "Il"/);
   });
 });
