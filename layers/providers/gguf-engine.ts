@@ -5,8 +5,9 @@
  * text. What it relies on, read in withcatai/node-llama-cpp v3.21.1 (`dist/*.d.ts` and
  * `llama/addon/AddonContext.cpp`):
  *
- * - `getLlama({ gpu: false, build: 'never' })` loads the prebuilt CPU binary
- *   (`@node-llama-cpp/linux-x64`) without the postinstall step npm 11 skips;
+ * - `getLlama({ gpu, build: 'never' })` loads a prebuilt binary (`@node-llama-cpp/linux-x64`
+ *   for the CPU; Apple Silicon has only `mac-arm64-metal`, see gguf.ts `defaultGpu`) without
+ *   the postinstall step npm 11 skips;
  * - `LlamaContextSequence.controlledEvaluate` with `generateNext: { probabilities: true }`
  *   returns, at each marked input position, the softmax over the whole vocabulary of that
  *   position's logits (the default sampler is greedy, which leaves the logits as they are:
@@ -81,7 +82,7 @@ export class GgufEngine {
       llama = await lib.getLlama({ gpu: options.gpu, build: 'never', logLevel: lib.LlamaLogLevel.error, progressLogs: false });
     } catch (err) {
       const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-      throw new Error(`node-llama-cpp found no prebuilt llama.cpp binary for ${process.platform}-${process.arch} (${reason})`, { cause: err });
+      throw new Error(`node-llama-cpp found no prebuilt llama.cpp binary for ${process.platform}-${process.arch} (${reason})${optInHint()}`, { cause: err });
     }
     const model = await llama.loadModel({ modelPath: options.path });
     const contextSize = Math.min(options.contextSize, model.trainContextSize);
@@ -166,6 +167,17 @@ export class GgufEngine {
     await this.model.dispose();
     await this.#llama.dispose();
   }
+}
+
+/**
+ * What to run when the binary is one package.json `overrides` leaves out: the Linux ARM builds
+ * (their `cpu` field also lists x64, so npm would put them on every x64 machine; docs/providers.md).
+ */
+export function optInHint(platform: string = process.platform, arch: string = process.arch): string {
+  const pkg = platform !== 'linux' ? undefined : arch === 'arm64' ? 'linux-arm64' : arch === 'arm' ? 'linux-armv7l' : undefined;
+  return pkg === undefined
+    ? ''
+    : `; polyeval's default install leaves this build out: run \`npm pkg delete 'overrides.@node-llama-cpp/${pkg}' && npm install\` in the polyeval folder`;
 }
 
 /** Where the earliest stop string starts in `text`, if any. */

@@ -49,12 +49,24 @@ function badSpec(spec: string, reason: string): InputError {
   return new InputError(`provider spec ${JSON.stringify(spec)}: ${reason}`, { field: 'model' });
 }
 
+/**
+ * The GPU setting when the spec names none: the CPU build (`false`) everywhere but Apple
+ * Silicon, whose only prebuilt binary is the Metal one. node-llama-cpp 3.21.1
+ * (`dist/bindings/utils/compileLLamaCpp.js`, `getPrebuiltBinaryPath`) looks up
+ * `@node-llama-cpp/mac-arm64-metal` only for `gpu: "metal"` on mac arm64, so `gpu: false`
+ * with `build: "never"` finds no binary there; `auto` resolves to Metal
+ * (`getGpuTypesToUseForOption` → `getBestComputeLayersAvailable`).
+ */
+export function defaultGpu(platform: string = process.platform, arch: string = process.arch): false | 'auto' {
+  return platform === 'darwin' && arch === 'arm64' ? 'auto' : false;
+}
+
 /** `<path>[#ctx=N,threads=N,gpu=auto|cpu]`. */
 export function parseGgufSpec(spec: string, rest: string): GgufSpec {
   const hash = rest.indexOf('#');
   const path = hash < 0 ? rest : rest.slice(0, hash);
   if (path === '') throw badSpec(spec, 'no file; expected gguf:<path-to-model.gguf>[#ctx=4096,threads=2,gpu=auto]');
-  const parsed: GgufSpec = { path, contextSize: DEFAULT_CONTEXT, threads: Math.max(1, availableParallelism() - 1), gpu: false };
+  const parsed: GgufSpec = { path, contextSize: DEFAULT_CONTEXT, threads: Math.max(1, availableParallelism() - 1), gpu: defaultGpu() };
   for (const part of hash < 0 ? [] : rest.slice(hash + 1).split(',')) {
     const [key, value = ''] = part.split('=');
     const int = (): number => {
