@@ -10,7 +10,16 @@
  *   the five choices (only a choice's tokens after its first are evaluated, then erased).
  *   Continuation tokens are those of `tokenize(context + choice)` past its common prefix with
  *   `tokenize(context)`, so a token the choice merges with (SentencePiece's `▁` before a
- *   digit) is counted where the tokenizer puts it.
+ *   digit) is counted where the tokenizer puts it. When `tokenize(context)` is a prefix of
+ *   `tokenize(context + choice)` (ABRICOT's prompts and " 1"…" 5" in the three vocabularies the
+ *   tests use) this is lm-evaluation-harness's `whole_enc[len(context_enc):]`
+ *   (EleutherAI/lm-evaluation-harness `lm_eval/api/model.py` `TemplateLM._encode_pair`, read at
+ *   88486e5). Two differences: a token that straddles the boundary is counted whole and
+ *   conditioned on the tokens before it (lm-eval conditions on `context_enc` and drops the
+ *   straddling token's length from the continuation), as logprobs.ts does for the echo
+ *   providers; and trailing whitespace of the context stays in the context (lm-eval moves it
+ *   into the continuation, which adds the same term to every choice when the whitespace
+ *   tokenizes on its own).
  * - Chat-style prompts (generation, next-token, digit-parse) are rendered with the chat
  *   template in the file (node-llama-cpp's `resolveChatWrapper`); the manifest names it.
  * - next-token mode reads the distribution after the prompt; when its most likely token is

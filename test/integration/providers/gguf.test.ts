@@ -102,6 +102,11 @@ describe.each<VocabName>(['mistral', 'llama3', 'qwen3'])('gguf: with the %s voca
     const expected = await Promise.all(CHOICES.map((c) => independentLogprob(model, CONTEXT, c)));
     expect(scores.logprobs).toHaveLength(5);
     scores.logprobs.forEach((lp, i) => expect(Math.abs(lp - (expected[i]?.logprob ?? NaN))).toBeLessThan(1e-4));
+    // lm-evaluation-harness's continuation (`_encode_pair`): the whole text's tokens past as many
+    // as the context has. Here the context's tokens are a prefix of the whole text's, so the
+    // common-prefix rule gives the same tokens.
+    const contextLength = tokens(model, CONTEXT).length;
+    CHOICES.forEach((c, i) => expect(expected[i]?.ids).toEqual(tokens(model, CONTEXT + c).slice(contextLength)));
     // The choices differ, so a context state leaking from one choice to the next would show.
     expect(new Set(scores.logprobs.map((l) => l.toFixed(6))).size).toBe(5);
     expect(scores.usage.promptTokens).toBeGreaterThan(10);
