@@ -19,6 +19,7 @@
  * The package is imported only here, and only when a `gguf:` model is opened.
  */
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
+import { deterministic } from './failures.ts';
 
 /** What the package gives, loaded once per process. */
 type NodeLlamaCpp = typeof import('node-llama-cpp');
@@ -95,6 +96,23 @@ export class GgufEngine {
     return this.#context.contextSize;
   }
 
+  /**
+   * Refuses `count` tokens that do not fit in a sequence. node-llama-cpp would not fail: its
+   * default context shift (`contextShift.strategy` "eraseBeginning", `LlamaContext.js` 3.21.1)
+   * silently erases the sequence's first tokens, so a long prompt would be scored or continued
+   * without its beginning.
+   * @throws ProviderCallError (not retryable) naming the sizes and the `#ctx=` option.
+   */
+  assertFits(count: number, what: string): void {
+    if (count <= this.contextSize) return;
+    const trained = this.model.trainContextSize;
+    const raise =
+      this.contextSize < trained
+        ? `raise it with gguf:<file>#ctx=<tokens> (this model was trained on ${trained})`
+        : `the model was trained on ${trained}, the most it takes`;
+    throw deterministic(`${what} is ${count} tokens, more than the ${this.contextSize}-token context of a gguf sequence: ${raise}`);
+  }
+
   /** `text`'s tokens, with the model's BOS first when it asks for one (`add_bos_token`). */
   tokenize(text: string, withBos = true): Token[] {
     const tokens = this.model.tokenize(text, true);
@@ -147,8 +165,8 @@ export class GgufEngine {
   ): Promise<Sampled> {
     const generated: Token[] = [];
     let text = '';
-    const room = Math.max(0, this.contextSize - prompt.length);
-    const limit = Math.min(p.maxTokens, room);
+    this.assertFits(prompt.length + 1, 'the prompt with room for one generated token');
+    const limit = Math.min(p.maxTokens, this.contextSize - prompt.length);
     if (limit === 0) return { text, tokens: 0, finishReason: 'length' };
     const options = p.temperature > 0 ? { temperature: p.temperature, topP: p.topP, seed: p.seed } : { temperature: 0 };
     for await (const token of sequence.evaluate([...prompt], options)) {

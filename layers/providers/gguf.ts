@@ -103,6 +103,7 @@ async function likelihoods(engine: GgufEngine, context: string, choices: readonl
   const starts = fulls.map((full) => commonPrefix(full, contextTokens));
   const shared = Math.min(...starts);
   if (shared === 0) throw new Error('the prompt has no token before the choices (empty context without a BOS token)');
+  engine.assertFits(Math.max(...fulls.map((f) => f.length)), 'the prompt with its longest choice');
   return engine.withSequence(async (sequence) => {
     const head = contextTokens.slice(0, shared);
     const first = await engine.evaluate(sequence, head, new Set([shared - 1]));
@@ -184,6 +185,7 @@ class GgufProvider implements Provider {
   async #nextToken(req: ScoreChoicesRequest, started: number): Promise<ChoiceScores> {
     const engine = this.#engine;
     const tokens = this.#promptTokens(req.prompt);
+    engine.assertFits(tokens.length + 1, 'the prompt with room for one whitespace token');
     const digits = req.choices.map((c) => c.trim());
     const single = (text: string): Token | undefined => {
       const t = engine.model.tokenize(text, false, 'trimLeadingSpace');

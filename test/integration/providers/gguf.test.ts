@@ -178,6 +178,28 @@ describe('gguf: leading space with SentencePiece', () => {
   });
 });
 
+describe('gguf: a prompt longer than the context', () => {
+  it('is refused, naming the sizes and #ctx, not scored or continued without its beginning', async () => {
+    // node-llama-cpp's default context shift would erase the sequence's first tokens and go on.
+    const provider = await createProvider(`gguf:${tinyLlamaModelPath({ vocab: 'mistral' })}#ctx=256`);
+    try {
+      const completion = `${'Parola: gatto. '.repeat(60)}${CONTEXT}`;
+      const prompt = { style: 'completion' as const, messages: [], completion };
+      await expect(provider.scoreChoices!({ taskId: 't', prompt, choices: CHOICES })).rejects.toThrow(
+        /the prompt with its longest choice is \d+ tokens, more than the 256-token context .*#ctx=<tokens> \(this model was trained on 2048\)/,
+      );
+      await expect(provider.scoreChoices!({ taskId: 't', prompt, choices: CHOICES, scoring: NEXT_TOKEN })).rejects.toThrow(/more than the 256-token context/);
+      const params = { temperature: 0, topP: 1, maxTokens: 4, stop: [] };
+      await expect(provider.generate({ taskId: 't', sample: 0, prompt, params })).rejects.toThrow(/more than the 256-token context/);
+      // What fits is still scored.
+      const fits = await provider.scoreChoices!({ taskId: 't', prompt: { style: 'completion', messages: [], completion: CONTEXT }, choices: CHOICES });
+      expect(fits.logprobs.every(Number.isFinite)).toBe(true);
+    } finally {
+      await provider.close?.();
+    }
+  });
+});
+
 describe('gguf: bad specs', () => {
   it('names the missing file', async () => {
     await expect(createProvider('gguf:/nonexistent/model.gguf')).rejects.toThrow(InputError);
