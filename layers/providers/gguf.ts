@@ -194,6 +194,9 @@ class GgufProvider implements Provider {
     const logprobs = await engine.withSequence(async (sequence) => {
       const first = (await engine.evaluate(sequence, tokens, new Set([tokens.length - 1]))).get(tokens.length - 1) ?? new Map<Token, number>();
       const direct = digits.map((d) => [single(d), single(` ${d}`)].reduce((p, t) => p + (t === undefined ? 0 : (first.get(t) ?? 0)), 0));
+      // The map's first entry is the most likely token: the addon sorts the candidates by logit,
+      // highest first, before it returns them (node-llama-cpp 3.21.1 `llama/addon/AddonContext.cpp`
+      // `SampleToken`), and the Map keeps that order (`LlamaContext.js` `reviveTokenProbabilities`).
       const top = first.entries().next().value;
       if (top && engine.model.detokenize([top[0]]).trim() === '' && !engine.model.isEogToken(top[0])) {
         const after = (await engine.evaluate(sequence, [top[0]], new Set([0]))).get(0) ?? new Map<Token, number>();
