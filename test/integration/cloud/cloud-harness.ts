@@ -127,6 +127,12 @@ export interface CloudOptions {
   executeLanguages?: readonly string[];
   /** Wraps the executors' sandbox, e.g. to play a runner that leaks what it must not. */
   wrapExecutor?: (executor: Executor) => Executor;
+  /**
+   * Variables over the functions' environment: the keys generate reads from SSM and the
+   * deployment's PROVIDER_KEY_HOSTS (`-c providerKeyHosts`). Default: OPENAI_API_KEY may go to
+   * the loopback fakes (as a deployment allowing its own server would say).
+   */
+  providerEnv?: Record<string, string>;
 }
 
 export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
@@ -159,7 +165,12 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   const send = <T>(queueUrl: string) => new SqsWorkQueue<T>({ client: sqs, queueUrl });
   const clock = () => new Date();
   const aggregateQueue = send<AggregateMessage>(queues.aggregate.url);
-  const providerEnv = { ...process.env, AWS_ENDPOINT_URL_S3: moto.endpoint };
+  const providerEnv = {
+    ...process.env,
+    AWS_ENDPOINT_URL_S3: moto.endpoint,
+    PROVIDER_KEY_HOSTS: 'OPENAI_API_KEY=127.0.0.1|localhost',
+    ...options.providerEnv,
+  };
   const noResults: ResultsQuery = { sql: () => Promise.resolve([]), close: () => Promise.resolve() };
 
   const pairs: RedrivePair[] = [...Object.entries(queues), ['fargate-python', fargateQueue] as const].map(([name, q]) => ({
@@ -204,7 +215,8 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
         store,
         ledger,
         clock,
-        provider: options.provider ?? ((m) => createCloudProvider(m.model.spec, {}, providerEnv)),
+        // As the deployed generate: the keys (SSM's, here the environment's) in the providers' env.
+        provider: options.provider ?? ((m) => createCloudProvider(m.model.spec, { env: providerEnv }, providerEnv)),
         costOf: options.costOf ?? costOfManifest,
       }),
       executeQueues: {
