@@ -9,7 +9,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, SQSClient, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { returnLater } from '#aws/sqs-visibility.ts';
 import { DynamoRunLedger, S3BlobStore, SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
 import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
 import { moveMessages } from '#aws/sqs-dead-letters.ts';
@@ -133,6 +134,8 @@ export interface CloudOptions {
    * the loopback fakes (as a deployment allowing its own server would say).
    */
   providerEnv?: Record<string, string>;
+  /** generate's back-off of a throttled item (default: the deployed one, ChangeMessageVisibility on moto). */
+  returnLater?: (record: SQSRecord, seconds: number) => Promise<void>;
 }
 
 export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
@@ -224,6 +227,8 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
         ...Object.fromEntries(Object.entries(laneQueues).map(([language, q]) => [language, send<GeneratedMessage>(q.url)])),
       },
       fargateQueues: { python: send<GeneratedMessage>(fargateQueue.url) },
+      // moto's queue ARNs name no URL this client reaches: the queue's own URL.
+      returnLater: options.returnLater ?? ((record, seconds) => returnLater(sqs, record, seconds, queues.generate.url)),
     }),
     python: makeExecute({
       ledger,
