@@ -188,7 +188,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     planQueue: send<PlanMessage>(queues.plan.url),
     clock,
     pairs,
-    move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select }),
+    move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select, waitSec: 1 }),
     // Path-style links on moto's loopback endpoint (awsClientConfig): the deployed client signs virtual-hosted https ones.
     signedGetUrl: (key, seconds) => store.presignedGetUrl(key, seconds),
   });
