@@ -132,8 +132,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         random,
       })
     : undefined;
-  // The scenario: a deployment idle for weeks, its VPC runner Inactive (limits/function-state.ts).
-  if (!without.has('inactive')) lambda.states.markInactive(fns.runner.name);
+  // The scenario: a deployment idle for weeks, its VPC functions Inactive (limits/function-state.ts):
+  // the runner, and the judge (a VPC function too, idle just as long).
+  if (!without.has('inactive')) for (const fn of [fns.runner, fns.judge]) lambda.states.markInactive(fn.name);
   const queue = (fn: FunctionSpec, duplicates?: { rate: number; random: () => number }, maxReceiveCount = MAX_RECEIVE_COUNT) =>
     new SimSqsQueue<unknown>(fn.name, visibilityMs(fn), maxReceiveCount, undefined, duplicates);
   // At-least-once delivery where a duplicate costs money: the generate queue (a copy calls the model again).
@@ -316,6 +317,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         run_partition_peak_wcu: dynamo.peakWrites.get(`RUN#${runId}`) ?? 0,
         throttles: lambda.stats.throttles,
         recursion_dropped: lambda.stats.recursionDropped,
+        not_active: lambda.stats.notActive,
+        timeouts: lambda.stats.timeouts,
         cold_starts: lambda.stats.coldStarts,
         peak: lambda.stats.peak,
         gb_s: lambda.stats.gbSeconds,
