@@ -3,7 +3,8 @@
  * runs the cloud pipeline's real stage code against a simulation of AWS's limits
  * (bench/cloud-sim) and prints exactly one JSON line:
  * `{"items","completed","se","missing","dlq","virtual_wall_s","lambda_gb_s","cost_usd","bottleneck"}`.
- * `--without` reverts one fix (plan-fanout, transient-redelivery, cost-row, runner-reservation, ledger-shards, call-ids, part-shards)
+ * `--model-quota <requests per minute>,<tokens per minute>` sets the model's on-demand quota (default: Claude 3 Haiku's in us-east-1, cloud-sim/limits/model-quota.ts).
+ * `--without` reverts one fix (plan-fanout, transient-redelivery, cost-row, runner-reservation, ledger-shards, call-ids, part-shards, quota-requeue)
  * or lifts one limit (recursion, inactive, transaction-conflicts, duplicates) to show what it costs.
  * `--chunk-size` sets plan's items per chunk (default plan.ts's 1,000; smaller shows recursion detection on a small run).
  * `--sweep` keeps the deployment's other executor images judging beside the run (cloud-sim/sweep.ts).
@@ -12,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { FIXES, LIMITS, runSimulation, type Without } from './cloud-sim/simulate.ts';
 import { PLAN_CHUNK } from '#app/cloud/plan.ts';
 import { SIM_LANGUAGES, type SimLanguage } from './cloud-sim/sim-model.ts';
+import { parseModelQuota } from './cloud-sim/limits/model-quota.ts';
 
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -24,6 +26,7 @@ export async function main(argv: string[]): Promise<void> {
       detail: { type: 'boolean', default: false },
       sweep: { type: 'boolean', default: false },
       'chunk-size': { type: 'string', default: String(PLAN_CHUNK) },
+      'model-quota': { type: 'string' },
     },
   });
   const items = Number(values.items);
@@ -41,6 +44,7 @@ export async function main(argv: string[]): Promise<void> {
     language,
     sweep: values.sweep,
     chunkSize,
+    ...(values['model-quota'] !== undefined ? { modelQuota: parseModelQuota(values['model-quota']) } : {}),
   });
   process.stdout.write(`${JSON.stringify(line)}\n`);
   if (values.detail) process.stderr.write(`${JSON.stringify(detail)}\n`);

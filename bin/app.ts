@@ -26,6 +26,7 @@ const CONTEXT_KEYS = [
   'batchQuotas',
   'batchTimeoutHours',
   'providerKeysPath',
+  'providerKeyHosts',
 ] as const;
 
 const app = new App();

@@ -8,6 +8,7 @@ import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../layers/core/bench
 import { InputError } from '../layers/core/errors.ts';
 import { parseSweep, sweepSpecs, type NightlySweep } from '../layers/app/cloud/sweep.ts';
 import { BEDROCK_BATCH_QUOTAS, bedrockBatchLimits, type BedrockBatchQuotas } from '../layers/providers/batch/bedrock-quotas.ts';
+import { parseKeyHosts } from '../layers/providers/key-hosts.ts';
 import {
   ACCOUNT_CONCURRENCY,
   ConcurrencyBudgetError,
@@ -63,6 +64,22 @@ export interface PolyevalConfig {
    * `<path>/ANTHROPIC_API_KEY`, …), read by generate and the batch stage.
    */
   providerKeysPath: string;
+  /**
+   * Hosts a stored key may go to beside its provider's own (`OPENAI_API_KEY=llm.internal|*.corp.example,…`;
+   * layers/providers/key-hosts.ts), as the functions get it in PROVIDER_KEY_HOSTS; empty: none.
+   */
+  providerKeyHosts: string;
+}
+
+/** `providerKeyHosts` as the functions get it (normalised), or a {@link ConfigError} naming the malformed entry. */
+function checkedKeyHosts(text: string): string {
+  try {
+    return Object.entries(parseKeyHosts(text))
+      .map(([variable, hosts]) => `${variable}=${hosts.join('|')}`)
+      .join(',');
+  } catch (error) {
+    throw new ConfigError('providerKeyHosts', (error as Error).message);
+  }
 }
 
 /** Quotas that make a job possible at all (bedrockBatchLimits' checks), as a ConfigError naming the key. */
@@ -193,6 +210,7 @@ const ContextSchema = z.object({
     .regex(/^(\/[A-Za-z0-9_.-]+)+$/, { error: 'expected an SSM parameter path starting with "/", e.g. /polyeval/provider-keys' })
     .optional(),
   batchTimeoutHours: integer(BEDROCK_BATCH_QUOTAS.minTimeoutHours, BEDROCK_BATCH_QUOTAS.maxTimeoutHours).optional(),
+  providerKeyHosts: z.string({ error: 'expected <KEY>=<host>[|<host>…],… e.g. OPENAI_API_KEY=llm.internal|*.corp.example' }).optional(),
 });
 
 /** The first failure of `schema` on `raw` as a {@link ConfigError} naming the key path under `prefix`. */
@@ -309,6 +327,7 @@ export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
       images: EXECUTOR_IMAGES.length,
     }),
     providerKeysPath: values.providerKeysPath ?? providerKeysPathOf(stackName),
+    providerKeyHosts: checkedKeyHosts(values.providerKeyHosts ?? ''),
     ...(values.alarmEmail ? { alarmEmail: values.alarmEmail } : {}),
     ...(values.batchQuotas ? { batchQuotas: checkedQuotas(values.batchQuotas) } : {}),
     ...(values.batchTimeoutHours ? { batchTimeoutHours: values.batchTimeoutHours } : {}),

@@ -24,3 +24,12 @@ export function grantProviderKeys(fn: PolyevalFunction, path: string): void {
     new iam.PolicyStatement({ sid: 'ProviderKeys', actions: ['ssm:GetParametersByPath'], resources: [providerKeysPathArn(Stack.of(fn), path)] }),
   );
 }
+
+/**
+ * Tells `fn` which hosts beyond each provider's own a stored key may go to (`-c providerKeyHosts`,
+ * layers/providers/key-hosts.ts): plan refuses a run naming another host, generate and the batch
+ * stage never attach a key to one.
+ */
+export function bindKeyHosts(fn: PolyevalFunction, hosts: string): void {
+  if (hosts !== '') fn.function.addEnvironment('PROVIDER_KEY_HOSTS', hosts);
+}

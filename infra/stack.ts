@@ -21,7 +21,7 @@ import { NightlySchedule } from './schedule.ts';
 import { Storage } from './storage.ts';
 import { RunWatchdog } from './watchdog.ts';
 import { BatchStage } from './batch.ts';
-import { grantProviderKeys } from './provider-keys.ts';
+import { bindKeyHosts, grantProviderKeys } from './provider-keys.ts';
 import type { WorkQueue } from './work-queue.ts';
 
 /** Properties of {@link PolyevalStack}. */
@@ -106,6 +106,7 @@ export class PolyevalStack extends Stack {
     });
     // The functions that call model providers read their API keys from one SSM path.
     for (const fn of [this.pipeline.generate, this.batch.handler]) grantProviderKeys(fn, config.providerKeysPath);
+    for (const fn of [this.pipeline.plan, this.pipeline.generate, this.batch.handler]) bindKeyHosts(fn, config.providerKeyHosts);
     this.analytics = new Analytics(this, 'Analytics', { bucket, benchmarks: config.benchmarks, bytesScannedCutoff: config.athenaBytesScannedCutoff });
     // Every work queue by name: the api redrives their DLQs, the watchdog waits for them to be empty.
     const workQueues = new Map<string, WorkQueue>([

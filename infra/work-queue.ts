@@ -14,6 +14,8 @@ export interface WorkQueueProps {
   visibilityTimeout: Duration;
   /** Alarm when the oldest message is older than this (a consumer is stuck or capped too low). */
   maxAge: Duration;
+  /** Receives before the DLQ (default MAX_RECEIVE_COUNT, 5). */
+  maxReceiveCount?: number;
 }
 
 /** A queue + DLQ + alarms; `queue` is what producers send to and consumers read. */
@@ -26,7 +28,7 @@ export class WorkQueue extends Construct {
   constructor(scope: Construct, id: string, props: WorkQueueProps) {
     super(scope, id);
     this.deadLetterQueue = new sqs.Queue(this, 'Dlq', deadLetterQueueProps());
-    this.queue = new sqs.Queue(this, 'Queue', workQueueProps(this.deadLetterQueue, props.visibilityTimeout));
+    this.queue = new sqs.Queue(this, 'Queue', workQueueProps(this.deadLetterQueue, props.visibilityTimeout, props.maxReceiveCount));
     this.dlqAlarm = new cloudwatch.Alarm(this, 'DlqDepthAlarm', {
       alarmDescription: `Messages in the dead-letter queue of ${id}: inspect and redrive.`,
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),

@@ -12,6 +12,8 @@ import type { FunctionSpec } from './sim-lambda.ts';
 import { PROFILES, type SimLanguage } from './sim-model.ts';
 
 export const MAX_RECEIVE_COUNT = 5;
+/** The generate queue's (infra/queues.ts): throttled items come back, each return a receive. */
+export { GENERATE_MAX_RECEIVE_COUNT } from '#app/cloud/retry-budget.ts';
 export const visibilityMs = (fn: FunctionSpec): number => 6 * fn.timeoutMs;
 
 export interface DeploymentOptions {

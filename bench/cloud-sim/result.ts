@@ -33,17 +33,22 @@ export function bottleneckOf(s: {
   transientAsSe?: boolean;
   /** Model calls booked beyond one per recorded item (a redelivered message's call booked again). */
   overbookedCalls?: number;
+  /** The model's quota: attempts it refused (ThrottlingException), as `<rpm>, <tpm>`. */
+  quota?: { throttled: number; describe: string; model: string };
 }): string {
   const { stats } = s.lambda;
   if (stats.recursionDropped > 0) return `recursion detection dropped ${stats.recursionDropped} message(s) (plan chain)`;
   const throttled = Object.entries(stats.throttles).filter(([, n]) => n > 0);
   const runnerSe = `runner not invocable (inactive or throttled: ${JSON.stringify(Object.fromEntries(throttled))}) recorded as SE`;
   if (s.se > 0 && s.transientAsSe) return runnerSe;
+  const quota = s.quota && s.quota.throttled > 0 ? `model quota of ${s.quota.model} (${s.quota.describe}): ${s.quota.throttled} call(s) throttled` : undefined;
+  if (s.se > 0 && quota) return `${quota}, throttled items recorded as SE`;
   if (s.se > 0 && s.dynamo.conflicts > 0) return `TransactionConflict: ${s.dynamo.conflicts} conflicting write(s) on the ledger's rows`;
   if (s.se > 0) return runnerSe;
   if (s.missing > 0 && (s.expired ?? 0) > 0)
     return `SQS retention: ${s.expired} message(s) older than their queue's 4 days deleted; ${s.missing} item(s) never recorded`;
   if (s.missing > 0) return `${s.missing} item(s) never recorded (status ${s.status}, ${s.dlq} in DLQs)`;
+  if (quota) return `${quota}, each back in its queue until the quota let it through`;
   if ((s.overbookedCalls ?? 0) > 0) return `model cost booked twice: ${s.overbookedCalls} call(s) booked beyond one per recorded item`;
   if (s.dynamo.throttles > 0) return `DynamoDB partition throughput (${s.dynamo.throttles} throttled requests)`;
   if (s.s3.slowDowns > 0) return `S3 prefix request rate (${s.s3.slowDowns} Slow Down answers)`;

@@ -46,6 +46,8 @@ export interface LambdaStats {
   coldStarts: Record<string, number>;
   recursionDropped: number;
   timeouts: number;
+  /** Event source mapping invocations that met the function Inactive or Pending (the batch comes back after its visibility timeout). */
+  notActive: Record<string, number>;
   peak: Record<string, number>;
 }
 
@@ -56,7 +58,16 @@ const add = (record: Record<string, number>, key: string, value: number): void =
 export class SimLambda {
   readonly pools: ConcurrencyPools;
   readonly states = new FunctionStates();
-  readonly stats: LambdaStats = { gbSeconds: {}, invocations: {}, throttles: {}, coldStarts: {}, recursionDropped: 0, timeouts: 0, peak: {} };
+  readonly stats: LambdaStats = {
+    gbSeconds: {},
+    invocations: {},
+    throttles: {},
+    coldStarts: {},
+    recursionDropped: 0,
+    timeouts: 0,
+    notActive: {},
+    peak: {},
+  };
   readonly #mappings: Mapping[] = [];
   readonly #environments = new Map<string, number>();
 
@@ -116,6 +127,14 @@ export class SimLambda {
         return false;
       });
       if (batch.length === 0) continue;
+      // A function idle long enough is Inactive (the judges are VPC functions, like the runners):
+      // the poller's invoke fails, and the batch comes back after its visibility timeout, a receive
+      // that counts (limits/function-state.ts; "Lambda function states").
+      if (this.states.invoke(m.fn.name, now) !== 'Active') {
+        add(this.stats.notActive, m.fn.name, 1);
+        for (const message of batch) m.queue.fail(message);
+        break;
+      }
       if (!this.pools.tryAcquire(m.fn.name)) {
         // Throttled: the batch goes back after its visibility timeout (a receive that counts).
         add(this.stats.throttles, m.fn.name, 1);
@@ -147,6 +166,8 @@ export class SimLambda {
       startMs,
       elapsedMs: this.#environment(m.fn) + 20 * this.#random(),
       parallelMs: 0,
+      // Lambda ends the invocation at its timeout: writes it would make later never happen (virtual-time.ts assertAlive).
+      deadlineMs: startMs + m.fn.timeoutMs,
       chain: chainOf(
         m.fn.name,
         batch.map((b) => b.chain),
@@ -190,6 +211,8 @@ export class SimLambda {
     run: () => Promise<{ payload: string; durationMs: number; functionError?: string }>,
   ): Promise<{ payload: string; functionError?: string }> {
     const now = this.time.now();
+    // A caller past its own deadline was stopped before it could invoke.
+    this.time.assertAlive(`invoke ${fn.name}`);
     checkInvokePayload(payloadBytes);
     const state = this.states.invoke(fn.name, now);
     if (state !== 'Active') throw notActiveError(fn.name, state);

@@ -211,6 +211,7 @@ export class SimLedger implements RunLedger, PartCounter {
       throw new HarnessError(`DynamoDB ${op} failed: ${(error as Error).name}`, { cause: error });
     }
     this.#o.time.spend(5);
+    this.#o.time.assertAlive(`DynamoDB ${op}`);
     return apply();
   }
 
@@ -223,6 +224,7 @@ export class SimLedger implements RunLedger, PartCounter {
           this.#o.limits.transact(items, this.#o.time.now());
         });
         this.#o.time.spend(10);
+        this.#o.time.assertAlive(`DynamoDB ${op}`);
         return apply();
       } catch (error) {
         const conflict = error instanceof DynamoLimitError && error.name === 'TransactionConflictException';

@@ -15,6 +15,11 @@ import type { Generation, GenerateRequest, Provider } from '#core/models/provide
 import { RunnerRequestSchema, type RunnerRequest, type RunnerResponse, type WireRun } from '#app/cloud/runner-protocol.ts';
 import { benchProgram, type AnswerKind, type BenchLanguage } from '../support/rocode-generator.ts';
 import { KOTLIN_COMPLETIONS, kotlinKindOf, type KotlinKind } from './kotlin-tasks.ts';
+import { CallPolicy } from '#providers/call-policy.ts';
+import { classifySdkError } from '#providers/failures.ts';
+import { resolveOptions } from '#providers/options.ts';
+import { GENERATE_PROVIDER_OPTIONS } from '#app/cloud/retry-budget.ts';
+import type { ModelQuotas } from './limits/model-quota.ts';
 import type { VirtualTime } from './virtual-time.ts';
 
 /** The languages the simulation runs: RoCode's Python and C++, and Kotlin HumanEval's Kotlin. */
@@ -67,18 +72,37 @@ function answerOf(language: SimLanguage, kind: SimKind): string {
   return `\`\`\`${language}\n${benchProgram(language, kind as AnswerKind)}\`\`\`\n`;
 }
 
-/** A model call takes MODEL_CALL_MS × (0.5 … 1.5), uniformly (`random`: the simulation's seeded generator). */
-export function simProvider(time: VirtualTime, model: string, language: SimLanguage, random: () => number): Provider {
+/**
+ * A model call takes MODEL_CALL_MS × (0.5 … 1.5), uniformly (`random`: the simulation's seeded
+ * generator), under the model's quotas (./limits/model-quota.ts): a throttled attempt is retried
+ * by the real CallPolicy with the generate stage's options (GENERATE_PROVIDER_OPTIONS: 2 retries,
+ * full-jitter back-off), its waits in virtual time beside the batch's other calls.
+ */
+export function simProvider(time: VirtualTime, model: string, language: SimLanguage, random: () => number, quotas?: ModelQuotas): Provider {
   return {
     id: `bedrock:${model}`,
     kind: 'bedrock',
     model,
     concurrency: 5,
-    generate(req: GenerateRequest): Promise<Generation> {
+    async generate(req: GenerateRequest): Promise<Generation> {
       const index = Number(/(\d+)$/.exec(req.taskId)?.[1] ?? 0);
-      const latencyMs = Math.round(MODEL_CALL_MS * (0.5 + random()));
-      time.spendParallel(latencyMs);
-      return Promise.resolve({ text: answerOf(language, kindOf(index, req.sample, language)), usage: { ...USAGE }, latencyMs, attempts: 1 });
+      // This call's own time from the invocation's now: its attempts and back-offs, one after another.
+      let spent = 0;
+      const start = time.now();
+      const options = resolveOptions({ ...GENERATE_PROVIDER_OPTIONS, random, now: () => start + spent, sleep: (ms) => ((spent += ms), Promise.resolve()) });
+      const policy = new CallPolicy(options, (err) => classifySdkError(err, options.now()));
+      try {
+        const out = await policy.call(() => {
+          const settle = quotas?.admit(start + spent, USAGE.promptTokens, req.params.maxTokens);
+          const latencyMs = Math.round(MODEL_CALL_MS * (0.5 + random()));
+          spent += latencyMs;
+          settle?.(USAGE.completionTokens);
+          return Promise.resolve(latencyMs);
+        });
+        return { text: answerOf(language, kindOf(index, req.sample, language)), usage: { ...USAGE }, latencyMs: out.value, attempts: out.attempts };
+      } finally {
+        time.spendParallel(spent);
+      }
     },
   };
 }

@@ -10,6 +10,7 @@ import type { SimLambda } from './sim-lambda.ts';
 export function simSender<T>(queue: SimSqsQueue<unknown>, lambda: SimLambda): Pick<WorkQueue<T>, 'send'> {
   return {
     send(messages) {
+      lambda.time.assertAlive(`SQS send to ${queue.name}`);
       const now = lambda.time.now();
       const chain = lambda.time.invocation()?.chain ?? {};
       for (const { body } of messages) queue.send(body, Buffer.byteLength(JSON.stringify(body), 'utf8'), now, chain);

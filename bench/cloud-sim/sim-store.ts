@@ -28,6 +28,7 @@ export class SimStore implements BlobStore {
 
   async put(key: string, body: string | Uint8Array): Promise<void> {
     this.#request(key, 'put');
+    this.time.assertAlive(`S3 put ${key}`);
     this.#objects.set(key, { deflated: deflateRawSync(typeof body === 'string' ? Buffer.from(body, 'utf8') : body), text: typeof body === 'string' });
     return Promise.resolve();
   }
@@ -64,6 +65,7 @@ export class SimStore implements BlobStore {
 
   delete(key: string): Promise<void> {
     this.#request(key, 'put');
+    this.time.assertAlive(`S3 delete ${key}`);
     this.#objects.delete(key);
     return Promise.resolve();
   }

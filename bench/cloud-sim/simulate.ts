@@ -33,11 +33,12 @@ import { generateRocodeBench } from '../support/rocode-generator.ts';
 import { laneFor } from '#app/cloud/stages.ts';
 import type { Task } from '#core/types.ts';
 import { kotlinTaskRows } from './kotlin-tasks.ts';
-import { functions, MAX_RECEIVE_COUNT, visibilityMs } from './deployment.ts';
+import { functions, GENERATE_MAX_RECEIVE_COUNT, MAX_RECEIVE_COUNT, visibilityMs } from './deployment.ts';
 import { DynamoLimits, TRANSACTION_HOLD_MS } from './limits/dynamodb.ts';
 import { RECURSION_HOP_LIMIT } from './limits/recursion.ts';
 import { S3PrefixRates } from './limits/s3-prefix.ts';
 import { DUPLICATE_RATE, SimSqsQueue } from './limits/sqs.ts';
+import { CLAUDE_3_HAIKU_US_EAST_1, ModelQuotas, type ModelQuota } from './limits/model-quota.ts';
 import { SimLambda, type FunctionSpec, type SqsHandler } from './sim-lambda.ts';
 import { SimLedger } from './sim-ledger.ts';
 import { expectedVerdicts, PROFILES, runProgram, simProvider, USAGE, type SimLanguage } from './sim-model.ts';
@@ -48,7 +49,16 @@ import { sweepNeighbours } from './sweep.ts';
 import { bottleneckOf, type SimResult } from './result.ts';
 
 /** Fixes the simulation can revert, and limits it can lift, one `--without` each. */
-export const FIXES = ['plan-fanout', 'transient-redelivery', 'cost-row', 'runner-reservation', 'ledger-shards', 'call-ids', 'part-shards'] as const;
+export const FIXES = [
+  'plan-fanout',
+  'transient-redelivery',
+  'cost-row',
+  'runner-reservation',
+  'ledger-shards',
+  'call-ids',
+  'part-shards',
+  'quota-requeue',
+] as const;
 export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts', 'duplicates'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
 
@@ -64,6 +74,8 @@ export interface SimOptions {
   chunkSize?: number;
   /** The other executor images' judges and runners busy beside this run, as in a nightly sweep (./sweep.ts). */
   sweep?: boolean;
+  /** The model's on-demand quota (default: Claude 3 Haiku's in us-east-1, ./limits/model-quota.ts). */
+  modelQuota?: ModelQuota;
 }
 
 const MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
@@ -120,13 +132,22 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         random,
       })
     : undefined;
-  // The scenario: a deployment idle for weeks, its VPC runner Inactive (limits/function-state.ts).
-  if (!without.has('inactive')) lambda.states.markInactive(fns.runner.name);
-  const queue = (fn: FunctionSpec, duplicates?: { rate: number; random: () => number }) =>
-    new SimSqsQueue<unknown>(fn.name, visibilityMs(fn), MAX_RECEIVE_COUNT, undefined, duplicates);
+  // The scenario: a deployment idle for weeks, its VPC functions Inactive (limits/function-state.ts):
+  // the runner, and the judge (a VPC function too, idle just as long).
+  if (!without.has('inactive')) for (const fn of [fns.runner, fns.judge]) lambda.states.markInactive(fn.name);
+  const queue = (fn: FunctionSpec, duplicates?: { rate: number; random: () => number }, maxReceiveCount = MAX_RECEIVE_COUNT) =>
+    new SimSqsQueue<unknown>(fn.name, visibilityMs(fn), maxReceiveCount, undefined, duplicates);
   // At-least-once delivery where a duplicate costs money: the generate queue (a copy calls the model again).
   const generateCopies = without.has('duplicates') ? undefined : { rate: DUPLICATE_RATE, random };
-  const queues = { plan: queue(fns.plan), generate: queue(fns.generate, generateCopies), execute: queue(fns.judge), aggregate: queue(fns.aggregate) };
+  // Throttled items come back to generate's queue, so it redrives after more receives (retry-budget.ts); without the fix, as before.
+  const requeue = !without.has('quota-requeue');
+  const queues = {
+    plan: queue(fns.plan),
+    generate: queue(fns.generate, generateCopies, requeue ? GENERATE_MAX_RECEIVE_COUNT : MAX_RECEIVE_COUNT),
+    execute: queue(fns.judge),
+    aggregate: queue(fns.aggregate),
+  };
+  const quotas = new ModelQuotas(options.modelQuota ?? CLAUDE_3_HAIKU_US_EAST_1);
   const clock = () => time.date();
   const root = mkdtempSync(join(tmpdir(), 'pe-cloud-sim-'));
   try {
@@ -135,8 +156,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     writeFileSync(dataset, `${rows.join('\n')}\n`);
     mkdirSync(join(root, 'cache'));
     let modelCalls = 0;
-    const provider = simProvider(time, MODEL, language, random);
-    const counted = { ...provider, generate: (req: Parameters<typeof provider.generate>[0]) => ((modelCalls += 1), provider.generate(req)) };
+    const provider = simProvider(time, MODEL, language, random, quotas);
+    // Billed calls: a call the quota refused is not billed (and not counted).
+    const counted = { ...provider, generate: (req: Parameters<typeof provider.generate>[0]) => provider.generate(req).then((g) => ((modelCalls += 1), g)) };
     const aggregateQueue = simSender<AggregateMessage>(queues.aggregate, lambda);
     const runnerClient = { send: (command: { input: { Payload?: Uint8Array } }) => invokeRunner(lambda, fns.runner, command, random) };
     const invoker = new LambdaInvoker({ client: runnerClient as never, functionName: fns.runner.name });
@@ -169,7 +191,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         ledger,
         parts: ledger,
         aggregateQueue,
-        contexts: new RunContextCache({ store, ledger, clock, provider: () => Promise.resolve(counted), costOf: costOfManifest }),
+        contexts: new RunContextCache({ store, ledger, clock, provider: () => Promise.resolve(counted), costOf: costOfManifest, requeueThrottled: requeue }),
+        // ChangeMessageVisibility on the message being handled (its receipt handle is its id here).
+        returnLater: (record, seconds) => Promise.resolve(queues.generate.changeVisibility(record.receiptHandle, seconds * 1000, time.now())),
         executeQueues: {
           [language]: sweep ? sweep.mirror(simSender<GeneratedMessage>(queues.execute, lambda)) : simSender<GeneratedMessage>(queues.execute, lambda),
         },
@@ -269,6 +293,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         status: run?.status ?? 'none',
         generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
         transientAsSe: without.has('transient-redelivery'),
+        quota: { throttled: quotas.throttled, describe: quotas.describe(), model: MODEL },
         // Each recorded item's call booked once is the run's right cost; more is a call booked twice.
         overbookedCalls: Math.round(((run?.costUsd ?? 0) - recorded * callUsd) / callUsd),
       }),
@@ -281,6 +306,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         booked_model_usd: Number((run?.costUsd ?? 0).toFixed(4)),
         model_usd: Number(modelUsd.toFixed(4)),
         model_calls: modelCalls,
+        model_quota: quotas.quota,
+        model_throttles: quotas.throttled,
         duplicate_deliveries: queues.generate.duplicated,
         expired_messages: expired,
         events,
@@ -290,6 +317,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         run_partition_peak_wcu: dynamo.peakWrites.get(`RUN#${runId}`) ?? 0,
         throttles: lambda.stats.throttles,
         recursion_dropped: lambda.stats.recursionDropped,
+        not_active: lambda.stats.notActive,
+        timeouts: lambda.stats.timeouts,
         cold_starts: lambda.stats.coldStarts,
         peak: lambda.stats.peak,
         gb_s: lambda.stats.gbSeconds,

@@ -70,8 +70,8 @@ export function sweepNeighbours(
     };
     lambda.define(judge);
     lambda.define(runner);
-    // The same idle stack: every image's runner is Inactive at the sweep's start, as the simulated run's.
-    if (options.inactive) lambda.states.markInactive(runner.name);
+    // The same idle stack: every image's judge and runner (VPC functions) are Inactive at the sweep's start, as the simulated run's.
+    if (options.inactive) for (const fn of [judge, runner]) lambda.states.markInactive(fn.name);
     const queue = new SimSqsQueue<unknown>(judge.name, visibilityMs(judge), MAX_RECEIVE_COUNT);
     // The same cap as the run's own judge (deployment.ts mappingCaps): every image's judge gets one share.
     const maxConcurrency = options.judgeMaxConcurrency;

@@ -23,6 +23,13 @@ export interface Invocation {
   parallelMs: number;
   /** Per function, how often this invocation's chain invoked it, this one included (Lambda's recursion tracking). */
   chain: Readonly<Record<string, number>>;
+  /** When Lambda stops it (start + the function's timeout): nothing it does after this happens. */
+  deadlineMs?: number;
+}
+
+/** What the sim's stores, ledger and queues throw at a write an invocation makes past its deadline: the write never happens. */
+export class PastDeadline extends Error {
+  override name = 'Sandbox.Timedout';
 }
 
 const current = new AsyncLocalStorage<Invocation>();
@@ -66,6 +73,20 @@ export class VirtualTime {
   spendParallel(ms: number): void {
     const inv = current.getStore();
     if (inv !== undefined) inv.parallelMs = Math.max(inv.parallelMs, inv.elapsedMs + ms);
+  }
+
+  /**
+   * Refuses an effect (a write, a send, an invoke) of an invocation already past its deadline:
+   * Lambda stopped it there ("Configure Lambda function timeout": the invocation is ended at the
+   * timeout), so nothing it would do later reaches S3, DynamoDB or SQS. Its point in time is the
+   * later of its serial time and its side-by-side work (a batch's model calls), so a write after
+   * a long call counts as late. @throws PastDeadline
+   */
+  assertAlive(what: string): void {
+    const inv = current.getStore();
+    if (inv?.deadlineMs === undefined) return;
+    const at = inv.startMs + Math.max(inv.elapsedMs, inv.parallelMs);
+    if (at > inv.deadlineMs) throw new PastDeadline(`${inv.fn} timed out at ${inv.deadlineMs} ms: ${what} at ${at} ms never happened`);
   }
 
   /** Runs `work` as invocation `inv` (its awaits keep the context). */

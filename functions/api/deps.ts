@@ -33,6 +33,7 @@ export function createApiDeps(env: NodeJS.ProcessEnv = process.env): ApiDeps {
     signedGetUrl: (key, seconds) => store.presignedGetUrl(key, seconds),
     pairs: parseRedrivePairs(requireEnv('REDRIVE_QUEUES', env)),
     // The api answers within 29 s: read at most 2000 messages per DLQ per request.
-    move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select, maxRead: 2000 }),
+    // 1-s long polls (still every server's messages): the API answers within its 29-s timeout.
+    move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select, maxRead: 2000, waitSec: 1 }),
   };
 }

@@ -7,7 +7,7 @@ import { createCloudBatchClient, quotasFromEnv } from '#app/cloud/batch-clients.
 import { RunContextCache } from '#app/cloud/context.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';
 import type { AggregateMessage, GeneratedMessage } from '#app/cloud/messages.ts';
-import { createCloudProvider } from '#app/cloud/provider.ts';
+import { cloudKeyHosts, createCloudProvider } from '#app/cloud/provider.ts';
 import { queueUrlsByLanguage, requireEnv } from '../shared/env.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
@@ -49,7 +49,7 @@ export function createBatchDeps(env: NodeJS.ProcessEnv = process.env): BatchHand
         bedrockControl: bedrockClient,
         quotas,
         ...(timeout !== undefined ? { timeoutHours: timeout } : {}),
-        providerOptions: { env: await keysEnv() },
+        providerOptions: { env: await keysEnv(), keyHosts: cloudKeyHosts(env) },
       }).catch((error: unknown) => {
         throw withKeysHint(error, env);
       }),

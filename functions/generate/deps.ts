@@ -1,5 +1,7 @@
 /** The generate function's dependencies: built once per container from its environment. */
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+import { returnLater } from '#aws/sqs-visibility.ts';
 import { SqsWorkQueue } from '#aws/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';
@@ -14,6 +16,8 @@ import { providerEnv } from '../shared/provider-env.ts';
 
 export interface GenerateHandlerDeps extends GenerateDeps {
   obs?: Observability;
+  /** Hides a received message for `seconds` (a throttled item's back-off; layers/aws/sqs-visibility.ts). */
+  returnLater?: (record: SQSRecord, seconds: number) => Promise<void>;
 }
 
 function queuesByLanguage(sqs: SQSClient, prefix: string, env: NodeJS.ProcessEnv): Record<string, SqsWorkQueue<GeneratedMessage>> {
@@ -41,5 +45,6 @@ export function createGenerateDeps(env: NodeJS.ProcessEnv = process.env): Genera
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
     executeQueues: queuesByLanguage(sqs, 'EXECUTE_QUEUE_URL_', env),
     fargateQueues: queuesByLanguage(sqs, 'EXECUTE_FARGATE_QUEUE_URL_', env),
+    returnLater: (record, seconds) => returnLater(sqs, record, seconds),
   };
 }

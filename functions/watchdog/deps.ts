@@ -33,7 +33,7 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
     pipelineDepth: async () => (await Promise.all(watched.map((url) => sqsQueueDepth(sqs, url)))).reduce((a, b) => a + b, 0),
     clock: () => new Date(),
-    ...(dlqs.length > 0 ? { deadLetterBodies: () => peekMessages(sqs, dlqs) } : {}),
+    ...(dlqs.length > 0 ? { deadLetterBodies: () => peekMessages(sqs, dlqs, 5) /* 5-s long polls: every DLQ within the 2-min timeout */ } : {}),
     ...(Number.isFinite(stallMinutes) && stallMinutes > 0 ? { stallMs: stallMinutes * 60_000 } : {}),
   };
 }

@@ -23,13 +23,13 @@ export function deadLetterQueueProps(): sqs.QueueProps {
   };
 }
 
-/** A work queue: SSE, TLS-only, redriving to `dlq` after {@link MAX_RECEIVE_COUNT} receives. */
-export function workQueueProps(dlq: sqs.IQueue, visibilityTimeout: Duration): sqs.QueueProps {
+/** A work queue: SSE, TLS-only, redriving to `dlq` after `maxReceiveCount` receives ({@link MAX_RECEIVE_COUNT} by default). */
+export function workQueueProps(dlq: sqs.IQueue, visibilityTimeout: Duration, maxReceiveCount = MAX_RECEIVE_COUNT): sqs.QueueProps {
   return {
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
     visibilityTimeout,
     retentionPeriod: Duration.days(4),
-    deadLetterQueue: { queue: dlq, maxReceiveCount: MAX_RECEIVE_COUNT },
+    deadLetterQueue: { queue: dlq, maxReceiveCount },
   };
 }

@@ -39,27 +39,52 @@ export interface MoveOptions {
   maxRead?: number;
   /** How long read messages stay hidden while the DLQ is scanned. */
   visibilitySec?: number;
+  /** Each ReceiveMessage's long-poll wait (1–20 s; default {@link LONG_POLL_SEC}). */
+  waitSec?: number;
 }
 
-/** Moves the selected messages of `from` to `to`; returns how many moved and how many were read. */
+/** A long poll's wait: SQS's longest, which "queries all of the servers". */
+export const LONG_POLL_SEC = 20;
+/** Empty long polls in a row after which a queue that still reports messages is left (they are another reader's, or the count lags). */
+export const EMPTY_POLLS = 3;
+
+/**
+ * Moves the selected messages of `from` to `to`; returns how many moved and how many were read.
+ *
+ * Reads by long polling until the queue reports no message left to read. A short poll
+ * (`WaitTimeSeconds` 0) samples some of SQS's servers: "If the number of messages in the queue is
+ * extremely small, you might not receive any messages in a particular ReceiveMessage response.
+ * If this happens, repeat the request" (Amazon SQS API Reference, ReceiveMessage) — exactly a
+ * DLQ holding a few messages, which a scan stopping at its first empty short poll missed. A long
+ * poll queries every server; after an empty one the queue's own counts decide
+ * (`ApproximateNumberOfMessages` + `…NotVisible`, less the messages this scan holds hidden), and
+ * a queue that keeps reporting messages no poll returns is left after {@link EMPTY_POLLS}.
+ */
 export async function moveMessages(options: MoveOptions): Promise<{ moved: number; read: number }> {
   const { client, from, to } = options;
   const kept: string[] = [];
   const seen = new Set<string>();
   let moved = 0;
   try {
-    while (seen.size < (options.maxRead ?? 10_000)) {
+    // An empty queue (the usual DLQ) costs one GetQueueAttributes, no wait.
+    let left = await unread(client, from, kept.length);
+    for (let empties = 0; left > 0 && empties < EMPTY_POLLS && seen.size < (options.maxRead ?? 10_000);) {
       const out = await client.send(
         new ReceiveMessageCommand({
           QueueUrl: from,
           MaxNumberOfMessages: 10,
           VisibilityTimeout: options.visibilitySec ?? 60,
-          WaitTimeSeconds: 0,
+          WaitTimeSeconds: options.waitSec ?? LONG_POLL_SEC,
           MessageAttributeNames: ['All'],
         }),
       );
       const messages = (out.Messages ?? []).filter((m) => m.MessageId !== undefined && !seen.has(m.MessageId));
-      if (messages.length === 0) break;
+      if (messages.length === 0) {
+        empties += 1;
+        left = await unread(client, from, kept.length);
+        continue;
+      }
+      empties = 0;
       for (const message of messages) {
         seen.add(message.MessageId ?? '');
         if (!options.select(message.Body ?? '')) {
@@ -82,12 +107,21 @@ export async function moveMessages(options: MoveOptions): Promise<{ moved: numbe
   return { moved, read: seen.size };
 }
 
+/** Messages of `queueUrl` this scan has not read: visible and in flight, less the `held` it keeps hidden itself. */
+async function unread(client: SQSClient, queueUrl: string, held: number): Promise<number> {
+  const out = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+  );
+  const count = (name: 'ApproximateNumberOfMessages' | 'ApproximateNumberOfMessagesNotVisible'): number => Number(out.Attributes?.[name] ?? 0);
+  return count('ApproximateNumberOfMessages') + count('ApproximateNumberOfMessagesNotVisible') - held;
+}
+
 /** The bodies of every message in `queueUrls`, read and left in place (the watchdog's look into the DLQs). */
-export async function peekMessages(client: SQSClient, queueUrls: readonly string[]): Promise<string[]> {
+export async function peekMessages(client: SQSClient, queueUrls: readonly string[], waitSec = LONG_POLL_SEC): Promise<string[]> {
   const bodies: string[] = [];
   for (const url of queueUrls) {
     // Selecting none moves none; what was read is made visible again at once.
-    await moveMessages({ client, from: url, to: url, select: (body) => (bodies.push(body), false) });
+    await moveMessages({ client, from: url, to: url, select: (body) => (bodies.push(body), false), waitSec });
   }
   return bodies;
 }

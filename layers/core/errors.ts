@@ -46,6 +46,15 @@ export class TransientError extends HarnessError {
 }
 
 /**
+ * A model call still throttled when its retries were spent: the model's quota (requests or
+ * tokens per minute) is taken for now. Where a queue holds the item (the cloud's generate
+ * stage) it goes back with a growing back-off and is generated later — never a verdict.
+ */
+export class QuotaExhausted extends TransientError {
+  override name = 'QuotaExhausted';
+}
+
+/**
  * A stored record (manifest, item, summary, part, queue message) that does not match its
  * schema: ours, not the user's, so a harness fault. Names the key and the field; the record
  * is left where it is (never overwritten or dropped).
@@ -67,11 +76,14 @@ export class ProviderError extends PolyevalError {
   override name = 'ProviderError';
   readonly retryable: boolean;
   readonly status?: number;
+  /** The server said "slow down" (429, ThrottlingException): a quota, not a fault of the item. */
+  readonly throttled: boolean;
   /** Tokens billed by the failed call's attempts that got an answer (a 200 whose body was unusable). */
   billed?: TokenUsage;
-  constructor(message: string, opts: { retryable: boolean; status?: number; cause?: unknown; billed?: TokenUsage }) {
+  constructor(message: string, opts: { retryable: boolean; status?: number; cause?: unknown; billed?: TokenUsage; throttled?: boolean }) {
     super(message, { cause: opts.cause });
     this.retryable = opts.retryable;
+    this.throttled = opts.throttled ?? false;
     if (opts.status !== undefined) this.status = opts.status;
     if (opts.billed !== undefined) this.billed = opts.billed;
   }

@@ -20,7 +20,8 @@ import { ProviderCallError, classifySdkError } from './failures.ts';
 import { postJson } from './http-json.ts';
 import { badSpec, networkKind } from './network-kind.ts';
 import { expectShape } from './openai-wire.ts';
-import type { ResolvedOptions } from './options.ts';
+import { boundKey, type ResolvedOptions } from './options.ts';
+import type { BoundKey } from './key-hosts.ts';
 import { promptText } from './prompt-text.ts';
 
 /** The API version sent in `anthropic-version`. */
@@ -43,7 +44,7 @@ export class AnthropicProvider implements Provider {
   readonly #policy: CallPolicy;
   readonly #caps: ModelCapabilities;
   readonly #base: string;
-  readonly #keyEnv: string;
+  readonly #key: BoundKey;
 
   constructor(
     readonly id: string,
@@ -54,7 +55,7 @@ export class AnthropicProvider implements Provider {
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
     this.#caps = capabilitiesOf(opts.capabilities, 'anthropic', model);
     this.#base = anthropicBaseUrl(opts);
-    this.#keyEnv = anthropicKeyEnv(opts);
+    this.#key = boundKey(opts, anthropicKeyEnv(opts), this.#base);
   }
 
   adaptParams(params: GenerationParams, style: Prompt['style']): { warnings: string[] } {
@@ -64,16 +65,18 @@ export class AnthropicProvider implements Provider {
   }
 
   async generate(req: GenerateRequest): Promise<Generation> {
-    const key = this.opts.env[this.#keyEnv];
+    const url = `${this.#base}/v1/messages`;
+    // Checked against the call's own URL: only a host the key is for gets it.
+    const key = this.#key.for(url);
     if (!key)
-      throw new InputError(`environment variable ${this.#keyEnv} is not set (anthropic: reads its API key from it; name another with --api-key-env)`, {
+      throw new InputError(`environment variable ${this.#key.variable} is not set (anthropic: reads its API key from it; name another with --api-key-env)`, {
         field: 'apiKeyEnv',
       });
     const { body, clientStops } = messagesRequest(this.#caps, this.model, req);
     const headers = { 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION };
     const out = await this.#policy.call(async (signal) => {
       try {
-        return expectShape(anthropicMessageSchema, await postJson(`${this.#base}/v1/messages`, body, headers, signal, this.opts.now), 'messages');
+        return expectShape(anthropicMessageSchema, await postJson(url, body, headers, signal, this.opts.now), 'messages');
       } catch (err) {
         // 529 overloaded_error: busy for everyone — slow down like a 429.
         if (err instanceof ProviderCallError && err.status === 529)

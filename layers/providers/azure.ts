@@ -17,6 +17,7 @@
 import { InputError } from '#core/errors.ts';
 import { badSpec, networkKind } from './network-kind.ts';
 import { OpenAiProvider } from './openai.ts';
+import { boundKey } from './options.ts';
 
 const DEFAULT_KEY_ENV = 'AZURE_OPENAI_API_KEY';
 
@@ -68,8 +69,8 @@ export const azure = networkKind<AzureSpec>({
   open(spec, parsed, options) {
     // --api-key-env names the variable; its default (OPENAI_API_KEY) stands for "not given" here.
     const keyEnv = options.apiKeyEnv === 'OPENAI_API_KEY' ? DEFAULT_KEY_ENV : options.apiKeyEnv;
-    const key = options.env[keyEnv];
-    if (key === undefined || key === '') {
+    const key = boundKey(options, keyEnv, parsed.endpoint);
+    if (key.value === undefined || key.value === '') {
       throw new InputError(`environment variable ${keyEnv} is not set: Azure OpenAI needs the resource's key (or name another variable with --api-key-env)`, {
         field: 'apiKeyEnv',
       });
@@ -79,6 +80,11 @@ export const azure = networkKind<AzureSpec>({
       apiVersion === undefined
         ? (path: string) => `${endpoint}/openai/v1${path}`
         : (path: string) => `${endpoint}/openai/deployments/${encodeURIComponent(deployment)}${path}?api-version=${encodeURIComponent(apiVersion)}`;
-    return new OpenAiProvider(spec, `${endpoint}/openai`, deployment, options, { kind: 'azure', url, headers: { 'api-key': key } });
+    return new OpenAiProvider(spec, `${endpoint}/openai`, deployment, options, {
+      kind: 'azure',
+      url,
+      headers: {},
+      key: { bound: key, header: (value) => ({ 'api-key': value }) },
+    });
   },
 });

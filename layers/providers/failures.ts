@@ -13,7 +13,7 @@ export class ProviderCallError extends ProviderError {
   /** Attempts spent when this error ends a call (set by the call policy). */
   readonly attempts?: number;
   /** The server said "slow down" (429, ThrottlingException): the call policy backs its concurrency off. */
-  readonly throttled: boolean;
+  override readonly throttled: boolean;
   /** The error body's code or type (`content_filter`, `insufficient_quota`), when it had one. */
   readonly code?: string;
   /**

@@ -23,6 +23,7 @@
 import { InputError } from '#core/errors.ts';
 import { badSpec, httpBaseUrl, networkKind } from './network-kind.ts';
 import { OpenAiProvider } from './openai.ts';
+import { boundKey } from './options.ts';
 
 export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta/openai';
 const DEFAULT_KEY_ENV = 'GEMINI_API_KEY';
@@ -55,8 +56,8 @@ export const gemini = networkKind<GeminiSpec>({
   open(spec, parsed, options) {
     // --api-key-env names the variable; its default (OPENAI_API_KEY) stands for "not given" here.
     const keyEnv = options.apiKeyEnv === 'OPENAI_API_KEY' ? DEFAULT_KEY_ENV : options.apiKeyEnv;
-    const key = options.env[keyEnv];
-    if (key === undefined || key === '') {
+    const key = boundKey(options, keyEnv, parsed.baseUrl);
+    if (key.value === undefined || key.value === '') {
       throw new InputError(
         `environment variable ${keyEnv} is not set: the Gemini API needs a key from Google AI Studio (or name another variable with --api-key-env)`,
         {
@@ -68,7 +69,8 @@ export const gemini = networkKind<GeminiSpec>({
     return new OpenAiProvider(spec, baseUrl, model, options, {
       kind: 'gemini',
       url: (path) => `${baseUrl}${path}`,
-      headers: { authorization: `Bearer ${key}` },
+      headers: {},
+      key: { bound: key, header: (value) => ({ authorization: `Bearer ${value}` }) },
     });
   },
 });

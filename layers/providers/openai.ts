@@ -18,7 +18,8 @@ import { postJson } from './http-json.ts';
 import { combineChoiceScores, type ScoredChoice } from './choice-scores.ts';
 import { locateChoice, type LocatedChoice } from './logprobs.ts';
 import { answerTokenScores, nextTokenDistrust } from './next-token.ts';
-import type { ResolvedOptions } from './options.ts';
+import { boundKey, type ResolvedOptions } from './options.ts';
+import type { BoundKey } from './key-hosts.ts';
 import { badSpec, httpBaseUrl, networkKind } from './network-kind.ts';
 import {
   chatOnlyMessages,
@@ -51,13 +52,24 @@ export interface OpenAiRoute {
   kind: string;
   url(path: '/completions' | '/chat/completions'): string;
   headers: Record<string, string>;
+  /** The API key, bound to its hosts, and the header it travels in. */
+  key?: RouteKey;
 }
+
+/** A key a route attaches to each call whose host it may go to (key-hosts.ts). */
+export interface RouteKey {
+  bound: BoundKey;
+  header(key: string): Record<string, string>;
+}
+
+const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
 export class OpenAiProvider implements Provider {
   readonly kind: string;
   readonly concurrency: number;
   readonly #policy: CallPolicy;
   readonly #headers: Record<string, string>;
+  readonly #key: RouteKey | undefined;
   readonly #url: (path: '/completions' | '/chat/completions') => string;
   readonly #caps: ModelCapabilities;
   /** vLLM accepts `max_tokens: 0` with echo; servers that do not get 1 from the first refusal on. */
@@ -78,13 +90,16 @@ export class OpenAiProvider implements Provider {
     this.#caps = capabilitiesOf(opts.capabilities, this.kind, model);
     this.#completions = this.#caps.completion;
     this.#url = route ? (path) => route.url(path) : (path) => `${baseUrl}${path}`;
-    if (route) this.#headers = route.headers;
-    else {
-      const key = opts.env[opts.apiKeyEnv];
-      if (key === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY') {
+    if (route) {
+      this.#headers = route.headers;
+      this.#key = route.key;
+    } else {
+      const key = boundKey(opts, opts.apiKeyEnv, baseUrl);
+      if (key.value === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY') {
         throw new InputError(`environment variable ${opts.apiKeyEnv} (named by --api-key-env) is not set`, { field: 'apiKeyEnv' });
       }
-      this.#headers = key ? { authorization: `Bearer ${key}` } : {};
+      this.#headers = {};
+      this.#key = { bound: key, header: bearer };
     }
   }
 
@@ -282,8 +297,11 @@ export class OpenAiProvider implements Provider {
     return { supported, findings, usage };
   }
 
+  /** Each call's key is checked against the call's own URL: only a host the key is for gets it. */
   #post(path: '/completions' | '/chat/completions', body: unknown, signal: AbortSignal): Promise<unknown> {
-    return postJson(this.#url(path), body, this.#headers, signal, this.opts.now);
+    const url = this.#url(path);
+    const key = this.#key?.bound.for(url);
+    return postJson(url, body, key === undefined ? this.#headers : { ...this.#headers, ...this.#key?.header(key) }, signal, this.opts.now);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { InputError } from '#core/errors.ts';
 import { shippedCapabilityTable, type CapabilityTable } from './capabilities.ts';
+import { BoundKey, type KeyHostRule } from './key-hosts.ts';
 
 /** How a network provider is reached and how hard it tries. */
 export interface ProviderOptions {
@@ -37,6 +38,10 @@ export interface ProviderOptions {
   capabilities?: CapabilityTable;
   /** Environment to read API keys from (default process.env). */
   env?: Record<string, string | undefined>;
+  /** Where keys may go (key-hosts.ts): `refuse` in the deployed functions; default `warn` (this machine). */
+  keyHosts?: KeyHostRule;
+  /** Where a warning goes (default: a line on stderr). */
+  warn?: (message: string) => void;
   /** Injected for tests: waits `ms` (default setTimeout). */
   sleep?: (ms: number) => Promise<void>;
   /** Injected for tests: uniform random in [0, 1) for the jitter (default Math.random). */
@@ -50,6 +55,8 @@ export interface ResolvedOptions {
   region: string | undefined;
   endpointUrl: string | undefined;
   apiKeyEnv: string;
+  /** Whether the user named the key's variable (`--api-key-env`), rather than taking the provider's default. */
+  apiKeyEnvNamed: boolean;
   concurrency: number;
   timeoutMs: number;
   maxRetries: number;
@@ -60,6 +67,8 @@ export interface ResolvedOptions {
   retryAfterCapMs: number;
   capabilities: CapabilityTable;
   env: Record<string, string | undefined>;
+  keyHosts: KeyHostRule;
+  warn: (message: string) => void;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
   now: () => number;
@@ -77,6 +86,7 @@ export function resolveOptions(opts: ProviderOptions = {}): ResolvedOptions {
     region: opts.region,
     endpointUrl: opts.endpointUrl,
     apiKeyEnv: opts.apiKeyEnv ?? 'OPENAI_API_KEY',
+    apiKeyEnvNamed: opts.apiKeyEnv !== undefined,
     concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
     timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: opts.maxRetries ?? DEFAULT_MAX_RETRIES,
@@ -87,6 +97,8 @@ export function resolveOptions(opts: ProviderOptions = {}): ResolvedOptions {
     retryAfterCapMs: opts.retryAfterCapMs ?? 60_000,
     capabilities: opts.capabilities ?? shippedCapabilityTable(),
     env: opts.env ?? process.env,
+    keyHosts: opts.keyHosts ?? { mode: 'warn' },
+    warn: opts.warn ?? ((message) => process.stderr.write(`${message}\n`)),
     sleep: opts.sleep ?? defaultSleep,
     random: opts.random ?? Math.random,
     now: opts.now ?? Date.now,
@@ -103,6 +115,16 @@ export function resolveOptions(opts: ProviderOptions = {}): ResolvedOptions {
     throw new InputError(`not a URL: ${JSON.stringify(resolved.endpointUrl)}`, { field: 'endpointUrl' });
   }
   return resolved;
+}
+
+/**
+ * The key in `variable` bound to its hosts (key-hosts.ts), checked against `baseUrl` now: in
+ * the deployed functions a base URL the key may not go to is refused here, at plan time.
+ */
+export function boundKey(opts: ResolvedOptions, variable: string, baseUrl: string): BoundKey {
+  const key = new BoundKey(variable, opts.env[variable], opts.keyHosts, opts.apiKeyEnvNamed, opts.warn);
+  key.check(baseUrl);
+  return key;
 }
 
 function positiveInteger(value: number, field: string): void {

@@ -63,6 +63,25 @@ describe('openai: provider end to end', () => {
     expect(scoring.length).toBeGreaterThanOrEqual(run.items);
   });
 
+  it('warns once on stderr when OPENAI_API_KEY goes to a host that is not api.openai.com, and still sends it; silent with --api-key-env', async () => {
+    const before = server.requests.length;
+    const result = await runCli(['run', '-b', 'sample/abricot', '-m', `openai:${server.url}#fake-model`, '--limit', '3', '--json', '--home', home], { env });
+    expect(result.code, result.stderr).toBe(0);
+    const warnings = result.stderr.split('\n').filter((line) => line.includes('sending OPENAI_API_KEY to 127.0.0.1'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/not its provider's API host \(api\.openai\.com\).*--api-key-env/);
+    const calls = server.requests.slice(before);
+    expect(calls.length).toBeGreaterThan(1);
+    expect(calls.every((r) => r.headers.authorization === 'Bearer sk-test')).toBe(true);
+
+    const named = await runCli(
+      ['run', '-b', 'sample/abricot', '-m', `openai:${server.url}#fake-model`, '--limit', '3', '--api-key-env', 'OPENAI_API_KEY', '--json', '--home', home],
+      { env },
+    );
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stderr).not.toContain('sending OPENAI_API_KEY');
+  });
+
   it('does not bill a self-hosted server’s model named gpt-4o-mini at OpenAI’s price: no dry-run cost, --max-cost refused (exit 2) until priced', async () => {
     const before = server.requests.length;
     const spec = `openai:${server.url}#gpt-4o-mini`;

@@ -47,6 +47,14 @@ describe('parseConfig', () => {
     expect(parseConfig({ alarmEmail: ' ops@example.com ' }).alarmEmail).toBe('ops@example.com');
   });
 
+  it('takes the hosts stored keys may go to as -c providerKeyHosts gives them, normalised, and none by default', () => {
+    expect(parseConfig({}).providerKeyHosts).toBe('');
+    expect(parseConfig({ providerKeyHosts: ' OPENAI_API_KEY=LLM.internal|*.corp.example , MY_KEY=gw.example' }).providerKeyHosts).toBe(
+      'OPENAI_API_KEY=llm.internal|*.corp.example,MY_KEY=gw.example',
+    );
+    expect(() => parseConfig({ providerKeyHosts: 'OPENAI_API_KEY=https://llm.internal' })).toThrow(/context "providerKeyHosts".*not a host name/);
+  });
+
   it.each([
     [{ benchmarks: ['sample'] }, 'benchmarks'],
     [{ benchmarks: ['sample/rocode'] }, 'benchmarks'],

@@ -172,6 +172,21 @@ export class SimSqsQueue<T> {
     return out;
   }
 
+  /**
+   * ChangeMessageVisibility of a message in flight (its receipt handle is its id here): hidden
+   * for `ms` from `nowMs` — "the new value applies from the time of the call", 0 to 12 hours
+   * (SQS API reference, ChangeMessageVisibility; InvalidParameterValue beyond it). A message not
+   * in flight is refused as SQS refuses a stale receipt handle (MessageNotInflight).
+   */
+  changeVisibility(id: string, ms: number, nowMs: number): void {
+    if (!(ms >= 0 && ms <= SQS_MAX_VISIBILITY_MS))
+      throw Object.assign(new Error(`VisibilityTimeout ${ms} ms is outside 0 to 12 hours`), { name: 'InvalidParameterValue' });
+    const message = this.#hidden.get(id);
+    if (message === undefined || !this.#inFlight.has(id)) throw Object.assign(new Error(`message ${id} is not in flight`), { name: 'MessageNotInflight' });
+    message.visibleAt = nowMs + ms;
+    this.#hide(message);
+  }
+
   delete(message: SqsMessage<T>): void {
     if (!this.#visible.delete(message.id)) this.#hidden.delete(message.id);
     this.#inFlight.delete(message.id);

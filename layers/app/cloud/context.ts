@@ -45,6 +45,8 @@ export interface ContextSource {
   /** The executor of this container (execute); created once, shared by every run. */
   executor?: () => Promise<Executor>;
   costOf?: (manifest: Manifest) => Promise<RunContext['costOf']>;
+  /** A call throttled past its retries goes back to the queue (default; engine.ts `requeueThrottled`); false records it SE. */
+  requeueThrottled?: boolean;
 }
 
 /** A provider that refuses to generate: stages without a model (execute) never call it. */
@@ -108,6 +110,7 @@ export class RunContextCache {
       ...(executor ? { executor } : {}),
       clock,
       ...(costOf ? { costOf, projectCost: projectionOf(costOf) } : {}),
+      requeueThrottled: this.#source.requeueThrottled ?? true,
     };
     const definition: RunDefinition = { manifest, benchmark: source.benchmark, tasks: new Map(pool.map((task) => [task.id, task])), pool };
     // The cost guard reserves every call in the ledger (trySpend): one counter per run for all containers.

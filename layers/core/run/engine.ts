@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
-import { InputError, ProviderError, RunStopped } from '../errors.ts';
+import { InputError, ProviderError, QuotaExhausted, RunStopped } from '../errors.ts';
 import type { Prompt, Provider } from '../models/provider.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import type { LikertEvidence } from '../scoring/likert.ts';
@@ -39,6 +39,12 @@ export interface EngineDeps {
   /** Upper estimate of one call's cost before it is made (prompt tokens + max_tokens), for --max-cost. */
   projectCost?: (prompt: Prompt, maxTokens: number, choices: number) => number;
   onEvent?: (event: EngineEvent) => void;
+  /**
+   * A call still throttled after its retries throws {@link QuotaExhausted} (the item goes back
+   * to its queue: the cloud) instead of becoming an SE record (this machine, where `--resume`
+   * re-runs SE samples).
+   */
+  requeueThrottled?: boolean;
 }
 
 /** A run's definition: what was planned, fixed for the run's life. */
@@ -222,6 +228,9 @@ async function callProvider(
   } catch (error) {
     if (error instanceof InputError || error instanceof RunStopped) throw error;
     const message = error instanceof ProviderError ? error.message : `provider failed: ${(error as Error).message}`;
+    // A quota, not the item: back to the queue (nothing was billed for a throttled call).
+    if (ctx.requeueThrottled === true && error instanceof ProviderError && error.throttled && error.retryable)
+      throw new QuotaExhausted(`generation throttled: ${message}`, { cause: error });
     // Calls billed before the failure (a 200 whose body was unusable) still count in tokens and cost.
     const billed = error instanceof ProviderError ? error.billed : undefined;
     if (billed) await charge(billed);

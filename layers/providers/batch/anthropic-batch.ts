@@ -28,7 +28,8 @@ import { CallPolicy } from '../call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from '../capabilities.ts';
 import { classifySdkError } from '../failures.ts';
 import { fetchJson } from '../http-json.ts';
-import type { ResolvedOptions } from '../options.ts';
+import { boundKey, type ResolvedOptions } from '../options.ts';
+import type { BoundKey } from '../key-hosts.ts';
 
 const countsSchema = z.object({ processing: z.number(), succeeded: z.number(), errored: z.number(), canceled: z.number(), expired: z.number() });
 const batchSchema = z
@@ -62,7 +63,7 @@ export class AnthropicBatchClient implements BatchClient {
   /** "Batches may contain up to 100,000 requests and be up to 256 MB in total size." */
   readonly limits = { maxRecords: 100_000, maxBytes: 256 * 1024 * 1024, minRecords: 1 };
   readonly #policy: CallPolicy;
-  readonly #headers: Record<string, string>;
+  readonly #key: BoundKey;
   readonly #caps: ModelCapabilities;
 
   constructor(
@@ -75,12 +76,11 @@ export class AnthropicBatchClient implements BatchClient {
   ) {
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
     this.#caps = capabilitiesOf(opts.capabilities, scheme, model);
-    const key = opts.env[apiKeyEnv];
-    if (!key)
+    this.#key = boundKey(opts, apiKeyEnv, baseUrl);
+    if (!this.#key.value)
       throw new InputError(`environment variable ${apiKeyEnv} is not set (${scheme}: reads its API key from it; name another with --api-key-env)`, {
         field: 'apiKeyEnv',
       });
-    this.#headers = { 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION };
   }
 
   /** One request: `custom_id` (letters, digits, `_-`, ≤ 64) and the Messages API body an on-demand call would send. */
@@ -123,8 +123,10 @@ export class AnthropicBatchClient implements BatchClient {
   }
 
   async #call(method: 'GET' | 'POST', url: string, body?: string, read: 'json' | 'text' = 'json'): Promise<unknown> {
+    // Checked per URL: a results_url the API names elsewhere never gets the key.
+    const headers = { 'x-api-key': this.#key.for(url) ?? '', 'anthropic-version': ANTHROPIC_VERSION };
     const out = await this.#policy.call((signal) =>
-      fetchJson(url, { method, headers: this.#headers, ...(body !== undefined ? { body } : {}), signal, now: () => this.opts.now(), read }),
+      fetchJson(url, { method, headers, ...(body !== undefined ? { body } : {}), signal, now: () => this.opts.now(), read }),
     );
     return out.value;
   }

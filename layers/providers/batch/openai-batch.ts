@@ -21,7 +21,8 @@ import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from 
 import { classifySdkError } from '../failures.ts';
 import { fetchJson, serverMessage } from '../http-json.ts';
 import { chatOnlyMessages, chatResponseSchema, completionResponseSchema, generationFromChat, samplingFields, usageOf } from '../openai-wire.ts';
-import type { ResolvedOptions } from '../options.ts';
+import { boundKey, type ResolvedOptions } from '../options.ts';
+import type { BoundKey } from '../key-hosts.ts';
 import { promptText, sampleSeed } from '../prompt-text.ts';
 
 const batchSchema = z
@@ -57,7 +58,7 @@ export class OpenAiBatchClient implements BatchClient {
   /** OpenAI API reference, Batch › Create batch: "up to 50,000 requests, and can be up to 200 MB in size". */
   readonly limits = { maxRecords: 50_000, maxBytes: 200 * 1024 * 1024, minRecords: 1 };
   readonly #policy: CallPolicy;
-  readonly #headers: Record<string, string>;
+  readonly #key: BoundKey;
   readonly #caps: ModelCapabilities;
   /** The API's path prefix (`/v1`): a batch line's `url` and the batch's `endpoint` are absolute paths. */
   readonly #path: string;
@@ -72,10 +73,9 @@ export class OpenAiBatchClient implements BatchClient {
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
     this.#caps = capabilitiesOf(opts.capabilities, scheme, model);
     this.#path = new URL(baseUrl).pathname.replace(/\/+$/, '');
-    const key = opts.env[opts.apiKeyEnv];
-    if (key === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY')
+    this.#key = boundKey(opts, opts.apiKeyEnv, baseUrl);
+    if (this.#key.value === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY')
       throw new InputError(`environment variable ${opts.apiKeyEnv} (named by --api-key-env) is not set`, { field: 'apiKeyEnv' });
-    this.#headers = key ? { authorization: `Bearer ${key}` } : {};
   }
 
   /** One request line: the body an on-demand call of `openai:` would POST, to the same endpoint. */
@@ -131,10 +131,12 @@ export class OpenAiBatchClient implements BatchClient {
   }
 
   async #call(method: 'GET' | 'POST', path: string, body?: string | FormData, read: 'json' | 'text' = 'json'): Promise<unknown> {
+    const url = `${this.baseUrl}${path}`;
+    const key = this.#key.for(url);
     const out = await this.#policy.call((signal) =>
-      fetchJson(`${this.baseUrl}${path}`, {
+      fetchJson(url, {
         method,
-        headers: this.#headers,
+        headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
         ...(body !== undefined ? { body } : {}),
         signal,
         now: () => this.opts.now(),

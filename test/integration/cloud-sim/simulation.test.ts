@@ -58,6 +58,24 @@ describe('cloud-scale simulation', () => {
     expect(result.detail.reason).toMatch(new RegExp(`^${result.missing} of 600 items never recorded .*plan chunk\\(s\\) never planned: \\S+/plan/\\d+`));
   }, 300_000);
 
+  it('starts the judge Inactive on the idle stack as well as the runner: its first batches come back, every item still recorded once', async () => {
+    const result = await runSimulation({ items: 300 });
+
+    expect(result).toMatchObject({ completed: 300, se: 0, missing: 0, dlq: 0 });
+    expect((result.detail.not_active as Record<string, number>)['execute-python']).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('sends items a binding model quota throttles back to their queue (0 SE, the quota named); without the fix, records them SE', async () => {
+    const modelQuota = { requestsPerMinute: 20, tokensPerMinute: 40_000 };
+    const requeued = await runSimulation({ items: 300, modelQuota });
+    const before = await runSimulation({ items: 300, modelQuota, without: ['quota-requeue'] });
+
+    expect(requeued).toMatchObject({ completed: 300, se: 0, missing: 0, dlq: 0 });
+    expect(requeued.bottleneck).toMatch(/^model quota of \S+ \(20 requests\/min, 40000 tokens\/min\): \d+ call\(s\) throttled, each back in its queue/);
+    expect(before.se).toBeGreaterThan(0);
+    expect(before.bottleneck).toMatch(/throttled items recorded as SE$/);
+  }, 300_000);
+
   it('records SE for items that met an inactive runner when transient errors are not sent back to the queue', async () => {
     const result = await runSimulation({ items: 300, without: ['transient-redelivery'] });
 

@@ -10,7 +10,7 @@ import { createCloudBatchClient } from '#app/cloud/batch-clients.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';
 import type { AggregateMessage, GeneratedMessage } from '#app/cloud/messages.ts';
-import { createCloudProvider } from '#app/cloud/provider.ts';
+import { cloudKeyHosts, createCloudProvider } from '#app/cloud/provider.ts';
 import { parseBatchJob } from '#core/run/batch-jobs.ts';
 import { keys } from '#core/run/keys.ts';
 import { findModelPrice, shippedPriceTable } from '#providers/prices.ts';
@@ -32,6 +32,8 @@ import { apiClient, drive, lambdaContext, startCloud, type Cloud } from './cloud
 const KEYS_PATH = '/polyeval/provider-keys';
 const OPENAI_KEY = 'sk-from-ssm';
 const ANTHROPIC_KEY = 'sk-ant-from-ssm';
+/** The functions' environment: the deployment lets both keys go to the loopback fakes (-c providerKeyHosts). */
+const DEPLOYED = { ...process.env, PROVIDER_KEY_HOSTS: 'OPENAI_API_KEY=127.0.0.1,ANTHROPIC_API_KEY=127.0.0.1' };
 /** Shipped prices, batch half of on demand: gpt-4o-mini $0.15/$0.60 → $0.075/$0.30, claude-haiku-4-5 $1/$5 → $0.50/$2.50. */
 const OPENAI_MODEL = 'gpt-4o-mini';
 const ANTHROPIC_MODEL = 'claude-haiku-4-5';
@@ -62,9 +64,14 @@ beforeAll(async () => {
   };
   cloud = await startCloud({
     chunkSize: 20,
+    providerEnv: { PROVIDER_KEY_HOSTS: DEPLOYED.PROVIDER_KEY_HOSTS },
     // The deployed generate's provider, with the keys from SSM (functions/generate/deps.ts); anthropic: at its on-demand fake.
     provider: async (m) =>
-      createCloudProvider(m.model.spec, { env: await keysEnv(), ...(m.model.spec.startsWith('anthropic:') ? { endpointUrl: onDemand.anthropic.url } : {}) }),
+      createCloudProvider(
+        m.model.spec,
+        { env: await keysEnv(), ...(m.model.spec.startsWith('anthropic:') ? { endpointUrl: onDemand.anthropic.url } : {}) },
+        DEPLOYED,
+      ),
   });
   ssm = new SSMClient(awsClientConfig(cloud.moto.endpoint));
   for (const [name, value] of [
@@ -98,11 +105,11 @@ function batchStage(
     ledger,
     parts,
     clock,
-    contexts: new RunContextCache({ store, ledger, clock, provider: (m) => createCloudProvider(m.model.spec), costOf: costOfManifest }),
+    contexts: new RunContextCache({ store, ledger, clock, provider: (m) => createCloudProvider(m.model.spec, {}, DEPLOYED), costOf: costOfManifest }),
     client: async (manifest) =>
       createCloudBatchClient(manifest.model.spec, {
         store,
-        providerOptions: { env: await keys.env(), retryBaseMs: 1, ...(anthropicUrl ? { endpointUrl: anthropicUrl } : {}) },
+        providerOptions: { env: await keys.env(), keyHosts: cloudKeyHosts(DEPLOYED), retryBaseMs: 1, ...(anthropicUrl ? { endpointUrl: anthropicUrl } : {}) },
       }).catch((error: unknown) => {
         // functions/batch/deps.ts names the SSM parameter a missing key belongs in.
         throw keys.hint ? withKeysHint(error, keys.hint) : error;

@@ -9,7 +9,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, SQSClient, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { returnLater } from '#aws/sqs-visibility.ts';
 import { DynamoRunLedger, S3BlobStore, SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
 import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
 import { moveMessages } from '#aws/sqs-dead-letters.ts';
@@ -127,6 +128,14 @@ export interface CloudOptions {
   executeLanguages?: readonly string[];
   /** Wraps the executors' sandbox, e.g. to play a runner that leaks what it must not. */
   wrapExecutor?: (executor: Executor) => Executor;
+  /**
+   * Variables over the functions' environment: the keys generate reads from SSM and the
+   * deployment's PROVIDER_KEY_HOSTS (`-c providerKeyHosts`). Default: OPENAI_API_KEY may go to
+   * the loopback fakes (as a deployment allowing its own server would say).
+   */
+  providerEnv?: Record<string, string>;
+  /** generate's back-off of a throttled item (default: the deployed one, ChangeMessageVisibility on moto). */
+  returnLater?: (record: SQSRecord, seconds: number) => Promise<void>;
 }
 
 export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
@@ -159,7 +168,12 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   const send = <T>(queueUrl: string) => new SqsWorkQueue<T>({ client: sqs, queueUrl });
   const clock = () => new Date();
   const aggregateQueue = send<AggregateMessage>(queues.aggregate.url);
-  const providerEnv = { ...process.env, AWS_ENDPOINT_URL_S3: moto.endpoint };
+  const providerEnv = {
+    ...process.env,
+    AWS_ENDPOINT_URL_S3: moto.endpoint,
+    PROVIDER_KEY_HOSTS: 'OPENAI_API_KEY=127.0.0.1|localhost',
+    ...options.providerEnv,
+  };
   const noResults: ResultsQuery = { sql: () => Promise.resolve([]), close: () => Promise.resolve() };
 
   const pairs: RedrivePair[] = [...Object.entries(queues), ['fargate-python', fargateQueue] as const].map(([name, q]) => ({
@@ -174,7 +188,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     planQueue: send<PlanMessage>(queues.plan.url),
     clock,
     pairs,
-    move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select }),
+    move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select, waitSec: 1 }),
     // Path-style links on moto's loopback endpoint (awsClientConfig): the deployed client signs virtual-hosted https ones.
     signedGetUrl: (key, seconds) => store.presignedGetUrl(key, seconds),
   });
@@ -204,7 +218,8 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
         store,
         ledger,
         clock,
-        provider: options.provider ?? ((m) => createCloudProvider(m.model.spec, {}, providerEnv)),
+        // As the deployed generate: the keys (SSM's, here the environment's) in the providers' env.
+        provider: options.provider ?? ((m) => createCloudProvider(m.model.spec, { env: providerEnv }, providerEnv)),
         costOf: options.costOf ?? costOfManifest,
       }),
       executeQueues: {
@@ -212,6 +227,8 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
         ...Object.fromEntries(Object.entries(laneQueues).map(([language, q]) => [language, send<GeneratedMessage>(q.url)])),
       },
       fargateQueues: { python: send<GeneratedMessage>(fargateQueue.url) },
+      // moto's queue ARNs name no URL this client reaches: the queue's own URL.
+      returnLater: options.returnLater ?? ((record, seconds) => returnLater(sqs, record, seconds, queues.generate.url)),
     }),
     python: makeExecute({
       ledger,

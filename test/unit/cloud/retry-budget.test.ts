@@ -2,7 +2,16 @@
 // retrying when Lambda stops the function would be generated, and paid, twice).
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '#providers/index.ts';
-import { GENERATE_BATCH_SIZE, GENERATE_PROVIDER_OPTIONS, GENERATE_TIMEOUT_MS, RECORD_HEADROOM_MS, worstCaseCallMs } from '#app/cloud/retry-budget.ts';
+import {
+  GENERATE_BATCH_SIZE,
+  GENERATE_MAX_RECEIVE_COUNT,
+  GENERATE_PROVIDER_OPTIONS,
+  GENERATE_TIMEOUT_MS,
+  quotaBackoffSeconds,
+  RECORD_HEADROOM_MS,
+  SQS_MAX_VISIBILITY_S,
+  worstCaseCallMs,
+} from '#app/cloud/retry-budget.ts';
 import { STAGE_TIMEOUTS } from '../../../infra/queues.ts';
 
 describe('the generate retry budget', () => {
@@ -19,5 +28,20 @@ describe('the generate retry budget', () => {
   it('would not with the local defaults (why the cloud sets its own)', () => {
     const local = { timeoutMs: DEFAULT_TIMEOUT_MS, maxRetries: DEFAULT_MAX_RETRIES, retryMaxDelayMs: 20_000, retryAfterCapMs: 60_000 };
     expect(worstCaseCallMs(local)).toBeGreaterThan(GENERATE_TIMEOUT_MS);
+  });
+});
+
+describe('the back-off of a throttled item', () => {
+  it('hides it for 60 s on its first receive, doubling with each return up to 15 minutes, ±20 %', () => {
+    const mid = () => 0.5;
+    expect([1, 2, 3, 4, 5, 6, 50].map((n) => quotaBackoffSeconds(n, mid))).toEqual([60, 120, 240, 480, 900, 900, 900]);
+    expect(quotaBackoffSeconds(1, () => 0)).toBe(48);
+    expect(quotaBackoffSeconds(1, () => 0.999999)).toBe(72);
+  });
+
+  it('stays inside SQS’s 12-hour visibility limit and the generate queue’s 50 receives hold ~11 hours of waiting', () => {
+    expect(quotaBackoffSeconds(1_000, () => 0.999999)).toBeLessThanOrEqual(SQS_MAX_VISIBILITY_S);
+    const waited = Array.from({ length: GENERATE_MAX_RECEIVE_COUNT - 1 }, (_, i) => quotaBackoffSeconds(i + 1, () => 0.5)).reduce((a, b) => a + b, 0);
+    expect(waited / 3600).toBeGreaterThan(11);
   });
 });

@@ -1,0 +1,81 @@
+// Lambda as the simulation plays it: an invocation ends at its timeout — what it would write
+// later never happens, and its message is retried, then dead-lettered — and a function that
+// starts Inactive (a VPC function on an idle stack: the judges as well as the runners) fails its
+// event source mapping's first invoke, whose batch comes back after the visibility timeout.
+import type { SQSBatchResponse } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { S3PrefixRates } from '../../../bench/cloud-sim/limits/s3-prefix.ts';
+import { SimSqsQueue } from '../../../bench/cloud-sim/limits/sqs.ts';
+import { REACTIVATION_MS } from '../../../bench/cloud-sim/limits/function-state.ts';
+import { SimLambda } from '../../../bench/cloud-sim/sim-lambda.ts';
+import { simSender } from '../../../bench/cloud-sim/sim-sender.ts';
+import { SimStore } from '../../../bench/cloud-sim/sim-store.ts';
+import { VirtualTime } from '../../../bench/cloud-sim/virtual-time.ts';
+
+/** The judge queue's: 6 × its 5-minute timeout (longer than a Pending function takes to come back). */
+const VISIBILITY_MS = 30 * 60_000;
+
+function setUp(timeoutMs: number) {
+  const time = new VirtualTime();
+  const lambda = new SimLambda(time);
+  const fn = { name: 'judge', memoryMb: 1024, timeoutMs, coldStartMs: 0, overheadMs: 0 };
+  lambda.define(fn);
+  const queue = new SimSqsQueue<unknown>('judge', VISIBILITY_MS, 2);
+  const out = new SimSqsQueue<unknown>('aggregate', VISIBILITY_MS, 5);
+  const store = new SimStore(time, new S3PrefixRates(), () => 0.5);
+  return { time, lambda, fn, queue, out, store };
+}
+
+describe('an invocation past its timeout', () => {
+  it('writes nothing after its deadline, and its message is retried, then dead-lettered', async () => {
+    const { time, lambda, fn, queue, out, store } = setUp(1_000);
+    const send = simSender<unknown>(out, lambda);
+    let invocations = 0;
+    lambda.map({
+      fn,
+      queue,
+      batchSize: 1,
+      handler: async (): Promise<SQSBatchResponse> => {
+        invocations += 1;
+        await store.put('runs/r/early.json', 'before the deadline');
+        time.spend(1_500);
+        await store.put('runs/r/items/t/0.json', 'written too late');
+        await send.send([{ id: 'a', body: { late: true } }]);
+        return { batchItemFailures: [] };
+      },
+    });
+    queue.send({ item: 1 }, 12, 0, {});
+    lambda.wake(queue, 0);
+    await time.drain();
+
+    expect(invocations).toBe(2);
+    expect(lambda.stats.timeouts).toBe(2);
+    expect(await store.getText('runs/r/items/t/0.json')).toBeUndefined();
+    expect(out.depth).toBe(0);
+    // What it wrote in time stands, as on AWS.
+    expect(await store.getText('runs/r/early.json')).toBe('before the deadline');
+    expect(queue.dlq).toHaveLength(1);
+  });
+});
+
+describe('a function that starts Inactive', () => {
+  it("fails its mapping's first invoke: the batch comes back after the visibility timeout and is handled once the function is Active", async () => {
+    const { time, lambda, fn, queue } = setUp(10_000);
+    lambda.states.markInactive(fn.name);
+    const handledAt: number[] = [];
+    lambda.map({
+      fn,
+      queue,
+      batchSize: 1,
+      handler: (): Promise<SQSBatchResponse> => (handledAt.push(time.now()), Promise.resolve({ batchItemFailures: [] })),
+    });
+    queue.send({ item: 1 }, 12, 0, {});
+    lambda.wake(queue, 0);
+    await time.drain();
+
+    expect(lambda.stats.notActive).toEqual({ judge: 1 });
+    expect(handledAt).toHaveLength(1);
+    expect(handledAt[0]).toBeGreaterThanOrEqual(Math.max(VISIBILITY_MS, REACTIVATION_MS));
+    expect(queue.dlq).toHaveLength(0);
+  });
+});
