@@ -49,6 +49,8 @@ export interface OpenAiRoute {
   kind: string;
   url(path: '/completions' | '/chat/completions'): string;
   headers: Record<string, string>;
+  /** The prompt tokens of an answer, where the server's own count needs correcting (Ollama's cache reuse). */
+  promptTokens?(reported: number, prompt: string, signal?: AbortSignal): Promise<number>;
 }
 
 export class OpenAiProvider implements Provider {
@@ -64,6 +66,7 @@ export class OpenAiProvider implements Provider {
   #completions: boolean;
   /** Optional fields the server refused with a 400 (learned once, left out of every later call). */
   readonly refused = new RefusedFields();
+  readonly #promptTokens: OpenAiRoute['promptTokens'];
 
   constructor(
     readonly id: string,
@@ -78,6 +81,7 @@ export class OpenAiProvider implements Provider {
     this.#caps = capabilitiesOf(opts.capabilities, this.kind, model);
     this.#completions = this.#caps.completion;
     this.#url = route ? (path) => route.url(path) : (path) => `${baseUrl}${path}`;
+    this.#promptTokens = route?.promptTokens?.bind(route);
     if (route) this.#headers = route.headers;
     else {
       const key = opts.env[opts.apiKeyEnv];
@@ -130,6 +134,10 @@ export class OpenAiProvider implements Provider {
       // Thinking that ate the whole limit is the run's budget, not the model's answer: an error, billed, never scored.
       const empty = emptyForThinking(out.value.choices[0], out.value.usage);
       if (empty) throw deterministic(empty, generation.usage);
+    }
+    if (this.#promptTokens) {
+      const promptTokens = await this.#promptTokens(generation.usage.promptTokens, prompt, req.signal);
+      generation = { ...generation, usage: { ...generation.usage, promptTokens } };
     }
     return clientStops.length > 0 ? { ...generation, text: cutAtStops(generation.text, clientStops) } : generation;
   }
