@@ -35,6 +35,8 @@ export interface ProviderOptions {
   retryAfterCapMs?: number;
   /** The model-capabilities table (default: the shipped one; `--capabilities` adds rules). */
   capabilities?: CapabilityTable;
+  /** OpenAI Batch: the organisation's enqueued-token limit for the model (`--batch-token-limit`; default: the shipped table's). */
+  batchTokenLimit?: number;
   /** Environment to read API keys from (default process.env). */
   env?: Record<string, string | undefined>;
   /** Injected for tests: waits `ms` (default setTimeout). */
@@ -59,6 +61,7 @@ export interface ResolvedOptions {
   retryMaxDelayMs: number;
   retryAfterCapMs: number;
   capabilities: CapabilityTable;
+  batchTokenLimit: number | undefined;
   env: Record<string, string | undefined>;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
@@ -86,6 +89,7 @@ export function resolveOptions(opts: ProviderOptions = {}): ResolvedOptions {
     retryMaxDelayMs: opts.retryMaxDelayMs ?? 20_000,
     retryAfterCapMs: opts.retryAfterCapMs ?? 60_000,
     capabilities: opts.capabilities ?? shippedCapabilityTable(),
+    batchTokenLimit: opts.batchTokenLimit,
     env: opts.env ?? process.env,
     sleep: opts.sleep ?? defaultSleep,
     random: opts.random ?? Math.random,
@@ -99,6 +103,7 @@ export function resolveOptions(opts: ProviderOptions = {}): ResolvedOptions {
   nonNegative(resolved.retryBaseMs, 'retryBaseMs');
   nonNegative(resolved.retryMaxDelayMs, 'retryMaxDelayMs');
   nonNegative(resolved.retryAfterCapMs, 'retryAfterCapMs');
+  if (resolved.batchTokenLimit !== undefined) positiveInteger(resolved.batchTokenLimit, 'batch-token-limit');
   if (resolved.endpointUrl !== undefined && !URL.canParse(resolved.endpointUrl)) {
     throw new InputError(`not a URL: ${JSON.stringify(resolved.endpointUrl)}`, { field: 'endpointUrl' });
   }

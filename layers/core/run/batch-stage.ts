@@ -52,10 +52,19 @@ export async function generateInBatches(
     active.push(await reserve(ctx, opts.client, index, chunk));
   }
   const wanted = (doc: BatchJobDocument): Map<string, WorkItem> => new Map((fromJobs.get(doc.index) ?? []).map((i) => [itemKeyOf(i), i]));
-  // Every job is created before the first poll: the provider runs them side by side.
-  for (const doc of active) if (doc.state !== 'settled') await submitJob(ctx, opts.client, doc);
-  let waiting = active;
-  while (waiting.length > 0 && !ctx.stop.reason) {
+  // Jobs are created before polling, side by side — within the model's enqueued-token limit,
+  // where the provider has one: the rest are staggered, each created once earlier jobs ended
+  // and left room (OpenAI fails a job that would pass it with `token_limit_exceeded`).
+  const limit = opts.client.limits.maxEnqueuedTokens ?? Infinity;
+  const unsent = active.filter((d) => d.state === 'submitting');
+  let waiting = active.filter((d) => d.state !== 'submitting');
+  const inFlight = (): number => waiting.filter((d) => d.state !== 'settled').reduce((sum, d) => sum + (d.enqueued_tokens ?? 0), 0);
+  while ((waiting.length > 0 || unsent.length > 0) && !ctx.stop.reason) {
+    while (unsent.length > 0 && (inFlight() + ((unsent[0] as BatchJobDocument).enqueued_tokens ?? 0) <= limit || inFlight() === 0)) {
+      const doc = unsent.shift() as BatchJobDocument;
+      await submitJob(ctx, opts.client, doc);
+      waiting.push(doc);
+    }
     const still: BatchJobDocument[] = [];
     for (const doc of waiting) {
       if (ctx.stop.reason) return;
@@ -64,7 +73,7 @@ export async function generateInBatches(
       else await finishJob(ctx, opts.client, doc, wanted(doc), emit);
     }
     waiting = still;
-    if (waiting.length > 0) await opts.sleep(opts.pollMs);
+    if (waiting.length > 0 || unsent.length > 0) await opts.sleep(opts.pollMs);
   }
 }
 
@@ -113,20 +122,27 @@ function recordOf(ctx: RunContext, item: WorkItem, recordId: string): BatchRecor
 interface Chunk {
   items: WorkItem[];
   estimate: number;
+  /** Input tokens counted against the model's enqueued-token limit (0 where the provider has none). */
+  tokens: number;
 }
 
 /** New jobs for `fresh` items, each within the provider's limits. Record ids are `r<n>` within a job. */
 function chunkRecords(ctx: RunContext, fresh: readonly WorkItem[], opts: BatchStageOptions): Chunk[] {
   if (fresh.length === 0) return [];
   const { limits } = opts.client;
-  const sized = fresh.map((item, i) => ({ item, record: recordOf(ctx, item, `r${i}`) }));
+  const sized = fresh.map((item, i) => {
+    const record = recordOf(ctx, item, `r${i}`);
+    return { item, record, tokens: opts.client.enqueuedTokens?.(record) ?? 0 };
+  });
   const chunks = chunkLines(
     sized.map((s) => opts.client.encode(s.record)),
     limits,
     opts.byteLength,
+    sized.map((s) => s.tokens),
   ).map((indexes) => ({
     items: indexes.map((i) => sized[i]?.item as WorkItem),
     estimate: indexes.reduce((sum, i) => sum + (sized[i]?.record.estimate ?? 0), 0),
+    tokens: indexes.reduce((sum, i) => sum + (sized[i]?.tokens ?? 0), 0),
   }));
   const small = chunks.find((c) => c.items.length < limits.minRecords);
   if (small)
@@ -149,6 +165,7 @@ async function reserve(ctx: RunContext, client: BatchClient, index: number, chun
     job_id: null,
     state: 'submitting',
     reserved_usd: reservation.usd,
+    ...(chunk.tokens > 0 ? { enqueued_tokens: chunk.tokens } : {}),
     records: chunk.items.map((item, i) => ({
       record_id: `r${i}`,
       task_id: item.taskId,

@@ -24,6 +24,8 @@ import { chatOnlyMessages, chatResponseSchema, completionResponseSchema, generat
 import { emptyForThinking, generationFields, RefusedFields } from '../openai-request.ts';
 import type { ResolvedOptions } from '../options.ts';
 import { promptText, sampleSeed } from '../prompt-text.ts';
+import { estimateTokens } from '../tokens.ts';
+import enqueuedLimits from './openai-batch-limits.json' with { type: 'json' };
 
 const batchSchema = z
   .object({
@@ -56,10 +58,22 @@ const fileSchema = z.object({ id: z.string() }).loose();
 export const NO_BATCH_API = 'this server does not offer the OpenAI Batch API; run without --batch';
 const listSchema = z.object({ data: z.array(batchSchema) }).loose();
 
+/**
+ * The model's enqueued-token limit: `--batch-token-limit`, else the shipped table's (tier 1,
+ * openai-batch-limits.json), else none.
+ */
+export function enqueuedTokenLimit(model: string, override: number | undefined): number | undefined {
+  if (override !== undefined) return override;
+  return enqueuedLimits.models.find((m) => new RegExp(m.model).test(model))?.enqueued_tokens;
+}
+
 export class OpenAiBatchClient implements BatchClient {
   readonly kind = 'openai-batch';
-  /** OpenAI API reference, Batch › Create batch: "up to 50,000 requests, and can be up to 200 MB in size". */
-  readonly limits = { maxRecords: 50_000, maxBytes: 200 * 1024 * 1024, minRecords: 1 };
+  /**
+   * OpenAI API reference, Batch › Create batch: "up to 50,000 requests, and can be up to 200 MB
+   * in size"; and the model's batch queue limit on enqueued input tokens.
+   */
+  readonly limits: { maxRecords: number; maxBytes: number; minRecords: number; maxEnqueuedTokens?: number };
   readonly #policy: CallPolicy;
   readonly #headers: Record<string, string>;
   readonly #caps: ModelCapabilities;
@@ -77,6 +91,8 @@ export class OpenAiBatchClient implements BatchClient {
   ) {
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
     this.#caps = capabilitiesOf(opts.capabilities, scheme, model);
+    const tokens = enqueuedTokenLimit(model, opts.batchTokenLimit);
+    this.limits = { maxRecords: 50_000, maxBytes: 200 * 1024 * 1024, minRecords: 1, ...(tokens !== undefined ? { maxEnqueuedTokens: tokens } : {}) };
     this.#path = new URL(baseUrl).pathname.replace(/\/+$/, '');
     const key = opts.env[opts.apiKeyEnv];
     if (key === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY')
@@ -98,6 +114,11 @@ export class OpenAiBatchClient implements BatchClient {
       ? { model: this.model, prompt: promptText(request.prompt), ...fields }
       : { model: this.model, messages: chatOnlyMessages(request.prompt), ...fields };
     return JSON.stringify({ custom_id: record.recordId, method: 'POST', url: `${this.#path}${completion ? '/completions' : '/chat/completions'}`, body });
+  }
+
+  /** The input tokens a record enqueues: its prompt, estimated as the cost guard estimates it (chars/4). */
+  enqueuedTokens(record: BatchRecord): number {
+    return estimateTokens(promptText(record.request.prompt));
   }
 
   /** The answer cut at the stop sequences the model refuses (not sent), as the on-demand call cuts it. */
