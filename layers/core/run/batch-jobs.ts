@@ -20,6 +20,8 @@ const RecordRefSchema = z.object({
   task_id: z.string().min(1),
   sample: z.number().int().min(0),
   language: z.string().min(1).optional(),
+  /** A hash of the request body sent (custom id aside): a body the server rejected is not sent again unchanged. */
+  body_hash: z.string().optional(),
   /** In the cloud: the item's records part (index, slot, size), carried to the record as a work item's. */
   part: z.object({ index: z.number().int().min(0), slot: z.number().int().min(0), size: z.number().int().min(1) }).optional(),
 });
@@ -146,6 +148,16 @@ export function chunkLines(
   }
   if (current.length > 0) chunks.push(current);
   return chunks;
+}
+
+/** FNV-1a (32-bit, hex) of a text: tells two request bodies apart, nothing more (not a security hash). */
+export function bodyHash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
 }
 
 /** One line for `polyeval list runs`: the job's provider status and counts. */
