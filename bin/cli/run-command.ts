@@ -44,6 +44,7 @@ interface RunFlags extends SpecFlags {
   batch?: boolean;
   batchModel?: string[];
   batchPoll?: number;
+  batchTokenLimit?: number;
 }
 
 export function runCommand(): Command {
@@ -88,6 +89,11 @@ export function runCommand(): Command {
       numberOption('--batch-poll'),
     )
     .option(
+      '--batch-token-limit <tokens>',
+      "with --batch: the input tokens your organisation may have enqueued for the model at once (OpenAI's batch queue limit; default: the tier-1 figure the shipped table knows): jobs are sized and staggered to stay under it",
+      numberOption('--batch-token-limit'),
+    )
+    .option(
       '--trust-generated-code',
       'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)',
     )
@@ -115,6 +121,12 @@ export function runCommand(): Command {
         throw new InputError('--batch-poll sets how often a batch job is polled: give it with --batch or --batch-model (or with --resume of a batch run)', {
           field: 'batch-poll',
         });
+      if (flags.batchTokenLimit !== undefined && !(Number.isInteger(flags.batchTokenLimit) && flags.batchTokenLimit > 0))
+        throw new InputError(`--batch-token-limit must be a positive whole number of tokens, got ${flags.batchTokenLimit}`, { field: 'batch-token-limit' });
+      if (flags.batchTokenLimit !== undefined && !flags.batch && batchModels.length === 0 && !flags.resume)
+        throw new InputError('--batch-token-limit sizes batch jobs: give it with --batch or --batch-model (or with --resume of a batch run)', {
+          field: 'batch-token-limit',
+        });
       if ((flags.batch || batchModels.length > 0) && flags.resume)
         throw new InputError(
           `--resume continues a run in the mode it was planned with; do not pass ${flags.batch ? '--batch' : '--batch-model'} (a batch run resumes as a batch)`,
@@ -132,6 +144,7 @@ export function runCommand(): Command {
         ...(calls ? { concurrency: calls } : {}),
         ...(flags.timeout ? { timeoutMs: flags.timeout } : {}),
         ...(flags.capabilities ? { capabilities: await loadCapabilityTable(flags.capabilities) } : {}),
+        ...(flags.batchTokenLimit !== undefined ? { batchTokenLimit: flags.batchTokenLimit } : {}),
       };
       // A price file is read when a billed model needs it; a missing or malformed one is refused now, whatever the model.
       if (flags.prices) await loadPriceTable(flags.prices);

@@ -38,6 +38,15 @@ const ruleSchema = z.strictObject({
   thinking_in_max_tokens: z.boolean().optional(),
   /** Sent as `reasoning_effort` on every chat call: the least thinking the model takes ("none": off). */
   reasoning_effort: z.enum(['none', 'minimal', 'low']).optional(),
+  /**
+   * Thinking the model spends at its lowest effort and cannot turn off, in tokens: added to the
+   * answer's token limit so a short answer still has room (0: thinking is off).
+   */
+  thinking_budget: z.number().int().min(0).optional(),
+  /** The most output tokens (thinking included) one call may ask for: a limit that cannot fit is refused before any call. */
+  max_output_tokens: z.number().int().min(1).optional(),
+  /** Sent as `chat_template_kwargs: {enable_thinking: false}` (vLLM and llama.cpp serving Qwen3: the chat template's switch). */
+  template_thinking_off: z.boolean().optional(),
   source: z.string(),
 });
 
@@ -68,6 +77,11 @@ export interface ModelCapabilities {
   thinkingInMaxTokens: boolean;
   /** `reasoning_effort` sent on chat calls to turn the model's thinking off or down. */
   reasoningEffort?: 'none' | 'minimal' | 'low';
+  /** Thinking tokens the model spends anyway (it cannot turn thinking off): added to max tokens. */
+  thinkingBudget: number;
+  maxOutputTokens?: number;
+  /** Send `chat_template_kwargs: {enable_thinking: false}`. */
+  templateThinkingOff: boolean;
   /** The evidence of every rule that applied. */
   sources: string[];
 }
@@ -143,6 +157,8 @@ export function capabilitiesOf(table: CapabilityTable, provider: string, model: 
     maxTokensField: 'max_tokens',
     stopSequences: true,
     thinkingInMaxTokens: false,
+    thinkingBudget: 0,
+    templateThinkingOff: false,
     sources: [],
   };
   for (const rule of table.rules) {
@@ -160,6 +176,9 @@ export function capabilitiesOf(table: CapabilityTable, provider: string, model: 
     if (rule.echo === true) delete caps.noEcho;
     if (rule.thinking_in_max_tokens !== undefined) caps.thinkingInMaxTokens = rule.thinking_in_max_tokens;
     if (rule.reasoning_effort !== undefined) caps.reasoningEffort = rule.reasoning_effort;
+    if (rule.thinking_budget !== undefined) caps.thinkingBudget = rule.thinking_budget;
+    if (rule.max_output_tokens !== undefined) caps.maxOutputTokens = rule.max_output_tokens;
+    if (rule.template_thinking_off !== undefined) caps.templateThinkingOff = rule.template_thinking_off;
     caps.sources.push(rule.source);
   }
   return caps;
@@ -169,7 +188,7 @@ export function capabilitiesOf(table: CapabilityTable, provider: string, model: 
  * The settings a call sends to a model with these capabilities. Pure and deterministic:
  * planning calls it once to record the warnings, every call again to adapt.
  */
-export function adaptParams(caps: ModelCapabilities, params: GenerationParams): AdaptedParams {
+export function adaptParams(caps: ModelCapabilities, params: GenerationParams, model = 'the model'): AdaptedParams {
   const warnings: string[] = [];
   const clientStops: string[] = [];
   let stop = params.stop;
@@ -219,12 +238,25 @@ export function adaptParams(caps: ModelCapabilities, params: GenerationParams): 
     warnings.push(`top_p ${topP} not sent: the model takes temperature or top_p, not both; temperature ${params.temperature} is kept`);
     topP = 1;
   }
-  if (caps.thinkingInMaxTokens && params.maxTokens < THINKING_ROOM) {
+  let maxTokens = params.maxTokens;
+  if (caps.thinkingBudget > 0) {
+    maxTokens = params.maxTokens + caps.thinkingBudget;
+    warnings.push(
+      `max tokens ${params.maxTokens} raised to ${maxTokens}: ${model} cannot turn its thinking off${caps.reasoningEffort ? ` (reasoning_effort "${caps.reasoningEffort}" is its lowest)` : ''}, and that thinking (about ${caps.thinkingBudget} tokens) counts against the limit; an answer that still comes back empty is recorded as an error, not a wrong answer`,
+    );
+  }
+  if (caps.maxOutputTokens !== undefined && maxTokens > caps.maxOutputTokens) {
+    throw new InputError(
+      `${model}: --max-tokens ${params.maxTokens}${caps.thinkingBudget > 0 ? ` plus the ${caps.thinkingBudget} thinking tokens it cannot turn off` : ''} exceeds its output limit of ${caps.maxOutputTokens} tokens; lower --max-tokens to at most ${Math.max(0, caps.maxOutputTokens - caps.thinkingBudget)} (or give the model's real limits with --capabilities)`,
+      { field: 'maxTokens' },
+    );
+  }
+  if (caps.thinkingInMaxTokens && caps.thinkingBudget === 0 && params.maxTokens < THINKING_ROOM) {
     warnings.push(
       `max tokens ${params.maxTokens}: the model may think before it answers and its thinking counts against that limit, so an answer may come back empty or cut (finish_reason "length")`,
     );
   }
-  return { params: { ...params, stop, topP }, clientStops, warnings, omitSampling: !caps.sampling, maxTokensField: caps.maxTokensField };
+  return { params: { ...params, stop, topP, maxTokens }, clientStops, warnings, omitSampling: !caps.sampling, maxTokensField: caps.maxTokensField };
 }
 
 /** The answer cut at the first of `stops` (what the server would have done with them). */

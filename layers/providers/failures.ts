@@ -52,7 +52,15 @@ export function deterministic(what: string, billed?: TokenUsage): ProviderCallEr
   return new ProviderCallError(truncate(what), { retryable: false, ...(billed ? { billed } : {}) });
 }
 
-const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504, 529]);
+/**
+ * Statuses worth another attempt. 424: text-generation-inference's `InferError::GenerationError`
+ * (a failure inside the model shard, e.g. CUDA out of memory, router/src/server.rs
+ * `impl From<InferError> for (StatusCode, Json<ErrorResponse>)` @ v3.3.7 → FAILED_DEPENDENCY),
+ * which the next attempt usually does not meet; inside a stream the same error arrives as an
+ * event and is handled there. 409: a conflict the API asks to retry (OpenAI's and Anthropic's
+ * SDKs retry 409 — openai-python `_base_client.py` `_should_retry`: "Retry on lock timeouts").
+ */
+const RETRYABLE_STATUS = new Set([408, 409, 424, 425, 429, 500, 502, 503, 504, 529]);
 
 /** AWS error names that mean "slow down" or "try again"; every other service error fails fast. */
 const RETRYABLE_AWS_NAMES = new Set([
@@ -119,9 +127,12 @@ const SCALE_FROM_ZERO_POLL_MS = 15_000;
  * @fb30760) and Gemini's busy model (503 UNAVAILABLE, "temporarily overloaded" in the Gemini
  * API's "Troubleshooting" page; answered "The model is overloaded. Please try again later.",
  * google-gemini/cookbook#425, and since 2026 "This model is currently experiencing high
- * demand…", continuedev/continue#10639): the call policy backs off.
+ * demand…", continuedev/continue#10639), and OpenAI's 503 "Slow Down" (API docs, "Error codes":
+ * "A sudden increase in your request rate is impacting service reliability. Please reduce your
+ * request rate to its original level, maintain a consistent rate for at least 15 minutes, and
+ * then gradually increase it"; code `slow_down`): the call policy backs its concurrency off.
  */
-const BUSY_503 = /server busy|overloaded|high demand/i;
+const BUSY_503 = /server busy|overloaded|high demand|slow down/i;
 
 /** Names that mean "over your quota", whatever the status (SageMaker sends ThrottlingException with 400). */
 const THROTTLE_NAMES = new Set(['ThrottlingException', 'TooManyRequestsException']);
@@ -206,7 +217,7 @@ export function httpFailure(
       },
     );
   }
-  const unavailable = status === 503 ? classify503(serverMessage) : undefined;
+  const unavailable = status === 503 ? classify503(code === 'slow_down' ? `slow down: ${serverMessage}` : serverMessage) : undefined;
   return new ProviderCallError(`HTTP ${status}: ${truncate(serverMessage)}${unavailable?.note ?? ''}`, {
     retryable: unavailable?.retryable ?? isRetryableStatus(status),
     ...(unavailable?.throttled ? { throttled: true } : {}),
@@ -286,7 +297,9 @@ export function classifySdkError(err: unknown, now: number): ProviderCallError {
         retryAfterMs: extra.retryAfterMs ?? SCALE_FROM_ZERO_POLL_MS,
       });
     }
-    const retryable = RETRYABLE_AWS_NAMES.has(name) || Boolean(e.$retryable) || (status !== undefined && isRetryableStatus(status));
+    // An AWS ConflictException (409: a job name taken, a resource being modified) is not the lock timeout OpenAI's 409 is.
+    const retryable =
+      RETRYABLE_AWS_NAMES.has(name) || Boolean(e.$retryable) || (name !== 'ConflictException' && status !== undefined && isRetryableStatus(status));
     const throttled = THROTTLE_NAMES.has(name) || status === 429;
     return new ProviderCallError(`${name}: ${truncate(message)}`, { retryable, throttled, ...extra });
   }

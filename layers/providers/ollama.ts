@@ -16,10 +16,19 @@
  *   maximum pending requests exceeded" (server/sched.go `Scheduler.getRunner`, `ErrMaxQueue`, while the model is not loaded; routes.go
  *   `handleScheduleError`): throttling, retried with back-off (failures.ts `httpFailure`).
  *
+ * - Prompt tokens: `usage.prompt_tokens` is the runner's `prompt_eval_count` (openai.go
+ *   `toUsage`). The ollama runners count the whole prompt, but v0.30.0's llama-server runner
+ *   counted only the tokens it evaluated, leaving out those it reused from its prompt cache
+ *   (llm/llama_server.go @v0.30.0 `Chat`/`Completion`: `Timings.PromptN`; v0.30.1 adds
+ *   `cache_n`, ollama@35fa277f, #16414): an item whose prompt shares a prefix with the one
+ *   before it was under-counted. {@link OllamaPromptCounts} corrects it (see there).
+ *
  * Not priced by the shipped table (a local model costs no tokens): `--max-cost` needs the
  * user's `--prices` or `--assume-price` (0,0 for a free local server).
  */
+import { createHash } from 'node:crypto';
 import { InputError } from '#core/errors.ts';
+import { estimateTokens } from './tokens.ts';
 import { badSpec, httpBaseUrl, networkKind } from './network-kind.ts';
 import { OpenAiProvider } from './openai.ts';
 
@@ -84,6 +93,36 @@ export function ollamaHost(value: string | undefined): string {
   return `${scheme}://${shown}:${port}${path ? `/${path}` : ''}`;
 }
 
+/**
+ * Prompt tokens as Ollama should have counted them. A prompt sent again (the samples of one
+ * task) is billed at the most the server ever counted for it — a prompt's token count does not
+ * change, only the cache. On a server whose version under-counts cached prompts (v0.30.0,
+ * read once from `GET /api/version`), a prompt seen once is counted at least at the chars/4
+ * estimate polyeval uses for servers that report no usage.
+ */
+export class OllamaPromptCounts {
+  readonly #largest = new Map<string, number>();
+  #undercounts: Promise<boolean> | undefined;
+
+  constructor(readonly root: string) {}
+
+  async count(reported: number, prompt: string, signal?: AbortSignal): Promise<number> {
+    const key = createHash('sha256').update(prompt).digest('base64');
+    const known = Math.max(reported, this.#largest.get(key) ?? 0);
+    this.#largest.set(key, known);
+    return (await this.undercounts(signal)) ? Math.max(known, estimateTokens(prompt)) : known;
+  }
+
+  /** Whether the server is a release that leaves cached prompt tokens out of prompt_eval_count. */
+  undercounts(signal?: AbortSignal): Promise<boolean> {
+    this.#undercounts ??= fetch(`${this.root}/api/version`, signal ? { signal } : {})
+      .then(async (res) => (res.ok ? ((await res.json()) as { version?: unknown }).version : undefined))
+      .then((v) => typeof v === 'string' && /^0\.30\.0(-|$)/.test(v))
+      .catch(() => false);
+    return this.#undercounts;
+  }
+}
+
 /** `-m ollama:llama3.2:3b` or `-m ollama:http://gpu-box:11434#llama3.2:3b`. */
 export const ollama = networkKind<OllamaSpec>({
   scheme: 'ollama',
@@ -109,6 +148,12 @@ export const ollama = networkKind<OllamaSpec>({
   open(spec, parsed, options) {
     const root = parsed.baseUrl ?? ollamaHost(options.env.OLLAMA_HOST);
     const url = (path: string): string => `${root}/v1${path}`;
-    return new OpenAiProvider(spec, `${root}/v1`, parsed.model, options, { kind: 'ollama', url, headers: {} });
+    const counts = new OllamaPromptCounts(root);
+    return new OpenAiProvider(spec, `${root}/v1`, parsed.model, options, {
+      kind: 'ollama',
+      url,
+      headers: {},
+      promptTokens: (reported, prompt, signal) => counts.count(reported, prompt, signal),
+    });
   },
 });

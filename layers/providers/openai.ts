@@ -14,6 +14,7 @@ import type { TokenUsage } from '#core/types.ts';
 import { addUsage, CallPolicy } from './call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
 import { ProviderCallError, classifySdkError, deterministic, isContentFiltered } from './failures.ts';
+import { emptyForThinking, generationFields, RefusedFields, thinkingFields } from './openai-request.ts';
 import { postJson } from './http-json.ts';
 import { combineChoiceScores, type ScoredChoice } from './choice-scores.ts';
 import { locateChoice, type LocatedChoice } from './logprobs.ts';
@@ -30,7 +31,6 @@ import {
   expectShape,
   generatedPositions,
   nextTokenPayload,
-  samplingFields,
   usageOf,
 } from './openai-wire.ts';
 import { promptText, sampleSeed } from './prompt-text.ts';
@@ -54,6 +54,8 @@ export interface OpenAiRoute {
   headers: Record<string, string>;
   /** The API key, bound to its hosts, and the header it travels in. */
   key?: RouteKey;
+  /** The prompt tokens of an answer, where the server's own count needs correcting (Ollama's cache reuse). */
+  promptTokens?(reported: number, prompt: string, signal?: AbortSignal): Promise<number>;
 }
 
 /** A key a route attaches to each call whose host it may go to (key-hosts.ts). */
@@ -76,6 +78,9 @@ export class OpenAiProvider implements Provider {
   #scoreMaxTokens = 0;
   /** False once the server answered 404 on `/completions` (or the table says chat only). */
   #completions: boolean;
+  /** Optional fields the server refused with a 400 (learned once, left out of every later call). */
+  readonly refused = new RefusedFields();
+  readonly #promptTokens: OpenAiRoute['promptTokens'];
 
   constructor(
     readonly id: string,
@@ -90,6 +95,7 @@ export class OpenAiProvider implements Provider {
     this.#caps = capabilitiesOf(opts.capabilities, this.kind, model);
     this.#completions = this.#caps.completion;
     this.#url = route ? (path) => route.url(path) : (path) => `${baseUrl}${path}`;
+    this.#promptTokens = route?.promptTokens?.bind(route);
     if (route) {
       this.#headers = route.headers;
       this.#key = route.key;
@@ -104,7 +110,7 @@ export class OpenAiProvider implements Provider {
   }
 
   adaptParams(params: GenerationParams, style: Prompt['style']): { warnings: string[] } {
-    const warnings = adaptParams(this.#caps, params).warnings;
+    const warnings = adaptParams(this.#caps, params, this.model).warnings;
     if (style === 'completion' && !this.#caps.completion) warnings.push(`${this.model} is a chat model: completion-style prompts are sent in their chat form`);
     return { warnings };
   }
@@ -129,13 +135,28 @@ export class OpenAiProvider implements Provider {
 
   async #generate(req: GenerateRequest): Promise<Generation> {
     const seed = sampleSeed(req.params.seed, req.sample);
-    const adapted = adaptParams(this.#caps, req.params);
-    const sampling = samplingFields(adapted.params, seed, adapted);
     const prompt = promptText(req.prompt);
     let generation: Generation | undefined;
-    if (req.prompt.style === 'completion' && this.#completions) generation = await this.#complete(prompt, sampling, req.signal);
-    generation ??= generationFromChat(await this.#chat({ messages: this.#messages(req.prompt), ...sampling }, req.signal), prompt);
-    return adapted.clientStops.length > 0 ? { ...generation, text: cutAtStops(generation.text, adapted.clientStops) } : generation;
+    let clientStops: string[] = [];
+    if (req.prompt.style === 'completion' && this.#completions) {
+      const planned = generationFields(this.#caps, req.params, seed, this.model, '/completions', this.refused);
+      clientStops = planned.clientStops;
+      generation = await this.#complete(prompt, planned.fields, req.signal);
+    }
+    if (!generation) {
+      const planned = generationFields(this.#caps, req.params, seed, this.model, '/chat/completions', this.refused);
+      clientStops = planned.clientStops;
+      const out = await this.#chat({ messages: this.#messages(req.prompt), ...planned.fields }, req.signal);
+      generation = generationFromChat(out, prompt);
+      // Thinking that ate the whole limit is the run's budget, not the model's answer: an error, billed, never scored.
+      const empty = emptyForThinking(out.value.choices[0], out.value.usage);
+      if (empty) throw deterministic(empty, generation.usage);
+    }
+    if (this.#promptTokens) {
+      const promptTokens = await this.#promptTokens(generation.usage.promptTokens, prompt, req.signal);
+      generation = { ...generation, usage: { ...generation.usage, promptTokens } };
+    }
+    return clientStops.length > 0 ? { ...generation, text: cutAtStops(generation.text, clientStops) } : generation;
   }
 
   /** `/completions`; undefined (and chat from now on) when the server has no such endpoint. */
@@ -163,22 +184,29 @@ export class OpenAiProvider implements Provider {
     }
   }
 
-  /** The capability table's `reasoning_effort` (Ollama, Gemini): thinking off, or as low as the model goes. */
-  get #thinking(): Record<string, unknown> {
-    return this.#caps.reasoningEffort ? { reasoning_effort: this.#caps.reasoningEffort } : {};
-  }
-
   /** Chat messages; a completion-style prompt on a chat-only server goes in its chat form. */
   #messages(prompt: Prompt): { role: string; content: string }[] {
     return chatOnlyMessages(prompt);
   }
 
+  /**
+   * A chat call with the model's thinking control; a 400 refusing an optional field (old
+   * Ollama's `reasoning_effort`) is learned and the call sent again without it, once per run.
+   */
   #chat(body: Record<string, unknown>, signal?: AbortSignal) {
-    return this.#policy.call(
-      async (s) =>
-        expectShape(chatResponseSchema, await this.#post('/chat/completions', { model: this.model, ...body, ...this.#thinking }, s), 'chat/completions'),
-      signal,
-    );
+    const full = { model: this.model, ...thinkingFields(this.#caps), ...body };
+    return this.#policy.call(async (s) => {
+      let sent = this.refused.strip(full);
+      let answer: unknown;
+      try {
+        answer = await this.#post('/chat/completions', sent, s);
+      } catch (err) {
+        if (!this.refused.learn(err, sent)) throw err;
+        sent = this.refused.strip(full);
+        answer = await this.#post('/chat/completions', sent, s);
+      }
+      return expectShape(chatResponseSchema, answer, 'chat/completions');
+    }, signal);
   }
 
   /** One call per choice (echo), or one call per item (next-token top log-probabilities). */
@@ -260,6 +288,12 @@ export class OpenAiProvider implements Provider {
     let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
     const supported: LikertProbe['supported'] = [];
     const context = PROBE_TEXT.slice(0, -2);
+    // The table says the model returns no log-probabilities (OpenAI and Azure reasoning models):
+    // no call would find any, and each would be a 400.
+    if (!this.#caps.logprobs) {
+      findings.push(`no log-probabilities: ${this.model} returns none (capabilities table: logprobs false)`);
+      return { supported, findings, usage };
+    }
     if (this.#caps.noEcho !== undefined) findings.push(`no prompt log-probabilities: ${this.#caps.noEcho} (capabilities table)`);
     else if (this.#caps.completion) {
       try {
@@ -283,7 +317,7 @@ export class OpenAiProvider implements Provider {
         usage = addUsage(usage, addUsage(usageOf(out.value.usage, PROBE_QUESTION, ''), out.billed)) as TokenUsage;
         const positions = generatedPositions(out.value);
         const untrusted = positions && nextTokenDistrust(positions);
-        if (!positions) findings.push('no next-token log-probabilities: the chat answer had no top_logprobs');
+        if (!positions) findings.push(`no next-token log-probabilities: ${this.refused.noteOf('logprobs') ?? 'the chat answer had no top_logprobs'}`);
         else if (untrusted) findings.push(`next-token log-probabilities cannot be trusted: ${untrusted}`);
         else supported.push({ mode: 'next-token', method: 'chat-top-logprobs', topLogprobs: k });
         break;

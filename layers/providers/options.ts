@@ -36,6 +36,8 @@ export interface ProviderOptions {
   retryAfterCapMs?: number;
   /** The model-capabilities table (default: the shipped one; `--capabilities` adds rules). */
   capabilities?: CapabilityTable;
+  /** OpenAI Batch: the organisation's enqueued-token limit for the model (`--batch-token-limit`; default: the shipped table's). */
+  batchTokenLimit?: number;
   /** Environment to read API keys from (default process.env). */
   env?: Record<string, string | undefined>;
   /** Where keys may go (key-hosts.ts): `refuse` in the deployed functions; default `warn` (this machine). */
@@ -66,6 +68,7 @@ export interface ResolvedOptions {
   retryMaxDelayMs: number;
   retryAfterCapMs: number;
   capabilities: CapabilityTable;
+  batchTokenLimit: number | undefined;
   env: Record<string, string | undefined>;
   keyHosts: KeyHostRule;
   warn: (message: string) => void;
@@ -96,6 +99,7 @@ export function resolveOptions(opts: ProviderOptions = {}): ResolvedOptions {
     retryMaxDelayMs: opts.retryMaxDelayMs ?? 20_000,
     retryAfterCapMs: opts.retryAfterCapMs ?? 60_000,
     capabilities: opts.capabilities ?? shippedCapabilityTable(),
+    batchTokenLimit: opts.batchTokenLimit,
     env: opts.env ?? process.env,
     keyHosts: opts.keyHosts ?? { mode: 'warn' },
     warn: opts.warn ?? ((message) => process.stderr.write(`${message}\n`)),
@@ -111,6 +115,7 @@ export function resolveOptions(opts: ProviderOptions = {}): ResolvedOptions {
   nonNegative(resolved.retryBaseMs, 'retryBaseMs');
   nonNegative(resolved.retryMaxDelayMs, 'retryMaxDelayMs');
   nonNegative(resolved.retryAfterCapMs, 'retryAfterCapMs');
+  if (resolved.batchTokenLimit !== undefined) positiveInteger(resolved.batchTokenLimit, 'batch-token-limit');
   if (resolved.endpointUrl !== undefined && !URL.canParse(resolved.endpointUrl)) {
     throw new InputError(`not a URL: ${JSON.stringify(resolved.endpointUrl)}`, { field: 'endpointUrl' });
   }

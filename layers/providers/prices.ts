@@ -10,7 +10,27 @@ import type { TokenUsage } from '#core/types.ts';
 import shipped from './prices.json' with { type: 'json' };
 import { TABLE_COMPUTE_PRICES } from './aws-prices.ts';
 
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD');
+
+/** A price with the days it is in force (both inclusive); either end open. */
+const periodSchema = z.strictObject({
+  valid_from: isoDate.optional(),
+  valid_until: isoDate.optional(),
+  input_per_mtok: z.number().nonnegative(),
+  output_per_mtok: z.number().nonnegative(),
+  batch_input_per_mtok: z.number().nonnegative().optional(),
+  batch_output_per_mtok: z.number().nonnegative().optional(),
+  note: z.string().optional(),
+  source: z.string().optional(),
+});
+
 const modelPriceSchema = z.strictObject({
+  /** First day this price is in force (YYYY-MM-DD); absent: always was. */
+  valid_from: isoDate.optional(),
+  /** Last day this price is in force (an introductory price's end); absent: until further notice. */
+  valid_until: isoDate.optional(),
+  /** The prices that follow it, each with its own days (e.g. the list price after an introductory one). */
+  later: z.array(periodSchema).optional(),
   input_per_mtok: z.number().nonnegative(),
   output_per_mtok: z.number().nonnegative(),
   /** The provider's batch price (OpenAI Batch, Anthropic Message Batches, Bedrock batch inference), where it documents one. */
@@ -115,20 +135,50 @@ async function readOverride(path: string): Promise<z.infer<typeof overrideSchema
  * table's premium for that kind of id (Claude Sonnet 4.5 and later on Bedrock: regional and
  * geographic endpoints cost 10% more than `global.`).
  */
-export function findModelPrice(table: PriceTable, model: string): ModelPrice | undefined {
+export function findModelPrice(table: PriceTable, model: string, on?: string): ModelPrice | undefined {
   const exact = table.models[model];
-  if (exact) return exact;
+  if (exact) return priceInForce(exact, model, on);
   const base = model.replace(PROFILE_PREFIX, '');
-  const price = table.models[base];
-  if (!price) return undefined;
+  const listed = table.models[base];
+  if (!listed) return undefined;
+  const price = priceInForce(listed, base, on);
   const premium = table.premiums.find((p) => new RegExp(p.model).test(base) && !p.except_prefixes.some((prefix) => model.startsWith(prefix)));
   if (!premium) return price;
+  // The premium is on the endpoint, whatever the mode: a batch price carries it too.
+  const times = (usd: number | undefined): number | undefined => (usd === undefined ? undefined : usd * premium.factor);
+  const batchInput = times(price.batch_input_per_mtok);
+  const batchOutput = times(price.batch_output_per_mtok);
   return {
     ...price,
     input_per_mtok: price.input_per_mtok * premium.factor,
     output_per_mtok: price.output_per_mtok * premium.factor,
-    note: `${model}: ×${premium.factor} of ${base} (${premium.source})`,
+    ...(batchInput !== undefined ? { batch_input_per_mtok: batchInput } : {}),
+    ...(batchOutput !== undefined ? { batch_output_per_mtok: batchOutput } : {}),
+    note: `${model}: ×${premium.factor} of ${base} (${premium.source})${price.note ? `; ${price.note}` : ''}`,
   };
+}
+
+/**
+ * The price of an entry in force on day `on` (YYYY-MM-DD): the entry's own days, else the
+ * `later` period covering `on`; past every known period, the last one, with a note saying the
+ * table has no price for that day. Without `on` (or days), the entry as it is.
+ *
+ * @example
+ * priceInForce(table.models['gemini-3.8-flash'], 'gemini-3.8-flash', '2027-01-02').input_per_mtok; // 1.5 (the introductory 0.75 ended 2026-12-31)
+ */
+export function priceInForce(price: ModelPrice, model: string, on: string | undefined): ModelPrice {
+  const { later, ...own } = price;
+  if (on === undefined || (later === undefined && own.valid_until === undefined && own.valid_from === undefined)) return own;
+  const periods: ModelPrice[] = [own, ...(later ?? []).map((p) => ({ ...p, ...((p.source ?? own.source) ? { source: p.source ?? own.source } : {}) }))];
+  const covers = (p: ModelPrice): boolean => (p.valid_from === undefined || p.valid_from <= on) && (p.valid_until === undefined || on <= p.valid_until);
+  const found = periods.find(covers);
+  if (found) return found;
+  const last = periods.reduce((a, b) => ((b.valid_from ?? '') > (a.valid_from ?? '') ? b : a));
+  const warning =
+    last.valid_until !== undefined && on > last.valid_until
+      ? `the table's last known price of ${model} ended ${last.valid_until}; ${on} is past it, and the estimate uses it anyway — check the provider's price and give it with --prices`
+      : `the table has no price of ${model} in force on ${on} (its first starts ${last.valid_from ?? '?'}); the estimate uses the nearest — check it and give it with --prices`;
+  return { ...last, note: last.note ? `${last.note}; ${warning}` : warning };
 }
 
 /**
@@ -182,13 +232,13 @@ export async function loadUserPrices(path: string | undefined, assumed?: ModelPr
  * (`tablePriced`): an Azure deployment, a SageMaker endpoint or a vLLM server's model called
  * `gpt-4o-mini` is not OpenAI's model and its price is not OpenAI's.
  */
-export function resolveModelPrice(table: PriceTable, model: string, user: UserPrices, tablePriced: boolean): ModelPrice | undefined {
+export function resolveModelPrice(table: PriceTable, model: string, user: UserPrices, tablePriced: boolean, on?: string): ModelPrice | undefined {
   if (user.models && Object.keys(user.models).length > 0) {
-    const own = findModelPrice({ ...table, models: user.models, premiums: user.premiums ?? table.premiums }, model);
+    const own = findModelPrice({ ...table, models: user.models, premiums: user.premiums ?? table.premiums }, model, on);
     if (own) return own;
   }
   if (user.assumed) return user.assumed;
-  return tablePriced ? findModelPrice(user.premiums ? { ...table, premiums: user.premiums } : table, model) : undefined;
+  return tablePriced ? findModelPrice(user.premiums ? { ...table, premiums: user.premiums } : table, model, on) : undefined;
 }
 
 /**
@@ -196,8 +246,12 @@ export function resolveModelPrice(table: PriceTable, model: string, user: UserPr
  * run is refused before any call — an unpriced model would make the cap a no-op.
  * @throws InputError naming --prices and --assume-price.
  */
-export function priceForRun(table: PriceTable, model: string, opts: { capUsd: number | null; user: UserPrices; tablePriced: boolean }): ModelPrice | undefined {
-  const price = resolveModelPrice(table, model, opts.user, opts.tablePriced);
+export function priceForRun(
+  table: PriceTable,
+  model: string,
+  opts: { capUsd: number | null; user: UserPrices; tablePriced: boolean; on?: string | undefined },
+): ModelPrice | undefined {
+  const price = resolveModelPrice(table, model, opts.user, opts.tablePriced, opts.on);
   if (!price && opts.capUsd !== null) {
     const why = opts.tablePriced
       ? 'it has no price in the price table'

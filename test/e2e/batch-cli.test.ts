@@ -5,7 +5,7 @@
  * --resume (never twice for a record that succeeded); a kill while the job runs resumes the
  * same job; --max-cost counts a job's worst case before creating it.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAiBatchServer, startOpenAiServer, type OpenAiBatchServer } from '../fakes/wire-servers/index.ts';
@@ -121,7 +121,22 @@ describe('polyeval run --batch (OpenAI Batch API)', { timeout: 300_000 }, () => 
     const se = items(home, runJson.run_id).filter((i) => i.record.verdict === 'SE');
     expect(se.map((i) => i.record.error)).toEqual([expect.stringMatching(/HTTP 400: Invalid 'max_tokens'/), expect.stringMatching(/HTTP 400/)]);
     rejecting = false;
-    const again = await run(['--resume', runJson.run_id, '--batch-poll', '0.02', '--json', '--home', home]);
+    // The same bodies would get the same 400: --resume refuses to send them again unchanged (exit 2, nothing submitted)…
+    const refused = await run(['--resume', runJson.run_id, '--batch-poll', '0.02', '--json', '--home', home]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(
+      /--resume would send 2 request\(s\) of batch job \S+ again unchanged, and the server rejected them \(Invalid 'max_tokens': too large for this model\)/,
+    );
+    expect(server.batches()).toHaveLength(1);
+    // …and sends them once what the server refused has changed (here a capabilities rule renames the length field).
+    const rule = join(home, 'caps.json');
+    writeFileSync(
+      rule,
+      JSON.stringify({
+        rules: [{ provider: 'openai', model: '^model-a$', max_tokens_field: 'max_completion_tokens', source: 'this test: the server refused max_tokens' }],
+      }),
+    );
+    const again = await run(['--resume', runJson.run_id, '--capabilities', rule, '--batch-poll', '0.02', '--json', '--home', home]);
     expect(again.code, again.stderr).toBe(0);
     expect(parseJson<RunJson>(again).verdicts.SE ?? 0).toBe(0);
     expect(server.batches().map((b) => b.requests)).toEqual([runJson.items, 2]);

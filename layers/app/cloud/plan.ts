@@ -129,10 +129,16 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   // A cost cap on a model without a price would bound nothing: the run fails before any call.
   // The request's own prices (`remote run --prices/--assume-price`) count, as a local run's flags do.
   const { assumePrice, prices } = request.spec;
-  const price = planPrice(shippedPriceTable(), provider, request.spec.maxCostUsd ?? null, {
-    ...(prices ? { models: prices.models, ...(prices.premiums ? { premiums: prices.premiums } : {}) } : {}),
-    assumed: assumePrice ?? null,
-  });
+  const price = planPrice(
+    shippedPriceTable(),
+    provider,
+    request.spec.maxCostUsd ?? null,
+    {
+      ...(prices ? { models: prices.models, ...(prices.premiums ? { premiums: prices.premiums } : {}) } : {}),
+      assumed: assumePrice ?? null,
+    },
+    request.createdAt.slice(0, 10),
+  );
   let pool = loaded.tasks;
   // The executors run in their own images: their toolchains are not visible from here.
   const context = { runId: message.runId, createdAt: request.createdAt, code: deps.code, packages: deps.packages, toolchains: [] };

@@ -97,7 +97,7 @@ function localPorts(opts: LocalRunOptions): RunPorts<SandboxExecutor> {
   const clock = opts.clock ?? (() => new Date());
   // The user's prices first (--prices, then --assume-price), then the shipped table.
   const price = async (provider: Provider, capUsd: number | null): Promise<ModelPrice | undefined> =>
-    planPrice(shippedPriceTable(), provider, capUsd, await loadUserPrices(opts.pricesPath, opts.assumePrice));
+    planPrice(shippedPriceTable(), provider, capUsd, await loadUserPrices(opts.pricesPath, opts.assumePrice), clock().toISOString().slice(0, 10));
   return {
     store: home.store,
     ledger: home.ledger,

@@ -22,9 +22,11 @@ export function planPrice(
   provider: { kind: string; model: string; id: string },
   capUsd: number | null,
   user: UserPrices,
+  /** The run's day (YYYY-MM-DD): the price in force then (an introductory price that ended is not billed). */
+  on?: string,
 ): ModelPrice | undefined {
   if (!isBilled(provider)) return undefined;
-  return priceForRun(table, provider.model, { capUsd, user, tablePriced: isTablePriced(provider) });
+  return priceForRun(table, provider.model, { capUsd, user, tablePriced: isTablePriced(provider), on });
 }
 
 /** The manifest's record of a run's price (`price`): null when unpriced. */

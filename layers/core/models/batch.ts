@@ -60,6 +60,11 @@ export interface BatchLimits {
   minRecords: number;
   /** Jobs of one model that may be submitted or in progress at once (Bedrock's per-model quota); absent: no limit documented. */
   maxJobsInFlight?: number;
+  /**
+   * Input tokens of one model that may be enqueued at once across the jobs in progress
+   * (OpenAI's batch queue limit: over it a job fails `token_limit_exceeded`); absent: none.
+   */
+  maxEnqueuedTokens?: number;
 }
 
 export interface BatchClient {
@@ -68,6 +73,8 @@ export interface BatchClient {
   readonly limits: BatchLimits;
   /** A record as one JSONL line of the provider's input format. */
   encode(record: BatchRecord): string;
+  /** The input tokens a record counts against `limits.maxEnqueuedTokens` (an estimate). */
+  enqueuedTokens?(record: BatchRecord): number;
   /** Uploads the lines and creates the job; `key` tags it so {@link find} can find it again. Returns the job id. */
   submit(lines: readonly string[], key: string): Promise<string>;
   /** The id of a job created with `key`, when the provider can search by tag (a kill between create and record). */

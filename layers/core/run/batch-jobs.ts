@@ -7,6 +7,7 @@
  * job ended and its cost was booked: its results are read again, never billed again.
  */
 import { z } from 'zod';
+import { InputError } from '../errors.ts';
 import { BATCH_ENDINGS, BATCH_PHASES } from '../models/batch.ts';
 import { parseStored, schemaVersionField } from './documents.ts';
 import { runSegment } from './keys.ts';
@@ -19,6 +20,8 @@ const RecordRefSchema = z.object({
   task_id: z.string().min(1),
   sample: z.number().int().min(0),
   language: z.string().min(1).optional(),
+  /** A hash of the request body sent (custom id aside): a body the server rejected is not sent again unchanged. */
+  body_hash: z.string().optional(),
   /** In the cloud: the item's records part (index, slot, size), carried to the record as a work item's. */
   part: z.object({ index: z.number().int().min(0), slot: z.number().int().min(0), size: z.number().int().min(1) }).optional(),
 });
@@ -36,6 +39,8 @@ export const BatchJobDocumentSchema = z
     state: z.enum(BATCH_JOB_STATES),
     /** USD reserved against `--max-cost` for the job's worst case (prompt + max_tokens per record, batch price). */
     reserved_usd: z.number().min(0),
+    /** Input tokens the job counts against the model's enqueued-token limit (estimated), where the provider has one. */
+    enqueued_tokens: z.number().int().min(0).optional(),
     records: z.array(RecordRefSchema).min(1),
     /** The job's status when last polled. */
     status: z
@@ -111,23 +116,48 @@ export function assignItems(
  * Splits encoded lines into jobs within the provider's limits (records and bytes per job),
  * keeping order. @throws Error when one line alone exceeds the byte limit.
  */
-export function chunkLines(lines: readonly string[], limits: { maxRecords: number; maxBytes: number }, byteLength: (text: string) => number): number[][] {
+export function chunkLines(
+  lines: readonly string[],
+  limits: { maxRecords: number; maxBytes: number; maxEnqueuedTokens?: number | undefined },
+  byteLength: (text: string) => number,
+  tokens?: readonly number[],
+): number[][] {
   const chunks: number[][] = [];
   let current: number[] = [];
   let bytes = 0;
+  let enqueued = 0;
+  const tokenLimit = limits.maxEnqueuedTokens ?? Infinity;
   for (const [index, line] of lines.entries()) {
     const size = byteLength(line) + 1;
+    const count = tokens?.[index] ?? 0;
     if (size > limits.maxBytes) throw new Error(`one batch record is ${size} bytes, over the provider's ${limits.maxBytes}-byte job limit`);
-    if (current.length >= limits.maxRecords || bytes + size > limits.maxBytes) {
+    if (count > tokenLimit)
+      throw new InputError(
+        `one batch record is about ${count} input tokens, over the ${tokenLimit} tokens the model may have enqueued at once; raise --batch-token-limit to your organisation's limit, or run without --batch`,
+        { field: 'batch-token-limit' },
+      );
+    if (current.length >= limits.maxRecords || bytes + size > limits.maxBytes || enqueued + count > tokenLimit) {
       chunks.push(current);
       current = [];
       bytes = 0;
+      enqueued = 0;
     }
     current.push(index);
     bytes += size;
+    enqueued += count;
   }
   if (current.length > 0) chunks.push(current);
   return chunks;
+}
+
+/** FNV-1a (32-bit, hex) of a text: tells two request bodies apart, nothing more (not a security hash). */
+export function bodyHash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
 }
 
 /** One line for `polyeval list runs`: the job's provider status and counts. */

@@ -17,7 +17,7 @@ import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '../m
 import { scorerOf } from '../scorers/index.ts';
 import type { Task, TokenUsage } from '../types.ts';
 import { costGuardOf, parseItemDocument, type GeneratedItem, type RunContext } from './engine.ts';
-import { assignItems, batchKeys, chunkLines, describeJob, itemKeyOf, parseBatchJob, type BatchJobDocument } from './batch-jobs.ts';
+import { assignItems, batchKeys, bodyHash, chunkLines, describeJob, itemKeyOf, parseBatchJob, type BatchJobDocument } from './batch-jobs.ts';
 import { storedJson } from './documents.ts';
 import { keys } from './keys.ts';
 import type { WorkItem } from './plan.ts';
@@ -43,7 +43,8 @@ export async function generateInBatches(
   if (items.length === 0) return;
   const docs = await loadJobs(ctx);
   const recorded = await recordedJobs(ctx, items);
-  const { fromJobs, fresh } = assignItems(docs, items, (item) => recorded.get(itemKeyOf(item)));
+  const { fromJobs, fresh } = assignItems(docs, items, (item) => recorded.get(itemKeyOf(item))?.job);
+  refuseUnchangedRejections(ctx, docs, fresh, recorded, opts.client);
   const active = docs.filter((d) => fromJobs.has(d.index));
   let next = docs.reduce((max, d) => Math.max(max, d.index + 1), 0);
   for (const chunk of chunkRecords(ctx, fresh, opts)) {
@@ -52,10 +53,19 @@ export async function generateInBatches(
     active.push(await reserve(ctx, opts.client, index, chunk));
   }
   const wanted = (doc: BatchJobDocument): Map<string, WorkItem> => new Map((fromJobs.get(doc.index) ?? []).map((i) => [itemKeyOf(i), i]));
-  // Every job is created before the first poll: the provider runs them side by side.
-  for (const doc of active) if (doc.state !== 'settled') await submitJob(ctx, opts.client, doc);
-  let waiting = active;
-  while (waiting.length > 0 && !ctx.stop.reason) {
+  // Jobs are created before polling, side by side — within the model's enqueued-token limit,
+  // where the provider has one: the rest are staggered, each created once earlier jobs ended
+  // and left room (OpenAI fails a job that would pass it with `token_limit_exceeded`).
+  const limit = opts.client.limits.maxEnqueuedTokens ?? Infinity;
+  const unsent = active.filter((d) => d.state === 'submitting');
+  let waiting = active.filter((d) => d.state !== 'submitting');
+  const inFlight = (): number => waiting.filter((d) => d.state !== 'settled').reduce((sum, d) => sum + (d.enqueued_tokens ?? 0), 0);
+  while ((waiting.length > 0 || unsent.length > 0) && !ctx.stop.reason) {
+    while (unsent.length > 0 && (inFlight() + ((unsent[0] as BatchJobDocument).enqueued_tokens ?? 0) <= limit || inFlight() === 0)) {
+      const doc = unsent.shift() as BatchJobDocument;
+      await submitJob(ctx, opts.client, doc);
+      waiting.push(doc);
+    }
     const still: BatchJobDocument[] = [];
     for (const doc of waiting) {
       if (ctx.stop.reason) return;
@@ -64,7 +74,7 @@ export async function generateInBatches(
       else await finishJob(ctx, opts.client, doc, wanted(doc), emit);
     }
     waiting = still;
-    if (waiting.length > 0) await opts.sleep(opts.pollMs);
+    if (waiting.length > 0 || unsent.length > 0) await opts.sleep(opts.pollMs);
   }
 }
 
@@ -78,16 +88,50 @@ export async function loadJobs(ctx: RunContext): Promise<BatchJobDocument[]> {
   return out.sort((a, b) => a.index - b.index);
 }
 
-/** The job each already-recorded pending item (an SE to run again) was answered by. */
-async function recordedJobs(ctx: RunContext, items: readonly WorkItem[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
+/** The job each already-recorded pending item (an SE to run again) was answered by, and the error it was recorded with. */
+async function recordedJobs(ctx: RunContext, items: readonly WorkItem[]): Promise<Map<string, { job: number; error: string | null }>> {
+  const out = new Map<string, { job: number; error: string | null }>();
   for (const item of items.filter((i) => i.previousVerdict !== undefined)) {
     const key = keys.item(item.runId, item.taskId, item.sample);
     const text = await ctx.store.getText(key);
-    const job = text === undefined ? undefined : (parseItemDocument(text, ctx.store.locate(key)).generation as { batch_job?: unknown }).batch_job;
-    if (typeof job === 'number') out.set(itemKeyOf(item), job);
+    if (text === undefined) continue;
+    const doc = parseItemDocument(text, ctx.store.locate(key));
+    const job = (doc.generation as { batch_job?: unknown }).batch_job;
+    if (typeof job === 'number') out.set(itemKeyOf(item), { job, error: doc.record.error });
   }
   return out;
+}
+
+/**
+ * A record the server rejected with a 400 (an unsupported parameter, a value the model does not
+ * take) is refused on `--resume` when its body would go out unchanged: the same body gets the
+ * same answer, billed in the provider's queue time, and the run would never end. Something must
+ * change first (a rule in --capabilities, a setting of the run).
+ * @throws InputError naming the job, the server's reason and how many records it concerns.
+ */
+function refuseUnchangedRejections(
+  ctx: RunContext,
+  docs: readonly BatchJobDocument[],
+  fresh: readonly WorkItem[],
+  recorded: Map<string, { job: number; error: string | null }>,
+  client: BatchClient,
+): void {
+  const unchanged: { job: string; reason: string }[] = [];
+  for (const item of fresh) {
+    const previous = recorded.get(itemKeyOf(item));
+    const rejected = previous?.error ? /HTTP 4\d\d: (.*)$/s.exec(previous.error) : null;
+    if (!previous || !rejected) continue;
+    const doc = docs.find((d) => d.index === previous.job);
+    const ref = doc?.records.find((r) => r.task_id === item.taskId && r.sample === item.sample);
+    if (!ref?.body_hash || ref.body_hash !== bodyHash(client.encode(recordOf(ctx, item, '')))) continue;
+    unchanged.push({ job: doc?.job_id ?? `#${previous.job}`, reason: (rejected[1] ?? '').slice(0, 200) });
+  }
+  const first = unchanged[0];
+  if (!first) return;
+  throw new InputError(
+    `--resume would send ${unchanged.length} request(s) of batch job ${first.job} again unchanged, and the server rejected them (${first.reason}); change what it refused first (a rule in --capabilities, or the run's settings), or run those items without --batch`,
+    { field: 'resume' },
+  );
 }
 
 function taskOf(ctx: RunContext, item: WorkItem): Task {
@@ -113,20 +157,30 @@ function recordOf(ctx: RunContext, item: WorkItem, recordId: string): BatchRecor
 interface Chunk {
   items: WorkItem[];
   estimate: number;
+  /** Input tokens counted against the model's enqueued-token limit (0 where the provider has none). */
+  tokens: number;
+  /** Each record's body hash (custom id aside). */
+  hashes: string[];
 }
 
 /** New jobs for `fresh` items, each within the provider's limits. Record ids are `r<n>` within a job. */
 function chunkRecords(ctx: RunContext, fresh: readonly WorkItem[], opts: BatchStageOptions): Chunk[] {
   if (fresh.length === 0) return [];
   const { limits } = opts.client;
-  const sized = fresh.map((item, i) => ({ item, record: recordOf(ctx, item, `r${i}`) }));
+  const sized = fresh.map((item, i) => {
+    const record = recordOf(ctx, item, `r${i}`);
+    return { item, record, tokens: opts.client.enqueuedTokens?.(record) ?? 0, hash: bodyHash(opts.client.encode({ ...record, recordId: '' })) };
+  });
   const chunks = chunkLines(
     sized.map((s) => opts.client.encode(s.record)),
     limits,
     opts.byteLength,
+    sized.map((s) => s.tokens),
   ).map((indexes) => ({
     items: indexes.map((i) => sized[i]?.item as WorkItem),
     estimate: indexes.reduce((sum, i) => sum + (sized[i]?.record.estimate ?? 0), 0),
+    tokens: indexes.reduce((sum, i) => sum + (sized[i]?.tokens ?? 0), 0),
+    hashes: indexes.map((i) => sized[i]?.hash ?? ''),
   }));
   const small = chunks.find((c) => c.items.length < limits.minRecords);
   if (small)
@@ -149,11 +203,13 @@ async function reserve(ctx: RunContext, client: BatchClient, index: number, chun
     job_id: null,
     state: 'submitting',
     reserved_usd: reservation.usd,
+    ...(chunk.tokens > 0 ? { enqueued_tokens: chunk.tokens } : {}),
     records: chunk.items.map((item, i) => ({
       record_id: `r${i}`,
       task_id: item.taskId,
       sample: item.sample,
       ...(item.language ? { language: item.language } : {}),
+      ...(chunk.hashes[i] ? { body_hash: chunk.hashes[i] } : {}),
     })),
   };
   await saveJob(ctx, doc);

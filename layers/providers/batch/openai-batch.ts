@@ -18,12 +18,15 @@ import type { Generation, GenerationParams } from '#core/models/provider.ts';
 import { z } from 'zod';
 import { CallPolicy } from '../call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from '../capabilities.ts';
-import { classifySdkError } from '../failures.ts';
+import { classifySdkError, ProviderCallError } from '../failures.ts';
 import { fetchJson, serverMessage } from '../http-json.ts';
-import { chatOnlyMessages, chatResponseSchema, completionResponseSchema, generationFromChat, samplingFields, usageOf } from '../openai-wire.ts';
+import { chatOnlyMessages, chatResponseSchema, completionResponseSchema, generationFromChat, usageOf } from '../openai-wire.ts';
+import { emptyForThinking, generationFields, RefusedFields } from '../openai-request.ts';
 import { boundKey, type ResolvedOptions } from '../options.ts';
 import type { BoundKey } from '../key-hosts.ts';
 import { promptText, sampleSeed } from '../prompt-text.ts';
+import { estimateTokens } from '../tokens.ts';
+import enqueuedLimits from './openai-batch-limits.json' with { type: 'json' };
 
 const batchSchema = z
   .object({
@@ -51,17 +54,34 @@ const outputLineSchema = z
   .loose();
 
 const fileSchema = z.object({ id: z.string() }).loose();
+
+/** What a server without the Batch API gets told (exit 2). */
+export const NO_BATCH_API = 'this server does not offer the OpenAI Batch API; run without --batch';
 const listSchema = z.object({ data: z.array(batchSchema) }).loose();
+
+/**
+ * The model's enqueued-token limit: `--batch-token-limit`, else the shipped table's (tier 1,
+ * openai-batch-limits.json), else none.
+ */
+export function enqueuedTokenLimit(model: string, override: number | undefined): number | undefined {
+  if (override !== undefined) return override;
+  return enqueuedLimits.models.find((m) => new RegExp(m.model).test(model))?.enqueued_tokens;
+}
 
 export class OpenAiBatchClient implements BatchClient {
   readonly kind = 'openai-batch';
-  /** OpenAI API reference, Batch › Create batch: "up to 50,000 requests, and can be up to 200 MB in size". */
-  readonly limits = { maxRecords: 50_000, maxBytes: 200 * 1024 * 1024, minRecords: 1 };
+  /**
+   * OpenAI API reference, Batch › Create batch: "up to 50,000 requests, and can be up to 200 MB
+   * in size"; and the model's batch queue limit on enqueued input tokens.
+   */
+  readonly limits: { maxRecords: number; maxBytes: number; minRecords: number; maxEnqueuedTokens?: number };
   readonly #policy: CallPolicy;
   readonly #key: BoundKey;
   readonly #caps: ModelCapabilities;
   /** The API's path prefix (`/v1`): a batch line's `url` and the batch's `endpoint` are absolute paths. */
   readonly #path: string;
+  /** Optional fields the server refused (learned from a result's 400): left out of every later line. */
+  readonly refused = new RefusedFields();
 
   constructor(
     readonly baseUrl: string,
@@ -72,21 +92,33 @@ export class OpenAiBatchClient implements BatchClient {
   ) {
     this.#policy = new CallPolicy(opts, (err) => classifySdkError(err, opts.now()));
     this.#caps = capabilitiesOf(opts.capabilities, scheme, model);
+    const tokens = enqueuedTokenLimit(model, opts.batchTokenLimit);
+    this.limits = { maxRecords: 50_000, maxBytes: 200 * 1024 * 1024, minRecords: 1, ...(tokens !== undefined ? { maxEnqueuedTokens: tokens } : {}) };
     this.#path = new URL(baseUrl).pathname.replace(/\/+$/, '');
     this.#key = boundKey(opts, opts.apiKeyEnv, baseUrl);
     if (this.#key.value === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY')
       throw new InputError(`environment variable ${opts.apiKeyEnv} (named by --api-key-env) is not set`, { field: 'apiKeyEnv' });
   }
 
-  /** One request line: the body an on-demand call of `openai:` would POST, to the same endpoint. */
+  /**
+   * One request line: the body an on-demand call of `openai:` would POST, to the same endpoint,
+   * built by the same function (openai-request.ts `generationFields`): a reasoning model's
+   * line has `max_completion_tokens`, its lowest `reasoning_effort` and no sampling fields.
+   */
   encode(record: BatchRecord): string {
     const { request } = record;
-    const sampling = samplingFields(adaptParams(this.#caps, request.params).params, sampleSeed(request.params.seed, request.sample));
     const completion = request.prompt.style === 'completion' && this.#caps.completion;
+    const endpoint = completion ? '/completions' : '/chat/completions';
+    const { fields } = generationFields(this.#caps, request.params, sampleSeed(request.params.seed, request.sample), this.model, endpoint, this.refused);
     const body = completion
-      ? { model: this.model, prompt: promptText(request.prompt), ...sampling }
-      : { model: this.model, messages: chatOnlyMessages(request.prompt), ...sampling };
+      ? { model: this.model, prompt: promptText(request.prompt), ...fields }
+      : { model: this.model, messages: chatOnlyMessages(request.prompt), ...fields };
     return JSON.stringify({ custom_id: record.recordId, method: 'POST', url: `${this.#path}${completion ? '/completions' : '/chat/completions'}`, body });
+  }
+
+  /** The input tokens a record enqueues: its prompt, estimated as the cost guard estimates it (chars/4). */
+  enqueuedTokens(record: BatchRecord): number {
+    return estimateTokens(promptText(record.request.prompt));
   }
 
   /** The answer cut at the stop sequences the model refuses (not sent), as the on-demand call cuts it. */
@@ -133,17 +165,27 @@ export class OpenAiBatchClient implements BatchClient {
   async #call(method: 'GET' | 'POST', path: string, body?: string | FormData, read: 'json' | 'text' = 'json'): Promise<unknown> {
     const url = `${this.baseUrl}${path}`;
     const key = this.#key.for(url);
-    const out = await this.#policy.call((signal) =>
-      fetchJson(url, {
-        method,
-        headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
-        ...(body !== undefined ? { body } : {}),
-        signal,
-        now: () => this.opts.now(),
-        read,
-      }),
-    );
-    return out.value;
+    try {
+      const out = await this.#policy.call((signal) =>
+        fetchJson(url, {
+          method,
+          headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
+          ...(body !== undefined ? { body } : {}),
+          signal,
+          now: () => this.opts.now(),
+          read,
+        }),
+      );
+      return out.value;
+    } catch (err) {
+      // vLLM and llama.cpp serve chat and completions but no batch routes: FastAPI's 404/405
+      // (vllm/entrypoints/openai/api_server.py registers no /v1/batches or /v1/files), llama.cpp's
+      // 404 (tools/server/server.cpp routes). Listing, uploading or creating is the first call a run makes.
+      if (err instanceof ProviderCallError && (err.status === 404 || err.status === 405) && /^\/(batches|files)(\?|$)/.test(path)) {
+        throw new InputError(NO_BATCH_API, {}, { cause: err });
+      }
+      throw err;
+    }
   }
 }
 
@@ -183,7 +225,12 @@ function resultOf(line: z.infer<typeof outputLineSchema>): BatchResult {
   if (response.status_code !== 200)
     return { recordId: line.custom_id, ok: false, error: `HTTP ${response.status_code}: ${serverMessage(JSON.stringify(response.body))}` };
   const chat = chatResponseSchema.safeParse(response.body);
-  if (chat.success) return { recordId: line.custom_id, ok: true, generation: generationFromChat({ value: chat.data, latencyMs: 0, attempts: 1 }, '') };
+  if (chat.success) {
+    const generation = generationFromChat({ value: chat.data, latencyMs: 0, attempts: 1 }, '');
+    // As on demand: an answer left empty by thinking is an error with that reason, billed, never scored.
+    const empty = emptyForThinking(chat.data.choices[0], chat.data.usage);
+    return empty ? { recordId: line.custom_id, ok: false, error: empty, billed: generation.usage } : { recordId: line.custom_id, ok: true, generation };
+  }
   const completion = completionResponseSchema.safeParse(response.body);
   if (!completion.success) return { recordId: line.custom_id, ok: false, error: 'the response body is neither a chat completion nor a completion' };
   const choice = completion.data.choices[0];

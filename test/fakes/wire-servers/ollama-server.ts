@@ -37,6 +37,19 @@
  *   value: …" (openai.go `thinkFromReasoningEffort`). The thinking goes to `message.reasoning`
  *   (`ToChatCompletion`), counts against `num_predict`, and its tokens' log-probabilities come
  *   first in `logprobs.content` (routes.go ChatHandler appends every runner chunk's logprobs).
+ * - `version: '0.12.3'` (any of v0.11.5–v0.12.3): openai/openai.go `FromChatRequest` passes
+ *   `reasoning_effort` on as the string think value (`api.ThinkValue{Value: effort}`), and
+ *   server/routes.go `ChatHandler` answers a string think value for a model whose parser is not
+ *   harmony with 400 `think value "none" is not supported for this model` (read at tag v0.12.3;
+ *   v0.12.4, ollama@1b91d4dd, maps "none" to Think=false). The middleware rewrites it into
+ *   `{error: {message, type: "api_error", …}}` with the 400 status kept (openai.go
+ *   `BaseWriter.writeError` encodes `NewError(500, …)`, whose type is api_error).
+ * - `version: '0.30.0'`: the llama-server runner reports `prompt_eval_count` as llama-server's
+ *   `timings.prompt_n`, the prompt tokens it evaluated, leaving out the `cache_n` it reused from
+ *   the previous request in the slot (llm/llama_server.go @v0.30.0 `Chat`; fixed in v0.30.1 by
+ *   ollama@35fa277f "include cached prompt tokens in llama-server counts", #16414). The fake
+ *   keeps one slot: the common prefix with the previous prompt is cached, at least one token
+ *   is evaluated. `GET /api/version` answers `{"version": …}` (routes.go).
  * - The scheduler queue: while the model is loading (`loadMs`), requests wait in
  *   `pendingReqCh`, a channel of `OLLAMA_MAX_QUEUE` (`maxQueue`) slots; one arriving when it is
  *   full gets `ErrMaxQueue` (server/sched.go `Scheduler.getRunner`), which routes.go
@@ -70,6 +83,8 @@ export interface OllamaServerOptions extends FaultOptions {
   tokenizer?: TokenizerName;
   /** A thinking model (qwen3, deepseek-r1): the thinking it emits before answering when Think is on. */
   thinking?: string;
+  /** The release whose behaviour to reproduce where it differs (see the header): '0.12.3', '0.30.0'; default current. */
+  version?: string;
 }
 
 export interface OllamaServer extends FakeServer {
@@ -147,13 +162,26 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     return { ids, text: decodeIds('llama3', ids), finish: ids.length < all.length && !stopped ? 'length' : 'stop' };
   }
 
+  /** The prompt_eval_count of a prompt: all of it, or on 0.30.0 only what the slot had not cached. */
+  let slot: number[] = [];
+  function evaluated(ids: number[]): number {
+    const previous = slot;
+    slot = ids;
+    if (options.version !== '0.30.0') return ids.length;
+    let common = 0;
+    while (common < ids.length && common < previous.length && ids[common] === previous[common]) common += 1;
+    return ids.length - Math.min(common, ids.length - 1);
+  }
+
   function usage(prompt: number, completion: number) {
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   }
 
   /** openai.go thinkFromReasoningEffort, then routes.go ChatHandler's default (Think on for a thinking model). */
-  function thinks(body: Record<string, unknown>): boolean | string {
+  function thinks(body: Record<string, unknown>): boolean | string | { status: number; message: string } {
     const effort = body.reasoning_effort;
+    if (options.version === '0.12.3' && effort !== undefined)
+      return { status: 400, message: `think value ${JSON.stringify(String(effort))} is not supported for this model` };
     if (effort !== undefined && !['none', 'minimal', 'low', 'medium', 'high', 'max', 'xhigh', 'ultra'].includes(String(effort))) {
       return `invalid reasoning value: "${String(effort)}" (must be "minimal", "low", "medium", "high", "xhigh", "ultra", "max", or "none")`;
     }
@@ -168,6 +196,8 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     if (k < 0 || k > 20) return error(400, '', 'top_logprobs must be between 0 and 20');
     const think = thinks(body);
     if (typeof think === 'string') return error(400, '', think);
+    if (typeof think === 'object')
+      return { ...error(400, '', think.message), body: { error: { message: think.message, type: 'api_error', param: null, code: null } } };
     const turns = messages.map((m) => ({ role: String(m.role ?? 'user'), content: String(m.content ?? '') }));
     const prompt = turns.map((m) => m.content).join('\n\n');
     if (options.tokenizer) return familyAnswer(options.tokenizer, turns, prompt, body, k);
@@ -216,7 +246,7 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
             ...(logprobs ? { logprobs } : {}),
           },
         ],
-        usage: usage(encodePrompt('llama3', llama3Template(turns)).length, thought.length + out.ids.length),
+        usage: usage(evaluated(encodePrompt('llama3', llama3Template(turns))), thought.length + out.ids.length),
       },
     };
   }
@@ -282,6 +312,7 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
   const server = await startFakeServer(
     async (req: RecordedRequest) => {
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
+      if (req.method === 'GET' && req.path === '/api/version') return { status: 200, headers: {}, body: { version: options.version ?? '0.32.7' } };
       // gin answers any other route or method with its default 404 "404 page not found" (plain text upstream; JSON here).
       if (req.method !== 'POST' || (req.path !== '/v1/chat/completions' && req.path !== '/v1/completions')) return error(404, '', '404 page not found');
       if (body.model !== modelName) return error(404, '', `model '${String(body.model)}' not found`);

@@ -21,6 +21,14 @@
  *   file, the others in the error file with `batch_cancelled`.
  * - a request the API rejects (e.g. a 400 for a bad parameter) is a line of the error file
  *   with `response.status_code` and the error body, and counts as `failed`.
+ * - the batch queue limit (`enqueuedTokenLimit`): a batch whose input tokens, added to those of
+ *   the model's batches still validating or in progress, pass the limit fails validation with
+ *   `token_limit_exceeded` "Enqueued token limit reached for <model> in organization
+ *   org-fake. Limit: N enqueued tokens. Please try again once some in_progress batches have
+ *   been completed." (the Batch API FAQ, help.openai.com 9197833: the limit counts input
+ *   tokens enqueued at one time; the message as users report it on community.openai.com,
+ *   'Enqueued token limit reached', and Microsoft Q&A 2285577 for Azure's). Tokens are
+ *   counted as the prompt's characters / 4 (what polyeval estimates; OpenAI's own count differs).
  * - output lines: `{id, custom_id, response: {status_code, request_id, body}, error}`; the
  *   order of lines is not the input's (the guide says to match by custom_id): we reverse it.
  *
@@ -44,6 +52,8 @@ export interface OpenAiBatchServerOptions extends FaultOptions {
   expireAfter?: number;
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401. */
   apiKey?: string;
+  /** The model's batch queue limit in input tokens (see the header); default none. */
+  enqueuedTokenLimit?: number;
 }
 
 interface FakeBatch {
@@ -145,12 +155,36 @@ export async function startOpenAiBatchServer(options: OpenAiBatchServerOptions =
       lines,
       done: 0,
       polls: 0,
-      errors: validate(lines, body.endpoint),
+      errors: [...validate(lines, body.endpoint), ...queueLimit(lines)],
       output_file_id: null,
       error_file_id: null,
     };
     batches.push(batch);
     return { status: 200, body: view(batch) };
+  }
+
+  /** Input tokens of a batch's lines (chars / 4 of the messages or prompt). */
+  function inputTokens(lines: Record<string, unknown>[]): number {
+    return lines.reduce((sum, line) => {
+      const body = (line.body ?? {}) as { messages?: { content?: unknown }[]; prompt?: unknown };
+      const text = body.messages ? body.messages.map((m) => String(m.content ?? '')).join('') : String(body.prompt ?? '');
+      return sum + Math.floor(text.length / 4);
+    }, 0);
+  }
+
+  function queueLimit(lines: Record<string, unknown>[]): FakeBatch['errors'] {
+    const limit = options.enqueuedTokenLimit;
+    if (limit === undefined) return [];
+    const queued = batches.filter((b) => b.status === 'validating' || b.status === 'in_progress').reduce((sum, b) => sum + inputTokens(b.lines), 0);
+    if (queued + inputTokens(lines) <= limit) return [];
+    const model = String((lines[0]?.body as Record<string, unknown> | undefined)?.model);
+    return [
+      {
+        code: 'token_limit_exceeded',
+        message: `Enqueued token limit reached for ${model} in organization org-fake. Limit: ${limit} enqueued tokens. Please try again once some in_progress batches have been completed.`,
+        line: 0,
+      },
+    ];
   }
 
   function validate(lines: Record<string, unknown>[], endpoint: string): FakeBatch['errors'] {

@@ -32,7 +32,19 @@
  *   is any `top_p` outside (0, 1) (router/src/validation.rs `validate`).
  * - `openai-chat` — OpenAI's chat models: `/completions` answers 404 ("This is a chat model
  *   and not supported in the v1/completions endpoint"); chat `top_logprobs` up to 20;
- *   a refusal is `content: null` with `refusal` set.
+ *   a refusal is `content: null` with `refusal` set. Reasoning models (o-series, gpt-5*):
+ *   `max_tokens`, `temperature` ≠ 1, `top_p`, `stop` and `logprobs` are 400
+ *   `unsupported_parameter` ("Unsupported parameter: 'x' is not supported with this model.");
+ *   `reasoning_effort` is checked per model as the API reference's ReasoningEffort lists it
+ *   (o-series low|medium|high; gpt-5 minimal|low|medium|high; gpt-5.1 and later
+ *   none|low|medium|high, else 400 `unsupported_value` "Unsupported value: 'minimal' is not
+ *   supported with the 'gpt-5.1' model. Supported values are: 'none', 'low', 'medium', and
+ *   'high'." as quoted in openai/openai-agents-python#2089); the default effort is medium
+ *   before gpt-5.1 and none from it. Reasoning tokens (`reasoning`, by effort) come out of
+ *   `max_completion_tokens` before the answer and are reported in
+ *   `usage.completion_tokens_details.reasoning_tokens`; a limit they use up leaves
+ *   `content: ""` with `finish_reason: "length"` (OpenAI's reasoning guide, "Allocating space
+ *   for reasoning").
  *
  * @example
  * // Favours the digit 4 after every ABRICOT prompt, as vLLM serving Llama 3 would report it:
@@ -80,6 +92,20 @@ export interface OpenAiServerOptions extends FaultOptions {
   tokenStrings?: TokenStrings;
   /** vllm flavours: the server's `--max-logprobs` (default 20, as vLLM's). */
   maxLogprobs?: number;
+  /**
+   * vllm flavours: a thinking model (Qwen3 under `--reasoning-parser qwen3`) that thinks this
+   * many tokens unless `chat_template_kwargs.enable_thinking` is false.
+   */
+  thinks?: number;
+  /** openai-chat reasoning models: reasoning tokens spent at each effort (default none). */
+  reasoning?: Partial<Record<'none' | 'minimal' | 'low' | 'medium' | 'high', number>>;
+}
+
+/** openai-openapi ReasoningEffort, per model family (see the header). */
+function effortsOf(model: string): string[] {
+  if (/^o[1-9]/.test(model)) return ['low', 'medium', 'high'];
+  if (/^gpt-5\.[1-9]/.test(model)) return ['none', 'low', 'medium', 'high'];
+  return ['minimal', 'low', 'medium', 'high'];
 }
 
 export interface OpenAiServer extends FakeServer {
@@ -141,10 +167,29 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         // API answers them): max_tokens → max_completion_tokens; no temperature other than 1, no top_p, no stop.
         if (body.max_tokens !== undefined)
           return unsupported('max_tokens', "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
-        for (const field of ['temperature', 'top_p', 'stop'] as const) {
-          if (body[field] !== undefined && !(field !== 'stop' && body[field] === 1))
+        for (const field of ['temperature', 'top_p', 'stop', 'logprobs'] as const) {
+          if (body[field] !== undefined && !(field !== 'stop' && field !== 'logprobs' && body[field] === 1))
             return unsupported(field, `Unsupported parameter: '${field}' is not supported with this model.`);
         }
+        const model = String(body.model);
+        const efforts = effortsOf(model);
+        if (body.reasoning_effort !== undefined && !efforts.includes(String(body.reasoning_effort))) {
+          const list = efforts.map((e) => `'${e}'`);
+          return {
+            status: 400,
+            headers: {},
+            body: {
+              error: {
+                message: `Unsupported value: '${String(body.reasoning_effort)}' is not supported with the '${model}' model. Supported values are: ${list.slice(0, -1).join(', ')}, and ${list.at(-1)}.`,
+                type: 'invalid_request_error',
+                param: 'reasoning_effort',
+                code: 'unsupported_value',
+              },
+            },
+          };
+        }
+        const effort = (body.reasoning_effort ?? (efforts.includes('none') ? 'none' : 'medium')) as keyof NonNullable<OpenAiServerOptions['reasoning']>;
+        thinking.set(body, options.reasoning?.[effort] ?? 0);
       }
       if (req.path === `${basePath}/chat/completions`) return chat(body);
       if (req.path === `${basePath}/completions`) {
@@ -185,7 +230,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     }
     const max =
       typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : all.length;
-    const tokens = all.slice(0, max);
+    const tokens = all.slice(0, Math.max(0, max - reasoningOf(body)));
     return { text: tokens.join(''), tokens, finish: tokens.length < all.length && !stopped ? 'length' : 'stop' };
   }
 
@@ -208,7 +253,25 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     if (flavour === 'tgi' && k > 5) return error(422, 'validation', `Input validation error: \`top_n_tokens\` must be >= 0 and <= 5. Given: ${k}`);
     // vLLM chat asks the engine for `top_logprobs` only with `logprobs: true`; input_processor.py
     // `_validate_logprobs` refuses more than --max-logprobs (see vllm-completion.ts).
-    if ((flavour === 'vllm' || flavour === 'vllm-llama') && wantLogprobs) {
+    const vllmServer = flavour === 'vllm' || flavour === 'vllm-llama';
+    // vllm/entrypoints/openai/protocol.py @0052bed ChatCompletionRequest: `reasoning_effort:
+    // Optional[Literal["low", "medium", "high"]]`, a pydantic error the server answers 400
+    // (its RequestValidationError handler: the error list as the message, naming the field).
+    if (vllmServer && body.reasoning_effort !== undefined && !['low', 'medium', 'high'].includes(String(body.reasoning_effort))) {
+      return error(
+        400,
+        'BadRequestError',
+        `[{'type': 'literal_error', 'loc': ('body', 'reasoning_effort'), 'msg': "Input should be 'low', 'medium' or 'high'", 'input': '${String(body.reasoning_effort)}'}]`,
+      );
+    }
+    // vLLM docs, "Reasoning Outputs" (v0.26.0): Qwen3 thinks by default, not with
+    // chat_template_kwargs {enable_thinking: false}; the qwen3 parser puts the thinking in
+    // `reasoning_content`, and it counts against max_tokens.
+    if (vllmServer && options.thinks !== undefined) {
+      const kwargs = (body.chat_template_kwargs ?? {}) as { enable_thinking?: unknown };
+      if (kwargs.enable_thinking !== false) thinking.set(body, options.thinks);
+    }
+    if (vllmServer && wantLogprobs) {
       const refused = vllmRefusal({ logprobs: k }, options.maxLogprobs ?? VLLM_MAX_LOGPROBS);
       if (refused) return refused;
     }
@@ -216,7 +279,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       return error(400, 'invalid_request_error', `Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got ${k} instead.`);
     }
     const promptTokens = tokenize(prompt).length;
-    const chatCompletion = (choice: Record<string, unknown>, counts: ReturnType<typeof usage>) => ({
+    const chatCompletion = (choice: Record<string, unknown>, counts: Record<string, unknown>) => ({
       status: 200,
       body: {
         id: `chatcmpl-${server.requests.length}`,
@@ -281,9 +344,16 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
           }),
         }
       : null;
+    const reasoning = reasoningOf(body);
+    const counts = usage(promptTokens, out.tokens.length + reasoning);
     return chatCompletion(
-      { index: 0, message: { role: 'assistant', content: out.text }, finish_reason: out.finish, ...(logprobs ? { logprobs } : {}) },
-      usage(promptTokens, out.tokens.length),
+      {
+        index: 0,
+        message: { role: 'assistant', content: out.text, ...(vllmServer && reasoning > 0 ? { reasoning_content: 'Okay, let me think.' } : {}) },
+        finish_reason: reasoning > 0 && out.tokens.length === 0 ? 'length' : out.finish,
+        ...(logprobs ? { logprobs } : {}),
+      },
+      thinking.has(body) && !vllmServer ? { ...counts, completion_tokens_details: { reasoning_tokens: reasoning } } : counts,
     );
   }
 
@@ -406,6 +476,16 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
   }
 
   return { ...server, url: `${server.url}${basePath}` };
+}
+
+/** Reasoning tokens a request's reasoning model spends (set when the request is validated). */
+const thinking = new WeakMap<object, number>();
+
+/** Reasoning tokens a reasoning model spends first, within its max_completion_tokens. */
+function reasoningOf(body: Record<string, unknown>): number {
+  const spent = thinking.get(body) ?? 0;
+  const max = typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body.max_tokens === 'number' ? body.max_tokens : Infinity;
+  return Math.min(spent, max);
 }
 
 function usage(prompt: number, completion: number) {

@@ -86,7 +86,11 @@ describe('the gemini: provider', () => {
     const probe = await provider?.probeLikert?.();
 
     expect(probe?.supported).toEqual([]);
-    expect(probe?.findings.join('\n')).toMatch(/no next-token log-probabilities: HTTP 400: Logprobs is not enabled for models\/gemini-2\.5-flash/);
+    expect(probe?.findings.join('\n')).toMatch(
+      /no next-token log-probabilities: the server refused logprobs \(HTTP 400: Logprobs is not enabled for models\/gemini-2\.5-flash/,
+    );
+    // Learned from the first 400: the call is sent again without logprobs, never a second refusal (top_logprobs 5).
+    expect(server.requests.map((r) => 'logprobs' in (r.body as object))).toEqual([true, false]);
   });
 
   it('retries an array-wrapped 429 RESOURCE_EXHAUSTED after its RetryInfo delay, never as an answer', async () => {
@@ -171,17 +175,32 @@ describe('the gemini: provider', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('asks 2.5 Pro (which cannot stop thinking) for the least, warns that it counts against a small max_tokens, and records the empty answer', async () => {
+  it('asks 2.5 Pro (which cannot stop thinking) for the least, raises max_tokens by that thinking budget and says so', async () => {
+    // The fake thinks 40 tokens at "low": 4 + 1024 leaves the answer its room.
     const server = await gemini();
     const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.5-pro`, { env });
     const params = { temperature: 0, topP: 1, maxTokens: 4, stop: ['\n'] };
 
     const out = await provider?.generate(chatRequest({ params }));
 
-    expect(provider?.adaptParams?.(params, 'chat').warnings.join('\n')).toMatch(/max tokens 4: the model may think before it answers/);
-    expect(server.requests[0]?.body).toMatchObject({ reasoning_effort: 'low' });
-    expect(out?.text).toBe('');
-    expect(out?.finishReason).toBe('length');
+    expect(provider?.adaptParams?.(params, 'chat').warnings.join('\n')).toMatch(/max tokens 4 raised to 1028: gemini-2\.5-pro cannot turn its thinking off/);
+    expect(server.requests[0]?.body).toMatchObject({ reasoning_effort: 'low', max_tokens: 1028 });
+    expect(out?.text).toBe('quattro');
+  });
+
+  it('records an answer left empty by thinking as an error with that reason, billed, never as a wrong answer', async () => {
+    // This 2.5 Pro thinks 5000 tokens even at "low": more than 4 + 1024.
+    const server = await gemini({ models: { 'gemini-2.5-pro': { thinking: 5000 } } });
+    const provider = createNetworkProvider(`gemini:${server.url}#gemini-2.5-pro`, { env });
+
+    const err = await provider?.generate(chatRequest({ params: { temperature: 0, topP: 1, maxTokens: 4, stop: [] } })).then(
+      () => undefined,
+      (e: unknown) => e as ProviderError,
+    );
+
+    expect(err?.message).toMatch(/empty answer: the model spent 1028 tokens thinking and returned no text \(finish_reason "length"\)/);
+    expect(err?.retryable).toBe(false);
+    expect(err?.billed?.completionTokens).toBe(1028);
   });
 
   it('refuses to start without GEMINI_API_KEY, naming it', () => {

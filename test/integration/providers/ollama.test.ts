@@ -47,7 +47,8 @@ describe('the ollama: provider', () => {
       const provider = createNetworkProvider(spec, { env: { OLLAMA_HOST: 'http://127.0.0.1:1' } });
       expect((await provider?.generate(chatRequest()))?.text).toBe('quattro');
     }
-    expect(server.requests.map((r) => r.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
+    // (The provider also reads GET /api/version once, for its prompt-token counting.)
+    expect(server.requests.map((r) => r.path).filter((p) => p.startsWith('/v1/'))).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
   });
 
   it('sends completion-style prompts in chat form: /v1/completions templates them as a user turn (no raw mode)', async () => {
@@ -62,10 +63,43 @@ describe('the ollama: provider', () => {
       }),
     );
 
-    expect(server.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/chat/completions', '/api/version']);
     const body = server.requests[0]?.body as { messages: { content: string }[] };
     expect(body.messages.map((m) => m.content).join('\n')).toContain('fun f(): Int {');
     expect(out?.text).toContain('return 4');
+  });
+
+  it('learns from the first 400 of Ollama v0.11.5–v0.12.3 (think value "none" is not supported) and leaves reasoning_effort out from then on', async () => {
+    const server = await ollama({ version: '0.12.3' });
+    const provider = createNetworkProvider(`ollama:${server.url}#llama3.2:3b`, {});
+
+    const first = await provider?.generate(chatRequest());
+    const second = await provider?.generate(chatRequest());
+
+    expect([first?.text, second?.text]).toEqual(['quattro', 'quattro']);
+    // One refused call per run: the first is sent again without the field, every later one never has it.
+    const chats = server.requests.filter((r) => r.path === '/v1/chat/completions');
+    expect(chats.map((r) => (r.body as Record<string, unknown>).reasoning_effort)).toEqual(['none', undefined, undefined]);
+    expect(first?.attempts).toBe(1);
+  });
+
+  it('counts a prompt Ollama v0.30.0 under-counts on cache reuse (prompt_n without cache_n) as it counted it the first time', async () => {
+    const server = await ollama({ version: '0.30.0' });
+    const provider = createNetworkProvider(`ollama:${server.url}#llama3.2:3b`, {});
+
+    const first = await provider?.generate(chatRequest({ sample: 0 }));
+    const again = await provider?.generate(chatRequest({ sample: 1 }));
+    const other = await provider?.generate(
+      chatRequest({ prompt: { style: 'chat', messages: [{ role: 'user', content: 'Quanto fa due più due? Rispondi in italiano, per favore.' }] } }),
+    );
+
+    const reported = server.requests.filter((r) => r.path === '/v1/chat/completions').length;
+    expect(reported).toBe(3);
+    // The server said 1 for the second call (everything but the last token came from its cache).
+    expect(again?.usage.promptTokens).toBe(first?.usage.promptTokens);
+    expect(first?.usage.promptTokens).toBeGreaterThan(20);
+    // A new prompt sharing the cached prefix is counted at least at the chars/4 estimate, not at the few tokens evaluated.
+    expect(other?.usage.promptTokens).toBeGreaterThanOrEqual(Math.ceil('Quanto fa due più due? Rispondi in italiano, per favore.'.length / 4));
   });
 
   it('turns a thinking model’s thinking off (reasoning_effort "none"): the answer fits a small max_tokens', async () => {

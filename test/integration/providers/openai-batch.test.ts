@@ -7,7 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BatchRecord } from '#core/models/batch.ts';
 import { OpenAiBatchClient } from '#providers/batch/openai-batch.ts';
 import { resolveOptions } from '#providers/options.ts';
-import { startOpenAiBatchServer, type OpenAiBatchServer } from '../../fakes/wire-servers/index.ts';
+import { InputError } from '#core/errors.ts';
+import { capabilitiesOf, shippedCapabilityTable } from '#providers/capabilities.ts';
+import { generationFields, RefusedFields } from '#providers/openai-request.ts';
+import { startOpenAiBatchServer, startOpenAiServer, type OpenAiBatchServer } from '../../fakes/wire-servers/index.ts';
 
 const servers: OpenAiBatchServer[] = [];
 afterEach(async () => {
@@ -38,6 +41,44 @@ describe('OpenAI Batch client', () => {
       body: { model: 'model-a', max_tokens: 5, messages: [{ role: 'system' }, { role: 'user', content: 'Domanda r0' }] },
     });
     expect(JSON.parse(c.encode(record('r1', 'completion')))).toMatchObject({ url: '/v1/completions', body: { prompt: 'fun fr1() =' } });
+  });
+
+  it('gives a reasoning model the on-demand body: max_completion_tokens, its lowest reasoning_effort, no sampling fields', async () => {
+    const server = await startOpenAiBatchServer();
+    servers.push(server);
+    const batch = new OpenAiBatchClient(server.url, 'o3-mini', resolveOptions({ env: { OPENAI_API_KEY: 'sk-test' } }), 'openai');
+    const onDemand = generationFields(
+      capabilitiesOf(shippedCapabilityTable(), 'openai', 'o3-mini'),
+      { temperature: 0.2, topP: 0.9, maxTokens: 5, stop: ['\n'] },
+      undefined,
+      'o3-mini',
+      '/chat/completions',
+      new RefusedFields(),
+    ).fields;
+    const r = record('r0');
+    r.request.params = { temperature: 0.2, topP: 0.9, maxTokens: 5, stop: ['\n'] };
+
+    const body = (JSON.parse(batch.encode(r)) as { body: Record<string, unknown> }).body;
+
+    expect(body).toMatchObject({ model: 'o3-mini', max_completion_tokens: 5 + 25_000, reasoning_effort: 'low' });
+    for (const field of ['max_tokens', 'temperature', 'top_p', 'stop']) expect(body).not.toHaveProperty(field);
+    // One function builds both: the line's fields are the on-demand call's.
+    const { model: _model, messages: _messages, ...fields } = body;
+    expect(fields).toEqual(onDemand);
+  });
+
+  it('tells a server without the Batch API (404 on the list, vLLM and llama.cpp) so in one sentence, as a bad input', async () => {
+    const chatOnly = await startOpenAiServer({ flavour: 'vllm' });
+    servers.push(chatOnly as unknown as OpenAiBatchServer);
+    const c = new OpenAiBatchClient(chatOnly.url, 'fake-model', resolveOptions({ env: { OPENAI_API_KEY: 'sk-test' } }), 'openai');
+
+    const err = await c.find('run-1/batch-0').then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+
+    expect(err).toBeInstanceOf(InputError);
+    expect(err?.message).toBe('this server does not offer the OpenAI Batch API; run without --batch');
   });
 
   it('follows a batch from validating to completed and reads every result by custom_id', async () => {

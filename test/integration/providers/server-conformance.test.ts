@@ -163,7 +163,8 @@ describe('OpenAI reasoning models (defect 4)', () => {
 
     expect(g.text).toBe('3');
     const body = server.requests[0]?.body as Record<string, unknown>;
-    expect(body).toMatchObject({ max_completion_tokens: 64 });
+    // 64 plus the reasoning it cannot turn off at its lowest effort (capabilities table: 25,000 for o-series "low").
+    expect(body).toMatchObject({ max_completion_tokens: 64 + 25_000, reasoning_effort: 'low' });
     for (const field of ['max_tokens', 'temperature', 'top_p', 'stop']) expect(body).not.toHaveProperty(field);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CallPolicy, SCALE_FROM_ZERO_BUDGET_MS } from '#providers/call-policy.ts';
-import { ProviderCallError, classifySdkError } from '#providers/failures.ts';
+import { ProviderCallError, classifySdkError, httpFailure } from '#providers/failures.ts';
 import { resolveOptions, type ProviderOptions } from '#providers/options.ts';
 
 function policy(opts: ProviderOptions = {}): { policy: CallPolicy; delays: number[] } {
@@ -115,6 +115,21 @@ describe('CallPolicy', () => {
     expect(p.concurrencyLimit).toBe(4);
     for (let i = 0; i < 40; i++) await p.call(async () => 'ok');
     expect(p.concurrencyLimit).toBe(8);
+  });
+
+  it('halves its concurrency on OpenAI’s 503 "Slow Down" as on a 429', async () => {
+    const { policy: p } = policy({ concurrency: 8, random: () => 0 });
+    let slow = true;
+
+    await p.call(async () => {
+      if (slow) {
+        slow = false;
+        throw httpFailure(503, 'Slow Down', null, 0, 'slow_down');
+      }
+      return 'ok';
+    });
+
+    expect(p.concurrencyLimit).toBe(4);
   });
 
   it('counts the tokens of billed attempts that failed', async () => {

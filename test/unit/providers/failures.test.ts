@@ -102,3 +102,22 @@ describe('retry classes of stream and container errors', () => {
     expect(classifySdkError(serviceError('ModelError', 424, { OriginalStatusCode: 500 }), NOW).throttled).toBe(false);
   });
 });
+
+describe('point 5 of issue 33: 424, 409 and "Slow Down"', () => {
+  it('retries TGI’s 424 (a generation error in the shard, e.g. CUDA OOM) outside streams, direct and behind SageMaker', () => {
+    // text-generation-inference v3.3.7 router/src/server.rs: InferError::GenerationError → 424, error_type "generation".
+    const body = JSON.stringify({ error: 'Request failed during generation: Server error: CUDA out of memory.', error_type: 'generation' });
+    expect(httpFailure(424, body, null, NOW)).toMatchObject({ retryable: true, throttled: false });
+    expect(classifySdkError(serviceError('ModelError', 424, { OriginalStatusCode: 424 }), NOW)).toMatchObject({ retryable: true, throttled: false });
+  });
+
+  it('retries 409 Conflict, as OpenAI’s and Anthropic’s SDKs do', () => {
+    expect(httpFailure(409, 'conflict', null, NOW).retryable).toBe(true);
+  });
+
+  it('takes OpenAI’s 503 "Slow Down" as throttling (concurrency backs off), by its message or its code', () => {
+    expect(httpFailure(503, 'Slow Down', null, NOW)).toMatchObject({ retryable: true, throttled: true });
+    expect(httpFailure(503, 'Please reduce your request rate.', null, NOW, 'slow_down')).toMatchObject({ retryable: true, throttled: true });
+    expect(httpFailure(503, 'The server had an error while processing your request.', null, NOW).throttled).toBe(false);
+  });
+});

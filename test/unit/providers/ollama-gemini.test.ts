@@ -102,9 +102,11 @@ describe('capability rules', () => {
     expect(old).toMatchObject({ completion: false, maxStopSequences: 5, thinkingInMaxTokens: false });
     expect(old.reasoningEffort).toBeUndefined();
     const params = { temperature: 0, topP: 1, maxTokens: 4, stop: ['\n'] };
-    expect(adaptParams(pro25, params).warnings.join('\n')).toMatch(/max tokens 4: the model may think/);
+    // Thinking it cannot turn off: the limit is raised by the lowest thinking budget (1,024 at "low"), and the manifest says so.
+    const raised = adaptParams(pro25, params, 'gemini-2.5-pro');
+    expect(raised.params.maxTokens).toBe(4 + 1024);
+    expect(raised.warnings.join('\n')).toMatch(/max tokens 4 raised to 1028: gemini-2\.5-pro cannot turn its thinking off/);
     expect(adaptParams(flash25, params).warnings).toEqual([]);
-    expect(adaptParams(pro25, { ...params, maxTokens: 8192 }).warnings).toEqual([]);
   });
 });
 

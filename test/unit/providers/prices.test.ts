@@ -103,3 +103,46 @@ describe('inference-profile premium (defect 9)', () => {
     expect(estimateCost(table, 'us.anthropic.claude-3-5-haiku-20241022-v1:0', { promptTokens: 1_000_000, completionTokens: 0 }).usd).toBeCloseTo(0.8, 10);
   });
 });
+
+describe('prices with dates and premiums on batch prices (issue 33, point 5)', () => {
+  const table = shippedPriceTable();
+
+  it('bills gemini-3.8-flash its introductory price through 2026-12-31 and the list price from 2027-01-01', () => {
+    expect(findModelPrice(table, 'gemini-3.8-flash', '2026-12-31')).toMatchObject({ input_per_mtok: 0.75, output_per_mtok: 3.75 });
+    expect(findModelPrice(table, 'gemini-3.8-flash', '2027-01-01')).toMatchObject({ input_per_mtok: 1.5, output_per_mtok: 7.5 });
+  });
+
+  it('warns, past the last known price, that the estimate uses it anyway', () => {
+    const dated = { ...table, models: { m: { input_per_mtok: 1, output_per_mtok: 2, valid_until: '2026-06-30' } } };
+
+    const price = findModelPrice(dated, 'm', '2026-12-06');
+
+    expect(price).toMatchObject({ input_per_mtok: 1, output_per_mtok: 2 });
+    expect(price?.note).toMatch(/the table's last known price of m ended 2026-06-30; 2026-12-06 is past it, and the estimate uses it anyway/);
+    expect(findModelPrice(dated, 'm', '2026-06-30')?.note).toBeUndefined();
+  });
+
+  it('refuses a price file whose dates are not YYYY-MM-DD, naming the field', async () => {
+    const path = await tempJson(JSON.stringify({ models: { m: { input_per_mtok: 1, output_per_mtok: 2, valid_until: '31/12/2026' } } }));
+    await expect(loadPriceTable(path)).rejects.toThrow(/models\.m\.valid_until.*must be a date, YYYY-MM-DD|must be a date, YYYY-MM-DD/);
+  });
+
+  it('applies the regional-endpoint premium to the batch price too', () => {
+    const base = findModelPrice(table, 'anthropic.claude-sonnet-4-5-20250929-v1:0');
+    const regional = findModelPrice(table, 'us.anthropic.claude-sonnet-4-5-20250929-v1:0');
+
+    expect(base?.batch_input_per_mtok).toBeDefined();
+    expect(regional?.batch_input_per_mtok).toBeCloseTo((base?.batch_input_per_mtok ?? 0) * 1.1, 10);
+    expect(regional?.batch_output_per_mtok).toBeCloseTo((base?.batch_output_per_mtok ?? 0) * 1.1, 10);
+  });
+});
+
+describe('the price a run is planned at', () => {
+  it('is the one in force on the run’s day', async () => {
+    const { planPrice } = await import('#app/shared/cost-projection.ts');
+    const gemini = { kind: 'gemini', model: 'gemini-3.8-flash', id: 'gemini:gemini-3.8-flash' };
+
+    expect(planPrice(shippedPriceTable(), gemini, null, {}, '2026-12-06')?.input_per_mtok).toBe(0.75);
+    expect(planPrice(shippedPriceTable(), gemini, null, {}, '2027-03-01')?.input_per_mtok).toBe(1.5);
+  });
+});
