@@ -20,7 +20,7 @@ import { BEDROCK_BATCH_PREFIX } from '../layers/app/cloud/batch-clients.ts';
 import type { PolyevalConfig } from './config.ts';
 import { LEDGER_CONTROL_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
 import { grantObjectAccess } from './grants.ts';
-import { acknowledge, acknowledgeObjectPatterns, arnReference, stackArn } from './nag.ts';
+import { acknowledgeObjectPatterns, acknowledgeResources } from './nag.ts';
 import { PolyevalFunction } from './node-function.ts';
 import { executeQueueEnvironment } from './pipeline.ts';
 import type { WorkQueue } from './work-queue.ts';
@@ -108,11 +108,12 @@ export class BatchStage extends Construct {
     role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     props.aggregateQueue.grantSendMessages(role);
     for (const work of [...props.executeQueues.values(), ...props.fargateQueues.values()]) work.queue.grantSendMessages(role);
+    const jobResources = [jobs, arn('foundation-model/*', false), arn('inference-profile/*')];
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'BatchInferenceJobs',
         actions: ['bedrock:CreateModelInvocationJob', 'bedrock:GetModelInvocationJob', 'bedrock:StopModelInvocationJob'],
-        resources: [jobs, arn('foundation-model/*', false), arn('inference-profile/*')],
+        resources: jobResources,
       }),
     );
     // ListModelInvocationJobs (finding a job by name after a restart) takes no resource-level scope.
@@ -126,21 +127,15 @@ export class BatchStage extends Construct {
     );
     const reason =
       'A batch job and its model are chosen per run: the jobs of this account and region, its foundation models and inference profiles; ListModelInvocationJobs takes no resource.';
-    for (const finding of [
-      `AwsSolutions-IAM5[Resource::${stackArn(stack, 'bedrock', 'model-invocation-job/*')}]`,
-      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/*]`,
-      `AwsSolutions-IAM5[Resource::${stackArn(stack, 'bedrock', 'inference-profile/*')}]`,
-      'AwsSolutions-IAM5[Resource::*]',
-    ])
-      acknowledge(role, finding, reason);
+    acknowledgeResources(role, [...jobResources, '*'], reason);
 
     const schedulerRole = new iam.Role(this, 'SchedulerRole', {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com'),
       description: 'EventBridge Scheduler: invoke the polyeval batch stage',
     });
-    acknowledge(
+    acknowledgeResources(
       schedulerRole,
-      `AwsSolutions-IAM5[Resource::${arnReference(this.handler.function)}:*]`,
+      [`${this.handler.function.functionArn}:*`],
       'The Scheduler target grants invoke on the batch stage function and its versions/aliases (ARN:*); nothing else.',
     );
     this.schedule = new scheduler.Schedule(this, 'Schedule', {
