@@ -14,6 +14,7 @@ import { Executors } from './executors.ts';
 import { FargateLane } from './fargate-lane.ts';
 import { Network } from './network.ts';
 import { Pipeline } from './pipeline.ts';
+import { RunnerNetwork } from './runner-network.ts';
 import { Runners } from './runners.ts';
 import { StageQueues } from './queues.ts';
 import { addStackOutputs, tagForCostAllocation } from './outputs.ts';
@@ -34,6 +35,7 @@ export class PolyevalStack extends Stack {
   readonly storage: Storage;
   readonly network: Network;
   readonly queues: StageQueues;
+  readonly runnerNetwork: RunnerNetwork;
   readonly runners: Runners;
   readonly executors: Executors;
   readonly fargate: FargateLane | undefined;
@@ -52,6 +54,7 @@ export class PolyevalStack extends Stack {
     this.storage = new Storage(this, 'Storage');
     const { bucket, ledger } = this.storage;
     this.network = new Network(this, 'Network', { bucket, ledger, flowLogBucket: this.storage.accessLogs, fargateLane: config.fargateLane });
+    this.runnerNetwork = new RunnerNetwork(this, 'RunnerNetwork', { flowLogBucket: this.storage.accessLogs });
     this.queues = new StageQueues(this, 'Queues');
     const executorNetwork = {
       vpc: this.network.vpc,
@@ -61,9 +64,9 @@ export class PolyevalStack extends Stack {
     this.runners = new Runners(this, 'Runners', {
       architecture: config.architecture,
       reservedConcurrency: config.runnerReservedConcurrency,
-      vpc: this.network.vpc,
-      subnets: this.network.runnerSubnets,
-      securityGroup: this.network.runnerSecurityGroup,
+      vpc: this.runnerNetwork.vpc,
+      subnets: this.runnerNetwork.subnets,
+      securityGroup: this.runnerNetwork.securityGroup,
     });
     this.executors = new Executors(this, 'Executors', {
       runners: this.runners,
