@@ -50,7 +50,8 @@ export class BatchStage extends Construct {
     super(scope, id);
     const { config, bucket, ledger } = props;
     const stack = Stack.of(this);
-    const arn = (resource: string, account = true): string => `arn:${stack.partition}:bedrock:${stack.region}:${account ? stack.account : ''}:${resource}`;
+    const arn = (resource: string, account = true, region: string = stack.region): string =>
+      `arn:${stack.partition}:bedrock:${region}:${account ? stack.account : ''}:${resource}`;
     const jobs = arn('model-invocation-job/*');
     const prefix = BEDROCK_BATCH_PREFIX;
 
@@ -65,6 +66,24 @@ export class BatchStage extends Construct {
     );
     this.serviceRole.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } } }),
+    );
+    // A job names a model or an inference profile. With a cross-Region profile (`us.`, `eu.`,
+    // `apac.`, `global.`), Bedrock needs InvokeModel on the profile and on the foundation model in
+    // every Region the profile routes to, a `global.` one also on the Region-less model ARN
+    // (Bedrock User Guide, "Create a custom service role for batch inference" and "Prerequisites
+    // for inference profiles"). The model is chosen per run; only Bedrock, for this account's
+    // jobs, can assume this role (its trust policy above), so the patterns stay that wide.
+    const invokable = [
+      arn('foundation-model/*', false, '*'),
+      arn('foundation-model/*', false, ''),
+      arn('inference-profile/*', true, '*'),
+      arn('application-inference-profile/*'),
+    ];
+    this.serviceRole.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'InvokeModelsAndProfiles', actions: ['bedrock:InvokeModel'], resources: invokable }));
+    acknowledgeResources(
+      this.serviceRole,
+      invokable,
+      'A batch job invokes the model or inference profile its run names, chosen per run; a cross-Region profile routes to the model in other Regions. Only Bedrock may assume this role, for this account’s jobs.',
     );
     acknowledgeObjectPatterns(
       this.serviceRole,
