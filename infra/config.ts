@@ -14,6 +14,7 @@ import {
   concurrencyBudget,
   RUNNER_RESERVED_CONCURRENCY,
   type ConcurrencyBudget,
+  type ConcurrencySettings,
 } from '../layers/app/cloud/concurrency-budget.ts';
 import { EXECUTOR_IMAGES } from './languages.ts';
 
@@ -275,6 +276,27 @@ export function nightlyParameterName(stackName: string): string {
  * without either, the sweep is read from the stack's SSM parameter ({@link nightlyParameterName};
  * `stackName` is the stack's name, {@link DEFAULT_STACK_NAME} when absent).
  */
+/** The settings the concurrency budget reads, from validated context values. */
+function settingsOf(values: z.output<typeof ContextSchema>): ConcurrencySettings {
+  return {
+    accountConcurrency: values.accountConcurrency,
+    runnerReservedConcurrency: values.runnerReservedConcurrency,
+    generateMaxConcurrency: values.generateMaxConcurrency,
+    fargateMaxTasks: values.fargateLane ? values.fargateMaxTasks : 0,
+    images: EXECUTOR_IMAGES.length,
+  };
+}
+
+/**
+ * The concurrency settings a deployment with this context would fit into the account (the
+ * synth's own reading of cdk.json and `-c` values, defaults included), without fitting them:
+ * `polyeval remote doctor` fits them into the account's real quota instead.
+ * @throws ConfigError naming a malformed context value
+ */
+export function concurrencySettings(context: Record<string, unknown>): ConcurrencySettings {
+  return settingsOf(parseOrThrow(ContextSchema, context));
+}
+
 export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
   const values = parseOrThrow(ContextSchema, context);
   if (values.nightly !== undefined && values.nightlyParameter !== undefined) {
@@ -301,13 +323,7 @@ export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
     fargateMaxTasks: values.fargateMaxTasks,
     runnerReservedConcurrency: values.runnerReservedConcurrency,
     accountConcurrency: values.accountConcurrency,
-    concurrency: fittedConcurrency({
-      accountConcurrency: values.accountConcurrency,
-      runnerReservedConcurrency: values.runnerReservedConcurrency,
-      generateMaxConcurrency: values.generateMaxConcurrency,
-      fargateMaxTasks: values.fargateLane ? values.fargateMaxTasks : 0,
-      images: EXECUTOR_IMAGES.length,
-    }),
+    concurrency: fittedConcurrency(settingsOf(values)),
     providerKeysPath: values.providerKeysPath ?? providerKeysPathOf(stackName),
     ...(values.alarmEmail ? { alarmEmail: values.alarmEmail } : {}),
     ...(values.batchQuotas ? { batchQuotas: checkedQuotas(values.batchQuotas) } : {}),
