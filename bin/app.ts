@@ -26,6 +26,7 @@ const CONTEXT_KEYS = [
   'batchQuotas',
   'batchTimeoutHours',
   'providerKeysPath',
+  'datasetBuckets',
 ] as const;
 
 const app = new App();

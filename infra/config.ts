@@ -64,6 +64,8 @@ export interface PolyevalConfig {
    * `<path>/ANTHROPIC_API_KEY`, …), read by generate and the batch stage.
    */
   providerKeysPath: string;
+  /** Buckets whose objects the functions that read datasets and replay files may read (`-c datasetBuckets=a,b`), beyond the results bucket's datasets/ and runs/. */
+  datasetBuckets: string[];
 }
 
 /** Quotas that make a job possible at all (bedrockBatchLimits' checks), as a ConfigError naming the key. */
@@ -148,6 +150,9 @@ const stringList = fromContext(
     .min(1, { error: 'expected a non-empty array of strings' }),
 );
 
+/** An S3 bucket name ("General purpose bucket naming rules": 3–63 lowercase letters, digits, dots and hyphens, a letter or digit at each end). */
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
 /** An e-mail address as SNS e-mail subscriptions take it (one address, no display name). */
 const EMAIL = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
 
@@ -194,6 +199,20 @@ const ContextSchema = z.object({
     .regex(/^(\/[A-Za-z0-9_.-]+)+$/, { error: 'expected an SSM parameter path starting with "/", e.g. /polyeval/provider-keys' })
     .optional(),
   batchTimeoutHours: integer(BEDROCK_BATCH_QUOTAS.minTimeoutHours, BEDROCK_BATCH_QUOTAS.maxTimeoutHours).optional(),
+  // `-c datasetBuckets=a,b` (a string, as the CDK CLI passes it) or a JSON array in cdk.json.
+  datasetBuckets: z
+    .preprocess(
+      (raw) => (typeof raw === 'string' && !raw.trim().startsWith('[') ? raw.split(',').map((b) => b.trim()) : decode(raw)),
+      z.array(
+        z
+          .string()
+          .regex(BUCKET_NAME, {
+            error: (issue) => `expected S3 bucket names, comma-separated (e.g. team-datasets,shared-evals), got ${JSON.stringify(issue.input)}`,
+          }),
+        { error: (issue) => `expected S3 bucket names, comma-separated, got ${JSON.stringify(issue.input)}` },
+      ),
+    )
+    .optional(),
 });
 
 /** The first failure of `schema` on `raw` as a {@link ConfigError} naming the key path under `prefix`. */
@@ -325,6 +344,7 @@ export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
     accountConcurrency: values.accountConcurrency,
     concurrency: fittedConcurrency(settingsOf(values)),
     providerKeysPath: values.providerKeysPath ?? providerKeysPathOf(stackName),
+    datasetBuckets: [...new Set(values.datasetBuckets ?? [])],
     ...(values.alarmEmail ? { alarmEmail: values.alarmEmail } : {}),
     ...(values.batchQuotas ? { batchQuotas: checkedQuotas(values.batchQuotas) } : {}),
     ...(values.batchTimeoutHours ? { batchTimeoutHours: values.batchTimeoutHours } : {}),

@@ -12,6 +12,7 @@ import { Api } from './api.ts';
 import type { PolyevalConfig } from './config.ts';
 import { Executors } from './executors.ts';
 import { FargateLane } from './fargate-lane.ts';
+import { grantDatasetBuckets, readableS3Environment } from './dataset-buckets.ts';
 import { Network } from './network.ts';
 import { Pipeline } from './pipeline.ts';
 import { RunnerNetwork } from './runner-network.ts';
@@ -127,6 +128,11 @@ export class PolyevalStack extends Stack {
       watchedQueues: [...workQueues.values()].map((q) => q.queue),
       deadLetterQueues: [...workQueues.values()].map((q) => q.deadLetterQueue),
     });
+    // s3:// datasets and replay files in other buckets (-c datasetBuckets), and where runs may read them.
+    grantDatasetBuckets([this.pipeline.plan, this.pipeline.generate, this.batch.handler], config.datasetBuckets);
+    for (const starter of [this.api.handler, this.nightly.handler]) {
+      for (const [name, value] of Object.entries(readableS3Environment(bucket, config.datasetBuckets))) starter.function.addEnvironment(name, value);
+    }
     this.alerts = new Alerts(this, 'Alerts', config.alarmEmail === undefined ? {} : { email: config.alarmEmail });
     addStackOutputs(this, { api: this.api.httpApi, bucket, ledger, analytics: this.analytics, alarmTopic: this.alerts.topic });
     tagForCostAllocation(this);
