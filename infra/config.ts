@@ -204,11 +204,9 @@ const ContextSchema = z.object({
     .preprocess(
       (raw) => (typeof raw === 'string' && !raw.trim().startsWith('[') ? raw.split(',').map((b) => b.trim()) : decode(raw)),
       z.array(
-        z
-          .string()
-          .regex(BUCKET_NAME, {
-            error: (issue) => `expected S3 bucket names, comma-separated (e.g. team-datasets,shared-evals), got ${JSON.stringify(issue.input)}`,
-          }),
+        z.string().regex(BUCKET_NAME, {
+          error: (issue) => `expected S3 bucket names, comma-separated (e.g. team-datasets,shared-evals), got ${JSON.stringify(issue.input)}`,
+        }),
         { error: (issue) => `expected S3 bucket names, comma-separated, got ${JSON.stringify(issue.input)}` },
       ),
     )
