@@ -51,8 +51,8 @@ function checkModel(model: string, readable: readonly S3Location[] | undefined):
   const found = PROVIDER_REGISTRY.find(text);
   if (!found) throw unknownProvider(text);
   found.kind.checkCloud?.(found.rest);
-  // A replay file is read by the functions that generate.
-  if (readable && found.kind.scheme === 'replay') checkReadableS3(found.rest.trim(), 'model', readable);
+  // A file a provider reads (a replay file) is read by the functions that generate.
+  if (readable && found.rest.trim().startsWith('s3://')) checkReadableS3(found.rest.trim(), 'model', readable);
 }
 
 /** Validates and starts every run a spec names; returns them in order. */
