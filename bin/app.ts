@@ -27,6 +27,7 @@ const CONTEXT_KEYS = [
   'batchTimeoutHours',
   'providerKeysPath',
   'providerKeyHosts',
+  'datasetBuckets',
 ] as const;
 
 const app = new App();

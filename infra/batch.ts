@@ -20,7 +20,7 @@ import { BEDROCK_BATCH_PREFIX } from '../layers/app/cloud/batch-clients.ts';
 import type { PolyevalConfig } from './config.ts';
 import { LEDGER_CONTROL_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
 import { grantObjectAccess } from './grants.ts';
-import { acknowledge, acknowledgeObjectPatterns, arnReference, stackArn } from './nag.ts';
+import { acknowledgeObjectPatterns, acknowledgeResources } from './nag.ts';
 import { PolyevalFunction } from './node-function.ts';
 import { executeQueueEnvironment } from './pipeline.ts';
 import type { WorkQueue } from './work-queue.ts';
@@ -50,7 +50,8 @@ export class BatchStage extends Construct {
     super(scope, id);
     const { config, bucket, ledger } = props;
     const stack = Stack.of(this);
-    const arn = (resource: string, account = true): string => `arn:${stack.partition}:bedrock:${stack.region}:${account ? stack.account : ''}:${resource}`;
+    const arn = (resource: string, account = true, region: string = stack.region): string =>
+      `arn:${stack.partition}:bedrock:${region}:${account ? stack.account : ''}:${resource}`;
     const jobs = arn('model-invocation-job/*');
     const prefix = BEDROCK_BATCH_PREFIX;
 
@@ -65,6 +66,24 @@ export class BatchStage extends Construct {
     );
     this.serviceRole.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } } }),
+    );
+    // A job names a model or an inference profile. With a cross-Region profile (`us.`, `eu.`,
+    // `apac.`, `global.`), Bedrock needs InvokeModel on the profile and on the foundation model in
+    // every Region the profile routes to, a `global.` one also on the Region-less model ARN
+    // (Bedrock User Guide, "Create a custom service role for batch inference" and "Prerequisites
+    // for inference profiles"). The model is chosen per run; only Bedrock, for this account's
+    // jobs, can assume this role (its trust policy above), so the patterns stay that wide.
+    const invokable = [
+      arn('foundation-model/*', false, '*'),
+      arn('foundation-model/*', false, ''),
+      arn('inference-profile/*', true, '*'),
+      arn('application-inference-profile/*'),
+    ];
+    this.serviceRole.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'InvokeModelsAndProfiles', actions: ['bedrock:InvokeModel'], resources: invokable }));
+    acknowledgeResources(
+      this.serviceRole,
+      invokable,
+      'A batch job invokes the model or inference profile its run names, chosen per run; a cross-Region profile routes to the model in other Regions. Only Bedrock may assume this role, for this account’s jobs.',
     );
     acknowledgeObjectPatterns(
       this.serviceRole,
@@ -108,11 +127,12 @@ export class BatchStage extends Construct {
     role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     props.aggregateQueue.grantSendMessages(role);
     for (const work of [...props.executeQueues.values(), ...props.fargateQueues.values()]) work.queue.grantSendMessages(role);
+    const jobResources = [jobs, arn('foundation-model/*', false), arn('inference-profile/*')];
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'BatchInferenceJobs',
         actions: ['bedrock:CreateModelInvocationJob', 'bedrock:GetModelInvocationJob', 'bedrock:StopModelInvocationJob'],
-        resources: [jobs, arn('foundation-model/*', false), arn('inference-profile/*')],
+        resources: jobResources,
       }),
     );
     // ListModelInvocationJobs (finding a job by name after a restart) takes no resource-level scope.
@@ -126,21 +146,15 @@ export class BatchStage extends Construct {
     );
     const reason =
       'A batch job and its model are chosen per run: the jobs of this account and region, its foundation models and inference profiles; ListModelInvocationJobs takes no resource.';
-    for (const finding of [
-      `AwsSolutions-IAM5[Resource::${stackArn(stack, 'bedrock', 'model-invocation-job/*')}]`,
-      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/*]`,
-      `AwsSolutions-IAM5[Resource::${stackArn(stack, 'bedrock', 'inference-profile/*')}]`,
-      'AwsSolutions-IAM5[Resource::*]',
-    ])
-      acknowledge(role, finding, reason);
+    acknowledgeResources(role, [...jobResources, '*'], reason);
 
     const schedulerRole = new iam.Role(this, 'SchedulerRole', {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com'),
       description: 'EventBridge Scheduler: invoke the polyeval batch stage',
     });
-    acknowledge(
+    acknowledgeResources(
       schedulerRole,
-      `AwsSolutions-IAM5[Resource::${arnReference(this.handler.function)}:*]`,
+      [`${this.handler.function.functionArn}:*`],
       'The Scheduler target grants invoke on the batch stage function and its versions/aliases (ARN:*); nothing else.',
     );
     this.schedule = new scheduler.Schedule(this, 'Schedule', {

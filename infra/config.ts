@@ -15,6 +15,7 @@ import {
   concurrencyBudget,
   RUNNER_RESERVED_CONCURRENCY,
   type ConcurrencyBudget,
+  type ConcurrencySettings,
 } from '../layers/app/cloud/concurrency-budget.ts';
 import { EXECUTOR_IMAGES } from './languages.ts';
 
@@ -69,6 +70,8 @@ export interface PolyevalConfig {
    * layers/providers/key-hosts.ts), as the functions get it in PROVIDER_KEY_HOSTS; empty: none.
    */
   providerKeyHosts: string;
+  /** Buckets whose objects the functions that read datasets and replay files may read (`-c datasetBuckets=a,b`), beyond the results bucket's datasets/ and runs/. */
+  datasetBuckets: string[];
 }
 
 /** `providerKeyHosts` as the functions get it (normalised), or a {@link ConfigError} naming the malformed entry. */
@@ -164,6 +167,9 @@ const stringList = fromContext(
     .min(1, { error: 'expected a non-empty array of strings' }),
 );
 
+/** An S3 bucket name ("General purpose bucket naming rules": 3–63 lowercase letters, digits, dots and hyphens, a letter or digit at each end). */
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
 /** An e-mail address as SNS e-mail subscriptions take it (one address, no display name). */
 const EMAIL = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
 
@@ -211,6 +217,18 @@ const ContextSchema = z.object({
     .optional(),
   batchTimeoutHours: integer(BEDROCK_BATCH_QUOTAS.minTimeoutHours, BEDROCK_BATCH_QUOTAS.maxTimeoutHours).optional(),
   providerKeyHosts: z.string({ error: 'expected <KEY>=<host>[|<host>…],… e.g. OPENAI_API_KEY=llm.internal|*.corp.example' }).optional(),
+  // `-c datasetBuckets=a,b` (a string, as the CDK CLI passes it) or a JSON array in cdk.json.
+  datasetBuckets: z
+    .preprocess(
+      (raw) => (typeof raw === 'string' && !raw.trim().startsWith('[') ? raw.split(',').map((b) => b.trim()) : decode(raw)),
+      z.array(
+        z.string().regex(BUCKET_NAME, {
+          error: (issue) => `expected S3 bucket names, comma-separated (e.g. team-datasets,shared-evals), got ${JSON.stringify(issue.input)}`,
+        }),
+        { error: (issue) => `expected S3 bucket names, comma-separated, got ${JSON.stringify(issue.input)}` },
+      ),
+    )
+    .optional(),
 });
 
 /** The first failure of `schema` on `raw` as a {@link ConfigError} naming the key path under `prefix`. */
@@ -293,6 +311,27 @@ export function nightlyParameterName(stackName: string): string {
  * without either, the sweep is read from the stack's SSM parameter ({@link nightlyParameterName};
  * `stackName` is the stack's name, {@link DEFAULT_STACK_NAME} when absent).
  */
+/** The settings the concurrency budget reads, from validated context values. */
+function settingsOf(values: z.output<typeof ContextSchema>): ConcurrencySettings {
+  return {
+    accountConcurrency: values.accountConcurrency,
+    runnerReservedConcurrency: values.runnerReservedConcurrency,
+    generateMaxConcurrency: values.generateMaxConcurrency,
+    fargateMaxTasks: values.fargateLane ? values.fargateMaxTasks : 0,
+    images: EXECUTOR_IMAGES.length,
+  };
+}
+
+/**
+ * The concurrency settings a deployment with this context would fit into the account (the
+ * synth's own reading of cdk.json and `-c` values, defaults included), without fitting them:
+ * `polyeval remote doctor` fits them into the account's real quota instead.
+ * @throws ConfigError naming a malformed context value
+ */
+export function concurrencySettings(context: Record<string, unknown>): ConcurrencySettings {
+  return settingsOf(parseOrThrow(ContextSchema, context));
+}
+
 export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
   const values = parseOrThrow(ContextSchema, context);
   if (values.nightly !== undefined && values.nightlyParameter !== undefined) {
@@ -319,15 +358,10 @@ export function parseConfig(context: Record<string, unknown>): PolyevalConfig {
     fargateMaxTasks: values.fargateMaxTasks,
     runnerReservedConcurrency: values.runnerReservedConcurrency,
     accountConcurrency: values.accountConcurrency,
-    concurrency: fittedConcurrency({
-      accountConcurrency: values.accountConcurrency,
-      runnerReservedConcurrency: values.runnerReservedConcurrency,
-      generateMaxConcurrency: values.generateMaxConcurrency,
-      fargateMaxTasks: values.fargateLane ? values.fargateMaxTasks : 0,
-      images: EXECUTOR_IMAGES.length,
-    }),
+    concurrency: fittedConcurrency(settingsOf(values)),
     providerKeysPath: values.providerKeysPath ?? providerKeysPathOf(stackName),
     providerKeyHosts: checkedKeyHosts(values.providerKeyHosts ?? ''),
+    datasetBuckets: [...new Set(values.datasetBuckets ?? [])],
     ...(values.alarmEmail ? { alarmEmail: values.alarmEmail } : {}),
     ...(values.batchQuotas ? { batchQuotas: checkedQuotas(values.batchQuotas) } : {}),
     ...(values.batchTimeoutHours ? { batchTimeoutHours: values.batchTimeoutHours } : {}),

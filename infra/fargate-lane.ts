@@ -15,7 +15,7 @@
  * namespace, so it would sit next to the keys it must not hold; a separate runner task with
  * no role and no network could not be reached by its judge at all.
  */
-import { type CfnElement, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AdjustmentType } from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -23,7 +23,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { executorEnvironment, grantExecutorAccess, imagePlatform, type ExecutorsProps } from './executors.ts';
-import { acknowledge, stackArn } from './nag.ts';
+import { acknowledge, acknowledgeResources } from './nag.ts';
 import { EXECUTOR_IMAGES, FARGATE_TASK } from './languages.ts';
 import { IMAGES_CONTEXT, imageBuildArgs } from './paths.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -95,11 +95,9 @@ export class FargateLane extends Construct {
       grantExecutorAccess(task.taskRole, props.bucket, props.ledger);
       work.queue.grantConsumeMessages(task.taskRole);
       // The container agent sets scale-in protection with the task role's credentials.
+      const clusterTasks = Stack.of(this).formatArn({ service: 'ecs', resource: 'task', resourceName: `${this.cluster.clusterName}/*` });
       task.taskRole.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['ecs:UpdateTaskProtection', 'ecs:GetTaskProtection'],
-          resources: [Stack.of(this).formatArn({ service: 'ecs', resource: 'task', resourceName: `${this.cluster.clusterName}/*` })],
-        }),
+        new iam.PolicyStatement({ actions: ['ecs:UpdateTaskProtection', 'ecs:GetTaskProtection'], resources: [clusterTasks] }),
       );
       props.aggregateQueue.grantSendMessages(task.taskRole);
 
@@ -132,9 +130,9 @@ export class FargateLane extends Construct {
         'AwsSolutions-IAM5[Resource::*]',
         'ecr:GetAuthorizationToken takes no resource; image pulls are otherwise scoped to the asset repository.',
       );
-      acknowledge(
+      acknowledgeResources(
         task.taskRole,
-        `AwsSolutions-IAM5[Resource::${stackArn(Stack.of(this), 'ecs', `task/<${Stack.of(this).resolve((this.cluster.node.defaultChild as CfnElement).logicalId) as string}>/*`)}]`,
+        [clusterTasks],
         'Scale-in protection is set on the task itself, whose id is known only at run time; scoped to the tasks of this cluster.',
       );
       acknowledge(task, 'AwsSolutions-ECS2', 'The consumer environment holds resource names and URLs only (bucket, table, queues); no secrets.');

@@ -2,8 +2,8 @@
  * The executors' network: a VPC with isolated subnets only (no NAT gateway, no internet
  * gateway, so untrusted code has no route out), gateway endpoints for S3 and DynamoDB whose
  * policies admit only our bucket and ledger, and the few interface endpoints that are needed —
- * all in the judges' `executors` subnets. The runner functions, which run model code, have
- * `runners` subnets of their own: no endpoint route, no endpoint, a security group with no rule.
+ * all in the judges' `executors` subnets. The runner functions, which run model code, are not
+ * here: they have a VPC of their own with DNS off (runner-network.ts).
  *
  * Cost (us-east-1, 2 AZs): gateway endpoints are free; each interface endpoint costs about
  * $0.01/h per AZ (~$14.6/month for 2 AZs) plus $0.01/GB. SQS is always needed (an executor
@@ -44,10 +44,6 @@ export class Network extends Construct {
   readonly vpc: ec2.Vpc;
   readonly executorSecurityGroup: ec2.SecurityGroup;
   readonly executorSubnets: ec2.SubnetSelection = { subnetGroupName: 'executors' };
-  /** The runner functions' subnets: isolated, and without any endpoint route (runners.ts). */
-  readonly runnerSubnets: ec2.SubnetSelection = { subnetGroupName: 'runners' };
-  /** No ingress, no egress rule: a runner can open no connection at all. */
-  readonly runnerSecurityGroup: ec2.SecurityGroup;
 
   constructor(scope: Construct, id: string, props: NetworkProps) {
     super(scope, id);
@@ -55,10 +51,7 @@ export class Network extends Construct {
       ipAddresses: ec2.IpAddresses.cidr('10.42.0.0/16'),
       maxAzs: 2,
       natGateways: 0,
-      subnetConfiguration: [
-        { name: 'executors', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 20 },
-        { name: 'runners', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 20 },
-      ],
+      subnetConfiguration: [{ name: 'executors', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 20 }],
       restrictDefaultSecurityGroup: false,
       flowLogs: {
         s3: {
@@ -106,12 +99,6 @@ export class Network extends Construct {
     // Gateway endpoints are reached at the services' public prefixes through the route table,
     // so egress names 443 to anywhere; without an internet route nothing else is reachable.
     this.executorSecurityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS to S3/DynamoDB gateway and interface endpoints');
-
-    this.runnerSecurityGroup = new ec2.SecurityGroup(this, 'RunnerSg', {
-      vpc: this.vpc,
-      description: 'polyeval runners: no ingress, no egress (model code runs here)',
-      allowAllOutbound: false,
-    });
 
     for (const service of interfaceEndpointServices(props.fargateLane)) {
       const name = service.shortName.replace(/[^a-zA-Z0-9]/g, '');

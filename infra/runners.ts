@@ -11,9 +11,10 @@
  *   makes for VPC attachment ("Using source function ARN to control function access
  *   behavior", Lambda developer guide) — so a stolen key can do nothing, and the runner has no
  *   CloudWatch Logs (it reports to the judge in its answer instead);
- * - it sits in subnets of their own with no route out (PRIVATE_ISOLATED: no NAT, no internet
- *   gateway), no gateway-endpoint route and no interface endpoint, behind a security group
- *   with no egress rule;
+ * - it sits in a VPC of its own with DNS support off (runner-network.ts: security groups do not
+ *   filter the Amazon DNS server), in subnets with no route out (PRIVATE_ISOLATED: no NAT, no
+ *   internet gateway), no gateway-endpoint route and no interface endpoint, behind a security
+ *   group with no egress rule;
  * - its environment names no bucket, table or queue (it has no environment variables at all).
  *
  * Each runner has reserved concurrency (layers/app/cloud/concurrency-budget.ts): its judges

@@ -15,7 +15,7 @@ import { Construct } from 'constructs';
 import type { NightlySource, PolyevalConfig } from './config.ts';
 import { LEDGER_CONTROL_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
 import { grantObjectAccess } from './grants.ts';
-import { acknowledge, arnReference } from './nag.ts';
+import { acknowledgeResources } from './nag.ts';
 import { PolyevalFunction } from './node-function.ts';
 
 /**
@@ -78,9 +78,9 @@ export class NightlySchedule extends Construct {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com'),
       description: 'EventBridge Scheduler: invoke the polyeval nightly function',
     });
-    acknowledge(
+    acknowledgeResources(
       schedulerRole,
-      `AwsSolutions-IAM5[Resource::${arnReference(this.handler.function)}:*]`,
+      [`${this.handler.function.functionArn}:*`],
       'The Scheduler target grants invoke on the nightly function and its versions/aliases (ARN:*); nothing else.',
     );
     this.schedule = new scheduler.Schedule(this, 'Schedule', {

@@ -12,8 +12,10 @@ import { Api } from './api.ts';
 import type { PolyevalConfig } from './config.ts';
 import { Executors } from './executors.ts';
 import { FargateLane } from './fargate-lane.ts';
+import { grantDatasetBuckets, readableS3Environment } from './dataset-buckets.ts';
 import { Network } from './network.ts';
 import { Pipeline } from './pipeline.ts';
+import { RunnerNetwork } from './runner-network.ts';
 import { Runners } from './runners.ts';
 import { StageQueues } from './queues.ts';
 import { addStackOutputs, tagForCostAllocation } from './outputs.ts';
@@ -34,6 +36,7 @@ export class PolyevalStack extends Stack {
   readonly storage: Storage;
   readonly network: Network;
   readonly queues: StageQueues;
+  readonly runnerNetwork: RunnerNetwork;
   readonly runners: Runners;
   readonly executors: Executors;
   readonly fargate: FargateLane | undefined;
@@ -52,6 +55,7 @@ export class PolyevalStack extends Stack {
     this.storage = new Storage(this, 'Storage');
     const { bucket, ledger } = this.storage;
     this.network = new Network(this, 'Network', { bucket, ledger, flowLogBucket: this.storage.accessLogs, fargateLane: config.fargateLane });
+    this.runnerNetwork = new RunnerNetwork(this, 'RunnerNetwork', { flowLogBucket: this.storage.accessLogs });
     this.queues = new StageQueues(this, 'Queues');
     const executorNetwork = {
       vpc: this.network.vpc,
@@ -61,9 +65,9 @@ export class PolyevalStack extends Stack {
     this.runners = new Runners(this, 'Runners', {
       architecture: config.architecture,
       reservedConcurrency: config.runnerReservedConcurrency,
-      vpc: this.network.vpc,
-      subnets: this.network.runnerSubnets,
-      securityGroup: this.network.runnerSecurityGroup,
+      vpc: this.runnerNetwork.vpc,
+      subnets: this.runnerNetwork.subnets,
+      securityGroup: this.runnerNetwork.securityGroup,
     });
     this.executors = new Executors(this, 'Executors', {
       runners: this.runners,
@@ -125,6 +129,11 @@ export class PolyevalStack extends Stack {
       watchedQueues: [...workQueues.values()].map((q) => q.queue),
       deadLetterQueues: [...workQueues.values()].map((q) => q.deadLetterQueue),
     });
+    // s3:// datasets and replay files in other buckets (-c datasetBuckets), and where runs may read them.
+    grantDatasetBuckets([this.pipeline.plan, this.pipeline.generate, this.batch.handler], config.datasetBuckets);
+    for (const starter of [this.api.handler, this.nightly.handler]) {
+      for (const [name, value] of Object.entries(readableS3Environment(bucket, config.datasetBuckets))) starter.function.addEnvironment(name, value);
+    }
     this.alerts = new Alerts(this, 'Alerts', config.alarmEmail === undefined ? {} : { email: config.alarmEmail });
     addStackOutputs(this, { api: this.api.httpApi, bucket, ledger, analytics: this.analytics, alarmTopic: this.alerts.topic });
     tagForCostAllocation(this);

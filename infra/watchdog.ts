@@ -13,7 +13,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { PolyevalConfig } from './config.ts';
 import { LEDGER_CONTROL_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
-import { acknowledge, arnReference } from './nag.ts';
+import { acknowledgeResources } from './nag.ts';
 import { PolyevalFunction } from './node-function.ts';
 
 /** How often the watchdog looks, and how long a run may go without progress before it is closed. */
@@ -69,9 +69,9 @@ export class RunWatchdog extends Construct {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com'),
       description: 'EventBridge Scheduler: invoke the polyeval run watchdog',
     });
-    acknowledge(
+    acknowledgeResources(
       schedulerRole,
-      `AwsSolutions-IAM5[Resource::${arnReference(this.handler.function)}:*]`,
+      [`${this.handler.function.functionArn}:*`],
       'The Scheduler target grants invoke on the watchdog function and its versions/aliases (ARN:*); nothing else.',
     );
     this.schedule = new scheduler.Schedule(this, 'Schedule', {

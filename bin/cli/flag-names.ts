@@ -17,6 +17,8 @@ export const SHORT_FORMS: Readonly<Record<string, string>> = {
   '--output': '-o',
   '--file': '-f',
   '--quiet': '-q',
+  // `remote doctor -c key=value`, as `cdk deploy -c` takes it.
+  '--context': '-c',
 };
 
 /** Run-spec field → the flag spellings that set it (short form first). */

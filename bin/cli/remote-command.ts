@@ -1,5 +1,5 @@
 /**
- * `polyeval remote run|status|metrics|report|cancel|redrive|leaderboard|selftest --api <url>`: the same against the deployed
+ * `polyeval remote run|status|metrics|report|cancel|redrive|leaderboard|selftest|doctor --api <url>`: the same against the deployed
  * HTTP API, every request SigV4-signed with the standard AWS credential chain. `remote run`
  * takes the flags of `polyeval run` and validates them with the same schema before sending.
  */
@@ -26,6 +26,7 @@ import { downloadTo } from '#app/cloud/download.ts';
 import { CLOUD_BATCH_SCHEMES, checkCloudBatch } from '#app/cloud/batch-clients.ts';
 import { openFile } from './open-file.ts';
 import { selftestCommand } from './selftest-command.ts';
+import { remoteDoctorCommand } from './remote-doctor-command.ts';
 
 interface RemoteGlobals {
   api?: string;
@@ -348,6 +349,7 @@ export function remoteCommand(): Command {
     redriveCommand(),
     leaderboardCommand(),
     selftestCommand(clientOf),
+    remoteDoctorCommand(),
   ])
     remote.addCommand(sub.exitOverride());
   return remote;

@@ -3,6 +3,7 @@ import { AthenaClient } from '@aws-sdk/client-athena';
 import type { ResultsQuery } from '#core/ports.ts';
 import { AthenaResultsQuery, SqsWorkQueue } from '#aws/index.ts';
 import { requireEnv } from '../shared/env.ts';
+import { parseReadableS3, READABLE_S3_ENV } from '#app/cloud/readable-s3.ts';
 import type { PlanMessage } from '#app/cloud/messages.ts';
 import type { QueryDeps } from '#app/cloud/queries.ts';
 import type { StartDeps } from '#app/cloud/start.ts';
@@ -29,6 +30,7 @@ export function createApiDeps(env: NodeJS.ProcessEnv = process.env): ApiDeps {
     planQueue: new SqsWorkQueue<PlanMessage>({ client: sqs, queueUrl: requireEnv('PLAN_QUEUE_URL', env) }),
     results: new AthenaResultsQuery({ client: athena, workGroup: requireEnv('ATHENA_WORKGROUP', env), database: requireEnv('GLUE_DATABASE', env) }),
     clock: () => new Date(),
+    ...(env[READABLE_S3_ENV] ? { readableS3: parseReadableS3(env[READABLE_S3_ENV]) } : {}),
     // Signed with the api role's credentials: its read grant on reports/* is what the link can read.
     signedGetUrl: (key, seconds) => store.presignedGetUrl(key, seconds),
     pairs: parseRedrivePairs(requireEnv('REDRIVE_QUEUES', env)),

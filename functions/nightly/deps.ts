@@ -3,6 +3,7 @@ import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { SqsWorkQueue } from '#aws/index.ts';
 import { HarnessError } from '#core/errors.ts';
 import { requireEnv } from '../shared/env.ts';
+import { parseReadableS3, READABLE_S3_ENV } from '#app/cloud/readable-s3.ts';
 import type { PlanMessage } from '#app/cloud/messages.ts';
 import type { NightlyDeps } from '#app/cloud/nightly.ts';
 import { storageClients } from '../shared/aws-clients.ts';
@@ -21,6 +22,7 @@ export function createNightlyDeps(env: NodeJS.ProcessEnv = process.env): Nightly
     ledger,
     planQueue: new SqsWorkQueue<PlanMessage>({ client: sqs, queueUrl: requireEnv('PLAN_QUEUE_URL', env) }),
     clock: () => new Date(),
+    ...(env[READABLE_S3_ENV] ? { readableS3: parseReadableS3(env[READABLE_S3_ENV]) } : {}),
     ...(env.NIGHTLY_PARAMETER_NAME ? { defaultParameterName: env.NIGHTLY_PARAMETER_NAME } : {}),
     readParameter: async (name) => {
       const out = await ssm.send(new GetParameterCommand({ Name: name }));

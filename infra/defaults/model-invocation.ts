@@ -8,7 +8,7 @@ import type { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { ArnPattern, IamGrant, ProviderKind } from '../../layers/core/models/provider-kind.ts';
 import { PROVIDER_REGISTRY } from '../../layers/providers/registry.ts';
-import { stackArn } from '../nag.ts';
+import { resourceFinding } from '../nag.ts';
 
 /** The region part of a pattern in the stack (undefined: the stack's own). */
 function regionOf(pattern: ArnPattern): string | undefined {
@@ -44,8 +44,7 @@ export function modelInvocationStatements(stack: Stack, kinds: Kinds = PROVIDER_
 
 /** The cdk-nag IAM5 finding ids of {@link modelInvocationStatements}: each distinct resource pattern once. */
 export function modelInvocationFindings(stack: Stack, kinds: Kinds = PROVIDER_REGISTRY.kinds): string[] {
-  const arns = grants(kinds).flatMap((g) => g.resources.map((r) => (r === '*' ? '*' : stackArn(stack, r.service, r.resource, r.account, regionOf(r)))));
-  return [...new Set(arns)].map((arn) => `AwsSolutions-IAM5[Resource::${arn}]`);
+  return [...new Set(grants(kinds).flatMap((g) => g.resources.map((r) => resourceFinding(stack, arnOf(stack, r)))))];
 }
 
 /** Why the resources are patterns (the acknowledgement's reason), from the providers' own words. */

@@ -62,9 +62,39 @@ describe('the batch stage', () => {
     expect(Object.keys(trust[0]?.Condition ?? {}).sort()).toEqual(['ArnLike', 'StringEquals']);
     const statements = statementsOf(/^BatchBedrockServiceRole/);
     const actions = statements.flatMap((s) => [s.Action].flat()).sort();
-    expect(actions).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    expect(actions).toEqual(['bedrock:InvokeModel', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
     expect(JSON.stringify(statements)).toContain('/batch-inference/*');
     expect(statements.find((s) => [s.Action].flat().includes('s3:ListBucket'))?.Condition).toEqual({ StringLike: { 's3:prefix': ['batch-inference/*'] } });
+  });
+
+  it('lets Bedrock invoke a us. (and global.) cross-Region profile of this account and its model in every Region the profile routes to', () => {
+    // Where the stack is deployed, as an IAM evaluation would see the ARNs.
+    const where = { 'AWS::Partition': 'aws', 'AWS::Region': 'us-east-1', 'AWS::AccountId': '123456789012' } as Record<string, string>;
+    const render = (value: unknown): string => {
+      if (typeof value === 'string') return value;
+      const v = value as { Ref?: string; 'Fn::Join'?: [string, unknown[]] };
+      if (v.Ref) return where[v.Ref] ?? `<${v.Ref}>`;
+      if (v['Fn::Join']) return v['Fn::Join'][1].map(render).join(v['Fn::Join'][0]);
+      return JSON.stringify(value);
+    };
+    const matches = (pattern: string, arn: string): boolean => new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(arn);
+    const invoke = statementsOf(/^BatchBedrockServiceRole/).filter((s) => [s.Action].flat().includes('bedrock:InvokeModel') && s.Condition === undefined);
+    const allowed = (arn: string): boolean =>
+      invoke.some((s) =>
+        [s.Resource]
+          .flat()
+          .map(render)
+          .some((pattern) => matches(pattern, arn)),
+      );
+    const model = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+    expect(allowed(`arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.${model}`)).toBe(true);
+    expect(allowed(`arn:aws:bedrock:us-east-1:123456789012:inference-profile/global.${model}`)).toBe(true);
+    // The Regions a us. profile routes to, and the Region-less model a global. profile invokes.
+    for (const region of ['us-east-1', 'us-east-2', 'us-west-2']) expect(allowed(`arn:aws:bedrock:${region}::foundation-model/${model}`), region).toBe(true);
+    expect(allowed(`arn:aws:bedrock:::foundation-model/${model}`)).toBe(true);
+    expect(allowed(`arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123`)).toBe(true);
+    // Not another account's profiles.
+    expect(allowed(`arn:aws:bedrock:us-east-1:999999999999:inference-profile/us.${model}`)).toBe(false);
   });
 
   it('may create, read, stop and list jobs and pass only that role, to Bedrock only', () => {

@@ -1,5 +1,5 @@
 // The untrusted runner functions as synthesized: a role that can do nothing from function code,
-// subnets with no route and no endpoint, a security group with no rule, no environment, and
+// subnets with no route and no endpoint in a VPC with DNS off, a security group with no rule, no environment, and
 // judges (the execute functions and the Fargate tasks) that may invoke exactly their own runner.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
@@ -192,6 +192,22 @@ describe('runner functions', () => {
       expect(ofType('AWS::EC2::SecurityGroupIngress').filter(([, r]) => getAttArn(r.Properties['GroupId']) === sg)).toEqual([]);
       expect(ofType('AWS::EC2::SecurityGroupEgress').filter(([, r]) => getAttArn(r.Properties['GroupId']) === sg)).toEqual([]);
     }
+  });
+
+  it('resolve no name: their subnets are in a VPC of their own with DNS support off, the judges keep theirs', () => {
+    const vpcOf = (subnets: string[]) => new Set(subnets.map((s) => ref((resources[s] as Resource).Properties['VpcId'])));
+    const [runnerVpc, ...others] = vpcOf(subnetsOfGroup('runners'));
+    expect(others).toEqual([]);
+    // Security groups and network ACLs do not filter the Amazon DNS server; with DNS support off it does not answer.
+    expect((resources[runnerVpc as string] as Resource).Properties).toMatchObject({ EnableDnsSupport: false, EnableDnsHostnames: false });
+    // Nothing else lives there: only the runners' ENIs, no endpoint, no judge.
+    expect(ofType('AWS::EC2::VPCEndpoint').filter(([, e]) => ref(e.Properties['VpcId']) === runnerVpc)).toEqual([]);
+    const [judgeVpc] = vpcOf(subnetsOfGroup('executors'));
+    expect(judgeVpc).not.toBe(runnerVpc);
+    // The judges' interface endpoints answer at the services' own names, which need the VPC's DNS.
+    expect((resources[judgeVpc as string] as Resource).Properties).toMatchObject({ EnableDnsSupport: true });
+    // The runners' VPC logs what it rejects, as the judges' does (cdk-nag VPC7).
+    expect(ofType('AWS::EC2::FlowLog').filter(([, f]) => ref(f.Properties['ResourceId']) === runnerVpc)).toHaveLength(1);
   });
 });
 

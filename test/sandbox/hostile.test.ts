@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
@@ -12,6 +13,9 @@ const secret = `parent-secret-${randomBytes(8).toString('hex')}`;
 let executor: SandboxExecutor;
 let server: Server;
 let connections = 0;
+// A DNS server on loopback that answers every query: a probe that reaches it has sent a name out.
+let resolver: Socket;
+let queries = 0;
 const probe: Probe = { port: 0, secretName: SECRET_NAME, outside: [`${dirs.cacheDir}/pe_evil`, `${dirs.root}/pe_evil`, '/usr/pe_evil', '/tmp/pe_evil_host'] };
 
 beforeAll(async () => {
@@ -22,12 +26,19 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   probe.port = (server.address() as { port: number }).port;
+  resolver = createSocket('udp4', (message, from) => {
+    queries++;
+    resolver.send(message, from.port, from.address);
+  });
+  await new Promise<void>((r) => resolver.bind(0, '127.0.0.1', r));
+  probe.dns = [{ host: '127.0.0.1', port: resolver.address().port }];
   executor = await createSandboxExecutor({ concurrency: 2, cacheDir: dirs.cacheDir, workRoot: dirs.workRoot });
 }, 600_000);
 
 afterAll(async () => {
   await executor?.close();
   server?.close();
+  resolver?.close();
   delete process.env[SECRET_NAME];
   rmSync(dirs.root, { recursive: true, force: true });
 });
@@ -61,6 +72,7 @@ describe('hostile programs', () => {
       for (const path of probe.outside) expect(existsSync(path)).toBe(false);
       for (const build of readdirSync(`${dirs.cacheDir}/builds`)) expect(existsSync(`${dirs.cacheDir}/builds/${build}/pe_evil`)).toBe(false);
       expect(connections).toBe(0);
+      expect(queries).toBe(0);
     },
     300_000,
   );

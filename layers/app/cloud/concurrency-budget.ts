@@ -164,3 +164,75 @@ export function concurrencyBudget(settings: ConcurrencySettings): ConcurrencyBud
   }
   return { ...base, judge: Math.min(runnerSide, share) };
 }
+
+/** What GetAccountSettings says of the account's Lambda concurrency in one Region. */
+export interface AccountConcurrency {
+  /** `AccountLimit.ConcurrentExecutions`: the Regional quota. */
+  limit: number;
+  /** `AccountLimit.UnreservedConcurrentExecutions`: the quota less every function's reservation. */
+  unreserved: number;
+}
+
+/** Whether a deployment fits an account, and the `-c` settings that make it fit. */
+export interface ConcurrencyAdvice {
+  /** What the deployment may use: the quota less what other functions already reserve. */
+  available: number;
+  /** The budget as deployed with the settings given, when they fit. */
+  budget: ConcurrencyBudget | undefined;
+  /** Why they do not fit (the synth's own message), when they do not. */
+  problem: ConcurrencyBudgetError | undefined;
+  /** Context settings to deploy with (`accountConcurrency` always, with any value to lower), and the budget they give. */
+  settings: Partial<Record<keyof ConcurrencySettings, number>>;
+  fitted: ConcurrencyBudget | undefined;
+}
+
+const fits = (settings: ConcurrencySettings): boolean => {
+  try {
+    concurrencyBudget(settings);
+    return true;
+  } catch (error) {
+    if (error instanceof ConcurrencyBudgetError) return false;
+    throw error;
+  }
+};
+
+/** The largest value of `key` at or below its current one with which {@link concurrencyBudget} accepts `settings` (runners may also reserve 0). */
+function largestFitting(settings: ConcurrencySettings, key: 'runnerReservedConcurrency' | 'generateMaxConcurrency'): number | undefined {
+  for (let value = settings[key]; value >= 1; value--) if (fits({ ...settings, [key]: value })) return value;
+  return key === 'runnerReservedConcurrency' && fits({ ...settings, runnerReservedConcurrency: 0 }) ? 0 : undefined;
+}
+
+/**
+ * Fits a deployment into what an account has left (the synth's own {@link concurrencyBudget},
+ * against the account's real quota instead of the `accountConcurrency` context value): when it
+ * does not fit, lowers the setting the budget names — to the largest value that fits — then
+ * the other one if that is not enough.
+ * @example
+ * concurrencyAdvice({ accountConcurrency: 1000, runnerReservedConcurrency: 100, generateMaxConcurrency: 5, fargateMaxTasks: 4, images: 5 }, { limit: 400, unreserved: 400 }).settings
+ * // { accountConcurrency: 400, runnerReservedConcurrency: 59 }
+ */
+export function concurrencyAdvice(settings: ConcurrencySettings, account: AccountConcurrency): ConcurrencyAdvice {
+  const available = Math.min(account.limit, account.unreserved);
+  let current: ConcurrencySettings = { ...settings, accountConcurrency: available };
+  const chosen: ConcurrencyAdvice['settings'] = { accountConcurrency: available };
+  let budget: ConcurrencyBudget | undefined;
+  let problem: ConcurrencyBudgetError | undefined;
+  try {
+    budget = concurrencyBudget(current);
+  } catch (error) {
+    if (!(error instanceof ConcurrencyBudgetError)) throw error;
+    problem = error;
+  }
+  const keys =
+    problem?.key === 'generateMaxConcurrency'
+      ? (['generateMaxConcurrency', 'runnerReservedConcurrency'] as const)
+      : (['runnerReservedConcurrency', 'generateMaxConcurrency'] as const);
+  for (const key of problem ? keys : []) {
+    if (fits(current)) break;
+    const value = largestFitting(current, key);
+    if (value === undefined) continue;
+    current = { ...current, [key]: value };
+    chosen[key] = value;
+  }
+  return { available, budget, problem, settings: chosen, fitted: fits(current) ? concurrencyBudget(current) : undefined };
+}

@@ -14,6 +14,7 @@ import { PROVIDER_REGISTRY } from '#providers/registry.ts';
 import { unknownProvider } from '../shared/create-provider.ts';
 import { languagesFor, newRunId, randomSuffix, runIdPrefix } from '../shared/run-ids.ts';
 import { versioned, type PlanMessage, type RunRequest } from './messages.ts';
+import { checkReadableS3, type S3Location } from './readable-s3.ts';
 
 export interface StartDeps {
   ledger: RunLedger;
@@ -25,6 +26,8 @@ export interface StartDeps {
   skipExisting?: boolean;
   /** The benchmarks requests may name (default: the registry). */
   benchmarks?: BenchmarkRegistry;
+  /** Where the deployment may read `s3://` datasets and replay files (readable-s3.ts); undefined: not checked (a stack deployed before the setting). */
+  readableS3?: readonly S3Location[];
 }
 
 export interface StartedRun {
@@ -43,19 +46,23 @@ function checkReachable(source: BenchmarkSource): void {
   }
 }
 
-function checkModel(model: string): void {
+function checkModel(model: string, readable: readonly S3Location[] | undefined): void {
   const text = model.trim();
   const found = PROVIDER_REGISTRY.find(text);
   if (!found) throw unknownProvider(text);
   found.kind.checkCloud?.(found.rest);
+  // A file a provider reads (a replay file) is read by the functions that generate.
+  if (readable && found.rest.trim().startsWith('s3://')) checkReadableS3(found.rest.trim(), 'model', readable);
 }
 
 /** Validates and starts every run a spec names; returns them in order. */
 export async function startRuns(deps: StartDeps, spec: RunSpec): Promise<StartedRun[]> {
-  checkModel(spec.model);
+  checkModel(spec.model, deps.readableS3);
   if (spec.batch === true) checkCloudBatch(spec.model);
   const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec), deps.benchmarks);
   sources.forEach(checkReachable);
+  const readable = deps.readableS3;
+  if (readable) for (const source of sources) if (source.kind === 'file') checkReadableS3(source.ref, 'benchmark', readable);
   const planned: { request: RunRequest; runId: string; source: BenchmarkSource }[] = [];
   const now = deps.clock();
   const suffix = deps.randomSuffix ?? randomSuffix;

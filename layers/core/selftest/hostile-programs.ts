@@ -8,12 +8,42 @@ import { JAVA_JS_CASES, JAVA_JS_EARLY_EXIT } from './hostile-java-javascript.ts'
 
 export type HostileLanguage = 'python' | 'c' | 'cpp' | 'kotlin' | 'java' | 'javascript';
 
+/** A UDP address a probe sends a DNS query to. */
+export interface DnsServer {
+  host: string;
+  port: number;
+}
+
 /** What a program may mention: the test server's port, the secret's name, host paths to attack. */
 export interface Probe {
   port: number;
   secretName: string;
   outside: string[];
+  /** DNS servers to query besides {@link DNS_SERVERS} (a test's own listener). */
+  dns?: readonly DnsServer[];
 }
+
+/** The public name the DNS probe looks up: resolving it means a name left the sandbox. */
+export const DNS_PROBE_NAME = 'aws.amazon.com';
+
+/**
+ * The resolvers a runner could ask: the Amazon DNS server at 169.254.169.253 and at the runner
+ * VPC's base address plus two (infra/runner-network.ts; EC2 API reference, ModifyVpcAttribute
+ * `EnableDnsSupport`). Security groups and network ACLs do not filter either.
+ */
+export const RUNNER_VPC_CIDR = '10.43.0.0/16';
+export const DNS_SERVERS: readonly DnsServer[] = [
+  { host: '169.254.169.253', port: 53 },
+  { host: '10.43.0.2', port: 53 },
+];
+
+const dnsServers = (p: Probe): DnsServer[] => [...DNS_SERVERS, ...(p.dns ?? [])];
+/** A DNS query (RFC 1035 §4.1: header with RD set, one question, QTYPE A, QCLASS IN) for {@link DNS_PROBE_NAME}, as bytes. */
+const DNS_QUERY = [
+  ...[0x70, 0x65, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00],
+  ...DNS_PROBE_NAME.split('.').flatMap((label) => [label.length, ...[...label].map((ch) => ch.charCodeAt(0))]),
+  ...[0x00, 0x00, 0x01, 0x00, 0x01],
+];
 
 export interface HostileCase {
   attack: string;
@@ -40,7 +70,7 @@ const C_SUM = 'int a,b;if(scanf("%d %d",&a,&b)==2)printf("%d\\n",a+b);';
 const CPP_SUM = 'long long a,b;std::cin>>a>>b;std::cout<<a+b<<"\\n";';
 const KT_SUM = 'val (a, b) = readLine()!!.trim().split(" ").map { it.toInt() }; println(a + b)';
 const C_HEAD =
-  '#include <dirent.h>\n#include <fcntl.h>\n#include <signal.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n#include <arpa/inet.h>\n#include <sys/socket.h>\n';
+  '#include <dirent.h>\n#include <fcntl.h>\n#include <netdb.h>\n#include <signal.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n#include <arpa/inet.h>\n#include <sys/socket.h>\n#include <sys/time.h>\n';
 const CPP_HEAD = `${C_HEAD}#include <bits/stdc++.h>\n`;
 const cList = (paths: string[]) => `{${paths.map((p) => JSON.stringify(p)).join(',')}}`;
 
@@ -58,6 +88,15 @@ const native = {
   // Scans its own environment and every /proc/<pid>/environ it can see, its parent's included.
   environment: (sum: string, p: Probe) =>
     `extern char **environ;\nstatic int leaks(const char*path){static char b[1<<16];int fd=open(path,O_RDONLY);if(fd<0)return 0;ssize_t n=read(fd,b,sizeof b-1);close(fd);if(n<=0)return 0;for(ssize_t i=0;i+(ssize_t)strlen("${p.secretName}")<=n;i++)if(memcmp(b+i,"${p.secretName}",strlen("${p.secretName}"))==0)return 1;return 0;}\nint main(void){int leak=environ[0]!=0;char path[64];snprintf(path,sizeof path,"/proc/%d/environ",(int)getppid());leak|=leaks(path);DIR*d=opendir("/proc");struct dirent*e;while(d&&(e=readdir(d))){if(e->d_name[0]<'0'||e->d_name[0]>'9')continue;snprintf(path,sizeof path,"/proc/%s/environ",e->d_name);leak|=leaks(path);}if(leak){printf("leak %s\\n",environ[0]?environ[0]:"proc");return 0;}${sum}return 0;}`,
+  // A lookup of a public name through the C library, then a raw query to each resolver: any answer is a name that left.
+  dns: (sum: string, p: Probe) =>
+    `static const unsigned char q[]={${DNS_QUERY.join(',')}};static const char*hosts[]=${cList(dnsServers(p).map((d) => d.host))};static const int ports[]={${dnsServers(
+      p,
+    )
+      .map((d) => d.port)
+      .join(
+        ',',
+      )}};\nint main(void){int reached=0;struct addrinfo*ai=0;if(getaddrinfo("${DNS_PROBE_NAME}","443",0,&ai)==0)reached=1;for(unsigned i=0;i<sizeof ports/sizeof*ports;i++){int s=socket(AF_INET,SOCK_DGRAM,0);if(s<0)continue;struct timeval tv={0,300000};setsockopt(s,SOL_SOCKET,SO_RCVTIMEO,&tv,sizeof tv);struct sockaddr_in sa;memset(&sa,0,sizeof sa);sa.sin_family=AF_INET;sa.sin_port=htons(ports[i]);inet_pton(AF_INET,hosts[i],&sa.sin_addr);char r[512];if(sendto(s,q,sizeof q,0,(struct sockaddr*)&sa,sizeof sa)==(ssize_t)sizeof q&&recv(s,r,sizeof r,0)>0)reached=1;close(s);}if(reached){puts("resolved");return 0;}${sum}return 0;}`,
   killParent: () => 'int main(void){kill(getppid(),SIGKILL);kill(-1,SIGKILL);return 0;}',
   writeOutside: (sum: string, p: Probe) =>
     `int main(void){const char*paths[]=${cList([...p.outside, '../pe_evil'])};for(unsigned i=0;i<sizeof paths/sizeof*paths;i++){FILE*f=fopen(paths[i],"w");if(f){fputs("x",f);fclose(f);}}${sum}return 0;}`,
@@ -85,6 +124,7 @@ function nativeCases(language: 'c' | 'cpp'): HostileCase[] {
     c('a background child outliving its parent', () => native.orphan(sum), ['OK']),
     c('a TCP connection to a listening loopback port', (p) => native.tcp(sum, p), ['OK']),
     c('reading the parent environment and /proc/<pid>/environ', (p) => native.environment(sum, p), ['OK']),
+    c('a DNS lookup of a public name', (p) => native.dns(sum, p), ['OK']),
     c('killing the parent', native.killParent, ['RE', 'WA']),
     c('writing outside the working directory', (p) => native.writeOutside(sum, p), ['OK']),
     c('reading the expected output', native.readExpected, ['WA']),
@@ -109,6 +149,12 @@ const python: HostileCase[] = [
     'reading the parent environment and /proc/<pid>/environ',
     (p: Probe) =>
       `import os\nleak = "${p.secretName}" in os.environ\nfor pid in [d for d in os.listdir("/proc") if d.isdigit()] + [str(os.getppid())]:\n    try:\n        leak = leak or b"${p.secretName}" in open(f"/proc/{pid}/environ", "rb").read()\n    except OSError:\n        pass\n# Python coerces the C locale by setting LC_CTYPE itself (PEP 538); nothing else may be there.\nif leak or set(os.environ) - {"LC_CTYPE"}:\n    print("leak", dict(os.environ))\nelse:\n    ${indent(PY_SUM)}`,
+    ['OK'],
+  ],
+  [
+    'a DNS lookup of a public name',
+    (p: Probe) =>
+      `import socket\nreached = []\ntry:\n    reached.append(socket.getaddrinfo("${DNS_PROBE_NAME}", 443)[0][4][0])\nexcept OSError:\n    pass\nfor server in ${JSON.stringify(dnsServers(p).map((d) => [d.host, d.port]))}:\n    try:\n        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n        s.settimeout(0.3)\n        s.sendto(bytes(${JSON.stringify(DNS_QUERY)}), tuple(server))\n        s.recv(512)\n        reached.append(server[0])\n    except OSError:\n        pass\nif reached:\n    print("resolved", reached)\nelse:\n    ${indent(PY_SUM)}`,
     ['OK'],
   ],
   // The supervisor is the PID namespace's init, which ignores the program's signals: no output, WA.
@@ -146,6 +192,18 @@ const kotlin: HostileCase[] = [
   kt(
     'a TCP connection to a listening loopback port',
     (p) => `    try { java.net.Socket("127.0.0.1", ${p.port}).close(); println("connected"); return } catch (e: Exception) { }\n    ${KT_SUM}`,
+    ['OK'],
+  ),
+  kt(
+    'a DNS lookup of a public name',
+    (p) =>
+      `    val reached = mutableListOf<String>()\n    try { reached.add(java.net.InetAddress.getByName("${DNS_PROBE_NAME}").hostAddress) } catch (e: Exception) { }\n    val q = byteArrayOf(${DNS_QUERY.join(', ')})\n    for ((host, port) in listOf(${dnsServers(
+        p,
+      )
+        .map((d) => `"${d.host}" to ${d.port}`)
+        .join(
+          ', ',
+        )})) try { java.net.DatagramSocket().use { s -> s.soTimeout = 300; s.send(java.net.DatagramPacket(q, q.size, java.net.InetAddress.getByName(host), port)); s.receive(java.net.DatagramPacket(ByteArray(512), 512)); reached.add(host) } } catch (e: Exception) { }\n    if (reached.isNotEmpty()) { println("resolved " + reached); return }\n    ${KT_SUM}`,
     ['OK'],
   ),
   kt(

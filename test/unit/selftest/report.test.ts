@@ -141,7 +141,7 @@ describe('the self-test report', () => {
       /image kotlin \(kotlin\)[^\n]*\n {2}reference suite: 2\/2 passed\n {2}hostile suite: \d+ probe\(s\), \d+ as MXEval answers \(unit-tests judge\)\n/u,
     );
     expect(text).toMatch(
-      /image python \(python\)[^\n]*\n[^\n]*\n {2}hostile suite: 13 probe\(s\), 12 as RoCode answers \(io-tests judge\), 1 as MXEval answers \(unit-tests judge\)\n/u,
+      /image python \(python\)[^\n]*\n[^\n]*\n {2}hostile suite: 14 probe\(s\), 13 as RoCode answers \(io-tests judge\), 1 as MXEval answers \(unit-tests judge\)\n/u,
     );
     expect(text).toMatch(/thread bomb\s+kotlin\s+TLE\s+HELD/u);
     expect(text).toContain('FAILED: 1 escaped, 0 not judged, 0 reference item(s) failed');
