@@ -229,8 +229,8 @@ describe("ABRICOT protocols: the authors' gold, the CALAMITA harness and its for
       ['calamita', false],
       ['calamita-fork', false],
     ]);
-    expect(rows.find((r) => r.name === 'rocode')?.protocols.map((p) => p.name)).toEqual(['paper']);
-    expect(rows.find((r) => r.name === 'kotlin-humaneval')?.protocols.map((p) => p.name)).toEqual(['mxeval']);
+    expect(rows.find((r) => r.name === 'rocode')?.protocols.map((p) => p.name)).toEqual(['paper', 'infoarena']);
+    expect(rows.find((r) => r.name === 'kotlin-humaneval')?.protocols.map((p) => p.name)).toEqual(['mxeval', 'lenient']);
   });
 });
 

@@ -16,7 +16,6 @@ import type { Benchmark, FieldMapping, PromptContext, RowLocation } from './benc
 import { discretise, goldDigit } from './likert-gold.ts';
 import { defaultProtocol, type GoldRule, type ProtocolDefinition, type ProtocolSettings, type RunProtocol } from './protocol.ts';
 import { LM_EVAL_FEWSHOT_SEED, lmEvalShotPositions } from './lm-eval-shots.ts';
-import { InputError } from '../errors.ts';
 import { ABRICOT_METRICS } from '../metrics/abricot-metrics.ts';
 import { wordOf } from '../metrics/likert-words.ts';
 import { optionalNumber, optionalString, requiredNumber, requiredString } from './fields.ts';
@@ -134,11 +133,9 @@ export function selectShots(task: LikertTask, pool: readonly LikertTask[], count
   const same = shotPoolOf(pool, task);
   const position = same.findIndex((t) => t.id === task.id);
   if (position < 0) throw new Error(`task ${task.id} is not in its own few-shot pool`);
-  try {
-    return lmEvalShotPositions(same, position, count, seed).map((i) => same[i] as LikertTask);
-  } catch (err) {
-    throw new InputError(`${(err as Error).message} (subtask ${task.subtask}, split ${task.split}); lower --shots`, { field: 'shots' });
-  }
+  // lm-eval stops with "Sample larger than population" when a split has k items or fewer;
+  // polyeval then shows every other item (k = items − 1) rather than refusing a small file.
+  return lmEvalShotPositions(same, position, Math.min(count, same.length - 1), seed).map((i) => same[i] as LikertTask);
 }
 
 /**
@@ -176,7 +173,7 @@ const HARNESS_SOURCE =
   'CALAMITA-AILC/CALAMITA-harness 1167acceaec95c1a0d61865ba963cad8fd4493e6 (2024-11-12; unchanged through 2f7e3230), lm_eval/tasks/calamita/abricot; = CALAMITA-AILC/calamita-eval 4471a17417045c50c3bedecdd6514429402d3425, tasks/abricot';
 const FORK_SOURCE = 'CALAMITA-AILC/lm-evaluation-harness f067d8bb846c258d0ea89e95009b353a04ead5b3 (2024-10-25), lm_eval/tasks/abricot';
 const SAMPLER_NOTE =
-  "shots drawn as lm-eval's sampler draws them: random.Random(--shot-seed, default 1234), sample(k + 1) per item in file order, only the item itself excluded";
+  "shots drawn as lm-eval's sampler draws them: random.Random(--shot-seed, default 1234), sample(k + 1) per item in file order, only the item itself excluded (a split with k items or fewer, where lm-eval stops, shows every other item)";
 const LIKELIHOOD = { temperature: 0, topP: 1, maxTokens: 4, stop: ['\n'] };
 
 /** ABRICOT's protocols: the authors' task (default), the figure's text, the CALAMITA harness and its fork. */

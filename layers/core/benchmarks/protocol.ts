@@ -57,6 +57,8 @@ export interface ProtocolSettings {
   /** io-tests: language of the prompt's instructions (RoCode: `ro`, the paper's; `en`, its ablation). */
   promptLanguage?: PromptLanguage;
   timeLimit?: TimeLimitRule;
+  /** io-tests: each row's own memory limit (`row`), or one limit for every test (`fixed`, MB). */
+  memoryLimit?: { kind: 'row' } | { kind: 'fixed'; mb: number };
   gold?: GoldRule;
   /** The metric the source reports first. */
   headline: string;

@@ -59,7 +59,7 @@ describe('choosing a protocol', () => {
     expect(() => bindProtocol(abricot, { protocol: 'harness' })).toThrow(
       'field "protocol": unknown protocol "harness" for abricot (protocols: paper, paper-figure, calamita, calamita-fork)',
     );
-    expect(() => parseBenchmarkSpec('sample/rocode', { protocol: 'calamita' })).toThrow('(protocols: paper)');
+    expect(() => parseBenchmarkSpec('sample/rocode', { protocol: 'calamita' })).toThrow('(protocols: paper, infoarena)');
   });
 
   it('records --row-limits and --prompt-style as overrides and survives a round trip through the manifest', () => {

@@ -164,11 +164,11 @@ describe("ABRICOT paper protocol (the authors' lm-eval task)", () => {
     expect(abricot.promptNotes?.('next-token')[0]).toContain("chat endpoints apply the served model's own chat template");
   });
 
-  it('refuses more shots than the subtask has other items, naming the flag', () => {
+  it('shows every other item when the subtask has no more items than shots (where lm-eval would stop)', () => {
     const tasks = pool();
-    expect(() => bindProtocol(abricot, { shots: 12 }).buildPrompt(tasks[0] as LikertTask, { pool: tasks })).toThrow(
-      /12 few-shot examples need at least 13 items.*lower --shots/,
-    );
+    const shots = selectShots(tasks[0] as LikertTask, tasks, 12);
+    expect(shots).toHaveLength(11);
+    expect(new Set(shots.map((s) => s.id)).size).toBe(11);
   });
 });
 
