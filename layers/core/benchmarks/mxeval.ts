@@ -81,10 +81,13 @@ function chatInstruction(task: UnitTestsTask): string {
 
 /**
  * The Kotlin HumanEval card's post-processing (protocol `mxeval` of kotlin-humaneval): the
- * answer cut at the stop, then {@link cardCompletion} — no fence extraction, no comment removal,
- * the lines after the first column-0 `fun ` line of prompt + answer.
+ * answer cut at the stop, then {@link cardCompletion} — no comment removal, the lines after the
+ * first column-0 `fun ` line of prompt + answer; a fenced (chat) answer gets the lenient cleaning.
  */
 function cardPostprocess(raw: string, task: UnitTestsTask): string {
+  // A fenced answer comes from a chat endpoint, which the card never ran: it gets the lenient
+  // cleaning (the card's rule would keep the answer's repeated signature inside the prompt's).
+  if (/```/.test(raw)) return postprocess(raw, task);
   const spec = languageSpec(task.language);
   return cardCompletion(task.prompt, truncateAtStop(raw, spec?.stops ?? KOTLIN_RECIPE.stop));
 }

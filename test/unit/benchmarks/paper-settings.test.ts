@@ -72,6 +72,11 @@ describe('Kotlin HumanEval as the card ran it', () => {
     expect(bindProtocol(kotlinHumanEval, { protocol: 'lenient' }).postprocess(repeated, task)).toBe('    return 2 * x\n}\n');
   });
 
+  it('cleans a fenced chat answer leniently (the card ran completions only)', () => {
+    const fenced = 'Here it is:\n```kotlin\nfun double(x: Int): Int {\n    return 2 * x\n}\n```\n';
+    expect(kotlinHumanEval.postprocess(fenced, task)).toBe(bindProtocol(kotlinHumanEval, { protocol: 'lenient' }).postprocess(fenced, task));
+  });
+
   it('resumes a run planned when mxeval meant the lenient cleaning with the lenient protocol', () => {
     const old = { name: 'mxeval', settings: { ...kotlinHumanEval.protocol.settings, knownDefects: undefined }, overrides: {} };
     expect(protocolChoiceOfManifest({ protocol: old, benchmark: { id: 'kotlin-humaneval' } })).toEqual({ protocol: 'lenient' });
