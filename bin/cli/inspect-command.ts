@@ -7,7 +7,7 @@ import { Command, Option } from 'commander';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { inspectBenchmark, type Inspection } from '#app/local/inspect.ts';
 import { InputError } from '#core/errors.ts';
-import { PROMPT_LANGUAGES, PromptStyleSchema, type PromptLanguage, type PromptStyle } from '#core/benchmarks/protocol.ts';
+import { GOLD_RULES, PROMPT_LANGUAGES, PromptStyleSchema, type GoldRule, type PromptLanguage, type PromptStyle } from '#core/benchmarks/protocol.ts';
 import { CHAT_TEMPLATE_NAMES, type ChatTemplateName } from '#core/prompts/chat-templates.ts';
 import { table, toJson } from './format.ts';
 import { intOption } from './options.ts';
@@ -20,6 +20,8 @@ interface InspectFlags {
   promptStyle?: PromptStyle;
   shots?: number;
   chatTemplate?: ChatTemplateName;
+  gold?: GoldRule;
+  shotSeed?: number;
   promptLanguage?: PromptLanguage;
   json?: boolean;
 }
@@ -63,7 +65,9 @@ export function inspectCommand(): Command {
     .option('--row-limits', "io-tests: each row's own time limit")
     .addOption(new Option('--prompt-style <style>', 'render the prompt as plain text or chat messages').choices(PromptStyleSchema.options))
     .option('--shots <count>', 'likert: solved examples before each item', intOption('--shots', 0))
-    .addOption(new Option('--chat-template <name>', 'ABRICOT paper: chat template for raw-text calls').choices([...CHAT_TEMPLATE_NAMES]))
+    .addOption(new Option('--gold <rule>', 'likert: gold digit rule').choices([...GOLD_RULES]))
+    .option('--shot-seed <seed>', "likert: seed of lm-eval's few-shot draw (default 1234)", intOption('--shot-seed', 0))
+    .addOption(new Option('--chat-template <name>', 'ABRICOT: chat template for raw-text calls').choices([...CHAT_TEMPLATE_NAMES]))
     .addOption(new Option('--prompt-language <language>', "RoCode: language of the prompt's instructions").choices([...PROMPT_LANGUAGES]))
     .option('--json', 'print exactly one JSON object')
     .action(async (flags: InspectFlags, command: Command) => {
@@ -75,6 +79,8 @@ export function inspectCommand(): Command {
         ...(flags.promptStyle ? { promptStyle: flags.promptStyle } : {}),
         ...(flags.shots !== undefined ? { shots: flags.shots } : {}),
         ...(flags.chatTemplate ? { chatTemplate: flags.chatTemplate } : {}),
+        ...(flags.gold ? { gold: flags.gold } : {}),
+        ...(flags.shotSeed !== undefined ? { shotSeed: flags.shotSeed } : {}),
         ...(flags.promptLanguage ? { promptLanguage: flags.promptLanguage } : {}),
       };
       const inspections = await inspectBenchmark(flags.benchmark, choice, {

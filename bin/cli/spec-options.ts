@@ -6,7 +6,7 @@ import { type Command, Option } from 'commander';
 import { InputError } from '#core/errors.ts';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
 import { reference } from '#core/models/reference.ts';
-import { PROMPT_LANGUAGES, PromptStyleSchema, TIME_CLOCKS, type PromptStyle } from '#core/benchmarks/protocol.ts';
+import { GOLD_RULES, PROMPT_LANGUAGES, PromptStyleSchema, TIME_CLOCKS, type PromptStyle } from '#core/benchmarks/protocol.ts';
 import { LikertModeChoiceSchema, type LikertModeChoice } from '#core/models/provider.ts';
 import { CHAT_TEMPLATE_NAMES } from '#core/prompts/chat-templates.ts';
 import { intOption, numberOption } from './options.ts';
@@ -36,6 +36,8 @@ export interface SpecFlags {
   promptStyle?: PromptStyle;
   shots?: number;
   chatTemplate?: string;
+  gold?: string;
+  shotSeed?: number;
   promptLanguage?: string;
   timeClock?: string;
 }
@@ -73,6 +75,13 @@ export function addSpecOptions(command: Command, text: { benchmark: string; mode
       "likert (ABRICOT): solved examples before each item, as lm-eval's --num_fewshot (default: the protocol's)",
       intOption('--shots', 0),
     )
+    .addOption(
+      new Option(
+        '--gold <rule>',
+        "likert (ABRICOT): gold digit rule (authors: min(4, round(5·mean)) + 1, Python's round; equal-bins: min(5, 1 + floor(5·mean)))",
+      ).choices([...GOLD_RULES]),
+    )
+    .option('--shot-seed <seed>', "likert (ABRICOT): seed of lm-eval's few-shot draw (its fewshot_random_seed; default 1234)", intOption('--shot-seed', 0))
     .addOption(
       new Option('--chat-template <name>', 'ABRICOT paper: chat template rendered for raw-text (likelihood) calls (default: none)').choices([
         ...CHAT_TEMPLATE_NAMES,
@@ -128,6 +137,8 @@ export function gridFromFlags(flags: SpecFlags): RunSpec[] {
     promptStyle: flags.promptStyle,
     shots: flags.shots,
     chatTemplate: flags.chatTemplate,
+    gold: flags.gold,
+    shotSeed: flags.shotSeed,
     promptLanguage: flags.promptLanguage,
     timeClock: flags.timeClock,
   };

@@ -118,6 +118,9 @@ describe('polyeval run on ABRICOT', () => {
       'sample/abricot',
       '-m',
       `replay:${join(ROOT, 'test/fixtures/abricot/replay-mixed.jsonl')}`,
+      // The fixture's precomputed values were derived with the five equal bins.
+      '--gold',
+      'equal-bins',
       '-n',
       '1',
       '--json',
@@ -199,7 +202,19 @@ describe('polyeval run on ABRICOT', () => {
 
   it('compares two runs with a paired bootstrap per metric', async () => {
     const replay = parseJson<RunJson>(
-      await runCli(['run', '-b', 'sample/abricot', '-m', `replay:${join(ROOT, 'test/fixtures/abricot/replay-mixed.jsonl')}`, '--json', '-q', '--home', home]),
+      await runCli([
+        'run',
+        '-b',
+        'sample/abricot',
+        '-m',
+        `replay:${join(ROOT, 'test/fixtures/abricot/replay-mixed.jsonl')}`,
+        '--gold',
+        'equal-bins',
+        '--json',
+        '-q',
+        '--home',
+        home,
+      ]),
     );
     const result = await runCli(['compare', replay.run_id, reference.run_id, '--json', '--home', home]);
     expect(result.code, result.stderr).toBe(0);

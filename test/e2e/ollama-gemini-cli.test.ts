@@ -4,6 +4,7 @@
  * log-probabilities), with the reason recorded; a Kotlin HumanEval generation run; throttling
  * (Ollama's 503 server busy, Gemini's 429) retried, never a verdict; --max-cost on ollama:.
  */
+import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +35,8 @@ const tasks = readFileSync(join(ROOT, 'sample/kotlin-humaneval/tasks.jsonl'), 'u
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l) as Task);
-const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
+// The paper protocol's gold: the ABRICOT authors' rule (layers/core/benchmarks/likert-gold.ts).
+const gold = (mean: number): number => calamitaGold(mean);
 
 /** The gold digit of the last question in a few-shot ABRICOT prompt (either subtask). */
 function goldDigit(context: string): string {

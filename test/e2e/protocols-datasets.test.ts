@@ -3,7 +3,7 @@
  * - a Kotlin HumanEval parquet whose `canonical_solution` is a list column (the Hub card
  *   declares `sequence: string`; the file is written here with the standard 3-level LIST
  *   layout pyarrow writes) passes every task with the reference model;
- * - `--protocol calamita` gives the CALAMITA harness's gold digits on rows at every rounding
+ * - `--protocol paper` gives the ABRICOT authors' gold digits on rows at every rounding
  *   edge, and the manifest, --json and report record the protocol;
  * - a RoCode row naming no file is judged on stdin/stdout.
  */
@@ -101,13 +101,15 @@ describe('Kotlin HumanEval parquet with list columns', () => {
   });
 });
 
-describe('ABRICOT --protocol calamita', () => {
-  // Hand-made rows whose means sit on every rounding edge of 5·mean.
-  const means = [0.1, 0.3, 0.5, 0.7, 0.9];
-  const calamitaGold = [1, 3, 3, 5, 5]; // min(4, round(5·mean)) + 1, Python's round
-  const paperGold = [1, 2, 3, 4, 5]; // min(5, 1 + floor(5·mean))
+describe("ABRICOT protocols: the authors' gold, the CALAMITA harness and its fork", () => {
+  // Hand-made rows whose means sit on every rounding edge of 5·mean and where the two rules differ.
+  const means = [0.1, 0.14, 0.3, 0.34, 0.5, 0.54, 0.7, 0.74, 0.9];
+  // min(4, round(5·mean)) + 1 with Python's round (gpucce/lm-evaluation-harness 4d8bb2d6,
+  // lm_eval/tasks/abricot/utils.py); computed with CPython 3.11.7.
+  const authorsGold = [1, 2, 3, 3, 3, 4, 5, 5, 5];
+  const binsGold = [1, 1, 2, 2, 3, 3, 4, 4, 5]; // min(5, 1 + floor(5·mean))
   const file = join(dir, 'abricot-edges.jsonl');
-  const words = ['lampada', 'giustizia', 'sedia', 'libertà', 'animale'];
+  const words = ['lampada', 'giustizia', 'sedia', 'libertà', 'animale', 'casa', 'pensiero', 'tavolo', 'amore'];
   beforeAll(() => {
     const rows = means.map((m, i) => ({
       id: `e${i}`,
@@ -125,47 +127,85 @@ describe('ABRICOT --protocol calamita', () => {
     return Object.fromEntries(rows.map((r) => [r.task_id, r.gold]));
   }
 
-  it("reproduces the CALAMITA harness's gold digits and records the protocol in the manifest, --json and report", async () => {
-    const result = await runCli(['run', '-b', `abricot:${file}`, '--protocol', 'calamita', '-m', 'reference', '--json', '-q', '--home', home]);
+  it("gives the authors' gold digits under --protocol paper, names the source in the manifest, and the equal bins with --gold equal-bins", async () => {
+    const result = await runCli(['run', '-b', `abricot:${file}`, '--protocol', 'paper', '-m', 'reference', '--json', '-q', '--home', home]);
     expect(result.code, result.stderr).toBe(0);
     const run = parseJson<{
       run_id: string;
       report: string;
-      metrics: Record<string, { value: number | null }>;
-      protocol: { name: string; settings: { headline: string; gold: string }; overrides: object };
+      protocol: { name: string; settings: { headline: string; gold: string; source: string }; overrides: object };
     }>(result);
-    expect(run.protocol).toMatchObject({ name: 'calamita', settings: { headline: 'accuracy', gold: 'round-half-even' }, overrides: {} });
-    expect(run.metrics['accuracy/subtask=abstractness']?.value).toBe(1);
+    expect(run.protocol).toMatchObject({ name: 'paper', settings: { headline: 'pearson', gold: 'authors' }, overrides: {} });
+    expect(run.protocol.settings.source).toContain('gpucce/lm-evaluation-harness 4d8bb2d6');
     const gold = await golds(run.run_id);
     means.forEach((_, i) => {
-      expect(gold[`abstractness/e${i}`], `abs ${means[i]}`).toBe(calamitaGold[i]);
-      expect(gold[`inclusiveness/e${i}`], `inc ${means[means.length - 1 - i]}`).toBe(calamitaGold[means.length - 1 - i]);
+      expect(gold[`abstractness/e${i}`], `abs ${means[i]}`).toBe(authorsGold[i]);
+      expect(gold[`inclusiveness/e${i}`], `inc ${means[means.length - 1 - i]}`).toBe(authorsGold[means.length - 1 - i]);
     });
-    const manifest = JSON.parse(readFileSync(join(home, 'store', 'runs', run.run_id, 'manifest.json'), 'utf8')) as { protocol: { name: string } };
-    expect(manifest.protocol.name).toBe('calamita');
-    expect(readFileSync(run.report, 'utf8')).toMatch(/protocol<\/th><td>calamita · headline accuracy/);
+    const manifest = JSON.parse(readFileSync(join(home, 'store', 'runs', run.run_id, 'manifest.json'), 'utf8')) as {
+      protocol: { settings: { source: string } };
+    };
+    expect(manifest.protocol.settings.source).toContain('4d8bb2d6a0a246e51a4b4bddfd2e9d1666cbee09');
+    expect(readFileSync(run.report, 'utf8')).toMatch(/protocol<\/th><td>paper · headline pearson/);
 
-    const paper = await runCli(['run', '-b', `abricot:${file}`, '-m', 'reference', '--temperature', '0.3', '--json', '-q', '--home', home]);
-    expect(paper.code, paper.stderr).toBe(0);
-    const paperRun = parseJson<{ run_id: string; protocol: { name: string; overrides: object } }>(paper);
-    expect(paperRun.protocol).toMatchObject({ name: 'paper', overrides: { temperature: 0.3 } });
-    const paperGolds = await golds(paperRun.run_id);
-    means.forEach((_, i) => expect(paperGolds[`abstractness/e${i}`]).toBe(paperGold[i]));
+    const bins = await runCli([
+      'run',
+      '-b',
+      `abricot:${file}`,
+      '-m',
+      'reference',
+      '--gold',
+      'equal-bins',
+      '--temperature',
+      '0.3',
+      '--json',
+      '-q',
+      '--home',
+      home,
+    ]);
+    expect(bins.code, bins.stderr).toBe(0);
+    const binsRun = parseJson<{ run_id: string; protocol: { name: string; overrides: object } }>(bins);
+    expect(binsRun.protocol).toMatchObject({ name: 'paper', overrides: { gold: 'equal-bins', temperature: 0.3 } });
+    const binGolds = await golds(binsRun.run_id);
+    means.forEach((_, i) => expect(binGolds[`abstractness/e${i}`]).toBe(binsGold[i]));
   }, 300_000);
 
-  it('takes --shots as lm-eval --num_fewshot, records it, and names the task version and its defects in inspect', async () => {
-    const result = await runCli(['run', '-b', `abricot:${file}`, '--protocol', 'calamita', '--shots', '2', '-m', 'reference', '--json', '-q', '--home', home]);
+  it("sends the organisers' harness prompt under --protocol calamita and headlines Pearson; calamita-fork headlines accuracy", async () => {
+    const result = await runCli(['run', '-b', `abricot:${file}`, '--protocol', 'calamita', '-m', 'reference', '--json', '-q', '--home', home]);
     expect(result.code, result.stderr).toBe(0);
-    expect(parseJson<{ protocol: { overrides: object; settings: { shots: number } } }>(result).protocol).toMatchObject({
-      overrides: { shots: 2 },
-      settings: { shots: 2 },
-    });
-    const inspect = await runCli(['inspect', '-b', `abricot:${file}`, '--protocol', 'calamita', '--shots', '1', '--home', home]);
+    const run = parseJson<{ protocol: { name: string; settings: { headline: string } }; metrics: Record<string, { value: number | null }> }>(result);
+    expect(run.protocol).toMatchObject({ name: 'calamita', settings: { headline: 'pearson' } });
+    expect(run.metrics['pearson/subtask=abstractness']?.value).toBeCloseTo(1, 10);
+    const inspect = await runCli(['inspect', '-b', `abricot:${file}`, '--protocol', 'calamita', '--home', home]);
     expect(inspect.code, inspect.stderr).toBe(0);
-    expect(inspect.stdout).toContain('known: reproduced: f067d8bb');
-    expect(inspect.stdout).toContain('first 25 rows');
+    expect(inspect.stdout).toMatch(/mammifero\)\n {4}\n {4}Rispondi esclusivamente con il numero scelto senza aggiungere nessuna spiegazione\n/);
+
+    const fork = await runCli([
+      'run',
+      '-b',
+      `abricot:${file}`,
+      '--protocol',
+      'calamita-fork',
+      '--shots',
+      '2',
+      '-m',
+      'reference',
+      '--json',
+      '-q',
+      '--home',
+      home,
+    ]);
+    expect(fork.code, fork.stderr).toBe(0);
+    expect(parseJson<{ protocol: { overrides: object; settings: { shots: number; headline: string } } }>(fork).protocol).toMatchObject({
+      overrides: { shots: 2 },
+      settings: { shots: 2, headline: 'accuracy' },
+    });
+    const forkInspect = await runCli(['inspect', '-b', `abricot:${file}`, '--protocol', 'calamita-fork', '--shots', '1', '--home', home]);
+    expect(forkInspect.code, forkInspect.stderr).toBe(0);
+    expect(forkInspect.stdout).toContain('known: reproduced: f067d8bb');
+    expect(forkInspect.stdout).toContain('first 25 rows');
     // One shot, then the item: the shot's prompt ends with " <gold>" and a blank line.
-    expect(inspect.stdout).toMatch(/mammifero\)\n {5}[1-5]\n {4}\n {4}Assegna un valore/);
+    expect(forkInspect.stdout).toMatch(/mammifero\)\n {5}[1-5]\n {4}\n {4}Assegna un valore/);
   }, 300_000);
 
   it('refuses a flag the protocol has no setting for, naming it', async () => {
@@ -177,7 +217,7 @@ describe('ABRICOT --protocol calamita', () => {
   it('refuses an unknown protocol with exit 2 naming the choices', async () => {
     const result = await runCli(['run', '-b', `abricot:${file}`, '--protocol', 'lm-eval', '-m', 'reference', '--home', home]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('unknown protocol "lm-eval" for abricot (protocols: paper, calamita)');
+    expect(result.stderr).toContain('unknown protocol "lm-eval" for abricot (protocols: paper, paper-figure, calamita, calamita-fork)');
   });
 
   it('list benchmarks names every protocol, the default first', async () => {
@@ -185,10 +225,12 @@ describe('ABRICOT --protocol calamita', () => {
     const rows = parseJson<{ name: string; protocols: { name: string; default: boolean }[] }[]>(result);
     expect(rows.find((r) => r.name === 'abricot')?.protocols.map((p) => [p.name, p.default])).toEqual([
       ['paper', true],
+      ['paper-figure', false],
       ['calamita', false],
+      ['calamita-fork', false],
     ]);
-    expect(rows.find((r) => r.name === 'rocode')?.protocols.map((p) => p.name)).toEqual(['paper']);
-    expect(rows.find((r) => r.name === 'kotlin-humaneval')?.protocols.map((p) => p.name)).toEqual(['mxeval']);
+    expect(rows.find((r) => r.name === 'rocode')?.protocols.map((p) => p.name)).toEqual(['paper', 'infoarena']);
+    expect(rows.find((r) => r.name === 'kotlin-humaneval')?.protocols.map((p) => p.name)).toEqual(['mxeval', 'lenient']);
   });
 });
 

@@ -3,6 +3,7 @@
  * ABRICOT in likelihood mode over an OpenAI-compatible server, Bedrock in digit-parse
  * mode, --dry-run and --max-cost.
  */
+import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,8 @@ const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l) as Item);
-const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
+// The paper protocol's gold: the ABRICOT authors' rule (layers/core/benchmarks/likert-gold.ts).
+const gold = (mean: number): number => calamitaGold(mean);
 
 /** The open question of a few-shot prompt is the last one: its sentence and subtask. */
 function lastQuestion(context: string): { sentence: string; subtask: 'abstractness' | 'inclusiveness' } {

@@ -169,7 +169,7 @@ describe('polyeval remote', () => {
     const result = await runCli(['remote', 'leaderboard', 'abricot', '--protocol', 'nope', '--api', api], { env });
 
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/400.*unknown protocol "nope" for abricot \(protocols: paper, calamita\)/);
+    expect(result.stderr).toMatch(/400.*unknown protocol "nope" for abricot \(protocols: paper, paper-figure, calamita, calamita-fork\)/);
   });
 
   it('exits 2 with the server’s message on a 4xx', async () => {

@@ -9,7 +9,7 @@
  * @example
  * const description: Pick<BenchmarkDescription<LikertTask>, 'headlineSlices'> = { headlineSlices: ['subtask=abstractness', 'subtask=inclusiveness'] };
  */
-import type { ProtocolChoice } from './protocol.ts';
+import type { GoldRule, ProtocolChoice, RunProtocol } from './protocol.ts';
 import type { MetricRow, RunRecord, Task } from '../types.ts';
 
 /** The published dataset behind `-b <id>` on the Hugging Face Hub. */
@@ -83,4 +83,9 @@ export interface BenchmarkDescription<T extends Task> {
    * How to re-bind a manifest written before protocols existed (absent: the default protocol).
    */
   readonly legacyProtocolChoice?: ProtocolChoice;
+  /**
+   * A protocol renamed since a manifest was written: the name it now has, and the settings it
+   * then had that are no longer the protocol's defaults (absent: the name still means the same).
+   */
+  renamedProtocol?(recorded: RunProtocol): { protocol: string; gold?: GoldRule } | undefined;
 }

@@ -4,7 +4,7 @@
  */
 import type { GoldRule } from './protocol.ts';
 
-/** The five equal bins of [0, 1]: min(5, 1 + ⌊5·mean⌋) (the ABRICOT paper). */
+/** The five equal bins of [0, 1]: min(5, 1 + ⌊5·mean⌋) (`--gold equal-bins`). */
 export function discretise(mean: number): number {
   return Math.min(5, 1 + Math.floor(5 * mean));
 }
@@ -27,8 +27,11 @@ export function pythonRound(x: number): number {
 }
 
 /**
- * The CALAMITA harness's gold digit: `min(4, round(5·mean)) + 1`, with Python's round on
- * doubles (`5 * mean` computed in doubles first, as Python does).
+ * The ABRICOT authors' gold digit (`--gold authors`), also the CALAMITA harness's:
+ * `min(4, round(5·mean)) + 1`, with Python's round on doubles (`5 * mean` computed in doubles
+ * first, as Python does). Their task file (gpucce/lm-evaluation-harness 4d8bb2d6,
+ * lm_eval/tasks/abricot/utils.py) sets the label to `round(5 * doc["abs_mean"])`, lowers 5 to
+ * 4, and scores the choice at that index of ["1".."5"], i.e. the digit label + 1.
  */
 export function calamitaGold(mean: number): number {
   return Math.min(4, pythonRound(5 * mean)) + 1;
@@ -39,7 +42,7 @@ export function goldDigit(rule: GoldRule, mean: number): number {
   switch (rule) {
     case 'equal-bins':
       return discretise(mean);
-    case 'round-half-even':
+    case 'authors':
       return calamitaGold(mean);
     default: {
       const never: never = rule;

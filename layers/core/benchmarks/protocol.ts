@@ -35,11 +35,12 @@ export const PROMPT_LANGUAGES = ['ro', 'en'] as const;
 export type PromptLanguage = (typeof PROMPT_LANGUAGES)[number];
 
 /** likert: how the human mean on [0, 1] becomes the gold digit 1–5. */
+export const GOLD_RULES = ['authors', 'equal-bins'] as const;
 export type GoldRule =
-  /** Five equal bins: min(5, 1 + ⌊5·mean⌋) (the ABRICOT paper). */
-  | 'equal-bins'
-  /** min(4, round(5·mean)) + 1 with Python's round, half to even (the CALAMITA harness). */
-  | 'round-half-even';
+  /** min(4, round(5·mean)) + 1 with Python's round, half to even (the ABRICOT authors' task, and CALAMITA's). */
+  | 'authors'
+  /** Five equal bins: min(5, 1 + ⌊5·mean⌋) (polyeval's former reading of the paper's "discretized"). */
+  | 'equal-bins';
 
 /** Everything a protocol fixes. Absent fields do not apply to the benchmark. */
 export interface ProtocolSettings {
@@ -49,14 +50,20 @@ export interface ProtocolSettings {
   promptStyle: PromptStyle;
   /** Solved examples placed before the item (likert; lm-eval's `--num_fewshot`). */
   shots?: number;
+  /** likert: the seed of lm-eval's few-shot draw (its `fewshot_random_seed`, default 1234). */
+  shotSeed?: number;
   /** likert chat prompts: the chat template polyeval renders for raw-text calls (`none`: turns flattened). */
   chatTemplate?: ChatTemplateName;
   /** io-tests: language of the prompt's instructions (RoCode: `ro`, the paper's; `en`, its ablation). */
   promptLanguage?: PromptLanguage;
   timeLimit?: TimeLimitRule;
+  /** io-tests: each row's own memory limit (`row`), or one limit for every test (`fixed`, MB). */
+  memoryLimit?: { kind: 'row' } | { kind: 'fixed'; mb: number };
   gold?: GoldRule;
   /** The metric the source reports first. */
   headline: string;
+  /** The code (repository, commit, path) or text the protocol reproduces. */
+  source?: string;
   /** What this protocol knowingly reproduces of a flawed source, and what it leaves out (one line each). */
   knownDefects?: readonly string[];
 }
@@ -79,6 +86,10 @@ export interface ProtocolChoice {
   shots?: number;
   /** likert: chat template for raw-text calls. */
   chatTemplate?: ChatTemplateName;
+  /** likert: how the human mean becomes the gold digit. */
+  gold?: GoldRule;
+  /** likert: seed of the few-shot draw. */
+  shotSeed?: number;
   /** io-tests: language of the prompt's instructions. */
   promptLanguage?: PromptLanguage;
   /** io-tests: what the time limit measures. */
@@ -138,7 +149,7 @@ function notApplicable(benchmarkId: string, protocol: string, flag: string, fiel
   return new InputError(`${flag} does not apply to ${benchmarkId} (protocol ${protocol})`, { field });
 }
 
-/** `--shots`, `--chat-template`, `--prompt-language`, `--time-clock`: each checked against the protocol, recorded as an override when it changes a setting. */
+/** `--shots`, `--gold`, `--shot-seed`, `--chat-template`, `--prompt-language`, `--time-clock`: each checked against the protocol, recorded as an override when it changes a setting. */
 function applyExtraChoices(
   benchmarkId: string,
   protocol: string,
@@ -152,6 +163,20 @@ function applyExtraChoices(
       throw new InputError(`--shots must be a whole number ≥ 0, got ${choice.shots}`, { field: 'shots' });
     if (choice.shots !== settings.shots) overrides.shots = choice.shots;
     settings.shots = choice.shots;
+  }
+  if (choice.gold !== undefined) {
+    if (settings.gold === undefined) throw notApplicable(benchmarkId, protocol, '--gold', 'gold');
+    if (!(GOLD_RULES as readonly string[]).includes(choice.gold)) {
+      throw new InputError(`unknown gold rule "${String(choice.gold)}" (rules: ${GOLD_RULES.join(', ')})`, { field: 'gold' });
+    }
+    if (choice.gold !== settings.gold) overrides.gold = choice.gold;
+    settings.gold = choice.gold;
+  }
+  if (choice.shotSeed !== undefined) {
+    if (settings.shotSeed === undefined) throw notApplicable(benchmarkId, protocol, '--shot-seed', 'shotSeed');
+    if (!Number.isSafeInteger(choice.shotSeed)) throw new InputError(`--shot-seed must be a whole number, got ${choice.shotSeed}`, { field: 'shotSeed' });
+    if (choice.shotSeed !== settings.shotSeed) overrides.shot_seed = choice.shotSeed;
+    settings.shotSeed = choice.shotSeed;
   }
   if (choice.chatTemplate !== undefined) {
     if (settings.chatTemplate === undefined) throw notApplicable(benchmarkId, protocol, '--chat-template', 'chatTemplate');

@@ -9,6 +9,7 @@ import type { Prompt } from '../models/provider.ts';
 import { buildRocodePrompt, ROCODE_HUMAN_LANGUAGES, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
 import { CODE_SWITCHING_METRICS } from '../metrics/code-switching-rows.ts';
 import { extractCode } from '../scoring/postprocess.ts';
+import { UNIT_TEST_LIMITS } from '../scoring/unit-tests.ts';
 import type { IoTest, IoTestsTask, OutputChecker } from '../types.ts';
 import type { Benchmark, FieldMapping, RowLocation } from './benchmark.ts';
 import { defaultProtocol, type ProtocolDefinition, type RunProtocol } from './protocol.ts';
@@ -200,7 +201,11 @@ function makeParseRow(protocol: RunProtocol) {
     // The paper's protocol runs every test with its own 4 s, whatever the row says.
     const timeLimitMs = rule.kind === 'fixed' ? rule.ms : (rowTimeMs ?? rule.defaultMs);
     const memoryKb = optionalNumber(row, C.memoryKb, loc, [1, 64 * 1024 * 1024]);
-    const memoryLimitMb = optionalNumber(row, C.memoryMb, loc, [1, 65536]) ?? (memoryKb !== undefined ? Math.ceil(memoryKb / 1024) : DEFAULT_MEMORY_MB);
+    const rowMemoryMb = optionalNumber(row, C.memoryMb, loc, [1, 65536]) ?? (memoryKb !== undefined ? Math.ceil(memoryKb / 1024) : DEFAULT_MEMORY_MB);
+    // The paper states no memory limit: its protocol runs every test under the sandbox's own
+    // default; `infoarena` (and runs planned before the setting existed) take the row's.
+    const memory = protocol.settings.memoryLimit ?? { kind: 'row' };
+    const memoryLimitMb = memory.kind === 'fixed' ? memory.mb : rowMemoryMb;
     const difficulty = optionalString(row, C.difficulty, loc);
     const statement = requiredString(row, C.statement, loc);
     const inputSpec = optionalString(row, C.inputSpec, loc) ?? '';
@@ -252,7 +257,7 @@ function makeBuildPrompt(protocol: RunProtocol) {
   };
 }
 
-/** RoCode's protocols: the paper's recipe (§4.1), and the same with each row's own limits. */
+/** RoCode's protocols: the paper's recipe (§4.1; default), and the same under each row's own infoarena limits. */
 export const ROCODE_PROTOCOLS: readonly ProtocolDefinition[] = [
   {
     name: 'paper',
@@ -264,12 +269,29 @@ export const ROCODE_PROTOCOLS: readonly ProtocolDefinition[] = [
       promptStyle: 'completion',
       promptLanguage: 'ro',
       timeLimit: { kind: 'fixed', ms: ROCODE_RECIPE.defaultTimeLimitMs, clock: 'cpu' },
+      memoryLimit: { kind: 'fixed', mb: UNIT_TEST_LIMITS.memoryMb },
       headline: 'accuracy',
       knownDefects: [
         'the paper says "a timeout of 4 seconds for solution run time" without naming the clock: CPU time by default (a loaded machine does not fail programs), wall time with --time-clock wall',
-        'Table 4 fits no single reading of strict accuracy: polyeval counts a problem when its best sample passes every test (so pass@1 ≤ strict accuracy ≤ accuracy)',
+        "Table 4 fits no single reading of strict accuracy: polyeval follows APPS's print_results (a problem counts when every sample passes every test; absent with one sample per task, where it is pass@1)",
+        `the paper states no memory limit: every test runs under the sandbox's default (${UNIT_TEST_LIMITS.memoryMb} MB), whatever the row says (protocol infoarena: the row's)`,
         "the paper prints only placeholders between its opening and closing lines: the section headings are polyeval's",
       ],
+    },
+  },
+  {
+    name: 'infoarena',
+    description:
+      "RoCode's prompt and sampling under each row's own infoarena limits: its time limit (4 s when it has none) and its memory limit (256 MB when it has none)",
+    settings: {
+      n: ROCODE_RECIPE.n,
+      params: { temperature: ROCODE_RECIPE.temperature, topP: ROCODE_RECIPE.topP, maxTokens: 2048, stop: [] },
+      promptStyle: 'completion',
+      promptLanguage: 'ro',
+      timeLimit: { kind: 'row', defaultMs: ROCODE_RECIPE.defaultTimeLimitMs, clock: 'cpu' },
+      memoryLimit: { kind: 'row' },
+      headline: 'accuracy',
+      knownDefects: ["the rows' limits are infoarena's, set for C/C++ submissions; the paper ran every test with 4 s and states no memory limit"],
     },
   },
 ];

@@ -7,17 +7,22 @@
  *   `subtask=<s>,domain=<d>`, interval resampling items;
  * - `word_gold_mean`, `word_gold_std`, `word_pred_mean`, `word_pred_std`: the paper's Table 1
  *   columns for each word and the predictions' beside them, slice `subtask=<s>,word=<w>`,
- *   n = the word's contexts (no interval: they describe, they do not estimate).
+ *   n = the word's contexts (no interval: they describe, they do not estimate);
+ * - `pearson_subtask_diff`: Pearson's r of inclusiveness minus that of abstractness over the
+ *   rows judged on both, slice `contrast=inclusiveness-abstractness`, with a paired bootstrap
+ *   interval (each resample draws the same rows for both subtasks, as `compare` pairs runs).
  */
 import type { ExtraMetrics } from '../benchmarks/description.ts';
 import type { LikertTask, MetricRow, RunRecord } from '../types.ts';
-import { bootstrapCI } from './bootstrap.ts';
+import { bootstrapCI, pairedBootstrap } from './bootstrap.ts';
 import { pearson } from './correlation.ts';
 import { acrossWordPearson, withinWordPearson, withWordInterval, wordOf, wordStats, type WordContext, type WordGroup } from './likert-words.ts';
 
 /** One evaluated item: its word, domain and mean parsed prediction. */
 export interface ScoredItem extends WordContext {
   subtask: string;
+  /** The dataset row (both subtasks of one row share it). */
+  itemId: string;
   word: string;
   domain: string | null;
   /** The discretised gold. */
@@ -32,6 +37,7 @@ export const ABRICOT_METRIC_IDS = [
   'word_gold_std',
   'word_pred_mean',
   'word_pred_std',
+  'pearson_subtask_diff',
 ] as const;
 
 /** Items with at least one parsed answer (SE and unparseable answers left out, as for `pearson`). */
@@ -49,6 +55,7 @@ export function scoredItems(records: readonly RunRecord[], tasks: readonly Liker
     if (!p || p.length === 0) continue;
     items.push({
       subtask: t.subtask,
+      itemId: t.itemId,
       word: wordOf(t),
       domain: t.slices.domain ?? null,
       gold: t.gold,
@@ -118,7 +125,28 @@ export function abricotAnalysisRows(items: readonly ScoredItem[], head: Head, se
       rows.push(row(head, 'word_pred_std', ws, { value: w.predStd, n: w.contexts, reason: 'one context' }));
     }
   }
+  rows.push(subtaskContrast(items, head, seed, iterations));
   return rows;
+}
+
+const pearsonOf = (units: readonly ScoredItem[]): number | null =>
+  pearson(
+    units.map((u) => u.predicted),
+    units.map((u) => u.gold),
+  ).value;
+
+/** Pearson of inclusiveness − Pearson of abstractness, paired by row (see the file header). */
+function subtaskContrast(items: readonly ScoredItem[], head: Head, seed: number, iterations?: number): MetricRow {
+  const by = (subtask: string) => new Map(items.filter((i) => i.subtask === subtask).map((i) => [i.itemId, i]));
+  const paired = pairedBootstrap(by('abstractness'), by('inclusiveness'), pearsonOf, { seed, ...(iterations ? { iterations } : {}) });
+  const reason = paired.units === 0 ? 'no row judged on both subtasks' : 'Pearson undefined on a subtask (constant predictions or gold)';
+  return row(head, 'pearson_subtask_diff', 'contrast=inclusiveness-abstractness', {
+    value: paired.diff,
+    low: paired.low,
+    high: paired.high,
+    n: paired.units,
+    reason,
+  });
 }
 
 /** The analyses as ABRICOT's own metrics (computed alike for local runs and cloud aggregates). */

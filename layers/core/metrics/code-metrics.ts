@@ -66,19 +66,19 @@ function fromRatio(units: readonly CodeUnit[], ratio: (u: CodeUnit) => Ratio, re
 export const accuracyRatio = (u: CodeUnit): Ratio => (u.samples > 0 ? [u.bestFraction ?? 0, 1] : [0, 0]);
 
 /**
- * Strict accuracy's contribution of one task: 1 when its best sample passes every test (the
- * all-tests counterpart of accuracy's best fraction), else 0.
+ * Strict accuracy's contribution of one task, as APPS's evaluation code computes it: 1 when
+ * every one of its scored samples passes every test, else 0.
  *
- * The RoCode paper (§4.1) defines accuracy as "the average maximum number of tests passed per
- * problem" and strict accuracy as "the average number of times a problem has passed all tests".
- * Its Table 4 rules out the mean-over-samples reading (that is pass@1 exactly, and the table
- * has strict accuracy 0.39 vs pass@1 0.1 for replit-code-v1-3b, 0.79 vs 0.27 for WizardCoder),
- * so strict accuracy is read, like accuracy, over each problem's best sample. The table is not
- * consistent with this reading either (with n = 10 samples it equals pass@10, reported at
- * 7.74 vs 0.39; open-llama has pass@1 0.05 with strict accuracy 0.0): no single reading fits it.
- * Always pass@1 ≤ strict accuracy ≤ accuracy; with n samples it equals pass@n.
+ * hendrycks/apps, eval/test_one_solution.py `print_results` (commit 362aedc3): per problem the
+ * results of all its generations form one array, and "Strict Accuracy (all test cases passed /
+ * total problems)" is the mean over problems of `np.all(problem_results > 0)`: every test of
+ * every generation. The RoCode paper (§4.1) defines strict accuracy as "the average number of
+ * times a problem has passed all tests" and cites APPS. Pass@1 ≥ strict accuracy always; with one
+ * sample per task the two are the same number, so strict accuracy is then left absent
+ * ({@link strictAccuracyOfUnits}). docs/reproducing-papers.md says which reading fits which
+ * relation of the paper's Table 4 (none fits all).
  */
-export const strictAccuracyRatio = (u: CodeUnit): Ratio => (u.samples > 0 ? [u.ok > 0 ? 1 : 0, 1] : [0, 0]);
+export const strictAccuracyRatio = (u: CodeUnit): Ratio => (u.samples > 0 ? [u.ok === u.samples ? 1 : 0, 1] : [0, 0]);
 
 /** Compile-error rate's contribution of one task: its CE samples over its scored samples. */
 export const compileErrorRatio = (u: CodeUnit): Ratio => [u.ce, u.samples];
@@ -99,8 +99,15 @@ export function accuracyOfUnits(units: readonly CodeUnit[]): Counted {
   return fromRatio(units, accuracyRatio, () => noScored(units));
 }
 
-/** Share of tasks whose best sample passes every test (see {@link strictAccuracyRatio}); n = tasks. */
+/**
+ * Share of tasks every scored sample of which passes every test (APPS's strict accuracy, see
+ * {@link strictAccuracyRatio}); n = tasks. Absent when no task has two scored samples: it
+ * would be pass@1 under a second name.
+ */
 export function strictAccuracyOfUnits(units: readonly CodeUnit[]): Counted {
+  if (units.some((u) => u.samples > 0) && units.every((u) => u.samples <= 1)) {
+    return { ...absent('one scored sample per task: strict accuracy equals pass@1'), n: 0 };
+  }
   return fromRatio(units, strictAccuracyRatio, () => noScored(units));
 }
 

@@ -47,13 +47,12 @@ export function metricCI<U>(metric: MetricSpec<U>, units: readonly U[], opts: Bo
 export function metricPaired<U>(metric: MetricSpec<U>, a: ReadonlyMap<string, U>, b: ReadonlyMap<string, U>, opts: BootstrapOptions): PairedResult {
   if (!metric.ratio) return pairedBootstrap(a, b, (u) => metric.evaluate(u).value, opts);
   const keys = commonKeys(a, b);
-  const statA = ratioStatistic(
-    keys.map((k) => a.get(k) as U),
-    metric.ratio,
-  );
-  const statB = ratioStatistic(
-    keys.map((k) => b.get(k) as U),
-    metric.ratio,
-  );
-  return pairedBootstrapIndexed(keys.length, statA, statB, opts);
+  const unitsA = keys.map((k) => a.get(k) as U);
+  const unitsB = keys.map((k) => b.get(k) as U);
+  // A metric its own definition leaves absent (strict accuracy with one sample per task) is
+  // not compared through its ratio either.
+  if (metric.evaluate(unitsA).value === null || metric.evaluate(unitsB).value === null) {
+    return { a: null, b: null, diff: null, low: null, high: null, pShare: null, units: keys.length };
+  }
+  return pairedBootstrapIndexed(keys.length, ratioStatistic(unitsA, metric.ratio), ratioStatistic(unitsB, metric.ratio), opts);
 }

@@ -1,7 +1,12 @@
 /**
- * ABRICOT's Italian prompts, in the two published forms:
+ * ABRICOT's Italian prompts, in the published forms:
  *
- * - **paper**: the text of the paper's Fig. 2 (CLiC-it 2024, CEUR Vol-3878, paper 128), as
+ * - **authors**: the first author's lm-eval task, as run for the paper
+ *   (gpucce/lm-evaluation-harness, branch add_abricot, commit 4d8bb2d6, 2024-09-16,
+ *   `lm_eval/tasks/abricot/utils.py`): the request line, the sentence on its own line,
+ *   "Descrizione dei valori:", one line per value with the two "prola" typos, a final newline,
+ *   no final full stop.
+ * - **figure**: the text of the paper's Fig. 2 (CLiC-it 2024, CEUR Vol-3878, paper 128), as
  *   printed: running text (the figure's line ends are layout; words hyphenated across a line
  *   end, "De-scrizione", "lieve-mente", "ani-male", are joined), the target word and the
  *   sentence in place of the figure's placeholders "parola" and "frase", the two typos kept
@@ -10,6 +15,11 @@
  * - **calamita**: the CALAMITA task file (CALAMITA-AILC/lm-evaluation-harness
  *   `lm_eval/tasks/abricot/utils.py` at commit f067d8bb): the request line, the sentence on
  *   its own line, "Descrizione dei valori:", one line per value, a final newline; no typos.
+ * - **harness**: the CALAMITA organisers' harness of record (CALAMITA-AILC/CALAMITA-harness
+ *   commit 1167acce, 2024-11-12, unchanged through 2f7e3230; the same file in
+ *   CALAMITA-AILC/calamita-eval 4471a174, `tasks/abricot/utils.py`): the fork's prompt, then a
+ *   blank line and "Rispondi esclusivamente con il numero scelto senza aggiungere nessuna
+ *   spiegazione" and a newline.
  *
  * Few-shot text follows lm-eval's layout for both: each solved example is its prompt, the
  * target delimiter " " and its gold digit; examples are joined, and followed, by a blank line.
@@ -81,11 +91,29 @@ export function abricotPaperPrompt(task: Item): string {
   return `Assegna un valore di ${scale.noun} da 1 a 5 alla parola ${task.target} nel contesto della frase seguente: ${task.text} Descrizione dei valori: ${values}${scale.paperEnd}`;
 }
 
-/** The CALAMITA task file's prompt for one item (ends with a newline; a choice follows after " "). */
-export function abricotCalamitaPrompt(task: Item): string {
+/** The request, the sentence and the values one per line, as lm-eval task files write them. */
+function linedPrompt(task: Item, values: readonly string[]): string {
   const scale = scaleOf(task.subtask);
-  const values = scale.calamita.map((d, i) => `${i + 1} - ${d}`).join('\n');
-  return `Assegna un valore di ${scale.noun} da 1 a 5 alla parola ${task.target} nel contesto della frase seguente:\n${task.text}\nDescrizione dei valori:\n${values}\n`;
+  const lines = values.map((d, i) => `${i + 1} - ${d}`).join('\n');
+  return `Assegna un valore di ${scale.noun} da 1 a 5 alla parola ${task.target} nel contesto della frase seguente:\n${task.text}\nDescrizione dei valori:\n${lines}\n`;
+}
+
+/** The authors' lm-eval task prompt (the paper's values, typos kept, one per line; ends with a newline). */
+export function abricotAuthorsPrompt(task: Item): string {
+  return linedPrompt(task, scaleOf(task.subtask).paper);
+}
+
+/** The CALAMITA fork's task file prompt for one item (ends with a newline; a choice follows after " "). */
+export function abricotCalamitaPrompt(task: Item): string {
+  return linedPrompt(task, scaleOf(task.subtask).calamita);
+}
+
+/** The answer instruction the CALAMITA organisers' harness appends after a blank line. */
+export const CALAMITA_ANSWER_LINE = 'Rispondi esclusivamente con il numero scelto senza aggiungere nessuna spiegazione';
+
+/** The CALAMITA organisers' harness prompt: the fork's, a blank line, the answer instruction, a newline. */
+export function abricotHarnessPrompt(task: Item): string {
+  return `${abricotCalamitaPrompt(task)}\n${CALAMITA_ANSWER_LINE}\n`;
 }
 
 /** lm-eval's `target_delimiter` and `fewshot_delimiter` (lm_eval/api/task.py, TaskConfig defaults, v0.4). */

@@ -1,9 +1,10 @@
 /**
  * Chat templates polyeval renders itself, for prompts that reach a model as raw text (the
- * likelihood mode's `/completions` echo, TGI's `inputs`): the instruct models the ABRICOT
- * paper evaluated (Llama 3.1 Instruct, Mistral 7B Instruct) saw their chat template, and the
- * log-likelihood of a choice depends on it. Chat endpoints (next-token, digit-parse) apply
- * the served model's own template instead; the run's manifest says which applied.
+ * likelihood mode's `/completions` echo, TGI's `inputs`), when asked with `--chat-template`:
+ * the ABRICOT authors' lm-eval runs applied none (nothing in the paper or their task says
+ * otherwise), so none is the default; a template changes the log-likelihood of a choice, and
+ * this is how to measure by how much. Chat endpoints (next-token, digit-parse) apply the
+ * served model's own template instead; the run's manifest says which applied.
  *
  * Each template renders the messages as the model's Hugging Face `tokenizer_config.json`
  * template does with `add_generation_prompt=True`, except the leading BOS token: servers add

@@ -26,3 +26,21 @@ export const KOTLIN_RECIPE = {
   stop: KOTLIN_STOP_SEQUENCES,
   n: 1,
 } as const;
+
+/**
+ * The card's post-processing as its code runs it (`clean_asnwer` in the Kotlin_HumanEval card's
+ * example script, JetBrains/Kotlin_HumanEval README): the generated text there is the decoded
+ * whole sequence, prompt included; the function returns the lines after the first line that
+ * starts with `fun ` (column 0), or the text unchanged when no line does. Its comment removal
+ * computes a cleaned string but then splits the original one, so comments stay. Here the
+ * completion is appended to the row's prompt first, to give the same text.
+ *
+ * @example
+ * cardCompletion('/** KDoc *\/\nfun f(): Int {\n', '    return 1\n}\n'); // '    return 1\n}\n'
+ */
+export function cardCompletion(prompt: string, completion: string): string {
+  const text = `${prompt}${completion}`;
+  const lines = text.split('\n');
+  const signature = lines.findIndex((line) => line.startsWith('fun '));
+  return signature < 0 ? text : lines.slice(signature + 1).join('\n');
+}

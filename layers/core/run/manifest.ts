@@ -2,7 +2,7 @@
  * The run manifest (DESIGN §2 plan): exactly what ran, so a result can be reproduced.
  */
 import { z } from 'zod';
-import { PROMPT_LANGUAGES, TIME_CLOCKS, type ProtocolChoice, type RunProtocol } from '../benchmarks/protocol.ts';
+import { GOLD_RULES, PROMPT_LANGUAGES, TIME_CLOCKS, type ProtocolChoice, type RunProtocol } from '../benchmarks/protocol.ts';
 import { CHAT_TEMPLATE_NAMES } from '../prompts/chat-templates.ts';
 import { findBenchmark } from '../benchmarks/registry.ts';
 import { LikertModeSchema, type GenerationParams, type LikertScoring } from '../models/provider.ts';
@@ -128,9 +128,14 @@ export function protocolChoiceOfManifest(manifest: Pick<Manifest, 'protocol'> & 
   const p = manifest.protocol;
   // Planned before protocols existed: the benchmark says how it behaved then (its default
   // protocol when it does not say).
-  if (!p) return { ...(manifest.benchmark ? findBenchmark(manifest.benchmark.id)?.legacyProtocolChoice : undefined) };
+  const benchmark = manifest.benchmark ? findBenchmark(manifest.benchmark.id) : undefined;
+  if (!p) return { ...benchmark?.legacyProtocolChoice };
+  const renamed = benchmark?.renamedProtocol?.(p);
   return {
-    protocol: p.name,
+    protocol: renamed?.protocol ?? p.name,
+    ...(renamed?.gold !== undefined ? { gold: renamed.gold } : {}),
+    ...(isOneOf(GOLD_RULES, p.overrides.gold) ? { gold: p.overrides.gold } : {}),
+    ...(typeof p.overrides.shot_seed === 'number' ? { shotSeed: p.overrides.shot_seed } : {}),
     ...(p.overrides.row_limits === true ? { rowLimits: true } : {}),
     ...(p.overrides.prompt_style === 'chat' || p.overrides.prompt_style === 'completion' ? { promptStyle: p.overrides.prompt_style } : {}),
     ...(typeof p.overrides.shots === 'number' ? { shots: p.overrides.shots } : {}),

@@ -3,7 +3,7 @@
  * A bad value is rejected with a message naming the field and the reason.
  */
 import { z } from 'zod';
-import { PROMPT_LANGUAGES, PromptStyleSchema, TIME_CLOCKS, type ProtocolChoice } from '../benchmarks/protocol.ts';
+import { GOLD_RULES, PROMPT_LANGUAGES, PromptStyleSchema, TIME_CLOCKS, type ProtocolChoice } from '../benchmarks/protocol.ts';
 import { LikertModeChoiceSchema } from '../models/provider.ts';
 import { CHAT_TEMPLATE_NAMES } from '../prompts/chat-templates.ts';
 import { InputError } from '../errors.ts';
@@ -86,6 +86,10 @@ export const RunSpecSchema = z
     promptStyle: PromptStyleSchema.optional(),
     /** likert: solved examples before each item (lm-eval's --num_fewshot). */
     shots: z.number().int('must be an integer').min(0).max(64).optional(),
+    /** likert: how the human mean becomes the gold digit (authors: the ABRICOT authors' rule; equal-bins). */
+    gold: z.enum(GOLD_RULES).optional(),
+    /** likert: seed of lm-eval's few-shot draw (its fewshot_random_seed; default 1234). */
+    shotSeed: z.number().int('must be an integer').min(0).max(Number.MAX_SAFE_INTEGER).optional(),
     /** likert (ABRICOT paper): the chat template rendered for raw-text calls. */
     chatTemplate: z.enum(CHAT_TEMPLATE_NAMES).optional(),
     /** io-tests (RoCode): language of the prompt's instructions (en: the paper's translation ablation). */
@@ -128,13 +132,15 @@ export function parseRunSpec(input: unknown, origin = 'run request'): RunSpec {
 
 /** The protocol part of a run spec, as `bindProtocol` takes it. */
 export function protocolChoiceOf(
-  spec: Pick<RunSpec, 'protocol' | 'rowLimits' | 'promptStyle' | 'shots' | 'chatTemplate' | 'promptLanguage' | 'timeClock'>,
+  spec: Pick<RunSpec, 'protocol' | 'rowLimits' | 'promptStyle' | 'shots' | 'gold' | 'shotSeed' | 'chatTemplate' | 'promptLanguage' | 'timeClock'>,
 ): ProtocolChoice {
   return {
     ...(spec.protocol !== undefined ? { protocol: spec.protocol } : {}),
     ...(spec.rowLimits ? { rowLimits: true } : {}),
     ...(spec.promptStyle !== undefined ? { promptStyle: spec.promptStyle } : {}),
     ...(spec.shots !== undefined ? { shots: spec.shots } : {}),
+    ...(spec.gold !== undefined ? { gold: spec.gold } : {}),
+    ...(spec.shotSeed !== undefined ? { shotSeed: spec.shotSeed } : {}),
     ...(spec.chatTemplate !== undefined ? { chatTemplate: spec.chatTemplate } : {}),
     ...(spec.promptLanguage !== undefined ? { promptLanguage: spec.promptLanguage } : {}),
     ...(spec.timeClock !== undefined ? { timeClock: spec.timeClock } : {}),

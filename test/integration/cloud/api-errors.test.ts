@@ -56,7 +56,7 @@ describe('api errors', () => {
     expect((await call(apiEvent('DELETE', '/runs'))).status).toBe(404);
     const protocol = await call(postJson('/runs', { benchmark: 'sample/abricot', model: 'reference', protocol: 'lm-eval' }));
     expect(protocol.status).toBe(400);
-    expect(JSON.parse(protocol.body).message).toContain('unknown protocol "lm-eval" for abricot (protocols: paper, calamita)');
+    expect(JSON.parse(protocol.body).message).toContain('unknown protocol "lm-eval" for abricot (protocols: paper, paper-figure, calamita, calamita-fork)');
     const style = await call(postJson('/runs', { benchmark: 'sample/abricot', model: 'reference', promptStyle: 'text' }));
     expect(style.status).toBe(400);
     expect(JSON.parse(style.body).message).toContain('promptStyle');

@@ -244,7 +244,7 @@ describe('GET /leaderboard over runs the deployed pipeline completed (moto)', ()
   beforeAll(async () => {
     cloud = await startCloud({ results, executeLanguages: ['cpp'] });
     run.paper = await startRun({ benchmark: 'sample/abricot', model: 'reference' });
-    run.calamita = await startRun({ benchmark: 'sample/abricot', model: 'reference', protocol: 'calamita' });
+    run.calamita = await startRun({ benchmark: 'sample/abricot', model: 'reference', protocol: 'calamita-fork' });
     run.python = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2 });
     run.cpp = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'cpp', limit: 2 });
     await drive(cloud);
@@ -268,15 +268,15 @@ describe('GET /leaderboard over runs the deployed pipeline completed (moto)', ()
     await cloud?.stop();
   });
 
-  it("ranks ABRICOT's paper and calamita runs on separate boards, each by its protocol's headline on both subtasks", async () => {
+  it("ranks ABRICOT's paper and calamita-fork runs on separate boards, each by its protocol's headline on both subtasks", async () => {
     const before = athena?.queries.length ?? 0;
 
     const { status, rows } = await board({ benchmark: 'abricot' });
 
     expect(status).toBe(200);
     expect(rows.map((r) => [r.board, r.protocol, r.metric, r.slice, r.run_id])).toEqual([
-      ['sample/abricot · calamita', 'calamita', 'accuracy/subtask=abstractness', 'subtask=abstractness', run.calamita],
-      ['sample/abricot · calamita', 'calamita', 'accuracy/subtask=inclusiveness', 'subtask=inclusiveness', run.calamita],
+      ['sample/abricot · calamita-fork', 'calamita-fork', 'accuracy/subtask=abstractness', 'subtask=abstractness', run.calamita],
+      ['sample/abricot · calamita-fork', 'calamita-fork', 'accuracy/subtask=inclusiveness', 'subtask=inclusiveness', run.calamita],
       ['sample/abricot · paper', 'paper', 'pearson/subtask=abstractness', 'subtask=abstractness', run.paper],
       ['sample/abricot · paper', 'paper', 'pearson/subtask=inclusiveness', 'subtask=inclusiveness', run.paper],
     ]);
@@ -326,7 +326,7 @@ describe('GET /leaderboard over runs the deployed pipeline completed (moto)', ()
   });
 
   it('keeps only the boards of the protocol, language or dataset asked for', async () => {
-    expect((await board({ benchmark: 'abricot', protocol: 'calamita' })).rows.map((r) => r.run_id)).toEqual([run.calamita, run.calamita]);
+    expect((await board({ benchmark: 'abricot', protocol: 'calamita-fork' })).rows.map((r) => r.run_id)).toEqual([run.calamita, run.calamita]);
     expect((await board({ benchmark: 'rocode', language: 'cpp' })).rows.map((r) => r.run_id)).toEqual([run.cpp]);
     expect((await board({ benchmark: 'abricot', dataset: 'sample/abricot' })).rows).toHaveLength(4);
     expect(await board({ benchmark: 'abricot', dataset: 'abricot' })).toMatchObject({ status: 200, rows: [] });
@@ -336,7 +336,7 @@ describe('GET /leaderboard over runs the deployed pipeline completed (moto)', ()
     const { rows } = await board({ benchmark: 'abricot', metric: 'accuracy', slice: 'subtask=abstractness' });
 
     expect(rows.map((r) => [r.board, r.metric])).toEqual([
-      ['sample/abricot · calamita', 'accuracy/subtask=abstractness'],
+      ['sample/abricot · calamita-fork', 'accuracy/subtask=abstractness'],
       ['sample/abricot · paper', 'accuracy/subtask=abstractness'],
     ]);
   });
@@ -345,6 +345,6 @@ describe('GET /leaderboard over runs the deployed pipeline completed (moto)', ()
     const response = await board({ benchmark: 'abricot', protocol: 'nope' });
 
     expect(response.status).toBe(400);
-    expect(response.message).toBe('field "protocol": unknown protocol "nope" for abricot (protocols: paper, calamita)');
+    expect(response.message).toBe('field "protocol": unknown protocol "nope" for abricot (protocols: paper, paper-figure, calamita, calamita-fork)');
   });
 });

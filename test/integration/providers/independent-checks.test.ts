@@ -6,6 +6,7 @@
  * than their Content-Length. Every item must end predicted as the model prefers: no SE, no answer
  * scored from a broken body, every fault retried.
  */
+import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,8 @@ const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l) as { text: string; abs_mean: number; inc_mean: number });
-const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
+// The paper protocol's gold: the ABRICOT authors' rule (layers/core/benchmarks/likert-gold.ts).
+const gold = (mean: number): number => calamitaGold(mean);
 
 /** The digit the fake model answers: the gold of the open (last) question. */
 function preferred(context: string): string {

@@ -4,6 +4,7 @@
  * reason in the manifest, and every item predicts exactly the digit the model prefers —
  * never a column of SE.
  */
+import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +36,8 @@ const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l) as Item);
-const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
+// The paper protocol's gold: the ABRICOT authors' rule (see likert-gold.ts).
+const gold = (mean: number): number => calamitaGold(mean);
 
 /** The digit the fake model prefers after a prompt: the gold of the open (last) question. */
 function preferred(context: string): string {
@@ -138,8 +140,11 @@ describe('ABRICOT on every server flavour', () => {
     const manifest = await requireManifest(home, result?.run_id ?? '');
     expect(manifest.likert_mode, JSON.stringify(manifest.likert_scoring)).toBe(c.mode);
     expect(manifest.likert_scoring).toMatchObject({ mode: c.mode, method: c.method, reason: expect.any(String) });
-    if (c.warning) expect(manifest.warnings).toEqual([expect.stringMatching(c.warning)]);
-    else expect(manifest.warnings).toEqual([]);
+    // The paper protocol sends lm-eval's one text; a chat-only endpoint gets it as one user
+    // turn, and the manifest says so.
+    const warnings = (manifest.warnings ?? []).filter((w) => !/completion-style prompts are sent in their chat form/.test(w));
+    if (c.warning) expect(warnings).toEqual([expect.stringMatching(c.warning)]);
+    else expect(warnings).toEqual([]);
     // The manifest says whether a chat template shaped the prompt (none was asked for here).
     expect(manifest.prompt_notes?.[0]).toMatch(
       c.mode === 'likelihood' ? /no chat template applied/ : /chat endpoints apply the served model's own chat template/,

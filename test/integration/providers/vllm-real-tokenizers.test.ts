@@ -6,6 +6,7 @@
  * Every item must predict the digit the fake model prefers, in both token spellings vLLM
  * has used (`convert_ids_to_tokens` pieces and per-id `decode`).
  */
+import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,8 @@ const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l) as Item);
-const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
+// The paper protocol's gold: the ABRICOT authors' rule (layers/core/benchmarks/likert-gold.ts).
+const gold = (mean: number): number => calamitaGold(mean);
 
 /** The digit the fake model prefers after a prompt: the gold of the open (last) question. */
 function preferred(context: string): string {

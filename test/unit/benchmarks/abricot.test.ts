@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { abricot, discretise, selectShots } from '#core/benchmarks/abricot.ts';
+import { bindProtocol } from '#core/benchmarks/protocol.ts';
 import { parseLikertAnswer } from '#core/scoring/likert.ts';
 import { InputError } from '#core/errors.ts';
 import type { LikertTask } from '#core/types.ts';
@@ -84,41 +85,77 @@ describe('gold discretisation', () => {
   });
 });
 
+describe("the authors' gold digit (paper protocol, the default)", () => {
+  // gpucce/lm-evaluation-harness commit 4d8bb2d6a0a246e51a4b4bddfd2e9d1666cbee09 (branch
+  // add_abricot), lm_eval/tasks/abricot/utils.py, process_docs_abs (process_docs_inc alike):
+  //     doc["abs"] = round(5 * doc["abs_mean"])
+  //     if doc["abs"] == 5:
+  //         doc["abs"] = 4
+  //     doc["label"] = doc["abs"]
+  //     doc["choices"] = ["1", "2", "3", "4", "5"]
+  // so the gold digit is choices[label] = label + 1, with Python 3's round (ties to even).
+  // Expected digits computed with CPython 3.11.7: [min(4, round(5 * m)) + 1 for m in means].
+  it.each([
+    // mean, 5·mean, authors' digit, equal-bins digit
+    [0, 0, 1, 1],
+    [0.1, 0.5, 1, 1], // round(0.5) = 0
+    [0.14, 0.7000000000000001, 2, 1],
+    [0.2, 1, 2, 2],
+    [0.3, 1.5, 3, 2], // round(1.5) = 2
+    [0.34, 1.7000000000000002, 3, 2],
+    [0.5, 2.5, 3, 3], // round(2.5) = 2
+    [0.54, 2.7, 4, 3],
+    [0.7, 3.5, 5, 4], // round(3.5) = 4
+    [0.74, 3.7, 5, 4],
+    [0.9, 4.5, 5, 5], // round(4.5) = 4
+    [0.94, 4.699999999999999, 5, 5],
+    [1, 5, 5, 5], // round(5) = 5, lowered to 4
+  ])('gives mean %f (5·mean = %f) the digit %i, and %i with --gold equal-bins', (mean, fiveTimes, authors, bins) => {
+    expect(5 * mean).toBe(fiveTimes);
+    const [abs, inc] = abricot.parseRow({ ...row, abs_mean: mean, inc_mean: mean }, loc);
+    expect([abs?.gold, inc?.gold]).toEqual([authors, authors]);
+    const [binned] = bindProtocol(abricot, { gold: 'equal-bins' }).parseRow({ ...row, abs_mean: mean }, loc);
+    expect(binned?.gold).toBe(bins);
+  });
+});
+
 describe('few-shot prompt', () => {
   const tasks = pool(20);
 
-  it('draws three solved examples of the same subtask, never the item itself nor its word', () => {
+  it('draws three solved examples of the same subtask, never the item itself', () => {
     for (const task of tasks) {
       const shots = selectShots(task, tasks);
       expect(shots).toHaveLength(3);
       for (const s of shots) {
         expect(s.subtask).toBe(task.subtask);
         expect(s.itemId).not.toBe(task.itemId);
-        expect(s.lemma).not.toBe(task.lemma);
       }
     }
   });
 
   it('chooses the same shots on every call (reproducible runs)', () => {
     const task = tasks[5] as LikertTask;
-    expect(selectShots(task, tasks).map((t) => t.id)).toEqual(selectShots(task, [...tasks].reverse()).map((t) => t.id));
+    expect(selectShots(task, tasks).map((t) => t.id)).toEqual(selectShots(task, [...tasks]).map((t) => t.id));
   });
 
   it('asks in Italian with the five value descriptions, shots answered with their gold', () => {
     const task = tasks[0] as LikertTask;
     const prompt = abricot.buildPrompt(task, { pool: tasks });
-    const last = prompt.messages.at(-1)?.content ?? '';
-    expect(last).toContain(
-      `Assegna un valore di astrazione da 1 a 5 alla parola ${task.target} nel contesto della frase seguente: ${task.text} Descrizione dei valori:`,
+    const text = prompt.completion ?? '';
+    expect(text).toContain(
+      `Assegna un valore di astrazione da 1 a 5 alla parola ${task.target} nel contesto della frase seguente:\n${task.text}\nDescrizione dei valori:\n`,
     );
-    expect(last).toContain('1 - La parola è estremamente concreta');
-    expect(last).toContain('5 - La parola è estremamente astratta');
-    expect(prompt.messages).toHaveLength(7);
+    expect(text).toContain('1 - La parola è estremamente concreta');
+    expect(text).toContain('5 - La parola è estremamente astratta');
     const shots = selectShots(task, tasks);
-    expect(prompt.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(shots.map((s) => String(s.gold)));
-    expect(prompt.completion?.endsWith(last)).toBe(true);
+    expect(
+      text
+        .split('\n\n')
+        .slice(0, 3)
+        .map((part) => part.slice(-1)),
+    ).toEqual(shots.map((s) => String(s.gold)));
     const inc = abricot.buildPrompt(tasks[1] as LikertTask, { pool: tasks });
-    expect(inc.messages.at(-1)?.content).toContain('Assegna un valore di inclusività da 1 a 5');
+    expect(inc.completion).toContain('Assegna un valore di inclusività da 1 a 5');
   });
 });
 

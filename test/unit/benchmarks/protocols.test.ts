@@ -51,15 +51,15 @@ describe('choosing a protocol', () => {
     expect(rocode.protocol.name).toBe('paper');
     expect(abricot.protocol.name).toBe('paper');
     expect(kotlinHumanEval.protocol.name).toBe('mxeval');
-    expect(abricot.protocols.map((p) => p.name)).toEqual(['paper', 'calamita']);
+    expect(abricot.protocols.map((p) => p.name)).toEqual(['paper', 'paper-figure', 'calamita', 'calamita-fork']);
   });
 
   it("rejects an unknown protocol naming the benchmark's choices", () => {
     expect(() => bindProtocol(abricot, { protocol: 'harness' })).toThrow(InputError);
     expect(() => bindProtocol(abricot, { protocol: 'harness' })).toThrow(
-      'field "protocol": unknown protocol "harness" for abricot (protocols: paper, calamita)',
+      'field "protocol": unknown protocol "harness" for abricot (protocols: paper, paper-figure, calamita, calamita-fork)',
     );
-    expect(() => parseBenchmarkSpec('sample/rocode', { protocol: 'calamita' })).toThrow('(protocols: paper)');
+    expect(() => parseBenchmarkSpec('sample/rocode', { protocol: 'calamita' })).toThrow('(protocols: paper, infoarena)');
   });
 
   it('records --row-limits and --prompt-style as overrides and survives a round trip through the manifest', () => {
@@ -128,23 +128,26 @@ describe('RoCode paper protocol', () => {
 });
 
 describe('ABRICOT protocols', () => {
-  // Four words: a shot never shows the evaluated word.
   const rows = [item('a', 0.3, 0.7), item('b', 0.1, 0.9), item('c', 0.5, 0.5), item('d', 0.62, 0.2)].map((r, i) => ({
     ...r,
     target_token: ['lampada', 'gatto', 'pane', 'treno'][i],
   }));
 
-  it('paper: 3-shot chat prompt and gold in five equal bins; calamita: zero-shot text and rounded gold', () => {
+  it("paper: 3-shot text and the authors' gold; --gold equal-bins the five equal bins; calamita-fork: zero-shot text, accuracy", () => {
     const paperTasks = rows.flatMap((r) => abricot.parseRow(r, loc)) as LikertTask[];
-    const calamita = bindProtocol(abricot, { protocol: 'calamita' });
-    const calamitaTasks = rows.flatMap((r) => calamita.parseRow(r, loc)) as LikertTask[];
-    expect(paperTasks.map((t) => t.gold)).toEqual([2, 4, 1, 5, 3, 3, 4, 2]);
-    expect(calamitaTasks.map((t) => t.gold)).toEqual([3, 5, 1, 5, 3, 3, 4, 2]);
+    const bins = bindProtocol(abricot, { gold: 'equal-bins' });
+    expect(bins.protocol.overrides).toEqual({ gold: 'equal-bins' });
+    const binTasks = rows.flatMap((r) => bins.parseRow(r, loc)) as LikertTask[];
+    const fork = bindProtocol(abricot, { protocol: 'calamita-fork' });
+    const forkTasks = rows.flatMap((r) => fork.parseRow(r, loc)) as LikertTask[];
+    expect(binTasks.map((t) => t.gold)).toEqual([2, 4, 1, 5, 3, 3, 4, 2]);
+    expect(paperTasks.map((t) => t.gold)).toEqual([3, 5, 1, 5, 3, 3, 4, 2]);
+    expect(forkTasks.map((t) => t.gold)).toEqual([3, 5, 1, 5, 3, 3, 4, 2]);
     const first = paperTasks[0] as LikertTask;
     const paperPrompt = abricot.buildPrompt(first, { pool: paperTasks });
-    expect(paperPrompt.style).toBe('chat');
-    expect(paperPrompt.messages.filter((m) => m.role === 'assistant')).toHaveLength(3);
-    const prompt = calamita.buildPrompt(calamitaTasks[0] as LikertTask, { pool: calamitaTasks });
+    expect(paperPrompt.style).toBe('completion');
+    expect(paperPrompt.completion?.split('Assegna un valore').length).toBe(5);
+    const prompt = fork.buildPrompt(forkTasks[0] as LikertTask, { pool: forkTasks });
     expect(prompt.style).toBe('completion');
     expect(prompt.messages).toHaveLength(1);
     const lines = (prompt.completion ?? '').split('\n');
@@ -153,7 +156,22 @@ describe('ABRICOT protocols', () => {
     expect(lines[2]).toBe('Descrizione dei valori:');
     expect(lines.slice(3, 8).map((l) => l.slice(0, 4))).toEqual(['1 - ', '2 - ', '3 - ', '4 - ', '5 - ']);
     expect(prompt.completion?.endsWith('\n')).toBe(true);
-    expect(calamita.protocol.settings.headline).toBe('accuracy');
+    expect(fork.protocol.settings.headline).toBe('accuracy');
+  });
+
+  it('refuses --gold and --shot-seed where no gold or shots apply, and a bad rule', () => {
+    expect(() => bindProtocol(rocode, { gold: 'authors' })).toThrow('--gold does not apply to rocode');
+    expect(() => bindProtocol(rocode, { shotSeed: 3 })).toThrow('--shot-seed does not apply to rocode');
+    expect(() => bindProtocol(abricot, { gold: 'median' as never })).toThrow('unknown gold rule "median" (rules: authors, equal-bins)');
+  });
+
+  it('resumes a run planned before the protocols were renamed with the protocol it followed', () => {
+    const oldPaper = { name: 'paper', settings: { ...abricot.protocol.settings, source: undefined, gold: 'equal-bins' as const }, overrides: {} };
+    expect(protocolChoiceOfManifest({ protocol: oldPaper, benchmark: { id: 'abricot' } })).toEqual({ protocol: 'paper-figure', gold: 'equal-bins' });
+    const oldCalamita = { name: 'calamita', settings: { ...abricot.protocol.settings, source: undefined }, overrides: { shots: 2 } };
+    expect(protocolChoiceOfManifest({ protocol: oldCalamita, benchmark: { id: 'abricot' } })).toEqual({ protocol: 'calamita-fork', shots: 2 });
+    const now = bindProtocol(abricot, { gold: 'equal-bins', shotSeed: 9 });
+    expect(bindProtocol(abricot, protocolChoiceOfManifest({ protocol: now.protocol, benchmark: { id: 'abricot' } })).protocol).toEqual(now.protocol);
   });
 });
 

@@ -14,7 +14,7 @@ const accuracy = overGroups(accuracyOfUnits);
 const strictAccuracy = overGroups(strictAccuracyOfUnits);
 const compileErrorRate = overGroups(compileErrorRateOfUnits);
 
-// Task A (4 tests): OK 4/4, WA 2/4, CE            → best 1,   strict 1/3, 1 CE of 3
+// Task A (4 tests): OK 4/4, WA 2/4, CE            → best 1,   not strict, 1 CE of 3
 // Task B (5 tests): WA 1/5, TLE 3/5, SE (5/5!)     → best 3/5, strict 0,   0 CE of 2, 1 SE
 // Task C (2 tests): SE, SE                         → no scored sample, 2 SE
 const records = [
@@ -34,9 +34,16 @@ describe('code metrics', () => {
     expect(accuracy(groups)).toEqual({ value: (1 + 3 / 5) / 2, n: 2, excluded: 3 });
   });
 
-  it('counts the share of tasks whose best sample passes every test (not the mean over samples, which is pass@1)', () => {
-    // Task A: 1 of its 3 scored samples passes every test; task B: none.
-    expect(strictAccuracy(groups)).toEqual({ value: (1 + 0) / 2, n: 2, excluded: 3 });
+  it('counts a task only when every scored sample passes every test (APPS print_results: np.all over generations and tests)', () => {
+    // Task A: 1 of its 3 scored samples passes every test; task B: none. Neither counts.
+    expect(strictAccuracy(groups)).toEqual({ value: 0, n: 2, excluded: 3 });
+    const allPass = [[codeSample('E', 'OK', 3, 3), codeSample('E', 'OK', 3, 3)], ...groups];
+    expect(strictAccuracy(allPass)).toEqual({ value: 1 / 3, n: 3, excluded: 3 });
+  });
+
+  it('is absent when no task has two scored samples: it would be pass@1 under a second name', () => {
+    const single = [[codeSample('F', 'OK', 2, 2)], [codeSample('G', 'WA', 1, 2)]];
+    expect(strictAccuracy(single)).toMatchObject({ value: null, reason: 'one scored sample per task: strict accuracy equals pass@1' });
   });
 
   it('counts compile errors over scored samples only', () => {
@@ -63,7 +70,8 @@ describe('code metrics', () => {
   it('scores a task without tests by its verdict', () => {
     const noTests = [[codeSample('D', 'WA', 0, 0), codeSample('D', 'OK', 0, 0)]];
     expect(accuracy(noTests).value).toBe(1);
-    expect(strictAccuracy(noTests).value).toBe(1);
+    expect(strictAccuracy(noTests).value).toBe(0);
+    expect(strictAccuracy([[codeSample('D', 'OK', 0, 0), codeSample('D', 'OK', 0, 0)]]).value).toBe(1);
   });
 
   it('gives a compiled-out sample no credit even if tests_passed says otherwise', () => {

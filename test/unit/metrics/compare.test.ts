@@ -22,7 +22,7 @@ describe('compareRuns', () => {
   const rows = compareRuns(runA, runB, { scorer: 'io-tests', n: 1, seed: 9, iterations: 500 });
 
   it('finds an obvious improvement as a positive difference with a small opposite share', () => {
-    const strict = row(rows, 'strict_accuracy', 'all');
+    const strict = row(rows, 'pass@1', 'all');
     expect(strict).toMatchObject({ a: 0.25, b: 0.75, diff: 0.5, units: 40, reason: null });
     expect(strict.ci_low).toBeGreaterThan(0);
     expect(strict.ci_high).toBeLessThanOrEqual(1);
@@ -35,13 +35,17 @@ describe('compareRuns', () => {
     expect(row(rows, 'accuracy', 'difficulty=easy').units).toBe(20);
   });
 
+  it('compares no strict accuracy when each task has one sample (it would be pass@1)', () => {
+    expect(row(rows, 'strict_accuracy', 'all')).toMatchObject({ diff: null, reason: 'one scored sample per task: strict accuracy equals pass@1' });
+  });
+
   it('reports an absent metric with the reason', () => {
     // The comparison's n (the smaller run's) is below k: a reason of the comparison, not of run a.
     expect(row(rows, 'pass@10', 'all')).toMatchObject({ diff: null, pShare: null, reason: 'n=1 < k=10' });
   });
 
   it('reports a worsening when the runs are swapped', () => {
-    const swapped = row(compareRuns(runB, runA, { scorer: 'io-tests', n: 1, seed: 9, iterations: 500 }), 'strict_accuracy', 'all');
+    const swapped = row(compareRuns(runB, runA, { scorer: 'io-tests', n: 1, seed: 9, iterations: 500 }), 'pass@1', 'all');
     expect(swapped.diff).toBe(-0.5);
     expect(swapped.ci_high).toBeLessThan(0);
   });

@@ -46,7 +46,8 @@ describe('computeMetrics for io-tests', () => {
 
   it('computes the hand-computed values over tasks with SE samples excluded', () => {
     expect(row(rows, 'accuracy', 'all')).toMatchObject({ value: 0.5, n: 3, run_id: 'r1', benchmark: 'rocode', model: 'm' });
-    expect(row(rows, 'strict_accuracy', 'all').value).toBeCloseTo(1 / 3, 15);
+    // One sample per task: strict accuracy would equal pass@1, so it is absent.
+    expect(row(rows, 'strict_accuracy', 'all')).toMatchObject({ value: null, reason: 'one scored sample per task: strict accuracy equals pass@1' });
     expect(row(rows, 'pass@1', 'all').value).toBeCloseTo(1 / 3, 15);
     expect(row(rows, 'compile_error_rate', 'all').value).toBeCloseTo(1 / 3, 15);
     expect(row(rows, 'system_error_rate', 'all')).toMatchObject({ value: 0.25, n: 4 });
@@ -66,6 +67,16 @@ describe('computeMetrics for io-tests', () => {
 
   it('reproduces the same table from the same seed', () => {
     expect(computeMetrics(records, opts)).toEqual(rows);
+  });
+
+  it("with the paper's 10 samples, strict accuracy (APPS: every sample passes) differs from pass@1 and pass@10", () => {
+    // P1: 10 of 10 samples pass · P2: 3 of 10 · P3: none.
+    const samples = (task: string, ok: number) =>
+      Array.from({ length: 10 }, (_, i) => (i < ok ? codeSample(task, 'OK', 2, 2, { sample: i }) : codeSample(task, 'WA', 1, 2, { sample: i })));
+    const ten = computeMetrics([...samples('P1', 10), ...samples('P2', 3), ...samples('P3', 0)], { ...opts, n: 10 });
+    expect(row(ten, 'strict_accuracy', 'all').value).toBeCloseTo(1 / 3, 15);
+    expect(row(ten, 'pass@1', 'all').value).toBeCloseTo((1 + 0.3 + 0) / 3, 15);
+    expect(row(ten, 'pass@10', 'all').value).toBeCloseTo(2 / 3, 15);
   });
 });
 

@@ -72,11 +72,11 @@ describe('across-word and within-word correlation', () => {
 
 describe('ABRICOT analysis rows', () => {
   const items: ScoredItem[] = [
-    { subtask: 'abstractness', word: 'a', domain: 'howto', gold: 1, goldMean: 0.1, predicted: 1 },
-    { subtask: 'abstractness', word: 'a', domain: 'subtitles', gold: 2, goldMean: 0.3, predicted: 2 },
-    { subtask: 'abstractness', word: 'b', domain: 'howto', gold: 5, goldMean: 0.9, predicted: 4 },
-    { subtask: 'abstractness', word: 'b', domain: 'subtitles', gold: 3, goldMean: 0.5, predicted: 5 },
-    { subtask: 'abstractness', word: 'c', domain: 'howto', gold: 3, goldMean: 0.4, predicted: 3 },
+    { subtask: 'abstractness', itemId: 'i0', word: 'a', domain: 'howto', gold: 1, goldMean: 0.1, predicted: 1 },
+    { subtask: 'abstractness', itemId: 'i1', word: 'a', domain: 'subtitles', gold: 2, goldMean: 0.3, predicted: 2 },
+    { subtask: 'abstractness', itemId: 'i2', word: 'b', domain: 'howto', gold: 5, goldMean: 0.9, predicted: 4 },
+    { subtask: 'abstractness', itemId: 'i3', word: 'b', domain: 'subtitles', gold: 3, goldMean: 0.5, predicted: 5 },
+    { subtask: 'abstractness', itemId: 'i4', word: 'c', domain: 'howto', gold: 3, goldMean: 0.4, predicted: 3 },
   ];
   const rows = abricotAnalysisRows(items, { run_id: 'r', benchmark: 'abricot', model: 'm' }, 7, 200);
   const get = (metric: string, slice: string) => rows.find((r) => r.metric === metric && r.slice === slice);
@@ -98,6 +98,20 @@ describe('ABRICOT analysis rows', () => {
     const across = get('pearson_across_word', 'subtask=abstractness');
     expect(across?.n).toBe(3);
     expect(across?.ci_low).not.toBeNull();
+  });
+
+  it('contrasts the subtasks: Pearson of inclusiveness minus abstractness, paired by row, with an interval', () => {
+    // Inclusiveness on the same five rows: predicted 1, 2, 3, 4, 5 against gold 5, 4, 3, 2, 1 (r = −1).
+    const inc = items.map((it, i) => ({ ...it, subtask: 'inclusiveness', gold: 5 - i, predicted: i + 1 }));
+    const both = abricotAnalysisRows([...items, ...inc], { run_id: 'r', benchmark: 'abricot', model: 'm' }, 7, 200);
+    const contrast = both.find((r) => r.metric === 'pearson_subtask_diff' && r.slice === 'contrast=inclusiveness-abstractness');
+    // Abstractness: predicted 1, 2, 4, 5, 3 against gold 1, 2, 5, 3, 3.
+    const abs = 0.7462025072446364; // statistics.correlation in CPython 3.11
+    expect(contrast?.value).toBeCloseTo(-1 - abs, 12);
+    expect(contrast?.n).toBe(5);
+    expect(contrast?.ci_low).not.toBeNull();
+    expect((contrast?.ci_low ?? 0) <= (contrast?.value ?? 0) && (contrast?.value ?? 0) <= (contrast?.ci_high ?? 0)).toBe(true);
+    expect(get('pearson_subtask_diff', 'contrast=inclusiveness-abstractness')).toMatchObject({ value: null, n: 0, reason: 'no row judged on both subtasks' });
   });
 
   it('gives per-word rows, absent std with one context', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { abricot, selectShots } from '#core/benchmarks/abricot.ts';
 import { bindProtocol } from '#core/benchmarks/protocol.ts';
-import { abricotCalamitaPrompt, abricotPaperPrompt } from '#core/prompts/abricot.ts';
+import { abricotAuthorsPrompt, abricotCalamitaPrompt, abricotHarnessPrompt, abricotPaperPrompt } from '#core/prompts/abricot.ts';
 import { CHAT_TEMPLATES } from '#core/prompts/chat-templates.ts';
 import type { LikertTask } from '#core/types.ts';
 
@@ -34,6 +34,26 @@ const CALAMITA_INCLUSIVENESS =
   '3 - La parola è neutra (e.g. un cane tra tanti)\n4 - La parola è lievemente inclusiva (e.g. un cane è un animale da compagnia)\n' +
   '5 - La parola è estremamente inclusiva (e.g. il cane è un mammifero)\n';
 
+// The authors' task file, gpucce/lm-evaluation-harness commit 4d8bb2d6a0a246e51a4b4bddfd2e9d1666cbee09
+// (branch add_abricot), lm_eval/tasks/abricot/utils.py, process_docs_abs / process_docs_inc:
+// the prompt template with {parola} and {frase} filled — lines, a final newline, the "prola"
+// typos at abstractness value 4 and inclusiveness value 2, no final full stop.
+const AUTHORS_ABSTRACTNESS =
+  'Assegna un valore di astrazione da 1 a 5 alla parola cane nel contesto della frase seguente:\nIl cane dorme.\nDescrizione dei valori:\n' +
+  '1 - La parola è estremamente concreta (e.g. un cane specifico)\n2 - La parola è lievemente concreta (e.g. un cane di una certa razza)\n' +
+  '3 - La parola è neutra (e.g. un cane tra tanti)\n4 - La prola è lievemente astratta (e.g. un cane è un animale da compagnia)\n' +
+  '5 - La parola è estremamente astratta (e.g. il cane è un mammifero)\n';
+const AUTHORS_INCLUSIVENESS =
+  'Assegna un valore di inclusività da 1 a 5 alla parola cane nel contesto della frase seguente:\nIl cane dorme.\nDescrizione dei valori:\n' +
+  '1 - La parola è estremamente specifica (e.g. un cane specifico)\n2 - La prola è lievemente specifica (e.g. un cane di una certa razza)\n' +
+  '3 - La parola è neutra (e.g. un cane tra tanti)\n4 - La parola è lievemente inclusiva (e.g. un cane è un animale da compagnia)\n' +
+  '5 - La parola è estremamente inclusiva (e.g. il cane è un mammifero)\n';
+
+// CALAMITA-AILC/CALAMITA-harness commit 1167acceaec95c1a0d61865ba963cad8fd4493e6 (unchanged at
+// 2f7e3230; the same file as CALAMITA-AILC/calamita-eval 4471a174 tasks/abricot/utils.py): the
+// fork's template, then a blank line and the answer instruction, and a final newline.
+const HARNESS_TAIL = '\nRispondi esclusivamente con il numero scelto senza aggiungere nessuna spiegazione\n';
+
 const WORDS = ['cane', 'gatto', 'pane', 'treno', 'sedia', 'albero'];
 function pool(): LikertTask[] {
   return WORDS.flatMap((w, i) =>
@@ -41,34 +61,80 @@ function pool(): LikertTask[] {
   );
 }
 
-describe('ABRICOT paper prompts (Fig. 2)', () => {
-  it('renders the abstractness prompt byte for byte as the figure prints it', () => {
-    expect(abricotPaperPrompt(item)).toBe(FIG2_ABSTRACTNESS);
+// lm-eval's draw for a 12-item subtask with fewshot_random_seed 1234 and 3 shots: per item i, in
+// order, random.Random(1234).sample(docs, 4), i dropped, the first 3 kept. Obtained with CPython
+// 3.11.7: r = random.Random(1234); [[x for x in r.sample(list(range(12)), 4) if x != i][:3] for i in range(12)]
+const LM_EVAL_DRAW_1234 = [
+  [7, 1, 10],
+  [9, 0, 11],
+  [5, 3, 0],
+  [0, 5, 9],
+  [9, 7, 2],
+  [2, 1, 0],
+  [7, 3, 1],
+  [1, 9, 10],
+  [9, 0, 4],
+  [8, 1, 4],
+  [5, 4, 3],
+  [7, 8, 0],
+];
+// The same with random.Random(7), items 0..2: [[5, 2, 6], [8, 11, 5], [9, 0, 8]].
+const LM_EVAL_DRAW_7 = [
+  [5, 2, 6],
+  [8, 11, 5],
+  [9, 0, 8],
+];
+
+function subtaskPool(tasks: LikertTask[], subtask: string): LikertTask[] {
+  return tasks.filter((t) => t.subtask === subtask);
+}
+
+describe("ABRICOT paper protocol (the authors' lm-eval task)", () => {
+  it("renders both subtasks byte for byte as the authors' task file does, typos and line ends included", () => {
+    expect(abricotAuthorsPrompt(item)).toBe(AUTHORS_ABSTRACTNESS);
+    expect(abricotAuthorsPrompt({ ...item, subtask: 'inclusiveness' })).toBe(AUTHORS_INCLUSIVENESS);
   });
 
-  it('renders the inclusiveness prompt byte for byte as the figure prints it', () => {
-    expect(abricotPaperPrompt({ ...item, subtask: 'inclusiveness' })).toBe(FIG2_INCLUSIVENESS);
-  });
-
-  it('sends three shots as chat turns and lm-eval flat text, never about the evaluated word', () => {
+  it("draws the shots lm-eval's sampler draws with seed 1234, excluding only the item itself", () => {
     const tasks = pool();
-    const task = tasks.find((t) => t.id === 'abstractness/cane0') as LikertTask;
-    const prompt = abricot.buildPrompt(task, { pool: tasks });
-    const shots = selectShots(task, tasks);
-    expect(shots).toHaveLength(3);
-    expect(shots.every((s) => s.target !== 'cane')).toBe(true);
-    expect(prompt.messages).toEqual([
-      ...shots.flatMap((s) => [
-        { role: 'user', content: abricotPaperPrompt(s) },
-        { role: 'assistant', content: String(s.gold) },
-      ]),
-      { role: 'user', content: abricotPaperPrompt(task) },
-    ]);
-    expect(prompt.completion).toBe(`${shots.map((s) => `${abricotPaperPrompt(s)} ${s.gold}`).join('\n\n')}\n\n${abricotPaperPrompt(task)}`);
-    expect(abricot.choiceDelimiter).toBe(' ');
+    for (const subtask of ['abstractness', 'inclusiveness']) {
+      const same = subtaskPool(tasks, subtask);
+      same.forEach((task, i) => {
+        expect(selectShots(task, tasks).map((s) => same.indexOf(s))).toEqual(LM_EVAL_DRAW_1234[i]);
+      });
+    }
   });
 
-  it('renders the turns with the Llama 3.1 chat template when asked, choices following the header directly', () => {
+  it('sends one text in lm-eval\'s few-shot layout (prompt, " ", gold digit, blank line), no chat template', () => {
+    const tasks = pool();
+    const same = subtaskPool(tasks, 'abstractness');
+    const task = same[2] as LikertTask;
+    const shots = (LM_EVAL_DRAW_1234[2] ?? []).map((i) => same[i] as LikertTask);
+    const text = `${shots.map((s) => `${abricotAuthorsPrompt(s)} ${s.gold}\n\n`).join('')}${abricotAuthorsPrompt(task)}`;
+    const prompt = abricot.buildPrompt(task, { pool: tasks });
+    expect(prompt.completion).toBe(text);
+    expect(prompt.messages).toEqual([{ role: 'user', content: text }]);
+    expect(prompt.style).toBe('completion');
+    expect(abricot.choiceDelimiter).toBe(' ');
+    expect(abricot.protocol.settings).toMatchObject({ headline: 'pearson', gold: 'authors', shots: 3, shotSeed: 1234, chatTemplate: 'none' });
+    expect(abricot.protocol.settings.source).toContain('gpucce/lm-evaluation-harness 4d8bb2d6a0a246e51a4b4bddfd2e9d1666cbee09');
+  });
+
+  it('draws other shots with --shot-seed, recorded as an override', () => {
+    const tasks = pool();
+    const bound = bindProtocol(abricot, { shotSeed: 7 });
+    const same = subtaskPool(tasks, 'inclusiveness');
+    for (const [i, expected] of LM_EVAL_DRAW_7.entries()) {
+      const task = same[i] as LikertTask;
+      const shots = expected.map((j) => same[j] as LikertTask);
+      expect(bound.buildPrompt(task, { pool: tasks }).completion).toBe(
+        `${shots.map((s) => `${abricotAuthorsPrompt(s)} ${s.gold}\n\n`).join('')}${abricotAuthorsPrompt(task)}`,
+      );
+    }
+    expect(bound.protocol.overrides).toEqual({ shot_seed: 7 });
+  });
+
+  it('renders the turns with the Llama 3.1 chat template when asked (which trims each turn), choices following the header directly', () => {
     const tasks = pool();
     const bound = bindProtocol(abricot, { chatTemplate: 'llama-3.1', shots: 1 });
     const task = tasks.find((t) => t.id === 'inclusiveness/pane1') as LikertTask;
@@ -76,8 +142,8 @@ describe('ABRICOT paper prompts (Fig. 2)', () => {
     const h = (role: string) => `<|start_header_id|>${role}<|end_header_id|>\n\n`;
     const expected =
       `${h('system')}Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n<|eot_id|>` +
-      `${h('user')}${abricotPaperPrompt(shot as LikertTask)}<|eot_id|>${h('assistant')}${shot?.gold}<|eot_id|>` +
-      `${h('user')}${abricotPaperPrompt(task)}<|eot_id|>${h('assistant')}`;
+      `${h('user')}${abricotAuthorsPrompt(shot as LikertTask).trim()}<|eot_id|>${h('assistant')}${shot?.gold}<|eot_id|>` +
+      `${h('user')}${abricotAuthorsPrompt(task).trim()}<|eot_id|>${h('assistant')}`;
     expect(bound.buildPrompt(task, { pool: tasks }).completion).toBe(expected);
     expect(bound.choiceDelimiter).toBe('');
     expect(bound.protocol.overrides).toEqual({ chat_template: 'llama-3.1', shots: 1 });
@@ -96,13 +162,58 @@ describe('ABRICOT paper prompts (Fig. 2)', () => {
   });
 
   it('records in the manifest notes whether a chat template shaped a likelihood prompt', () => {
-    expect(abricot.promptNotes?.('likelihood')[0]).toContain('no chat template applied');
+    expect(abricot.promptNotes?.('likelihood')[0]).toContain('no chat template');
     expect(bindProtocol(abricot, { chatTemplate: 'llama-3.1' }).promptNotes?.('likelihood')[0]).toContain('llama-3.1 chat template');
     expect(abricot.promptNotes?.('next-token')[0]).toContain("chat endpoints apply the served model's own chat template");
   });
+
+  it('shows every other item when the subtask has no more items than shots (where lm-eval would stop)', () => {
+    const tasks = pool();
+    const shots = selectShots(tasks[0] as LikertTask, tasks, 12);
+    expect(shots).toHaveLength(11);
+    expect(new Set(shots.map((s) => s.id)).size).toBe(11);
+  });
 });
 
-describe('ABRICOT calamita prompts (CALAMITA task file f067d8bb)', () => {
+describe('ABRICOT paper-figure protocol (Fig. 2 as typeset)', () => {
+  it('renders the abstractness prompt byte for byte as the figure prints it', () => {
+    expect(abricotPaperPrompt(item)).toBe(FIG2_ABSTRACTNESS);
+  });
+
+  it('renders the inclusiveness prompt byte for byte as the figure prints it', () => {
+    expect(abricotPaperPrompt({ ...item, subtask: 'inclusiveness' })).toBe(FIG2_INCLUSIVENESS);
+  });
+
+  it("sends the figure's text with the authors' shots", () => {
+    const tasks = pool();
+    const same = subtaskPool(tasks, 'abstractness');
+    const task = same[0] as LikertTask;
+    const shots = (LM_EVAL_DRAW_1234[0] ?? []).map((i) => same[i] as LikertTask);
+    const bound = bindProtocol(abricot, { protocol: 'paper-figure' });
+    expect(bound.buildPrompt(task, { pool: tasks }).completion).toBe(
+      `${shots.map((s) => `${abricotPaperPrompt(s)} ${s.gold}\n\n`).join('')}${abricotPaperPrompt(task)}`,
+    );
+  });
+});
+
+describe("ABRICOT calamita protocol (the organisers' harness of record)", () => {
+  it("sends the harness prompt byte for byte: the fork's lines, a blank line, the answer instruction", () => {
+    expect(abricotHarnessPrompt(item)).toBe(`${CALAMITA_ABSTRACTNESS}${HARNESS_TAIL}`);
+    expect(abricotHarnessPrompt({ ...item, subtask: 'inclusiveness' })).toBe(`${CALAMITA_INCLUSIVENESS}${HARNESS_TAIL}`);
+    const tasks = pool();
+    const task = tasks.find((t) => t.id === 'abstractness/treno0') as LikertTask;
+    const bound = bindProtocol(abricot, { protocol: 'calamita' });
+    expect(bound.buildPrompt(task, { pool: tasks }).completion).toBe(abricotHarnessPrompt(task));
+    expect(bound.protocol.settings).toMatchObject({ headline: 'pearson', gold: 'authors', shots: 0 });
+    expect(bound.protocol.settings.source).toContain('CALAMITA-AILC/CALAMITA-harness 1167acce');
+  });
+
+  it('refuses a setting of another benchmark', () => {
+    expect(() => bindProtocol(abricot, { promptLanguage: 'en' })).toThrow('--prompt-language does not apply to abricot');
+  });
+});
+
+describe('ABRICOT calamita-fork protocol (CALAMITA task file f067d8bb)', () => {
   it('renders both subtasks byte for byte as the task file does', () => {
     expect(abricotCalamitaPrompt(item)).toBe(CALAMITA_ABSTRACTNESS);
     expect(abricotCalamitaPrompt({ ...item, subtask: 'inclusiveness' })).toBe(CALAMITA_INCLUSIVENESS);
@@ -111,9 +222,10 @@ describe('ABRICOT calamita prompts (CALAMITA task file f067d8bb)', () => {
   it('is zero-shot by default and takes --shots as lm-eval --num_fewshot lays them out', () => {
     const tasks = pool();
     const task = tasks.find((t) => t.id === 'abstractness/treno0') as LikertTask;
-    const zero = bindProtocol(abricot, { protocol: 'calamita' });
+    const zero = bindProtocol(abricot, { protocol: 'calamita-fork' });
     expect(zero.buildPrompt(task, { pool: tasks }).completion).toBe(abricotCalamitaPrompt(task));
-    const two = bindProtocol(abricot, { protocol: 'calamita', shots: 2 });
+    expect(zero.protocol.settings.headline).toBe('accuracy');
+    const two = bindProtocol(abricot, { protocol: 'calamita-fork', shots: 2 });
     const shots = selectShots(task, tasks, 2);
     expect(two.buildPrompt(task, { pool: tasks }).completion).toBe(
       `${shots.map((s) => `${abricotCalamitaPrompt(s)} ${s.gold}`).join('\n\n')}\n\n${abricotCalamitaPrompt(task)}`,
@@ -122,16 +234,8 @@ describe('ABRICOT calamita prompts (CALAMITA task file f067d8bb)', () => {
   });
 
   it('names the task version it reproduces and the defects of the others', () => {
-    const defects = bindProtocol(abricot, { protocol: 'calamita' }).protocol.settings.knownDefects?.join('\n') ?? '';
+    const defects = bindProtocol(abricot, { protocol: 'calamita-fork' }).protocol.settings.knownDefects?.join('\n') ?? '';
     expect(defects).toContain('f067d8bb');
     expect(defects).toContain('first 25 rows');
-    expect(defects).toContain('"prola"');
-  });
-
-  it('refuses a chat template on the raw-text harness layout and a setting of another benchmark', () => {
-    expect(() => bindProtocol(abricot, { protocol: 'calamita', chatTemplate: 'llama-3.1' })).toThrow(
-      '--chat-template does not apply to abricot (protocol calamita)',
-    );
-    expect(() => bindProtocol(abricot, { promptLanguage: 'en' })).toThrow('--prompt-language does not apply to abricot');
   });
 });

@@ -93,12 +93,12 @@ describe('boardRunOfManifest', () => {
       language: null,
     };
 
-    expect(boardRunOfManifest({ ...base, protocol: bindProtocol(abricot, { protocol: 'calamita' }).protocol })).toEqual({
+    expect(boardRunOfManifest({ ...base, protocol: bindProtocol(abricot, { protocol: 'calamita-fork' }).protocol })).toEqual({
       benchmark: 'abricot',
       dataset: 'sample/abricot',
       model: 'reference',
       language: null,
-      protocol: 'calamita',
+      protocol: 'calamita-fork',
       headline: 'accuracy',
     });
     expect(boardRunOfManifest(base)).toEqual({ benchmark: 'abricot', dataset: 'sample/abricot', model: 'reference', language: null, protocol: null });
