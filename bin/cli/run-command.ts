@@ -186,7 +186,12 @@ export function runCommand(): Command {
               });
             ({ sweep_id: sweepId, results, failures } = await resumeSweep(flags.resume, sweepOptions, announce));
           } else {
-            results = [await resumeLocal(flags.resume, options, flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {})];
+            results = [
+              await resumeLocal(flags.resume, options, {
+                ...(flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {}),
+                ...(flags.earlyStop === false ? { earlyStop: false as const } : {}),
+              }),
+            ];
           }
         } else if (isSweep(flags)) {
           const specs = marked(gridFromFlags(flags));

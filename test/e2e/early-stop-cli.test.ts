@@ -72,10 +72,17 @@ describe('a run that stops itself', () => {
     const stopped = await runCli([...ABRICOT, '-m', model, '--home', home]);
 
     expect(stopped.code, stopped.stderr).toBe(3);
-    expect(parseJson<Stopped>(stopped).reason).toMatch(
-      /^early stop: the first 10 items all came back empty for the same reason: ".*finish_reason \\"content_filter\\"/,
-    );
+    const run = parseJson<Stopped>(stopped);
+    expect(run.reason).toMatch(/^early stop: the first 10 items all came back empty for the same reason: ".*finish_reason \\"content_filter\\"/);
     expect(chatCalls(server)).toBeLessThan(20);
+
+    // The stopped run itself goes on to the end with --resume --no-early-stop (without it, its
+    // next 10 items would stop it again), and its manifest then records the rule as off.
+    const resumed = await runCli(['run', '--resume', run.run_id, '--no-early-stop', '--json', '--home', home]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(Object.values(parseJson<Completed>(resumed).verdicts).reduce((a, b) => a + b, 0)).toBe(52);
+    const manifest = JSON.parse(readFileSync(join(home, 'store', 'runs', run.run_id, 'manifest.json'), 'utf8')) as { early_stop: unknown };
+    expect(manifest.early_stop).toBeNull();
 
     const all = await runCli([...ABRICOT, '-m', model, '--no-early-stop', '--home', tempHome()]);
     expect(all.code, all.stderr).toBe(0);
