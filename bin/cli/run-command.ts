@@ -184,6 +184,10 @@ export function runCommand(): Command {
               throw new InputError('--max-cost cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --max-cost', {
                 field: 'max-cost',
               });
+            if (flags.earlyStop === false)
+              throw new InputError('--no-early-stop cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --no-early-stop', {
+                field: 'early-stop',
+              });
             ({ sweep_id: sweepId, results, failures } = await resumeSweep(flags.resume, sweepOptions, announce));
           } else {
             results = [

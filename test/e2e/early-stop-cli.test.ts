@@ -5,7 +5,7 @@
  * model call and bills only what was spent; the manifest records it; `--resume` continues it
  * and `--no-early-stop` opts out.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAiServer, type FakeServer } from '../fakes/wire-servers/index.ts';
@@ -88,4 +88,14 @@ describe('a run that stops itself', () => {
     expect(all.code, all.stderr).toBe(0);
     expect(parseJson<Completed>(all).items).toBe(52);
   }, 240_000);
+
+  it('refuses --no-early-stop on a whole sweep, naming the run-level resume, rather than ignoring it', async () => {
+    const home = tempHome();
+    // A sweep document in the store: the refusal comes before it is read.
+    mkdirSync(join(home, 'store', 'sweeps'), { recursive: true });
+    writeFileSync(join(home, 'store', 'sweeps', 'sweep-20261206T000000Z-abcdef.json'), '{}');
+    const out = await runCli(['run', '--resume', 'sweep-20261206T000000Z-abcdef', '--no-early-stop', '--home', home]);
+    expect(out.code, out.stderr).toBe(2);
+    expect(out.stderr).toContain('--no-early-stop cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --no-early-stop');
+  });
 });
