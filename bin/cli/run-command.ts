@@ -197,9 +197,18 @@ export function runCommand(): Command {
               throw new InputError('--max-cost cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --max-cost', {
                 field: 'max-cost',
               });
+            if (flags.earlyStop === false)
+              throw new InputError('--no-early-stop cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --no-early-stop', {
+                field: 'early-stop',
+              });
             ({ sweep_id: sweepId, results, failures } = await resumeSweep(flags.resume, sweepOptions, announce));
           } else {
-            results = [await resumeLocal(flags.resume, options, flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {})];
+            results = [
+              await resumeLocal(flags.resume, options, {
+                ...(flags.maxCost !== undefined ? { maxCostUsd: flags.maxCost } : {}),
+                ...(flags.earlyStop === false ? { earlyStop: false as const } : {}),
+              }),
+            ];
           }
         } else if (isSweep(flags)) {
           const specs = marked(gridFromFlags(flags));

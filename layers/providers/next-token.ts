@@ -12,10 +12,19 @@
  *   entry at the first position after it. Reading only the first position would read the
  *   stray no-space digits that share the top-k with `▁`, never the answer.
  *
- * A choice absent from every position read is given a floor: the lowest top-k log-probability
- * at the position read (plus its lead-in) minus ln 2 (the missing token is at most as likely
- * as the k-th; taking half of that keeps any observed choice ahead of it). Which choices were
- * floored is recorded with the sample.
+ * Position 1's distribution is conditional on the lead-in chosen at position 0, so
+ * P(answer is "4") = P("4" at 0) + P(lead-in at 0) · P("4" | lead-in): the log-sum-exp above is
+ * that sum, exact up to the top-k cut. Only the greedy path is generated: when the greedy first
+ * token is the digit itself, the ways through a whitespace alternative at position 0 (`▁` then
+ * a digit) are never seen and the first position alone is read — every choice loses that
+ * unseen mass alike, the greedy digit stays ahead.
+ *
+ * A choice absent from the position read is given a floor there: the lowest top-k
+ * log-probability at that position (plus its lead-in) minus ln 2 (the missing token is at most
+ * as likely as the k-th; taking half of that keeps any observed choice ahead of it). A choice
+ * seen only as a stray digit before the lead-in gets the stray plus that floor, so it never
+ * ranks below a choice seen nowhere. Which choices were seen nowhere (floored) is recorded with
+ * the sample.
  */
 import { tokenBytes } from './token-bytes.ts';
 
@@ -39,6 +48,8 @@ export interface NextTokenScores {
   floor: number;
   /** The position whose distribution gives the answer's first real token (0 unless a whitespace lead-in came first). */
   read: number;
+  /** How many choices are among the top-k at the position read (strays before a lead-in not counted). */
+  digitsAtRead: number;
 }
 
 /** How many tokens a next-token call asks for: the answer's first real token after up to two whitespace-only tokens. */
@@ -85,6 +96,7 @@ export function nextTokenScores(top: readonly TopLogprob[], choices: readonly st
 export function answerTokenScores(positions: readonly GeneratedPosition[], choices: readonly string[], read = answerPosition(positions)): NextTokenScores {
   const last = Math.min(read, positions.length - 1);
   const paths: number[][] = choices.map(() => []);
+  const atRead: boolean[] = choices.map(() => false);
   let prefix = 0;
   let floor = -100;
   for (let i = 0; i <= last; i++) {
@@ -94,7 +106,10 @@ export function answerTokenScores(positions: readonly GeneratedPosition[], choic
       const choice = raw.trim();
       for (const t of finite) {
         const text = textOf(t.token);
-        if (text === choice || text === ` ${choice}`) paths[index]?.push(prefix + t.logprob);
+        if (text === choice || text === ` ${choice}`) {
+          paths[index]?.push(prefix + t.logprob);
+          if (i === last) atRead[index] = true;
+        }
       }
     });
     if (i === last) floor = prefix + (finite.length > 0 ? Math.min(...finite.map((t) => t.logprob)) : -100) - Math.LN2;
@@ -102,11 +117,13 @@ export function answerTokenScores(positions: readonly GeneratedPosition[], choic
   }
   const floored: number[] = [];
   const logprobs = paths.map((found, index) => {
-    if (found.length > 0) return logSumExp(found);
-    floored.push(index);
-    return floor;
+    if (found.length === 0) {
+      floored.push(index);
+      return floor;
+    }
+    return logSumExp(atRead[index] ? found : [...found, floor]);
   });
-  return { logprobs, floored, floor, read: last };
+  return { logprobs, floored, floor, read: last, digitsAtRead: atRead.filter(Boolean).length };
 }
 
 function logSumExp(values: readonly number[]): number {
@@ -127,7 +144,8 @@ const PROBE_CHOICES = ['1', '2', '3', '4', '5'];
  */
 export function nextTokenDistrust(positions: readonly GeneratedPosition[]): string | undefined {
   const scores = answerTokenScores(positions, PROBE_CHOICES);
-  if (scores.floored.length < PROBE_CHOICES.length) return undefined;
+  // The position read, not a stray digit beside a lead-in: scores come from there.
+  if (scores.digitsAtRead > 0) return undefined;
   const at = positions[scores.read] as GeneratedPosition;
   return `no digit 1–5 among the top ${at.top.length} alternatives of the answer's first real token (position ${scores.read}, ${JSON.stringify(textOf(at.token))}): next-token scores would all be guesses`;
 }

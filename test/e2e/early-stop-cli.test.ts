@@ -5,7 +5,7 @@
  * model call and bills only what was spent; the manifest records it; `--resume` continues it
  * and `--no-early-stop` opts out.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAiServer, type FakeServer } from '../fakes/wire-servers/index.ts';
@@ -72,13 +72,30 @@ describe('a run that stops itself', () => {
     const stopped = await runCli([...ABRICOT, '-m', model, '--home', home]);
 
     expect(stopped.code, stopped.stderr).toBe(3);
-    expect(parseJson<Stopped>(stopped).reason).toMatch(
-      /^early stop: the first 10 items all came back empty for the same reason: ".*finish_reason \\"content_filter\\"/,
-    );
+    const run = parseJson<Stopped>(stopped);
+    expect(run.reason).toMatch(/^early stop: the first 10 items all came back empty for the same reason: ".*finish_reason \\"content_filter\\"/);
     expect(chatCalls(server)).toBeLessThan(20);
+
+    // The stopped run itself goes on to the end with --resume --no-early-stop (without it, its
+    // next 10 items would stop it again), and its manifest then records the rule as off.
+    const resumed = await runCli(['run', '--resume', run.run_id, '--no-early-stop', '--json', '--home', home]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(Object.values(parseJson<Completed>(resumed).verdicts).reduce((a, b) => a + b, 0)).toBe(52);
+    const manifest = JSON.parse(readFileSync(join(home, 'store', 'runs', run.run_id, 'manifest.json'), 'utf8')) as { early_stop: unknown };
+    expect(manifest.early_stop).toBeNull();
 
     const all = await runCli([...ABRICOT, '-m', model, '--no-early-stop', '--home', tempHome()]);
     expect(all.code, all.stderr).toBe(0);
     expect(parseJson<Completed>(all).items).toBe(52);
   }, 240_000);
+
+  it('refuses --no-early-stop on a whole sweep, naming the run-level resume, rather than ignoring it', async () => {
+    const home = tempHome();
+    // A sweep document in the store: the refusal comes before it is read.
+    mkdirSync(join(home, 'store', 'sweeps'), { recursive: true });
+    writeFileSync(join(home, 'store', 'sweeps', 'sweep-20261206T000000Z-abcdef.json'), '{}');
+    const out = await runCli(['run', '--resume', 'sweep-20261206T000000Z-abcdef', '--no-early-stop', '--home', home]);
+    expect(out.code, out.stderr).toBe(2);
+    expect(out.stderr).toContain('--no-early-stop cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --no-early-stop');
+  });
 });

@@ -73,7 +73,7 @@ export function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<LocalRun
 }
 
 /** Continues a run that was killed or stopped: only the items not yet recorded run. */
-export function resumeLocal(runId: string, opts: LocalRunOptions, overrides: { maxCostUsd?: number } = {}): Promise<LocalRunResult> {
+export function resumeLocal(runId: string, opts: LocalRunOptions, overrides: { maxCostUsd?: number; earlyStop?: false } = {}): Promise<LocalRunResult> {
   return resumeRun(runId, localPorts(opts), overrides);
 }
 

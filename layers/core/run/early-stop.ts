@@ -16,8 +16,20 @@ import type { RunRecord } from './columns.ts';
 /** How many first items decide. */
 export const EARLY_STOP_FIRST = 10;
 
-/** What the rule reads of a record. */
-export type EarlyStopRecord = Pick<RunRecord, 'verdict' | 'answer' | 'error'>;
+/** What the rule reads of a record; `verdict` null: a generation not scored yet (its SE is known, the rest is not). */
+export type EarlyStopRecord = Pick<RunRecord, 'answer' | 'error'> & { verdict: RunRecord['verdict'] | null };
+
+/**
+ * What a generation already tells the rule, before it is scored: a failed call is the SE it
+ * will be recorded as (engine.ts `scoreItem`), an empty answer carries the model's reason.
+ * The pipeline watches generations with it so the stop comes before calls the scorer has not
+ * caught up with yet (generation runs ahead of scoring and recording); records are watched
+ * too, for the SEs only the scorer sees (a harness fault).
+ */
+export function generatedRecord(generated: { answer: string; failure?: string; refusal?: string }): EarlyStopRecord {
+  if (generated.failure !== undefined) return { verdict: 'SE', answer: '', error: generated.failure };
+  return { verdict: null, answer: generated.answer, error: generated.refusal ?? null };
+}
 
 /**
  * Watches the first records of an invocation; `observe` returns the reason to stop once the

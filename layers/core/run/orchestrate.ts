@@ -48,12 +48,17 @@ export async function startRuns<E extends Executor>(spec: RunSpec, ports: RunPor
  * Continues a run that was killed or stopped: only the items not yet recorded run.
  * `maxCostUsd` raises (or sets) the cap, which is how a run stopped by `--max-cost` continues.
  */
-export async function resumeRun<E extends Executor>(runId: string, ports: RunPorts<E>, overrides: { maxCostUsd?: number } = {}): Promise<RunResult> {
+export async function resumeRun<E extends Executor>(
+  runId: string,
+  ports: RunPorts<E>,
+  overrides: { maxCostUsd?: number; earlyStop?: false } = {},
+): Promise<RunResult> {
   const manifest = await requireManifest(runId, ports);
-  if (overrides.maxCostUsd !== undefined) {
-    manifest.max_cost_usd = overrides.maxCostUsd;
-    await writeManifest(ports.store, manifest);
-  }
+  if (overrides.maxCostUsd !== undefined) manifest.max_cost_usd = overrides.maxCostUsd;
+  // `--resume <run> --no-early-stop`: a run the rule stopped (or would stop again, its first
+  // items failing alike on purpose) runs every remaining item; recorded like --no-early-stop.
+  if (overrides.earlyStop === false) manifest.early_stop = null;
+  if (overrides.maxCostUsd !== undefined || overrides.earlyStop === false) await writeManifest(ports.store, manifest);
   const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
   if (!source) throw new InputError(`run ${runId} names no benchmark`);
   const loaded = await ports.load(source, manifest.split ?? undefined);

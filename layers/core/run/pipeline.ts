@@ -13,7 +13,7 @@ import { RunStopped } from '../errors.ts';
 import type { WorkQueue } from '../ports.ts';
 import type { GeneratedItem, RunContext } from './engine.ts';
 import { generateItem, parseItemDocument, recordItem, scoreItem } from './engine.ts';
-import { EARLY_STOP_FIRST as EARLY_STOP_DEFAULT, EarlyStopWatch } from './early-stop.ts';
+import { EARLY_STOP_FIRST as EARLY_STOP_DEFAULT, EarlyStopWatch, generatedRecord } from './early-stop.ts';
 import { itemId, keys } from './keys.ts';
 import type { WorkItem } from './plan.ts';
 
@@ -83,11 +83,20 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
   const rule = ctx.manifest.early_stop === undefined ? { first: EARLY_STOP_DEFAULT } : ctx.manifest.early_stop;
   // A batch job (`generateAll`) has generated every item before the first is recorded: nothing
   // is left to save, and its SE records (a cancelled job) are for --resume to send again.
-  const watch = rule && !opts.generateAll && pending.length > rule.first ? new EarlyStopWatch(rule.first) : undefined;
+  const watching = rule && !opts.generateAll && pending.length > rule.first;
+  // Two watches of the same rule: generations (what a call already tells: the stop comes before
+  // the calls scoring has not caught up with) and records (the SEs only the scorer sees).
+  const watch = watching ? new EarlyStopWatch(rule.first) : undefined;
+  const generatedWatch = watching ? new EarlyStopWatch(rule.first) : undefined;
   const stopWith = (error: unknown): void => {
     if (ctx.stop.reason) return;
     ctx.stop.reason = (error as Error).message;
     if (!(error instanceof RunStopped)) ctx.stop.error = error as Error;
+  };
+  const stopEarly = (reason: string | undefined): void => {
+    if (!reason || ctx.stop.reason) return;
+    ctx.stop.early = true;
+    stopWith(new RunStopped(reason));
   };
 
   // Permits of items generated and not yet recorded, by message id.
@@ -114,6 +123,7 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
               if (ctx.stop.reason) return release(message.id);
               const generated = await generateItem(ctx, message.body);
               await opts.scoreQueue.send([{ id: message.id, body: generated }]);
+              stopEarly(generatedWatch?.observe(generatedRecord(generated)));
             } catch (error) {
               release(message.id);
               stopWith(error);
@@ -130,11 +140,7 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
         const outcome = await scoreItem(ctx, message.body);
         const record = await recordItem(ctx, message.body, outcome);
         recorded++;
-        const early = watch?.observe(record);
-        if (early && !ctx.stop.reason) {
-          ctx.stop.early = true;
-          stopWith(new RunStopped(early));
-        }
+        stopEarly(watch?.observe(record));
       } finally {
         release(message.id);
       }

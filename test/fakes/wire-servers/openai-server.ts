@@ -312,6 +312,12 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         Math.max(k, 0),
         logprob,
         flavour === 'vllm' || flavour === 'vllm-llama' ? 'decoded' : 'text',
+        // TGI Messages: the chosen tokens are `details.tokens` (decoded in context, `▁` as " "),
+        // the alternatives `details.top_tokens`, decoded one id at a time (a lone `▁` is "" for
+        // Llama 2/Mistral): TGI db931fc router/src/lib.rs `ChatCompletionLogprobs::from((details.tokens,
+        // details.top_tokens))`, server/text_generation_server/models/flash_causal_lm.py
+        // `generate_token`: `toptoken_texts = self.tokenizer.batch_decode(top_token_ids, …)`.
+        flavour === 'vllm' || flavour === 'vllm-llama' || flavour === 'tgi' ? 'decoded' : 'text',
       );
       const content = family.positions.map((p) => p.text).join('');
       return chatCompletion(

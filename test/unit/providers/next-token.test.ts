@@ -88,6 +88,30 @@ describe('answerTokenScores', () => {
     expect(s.logprobs[2]).toBe(-0.2);
   });
 
+  it('never ranks a stray digit seen before the lead-in below a choice seen nowhere', () => {
+    // k = 2 after the space: "1" is absent there, its stray no-space variant (-6) is far below
+    // that position's floor; "5" is seen nowhere.
+    const s = answerTokenScores(
+      [
+        {
+          ...spaceThenFour[0]!,
+          top: [
+            { token: '▁', logprob: -0.05 },
+            { token: '1', logprob: -6 },
+          ],
+        },
+        spaceThenFour[1]!,
+      ],
+      CHOICES,
+    );
+    expect(s.floor).toBeCloseTo(-0.05 - 3 - Math.LN2, 12);
+    expect(s.floored).toEqual([1, 4]);
+    // P("1") = P("1" at 0) + P(▁)·P("1" | ▁), the second unseen: at most the floor.
+    expect(s.logprobs[0]).toBeCloseTo(Math.log(Math.exp(-6) + Math.exp(s.floor)), 12);
+    expect(s.logprobs[0]).toBeGreaterThan(s.logprobs[4]!);
+    expect(s.logprobs[3]).toBeGreaterThan(s.logprobs[0]!);
+  });
+
   it("takes vLLM's empty decoded string for a lone ▁ as whitespace", () => {
     const s = answerTokenScores([{ ...spaceThenFour[0]!, token: '' }, spaceThenFour[1]!], CHOICES);
     expect(s.read).toBe(1);
@@ -111,5 +135,20 @@ describe('nextTokenDistrust', () => {
       },
     ];
     expect(nextTokenDistrust(words)).toMatch(/no digit 1–5 among the top 2 alternatives .*position 0, "Il"/);
+  });
+
+  it('refuses one whose only digits are strays beside the lead-in, not at the position read', () => {
+    const wordAfterSpace: GeneratedPosition[] = [
+      spaceThenFour[0]!,
+      {
+        token: 'Il',
+        logprob: -0.1,
+        top: [
+          { token: 'Il', logprob: -0.1 },
+          { token: 'La', logprob: -2 },
+        ],
+      },
+    ];
+    expect(nextTokenDistrust(wordAfterSpace)).toMatch(/position 1, "Il"/);
   });
 });

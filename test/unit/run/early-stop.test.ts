@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EarlyStopWatch, earlyStopReason, type EarlyStopRecord } from '#core/run/early-stop.ts';
+import { EarlyStopWatch, earlyStopReason, generatedRecord, type EarlyStopRecord } from '#core/run/early-stop.ts';
 
 const se = (error: string): EarlyStopRecord => ({ verdict: 'SE', answer: '', error });
 const empty = (error: string): EarlyStopRecord => ({ verdict: 'WA', answer: '', error });
@@ -28,5 +28,17 @@ describe('EarlyStopWatch', () => {
     expect(watch.observe(se('x'))).toBeUndefined();
     expect(watch.observe(se('x'))).toMatch(/first 3 items/);
     expect(watch.observe(se('x'))).toBeUndefined();
+  });
+});
+
+describe('generatedRecord', () => {
+  it('reads a failed generation as the SE it will be recorded as, and an empty answer with its reason', () => {
+    const failed = Array.from({ length: 10 }, () => generatedRecord({ answer: '', failure: 'generation: HTTP 401' }));
+    expect(earlyStopReason(failed)).toMatch(/all ended SE .*"generation: HTTP 401"/);
+    const refused = Array.from({ length: 10 }, () => generatedRecord({ answer: '', refusal: 'the answer was filtered (finish_reason "content_filter")' }));
+    expect(earlyStopReason(refused)).toMatch(/all came back empty for the same reason/);
+    // An answer, or an empty one with no reason given, is not a failure the rule can name.
+    expect(earlyStopReason([...failed.slice(1), generatedRecord({ answer: '3' })])).toBeUndefined();
+    expect(earlyStopReason(Array.from({ length: 10 }, () => generatedRecord({ answer: '' })))).toBeUndefined();
   });
 });

@@ -133,6 +133,27 @@ describe('the local pipeline', () => {
     expect(await store.list('runs/run-1/items/')).toHaveLength(1);
   });
 
+  it('stops itself once the first 10 generations all failed, before calls the scorer has not caught up with, recording every call made', async () => {
+    let calls = 0;
+    const refused: Provider = {
+      ...digitModel('3'),
+      async generate() {
+        calls++;
+        throw new ProviderError('HTTP 401: Incorrect API key provided', { retryable: false, status: 401 });
+      },
+    };
+    const { ctx, plan, queues, store } = await setup(refused, { n: 2 });
+    const result = await runPipeline(ctx, plan.items, queues());
+    expect(plan.items).toHaveLength(32);
+    expect(result.stoppedReason).toMatch(/^early stop: the first 10 items all ended SE/);
+    // The 10th failed call stops the run: only the calls already in flight (3 at once) follow,
+    // not the ones that went ahead of recording (score queue of 2, 2 scored at once).
+    expect(calls).toBeLessThanOrEqual(10 + 3 - 1);
+    // Every call made is recorded (SE, resumable); none is lost.
+    expect(result.recorded).toBe(calls);
+    expect(await readItems(store, 'run-1')).toHaveLength(calls);
+  });
+
   it('stops before the cost cap is exceeded and leaves the rest to resume', async () => {
     const { ctx, plan, queues, ledger } = await setup(digitModel('3'), { maxCostUsd: 0.05 });
     const result = await runPipeline(ctx, plan.items, queues());
