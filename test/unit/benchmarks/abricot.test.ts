@@ -117,6 +117,30 @@ describe("the authors' gold digit (paper protocol, the default)", () => {
     const [binned] = bindProtocol(abricot, { gold: 'equal-bins' }).parseRow({ ...row, abs_mean: mean }, loc);
     expect(binned?.gold).toBe(bins);
   });
+
+  // The adjacent doubles of each tie: Python rounds the exact product 5 * mean (one double
+  // multiplication), not a decimal reading of it, so 0.10000000000000002 (5·mean just above 0.5)
+  // gets 2 where 0.1 gets 1. Digits printed by CPython 3.11.7:
+  //   import math
+  //   for t in (0.5, 1.5, 2.5, 3.5, 4.5):
+  //       for m in (math.nextafter(t/5, 0), t/5, math.nextafter(t/5, 1)):
+  //           print(repr(m), repr(5*m), min(4, round(5*m)) + 1)
+  it.each([
+    [0.09999999999999999, 0.49999999999999994, 1],
+    [0.10000000000000002, 0.5000000000000001, 2],
+    [0.29999999999999993, 1.4999999999999996, 2],
+    [0.30000000000000004, 1.5000000000000002, 3],
+    [0.49999999999999994, 2.4999999999999996, 3],
+    [0.5000000000000001, 2.5000000000000004, 4],
+    [0.6999999999999998, 3.499999999999999, 4],
+    [0.7000000000000001, 3.5000000000000004, 5],
+    [0.8999999999999999, 4.5, 5], // the product rounds to the tie itself
+    [0.9000000000000001, 4.500000000000001, 5],
+  ])('gives mean %s next to a tie (5·mean = %s) the digit %i, as Python rounds the double', (mean, fiveTimes, authors) => {
+    expect(5 * mean).toBe(fiveTimes);
+    const [abs] = abricot.parseRow({ ...row, abs_mean: mean }, loc);
+    expect(abs?.gold).toBe(authors);
+  });
 });
 
 describe('few-shot prompt', () => {

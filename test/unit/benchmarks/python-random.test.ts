@@ -9,7 +9,7 @@ describe("Python's random.Random, as lm-eval's few-shot sampler uses it", () => 
     expect([r.getrandbits(32), r.getrandbits(32), r.getrandbits(32)]).toEqual([4150886329, 3342196574, 1892932127]);
   });
 
-  it('draws what random.Random(1234).sample(range(26), 4) draws, call after call (working-copy branch)', () => {
+  it('draws what random.Random(1234).sample(range(26), 4) draws, call after call (selected-set branch: 26 > 21)', () => {
     const r = new PythonRandom(1234);
     const draws = Array.from({ length: 5 }, () => r.sampleIndices(26, 4));
     expect(draws).toEqual([
@@ -21,7 +21,7 @@ describe("Python's random.Random, as lm-eval's few-shot sampler uses it", () => 
     ]);
   });
 
-  it('draws what sample(range(1000), 4) draws (selected-set branch)', () => {
+  it('draws what sample(range(1000), 4) draws (selected-set branch, large population)', () => {
     const r = new PythonRandom(1234);
     const draws = Array.from({ length: 3 }, () => r.sampleIndices(1000, 4));
     expect(draws).toEqual([
@@ -31,7 +31,7 @@ describe("Python's random.Random, as lm-eval's few-shot sampler uses it", () => 
     ]);
   });
 
-  it('seeds from 0, from seeds wider than 32 bits, and sizes the working copy for k > 5', () => {
+  it('seeds from 0 and from seeds wider than 32 bits; the working-copy branch (n ≤ 21, and n ≤ 21 + 4^⌈log₄ 3k⌉ for k > 5)', () => {
     const zero = new PythonRandom(0);
     expect([zero.sampleIndices(13, 4), zero.sampleIndices(13, 4)]).toEqual([
       [6, 12, 0, 4],

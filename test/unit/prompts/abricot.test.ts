@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { abricot, selectShots } from '#core/benchmarks/abricot.ts';
 import { bindProtocol } from '#core/benchmarks/protocol.ts';
@@ -85,6 +86,43 @@ const LM_EVAL_DRAW_7 = [
   [9, 0, 8],
 ];
 
+// The bundled sample/abricot/items.jsonl (26 rows, so CPython's sample() takes its selected-set
+// branch, as on the real validation split), with gpucce/lm-evaluation-harness 4d8bb2d6
+// lm_eval/api/samplers.py ContextSampler.get_context run as written on the rows in file order:
+// one random.Random(1234), per doc `self.rnd.sample(self.docs, num_fewshot + 1)` then
+// `[x for x in fewshotex if x != doc][:num_fewshot]` (items it003 and it016 draw themselves
+// third, so their fourth draw is kept). Printed by CPython 3.11.7 with
+//   rnd = random.Random(1234)
+//   [[x["id"] for x in rnd.sample(rows, 4) if x != d][:3] for d in rows]
+const SAMPLE_DRAW_1234 = [
+  ['it025', 'it015', 'it004'],
+  ['it003', 'it026', 'it019'],
+  ['it022', 'it023', 'it004'],
+  ['it025', 'it012', 'it008'],
+  ['it001', 'it026', 'it012'],
+  ['it020', 'it016', 'it015'],
+  ['it003', 'it006', 'it023'],
+  ['it001', 'it017', 'it016'],
+  ['it003', 'it022', 'it018'],
+  ['it003', 'it020', 'it022'],
+  ['it019', 'it002', 'it009'],
+  ['it003', 'it021', 'it010'],
+  ['it012', 'it009', 'it008'],
+  ['it007', 'it015', 'it017'],
+  ['it001', 'it017', 'it003'],
+  ['it005', 'it023', 'it022'],
+  ['it013', 'it006', 'it002'],
+  ['it019', 'it016', 'it006'],
+  ['it018', 'it007', 'it005'],
+  ['it012', 'it025', 'it004'],
+  ['it005', 'it022', 'it010'],
+  ['it002', 'it014', 'it009'],
+  ['it026', 'it002', 'it006'],
+  ['it005', 'it010', 'it025'],
+  ['it002', 'it019', 'it013'],
+  ['it012', 'it016', 'it011'],
+];
+
 function subtaskPool(tasks: LikertTask[], subtask: string): LikertTask[] {
   return tasks.filter((t) => t.subtask === subtask);
 }
@@ -118,6 +156,18 @@ describe("ABRICOT paper protocol (the authors' lm-eval task)", () => {
     expect(abricot.choiceDelimiter).toBe(' ');
     expect(abricot.protocol.settings).toMatchObject({ headline: 'pearson', gold: 'authors', shots: 3, shotSeed: 1234, chatTemplate: 'none' });
     expect(abricot.protocol.settings.source).toContain('gpucce/lm-evaluation-harness 4d8bb2d6a0a246e51a4b4bddfd2e9d1666cbee09');
+  });
+
+  it("draws, on the bundled 26-row sample (Python's selected-set branch), the examples lm-eval's sampler code draws", () => {
+    const rows = readFileSync(new URL('../../../sample/abricot/items.jsonl', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const tasks = rows.flatMap((r, i) => abricot.parseRow(r, { file: 'items.jsonl', line: i + 1 }));
+    for (const subtask of ['abstractness', 'inclusiveness']) {
+      const same = subtaskPool(tasks, subtask);
+      expect(same.map((t) => selectShots(t, tasks).map((s) => s.itemId))).toEqual(SAMPLE_DRAW_1234);
+    }
   });
 
   it('draws other shots with --shot-seed, recorded as an override', () => {
