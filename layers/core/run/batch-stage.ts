@@ -154,6 +154,13 @@ function recordOf(ctx: RunContext, item: WorkItem, recordId: string): BatchRecor
   return { recordId, request, estimate: ctx.projectCost?.(prompt, ctx.manifest.params.maxTokens, 1) ?? 0 };
 }
 
+/**
+ * The record id a body is hashed under: one constant for every record, so the hash is the body's
+ * alone, and a valid id for every client's encoder (Anthropic's custom_id takes 1–64 letters,
+ * digits, `_` or `-`; an empty one is refused).
+ */
+const HASHED_ID = 'hashed';
+
 interface Chunk {
   items: WorkItem[];
   estimate: number;
@@ -169,7 +176,7 @@ function chunkRecords(ctx: RunContext, fresh: readonly WorkItem[], opts: BatchSt
   const { limits } = opts.client;
   const sized = fresh.map((item, i) => {
     const record = recordOf(ctx, item, `r${i}`);
-    return { item, record, tokens: opts.client.enqueuedTokens?.(record) ?? 0, hash: bodyHash(opts.client.encode({ ...record, recordId: '' })) };
+    return { item, record, tokens: opts.client.enqueuedTokens?.(record) ?? 0, hash: bodyHash(opts.client.encode({ ...record, recordId: HASHED_ID })) };
   });
   const chunks = chunkLines(
     sized.map((s) => opts.client.encode(s.record)),
