@@ -16,7 +16,7 @@ import { InputError } from '../errors.ts';
 import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '../models/batch.ts';
 import { scorerOf } from '../scorers/index.ts';
 import type { Task, TokenUsage } from '../types.ts';
-import { costGuardOf, parseItemDocument, type GeneratedItem, type RunContext } from './engine.ts';
+import { costGuardOf, parseItemDocument, sentMaxTokens, type GeneratedItem, type RunContext } from './engine.ts';
 import { assignItems, batchKeys, bodyHash, chunkLines, describeJob, itemKeyOf, parseBatchJob, type BatchJobDocument } from './batch-jobs.ts';
 import { storedJson } from './documents.ts';
 import { keys } from './keys.ts';
@@ -151,7 +151,7 @@ function recordOf(ctx: RunContext, item: WorkItem, recordId: string): BatchRecor
   }
   const prompt = ctx.benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) });
   const request = { taskId: task.id, sample: item.sample, prompt, params: ctx.manifest.params, ...(item.language ? { language: item.language } : {}) };
-  return { recordId, request, estimate: ctx.projectCost?.(prompt, ctx.manifest.params.maxTokens, 1) ?? 0 };
+  return { recordId, request, estimate: ctx.projectCost?.(prompt, sentMaxTokens(ctx, prompt), 1) ?? 0 };
 }
 
 interface Chunk {
