@@ -129,7 +129,7 @@ function refuseUnchangedRejections(
   const first = unchanged[0];
   if (!first) return;
   throw new InputError(
-    `--resume would send ${unchanged.length} request(s) of batch job ${first.job} again unchanged, and the server rejected them (${first.reason}); change what it refused first (a rule in --capabilities, or the run's settings), or run those items without --batch`,
+    `--resume would send ${unchanged.length} request(s) of batch job ${first.job} again unchanged, and the server rejected them (${first.reason}); change what it refused first (give --resume a rule in --capabilities, e.g. another max_tokens_field or reasoning_effort), or leave these items SE and run those tasks in a new run without --batch (a resumed run keeps its batch mode)`,
     { field: 'resume' },
   );
 }
