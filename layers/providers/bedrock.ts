@@ -11,7 +11,7 @@
  * chat form (its messages), or as one user message when it has none.
  */
 import type { BedrockRuntimeClient, ConverseResponse, Message } from '@aws-sdk/client-bedrock-runtime';
-import type { GenerateRequest, Generation, GenerationParams, Prompt, Provider } from '#core/models/provider.ts';
+import type { GenerateRequest, Generation, GenerationParams, ParamsAdaptation, Prompt, Provider } from '#core/models/provider.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { lazyClient, type LazyClient } from './aws-client-config.ts';
 import { addUsage, CallPolicy } from './call-policy.ts';
@@ -44,10 +44,11 @@ export class BedrockProvider implements Provider {
     this.#caps = capabilitiesOf(opts.capabilities, 'bedrock', model);
   }
 
-  adaptParams(params: GenerationParams, style: Prompt['style']): { warnings: string[] } {
-    const warnings = adaptParams(this.#caps, params).warnings;
+  adaptParams(params: GenerationParams, style: Prompt['style']): ParamsAdaptation {
+    const adapted = adaptParams(this.#caps, params);
+    const warnings = adapted.warnings;
     if (style === 'completion') warnings.push('Bedrock Converse is chat-only: completion-style prompts are sent in their chat form');
-    return { warnings };
+    return { warnings, maxTokens: adapted.params.maxTokens };
   }
 
   async generate(req: GenerateRequest): Promise<Generation> {

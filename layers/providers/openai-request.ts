@@ -59,6 +59,32 @@ export function thinkingFields(caps: ModelCapabilities): Record<string, unknown>
 }
 
 /**
+ * How a server's 400 names `field` as the thing it refuses — never a mere mention: a pydantic
+ * error on another check (vLLM's model validators) echoes the whole request body as its
+ * `input`, field names included, and must not cost the run a field it never refused.
+ * - vLLM: pydantic's location `('body', 'field')` (vllm entrypoints/openai/protocol.py
+ *   ChatCompletionRequest; FastAPI RequestValidationError), or VLLMValidationError's
+ *   `(parameter=field, …)` suffix (vllm/exceptions.py);
+ * - OpenAI / Azure: `Unsupported parameter: 'field' …`, `Unrecognized request argument supplied: field`;
+ * - Gemini's OpenAI compatibility: `Invalid field: …`; Google's JSON parser: `Unknown name "field"`.
+ */
+function namedAsRefused(field: string): RegExp {
+  const f = field.replace(/_/g, '[._]');
+  return new RegExp(
+    [
+      `\\(\\s*'body',\\s*'${f}'`,
+      `\\(parameter=${f}\\b`,
+      `unsupported parameter:?\\s*'?${f}\\b`,
+      `unrecognized request argument supplied:?\\s*${f}\\b`,
+      `invalid ${f}\\b`,
+      `unknown name \\\\?"${f}\\b`,
+      `'${f}' is not (supported|allowed|permitted)`,
+    ].join('|'),
+    'i',
+  );
+}
+
+/**
  * Optional request fields a server answers 400 for, and how its message names them. Each is
  * a field the call does without: the answer is the same, only less controlled.
  */
@@ -67,16 +93,18 @@ const REFUSABLE: readonly { field: string; also?: string[]; said: RegExp }[] = [
   // think value, and server/routes.go ChatHandler answers 400 `think value "none" is not
   // supported for this model` for any model whose parser is not harmony (fixed in v0.12.4:
   // "none" becomes Think=false, ollama@1b91d4dd). A server that validates the field itself
-  // names it (vLLM's pydantic error on `reasoning_effort`; OpenAI's `unsupported_value`).
-  { field: 'reasoning_effort', said: /think value "[^"]*" is not supported|reasoning_effort|reasoning\.effort/i },
-  { field: 'chat_template_kwargs', said: /chat_template_kwargs/ },
+  // names it as refused (vLLM's pydantic Literal error at ('body', 'reasoning_effort'); OpenAI's
+  // `Unsupported parameter: 'reasoning_effort'` on models that take none).
+  { field: 'reasoning_effort', said: new RegExp(`think value "[^"]*" is not supported|${namedAsRefused('reasoning_effort').source}`, 'i') },
+  { field: 'chat_template_kwargs', said: namedAsRefused('chat_template_kwargs') },
   // "logprobs is not supported with this model" (OpenAI reasoning models), "Logprobs is not
   // enabled for <model>" (Gemini): the call goes on without log-probabilities. A range error on
-  // top_logprobs (Ollama's "top_logprobs must be between 0 and 20") is not a refusal of the field.
+  // top_logprobs (Ollama's "top_logprobs must be between 0 and 20") is not a refusal of the field,
+  // nor is a body echoed by an unrelated error ({'logprobs': True, …}).
   {
     field: 'logprobs',
     also: ['top_logprobs'],
-    said: /\blogprobs\b[^.]*\b(not supported|not enabled|unsupported|not allowed)|unsupported parameter:? '?logprobs/i,
+    said: new RegExp(`\\blogprobs\\b[^.\\n'"]{0,40}\\b(not supported|not enabled|unsupported|not allowed)|${namedAsRefused('logprobs').source}`, 'i'),
   },
 ];
 

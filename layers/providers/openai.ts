@@ -9,7 +9,17 @@
  * call per item, the next token's top-k); servers with neither get digit-parse.
  */
 import { InputError } from '#core/errors.ts';
-import type { ChoiceScores, GenerateRequest, Generation, GenerationParams, LikertProbe, Prompt, Provider, ScoreChoicesRequest } from '#core/models/provider.ts';
+import type {
+  ChoiceScores,
+  GenerateRequest,
+  Generation,
+  GenerationParams,
+  LikertProbe,
+  ParamsAdaptation,
+  Prompt,
+  Provider,
+  ScoreChoicesRequest,
+} from '#core/models/provider.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { addUsage, CallPolicy } from './call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';
@@ -109,10 +119,11 @@ export class OpenAiProvider implements Provider {
     }
   }
 
-  adaptParams(params: GenerationParams, style: Prompt['style']): { warnings: string[] } {
-    const warnings = adaptParams(this.#caps, params, this.model).warnings;
+  adaptParams(params: GenerationParams, style: Prompt['style']): ParamsAdaptation {
+    const adapted = adaptParams(this.#caps, params, this.model);
+    const warnings = adapted.warnings;
     if (style === 'completion' && !this.#caps.completion) warnings.push(`${this.model} is a chat model: completion-style prompts are sent in their chat form`);
-    return { warnings };
+    return { warnings, maxTokens: adapted.params.maxTokens };
   }
 
   async generate(req: GenerateRequest): Promise<Generation> {

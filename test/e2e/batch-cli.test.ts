@@ -127,6 +127,8 @@ describe('polyeval run --batch (OpenAI Batch API)', { timeout: 300_000 }, () => 
     expect(refused.stderr).toMatch(
       /--resume would send 2 request\(s\) of batch job \S+ again unchanged, and the server rejected them \(Invalid 'max_tokens': too large for this model\)/,
     );
+    // The refusal says both ways on: a --capabilities rule with --resume, or a new run without --batch.
+    expect(refused.stderr).toMatch(/give --resume a rule in --capabilities.*a new run without --batch \(a resumed run keeps its batch mode\)/);
     expect(server.batches()).toHaveLength(1);
     // …and sends them once what the server refused has changed (here a capabilities rule renames the length field).
     const rule = join(home, 'caps.json');

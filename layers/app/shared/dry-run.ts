@@ -1,9 +1,11 @@
 /**
  * `--dry-run`: the plan of a run and its estimated tokens and cost, without calling a model.
  * Prompt tokens are estimated from the prompt text (chars/4); completion tokens are the
- * max_tokens bound, so the cost is an upper estimate.
+ * max_tokens bound each call sends (raised for a model that cannot turn its thinking off), so
+ * the cost is an upper estimate, at the price in force today.
  */
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
+import type { GenerationParams, Prompt } from '#core/models/provider.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { planRun } from '#core/run/plan.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
@@ -40,6 +42,8 @@ export interface DryRunOptions {
   assumePrice?: ModelPrice;
   providerOptions?: ProviderOptions;
   env?: NodeJS.ProcessEnv;
+  /** Today (the price in force on this day is the one a run started now would bill); default the clock. */
+  now?: () => Date;
 }
 
 export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRunPlan[]> {
@@ -65,20 +69,24 @@ export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRun
     const tasks = new Map(plan.tasks.map((t) => [t.id, t]));
     let promptTokens = 0;
     let completionTokens = 0;
+    const sentMaxTokens = (params: GenerationParams, style: Prompt['style']): number =>
+      Math.max(params.maxTokens, provider.adaptParams?.(params, style).maxTokens ?? params.maxTokens);
     const choices = loaded.benchmark.choices?.length ?? 0;
     for (const item of plan.items) {
       const task = tasks.get(item.taskId);
       if (!task) continue;
-      const tokens = estimatePromptTokens(loaded.benchmark.buildPrompt(task, { pool: loaded.tasks, ...(item.language ? { language: item.language } : {}) }));
+      const prompt = loaded.benchmark.buildPrompt(task, { pool: loaded.tasks, ...(item.language ? { language: item.language } : {}) });
+      const tokens = estimatePromptTokens(prompt);
       if (plan.manifest.likert_mode === 'likelihood') promptTokens += tokens * Math.max(1, choices);
       else {
         promptTokens += tokens;
-        completionTokens += plan.manifest.params.maxTokens;
+        // The limit each call sends: raised where the model cannot turn its thinking off, as the cost guard reserves it.
+        completionTokens += sentMaxTokens(plan.manifest.params, prompt.style);
       }
     }
     const usage = { promptTokens, completionTokens };
     // The price the run would bill at (the user's prices first), as the run resolves it.
-    const price = planPrice(table, provider, null, user);
+    const price = planPrice(table, provider, null, user, (opts.now ?? (() => new Date()))().toISOString().slice(0, 10));
     const cost = !isBilled(provider) ? { usd: 0 } : price ? { usd: costAt(price, usage) } : { usd: null, reason: unpriced(provider) };
     const batch = price ? batchPriceOf(price) : undefined;
     out.push({

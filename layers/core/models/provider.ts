@@ -131,6 +131,12 @@ export interface ChoiceScores {
  */
 export interface ParamsAdaptation {
   warnings: string[];
+  /**
+   * The output limit each call sends, when the provider raises it above `params.maxTokens`
+   * (a model whose thinking cannot be turned off gets its thinking budget on top): what
+   * `--max-cost` reserves per call.
+   */
+  maxTokens?: number;
 }
 
 export interface Provider {

@@ -16,7 +16,7 @@ import { InputError } from '../errors.ts';
 import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '../models/batch.ts';
 import { scorerOf } from '../scorers/index.ts';
 import type { Task, TokenUsage } from '../types.ts';
-import { costGuardOf, parseItemDocument, type GeneratedItem, type RunContext } from './engine.ts';
+import { costGuardOf, parseItemDocument, sentMaxTokens, type GeneratedItem, type RunContext } from './engine.ts';
 import { assignItems, batchKeys, bodyHash, chunkLines, describeJob, itemKeyOf, parseBatchJob, type BatchJobDocument } from './batch-jobs.ts';
 import { storedJson } from './documents.ts';
 import { keys } from './keys.ts';
@@ -129,7 +129,7 @@ function refuseUnchangedRejections(
   const first = unchanged[0];
   if (!first) return;
   throw new InputError(
-    `--resume would send ${unchanged.length} request(s) of batch job ${first.job} again unchanged, and the server rejected them (${first.reason}); change what it refused first (a rule in --capabilities, or the run's settings), or run those items without --batch`,
+    `--resume would send ${unchanged.length} request(s) of batch job ${first.job} again unchanged, and the server rejected them (${first.reason}); change what it refused first (give --resume a rule in --capabilities, e.g. another max_tokens_field or reasoning_effort), or leave these items SE and run those tasks in a new run without --batch (a resumed run keeps its batch mode)`,
     { field: 'resume' },
   );
 }
@@ -151,7 +151,7 @@ function recordOf(ctx: RunContext, item: WorkItem, recordId: string): BatchRecor
   }
   const prompt = ctx.benchmark.buildPrompt(task, { pool: ctx.pool, ...(item.language ? { language: item.language } : {}) });
   const request = { taskId: task.id, sample: item.sample, prompt, params: ctx.manifest.params, ...(item.language ? { language: item.language } : {}) };
-  return { recordId, request, estimate: ctx.projectCost?.(prompt, ctx.manifest.params.maxTokens, 1) ?? 0 };
+  return { recordId, request, estimate: ctx.projectCost?.(prompt, sentMaxTokens(ctx, prompt), 1) ?? 0 };
 }
 
 /**

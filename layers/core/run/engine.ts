@@ -161,6 +161,21 @@ export function costGuardOf(ctx: RunContext): CostGuard {
   return ctx.guard;
 }
 
+/**
+ * The output limit a generation call of `prompt` sends: the run's max tokens, or more where the
+ * provider raises it (a model that cannot turn its thinking off gets its budget on top), so the
+ * cost guard reserves what the call may really bill. A setting the provider refuses was refused
+ * when the run was planned; here it falls back to the run's value and the call reports it.
+ */
+export function sentMaxTokens(ctx: RunContext, prompt: Prompt): number {
+  const params = ctx.manifest.params;
+  try {
+    return Math.max(params.maxTokens, ctx.provider.adaptParams?.(params, prompt.style).maxTokens ?? params.maxTokens);
+  } catch {
+    return params.maxTokens;
+  }
+}
+
 /** generate: prompt → provider → post-processing. Provider failures become an SE record, not a crash. */
 export async function generateItem(ctx: RunContext, item: WorkItem): Promise<GeneratedItem> {
   const task = taskOf(ctx, item);
@@ -169,7 +184,7 @@ export async function generateItem(ctx: RunContext, item: WorkItem): Promise<Gen
   // A scorer may score the benchmark's choices instead of generating text (likert's log-probability modes).
   const byChoices = scorerOf(ctx, task).choiceGeneration?.(ctx);
   const calls = byChoices?.calls ?? 1;
-  const maxTokens = byChoices?.maxTokens ?? ctx.manifest.params.maxTokens;
+  const maxTokens = byChoices?.maxTokens ?? sentMaxTokens(ctx, prompt);
   const estimate = ctx.projectCost?.(prompt, maxTokens, calls) ?? 0;
   const guard = costGuardOf(ctx);
   // Stops before a call could overspend: spent, reserved by calls in flight, and this call.

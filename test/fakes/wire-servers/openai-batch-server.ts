@@ -54,6 +54,13 @@ export interface OpenAiBatchServerOptions extends FaultOptions {
   apiKey?: string;
   /** The model's batch queue limit in input tokens (see the header); default none. */
   enqueuedTokenLimit?: number;
+  /**
+   * Chat: reasoning tokens a request spends before its answer (default none). As on demand
+   * (openai-server.ts; OpenAI's reasoning guide, "Allocating space for reasoning"): they count
+   * against `max_completion_tokens`, are reported in `usage.completion_tokens_details.reasoning_tokens`,
+   * and a limit they use up leaves `content: ""` with `finish_reason: "length"`.
+   */
+  reasoning?: (body: Record<string, unknown>) => number;
 }
 
 interface FakeBatch {
@@ -293,17 +300,27 @@ export async function startOpenAiBatchServer(options: OpenAiBatchServerOptions =
   function respond(endpoint: string, body: Record<string, unknown>, i: number): unknown {
     const messages = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
     const prompt = endpoint === '/v1/completions' ? String(body.prompt ?? '') : messages.map((m) => String(m.content ?? '')).join('\n\n');
-    const max = typeof body.max_tokens === 'number' ? body.max_tokens : Infinity;
-    const tokens = tokenize(answer(prompt, body)).slice(0, max);
+    const limit = body.max_completion_tokens ?? body.max_tokens;
+    const max = typeof limit === 'number' ? limit : Infinity;
+    const reasoning = endpoint === '/v1/chat/completions' ? Math.min(max, options.reasoning?.(body) ?? 0) : 0;
+    const all = tokenize(answer(prompt, body));
+    const tokens = all.slice(0, Math.max(0, max - reasoning));
     const text = tokens.join('');
-    const usage = { prompt_tokens: tokenize(prompt).length, completion_tokens: tokens.length, total_tokens: tokenize(prompt).length + tokens.length };
+    const cut = tokens.length < all.length;
+    const completionTokens = reasoning + tokens.length;
+    const usage = {
+      prompt_tokens: tokenize(prompt).length,
+      completion_tokens: completionTokens,
+      total_tokens: tokenize(prompt).length + completionTokens,
+      ...(reasoning > 0 ? { completion_tokens_details: { reasoning_tokens: reasoning } } : {}),
+    };
     const head = { id: `chatcmpl-${i}`, created: 1_764_000_000, model: body.model };
     if (endpoint === '/v1/completions')
       return { ...head, object: 'text_completion', choices: [{ index: 0, text, finish_reason: 'stop', logprobs: null }], usage };
     return {
       ...head,
       object: 'chat.completion',
-      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: cut ? 'length' : 'stop', logprobs: null }],
       usage,
     };
   }

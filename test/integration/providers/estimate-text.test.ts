@@ -16,6 +16,9 @@ import { createNetworkProvider, estimateTokens } from '#providers/index.ts';
 import { packageRoot } from '#app/local/home.ts';
 import { estimatePromptTokens, projectionOf } from '#app/shared/cost-projection.ts';
 import { loadSource } from '#app/shared/load-benchmark.ts';
+import { dryRun } from '#app/shared/dry-run.ts';
+import { parseRunSpec } from '#core/run/spec.ts';
+import { parseAssumedPrice } from '#providers/index.ts';
 import { startOpenAiServer, startSageMakerServer, type FakeServer } from '../../fakes/wire-servers/index.ts';
 import { chatRequest, useProviderSuite } from './harness.ts';
 
@@ -80,5 +83,38 @@ describe('the text a cost estimate is made from', () => {
     const perToken = (usage: { promptTokens: number; completionTokens: number }): number => usage.promptTokens * 1e-6 + usage.completionTokens * 2e-6;
 
     expect(projectionOf(perToken)(prompt, 64, 3)).toBeCloseTo(perToken({ promptTokens: estimateTokens(sent) * 3, completionTokens: 64 }), 12);
+  });
+});
+
+describe('--dry-run', () => {
+  const home = { cacheDir: mkdtempSync(join(tmpdir(), 'polyeval-dry-')) };
+  const spec = (model: string) => parseRunSpec({ benchmark: 'sample/abricot', model, likertMode: 'digit-parse', maxTokens: 8, limit: 3 });
+
+  it('counts each call of a model that cannot turn its thinking off at the raised limit the run reserves (o3-mini: +25,000)', async () => {
+    const [plan] = await dryRun(spec('openai:http://127.0.0.1:1/v1#o3-mini'), {
+      home,
+      packageRoot: packageRoot(),
+      assumePrice: parseAssumedPrice('1,1'),
+      providerOptions: { env: {} },
+    });
+
+    expect(plan?.items).toBe(3);
+    expect(plan?.completion_tokens).toBe(3 * (8 + 25_000));
+  });
+
+  it("prices the run at the table's price in force today (gemini-3.8-flash: its introductory price ended 2026-12-31)", async () => {
+    const on = (day: string) =>
+      dryRun(spec('gemini:gemini-3.8-flash'), {
+        home,
+        packageRoot: packageRoot(),
+        providerOptions: { env: { GEMINI_API_KEY: 'k' } },
+        now: () => new Date(`${day}T12:00:00Z`),
+      });
+
+    const [before] = await on('2026-12-31');
+    const [after] = await on('2027-01-02');
+
+    expect(before?.cost_usd).toBeGreaterThan(0);
+    expect(after?.cost_usd).toBeCloseTo(2 * (before?.cost_usd ?? NaN), 12);
   });
 });

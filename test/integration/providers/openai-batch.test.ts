@@ -67,6 +67,25 @@ describe('OpenAI Batch client', () => {
     expect(fields).toEqual(onDemand);
   });
 
+  it('records a result left empty by reasoning as a failed record naming the reasoning tokens, billed — as on demand, never an empty answer', async () => {
+    // r0 thinks past its whole limit (5 + 25,000); r1 thinks a little and answers.
+    const server = await startOpenAiBatchServer({ answer: () => '4', reasoning: (body) => (JSON.stringify(body.messages).includes('r0') ? 40_000 : 100) });
+    servers.push(server);
+    const batch = new OpenAiBatchClient(server.url, 'o3-mini', resolveOptions({ env: { OPENAI_API_KEY: 'sk-test' }, retryBaseMs: 1 }), 'openai');
+    const id = await batch.submit([batch.encode(record('r0')), batch.encode(record('r1'))], 'run-1/batch-0');
+    while ((await batch.status(id)).phase !== 'ended');
+
+    const results = await batch.results(id);
+
+    const r0 = results.find((r) => r.recordId === 'r0');
+    expect(r0).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^empty answer: the model spent 25005 reasoning tokens thinking and returned no text \(finish_reason "length"\)/),
+    });
+    expect(r0 && !r0.ok && r0.billed?.completionTokens).toBe(25_005);
+    expect(results.find((r) => r.recordId === 'r1')).toMatchObject({ ok: true, generation: { text: '4' } });
+  });
+
   it('tells a server without the Batch API (404 on the list, vLLM and llama.cpp) so in one sentence, as a bad input', async () => {
     const chatOnly = await startOpenAiServer({ flavour: 'vllm' });
     servers.push(chatOnly as unknown as OpenAiBatchServer);

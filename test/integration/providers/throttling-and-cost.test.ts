@@ -101,6 +101,26 @@ describe('--max-cost', () => {
   });
 });
 
+describe('--max-cost on a model that cannot turn its thinking off', () => {
+  it('reserves each call at the raised limit (--max-tokens plus the thinking budget), so a cap below one call stops before any call', async () => {
+    // o3-mini: max_completion_tokens is --max-tokens + 25,000 (model-capabilities.json); at
+    // 10 USD per million tokens one call may bill 0.25 USD, over a 0.05 cap. Reserved at
+    // --max-tokens alone (a few tokens) the whole run would go through under that cap.
+    const server = await startOpenAiServer({ flavour: 'openai-chat', answer: () => '3' });
+    cleanups.push(() => server.close());
+    const h = home();
+
+    const [result] = await runLocal(
+      parseRunSpec({ benchmark: 'sample/abricot', model: `openai:${server.url}#o3-mini`, maxCostUsd: 0.05, likertMode: 'digit-parse' }),
+      { home: h, packageRoot: ROOT, providerOptions: { env: {} }, assumePrice: parseAssumedPrice('10,10') },
+    );
+
+    expect(result?.status).toBe('stopped');
+    expect(server.requests).toHaveLength(0);
+    expect((await h.ledger.getRun(result?.run_id ?? ''))?.costUsd ?? 0).toBe(0);
+  });
+});
+
 describe('a refusal', () => {
   it('is recorded on first sight with its reason, not retried, and its tokens are counted', async () => {
     const server = await startOpenAiServer({ flavour: 'openai-chat', refuse: () => true });
