@@ -5,7 +5,7 @@
  * concurrency; Lambda API reference, "GetAccountSettings"). Takes its client as an option, so
  * tests point it at a local server speaking the same REST API.
  */
-import { GetAccountSettingsCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { HarnessError } from '#core/errors.ts';
 
 /** The account's concurrent executions in the Region: the quota, and what no function reserves. */
@@ -16,6 +16,8 @@ export interface AccountConcurrency {
 
 /** Reads the account's concurrency quota and what is left unreserved. */
 export async function readAccountConcurrency(client: Pick<LambdaClient, 'send'>): Promise<AccountConcurrency> {
+  // Loaded here, not at the top: `polyeval remote doctor` imports this module, and the CLI's start loads no AWS SDK (test/e2e/cli-start.test.ts).
+  const { GetAccountSettingsCommand } = await import('@aws-sdk/client-lambda');
   const settings = await client.send(new GetAccountSettingsCommand({}));
   const limit = settings.AccountLimit?.ConcurrentExecutions;
   const unreserved = settings.AccountLimit?.UnreservedConcurrentExecutions;
