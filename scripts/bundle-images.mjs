@@ -58,8 +58,9 @@ await build({
   format: 'esm',
   target: 'node22',
   mainFields: ['module', 'main'],
-  // kotlin-compiler is installed in the image and located at run time, never bundled.
-  external: ['kotlin-compiler'],
+  // kotlin-compiler is installed in the image and located at run time, never bundled;
+  // node-llama-cpp (the local-only `gguf:` provider, loaded lazily) never travels to AWS.
+  external: ['kotlin-compiler', 'node-llama-cpp'],
   banner: { js: "import { createRequire as __polyevalCreateRequire } from 'node:module'; const require = __polyevalCreateRequire(import.meta.url);" },
   minify: true,
   sourcemap: true,

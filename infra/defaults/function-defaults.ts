@@ -35,6 +35,9 @@ export function powertoolsEnvironment(service: string): Record<string, string> {
 /** Packages that read data files next to their module at run time. */
 export const FILE_READING_PACKAGES = ['dictionary-ro', 'dictionary-en'] as const;
 
+/** Packages only a local run loads (lazily): left out of every function's bundle. */
+export const LOCAL_ONLY_PACKAGES = ['node-llama-cpp'] as const;
+
 export function localBundlingOptions(): nodejs.BundlingOptions {
   return {
     format: nodejs.OutputFormat.ESM,
@@ -44,7 +47,9 @@ export function localBundlingOptions(): nodejs.BundlingOptions {
     banner: "import { createRequire as __polyevalCreateRequire } from 'node:module'; const require = __polyevalCreateRequire(import.meta.url);",
     // The hunspell dictionaries read their .aff/.dic files beside their own module: they stay
     // packages (copied below), imported only when RoCode's code-switching metric is computed.
-    externalModules: [...FILE_READING_PACKAGES],
+    // node-llama-cpp (the `gguf:` provider, which the deployed pipeline refuses at plan time) is a
+    // native package loaded lazily: never bundled, never shipped.
+    externalModules: [...FILE_READING_PACKAGES, ...LOCAL_ONLY_PACKAGES],
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
