@@ -59,7 +59,10 @@ await build({
   target: 'node22',
   mainFields: ['module', 'main'],
   // kotlin-compiler is installed in the image and located at run time, never bundled.
-  external: ['kotlin-compiler'],
+  // node-llama-cpp (gguf:, imported on first use by layers/providers/gguf-engine.ts) runs models
+  // on this machine only: its optional per-platform builds are not installed, so bundling it
+  // fails ("Could not resolve @node-llama-cpp/mac-x64"); an image never loads it.
+  external: ['kotlin-compiler', 'node-llama-cpp'],
   banner: { js: "import { createRequire as __polyevalCreateRequire } from 'node:module'; const require = __polyevalCreateRequire(import.meta.url);" },
   minify: true,
   sourcemap: true,

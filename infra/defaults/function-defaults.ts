@@ -44,7 +44,9 @@ export function localBundlingOptions(): nodejs.BundlingOptions {
     banner: "import { createRequire as __polyevalCreateRequire } from 'node:module'; const require = __polyevalCreateRequire(import.meta.url);",
     // The hunspell dictionaries read their .aff/.dic files beside their own module: they stay
     // packages (copied below), imported only when RoCode's code-switching metric is computed.
-    externalModules: [...FILE_READING_PACKAGES],
+    // node-llama-cpp (gguf:, imported on first use) runs models on the user's machine only; its
+    // optional per-platform builds are not installed, so esbuild could not bundle it.
+    externalModules: [...FILE_READING_PACKAGES, 'node-llama-cpp'],
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
