@@ -25,9 +25,22 @@ export async function fetchJson(url: string, req: JsonRequest): Promise<unknown>
       headers: { ...(typeof req.body === 'string' ? { 'content-type': 'application/json' } : {}), accept: 'application/json', ...req.headers },
       ...(req.body !== undefined ? { body: req.body } : {}),
       signal: req.signal,
+      // Never followed: fetch (undici lib/web/fetch/index.js `httpRedirectFetch`, as in Node 20)
+      // drops only Authorization on a cross-origin redirect, so Anthropic's x-api-key and Azure's
+      // api-key would follow a 307 from an allowed host to any other (key-hosts.ts checks the
+      // URL we call, not where it redirects). No API call here is answered with a redirect.
+      redirect: 'manual',
     });
   } catch (err) {
     throw unreachable(url, err);
+  }
+  if (res.status >= 300 && res.status < 400) {
+    await res.body?.cancel();
+    const location = res.headers.get('location');
+    throw new ProviderCallError(
+      `${new URL(url).origin} answered ${res.status} with a redirect${location ? ` to ${new URL(location, url).origin}` : ''}: API calls are not redirected (the key would go with them); give the final URL as the base URL`,
+      { retryable: false, status: res.status },
+    );
   }
   const text = await res.text();
   if (!res.ok)

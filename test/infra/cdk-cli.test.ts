@@ -3,13 +3,14 @@
 // writes the executor code every image COPYs (layers/images/bundle/), git never tracks that
 // output, and every `cdk` command README.md and docs/aws.md show that needs no AWS account
 // synthesizes as written, in a Region the CLI knows. One file, so no two of its commands write
-// layers/images/bundle/ at once.
+// layers/images/bundle/ at once: the build step runs alone (its script empties the folder first),
+// and the docs' commands, which differ only in `-c` values, share one bundle and run side by side.
 import { execFile, execFileSync, execSync } from 'node:child_process';
+import { availableParallelism, tmpdir } from 'node:os';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/paths.ts';
 import { cdkCommands, runCommand, type DocCommand } from './cdk-cli.ts';
 
@@ -120,12 +121,20 @@ describe('the cdk commands of README.md and docs/aws.md', () => {
   });
 
   // A deploy synthesizes first (the same app, context and cdk-nag); `synth` stands in for `deploy`.
-  it.each(synthesizable.map((c) => [label(c), c] as const))(
+  // The bundle is built once for all of them (the build step is proven above, run as typed by
+  // the two synths before): each command is run as written plus `--build true`, which replaces
+  // cdk.json's build step (aws-cdk 2.1148 lib/cxapp/exec.js runs `settings.build`, the command
+  // line's over cdk.json's), so they can run at once without emptying each other's bundle.
+  beforeAll(() => {
+    execSync(cdkJson.build ?? 'false', { cwd: PROJECT_ROOT, stdio: 'pipe', timeout: 240_000 });
+  }, 300_000);
+  const limit = concurrencyLimit(Math.min(4, Math.max(2, availableParallelism())));
+  it.concurrent.each(synthesizable.map((c) => [label(c), c] as const))(
     '%s',
     async (_name, command) => {
       const outdir = output();
-      const words = [...command.words.slice(0, 2), 'synth', ...command.words.slice(3), '--output', outdir];
-      const result = await runCommand(words, { region: 'eu-west-1' });
+      const words = [...command.words.slice(0, 2), 'synth', ...command.words.slice(3), '--build', 'true', '--output', outdir];
+      const result = await limit(() => runCommand(words, { region: 'eu-west-1' }));
       if (command.comment) {
         // The docs print what the command answers: a refused setting, named.
         expect(result.code).not.toBe(0);
@@ -137,6 +146,22 @@ describe('the cdk commands of README.md and docs/aws.md', () => {
         expect(JSON.stringify(template(outdir, stackName))).toContain(':bedrock:eu-west-1:');
       }
     },
-    900_000,
+    1_800_000,
   );
 });
+
+/** Runs at most `n` of the functions given to it at once, the others in turn. */
+function concurrencyLimit(n: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    running += 1;
+    try {
+      return await task();
+    } finally {
+      running -= 1;
+      waiting.shift()?.();
+    }
+  };
+}
