@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { leadingSpaceDigit, startOllamaServer, startOpenAiServer, type FakeServer } from '../fakes/wire-servers/index.ts';
 import { ROOT, parseJson, runCli, tempHome } from '../support/cli.ts';
+import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
 
 interface Item {
   text: string;
@@ -26,8 +27,8 @@ const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l) as Item);
-// The paper protocol's gold: five equal bins.
-const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
+// The paper protocol's gold: the ABRICOT authors' rule (layers/core/benchmarks/likert-gold.ts).
+const gold = calamitaGold;
 
 /** The gold digit of the last question in a few-shot ABRICOT prompt (either subtask). */
 function goldDigit(context: string): string {

@@ -123,7 +123,7 @@ function refuseUnchangedRejections(
     if (!previous || !rejected) continue;
     const doc = docs.find((d) => d.index === previous.job);
     const ref = doc?.records.find((r) => r.task_id === item.taskId && r.sample === item.sample);
-    if (!ref?.body_hash || ref.body_hash !== bodyHash(client.encode(recordOf(ctx, item, '')))) continue;
+    if (!ref?.body_hash || ref.body_hash !== bodyHash(client.encode(recordOf(ctx, item, HASHED_ID)))) continue;
     unchanged.push({ job: doc?.job_id ?? `#${previous.job}`, reason: (rejected[1] ?? '').slice(0, 200) });
   }
   const first = unchanged[0];
