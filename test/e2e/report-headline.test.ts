@@ -97,11 +97,15 @@ describe('the report leads with the answer', () => {
   it('says a metric that cannot be computed once, not per slice, and shows slices as rows', async () => {
     const run = runs.find((r) => r.benchmark === 'rocode') ?? runs[0];
     const { page } = await open(run?.report ?? '');
-    expect(await page.locator('#absent').textContent()).toMatch(/^pass@10 absent: n=1 < k=10 · \d+ slices$/);
-    // The protocol's headline (RoCode paper: accuracy) is the first metric column; pass@10 is no column.
+    // One sample per task: strict accuracy (APPS's rule) would equal pass@1, and pass@10 needs 10 samples; each said once.
+    expect(await page.locator('#absent').textContent()).toMatch(
+      /^strict_accuracy absent: one scored sample per task: strict accuracy equals pass@1 · \d+ slices · pass@10 absent: n=1 < k=10 · \d+ slices$/,
+    );
+    // The protocol's headline (RoCode paper: accuracy) is the first metric column; neither absent metric is a column.
     const columns = await page.locator('#metrics thead th').allTextContents();
     expect(columns.slice(0, 3)).toEqual(['slice', 'n', 'accuracy']);
     expect(columns).not.toContain('pass@10');
+    expect(columns).not.toContain('strict_accuracy');
     expect(await page.locator('#metrics tbody th').first().textContent()).toBe('all tasks');
     await page.context().close();
   }, 120_000);
