@@ -108,7 +108,7 @@ export class GgufEngine {
     const trained = this.model.trainContextSize;
     const raise =
       this.contextSize < trained
-        ? `raise it with the model option #ctx=<tokens> after the file's path (this model was trained on ${trained})`
+        ? `raise it by adding #ctx=<tokens> (this model was trained on ${trained}) after the model file's path`
         : `the model was trained on ${trained}, the most it takes`;
     throw deterministic(`${what} is ${count} tokens, more than the ${this.contextSize}-token context of a gguf sequence: ${raise}`);
   }

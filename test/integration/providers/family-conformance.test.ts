@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { requireManifest, runLocal } from '#app/local/run.ts';
+import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
 import { readItems } from '#core/run/aggregate.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import type { ProviderOptions } from '#providers/index.ts';
@@ -38,7 +39,8 @@ const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l) as Item);
-const gold = (mean: number): number => Math.min(5, 1 + Math.floor(5 * mean));
+// The paper protocol's gold: the ABRICOT authors' rule (layers/core/benchmarks/likert-gold.ts, issue 32).
+const gold = calamitaGold;
 
 /** The digit the fake model prefers after a prompt: the gold of the open (last) question. */
 function preferred(context: string): string {
