@@ -4,18 +4,11 @@
  * next-token mode and every ABRICOT item is predicted as the model prefers — the digit after
  * the space, never the stray no-space digit that leads the first position's top-k.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { leadingSpaceDigit, startOllamaServer, startOpenAiServer, type FakeServer } from '../fakes/wire-servers/index.ts';
-import { ROOT, parseJson, runCli, tempHome } from '../support/cli.ts';
-import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
+import { parseJson, runCli, tempHome } from '../support/cli.ts';
+import { sampleGoldDigit } from '../support/abricot-sample.ts';
 
-interface Item {
-  text: string;
-  abs_mean: number;
-  inc_mean: number;
-}
 interface RunJson {
   likert_mode: string;
   likert_scoring?: { method: string };
@@ -23,21 +16,8 @@ interface RunJson {
   verdicts: Record<string, number>;
   metrics: Record<string, { value: number | null }>;
 }
-const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l) as Item);
-// The paper protocol's gold: the ABRICOT authors' rule (layers/core/benchmarks/likert-gold.ts).
-const gold = calamitaGold;
 
-/** The gold digit of the last question in a few-shot ABRICOT prompt (either subtask). */
-function goldDigit(context: string): string {
-  const question = context.slice(context.lastIndexOf('Assegna un valore di '));
-  const sentence = /frase seguente:\s(.*?)\sDescrizione dei valori:/s.exec(question)?.[1] ?? '';
-  const item = items.find((i) => i.text === sentence);
-  if (!item) return '1';
-  return String(gold(question.startsWith('Assegna un valore di astrazione') ? item.abs_mean : item.inc_mean));
-}
+const goldDigit = sampleGoldDigit;
 
 const model = leadingSpaceDigit(goldDigit);
 const answer = (prompt: string): string => ` ${goldDigit(prompt)}`;

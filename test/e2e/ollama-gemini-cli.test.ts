@@ -4,18 +4,13 @@
  * log-probabilities), with the reason recorded; a Kotlin HumanEval generation run; throttling
  * (Ollama's 503 server busy, Gemini's 429) retried, never a verdict; --max-cost on ollama:.
  */
-import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { favourDigit, startGeminiServer, startOllamaServer, type GeminiServer, type OllamaServer } from '../fakes/wire-servers/index.ts';
 import { ROOT, parseJson, runCli, tempHome } from '../support/cli.ts';
+import { sampleGoldDigit } from '../support/abricot-sample.ts';
 
-interface Item {
-  text: string;
-  abs_mean: number;
-  inc_mean: number;
-}
 interface Task {
   prompt: string;
   canonical_solution: string;
@@ -27,25 +22,12 @@ interface RunJson {
   verdicts: Record<string, number>;
   metrics: Record<string, { value: number | null }>;
 }
-const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l) as Item);
 const tasks = readFileSync(join(ROOT, 'sample/kotlin-humaneval/tasks.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l) as Task);
-// The paper protocol's gold: the ABRICOT authors' rule (layers/core/benchmarks/likert-gold.ts).
-const gold = (mean: number): number => calamitaGold(mean);
 
-/** The gold digit of the last question in a few-shot ABRICOT prompt (either subtask). */
-function goldDigit(context: string): string {
-  const question = context.slice(context.lastIndexOf('Assegna un valore di '));
-  const sentence = /frase seguente:\s(.*?)\sDescrizione dei valori:/s.exec(question)?.[1] ?? '';
-  const item = items.find((i) => i.text === sentence);
-  if (!item) return '1';
-  return String(gold(question.startsWith('Assegna un valore di astrazione') ? item.abs_mean : item.inc_mean));
-}
+const goldDigit = sampleGoldDigit;
 
 /** The canonical solution of the task whose prompt the text contains (completion or chat form). */
 function solve(prompt: string, fenced: boolean): string {

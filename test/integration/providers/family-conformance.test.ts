@@ -7,13 +7,12 @@
  * them leading with that space and keeping a wrong stray digit beside it; the others answer the
  * digit at once. Every item must be predicted as the fake model prefers, in every row.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { requireManifest, runLocal } from '#app/local/run.ts';
-import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
 import { readItems } from '#core/run/aggregate.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import type { ProviderOptions } from '#providers/index.ts';
@@ -28,28 +27,11 @@ import {
   type LogprobFn,
 } from '../../fakes/wire-servers/index.ts';
 import { useFakeAwsEnv } from './harness.ts';
+import { sampleGoldDigit } from '../../support/abricot-sample.ts';
 
-interface Item {
-  text: string;
-  abs_mean: number;
-  inc_mean: number;
-}
 const ROOT = packageRoot();
-const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l) as Item);
-// The paper protocol's gold: the ABRICOT authors' rule (layers/core/benchmarks/likert-gold.ts, issue 32).
-const gold = calamitaGold;
 
-/** The digit the fake model prefers after a prompt: the gold of the open (last) question. */
-function preferred(context: string): string {
-  const question = context.slice(context.lastIndexOf('Assegna un valore di '));
-  const sentence = /frase seguente:\s(.*?)\sDescrizione dei valori:/s.exec(question)?.[1] ?? '';
-  const item = items.find((i) => i.text === sentence);
-  if (!item) return '1';
-  return String(gold(question.startsWith('Assegna un valore di astrazione') ? item.abs_mean : item.inc_mean));
-}
+const preferred = sampleGoldDigit;
 
 /** The family's model: its log-probabilities, and its greedy answer after a context. */
 function modelOf(family: TokenizerName): { logprob: LogprobFn; answer: (prompt: string) => string } {

@@ -4,7 +4,6 @@
  * reason in the manifest, and every item predicts exactly the digit the model prefers —
  * never a column of SE.
  */
-import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,28 +24,11 @@ import {
   type OpenAiFlavour,
 } from '../../fakes/wire-servers/index.ts';
 import { useFakeAwsEnv } from './harness.ts';
+import { sampleGoldDigit } from '../../support/abricot-sample.ts';
 
-interface Item {
-  text: string;
-  abs_mean: number;
-  inc_mean: number;
-}
 const ROOT = packageRoot();
-const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l) as Item);
-// The paper protocol's gold: the ABRICOT authors' rule (see likert-gold.ts).
-const gold = (mean: number): number => calamitaGold(mean);
 
-/** The digit the fake model prefers after a prompt: the gold of the open (last) question. */
-function preferred(context: string): string {
-  const question = context.slice(context.lastIndexOf('Assegna un valore di '));
-  const sentence = /frase seguente:\s(.*?)\sDescrizione dei valori:/s.exec(question)?.[1] ?? '';
-  const item = items.find((i) => i.text === sentence);
-  if (!item) return '1';
-  return String(gold(question.startsWith('Assegna un valore di astrazione') ? item.abs_mean : item.inc_mean));
-}
+const preferred = sampleGoldDigit;
 const model: LogprobFn = favourDigit(preferred);
 
 const cleanups: (() => Promise<void> | void)[] = [];

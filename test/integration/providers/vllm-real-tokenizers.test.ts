@@ -6,8 +6,7 @@
  * Every item must predict the digit the fake model prefers, in both token spellings vLLM
  * has used (`convert_ids_to_tokens` pieces and per-id `decode`).
  */
-import { calamitaGold } from '#core/benchmarks/likert-gold.ts';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,28 +16,11 @@ import { readItems } from '#core/run/aggregate.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import { startOpenAiServer, type LogprobFn } from '../../fakes/wire-servers/index.ts';
 import type { TokenizerName, TokenStrings } from '../../fakes/wire-servers/real-tokenizers.ts';
+import { sampleGoldDigit } from '../../support/abricot-sample.ts';
 
-interface Item {
-  text: string;
-  abs_mean: number;
-  inc_mean: number;
-}
 const ROOT = packageRoot();
-const items = readFileSync(join(ROOT, 'sample/abricot/items.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l) as Item);
-// The paper protocol's gold: the ABRICOT authors' rule (layers/core/benchmarks/likert-gold.ts).
-const gold = (mean: number): number => calamitaGold(mean);
 
-/** The digit the fake model prefers after a prompt: the gold of the open (last) question. */
-function preferred(context: string): string {
-  const question = context.slice(context.lastIndexOf('Assegna un valore di '));
-  const sentence = /frase seguente:\s(.*?)\sDescrizione dei valori:/s.exec(question)?.[1] ?? '';
-  const item = items.find((i) => i.text === sentence);
-  if (!item) return '1';
-  return String(gold(question.startsWith('Assegna un valore di astrazione') ? item.abs_mean : item.inc_mean));
-}
+const preferred = sampleGoldDigit;
 /** The model gives the preferred digit's token -0.1 and every other token (the space before it too) -4. */
 const model: LogprobFn = (context, token) => (token.trim() !== '' && token.trim() === preferred(context) ? -0.1 : -4);
 
