@@ -1,14 +1,14 @@
 /**
  * Issue 19: `npm run bench cloud-cost [-- --items 10000] [--language python|cpp|kotlin …] [--without inactive]`: what
  * a run costs on AWS against one EC2 instance running the local CLI. For each language it runs
- * the cloud-scale simulation (bench/cloud-sim) at `--items` and prints one JSON line: the
+ * the cloud-scale simulation (sim/cloud) at `--items` and prints one JSON line: the
  * simulated deployment's execution cost (Lambda GB-seconds and requests), model cost and wall
  * time, beside the local CLI on LOCAL_INSTANCE for the same items at the throughput measured in
  * docs/sandbox.md.
  */
 import { parseArgs } from 'node:util';
-import { FIXES, LIMITS, runSimulation, type Without } from './cloud-sim/simulate.ts';
-import { MODEL_CALL_MS, SIM_LANGUAGES, type SimLanguage } from './cloud-sim/sim-model.ts';
+import { FIXES, LIMITS, runSimulation, type Without } from '../sim/cloud/simulate.ts';
+import { MODEL_CALL_MS, SIM_LANGUAGES, type SimLanguage } from '../sim/cloud/sim-model.ts';
 
 /**
  * The instance the local CLI is priced on: c7i.large (2 vCPU, 4 GiB, like the 2-core machine

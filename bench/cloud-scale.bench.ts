@@ -1,19 +1,19 @@
 /**
  * Issue 19: `npm run bench cloud-scale -- --items N [--without <fix|limit>] [--generate-concurrency C] [--language python|cpp|kotlin] [--sweep] [--chunk-size K] [--detail]`
  * runs the cloud pipeline's real stage code against a simulation of AWS's limits
- * (bench/cloud-sim) and prints exactly one JSON line:
+ * (sim/cloud) and prints exactly one JSON line:
  * `{"items","completed","se","missing","dlq","virtual_wall_s","lambda_gb_s","cost_usd","bottleneck"}`.
- * `--model-quota <requests per minute>,<tokens per minute>` sets the model's on-demand quota (default: Claude 3 Haiku's in us-east-1, cloud-sim/limits/model-quota.ts).
+ * `--model-quota <requests per minute>,<tokens per minute>` sets the model's on-demand quota (default: Claude 3 Haiku's in us-east-1, sim/cloud/limits/model-quota.ts).
  * `--without` reverts one fix (plan-fanout, transient-redelivery, cost-row, runner-reservation, ledger-shards, call-ids, part-shards, quota-requeue)
  * or lifts one limit (recursion, inactive, transaction-conflicts, duplicates) to show what it costs.
  * `--chunk-size` sets plan's items per chunk (default plan.ts's 1,000; smaller shows recursion detection on a small run).
- * `--sweep` keeps the deployment's other executor images judging beside the run (cloud-sim/sweep.ts).
+ * `--sweep` keeps the deployment's other executor images judging beside the run (sim/cloud/sweep.ts).
  */
 import { parseArgs } from 'node:util';
-import { FIXES, LIMITS, runSimulation, type Without } from './cloud-sim/simulate.ts';
+import { FIXES, LIMITS, runSimulation, type Without } from '../sim/cloud/simulate.ts';
 import { PLAN_CHUNK } from '#app/cloud/plan.ts';
-import { SIM_LANGUAGES, type SimLanguage } from './cloud-sim/sim-model.ts';
-import { parseModelQuota } from './cloud-sim/limits/model-quota.ts';
+import { SIM_LANGUAGES, type SimLanguage } from '../sim/cloud/sim-model.ts';
+import { parseModelQuota } from '../sim/cloud/limits/model-quota.ts';
 
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({

@@ -1,6 +1,6 @@
 /**
  * Issue 12: every core busy on an execution-bound run. 2,000 RoCode-style items (Python and
- * C++, 5 tests each, OK/WA/TLE/RE answers from bench/support/rocode-generator.ts) in one
+ * C++, 5 tests each, OK/WA/TLE/RE answers from sim/rocode-generator.ts) in one
  * whole `polyeval run`: items/s, the machine's CPU utilisation (target ≥ 90 %), the
  * harness's own peak RSS at 500, 1,000 and 2,000 items (flat), and the CPU the harness and
  * sandbox add per test beside the CPU of the programs themselves (what a bare run costs).
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { CPP_FLAGS } from '#sandbox/languages/cpp.ts';
 import { ensurePch } from '#sandbox/languages/pch.ts';
 import type { BenchRow } from './index.ts';
-import { benchProgram, generateRocodeBench } from './support/rocode-generator.ts';
+import { benchProgram, generateRocodeBench } from '../sim/rocode-generator.ts';
 import { childrenCpuS, loadNote, measureRun } from './support/measure-run.ts';
 
 interface ItemFile {

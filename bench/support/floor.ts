@@ -24,7 +24,7 @@ import { nativeCompilerEnv } from '../../layers/sandbox/languages/native.ts';
 import { ensurePch } from '../../layers/sandbox/languages/pch.ts';
 import { pythonRuntime } from '../../layers/sandbox/languages/python.ts';
 import type { RuntimeContext } from '../../layers/sandbox/runtime.ts';
-import { UNIT_TEST_LIMITS } from '../../layers/core/scoring/unit-tests.ts';
+import { UNIT_TEST_LIMITS } from '../../layers/core/judging/unit-tests.ts';
 
 const exec = promisify(execFile);
 const TOKEN = 'polyeval-floor-token';

@@ -5,7 +5,7 @@
 import { VERDICTS } from './run/columns.ts';
 import type { TimeClock } from './benchmarks/protocol.ts';
 import type { LikertMode } from './models/provider.ts';
-import type { Excerpt } from './scoring/excerpt.ts';
+import type { Excerpt } from './judging/excerpt.ts';
 
 /** Outcome of scoring one sample (or one test of it). `SE` is the harness's own fault. */
 export type Verdict = (typeof VERDICTS)[number];

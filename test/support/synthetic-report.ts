@@ -5,8 +5,8 @@
  */
 import type { ItemDocument } from '#core/run/engine.ts';
 import type { Manifest } from '#core/run/manifest.ts';
-import { compareOutputs } from '#core/scoring/compare.ts';
-import { excerpt } from '#core/scoring/excerpt.ts';
+import { compareOutputs } from '#core/judging/compare.ts';
+import { excerpt } from '#core/judging/excerpt.ts';
 import type { TestOutcome, Verdict } from '#core/types.ts';
 
 const VERDICT_CYCLE: Verdict[] = ['OK', 'OK', 'WA', 'TLE', 'OK', 'CE'];

@@ -23,7 +23,7 @@ import { itemId, keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { decodeRecords, encodeRecords } from '#core/run/parquet.ts';
 import type { RunRecord } from '#core/types.ts';
-import { countTies, type TieCount } from '#core/scoring/likert-ties.ts';
+import { countTies, type TieCount } from '#core/judging/likert-ties.ts';
 import type { PartCounter } from '#aws/dynamo-part-counter.ts';
 import { versioned, type AggregateMessage, type CloudWorkItem } from './messages.ts';
 

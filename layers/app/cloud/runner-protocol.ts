@@ -16,9 +16,9 @@
 import { z } from 'zod';
 import { HarnessError } from '#core/errors.ts';
 import type { ToolchainOptions } from '#core/languages/spec.ts';
-import type { ProgramRun, RunRequest } from '#core/scoring/io-tests.ts';
-import type { RunnerProgram } from '#core/scoring/program-runner.ts';
-import { TerminationSchema } from '#core/scoring/compare.ts';
+import type { ProgramRun, RunRequest } from '#core/judging/io-tests.ts';
+import type { RunnerProgram } from '#core/judging/program-runner.ts';
+import { TerminationSchema } from '#core/judging/compare.ts';
 
 /** Lambda's synchronous invocation payload limit, request and response alike (6 MB). */
 export const INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;

@@ -5,7 +5,7 @@
  * browser opens quickly. Pure: the HTML around it is in `sample-browser.ts`.
  */
 import type { ItemDocument } from '../run/engine.ts';
-import type { Excerpt } from '../scoring/excerpt.ts';
+import type { Excerpt } from '../judging/excerpt.ts';
 import type { TestOutcome } from '../types.ts';
 import type { TaskView } from './task-view.ts';
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { computeMetrics } from '../metrics/index.ts';
 import type { BlobStore, RunLedger } from '../ports.ts';
 import { renderReport } from '../report/html.ts';
-import { countTies, tieWarningOf, type TieCount } from '../scoring/likert-ties.ts';
+import { countTies, tieWarningOf, type TieCount } from '../judging/likert-ties.ts';
 import { VerdictSchema } from './columns.ts';
 import type { MetricRow, RunRecord, Verdict } from '../types.ts';
 import { parseItemDocument, type ItemDocument } from './engine.ts';

@@ -18,7 +18,7 @@ import {
 } from '../metrics/code-metrics.ts';
 import { anyPlan, passAt, pooled } from '../metrics/plans.ts';
 import { verdictCharts } from '../report/charts.ts';
-import { scoreIoTests } from '../scoring/io-tests.ts';
+import { scoreIoTests } from '../judging/io-tests.ts';
 import type { IoTestsTask, Task } from '../types.ts';
 import { executeCode } from './code-execution.ts';
 import { taskBaseSchema } from './task-base.ts';

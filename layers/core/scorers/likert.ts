@@ -22,7 +22,7 @@ import {
 import { anyPlan, pooled } from '../metrics/plans.ts';
 import { likertCharts } from '../report/charts.ts';
 import { likertAnalysesSection } from '../report/likert-analyses.ts';
-import { scoreLikert, type LikertEvidence } from '../scoring/likert.ts';
+import { scoreLikert, type LikertEvidence } from '../judging/likert.ts';
 import type { LikertTask } from '../types.ts';
 import type { RunContext } from '../run/engine.ts';
 import { taskBaseSchema } from './task-base.ts';

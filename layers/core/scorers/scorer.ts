@@ -13,8 +13,8 @@ import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
 import type { AnyPlan } from '../metrics/plans.ts';
 import type { Prompt } from '../models/provider.ts';
 import type { ExecutionJob } from '../ports.ts';
-import type { ProgramHost, TestFileLoader } from '../scoring/io-tests.ts';
-import type { ProgramRunner } from '../scoring/program-runner.ts';
+import type { ProgramHost, TestFileLoader } from '../judging/io-tests.ts';
+import type { ProgramRunner } from '../judging/program-runner.ts';
 import type { GeneratedItem, RunContext } from '../run/engine.ts';
 import type { LanguageId, MetricRow, RunRecord, ScoreOutcome, Task, TaskBase, TokenUsage } from '../types.ts';
 

@@ -8,7 +8,7 @@ import { compileErrorRateOfUnits, compileErrorRatio, summariseCodeTask, systemEr
 import { anyPlan, passAt, pooled } from '../metrics/plans.ts';
 import { verdictCharts } from '../report/charts.ts';
 import { clipField } from '../report/clip.ts';
-import { scoreUnitTests } from '../scoring/unit-tests.ts';
+import { scoreUnitTests } from '../judging/unit-tests.ts';
 import type { UnitTestsTask } from '../types.ts';
 import { executeCode } from './code-execution.ts';
 import { taskBaseSchema } from './task-base.ts';

@@ -1,8 +1,8 @@
 // The cloud-scale simulation end to end at a small size (small chunks, so 600 items make 20 plan chunks): the real stage handlers complete a
 // run under AWS's limits, and reverting a fix shows the failure it prevents.
 import { describe, expect, it } from 'vitest';
-import { runSimulation } from '../../../bench/cloud-sim/simulate.ts';
-import { USAGE } from '../../../bench/cloud-sim/sim-model.ts';
+import { runSimulation } from '../../../sim/cloud/simulate.ts';
+import { USAGE } from '../../../sim/cloud/sim-model.ts';
 
 /** Claude 3 Haiku's price of one simulated call (the sim's usage, $0.25 / $1.25 per million tokens). */
 const CALL_USD = (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25) / 1e6;

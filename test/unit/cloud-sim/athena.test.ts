@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AthenaConcurrency } from '../../../bench/cloud-sim/limits/athena.ts';
+import { AthenaConcurrency } from '../../../sim/cloud/limits/athena.ts';
 
 describe('Athena active DML queries', () => {
   it('refuses the 21st concurrent query and takes one again when a query ends', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrencyPools } from '../../../bench/cloud-sim/limits/concurrency.ts';
+import { ConcurrencyPools } from '../../../sim/cloud/limits/concurrency.ts';
 
 describe('account and reserved concurrency', () => {
   it('throttles an unreserved function once the unreserved pool is used up', () => {

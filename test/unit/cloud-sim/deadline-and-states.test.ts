@@ -4,13 +4,13 @@
 // event source mapping's first invoke, whose batch comes back after the visibility timeout.
 import type { SQSBatchResponse } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { S3PrefixRates } from '../../../bench/cloud-sim/limits/s3-prefix.ts';
-import { SimSqsQueue } from '../../../bench/cloud-sim/limits/sqs.ts';
-import { REACTIVATION_MS } from '../../../bench/cloud-sim/limits/function-state.ts';
-import { SimLambda } from '../../../bench/cloud-sim/sim-lambda.ts';
-import { simSender } from '../../../bench/cloud-sim/sim-sender.ts';
-import { SimStore } from '../../../bench/cloud-sim/sim-store.ts';
-import { VirtualTime } from '../../../bench/cloud-sim/virtual-time.ts';
+import { S3PrefixRates } from '../../../sim/cloud/limits/s3-prefix.ts';
+import { SimSqsQueue } from '../../../sim/cloud/limits/sqs.ts';
+import { REACTIVATION_MS } from '../../../sim/cloud/limits/function-state.ts';
+import { SimLambda } from '../../../sim/cloud/sim-lambda.ts';
+import { simSender } from '../../../sim/cloud/sim-sender.ts';
+import { SimStore } from '../../../sim/cloud/sim-store.ts';
+import { VirtualTime } from '../../../sim/cloud/virtual-time.ts';
 
 /** The judge queue's: 6 × its 5-minute timeout (longer than a Pending function takes to come back). */
 const VISIBILITY_MS = 30 * 60_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DynamoLimits, PARTITION_RCU_PER_S, PARTITION_WCU_PER_S, TRANSACT_MAX_ITEMS, TRANSACTION_HOLD_MS } from '../../../bench/cloud-sim/limits/dynamodb.ts';
+import { DynamoLimits, PARTITION_RCU_PER_S, PARTITION_WCU_PER_S, TRANSACT_MAX_ITEMS, TRANSACTION_HOLD_MS } from '../../../sim/cloud/limits/dynamodb.ts';
 
 describe('DynamoDB limits', () => {
   it('rejects a single write to an item an ongoing transaction holds, and accepts it once the transaction is over', () => {

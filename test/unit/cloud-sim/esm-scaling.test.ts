@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { esmAllowedBatches } from '../../../bench/cloud-sim/limits/esm-scaling.ts';
+import { esmAllowedBatches } from '../../../sim/cloud/limits/esm-scaling.ts';
 
 describe('SQS event source mapping scaling', () => {
   it('starts at five batches, adds 300 a minute and stops at 1,250 (the account limit binds first at its default 1,000)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FunctionStates, notActiveError, REACTIVATION_MS } from '../../../bench/cloud-sim/limits/function-state.ts';
+import { FunctionStates, notActiveError, REACTIVATION_MS } from '../../../sim/cloud/limits/function-state.ts';
 
 describe('function states', () => {
   it('fails the invocation that finds a function Inactive, then the ones while it is Pending, then serves', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkInvokePayload, invokeResponse, SYNC_PAYLOAD_BYTES, SYNC_RESPONSE_BYTES } from '../../../bench/cloud-sim/limits/payload.ts';
+import { checkInvokePayload, invokeResponse, SYNC_PAYLOAD_BYTES, SYNC_RESPONSE_BYTES } from '../../../sim/cloud/limits/payload.ts';
 
 describe('synchronous invocation payload', () => {
   it('takes 6 MB and refuses one byte more as RequestTooLargeException', () => {

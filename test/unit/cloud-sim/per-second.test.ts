@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HORIZON_MS, PerSecondCounts } from '../../../bench/cloud-sim/limits/per-second.ts';
+import { HORIZON_MS, PerSecondCounts } from '../../../sim/cloud/limits/per-second.ts';
 
 describe('per-second counts', () => {
   it('keeps one count per key, kind and whole second, whatever order the requests come in', () => {

@@ -1,10 +1,10 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { RECURSION_HOP_LIMIT, recursionAllows } from '../../../bench/cloud-sim/limits/recursion.ts';
-import { SimSqsQueue } from '../../../bench/cloud-sim/limits/sqs.ts';
-import { SimLambda } from '../../../bench/cloud-sim/sim-lambda.ts';
-import { simSender } from '../../../bench/cloud-sim/sim-sender.ts';
-import { VirtualTime } from '../../../bench/cloud-sim/virtual-time.ts';
+import { RECURSION_HOP_LIMIT, recursionAllows } from '../../../sim/cloud/limits/recursion.ts';
+import { SimSqsQueue } from '../../../sim/cloud/limits/sqs.ts';
+import { SimLambda } from '../../../sim/cloud/sim-lambda.ts';
+import { simSender } from '../../../sim/cloud/sim-sender.ts';
+import { VirtualTime } from '../../../sim/cloud/virtual-time.ts';
 
 describe('Lambda recursive loop detection', () => {
   it('lets a chain invoke a function 16 times and drops the 17th', () => {

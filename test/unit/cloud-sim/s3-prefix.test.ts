@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prefixOf, S3_GET_PER_PREFIX_S, S3_PUT_PER_PREFIX_S, S3PrefixRates } from '../../../bench/cloud-sim/limits/s3-prefix.ts';
+import { prefixOf, S3_GET_PER_PREFIX_S, S3_PUT_PER_PREFIX_S, S3PrefixRates } from '../../../sim/cloud/limits/s3-prefix.ts';
 
 describe('S3 per-prefix request rates', () => {
   it('answers Slow Down past 3,500 PUTs a second on one prefix, not on another', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DynamoLimits } from '../../../bench/cloud-sim/limits/dynamodb.ts';
-import { SimLedger, type SimLedgerOptions } from '../../../bench/cloud-sim/sim-ledger.ts';
-import { VirtualTime } from '../../../bench/cloud-sim/virtual-time.ts';
+import { DynamoLimits } from '../../../sim/cloud/limits/dynamodb.ts';
+import { SimLedger, type SimLedgerOptions } from '../../../sim/cloud/sim-ledger.ts';
+import { VirtualTime } from '../../../sim/cloud/virtual-time.ts';
 
 const RUN = 'rocode-20260105T000000Z-sim';
 

@@ -7,7 +7,7 @@ import {
   SQS_MAX_IN_FLIGHT,
   SQS_MAX_VISIBILITY_MS,
   WORK_QUEUE_RETENTION_MS,
-} from '../../../bench/cloud-sim/limits/sqs.ts';
+} from '../../../sim/cloud/limits/sqs.ts';
 
 describe('SQS standard queue', () => {
   it('takes a body up to 1 MiB on a queue created now, and up to 256 KiB on one created before the 2025 raise', () => {

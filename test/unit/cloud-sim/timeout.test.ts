@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyTimeout, MAX_TIMEOUT_MS } from '../../../bench/cloud-sim/limits/timeout.ts';
+import { applyTimeout, MAX_TIMEOUT_MS } from '../../../sim/cloud/limits/timeout.ts';
 
 describe('function timeout', () => {
   it('bills a timed-out invocation its timeout and says it timed out', () => {

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { renderReport } from '#core/report/html.ts';
 import { DETAIL_BUDGET, clipText, sampleData } from '#core/report/sample-data.ts';
 import { packedJson } from '#core/report/sample-browser.ts';
-import { compareOutputs } from '#core/scoring/compare.ts';
-import { excerpt } from '#core/scoring/excerpt.ts';
+import { compareOutputs } from '#core/judging/compare.ts';
+import { excerpt } from '#core/judging/excerpt.ts';
 import { syntheticRun } from '../../support/synthetic-report.ts';
 
 describe('first difference of two outputs', () => {

@@ -1,6 +1,6 @@
 /**
  * The simulated model and runner of a RoCode-style run (the "suma" tasks of
- * bench/support/rocode-generator.ts): the provider answers each (task, sample) with one of the
+ * sim/rocode-generator.ts): the provider answers each (task, sample) with one of the
  * generator's programs in a fixed mix (OK, WA, RE, TLE), and the runner function "runs" a
  * program by what it is — the sum of the numbers on stdin, or off by one, or a crash, or a
  * timeout on the large test — so the real judge (scoreIoTests) gives known verdicts.
@@ -13,7 +13,7 @@
  */
 import type { Generation, GenerateRequest, Provider } from '#core/models/provider.ts';
 import { RunnerRequestSchema, type RunnerRequest, type RunnerResponse, type WireRun } from '#app/cloud/runner-protocol.ts';
-import { benchProgram, type AnswerKind, type BenchLanguage } from '../support/rocode-generator.ts';
+import { benchProgram, type AnswerKind, type BenchLanguage } from '../rocode-generator.ts';
 import { KOTLIN_COMPLETIONS, kotlinKindOf, type KotlinKind } from './kotlin-tasks.ts';
 import { CallPolicy } from '#providers/call-policy.ts';
 import { classifySdkError } from '#providers/failures.ts';

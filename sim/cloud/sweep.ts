@@ -31,7 +31,7 @@ import { SimSqsQueue } from './limits/sqs.ts';
 import type { FunctionSpec, SimLambda } from './sim-lambda.ts';
 import { PROFILES, type SimLanguage } from './sim-model.ts';
 
-/** Tests per RoCode item (bench/support/rocode-generator.ts): what one runner invocation runs. */
+/** Tests per RoCode item (sim/rocode-generator.ts): what one runner invocation runs. */
 const TESTS_PER_ITEM = 5;
 /** The judge's own work around its runner call (parse, compare, record): an assumption. */
 const JUDGE_OWN_MS = 60;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareOutputs, headLines, runVerdict, sampleVerdict, unitTestVerdict } from '#core/scoring/compare.ts';
+import { compareOutputs, headLines, runVerdict, sampleVerdict, unitTestVerdict } from '#core/judging/compare.ts';
 
 describe('compareOutputs', () => {
   it('ignores the amount of whitespace and trailing newlines', () => {

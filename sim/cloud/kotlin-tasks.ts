@@ -5,7 +5,7 @@
  * the completion what the program does: OK, RE (the test's check throws), CE (an unresolved
  * call), TLE (a loop that never ends). Hand-written for this bench.
  */
-import type { AnswerKind } from '../support/rocode-generator.ts';
+import type { AnswerKind } from '../rocode-generator.ts';
 
 /** What a Kotlin sample can end as in the simulation. */
 export type KotlinKind = Extract<AnswerKind, 'OK' | 'RE' | 'TLE'> | 'CE';

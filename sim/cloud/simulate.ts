@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TransientError } from '#core/errors.ts';
 import type { ExecutionJob, Executor } from '#core/ports.ts';
-import type { ProgramHost } from '#core/scoring/io-tests.ts';
+import type { ProgramHost } from '#core/judging/io-tests.ts';
 import { executeOnHost } from '#core/scorers/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';
@@ -29,7 +29,7 @@ import { makeHandler as makeAggregate } from '../../functions/aggregate/handler.
 import { makeHandler as makeExecute } from '../../functions/execute/handler.ts';
 import { makeHandler as makeGenerate } from '../../functions/generate/handler.ts';
 import { makeHandler as makePlan } from '../../functions/plan/handler.ts';
-import { generateRocodeBench } from '../support/rocode-generator.ts';
+import { generateRocodeBench } from '../rocode-generator.ts';
 import { laneFor } from '#app/cloud/stages.ts';
 import type { Task } from '#core/types.ts';
 import { kotlinTaskRows } from './kotlin-tasks.ts';

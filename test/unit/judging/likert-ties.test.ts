@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allTied, tieWarning } from '#core/scoring/likert-ties.ts';
+import { allTied, tieWarning } from '#core/judging/likert-ties.ts';
 
 describe('likert ties', () => {
   it('finds items whose five choices scored the same', () => {
