@@ -5,6 +5,7 @@
  * (a grid of `-b`/`-m`, a nightly sweep's `params`) all validate with what is derived from here.
  *
  * Adding an option is one entry in RUN_OPTIONS (and, for a rule, one entry or an `appliesTo`).
+ * Longer than our usual file: it is one table, an entry per option, read top to bottom.
  */
 import { z } from 'zod';
 import { GOLD_RULES, PROMPT_LANGUAGES, PromptStyleSchema, TIME_CLOCKS, type ProtocolDefinition } from '../benchmarks/protocol.ts';
