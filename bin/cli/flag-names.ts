@@ -5,6 +5,8 @@
  * (`--max-cost -5: …`), not the field. This is the one place that maps fields to flags.
  */
 import { InputError } from '#core/errors.ts';
+import { RUN_OPTIONS } from '#core/run/run-options.ts';
+import { spellingsOf, type RunOptions } from '#core/run/option-registry.ts';
 
 /**
  * Every long flag that has a short form, across all commands (a unit test walks the commands'
@@ -21,36 +23,16 @@ export const SHORT_FORMS: Readonly<Record<string, string>> = {
   '--context': '-c',
 };
 
-/** Run-spec field → the flag spellings that set it (short form first). */
-const SPEC_FIELD_FLAGS: Readonly<Record<string, readonly string[]>> = {
-  benchmark: ['-b', '--benchmark'],
-  model: ['-m', '--model'],
-  n: ['-n', '--n'],
-  temperature: ['--temperature'],
-  topP: ['--top-p'],
-  maxTokens: ['--max-tokens'],
-  stop: ['--stop'],
-  seed: ['--seed'],
-  split: ['--split'],
-  limit: ['--limit'],
-  language: ['--language'],
-  timeScale: ['--time-scale'],
-  maxCostUsd: ['--max-cost'],
-  assumePrice: ['--assume-price'],
-  prices: ['--prices'],
-  likertMode: ['--likert-mode'],
-  earlyStop: ['--no-early-stop'],
-  kotlinLanguageVersion: ['--kotlin-language-version'],
-  protocol: ['--protocol'],
-  rowLimits: ['--row-limits'],
-  promptStyle: ['--prompt-style'],
-};
+/** Run-spec field → the flag spellings that set it (short form first), from the option declarations. */
+const SPEC_FIELD_FLAGS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.entries(RUN_OPTIONS as RunOptions).flatMap(([field, option]) => (option.cli ? [[field, spellingsOf(option)]] : [])),
+);
 
 /**
  * The flag spellings a field can stand for: a run-spec field, a field named after its flag
  * (`max-cost`, `output`) or the long flag itself (`--jobs`, as the option parsers say it).
  */
-function spellingsOf(field: string): readonly string[] | undefined {
+function fieldSpellings(field: string): readonly string[] | undefined {
   const base = field.split('.')[0] ?? field;
   if (SPEC_FIELD_FLAGS[base]) return SPEC_FIELD_FLAGS[base];
   const long = /^(--)?[a-z][a-z-]*$/.test(base) ? (base.startsWith('--') ? base : `--${base}`) : undefined;
@@ -87,7 +69,7 @@ function typed(spellings: readonly string[], argv: readonly string[]): { flag: s
 export function inFlagTerms(error: InputError, argv: readonly string[]): InputError {
   const { file, line, field } = error.location;
   if (!field || line !== undefined || (file !== undefined && file !== 'command line')) return error;
-  const spellings = spellingsOf(field);
+  const spellings = fieldSpellings(field);
   if (!spellings) return error;
   const given = typed(spellings, argv);
   if (!given && !SPEC_FIELD_FLAGS[field.split('.')[0] ?? field]) return error;

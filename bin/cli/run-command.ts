@@ -23,8 +23,13 @@ import { printRunResult, printRunsSummary } from './show.ts';
 import { toJson } from './format.ts';
 import { intOption, numberOption } from './options.ts';
 import { addSpecOptions, gridFromFlags, isSweep, specFromFlags, type SpecFlags } from './spec-options.ts';
+import { RUN_FLAG_RULES, SWEEP_RESUME_RULES, type RunFlagValues } from './run-rules.ts';
+import { checkRules, groupHeading } from '#core/run/option-registry.ts';
 
 interface RunFlags extends SpecFlags {
+  maxCost?: number;
+  /** false with `--no-early-stop`. */
+  earlyStop?: boolean;
   resume?: string;
   json?: boolean;
   dryRun?: boolean;
@@ -52,9 +57,11 @@ export function runCommand(): Command {
     benchmark: 'sample | sample/<suite> | <benchmark>:<path|s3://…|hf://…> | <benchmark> (Hugging Face dataset)',
     model: providerUsages(),
   })
+    .optionsGroup(groupHeading('output'))
     .option('--resume <run-id>', 'continue a killed or stopped run; only missing items run')
     .option('--dry-run', 'print the plan (items, estimated tokens and cost) without calling any model')
     .option('--json', 'print exactly one JSON object on stdout at the end')
+    .optionsGroup(groupHeading('execution'))
     .option(
       '--concurrency <count>',
       'model calls in flight; in a sweep: run the cells at the same time, at most <count> items in flight across the grid (each model keeps its own call limit, shared by its cells)',
@@ -66,14 +73,19 @@ export function runCommand(): Command {
       intOption('--model-concurrency', 1),
     )
     .option('--jobs <count>', 'sandbox executions in flight (default: cores; a sweep shares them)', intOption('--jobs', 1))
+    .optionsGroup(groupHeading('providers'))
     .option('--region <region>', `AWS region for ${schemesReading('region')}`)
     .option('--endpoint-url <url>', `endpoint override for ${schemesReading('endpoint-url')} (VPC endpoints, proxies)`)
     .option('--api-key-env <name>', `environment variable holding the API key for ${schemesReading('api-key-env')}`)
     .option('--timeout <ms>', 'hard timeout per model call', intOption('--timeout', 1))
+    .optionsGroup(groupHeading('pricing'))
     .option('--prices <file.json>', 'price table overriding the shipped one')
     .option('--assume-price <input,output>', 'USD per million input,output tokens for a model the price table lacks (recorded in the manifest)')
+    .optionsGroup(groupHeading('providers'))
     .option('--capabilities <file.json>', 'model-capabilities rules applied after the shipped ones (stop sequences, exclusive sampling, chat vs completion)')
+    .optionsGroup(groupHeading('output'))
     .option('-q, --quiet', 'no progress on stderr')
+    .optionsGroup(groupHeading('batch'))
     .option(
       '--batch',
       `generate through the provider's batch API (${BATCH_KINDS.map((k) => `${k.scheme}: ${k.api}`).join('; ')}) at its batch price; kill and --resume find the job again`,
@@ -93,6 +105,7 @@ export function runCommand(): Command {
       "with --batch: the input tokens your organisation may have enqueued for the model at once (OpenAI's batch queue limit; default: the tier-1 figure the shipped table knows): jobs are sized and staggered to stay under it",
       numberOption('--batch-token-limit'),
     )
+    .optionsGroup(groupHeading('execution'))
     .option(
       '--trust-generated-code',
       'execute model-written code even where the sandbox cannot keep credentials, files and network from it (see polyeval doctor)',
@@ -102,38 +115,9 @@ export function runCommand(): Command {
       const home = openHome(globals.home);
       const root = packageRoot();
       const progress = createProgress(process.stderr, flags.quiet ?? false);
-      if (
-        flags.concurrency !== undefined &&
-        flags.modelConcurrency !== undefined &&
-        flags.concurrency !== flags.modelConcurrency &&
-        !isSweep(flags) &&
-        !flags.resume
-      ) {
-        throw new InputError(
-          `--concurrency ${flags.concurrency} and --model-concurrency ${flags.modelConcurrency} disagree: in a single run both set the model calls in flight; give one`,
-          { field: 'model-concurrency' },
-        );
-      }
-      if (flags.batchPoll !== undefined && !(flags.batchPoll > 0))
-        throw new InputError(`--batch-poll must be a positive number of seconds, got ${flags.batchPoll}`, { field: 'batch-poll' });
+      // The rules between flags, declared as data (run-rules.ts); the spec's own rules run where it is validated.
+      checkRules(RUN_FLAG_RULES, runFlagValues(flags));
       const batchModels = flags.batchModel ?? [];
-      if (flags.batchPoll !== undefined && !flags.batch && batchModels.length === 0 && !flags.resume)
-        throw new InputError('--batch-poll sets how often a batch job is polled: give it with --batch or --batch-model (or with --resume of a batch run)', {
-          field: 'batch-poll',
-        });
-      if (flags.batchTokenLimit !== undefined && !(Number.isInteger(flags.batchTokenLimit) && flags.batchTokenLimit > 0))
-        throw new InputError(`--batch-token-limit must be a positive whole number of tokens, got ${flags.batchTokenLimit}`, { field: 'batch-token-limit' });
-      if (flags.batchTokenLimit !== undefined && !flags.batch && batchModels.length === 0 && !flags.resume)
-        throw new InputError('--batch-token-limit sizes batch jobs: give it with --batch or --batch-model (or with --resume of a batch run)', {
-          field: 'batch-token-limit',
-        });
-      if ((flags.batch || batchModels.length > 0) && flags.resume)
-        throw new InputError(
-          `--resume continues a run in the mode it was planned with; do not pass ${flags.batch ? '--batch' : '--batch-model'} (a batch run resumes as a batch)`,
-          { field: flags.batch ? 'batch' : 'batch-model' },
-        );
-      if (flags.batch && batchModels.length > 0)
-        throw new InputError('--batch makes every cell a batch; --batch-model picks some: give one of them', { field: 'batch-model' });
       // The cells of the --batch-model models, checked before anything starts: named in the grid, with a batch API here.
       const marked = (specs: RunSpec[]): RunSpec[] => markBatchCells(specs, batchModels, '--batch-model', (model) => void batchKindOf(model));
       const calls = flags.modelConcurrency ?? flags.concurrency;
@@ -190,17 +174,8 @@ export function runCommand(): Command {
       };
       try {
         if (flags.resume) {
-          if (flags.benchmark) throw new InputError('--resume takes the benchmark and model from the run; do not pass -b', { field: 'benchmark' });
-          if (flags.model?.length) throw new InputError('--resume takes the benchmark and model from the run; do not pass -m', { field: 'model' });
           if (await isSweepId(home, flags.resume)) {
-            if (flags.maxCost !== undefined)
-              throw new InputError('--max-cost cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --max-cost', {
-                field: 'max-cost',
-              });
-            if (flags.earlyStop === false)
-              throw new InputError('--no-early-stop cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --no-early-stop', {
-                field: 'early-stop',
-              });
+            checkRules(SWEEP_RESUME_RULES, runFlagValues(flags));
             ({ sweep_id: sweepId, results, failures } = await resumeSweep(flags.resume, sweepOptions, announce));
           } else {
             results = [
@@ -253,6 +228,11 @@ export function runCommand(): Command {
       if (stopped && stopped.status === 'stopped')
         throw new RunStopped(`run ${stopped.run_id} stopped: ${stopped.reason}; continue with: polyeval run --resume ${stopped.run_id}`);
     });
+}
+
+/** The flags as the rules read them. */
+function runFlagValues(flags: RunFlags): RunFlagValues {
+  return { ...flags, sweep: isSweep(flags) };
 }
 
 /**

@@ -9,6 +9,8 @@ import { parseUserDocument } from '#core/run/documents.ts';
 import { InputError } from '#core/errors.ts';
 import { markBatchCells } from '#core/run/batch-cells.ts';
 import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
+import { RUN_OPTIONS } from '#core/run/run-options.ts';
+import { aliasesOf } from '#core/run/option-registry.ts';
 import { checkCloudBatch } from './batch-clients.ts';
 
 export const NightlySweepSchema = z
@@ -27,14 +29,8 @@ export type NightlySweepInput = z.input<typeof NightlySweepSchema>;
 /** A validated sweep (also what infra's config holds for an inline sweep). */
 export type NightlySweep = z.output<typeof NightlySweepSchema>;
 
-const SNAKE_TO_SPEC: Readonly<Record<string, string>> = {
-  top_p: 'topP',
-  max_tokens: 'maxTokens',
-  time_scale: 'timeScale',
-  max_cost_usd: 'maxCostUsd',
-  max_cost: 'maxCostUsd',
-  likert_mode: 'likertMode',
-};
+/** A `params` name written as in the CLI's JSON (`top_p`) → the spec field, from the option declarations. */
+const SNAKE_TO_SPEC: Readonly<Record<string, string>> = aliasesOf(RUN_OPTIONS);
 
 /** Parses a sweep (an object or its JSON text); InputError names the bad field. */
 export function parseSweep(raw: unknown, origin = 'nightly sweep'): NightlySweep {
