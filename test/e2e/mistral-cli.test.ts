@@ -68,5 +68,14 @@ describe('mistral: end to end', () => {
       /--max-cost 1 cannot bound the spend of model "mistral-small-latest": it has no price in the price table.*--prices.*--assume-price/,
     );
     expect(server.requests.length).toBe(before);
+    // Without a cap the plan says the cost is unknown and why, as for any unpriced model.
+    const dry = await runCli(['run', '-b', 'sample/abricot', '-m', `mistral:${server.url}#mistral-small-latest`, '--dry-run', '--json', '--home', home], {
+      env,
+    });
+    expect(dry.code, dry.stderr).toBe(0);
+    const plan = parseJson<{ cost_usd: number | null; cost_reason?: string }>(dry);
+    expect(plan.cost_usd).toBeNull();
+    expect(plan.cost_reason).toMatch(/no price for model "mistral-small-latest" in the price table/);
+    expect(server.requests.length).toBe(before);
   }, 120_000);
 });
