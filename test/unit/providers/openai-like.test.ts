@@ -5,9 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InputError } from '#core/errors.ts';
-// The index first: it loads the registry before openai.ts (whose adapters the registry imports).
-import { PROVIDER_REGISTRY, parseNetworkSpec } from '#providers/index.ts';
-import { applyWireHooks } from '#providers/openai.ts';
+import { PROVIDER_REGISTRY, applyWireHooks, parseNetworkSpec } from '#providers/index.ts';
 
 describe('mistral: specs', () => {
   it.each([
