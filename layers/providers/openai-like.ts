@@ -19,6 +19,8 @@ export interface OpenAiLikeApi<Scheme extends string> {
   scheme: Scheme;
   /** Who it is, for help and error texts ("Mistral's API"). */
   name: string;
+  /** The `polyeval list providers` line (default: the name, the wire format and the key variable). */
+  description?: string;
   /** The API's base URL, without the trailing `/chat/completions`. */
   baseUrl: string;
   /** The environment variable its key is read from (its hosts are a row of key-hosts.ts). */
@@ -29,6 +31,8 @@ export interface OpenAiLikeApi<Scheme extends string> {
   keyHeader?: (key: string) => Record<string, string>;
   /** An example model id, for help and spec errors. */
   exampleModel: string;
+  /** The model id as the API and the tables name it, from what the spec gives (Gemini drops a `models/` prefix). */
+  modelId?: (given: string) => string;
   /** Request fields the API names otherwise or adds. */
   wire?: WireHooks;
   /** Whether the shipped price table's ids are its model ids (default true). */
@@ -49,7 +53,7 @@ export function openAiLikeKind<Scheme extends string>(api: OpenAiLikeApi<Scheme>
   return networkKind<OpenAiLikeSpec<Scheme>>({
     scheme,
     usage: `${scheme}:[<base-url>#]<model>`,
-    description: `${api.name} (OpenAI-compatible chat completions); key from ${api.keyEnv}`,
+    description: api.description ?? `${api.name} (OpenAI-compatible chat completions); key from ${api.keyEnv}`,
     billed: true,
     tablePriced: api.tablePriced ?? true,
     answersWithReference: false,
@@ -57,7 +61,8 @@ export function openAiLikeKind<Scheme extends string>(api: OpenAiLikeApi<Scheme>
     iam: [],
     parse(spec, rest) {
       const hash = rest.lastIndexOf('#');
-      const model = rest.slice(hash + 1);
+      const given = rest.slice(hash + 1);
+      const model = api.modelId ? api.modelId(given) : given;
       if (model === '') throw badSpec(spec, `empty model name; expected ${scheme}:<model>, e.g. ${scheme}:${api.exampleModel}`);
       if (hash < 0) return { scheme, baseUrl: api.baseUrl, model };
       return { scheme, baseUrl: httpBaseUrl(spec, rest.slice(0, hash).replace(/\/+$/, '')), model };
