@@ -292,7 +292,8 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       if (options.model !== undefined && body.model !== options.model) {
         return error(404, 'NotFoundError', `The model \`${String(body.model)}\` does not exist.`);
       }
-      if (vendor.fields && vendor.extraForbidden) {
+      // The request model validates the chat body; an unknown route is a 404 first.
+      if (vendor.fields && vendor.extraForbidden && req.path === `${basePath}/chat/completions`) {
         const allowed = vendor.fields;
         const extra = Object.entries(body).filter(([field]) => !allowed.includes(field));
         if (extra.length > 0) return { headers: {}, ...vendor.extraForbidden(extra) };
