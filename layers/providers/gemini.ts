@@ -20,57 +20,21 @@
  * Priced from the shipped table by model id. `gemini:<base-url>#<model>` points it at another
  * server speaking the same API (a proxy, or a test's loopback fake).
  */
-import { InputError } from '#core/errors.ts';
-import { badSpec, httpBaseUrl, networkKind } from './network-kind.ts';
-import { OpenAiProvider } from './openai.ts';
-import { boundKey } from './options.ts';
+import { openAiLikeKind, type OpenAiLikeSpec } from './openai-like.ts';
 
 export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta/openai';
-const DEFAULT_KEY_ENV = 'GEMINI_API_KEY';
 
-export interface GeminiSpec {
-  scheme: 'gemini';
-  baseUrl: string;
-  model: string;
-}
+export type GeminiSpec = OpenAiLikeSpec<'gemini'>;
 
 /** `-m gemini:gemini-2.5-flash` (or `gemini:<base-url>#gemini-2.5-flash`). */
-export const gemini = networkKind<GeminiSpec>({
+export const gemini = openAiLikeKind({
   scheme: 'gemini',
-  usage: 'gemini:[<base-url>#]<model>',
+  name: 'the Gemini API',
   description: "Google's Gemini API (OpenAI-compatible endpoint); key from GEMINI_API_KEY",
-  billed: true,
-  tablePriced: true,
-  answersWithReference: false,
-  options: ['api-key-env'],
-  iam: [],
-  parse(spec, rest) {
-    const hash = rest.lastIndexOf('#');
-    // The API prefixes "models/" itself when the name has no slash: the bare id is the price table's.
-    const model = rest.slice(hash + 1).replace(/^models\//, '');
-    if (model === '') throw badSpec(spec, 'empty model name; expected gemini:<model>, e.g. gemini:gemini-2.5-flash');
-    if (hash < 0) return { scheme: 'gemini', baseUrl: GEMINI_BASE_URL, model };
-    const baseUrl = rest.slice(0, hash).replace(/\/+$/, '');
-    return { scheme: 'gemini', baseUrl: httpBaseUrl(spec, baseUrl), model };
-  },
-  open(spec, parsed, options) {
-    // --api-key-env names the variable; its default (OPENAI_API_KEY) stands for "not given" here.
-    const keyEnv = options.apiKeyEnv === 'OPENAI_API_KEY' ? DEFAULT_KEY_ENV : options.apiKeyEnv;
-    const key = boundKey(options, keyEnv, parsed.baseUrl);
-    if (key.value === undefined || key.value === '') {
-      throw new InputError(
-        `environment variable ${keyEnv} is not set: the Gemini API needs a key from Google AI Studio (or name another variable with --api-key-env)`,
-        {
-          field: 'apiKeyEnv',
-        },
-      );
-    }
-    const { baseUrl, model } = parsed;
-    return new OpenAiProvider(spec, baseUrl, model, options, {
-      kind: 'gemini',
-      url: (path) => `${baseUrl}${path}`,
-      headers: {},
-      key: { bound: key, header: (value) => ({ authorization: `Bearer ${value}` }) },
-    });
-  },
+  baseUrl: GEMINI_BASE_URL,
+  keyEnv: 'GEMINI_API_KEY',
+  keyFrom: 'a key from Google AI Studio',
+  exampleModel: 'gemini-2.5-flash',
+  // The API prefixes "models/" itself when the name has no slash: the bare id is the price table's.
+  modelId: (given) => given.replace(/^models\//, ''),
 });

@@ -37,7 +37,8 @@ export { estimateTokens, CHARS_PER_TOKEN } from './tokens.ts';
 export { loadCapabilityTable, shippedCapabilityTable, capabilitiesOf, adaptParams, type CapabilityTable, type ModelCapabilities } from './capabilities.ts';
 export { BedrockProvider } from './bedrock.ts';
 export { SageMakerProvider } from './sagemaker.ts';
-export { OpenAiProvider } from './openai.ts';
+export { OpenAiProvider, applyWireHooks, type WireHooks } from './openai.ts';
+export { openAiLikeKind, type OpenAiLikeApi } from './openai-like.ts';
 
 /**
  * The provider of a network spec (a registry kind with a parser); undefined for any other

@@ -30,6 +30,8 @@ export const PROVIDER_KEY_HOSTS: KeyHosts = {
   ANTHROPIC_API_KEY: ['api.anthropic.com'],
   GEMINI_API_KEY: ['generativelanguage.googleapis.com'],
   AZURE_OPENAI_API_KEY: ['*.openai.azure.com', '*.cognitiveservices.azure.com', '*.services.ai.azure.com'],
+  // Mistral's API: https://api.mistral.ai (mistralai/client-python sdkconfiguration.py SERVERS).
+  MISTRAL_API_KEY: ['api.mistral.ai'],
 };
 
 /** The context key that names more hosts (in the refusal's advice). */

@@ -66,6 +66,32 @@ export interface OpenAiRoute {
   key?: RouteKey;
   /** The prompt tokens of an answer, where the server's own count needs correcting (Ollama's cache reuse). */
   promptTokens?(reported: number, prompt: string, signal?: AbortSignal): Promise<number>;
+  /** How the vendor's request body differs from OpenAI's (declared in the provider's own file). */
+  wire?: WireHooks;
+}
+
+/**
+ * A vendor's request fields that differ from OpenAI's, as data: applied to every body the
+ * provider sends (generation, likert, capability check), after the model's own rules, so a
+ * vendor's renamed or extra field is a line in its provider file, not an edit of the wire code.
+ */
+export interface WireHooks {
+  /** OpenAI's field name → the vendor's (Mistral: `seed` → `random_seed`). */
+  rename?: Readonly<Record<string, string>>;
+  /** Fields added to every body (a field the body already has keeps its value). */
+  extra?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * `body` as the vendor names it.
+ * @example applyWireHooks({ seed: 7, max_tokens: 4 }, { rename: { seed: 'random_seed' }, extra: { safe_prompt: false } })
+ * // → { random_seed: 7, max_tokens: 4, safe_prompt: false }
+ */
+export function applyWireHooks(body: Record<string, unknown>, hooks: WireHooks | undefined): Record<string, unknown> {
+  if (!hooks) return body;
+  const rename = hooks.rename ?? {};
+  const renamed = Object.fromEntries(Object.entries(body).map(([k, v]) => [rename[k] ?? k, v]));
+  return { ...hooks.extra, ...renamed };
 }
 
 /** A key a route attaches to each call whose host it may go to (key-hosts.ts). */
@@ -91,6 +117,7 @@ export class OpenAiProvider implements Provider {
   /** Optional fields the server refused with a 400 (learned once, left out of every later call). */
   readonly refused = new RefusedFields();
   readonly #promptTokens: OpenAiRoute['promptTokens'];
+  readonly #wire: WireHooks | undefined;
 
   constructor(
     readonly id: string,
@@ -106,6 +133,7 @@ export class OpenAiProvider implements Provider {
     this.#completions = this.#caps.completion;
     this.#url = route ? (path) => route.url(path) : (path) => `${baseUrl}${path}`;
     this.#promptTokens = route?.promptTokens?.bind(route);
+    this.#wire = route?.wire;
     if (route) {
       this.#headers = route.headers;
       this.#key = route.key;
@@ -343,10 +371,16 @@ export class OpenAiProvider implements Provider {
   }
 
   /** Each call's key is checked against the call's own URL: only a host the key is for gets it. */
-  #post(path: '/completions' | '/chat/completions', body: unknown, signal: AbortSignal): Promise<unknown> {
+  #post(path: '/completions' | '/chat/completions', body: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     const url = this.#url(path);
     const key = this.#key?.bound.for(url);
-    return postJson(url, body, key === undefined ? this.#headers : { ...this.#headers, ...this.#key?.header(key) }, signal, this.opts.now);
+    return postJson(
+      url,
+      applyWireHooks(body, this.#wire),
+      key === undefined ? this.#headers : { ...this.#headers, ...this.#key?.header(key) },
+      signal,
+      this.opts.now,
+    );
   }
 }
 

@@ -17,6 +17,7 @@ import { azure } from './azure.ts';
 import { bedrock } from './bedrock.ts';
 import { gemini } from './gemini.ts';
 import { gguf } from './gguf.ts';
+import { mistral } from './mistral.ts';
 import type { NetworkProviderKind } from './network-kind.ts';
 import { ollama } from './ollama.ts';
 import { openai } from './openai.ts';
@@ -61,18 +62,14 @@ export function createProviderRegistry(kinds: readonly ProviderKind<ProviderOpti
   };
 }
 
-export const PROVIDER_REGISTRY: ProviderRegistry = createProviderRegistry([
-  reference,
-  replay,
-  bedrock,
-  sagemaker,
-  openai,
-  anthropic,
-  azure,
-  ollama,
-  gemini,
-  gguf,
-] as ProviderKind<ProviderOptions>[]);
+/** The kinds, in help order; `as const` keeps each kind's type, so the network spec type derives from this list. */
+const KINDS = [reference, replay, bedrock, sagemaker, openai, anthropic, azure, ollama, gemini, gguf, mistral] as const;
+
+export const PROVIDER_REGISTRY: ProviderRegistry = createProviderRegistry(KINDS as readonly ProviderKind<ProviderOptions>[]);
+
+/** The parsed spec of every network kind of the registry (what `parse` returns), derived: no hand-kept list. */
+export type RegisteredNetworkSpec = SpecOf<(typeof KINDS)[number]>;
+type SpecOf<K> = K extends { parse(spec: string, rest: string): infer S } ? S : never;
 
 /** Whether a created provider's calls cost money (unknown kinds: yes). */
 export function isBilled(provider: { kind: string }): boolean {

@@ -3,17 +3,12 @@
  * Only the first ':' separates the scheme, so Bedrock ids such as
  * `us.anthropic.claude-3-5-haiku-20241022-v1:0` and URLs keep theirs.
  */
-import type { AzureSpec } from './azure.ts';
-import type { BedrockSpec } from './bedrock.ts';
-import type { GeminiSpec } from './gemini.ts';
-import type { OllamaSpec } from './ollama.ts';
-import type { OpenAiSpec } from './openai.ts';
-import { PROVIDER_REGISTRY } from './registry.ts';
-import type { SageMakerSpec } from './sagemaker.ts';
+import { PROVIDER_REGISTRY, type RegisteredNetworkSpec } from './registry.ts';
 
 export type { SageMakerFlavour } from './sagemaker.ts';
 
-export type NetworkSpec = BedrockSpec | SageMakerSpec | OpenAiSpec | AzureSpec | OllamaSpec | GeminiSpec;
+/** Any network kind's parsed spec: derived from the registry's list, so a new kind needs no edit here. */
+export type NetworkSpec = RegisteredNetworkSpec;
 
 /**
  * Parses a network provider's spec (`bedrock:<model-id>`, `sagemaker:<endpoint>[#tgi|#openai]`,

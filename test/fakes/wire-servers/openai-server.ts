@@ -45,6 +45,21 @@
  *   `usage.completion_tokens_details.reasoning_tokens`; a limit they use up leaves
  *   `content: ""` with `finish_reason: "length"` (OpenAI's reasoning guide, "Allocating space
  *   for reasoning").
+ * - `mistral` — Mistral's API (La Plateforme), read in mistralai/client-python @05629d2
+ *   (v2.5.0): `POST /v1/chat/completions` only (chat.py `complete`; no legacy completions
+ *   route: 404 here), the key as `Authorization: Bearer` (models/security.py). The request
+ *   model (models/chatcompletionrequest.py `ChatCompletionRequest`) lists the fields it takes —
+ *   `random_seed`, not `seed`; `safe_prompt`; no `logprobs` — and the API refuses any other
+ *   with 422 `{object: "error", message: {detail: [{type: "extra_forbidden", loc: ["body",
+ *   <field>], msg: "Extra inputs are not permitted", input}]}, type: "invalid_request_error",
+ *   param: null, code: null}` (the body quoted in Gage-Technologies/mistral-go#2 and
+ *   nomtek/mistralai_client_dart#44). Other errors are `{object: "error", message, type, param,
+ *   code}` (docs.mistral.ai/resources/error-glossary); a 429 is "Rate limit exceeded", type
+ *   `rate_limited`, code "1300" (quoted in earendil-works/pi#9815), with Retry-After (the
+ *   glossary) when the fault gives one.
+ *
+ * Every difference between them is a row of {@link VENDORS}: the request handling reads the
+ * row, never the flavour's name.
  *
  * @example
  * // Favours the digit 4 after every ABRICOT prompt, as vLLM serving Llama 3 would report it:
@@ -53,11 +68,144 @@
  */
 import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
 import type { TokenizerName, TokenStrings } from './real-tokenizers.ts';
-import { familyChat } from './family-chat.ts';
+import { familyChat, type ChatSpelling } from './family-chat.ts';
 import { flatLogprob, scoreText, tokenize, tokenId, type LogprobFn } from './tokenize.ts';
 import { VLLM_MAX_LOGPROBS, vllmCompletion, vllmRefusal } from './vllm-completion.ts';
 
-export type OpenAiFlavour = 'vllm' | 'vllm-llama' | 'llama.cpp' | 'tgi' | 'openai-chat';
+export type OpenAiFlavour = 'vllm' | 'vllm-llama' | 'llama.cpp' | 'tgi' | 'openai-chat' | 'mistral';
+
+/** A server's error body for a status, an error type and a message. */
+type ErrorBody = (status: number, type: string, message: string) => unknown;
+
+/** How one vendor's server differs from the others (sources in the file's header). */
+export interface Vendor {
+  /** The header a key travels in and the prefix before the key. */
+  keyHeader: { name: string; prefix: string };
+  errorBody: ErrorBody;
+  /**
+   * What `/completions` is: vLLM's (echo with prompt log-probabilities), llama.cpp's (echo
+   * refused with 500, log-probabilities of generated tokens only), TGI's (no echo, `logprobs`
+   * null), a chat model's 404 (OpenAI), or no such route (Mistral).
+   */
+  completions: 'vllm' | 'llama.cpp' | 'tgi' | 'chat-model' | 'none';
+  /** vLLM's engine: `--max-logprobs`, its `reasoning_effort` literal, Qwen3 thinking, `reasoning_content`. */
+  vllmEngine: boolean;
+  /** Echoed prompts start with Llama 3's BOS (vllm-llama). */
+  bos: boolean;
+  /** OpenAI's reasoning-model rules (o-series, gpt-5). */
+  reasoningModels: boolean;
+  /** `top_p` must lie in (0, 1) (TGI's validation). */
+  topPOpen: boolean;
+  /** The most chat `top_logprobs` taken, and the refusal above it (vLLM's is `--max-logprobs`, in vllm-completion.ts). */
+  topLogprobs?: { max: number; status: number; type: string; message: (k: number) => string; always?: boolean };
+  /** How chat log-probability tokens are spelled: the chosen ones and the alternatives (family-chat.ts). */
+  spelling: { chosen: ChatSpelling; top: ChatSpelling };
+  /** Log-probability entries carry the token's id and bytes (llama.cpp). */
+  tokenIds: boolean;
+  /** The request fields the server takes; any other is refused by `extraForbidden`. Undefined: unknown fields are ignored. */
+  fields?: readonly string[];
+  extraForbidden?: (extra: [string, unknown][]) => { status: number; body: unknown };
+}
+
+/** OpenAI's error body; too many requests as OpenAI's rate limiter answers it (API docs, "Error codes": code rate_limit_exceeded). */
+const openAiError: ErrorBody = (status, type, message) =>
+  type === 'overloaded'
+    ? { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }
+    : { error: { message, type, code: status } };
+
+const bearer = { name: 'authorization', prefix: 'Bearer ' };
+const decoded = { chosen: 'decoded', top: 'decoded' } as const;
+const text = { chosen: 'text', top: 'text' } as const;
+const plain = { vllmEngine: false, bos: false, reasoningModels: false, topPOpen: false, tokenIds: false };
+
+/** Every vendor's differences, as data. */
+export const VENDORS: Readonly<Record<OpenAiFlavour, Vendor>> = {
+  vllm: { ...plain, keyHeader: bearer, errorBody: openAiError, completions: 'vllm', vllmEngine: true, spelling: decoded },
+  'vllm-llama': { ...plain, keyHeader: bearer, errorBody: openAiError, completions: 'vllm', vllmEngine: true, bos: true, spelling: decoded },
+  'llama.cpp': { ...plain, keyHeader: bearer, errorBody: openAiError, completions: 'llama.cpp', tokenIds: true, spelling: text },
+  tgi: {
+    ...plain,
+    keyHeader: bearer,
+    // TGI's own 429 at capacity is {"error": "Model is overloaded", "error_type": "overloaded"} (router/src/server.rs).
+    errorBody: (_status, type, message) => ({ error: message, error_type: type }),
+    completions: 'tgi',
+    topPOpen: true,
+    // TGI v3.3.7 router/src/lib.rs `ChatRequest::try_into_generate` passes `top_logprobs` as
+    // `top_n_tokens` whether or not `logprobs` is set, and validation.rs `validate` caps it at
+    // --max-top-n-tokens (default 5): a 422 either way.
+    topLogprobs: {
+      max: 5,
+      status: 422,
+      type: 'validation',
+      message: (k) => `Input validation error: \`top_n_tokens\` must be >= 0 and <= 5. Given: ${k}`,
+      always: true,
+    },
+    // TGI Messages: the chosen tokens are `details.tokens` (decoded in context, `▁` as " "),
+    // the alternatives `details.top_tokens`, decoded one id at a time (a lone `▁` is "" for
+    // Llama 2/Mistral): TGI db931fc router/src/lib.rs `ChatCompletionLogprobs::from((details.tokens,
+    // details.top_tokens))`, server/text_generation_server/models/flash_causal_lm.py
+    // `generate_token`: `toptoken_texts = self.tokenizer.batch_decode(top_token_ids, …)`.
+    spelling: { chosen: 'text', top: 'decoded' },
+  },
+  'openai-chat': {
+    ...plain,
+    keyHeader: bearer,
+    errorBody: openAiError,
+    completions: 'chat-model',
+    reasoningModels: true,
+    topLogprobs: {
+      max: 20,
+      status: 400,
+      type: 'invalid_request_error',
+      message: (k) => `Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got ${k} instead.`,
+    },
+    spelling: text,
+  },
+  mistral: {
+    ...plain,
+    keyHeader: bearer,
+    errorBody: (status, type, message) =>
+      status === 429
+        ? { object: 'error', message: 'Rate limit exceeded', type: 'rate_limited', param: null, code: '1300' }
+        : { object: 'error', message, type: status === 401 ? 'authentication_error' : status >= 500 ? 'server_error' : type, param: null, code: null },
+    completions: 'none',
+    spelling: text,
+    fields: [
+      'model',
+      'temperature',
+      'top_p',
+      'max_tokens',
+      'stream',
+      'stop',
+      'random_seed',
+      'metadata',
+      'messages',
+      'response_format',
+      'tools',
+      'tool_choice',
+      'presence_penalty',
+      'frequency_penalty',
+      'n',
+      'prediction',
+      'parallel_tool_calls',
+      'reasoning_effort',
+      'prompt_mode',
+      'guardrails',
+      'prompt_cache_key',
+      'safe_prompt',
+    ],
+    extraForbidden: (extra) => ({
+      status: 422,
+      body: {
+        object: 'error',
+        message: { detail: extra.map(([field, input]) => ({ type: 'extra_forbidden', loc: ['body', field], msg: 'Extra inputs are not permitted', input })) },
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      },
+    }),
+  },
+};
 
 export interface OpenAiServerOptions extends FaultOptions {
   /** Which server to behave as (default `vllm`). */
@@ -124,28 +272,16 @@ function byteLevel(text: string): string {
 
 /** Starts the fake on 127.0.0.1 with a free port. */
 export async function startOpenAiServer(options: OpenAiServerOptions = {}): Promise<OpenAiServer> {
-  const flavour = options.flavour ?? 'vllm';
+  const vendor = VENDORS[options.flavour ?? 'vllm'];
   const basePath = options.basePath ?? '/v1';
   const answer = options.answer ?? (() => 'ok');
   const logprob = options.logprob ?? flatLogprob;
 
-  const error = (status: number, type: string, message: string) => ({
-    status,
-    headers: {},
-    body:
-      flavour === 'tgi'
-        ? // TGI's own 429 at capacity is {"error": "Model is overloaded", "error_type": "overloaded"} (router/src/server.rs).
-          { error: message, error_type: type }
-        : type === 'overloaded'
-          ? // Other servers answer too many requests through a rate limiter in front, as OpenAI's API does
-            // (API docs, "Error codes": 429 "Rate limit reached for requests", code rate_limit_exceeded).
-            { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }
-          : { error: { message, type, code: status } },
-  });
+  const error = (status: number, type: string, message: string) => ({ status, headers: {}, body: vendor.errorBody(status, type, message) });
 
   const server = await startFakeServer(
     (req: RecordedRequest) => {
-      if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      if (options.apiKey !== undefined && req.headers[vendor.keyHeader.name] !== `${vendor.keyHeader.prefix}${options.apiKey}`) {
         return error(401, 'invalid_request_error', 'Incorrect API key provided');
       }
       const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
@@ -156,13 +292,19 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       if (options.model !== undefined && body.model !== options.model) {
         return error(404, 'NotFoundError', `The model \`${String(body.model)}\` does not exist.`);
       }
-      if (flavour === 'tgi' && body.top_p !== undefined && body.top_p !== null) {
+      // The request model validates the chat body; an unknown route is a 404 first.
+      if (vendor.fields && vendor.extraForbidden && req.path === `${basePath}/chat/completions`) {
+        const allowed = vendor.fields;
+        const extra = Object.entries(body).filter(([field]) => !allowed.includes(field));
+        if (extra.length > 0) return { headers: {}, ...vendor.extraForbidden(extra) };
+      }
+      if (vendor.topPOpen && body.top_p !== undefined && body.top_p !== null) {
         // TGI v3.3.7 router/src/validation.rs `validate`: top_p must be in (0, 1) — the
         // Messages API passes the request's top_p through (server.rs chat_completions/completions).
         const topP = Number(body.top_p);
         if (!(topP > 0 && topP < 1)) return error(422, 'validation', 'Input validation error: `top_p` must be > 0.0 and < 1.0');
       }
-      if (flavour === 'openai-chat' && /^(o[1-9]|gpt-5(?!-chat))/.test(String(body.model))) {
+      if (vendor.reasoningModels && /^(o[1-9]|gpt-5(?!-chat))/.test(String(body.model))) {
         // OpenAI reasoning models (400 invalid_request_error, code unsupported_parameter, as the
         // API answers them): max_tokens → max_completion_tokens; no temperature other than 1, no top_p, no stop.
         if (body.max_tokens !== undefined)
@@ -193,7 +335,8 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       }
       if (req.path === `${basePath}/chat/completions`) return chat(body);
       if (req.path === `${basePath}/completions`) {
-        if (flavour === 'openai-chat') {
+        if (vendor.completions === 'none') return error(404, 'invalid_request_error', `no route ${req.path}`);
+        if (vendor.completions === 'chat-model') {
           return error(
             404,
             'invalid_request_error',
@@ -247,13 +390,11 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     const prompt = messages.map((m) => String(m.content ?? '')).join('\n\n');
     const wantLogprobs = body.logprobs === true;
     const k = typeof body.top_logprobs === 'number' ? body.top_logprobs : 0;
-    // TGI v3.3.7 router/src/lib.rs `ChatRequest::try_into_generate` passes `top_logprobs` as
-    // `top_n_tokens` whether or not `logprobs` is set, and validation.rs `validate` caps it at
-    // --max-top-n-tokens (default 5): a 422 either way.
-    if (flavour === 'tgi' && k > 5) return error(422, 'validation', `Input validation error: \`top_n_tokens\` must be >= 0 and <= 5. Given: ${k}`);
+    const cap = vendor.topLogprobs;
+    if (cap && (cap.always || wantLogprobs) && k > cap.max) return error(cap.status, cap.type, cap.message(k));
     // vLLM chat asks the engine for `top_logprobs` only with `logprobs: true`; input_processor.py
     // `_validate_logprobs` refuses more than --max-logprobs (see vllm-completion.ts).
-    const vllmServer = flavour === 'vllm' || flavour === 'vllm-llama';
+    const vllmServer = vendor.vllmEngine;
     // vllm/entrypoints/openai/protocol.py @0052bed ChatCompletionRequest: `reasoning_effort:
     // Optional[Literal["low", "medium", "high"]]`, a pydantic error the server answers 400
     // (its RequestValidationError handler: the error list as the message, naming the field).
@@ -274,9 +415,6 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     if (vllmServer && wantLogprobs) {
       const refused = vllmRefusal({ logprobs: k }, options.maxLogprobs ?? VLLM_MAX_LOGPROBS);
       if (refused) return refused;
-    }
-    if (flavour === 'openai-chat' && wantLogprobs && k > 20) {
-      return error(400, 'invalid_request_error', `Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got ${k} instead.`);
     }
     const promptTokens = tokenize(prompt).length;
     const chatCompletion = (choice: Record<string, unknown>, counts: Record<string, unknown>) => ({
@@ -304,21 +442,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     const context = `${prompt}\n\n`;
     if (options.tokenizer) {
       const max = typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : 64;
-      const family = familyChat(
-        options.tokenizer,
-        context,
-        answer(prompt, body),
-        max,
-        Math.max(k, 0),
-        logprob,
-        flavour === 'vllm' || flavour === 'vllm-llama' ? 'decoded' : 'text',
-        // TGI Messages: the chosen tokens are `details.tokens` (decoded in context, `▁` as " "),
-        // the alternatives `details.top_tokens`, decoded one id at a time (a lone `▁` is "" for
-        // Llama 2/Mistral): TGI db931fc router/src/lib.rs `ChatCompletionLogprobs::from((details.tokens,
-        // details.top_tokens))`, server/text_generation_server/models/flash_causal_lm.py
-        // `generate_token`: `toptoken_texts = self.tokenizer.batch_decode(top_token_ids, …)`.
-        flavour === 'vllm' || flavour === 'vllm-llama' || flavour === 'tgi' ? 'decoded' : 'text',
-      );
+      const family = familyChat(options.tokenizer, context, answer(prompt, body), max, Math.max(k, 0), logprob, vendor.spelling.chosen, vendor.spelling.top);
       const content = family.positions.map((p) => p.text).join('');
       return chatCompletion(
         {
@@ -330,7 +454,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
                 logprobs: {
                   content: family.positions.map((p, i) => {
                     const entry = { token: p.token, logprob: p.logprob, top_logprobs: k > 0 ? p.top.map((t) => ({ token: t.token, logprob: t.logprob })) : [] };
-                    return flavour === 'llama.cpp' ? { id: family.ids[i], ...entry, bytes: [...Buffer.from(p.token)] } : entry;
+                    return vendor.tokenIds ? { id: family.ids[i], ...entry, bytes: [...Buffer.from(p.token)] } : entry;
                   }),
                 },
               }
@@ -346,7 +470,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
             const before = context + out.tokens.slice(0, i).join('');
             const top = topAfter(before, Math.max(k, 0));
             const entry = { token, logprob: logprob(before, token), ...(k > 0 ? { top_logprobs: top } : { top_logprobs: [] }) };
-            return flavour === 'llama.cpp' ? { id: tokenId(token), ...entry, bytes: [...Buffer.from(token)] } : entry;
+            return vendor.tokenIds ? { id: tokenId(token), ...entry, bytes: [...Buffer.from(token)] } : entry;
           }),
         }
       : null;
@@ -368,14 +492,14 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     if (options.rejectMaxTokensZero && body.max_tokens === 0) {
       return error(400, 'BadRequestError', 'max_tokens must be at least 1, got 0.');
     }
-    if (flavour === 'llama.cpp' && body.echo === true) {
+    if (vendor.completions === 'llama.cpp' && body.echo === true) {
       // llama.cpp tools/server/server-common.cpp `oaicompat_completion_params_parse` throws
       // std::runtime_error("Only no echo is supported"); server.cpp's ex_wrapper answers a
       // runtime_error with 500 and type server_error.
       return { status: 500, headers: {}, body: { error: { code: 500, message: 'Only no echo is supported', type: 'server_error' } } };
     }
     const prompt = body.prompt;
-    const vllm = flavour === 'vllm' || flavour === 'vllm-llama';
+    const vllm = vendor.completions === 'vllm';
     if (vllm) {
       const refused = vllmRefusal(body, options.maxLogprobs ?? VLLM_MAX_LOGPROBS);
       if (refused) return refused;
@@ -408,7 +532,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
     let logprobs: unknown = null;
     if (typeof body.logprobs === 'number' && vllm) logprobs = vllmLogprobs(prompt, promptTokens, out.tokens, echo, body.logprobs);
     const nProbs = typeof body.logprobs === 'number' ? body.logprobs : 0;
-    if (flavour === 'llama.cpp' && nProbs > 0 && out.tokens.length > 0) {
+    if (vendor.completions === 'llama.cpp' && nProbs > 0 && out.tokens.length > 0) {
       // llama.cpp tools/server/server-task.cpp `params_from_json_cmpl` takes `logprobs` as n_probs;
       // `to_json_oaicompat` answers `{content: probs_vector_to_json(...)}` (null with no probs):
       // generated tokens only, each with its n_probs best alternatives. No echo.
@@ -420,7 +544,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         }),
       };
     }
-    const bos = flavour === 'vllm-llama' ? 1 : 0;
+    const bos = vendor.bos ? 1 : 0;
     return {
       status: 200,
       body: {
@@ -444,13 +568,13 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
    */
   function vllmLogprobs(prompt: string, promptTokens: ReturnType<typeof scoreText>, generatedTokens: string[], echo: boolean, k: number) {
     const echoed = echo ? promptTokens.map((t) => ({ text: t.text, logprob: t.logprob })) : [];
-    if (echo && flavour === 'vllm-llama') {
+    if (echo && vendor.bos) {
       echoed.unshift({ text: BOS, logprob: null });
       // After a BOS the first real token is scored too.
       if (echoed[1]) echoed[1] = { text: echoed[1].text, logprob: logprob('', echoed[1].text) };
     }
     const gen = generatedTokens.map((text, i) => ({ text, logprob: logprob(prompt + generatedTokens.slice(0, i).join(''), text) }));
-    const spell = (text: string) => (flavour === 'vllm-llama' && options.byteLevel && text !== BOS ? byteLevel(text) : text);
+    const spell = (text: string) => (vendor.bos && options.byteLevel && text !== BOS ? byteLevel(text) : text);
     // The text before each shown token (BOS adds none), for its alternatives.
     const contexts: string[] = [];
     let seen = echo ? '' : prompt;

@@ -75,12 +75,44 @@ function registrations(literals: readonly SourceLiteral[]): Map<string, SourceLi
   return out;
 }
 
-/** The number docs/development.md's "Adding a provider" section states. */
+/** The number docs/development.md's "Adding a provider" section states for the files that name a provider. */
 function readmeCount(): number {
   const section = docSection('docs/development.md', '## Adding a provider');
-  const m = /\*\*Files it takes: (\d+)\*\*/.exec(section);
-  if (!m?.[1]) throw new Error('docs/development.md: "## Adding a provider" states no **Files it takes: N**');
+  const m = /\*\*Files that name it: (\d+)\*\*/.exec(section);
+  if (!m?.[1]) throw new Error('docs/development.md: "## Adding a provider" states no **Files that name it: N**');
   return Number(m[1]);
+}
+
+/** The source files an OpenAI-like provider takes, as docs/development.md and docs/providers.md state them. */
+function statedFilesTaken(): { development: number; providers: number } {
+  const development = /\*\*Files it takes: (\d+)\*\*/.exec(docSection('docs/development.md', '## Adding a provider'));
+  const providers = /an OpenAI-like API is (\d+) source files/.exec(readFileSync(join(ROOT, 'docs/providers.md'), 'utf8'));
+  if (!development?.[1]) throw new Error('docs/development.md: "## Adding a provider" states no **Files it takes: N**');
+  if (!providers?.[1]) throw new Error('docs/providers.md states no "an OpenAI-like API is N source files"');
+  return { development: Number(development[1]), providers: Number(providers[1]) };
+}
+
+/** The Mistral API's model ids in the shipped price table (not Bedrock's `mistral.` ids). */
+function mistralPrices(): string[] {
+  const table = JSON.parse(readFileSync(join(ROOT, 'layers/providers/prices.json'), 'utf8')) as { models: Record<string, unknown> };
+  return Object.keys(table.models).filter((id) => /^(open-)?(mistral|mixtral|codestral|ministral|magistral|devstral|pixtral)-/.test(id));
+}
+
+/**
+ * Every source file `mistral:` (the last OpenAI-like API added) takes: its own file, the
+ * registry, the files naming its scheme or its key variable, and the shipped tables with a row
+ * of its own (a capability rule for its scheme, a price for its model ids).
+ */
+async function mistralFiles(literals: readonly SourceLiteral[]): Promise<string[]> {
+  const owners = await ownFiles();
+  const named = registrations(literals).get('mistral') ?? [];
+  const keyed = literals.filter((l) => l.text === 'MISTRAL_API_KEY');
+  const capabilities = JSON.parse(readFileSync(join(ROOT, 'layers/providers/model-capabilities.json'), 'utf8')) as { rules: { provider: string }[] };
+  const tables = [
+    ...(capabilities.rules.some((r) => r.provider === 'mistral') ? ['layers/providers/model-capabilities.json'] : []),
+    ...(mistralPrices().length > 0 ? ['layers/providers/prices.json'] : []),
+  ];
+  return [...new Set([owners.get('mistral') ?? '(none)', REGISTRY, ...named.map((l) => l.file), ...keyed.map((l) => l.file), ...tables])].sort();
 }
 
 describe('adding a provider', () => {
@@ -122,6 +154,21 @@ describe('adding a provider', () => {
       const touched = new Set([...found.map((l) => l.file), owners.get(scheme)]);
       expect({ scheme, files: touched.size }).toEqual({ scheme, files: stated });
     }
+  });
+
+  it('takes an OpenAI-like API as one provider file plus table rows, as many source files as the docs say (counted on mistral:)', async () => {
+    const files = await mistralFiles(literals);
+    // The provider file, its registry line, its key's hosts and its capability rule; no prices
+    // (Mistral's price page was not among the sources read: see docs/providers.md).
+    expect(files).toEqual([
+      'layers/providers/key-hosts.ts',
+      'layers/providers/mistral.ts',
+      'layers/providers/model-capabilities.json',
+      'layers/providers/registry.ts',
+    ]);
+    expect(mistralPrices()).toEqual([]);
+    const stated = statedFilesTaken();
+    expect({ development: files.length, providers: files.length }).toEqual(stated);
   });
 
   it('catches a registration outside the provider file (the scan is not blind)', () => {
