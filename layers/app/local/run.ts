@@ -14,6 +14,7 @@ import { assertMayExecute } from './trust.ts';
 import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
 import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
 import type { GeneratedItem } from '#core/run/engine.ts';
+import type { RunSettings } from '#core/run/lifecycle.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { requireManifest as requireRunManifest, resumeRun, startRuns } from '#core/run/orchestrate.ts';
 import type { WorkItem } from '#core/run/plan.ts';
@@ -116,7 +117,9 @@ function localPorts(opts: LocalRunOptions): RunPorts<SandboxExecutor> {
     },
     price: async (provider, capUsd) => {
       const found = await price(provider, capUsd);
-      return found ? { cost: (usage) => costAt(found, usage), recorded: recordedPrice(found) } : undefined;
+      if (found) return { cost: (usage) => costAt(found, usage), recorded: recordedPrice(found) };
+      // Billed without a price (no cap asked for one): recorded as null, as the cloud's plan does.
+      return isBilled(provider) ? { cost: () => 0, recorded: null } : undefined;
     },
     costFunctions: async (manifest) => {
       if (!isBilled(manifest.model)) return {};
@@ -129,7 +132,7 @@ function localPorts(opts: LocalRunOptions): RunPorts<SandboxExecutor> {
     executor: (benchmark) => executorFor(benchmark, opts.sandbox, opts.jobs),
     mayExecute: (executor, provider) => assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false),
     versions: () => ({ code: codeVersion(opts.packageRoot), packages: packageVersions(opts.packageRoot) }),
-    recordSettings: (manifest) => recordSettings(manifest, opts),
+    settings: () => settingsOf(opts),
     pipeline: (ctx, recorded) => {
       const run = { ...opts, providerOptions: providerOptionsOf(opts, recorded) };
       const jobs = opts.jobs ?? availableParallelism();
@@ -168,13 +171,17 @@ async function executorFor(benchmark: AnyBenchmark, shared?: SharedSandbox, jobs
   return { executor, release: () => executor.close() };
 }
 
-/** What this invocation records in a new run's manifest: the provider options, `--batch`, `--assume-price`. */
-function recordSettings(manifest: Manifest, opts: LocalRunOptions): void {
+/** What this invocation records in a new run's manifest (lifecycle.ts recordSettings): the provider options, `--batch`, `--prices`, `--assume-price`. */
+async function settingsOf(opts: LocalRunOptions): Promise<Omit<RunSettings, 'price'>> {
   const { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency } = opts.providerOptions ?? {};
   const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
-  manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
-  if (opts.batch?.newRuns) manifest.generation = 'batch';
-  if (opts.assumePrice) manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
+  const user = opts.pricesPath ? await loadUserPrices(opts.pricesPath) : {};
+  return {
+    providerOptions: JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'],
+    batch: opts.batch?.newRuns === true,
+    ...(opts.assumePrice ? { assumedPrice: opts.assumePrice } : {}),
+    ...(user.models ? { priceOverrides: user.models } : {}),
+  };
 }
 
 export { RunStopped };

@@ -8,6 +8,7 @@
  * the local adapters, `resumeLocal` is {@link resumeRun}.
  */
 import { EARLY_STOP_FIRST } from './early-stop.ts';
+import { recordSettings } from './lifecycle.ts';
 import { parseBenchmarkSpec } from '../benchmarks/spec.ts';
 import { InputError } from '../errors.ts';
 import { toolchainOptionsByLanguage } from '../languages/index.ts';
@@ -134,13 +135,14 @@ async function startRun<E extends Executor>(
     const executor = lease.executor;
     const toolchains = executor ? (languages: ReadonlySet<string>) => executor.toolchains(toolchainOptions, languages) : [];
     const context = { runId, createdAt: now.toISOString(), ...ports.versions(), toolchains };
-    const settings = (manifest: Manifest): void => {
-      ports.recordSettings(manifest);
-      // A sweep cell marked batch (`--batch-model`, a nightly sweep's `batch`) generates as a batch, as `--batch` does.
-      if (runSpec.batch === true) manifest.generation = 'batch';
-      // Resolved once: a resume bills at it, whatever the table or flags say then.
-      if (price) manifest.price = price.recorded;
-    };
+    const driverSettings = await ports.settings();
+    const settings = (manifest: Manifest): void =>
+      recordSettings(manifest, {
+        ...driverSettings,
+        // A sweep cell marked batch (`--batch-model`, a nightly sweep's `batch`) generates as a batch, as `--batch` does.
+        ...(runSpec.batch === true ? { batch: true } : {}),
+        price: price ? { billed: true, recorded: price.recorded } : { billed: false },
+      });
     plan = await planNewRun(loaded, runSpec, provider, context, { store: ports.store, settings });
   } catch (error) {
     await lease.release();

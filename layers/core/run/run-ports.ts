@@ -13,6 +13,7 @@ import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import type { TokenUsage } from '../types.ts';
 import type { ExtraMetrics, RunSummaryDocument } from './aggregate.ts';
 import type { EngineEvent, RunContext } from './engine.ts';
+import type { RunSettings } from './lifecycle.ts';
 import type { Manifest } from './manifest.ts';
 import type { PipelineOptions } from './pipeline.ts';
 import type { LoadedBenchmark, PlanContext, RunPlan } from './plan.ts';
@@ -51,7 +52,10 @@ export interface ExecutorLease<E extends Executor = Executor> {
 /** USD of one call's usage at the run's price. */
 export type UsageCost = (usage: TokenUsage) => number;
 
-/** A new run's price, resolved once: what a call costs, and what its manifest records (`price`) so resumes and workers bill at it. */
+/**
+ * A new run's price, resolved once: what a call costs, and what its manifest records (`price`)
+ * so resumes and workers bill at it (null: a billed model without a price).
+ */
 export interface RunPrice {
   cost: UsageCost;
   recorded: NonNullable<Manifest['price']> | null;
@@ -92,8 +96,8 @@ export interface RunPorts<E extends Executor = Executor> {
   mayExecute(executor: E | undefined, provider: Provider): void;
   /** The code revision and package versions a manifest records. */
   versions(): Pick<PlanContext, 'code' | 'packages'>;
-  /** The driver's settings a new run's manifest records (provider options, generation mode, an assumed price). */
-  recordSettings(manifest: Manifest): void;
+  /** The driver's settings a new run's manifest records (provider options, generation mode, the user's prices): lifecycle.ts recordSettings records them. */
+  settings(): Promise<Omit<RunSettings, 'price'>>;
   /** How generate → score runs here: queues, concurrency, a shared gate, batch generation. */
   pipeline(ctx: RunContext, recorded?: Manifest['provider_options']): PipelineOptions;
   /** The benchmark's own metrics over a run's records (RoCode's code-switching). */
