@@ -13,7 +13,7 @@ import { RunStopped } from '../errors.ts';
 import type { WorkQueue } from '../ports.ts';
 import type { GeneratedItem, RunContext } from './engine.ts';
 import { generateItem, recordItem, scoreItem } from './engine.ts';
-import { itemToSend, recordsOf, resumeDecisions } from './lifecycle.ts';
+import { itemToSend, recordsOf, resumeDecisions, stageErrorDecision } from './lifecycle.ts';
 import { EARLY_STOP_FIRST as EARLY_STOP_DEFAULT, EarlyStopWatch, generatedRecord } from './early-stop.ts';
 import { itemId } from './keys.ts';
 import type { WorkItem } from './plan.ts';
@@ -75,7 +75,8 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
   const stopWith = (error: unknown): void => {
     if (ctx.stop.reason) return;
     ctx.stop.reason = (error as Error).message;
-    if (!(error instanceof RunStopped)) ctx.stop.error = error as Error;
+    // lifecycle.ts: a stop on purpose stops the run; anything else fails it (nothing here delivers an item twice).
+    if (stageErrorDecision(error, { redelivers: false }) !== 'stop') ctx.stop.error = error as Error;
   };
   const stopEarly = (reason: string | undefined): void => {
     if (!reason || ctx.stop.reason) return;
