@@ -1,5 +1,5 @@
 /**
- * `polyeval remote run|status|metrics|report|cancel|redrive|leaderboard|selftest|doctor --api <url>`: the same against the deployed
+ * `polyeval remote run|status|metrics|report|cancel|redrive|resume|leaderboard|selftest|doctor --api <url>`: the same against the deployed
  * HTTP API, every request SigV4-signed with the standard AWS credential chain. `remote run`
  * takes the flags of `polyeval run` and validates them with the same schema before sending.
  */
@@ -281,6 +281,18 @@ function redriveCommand(): Command {
     });
 }
 
+function resumeCommand(): Command {
+  return new Command('resume')
+    .description("run an ended run's SE and missing items again, as `polyeval resume` does locally (the run is aggregated again once they are recorded)")
+    .argument('<run-id>', 'the run')
+    .action(async (runId: string, _flags: unknown, command: Command) => {
+      const { client, json } = clientOf(command);
+      const result = await client.resumeRun(runId);
+      if (json) return print(toJson(result));
+      print(`${runId}: resume ${result.resume} asked; its SE and missing items run again (see: polyeval remote status ${runId})`);
+    });
+}
+
 interface RemoteLeaderboardFlags extends RemoteLeaderboardOptions {
   benchmark?: string;
 }
@@ -347,6 +359,7 @@ export function remoteCommand(): Command {
     reportCommand(),
     cancelCommand(),
     redriveCommand(),
+    resumeCommand(),
     leaderboardCommand(),
     selftestCommand(clientOf),
     remoteDoctorCommand(),

@@ -1,6 +1,7 @@
 /**
  * The HTTP API (API Gateway HTTP API v2, IAM-authorised): POST /runs, GET /runs,
  * GET /runs/{id}, GET /runs/{id}/metrics, GET /runs/{id}/report (a presigned link), POST /runs/{id}/cancel, POST /runs/{id}/redrive,
+ * POST /runs/{id}/resume,
  * GET /leaderboard?benchmark=…[&protocol=…&language=…&dataset=…&metric=…&slice=…],
  * POST /selftest, GET /selftest/{id}
  * Each route parses its input with the shared schema, calls one function of layers/app and
@@ -15,6 +16,7 @@ import { parseRunSpec } from '#core/run/spec.ts';
 import { getRunMetrics, getRunView, leaderboard, listRuns } from '#app/cloud/queries.ts';
 import { reportLink } from '#app/cloud/report-link.ts';
 import { cancelRun, redriveRun } from '#app/cloud/run-control.ts';
+import { requestResume } from '#app/cloud/resume.ts';
 import { startRuns } from '#app/cloud/start.ts';
 import { parseSelftestRequest, selftestView, startSelftest } from '#app/cloud/selftest.ts';
 import { domainErrorsToHttp, INTERNAL_ERROR_BODY } from '../shared/http-errors.ts';
@@ -32,7 +34,7 @@ async function route(deps: ApiDeps, event: APIGatewayProxyEventV2): Promise<APIG
   const method = event.requestContext.http.method.toUpperCase();
   const path = (event.rawPath || '/').replace(/\/+$/, '') || '/';
   const runMatch = /^\/runs\/([^/]+)(\/metrics|\/report)?$/.exec(path);
-  const actionMatch = /^\/runs\/([^/]+)\/(cancel|redrive)$/.exec(path);
+  const actionMatch = /^\/runs\/([^/]+)\/(cancel|redrive|resume)$/.exec(path);
   if (path === '/runs' && method === 'POST') {
     const body: unknown = event.body;
     if (typeof body !== 'object' || body === null) {
@@ -50,6 +52,7 @@ async function route(deps: ApiDeps, event: APIGatewayProxyEventV2): Promise<APIG
   if (actionMatch && method === 'POST') {
     const runId = decodeURIComponent(actionMatch[1] ?? '');
     if (actionMatch[2] === 'cancel') return json(200, { run: await cancelRun(deps.ledger, runId) });
+    if (actionMatch[2] === 'resume') return json(202, await requestResume(deps, runId));
     return json(200, await redriveRun(deps, runId));
   }
   if (path === '/leaderboard' && method === 'GET') {

@@ -221,6 +221,34 @@ describe('polyeval remote', () => {
     expect(rejected).toEqual([]);
   }, 120_000);
 
+  it('resumes an ended run through its signed route, and refuses a cancelled one', async () => {
+    const started = await runCli(['remote', 'run', '-b', 'sample/abricot', '-m', 'reference', '--limit', '2', '--api', api, '--json'], { env });
+    const runId = String(parseJson(started).run_id);
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', recorded: 2 });
+
+    const resumed = await runCli(['remote', 'resume', runId, '--api', api, '--json'], { env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(parseJson<{ run_id: string; status: string }>(resumed)).toMatchObject({ run_id: runId, status: 'completed' });
+    await drive(cloud);
+    // Nothing recorded SE or missing: the run stays as it ended.
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', recorded: 2 });
+
+    const text = await runCli(['remote', 'resume', runId, '--api', api], { env });
+    expect(text.stdout).toContain(`${runId}: resume `);
+    await drive(cloud);
+
+    const other = String(
+      parseJson(await runCli(['remote', 'run', '-b', 'sample/abricot', '-m', 'reference', '--limit', '1', '--api', api, '--json'], { env })).run_id,
+    );
+    await runCli(['remote', 'cancel', other, '--api', api], { env });
+    const refused = await runCli(['remote', 'resume', other, '--api', api], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/409.*cancelled/);
+    await drive(cloud);
+    expect(rejected).toEqual([]);
+  }, 120_000);
+
   it('estimates a run before it starts, from the bundled timings and then from an earlier run', async () => {
     const args = ['remote', 'run', '--dry-run', '-b', 'sample/rocode', '-m', 'reference', '--language', 'python', '--limit', '2', '--api', api, '--json'];
     const before = await runCli(args, { env });

@@ -43,6 +43,8 @@ const PlanMessageSchema = z.object({
   runId: z.string().min(1),
   offset: z.number().int().min(0),
   request: RunRequestSchema.optional(),
+  /** `polyeval remote resume`: when it was asked (its marker's name); the run's SE and missing items are sent again (resume.ts). */
+  resume: z.string().min(1).optional(),
 });
 export type PlanMessage = z.infer<typeof PlanMessageSchema>;
 

@@ -29,10 +29,12 @@ import { loadSource, type LoadOptions } from '../shared/load-benchmark.ts';
 import { cloudKeys, readTaskSnapshot, serialiseTasks } from './context.ts';
 import { readManifest } from '#core/run/manifest-store.ts';
 import { planNewRun } from '#core/run/orchestrate.ts';
+import { recordSettings } from '#core/run/lifecycle.ts';
 import { publishTestFiles } from './test-files.ts';
 import { versioned, type CloudWorkItem, type PlanMessage } from './messages.ts';
 import { writePartManifest } from './record-parts.ts';
 import { cloudBatchSpec, planBatchChunk } from './batch.ts';
+import { resumeChunk } from './resume.ts';
 
 /** Work items enqueued per plan invocation. */
 export const PLAN_CHUNK = 1000;
@@ -67,6 +69,7 @@ export async function planChunk(deps: PlanDeps, message: PlanMessage): Promise<P
   let provider: Provider | undefined;
   const run = await deps.ledger.getRun(runId);
   if (run?.status === 'cancelled') return { status: 'skipped', runId, reason: 'the run is cancelled' };
+  if (message.resume !== undefined) return resumeChunk(deps, message);
   try {
     // A redelivered first message finds the manifest: the run is planned already, keep it as it is.
     const found = await readManifest(deps.store, runId);
@@ -145,19 +148,17 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
   const plan = await planNewRun(loaded, spec, provider, context, {
     store: deps.store,
     // Recorded so every generate worker's cost guard bills at the prices the plan checked.
-    settings: (manifest) => {
-      // The cloud's stages do not apply the early-stop rule (each worker sees one item, and no
-      // stage counts a run's first items yet): recorded as off, so the manifest says what ran.
-      manifest.early_stop = null;
-      if (spec.batch === true) manifest.generation = 'batch';
-      if (assumePrice) manifest.assumed_price = assumePrice;
-      if (prices && Object.keys(prices.models).length > 0)
-        manifest.price_overrides = Object.fromEntries(
-          Object.entries(prices.models).map(([id, p]) => [id, { input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok }]),
-        );
-      // The price itself (premium and batch price applied): workers bill at it, never resolving it again.
-      if (isBilled(provider)) manifest.price = recordedPrice(price);
-    },
+    settings: (manifest) =>
+      recordSettings(manifest, {
+        // The cloud's stages do not apply the early-stop rule (each worker sees one item, and no
+        // stage counts a run's first items yet): recorded as off, so the manifest says what ran.
+        earlyStopOff: true,
+        batch: spec.batch === true,
+        ...(assumePrice ? { assumedPrice: assumePrice } : {}),
+        ...(prices ? { priceOverrides: prices.models } : {}),
+        // The price itself (premium and batch price applied): workers bill at it, never resolving it again.
+        price: isBilled(provider) ? { billed: true, recorded: recordedPrice(price) } : { billed: false },
+      }),
     // What the later stages read, stored before the manifest marks the run planned.
     before: async (planned) => {
       if (spec.batch === true) {
@@ -179,7 +180,7 @@ async function planFirst(deps: PlanDeps, message: PlanMessage): Promise<{ manife
 }
 
 /** The planned dataset as plan saw it, from the snapshot (same hash, so replanning is exact). */
-async function snapshotAsLoaded(store: BlobStore, manifest: Manifest): Promise<LoadedBenchmark> {
+export async function snapshotAsLoaded(store: BlobStore, manifest: Manifest): Promise<LoadedBenchmark> {
   const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
   if (source === undefined) throw new HarnessError(`run ${manifest.run_id} names no benchmark`);
   return {

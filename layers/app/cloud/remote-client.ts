@@ -86,6 +86,11 @@ export class RemoteClient {
     return this.request('POST', `/runs/${encodeURIComponent(runId)}/redrive`);
   }
 
+  /** Runs an ended run's SE and missing items again (`polyeval remote resume`): 202, the plan stage sends them. */
+  resumeRun(runId: string): Promise<{ run_id: string; resume: string; status: string }> {
+    return this.request('POST', `/runs/${encodeURIComponent(runId)}/resume`);
+  }
+
   /** A short-lived link to the run's HTML report (GET /runs/{id}/report): 404 unknown run, 409 no report yet. */
   reportLink(runId: string): Promise<{ run_id: string; url: string; expires_at: string }> {
     return this.request('GET', `/runs/${encodeURIComponent(runId)}/report`);

@@ -15,8 +15,9 @@ export class RunNotActiveError extends PolyevalError {
   constructor(
     readonly runId: string,
     readonly status: RunStatus,
+    message = `run "${runId}" is ${status}: only a planned or running run can be cancelled`,
   ) {
-    super(`run "${runId}" is ${status}: only a planned or running run can be cancelled`);
+    super(message);
   }
 }
 

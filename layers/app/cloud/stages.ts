@@ -5,10 +5,10 @@
  * its language (as a pointer to S3 when too large for SQS), count each record in its records
  * part, and the completion check after each record.
  */
-import { InputError, RunStopped } from '#core/errors.ts';
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
 import { generateItem, recordItem, scoreItem, parseItemDocument, type GeneratedItem, type RunContext } from '#core/run/engine.ts';
 import { itemId, keys } from '#core/run/keys.ts';
+import { decideItem, stageErrorDecision, statusOfStageError } from '#core/run/lifecycle.ts';
 import type { WorkItem } from '#core/run/plan.ts';
 import { scorerOf } from '#core/scorers/index.ts';
 import type { Task, Verdict } from '#core/types.ts';
@@ -18,6 +18,7 @@ import type { PartCounter } from '#aws/dynamo-part-counter.ts';
 import { resolveGenerated, toMessage } from './large-messages.ts';
 import type { AggregateMessage, CloudWorkItem, GeneratedMessage } from './messages.ts';
 import { countInPart } from './record-parts.ts';
+import { countResumed, isResumePart } from './resume.ts';
 
 type Sender<T> = Pick<WorkQueue<T>, 'send'>;
 
@@ -73,32 +74,36 @@ export function laneFor(task: Task, timeScale: number, hasFargate: boolean): 'la
 }
 
 /**
- * A redelivered item whose record is stored: count it (a no-op when counted; needed when the
- * previous delivery died between the store write and the ledger write) and skip the work.
+ * A delivered item whose record is stored (lifecycle.ts decideItem): count it (a no-op when
+ * counted; needed when the previous delivery died between the store write and the ledger
+ * write) and skip the work — unless the message is a resume's re-run of that record (SE).
  */
 export async function alreadyRecorded(ctx: RunContext, item: WorkItem): Promise<boolean> {
-  const text = await ctx.store.getText(keys.item(item.runId, item.taskId, item.sample));
-  if (text === undefined) return false;
-  const doc = parseItemDocument(text, ctx.store.locate(keys.item(item.runId, item.taskId, item.sample)));
-  await ctx.ledger.recordItem(item.runId, itemId(item.runId, item.taskId, item.sample), doc.record.verdict);
-  return true;
+  const key = keys.item(item.runId, item.taskId, item.sample);
+  const text = await ctx.store.getText(key);
+  const doc = text === undefined ? undefined : parseItemDocument(text, ctx.store.locate(key));
+  const decision = decideItem({ stored: doc?.record.verdict, on: 'delivery', ...(item.previousVerdict ? { previousVerdict: item.previousVerdict } : {}) });
+  if (doc && decision.recount) await ctx.ledger.recordItem(item.runId, itemId(item.runId, item.taskId, item.sample), doc.record.verdict);
+  return decision.action === 'skip';
 }
 
-/** Stops the run on purpose (cost cap) or fails it (bad data); anything else is the message's to retry. */
+/** Stops the run on purpose (cost cap) or fails it (bad data); anything else is the message's to retry (lifecycle.ts stageErrorDecision). */
 async function settle(ledger: RunLedger, runId: string, error: unknown): Promise<StageOutcome> {
-  if (error instanceof RunStopped) {
-    await ledger.setStatus(runId, 'stopped', error.message);
-    return { status: 'stopped', reason: error.message };
-  }
-  if (error instanceof InputError) {
-    await ledger.setStatus(runId, 'failed', error.message);
-    return { status: 'failed', reason: error.message };
-  }
-  throw error;
+  const decision = stageErrorDecision(error, { redelivers: true });
+  const status = statusOfStageError(decision);
+  if (status === undefined) throw error;
+  const reason = (error as Error).message;
+  await ledger.setStatus(runId, status, reason);
+  return { status: decision === 'stop' ? 'stopped' : 'failed', reason };
 }
 
 /** The record's bookkeeping: its part's count (and the part's compaction), then the run's completion. */
 export async function afterRecord(deps: StageDeps, item: CloudWorkItem): Promise<void> {
+  // An item a resume sent: the resume's own count says when the run is ready again (its SEs were counted already).
+  if (isResumePart(item.part)) {
+    await countResumed(deps.parts, deps.aggregateQueue, item);
+    return;
+  }
   await countInPart(deps.parts, deps.aggregateQueue, item);
   await notifyIfComplete(deps.ledger, deps.aggregateQueue, item.runId);
 }

@@ -13,11 +13,12 @@ import type { SandboxExecutor } from '#sandbox/index.ts';
 import { assertMayExecute } from './trust.ts';
 import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
 import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
-import type { GeneratedItem } from '#core/run/engine.ts';
+import type { GeneratedItem, RunContext } from '#core/run/engine.ts';
+import type { RunSettings } from '#core/run/lifecycle.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { requireManifest as requireRunManifest, resumeRun, startRuns } from '#core/run/orchestrate.ts';
 import type { WorkItem } from '#core/run/plan.ts';
-import type { EndedEvent, ExecutorLease, PlannedEvent, RunEvent, RunPorts, RunResult } from '#core/run/run-ports.ts';
+import type { EndedEvent, ExecutorLease, PlannedEvent, RunEvent, RunPorts, RunResult, SweepRuns } from '#core/run/run-ports.ts';
 import type { RunSpec } from '#core/run/spec.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
 import { costAt, isBilled, loadUserPrices, shippedPriceTable, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
@@ -59,8 +60,8 @@ export interface LocalRunOptions {
   gate?: ItemGate;
   /** A sweep's per-model limits on calls in flight, shared by the runs of one model. */
   modelLimits?: ModelLimits;
-  /** A sweep's bookkeeping, per run it would start (see RunPorts.runs). */
-  runs?: RunPorts['runs'];
+  /** A sweep's bookkeeping, per run it would start (see RunObserver.runs). */
+  runs?: SweepRuns;
   /** The benchmarks `spec.benchmark` may name (default: the registry). */
   benchmarks?: BenchmarkRegistry;
 }
@@ -102,60 +103,97 @@ function localPorts(opts: LocalRunOptions): RunPorts<SandboxExecutor> {
     store: home.store,
     ledger: home.ledger,
     clock,
-    ...(opts.benchmarks ? { benchmarks: opts.benchmarks } : {}),
-    load: (source, split) =>
-      loadSource(source, { packageRoot: opts.packageRoot, cacheDir: home.cacheDir, env: opts.env ?? process.env, ...(split ? { split } : {}) }),
-    languages: (spec, loaded) => languagesFor(spec, loaded.benchmark, loaded.tasks),
-    newRunId: (benchmark, language, languages, now) => newRunId(runIdPrefix(benchmark, language, languages), now),
-    runSpec: (spec, benchmark) => batchRunSpec(spec, benchmark, opts),
-    openProvider: async (spec, recorded) => {
-      const providerOptions = providerOptionsOf(opts, recorded);
-      const provider = await createProvider(spec, providerOptions);
-      // Under the sweep's shared limit of that model when there is one.
-      return opts.modelLimits ? opts.modelLimits.wrap(spec, provider, providerOptions?.concurrency) : provider;
+    catalog: {
+      ...(opts.benchmarks ? { benchmarks: opts.benchmarks } : {}),
+      load: async (source, split, spec) => {
+        const loaded = await loadSource(source, {
+          packageRoot: opts.packageRoot,
+          cacheDir: home.cacheDir,
+          env: opts.env ?? process.env,
+          ...(split ? { split } : {}),
+        });
+        return { loaded, languages: spec ? languagesFor(spec, loaded.benchmark, loaded.tasks) : [] };
+      },
     },
-    price: async (provider, capUsd) => {
-      const found = await price(provider, capUsd);
-      return found ? { cost: (usage) => costAt(found, usage), recorded: recordedPrice(found) } : undefined;
+    newRun: async (spec, loaded, language, languages, now) => ({
+      runId: newRunId(runIdPrefix(loaded.benchmark.id, language, languages), now),
+      spec: batchRunSpec(spec, loaded.benchmark, opts),
+      versions: { code: codeVersion(opts.packageRoot), packages: packageVersions(opts.packageRoot) },
+      settings: await settingsOf(opts),
+    }),
+    models: {
+      open: async (spec, use) => {
+        const providerOptions = providerOptionsOf(opts, 'recorded' in use ? use.recorded : undefined);
+        const created = await createProvider(spec, providerOptions);
+        // Under the sweep's shared limit of that model when there is one.
+        const provider = opts.modelLimits ? opts.modelLimits.wrap(spec, created, providerOptions?.concurrency) : created;
+        if (!('capUsd' in use)) return { provider };
+        try {
+          const found = await price(provider, use.capUsd);
+          if (found) return { provider, price: { cost: (usage) => costAt(found, usage), recorded: recordedPrice(found) } };
+          // Billed without a price (no cap asked for one): recorded as null, as the cloud's plan does.
+          return isBilled(provider) ? { provider, price: { cost: () => 0, recorded: null } } : { provider };
+        } catch (error) {
+          await provider.close?.();
+          throw error;
+        }
+      },
     },
-    costFunctions: async (manifest) => {
-      if (!isBilled(manifest.model)) return {};
-      // A manifest written before prices were recorded: the resume's --prices over its own overrides' absence.
-      const user = manifest.price ? {} : await loadUserPrices(opts.pricesPath);
-      const priced = user.models ? { ...manifest, price_overrides: { ...user.models, ...manifest.price_overrides } } : manifest;
-      const costOf = runCostOf(shippedPriceTable(), priced, manifest.max_cost_usd);
-      return costOf ? { costOf, projectCost: projectionOf(costOf) } : {};
+    executors: {
+      lease: async (benchmark, provider) => {
+        const lease = await executorFor(benchmark, opts.sandbox, opts.jobs);
+        try {
+          assertMayExecute(lease.executor, provider, opts.trustGeneratedCode ?? false);
+        } catch (error) {
+          await lease.release();
+          throw error;
+        }
+        return lease;
+      },
     },
-    executor: (benchmark) => executorFor(benchmark, opts.sandbox, opts.jobs),
-    mayExecute: (executor, provider) => assertMayExecute(executor, provider, opts.trustGeneratedCode ?? false),
-    versions: () => ({ code: codeVersion(opts.packageRoot), packages: packageVersions(opts.packageRoot) }),
-    recordSettings: (manifest) => recordSettings(manifest, opts),
-    pipeline: (ctx, recorded) => {
+    execution: async (plan, loaded, recorded) => {
+      const { manifest } = plan;
       const run = { ...opts, providerOptions: providerOptionsOf(opts, recorded) };
       const jobs = opts.jobs ?? availableParallelism();
-      const generateAll = ctx.manifest.generation === 'batch' ? batchGenerator(ctx, run) : undefined;
       return {
-        ...(generateAll ? { generateAll } : {}),
-        generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
-        scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: Math.max(4, jobs * 4) }),
-        generateConcurrency: run.providerOptions?.concurrency ?? ctx.provider.concurrency ?? 4,
-        // Beyond the jobs, the samples the executor compiles ahead of their runs (batched Kotlin compilations).
-        scoreConcurrency: jobs + (ctx.executor?.compileAhead?.() ?? 0),
-        ...(opts.gate ? { gate: opts.gate } : {}),
+        costs: await costFunctions(manifest, opts),
+        pipeline: (ctx) => {
+          const generateAll = ctx.manifest.generation === 'batch' ? batchGenerator(ctx, run) : undefined;
+          return {
+            ...(generateAll ? { generateAll } : {}),
+            generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
+            scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: Math.max(4, jobs * 4) }),
+            generateConcurrency: run.providerOptions?.concurrency ?? ctx.provider.concurrency ?? 4,
+            // Beyond the jobs, the samples the executor compiles ahead of their runs (batched Kotlin compilations).
+            scoreConcurrency: jobs + (ctx.executor?.compileAhead?.() ?? 0),
+            ...(opts.gate ? { gate: opts.gate } : {}),
+          };
+        },
+        // The benchmark's own metrics (RoCode: code-switching of the generated code beside the reference solutions).
+        extraMetrics: (records) => {
+          const head = { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name };
+          return computeExtraMetrics(loaded.benchmark, { records, tasks: plan.tasks, head, seed: manifest.seed }, (needs) =>
+            loadBenchmarkResources(needs, { cacheDir: home.cacheDir }),
+          );
+        },
       };
     },
-    // The benchmark's own metrics (RoCode: code-switching of the generated code beside the reference solutions).
-    extraMetrics: (loaded, plan) => (records) => {
-      const { manifest } = plan;
-      const head = { run_id: manifest.run_id, benchmark: manifest.benchmark.id, model: manifest.model.name };
-      return computeExtraMetrics(loaded.benchmark, { records, tasks: plan.tasks, head, seed: manifest.seed }, (needs) =>
-        loadBenchmarkResources(needs, { cacheDir: home.cacheDir }),
-      );
+    observer: {
+      ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+      ...(opts.runs ? { runs: opts.runs } : {}),
+      noSuchRun: noSuchRun(home),
     },
-    ...(opts.runs ? { runs: opts.runs } : {}),
-    noSuchRun: noSuchRun(home),
-    ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
   };
+}
+
+/** The engine's cost functions of a planned run (none for an unbilled model). */
+async function costFunctions(manifest: Manifest, opts: LocalRunOptions): Promise<Pick<RunContext, 'costOf' | 'projectCost'>> {
+  if (!isBilled(manifest.model)) return {};
+  // A manifest written before prices were recorded: the resume's --prices over its own overrides' absence.
+  const user = manifest.price ? {} : await loadUserPrices(opts.pricesPath);
+  const priced = user.models ? { ...manifest, price_overrides: { ...user.models, ...manifest.price_overrides } } : manifest;
+  const costOf = runCostOf(shippedPriceTable(), priced, manifest.max_cost_usd);
+  return costOf ? { costOf, projectCost: projectionOf(costOf) } : {};
 }
 
 /** A run's executor: its own sandbox (closed when the run ends), the sweep's shared one (kept open), or none. */
@@ -168,13 +206,17 @@ async function executorFor(benchmark: AnyBenchmark, shared?: SharedSandbox, jobs
   return { executor, release: () => executor.close() };
 }
 
-/** What this invocation records in a new run's manifest: the provider options, `--batch`, `--assume-price`. */
-function recordSettings(manifest: Manifest, opts: LocalRunOptions): void {
+/** What this invocation records in a new run's manifest (lifecycle.ts recordSettings): the provider options, `--batch`, `--prices`, `--assume-price`. */
+async function settingsOf(opts: LocalRunOptions): Promise<Omit<RunSettings, 'price'>> {
   const { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency } = opts.providerOptions ?? {};
   const providerOptions = { region, endpointUrl, apiKeyEnv, timeoutMs, concurrency };
-  manifest.provider_options = JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'];
-  if (opts.batch?.newRuns) manifest.generation = 'batch';
-  if (opts.assumePrice) manifest.assumed_price = { input_per_mtok: opts.assumePrice.input_per_mtok, output_per_mtok: opts.assumePrice.output_per_mtok };
+  const user = opts.pricesPath ? await loadUserPrices(opts.pricesPath) : {};
+  return {
+    providerOptions: JSON.parse(JSON.stringify(providerOptions)) as Manifest['provider_options'],
+    batch: opts.batch?.newRuns === true,
+    ...(opts.assumePrice ? { assumedPrice: opts.assumePrice } : {}),
+    ...(user.models ? { priceOverrides: user.models } : {}),
+  };
 }
 
 export { RunStopped };

@@ -8,6 +8,7 @@
  * the local adapters, `resumeLocal` is {@link resumeRun}.
  */
 import { EARLY_STOP_FIRST } from './early-stop.ts';
+import { recordSettings } from './lifecycle.ts';
 import { parseBenchmarkSpec } from '../benchmarks/spec.ts';
 import { InputError } from '../errors.ts';
 import { toolchainOptionsByLanguage } from '../languages/index.ts';
@@ -20,7 +21,7 @@ import { protocolChoiceOfManifest, type Manifest } from './manifest.ts';
 import { readManifest, writeManifest } from './manifest-store.ts';
 import { runPipeline } from './pipeline.ts';
 import { planRun, replanItems, type LoadedBenchmark, type PlanContext, type RunPlan, type WorkItem } from './plan.ts';
-import type { ExecutorLease, RunPorts, RunResult } from './run-ports.ts';
+import type { ExecutorLease, RunExecution, RunPorts, RunResult } from './run-ports.ts';
 import { protocolChoiceOf, type RunSpec } from './spec.ts';
 
 /**
@@ -30,14 +31,13 @@ import { protocolChoiceOf, type RunSpec } from './spec.ts';
  * const [result] = await startRuns(parseRunSpec({ benchmark: 'sample/abricot', model: 'reference' }), ports);
  */
 export async function startRuns<E extends Executor>(spec: RunSpec, ports: RunPorts<E>): Promise<RunResult[]> {
-  const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec), ports.benchmarks);
+  const sources = parseBenchmarkSpec(spec.benchmark, protocolChoiceOf(spec), ports.catalog.benchmarks);
   const results: RunResult[] = [];
   for (const source of sources) {
-    const loaded = await ports.load(source, spec.split);
-    const languages = ports.languages(spec, loaded);
+    const { loaded, languages } = await ports.catalog.load(source, spec.split, spec);
     for (const language of languages) {
       const key = `${source.spec}|${language ?? ''}`;
-      const existing = ports.runs?.existing(key);
+      const existing = ports.observer.runs?.existing(key);
       results.push(existing ? await resumeOrSummary(existing, ports) : await startRun(spec, loaded, language, languages, key, ports));
     }
   }
@@ -53,7 +53,7 @@ export async function resumeRun<E extends Executor>(
   ports: RunPorts<E>,
   overrides: { maxCostUsd?: number; earlyStop?: false } = {},
 ): Promise<RunResult> {
-  const manifest = await requireManifest(runId, ports);
+  const manifest = await requireManifest(runId, { store: ports.store, noSuchRun: ports.observer.noSuchRun });
   if (overrides.maxCostUsd !== undefined) manifest.max_cost_usd = overrides.maxCostUsd;
   // `--resume <run> --no-early-stop`: a run the rule stopped (or would stop again, its first
   // items failing alike on purpose) runs every remaining item; recorded like --no-early-stop.
@@ -61,10 +61,17 @@ export async function resumeRun<E extends Executor>(
   if (overrides.maxCostUsd !== undefined || overrides.earlyStop === false) await writeManifest(ports.store, manifest);
   const [source] = parseBenchmarkSpec(manifest.benchmark.spec, protocolChoiceOfManifest(manifest));
   if (!source) throw new InputError(`run ${runId} names no benchmark`);
-  const loaded = await ports.load(source, manifest.split ?? undefined);
-  const provider = await ports.openProvider(manifest.model.spec, manifest.provider_options);
-  await provider.prepare?.(new Set(loaded.tasks.map((t) => t.id)));
-  const lease = await ports.executor(loaded.benchmark);
+  const { loaded } = await ports.catalog.load(source, manifest.split ?? undefined);
+  const { provider } = await ports.models.open(manifest.model.spec, { recorded: manifest.provider_options });
+  let lease: ExecutorLease<E>;
+  try {
+    await provider.prepare?.(new Set(loaded.tasks.map((t) => t.id)));
+    // Checked before model code runs: a resumed run's executor too.
+    lease = await ports.executors.lease(loaded.benchmark, provider);
+  } catch (error) {
+    await provider.close?.();
+    throw error;
+  }
   return executeRun(replanItems(manifest, loaded, provider), loaded, provider, ports, lease, { recorded: manifest.provider_options });
 }
 
@@ -90,7 +97,7 @@ export async function planNewRun(
 }
 
 /** A run's manifest; the driver's error (InputError naming the run) when the store has none. */
-export async function requireManifest(runId: string, ports: Pick<RunPorts, 'store' | 'noSuchRun'>): Promise<Manifest> {
+export async function requireManifest(runId: string, ports: { store: RunPorts['store']; noSuchRun: RunPorts['observer']['noSuchRun'] }): Promise<Manifest> {
   const manifest = await readManifest(ports.store, runId);
   if (!manifest) throw ports.noSuchRun(runId);
   return manifest;
@@ -101,7 +108,7 @@ async function resumeOrSummary<E extends Executor>(runId: string, ports: RunPort
   const run = await ports.ledger.getRun(runId);
   const text = run?.status === 'completed' ? await ports.store.getText(keys.summary(runId)) : undefined;
   if (!text) return resumeRun(runId, ports);
-  const manifest = await requireManifest(runId, ports);
+  const manifest = await requireManifest(runId, { store: ports.store, noSuchRun: ports.observer.noSuchRun });
   return { ...parseRunSummary(text, ports.store.locate(keys.summary(runId))), status: 'completed', language: manifest.language };
 }
 
@@ -114,33 +121,38 @@ async function startRun<E extends Executor>(
   key: string,
   ports: RunPorts<E>,
 ): Promise<RunResult> {
-  const runSpec = ports.runSpec({ ...spec, ...(language ? { language } : {}) }, loaded.benchmark);
-  const provider = await ports.openProvider(spec.model);
-  // Refused before the capability check or any item calls the model.
-  const price = await ports.price(provider, spec.maxCostUsd ?? null);
   const now = ports.clock();
-  const runId = ports.newRunId(loaded.benchmark.id, language, languages, now);
-  // One executor per run (or a sweep's shared one): it records the toolchains, starts its slow
-  // set-up while the run is planned and generated, then scores (released when the run ends).
-  const lease = await ports.executor(loaded.benchmark);
+  const run = await ports.newRun({ ...spec, ...(language ? { language } : {}) }, loaded, language, languages, now);
+  const { runId, spec: runSpec } = run;
+  // Refused before the capability check or any item calls the model.
+  const { provider, price } = await ports.models.open(spec.model, { capUsd: spec.maxCostUsd ?? null });
   // The run's toolchain options per language, as its jobs will carry them (plan.ts records the same setting).
   const toolchainOptions = toolchainOptionsByLanguage({
     kotlin_language_version: spec.kotlinLanguageVersion ?? loaded.benchmark.defaults.kotlinLanguageVersion ?? null,
   });
+  let lease: ExecutorLease<E>;
+  try {
+    // One executor per run (or a sweep's shared one), checked before model code runs: it records
+    // the toolchains, starts its slow set-up while the run is planned and generated, then scores
+    // (released when the run ends).
+    lease = await ports.executors.lease(loaded.benchmark, provider);
+  } catch (error) {
+    await provider.close?.();
+    throw error;
+  }
   let plan: RunPlan;
   try {
-    ports.mayExecute(lease.executor, provider);
     // Probed once the items are known, for their languages only (the manifest keeps those: plan.ts).
     const executor = lease.executor;
     const toolchains = executor ? (languages: ReadonlySet<string>) => executor.toolchains(toolchainOptions, languages) : [];
-    const context = { runId, createdAt: now.toISOString(), ...ports.versions(), toolchains };
-    const settings = (manifest: Manifest): void => {
-      ports.recordSettings(manifest);
-      // A sweep cell marked batch (`--batch-model`, a nightly sweep's `batch`) generates as a batch, as `--batch` does.
-      if (runSpec.batch === true) manifest.generation = 'batch';
-      // Resolved once: a resume bills at it, whatever the table or flags say then.
-      if (price) manifest.price = price.recorded;
-    };
+    const context = { runId, createdAt: now.toISOString(), ...run.versions, toolchains };
+    const settings = (manifest: Manifest): void =>
+      recordSettings(manifest, {
+        ...run.settings,
+        // A sweep cell marked batch (`--batch-model`, a nightly sweep's `batch`) generates as a batch, as `--batch` does.
+        ...(runSpec.batch === true ? { batch: true } : {}),
+        price: price ? { billed: true, recorded: price.recorded } : { billed: false },
+      });
     plan = await planNewRun(loaded, runSpec, provider, context, { store: ports.store, settings });
   } catch (error) {
     await lease.release();
@@ -156,7 +168,7 @@ async function startRun<E extends Executor>(
     items: plan.items.length,
     createdAt: now.toISOString(),
   });
-  await ports.runs?.created(key, runId);
+  await ports.observer.runs?.created(key, runId);
   // The capability check's calls were billed too.
   const probe = plan.manifest.likert_scoring?.probeUsage;
   if (probe && price) await ports.ledger.trySpend(runId, price.cost(probe), null);
@@ -174,12 +186,14 @@ async function executeRun<E extends Executor>(
 ): Promise<RunResult> {
   const { manifest } = plan;
   const runId = manifest.run_id;
+  const onEvent = ports.observer.onEvent;
+  let execution: RunExecution;
   try {
-    ports.mayExecute(lease.executor, provider);
+    execution = await ports.execution(plan, loaded, options.recorded);
   } catch (error) {
     await lease.release();
     await provider.close?.();
-    ports.onEvent?.({ type: 'ended', runId });
+    onEvent?.({ type: 'ended', runId });
     throw error;
   }
   if (!options.prepared) prepareExecutor(lease.executor, plan);
@@ -190,15 +204,15 @@ async function executeRun<E extends Executor>(
     provider,
     ...(lease.executor ? { executor: lease.executor } : {}),
     clock: ports.clock,
-    ...(await ports.costFunctions(manifest)),
-    onEvent: (e) => ports.onEvent?.({ ...e, language: languageOf(e.item), runId }),
+    ...execution.costs,
+    onEvent: (e) => onEvent?.({ ...e, language: languageOf(e.item), runId }),
   };
   const definition: RunDefinition = { manifest, benchmark: loaded.benchmark, tasks: new Map(plan.tasks.map((t) => [t.id, t])), pool: loaded.tasks };
   const ctx: RunContext = { ...deps, ...definition, ...newRunState(deps, definition) };
   try {
     await ports.ledger.setStatus(runId, 'running');
     const done = (await ports.store.list(keys.itemsPrefix(runId))).length;
-    ports.onEvent?.({
+    onEvent?.({
       type: 'planned',
       runId,
       total: plan.items.length,
@@ -206,7 +220,7 @@ async function executeRun<E extends Executor>(
       benchmark: manifest.benchmark.id,
       remaining: remainingByLanguage(plan, languageOf),
     });
-    const result = await runPipeline(ctx, plan.items, ports.pipeline(ctx, options.recorded));
+    const result = await runPipeline(ctx, plan.items, execution.pipeline(ctx));
     if (result.stoppedReason) {
       await ports.ledger.setStatus(runId, 'stopped', result.stoppedReason);
       // The manifest says the run stopped itself, and why (the ledger's status says it too).
@@ -216,7 +230,7 @@ async function executeRun<E extends Executor>(
       const head = { run_id: runId, benchmark: manifest.benchmark.id, model: manifest.model.name, items: plan.items.length };
       return { status: 'stopped', ...head, recorded: stored, reason: result.stoppedReason, language: manifest.language };
     }
-    const summary = await aggregateRun({ store: ports.store, ledger: ports.ledger, clock: ports.clock }, manifest, ports.extraMetrics(loaded, plan));
+    const summary = await aggregateRun({ store: ports.store, ledger: ports.ledger, clock: ports.clock }, manifest, execution.extraMetrics);
     return { ...summary, language: manifest.language };
   } catch (error) {
     await ports.ledger.setStatus(runId, 'failed', (error as Error).message);
@@ -224,7 +238,7 @@ async function executeRun<E extends Executor>(
   } finally {
     await lease.release();
     await provider.close?.();
-    ports.onEvent?.({ type: 'ended', runId });
+    onEvent?.({ type: 'ended', runId });
   }
 }
 

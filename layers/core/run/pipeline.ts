@@ -12,9 +12,10 @@
 import { RunStopped } from '../errors.ts';
 import type { WorkQueue } from '../ports.ts';
 import type { GeneratedItem, RunContext } from './engine.ts';
-import { generateItem, parseItemDocument, recordItem, scoreItem } from './engine.ts';
+import { generateItem, recordItem, scoreItem } from './engine.ts';
+import { itemToSend, recordsOf, resumeDecisions, stageErrorDecision } from './lifecycle.ts';
 import { EARLY_STOP_FIRST as EARLY_STOP_DEFAULT, EarlyStopWatch, generatedRecord } from './early-stop.ts';
-import { itemId, keys } from './keys.ts';
+import { itemId } from './keys.ts';
 import type { WorkItem } from './plan.ts';
 
 export interface PipelineOptions {
@@ -55,27 +56,10 @@ export interface PipelineResult {
 
 export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], opts: PipelineOptions): Promise<PipelineResult> {
   const runId = ctx.manifest.run_id;
-  const stored = new Set(await ctx.store.list(keys.itemsPrefix(runId)));
-  const counted = await ctx.ledger.recordedItems(runId);
-  const pending: WorkItem[] = [];
-  let skipped = 0;
-  for (const item of items) {
-    const key = keys.item(runId, item.taskId, item.sample);
-    if (!stored.has(key)) {
-      pending.push(item);
-      continue;
-    }
-    const id = itemId(runId, item.taskId, item.sample);
-    const text = await ctx.store.getText(key);
-    const doc = text === undefined ? undefined : parseItemDocument(text, ctx.store.locate(key));
-    // Written but not counted: the process died between the two writes.
-    if (!counted.has(id) && doc) await ctx.ledger.recordItem(runId, id, doc.record.verdict);
-    if (doc?.record.verdict === 'SE') {
-      pending.push({ ...item, previousVerdict: 'SE' });
-      continue;
-    }
-    skipped++;
-  }
+  // What to do with each planned item (lifecycle.ts: the rules the cloud's resume and stages use too).
+  const decisions = await resumeDecisions(recordsOf(ctx.store, ctx.ledger), runId, items);
+  const pending = decisions.map(itemToSend).filter((item): item is WorkItem => item !== undefined);
+  const skipped = decisions.length - pending.length;
 
   let recorded = 0;
   // The first items of this invocation decide whether the rest would fail alike; a run with no
@@ -91,7 +75,8 @@ export async function runPipeline(ctx: RunContext, items: readonly WorkItem[], o
   const stopWith = (error: unknown): void => {
     if (ctx.stop.reason) return;
     ctx.stop.reason = (error as Error).message;
-    if (!(error instanceof RunStopped)) ctx.stop.error = error as Error;
+    // lifecycle.ts: a stop on purpose stops the run; anything else fails it (nothing here delivers an item twice).
+    if (stageErrorDecision(error, { redelivers: false }) !== 'stop') ctx.stop.error = error as Error;
   };
   const stopEarly = (reason: string | undefined): void => {
     if (!reason || ctx.stop.reason) return;

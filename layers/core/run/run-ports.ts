@@ -13,6 +13,7 @@ import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import type { TokenUsage } from '../types.ts';
 import type { ExtraMetrics, RunSummaryDocument } from './aggregate.ts';
 import type { EngineEvent, RunContext } from './engine.ts';
+import type { RunSettings } from './lifecycle.ts';
 import type { Manifest } from './manifest.ts';
 import type { PipelineOptions } from './pipeline.ts';
 import type { LoadedBenchmark, PlanContext, RunPlan } from './plan.ts';
@@ -51,60 +52,110 @@ export interface ExecutorLease<E extends Executor = Executor> {
 /** USD of one call's usage at the run's price. */
 export type UsageCost = (usage: TokenUsage) => number;
 
-/** A new run's price, resolved once: what a call costs, and what its manifest records (`price`) so resumes and workers bill at it. */
+/**
+ * A new run's price, resolved once: what a call costs, and what its manifest records (`price`)
+ * so resumes and workers bill at it (null: a billed model without a price).
+ */
 export interface RunPrice {
   cost: UsageCost;
   recorded: NonNullable<Manifest['price']> | null;
 }
 
+/** Where a run's benchmarks come from. */
+export interface RunCatalog {
+  /** The benchmarks `spec.benchmark` may name (default: the registry). */
+  benchmarks?: BenchmarkRegistry;
+  /**
+   * A benchmark source's tasks (of `split` when given) and, for a new request (`spec`), the
+   * languages it starts one run each for (`undefined`: the benchmark's default; none for a resume).
+   */
+  load(source: BenchmarkSource, split: string | undefined, spec?: RunSpec): Promise<{ loaded: LoadedBenchmark; languages: (string | undefined)[] }>;
+}
+
+/** What a driver gives a new run, in one answer: its id, its spec, what its manifest records. */
+export interface NewRun {
+  runId: string;
+  /** The spec it is planned with (the driver's own settings applied, e.g. `--batch`). */
+  spec: RunSpec;
+  /** The code revision and package versions its manifest records. */
+  versions: Pick<PlanContext, 'code' | 'packages'>;
+  /** The driver's settings its manifest records (lifecycle.ts recordSettings; the price is core's). */
+  settings: Omit<RunSettings, 'price'>;
+}
+
+/** A model opened for one run, and (a new run's) price. */
+export interface OpenedModel {
+  provider: Provider;
+  /** A new run's price (undefined: the model is not billed); none is asked for a resumed run. */
+  price?: RunPrice;
+}
+
+/** The models a run calls: opened once per run. */
+export interface ModelPort {
+  /**
+   * Opens `spec` for a new run (`capUsd`: its cost cap, the price resolved with it) or a resumed
+   * one (`recorded`: the provider options it was planned with; no price, its manifest has it).
+   * @throws InputError when a cost cap would bound a model without a price, before any call.
+   */
+  open(spec: string, use: { capUsd: number | null } | { recorded: Manifest['provider_options'] }): Promise<OpenedModel>;
+}
+
+/** Where a run's model-written code runs. */
+export interface ExecutorPort<E extends Executor = Executor> {
+  /**
+   * The executor a run of `benchmark` scores with (none when its scorer runs no code), checked
+   * for `provider`'s code before it is handed over.
+   * @throws InputError when model-written code may not run in it (credentials, network or files exposed); nothing is left leased.
+   */
+  lease(benchmark: AnyBenchmark, provider: Provider): Promise<ExecutorLease<E>>;
+}
+
+/** How a planned run executes here: its cost functions, its pipeline, its benchmark's own metrics. */
+export interface RunExecution {
+  /** The engine's cost functions (none for an unbilled model). */
+  costs: Pick<RunContext, 'costOf' | 'projectCost'>;
+  /** How generate → score runs here: queues, concurrency, a shared gate, batch generation. */
+  pipeline(ctx: RunContext): PipelineOptions;
+  /** The benchmark's own metrics over a run's records (RoCode's code-switching). */
+  extraMetrics: ExtraMetrics;
+}
+
+/** What a run reports, and a sweep's bookkeeping. */
+export interface RunObserver {
+  onEvent?: (event: RunEvent) => void;
+  /**
+   * A sweep's bookkeeping, per run it would start (key: dataset spec and language): the id of
+   * a run already started for that key (resumed, or its summary returned when it completed),
+   * and a hook called with each new run's id before any of its work starts.
+   */
+  runs?: SweepRuns;
+  /** The message when a resumed run is not in the store. */
+  noSuchRun(runId: string): Error;
+}
+
+/** A sweep's runs by key (RunObserver.runs). */
+export interface SweepRuns {
+  existing(key: string): string | undefined;
+  created(key: string, runId: string): Promise<void>;
+}
+
 /**
- * The adapters of one driver; `E` is its executor (the local sandbox reports its isolation).
+ * The adapters of one driver, in a few cohesive ports; `E` is its executor (the local sandbox
+ * reports its isolation). One local run crosses into them about six times (docs/development.md).
  * @example
- * const ports: RunPorts = { store, ledger, clock, load: (source, split) => loadSource(source, …), … };
+ * const ports: RunPorts = { store, ledger, clock, catalog, newRun, models, executors, execution, observer };
  * const results = await startRuns(spec, ports);
  */
 export interface RunPorts<E extends Executor = Executor> {
   store: BlobStore;
   ledger: RunLedger;
   clock: () => Date;
-  /** The benchmarks `spec.benchmark` may name (default: the registry). */
-  benchmarks?: BenchmarkRegistry;
-  /** load: a benchmark source's tasks (of `split` when given). */
-  load(source: BenchmarkSource, split: string | undefined): Promise<LoadedBenchmark>;
-  /** The languages a request starts one run each for (`undefined`: the benchmark's default). */
-  languages(spec: RunSpec, loaded: LoadedBenchmark): (string | undefined)[];
-  /** A new run's id. */
-  newRunId(benchmark: string, language: string | undefined, languages: readonly (string | undefined)[], now: Date): string;
-  /** The spec a new run of `benchmark` is planned with (the driver's own settings applied, e.g. `--batch`). */
-  runSpec(spec: RunSpec, benchmark: AnyBenchmark): RunSpec;
-  /** The model, opened for one run; `recorded` are the provider options a resumed run was planned with. */
-  openProvider(spec: string, recorded?: Manifest['provider_options']): Promise<Provider>;
-  /**
-   * The cost of a call at the run's price, the driver's assumed price counted (undefined: the model is not billed).
-   * @throws InputError when a cost cap would bound a model without a price, before any call.
-   */
-  price(provider: Provider, capUsd: number | null): Promise<RunPrice | undefined>;
-  /** The engine's cost functions for a planned run (none for an unbilled model). */
-  costFunctions(manifest: Manifest): Promise<Pick<RunContext, 'costOf' | 'projectCost'>>;
-  /** The executor a run of `benchmark` scores with (none when its scorer runs no code). */
-  executor(benchmark: AnyBenchmark): Promise<ExecutorLease<E>>;
-  /** @throws InputError when model-written code may not run in this executor (credentials, network or files exposed). */
-  mayExecute(executor: E | undefined, provider: Provider): void;
-  /** The code revision and package versions a manifest records. */
-  versions(): Pick<PlanContext, 'code' | 'packages'>;
-  /** The driver's settings a new run's manifest records (provider options, generation mode, an assumed price). */
-  recordSettings(manifest: Manifest): void;
-  /** How generate → score runs here: queues, concurrency, a shared gate, batch generation. */
-  pipeline(ctx: RunContext, recorded?: Manifest['provider_options']): PipelineOptions;
-  /** The benchmark's own metrics over a run's records (RoCode's code-switching). */
-  extraMetrics(loaded: LoadedBenchmark, plan: RunPlan): ExtraMetrics;
-  /**
-   * A sweep's bookkeeping, per run it would start (key: dataset spec and language): the id of
-   * a run already started for that key (resumed, or its summary returned when it completed),
-   * and a hook called with each new run's id before any of its work starts.
-   */
-  runs?: { existing(key: string): string | undefined; created(key: string, runId: string): Promise<void> };
-  /** The message when a resumed run is not in the store. */
-  noSuchRun(runId: string): Error;
-  onEvent?: (event: RunEvent) => void;
+  catalog: RunCatalog;
+  /** A new run of `loaded`'s benchmark in `language` (one of `languages`), started at `now`. */
+  newRun(spec: RunSpec, loaded: LoadedBenchmark, language: string | undefined, languages: readonly (string | undefined)[], now: Date): Promise<NewRun>;
+  models: ModelPort;
+  executors: ExecutorPort<E>;
+  /** How a planned run executes (`recorded`: a resumed run's provider options). */
+  execution(plan: RunPlan, loaded: LoadedBenchmark, recorded?: Manifest['provider_options']): Promise<RunExecution>;
+  observer: RunObserver;
 }

@@ -1,0 +1,263 @@
+// `polyeval remote resume` on moto_server with the real handlers: a cloud run that ended with
+// SE items (the provider gave up on them) and an item lost from its queue runs exactly those
+// again — the same items `polyeval resume` would run locally (core/run/lifecycle.ts) — and is
+// aggregated again, its summary and ledger counting their new verdicts.
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
+import { peekMessages } from '#aws/sqs-dead-letters.ts';
+import { findBenchmark } from '#core/benchmarks/registry.ts';
+import { referenceProvider } from '#core/models/reference.ts';
+import type { RunContext } from '#core/run/engine.ts';
+import { readManifest } from '#core/run/manifest-store.ts';
+import { runPipeline } from '#core/run/pipeline.ts';
+import type { WorkItem } from '#core/run/plan.ts';
+import type { QueueMessage, WorkQueue } from '#core/ports.ts';
+import { readPartManifests } from '#app/cloud/record-parts.ts';
+import { FileRunLedger, FsBlobStore } from '#local/index.ts';
+import { FAKE_AWS } from '../../support/moto.ts';
+import type { Provider } from '#core/models/provider.ts';
+import type { RunSummaryDocument } from '#core/run/aggregate.ts';
+import { keys } from '#core/run/keys.ts';
+import type { AggregateMessage } from '#app/cloud/messages.ts';
+import { createCloudProvider } from '#app/cloud/provider.ts';
+import { watchRuns } from '#app/cloud/watchdog.ts';
+import { apiEvent } from './api-events.ts';
+import { apiClient, drive, lambdaContext, queueDepth, startCloud, type Cloud, type StageName } from './cloud-harness.ts';
+
+let cloud: Cloud;
+/** Task ids the provider gives up on (an SE record: the harness's failure, not the model's). */
+const failOn = new Set<string>();
+/** Task ids of every model call, in order. */
+const calls: string[] = [];
+/** Task ids whose record is stored but whose count is lost (the stage died between the two writes). */
+const uncounted = new Set<string>();
+
+beforeAll(async () => {
+  const env = { ...process.env };
+  const provider = async (manifest: { model: { spec: string } }): Promise<Provider> => {
+    const inner = await createCloudProvider(manifest.model.spec, {}, env);
+    return {
+      ...inner,
+      generate: async (req) => {
+        calls.push(req.taskId);
+        if (failOn.has(req.taskId)) throw new Error(`the provider gave up on ${req.taskId}`);
+        return inner.generate(req);
+      },
+    };
+  };
+  cloud = await startCloud({ provider });
+  const recordItem = cloud.ledger.recordItem.bind(cloud.ledger);
+  cloud.ledger.recordItem = async (runId, id, verdict) => ([...uncounted].some((task) => id === `${runId}/${task}/0`) ? true : recordItem(runId, id, verdict));
+}, 60_000);
+
+afterAll(async () => {
+  await cloud?.stop();
+});
+
+const { call, startRun } = apiClient(() => cloud);
+
+function summaryOf(runId: string): Promise<RunSummaryDocument> {
+  return cloud.store.getText(keys.summary(runId)).then((text) => JSON.parse(text ?? '{}') as RunSummaryDocument);
+}
+
+describe('remote resume', () => {
+  it('runs a completed run’s SE items again, only those, and counts their new verdicts', async () => {
+    failOn.add('rocode-sample/001-suma').add('rocode-sample/003-medie');
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 4 });
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 4, recorded: 4, verdicts: { SE: 2 } });
+    expect((await summaryOf(runId)).verdicts).toMatchObject({ SE: 2 });
+
+    failOn.clear();
+    calls.length = 0;
+    const resumed = await call(apiEvent('POST', `/runs/${runId}/resume`));
+    expect(resumed).toMatchObject({ status: 202, body: { run_id: runId, status: 'completed' } });
+    await drive(cloud);
+
+    expect(calls.sort()).toEqual(['rocode-sample/001-suma', 'rocode-sample/003-medie']);
+    const run = await cloud.ledger.getRun(runId);
+    expect(run).toMatchObject({ status: 'completed', items: 4, recorded: 4 });
+    expect(run?.verdicts.SE ?? 0).toBe(0);
+    const summary = await summaryOf(runId);
+    expect(summary).toMatchObject({ status: 'completed', items: 4 });
+    expect(summary.verdicts.SE ?? 0).toBe(0);
+    expect(Object.values(summary.verdicts).reduce((a, b) => a + (b ?? 0), 0)).toBe(4);
+  }, 180_000);
+
+  it('runs an item lost from its queue again after the watchdog closed the run', async () => {
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 });
+    await driveStage('plan');
+    const out = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.queues.generate.url, MaxNumberOfMessages: 1 }));
+    const lost = JSON.parse(out.Messages?.[0]?.Body ?? '{}') as { taskId: string };
+    await cloud.sqs.send(new DeleteMessageCommand({ QueueUrl: cloud.queues.generate.url, ReceiptHandle: out.Messages?.[0]?.ReceiptHandle }));
+    await drive(cloud);
+    await watchdog();
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed_with_missing', recorded: 2 });
+
+    calls.length = 0;
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    await drive(cloud);
+    expect(calls).toEqual([lost.taskId]);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 3, recorded: 3 });
+    const summary = await summaryOf(runId);
+    expect(summary).toMatchObject({ status: 'completed', items: 3 });
+    expect(summary.missing).toBeUndefined();
+  }, 180_000);
+
+  it('answers 404 for an unknown run and 409 for one still going', async () => {
+    expect((await call(apiEvent('POST', '/runs/no-such-run/resume'))).status).toBe(404);
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 1 });
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(409);
+    await drive(cloud);
+  }, 120_000);
+});
+
+async function driveStage(stage: StageName): Promise<void> {
+  while (
+    await deliverSqsBatch({
+      client: cloud.sqs,
+      queueUrl: cloud.queues[stage].url,
+      region: FAKE_AWS.region,
+      handler: (e) => cloud.handlers[stage](e, lambdaContext(stage)),
+      batchSize: 5,
+    })
+  );
+}
+
+async function watchdog(): Promise<void> {
+  let depth = 0;
+  for (const name of ['plan', 'generate', 'python', 'aggregate'] as StageName[]) depth += await queueDepth(cloud.sqs, cloud.queues[name].url);
+  expect(depth).toBe(0);
+  await watchRuns({
+    ledger: cloud.ledger,
+    aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }),
+    pipelineDepth: () => Promise.resolve(0),
+    clock: () => new Date(Date.now() + 31 * 60_000),
+  });
+}
+
+/** A queue that keeps what is sent and delivers nothing: what a driver decided to run. */
+class SentItems<T> implements WorkQueue<T> {
+  readonly sent: T[] = [];
+  send(messages: { id: string; body: T }[]): Promise<void> {
+    this.sent.push(...messages.map((m) => m.body));
+    return Promise.resolve();
+  }
+  consume(_handler: (message: QueueMessage<T>) => Promise<void>): Promise<void> {
+    return Promise.resolve();
+  }
+  close(): void {}
+}
+
+type Decision = 'skip' | 'run' | 'rerun';
+
+/** Each planned task's decision, from the items a driver sent (a re-run carries the verdict it replaces). */
+function decisionsOf(sent: readonly WorkItem[], tasks: readonly string[]): Record<string, Decision> {
+  return Object.fromEntries(
+    tasks.map((task) => {
+      const item = sent.find((i) => i.taskId === task);
+      return [task, item === undefined ? 'skip' : item.previousVerdict === 'SE' ? 'rerun' : 'run'];
+    }),
+  );
+}
+
+describe('the same run events, fed to the local and the cloud driver', () => {
+  // One row per event a run leaves behind, and the decision both drivers must take on resume.
+  const table: { event: string; task: string; decision: Decision; countedAfter: boolean }[] = [
+    { event: 'stored OK item, counted', task: 'rocode-sample/001-suma', decision: 'skip', countedAfter: true },
+    { event: 'stored SE item (the provider gave up)', task: 'rocode-sample/002-cifre', decision: 'rerun', countedAfter: true },
+    { event: 'missing item (its message lost)', task: 'rocode-sample/003-medie', decision: 'run', countedAfter: false },
+    { event: 'stored OK item, not counted (died between the writes)', task: 'rocode-sample/004-divizori', decision: 'skip', countedAfter: true },
+    { event: 'stored SE item, not counted', task: 'rocode-sample/005-secventa', decision: 'rerun', countedAfter: true },
+  ];
+  const tasks = table.map((row) => row.task);
+
+  it('takes the same decisions and counts the same items', async () => {
+    for (const row of table) {
+      if (row.event.includes('SE')) failOn.add(row.task);
+      if (row.event.includes('not counted')) uncounted.add(row.task);
+    }
+    const lost = table.find((row) => row.event.startsWith('missing'))?.task;
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 5 });
+    await driveStage('plan');
+    await loseMessageOf(lost ?? '');
+    await drive(cloud);
+    failOn.clear();
+    uncounted.clear();
+    await watchdog();
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed_with_missing', items: 5, recorded: 2 });
+
+    // The local driver: the same events in a local home (the run's manifest, its item records, its counts).
+    const dir = mkdtempSync(join(tmpdir(), 'lifecycle-'));
+    const store = new FsBlobStore(join(dir, 'store'));
+    const ledger = new FileRunLedger(join(dir, 'ledger'));
+    const manifest = await readManifest(cloud.store, runId);
+    if (manifest === undefined) throw new Error('no manifest');
+    await store.put(keys.manifest(runId), (await cloud.store.getText(keys.manifest(runId))) ?? '', 'application/json');
+    for (const key of await cloud.store.list(keys.itemsPrefix(runId))) await store.put(key, (await cloud.store.getText(key)) ?? '', 'application/json');
+    await ledger.createRun({ runId, benchmark: 'rocode', model: 'reference', status: 'completed_with_missing', items: 5, createdAt: manifest.created_at });
+    const cloudCounts = await cloud.ledger.getRun(runId);
+    for (const id of await cloud.ledger.recordedItems(runId)) await ledger.recordItem(runId, id, id.includes('002') ? 'SE' : 'OK');
+    expect((await ledger.getRun(runId))?.verdicts).toEqual(cloudCounts?.verdicts);
+    const items: WorkItem[] = (await readPartManifests(cloud.store, runId)).flatMap((part) =>
+      part.items.map((i) => ({ runId, taskId: i.taskId, sample: i.sample, language: 'python' })),
+    );
+    const benchmark = findBenchmark('rocode');
+    if (benchmark === undefined) throw new Error('no rocode');
+    const ctx: RunContext = {
+      store,
+      ledger,
+      provider: referenceProvider(),
+      clock: () => new Date(),
+      manifest,
+      benchmark,
+      tasks: new Map(),
+      pool: [],
+      stop: {},
+    };
+    const generateQueue = new SentItems<WorkItem>();
+    await runPipeline(ctx, items, { generateQueue, scoreQueue: new SentItems(), generateConcurrency: 1, scoreConcurrency: 1 });
+    const local = decisionsOf(generateQueue.sent, tasks);
+
+    // The cloud driver: `remote resume`, as far as the items the plan stage sends to generate.
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    await driveStage('plan');
+    const cloudSent = await generateMessages();
+    const remote = decisionsOf(cloudSent, tasks);
+
+    expect(local).toEqual(Object.fromEntries(table.map((row) => [row.task, row.decision])));
+    expect(remote).toEqual(local);
+    const counted = table.filter((row) => row.countedAfter).map((row) => `${runId}/${row.task}/0`);
+    expect([...(await ledger.recordedItems(runId))].sort()).toEqual(counted);
+    expect([...(await cloud.ledger.recordedItems(runId))].sort()).toEqual(counted);
+
+    // And the resumed cloud run ends counting every item.
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 5, recorded: 5 });
+    expect((await cloud.ledger.getRun(runId))?.verdicts.SE ?? 0).toBe(0);
+  }, 240_000);
+});
+
+/** Takes the generate message of `task` off its queue (as a message deleted by hand), leaving the others. */
+async function loseMessageOf(task: string): Promise<void> {
+  for (let round = 0; round < 20; round++) {
+    const out = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.queues.generate.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+    const found = out.Messages?.find((m) => (JSON.parse(m.Body ?? '{}') as { taskId?: string }).taskId === task);
+    if (found) {
+      await cloud.sqs.send(new DeleteMessageCommand({ QueueUrl: cloud.queues.generate.url, ReceiptHandle: found.ReceiptHandle }));
+      return;
+    }
+  }
+  throw new Error(`no generate message of ${task}`);
+}
+
+/** The work items on the generate queue, left in place. */
+async function generateMessages(): Promise<WorkItem[]> {
+  return (await peekMessages(cloud.sqs, [cloud.queues.generate.url])).map((body) => JSON.parse(body) as WorkItem);
+}
