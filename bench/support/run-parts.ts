@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openHome } from '../../layers/app/local/home.ts';
 import { readManifest } from '../../layers/core/run/manifest-store.ts';
-import { aggregateRun } from '../../layers/core/run/aggregate.ts';
+import { aggregateRun } from '../../layers/core/report/aggregate.ts';
 import { giveToSandbox } from '../../layers/sandbox/files.ts';
 import { resolveIsolation } from '../../layers/sandbox/isolation.ts';
 import { runSandboxed } from '../../layers/sandbox/sandbox-process.ts';

@@ -3,6 +3,9 @@
  * `layers/aws` implement them.
  */
 import type { ToolchainOptions } from './languages/spec.ts';
+
+/** The memory a test program gets when its benchmark states none (MB): the JVM needs room. */
+export const DEFAULT_TEST_MEMORY_MB = 512;
 import type { LanguageId, MetricRow, ScoreOutcome, Task, Verdict } from './types.ts';
 
 /**

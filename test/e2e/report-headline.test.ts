@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeMetrics } from '#core/metrics/index.ts';
+import { computeMetrics } from '#core/scorers/index.ts';
 import { renderReport } from '#core/report/html.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { parseJson, runCli, tempHome } from '../support/cli.ts';

@@ -15,14 +15,14 @@ import type { ItemDocument } from '../run/engine.ts';
 import type { Manifest } from '../run/manifest.ts';
 import { scorerByKind } from '../scorers/index.ts';
 import type { MetricRow, RunRecord, Verdict } from '../types.ts';
-import { escapeHtml } from './escape.ts';
+import { escapeHtml } from '../html/escape.ts';
 import { headlineCards, headlineSection, runHeadlineMetric } from './headline-cards.ts';
-import { isWordRow } from './likert-analyses.ts';
+import { isWordRow } from '../html/likert-analyses.ts';
 import { metricGridHtml } from './metric-grid.ts';
 import { manifestTable } from './report-manifest.ts';
 import { BROWSER_CSS, sampleBrowser, sampleBrowserData } from './sample-browser.ts';
 
-export { escapeHtml } from './escape.ts';
+export { escapeHtml } from '../html/escape.ts';
 
 export interface ReportInput {
   manifest: Manifest;

@@ -6,7 +6,7 @@
  * 8 slices"), not once per slice.
  */
 import type { MetricRow } from '../types.ts';
-import { escapeHtml, fmtValue, sliceLabel } from './escape.ts';
+import { escapeHtml, fmtValue, sliceLabel } from '../html/escape.ts';
 
 /** The metrics and slices the grid shows, and what it folds. */
 export interface MetricGrid {

@@ -19,7 +19,9 @@ import { likertScorer } from './likert.ts';
 import type { ExecuteOptions, Scorer } from './scorer.ts';
 import { unitTestsScorer } from './unit-tests.ts';
 
-export type { ChoiceGeneration, ExecuteOptions, Scorer, ViewField } from './scorer.ts';
+export type { ChoiceGeneration, ExecuteOptions, Generation, Scorer, ScoringContext, ViewField } from './scorer.ts';
+export { computeMetrics, type ComputeOptions } from './metrics-table.ts';
+export { compareRuns, type CompareOptions, type CompareRow } from './compare-runs.ts';
 
 /** A set of scorer kinds, looked up by id. */
 export interface ScorerRegistry {

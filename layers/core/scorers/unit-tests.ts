@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { compileErrorRateOfUnits, compileErrorRatio, summariseCodeTask, systemErrorRateOfUnits, systemErrorRatio } from '../metrics/code-metrics.ts';
 import { anyPlan, passAt, pooled } from '../metrics/plans.ts';
-import { verdictCharts } from '../report/charts.ts';
-import { clipField } from '../report/clip.ts';
+import { verdictCharts } from '../html/charts.ts';
+import { clipField } from '../html/clip.ts';
 import { scoreUnitTests } from '../judging/unit-tests.ts';
 import type { UnitTestsTask } from '../types.ts';
 import { executeCode } from './code-execution.ts';

@@ -18,7 +18,7 @@ import type { ExtraMetrics } from '../benchmarks/description.ts';
 import { HarnessError } from '../errors.ts';
 import type { IoTestsTask, MetricRow, RunRecord } from '../types.ts';
 import { ROCODE_HUMAN_LANGUAGES } from '../prompts/rocode.ts';
-import { bootstrapCI } from './bootstrap.ts';
+import { bootstrapCI } from '../metrics/bootstrap.ts';
 
 interface ProgramCount {
   identifiers: number;

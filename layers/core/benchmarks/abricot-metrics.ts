@@ -14,9 +14,9 @@
  */
 import type { ExtraMetrics } from '../benchmarks/description.ts';
 import type { LikertTask, MetricRow, RunRecord } from '../types.ts';
-import { bootstrapCI, pairedBootstrap } from './bootstrap.ts';
-import { pearson } from './correlation.ts';
-import { acrossWordPearson, withinWordPearson, withWordInterval, wordOf, wordStats, type WordContext, type WordGroup } from './likert-words.ts';
+import { bootstrapCI, pairedBootstrap } from '../metrics/bootstrap.ts';
+import { pearson } from '../metrics/correlation.ts';
+import { acrossWordPearson, withinWordPearson, withWordInterval, wordOf, wordStats, type WordContext, type WordGroup } from '../metrics/likert-words.ts';
 
 /** One evaluated item: its word, domain and mean parsed prediction. */
 export interface ScoredItem extends WordContext {
