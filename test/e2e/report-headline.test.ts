@@ -110,6 +110,25 @@ describe('the report leads with the answer', () => {
     await page.context().close();
   }, 120_000);
 
+  it("rocode: its own section shows the code-switching shares with each slice's values, and no part of the page scrolls sideways at 1280 px", async () => {
+    for (const run of runs.filter((r) => r.benchmark === 'rocode')) {
+      const { page } = await open(run.report);
+      const slices = await page.locator('#code-switching-table tbody tr > td:first-child').allTextContents();
+      // The human baseline per difficulty: "c+cpp · difficulty <value>", never "c+cpp,difficulty".
+      expect(slices.filter((s) => /^c\+cpp · difficulty \S+$/.test(s)).length, run.run_id).toBeGreaterThan(0);
+      expect(slices.join('|')).not.toMatch(/,difficulty/);
+      // The generic metrics table leaves the code-switching shares to the benchmark's section.
+      expect((await page.locator('#metrics thead th').allTextContents()).filter((c) => c.startsWith('code_switching'))).toEqual([]);
+      // Run in the page (a string: the test's own TypeScript has no DOM types).
+      const overflow = await page.evaluate<{ page: number; wide: string[] }>(`({
+        page: document.documentElement.scrollWidth,
+        wide: [...document.querySelectorAll('table')].filter((t) => t.getBoundingClientRect().right > window.innerWidth).map((t) => t.id || t.className),
+      })`);
+      expect(overflow, run.run_id).toEqual({ page: VIEWPORT.width, wide: [] });
+      await page.context().close();
+    }
+  }, 120_000);
+
   it('lists only the toolchains the run used', async () => {
     for (const run of runs) {
       const { page } = await open(run.report);

@@ -21,7 +21,6 @@ import {
 } from '../metrics/likert-metrics.ts';
 import { anyPlan, pooled } from '../metrics/plans.ts';
 import { likertCharts } from '../html/charts.ts';
-import { likertAnalysesSection } from '../html/likert-analyses.ts';
 import { scoreLikert, type LikertEvidence } from '../judging/likert.ts';
 import type { LikertTask } from '../types.ts';
 import { taskBaseSchema } from './task-base.ts';
@@ -129,5 +128,4 @@ export const likertScorer: Scorer<LikertTask> = {
     choices: benchmark.choices ?? [],
   }),
   charts: likertCharts,
-  analyses: likertAnalysesSection,
 };

@@ -17,7 +17,7 @@ import type { Executor, ExecutionJob } from '../ports.ts';
 import type { LikertEvidence } from '../judging/likert.ts';
 import type { ProgramHost, TestFileLoader } from '../judging/io-tests.ts';
 import type { ProgramRunner } from '../judging/program-runner.ts';
-import type { LanguageId, LikertMode, MetricRow, RunRecord, ScoreOutcome, Task, TaskBase, TokenUsage } from '../types.ts';
+import type { LanguageId, LikertMode, RunRecord, ScoreOutcome, Task, TaskBase, TokenUsage } from '../types.ts';
 
 /**
  * What a scorer reads of its run: the executor, the model, the benchmark and the manifest's
@@ -116,6 +116,4 @@ export interface Scorer<T extends KindTask = Task> {
   inspect(task: T, benchmark: AnyBenchmark): Record<string, unknown>;
   /** The report's charts for a run. */
   charts(records: readonly RunRecord[]): string;
-  /** A report section of its own (its own `<section>`), or null. */
-  analyses?(metrics: readonly MetricRow[], records: readonly RunRecord[]): string | null;
 }
