@@ -46,6 +46,22 @@ export const CORE_RINGS: readonly { ring: string; units: readonly string[]; why:
 
 /** Folders whose `index.ts` is the only door other folders may use. */
 export const INDEXED_FOLDERS: readonly string[] = CORE_RINGS.flatMap((r) => r.units).filter((u) => !u.endsWith('.ts'));
+/** Whether `file` must import other core folders through their index (production code; tests and benches may reach inside to test a part). */
+export function mustUseIndex(file: string): boolean {
+  return /^(layers|bin|functions|infra)\//.test(file);
+}
+
+/** Deep imports into a core folder that has an `index.ts`, from production code outside that folder, as `file -> spec`. */
+export function deepImports(edges: readonly Edge[]): string[] {
+  return edges
+    .filter((e) => mustUseIndex(e.from))
+    .filter((e) => {
+      const to = coreFolderOf(e.to);
+      return to !== undefined && to !== coreFolderOf(e.from) && e.to !== `layers/core/${to}/index.ts` && existsSync(join(ROOT, `layers/core/${to}/index.ts`));
+    })
+    .map((e) => `${e.from} -> ${e.spec}`);
+}
+
 const FILE_UNITS: readonly string[] = CORE_RINGS.flatMap((r) => r.units).filter((u) => u.includes('/'));
 
 const SOURCE_DIRS = ['layers', 'bin', 'functions', 'infra', 'test', 'bench', 'sim', 'scripts'];

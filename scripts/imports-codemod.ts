@@ -3,16 +3,17 @@
  *
  * 1. MOVES: a file that moved between core's rings (issue 34) is imported from its new place;
  *    a branch written before the move is fixed by running this again after merging it.
- * 2. Cross-folder imports inside layers/core go through the target folder's `index.ts`
- *    (`#core/run/engine.ts` → `#core/run/index.ts`) when that index exports every name the
- *    import takes; the rest are listed, for a hand fix (or an `export` line in the index).
+ * 2. Imports into a core folder that has an `index.ts`, from production code outside that
+ *    folder (layers/, bin/, functions/, infra/), go through the index (`#core/scorers/likert.ts`
+ *    → `#core/scorers/index.ts`) when it exports every name the import takes; the rest are
+ *    listed, for a hand fix (an `export` line in the index). Tests and benches may reach inside.
  *
  * Usage: npx tsx scripts/imports-codemod.ts [--check] [--moves-only]
  *   --check: write nothing, exit 1 if a rewrite is due; --moves-only: step 1 alone
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { coreFolderOf, exportedNames, INDEXED_FOLDERS, resolveSpec, ROOT, sourceFiles } from './import-graph.ts';
+import { coreFolderOf, exportedNames, INDEXED_FOLDERS, mustUseIndex, resolveSpec, ROOT, sourceFiles } from './import-graph.ts';
 
 /** Old path → new path, both from the repository root. */
 export const MOVES: Record<string, string> = {
@@ -67,10 +68,20 @@ function rewrite(file: string, text: string, leftovers: string[], throughIndex: 
       }
       const from = coreFolderOf(file);
       const to = coreFolderOf(target);
-      if (throughIndex && to !== undefined && from !== to && INDEXED_FOLDERS.includes(to) && !target.endsWith('/index.ts') && clause !== undefined && head) {
-        const index = `layers/core/${to}/index.ts`;
+      const index = `layers/core/${to}/index.ts`;
+      if (
+        throughIndex &&
+        mustUseIndex(file) &&
+        to !== undefined &&
+        from !== to &&
+        INDEXED_FOLDERS.includes(to) &&
+        existsSync(join(ROOT, index)) &&
+        target !== index &&
+        clause !== undefined &&
+        head
+      ) {
         const names = importedNames(clause);
-        const offered = existsSync(join(ROOT, index)) ? exportedNames(index) : new Set<string>();
+        const offered = exportedNames(index);
         if (names !== undefined && names.every((n) => offered.has(n))) next = specFor(file, index, old);
         else
           leftovers.push(

@@ -15,9 +15,9 @@
 import { likertAnalysesSection } from '../html/likert-analyses.ts';
 import type { ExtraMetrics } from './description.ts';
 import type { LikertTask, MetricRow, RunRecord } from '../types.ts';
-import { bootstrapCI, pairedBootstrap } from '../metrics/bootstrap.ts';
-import { pearson } from '../metrics/correlation.ts';
-import { acrossWordPearson, withinWordPearson, withWordInterval, wordOf, wordStats, type WordContext, type WordGroup } from '../metrics/likert-words.ts';
+import { bootstrapCI, pairedBootstrap } from '../metrics/index.ts';
+import { pearson } from '../metrics/index.ts';
+import { acrossWordPearson, withinWordPearson, withWordInterval, wordOf, wordStats, type WordContext, type WordGroup } from '../metrics/index.ts';
 
 /** One evaluated item: its word, domain and mean parsed prediction. */
 export interface ScoredItem extends WordContext {

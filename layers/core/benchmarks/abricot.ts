@@ -26,7 +26,7 @@ import { discretise, goldDigit } from './likert-gold.ts';
 import { defaultProtocol, type GoldRule, type ProtocolDefinition, type ProtocolSettings, type RunProtocol } from './protocol.ts';
 import { LM_EVAL_FEWSHOT_SEED, lmEvalShotPositions } from './lm-eval-shots.ts';
 import { ABRICOT_METRICS } from './abricot-metrics.ts';
-import { wordOf } from '../metrics/likert-words.ts';
+import { wordOf } from '../metrics/index.ts';
 import { optionalNumber, optionalString, requiredNumber, requiredString } from './fields.ts';
 
 export const LIKERT_CHOICES = ['1', '2', '3', '4', '5'] as const;

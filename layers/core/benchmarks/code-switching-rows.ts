@@ -19,7 +19,7 @@ import type { ExtraMetrics } from './description.ts';
 import { HarnessError } from '../errors.ts';
 import type { IoTestsTask, MetricRow, RunRecord } from '../types.ts';
 import { ROCODE_HUMAN_LANGUAGES } from '../prompts/rocode.ts';
-import { bootstrapCI } from '../metrics/bootstrap.ts';
+import { bootstrapCI } from '../metrics/index.ts';
 
 interface ProgramCount {
   identifiers: number;

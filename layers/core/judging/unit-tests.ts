@@ -9,7 +9,7 @@
  * written to read its own argv and print it could fake a pass, which is outside the threat
  * model of a capability benchmark.
  */
-import type { ToolchainOptions } from '../languages/spec.ts';
+import type { ToolchainOptions } from '../languages/index.ts';
 import { DEFAULT_TEST_MEMORY_MB } from '../ports.ts';
 import type { ScoreOutcome, UnitTestsTask } from '../types.ts';
 import { headLines, unitTestVerdict } from './compare.ts';

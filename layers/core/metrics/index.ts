@@ -26,3 +26,17 @@ export { type MetricId } from './metric-ids.ts';
 export { ALL_SLICE, groupByTask, sliceRecords, type Slice, type SliceDimension } from './slices.ts';
 export { anyPlan, type AnyPlan, type MetricSpec, type ScorerPlan } from './plans.ts';
 export { metricCI, metricPaired } from './resample.ts';
+export { acrossWordPearson, withinWordPearson, withWordInterval, wordOf, wordStats, type WordContext, type WordGroup } from './likert-words.ts';
+export { accuracyRatio, compileErrorRatio, strictAccuracyRatio, systemErrorRateOfUnits, systemErrorRatio } from './code-metrics.ts';
+export { passAt, pooled, reportsOn } from './plans.ts';
+export {
+  exactMatchOfUnits,
+  exactMatchRatio,
+  likertSystemErrorRateOfUnits,
+  likertSystemErrorRatio,
+  parseFailureRateOfUnits,
+  parseFailureRatio,
+  pearsonMeanOfUnits,
+  pearsonOfUnits,
+  spearmanOfUnits,
+} from './likert-metrics.ts';

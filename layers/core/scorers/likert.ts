@@ -18,8 +18,8 @@ import {
   pearsonOfUnits,
   spearmanOfUnits,
   summariseLikertItem,
-} from '../metrics/likert-metrics.ts';
-import { anyPlan, pooled } from '../metrics/plans.ts';
+} from '../metrics/index.ts';
+import { anyPlan, pooled } from '../metrics/index.ts';
 import { likertCharts } from '../html/charts.ts';
 import { scoreLikert, type LikertEvidence } from '../judging/likert.ts';
 import type { LikertTask } from '../types.ts';

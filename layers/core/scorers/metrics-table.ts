@@ -3,9 +3,9 @@
  */
 import type { MetricRow, RunRecord, ScorerKind } from '../types.ts';
 import { SCORER_REGISTRY, type ScorerRegistry } from './index.ts';
-import { reportsOn, type ScorerPlan } from '../metrics/plans.ts';
-import { metricCI } from '../metrics/resample.ts';
-import { groupByTask, sliceRecords } from '../metrics/slices.ts';
+import { reportsOn, type ScorerPlan } from '../metrics/index.ts';
+import { metricCI } from '../metrics/index.ts';
+import { groupByTask, sliceRecords } from '../metrics/index.ts';
 
 export interface ComputeOptions {
   runId: string;

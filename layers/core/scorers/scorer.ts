@@ -10,9 +10,9 @@
  */
 import type { z } from 'zod';
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
-import type { AnyPlan } from '../metrics/plans.ts';
+import type { AnyPlan } from '../metrics/index.ts';
 import type { LikertScoring, Prompt, Provider } from '../models/provider.ts';
-import type { RunToolchainSettings } from '../languages/spec.ts';
+import type { RunToolchainSettings } from '../languages/index.ts';
 import type { Executor, ExecutionJob } from '../ports.ts';
 import type { LikertEvidence } from '../judging/likert.ts';
 import type { ProgramHost, TestFileLoader } from '../judging/io-tests.ts';

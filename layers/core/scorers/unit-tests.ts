@@ -4,8 +4,8 @@
  * language. Its task schema, metric plan and views live here.
  */
 import { z } from 'zod';
-import { compileErrorRateOfUnits, compileErrorRatio, summariseCodeTask, systemErrorRateOfUnits, systemErrorRatio } from '../metrics/code-metrics.ts';
-import { anyPlan, passAt, pooled } from '../metrics/plans.ts';
+import { compileErrorRateOfUnits, compileErrorRatio, summariseCodeTask, systemErrorRateOfUnits, systemErrorRatio } from '../metrics/index.ts';
+import { anyPlan, passAt, pooled } from '../metrics/index.ts';
 import { verdictCharts } from '../html/charts.ts';
 import { clipField } from '../html/clip.ts';
 import { scoreUnitTests } from '../judging/unit-tests.ts';
