@@ -26,6 +26,12 @@ export const MOVES: Record<string, string> = {
   'layers/core/report/task-view.ts': 'layers/core/scorers/task-view.ts',
   'layers/core/run/aggregate.ts': 'layers/core/report/aggregate.ts',
   'layers/core/run/columns.ts': 'layers/core/columns.ts',
+  // Shared by tests and benches (neither imports the other): sim/.
+  'test/support/browser.ts': 'sim/browser.ts',
+  'test/support/gguf-writer.ts': 'sim/gguf-writer.ts',
+  'test/support/synthetic-report.ts': 'sim/synthetic-report.ts',
+  'bench/support/floor.ts': 'sim/floor.ts',
+  'bench/support/measure-run.ts': 'sim/measure-run.ts',
   'layers/core/judging/postprocess.ts': 'layers/core/benchmarks/postprocess.ts',
   'layers/core/metrics/abricot-metrics.ts': 'layers/core/benchmarks/abricot-metrics.ts',
   'layers/core/metrics/code-switching-rows.ts': 'layers/core/benchmarks/code-switching-rows.ts',

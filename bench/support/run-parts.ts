@@ -13,7 +13,7 @@ import { giveToSandbox } from '../../layers/sandbox/files.ts';
 import { resolveIsolation } from '../../layers/sandbox/isolation.ts';
 import { runSandboxed } from '../../layers/sandbox/sandbox-process.ts';
 import { ensureSharedDir, ensureSupervisor } from '../../layers/sandbox/supervisor.ts';
-import { childrenCpuS } from './measure-run.ts';
+import { childrenCpuS } from '../../sim/measure-run.ts';
 
 /** Languages whose compiler runs as a sandboxed process per build (Kotlin compiles in its server, Python checks in its checker). */
 const SANDBOXED_COMPILERS = new Set(['c', 'cpp', 'java']);

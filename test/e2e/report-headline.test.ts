@@ -14,9 +14,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeMetrics } from '#core/scorers/index.ts';
 import { renderReport } from '#core/report/html.ts';
-import { launchBrowser } from '../support/browser.ts';
+import { launchBrowser } from '../../sim/browser.ts';
 import { parseJson, runCli, tempHome } from '../support/cli.ts';
-import { syntheticRun } from '../support/synthetic-report.ts';
+import { syntheticRun } from '../../sim/synthetic-report.ts';
 
 const VIEWPORT = { width: 1280, height: 800 };
 const home = tempHome();

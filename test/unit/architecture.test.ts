@@ -112,3 +112,24 @@ describe("a core folder's index.ts", () => {
     expect(INDEXED_FOLDERS.filter((f) => !existsSync(join(CORE, f, 'index.ts'))).sort()).toEqual(NO_INDEX_YET);
   });
 });
+
+describe('test/, bench/ and sim/', () => {
+  // What tests and benches share (the cloud simulator, a headless browser, synthetic runs, GGUF
+  // fixtures, the measured floor) lives in sim/, so neither reaches into the other.
+  const crossing = (from: string, to: RegExp): string[] =>
+    importEdges([from])
+      .filter((e) => to.test(e.to))
+      .map((e) => `${e.from} -> ${e.spec}`);
+
+  it('test/ imports nothing of bench/', () => {
+    expect(crossing('test', /^bench\//)).toEqual([]);
+  });
+
+  it('bench/ imports nothing of test/', () => {
+    expect(crossing('bench', /^test\//)).toEqual([]);
+  });
+
+  it('sim/ imports neither', () => {
+    expect(crossing('sim', /^(test|bench)\//)).toEqual([]);
+  });
+});
