@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { documentedCoreRings, renderCoreRings } from '../../scripts/layout-doc.ts';
 import { CORE_RINGS, coreUnitOf, cycles, deepImports, importEdges, INDEXED_FOLDERS, ringOf, type Edge } from '../../scripts/import-graph.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -131,5 +132,18 @@ describe('test/, bench/ and sim/', () => {
 
   it('sim/ imports neither', () => {
     expect(crossing('sim', /^(test|bench)\//)).toEqual([]);
+  });
+});
+
+describe("docs/development.md's core rings", () => {
+  // Prettier pads a Markdown table's cells: compare the tables' words, not their spacing.
+  const words = (table: string): string =>
+    table
+      .replace(/\s+/g, ' ')
+      .replace(/ ?\| ?-+ ?/g, '|-')
+      .trim();
+
+  it('are the rings and imports the graph has (regenerate: npx tsx scripts/layout-doc.ts --write && npx prettier --write docs/development.md)', () => {
+    expect(words(documentedCoreRings())).toBe(words(renderCoreRings()));
   });
 });
