@@ -15,6 +15,16 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules (the TypeScript program's types, through the project service): a promise
+    // nobody awaits loses its error and can outlive the run that started it.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ignores: ['layers/core/report/browser/**'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },

@@ -37,9 +37,9 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './index.ts';
-import { cppFloor, kotlinFloor, pythonFloor, type Floor } from './support/floor.ts';
+import { cppFloor, kotlinFloor, pythonFloor, type Floor } from '../sim/floor.ts';
 import { freshTmp, kotlinArchiveFor, seedMachineWide } from './support/fidelity-tmp.ts';
-import { childrenCpuS, loadNote, measureRun, ROOT, type MeasuredRun } from './support/measure-run.ts';
+import { childrenCpuS, loadNote, measureRun, ROOT, type MeasuredRun } from '../sim/measure-run.ts';
 import { fidelitySet, mxevalDir, mxevalNote, mxevalTime, NOT_TIMED, publishedSet, type PeerSet } from './support/mxeval-time.ts';
 import { aggregateAgain, itemTimes, sandboxSetup } from './support/run-parts.ts';
 

@@ -13,7 +13,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './index.ts';
 import { FIDELITY, freshTmp, kotlinArchiveFor, seedMachineWide } from './support/fidelity-tmp.ts';
-import { loadNote, measureRun } from './support/measure-run.ts';
+import { loadNote, measureRun } from '../sim/measure-run.ts';
 import { fidelitySet, mxevalDir, mxevalNote, mxevalTime, NOT_TIMED } from './support/mxeval-time.ts';
 const SETS = [
   { set: 'mbkp', language: 'Kotlin', target: 15 },

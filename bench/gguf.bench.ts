@@ -9,7 +9,7 @@ import { createProvider } from '#app/shared/create-provider.ts';
 import { loadSource } from '#app/shared/load-benchmark.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import type { Prompt } from '#core/models/provider.ts';
-import { tinyLlamaModelPath, type VocabName } from '../test/support/gguf-writer.ts';
+import { tinyLlamaModelPath, type VocabName } from '../sim/gguf-writer.ts';
 import type { BenchRow } from './index.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');

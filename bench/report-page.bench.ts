@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Verdict } from '#core/types.ts';
-import { computeMetrics } from '#core/metrics/compute.ts';
+import { computeMetrics } from '#core/scorers/metrics-table.ts';
 import { renderReport } from '#core/report/html.ts';
-import { launchBrowser } from '../test/support/browser.ts';
-import { syntheticRun } from '../test/support/synthetic-report.ts';
+import { launchBrowser } from '../sim/browser.ts';
+import { syntheticRun } from '../sim/synthetic-report.ts';
 import type { BenchRow } from './index.ts';
 
 const ITEMS = 2_000;

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderReport } from '#core/report/html.ts';
-import { launchBrowser } from '../test/support/browser.ts';
-import { syntheticRun } from '../test/support/synthetic-report.ts';
+import { launchBrowser } from '../sim/browser.ts';
+import { syntheticRun } from '../sim/synthetic-report.ts';
 import type { BenchRow } from './index.ts';
 
 export async function run(): Promise<BenchRow[]> {

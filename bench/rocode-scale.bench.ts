@@ -14,7 +14,7 @@ import { CPP_FLAGS } from '#sandbox/languages/cpp.ts';
 import { ensurePch } from '#sandbox/languages/pch.ts';
 import type { BenchRow } from './index.ts';
 import { benchProgram, generateRocodeBench } from '../sim/rocode-generator.ts';
-import { childrenCpuS, loadNote, measureRun } from './support/measure-run.ts';
+import { childrenCpuS, loadNote, measureRun } from '../sim/measure-run.ts';
 
 interface ItemFile {
   outcome: { verdict: string; tests?: { cpuMs?: number; verdict: string }[] };

@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './index.ts';
-import { loadNote, measureRun } from './support/measure-run.ts';
+import { loadNote, measureRun } from '../sim/measure-run.ts';
 
 const GRID = ['-b', 'sample/rocode', '-b', 'sample/kotlin-humaneval', '-b', 'sample/abricot', '-m', 'reference'];
 

@@ -4,7 +4,7 @@
  * from the files. `benchmark` and `run_id` are partition columns: they live in the S3 path
  * (`benchmark=<b>/run_id=<r>/`), not in the Parquet files.
  */
-import { METRIC_COLUMNS, PARTITION_COLUMNS as CORE_PARTITIONS, RECORD_COLUMNS, glueType } from '../layers/core/run/columns.ts';
+import { METRIC_COLUMNS, PARTITION_COLUMNS as CORE_PARTITIONS, RECORD_COLUMNS, glueType } from '../layers/core/columns.ts';
 
 /** Hive/Athena types used by the tables. */
 export type GlueType = 'string' | 'int' | 'bigint' | 'double' | 'boolean' | 'timestamp';

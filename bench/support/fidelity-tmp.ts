@@ -7,7 +7,7 @@
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildProgramArchive } from '../../layers/sandbox/languages/kotlin-cds.ts';
-import { measureRun, ROOT } from './measure-run.ts';
+import { measureRun, ROOT } from '../../sim/measure-run.ts';
 
 export const FIDELITY = join(ROOT, '..', 'shared', 'fidelity');
 

@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'nod
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FIDELITY } from './fidelity-tmp.ts';
-import { childrenCpuS, ROOT } from './measure-run.ts';
+import { childrenCpuS, ROOT } from '../../sim/measure-run.ts';
 
 /** MXEval's time on one set, measured in this bench run on this machine. */
 export interface MxevalTime {

@@ -8,12 +8,12 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openHome } from '../../layers/app/local/home.ts';
 import { readManifest } from '../../layers/core/run/manifest-store.ts';
-import { aggregateRun } from '../../layers/core/run/aggregate.ts';
+import { aggregateRun } from '../../layers/core/report/aggregate.ts';
 import { giveToSandbox } from '../../layers/sandbox/files.ts';
 import { resolveIsolation } from '../../layers/sandbox/isolation.ts';
 import { runSandboxed } from '../../layers/sandbox/sandbox-process.ts';
 import { ensureSharedDir, ensureSupervisor } from '../../layers/sandbox/supervisor.ts';
-import { childrenCpuS } from './measure-run.ts';
+import { childrenCpuS } from '../../sim/measure-run.ts';
 
 /** Languages whose compiler runs as a sandboxed process per build (Kotlin compiles in its server, Python checks in its checker). */
 const SANDBOXED_COMPILERS = new Set(['c', 'cpp', 'java']);

@@ -14,7 +14,7 @@ import { providerUsages } from '#app/shared/create-provider.ts';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { intOption, numberOption } from './options.ts';
 import { InputError } from '#core/errors.ts';
-import type { MetricValue } from '#core/run/aggregate.ts';
+import type { MetricValue } from '#core/report/aggregate.ts';
 import { RemoteClient, type RemoteLeaderboardOptions } from '#app/cloud/remote-client.ts';
 import { table, toJson } from './format.ts';
 import { leaderboardTable, type TableRow } from './leaderboard-command.ts';

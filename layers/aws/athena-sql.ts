@@ -22,7 +22,7 @@
  * comparisons, `CASE`, `ORDER BY`. Values are `?` parameters of a {@link SqlStatement} (DuckDB
  * prepared statements, Athena `ExecutionParameters`), only in WHERE clauses as Athena requires.
  */
-import { headlineMetric, headlineSlices } from '#core/metrics/headline.ts';
+import { headlineMetric, headlineSlices } from '#core/benchmarks/headline.ts';
 import type { SqlStatement } from '#core/ports.ts';
 import {
   METRIC_COLUMNS as CORE_METRIC_COLUMNS,
@@ -30,7 +30,7 @@ import {
   RECORD_COLUMNS as CORE_RECORD_COLUMNS,
   glueType as toGlueType,
   type Column,
-} from '../core/run/columns.ts';
+} from '../core/columns.ts';
 
 /** Glue column types the tables use (`bigint`/`timestamp` reserved for future columns). */
 export type GlueType = 'string' | 'int' | 'bigint' | 'double' | 'boolean' | 'timestamp';

@@ -2,7 +2,10 @@
  * The five ports (DESIGN §4). The engine talks only to these; `layers/local` and
  * `layers/aws` implement them.
  */
-import type { ToolchainOptions } from './languages/spec.ts';
+import type { ToolchainOptions } from './languages/index.ts';
+
+/** The memory a test program gets when its benchmark states none (MB): the JVM needs room. */
+export const DEFAULT_TEST_MEMORY_MB = 512;
 import type { LanguageId, MetricRow, ScoreOutcome, Task, Verdict } from './types.ts';
 
 /**

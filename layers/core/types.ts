@@ -2,14 +2,49 @@
  * The domain vocabulary of polyeval (DESIGN §1): tasks, samples, verdicts, records, metrics.
  * Pure types: no I/O. Every other layer speaks in these.
  */
-import { VERDICTS } from './run/columns.ts';
-import type { TimeClock } from './benchmarks/protocol.ts';
-import type { LikertMode } from './models/provider.ts';
-import type { Excerpt } from './judging/excerpt.ts';
+import { VERDICTS } from './columns.ts';
 
 /** Outcome of scoring one sample (or one test of it). `SE` is the harness's own fault. */
 export type Verdict = (typeof VERDICTS)[number];
 export { VERDICTS };
+
+/** How the prompt reaches the model: one plain text (base models) or chat messages. */
+export const PROMPT_STYLES = ['completion', 'chat'] as const;
+export type PromptStyle = (typeof PROMPT_STYLES)[number];
+
+/**
+ * io-tests: what a time limit measures. `cpu`: CPU time of the program's process group (fair
+ * under load: a busy machine does not fail a program); `wall`: elapsed time (what a judge with a
+ * stopwatch, and most readings of "timeout for solution run time", mean).
+ */
+export const TIME_CLOCKS = ['cpu', 'wall'] as const;
+export type TimeClock = (typeof TIME_CLOCKS)[number];
+
+/** io-tests: the language the problem statement is put to the model in (`en`: the RoCode paper's translation ablation). */
+export const PROMPT_LANGUAGES = ['ro', 'en'] as const;
+export type PromptLanguage = (typeof PROMPT_LANGUAGES)[number];
+
+/**
+ * How a likert answer is read from a model (DESIGN §6): the log-likelihood of each choice
+ * after the prompt (`likelihood`), the next-token log-probabilities of the choices in one
+ * chat call (`next-token`), or a digit parsed from generated text (`digit-parse`).
+ */
+export const LIKERT_MODES = ['likelihood', 'next-token', 'digit-parse'] as const;
+export type LikertMode = (typeof LIKERT_MODES)[number];
+
+/** A window of a text (judging/excerpt.ts cuts them). */
+export interface Excerpt {
+  /** The window's characters. */
+  text: string;
+  /** Offset of the window in the whole text (characters). */
+  start: number;
+  /** Size of the whole text in UTF-8 bytes. */
+  bytes: number;
+  /** Whether the window is the whole text. */
+  complete: boolean;
+  /** Offset within `text` of the marked position (the first difference), when it falls inside. */
+  mark?: number;
+}
 
 /** How a sample becomes a verdict: the id of a scorer in layers/core/scorers/index.ts. */
 export type ScorerKind = Task['kind'];
@@ -155,4 +190,4 @@ export interface ScoreOutcome {
   isolation?: string;
 }
 
-export type { RunRecord, MetricRow } from './run/columns.ts';
+export type { RunRecord, MetricRow } from './columns.ts';

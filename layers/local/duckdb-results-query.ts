@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { InputError } from '#core/errors.ts';
 import type { ResultsQuery, SqlStatement } from '#core/ports.ts';
-import { METRIC_COLUMNS, RECORD_COLUMNS, type Column } from '#core/run/columns.ts';
+import { METRIC_COLUMNS, RECORD_COLUMNS, type Column } from '#core/columns.ts';
 
 const SQL_TYPE = { string: 'VARCHAR', int: 'INTEGER', double: 'DOUBLE' } as const;
 

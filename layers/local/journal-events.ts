@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { CorruptRecordError } from '#core/errors.ts';
 import type { RunStatus } from '#core/ports.ts';
 import { parseStoredValue, schemaVersionField } from '#core/run/documents.ts';
-import { VerdictSchema } from '#core/run/columns.ts';
+import { VerdictSchema } from '#core/columns.ts';
 
 const STATUSES = [
   'planned',

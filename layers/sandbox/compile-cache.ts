@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { ToolchainOptions } from '#core/languages/spec.ts';
+import type { ToolchainOptions } from '#core/languages/index.ts';
 import { schemaVersionField, storedJson } from '#core/run/documents.ts';
 import { COMPILER_KILLED, type LanguageRuntime, type RuntimeContext } from './runtime.ts';
 import { giveToSandbox, lockDown } from './files.ts';

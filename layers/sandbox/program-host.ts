@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { HarnessError, InputError } from '#core/errors.ts';
 import type { Termination } from '#core/judging/compare.ts';
 import type { Preparation, ProgramHost, ProgramRun, RunRequest, UnitTestSource } from '#core/judging/io-tests.ts';
-import type { ToolchainOptions } from '#core/languages/spec.ts';
+import type { ToolchainOptions } from '#core/languages/index.ts';
 import type { LanguageId } from '#core/types.ts';
 import type { CompileCache } from './compile-cache.ts';
 import { giveToSandbox, readOutputFile } from './files.ts';

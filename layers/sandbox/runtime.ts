@@ -5,7 +5,7 @@
  * Toolchain options reach the runtime with each compilation (never as process-wide state),
  * so two jobs with different options can compile at once.
  */
-import type { ToolchainOptions } from '#core/languages/spec.ts';
+import type { ToolchainOptions } from '#core/languages/index.ts';
 import type { UnitTestSource } from '#core/judging/io-tests.ts';
 import type { LanguageId } from '#core/types.ts';
 import type { ToolchainInfo } from '#core/ports.ts';

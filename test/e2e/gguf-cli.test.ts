@@ -1,6 +1,6 @@
 /**
  * `-m gguf:<file>` through the built CLI, with a tiny Llama-architecture model written by the
- * test (test/support/gguf-writer.ts, Mistral's SentencePiece vocabulary) and llama.cpp in the
+ * test (sim/gguf-writer.ts, Mistral's SentencePiece vocabulary) and llama.cpp in the
  * CLI's own process: ABRICOT in log-likelihood mode with nothing reachable over the network,
  * and RoCode and Kotlin HumanEval generations that become records (whatever a random model
  * writes) with no system error.
@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, runCli, tempHome } from '../support/cli.ts';
-import { tinyLlamaModelPath } from '../support/gguf-writer.ts';
+import { tinyLlamaModelPath } from '../../sim/gguf-writer.ts';
 
 interface RunJson {
   run_id: string;

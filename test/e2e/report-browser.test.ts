@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '#core/report/html.ts';
-import { launchBrowser } from '../support/browser.ts';
+import { launchBrowser } from '../../sim/browser.ts';
 import { ROOT, parseJson, runCli, tempHome } from '../support/cli.ts';
-import { syntheticRun } from '../support/synthetic-report.ts';
+import { syntheticRun } from '../../sim/synthetic-report.ts';
 
 const home = tempHome();
 let browser: Browser;

@@ -12,11 +12,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeMetrics } from '#core/metrics/index.ts';
+import { computeMetrics } from '#core/scorers/index.ts';
 import { renderReport } from '#core/report/html.ts';
-import { launchBrowser } from '../support/browser.ts';
+import { launchBrowser } from '../../sim/browser.ts';
 import { parseJson, runCli, tempHome } from '../support/cli.ts';
-import { syntheticRun } from '../support/synthetic-report.ts';
+import { syntheticRun } from '../../sim/synthetic-report.ts';
 
 const VIEWPORT = { width: 1280, height: 800 };
 const home = tempHome();
@@ -108,6 +108,25 @@ describe('the report leads with the answer', () => {
     expect(columns).not.toContain('strict_accuracy');
     expect(await page.locator('#metrics tbody th').first().textContent()).toBe('all tasks');
     await page.context().close();
+  }, 120_000);
+
+  it("rocode: its own section shows the code-switching shares with each slice's values, and no part of the page scrolls sideways at 1280 px", async () => {
+    for (const run of runs.filter((r) => r.benchmark === 'rocode')) {
+      const { page } = await open(run.report);
+      const slices = await page.locator('#code-switching-table tbody tr > td:first-child').allTextContents();
+      // The human baseline per difficulty: "c+cpp · difficulty <value>", never "c+cpp,difficulty".
+      expect(slices.filter((s) => /^c\+cpp · difficulty \S+$/.test(s)).length, run.run_id).toBeGreaterThan(0);
+      expect(slices.join('|')).not.toMatch(/,difficulty/);
+      // The generic metrics table leaves the code-switching shares to the benchmark's section.
+      expect((await page.locator('#metrics thead th').allTextContents()).filter((c) => c.startsWith('code_switching'))).toEqual([]);
+      // Run in the page (a string: the test's own TypeScript has no DOM types).
+      const overflow = await page.evaluate<{ page: number; wide: string[] }>(`({
+        page: document.documentElement.scrollWidth,
+        wide: [...document.querySelectorAll('table')].filter((t) => t.getBoundingClientRect().right > window.innerWidth).map((t) => t.id || t.className),
+      })`);
+      expect(overflow, run.run_id).toEqual({ page: VIEWPORT.width, wide: [] });
+      await page.context().close();
+    }
   }, 120_000);
 
   it('lists only the toolchains the run used', async () => {

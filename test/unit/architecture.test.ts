@@ -1,10 +1,14 @@
 /**
  * The dependency rule (DESIGN §3): layers/core is pure — no AWS SDK, CDK, middy, process
- * spawning, filesystem or network — and imports nothing outside layers/core.
+ * spawning, filesystem or network — and imports nothing outside layers/core. Inside core,
+ * the rings of scripts/import-graph.ts's CORE_RINGS: a unit imports only its own ring or an
+ * inner one, and no units import each other in a cycle.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { documentedCoreRings, renderCoreRings } from '../../scripts/layout-doc.ts';
+import { CORE_RINGS, coreUnitOf, cycles, deepImports, importEdges, INDEXED_FOLDERS, ringOf, type Edge } from '../../scripts/import-graph.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CORE = join(ROOT, 'layers', 'core');
@@ -48,5 +52,98 @@ describe('layers/core', () => {
       if (spec.startsWith('.')) expect(resolve(file, '..', spec).startsWith(CORE), `${file} imports ${spec}`).toBe(true);
       else if (spec.startsWith('#')) expect(spec, `${file} imports ${spec}`).toMatch(/^#core\//);
     }
+  });
+});
+
+/** Edges between two different units of core (type-only imports included: a type is a dependency too). */
+function coreEdges(): (Edge & { fromUnit: string; toUnit: string })[] {
+  return importEdges(['layers/core']).flatMap((e) => {
+    const fromUnit = coreUnitOf(e.from);
+    const toUnit = coreUnitOf(e.to);
+    return fromUnit === undefined || toUnit === undefined || fromUnit === toUnit ? [] : [{ ...e, fromUnit, toUnit }];
+  });
+}
+
+/** Imports from an inner ring to an outer one, as `file -> target (ring -> ring)`. */
+export function ringViolations(edges = coreEdges()): string[] {
+  return edges
+    .filter((e) => ringOf(e.toUnit) > ringOf(e.fromUnit))
+    .map((e) => `${e.from} -> ${e.to} (${CORE_RINGS[ringOf(e.fromUnit)]?.ring} -> ${CORE_RINGS[ringOf(e.toUnit)]?.ring})`);
+}
+
+describe("core's rings", () => {
+  const edges = coreEdges();
+
+  it('places every folder and top-level file of layers/core in exactly one ring', () => {
+    const units = new Set(files(CORE).map((f) => coreUnitOf(relative(ROOT, f)) as string));
+    const unringed = [...units].filter((u) => ringOf(u) < 0);
+    expect(unringed).toEqual([]);
+    const declared = CORE_RINGS.flatMap((r) => r.units);
+    expect(new Set(declared).size, 'a unit named in two rings').toBe(declared.length);
+    expect(
+      declared.filter((u) => !u.includes('/') && !units.has(u)),
+      'a ring names a unit that is gone',
+    ).toEqual([]);
+  });
+
+  it('has no import from an inner ring to an outer one', () => {
+    expect(edges.length).toBeGreaterThan(100);
+    expect(ringViolations(edges)).toEqual([]);
+  });
+
+  it('has no import cycle between its units', () => {
+    const next = new Map<string, Set<string>>();
+    for (const e of edges) (next.get(e.fromUnit) ?? next.set(e.fromUnit, new Set()).get(e.fromUnit))?.add(e.toUnit);
+    expect(cycles(next.keys(), (u) => next.get(u) ?? [])).toEqual([]);
+  });
+});
+
+/**
+ * Core folders without an `index.ts` yet: each one that gains one is imported through it from
+ * then on (the codemod `npx tsx scripts/imports-codemod.ts` rewrites the imports), and leaves this list.
+ */
+const NO_INDEX_YET = ['benchmarks', 'html', 'judging', 'models', 'prompts', 'report', 'run', 'selftest'];
+
+describe("a core folder's index.ts", () => {
+  it('is the only door production code outside the folder uses (layers/, bin/, functions/, infra/)', () => {
+    expect(deepImports(importEdges(['layers', 'bin', 'functions', 'infra']))).toEqual([]);
+  });
+
+  it('exists for every core folder but those still listed', () => {
+    expect(INDEXED_FOLDERS.filter((f) => !existsSync(join(CORE, f, 'index.ts'))).sort()).toEqual(NO_INDEX_YET);
+  });
+});
+
+describe('test/, bench/ and sim/', () => {
+  // What tests and benches share (the cloud simulator, a headless browser, synthetic runs, GGUF
+  // fixtures, the measured floor) lives in sim/, so neither reaches into the other.
+  const crossing = (from: string, to: RegExp): string[] =>
+    importEdges([from])
+      .filter((e) => to.test(e.to))
+      .map((e) => `${e.from} -> ${e.spec}`);
+
+  it('test/ imports nothing of bench/', () => {
+    expect(crossing('test', /^bench\//)).toEqual([]);
+  });
+
+  it('bench/ imports nothing of test/', () => {
+    expect(crossing('bench', /^test\//)).toEqual([]);
+  });
+
+  it('sim/ imports neither', () => {
+    expect(crossing('sim', /^(test|bench)\//)).toEqual([]);
+  });
+});
+
+describe("docs/development.md's core rings", () => {
+  // Prettier pads a Markdown table's cells: compare the tables' words, not their spacing.
+  const words = (table: string): string =>
+    table
+      .replace(/\s+/g, ' ')
+      .replace(/ ?\| ?-+ ?/g, '|-')
+      .trim();
+
+  it('are the rings and imports the graph has (regenerate: npx tsx scripts/layout-doc.ts --write && npx prettier --write docs/development.md)', () => {
+    expect(words(documentedCoreRings())).toBe(words(renderCoreRings()));
   });
 });

@@ -14,7 +14,7 @@ import { HarnessError } from '#core/errors.ts';
 import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
 import { findBenchmark } from '#core/benchmarks/registry.ts';
 import type { BlobStore, EventPublisher, RunLedger } from '#core/ports.ts';
-import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/report/aggregate.ts';
 import { tieWarningOf } from '#core/judging/likert-ties.ts';
 import { keys } from '#core/run/keys.ts';
 import { storedJson } from '#core/run/documents.ts';

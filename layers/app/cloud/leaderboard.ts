@@ -16,7 +16,7 @@ import type { ResultsQuery, RunLedger } from '#core/ports.ts';
 import type { DocumentSource } from '#core/run/manifest-store.ts';
 import { groupBoards, type Board, type BoardRun } from '#core/report/leaderboard-boards.ts';
 import { boardRunOfManifest } from '#core/report/leaderboard.ts';
-import { metricKey } from '#core/run/aggregate.ts';
+import { metricKey } from '#core/report/aggregate.ts';
 import { safeSegment } from '#core/run/keys.ts';
 import { ATHENA_MAX_QUERY_BYTES, leaderboardSql, sqlString } from '#aws/athena-sql.ts';
 import { readKeptManifest } from './context.ts';

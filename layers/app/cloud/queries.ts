@@ -5,7 +5,7 @@
  */
 import { InputError, PolyevalError } from '#core/errors.ts';
 import type { BlobStore, ResultsQuery, RunLedger, RunSummary } from '#core/ports.ts';
-import { parseRunSummary, type RunSummaryDocument } from '#core/run/aggregate.ts';
+import { parseRunSummary, type RunSummaryDocument } from '#core/report/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import type { Manifest } from '#core/run/manifest.ts';
 import { cloudKeys, readKeptManifest } from './context.ts';

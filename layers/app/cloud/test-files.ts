@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
 import type { TestFileLoader } from '#core/judging/io-tests.ts';
-import { isIoTestsTask } from '#core/scorers/io-tests.ts';
+import { isIoTestsTask } from '#core/scorers/index.ts';
 import type { IoTest, Task } from '#core/types.ts';
 
 const testKey = (runId: string, path: string) => `runs/${runId}/tests/${basename(path)}`;

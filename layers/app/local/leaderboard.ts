@@ -3,7 +3,7 @@
  * handed to the pure {@link buildLeaderboard}.
  */
 import { boardRunOfManifest, type LeaderboardRun } from '#core/report/leaderboard.ts';
-import { parseRunSummary } from '#core/run/aggregate.ts';
+import { parseRunSummary } from '#core/report/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import { parseManifest } from '#core/run/manifest.ts';
 import type { Home } from './home.ts';

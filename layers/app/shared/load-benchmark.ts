@@ -9,7 +9,7 @@ import { loadTasks } from '#core/run/load.ts';
 import type { LoadedBenchmark } from '#core/run/plan.ts';
 import { openRows, resolveDatasetFiles, type SourceOptions } from '#sources/index.ts';
 import { InputError } from '#core/errors.ts';
-import { isIoTestsTask } from '#core/scorers/io-tests.ts';
+import { isIoTestsTask } from '#core/scorers/index.ts';
 import type { Task } from '#core/types.ts';
 import { access, mkdir, rename, writeFile } from 'node:fs/promises';
 

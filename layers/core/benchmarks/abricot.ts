@@ -10,22 +10,29 @@
  */
 import type { LikertMode, Prompt } from '../models/provider.ts';
 import type { LikertTask } from '../types.ts';
-import { abricotAuthorsPrompt, abricotCalamitaPrompt, abricotHarnessPrompt, abricotPaperPrompt, fewShotText, TARGET_DELIMITER } from '../prompts/abricot.ts';
+import {
+  ABRICOT_SUBTASKS,
+  type AbricotSubtask,
+  abricotAuthorsPrompt,
+  abricotCalamitaPrompt,
+  abricotHarnessPrompt,
+  abricotPaperPrompt,
+  fewShotText,
+  TARGET_DELIMITER,
+} from '../prompts/abricot.ts';
 import { chatTemplateOf } from '../prompts/chat-templates.ts';
 import type { Benchmark, FieldMapping, PromptContext, RowLocation } from './benchmark.ts';
 import { discretise, goldDigit } from './likert-gold.ts';
 import { defaultProtocol, type GoldRule, type ProtocolDefinition, type ProtocolSettings, type RunProtocol } from './protocol.ts';
 import { LM_EVAL_FEWSHOT_SEED, lmEvalShotPositions } from './lm-eval-shots.ts';
-import { ABRICOT_METRICS } from '../metrics/abricot-metrics.ts';
-import { wordOf } from '../metrics/likert-words.ts';
+import { ABRICOT_METRICS } from './abricot-metrics.ts';
+import { wordOf } from '../metrics/index.ts';
 import { optionalNumber, optionalString, requiredNumber, requiredString } from './fields.ts';
 
 export const LIKERT_CHOICES = ['1', '2', '3', '4', '5'] as const;
 export const FEW_SHOTS = 3;
 
-/** ABRICOT's subtasks: each row is judged on both scales, one task per subtask. */
-export const ABRICOT_SUBTASKS = ['abstractness', 'inclusiveness'] as const;
-export type AbricotSubtask = (typeof ABRICOT_SUBTASKS)[number];
+export { ABRICOT_SUBTASKS, type AbricotSubtask };
 
 const COLUMNS: Record<AbricotSubtask, { mean: string[]; std: string[] }> = {
   abstractness: { mean: ['abs_mean', 'abstractness_mean', 'abstractness mean'], std: ['abs_std', 'abstractness_std', 'abstractness std'] },

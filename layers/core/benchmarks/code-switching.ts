@@ -7,10 +7,10 @@
  *
  * The declaration scanners are each language's (layers/core/languages/identifiers.ts).
  */
-import { cDeclarations, C_KEYWORDS, type Declared } from '../languages/identifiers.ts';
+import { cDeclarations, C_KEYWORDS, type Declared } from '../languages/index.ts';
 import { languageSpec } from '../languages/index.ts';
 
-export type { Declared } from '../languages/identifiers.ts';
+export type { Declared } from '../languages/index.ts';
 
 /** Names every program must use; they say nothing about the author's language. */
 const MANDATED = new Set(['main', 'self', 'this', 'args', 'argv', 'argc']);

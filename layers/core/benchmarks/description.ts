@@ -66,6 +66,11 @@ export interface ExtraMetrics<T extends Task> {
   needs: readonly ResourceId[];
   /** `resources` holds what `needs` names. */
   compute(input: ExtraMetricsInput<T>, resources: Partial<BenchmarkResources>): MetricRow[];
+  /**
+   * The benchmark's own report section, which shows the rows of {@link ids} (the generic
+   * metrics table leaves them out): the section's HTML with its heading, or null/empty for none.
+   */
+  report?(metrics: readonly MetricRow[], records: readonly RunRecord[]): string | null;
 }
 
 /** The self-description fields of a benchmark (see {@link Benchmark}). */

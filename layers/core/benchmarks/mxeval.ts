@@ -8,7 +8,7 @@ import { InputError } from '../errors.ts';
 import type { Prompt } from '../models/provider.ts';
 import { LANGUAGE_SPECS, languageFromTaskId, languageSpec } from '../languages/index.ts';
 import { cardCompletion, KOTLIN_RECIPE } from '../prompts/kotlin.ts';
-import { extractCode, truncateAtStop } from '../judging/postprocess.ts';
+import { extractCode, truncateAtStop } from './postprocess.ts';
 import type { UnitTestsTask } from '../types.ts';
 import type { Benchmark, FieldMapping, RowLocation } from './benchmark.ts';
 import { defaultProtocol, type ProtocolDefinition, type RunProtocol } from './protocol.ts';

@@ -13,26 +13,15 @@
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
 import type { GenerationParams } from '../models/provider.ts';
+import { PROMPT_LANGUAGES, PROMPT_STYLES, TIME_CLOCKS, type PromptLanguage, type PromptStyle, type TimeClock } from '../types.ts';
 import { CHAT_TEMPLATE_NAMES, type ChatTemplateName } from '../prompts/chat-templates.ts';
 
-/** How the prompt reaches the model: one plain text (base models) or chat messages. */
-export const PromptStyleSchema = z.enum(['completion', 'chat']);
-export type PromptStyle = z.infer<typeof PromptStyleSchema>;
-
-/**
- * io-tests: what a time limit measures. `cpu`: CPU time of the program's process group (fair
- * under load: a busy machine does not fail a program); `wall`: elapsed time (what a judge with a
- * stopwatch, and most readings of "timeout for solution run time", mean).
- */
-export const TIME_CLOCKS = ['cpu', 'wall'] as const;
-export type TimeClock = (typeof TIME_CLOCKS)[number];
+/** How the prompt reaches the model (types.ts names the styles). */
+export const PromptStyleSchema = z.enum(PROMPT_STYLES);
+export { PROMPT_LANGUAGES, TIME_CLOCKS, type PromptLanguage, type PromptStyle, type TimeClock };
 
 /** io-tests: one time limit for every test, or each row's own limit; `clock` says what it measures (default cpu). */
 export type TimeLimitRule = ({ kind: 'fixed'; ms: number } | { kind: 'row'; defaultMs: number }) & { clock?: TimeClock };
-
-/** io-tests: the language the problem statement is put to the model in (`en`: the RoCode paper's translation ablation). */
-export const PROMPT_LANGUAGES = ['ro', 'en'] as const;
-export type PromptLanguage = (typeof PROMPT_LANGUAGES)[number];
 
 /** likert: how the human mean on [0, 1] becomes the gold digit 1–5. */
 export const GOLD_RULES = ['authors', 'equal-bins'] as const;

@@ -7,9 +7,9 @@ import { InputError } from '../errors.ts';
 import { LANGUAGE_SPECS, languageIdOf } from '../languages/index.ts';
 import type { Prompt } from '../models/provider.ts';
 import { buildRocodePrompt, ROCODE_HUMAN_LANGUAGES, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode.ts';
-import { CODE_SWITCHING_METRICS } from '../metrics/code-switching-rows.ts';
-import { extractCode } from '../judging/postprocess.ts';
-import { UNIT_TEST_LIMITS } from '../judging/unit-tests.ts';
+import { CODE_SWITCHING_METRICS } from './code-switching-rows.ts';
+import { extractCode } from './postprocess.ts';
+import { DEFAULT_TEST_MEMORY_MB } from '../ports.ts';
 import type { IoTest, IoTestsTask, OutputChecker } from '../types.ts';
 import type { Benchmark, FieldMapping, RowLocation } from './benchmark.ts';
 import { defaultProtocol, type ProtocolDefinition, type RunProtocol } from './protocol.ts';
@@ -269,12 +269,12 @@ export const ROCODE_PROTOCOLS: readonly ProtocolDefinition[] = [
       promptStyle: 'completion',
       promptLanguage: 'ro',
       timeLimit: { kind: 'fixed', ms: ROCODE_RECIPE.defaultTimeLimitMs, clock: 'cpu' },
-      memoryLimit: { kind: 'fixed', mb: UNIT_TEST_LIMITS.memoryMb },
+      memoryLimit: { kind: 'fixed', mb: DEFAULT_TEST_MEMORY_MB },
       headline: 'accuracy',
       knownDefects: [
         'the paper says "a timeout of 4 seconds for solution run time" without naming the clock: CPU time by default (a loaded machine does not fail programs), wall time with --time-clock wall',
         "Table 4 fits no single reading of strict accuracy: polyeval follows APPS's print_results (a problem counts when every sample passes every test; absent with one sample per task, where it is pass@1)",
-        `the paper states no memory limit: every test runs under the sandbox's default (${UNIT_TEST_LIMITS.memoryMb} MB), whatever the row says (protocol infoarena: the row's)`,
+        `the paper states no memory limit: every test runs under the sandbox's default (${DEFAULT_TEST_MEMORY_MB} MB), whatever the row says (protocol infoarena: the row's)`,
         "the paper prints only placeholders between its opening and closing lines: the section headings are polyeval's",
       ],
     },

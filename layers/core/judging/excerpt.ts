@@ -4,19 +4,9 @@
  * size kept so a reader knows what was cut.
  */
 
-/** A window of a text. */
-export interface Excerpt {
-  /** The window's characters. */
-  text: string;
-  /** Offset of the window in the whole text (characters). */
-  start: number;
-  /** Size of the whole text in UTF-8 bytes. */
-  bytes: number;
-  /** Whether the window is the whole text. */
-  complete: boolean;
-  /** Offset within `text` of the marked position (the first difference), when it falls inside. */
-  mark?: number;
-}
+import type { Excerpt } from '../types.ts';
+
+export type { Excerpt };
 
 /** Characters kept of one text in an item document. */
 export const EXCERPT_CHARS = 1024;

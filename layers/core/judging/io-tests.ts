@@ -5,7 +5,7 @@
  * untrusted runner function in AWS) only compiles and runs.
  */
 import { HarnessError, InputError } from '../errors.ts';
-import type { ToolchainOptions } from '../languages/spec.ts';
+import type { ToolchainOptions } from '../languages/index.ts';
 import type { IoTest, IoTestsTask, LanguageId, ScoreOutcome, TestOutcome } from '../types.ts';
 import { compareOutputs, headLines, runVerdict, sampleVerdict, type Termination } from './compare.ts';
 import { excerpt } from './excerpt.ts';

@@ -9,7 +9,7 @@
  * lambda-runner.ts invokes it; functions/runner serves it).
  */
 import { HarnessError } from '../errors.ts';
-import type { ToolchainOptions } from '../languages/spec.ts';
+import type { ToolchainOptions } from '../languages/index.ts';
 import type { LanguageId } from '../types.ts';
 import type { ProgramHost, ProgramRun, RunRequest, UnitTestSource } from './io-tests.ts';
 

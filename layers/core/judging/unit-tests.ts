@@ -9,7 +9,8 @@
  * written to read its own argv and print it could fake a pass, which is outside the threat
  * model of a capability benchmark.
  */
-import type { ToolchainOptions } from '../languages/spec.ts';
+import type { ToolchainOptions } from '../languages/index.ts';
+import { DEFAULT_TEST_MEMORY_MB } from '../ports.ts';
 import type { ScoreOutcome, UnitTestsTask } from '../types.ts';
 import { headLines, unitTestVerdict } from './compare.ts';
 import { HarnessError } from '../errors.ts';
@@ -17,7 +18,7 @@ import { wallLimitFor, type ProgramHost, type ProgramRun, type RunLimits } from 
 import { hostRunner, runsOf, type ProgramRunner } from './program-runner.ts';
 
 /** Default limits of a unit-test run (MXEval tasks carry none); the JVM needs room. */
-export const UNIT_TEST_LIMITS: RunLimits = { cpuMs: 10_000, wallMs: wallLimitFor(10_000), memoryMb: 512 };
+export const UNIT_TEST_LIMITS: RunLimits = { cpuMs: 10_000, wallMs: wallLimitFor(10_000), memoryMb: DEFAULT_TEST_MEMORY_MB };
 
 /**
  * Scores one unit-tests sample.

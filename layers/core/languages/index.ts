@@ -59,3 +59,6 @@ export function toolchainOptionsByLanguage(settings: RunToolchainSettings): Reco
   }
   return out;
 }
+export { cDeclarations, C_KEYWORDS, type Declared } from './identifiers.ts';
+export { BRACE_STOPS } from './spec.ts';
+export { maskCFamily } from './brace-blocks.ts';

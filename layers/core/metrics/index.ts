@@ -25,8 +25,18 @@ export { summariseLikertItem, type LikertAnswer, type LikertUnit } from './liker
 export { type MetricId } from './metric-ids.ts';
 export { ALL_SLICE, groupByTask, sliceRecords, type Slice, type SliceDimension } from './slices.ts';
 export { anyPlan, type AnyPlan, type MetricSpec, type ScorerPlan } from './plans.ts';
-export { planFor } from '../scorers/index.ts';
 export { metricCI, metricPaired } from './resample.ts';
-export { computeMetrics, type ComputeOptions } from './compute.ts';
-export { compareRuns, type CompareOptions, type CompareRow } from './compare.ts';
-export { codeSwitchingRows, type CodeSwitchingInput } from './code-switching-rows.ts';
+export { acrossWordPearson, withinWordPearson, withWordInterval, wordOf, wordStats, type WordContext, type WordGroup } from './likert-words.ts';
+export { accuracyRatio, compileErrorRatio, strictAccuracyRatio, systemErrorRateOfUnits, systemErrorRatio } from './code-metrics.ts';
+export { passAt, pooled, reportsOn } from './plans.ts';
+export {
+  exactMatchOfUnits,
+  exactMatchRatio,
+  likertSystemErrorRateOfUnits,
+  likertSystemErrorRatio,
+  parseFailureRateOfUnits,
+  parseFailureRatio,
+  pearsonMeanOfUnits,
+  pearsonOfUnits,
+  spearmanOfUnits,
+} from './likert-metrics.ts';

@@ -7,8 +7,7 @@
  * const g = await provider.generate({ taskId: 't1', sample: 0, prompt, params, reference: 'print(1)' });
  */
 import { z } from 'zod';
-import type { PromptStyle } from '../benchmarks/protocol.ts';
-import type { TokenUsage } from '../types.ts';
+import { LIKERT_MODES, type LikertMode, type PromptStyle, type TokenUsage } from '../types.ts';
 
 export interface ChatMessage {
   role: 'user' | 'assistant';
@@ -67,8 +66,8 @@ export interface Generation {
  * after the prompt (`likelihood`), the next-token log-probabilities of the choices in one
  * chat call (`next-token`), or a digit parsed from generated text (`digit-parse`).
  */
-export const LikertModeSchema = z.enum(['likelihood', 'next-token', 'digit-parse']);
-export type LikertMode = z.infer<typeof LikertModeSchema>;
+export const LikertModeSchema = z.enum(LIKERT_MODES);
+export type { LikertMode };
 
 /** What `--likert-mode` takes: a mode, or `auto` (the best the server supports, found by a capability check). */
 export const LikertModeChoiceSchema = z.enum(['auto', ...LikertModeSchema.options]);

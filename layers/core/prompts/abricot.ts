@@ -24,8 +24,11 @@
  * Few-shot text follows lm-eval's layout for both: each solved example is its prompt, the
  * target delimiter " " and its gold digit; examples are joined, and followed, by a blank line.
  */
-import type { AbricotSubtask } from '../benchmarks/abricot.ts';
 import type { LikertTask } from '../types.ts';
+
+/** ABRICOT's subtasks: each row is judged on both scales, one task per subtask. */
+export const ABRICOT_SUBTASKS = ['abstractness', 'inclusiveness'] as const;
+export type AbricotSubtask = (typeof ABRICOT_SUBTASKS)[number];
 
 interface Scale {
   noun: string;

@@ -3,7 +3,7 @@
  * row's `prompt` as-is (KDoc + signature ending in `{\n`), decoding is greedy, generation
  * stops when a brace closes at column 0, and at most 256 new tokens are drawn.
  */
-import { BRACE_STOPS } from '../languages/spec.ts';
+import { BRACE_STOPS } from '../languages/index.ts';
 
 /**
  * Stop sequences: the brace stops the Kotlin language spec declares (`BRACE_STOPS`). The card's

@@ -10,8 +10,7 @@
  * 1.81% → 1.26% for replit-code-v1-3b): the fixed lines and headings in English and the
  * statement from the row's English columns; the paper does not print its English prompt.
  */
-import type { PromptLanguage } from '../benchmarks/protocol.ts';
-import type { IoTestsTask } from '../types.ts';
+import type { IoTestsTask, PromptLanguage } from '../types.ts';
 
 /** Languages a RoCode prompt can ask for. */
 export type RocodeLanguage = 'c' | 'cpp' | 'python';

@@ -6,9 +6,9 @@
  * zero on one shared axis so the rows read as a forest plot; what could not be compared is
  * said once per metric and reason.
  */
-import type { CompareRow } from '../metrics/compare.ts';
-import { escapeHtml, fmtValue as fmt, sliceLabel } from './escape.ts';
-import { axisFor, intervalBar } from './interval-bar.ts';
+import type { CompareRow } from '../scorers/index.ts';
+import { escapeHtml, fmtValue as fmt, sliceLabel } from '../html/escape.ts';
+import { axisFor, intervalBar } from '../html/interval-bar.ts';
 import { REPORT_CSS } from './leaderboard-html.ts';
 
 /** One side of the comparison. */

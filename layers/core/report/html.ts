@@ -14,15 +14,16 @@
 import type { ItemDocument } from '../run/engine.ts';
 import type { Manifest } from '../run/manifest.ts';
 import { scorerByKind } from '../scorers/index.ts';
-import type { MetricRow, RunRecord, Verdict } from '../types.ts';
-import { escapeHtml } from './escape.ts';
+import type { MetricRow, RunRecord, Task, Verdict } from '../types.ts';
+import { escapeHtml } from '../html/escape.ts';
 import { headlineCards, headlineSection, runHeadlineMetric } from './headline-cards.ts';
-import { isWordRow } from './likert-analyses.ts';
+import { BENCHMARK_REGISTRY } from '../benchmarks/registry.ts';
+import type { ExtraMetrics } from '../benchmarks/description.ts';
 import { metricGridHtml } from './metric-grid.ts';
 import { manifestTable } from './report-manifest.ts';
 import { BROWSER_CSS, sampleBrowser, sampleBrowserData } from './sample-browser.ts';
 
-export { escapeHtml } from './escape.ts';
+export { escapeHtml } from '../html/escape.ts';
 
 export interface ReportInput {
   manifest: Manifest;
@@ -64,17 +65,37 @@ function failures(docs: readonly ItemDocument[]): string {
   return `<table><thead><tr><th>task</th><th>sample</th><th>language</th><th>verdict</th><th>tests</th><th>detail</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-/** ABRICOT's word and domain statistics: the "Words and domains" section shows them, not the grid. */
-const ANALYSES_METRICS = new Set(['pearson_across_word', 'pearson_within_word', 'pearson_domain']);
-const inGrid = (r: MetricRow): boolean => !isWordRow(r) && !ANALYSES_METRICS.has(r.metric);
+/** The run's benchmark's own metrics, when it shows them in a section of its own (absent for a benchmark not registered: a test's toy). */
+function ownSection(ctx: ReportContext): ExtraMetrics<Task> | undefined {
+  const own = BENCHMARK_REGISTRY.find(ctx.manifest.benchmark.id)?.extraMetrics;
+  return own?.report ? own : undefined;
+}
+
+/** The rows the generic metrics table shows: all but those the benchmark's own section shows. */
+function gridRows(ctx: ReportContext): MetricRow[] {
+  const owned = new Set(ownSection(ctx)?.ids ?? []);
+  return ctx.metrics.filter((r) => !owned.has(r.metric));
+}
 
 /** The sections of a run's report, in page order. */
 export const REPORT_SECTIONS: readonly ReportSection[] = [
   { id: 'answer', render: (ctx) => headlineSection(headlineCards(ctx.manifest, ctx.metrics), ctx.summary, ctx.unit) },
-  { id: 'metrics-section', title: 'Metrics by slice', render: (ctx) => metricGridHtml(ctx.metrics.filter(inGrid), ctx.headline, ctx.unit) },
+  { id: 'metrics-section', title: 'Metrics by slice', render: (ctx) => metricGridHtml(gridRows(ctx), ctx.headline, ctx.unit) },
   { id: 'charts', title: 'Charts', render: (ctx) => scorerByKind(ctx.manifest.benchmark.scorer).charts(ctx.records) },
-  // Its own <section> and heading (issue 22's ABRICOT analyses); empty for scorers without one.
-  { id: 'words-and-domains', render: (ctx) => scorerByKind(ctx.manifest.benchmark.scorer).analyses?.(ctx.metrics, ctx.records) ?? null },
+  // The benchmark's own section, with its own <section> and heading (ABRICOT's words and domains, RoCode's code-switching).
+  {
+    id: 'benchmark-section',
+    render: (ctx) => {
+      const own = ownSection(ctx);
+      const ids = new Set(own?.ids ?? []);
+      return (
+        own?.report?.(
+          ctx.metrics.filter((r) => ids.has(r.metric)),
+          ctx.records,
+        ) ?? null
+      );
+    },
+  },
   {
     id: 'samples',
     title: 'Samples',

@@ -6,7 +6,7 @@
  * 8 slices"), not once per slice.
  */
 import type { MetricRow } from '../types.ts';
-import { escapeHtml, fmtValue, sliceLabel } from './escape.ts';
+import { escapeHtml, metricCell, sliceLabel } from '../html/escape.ts';
 
 /** The metrics and slices the grid shows, and what it folds. */
 export interface MetricGrid {
@@ -49,11 +49,7 @@ export function metricGrid(metrics: readonly MetricRow[], headline: string): Met
   return { columns, slices, runLevel, absent: [...absent.values()] };
 }
 
-function cell(row: MetricRow | undefined): string {
-  if (!row) return '<td></td>';
-  if (row.value === null) return `<td class="num muted" title="${escapeHtml(row.reason ?? '')}">—</td>`;
-  return `<td class="num" title="n = ${row.n}">${fmtValue(row.value)}<span class="ci">[${fmtValue(row.ci_low)}, ${fmtValue(row.ci_high)}]</span></td>`;
-}
+const cell = metricCell;
 
 /** The grid as HTML: the table, the run-level metrics, the absent line. */
 export function metricGridHtml(metrics: readonly MetricRow[], headline: string, unit: string): string {

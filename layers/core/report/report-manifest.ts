@@ -3,7 +3,7 @@
  * languages its samples ran in (none for ABRICOT), the Likert mode only for a Likert run.
  */
 import type { Manifest } from '../run/manifest.ts';
-import { escapeHtml } from './escape.ts';
+import { escapeHtml } from '../html/escape.ts';
 
 function protocolRow(p: NonNullable<Manifest['protocol']>): [string, string] {
   const overrides = Object.entries(p.overrides).map(([k, v]) => `${k}=${JSON.stringify(v)}`);

@@ -7,7 +7,7 @@
 import type { ItemDocument } from '../run/engine.ts';
 import type { Excerpt } from '../judging/excerpt.ts';
 import type { TestOutcome } from '../types.ts';
-import type { TaskView } from './task-view.ts';
+import type { TaskView } from '../scorers/index.ts';
 
 /** [task, sample, language, verdict, tests passed, tests total, slices, error head, predicted, gold] */
 export type IndexRow = [string, number, string, string, number, number, string[], string, number | null, number | null];

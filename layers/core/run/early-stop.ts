@@ -11,7 +11,7 @@
  * turns it off (the manifest's `early_stop: null`). One pure rule, called by the local
  * pipeline; the cloud's stages do not apply it yet (each worker sees one item).
  */
-import type { RunRecord } from './columns.ts';
+import type { RunRecord } from '../columns.ts';
 
 /** How many first items decide. */
 export const EARLY_STOP_FIRST = 10;

@@ -11,13 +11,13 @@ import type { Prompt, Provider } from '../models/provider.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import type { LikertEvidence } from '../judging/likert.ts';
 import { SCORER_REGISTRY, type ScorerRegistry } from '../scorers/index.ts';
-import type { ChoiceGeneration, Scorer } from '../scorers/scorer.ts';
+import type { ChoiceGeneration, Scorer } from '../scorers/index.ts';
 import type { RunRecord, ScoreOutcome, Task, TokenUsage, Verdict } from '../types.ts';
-import { taskView, type TaskView } from '../report/task-view.ts';
+import { taskView, type TaskView } from '../scorers/index.ts';
 import { CostGuard } from './cost-guard.ts';
 import { itemId, keys } from './keys.ts';
 import type { Manifest } from './manifest.ts';
-import { RunRecordSchema, VerdictSchema } from './columns.ts';
+import { RunRecordSchema, VerdictSchema } from '../columns.ts';
 import { parseStored, schemaVersionField, storedJson } from './documents.ts';
 import { WorkItemSchema, type WorkItem } from './plan.ts';
 

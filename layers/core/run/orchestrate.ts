@@ -14,7 +14,7 @@ import { InputError } from '../errors.ts';
 import { toolchainOptionsByLanguage } from '../languages/index.ts';
 import type { Provider } from '../models/provider.ts';
 import type { BlobStore, Executor } from '../ports.ts';
-import { aggregateRun, parseRunSummary } from './aggregate.ts';
+import { aggregateRun, parseRunSummary } from '../report/aggregate.ts';
 import { newRunState, type EngineDeps, type RunContext, type RunDefinition } from './engine.ts';
 import { keys } from './keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from './manifest.ts';

@@ -4,7 +4,7 @@
  */
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { MetricRow, RunRecord } from '../types.ts';
-import { METRIC_COLUMNS, RECORD_COLUMNS, type Column } from './columns.ts';
+import { METRIC_COLUMNS, RECORD_COLUMNS, type Column } from '../columns.ts';
 
 const PARQUET_TYPE = { string: 'STRING', int: 'INT32', double: 'DOUBLE' } as const;
 

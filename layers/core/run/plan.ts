@@ -9,7 +9,7 @@ import type { RunProtocol } from '../benchmarks/protocol.ts';
 import { InputError } from '../errors.ts';
 import type { GenerationParams, Provider } from '../models/provider.ts';
 import type { ToolchainInfo } from '../ports.ts';
-import { VerdictSchema } from './columns.ts';
+import { VerdictSchema } from '../columns.ts';
 import { SCORER_REGISTRY, type ScorerRegistry } from '../scorers/index.ts';
 import type { Task } from '../types.ts';
 import { chooseLikertScoring } from './likert-choice.ts';

@@ -11,7 +11,7 @@ import type { BenchmarkSource } from '../benchmarks/spec.ts';
 import type { Provider } from '../models/provider.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import type { TokenUsage } from '../types.ts';
-import type { ExtraMetrics, RunSummaryDocument } from './aggregate.ts';
+import type { ExtraMetrics, RunSummaryDocument } from '../report/aggregate.ts';
 import type { EngineEvent, RunContext } from './engine.ts';
 import type { RunSettings } from './lifecycle.ts';
 import type { Manifest } from './manifest.ts';

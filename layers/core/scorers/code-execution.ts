@@ -5,15 +5,15 @@
  */
 import { TransientError } from '../errors.ts';
 import { toolchainOptionsByLanguage } from '../languages/index.ts';
-import type { GeneratedItem, RunContext } from '../run/engine.ts';
 import type { ScoreOutcome, Task } from '../types.ts';
+import type { Generation, ScoringContext } from './scorer.ts';
 
 /**
  * Scores a code sample through `ctx.executor`.
  * @example
  * const outcome = await executeCode(ctx, task, generated, task.language);
  */
-export async function executeCode(ctx: RunContext, task: Task, generated: GeneratedItem, taskLanguage: string | undefined): Promise<ScoreOutcome> {
+export async function executeCode(ctx: ScoringContext, task: Task, generated: Generation, taskLanguage: string | undefined): Promise<ScoreOutcome> {
   if (!ctx.executor) return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: 'no executor is configured for code tasks' };
   const language = generated.item.language ?? taskLanguage;
   if (!language) return { verdict: 'SE', testsPassed: 0, testsTotal: 0, error: `no language for task ${task.id}` };

@@ -10,7 +10,7 @@
  * planFor('likert', 1).use((plan) => plan.dimensions); // ['subtask']
  */
 import { HarnessError } from '../errors.ts';
-import type { AnyPlan } from '../metrics/plans.ts';
+import type { AnyPlan } from '../metrics/index.ts';
 import type { ExecutionJob } from '../ports.ts';
 import type { ProgramHost } from '../judging/io-tests.ts';
 import type { ScoreOutcome, ScorerKind, Task } from '../types.ts';
@@ -19,7 +19,9 @@ import { likertScorer } from './likert.ts';
 import type { ExecuteOptions, Scorer } from './scorer.ts';
 import { unitTestsScorer } from './unit-tests.ts';
 
-export type { ChoiceGeneration, ExecuteOptions, Scorer, ViewField } from './scorer.ts';
+export type { ChoiceGeneration, ExecuteOptions, Generation, Scorer, ScoringContext, ViewField } from './scorer.ts';
+export { computeMetrics, type ComputeOptions } from './metrics-table.ts';
+export { compareRuns, type CompareOptions, type CompareRow } from './compare-runs.ts';
 
 /** A set of scorer kinds, looked up by id. */
 export interface ScorerRegistry {
@@ -76,3 +78,5 @@ export function executeOnHost(job: ExecutionJob, host: ProgramHost, options: Exe
   if (!scorer.execute) throw new HarnessError(`the ${job.scorer} scorer runs no program: its samples never reach an executor`);
   return scorer.execute(job, host, options);
 }
+export { isIoTestsTask } from './io-tests.ts';
+export { taskView, type TaskView } from './task-view.ts';

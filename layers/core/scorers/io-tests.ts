@@ -15,9 +15,9 @@ import {
   summariseCodeTask,
   systemErrorRateOfUnits,
   systemErrorRatio,
-} from '../metrics/code-metrics.ts';
-import { anyPlan, passAt, pooled } from '../metrics/plans.ts';
-import { verdictCharts } from '../report/charts.ts';
+} from '../metrics/index.ts';
+import { anyPlan, passAt, pooled } from '../metrics/index.ts';
+import { verdictCharts } from '../html/charts.ts';
 import { scoreIoTests } from '../judging/io-tests.ts';
 import type { IoTestsTask, Task } from '../types.ts';
 import { executeCode } from './code-execution.ts';

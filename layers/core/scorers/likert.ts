@@ -18,15 +18,13 @@ import {
   pearsonOfUnits,
   spearmanOfUnits,
   summariseLikertItem,
-} from '../metrics/likert-metrics.ts';
-import { anyPlan, pooled } from '../metrics/plans.ts';
-import { likertCharts } from '../report/charts.ts';
-import { likertAnalysesSection } from '../report/likert-analyses.ts';
+} from '../metrics/index.ts';
+import { anyPlan, pooled } from '../metrics/index.ts';
+import { likertCharts } from '../html/charts.ts';
 import { scoreLikert, type LikertEvidence } from '../judging/likert.ts';
 import type { LikertTask } from '../types.ts';
-import type { RunContext } from '../run/engine.ts';
 import { taskBaseSchema } from './task-base.ts';
-import type { ChoiceGeneration, Scorer } from './scorer.ts';
+import type { ChoiceGeneration, Scorer, ScoringContext } from './scorer.ts';
 
 const LikertTaskSchema = z
   .object({
@@ -44,7 +42,7 @@ const LikertTaskSchema = z
   .loose();
 
 /** Likelihood scores every choice in its own call; next-token asks for one token once. */
-function choiceGeneration(ctx: RunContext): ChoiceGeneration<LikertTask> | undefined {
+function choiceGeneration(ctx: ScoringContext): ChoiceGeneration<LikertTask> | undefined {
   const mode = ctx.manifest.likert_mode;
   if (mode !== 'likelihood' && mode !== 'next-token') return undefined;
   const { benchmark, provider } = ctx;
@@ -130,5 +128,4 @@ export const likertScorer: Scorer<LikertTask> = {
     choices: benchmark.choices ?? [],
   }),
   charts: likertCharts,
-  analyses: likertAnalysesSection,
 };

@@ -10,13 +10,44 @@
  */
 import type { z } from 'zod';
 import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
-import type { AnyPlan } from '../metrics/plans.ts';
-import type { Prompt } from '../models/provider.ts';
-import type { ExecutionJob } from '../ports.ts';
+import type { AnyPlan } from '../metrics/index.ts';
+import type { LikertScoring, Prompt, Provider } from '../models/provider.ts';
+import type { RunToolchainSettings } from '../languages/index.ts';
+import type { Executor, ExecutionJob } from '../ports.ts';
+import type { LikertEvidence } from '../judging/likert.ts';
 import type { ProgramHost, TestFileLoader } from '../judging/io-tests.ts';
 import type { ProgramRunner } from '../judging/program-runner.ts';
-import type { GeneratedItem, RunContext } from '../run/engine.ts';
-import type { LanguageId, MetricRow, RunRecord, ScoreOutcome, Task, TaskBase, TokenUsage } from '../types.ts';
+import type { LanguageId, LikertMode, RunRecord, ScoreOutcome, Task, TaskBase, TokenUsage } from '../types.ts';
+
+/**
+ * What a scorer reads of its run: the executor, the model, the benchmark and the manifest's
+ * scoring settings. run/engine.ts's `RunContext` is one (a scorer sits inside the run's ring,
+ * so it names only the fields it reads, never the run's own types).
+ */
+export interface ScoringContext {
+  readonly executor?: Executor | undefined;
+  readonly provider: Provider;
+  readonly benchmark: AnyBenchmark;
+  readonly manifest: RunToolchainSettings & {
+    readonly time_scale: number;
+    readonly likert_mode: LikertMode | null;
+    readonly likert_scoring?: LikertScoring | null | undefined;
+  };
+}
+
+/** What a scorer reads of a generated sample (run/engine.ts's `GeneratedItem` is one). */
+export interface Generation {
+  /** The work item: a code sample may carry its own language (RoCode's per-item languages). */
+  item: { language?: string | undefined };
+  raw: string;
+  answer: string;
+  usage: TokenUsage | null;
+  latencyMs: number | null;
+  attempts: number;
+  likert?: LikertEvidence | undefined;
+  failure?: string | undefined;
+  refusal?: string | undefined;
+}
 
 /** What a scorer's task shape has at least: the shared fields and its kind. */
 export type KindTask = TaskBase & { kind: string };
@@ -42,7 +73,7 @@ export interface ChoiceGeneration<T extends KindTask = Task> {
     task: T,
     prompt: Prompt,
     charge: (usage: TokenUsage) => Promise<number>,
-  ): Promise<Pick<GeneratedItem, 'raw' | 'answer' | 'usage' | 'latencyMs' | 'attempts' | 'likert' | 'refusal'>>;
+  ): Promise<Pick<Generation, 'raw' | 'answer' | 'usage' | 'latencyMs' | 'attempts' | 'likert' | 'refusal'>>;
 }
 
 /** One labelled fact of a task, as the report's sample browser shows it. */
@@ -70,21 +101,19 @@ export interface Scorer<T extends KindTask = Task> {
   /** Tests a sample is judged on (a harness failure counts them all). */
   testsTotal(task: T): number;
   /** When the run's settings score choices rather than generate text: how (absent: text). */
-  choiceGeneration?(ctx: RunContext): ChoiceGeneration<T> | undefined;
+  choiceGeneration?(ctx: ScoringContext): ChoiceGeneration<T> | undefined;
   /** What a generated text answer carries to scoring beside it (likert: the digit to parse). */
-  textEvidence?(answer: string): Pick<GeneratedItem, 'likert'>;
+  textEvidence?(answer: string): Pick<Generation, 'likert'>;
   /** Scores a generated sample (a failed generation never gets here). */
-  score(ctx: RunContext, task: T, generated: GeneratedItem): Promise<ScoreOutcome>;
+  score(ctx: ScoringContext, task: T, generated: Generation): Promise<ScoreOutcome>;
   /** Runs and judges a program on a host: code scorers, for the sandbox executor. */
   execute?(job: ExecutionJob<T>, host: ProgramHost, options: ExecuteOptions): Promise<ScoreOutcome>;
   /** The record's `answer` (default: the generated answer). */
-  recordAnswer?(generated: GeneratedItem, outcome: ScoreOutcome): string;
+  recordAnswer?(generated: Generation, outcome: ScoreOutcome): string;
   /** The task's facts a person reading one of its samples needs. */
   viewFields(task: T): readonly ViewField[];
   /** What `polyeval inspect` prints about the task's scoring material. */
   inspect(task: T, benchmark: AnyBenchmark): Record<string, unknown>;
   /** The report's charts for a run. */
   charts(records: readonly RunRecord[]): string;
-  /** A report section of its own (its own `<section>`), or null. */
-  analyses?(metrics: readonly MetricRow[], records: readonly RunRecord[]): string | null;
 }

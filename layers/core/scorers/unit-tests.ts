@@ -4,10 +4,10 @@
  * language. Its task schema, metric plan and views live here.
  */
 import { z } from 'zod';
-import { compileErrorRateOfUnits, compileErrorRatio, summariseCodeTask, systemErrorRateOfUnits, systemErrorRatio } from '../metrics/code-metrics.ts';
-import { anyPlan, passAt, pooled } from '../metrics/plans.ts';
-import { verdictCharts } from '../report/charts.ts';
-import { clipField } from '../report/clip.ts';
+import { compileErrorRateOfUnits, compileErrorRatio, summariseCodeTask, systemErrorRateOfUnits, systemErrorRatio } from '../metrics/index.ts';
+import { anyPlan, passAt, pooled } from '../metrics/index.ts';
+import { verdictCharts } from '../html/charts.ts';
+import { clipField } from '../html/clip.ts';
 import { scoreUnitTests } from '../judging/unit-tests.ts';
 import type { UnitTestsTask } from '../types.ts';
 import { executeCode } from './code-execution.ts';

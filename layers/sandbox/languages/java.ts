@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { maskCFamily } from '#core/languages/brace-blocks.ts';
+import { maskCFamily } from '#core/languages/index.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { LanguageRuntime } from '../runtime.ts';
 import { jdkTool, jvmEtc, jvmOutOfMemory, jvmRunCommand, JVM_RUN_FLAGS } from './jvm.ts';

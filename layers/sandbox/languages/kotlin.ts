@@ -12,7 +12,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
-import type { ToolchainOptions } from '#core/languages/spec.ts';
+import type { ToolchainOptions } from '#core/languages/index.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { LanguageRuntime, RuntimeContext } from '../runtime.ts';
 import { ensureServerBuilt } from '../kotlin-server/build.ts';

@@ -56,7 +56,7 @@ export async function nativeToolchain(language: string, compiler: string, flags:
 /**
  * The whole environment of a compilation: PATH, the malloc settings, the runtime's own
  * additions (`extra`, e.g. pe-gcc-preload.so) and TMPDIR in the build directory. Sandboxed
- * compilations get exactly this, and so do the bench's floor compilations (bench/support/floor.ts).
+ * compilations get exactly this, and so do the bench's floor compilations (sim/floor.ts).
  */
 export function nativeCompilerEnv(buildDir: string, extra: Record<string, string> = {}): Record<string, string> {
   return { ...COMPILER_ENV, ...COMPILER_MALLOC_ENV, ...extra, TMPDIR: buildDir };

@@ -1,6 +1,6 @@
 // `npm run bench cloud-cost`: one simulated run per language priced beside the local CLI on one EC2 instance.
 import { describe, expect, it } from 'vitest';
-import { costLine, LOCAL_INSTANCE, LOCAL_ITEMS_PER_SECOND } from '../../../bench/cloud-cost.bench.ts';
+import { costLine, LOCAL_INSTANCE, LOCAL_ITEMS_PER_SECOND } from '../../../sim/cloud/cost-line.ts';
 import { USAGE } from '../../../sim/cloud/sim-model.ts';
 
 const CALL_USD = (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25) / 1e6;

@@ -4,7 +4,7 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaderboardSql, sliceMetricsSql } from '#aws/index.ts';
 import type { RunSummary } from '#core/ports.ts';
-import type { RunSummaryDocument } from '#core/run/aggregate.ts';
+import type { RunSummaryDocument } from '#core/report/aggregate.ts';
 import { SCHEMA_VERSION } from '#core/run/documents.ts';
 import { keys } from '#core/run/keys.ts';
 import { apiEvent, postJson } from './api-events.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
 import { peekMessages } from '#aws/sqs-dead-letters.ts';
 import type { Provider } from '#core/models/provider.ts';
-import type { RunSummaryDocument } from '#core/run/aggregate.ts';
+import type { RunSummaryDocument } from '#core/report/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';

@@ -18,7 +18,7 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqsWorkQueue } from '#aws/index.ts';
-import type { RunSummaryDocument } from '#core/run/aggregate.ts';
+import type { RunSummaryDocument } from '#core/report/aggregate.ts';
 import { buildRecord, generateItem, recordItem, scoreItem, type GeneratedItem } from '#core/run/engine.ts';
 import { keys } from '#core/run/keys.ts';
 import { encodeRecords } from '#core/run/parquet.ts';

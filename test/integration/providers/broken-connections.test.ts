@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { runLocal } from '#app/local/run.ts';
 import { ProviderError } from '#core/errors.ts';
-import { readItems } from '#core/run/aggregate.ts';
+import { readItems } from '#core/report/aggregate.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import { createNetworkProvider } from '#providers/index.ts';
 import { startOpenAiServer, startSageMakerServer, type Fault } from '../../fakes/wire-servers/index.ts';

@@ -1,6 +1,6 @@
 /**
  * `gguf:` against a real inference engine: llama.cpp (node-llama-cpp 3.21.1's CPU build) on
- * tiny Llama-architecture models written by test/support/gguf-writer.ts with the real Llama 3,
+ * tiny Llama-architecture models written by sim/gguf-writer.ts with the real Llama 3,
  * Mistral (SentencePiece) and Qwen 3 vocabularies. polyeval's scores are checked against
  * llama.cpp's own per-token probabilities, computed here independently: each choice evaluated
  * from scratch in a fresh sequence, no state shared with polyeval's provider.
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import { createProvider } from '#app/shared/create-provider.ts';
-import { tinyLlamaModelPath, vocabularyTokens, type VocabName } from '../../support/gguf-writer.ts';
+import { tinyLlamaModelPath, vocabularyTokens, type VocabName } from '../../../sim/gguf-writer.ts';
 
 const CONTEXT = 'Frase: "Il gatto dorme sul divano."\nParola: gatto\nQuanto è astratta la parola, da 1 a 5?\nRisposta:';
 const CHOICES = [' 1', ' 2', ' 3', ' 4', ' 5'];

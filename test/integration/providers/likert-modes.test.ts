@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { requireManifest, runLocal } from '#app/local/run.ts';
-import { readItems } from '#core/run/aggregate.ts';
+import { readItems } from '#core/report/aggregate.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import type { ProviderOptions } from '#providers/index.ts';
 import {

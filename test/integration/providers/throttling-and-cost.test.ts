@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { runLocal } from '#app/local/run.ts';
-import { readItems } from '#core/run/aggregate.ts';
+import { readItems } from '#core/report/aggregate.ts';
 import { readManifest } from '#core/run/manifest-store.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import { estimateCost, parseAssumedPrice, shippedPriceTable } from '#providers/index.ts';

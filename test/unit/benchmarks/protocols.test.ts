@@ -9,7 +9,7 @@ import { bindProtocol } from '#core/benchmarks/protocol.ts';
 import { rocode } from '#core/benchmarks/rocode.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { InputError } from '#core/errors.ts';
-import { headlineMetric } from '#core/metrics/headline.ts';
+import { headlineMetric } from '#core/benchmarks/headline.ts';
 import type { Provider } from '#core/models/provider.ts';
 import { referenceProvider } from '#core/models/reference.ts';
 import { protocolChoiceOfManifest } from '#core/run/manifest.ts';

@@ -13,7 +13,7 @@ import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
 import { findBenchmark } from '#core/benchmarks/registry.ts';
 import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
 import { HarnessError, InputError } from '#core/errors.ts';
-import { headlineKeys, headlineMetric } from '#core/metrics/headline.ts';
+import { headlineKeys, headlineMetric } from '#core/benchmarks/headline.ts';
 import { parseRunSpec } from '#core/run/spec.ts';
 import { FileRunLedger, FsBlobStore } from '#local/index.ts';
 import { namedDatasets } from '#sources/index.ts';

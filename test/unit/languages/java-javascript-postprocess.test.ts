@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { mxeval } from '../../../layers/core/benchmarks/mxeval.ts';
 import { normaliseLanguage } from '../../../layers/core/benchmarks/rocode.ts';
 import { closeBlocks, maskCFamily, openBraces } from '../../../layers/core/languages/brace-blocks.ts';
-import { extractCode } from '../../../layers/core/judging/postprocess.ts';
+import { extractCode } from '../../../layers/core/benchmarks/postprocess.ts';
 import type { UnitTestsTask } from '../../../layers/core/types.ts';
 
 const JAVA_PROMPT =

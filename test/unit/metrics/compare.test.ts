@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns, type CompareRow } from '#core/metrics/index.ts';
+import { compareRuns, type CompareRow } from '#core/scorers/index.ts';
 import type { RunRecord } from '#core/types.ts';
 import { codeSample, likertAnswer } from './make-record.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeMetrics, type ComputeOptions } from '#core/metrics/index.ts';
+import { computeMetrics, type ComputeOptions } from '#core/scorers/index.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
 import { codeSample, likertAnswer } from './make-record.ts';
 

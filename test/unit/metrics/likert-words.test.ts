@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abricotAnalysisRows, type ScoredItem } from '#core/metrics/abricot-metrics.ts';
+import { abricotAnalysisRows, type ScoredItem } from '#core/benchmarks/abricot-metrics.ts';
 import { acrossWordPearson, sampleStd, withinWordPearson, wordStats, type WordGroup } from '#core/metrics/likert-words.ts';
 
 // A model that knows words but not contexts: every context of a word gets the same prediction.

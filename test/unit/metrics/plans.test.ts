@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapCI, groupByTask, mulberry32, pairedBootstrap, planFor, type MetricSpec } from '#core/metrics/index.ts';
+import { bootstrapCI, groupByTask, mulberry32, pairedBootstrap, type MetricSpec } from '#core/metrics/index.ts';
+import { planFor } from '#core/scorers/index.ts';
 import { metricCI, metricPaired } from '#core/metrics/resample.ts';
 import type { RunRecord, ScorerKind, Verdict } from '#core/types.ts';
 import { codeSample, likertAnswer } from './make-record.ts';

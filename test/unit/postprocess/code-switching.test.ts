@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codeSwitchingByKind, codeSwitchingShare, declarationsOf, identifiersOf, splitIdentifier } from '../../../layers/core/benchmarks/code-switching.ts';
-import { CODE_SWITCHING_METRICS, codeSwitchingRows, humanCodeSwitchingRows } from '../../../layers/core/metrics/code-switching-rows.ts';
+import { CODE_SWITCHING_METRICS, codeSwitchingRows, humanCodeSwitchingRows } from '../../../layers/core/benchmarks/code-switching-rows.ts';
 
 describe('splitIdentifier', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractCode, truncateAtStop } from '../../../layers/core/judging/postprocess.ts';
+import { extractCode, truncateAtStop } from '../../../layers/core/benchmarks/postprocess.ts';
 
 describe('extractCode', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KOTLIN_RECIPE, KOTLIN_STOP_SEQUENCES } from '../../../layers/core/prompts/kotlin.ts';
-import { truncateAtStop } from '../../../layers/core/judging/postprocess.ts';
+import { truncateAtStop } from '../../../layers/core/benchmarks/postprocess.ts';
 
 describe('Kotlin HumanEval recipe', () => {
   it("decodes greedily with the card's stop sequence and token budget", () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KOTLIN_STOP_SEQUENCES } from '../../../layers/core/prompts/kotlin.ts';
 import { cleanKotlinCompletion } from '../../../layers/core/languages/kotlin-lexical.ts';
-import { extractCode, truncateAtStop } from '../../../layers/core/judging/postprocess.ts';
+import { extractCode, truncateAtStop } from '../../../layers/core/benchmarks/postprocess.ts';
 
 const root = join(import.meta.dirname, '../../..');
 const jsonl = (path: string): Record<string, unknown>[] =>

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BROWSER_SCRIPT } from '#core/report/browser-script.ts';
 import { renderReport } from '#core/report/html.ts';
-import { syntheticRun } from '../../support/synthetic-report.ts';
+import { syntheticRun } from '../../../sim/synthetic-report.ts';
 
 const FILE = join(import.meta.dirname, '..', '..', '..', 'layers', 'core', 'report', 'browser', 'report.js');
 

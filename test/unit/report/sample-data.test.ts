@@ -5,7 +5,7 @@ import { DETAIL_BUDGET, clipText, sampleData } from '#core/report/sample-data.ts
 import { packedJson } from '#core/report/sample-browser.ts';
 import { compareOutputs } from '#core/judging/compare.ts';
 import { excerpt } from '#core/judging/excerpt.ts';
-import { syntheticRun } from '../../support/synthetic-report.ts';
+import { syntheticRun } from '../../../sim/synthetic-report.ts';
 
 describe('first difference of two outputs', () => {
   it('gives the offsets of the first differing token in each text', () => {

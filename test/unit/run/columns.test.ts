@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { METRIC_COLUMNS, MetricRowSchema, PARTITION_COLUMNS, RECORD_COLUMNS, RunRecordSchema } from '#core/run/columns.ts';
+import { METRIC_COLUMNS, MetricRowSchema, PARTITION_COLUMNS, RECORD_COLUMNS, RunRecordSchema } from '#core/columns.ts';
 
 // The tables' file layout is part of the stored format (DuckDB locally, Athena over the same
 // Parquet files in the cloud): written out here so a change to the schema that moves, retypes

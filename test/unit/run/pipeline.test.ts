@@ -7,7 +7,7 @@ import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { ProviderError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import { referenceProvider } from '#core/models/reference.ts';
-import { aggregateRun, readItems } from '#core/run/aggregate.ts';
+import { aggregateRun, readItems } from '#core/report/aggregate.ts';
 import type { GeneratedItem, RunContext } from '#core/run/engine.ts';
 import { recordItem } from '#core/run/engine.ts';
 import { runPipeline } from '#core/run/pipeline.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseWorkItem } from '#app/cloud/messages.ts';
 import { CorruptRecordError, HarnessError, InputError } from '#core/errors.ts';
-import { parseRunSummary } from '#core/run/aggregate.ts';
+import { parseRunSummary } from '#core/report/aggregate.ts';
 import { parseStored, parseUserDocument, SCHEMA_VERSION, storedJson } from '#core/run/documents.ts';
 import { parseItemDocument } from '#core/run/engine.ts';
 import { ManifestSchema, parseManifest } from '#core/run/manifest.ts';

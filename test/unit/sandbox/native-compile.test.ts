@@ -7,7 +7,7 @@ import type { RuntimeContext } from '#sandbox/runtime.ts';
 import type { SandboxResult } from '#sandbox/sandbox-process.ts';
 import { COMPILER_MALLOC_ENV, COMPILER_READ_ONLY, compileNative } from '#sandbox/languages/native.ts';
 import { CPP_UNIT_TEST_FLAGS, cppCompileArgv, cppCompileEnv } from '#sandbox/languages/cpp.ts';
-import { cppFloorCompile } from '../../../bench/support/floor.ts';
+import { cppFloorCompile } from '../../../sim/floor.ts';
 
 type Spec = Parameters<RuntimeContext['sandboxed']>[0];
 

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { computeMetrics } from '#core/metrics/compute.ts';
+import { computeMetrics } from '#core/scorers/metrics-table.ts';
 import { referenceProvider } from '#core/models/reference.ts';
 import { generateItem, recordItem, scoreItem, type RunContext } from '#core/run/engine.ts';
 import { planRun } from '#core/run/plan.ts';

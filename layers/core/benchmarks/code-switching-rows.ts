@@ -13,12 +13,13 @@
  * difficulty (`…,difficulty=<d>`): the paper reports the human shares the same across them.
  * Units for the bootstrap are programs.
  */
-import { codeSwitchingByKind } from '../benchmarks/code-switching.ts';
-import type { ExtraMetrics } from '../benchmarks/description.ts';
+import { codeSwitchingByKind } from './code-switching.ts';
+import { codeSwitchingSection } from './code-switching-report.ts';
+import type { ExtraMetrics } from './description.ts';
 import { HarnessError } from '../errors.ts';
 import type { IoTestsTask, MetricRow, RunRecord } from '../types.ts';
 import { ROCODE_HUMAN_LANGUAGES } from '../prompts/rocode.ts';
-import { bootstrapCI } from './bootstrap.ts';
+import { bootstrapCI } from '../metrics/index.ts';
 
 interface ProgramCount {
   identifiers: number;
@@ -173,6 +174,7 @@ export const CODE_SWITCHING_METRICS: ExtraMetrics<IoTestsTask> = {
       ...humanCodeSwitchingRows({ programs, isRomanian, head: input.head, seed: input.seed, ...(input.iterations ? { iterations: input.iterations } : {}) }),
     ];
   },
+  report: codeSwitchingSection,
 };
 
 /** A task's C and C++ solutions, when the row kept only one per language. */

@@ -12,11 +12,12 @@
  *   rows judged on both, slice `contrast=inclusiveness-abstractness`, with a paired bootstrap
  *   interval (each resample draws the same rows for both subtasks, as `compare` pairs runs).
  */
-import type { ExtraMetrics } from '../benchmarks/description.ts';
+import { likertAnalysesSection } from '../html/likert-analyses.ts';
+import type { ExtraMetrics } from './description.ts';
 import type { LikertTask, MetricRow, RunRecord } from '../types.ts';
-import { bootstrapCI, pairedBootstrap } from './bootstrap.ts';
-import { pearson } from './correlation.ts';
-import { acrossWordPearson, withinWordPearson, withWordInterval, wordOf, wordStats, type WordContext, type WordGroup } from './likert-words.ts';
+import { bootstrapCI, pairedBootstrap } from '../metrics/index.ts';
+import { pearson } from '../metrics/index.ts';
+import { acrossWordPearson, withinWordPearson, withWordInterval, wordOf, wordStats, type WordContext, type WordGroup } from '../metrics/index.ts';
 
 /** One evaluated item: its word, domain and mean parsed prediction. */
 export interface ScoredItem extends WordContext {
@@ -154,4 +155,5 @@ export const ABRICOT_METRICS: ExtraMetrics<LikertTask> = {
   ids: ABRICOT_METRIC_IDS,
   needs: [],
   compute: (input) => abricotAnalysisRows(scoredItems(input.records, input.tasks), input.head, input.seed),
+  report: likertAnalysesSection,
 };

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 
+/** Outcome of scoring one sample (or one test of it). `SE` is the harness's own fault. */
 export const VERDICTS = ['OK', 'WA', 'TLE', 'MLE', 'OLE', 'RE', 'CE', 'SE'] as const;
 export const VerdictSchema = z.enum(VERDICTS);
 

@@ -2,10 +2,10 @@
  * The aggregator: a run's records in, its metrics table out (DESIGN §5 metrics columns).
  */
 import type { MetricRow, RunRecord, ScorerKind } from '../types.ts';
-import { SCORER_REGISTRY, type ScorerRegistry } from '../scorers/index.ts';
-import { reportsOn, type ScorerPlan } from './plans.ts';
-import { metricCI } from './resample.ts';
-import { groupByTask, sliceRecords } from './slices.ts';
+import { SCORER_REGISTRY, type ScorerRegistry } from './index.ts';
+import { reportsOn, type ScorerPlan } from '../metrics/index.ts';
+import { metricCI } from '../metrics/index.ts';
+import { groupByTask, sliceRecords } from '../metrics/index.ts';
 
 export interface ComputeOptions {
   runId: string;

@@ -3,11 +3,11 @@
  * difference b − a over the units present in both runs (`polyeval compare`).
  */
 import type { RunRecord, ScorerKind } from '../types.ts';
-import type { MetricId } from './metric-ids.ts';
-import { planFor } from '../scorers/index.ts';
-import { reportsOn, type MetricSpec, type ScorerPlan } from './plans.ts';
-import { metricPaired } from './resample.ts';
-import { ALL_SLICE, groupByTask, sliceRecords } from './slices.ts';
+import type { MetricId } from '../metrics/index.ts';
+import { planFor } from './index.ts';
+import { reportsOn, type MetricSpec, type ScorerPlan } from '../metrics/index.ts';
+import { metricPaired } from '../metrics/index.ts';
+import { ALL_SLICE, groupByTask, sliceRecords } from '../metrics/index.ts';
 
 export interface CompareOptions {
   scorer: ScorerKind;

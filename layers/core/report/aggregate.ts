@@ -3,17 +3,17 @@
  * records and metrics tables (Parquet, hive-partitioned), the run summary and the report.
  */
 import { z } from 'zod';
-import { computeMetrics } from '../metrics/index.ts';
+import { computeMetrics } from '../scorers/index.ts';
 import type { BlobStore, RunLedger } from '../ports.ts';
-import { renderReport } from '../report/html.ts';
+import { renderReport } from './html.ts';
 import { countTies, tieWarningOf, type TieCount } from '../judging/likert-ties.ts';
-import { VerdictSchema } from './columns.ts';
+import { VerdictSchema } from '../columns.ts';
 import type { MetricRow, RunRecord, Verdict } from '../types.ts';
-import { parseItemDocument, type ItemDocument } from './engine.ts';
-import { keys } from './keys.ts';
-import { ManifestSchema, type Manifest } from './manifest.ts';
-import { parseStored, schemaVersionField, storedJson } from './documents.ts';
-import { encodeMetrics, encodeRecords } from './parquet.ts';
+import { parseItemDocument, type ItemDocument } from '../run/engine.ts';
+import { keys } from '../run/keys.ts';
+import { ManifestSchema, type Manifest } from '../run/manifest.ts';
+import { parseStored, schemaVersionField, storedJson } from '../run/documents.ts';
+import { encodeMetrics, encodeRecords } from '../run/parquet.ts';
 
 const MetricValueSchema = z.object({
   value: z.number().nullable(),
