@@ -20,7 +20,7 @@ import { readPartManifests } from '#app/cloud/record-parts.ts';
 import { FileRunLedger, FsBlobStore } from '#local/index.ts';
 import { FAKE_AWS } from '../../support/moto.ts';
 import type { Provider } from '#core/models/provider.ts';
-import type { RunSummaryDocument } from '#core/run/aggregate.ts';
+import type { RunSummaryDocument } from '#core/report/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';
