@@ -5,7 +5,7 @@
  * and `polyeval run`'s own flag rules refuse with exit code 2 and their message. Each declared
  * rule needs a row here: a rule without one fails the coverage check below.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -137,6 +137,10 @@ describe('a rule between run options refuses alike on the CLI, the HTTP API and 
     expect(grid.code, grid.stderr).toBe(2);
     expect(grid.stderr).toContain(c.detail);
     expect(grid.stderr).not.toContain('sweep sweep-');
+    // `remote run`: refused on this machine, before the API is asked for (none is given here).
+    const remote = await runCli(['remote', 'run', '-b', c.benchmark, ...c.argv, '--home', home], { env: { ...process.env, POLYEVAL_API: '' } });
+    expect(remote.code, remote.stderr).toBe(2);
+    expect(remote.stderr).toContain(c.detail);
 
     // The HTTP API: 400 naming the field.
     const response = await api()({ benchmark: c.benchmark, model: 'reference', ...c.spec });
@@ -242,5 +246,29 @@ describe("polyeval run's own flag rules", { timeout: 180_000 }, () => {
     const result = await runCli(['run', ...argv, '-q', '--home', target?.home ?? tempHome()]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(c.detail);
+  });
+});
+
+describe('a sweep recorded before the rules ran at validation', { timeout: 180_000 }, () => {
+  it('still resumes: its other cells come back, the refused cell fails as a cell', async () => {
+    // A sweep as earlier versions recorded `-b sample/abricot -b sample/rocode --shots 3`: both cells
+    // carry the option, the abricot cell ran, the rocode cell failed before starting a run.
+    const home = tempHome();
+    const started = await runCli(['run', '-b', 'sample/abricot', '-b', 'sample/rocode', '--limit', '1', '--json', '-q', '--home', home]);
+    expect(started.code, started.stderr).toBe(0);
+    const sweepId = (JSON.parse(started.stdout) as { sweep_id: string }).sweep_id;
+    const file = join(home, 'store', 'sweeps', `${sweepId}.json`);
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { specs: Record<string, unknown>[]; runs: Record<string, Record<string, string>> };
+    for (const spec of doc.specs) spec.shots = 3;
+    const abricotRun = Object.values(doc.runs['0'] ?? {})[0];
+    delete doc.runs['1'];
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+
+    const resumed = await runCli(['run', '--resume', sweepId, '--json', '-q', '--home', home]);
+    expect(resumed.stderr).not.toContain(`sweeps/${sweepId}.json specs[`);
+    expect(resumed.code, resumed.stderr).toBe(2);
+    const out = JSON.parse(resumed.stdout) as { runs: { run_id: string }[]; failed: { benchmark: string; error: string }[] };
+    expect(out.runs.map((r) => r.run_id)).toEqual([abricotRun]);
+    expect(out.failed).toEqual([{ benchmark: 'sample/rocode', model: 'reference', error: 'field "shots": --shots does not apply to rocode (protocol paper)' }]);
   });
 });

@@ -84,6 +84,8 @@ describe('the inline nightly sweep', () => {
   it.each([
     [{ benchmarks: ['rocode'], models: ['reference'], params: { temperature: 'hot' } }, 'nightly.params.temperature'],
     [{ benchmarks: ['rocode'], models: ['reference'], params: { top_p: 7 } }, 'nightly.params.topP'],
+    // A rule between options (docs/cli.md): --shots does not apply to RoCode's protocol.
+    [{ benchmarks: ['abricot', 'rocode'], models: ['reference'], params: { shots: 3 } }, 'nightly.params.shots'],
     [{ benchmarks: ['rocode'], models: ['reference'], extra: 1 }, 'nightly'],
     [{ benchmarks: ['rocode'], models: [''] }, 'nightly.models.0'],
     [{ benchmarks: ['rocode'], models: ['reference'], batch: true }, 'nightly.batch'],

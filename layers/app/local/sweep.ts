@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import { InputError } from '#core/errors.ts';
 import { parseStored, schemaVersionField, storedJson } from '#core/run/documents.ts';
-import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
+import { parseRecordedRunSpec, type RunSpec } from '#core/run/spec.ts';
 import { runLocal, type LocalRunOptions, type LocalRunResult } from './run.ts';
 import { SharedSandbox } from './shared-sandbox.ts';
 import { GridGate } from './grid-gate.ts';
@@ -23,7 +23,7 @@ import { ModelLimits } from './model-limits.ts';
 import type { Home } from './home.ts';
 import { newRunId } from '../shared/run-ids.ts';
 
-/** A local sweep's state (`sweeps/<sweep_id>.json`); each spec is checked by parseRunSpec on read. */
+/** A local sweep's state (`sweeps/<sweep_id>.json`); each spec is checked by the run spec's schema on read. */
 const SweepDocumentSchema = z
   .object({
     schema_version: schemaVersionField,
@@ -75,7 +75,8 @@ async function readSweep(home: Home, sweepId: string): Promise<SweepDocument> {
   if (!text) throw new InputError(`no sweep "${sweepId}" in ${home.root}`, { field: 'resume' });
   const doc = parseStored(SweepDocumentSchema, text, home.store.locate(sweepKey(sweepId)));
   // Specs were validated when the sweep started; validate again so a hand-edited file fails clearly.
-  return { ...doc, specs: doc.specs.map((s, i) => parseRunSpec(s, `${sweepKey(sweepId)} specs[${i}]`)) };
+  // The schema only: a cell the rules between options refuse fails as a cell, and the others resume.
+  return { ...doc, specs: doc.specs.map((s, i) => parseRecordedRunSpec(s, `${sweepKey(sweepId)} specs[${i}]`)) };
 }
 
 async function runCells(doc: SweepDocument, opts: SweepOptions, onStart?: (doc: SweepDocument) => void): Promise<SweepResult> {

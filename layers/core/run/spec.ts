@@ -23,6 +23,18 @@ export function parseRunSpec(input: unknown, origin = 'run request'): RunSpec {
   return parse(input, origin);
 }
 
+const parseRecorded = specParserOf(RUN_OPTIONS, []);
+
+/**
+ * Re-reads a spec an earlier run of polyeval recorded (a sweep document's cells): the schema
+ * only. The rules between options refuse a request; a recorded cell they refuse (written before
+ * they ran at validation) fails as its own cell when it is planned, as it did then, so the
+ * sweep's other cells and their recorded runs still resume.
+ */
+export function parseRecordedRunSpec(input: unknown, origin: string): RunSpec {
+  return parseRecorded(input, origin);
+}
+
 /** The protocol part of a run spec, as `bindProtocol` takes it. */
 export function protocolChoiceOf(
   spec: Pick<RunSpec, 'protocol' | 'rowLimits' | 'promptStyle' | 'shots' | 'gold' | 'shotSeed' | 'chatTemplate' | 'promptLanguage' | 'timeClock'>,
