@@ -37,7 +37,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './index.ts';
-import { cppFloor, kotlinFloor, pythonFloor, type Floor } from './support/floor.ts';
+import { cppFloor, cppFloorReason, kotlinFloor, pythonFloor, type Floor } from './support/floor.ts';
 import { freshTmp, kotlinArchiveFor, seedMachineWide } from './support/fidelity-tmp.ts';
 import { childrenCpuS, loadNote, measureRun, ROOT, type MeasuredRun } from './support/measure-run.ts';
 import { fidelitySet, mxevalDir, mxevalNote, mxevalTime, NOT_TIMED, publishedSet, type PeerSet } from './support/mxeval-time.ts';
@@ -84,6 +84,10 @@ function nodeSeconds(args: string[]): { wallS: number; cpuS: number } {
 function cliSeconds(args: string[]): number {
   return nodeSeconds([CLI, ...args]).wallS;
 }
+
+/** Whether the run kept the cores busy: its own CPU over wall × cores, beside the whole machine's busy share (neighbours included). */
+const busy = (r: MeasuredRun): string =>
+  `the run kept ${(r.runUtil * 100).toFixed(0)}% of ${availableParallelism()} cores busy (the machine: ${(r.machineUtil * 100).toFixed(0)}%)`;
 
 function load(): string {
   return `load ${(loadavg()[0] ?? 0).toFixed(1)} on ${availableParallelism()} cores`;
@@ -158,15 +162,26 @@ export async function run(): Promise<BenchRow[]> {
                 name: `${tag} whole command vs MXEval`,
                 value: mx.wallS / r.wallS,
                 unit: 'x',
-                note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs ${mxevalNote(mx)}; floor ${fw(f.wallS)}; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}`,
+                note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs ${mxevalNote(mx)}; floor ${fw(f.wallS)}; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${busy(r)}; ${loadNote(r)}`,
               },
               {
                 name: `${tag} floor vs MXEval`,
                 value: mx.wallS / f.wallS,
                 unit: 'x',
                 // A Kotlin run pays its compile server's start too: the floor with it is what the whole command can approach.
-                note: `bare toolchain, ${jobs} at a time: ${s(f.wallS)}${f.setupS ? ` (+ ${s(f.setupS)} compile server start, once: ${fw(f.wallS + f.setupS)} with it)` : ''}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}`,
+                note: `bare toolchain, ${jobs} at a time: ${s(f.wallS)}${f.setupS ? ` (+ ${s(f.setupS)} compile server start, once: ${fw(f.wallS + f.setupS)} with it)` : ''}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}${f.cpp ? `; ${cppFloorReason(f, mx.wallS, target, jobs)}` : ''}`,
               },
+              // C++: MXEval's own compile command beside the floor's, per sample, in this run (the header parsed each time against the precompiled one).
+              ...(f.cpp
+                ? [
+                    {
+                      name: `${tag} MXEval's compile vs the floor's header share (CPU per sample)`,
+                      value: f.cpp.peerCompileCpuMs / f.cpp.headerCpuMs,
+                      unit: 'x',
+                      note: `MXEval's g++ <name>.cpp ${f.cpp.peerCompileCpuMs.toFixed(0)} CPU-ms (${f.cpp.peerCompiles} samples) ÷ the run's command on an empty #include <bits/stdc++.h> program ${f.cpp.headerCpuMs.toFixed(0)} CPU-ms, the part of every compile no flag removes; ${load()}`,
+                    },
+                  ]
+                : []),
               // The issue's floor, by CPU: MXEval's CPU and the floor's, measured in this bench run under the same load, so their ratio hardly depends on it.
               {
                 name: `${tag} floor vs MXEval (CPU, same run)`,

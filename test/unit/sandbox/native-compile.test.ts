@@ -7,7 +7,7 @@ import type { RuntimeContext } from '#sandbox/runtime.ts';
 import type { SandboxResult } from '#sandbox/sandbox-process.ts';
 import { COMPILER_MALLOC_ENV, COMPILER_READ_ONLY, compileNative } from '#sandbox/languages/native.ts';
 import { CPP_UNIT_TEST_FLAGS, cppCompileArgv, cppCompileEnv } from '#sandbox/languages/cpp.ts';
-import { cppFloorCompile } from '../../../bench/support/floor.ts';
+import { cppFloorCompile, cppFloorReason, mxevalCppCompile, type Floor } from '../../../bench/support/floor.ts';
 
 type Spec = Parameters<RuntimeContext['sandboxed']>[0];
 
@@ -54,5 +54,38 @@ describe("the bench's C++ floor", () => {
     // The run's own command, reading the sample's source from the compile cache.
     expect(floor.argv).toEqual(specs[0]?.argv.map((a) => (a === '/floor/cpp-0/main.cpp' ? '/cache/builds/abc/main.cpp' : a)));
     expect(floor.argv).toContain('/cache/builds/abc/main.cpp');
+  });
+});
+
+describe("the bench's C++ floor beside MXEval", () => {
+  // amazon-science/mxeval mxeval/execution.py (commit e09974f), check_correctness_cpp: compile_command_lambda
+  // gives ["g++", "<name>.cpp", "-o", "<name>_cpp"] and check_correctness_helper runs it with cwd=True (the file's directory).
+  it("times MXEval's own compile command: plain g++ on the file in its directory, no precompiled header", () => {
+    expect(mxevalCppCompile('/floor/mx-0')).toEqual({ argv: ['g++', 'main.cpp', '-o', 'main_cpp'], cwd: '/floor/mx-0' });
+  });
+
+  const parts = { headerCpuMs: 220, peerCompileCpuMs: 1100, peerCompiles: 3, longestS: 10.3 };
+  const floor = (cpuS: number, longestS = parts.longestS): Pick<Floor, 'cpuS' | 'samples' | 'cpp'> => ({ cpuS, samples: 89, cpp: { ...parts, longestS } });
+
+  it('says the target lies beyond the floor when the floor CPU ÷ cores exceeds MXEval ÷ target, and what bounds it', () => {
+    const why = cppFloorReason(floor(30), 52.2, 5, 2);
+    expect(why).toMatch(/^5x lies beyond the floor: no schedule of these compiles ends in 10\.44 s/u);
+    expect(why).toContain('the floor allows at most 3.5x, bound by its CPU ÷ 2 cores');
+    expect(why).toContain('337 CPU-ms per sample (runs included), of which 220 an empty #include <bits/stdc++.h> program costs');
+    expect(why).toContain("MXEval's own compile (g++ <name>.cpp, no precompiled header) 1100 CPU-ms per sample (3 timed)");
+  });
+
+  it('names the longest sample when it, not the CPU, bounds every schedule', () => {
+    const why = cppFloorReason(floor(12, 10.6), 52.2, 5, 2);
+    expect(why).toMatch(/^5x lies beyond the floor/u);
+    expect(why).toContain('the floor allows at most 4.9x, bound by its longest sample');
+  });
+
+  it('says the target is within the floor when both bounds allow it', () => {
+    expect(cppFloorReason(floor(16, 7), 52.2, 5, 2)).toMatch(/^5x is within the floor \(10\.44 s needed\)/u);
+  });
+
+  it('says nothing for a floor without the C++ parts', () => {
+    expect(cppFloorReason({ cpuS: 3, samples: 10 }, 52.2, 5, 2)).toBe('');
   });
 });
