@@ -29,7 +29,11 @@
  * CPU totals, which the load hardly changes; on an idle machine the floor's wall approaches its
  * CPU ÷ cores. The issue's "near 10×" assumed an interpreter start of ~20 ms; on our
  * paravirtualised 2-core machines one costs 50–75 CPU-ms (~820 page faults, each a trip to the
- * hypervisor), which the Python floor row prints beside the floor. `npm run bench breakdown`;
+ * hypervisor), which the Python floor row prints beside the floor. The C++ floor row also says
+ * whether the target lies beyond the floor and why (support/floor.ts cppFloorReason: the floor's
+ * CPU ÷ cores and its longest sample bound every schedule; the run's own command on an empty
+ * `#include <bits/stdc++.h>` program is the part of each compile no flag removes), and a row puts
+ * MXEval's own compile command (`g++ <name>.cpp`, no precompiled header) beside that share. `npm run bench breakdown`;
  * BENCH_FIDELITY_SETS=mbpp limits the sets: `npm run bench breakdown -- --mxeval ../mxeval`.
  */
 import { spawnSync } from 'node:child_process';
