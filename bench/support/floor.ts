@@ -142,6 +142,25 @@ async function cpuMsOf(times: number, file: string, args: string[], cwd: string,
   return ((childrenCpuS() - cpu0) / times) * 1000;
 }
 
+const PRLIMIT = '/usr/bin/prlimit';
+
+/**
+ * How the floor runs a native program: under the run's own limits (UNIT_TEST_LIMITS) — its CPU
+ * limit as RLIMIT_CPU (util-linux `prlimit`, when installed) and its wall limit as the backstop —
+ * so a program that never ends costs the floor the CPU it costs a run (10 CPU-s), not less on a
+ * loaded machine where 10 s of wall buy a fraction of that.
+ */
+export function nativeFloorRun(
+  prog: string,
+  token: string,
+  prlimit: string | null = existsSync(PRLIMIT) ? PRLIMIT : null,
+): { file: string; args: string[]; timeoutMs: number } {
+  const cpuS = Math.ceil(UNIT_TEST_LIMITS.cpuMs / 1000);
+  return prlimit
+    ? { file: prlimit, args: [`--cpu=${cpuS}`, '--', prog, token], timeoutMs: UNIT_TEST_LIMITS.wallMs }
+    : { file: prog, args: [token], timeoutMs: UNIT_TEST_LIMITS.cpuMs };
+}
+
 /** How many samples MXEval's own compile command is timed on (each costs it about a CPU-second). */
 const PEER_COMPILES = 3;
 
@@ -159,8 +178,9 @@ export async function cppFloor(cacheDir: string, scratch: string, jobs: number):
     const compiled = await ms(argv[0] as string, argv.slice(1), out, env);
     compileMs.push(compiled);
     // The program as the sandbox starts it (an empty environment, never the compiler's), stopped
-    // at a run's time limit as MXEval stops it (10 s): a program that never ends costs the floor that, not 60 s.
-    const ran = existsSync(join(out, 'prog')) ? await ms(join(out, 'prog'), [TOKEN], out, {}, UNIT_TEST_LIMITS.cpuMs) : 0;
+    // at the run's limits: a program that never ends costs the floor what it costs the run, not 60 s.
+    const run = nativeFloorRun(join(out, 'prog'), TOKEN);
+    const ran = existsSync(join(out, 'prog')) ? await ms(run.file, run.args, out, {}, run.timeoutMs) : 0;
     if (ran) runMs.push(ran);
     longestMs = Math.max(longestMs, compiled + ran);
   });
@@ -208,7 +228,7 @@ export function cppFloorReason(f: Pick<Floor, 'cpuS' | 'samples' | 'cpp'>, mxeva
       : `${target}x is within the floor (${needS.toFixed(2)} s needed)`;
   return [
     `${verdict} (${target}x MXEval = ${needS.toFixed(2)} s; the floor allows at most ${(mxevalWallS / boundS).toFixed(1)}x, bound by ${which})`,
-    `floor CPU ${f.cpuS.toFixed(2)} s ÷ ${cores} = ${(f.cpuS / cores).toFixed(2)} s; longest sample ${parts.longestS.toFixed(2)} s (compile + run, a never-ending program stopped at the 10 s limit)`,
+    `floor CPU ${f.cpuS.toFixed(2)} s ÷ ${cores} = ${(f.cpuS / cores).toFixed(2)} s; longest sample ${parts.longestS.toFixed(2)} s (compile + run, a never-ending program stopped at the run's 10 CPU-s limit)`,
     `${perSampleMs.toFixed(0)} CPU-ms per sample (runs included), of which ${parts.headerCpuMs.toFixed(0)} an empty #include <bits/stdc++.h> program costs the same command too (g++'s end-of-unit template instantiations, which no precompiled header holds)`,
     `MXEval's own compile (g++ <name>.cpp, no precompiled header) ${parts.peerCompileCpuMs.toFixed(0)} CPU-ms per sample (${parts.peerCompiles} timed)`,
   ].join('; ');

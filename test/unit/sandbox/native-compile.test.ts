@@ -1,13 +1,17 @@
 // What a sandboxed C/C++ compilation is given: the compilers' malloc settings, and read-only
 // the kernel's huge-page setting without which glibc ignores them (inside the sandbox /sys is
 // absent). A fake RuntimeContext records the spec instead of starting a process.
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RuntimeContext } from '#sandbox/runtime.ts';
 import type { SandboxResult } from '#sandbox/sandbox-process.ts';
 import { COMPILER_MALLOC_ENV, COMPILER_READ_ONLY, compileNative } from '#sandbox/languages/native.ts';
 import { CPP_UNIT_TEST_FLAGS, cppCompileArgv, cppCompileEnv } from '#sandbox/languages/cpp.ts';
-import { cppFloorCompile, cppFloorReason, mxevalCppCompile, type Floor } from '../../../bench/support/floor.ts';
+import { cppFloorCompile, cppFloorReason, mxevalCppCompile, nativeFloorRun, type Floor } from '../../../bench/support/floor.ts';
+import { UNIT_TEST_LIMITS } from '#core/judging/unit-tests.ts';
 
 type Spec = Parameters<RuntimeContext['sandboxed']>[0];
 
@@ -87,5 +91,26 @@ describe("the bench's C++ floor beside MXEval", () => {
 
   it('says nothing for a floor without the C++ parts', () => {
     expect(cppFloorReason({ cpuS: 3, samples: 10 }, 52.2, 5, 2)).toBe('');
+  });
+});
+
+describe("the bench's native floor run", () => {
+  it("runs the program under the run's CPU limit (RLIMIT_CPU), with the run's wall limit as the backstop", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pe-floor-run-'));
+    try {
+      // A stand-in program that prints the CPU limit it was given and its last argument (the token).
+      const prog = join(dir, 'prog');
+      writeFileSync(prog, '#!/bin/sh\nulimit -t\necho "$1"\n');
+      chmodSync(prog, 0o755);
+      const run = nativeFloorRun(prog, 'tok-1');
+      expect(run.timeoutMs).toBe(UNIT_TEST_LIMITS.wallMs);
+      expect(execFileSync(run.file, run.args, { encoding: 'utf8' })).toBe(`${UNIT_TEST_LIMITS.cpuMs / 1000}\ntok-1\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('without prlimit, stops the program at the CPU limit in wall time instead', () => {
+    expect(nativeFloorRun('/b/prog', 'tok', null)).toEqual({ file: '/b/prog', args: ['tok'], timeoutMs: UNIT_TEST_LIMITS.cpuMs });
   });
 });
