@@ -173,7 +173,7 @@ export async function run(): Promise<BenchRow[]> {
                 value: mx.wallS / f.wallS,
                 unit: 'x',
                 // A Kotlin run pays its compile server's start too: the floor with it is what the whole command can approach.
-                note: `bare toolchain, ${jobs} at a time: ${s(f.wallS)}${f.setupS ? ` (+ ${s(f.setupS)} compile server start, once: ${fw(f.wallS + f.setupS)} with it)` : ''}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}${f.cpp ? `; ${cppFloorReason(f, mx.wallS, target, jobs)}` : ''}`,
+                note: `bare toolchain, ${jobs} at a time: ${s(f.wallS)}${f.setupS ? ` (+ ${s(f.setupS)} compile server start, once: ${fw(f.wallS + f.setupS)} with it)` : ''}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}${f.cpp ? `; ${cppFloorReason(f, mx, target, jobs)}` : ''}`,
               },
               // C++: MXEval's own compile command beside the floor's, per sample, in this run (the header parsed each time against the precompiled one).
               ...(f.cpp
