@@ -29,7 +29,11 @@
  * CPU totals, which the load hardly changes; on an idle machine the floor's wall approaches its
  * CPU ÷ cores. The issue's "near 10×" assumed an interpreter start of ~20 ms; on our
  * paravirtualised 2-core machines one costs 50–75 CPU-ms (~820 page faults, each a trip to the
- * hypervisor), which the Python floor row prints beside the floor. `npm run bench breakdown`;
+ * hypervisor), which the Python floor row prints beside the floor. The C++ floor row also says
+ * whether the target lies beyond the floor and why (support/floor.ts cppFloorReason: the floor's
+ * CPU ÷ cores and its longest sample bound every schedule; the run's own command on an empty
+ * `#include <bits/stdc++.h>` program is the part of each compile no flag removes), and a row puts
+ * MXEval's own compile command (`g++ <name>.cpp`, no precompiled header) beside that share. `npm run bench breakdown`;
  * BENCH_FIDELITY_SETS=mbpp limits the sets: `npm run bench breakdown -- --mxeval ../mxeval`.
  */
 import { spawnSync } from 'node:child_process';
@@ -37,7 +41,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow } from './index.ts';
-import { cppFloor, kotlinFloor, pythonFloor, type Floor } from '../sim/floor.ts';
+import { cppFloor, cppFloorReason, kotlinFloor, pythonFloor, type Floor } from '../sim/floor.ts';
 import { freshTmp, kotlinArchiveFor, seedMachineWide } from './support/fidelity-tmp.ts';
 import { childrenCpuS, loadNote, measureRun, ROOT, type MeasuredRun } from '../sim/measure-run.ts';
 import { fidelitySet, mxevalDir, mxevalNote, mxevalTime, NOT_TIMED, publishedSet, type PeerSet } from './support/mxeval-time.ts';
@@ -84,6 +88,10 @@ function nodeSeconds(args: string[]): { wallS: number; cpuS: number } {
 function cliSeconds(args: string[]): number {
   return nodeSeconds([CLI, ...args]).wallS;
 }
+
+/** Whether the run kept the cores busy: its own CPU over wall × cores, beside the whole machine's busy share (neighbours included). */
+const busy = (r: MeasuredRun): string =>
+  `the run kept ${(r.runUtil * 100).toFixed(0)}% of ${availableParallelism()} cores busy (the machine: ${(r.machineUtil * 100).toFixed(0)}%)`;
 
 function load(): string {
   return `load ${(loadavg()[0] ?? 0).toFixed(1)} on ${availableParallelism()} cores`;
@@ -158,15 +166,26 @@ export async function run(): Promise<BenchRow[]> {
                 name: `${tag} whole command vs MXEval`,
                 value: mx.wallS / r.wallS,
                 unit: 'x',
-                note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs ${mxevalNote(mx)}; floor ${fw(f.wallS)}; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${loadNote(r)}`,
+                note: `target ≥ ${target}; npx polyeval run ${s(r.wallS)} (cold compile cache) vs ${mxevalNote(mx)}; floor ${fw(f.wallS)}; ${r.summary.items} samples; CPU ${s(r.cpuS)}; ${busy(r)}; ${loadNote(r)}`,
               },
               {
                 name: `${tag} floor vs MXEval`,
                 value: mx.wallS / f.wallS,
                 unit: 'x',
                 // A Kotlin run pays its compile server's start too: the floor with it is what the whole command can approach.
-                note: `bare toolchain, ${jobs} at a time: ${s(f.wallS)}${f.setupS ? ` (+ ${s(f.setupS)} compile server start, once: ${fw(f.wallS + f.setupS)} with it)` : ''}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}`,
+                note: `bare toolchain, ${jobs} at a time: ${s(f.wallS)}${f.setupS ? ` (+ ${s(f.setupS)} compile server start, once: ${fw(f.wallS + f.setupS)} with it)` : ''}; polyeval is ${(r.wallS / f.wallS).toFixed(1)}x its floor; ${load()}${f.cpp ? `; ${cppFloorReason(f, mx, target, jobs)}` : ''}`,
               },
+              // C++: MXEval's own compile command beside the floor's, per sample, in this run (the header parsed each time against the precompiled one).
+              ...(f.cpp
+                ? [
+                    {
+                      name: `${tag} MXEval's compile vs the floor's header share (CPU per sample)`,
+                      value: f.cpp.peerCompileCpuMs / f.cpp.headerCpuMs,
+                      unit: 'x',
+                      note: `MXEval's g++ <name>.cpp ${f.cpp.peerCompileCpuMs.toFixed(0)} CPU-ms (${f.cpp.peerCompiles} samples) ÷ the run's command on an empty #include <bits/stdc++.h> program ${f.cpp.headerCpuMs.toFixed(0)} CPU-ms, the part of every compile no flag removes; ${load()}`,
+                    },
+                  ]
+                : []),
               // The issue's floor, by CPU: MXEval's CPU and the floor's, measured in this bench run under the same load, so their ratio hardly depends on it.
               {
                 name: `${tag} floor vs MXEval (CPU, same run)`,

@@ -11,7 +11,7 @@
  * No polyeval run can be faster than its floor on the same machine.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { childrenCpuS } from './measure-run.ts';
@@ -42,6 +42,27 @@ export interface Floor {
   startCpuMs?: number;
   /** How many programs the floor ran (every sample's, those that do not parse included: MXEval `exec`s them too). */
   samples: number;
+  /** C++: why the floor is where it is, measured in the same bench run (cppFloorParts). */
+  cpp?: CppFloorParts;
+}
+
+/**
+ * What bounds a C++ run from below, measured beside the floor in the same bench run:
+ * - `headerCpuMs`: the run's own compile command on an empty `#include <bits/stdc++.h>` +
+ *   `int main(){}` (mean CPU-ms): what every sample pays whatever its code — g++ performs the
+ *   header's pending template instantiations at the end of every translation unit, after the
+ *   precompiled header was written, so no PCH holds them;
+ * - `peerCompileCpuMs`: MXEval's own compile command on the first samples (mean CPU-ms):
+ *   `g++ <name>.cpp -o <name>_cpp`, no precompiled header (amazon-science/mxeval
+ *   mxeval/execution.py check_correctness_cpp, commit e09974f);
+ * - `longestS`: the longest single sample of the floor, compile + run (wall): no schedule on
+ *   any number of cores ends before it (a program that never ends runs to the 10 s limit).
+ */
+export interface CppFloorParts {
+  headerCpuMs: number;
+  peerCompileCpuMs: number;
+  peerCompiles: number;
+  longestS: number;
 }
 
 /** The run's assembled programs: every build directory holding `file`. */
@@ -104,22 +125,120 @@ export function cppFloorCompile(
   return { argv, env: nativeCompilerEnv(out, cppCompileEnv(preload).env) };
 }
 
+/**
+ * MXEval's own C++ compile command, as its `check_correctness_cpp` runs it (amazon-science/mxeval,
+ * mxeval/execution.py, commit e09974f: `compile_command_lambda` with `cwd=True`): `g++ <name>.cpp
+ * -o <name>_cpp` in the program's directory — g++'s defaults, no precompiled header, ld.bfd — in
+ * MXEval's environment (the bench's own, which it passes on).
+ */
+export function mxevalCppCompile(dir: string): { argv: string[]; cwd: string } {
+  return { argv: ['g++', 'main.cpp', '-o', 'main_cpp'], cwd: dir };
+}
+
+/** Mean CPU-ms of `times` runs of a command, one at a time. */
+async function cpuMsOf(times: number, file: string, args: string[], cwd: string, env?: Record<string, string>): Promise<number> {
+  const cpu0 = childrenCpuS();
+  for (let i = 0; i < times; i++) await ms(file, args, cwd, env);
+  return ((childrenCpuS() - cpu0) / times) * 1000;
+}
+
+const PRLIMIT = '/usr/bin/prlimit';
+
+/**
+ * How the floor runs a native program: under the run's own limits (UNIT_TEST_LIMITS) — its CPU
+ * limit as RLIMIT_CPU (util-linux `prlimit`, when installed) and its wall limit as the backstop —
+ * so a program that never ends costs the floor the CPU it costs a run (10 CPU-s), not less on a
+ * loaded machine where 10 s of wall buy a fraction of that.
+ */
+export function nativeFloorRun(
+  prog: string,
+  token: string,
+  prlimit: string | null = existsSync(PRLIMIT) ? PRLIMIT : null,
+): { file: string; args: string[]; timeoutMs: number } {
+  const cpuS = Math.ceil(UNIT_TEST_LIMITS.cpuMs / 1000);
+  return prlimit
+    ? { file: prlimit, args: [`--cpu=${cpuS}`, '--', prog, token], timeoutMs: UNIT_TEST_LIMITS.wallMs }
+    : { file: prog, args: [token], timeoutMs: UNIT_TEST_LIMITS.cpuMs };
+}
+
+/** How many samples MXEval's own compile command is timed on (each costs it about a CPU-second). */
+const PEER_COMPILES = 3;
+
 export async function cppFloor(cacheDir: string, scratch: string, jobs: number): Promise<Floor> {
   const [pch, preload] = await Promise.all([ensurePch(cacheDir, '/usr/bin/g++', [...CPP_UNIT_TEST_FLAGS]), ensureGccPreload(cacheDir)]);
   const dirs = builds(cacheDir, 'main.cpp');
   const compileMs: number[] = [];
   const runMs: number[] = [];
+  let longestMs = 0;
   const cpu0 = childrenCpuS();
   const wallS = await timed(dirs, jobs, async (dir, i) => {
     const out = join(scratch, `cpp-${i}`);
     mkdirSync(out, { recursive: true });
     const { argv, env } = cppFloorCompile(out, join(dir, 'main.cpp'), pch.dir, preload.path);
-    compileMs.push(await ms(argv[0] as string, argv.slice(1), out, env));
+    const compiled = await ms(argv[0] as string, argv.slice(1), out, env);
+    compileMs.push(compiled);
     // The program as the sandbox starts it (an empty environment, never the compiler's), stopped
-    // at a run's time limit as MXEval stops it (10 s): a program that never ends costs the floor that, not 60 s.
-    if (existsSync(join(out, 'prog'))) runMs.push(await ms(join(out, 'prog'), [TOKEN], out, {}, UNIT_TEST_LIMITS.cpuMs));
+    // at the run's limits: a program that never ends costs the floor what it costs the run, not 60 s.
+    const run = nativeFloorRun(join(out, 'prog'), TOKEN);
+    const ran = existsSync(join(out, 'prog')) ? await ms(run.file, run.args, out, {}, run.timeoutMs) : 0;
+    if (ran) runMs.push(ran);
+    longestMs = Math.max(longestMs, compiled + ran);
   });
-  return { wallS, cpuS: childrenCpuS() - cpu0, compileMs, runMs, setupS: 0, samples: dirs.length };
+  const cpuS = childrenCpuS() - cpu0;
+  // Beside the floor, untimed in it: the header's share of a compile, and MXEval's own compile command.
+  const header = join(scratch, 'cpp-header');
+  mkdirSync(header, { recursive: true });
+  writeFileSync(join(header, 'main.cpp'), '#include <bits/stdc++.h>\nint main() {}\n');
+  const empty = cppFloorCompile(header, join(header, 'main.cpp'), pch.dir, preload.path);
+  const headerCpuMs = await cpuMsOf(3, empty.argv[0] as string, empty.argv.slice(1), header, empty.env);
+  const peer = dirs.slice(0, PEER_COMPILES);
+  let peerCpuS = 0;
+  for (const [i, dir] of peer.entries()) {
+    const out = join(scratch, `cpp-mxeval-${i}`);
+    mkdirSync(out, { recursive: true });
+    copyFileSync(join(dir, 'main.cpp'), join(out, 'main.cpp'));
+    const { argv, cwd } = mxevalCppCompile(out);
+    peerCpuS += (await cpuMsOf(1, argv[0] as string, argv.slice(1), cwd)) / 1000;
+  }
+  const cpp = {
+    headerCpuMs,
+    peerCompileCpuMs: peer.length ? (peerCpuS / peer.length) * 1000 : Number.NaN,
+    peerCompiles: peer.length,
+    longestS: longestMs / 1000,
+  };
+  return { wallS, cpuS, compileMs, runMs, setupS: 0, samples: dirs.length, cpp };
+}
+
+/**
+ * Why C++ stops short of `target`× MXEval (or does not), from the floor's parts measured in
+ * the same bench run. By CPU first, which the load hardly moves: `target`× MXEval's CPU needs
+ * the floor's CPU at most MXEval's ÷ `target`. Then the wall: the time the target needs against
+ * the floor's CPU ÷ cores and its longest sample (the two lower bounds of any schedule; on a
+ * loaded machine MXEval's wall stretches with its neighbours, so this half says little there).
+ * Then the per-sample compile, the header's share of it, and MXEval's own compile beside it.
+ */
+export function cppFloorReason(f: Pick<Floor, 'cpuS' | 'samples' | 'cpp'>, mxeval: { wallS: number; cpuS: number }, target: number, cores: number): string {
+  const parts = f.cpp;
+  if (!parts || f.samples === 0) return '';
+  const needCpuS = mxeval.cpuS / target;
+  const byCpu =
+    f.cpuS > needCpuS
+      ? `by CPU ${target}x lies beyond the floor: ${target}x MXEval's ${mxeval.cpuS.toFixed(2)} CPU-s needs at most ${needCpuS.toFixed(2)}, the floor alone takes ${f.cpuS.toFixed(2)} (at most ${(mxeval.cpuS / f.cpuS).toFixed(1)}x)`
+      : `by CPU ${target}x is within the floor: it needs at most ${needCpuS.toFixed(2)} CPU-s, the floor takes ${f.cpuS.toFixed(2)} (up to ${(mxeval.cpuS / f.cpuS).toFixed(1)}x)`;
+  const needS = mxeval.wallS / target;
+  const boundS = Math.max(f.cpuS / cores, parts.longestS);
+  const perSampleMs = (f.cpuS / f.samples) * 1000;
+  const which = f.cpuS / cores >= parts.longestS ? `its CPU ÷ ${cores} cores` : 'its longest sample';
+  const byWall =
+    boundS > needS
+      ? `by wall ${target}x lies beyond the floor: no schedule of its work ends in ${needS.toFixed(2)} s`
+      : `by wall ${target}x is within the floor (${needS.toFixed(2)} s needed)`;
+  return [
+    byCpu,
+    `${byWall} (the floor allows at most ${(mxeval.wallS / boundS).toFixed(1)}x, bound by ${which}: CPU ${f.cpuS.toFixed(2)} s ÷ ${cores} = ${(f.cpuS / cores).toFixed(2)} s, longest sample ${parts.longestS.toFixed(2)} s — compile + run, a never-ending program stopped at the run's 10 CPU-s limit)`,
+    `${perSampleMs.toFixed(0)} CPU-ms per sample (runs included), of which ${parts.headerCpuMs.toFixed(0)} an empty #include <bits/stdc++.h> program costs the same command too (g++'s end-of-unit template instantiations, which no precompiled header holds)`,
+    `MXEval's own compile (g++ <name>.cpp, no precompiled header) ${parts.peerCompileCpuMs.toFixed(0)} CPU-ms per sample (${parts.peerCompiles} timed)`,
+  ].join('; ');
 }
 
 /** `flags`: the run's kotlinc flags (its language version). */
