@@ -149,7 +149,9 @@ def run_program(path, args, depth):
         status = exit_status(error)
     except BaseException as error:  # noqa: BLE001 - printed as the interpreter prints it
         try:
-            sys.excepthook(type(error), error, error.__traceback__.tb_next if error.__traceback__ else None)
+            if error.__traceback__ is not None:
+                error.__traceback__ = error.__traceback__.tb_next
+            sys.excepthook(type(error), error, error.__traceback__)
         except BaseException:  # noqa: BLE001
             pass
         status = 1

@@ -194,16 +194,16 @@ export class PythonZygotePool {
     const zygote = await this.take();
     if (!zygote) return undefined;
     const dir = join(zygote.service.workDir, `s${(zygote.next += 1)}`);
-    // Under bubblewrap the zygote sees only its own directory: the work directory moves in for the run.
-    const moved = this.setting.level === 'bwrap';
-    const cwd = moved ? join(dir, 'work') : spec.workDir;
+    // The zygote sees (under bubblewrap) and writes (under Landlock) only its own directory: the
+    // work directory moves in for the run, and back.
+    const cwd = join(dir, 'work');
     let answer: Answer | undefined;
     const given = snapshot(spec.workDir);
     try {
       mkdirSync(dir, { mode: 0o755 });
       writeFileSync(join(dir, 'in'), spec.stdin, { mode: 0o644 });
       await giveToSandbox(dir);
-      if (moved) renameSync(spec.workDir, cwd);
+      renameSync(spec.workDir, cwd);
       try {
         const l = spec.limits;
         const request = {
@@ -225,7 +225,7 @@ export class PythonZygotePool {
         };
         answer = await zygote.ask(request, l.wallMs + 5000);
       } finally {
-        if (moved && !moveBack(cwd, spec.workDir)) answer = undefined;
+        if (!moveBack(cwd, spec.workDir)) answer = undefined;
       }
       if (!answer || answer.stage !== 0) {
         // The program runs again on its own: from the directory it was given, not the one this attempt left.
