@@ -200,6 +200,8 @@ export class PythonZygotePool {
     let answer: Answer | undefined;
     const given = snapshot(spec.workDir);
     try {
+      // Nothing an earlier sample left in the zygote's directory (where Landlock does not stop it) reaches this one.
+      for (const name of readdirSync(zygote.service.workDir)) rmSync(join(zygote.service.workDir, name), { recursive: true, force: true });
       mkdirSync(dir, { mode: 0o755 });
       writeFileSync(join(dir, 'in'), spec.stdin, { mode: 0o644 });
       await giveToSandbox(dir);
