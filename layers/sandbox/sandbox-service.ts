@@ -81,7 +81,7 @@ export function startSandboxService(iso: IsolationConfig, supervisor: string, sp
     } catch {
       // already gone
     }
-    setTimeout(killGroup, 2000).unref();
+    setTimeout(killGroup, 30_000).unref();
   };
   return { stdin: child.stdin, stdout: child.stdout, exited, ref, kill: killGroup, terminate };
 }
