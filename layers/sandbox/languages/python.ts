@@ -221,8 +221,9 @@ export const pythonRuntime: LanguageRuntime = {
     return zygotesFor(ctx, current)?.run(spec);
   },
   async close() {
-    for (const pool of zygotes.values()) pool?.close();
+    const pools = [...zygotes.values()];
     zygotes.clear();
+    await Promise.all(pools.map((pool) => pool?.close()));
     for (const checker of checkers.values()) checker.close();
     checkers.clear();
   },
