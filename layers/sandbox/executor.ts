@@ -113,6 +113,7 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
     cache: new CompileCache(join(cacheDir, 'builds'), ctx),
     workRoot,
     run: (spec) => runSandboxed(iso, supervisor, spec),
+    ctx,
   });
   const token = options.token ?? (() => randomBytes(16).toString('hex'));
   const loadTestFile = options.loadTestFile ?? ((path: string) => readFile(path, 'utf8'));

@@ -13,7 +13,7 @@ import type { LanguageId } from '#core/types.ts';
 import type { CompileCache } from './compile-cache.ts';
 import { giveToSandbox, readOutputFile } from './files.ts';
 import { loadScale } from './load.ts';
-import type { LanguageRuntime } from './runtime.ts';
+import type { LanguageRuntime, RuntimeContext } from './runtime.ts';
 import type { SandboxLimits, SandboxResult, SandboxSpec } from './sandbox-process.ts';
 
 /** Fixed limits of a test run besides time and memory. */
@@ -24,6 +24,8 @@ export interface ProgramHostDeps {
   cache: CompileCache;
   workRoot: string;
   run(spec: SandboxSpec): Promise<SandboxResult>;
+  /** The runtimes' context, for a runtime that runs its programs its own way (`runProgram`). */
+  ctx?: RuntimeContext;
 }
 
 /** How a run ended, from the supervisor's facts and the runtime's reading of stderr. */
@@ -88,14 +90,15 @@ export class SandboxProgramHost implements ProgramHost {
         if (file.name.includes('/') || file.name.startsWith('.')) throw new InputError(`bad test file name "${file.name}"`, { field: 'name' });
         writeFileSync(join(workDir, file.name), file.content, { mode: 0o644 });
       }
-      const r = await this.deps.run({
+      const spec: SandboxSpec = {
         argv: command.argv,
         workDir,
         readOnly: command.readOnly,
         stdin: req.stdin,
         limits,
         ...(command.env ? { env: command.env } : {}),
-      });
+      };
+      const r = (this.deps.ctx && (await runtime.runProgram?.(this.deps.ctx, spec))) || (await this.deps.run(spec));
       let termination = classify(r, runtime, {
         cpuMs,
         memoryMb: req.limits.memoryMb,

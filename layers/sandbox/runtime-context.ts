@@ -64,7 +64,37 @@ export function createRuntimeContext(
         limits: { ...COMPILE_LIMITS, wallMs: Math.round(COMPILE_LIMITS.wallMs * loadScale()) },
       }),
     ...(iso.level === 'bwrap' ? { service: (spec: ServiceSpec) => startService(iso, supervisor, opts.workRoot, spec) } : {}),
+    // A program service confines what it starts only as far as its own confinement goes: the
+    // seccomp filter at both levels (no ptrace of it), and under bubblewrap Landlock too (a
+    // sample reads only its own build there, though the service sees every build).
+    ...(iso.confine.seccomp && (iso.level === 'rlimits' || iso.confine.landlock >= 1)
+      ? { programService: (spec: ProgramServiceSpec) => startProgramService(iso, supervisor, opts.workRoot, spec) }
+      : {}),
   };
+}
+
+type ProgramServiceSpec = Parameters<NonNullable<RuntimeContext['programService']>>[0];
+
+/** A long-lived program service with its own working directory under `workRoot`, removed when it ends. */
+async function startProgramService(
+  iso: IsolationConfig,
+  supervisor: string,
+  workRoot: string,
+  spec: ProgramServiceSpec,
+): Promise<SandboxService & { workDir: string }> {
+  const workDir = await mkdtemp(join(workRoot, 'service-'));
+  await giveToSandbox(workDir);
+  // It reads /proc so that the programs it starts can each be let read their own /proc/<pid>.
+  const service = startSandboxService(iso, supervisor, {
+    argv: spec.argv,
+    workDir,
+    readOnly: spec.readOnly,
+    confinedReads: ['/proc'],
+    stdin: '',
+    limits: spec.limits,
+  });
+  void service.exited.then(() => rm(workDir, { recursive: true, force: true })).catch(() => undefined);
+  return { ...service, workDir };
 }
 
 type ServiceSpec = Parameters<NonNullable<RuntimeContext['service']>>[0];

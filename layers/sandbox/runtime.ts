@@ -9,7 +9,7 @@ import type { ToolchainOptions } from '#core/languages/index.ts';
 import type { UnitTestSource } from '#core/judging/io-tests.ts';
 import type { LanguageId } from '#core/types.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
-import type { SandboxResult } from './sandbox-process.ts';
+import type { SandboxLimits, SandboxResult, SandboxSpec } from './sandbox-process.ts';
 import type { SandboxService } from './sandbox-service.ts';
 
 /** Who programs run as, and what confines their writes (from the executor's isolation). */
@@ -39,6 +39,14 @@ export interface RuntimeContext {
    * Absent where no such process can be kept (then runtimes use `sandboxed`).
    */
   service?(spec: { argv: string[]; readOnly?: string[]; env?: Record<string, string> }): Promise<SandboxService>;
+  /**
+   * Starts a long-lived process that runs programs for the runtime (Python's zygote) in the
+   * sandbox as programs run, under the limits given, in a working directory of its own
+   * (`workDir`, removed when it ends). Absent where the sandbox could not confine the programs
+   * it starts (no seccomp filter; under bubblewrap, no Landlock): then every program is a
+   * sandboxed process of its own.
+   */
+  programService?(spec: { argv: string[]; readOnly: string[]; limits: SandboxLimits }): Promise<SandboxService & { workDir: string }>;
 }
 
 /** What a compilation produced; diagnostics feed the CE `error` field. */
@@ -124,6 +132,12 @@ export interface LanguageRuntime {
   readonly batchesCompiles?: boolean;
   /** Whether stderr says the program ran out of memory. */
   isOutOfMemory(stderr: string): boolean;
+  /**
+   * Runs a program built by this runtime its own way (Python's zygote) with the isolation and
+   * limits `spec` asks for; `undefined` when it cannot, and the program then runs as a
+   * sandboxed process of its own, whose verdict the runtime's way never changes.
+   */
+  runProgram?(ctx: RuntimeContext, spec: SandboxSpec): Promise<SandboxResult | undefined>;
   close?(): Promise<void>;
 }
 

@@ -29,6 +29,11 @@ export interface SandboxSpec {
   workDir: string;
   /** Host paths bound read-only (files or directories) besides /usr. */
   readOnly: string[];
+  /**
+   * Paths Landlock lets it read besides `readOnly` that are not bound into the sandbox (a
+   * program service's `/proc`: each program it starts confines itself to its own `/proc/<pid>`).
+   */
+  confinedReads?: string[];
   /** The program's whole environment (default: empty). */
   env?: Record<string, string>;
   stdin: string;
@@ -64,11 +69,11 @@ function signalName(n: number): string {
  * system directories the supervisor adds), writes only its working directory — and the
  * private /tmp of bubblewrap's namespace, which no other process sees.
  */
-export function confinementArgs(iso: IsolationConfig, spec: Pick<SandboxSpec, 'workDir' | 'readOnly'>): string[] {
+export function confinementArgs(iso: IsolationConfig, spec: Pick<SandboxSpec, 'workDir' | 'readOnly' | 'confinedReads'>): string[] {
   const flags = `${iso.confine.seccomp ? 's' : ''}${iso.confine.landlock >= 1 ? 'l' : ''}` || '-';
   if (iso.confine.landlock < 1) return [flags];
   const writes = [spec.workDir, ...(iso.level === 'bwrap' ? ['/tmp'] : [])];
-  return [flags, ...spec.readOnly.flatMap((p) => ['-r', p]), ...writes.flatMap((p) => ['-w', p])];
+  return [flags, ...[...spec.readOnly, ...(spec.confinedReads ?? [])].flatMap((p) => ['-r', p]), ...writes.flatMap((p) => ['-w', p])];
 }
 
 /** The full command line for a spec under the given isolation. */

@@ -23,6 +23,11 @@ export interface SandboxService {
   /** Keeps (true) or stops keeping (false) Node's event loop alive for this process. */
   ref(wanted: boolean): void;
   kill(): void;
+  /**
+   * Asks the supervisor to end it (SIGTERM: it kills and reaps every descendant, including
+   * any that left the process group, which `kill` cannot reach without bubblewrap), then `kill`s.
+   */
+  terminate(): void;
 }
 
 /** Starts `spec.argv` in the sandbox with its pipes kept open (`spec.stdin` is ignored). */
@@ -69,5 +74,14 @@ export function startSandboxService(iso: IsolationConfig, supervisor: string, sp
     }
   };
   ref(false);
-  return { stdin: child.stdin, stdout: child.stdout, exited, ref, kill: killGroup };
+  const terminate = (): void => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      process.kill(child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    setTimeout(killGroup, 30_000).unref();
+  };
+  return { stdin: child.stdin, stdout: child.stdout, exited, ref, kill: killGroup, terminate };
 }

@@ -7,7 +7,7 @@
  * both decide alike, from the same `compile()` and the same reading of its exception.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ToolchainInfo } from '#core/ports.ts';
@@ -15,6 +15,7 @@ import { HarnessError } from '#core/errors.ts';
 import { runningAsRoot } from '../isolation.ts';
 import type { CompileResult, LanguageRuntime, RuntimeContext } from '../runtime.ts';
 import { PythonSyntaxChecker } from './python-checker.ts';
+import { PythonZygotePool } from './python-zygote.ts';
 
 const run = promisify(execFile);
 
@@ -130,6 +131,32 @@ function checkerFor(ctx: RuntimeContext, i: Interpreter): PythonSyntaxChecker | 
   return checker;
 }
 
+/** One zygote pool per executor context; all closed with the runtime. */
+const zygotes = new Map<RuntimeContext, PythonZygotePool | undefined>();
+
+/**
+ * The context's zygotes, where it can start them (`programService`): not when
+ * POLYEVAL_PYTHON_ZYGOTE=0, which runs every program as an interpreter of its own.
+ */
+function zygotesFor(ctx: RuntimeContext, i: Interpreter): PythonZygotePool | undefined {
+  if (zygotes.has(ctx)) return zygotes.get(ctx);
+  const start = ctx.programService;
+  let pool: PythonZygotePool | undefined;
+  if (start && process.env['POLYEVAL_PYTHON_ZYGOTE'] !== '0') {
+    // The zygote sees every build (each child reads only its own) and the interpreter's prefix.
+    const builds = join(ctx.cacheDir, 'builds');
+    pool = new PythonZygotePool(
+      (script, limits) => {
+        mkdirSync(builds, { recursive: true, mode: 0o755 });
+        return start({ argv: [i.executable, ...FLAGS, '-c', script], readOnly: [builds, ...prefixPaths(i)], limits });
+      },
+      { level: ctx.programWriters.level, landlock: ctx.programWriters.landlock, recycleAfter: 2000 },
+    );
+  }
+  zygotes.set(ctx, pool);
+  return pool;
+}
+
 async function oneShotCheck(ctx: RuntimeContext, i: Interpreter, buildDir: string): Promise<CompileResult> {
   const r = await ctx.sandboxed({
     argv: [i.executable, ...FLAGS, '-c', ONE_SHOT_CHECK, join(buildDir, 'main.py')],
@@ -188,7 +215,15 @@ export const pythonRuntime: LanguageRuntime = {
     return `${s.prompt}${s.completion}\n\n${s.test}\n${check}${epilogue}`;
   },
   isOutOfMemory: (stderr) => /\bMemoryError\b/u.test(stderr),
+  async runProgram(ctx, spec) {
+    // Only the runs this runtime's runCommand describes: the interpreter, its flags, main.py.
+    if (!current || spec.argv[0] !== current.executable || spec.argv[1] !== FLAGS[0] || spec.argv[2] !== FLAGS[1] || spec.env) return undefined;
+    return zygotesFor(ctx, current)?.run(spec);
+  },
   async close() {
+    const pools = [...zygotes.values()];
+    zygotes.clear();
+    await Promise.all(pools.map((pool) => pool?.close()));
     for (const checker of checkers.values()) checker.close();
     checkers.clear();
   },

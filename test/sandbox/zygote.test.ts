@@ -1,0 +1,177 @@
+// Probes aimed at Python's zygote (layers/sandbox/languages/python-zygote.*): a program that
+// goes for the zygote (signals, ptrace, its memory) or for the sample after it (files in /tmp,
+// its directory, patched modules and builtins, atexit hooks, a process left behind, a
+// memory or fork bomb). At each level the zygote runs at — bubblewrap + Landlock, rlimits +
+// Landlock, and rlimits with the seccomp filter only (as on Lambda, where Landlock is absent
+// and a program can signal the zygote) — the next sample's verdict must not change, and every
+// probe's own verdict must be the one it gets without a zygote (POLYEVAL_PYTHON_ZYGOTE=0).
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
+import { MEMORY_BOMB_CPU_MS } from '#core/selftest/hostile-programs.ts';
+import { leftoverWork, scratch, settledProcesses, sumTask } from './helpers.ts';
+
+const SUM = 'a, b = map(int, input().split())\nprint(a + b)\n';
+
+/**
+ * The next sample: the sum, but only when it finds nothing an earlier sample left. /tmp is
+ * checked where programs have a private one or cannot write it (not at the seccomp-only
+ * level, where /tmp is the host's, shared by every program as without a zygote).
+ */
+const next = (tmp: boolean) => `import atexit, builtins, math, os, sys
+found = []
+if ${tmp ? 'True' : 'False'} and os.path.exists("/tmp/pe_zygote_mark"):
+    found.append("/tmp")
+for path in ("pe_zygote_mark", "../pe_zygote_mark", "../../pe_zygote_mark"):
+    if os.path.exists(path):
+        found.append(path)
+if math.sqrt(16) != 4.0 or getattr(builtins, "pe_planted", None) or "pe_planted" in sys.modules:
+    found.append("modules")
+for fd in range(3, 64):
+    try:
+        os.fstat(fd)
+        found.append(f"fd {fd}")
+    except OSError:
+        pass
+a, b = map(int, input().split())
+print(a + b if not found else " ".join(found))
+`;
+
+/** Where the program runs: in a zygote's child (started `-c`) or as an interpreter of its own (`main.py`). */
+const WHERE = 'import sys\nprint("zygote" if "-c" in sys.orig_argv else "own")\n';
+
+const PROBES: [name: string, code: string, timeLimitMs?: number][] = [
+  [
+    'signals the zygote and its process group (SIGKILL, SIGSTOP)',
+    `import os, signal
+for send in (lambda: os.kill(os.getppid(), signal.SIGKILL), lambda: os.killpg(os.getpgid(os.getppid()), signal.SIGKILL), lambda: os.kill(os.getppid(), signal.SIGSTOP)):
+    try:
+        send()
+    except OSError:
+        pass
+${SUM}`,
+  ],
+  [
+    'ptraces the zygote and reads its memory through /proc/<pid>/mem',
+    `import ctypes, os
+ppid = os.getppid()
+got = []
+try:
+    if ctypes.CDLL(None, use_errno=True).ptrace(16, ppid, 0, 0) == 0:
+        got.append("ptrace")
+except OSError:
+    pass
+for name in ("mem", "environ", "maps"):
+    try:
+        with open(f"/proc/{ppid}/{name}", "rb") as f:
+            if f.read(16):
+                got.append(name)
+    except OSError:
+        pass
+if got:
+    print("reached", *got)
+else:
+    ${SUM.replace('\n', '\n    ').trimEnd()}
+`,
+  ],
+  [
+    'writes toward the next sample (/tmp, directories, sys.modules, builtins, atexit, inherited fds)',
+    `import atexit, builtins, math, os, sys, types
+for path in ("/tmp/pe_zygote_mark", "pe_zygote_mark", "../pe_zygote_mark", "../../pe_zygote_mark"):
+    try:
+        open(path, "w").write("x")
+    except OSError:
+        pass
+math.sqrt = lambda x: 0
+builtins.pe_planted = True
+sys.modules["pe_planted"] = types.ModuleType("pe_planted")
+for fd in range(3, 20):
+    try:
+        os.dup2(1, fd, inheritable=True)
+    except OSError:
+        pass
+atexit.register(lambda: open("/tmp/pe_zygote_mark", "w"))
+${SUM}`,
+  ],
+  [
+    'leaves a process behind that goes for whatever runs next',
+    `import os, signal, time
+parent = os.getppid()
+if os.fork() == 0:
+    os.setsid()
+    time.sleep(0.3)
+    try:
+        os.kill(parent, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        open("/tmp/pe_zygote_mark", "w")
+    except OSError:
+        pass
+    time.sleep(60)
+${SUM}`,
+  ],
+  ['exhausts memory', 'x = []\nwhile True:\n    x.append(bytearray(1 << 20))\n', MEMORY_BOMB_CPU_MS],
+  ['forks a bomb', 'import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n'],
+];
+
+type Level = { name: string; options: Parameters<typeof createSandboxExecutor>[0] & object; tmp: boolean };
+const LEVELS: Level[] = [
+  { name: 'bubblewrap + Landlock', options: { isolation: 'bwrap' }, tmp: true },
+  { name: 'rlimits + Landlock', options: { isolation: 'rlimits' }, tmp: true },
+  { name: 'rlimits + seccomp only (Landlock off, as on Lambda)', options: { isolation: 'rlimits', isolationOptions: { confine: 'seccomp' } }, tmp: false },
+];
+
+describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp }) => {
+  const dirs = scratch(`zygote-${name.split(' ')[0]}`);
+  const without = scratch(`zygote-off-${name.split(' ')[0]}`);
+  let executor: SandboxExecutor;
+  let reference: SandboxExecutor;
+  const run = (ex: SandboxExecutor, code: string, timeLimitMs = 1000) =>
+    ex.execute({ scorer: 'io-tests', task: sumTask({ tests: [{ input: '1 2\n', output: '3\n' }], timeLimitMs }), language: 'python', code });
+
+  beforeAll(async () => {
+    executor = await createSandboxExecutor({ ...options, concurrency: 1, cacheDir: dirs.cacheDir, workRoot: dirs.workRoot });
+    // The same sandbox without a zygote: each program an interpreter of its own.
+    process.env['POLYEVAL_PYTHON_ZYGOTE'] = '0';
+    try {
+      reference = await createSandboxExecutor({ ...options, concurrency: 1, cacheDir: without.cacheDir, workRoot: without.workRoot });
+      await run(reference, SUM);
+    } finally {
+      delete process.env['POLYEVAL_PYTHON_ZYGOTE'];
+    }
+  }, 600_000);
+
+  afterAll(async () => {
+    rmSync('/tmp/pe_zygote_mark', { force: true });
+    await executor?.close();
+    await reference?.close();
+    rmSync(dirs.root, { recursive: true, force: true });
+    rmSync(without.root, { recursive: true, force: true });
+  });
+
+  it('runs programs in a zygote (and without one when told)', async () => {
+    const io = (expected: string) => ({
+      scorer: 'io-tests' as const,
+      task: sumTask({ tests: [{ input: '', output: expected }] }),
+      language: 'python' as const,
+      code: WHERE,
+    });
+    expect((await executor.execute(io('zygote\n'))).verdict).toBe('OK');
+    expect((await reference.execute(io('own\n'))).verdict).toBe('OK');
+  }, 120_000);
+
+  it.each(PROBES)(
+    'a program that %s gets its own verdict and leaves the next sample unchanged',
+    async (_name, code, timeLimitMs) => {
+      const outcome = await run(executor, code, timeLimitMs);
+      const alone = await run(reference, code, timeLimitMs);
+      expect(outcome.verdict, JSON.stringify(outcome).slice(0, 600)).toBe(alone.verdict);
+      const after = await run(executor, next(tmp));
+      expect(after.verdict, JSON.stringify(after).slice(0, 600)).toBe('OK');
+      expect(await settledProcesses(dirs.workRoot)).toEqual([]);
+      expect(leftoverWork(dirs.workRoot)).toEqual([]);
+    },
+    300_000,
+  );
+});
