@@ -105,6 +105,8 @@ export interface Vendor {
   /** The request fields the server takes; any other is refused by `extraForbidden`. Undefined: unknown fields are ignored. */
   fields?: readonly string[];
   extraForbidden?: (extra: [string, unknown][]) => { status: number; body: unknown };
+  /** Models whose answer's `content` is a list of chunks: a `thinking` chunk, then the answer as a `text` chunk. */
+  chunkedReasoning?: RegExp;
 }
 
 /** OpenAI's error body; too many requests as OpenAI's rate limiter answers it (API docs, "Error codes": code rate_limit_exceeded). */
@@ -174,6 +176,10 @@ export const VENDORS: Readonly<Record<OpenAiFlavour, Vendor>> = {
           : { object: 'error', message, type: status >= 500 ? 'server_error' : type, param: null, code: null },
     completions: 'none',
     spelling: text,
+    // Magistral answers `content: [{type: "thinking", thinking: [{type: "text", text}]}, {type:
+    // "text", text}]` (client-python @05629d2 (v2.5.1) docs/models/assistantmessagecontent.md,
+    // thinkchunk.md, textchunk.md; docs.mistral.ai "Reasoning": Magistral always reasons).
+    chunkedReasoning: /^magistral-/,
     fields: [
       'model',
       'temperature',
@@ -493,6 +499,17 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       : null;
     const reasoning = reasoningOf(body);
     const counts = usage(promptTokens, out.tokens.length + reasoning);
+    if (vendor.chunkedReasoning?.test(String(body.model))) {
+      const trace = 'Let me think about it.';
+      const content = [
+        { type: 'thinking', thinking: [{ type: 'text', text: trace }] },
+        { type: 'text', text: out.text },
+      ];
+      return chatCompletion(
+        { index: 0, message: { role: 'assistant', content }, finish_reason: out.finish },
+        usage(promptTokens, out.tokens.length + tokenize(trace).length),
+      );
+    }
     return chatCompletion(
       {
         index: 0,

@@ -128,6 +128,17 @@ describe('the mistral: provider', () => {
     expect(warnings.join('\n')).toMatch(/sending MISTRAL_API_KEY to 127\.0\.0\.1, which is not its provider's API host \(api\.mistral\.ai\)/);
   });
 
+  it("reads a reasoning model's chunked answer (a thinking chunk, then text) as the text alone", async () => {
+    const server = await mistralServer({ model: 'magistral-small-latest' });
+    const provider = createNetworkProvider(`mistral:${server.url}#magistral-small-latest`, { env, keyHosts });
+
+    const out = await provider?.generate(chatRequest());
+
+    expect(out?.text).toBe('quattro');
+    expect(out?.attempts).toBe(1);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('names the variable when the key is missing', () => {
     expect(() => createNetworkProvider('mistral:mistral-small-latest', { env: {} })).toThrow(InputError);
     expect(() => createNetworkProvider('mistral:mistral-small-latest', { env: {} })).toThrow(/MISTRAL_API_KEY is not set/);
