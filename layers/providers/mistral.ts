@@ -1,7 +1,7 @@
 /**
  * `mistral:<model>`: Mistral's API (La Plateforme), `POST https://api.mistral.ai/v1/chat/completions`
  * with `Authorization: Bearer $MISTRAL_API_KEY`. What it relies on, read in the official
- * client mistralai/client-python @05629d2 (v2.5.0, generated from Mistral's OpenAPI document)
+ * client mistralai/client-python @05629d2 (v2.5.1, generated from Mistral's OpenAPI document)
  * and Mistral's docs:
  *
  * - sdkconfiguration.py `SERVERS` (https://api.mistral.ai), chat.py `complete` (path

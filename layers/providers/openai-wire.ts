@@ -14,6 +14,22 @@ import { estimateTokens } from './tokens.ts';
 
 const usageSchema = z.object({ prompt_tokens: z.number(), completion_tokens: z.number().optional(), total_tokens: z.number().optional() }).loose();
 
+/**
+ * An answer's `message.content`: a string, or — Mistral's reasoning models (Magistral; Mistral
+ * Small 4 with `reasoning_effort`) — a list of chunks, a `thinking` chunk (the model's trace)
+ * then `text` chunks (the answer): mistralai/client-python @05629d2 (v2.5.1)
+ * docs/models/assistantmessagecontent.md (`str` or `List[ContentChunk]`), thinkchunk.md
+ * (`type: "thinking"`, `thinking: [TextChunk…]`), textchunk.md (`type: "text"`, `text`);
+ * docs.mistral.ai "Reasoning". Read as the answer's text: the text chunks joined, the
+ * thinking left out (its tokens are billed through `usage` all the same).
+ */
+const contentSchema = z
+  .union([z.string(), z.array(z.object({ type: z.string().optional(), text: z.string().optional() }).loose())])
+  .nullish()
+  .transform((content) =>
+    Array.isArray(content) ? content.map((chunk) => (chunk.type === 'text' || chunk.type === undefined ? (chunk.text ?? '') : '')).join('') : content,
+  );
+
 export const chatResponseSchema = z
   .object({
     choices: z
@@ -21,7 +37,7 @@ export const chatResponseSchema = z
         z
           .object({
             // null on a refusal or a tool call: a deterministic answer, not a malformed body.
-            message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }).loose(),
+            message: z.object({ content: contentSchema, refusal: z.string().nullish() }).loose(),
             finish_reason: z.string().nullish(),
             /** Chat log-probabilities (OpenAI, vLLM, llama.cpp, TGI): one entry per generated token. */
             logprobs: z

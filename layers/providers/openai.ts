@@ -244,7 +244,18 @@ export class OpenAiProvider implements Provider {
         sent = this.refused.strip(full);
         answer = await this.#post('/chat/completions', sent, s);
       }
-      return expectShape(chatResponseSchema, answer, 'chat/completions');
+      const value = expectShape(chatResponseSchema, answer, 'chat/completions');
+      // finish_reason "error": the server failed while generating (Mistral's API lists it beside
+      // stop, length, model_length and tool_calls: mistralai/client-python @05629d2 (v2.5.1)
+      // docs/models/chatcompletionchoicefinishreason.md). What came back is no answer of the
+      // model: retried, its tokens still counted, never scored.
+      if (value.choices[0]?.finish_reason === 'error') {
+        throw new ProviderCallError('the server stopped the answer with finish_reason "error" (a failure on its side, not the model\'s answer)', {
+          retryable: true,
+          billed: usageOf(value.usage, '', ''),
+        });
+      }
+      return value;
     }, signal);
   }
 

@@ -46,7 +46,7 @@
  *   `content: ""` with `finish_reason: "length"` (OpenAI's reasoning guide, "Allocating space
  *   for reasoning").
  * - `mistral` — Mistral's API (La Plateforme), read in mistralai/client-python @05629d2
- *   (v2.5.0): `POST /v1/chat/completions` only (chat.py `complete`; no legacy completions
+ *   (v2.5.1): `POST /v1/chat/completions` only (chat.py `complete`; no legacy completions
  *   route: 404 here), the key as `Authorization: Bearer` (models/security.py). The request
  *   model (models/chatcompletionrequest.py `ChatCompletionRequest`) lists the fields it takes —
  *   `random_seed`, not `seed`; `safe_prompt`; no `logprobs` — and the API refuses any other
@@ -105,6 +105,8 @@ export interface Vendor {
   /** The request fields the server takes; any other is refused by `extraForbidden`. Undefined: unknown fields are ignored. */
   fields?: readonly string[];
   extraForbidden?: (extra: [string, unknown][]) => { status: number; body: unknown };
+  /** Models whose answer's `content` is a list of chunks: a `thinking` chunk, then the answer as a `text` chunk. */
+  chunkedReasoning?: RegExp;
 }
 
 /** OpenAI's error body; too many requests as OpenAI's rate limiter answers it (API docs, "Error codes": code rate_limit_exceeded). */
@@ -164,12 +166,20 @@ export const VENDORS: Readonly<Record<OpenAiFlavour, Vendor>> = {
   mistral: {
     ...plain,
     keyHeader: bearer,
+    // A wrong key is answered 401 `{"detail": "Unauthorized"}`, not the glossary's shape (quoted
+    // from api.mistral.ai/v1 in agent0ai/agent-zero#539 and nextcloud/integration_openai#332).
     errorBody: (status, type, message) =>
       status === 429
         ? { object: 'error', message: 'Rate limit exceeded', type: 'rate_limited', param: null, code: '1300' }
-        : { object: 'error', message, type: status === 401 ? 'authentication_error' : status >= 500 ? 'server_error' : type, param: null, code: null },
+        : status === 401
+          ? { detail: 'Unauthorized' }
+          : { object: 'error', message, type: status >= 500 ? 'server_error' : type, param: null, code: null },
     completions: 'none',
     spelling: text,
+    // Magistral answers `content: [{type: "thinking", thinking: [{type: "text", text}]}, {type:
+    // "text", text}]` (client-python @05629d2 (v2.5.1) docs/models/assistantmessagecontent.md,
+    // thinkchunk.md, textchunk.md; docs.mistral.ai "Reasoning": Magistral always reasons).
+    chunkedReasoning: /^magistral-/,
     fields: [
       'model',
       'temperature',
@@ -247,6 +257,13 @@ export interface OpenAiServerOptions extends FaultOptions {
   thinks?: number;
   /** openai-chat reasoning models: reasoning tokens spent at each effort (default none). */
   reasoning?: Partial<Record<'none' | 'minimal' | 'low' | 'medium' | 'high', number>>;
+  /**
+   * The first this many chat answers fail while generating: the text so far (its first token)
+   * with `finish_reason: "error"`, status 200 — a value Mistral's API lists beside stop, length,
+   * model_length and tool_calls (mistralai/client-python @05629d2 (v2.5.1)
+   * docs/models/chatcompletionchoicefinishreason.md).
+   */
+  errorFinishes?: number;
 }
 
 /** openai-openapi ReasoningEffort, per model family (see the header). */
@@ -276,6 +293,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
   const basePath = options.basePath ?? '/v1';
   const answer = options.answer ?? (() => 'ok');
   const logprob = options.logprob ?? flatLogprob;
+  let errorFinishes = options.errorFinishes ?? 0;
 
   const error = (status: number, type: string, message: string) => ({ status, headers: {}, body: vendor.errorBody(status, type, message) });
 
@@ -464,6 +482,11 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       );
     }
     const out = generated(prompt, body);
+    if (errorFinishes > 0) {
+      errorFinishes -= 1;
+      const part = out.tokens.slice(0, 1);
+      return chatCompletion({ index: 0, message: { role: 'assistant', content: part.join('') }, finish_reason: 'error' }, usage(promptTokens, part.length));
+    }
     const logprobs = wantLogprobs
       ? {
           content: out.tokens.map((token, i) => {
@@ -476,6 +499,17 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       : null;
     const reasoning = reasoningOf(body);
     const counts = usage(promptTokens, out.tokens.length + reasoning);
+    if (vendor.chunkedReasoning?.test(String(body.model))) {
+      const trace = 'Let me think about it.';
+      const content = [
+        { type: 'thinking', thinking: [{ type: 'text', text: trace }] },
+        { type: 'text', text: out.text },
+      ];
+      return chatCompletion(
+        { index: 0, message: { role: 'assistant', content }, finish_reason: out.finish },
+        usage(promptTokens, out.tokens.length + tokenize(trace).length),
+      );
+    }
     return chatCompletion(
       {
         index: 0,

@@ -38,6 +38,8 @@ const CASES = [
   { name: 'anthropic (x-api-key)', variable: 'ANTHROPIC_API_KEY', spec: () => 'anthropic:claude-haiku-4-5', endpoint: true },
   { name: 'azure (api-key)', variable: 'AZURE_OPENAI_API_KEY', spec: (base: string) => `azure:${base}/#chat`, endpoint: false },
   { name: 'openai (Authorization)', variable: 'OPENAI_API_KEY', spec: (base: string) => `openai:${base}/v1#fake-model`, endpoint: false },
+  // An OpenAI-like API declared with openAiLikeKind (its own key variable and route).
+  { name: 'mistral (Authorization)', variable: 'MISTRAL_API_KEY', spec: (base: string) => `mistral:${base}/v1#mistral-small-latest`, endpoint: false },
 ];
 
 describe('a bound key does not follow a redirect to another host', () => {

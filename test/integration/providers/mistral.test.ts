@@ -81,7 +81,30 @@ describe('the mistral: provider', () => {
 
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as ProviderError).retryable).toBe(false);
+    expect((err as ProviderError).message).toMatch(/HTTP 401: Unauthorized/);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries an answer the server stopped with finish_reason "error" and never returns its partial text', async () => {
+    const server = await mistralServer({ answer: () => 'quattro cinque', errorFinishes: 1 });
+    const provider = createNetworkProvider(`mistral:${server.url}#mistral-small-latest`, { env, keyHosts, ...recordingRetries().options });
+
+    const out = await provider?.generate(chatRequest());
+
+    expect(out?.text).toBe('quattro cinque');
+    expect(out?.attempts).toBe(2);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('fails the call, never records it as the model\'s answer, when every attempt ends in finish_reason "error"', async () => {
+    const server = await mistralServer({ answer: () => 'quattro cinque', errorFinishes: 10 });
+    const provider = createNetworkProvider(`mistral:${server.url}#mistral-small-latest`, { env, keyHosts, maxRetries: 2, ...recordingRetries().options });
+
+    const err = await provider?.generate(chatRequest()).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as ProviderError).message).toMatch(/finish_reason "error"/);
+    expect(server.requests).toHaveLength(3);
   });
 
   it('binds MISTRAL_API_KEY to api.mistral.ai: a deployment refuses any other host before a call', async () => {
@@ -103,6 +126,17 @@ describe('the mistral: provider', () => {
     await provider?.generate(chatRequest());
 
     expect(warnings.join('\n')).toMatch(/sending MISTRAL_API_KEY to 127\.0\.0\.1, which is not its provider's API host \(api\.mistral\.ai\)/);
+  });
+
+  it("reads a reasoning model's chunked answer (a thinking chunk, then text) as the text alone", async () => {
+    const server = await mistralServer({ model: 'magistral-small-latest' });
+    const provider = createNetworkProvider(`mistral:${server.url}#magistral-small-latest`, { env, keyHosts });
+
+    const out = await provider?.generate(chatRequest());
+
+    expect(out?.text).toBe('quattro');
+    expect(out?.attempts).toBe(1);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('names the variable when the key is missing', () => {

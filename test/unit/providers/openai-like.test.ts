@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '#core/errors.ts';
 import { PROVIDER_REGISTRY, applyWireHooks, parseNetworkSpec } from '#providers/index.ts';
+import { createBatchClient } from '#providers/batch/registry.ts';
 
 describe('mistral: specs', () => {
   it.each([
@@ -27,6 +28,12 @@ describe('mistral: specs', () => {
     const kind = PROVIDER_REGISTRY.byScheme('mistral');
     expect(kind).toMatchObject({ billed: true, tablePriced: true, usage: 'mistral:[<base-url>#]<model>', options: ['api-key-env'] });
     expect(kind?.description).toMatch(/MISTRAL_API_KEY/);
+  });
+
+  it('refuses --batch before reading a key: the wire hooks are not applied to batch lines, so no batch body goes out unrenamed', () => {
+    const open = () => createBatchClient('mistral:mistral-small-latest', { env: { MISTRAL_API_KEY: 'm-key' } });
+    expect(open).toThrow(InputError);
+    expect(open).toThrow(/--batch: provider "mistral" has no batch API in polyeval \(batch runs take: openai: .*anthropic: /);
   });
 });
 
