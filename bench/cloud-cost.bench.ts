@@ -1,5 +1,5 @@
 /**
- * Issue 19: `npm run bench cloud-cost [-- --items 10000] [--language python|cpp|kotlin …] [--without inactive]`: what
+ * Issue 19: `npm run bench cloud-cost [-- --items 10000] [--language python|cpp|kotlin …] [--without inactive] [--architecture arm64|x86_64]`: what
  * a run costs on AWS against one EC2 instance running the local CLI. For each language it runs
  * the cloud-scale simulation (sim/cloud) at `--items` and prints one JSON line: the
  * simulated deployment's execution cost (Lambda GB-seconds and requests), model cost and wall
@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util';
 import { FIXES, LIMITS, runSimulation, type Without } from '../sim/cloud/simulate.ts';
 import { MODEL_CALL_MS, SIM_LANGUAGES, type SimLanguage } from '../sim/cloud/sim-model.ts';
+import { DEFAULT_DEPLOYMENT } from '#app/cloud/estimate.ts';
 
 /**
  * The instance the local CLI is priced on: c7i.large (2 vCPU, 4 GiB, like the 2-core machine
@@ -30,6 +31,8 @@ const CALLS_IN_FLIGHT = 25;
 export interface CostLine {
   language: SimLanguage;
   items: number;
+  /** The functions' architecture the Lambda GB-seconds are billed at (default: cdk.json's, arm64). */
+  aws_architecture: 'arm64' | 'x86_64';
   aws_execution_usd: number;
   aws_model_usd: number;
   aws_lambda_gb_s: number;
@@ -42,8 +45,13 @@ export interface CostLine {
 }
 
 /** The comparison of one language at `items`, from one simulated run. */
-export async function costLine(language: SimLanguage, items: number, without: readonly Without[] = []): Promise<CostLine> {
-  const sim = await runSimulation({ items, language, without });
+export async function costLine(
+  language: SimLanguage,
+  items: number,
+  without: readonly Without[] = [],
+  architecture: 'arm64' | 'x86_64' = DEFAULT_DEPLOYMENT.architecture,
+): Promise<CostLine> {
+  const sim = await runSimulation({ items, language, without, architecture });
   if (sim.completed !== items) throw new Error(`the simulated ${language} run completed ${sim.completed} of ${items} items: ${sim.bottleneck}`);
   const modelUsd = sim.detail.model_usd as number;
   const rate = LOCAL_ITEMS_PER_SECOND[language];
@@ -53,6 +61,7 @@ export async function costLine(language: SimLanguage, items: number, without: re
   return {
     language,
     items,
+    aws_architecture: architecture,
     aws_execution_usd: Number((sim.cost_usd - modelUsd).toFixed(2)),
     aws_model_usd: Number(modelUsd.toFixed(2)),
     aws_lambda_gb_s: sim.lambda_gb_s,
@@ -72,8 +81,11 @@ export async function main(argv: string[]): Promise<void> {
       items: { type: 'string', default: '10000' },
       language: { type: 'string', multiple: true, default: ['python', 'kotlin'] },
       without: { type: 'string', multiple: true, default: [] },
+      architecture: { type: 'string', default: DEFAULT_DEPLOYMENT.architecture },
     },
   });
+  const architecture = values.architecture;
+  if (architecture !== 'arm64' && architecture !== 'x86_64') throw new Error(`--architecture must be arm64 or x86_64, got ${architecture}`);
   const items = Number(values.items);
   if (!Number.isInteger(items) || items < 1) throw new Error(`--items must be a positive integer, got ${values.items}`);
   for (const language of values.language)
@@ -81,5 +93,5 @@ export async function main(argv: string[]): Promise<void> {
   const known: readonly string[] = [...FIXES, ...LIMITS];
   for (const w of values.without) if (!known.includes(w)) throw new Error(`--without ${w}: expected one of ${known.join(', ')}`);
   for (const language of values.language)
-    process.stdout.write(`${JSON.stringify(await costLine(language as SimLanguage, items, values.without as Without[]))}\n`);
+    process.stdout.write(`${JSON.stringify(await costLine(language as SimLanguage, items, values.without as Without[], architecture))}\n`);
 }
