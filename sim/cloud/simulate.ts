@@ -139,8 +139,11 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         random,
       })
     : undefined;
-  // The scenario: a deployment idle for weeks, its VPC functions Inactive (limits/function-state.ts):
-  // the runner, and the judge (a VPC function too, idle just as long).
+  // The scenario: a deployment idle for weeks, its functions Inactive (limits/function-state.ts):
+  // the runner (a VPC function), and the judge — in no VPC since issue 35, but kept Inactive here
+  // as the worse case: "a function becomes inactive when it has been idle long enough for Lambda
+  // to reclaim the external resources that were configured for it" (Lambda function states), and
+  // a container image's optimized copy is such a resource.
   if (!without.has('inactive')) for (const fn of [fns.runner, fns.judge]) lambda.states.markInactive(fn.name);
   const queue = (fn: FunctionSpec, duplicates?: { rate: number; random: () => number }, maxReceiveCount = MAX_RECEIVE_COUNT) =>
     new SimSqsQueue<unknown>(fn.name, visibilityMs(fn), maxReceiveCount, undefined, duplicates);
