@@ -2,6 +2,9 @@
 // gateway endpoints (the hourly cost the default stack does without), the scale-in safeguards
 // (a stop timeout long enough to drain, the task role's permission to set its own scale-in
 // protection and nothing wider), and cdk-nag clean.
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
 import { interfaceEndpointServices } from '../../infra/network.ts';
@@ -55,6 +58,15 @@ describe('the opt-in Fargate lane network', () => {
   it('reports no unacknowledged cdk-nag AwsSolutions error or warning', () => {
     expect(synth.nag.violations.map((v) => v.ruleName)).toEqual([]);
   });
+
+  it('passes cfn-lint, as the default stack does (compliance.test.ts, the same ignored rule)', async () => {
+    const templatePath = path.join(synth.outdir, 'Polyeval.template.json');
+    const result = await promisify(execFile)('cfn-lint', ['--format', 'parseable', '--ignore-checks', 'W3005', '--', templatePath], { timeout: 240_000 }).then(
+      () => '',
+      (error: { stdout?: string; message: string }) => error.stdout || error.message,
+    );
+    expect(result).toBe('');
+  }, 300_000);
 });
 
 describe('the Fargate lane', () => {
