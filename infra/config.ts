@@ -46,7 +46,7 @@ export interface PolyevalConfig {
   /** Athena's per-query scan limit in bytes (≥ 10 MB, Athena's minimum). */
   athenaBytesScannedCutoff: number;
   logRetentionDays: number;
-  /** Deploy the Fargate lane (and the interface endpoints only it needs). */
+  /** Deploy the Fargate lane (its VPC and the interface endpoints only it needs); off by default. */
   fargateLane: boolean;
   /** Upper bound of Fargate tasks per language. */
   fargateMaxTasks: number;
@@ -117,15 +117,19 @@ export class ConfigError extends Error {
 }
 
 const DEFAULTS = {
-  // x86_64 builds the executor images natively on the usual x86 workstation or CI runner;
-  // arm64 (about 20% cheaper Lambda compute) needs an arm64 machine or QEMU emulation.
-  architecture: 'x86_64',
+  // arm64: Lambda's arm64 GB-second costs 20% less than x86_64's (layers/providers/aws-prices.ts),
+  // and every executor image's toolchain exists for it (docs/aws.md "Architecture"). Building
+  // the images on an x86 machine needs QEMU (docker buildx + binfmt); `-c architecture=x86_64`
+  // builds natively there.
+  architecture: 'arm64',
   generateMaxConcurrency: 5,
   nightlySchedule: 'cron(0 3 * * ? *)',
   nightlyTimezone: 'UTC',
   athenaBytesScannedCutoff: 1_073_741_824,
   logRetentionDays: 30,
-  fargateLane: true,
+  // Opt-in (`-c fargateLane=true`): the lane's VPC needs five interface endpoints × 2 AZs, which
+  // bill by the hour whether a run goes or not (docs/aws.md "Idle cost").
+  fargateLane: false,
   fargateMaxTasks: 4,
   runnerReservedConcurrency: RUNNER_RESERVED_CONCURRENCY,
   accountConcurrency: ACCOUNT_CONCURRENCY,

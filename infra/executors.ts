@@ -1,12 +1,13 @@
 /**
  * The Lambda execution lane: per executor image, a work queue and a DockerImageFunction built
- * from its stage of `layers/images/Dockerfile`, in the isolated subnets, consuming its queue with
- * partial batch failures. Each function is a judge: it holds the storage role, reads the
+ * from its stage of `layers/images/Dockerfile`, in no VPC, consuming its queue with partial
+ * batch failures. A judge runs no model code (its runner does, in a VPC of its own with no
+ * route: runner-network.ts), so it needs no network isolation of its own and reaches S3,
+ * DynamoDB, SQS and Lambda at their public endpoints: no interface endpoint bills by the hour. Each function is a judge: it holds the storage role, reads the
  * item's tests, and sends the program and test inputs to its image's runner function
  * (runners.ts), which runs them holding nothing. The image is only staged at synth; it is built at deploy.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -18,9 +19,8 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Architecture } from './config.ts';
 import { lambdaArchitecture, powertoolsEnvironment } from './defaults/function-defaults.ts';
-import { EXECUTOR_READ_PATTERNS, EXECUTOR_WRITE_PATTERNS, LEDGER_WRITER_ACTIONS, ledgerAccess, vpcAttachmentStatement } from './defaults/iam-statements.ts';
+import { EXECUTOR_READ_PATTERNS, EXECUTOR_WRITE_PATTERNS, LEDGER_WRITER_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
 import { grantObjectAccess } from './grants.ts';
-import { acknowledge } from './nag.ts';
 import { visibilityTimeoutFor } from './defaults/queue-defaults.ts';
 import { EXECUTOR_IMAGES, type ExecutorImage } from './languages.ts';
 import { IMAGES_CONTEXT, imageBuildArgs } from './paths.ts';
@@ -43,7 +43,7 @@ export function executorEnvironment(image: ExecutorImage, bucket: s3.IBucket, le
     TABLE_NAME: ledger.tableName,
     AGGREGATE_QUEUE_URL: aggregateQueue.queueUrl,
     EXECUTOR_LANGUAGES: image.languages.join(','),
-    // Executors sit in isolated subnets without an X-Ray endpoint.
+    // Fargate judges sit in isolated subnets without an X-Ray endpoint; Lambda judges are not traced either.
     POWERTOOLS_TRACE_ENABLED: 'false',
   };
 }
@@ -61,9 +61,6 @@ export interface ExecutorsProps {
   bucket: s3.IBucket;
   ledger: dynamodb.ITable;
   aggregateQueue: sqs.IQueue;
-  vpc: ec2.IVpc;
-  subnets: ec2.SubnetSelection;
-  securityGroup: ec2.ISecurityGroup;
   /** The runner functions the executors judge for (model code runs there, not here). */
   runners: Runners;
   /**
@@ -96,12 +93,6 @@ export class Executors extends Construct {
       });
       logGroup.grantWrite(role);
       grantExecutorAccess(role, props.bucket, props.ledger);
-      role.addToPrincipalPolicy(vpcAttachmentStatement());
-      acknowledge(
-        role,
-        'AwsSolutions-IAM5[Resource::*]',
-        'Lambda VPC attachment (network-interface create/describe/delete, DescribeSubnets) takes no resource-level scope.',
-      );
       props.aggregateQueue.grantSendMessages(role);
       const fn = new lambda.DockerImageFunction(this, `${name}Function`, {
         code: lambda.DockerImageCode.fromImageAsset(IMAGES_CONTEXT, { buildArgs: imageBuildArgs(image.id), platform: imagePlatform(props.architecture) }),
@@ -111,9 +102,6 @@ export class Executors extends Construct {
         timeout: EXECUTOR_TIMEOUT,
         role,
         logGroup,
-        vpc: props.vpc,
-        vpcSubnets: props.subnets,
-        securityGroups: [props.securityGroup],
         environment: { ...executorEnvironment(image, props.bucket, props.ledger, props.aggregateQueue), ...props.runners.attachJudge(image.id, role) },
       });
       // Never more judges at once than their runner has reserved (the Fargate lane's judges

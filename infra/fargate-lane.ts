@@ -3,7 +3,8 @@
  * the isolated subnets runs the same executor images with the queue-consumer entry
  * (`functions/execute/consumer.ts`, bundled as `/var/task/consumer.mjs`). One queue and one
  * service per image, scaled on the queue's depth (visible + in flight) between 0 and a cap, so
- * an idle lane costs nothing but the interface endpoints (see network.ts). A task running an
+ * an idle lane costs nothing but the interface endpoints (see network.ts): about $73 a month,
+ * which is why the lane is opt-in (`-c fargateLane=true`). A task running an
  * item holds ECS scale-in protection (the consumer asks the container agent; the agent calls
  * UpdateTaskProtection with the task role), so scaling in stops idle tasks only; a task told
  * to stop drains within {@link CONSUMER_STOP_TIMEOUT}.
@@ -18,6 +19,7 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AdjustmentType } from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -49,8 +51,11 @@ export function queueDepthSteps(maxTasks: number): { lower?: number; upper?: num
   ];
 }
 
-/** Properties of {@link FargateLane}: the executors' own, and the most tasks per image. */
+/** Properties of {@link FargateLane}: the executors' own, the lane's network (network.ts), and the most tasks per image. */
 export interface FargateLaneProps extends Omit<ExecutorsProps, 'judgeMaxConcurrency'> {
+  vpc: ec2.IVpc;
+  subnets: ec2.SubnetSelection;
+  securityGroup: ec2.ISecurityGroup;
   maxTasks: number;
 }
 

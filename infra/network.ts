@@ -1,16 +1,19 @@
 /**
- * The executors' network: a VPC with isolated subnets only (no NAT gateway, no internet
- * gateway, so untrusted code has no route out), gateway endpoints for S3 and DynamoDB whose
- * policies admit only our bucket and ledger, and the few interface endpoints that are needed —
- * all in the judges' `executors` subnets. The runner functions, which run model code, are not
- * here: they have a VPC of their own with DNS off (runner-network.ts).
+ * The Fargate lane's network (deployed only with `-c fargateLane=true`): a VPC with isolated
+ * subnets only (no NAT gateway, no internet gateway), gateway endpoints for S3 and DynamoDB
+ * whose policies admit only our bucket and ledger, and the interface endpoints a Fargate judge
+ * needs, all in the `executors` subnets. The runner functions, which run model code, are not
+ * here: they have a VPC of their own with DNS off (runner-network.ts). The Lambda judges are in
+ * no VPC at all (executors.ts): they reach S3, DynamoDB, SQS and Lambda at the services' public
+ * endpoints, as the plan, generate and aggregate functions do, so the default stack has no
+ * interface endpoint and no NAT gateway.
  *
- * Cost (us-east-1, 2 AZs): gateway endpoints are free; each interface endpoint costs about
- * $0.01/h per AZ (~$14.6/month for 2 AZs) plus $0.01/GB. SQS is always needed (an executor
- * that records a run's last item enqueues the aggregate message), and Lambda (a judge invokes
- * its runner function). ECR (api + dkr) and
- * CloudWatch Logs are needed only by the Fargate lane (image pull, awslogs driver) — Lambda
- * pulls images and ships logs outside the VPC — so `fargateLane=false` saves ~$44/month.
+ * Cost (us-east-1, 2 AZs; "AWS PrivateLink pricing", https://aws.amazon.com/privatelink/pricing/,
+ * read 2026-12-06): gateway endpoints are free; each interface endpoint is billed per AZ and
+ * hour while it exists ($0.01, AWS_PRICES.interfaceEndpointAzHour), plus $0.01/GB. A Fargate
+ * task in isolated subnets needs five: SQS (its queue and the aggregate queue), Lambda (it
+ * invokes its runner), ECR API and ECR Docker (image pull) and CloudWatch Logs (awslogs
+ * driver): 5 × 2 AZs × 730 h ≈ $73/month, which is why the lane is opt-in.
  * X-Ray has no endpoint here (another ~$14.6/month): executors are not traced.
  */
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -27,19 +30,25 @@ export interface NetworkProps {
   ledger: dynamodb.ITable;
   /** Destination of the VPC flow logs (the access-log bucket). */
   flowLogBucket: s3.IBucket;
-  /** Adds the ECR and CloudWatch Logs interface endpoints the Fargate consumer needs. */
+  /** Whether the Fargate lane is deployed (the only user of this network and its interface endpoints). */
   fargateLane: boolean;
 }
 
 /** Interface endpoints by need; see the cost note at the top of this file. */
 export function interfaceEndpointServices(fargateLane: boolean): ec2.InterfaceVpcEndpointAwsService[] {
-  // Lambda: judges invoke their runner functions (runners.ts); runners' own subnets get no endpoint.
-  const always = [ec2.InterfaceVpcEndpointAwsService.SQS, ec2.InterfaceVpcEndpointAwsService.LAMBDA];
-  const fargate = [ec2.InterfaceVpcEndpointAwsService.ECR, ec2.InterfaceVpcEndpointAwsService.ECR_DOCKER, ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS];
-  return fargateLane ? [...always, ...fargate] : always;
+  // Without the lane nothing is in this VPC (the stack does not deploy it). Lambda: a Fargate
+  // judge invokes its runner function (runners.ts); runners' own subnets get no endpoint.
+  if (!fargateLane) return [];
+  return [
+    ec2.InterfaceVpcEndpointAwsService.SQS,
+    ec2.InterfaceVpcEndpointAwsService.LAMBDA,
+    ec2.InterfaceVpcEndpointAwsService.ECR,
+    ec2.InterfaceVpcEndpointAwsService.ECR_DOCKER,
+    ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS,
+  ];
 }
 
-/** Isolated VPC + endpoints + the security group executors run in. */
+/** Isolated VPC + endpoints + the security group the Fargate lane's tasks run in. */
 export class Network extends Construct {
   readonly vpc: ec2.Vpc;
   readonly executorSecurityGroup: ec2.SecurityGroup;
@@ -69,16 +78,14 @@ export class Network extends Construct {
         resources: [props.bucket.bucketArn, props.bucket.arnForObjects('*')],
       }),
     );
-    if (props.fargateLane) {
-      // ECR serves image layers from this AWS-owned bucket through the S3 endpoint.
-      s3Endpoint.addToPolicy(
-        new iam.PolicyStatement({
-          principals: [new iam.AnyPrincipal()],
-          actions: ['s3:GetObject'],
-          resources: [`arn:${Stack.of(this).partition}:s3:::prod-${Stack.of(this).region}-starport-layer-bucket/*`],
-        }),
-      );
-    }
+    // ECR serves image layers from this AWS-owned bucket through the S3 endpoint.
+    s3Endpoint.addToPolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.AnyPrincipal()],
+        actions: ['s3:GetObject'],
+        resources: [`arn:${Stack.of(this).partition}:s3:::prod-${Stack.of(this).region}-starport-layer-bucket/*`],
+      }),
+    );
     const dynamoEndpoint = this.vpc.addGatewayEndpoint('DynamoDb', {
       service: ec2.GatewayVpcEndpointAwsService.DYNAMODB,
       subnets: [this.executorSubnets],

@@ -34,7 +34,8 @@ export interface PolyevalStackProps extends StackProps {
 /** Everything polyeval needs in one account and region. */
 export class PolyevalStack extends Stack {
   readonly storage: Storage;
-  readonly network: Network;
+  /** The Fargate lane's VPC and endpoints; undefined without the lane (the default). */
+  readonly network: Network | undefined;
   readonly queues: StageQueues;
   readonly runnerNetwork: RunnerNetwork;
   readonly runners: Runners;
@@ -54,14 +55,11 @@ export class PolyevalStack extends Stack {
     const { config } = props;
     this.storage = new Storage(this, 'Storage');
     const { bucket, ledger } = this.storage;
-    this.network = new Network(this, 'Network', { bucket, ledger, flowLogBucket: this.storage.accessLogs, fargateLane: config.fargateLane });
+    // Only the opt-in Fargate lane needs a VPC with interface endpoints (billed by the hour);
+    // the Lambda judges are in no VPC and the runners in their own, endpoint-free one.
+    this.network = config.fargateLane ? new Network(this, 'Network', { bucket, ledger, flowLogBucket: this.storage.accessLogs, fargateLane: true }) : undefined;
     this.runnerNetwork = new RunnerNetwork(this, 'RunnerNetwork', { flowLogBucket: this.storage.accessLogs });
     this.queues = new StageQueues(this, 'Queues');
-    const executorNetwork = {
-      vpc: this.network.vpc,
-      subnets: this.network.executorSubnets,
-      securityGroup: this.network.executorSecurityGroup,
-    };
     this.runners = new Runners(this, 'Runners', {
       architecture: config.architecture,
       reservedConcurrency: config.runnerReservedConcurrency,
@@ -77,9 +75,8 @@ export class PolyevalStack extends Stack {
       ledger,
       aggregateQueue: this.queues.aggregate.queue,
       judgeMaxConcurrency: config.concurrency.judge,
-      ...executorNetwork,
     });
-    this.fargate = config.fargateLane
+    this.fargate = this.network
       ? new FargateLane(this, 'FargateLane', {
           architecture: config.architecture,
           logRetentionDays: config.logRetentionDays,
@@ -88,7 +85,9 @@ export class PolyevalStack extends Stack {
           ledger,
           aggregateQueue: this.queues.aggregate.queue,
           runners: this.runners,
-          ...executorNetwork,
+          vpc: this.network.vpc,
+          subnets: this.network.executorSubnets,
+          securityGroup: this.network.executorSecurityGroup,
         })
       : undefined;
     this.pipeline = new Pipeline(this, 'Pipeline', {

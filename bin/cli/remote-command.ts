@@ -83,7 +83,8 @@ function runCommand(): Command {
     )
     .option('--call-seconds <s>', 'dry run: seconds per model call', numberOption('--call-seconds'), DEFAULT_DEPLOYMENT.callSeconds)
     .addOption(new Option('--architecture <arch>', 'dry run: deployed architecture').choices(['arm64', 'x86_64']).default(DEFAULT_DEPLOYMENT.architecture))
-    .option('--no-fargate-lane', 'dry run: the stack was deployed with -c fargateLane=false (fewer interface endpoints)')
+    .option('--fargate-lane', 'dry run: the stack was deployed with -c fargateLane=true (its five interface endpoints bill by the hour)')
+    .option('--no-fargate-lane', 'dry run: the stack was deployed without the Fargate lane (the default)')
     .action(async (flags: RemoteRunFlags, command: Command) => {
       const spec = await withPrices(specFromFlags(flags), flags);
       if (flags.batch) {

@@ -5,6 +5,7 @@
  */
 import { runSimulation, type Without } from './simulate.ts';
 import { MODEL_CALL_MS, type SimLanguage } from './sim-model.ts';
+import { DEFAULT_DEPLOYMENT } from '#app/cloud/estimate.ts';
 
 /**
  * The instance the local CLI is priced on: c7i.large (2 vCPU, 4 GiB, like the 2-core machine
@@ -26,6 +27,8 @@ const CALLS_IN_FLIGHT = 25;
 export interface CostLine {
   language: SimLanguage;
   items: number;
+  /** The functions' architecture the Lambda GB-seconds are billed at (default: cdk.json's, arm64). */
+  aws_architecture: 'arm64' | 'x86_64';
   aws_execution_usd: number;
   aws_model_usd: number;
   aws_lambda_gb_s: number;
@@ -38,8 +41,13 @@ export interface CostLine {
 }
 
 /** The comparison of one language at `items`, from one simulated run. */
-export async function costLine(language: SimLanguage, items: number, without: readonly Without[] = []): Promise<CostLine> {
-  const sim = await runSimulation({ items, language, without });
+export async function costLine(
+  language: SimLanguage,
+  items: number,
+  without: readonly Without[] = [],
+  architecture: 'arm64' | 'x86_64' = DEFAULT_DEPLOYMENT.architecture,
+): Promise<CostLine> {
+  const sim = await runSimulation({ items, language, without, architecture });
   if (sim.completed !== items) throw new Error(`the simulated ${language} run completed ${sim.completed} of ${items} items: ${sim.bottleneck}`);
   const modelUsd = sim.detail.model_usd as number;
   const rate = LOCAL_ITEMS_PER_SECOND[language];
@@ -49,6 +57,7 @@ export async function costLine(language: SimLanguage, items: number, without: re
   return {
     language,
     items,
+    aws_architecture: architecture,
     aws_execution_usd: Number((sim.cost_usd - modelUsd).toFixed(2)),
     aws_model_usd: Number(modelUsd.toFixed(2)),
     aws_lambda_gb_s: sim.lambda_gb_s,

@@ -23,7 +23,7 @@ import { watchRuns } from '#app/cloud/watchdog.ts';
 import { loadSource } from '#app/shared/load-benchmark.ts';
 import { LambdaInvoker } from '#aws/lambda-invoker.ts';
 import { executeJob } from '#sandbox/executor.ts';
-import { AWS_PRICES } from '#app/cloud/estimate.ts';
+import { AWS_PRICES, DEFAULT_DEPLOYMENT } from '#app/cloud/estimate.ts';
 import { LEDGER_SHARDS } from '#aws/dynamo-ledger-schema.ts';
 import { makeHandler as makeAggregate } from '../../functions/aggregate/handler.ts';
 import { makeHandler as makeExecute } from '../../functions/execute/handler.ts';
@@ -76,6 +76,12 @@ export interface SimOptions {
   sweep?: boolean;
   /** The model's on-demand quota (default: Claude 3 Haiku's in us-east-1, ./limits/model-quota.ts). */
   modelQuota?: ModelQuota;
+  /**
+   * The functions' architecture, billed at its GB-second price (default: what cdk.json deploys,
+   * DEFAULT_DEPLOYMENT). Durations are the profiles' (sim-model.ts) on either: no arm64 timing
+   * of the toolchains was measured.
+   */
+  architecture?: 'arm64' | 'x86_64';
 }
 
 const MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
@@ -99,6 +105,7 @@ const NO_HOST: ProgramHost = {
 
 export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const without = new Set(options.without ?? []);
+  const architecture = options.architecture ?? DEFAULT_DEPLOYMENT.architecture;
   const n = options.n ?? 10;
   const language = options.language ?? 'python';
   const tasks = Math.ceil(options.items / n);
@@ -132,8 +139,11 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         random,
       })
     : undefined;
-  // The scenario: a deployment idle for weeks, its VPC functions Inactive (limits/function-state.ts):
-  // the runner, and the judge (a VPC function too, idle just as long).
+  // The scenario: a deployment idle for weeks, its functions Inactive (limits/function-state.ts):
+  // the runner (a VPC function), and the judge — in no VPC since issue 35, but kept Inactive here
+  // as the worse case: "a function becomes inactive when it has been idle long enough for Lambda
+  // to reclaim the external resources that were configured for it" (Lambda function states), and
+  // a container image's optimized copy is such a resource.
   if (!without.has('inactive')) for (const fn of [fns.runner, fns.judge]) lambda.states.markInactive(fn.name);
   const queue = (fn: FunctionSpec, duplicates?: { rate: number; random: () => number }, maxReceiveCount = MAX_RECEIVE_COUNT) =>
     new SimSqsQueue<unknown>(fn.name, visibilityMs(fn), maxReceiveCount, undefined, duplicates);
@@ -281,7 +291,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       dlq,
       virtual_wall_s: Math.round((endMs ?? time.now()) / 1000),
       lambda_gb_s: Math.round(gbSeconds),
-      cost_usd: Number((gbSeconds * AWS_PRICES.lambdaGbSecond.x86_64 + modelUsd + requestsUsd).toFixed(2)),
+      cost_usd: Number((gbSeconds * AWS_PRICES.lambdaGbSecond[architecture] + modelUsd + requestsUsd).toFixed(2)),
       bottleneck: bottleneckOf({
         lambda,
         dynamo,
@@ -303,6 +313,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         verdicts,
         expected: expectedVerdicts(tasks, n, language),
         runner: runnerProfile(language, fns),
+        architecture,
         booked_model_usd: Number((run?.costUsd ?? 0).toFixed(4)),
         model_usd: Number(modelUsd.toFixed(4)),
         model_calls: modelCalls,

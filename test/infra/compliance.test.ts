@@ -58,7 +58,7 @@ describe('packaging', () => {
     // One Dockerfile, one image per registry entry: the build argument picks the image's stage.
     expect(images.map((image) => image.source.dockerBuildArgs?.IMAGE).sort()).toEqual(EXECUTOR_IMAGES.map((image) => image.id).sort());
     for (const image of images) {
-      expect(image.source.platform).toBe('linux/amd64'); // the x86_64 default builds natively on x86
+      expect(image.source.platform).toBe('linux/arm64'); // the arm64 default (Lambda's cheaper GB-second)
       expect(existsSync(path.join(synth.outdir, image.source.directory, 'Dockerfile'))).toBe(true);
     }
   });

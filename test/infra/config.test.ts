@@ -5,8 +5,10 @@ import { BENCHMARKS } from '../../layers/core/benchmarks/registry.ts';
 describe('parseConfig', () => {
   it('applies defaults and reads the sweep from SSM when no nightly context is given', () => {
     const config = parseConfig({});
-    // x86_64 by default: the executor images then build without emulation on x86 machines.
-    expect(config.architecture).toBe('x86_64');
+    // arm64 by default: Lambda's cheaper GB-second, and every image's toolchain exists for it.
+    expect(config.architecture).toBe('arm64');
+    // No Fargate lane by default: its interface endpoints bill by the hour (docs/aws.md "Idle cost").
+    expect(config.fargateLane).toBe(false);
     expect(config.nightly).toEqual({ kind: 'ssm', parameterName: '/polyeval/nightly' });
   });
 
@@ -20,11 +22,11 @@ describe('parseConfig', () => {
   it('decodes values given as strings on the cdk command line', () => {
     const config = parseConfig({
       generateMaxConcurrency: '12',
-      fargateLane: 'false',
+      fargateLane: 'true',
       nightly: '{"benchmarks":["abricot"],"models":["reference"],"params":{"n":1}}',
     });
     expect(config.generateMaxConcurrency).toBe(12);
-    expect(config.fargateLane).toBe(false);
+    expect(config.fargateLane).toBe(true);
     expect(config.nightly).toEqual({ kind: 'inline', sweep: { benchmarks: ['abricot'], models: ['reference'], params: { n: 1 } } });
   });
 
@@ -37,7 +39,7 @@ describe('parseConfig', () => {
   it("fits generate's concurrency into the account: the judges' maxConcurrency shrinks to what is left, a larger quota widens it", () => {
     expect(parseConfig({}).concurrency).toMatchObject({ generate: 5, plan: 10, aggregate: 10, judge: 92 });
     expect(parseConfig({ generateMaxConcurrency: '300' }).concurrency.judge).toBe(33);
-    expect(parseConfig({ generateMaxConcurrency: '460', accountConcurrency: '2000' }).concurrency.judge).toBe(92);
+    expect(parseConfig({ generateMaxConcurrency: '460', accountConcurrency: '2000', fargateLane: 'true' }).concurrency.judge).toBe(92);
     // Without the Fargate lane nothing else holds the runner: a reservation of 5 is the judge's 5.
     expect(parseConfig({ runnerReservedConcurrency: '5', fargateLane: 'false' }).concurrency.judge).toBe(5);
   });
@@ -65,8 +67,9 @@ describe('parseConfig', () => {
     // The account's unreserved pool cannot hold generate beside plan, aggregate and five judges of at least 2 each.
     [{ generateMaxConcurrency: 460 }, 'generateMaxConcurrency'],
     // The judge mapping's minimum of 2 and the Fargate lane's 4 × 2 do not fit in 9 (nor in 5).
-    [{ runnerReservedConcurrency: 9 }, 'runnerReservedConcurrency'],
-    [{ runnerReservedConcurrency: 5 }, 'runnerReservedConcurrency'],
+    [{ runnerReservedConcurrency: 9, fargateLane: true }, 'runnerReservedConcurrency'],
+    [{ runnerReservedConcurrency: 5, fargateLane: true }, 'runnerReservedConcurrency'],
+    [{ runnerReservedConcurrency: 1 }, 'runnerReservedConcurrency'],
     // Five runners at 180 and the batch stage's 1 leave 99 unreserved; Lambda requires 100.
     [{ runnerReservedConcurrency: 180 }, 'runnerReservedConcurrency'],
     [{ accountConcurrency: 0 }, 'accountConcurrency'],

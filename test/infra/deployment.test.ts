@@ -49,7 +49,8 @@ let json: TemplateJson;
 let bucketId: string;
 
 beforeAll(() => {
-  json = synthPolyeval({ ...NO_BUNDLING, alarmEmail: 'ops@example.com' }).template.toJSON() as TemplateJson;
+  // With the opt-in Fargate lane: its scaling alarms and its tasks' tags are checked too.
+  json = synthPolyeval({ ...NO_BUNDLING, alarmEmail: 'ops@example.com', fargateLane: true }).template.toJSON() as TemplateJson;
   bucketId = resources(json, 'AWS::S3::Bucket').find(([id]) => id.startsWith('StorageResults'))?.[0] ?? '';
 }, 300_000);
 

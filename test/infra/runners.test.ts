@@ -51,8 +51,9 @@ function routeTableOf(subnetId: string): string {
   return ref(association[1].Properties['RouteTableId']) as string;
 }
 
+// With the opt-in Fargate lane, so the runners' isolation is checked beside the one VPC that has endpoints.
 beforeAll(() => {
-  resources = (synthPolyeval(NO_BUNDLING).template.toJSON() as { Resources: Record<string, Resource> }).Resources;
+  resources = (synthPolyeval({ ...NO_BUNDLING, fargateLane: true }).template.toJSON() as { Resources: Record<string, Resource> }).Resources;
 }, 300_000);
 
 describe('runner functions', () => {
@@ -116,7 +117,7 @@ describe('runner functions', () => {
     const twenty = synth('20');
     // The five runners, and the batch stage's one pass at a time (infra/batch.ts).
     expect(reservations(twenty).sort((a, b) => Number(a) - Number(b))).toEqual([1, ...EXECUTOR_IMAGES.map(() => 20)]);
-    expect(judgeMaxima(twenty)).toEqual(EXECUTOR_IMAGES.map(() => judgeMaxConcurrency(4, 20)));
+    expect(judgeMaxima(twenty)).toEqual(EXECUTOR_IMAGES.map(() => judgeMaxConcurrency(0, 20))); // no Fargate lane by default
   });
 
   it("fit every queue mapping into the account's unreserved pool beside generate's maxConcurrency (generate 300)", () => {
@@ -246,7 +247,7 @@ describe('judges', () => {
     }
   });
 
-  it("keep the Lambda interface endpoint in the judges' subnets only", () => {
+  it("keep the Lambda interface endpoint in the Fargate judges' subnets only", () => {
     const lambdaEndpoint = ofType('AWS::EC2::VPCEndpoint').find(([, e]) => JSON.stringify(e.Properties['ServiceName']).includes('.lambda'));
     expect(lambdaEndpoint, 'a Lambda interface endpoint').toBeDefined();
     expect(((lambdaEndpoint?.[1].Properties['SubnetIds'] as unknown[]) ?? []).map(ref).sort()).toEqual(subnetsOfGroup('executors').sort());

@@ -27,12 +27,13 @@ export const VPC_AZS = 2;
 const HOURS_PER_MONTH = 730;
 
 /**
- * Interface endpoints the stack deploys (infra/network.ts interfaceEndpointServices): SQS and
- * Lambda always, ECR, ECR Docker and CloudWatch Logs with the Fargate lane. They bill by the
- * hour whether or not a run is going.
+ * Interface endpoints the stack deploys (infra/network.ts interfaceEndpointServices): none by
+ * default (the Lambda judges are in no VPC, the runners' VPC has none); SQS, Lambda, ECR, ECR
+ * Docker and CloudWatch Logs with the opt-in Fargate lane. They bill by the hour whether or not
+ * a run is going.
  */
 export function interfaceEndpoints(fargateLane: boolean): number {
-  return 2 + (fargateLane ? 3 : 0);
+  return fargateLane ? 5 : 0;
 }
 
 /**
@@ -58,23 +59,23 @@ export interface Deployment {
 }
 
 /**
- * What `cdk deploy` deploys without context (cdk.json, infra/config.ts): x86_64, 5 generate
- * invocations, the Fargate lane with 4 tasks, so Lambda judges capped at what
- * {@link concurrencyBudget} fits for those settings per image.
+ * What `cdk deploy` deploys without context (cdk.json, infra/config.ts): arm64, 5 generate
+ * invocations, no Fargate lane, so Lambda judges capped at what {@link concurrencyBudget} fits
+ * for those settings per image.
  */
 export const DEFAULT_DEPLOYMENT: Deployment = {
-  architecture: 'x86_64',
+  architecture: 'arm64',
   generateConcurrency: 5,
   executorConcurrency:
     concurrencyBudget({
       accountConcurrency: ACCOUNT_CONCURRENCY,
       runnerReservedConcurrency: RUNNER_RESERVED_CONCURRENCY,
       generateMaxConcurrency: 5,
-      fargateMaxTasks: 4,
+      fargateMaxTasks: 0,
       images: EXECUTOR_IMAGES.length,
     }).judge ?? ACCOUNT_CONCURRENCY,
   callSeconds: 3,
-  fargateLane: true,
+  fargateLane: false,
 };
 
 const GENERATE_BATCH = 5;
@@ -146,7 +147,8 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   const arch = deployment.architecture;
   const executed = language !== null && timing !== undefined;
   const ms = executed ? timing.ms : 0;
-  const lane: CloudEstimate['executor']['lane'] = !executed ? 'none' : ms > LAMBDA_BUDGET_MS ? 'fargate' : 'lambda';
+  // As stages.ts laneFor routes: to the Fargate lane only when it is deployed.
+  const lane: CloudEstimate['executor']['lane'] = !executed ? 'none' : ms > LAMBDA_BUDGET_MS && deployment.fargateLane ? 'fargate' : 'lambda';
   const generatePerSecond = (deployment.generateConcurrency * GENERATE_BATCH) / deployment.callSeconds;
   const executePerSecond = executed && ms > 0 ? deployment.executorConcurrency / (ms / 1000) : Number.POSITIVE_INFINITY;
   const wall = batch ? cloudBatchWindowHours(plan.model) * 3600 : Math.ceil(items / Math.min(generatePerSecond, executePerSecond));

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { costLine, LOCAL_INSTANCE, LOCAL_ITEMS_PER_SECOND } from '../../../sim/cloud/cost-line.ts';
 import { USAGE } from '../../../sim/cloud/sim-model.ts';
+import { AWS_PRICES } from '#app/cloud/estimate.ts';
 
 const CALL_USD = (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25) / 1e6;
 
@@ -17,5 +18,18 @@ describe('cloud cost against the local CLI', () => {
     expect(line.local_execution_s).toBe(Math.round(200 / LOCAL_ITEMS_PER_SECOND.kotlin));
     expect(line.local_wall_s).toBe(line.local_execution_s);
     expect(line.local_instance_usd).toBeCloseTo((line.local_wall_s / 3600) * LOCAL_INSTANCE.usdPerHour, 3);
+  }, 300_000);
+
+  it('bills the Lambda time at the architecture cdk.json deploys (arm64), 20% under the same run on x86_64', async () => {
+    // 2,000 items: enough GB-seconds for the difference to show in the line's cents.
+    const arm = await costLine('python', 2000);
+    const x86 = await costLine('python', 2000, [], 'x86_64');
+    expect(arm.aws_architecture).toBe('arm64');
+    expect(x86.aws_architecture).toBe('x86_64');
+    // The same seeded run: the same GB-seconds, billed at each architecture's price.
+    expect(arm.aws_lambda_gb_s).toBe(x86.aws_lambda_gb_s);
+    const saved = x86.aws_execution_usd - arm.aws_execution_usd;
+    expect(saved).toBeCloseTo(arm.aws_lambda_gb_s * (AWS_PRICES.lambdaGbSecond.x86_64 - AWS_PRICES.lambdaGbSecond.arm64), 1);
+    expect(saved).toBeGreaterThan(0);
   }, 300_000);
 });

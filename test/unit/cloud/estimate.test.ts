@@ -39,7 +39,8 @@ describe('estimateCloudRun with judge and runner', () => {
   });
 
   it('bills a Fargate task at the size the lane deploys', () => {
-    const estimate = estimateCloudRun(plan, 'python', { ms: 300_000, source: 'test' });
+    const withLane = { ...DEFAULT_DEPLOYMENT, architecture: 'x86_64', fargateLane: true } as const;
+    const estimate = estimateCloudRun(plan, 'python', { ms: 300_000, source: 'test' }, withLane);
     // 100 items × 300 s on 2 vCPU and 4 GB, plus the runner's and generate's GB-seconds
     const hours = (100 * 300) / 3600;
     expect(estimate.executor.fargate_vcpu_hours).toBeCloseTo(hours * 2, 2);
@@ -50,7 +51,7 @@ describe('estimateCloudRun with judge and runner', () => {
   });
 
   it('bills a Fargate-lane item for the task and for its runner Lambda', () => {
-    const estimate = estimateCloudRun(plan, 'kotlin', { ms: 300_000, source: 'test' });
+    const estimate = estimateCloudRun(plan, 'kotlin', { ms: 300_000, source: 'test' }, { ...DEFAULT_DEPLOYMENT, fargateLane: true });
     const generate = estimateCloudRun(plan, null, undefined).executor.lambda_gb_seconds;
     expect(estimate.executor.lane).toBe('fargate');
     expect(estimate.executor.fargate_vcpu_hours).toBeGreaterThan(0);
@@ -65,15 +66,20 @@ describe('estimateCloudRun of the deployed stack', () => {
     const cdk = JSON.parse(readFileSync(new URL('../../../cdk.json', import.meta.url), 'utf8')) as { context: { architecture: string } };
     expect(DEFAULT_DEPLOYMENT.architecture).toBe(cdk.context.architecture);
     const estimate = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' });
-    expect(estimate.executor.cost_usd).toBeCloseTo(estimate.executor.lambda_gb_seconds * AWS_PRICES.lambdaGbSecond.x86_64, 6);
+    expect(estimate.executor.cost_usd).toBeCloseTo(estimate.executor.lambda_gb_seconds * AWS_PRICES.lambdaGbSecond[DEFAULT_DEPLOYMENT.architecture], 6);
   });
 
-  it('states the interface endpoints the stack deploys as a fixed monthly cost, fewer without the Fargate lane', async () => {
+  it('costs at most $1 a month standing idle by default: the Fargate lane, and its interface endpoints, are opt-in', async () => {
     const { interfaceEndpointServices } = await import('../../../infra/network.ts');
-    const withLane = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' });
-    const without = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' }, { ...DEFAULT_DEPLOYMENT, fargateLane: false });
+    const { readFileSync } = await import('node:fs');
+    const cdk = JSON.parse(readFileSync(new URL('../../../cdk.json', import.meta.url), 'utf8')) as { context: { fargateLane: boolean } };
+    expect(DEFAULT_DEPLOYMENT.fargateLane).toBe(cdk.context.fargateLane);
+    const byDefault = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' });
+    const withLane = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' }, { ...DEFAULT_DEPLOYMENT, fargateLane: true });
+    expect(byDefault.fixed.interface_endpoints).toBe(interfaceEndpointServices(false).length);
+    expect(byDefault.fixed.interface_endpoints).toBe(0);
+    expect(byDefault.fixed.usd_per_month).toBeLessThanOrEqual(1);
     expect(withLane.fixed.interface_endpoints).toBe(interfaceEndpointServices(true).length);
-    expect(without.fixed.interface_endpoints).toBe(interfaceEndpointServices(false).length);
     expect(withLane.fixed.usd_per_month).toBeCloseTo(5 * 2 * 0.01 * 730, 2);
   });
 });

@@ -1,0 +1,34 @@
+// `polyeval remote run --dry-run`, as a user types it, prints what the deployed stack costs standing
+// idle on its `fixed:` line: nothing by default (no interface endpoint, no NAT gateway: the Lambda
+// judges are in no VPC), five endpoints × 2 AZs with the opt-in Fargate lane (`--fargate-lane`, as
+// a stack deployed with `-c fargateLane=true`). Issue 35: the default stack's fixed cost ≤ $1/month.
+import { describe, expect, it } from 'vitest';
+import { runCli, tempHome } from '../support/cli.ts';
+
+const DRY = ['remote', 'run', '--dry-run', '-b', 'sample/rocode', '-m', 'reference', '--language', 'python', '--limit', '2'];
+
+function fixedLine(stdout: string): string {
+  const line = stdout.split('\n').find((l) => l.trim().startsWith('fixed:'));
+  if (line === undefined) throw new Error(`no fixed: line in\n${stdout}`);
+  return line.trim();
+}
+
+describe('remote run --dry-run: the fixed monthly cost', () => {
+  it('is at most $1 for the default stack, and the Fargate lane’s ~$73 only when it is deployed', async () => {
+    const byDefault = await runCli([...DRY, '--home', tempHome()]);
+    expect(byDefault.code, byDefault.stderr).toBe(0);
+    const usd = Number(/≈ \$([0-9.]+)\/month/.exec(fixedLine(byDefault.stdout))?.[1]);
+    expect(fixedLine(byDefault.stdout)).toMatch(/^fixed: 0 interface endpoints/);
+    expect(usd).toBeLessThanOrEqual(1);
+
+    const withLane = await runCli([...DRY, '--fargate-lane', '--home', tempHome()]);
+    expect(withLane.code, withLane.stderr).toBe(0);
+    expect(fixedLine(withLane.stdout)).toMatch(/^fixed: 5 interface endpoints × 2 AZs ≈ \$73\.00\/month/);
+
+    const json = await runCli([...DRY, '--json', '--home', tempHome()]);
+    expect(json.code, json.stderr).toBe(0);
+    const estimate = JSON.parse(json.stdout) as { fixed: { interface_endpoints: number; usd_per_month: number }; deployment: { architecture: string } };
+    expect(estimate.fixed).toMatchObject({ interface_endpoints: 0, usd_per_month: 0 });
+    expect(estimate.deployment.architecture).toBe('arm64');
+  }, 120_000);
+});
