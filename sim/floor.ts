@@ -22,6 +22,7 @@ import { archivePath, verifiedArchive } from '../layers/sandbox/languages/kotlin
 import { createKotlinCompiler } from '../layers/sandbox/languages/kotlin-compiler.ts';
 import { nativeCompilerEnv } from '../layers/sandbox/languages/native.ts';
 import { ensurePch } from '../layers/sandbox/languages/pch.ts';
+import { loadScale } from '../layers/sandbox/load.ts';
 import { pythonRuntime } from '../layers/sandbox/languages/python.ts';
 import type { RuntimeContext } from '../layers/sandbox/runtime.ts';
 import { UNIT_TEST_LIMITS } from '../layers/core/judging/unit-tests.ts';
@@ -146,18 +147,20 @@ const PRLIMIT = '/usr/bin/prlimit';
 
 /**
  * How the floor runs a native program: under the run's own limits (UNIT_TEST_LIMITS) — its CPU
- * limit as RLIMIT_CPU (util-linux `prlimit`, when installed) and its wall limit as the backstop —
+ * limit as RLIMIT_CPU (util-linux `prlimit`, when installed) and its wall limit, stretched by the
+ * load as a run stretches it (layers/sandbox/program-host.ts, `loadScale()`), as the backstop —
  * so a program that never ends costs the floor the CPU it costs a run (10 CPU-s), not less on a
- * loaded machine where 10 s of wall buy a fraction of that.
+ * loaded machine where the idle wall limit buys a fraction of that.
  */
 export function nativeFloorRun(
   prog: string,
   token: string,
   prlimit: string | null = existsSync(PRLIMIT) ? PRLIMIT : null,
+  scale: number = loadScale(),
 ): { file: string; args: string[]; timeoutMs: number } {
   const cpuS = Math.ceil(UNIT_TEST_LIMITS.cpuMs / 1000);
   return prlimit
-    ? { file: prlimit, args: [`--cpu=${cpuS}`, '--', prog, token], timeoutMs: UNIT_TEST_LIMITS.wallMs }
+    ? { file: prlimit, args: [`--cpu=${cpuS}`, '--', prog, token], timeoutMs: Math.round(UNIT_TEST_LIMITS.wallMs * scale) }
     : { file: prog, args: [token], timeoutMs: UNIT_TEST_LIMITS.cpuMs };
 }
 

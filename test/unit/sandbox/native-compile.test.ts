@@ -115,12 +115,18 @@ describe("the bench's native floor run", () => {
       const prog = join(dir, 'prog');
       writeFileSync(prog, '#!/bin/sh\nulimit -t\necho "$1"\n');
       chmodSync(prog, 0o755);
-      const run = nativeFloorRun(prog, 'tok-1');
+      const run = nativeFloorRun(prog, 'tok-1', '/usr/bin/prlimit', 1);
       expect(run.timeoutMs).toBe(UNIT_TEST_LIMITS.wallMs);
       expect(execFileSync(run.file, run.args, { encoding: 'utf8' })).toBe(`${UNIT_TEST_LIMITS.cpuMs / 1000}\ntok-1\n`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  // A run's wall limit grows with the load (layers/sandbox/program-host.ts: wallMs × loadScale()); the floor's
+  // backstop must too, or on a loaded machine it stops a never-ending program long before its 10 CPU-s.
+  it("stretches the wall backstop by the load as a run's wall limit is stretched", () => {
+    expect(nativeFloorRun('/b/prog', 'tok', '/usr/bin/prlimit', 4).timeoutMs).toBe(UNIT_TEST_LIMITS.wallMs * 4);
   });
 
   it('without prlimit, stops the program at the CPU limit in wall time instead', () => {
