@@ -158,6 +158,7 @@ describe('entry points', () => {
       'POST /runs',
       'POST /runs/{id}/cancel',
       'POST /runs/{id}/redrive',
+      'POST /runs/{id}/resume',
       'POST /selftest',
     ]);
     for (const route of routes) expect(route['AuthorizationType']).toBe('AWS_IAM');
@@ -174,6 +175,18 @@ describe('entry points', () => {
     expect(objects('s3:GetObject')).toContain('reports/*');
     expect(new Set(objects('s3:GetObject'))).toEqual(new Set(['runs/*', 'results/runs/*', 'reports/*', 'datasets/*', 'selftest/*']));
     expect(objects('s3:PutObject')).toEqual(['runs/*/manifest.json', 'datasets/selftest/*', 'selftest/*']);
+  });
+
+  it('lets only the plan role delete objects, and only records parts (a `remote resume` removes the stale ones)', () => {
+    const deleters = resourcesOf('AWS::IAM::Policy').filter(([, p]) =>
+      (p.Properties['PolicyDocument'] as { Statement: { Action: string | string[] }[] }).Statement.some((s) => [s.Action].flat().includes('s3:DeleteObject')),
+    );
+    expect(deleters.flatMap(([, p]) => (p.Properties['Roles'] as { Ref: string }[]).map((r) => r.Ref))).toEqual([expect.stringMatching(/^PipelinePlanRole/)]);
+    const removed = statementsOfRoles(/^PipelinePlanRole/)
+      .filter((s) => [s.Action].flat().includes('s3:DeleteObject'))
+      .flatMap((s) => [s.Resource].flat())
+      .map((r) => JSON.stringify(r).match(/"\/([^"]*)"\]/)?.[1]);
+    expect(removed).toEqual(['results/records/*']);
   });
 
   it('schedules the nightly sweep with its config as the Lambda target input', () => {
