@@ -146,7 +146,12 @@ export function unplannedChunks(runId: string, parts: readonly PartManifest[], i
   return out;
 }
 
-export async function readRunRecords(store: BlobStore, manifest: Manifest): Promise<CompactedPart & { parts: PartManifest[] }> {
+export async function readRunRecords(
+  store: BlobStore,
+  manifest: Manifest,
+  /** recompact: every part is compacted again, its stored file not trusted (a resume re-ran some of its items). */
+  options: { recompact?: boolean } = {},
+): Promise<CompactedPart & { parts: PartManifest[] }> {
   const runId = manifest.run_id;
   const parts = await readPartManifests(store, runId);
   if (parts.length === 0) throw new HarnessError(`run ${runId} has no part manifests under ${store.locate(partKeys.prefix(runId))}`);
@@ -158,7 +163,7 @@ export async function readRunRecords(store: BlobStore, manifest: Manifest): Prom
     ties.tied += t.tied;
   };
   for (const part of parts) {
-    const bytes = await store.get(keys.recordsPart(manifest.benchmark.id, runId, part.part));
+    const bytes = options.recompact ? undefined : await store.get(keys.recordsPart(manifest.benchmark.id, runId, part.part));
     const stored = bytes === undefined ? [] : await decodeRecords(bytes, { run_id: runId, benchmark: manifest.benchmark.id });
     if (stored.length === part.items.length) {
       records.push(...stored);

@@ -12,7 +12,10 @@
  *   with `previousVerdict` so its new record moves its count. They travel in one resume part
  *   of their own (index {@link RESUME_PART_BASE} + the resume's ordinal): the stage that records
  *   its last item asks for the run's aggregate ({@link countResumed}), since the ledger counted
- *   the SEs already and its count cannot tell when they are done.
+ *   the SEs already and its count cannot tell when they are done. That aggregate `recompact`s:
+ *   every part is written again from the item records and a run already completed is aggregated
+ *   again — another delivery (a redriven dead letter, a failed run's queued work) may have
+ *   compacted a part, or aggregated the run, with the old SE records while the resume ran.
  */
 import { InputError } from '#core/errors.ts';
 import type { BlobStore, RunLedger, RunStatus, WorkQueue } from '#core/ports.ts';
@@ -75,10 +78,10 @@ export function isResumePart(part: PartSlot | undefined): part is PartSlot {
   return part !== undefined && part.index >= RESUME_PART_BASE;
 }
 
-/** Counts a resumed item; the one that completes the resume asks for the run's aggregate. */
+/** Counts a resumed item; the one that completes the resume asks for the run's aggregate, recompacted. */
 export async function countResumed(counter: PartCounter, aggregateQueue: Pick<WorkQueue<AggregateMessage>, 'send'>, item: CloudWorkItem): Promise<boolean> {
   if (!isResumePart(item.part) || !(await counter.count(item.runId, item.part))) return false;
-  await aggregateQueue.send([{ id: `${item.runId}/resume/${item.part.index}`, body: versioned({ runId: item.runId }) }]);
+  await aggregateQueue.send([{ id: `${item.runId}/resume/${item.part.index}`, body: versioned({ runId: item.runId, recompact: true }) }]);
   return true;
 }
 
