@@ -6,7 +6,7 @@
  */
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import { deleteObjects, listBucket, readObjects, writeObjects } from './defaults/iam-statements.ts';
+import { listBucket, readObjects, writeObjects } from './defaults/iam-statements.ts';
 import { acknowledgeObjectPatterns } from './nag.ts';
 
 /** Key patterns to read and write, and prefixes to list. */
@@ -18,21 +18,17 @@ export interface ObjectAccess {
    * `s3:ListBucket` on the whole bucket (see {@link listBucket}); the prefixes document intent.
    */
   list?: readonly string[];
-  /** Key patterns the role deletes (plan: the records parts a `remote resume` makes stale, layers/app/cloud/resume.ts). */
-  remove?: readonly string[];
 }
 
 /** Adds the statements of `access` to `role` and acknowledges their wildcard object findings. */
 export function grantObjectAccess(role: iam.IRole, bucket: s3.IBucket, access: ObjectAccess): void {
   const read = access.read ?? [];
   const write = access.write ?? [];
-  const remove = access.remove ?? [];
   if (read.length > 0) role.addToPrincipalPolicy(readObjects(bucket, read));
   if (write.length > 0) role.addToPrincipalPolicy(writeObjects(bucket, write));
-  if (remove.length > 0) role.addToPrincipalPolicy(deleteObjects(bucket, remove));
   // Any reader may ask for a key that is not there yet: it must get NoSuchKey, not AccessDenied.
   if (read.length > 0 || (access.list?.length ?? 0) > 0) role.addToPrincipalPolicy(listBucket(bucket));
-  const patterns = [...new Set([...read, ...write, ...remove])];
+  const patterns = [...new Set([...read, ...write])];
   acknowledgeObjectPatterns(
     role,
     bucket,

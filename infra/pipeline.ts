@@ -69,13 +69,7 @@ export class Pipeline extends Construct {
       environment: { ...storageEnv, PLAN_QUEUE_URL: queues.plan.queue.queueUrl, GENERATE_QUEUE_URL: queues.generate.queue.queueUrl },
     });
     // results/runs/*: the kept manifest copy the API reads after runs/ expires (layers/app/cloud/context.ts).
-    // results/records/*: a `remote resume` removes the records parts holding the items it sends again (layers/app/cloud/resume.ts).
-    grantObjectAccess(this.plan.role, bucket, {
-      read: ['datasets/*', 'runs/*'],
-      write: ['runs/*', 'results/runs/*'],
-      remove: ['results/records/*'],
-      list: ['datasets/', 'runs/'],
-    });
+    grantObjectAccess(this.plan.role, bucket, { read: ['datasets/*', 'runs/*'], write: ['runs/*', 'results/runs/*'], list: ['datasets/', 'runs/'] });
     this.plan.role.addToPrincipalPolicy(ledgerAccess(ledger, LEDGER_CONTROL_ACTIONS));
     queues.plan.queue.grantSendMessages(this.plan.role);
     queues.generate.queue.grantSendMessages(this.plan.role);

@@ -22,11 +22,6 @@ export function writeObjects(bucket: s3.IBucket, patterns: readonly string[]): i
   return new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: objectArns(bucket, patterns) });
 }
 
-/** `s3:DeleteObject` on the given key patterns. */
-export function deleteObjects(bucket: s3.IBucket, patterns: readonly string[]): iam.PolicyStatement {
-  return new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: objectArns(bucket, patterns) });
-}
-
 /**
  * `s3:ListBucket` on the bucket, with no condition. S3 answers a GetObject/HeadObject of a
  * missing key with 404 NoSuchKey only to a caller holding `s3:ListBucket` on the bucket, and

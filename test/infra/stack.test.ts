@@ -177,18 +177,6 @@ describe('entry points', () => {
     expect(objects('s3:PutObject')).toEqual(['runs/*/manifest.json', 'datasets/selftest/*', 'selftest/*']);
   });
 
-  it('lets only the plan role delete objects, and only records parts (a `remote resume` removes the stale ones)', () => {
-    const deleters = resourcesOf('AWS::IAM::Policy').filter(([, p]) =>
-      (p.Properties['PolicyDocument'] as { Statement: { Action: string | string[] }[] }).Statement.some((s) => [s.Action].flat().includes('s3:DeleteObject')),
-    );
-    expect(deleters.flatMap(([, p]) => (p.Properties['Roles'] as { Ref: string }[]).map((r) => r.Ref))).toEqual([expect.stringMatching(/^PipelinePlanRole/)]);
-    const removed = statementsOfRoles(/^PipelinePlanRole/)
-      .filter((s) => [s.Action].flat().includes('s3:DeleteObject'))
-      .flatMap((s) => [s.Resource].flat())
-      .map((r) => JSON.stringify(r).match(/"\/([^"]*)"\]/)?.[1]);
-    expect(removed).toEqual(['results/records/*']);
-  });
-
   it('schedules the nightly sweep with its config as the Lambda target input', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(0 3 * * ? *)',

@@ -24,7 +24,7 @@ import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
 import { cloudKeys, readTaskSnapshot } from './context.ts';
 import { readManifest } from '#core/run/manifest-store.ts';
 import type { AggregateMessage } from './messages.ts';
-import { compactPart, parsePartManifest, partKeys, readPartManifests, readRunRecords, unplannedChunks } from './record-parts.ts';
+import { compactPart, parsePartManifest, partKeys, readPartManifests, readRunRecords, unplannedChunks, wasResumed } from './record-parts.ts';
 import { PLAN_CHUNK } from './plan.ts';
 
 export interface AggregateCloudDeps {
@@ -86,7 +86,8 @@ export async function aggregateCloudRun(
     summary = await aggregateRun(options, manifest, extra);
   } else {
     await deps.ledger.setStatus(runId, 'aggregating');
-    const { records, missing, parts, ties } = await readRunRecords(deps.store, manifest, { recompact });
+    // A resumed run's parts may hold records a resume replaced since: written again from the item records.
+    const { records, missing, parts, ties } = await readRunRecords(deps.store, manifest, { recompact: recompact || (await wasResumed(deps.store, runId)) });
     // A chunk whose plan message was lost has no part manifest: name it, or the run would look complete.
     const unplanned = unplannedChunks(runId, parts, run.items, PLAN_CHUNK);
     summary = await summariseRecords(options, manifest, records.map(documentFromRecord), extra, {

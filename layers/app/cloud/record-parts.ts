@@ -37,6 +37,17 @@ export const partKeys = {
   ties: (runId: string, part: number) => `runs/${runId}/part-ties/${String(part).padStart(5, '0')}.json`,
 };
 
+/** A run's `remote resume` markers (resume.ts): a run that has one is recompacted whole when aggregated (aggregate.ts). */
+export const resumeKeys = {
+  prefix: (runId: string) => `runs/${runId}/resumes/`,
+  marker: (runId: string, name: string) => `runs/${runId}/resumes/${name}.json`,
+};
+
+/** Whether the run was ever resumed: its records parts may hold records a resume replaced since. */
+export async function wasResumed(store: BlobStore, runId: string): Promise<boolean> {
+  return (await store.list(resumeKeys.prefix(runId))).length > 0;
+}
+
 const TieCountSchema = z.object({ scored: z.number().int().min(0), tied: z.number().int().min(0) }).loose();
 
 /** The items of one part, in plan order (slot i is items[i]). */

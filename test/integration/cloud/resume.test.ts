@@ -115,6 +115,28 @@ describe('remote resume', () => {
     expect(rows).toHaveLength(3);
   }, 180_000);
 
+  it('keeps a re-run record when the watchdog closes a resume one of whose items was lost', async () => {
+    failOn.add('rocode-sample/001-suma').add('rocode-sample/002-cifre');
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 });
+    await drive(cloud);
+    expect((await summaryOf(runId)).verdicts).toMatchObject({ SE: 2 });
+    failOn.clear();
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    await driveStage('plan');
+    await loseMessageOf('rocode-sample/002-cifre');
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'running' });
+    await watchdog();
+    await drive(cloud);
+    // 001 ran again and its new record counts; 002's message was lost, its SE record stays.
+    expect((await summaryOf(runId)).verdicts.SE).toBe(1);
+    const manifest = await readManifest(cloud.store, runId);
+    const part = await cloud.store.get(keys.recordsPart(manifest?.benchmark.id ?? '', runId, 0));
+    const rows = await decodeRecords(part ?? new Uint8Array(), { run_id: runId, benchmark: manifest?.benchmark.id ?? '' });
+    expect(rows.filter((r) => r.verdict === 'SE').map((r) => r.task_id)).toEqual(['rocode-sample/002-cifre']);
+    expect(rows).toHaveLength(3);
+  }, 180_000);
+
   it('runs an item lost from its queue again after the watchdog closed the run', async () => {
     const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 });
     await driveStage('plan');
