@@ -28,6 +28,7 @@ export const API_ROUTES: readonly { method: apigwv2.HttpMethod; path: string }[]
   { method: apigwv2.HttpMethod.GET, path: '/runs/{id}/report' },
   { method: apigwv2.HttpMethod.POST, path: '/runs/{id}/cancel' },
   { method: apigwv2.HttpMethod.POST, path: '/runs/{id}/redrive' },
+  { method: apigwv2.HttpMethod.POST, path: '/runs/{id}/resume' },
   { method: apigwv2.HttpMethod.GET, path: '/leaderboard' },
   { method: apigwv2.HttpMethod.POST, path: '/selftest' },
   { method: apigwv2.HttpMethod.GET, path: '/selftest/{id}' },

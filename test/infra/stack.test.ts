@@ -157,6 +157,7 @@ describe('entry points', () => {
       'POST /runs',
       'POST /runs/{id}/cancel',
       'POST /runs/{id}/redrive',
+      'POST /runs/{id}/resume',
       'POST /selftest',
     ]);
     for (const route of routes) expect(route['AuthorizationType']).toBe('AWS_IAM');

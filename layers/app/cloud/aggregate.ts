@@ -24,7 +24,7 @@ import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
 import { cloudKeys, readTaskSnapshot } from './context.ts';
 import { readManifest } from '#core/run/manifest-store.ts';
 import type { AggregateMessage } from './messages.ts';
-import { compactPart, parsePartManifest, partKeys, readPartManifests, readRunRecords, unplannedChunks } from './record-parts.ts';
+import { compactPart, parsePartManifest, partKeys, readPartManifests, readRunRecords, unplannedChunks, wasResumed } from './record-parts.ts';
 import { PLAN_CHUNK } from './plan.ts';
 
 export interface AggregateCloudDeps {
@@ -46,7 +46,7 @@ export type AggregateOutcome =
 /** Handles one aggregate message: one records part, or the whole run. */
 export async function aggregateCloud(deps: AggregateCloudDeps, message: AggregateMessage): Promise<AggregateOutcome> {
   return message.part === undefined
-    ? aggregateCloudRun(deps, message.runId, message.allowMissing ?? false, message.deadLettered)
+    ? aggregateCloudRun(deps, message.runId, message.allowMissing ?? false, message.deadLettered, message.recompact ?? false)
     : compactCloudPart(deps, message.runId, message.part);
 }
 
@@ -68,10 +68,12 @@ export async function aggregateCloudRun(
   runId: string,
   allowMissing = false,
   deadLettered?: readonly string[],
+  /** A resume's last record (AggregateMessage.recompact): parts compacted again, a completed run aggregated again. */
+  recompact = false,
 ): Promise<AggregateOutcome> {
   const run = await deps.ledger.getRun(runId);
   if (run === undefined) throw new HarnessError(`aggregate: run ${runId} is not in the ledger`);
-  if (run.status === 'completed' && (await deps.store.exists(keys.summary(runId)))) return { status: 'skipped', reason: 'already completed' };
+  if (run.status === 'completed' && !recompact && (await deps.store.exists(keys.summary(runId)))) return { status: 'skipped', reason: 'already completed' };
   if (run.status === 'cancelled') return { status: 'skipped', reason: 'the run is cancelled' };
   if (run.items === 0 || (!allowMissing && run.recorded < run.items)) return { status: 'skipped', reason: `${run.recorded} of ${run.items} items recorded` };
   const manifest = await readManifest(deps.store, runId);
@@ -84,7 +86,8 @@ export async function aggregateCloudRun(
     summary = await aggregateRun(options, manifest, extra);
   } else {
     await deps.ledger.setStatus(runId, 'aggregating');
-    const { records, missing, parts, ties } = await readRunRecords(deps.store, manifest);
+    // A resumed run's parts may hold records a resume replaced since: written again from the item records.
+    const { records, missing, parts, ties } = await readRunRecords(deps.store, manifest, { recompact: recompact || (await wasResumed(deps.store, runId)) });
     // A chunk whose plan message was lost has no part manifest: name it, or the run would look complete.
     const unplanned = unplannedChunks(runId, parts, run.items, PLAN_CHUNK);
     summary = await summariseRecords(options, manifest, records.map(documentFromRecord), extra, {

@@ -59,6 +59,12 @@ const AggregateMessageSchema = z.object({
   allowMissing: z.boolean().optional(),
   /** With allowMissing: ids of the run's items the watchdog found in a DLQ (redrivable; the other missing ones are lost). */
   deadLettered: z.array(z.string().min(1)).optional(),
+  /**
+   * Sent when a `remote resume`'s last item is recorded (resume.ts countResumed): every records
+   * part is compacted again from the item records, and a run already completed (another
+   * delivery aggregated it while the resume ran) is aggregated again, so the re-run records count.
+   */
+  recompact: z.boolean().optional(),
 });
 export type AggregateMessage = z.infer<typeof AggregateMessageSchema>;
 

@@ -37,6 +37,17 @@ export const partKeys = {
   ties: (runId: string, part: number) => `runs/${runId}/part-ties/${String(part).padStart(5, '0')}.json`,
 };
 
+/** A run's `remote resume` markers (resume.ts): a run that has one is recompacted whole when aggregated (aggregate.ts). */
+export const resumeKeys = {
+  prefix: (runId: string) => `runs/${runId}/resumes/`,
+  marker: (runId: string, name: string) => `runs/${runId}/resumes/${name}.json`,
+};
+
+/** Whether the run was ever resumed: its records parts may hold records a resume replaced since. */
+export async function wasResumed(store: BlobStore, runId: string): Promise<boolean> {
+  return (await store.list(resumeKeys.prefix(runId))).length > 0;
+}
+
 const TieCountSchema = z.object({ scored: z.number().int().min(0), tied: z.number().int().min(0) }).loose();
 
 /** The items of one part, in plan order (slot i is items[i]). */
@@ -146,7 +157,12 @@ export function unplannedChunks(runId: string, parts: readonly PartManifest[], i
   return out;
 }
 
-export async function readRunRecords(store: BlobStore, manifest: Manifest): Promise<CompactedPart & { parts: PartManifest[] }> {
+export async function readRunRecords(
+  store: BlobStore,
+  manifest: Manifest,
+  /** recompact: every part is compacted again, its stored file not trusted (a resume re-ran some of its items). */
+  options: { recompact?: boolean } = {},
+): Promise<CompactedPart & { parts: PartManifest[] }> {
   const runId = manifest.run_id;
   const parts = await readPartManifests(store, runId);
   if (parts.length === 0) throw new HarnessError(`run ${runId} has no part manifests under ${store.locate(partKeys.prefix(runId))}`);
@@ -158,7 +174,7 @@ export async function readRunRecords(store: BlobStore, manifest: Manifest): Prom
     ties.tied += t.tied;
   };
   for (const part of parts) {
-    const bytes = await store.get(keys.recordsPart(manifest.benchmark.id, runId, part.part));
+    const bytes = options.recompact ? undefined : await store.get(keys.recordsPart(manifest.benchmark.id, runId, part.part));
     const stored = bytes === undefined ? [] : await decodeRecords(bytes, { run_id: runId, benchmark: manifest.benchmark.id });
     if (stored.length === part.items.length) {
       records.push(...stored);

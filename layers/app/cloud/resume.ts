@@ -7,34 +7,36 @@
  * - the api ({@link requestResume}) checks the run and sends a plan message carrying `resume`
  *   (when it was asked: the resume's name);
  * - plan ({@link resumeChunk}) writes the resume's marker (`runs/<run>/resumes/<name>.json`),
- *   decides every planned item, sets the run back to `running` when any is to run again, removes the records parts those items are in (the final
- *   aggregate writes them again from the item records) and sends the items to generate, an SE
- *   with `previousVerdict` so its new record moves its count. They travel in one resume part
- *   of their own (index {@link RESUME_PART_BASE} + the resume's ordinal): the stage that records
- *   its last item asks for the run's aggregate ({@link countResumed}), since the ledger counted
- *   the SEs already and its count cannot tell when they are done.
+ *   decides every planned item, sets the run back to `running` when any is to run again, and
+ *   sends the items to generate, an SE with `previousVerdict` so its new record moves its count.
+ *   They travel in one resume part of their own (index {@link RESUME_PART_BASE} + the resume's
+ *   ordinal): the stage that records its last item asks for the run's aggregate
+ *   ({@link countResumed}), since the ledger counted the SEs already and its count cannot tell
+ *   when they are done. That aggregate `recompact`s: a run already completed is aggregated
+ *   again — another delivery (a redriven dead letter, a failed run's queued work) may have
+ *   aggregated it with the old SE records while the resume ran.
+ * - the records parts are never deleted (a resume that stops again at its cost cap, or fails,
+ *   would leave them gone): any aggregate of a run with a resume marker writes every part again
+ *   from the item records (record-parts.ts wasResumed), so a re-run record replaces the old
+ *   row in place, under the same key, once — the watchdog's aggregate of a resume whose items
+ *   were lost included.
  */
 import { InputError } from '#core/errors.ts';
 import type { BlobStore, RunLedger, RunStatus, WorkQueue } from '#core/ports.ts';
 import { storedJson } from '#core/run/documents.ts';
-import { itemId, keys } from '#core/run/keys.ts';
+import { itemId } from '#core/run/keys.ts';
 import { itemToSend, recordsOf, resumeDecisions } from '#core/run/lifecycle.ts';
 import { readManifest } from '#core/run/manifest-store.ts';
 import { replanItems, type WorkItem } from '#core/run/plan.ts';
 import type { PartCounter, PartSlot } from '#aws/dynamo-part-counter.ts';
 import { versioned, type AggregateMessage, type CloudWorkItem, type PlanMessage } from './messages.ts';
 import { snapshotAsLoaded, type PlanDeps, type PlanOutcome } from './plan.ts';
-import { readPartManifests } from './record-parts.ts';
+import { resumeKeys } from './record-parts.ts';
 import { RunNotFoundError, checkRunId } from './queries.ts';
 import { RunNotActiveError } from './run-control.ts';
 
 /** Part indexes from here on count a resume's items (plan parts stay below: 90,000 chunks of 1,000 items). */
 export const RESUME_PART_BASE = 90_000;
-
-const resumeKeys = {
-  prefix: (runId: string) => `runs/${runId}/resumes/`,
-  marker: (runId: string, name: string) => `runs/${runId}/resumes/${name}.json`,
-};
 
 /** Statuses a run is resumed from: it ended without being cancelled. */
 const RESUMABLE: readonly RunStatus[] = ['completed', 'completed_with_missing', 'stopped', 'failed'];
@@ -75,10 +77,10 @@ export function isResumePart(part: PartSlot | undefined): part is PartSlot {
   return part !== undefined && part.index >= RESUME_PART_BASE;
 }
 
-/** Counts a resumed item; the one that completes the resume asks for the run's aggregate. */
+/** Counts a resumed item; the one that completes the resume asks for the run's aggregate, recompacted. */
 export async function countResumed(counter: PartCounter, aggregateQueue: Pick<WorkQueue<AggregateMessage>, 'send'>, item: CloudWorkItem): Promise<boolean> {
   if (!isResumePart(item.part) || !(await counter.count(item.runId, item.part))) return false;
-  await aggregateQueue.send([{ id: `${item.runId}/resume/${item.part.index}`, body: versioned({ runId: item.runId }) }]);
+  await aggregateQueue.send([{ id: `${item.runId}/resume/${item.part.index}`, body: versioned({ runId: item.runId, recompact: true }) }]);
   return true;
 }
 
@@ -107,7 +109,6 @@ export async function resumeChunk(deps: PlanDeps, message: PlanMessage): Promise
   // Nothing to run again: the run stays as it ended.
   if (sent.length === 0) return { status: 'enqueued', runId, offset: 0, sent: 0, total: items.length, fannedOut: 0 };
   await deps.ledger.setStatus(runId, 'running', `resumed (${name}): ${sent.length} SE or missing item(s) run again`);
-  await dropStaleParts(deps.store, manifest.benchmark.id, runId, new Set(sent.map((i) => itemId(runId, i.taskId, i.sample))));
   const index = RESUME_PART_BASE + ordinal;
   await deps.generateQueue.send(
     sent.map((item, slot) => ({ id: itemId(runId, item.taskId, item.sample), body: versioned({ ...item, part: { index, slot, size: sent.length } }) })),
@@ -122,11 +123,4 @@ async function markResume(store: BlobStore, runId: string, name: string): Promis
     await store.put(resumeKeys.marker(runId, name), storedJson({ run_id: runId, resume: name }), 'application/json');
   const names = (await store.list(resumeKeys.prefix(runId))).sort();
   return names.indexOf(resumeKeys.marker(runId, name));
-}
-
-/** Removes the records parts that hold a re-sent item: the final aggregate compacts them again from the item records. */
-async function dropStaleParts(store: BlobStore, benchmark: string, runId: string, resent: ReadonlySet<string>): Promise<void> {
-  for (const part of await readPartManifests(store, runId)) {
-    if (part.items.some((entry) => resent.has(itemId(runId, entry.taskId, entry.sample)))) await store.delete(keys.recordsPart(benchmark, runId, part.part));
-  }
 }

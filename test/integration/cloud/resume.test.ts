@@ -22,7 +22,8 @@ import { FAKE_AWS } from '../../support/moto.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { RunSummaryDocument } from '#core/report/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
-import type { AggregateMessage } from '#app/cloud/messages.ts';
+import { decodeRecords } from '#core/run/parquet.ts';
+import { versioned, type AggregateMessage } from '#app/cloud/messages.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';
 import { watchRuns } from '#app/cloud/watchdog.ts';
 import { apiEvent } from './api-events.ts';
@@ -88,6 +89,54 @@ describe('remote resume', () => {
     expect(Object.values(summary.verdicts).reduce((a, b) => a + (b ?? 0), 0)).toBe(4);
   }, 180_000);
 
+  it('counts the re-run SE items even when another delivery aggregated the run while they ran', async () => {
+    failOn.add('rocode-sample/002-cifre');
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 });
+    await drive(cloud);
+    expect((await summaryOf(runId)).verdicts).toMatchObject({ SE: 1 });
+    failOn.clear();
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    await driveStage('plan');
+    // A late delivery of one of the run's original messages (a redriven dead letter, a failed
+    // run's queued work) records, finds every item counted and asks for the aggregate first.
+    await new SqsWorkQueue<AggregateMessage>({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }).send([
+      { id: `${runId}/aggregate`, body: versioned({ runId }) },
+    ]);
+    await driveStage('aggregate');
+    expect((await summaryOf(runId)).verdicts).toMatchObject({ SE: 1 });
+    await drive(cloud);
+    const summary = await summaryOf(runId);
+    expect(summary).toMatchObject({ status: 'completed', items: 3 });
+    expect(summary.verdicts.SE ?? 0).toBe(0);
+    const manifest = await readManifest(cloud.store, runId);
+    const part = await cloud.store.get(keys.recordsPart(manifest?.benchmark.id ?? '', runId, 0));
+    const rows = await decodeRecords(part ?? new Uint8Array(), { run_id: runId, benchmark: manifest?.benchmark.id ?? '' });
+    expect(rows.map((r) => r.verdict).filter((v) => v === 'SE')).toEqual([]);
+    expect(rows).toHaveLength(3);
+  }, 180_000);
+
+  it('keeps a re-run record when the watchdog closes a resume one of whose items was lost', async () => {
+    failOn.add('rocode-sample/001-suma').add('rocode-sample/002-cifre');
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 });
+    await drive(cloud);
+    expect((await summaryOf(runId)).verdicts).toMatchObject({ SE: 2 });
+    failOn.clear();
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    await driveStage('plan');
+    await loseMessageOf('rocode-sample/002-cifre');
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'running' });
+    await watchdog();
+    await drive(cloud);
+    // 001 ran again and its new record counts; 002's message was lost, its SE record stays.
+    expect((await summaryOf(runId)).verdicts.SE).toBe(1);
+    const manifest = await readManifest(cloud.store, runId);
+    const part = await cloud.store.get(keys.recordsPart(manifest?.benchmark.id ?? '', runId, 0));
+    const rows = await decodeRecords(part ?? new Uint8Array(), { run_id: runId, benchmark: manifest?.benchmark.id ?? '' });
+    expect(rows.filter((r) => r.verdict === 'SE').map((r) => r.task_id)).toEqual(['rocode-sample/002-cifre']);
+    expect(rows).toHaveLength(3);
+  }, 180_000);
+
   it('runs an item lost from its queue again after the watchdog closed the run', async () => {
     const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 });
     await driveStage('plan');
@@ -109,13 +158,42 @@ describe('remote resume', () => {
     expect(summary.missing).toBeUndefined();
   }, 180_000);
 
-  it('answers 404 for an unknown run and 409 for one still going', async () => {
+  it('answers 404 for an unknown run and 409 for one still going or cancelled', async () => {
     expect((await call(apiEvent('POST', '/runs/no-such-run/resume'))).status).toBe(404);
     const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 1 });
     expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(409);
     await drive(cloud);
+    const cancelled = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 1 });
+    expect((await call(apiEvent('POST', `/runs/${cancelled}/cancel`))).status).toBe(200);
+    await drive(cloud);
+    expect((await call(apiEvent('POST', `/runs/${cancelled}/resume`))).status).toBe(409);
+    expect((await cloud.ledger.getRun(cancelled))?.status).toBe('cancelled');
+  }, 120_000);
+
+  it('leaves a run with no SE or missing item as it was: no model call, no record, summary or records part rewritten', async () => {
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 });
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 3, recorded: 3 });
+    const manifest = await readManifest(cloud.store, runId);
+    const before = await storedTexts([keys.summary(runId), ...(await cloud.store.list(keys.itemsPrefix(runId)))]);
+    const part = manifest ? keys.recordsPart(manifest.benchmark.id, runId, 0) : '';
+    const partBefore = await cloud.store.get(part);
+    expect(partBefore).toBeDefined();
+
+    calls.length = 0;
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    await drive(cloud);
+    expect(calls).toEqual([]);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 3, recorded: 3 });
+    expect(await storedTexts(Object.keys(before))).toEqual(before);
+    expect(Buffer.from((await cloud.store.get(part)) ?? [])).toEqual(Buffer.from(partBefore ?? []));
   }, 120_000);
 });
+
+/** The stored text of each key, by key. */
+async function storedTexts(list: readonly string[]): Promise<Record<string, string | undefined>> {
+  return Object.fromEntries(await Promise.all(list.map(async (key) => [key, await cloud.store.getText(key)] as const)));
+}
 
 async function driveStage(stage: StageName): Promise<void> {
   while (
