@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
 import { scorerByKind, SCORERS } from '#core/scorers/index.ts';
+import { TaskSchema } from '#core/run/task-schema.ts';
 import type { LikertTask } from '#core/types.ts';
 
 const likertTask: LikertTask = {
@@ -38,5 +39,16 @@ describe('the scorer registry', () => {
     const execute = scorerByKind('io-tests').execute;
     expect(execute).toBeDefined();
     expect(() => execute?.({ scorer: 'io-tests', task: likertTask, language: 'python', code: '' }, {} as never, { token: () => 't' })).toThrow(HarnessError);
+  });
+});
+
+describe('the stored task schema (run/task-schema.ts), one discriminated union of the kinds’ schemas', () => {
+  it('reads a task of each kind back, and names the field a task of that kind lacks', () => {
+    expect(TaskSchema.parse(likertTask)).toEqual(likertTask);
+    const { gold: _gold, ...noGold } = likertTask;
+    const result = TaskSchema.safeParse(noGold);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((i) => i.path.join('.'))).toEqual(['gold']);
+    expect(TaskSchema.safeParse({ ...likertTask, kind: 'essay' }).success).toBe(false);
   });
 });
