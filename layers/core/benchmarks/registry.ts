@@ -10,7 +10,7 @@
  */
 import { abricot } from './abricot.ts';
 import type { AnyBenchmark } from './benchmark.ts';
-import { defineBenchmark } from './define.ts';
+import { defineBenchmark } from './define-benchmark.ts';
 import type { BundledSuiteSpec } from './description.ts';
 import { kotlinHumanEval, mxeval } from './mxeval.ts';
 import { rocode } from './rocode.ts';

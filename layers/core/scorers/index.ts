@@ -17,12 +17,12 @@ import type { ScoreOutcome, ScorerKind, Task } from '../types.ts';
 import { ioTestsScorer } from './io-tests.ts';
 import { likertScorer } from './likert.ts';
 import type { ExecuteOptions, Scorer } from './scorer.ts';
-import { defineScorer } from './define.ts';
+import { defineScorer } from './define-scorer.ts';
 import { unitTestsScorer } from './unit-tests.ts';
 
 export type { ChoiceGeneration, ExecuteOptions, Generation, Scorer, ScoringContext, ViewField } from './scorer.ts';
 export { computeMetrics, type ComputeOptions } from './metrics-table.ts';
-export { defineScorer } from './define.ts';
+export { defineScorer } from './define-scorer.ts';
 export { compareRuns, type CompareOptions, type CompareRow } from './compare-runs.ts';
 
 /** A set of scorer kinds, looked up by id. */
