@@ -85,12 +85,12 @@ export interface Import {
   typeOnly: boolean;
 }
 
-const IMPORT_RE = /(?:^|\n)\s*(?:import|export)(\s+type)?[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT_RE = /(?:^|\n)\s*(?:import|export)(\s+type)?[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
 
-/** The specifiers a file imports or re-exports from (static and dynamic). */
+/** The specifiers a file imports or re-exports from (static, dynamic, and side-effect-only `import 'x'`). */
 export function importsOf(file: string): Import[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  return [...text.matchAll(IMPORT_RE)].map((m) => ({ spec: (m[2] ?? m[3]) as string, typeOnly: m[1] !== undefined }));
+  return [...text.matchAll(IMPORT_RE)].map((m) => ({ spec: (m[2] ?? m[3] ?? m[4]) as string, typeOnly: m[1] !== undefined }));
 }
 
 /** The repository path a specifier names (undefined for a package). */

@@ -156,4 +156,6 @@ export const ABRICOT_METRICS: ExtraMetrics<LikertTask> = {
   needs: [],
   compute: (input) => abricotAnalysisRows(scoredItems(input.records, input.tasks), input.head, input.seed),
   report: likertAnalysesSection,
+  // The subtask contrast is one row the generic table lists ("measured on one slice"); the section shows the rest.
+  reportIds: ABRICOT_METRIC_IDS.filter((id) => id !== 'pearson_subtask_diff'),
 };

@@ -67,10 +67,12 @@ export interface ExtraMetrics<T extends Task> {
   /** `resources` holds what `needs` names. */
   compute(input: ExtraMetricsInput<T>, resources: Partial<BenchmarkResources>): MetricRow[];
   /**
-   * The benchmark's own report section, which shows the rows of {@link ids} (the generic
+   * The benchmark's own report section, which shows the rows of {@link reportIds} (the generic
    * metrics table leaves them out): the section's HTML with its heading, or null/empty for none.
    */
   report?(metrics: readonly MetricRow[], records: readonly RunRecord[]): string | null;
+  /** The ids whose rows {@link report} shows (absent: all of {@link ids}); the others stay in the generic metrics table. */
+  reportIds?: readonly string[];
 }
 
 /** The self-description fields of a benchmark (see {@link Benchmark}). */

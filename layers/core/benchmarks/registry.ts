@@ -10,6 +10,7 @@
  */
 import { abricot } from './abricot.ts';
 import type { AnyBenchmark } from './benchmark.ts';
+import { defineBenchmark } from './define-benchmark.ts';
 import type { BundledSuiteSpec } from './description.ts';
 import { kotlinHumanEval, mxeval } from './mxeval.ts';
 import { rocode } from './rocode.ts';
@@ -53,7 +54,12 @@ export function createBenchmarkRegistry(benchmarks: readonly AnyBenchmark[]): Be
   };
 }
 
-export const BENCHMARK_REGISTRY: BenchmarkRegistry = createBenchmarkRegistry([abricot, rocode, kotlinHumanEval, mxeval] as unknown as AnyBenchmark[]);
+export const BENCHMARK_REGISTRY: BenchmarkRegistry = createBenchmarkRegistry([
+  defineBenchmark(abricot),
+  defineBenchmark(rocode),
+  defineBenchmark(kotlinHumanEval),
+  defineBenchmark(mxeval),
+]);
 
 export const BENCHMARKS: readonly AnyBenchmark[] = BENCHMARK_REGISTRY.benchmarks;
 

@@ -71,9 +71,12 @@ function ownSection(ctx: ReportContext): ExtraMetrics<Task> | undefined {
   return own?.report ? own : undefined;
 }
 
+/** The metric ids a benchmark's own section shows. */
+const shownIds = (own: ExtraMetrics<Task> | undefined): readonly string[] => own?.reportIds ?? own?.ids ?? [];
+
 /** The rows the generic metrics table shows: all but those the benchmark's own section shows. */
 function gridRows(ctx: ReportContext): MetricRow[] {
-  const owned = new Set(ownSection(ctx)?.ids ?? []);
+  const owned = new Set(shownIds(ownSection(ctx)));
   return ctx.metrics.filter((r) => !owned.has(r.metric));
 }
 
@@ -87,7 +90,7 @@ export const REPORT_SECTIONS: readonly ReportSection[] = [
     id: 'benchmark-section',
     render: (ctx) => {
       const own = ownSection(ctx);
-      const ids = new Set(own?.ids ?? []);
+      const ids = new Set(shownIds(own));
       return (
         own?.report?.(
           ctx.metrics.filter((r) => ids.has(r.metric)),

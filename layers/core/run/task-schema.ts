@@ -9,11 +9,14 @@ import { z } from 'zod';
 import { SCORERS, type Scorer } from '../scorers/index.ts';
 import type { Task } from '../types.ts';
 
-type KindSchema = Parameters<typeof z.discriminatedUnion>[1][number];
-
-/** The schema of a task of any of `scorers`' kinds. */
+/**
+ * The schema of a task of any of `scorers`' kinds.
+ * @throws Error for no scorers (a programming error).
+ */
 export function taskSchemaOf(scorers: readonly Scorer[]): z.ZodType<Task> {
-  return z.discriminatedUnion('kind', scorers.map((s) => s.taskSchema) as unknown as [KindSchema, ...KindSchema[]]) as unknown as z.ZodType<Task>;
+  const [first, ...rest] = scorers.map((s) => s.taskSchema);
+  if (first === undefined) throw new Error('a task schema needs at least one scorer kind');
+  return z.discriminatedUnion('kind', [first, ...rest]);
 }
 
 /** Any task, by its `kind` (an error names the field of that kind's schema). */

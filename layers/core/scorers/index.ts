@@ -17,10 +17,12 @@ import type { ScoreOutcome, ScorerKind, Task } from '../types.ts';
 import { ioTestsScorer } from './io-tests.ts';
 import { likertScorer } from './likert.ts';
 import type { ExecuteOptions, Scorer } from './scorer.ts';
+import { defineScorer } from './define-scorer.ts';
 import { unitTestsScorer } from './unit-tests.ts';
 
 export type { ChoiceGeneration, ExecuteOptions, Generation, Scorer, ScoringContext, ViewField } from './scorer.ts';
 export { computeMetrics, type ComputeOptions } from './metrics-table.ts';
+export { defineScorer } from './define-scorer.ts';
 export { compareRuns, type CompareOptions, type CompareRow } from './compare-runs.ts';
 
 /** A set of scorer kinds, looked up by id. */
@@ -48,9 +50,9 @@ export function createScorerRegistry(scorers: readonly Scorer[]): ScorerRegistry
   };
 }
 
-// Each entry is typed by its own task shape; the registry holds them as scorers of any task.
+// Each entry is typed by its own task shape; defineScorer holds it as a scorer of any task, checking each task's kind before the entry sees it.
 /** Every scorer kind, in a fixed order. */
-export const SCORERS: readonly Scorer[] = [ioTestsScorer, unitTestsScorer, likertScorer] as unknown as readonly Scorer[];
+export const SCORERS: readonly Scorer[] = [defineScorer(ioTestsScorer), defineScorer(unitTestsScorer), defineScorer(likertScorer)];
 
 export const SCORER_REGISTRY: ScorerRegistry = createScorerRegistry(SCORERS);
 

@@ -82,8 +82,8 @@ export type ViewField = readonly [label: string, value: string | number | undefi
 /** A scorer kind; `T` is the task shape it scores. */
 export interface Scorer<T extends KindTask = Task> {
   readonly id: T['kind'];
-  /** The stored form of its tasks (the cloud plan's `tasks.jsonl`), typed against `T`. */
-  readonly taskSchema: z.ZodType<T>;
+  /** The stored form of its tasks (the cloud plan's `tasks.jsonl`), typed against `T`; an object schema with a literal `kind`, so the kinds' schemas make one discriminated union (run/task-schema.ts). */
+  readonly taskSchema: z.ZodType<T> & z.core.$ZodTypeDiscriminable;
   /** Whether its samples are scored by the executor of their language (a sandbox; runners in AWS). */
   readonly needsExecutor: boolean;
   /** Whether a run of it picks a likert mode (log-probabilities of choices, or a parsed digit). */

@@ -6,7 +6,7 @@ import { HarnessError, TransientError } from '#core/errors.ts';
 import type { ExecutionJob } from '#core/ports.ts';
 import { executeJob } from '#sandbox/executor.ts';
 
-const job = { scorer: 'io-tests', language: 'python', code: 'print(1)', task: { tests: [{}, {}] } } as unknown as ExecutionJob;
+const job = { scorer: 'io-tests', language: 'python', code: 'print(1)', task: { kind: 'io-tests', tests: [{}, {}] } } as unknown as ExecutionJob;
 const isolation = { label: 'sandbox', failed: 'lambda-runner' };
 
 describe('executeJob', () => {

@@ -28,6 +28,12 @@ const EXCEPTIONS: readonly { id: string; file: string; why: string }[] = [
   },
 ];
 
+const isBenchmark = (value: unknown): value is AnyBenchmark =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as Partial<AnyBenchmark>).id === 'string' &&
+  typeof (value as Partial<AnyBenchmark>).parseRow === 'function';
+
 /** The module each registered benchmark is exported from, as the registry imports it. */
 async function ownFiles(): Promise<Map<string, string>> {
   const text = readFileSync(join(ROOT, REGISTRY), 'utf8');
@@ -36,7 +42,8 @@ async function ownFiles(): Promise<Map<string, string>> {
     const file = `layers/core/benchmarks/${m[2]}`;
     const module = (await import(join(ROOT, file))) as Record<string, unknown>;
     for (const value of Object.values(module)) {
-      const benchmark = BENCHMARKS.find((b) => b === value);
+      // The registry holds each benchmark wrapped by defineBenchmark: the module's export is the benchmark of the same id.
+      const benchmark = BENCHMARKS.find((b) => isBenchmark(value) && value.id === b.id);
       if (benchmark) owners.set(benchmark.id, file);
     }
   }
