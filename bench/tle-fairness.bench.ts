@@ -12,7 +12,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IoTestsTask, ScoreOutcome } from '#core/types.ts';
-import { wallLimitFor } from '#core/judging/io-tests.ts';
+import { wallLimitFor } from '#core/judging/io-tests-judge.ts';
 import { createSandboxExecutor } from '#sandbox/index.ts';
 import type { BenchRow } from './index.ts';
 

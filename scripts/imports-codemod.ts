@@ -38,6 +38,12 @@ export const MOVES: Record<string, string> = {
   'layers/core/metrics/headline.ts': 'layers/core/benchmarks/headline.ts',
   'layers/core/metrics/compute.ts': 'layers/core/scorers/metrics-table.ts',
   'layers/core/metrics/compare.ts': 'layers/core/scorers/compare-runs.ts',
+  // No two core folders hold files of the same name (issue 34): judging/ beside scorers/, prompts/ beside benchmarks/.
+  'layers/core/judging/io-tests.ts': 'layers/core/judging/io-tests-judge.ts',
+  'layers/core/judging/likert.ts': 'layers/core/judging/likert-judge.ts',
+  'layers/core/judging/unit-tests.ts': 'layers/core/judging/unit-tests-judge.ts',
+  'layers/core/prompts/abricot.ts': 'layers/core/prompts/abricot-prompts.ts',
+  'layers/core/prompts/rocode.ts': 'layers/core/prompts/rocode-prompt.ts',
 };
 
 /** The specifier `file` should use for repository path `target`, in the style of `old` (alias or relative). */

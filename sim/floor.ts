@@ -25,7 +25,7 @@ import { ensurePch } from '../layers/sandbox/languages/pch.ts';
 import { loadScale } from '../layers/sandbox/load.ts';
 import { pythonRuntime } from '../layers/sandbox/languages/python.ts';
 import type { RuntimeContext } from '../layers/sandbox/runtime.ts';
-import { UNIT_TEST_LIMITS } from '../layers/core/judging/unit-tests.ts';
+import { UNIT_TEST_LIMITS } from '../layers/core/judging/unit-tests-judge.ts';
 
 const exec = promisify(execFile);
 const TOKEN = 'polyeval-floor-token';

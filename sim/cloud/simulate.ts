@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TransientError } from '#core/errors.ts';
 import type { ExecutionJob, Executor } from '#core/ports.ts';
-import type { ProgramHost } from '#core/judging/io-tests.ts';
+import type { ProgramHost } from '#core/judging/io-tests-judge.ts';
 import { executeOnHost } from '#core/scorers/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';

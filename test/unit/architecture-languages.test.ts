@@ -19,7 +19,7 @@ const IDS = LANGUAGE_SPECS.map((s) => s.id);
 const REGISTRIES = ['layers/core/languages/index.ts', 'layers/sandbox/languages/index.ts'];
 /** Where a language is named that is not a registration, each with its reason. */
 const EXCEPTIONS: Record<string, string> = {
-  'layers/core/prompts/rocode.ts': "RoCode's protocol: the paper's languages and how its prompt names them",
+  'layers/core/prompts/rocode-prompt.ts': "RoCode's protocol: the paper's languages and how its prompt names them",
   'layers/core/benchmarks/rocode.ts': "RoCode's own facts: its default language (the paper's Python 3), its suite's measured timings per language",
   'layers/core/benchmarks/mxeval.ts': "Kotlin HumanEval's own facts: its language, its suite's measured timing",
   'bin/cli/doctor-command.ts': 'the JVM binary `java` that doctor reports, not the language',

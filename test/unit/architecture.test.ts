@@ -96,6 +96,22 @@ describe("core's rings", () => {
     for (const e of edges) (next.get(e.fromUnit) ?? next.set(e.fromUnit, new Set()).get(e.fromUnit))?.add(e.toUnit);
     expect(cycles(next.keys(), (u) => next.get(u) ?? [])).toEqual([]);
   });
+
+  // Issue 34: `scoring/` and `scorers/` once held io-tests.ts, likert.ts and unit-tests.ts each, and a
+  // newcomer opened the wrong one. A file's name says which ring it is in; shared names stay for
+  // the registries' own entry points (index.ts) and the per-kind declarations languages/run/benchmarks
+  // each call spec.ts, kotlin.ts (a language and its prompt).
+  it('has no two folders holding files of the same name (but index.ts and the documented pairs)', () => {
+    const allowed = new Set(['index.ts', 'spec.ts', 'kotlin.ts']);
+    const folders = new Map<string, string[]>();
+    for (const file of files(CORE)) {
+      const parts = relative(CORE, file).split('/');
+      if (parts.length < 2) continue;
+      const name = parts.at(-1) as string;
+      if (!allowed.has(name)) folders.set(name, [...(folders.get(name) ?? []), parts[0] as string]);
+    }
+    expect([...folders].filter(([, where]) => where.length > 1)).toEqual([]);
+  });
 });
 
 /**

@@ -6,7 +6,7 @@
  * network, so there is no other way in (SE, naming the sizes; run such a benchmark locally).
  */
 import { HarnessError } from '#core/errors.ts';
-import type { RunRequest } from '#core/judging/io-tests.ts';
+import type { RunRequest } from '#core/judging/io-tests-judge.ts';
 import type { RunnerProgram } from '#core/judging/program-runner.ts';
 import { jsonBytes, runnerRequest } from './runner-protocol.ts';
 

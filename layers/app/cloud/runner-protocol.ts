@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import { HarnessError } from '#core/errors.ts';
 import type { ToolchainOptions } from '#core/languages/index.ts';
-import type { ProgramRun, RunRequest } from '#core/judging/io-tests.ts';
+import type { ProgramRun, RunRequest } from '#core/judging/io-tests-judge.ts';
 import type { RunnerProgram } from '#core/judging/program-runner.ts';
 import { TerminationSchema } from '#core/judging/compare.ts';
 

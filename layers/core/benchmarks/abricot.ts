@@ -19,7 +19,7 @@ import {
   abricotPaperPrompt,
   fewShotText,
   TARGET_DELIMITER,
-} from '../prompts/abricot.ts';
+} from '../prompts/abricot-prompts.ts';
 import { chatTemplateOf } from '../prompts/chat-templates.ts';
 import type { Benchmark, FieldMapping, PromptContext, RowLocation } from './benchmark.ts';
 import { discretise, goldDigit } from './likert-gold.ts';

@@ -11,7 +11,7 @@
 import { HarnessError } from '../errors.ts';
 import type { ToolchainOptions } from '../languages/index.ts';
 import type { LanguageId } from '../types.ts';
-import type { ProgramHost, ProgramRun, RunRequest, UnitTestSource } from './io-tests.ts';
+import type { ProgramHost, ProgramRun, RunRequest, UnitTestSource } from './io-tests-judge.ts';
 
 /** The program a runner builds: a sample's code as is, or a unit-test program assembled by the runtime. */
 export type RunnerProgram = { kind: 'source'; language: LanguageId; code: string } | { kind: 'unit-test'; source: UnitTestSource };

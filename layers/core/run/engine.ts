@@ -9,7 +9,7 @@ import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
 import { InputError, ProviderError, QuotaExhausted, RunStopped } from '../errors.ts';
 import type { Prompt, Provider } from '../models/provider.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
-import type { LikertEvidence } from '../judging/likert.ts';
+import type { LikertEvidence } from '../judging/likert-judge.ts';
 import { SCORER_REGISTRY, type ScorerRegistry } from '../scorers/index.ts';
 import type { ChoiceGeneration, Scorer } from '../scorers/index.ts';
 import type { RunRecord, ScoreOutcome, Task, TokenUsage, Verdict } from '../types.ts';

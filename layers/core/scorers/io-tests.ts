@@ -18,7 +18,7 @@ import {
 } from '../metrics/index.ts';
 import { anyPlan, passAt, pooled } from '../metrics/index.ts';
 import { verdictCharts } from '../html/charts.ts';
-import { scoreIoTests } from '../judging/io-tests.ts';
+import { scoreIoTests } from '../judging/io-tests-judge.ts';
 import type { IoTestsTask, Task } from '../types.ts';
 import { executeCode } from './code-execution.ts';
 import { taskBaseSchema } from './task-base.ts';

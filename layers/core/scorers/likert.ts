@@ -21,7 +21,7 @@ import {
 } from '../metrics/index.ts';
 import { anyPlan, pooled } from '../metrics/index.ts';
 import { likertCharts } from '../html/charts.ts';
-import { scoreLikert, type LikertEvidence } from '../judging/likert.ts';
+import { scoreLikert, type LikertEvidence } from '../judging/likert-judge.ts';
 import type { LikertTask } from '../types.ts';
 import { taskBaseSchema } from './task-base.ts';
 import type { ChoiceGeneration, Scorer, ScoringContext } from './scorer.ts';

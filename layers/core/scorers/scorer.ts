@@ -14,8 +14,8 @@ import type { AnyPlan } from '../metrics/index.ts';
 import type { LikertScoring, Prompt, Provider } from '../models/provider.ts';
 import type { RunToolchainSettings } from '../languages/index.ts';
 import type { Executor, ExecutionJob } from '../ports.ts';
-import type { LikertEvidence } from '../judging/likert.ts';
-import type { ProgramHost, TestFileLoader } from '../judging/io-tests.ts';
+import type { LikertEvidence } from '../judging/likert-judge.ts';
+import type { ProgramHost, TestFileLoader } from '../judging/io-tests-judge.ts';
 import type { ProgramRunner } from '../judging/program-runner.ts';
 import type { LanguageId, LikertMode, RunRecord, ScoreOutcome, Task, TaskBase, TokenUsage } from '../types.ts';
 

@@ -8,7 +8,7 @@ import { compileErrorRateOfUnits, compileErrorRatio, summariseCodeTask, systemEr
 import { anyPlan, passAt, pooled } from '../metrics/index.ts';
 import { verdictCharts } from '../html/charts.ts';
 import { clipField } from '../html/clip.ts';
-import { scoreUnitTests } from '../judging/unit-tests.ts';
+import { scoreUnitTests } from '../judging/unit-tests-judge.ts';
 import type { UnitTestsTask } from '../types.ts';
 import { executeCode } from './code-execution.ts';
 import { taskBaseSchema } from './task-base.ts';

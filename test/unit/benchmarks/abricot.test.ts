@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { abricot, discretise, selectShots } from '#core/benchmarks/abricot.ts';
 import { bindProtocol } from '#core/benchmarks/protocol.ts';
-import { parseLikertAnswer } from '#core/judging/likert.ts';
+import { parseLikertAnswer } from '#core/judging/likert-judge.ts';
 import { InputError } from '#core/errors.ts';
 import type { LikertTask } from '#core/types.ts';
 

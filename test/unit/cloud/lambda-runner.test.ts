@@ -5,8 +5,8 @@
 // run with its stdin as stdout, times `echo` (a `cat`-like program).
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
-import type { ProgramHost } from '#core/judging/io-tests.ts';
-import { scoreIoTests } from '#core/judging/io-tests.ts';
+import type { ProgramHost } from '#core/judging/io-tests-judge.ts';
+import { scoreIoTests } from '#core/judging/io-tests-judge.ts';
 import { LambdaProgramRunner } from '#app/cloud/lambda-runner.ts';
 import { fitRun, parseWire, RunnerRequestSchema, type RunnerRequest } from '#app/cloud/runner-protocol.ts';
 import { planInvocations, RUNNER_TIME_BUDGET_MS } from '#app/cloud/runner-plan.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { abricot } from '#core/benchmarks/abricot.ts';
-import { scoreLikert } from '#core/judging/likert.ts';
+import { scoreLikert } from '#core/judging/likert-judge.ts';
 import type { LikertTask } from '#core/types.ts';
 
 const [task] = abricot.parseRow(

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { abricot, selectShots } from '#core/benchmarks/abricot.ts';
 import { bindProtocol } from '#core/benchmarks/protocol.ts';
-import { abricotAuthorsPrompt, abricotCalamitaPrompt, abricotHarnessPrompt, abricotPaperPrompt } from '#core/prompts/abricot.ts';
+import { abricotAuthorsPrompt, abricotCalamitaPrompt, abricotHarnessPrompt, abricotPaperPrompt } from '#core/prompts/abricot-prompts.ts';
 import { CHAT_TEMPLATES } from '#core/prompts/chat-templates.ts';
 import type { LikertTask } from '#core/types.ts';
 

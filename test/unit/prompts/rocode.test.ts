@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRocodePrompt, ROCODE_OPENING, rocodeRequest, type RocodeLanguage } from '../../../layers/core/prompts/rocode.ts';
+import { buildRocodePrompt, ROCODE_OPENING, rocodeRequest, type RocodeLanguage } from '../../../layers/core/prompts/rocode-prompt.ts';
 import type { IoTestsTask } from '../../../layers/core/types.ts';
 
 function task(overrides: Partial<IoTestsTask> = {}): IoTestsTask {

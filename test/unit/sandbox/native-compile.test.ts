@@ -11,7 +11,7 @@ import type { SandboxResult } from '#sandbox/sandbox-process.ts';
 import { COMPILER_MALLOC_ENV, COMPILER_READ_ONLY, compileNative } from '#sandbox/languages/native.ts';
 import { CPP_UNIT_TEST_FLAGS, cppCompileArgv, cppCompileEnv } from '#sandbox/languages/cpp.ts';
 import { cppFloorCompile, cppFloorReason, mxevalCppCompile, nativeFloorRun, type Floor } from '../../../sim/floor.ts';
-import { UNIT_TEST_LIMITS } from '#core/judging/unit-tests.ts';
+import { UNIT_TEST_LIMITS } from '#core/judging/unit-tests-judge.ts';
 
 type Spec = Parameters<RuntimeContext['sandboxed']>[0];
 

@@ -14,7 +14,7 @@ import { DEFAULT_TEST_MEMORY_MB } from '../ports.ts';
 import type { ScoreOutcome, UnitTestsTask } from '../types.ts';
 import { headLines, unitTestVerdict } from './compare.ts';
 import { HarnessError } from '../errors.ts';
-import { wallLimitFor, type ProgramHost, type ProgramRun, type RunLimits } from './io-tests.ts';
+import { wallLimitFor, type ProgramHost, type ProgramRun, type RunLimits } from './io-tests-judge.ts';
 import { hostRunner, runsOf, type ProgramRunner } from './program-runner.ts';
 
 /** Default limits of a unit-test run (MXEval tasks carry none); the JVM needs room. */
