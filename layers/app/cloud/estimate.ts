@@ -18,13 +18,13 @@ import { ACCOUNT_CONCURRENCY, concurrencyBudget, RUNNER_RESERVED_CONCURRENCY } f
 import type { DryRunPlan } from '../shared/dry-run.ts';
 import { CLOUD_BATCH_SCHEMES, cloudBatchWindowHours } from './batch-clients.ts';
 import { AWS_PRICES } from '#providers/aws-prices.ts';
+import { defaultIdleResources, idleMonthlyUsd } from './idle-cost.ts';
 
 /** AWS list prices, us-east-1, USD (one table for the estimate, the simulation and the price table's compute block). */
 export { AWS_PRICES };
 
 /** The AZs the stack's VPC spans (infra/network.ts). */
 export const VPC_AZS = 2;
-const HOURS_PER_MONTH = 730;
 
 /**
  * Interface endpoints the stack deploys (infra/network.ts interfaceEndpointServices): none by
@@ -132,7 +132,8 @@ export interface CloudEstimate extends DryRunPlan {
   /** Both modes side by side; `batch` is null for a provider without a batch API in the cloud. */
   modes: { on_demand: ModeEstimate; batch: ModeEstimate | null };
   /** What the deployment costs while it stands, runs or not (the interface endpoints). */
-  fixed: { interface_endpoints: number; azs: number; usd_per_month: number };
+  /** What the stack bills idle (idle-cost.ts): its interface endpoints and alarm metrics, priced by the month. */
+  fixed: { interface_endpoints: number; azs: number; alarm_metrics: number; usd_per_month: number };
   wall_time_seconds: number;
   deployment: Deployment;
 }
@@ -237,13 +238,15 @@ export function estimateCloudRun(
     ...chosen,
     total_usd: mode.total_usd,
     modes,
-    fixed: {
-      interface_endpoints: interfaceEndpoints(deployment.fargateLane),
-      azs: VPC_AZS,
-      usd_per_month: round(interfaceEndpoints(deployment.fargateLane) * VPC_AZS * AWS_PRICES.interfaceEndpointAzHour * HOURS_PER_MONTH, 2),
-    },
+    fixed: fixedCost(deployment.fargateLane),
     deployment,
   };
+}
+
+/** The deployed stack's idle bill: every resource that bills while it exists (idle-cost.ts). */
+function fixedCost(fargateLane: boolean): CloudEstimate['fixed'] {
+  const idle = defaultIdleResources(fargateLane, EXECUTOR_IMAGES.length);
+  return { interface_endpoints: interfaceEndpoints(fargateLane), azs: VPC_AZS, alarm_metrics: idle.alarmMetrics, usd_per_month: idleMonthlyUsd(idle) };
 }
 
 function schemeOf(model: string): string {

@@ -69,7 +69,7 @@ describe('estimateCloudRun of the deployed stack', () => {
     expect(estimate.executor.cost_usd).toBeCloseTo(estimate.executor.lambda_gb_seconds * AWS_PRICES.lambdaGbSecond[DEFAULT_DEPLOYMENT.architecture], 6);
   });
 
-  it('costs at most $1 a month standing idle by default: the Fargate lane, and its interface endpoints, are opt-in', async () => {
+  it('prices the stack standing idle: no interface endpoint by default (the Fargate lane is opt-in), its alarm metrics always', async () => {
     const { interfaceEndpointServices } = await import('../../../infra/network.ts');
     const { readFileSync } = await import('node:fs');
     const cdk = JSON.parse(readFileSync(new URL('../../../cdk.json', import.meta.url), 'utf8')) as { context: { fargateLane: boolean } };
@@ -78,9 +78,11 @@ describe('estimateCloudRun of the deployed stack', () => {
     const withLane = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' }, { ...DEFAULT_DEPLOYMENT, fargateLane: true });
     expect(byDefault.fixed.interface_endpoints).toBe(interfaceEndpointServices(false).length);
     expect(byDefault.fixed.interface_endpoints).toBe(0);
-    expect(byDefault.fixed.usd_per_month).toBeLessThanOrEqual(1);
+    // 19 alarm metrics × $0.10 (test/infra/idle-cost.test.ts counts them in the template).
+    expect(byDefault.fixed.alarm_metrics).toBe(19);
+    expect(byDefault.fixed.usd_per_month).toBeCloseTo(1.9, 2);
     expect(withLane.fixed.interface_endpoints).toBe(interfaceEndpointServices(true).length);
-    expect(withLane.fixed.usd_per_month).toBeCloseTo(5 * 2 * 0.01 * 730, 2);
+    expect(withLane.fixed.usd_per_month).toBeCloseTo(5 * 2 * 0.01 * 730 + withLane.fixed.alarm_metrics * 0.1, 2);
   });
 });
 
