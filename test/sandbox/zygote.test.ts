@@ -40,6 +40,28 @@ print(a + b if not found else " ".join(found))
 /** Where the program runs: in a zygote's child (started `-c`) or as an interpreter of its own (`main.py`). */
 const WHERE = 'import sys\nprint("zygote" if "-c" in sys.orig_argv else "own")\n';
 
+/**
+ * Probes whose exit status or signal must also be the one without a zygote (CPython's own ends
+ * of a script: SystemExit's status, an uncaught KeyboardInterrupt, the recursion limit).
+ */
+const EXACT: [name: string, code: string][] = [
+  ['exits with a status no C long holds (CPython: 255)', `${SUM}import sys\nsys.exit(2 ** 70)\n`],
+  ['exits with a negative status', `${SUM}import sys\nsys.exit(-1)\n`],
+  ['ends by an uncaught KeyboardInterrupt (CPython: killed by SIGINT)', `${SUM}raise KeyboardInterrupt\n`],
+  [
+    'recurses as deep as it can (its exit status says how deep)',
+    `import sys
+def f(n):
+    try:
+        return f(n + 1)
+    except RecursionError:
+        return n
+depth = f(0)
+${SUM}sys.exit(depth % 256)
+`,
+  ],
+];
+
 const PROBES: [name: string, code: string, timeLimitMs?: number][] = [
   [
     'signals the zygote and its process group (SIGKILL, SIGSTOP)',
@@ -159,6 +181,25 @@ describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp }) => 
     });
     expect((await executor.execute(io('zygote\n'))).verdict).toBe('OK');
     expect((await reference.execute(io('own\n'))).verdict).toBe('OK');
+  }, 120_000);
+
+  it.each(EXACT)(
+    'a program that %s ends as without a zygote',
+    async (_name, code) => {
+      const outcome = await run(executor, code);
+      const alone = await run(reference, code);
+      const end = (o: typeof outcome) => o.tests?.map((t) => [t.verdict, t.exitCode, t.signal]);
+      expect(end(outcome), JSON.stringify(outcome).slice(0, 600)).toEqual(end(alone));
+      expect(outcome.verdict).toBe(alone.verdict);
+    },
+    120_000,
+  );
+
+  it("a program's peak memory is about what it is without a zygote (the zygote holds nothing big)", async () => {
+    const outcome = await run(executor, SUM);
+    const alone = await run(reference, SUM);
+    expect(outcome.verdict).toBe('OK');
+    expect(Math.abs((outcome.peakMemoryKb ?? 0) - (alone.peakMemoryKb ?? 0)), JSON.stringify([outcome, alone]).slice(0, 600)).toBeLessThan(8 * 1024);
   }, 120_000);
 
   it.each(PROBES)(
