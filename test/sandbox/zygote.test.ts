@@ -5,6 +5,7 @@
 // Landlock, and rlimits with the seccomp filter only (as on Lambda, where Landlock is absent
 // and a program can signal the zygote) — the next sample's verdict must not change, and every
 // probe's own verdict must be the one it gets without a zygote (POLYEVAL_PYTHON_ZYGOTE=0).
+import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
@@ -13,15 +14,25 @@ import { leftoverWork, scratch, settledProcesses, sumTask } from './helpers.ts';
 
 const SUM = 'a, b = map(int, input().split())\nprint(a + b)\n';
 
+/** The SysV IPC key a probe leaves objects under. */
+const IPC_KEY = 0x5e1f;
+
 /**
  * The next sample: the sum, but only when it finds nothing an earlier sample left. /tmp is
  * checked where programs have a private one or cannot write it (not at the seccomp-only
  * level, where /tmp is the host's, shared by every program as without a zygote).
  */
-const next = (tmp: boolean) => `import atexit, builtins, math, os, sys
+const next = (tmp: boolean, ipc: boolean) => `import atexit, builtins, ctypes, math, os, sys
 found = []
 if ${tmp ? 'True' : 'False'} and os.path.exists("/tmp/pe_zygote_mark"):
     found.append("/tmp")
+if ${ipc ? 'True' : 'False'}:
+    libc = ctypes.CDLL(None)
+    for kind, get in (("shm", lambda: libc.shmget(${IPC_KEY}, 0, 0)), ("msg", lambda: libc.msgget(${IPC_KEY}, 0)), ("sem", lambda: libc.semget(${IPC_KEY}, 0, 0))):
+        if get() >= 0:
+            found.append(kind)
+    if libc.mq_open(b"/pe_zygote_mark", 0) >= 0:
+        found.append("mq")
 for path in ("pe_zygote_mark", "../pe_zygote_mark", "../../pe_zygote_mark"):
     if os.path.exists(path):
         found.append(path)
@@ -133,18 +144,33 @@ if os.fork() == 0:
     time.sleep(60)
 ${SUM}`,
   ],
+  [
+    'leaves SysV shared memory, message queues, semaphores and a POSIX message queue (a private IPC namespace without a zygote)',
+    `import ctypes
+libc = ctypes.CDLL(None)
+libc.shmget(${IPC_KEY}, 4096, 0o1600)
+libc.msgget(${IPC_KEY}, 0o1600)
+libc.semget(${IPC_KEY}, 1, 0o1600)
+libc.mq_open(b"/pe_zygote_mark", 0o102, 0o600, None)
+${SUM}`,
+  ],
   ['exhausts memory', 'x = []\nwhile True:\n    x.append(bytearray(1 << 20))\n', MEMORY_BOMB_CPU_MS],
   ['forks a bomb', 'import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n'],
 ];
 
-type Level = { name: string; options: Parameters<typeof createSandboxExecutor>[0] & object; tmp: boolean };
+type Level = { name: string; options: Parameters<typeof createSandboxExecutor>[0] & object; tmp: boolean; ipc: boolean };
 const LEVELS: Level[] = [
-  { name: 'bubblewrap + Landlock', options: { isolation: 'bwrap' }, tmp: true },
-  { name: 'rlimits + Landlock', options: { isolation: 'rlimits' }, tmp: true },
-  { name: 'rlimits + seccomp only (Landlock off, as on Lambda)', options: { isolation: 'rlimits', isolationOptions: { confine: 'seccomp' } }, tmp: false },
+  { name: 'bubblewrap + Landlock', options: { isolation: 'bwrap' }, tmp: true, ipc: true },
+  { name: 'rlimits + Landlock', options: { isolation: 'rlimits' }, tmp: true, ipc: false },
+  {
+    name: 'rlimits + seccomp only (Landlock off, as on Lambda)',
+    options: { isolation: 'rlimits', isolationOptions: { confine: 'seccomp' } },
+    tmp: false,
+    ipc: false,
+  },
 ];
 
-describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp }) => {
+describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp, ipc }) => {
   const dirs = scratch(`zygote-${name.split(' ')[0]}`);
   const without = scratch(`zygote-off-${name.split(' ')[0]}`);
   let executor: SandboxExecutor;
@@ -166,6 +192,9 @@ describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp }) => 
 
   afterAll(async () => {
     rmSync('/tmp/pe_zygote_mark', { force: true });
+    // Outside bubblewrap the probe's IPC objects are the host's (as without a zygote).
+    for (const kind of ['-M', '-Q', '-S']) spawnSync('ipcrm', [kind, String(IPC_KEY)], { stdio: 'ignore' });
+    spawnSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).mq_unlink(b"/pe_zygote_mark")'], { stdio: 'ignore' });
     await executor?.close();
     await reference?.close();
     rmSync(dirs.root, { recursive: true, force: true });
@@ -208,7 +237,7 @@ describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp }) => 
       const outcome = await run(executor, code, timeLimitMs);
       const alone = await run(reference, code, timeLimitMs);
       expect(outcome.verdict, JSON.stringify(outcome).slice(0, 600)).toBe(alone.verdict);
-      const after = await run(executor, next(tmp));
+      const after = await run(executor, next(tmp, ipc));
       expect(after.verdict, JSON.stringify(after).slice(0, 600)).toBe('OK');
       expect(await settledProcesses(dirs.workRoot)).toEqual([]);
       expect(leftoverWork(dirs.workRoot)).toEqual([]);

@@ -219,6 +219,8 @@ def child(req, setup_fd):
         resource.setrlimit(resource.RLIMIT_NPROC, (req["nproc"], req["nproc"]))
         resource.setrlimit(resource.RLIMIT_NOFILE, (req["nofile"], req["nofile"]))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if req.get("privateIpc"):
+            resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
         if req["landlock"]:
             stage = 2
             landlock(req["reads"], req["writes"])
@@ -360,6 +362,31 @@ def wipe_tmp(baseline):
     return after == kept
 
 
+def ipc_ids(kind):
+    # The ids of the SysV IPC objects of one kind in our IPC namespace (None: unreadable).
+    try:
+        with open(f"/proc/sysvipc/{kind}") as f:
+            return [int(line.split()[1]) for line in f.read().splitlines()[1:] if line.strip()]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def wipe_ipc():
+    # The SysV shared memory, message queues and semaphores samples left in the sandbox's own
+    # IPC namespace (bubblewrap's --unshare-all: without a zygote each program has one of its
+    # own), removed; whether none is left. (POSIX message queues cannot be listed: each child
+    # may create none, RLIMIT_MSGQUEUE 0.)
+    remove = {
+        "shm": lambda i: LIBC.shmctl(i, 0, None),
+        "msg": lambda i: LIBC.msgctl(i, 0, None),
+        "sem": lambda i: LIBC.semctl(i, 0, 0),
+    }
+    for kind, rm in remove.items():
+        for i in ipc_ids(kind) or []:
+            rm(i)
+    return all(ipc_ids(kind) == [] for kind in remove)
+
+
 def serve(req, baseline):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     setup_r, setup_w = os.pipe2(os.O_CLOEXEC)
@@ -405,6 +432,8 @@ def serve(req, baseline):
     sweep()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     clean = wipe_tmp(baseline) if req.get("wipeTmp") else True
+    if req.get("privateIpc"):
+        clean = wipe_ipc() and clean
     return {
         "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1,
         "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0,

@@ -224,6 +224,8 @@ export class PythonZygotePool {
           reads: [dirname(file), ...spec.readOnly],
           writes: [cwd, ...(this.setting.level === 'bwrap' ? ['/tmp'] : [])],
           wipeTmp: this.setting.level === 'bwrap',
+          // Under bubblewrap a program without a zygote has an IPC namespace of its own; the zygote's children share one.
+          privateIpc: this.setting.level === 'bwrap',
         };
         answer = await zygote.ask(request, l.wallMs + 5000);
       } finally {
