@@ -6,7 +6,8 @@
 // and a program can signal the zygote) — the next sample's verdict must not change, and every
 // probe's own verdict must be the one it gets without a zygote (POLYEVAL_PYTHON_ZYGOTE=0).
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
 import { MEMORY_BOMB_CPU_MS } from '#core/selftest/hostile-programs.ts';
@@ -229,6 +230,34 @@ describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp, ipc }
     const alone = await run(reference, SUM);
     expect(outcome.verdict).toBe('OK');
     expect(Math.abs((outcome.peakMemoryKb ?? 0) - (alone.peakMemoryKb ?? 0)), JSON.stringify([outcome, alone]).slice(0, 600)).toBeLessThan(8 * 1024);
+  }, 120_000);
+
+  it('a program that swaps its directories for links to a host directory cannot make the harness move or empty it', async () => {
+    // Where Landlock is off a program may write the zygote's directory: it puts links where
+    // its working directory and its sample directory were, then ends the zygote (the
+    // harness then restores the working directory it moves back, for the fallback).
+    const victim = join(dirs.root, 'victim');
+    mkdirSync(join(victim, 'work'), { recursive: true });
+    writeFileSync(join(victim, 'keep'), 'x');
+    writeFileSync(join(victim, 'work', 'keep'), 'x');
+    // The working directory (`up` 0) or the sample's directory above it (`up` 1) becomes a link.
+    const swap = (up: number) => `import os, signal
+d = os.getcwd()
+for _ in range(${up}):
+    d = os.path.dirname(d)
+try:
+    os.rename(d, d + "-gone")
+    os.symlink(${JSON.stringify(victim)}, d)
+except OSError:
+    pass
+os.kill(os.getppid(), signal.SIGKILL)
+${SUM}`;
+    for (const code of [swap(0), swap(1)]) {
+      const outcome = await run(executor, code);
+      expect(outcome.verdict, JSON.stringify(outcome).slice(0, 600)).toBe((await run(reference, code)).verdict);
+      expect([existsSync(join(victim, 'keep')), existsSync(join(victim, 'work', 'keep'))]).toEqual([true, true]);
+    }
+    expect((await run(executor, next(tmp, ipc))).verdict).toBe('OK');
   }, 120_000);
 
   it.each(PROBES)(
