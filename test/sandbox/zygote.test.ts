@@ -86,7 +86,7 @@ for send in (lambda: os.kill(os.getppid(), signal.SIGKILL), lambda: os.killpg(os
 ${SUM}`,
   ],
   [
-    'ptraces the zygote and reads its memory through /proc/<pid>/mem',
+    'ptraces the zygote and reads its memory, environment, descriptors and directories through /proc/<pid>',
     `import ctypes, os
 ppid = os.getppid()
 got = []
@@ -100,6 +100,12 @@ for name in ("mem", "environ", "maps"):
         with open(f"/proc/{ppid}/{name}", "rb") as f:
             if f.read(16):
                 got.append(name)
+    except OSError:
+        pass
+for name in ("fd", "cwd", "root"):
+    try:
+        os.listdir(f"/proc/{ppid}/{name}")
+        got.append(name)
     except OSError:
         pass
 if got:
