@@ -10,7 +10,7 @@
  * does it). There every check is a one-shot process of its own sample, which a program can
  * only meet while both run (the concurrent-programs gap the level states).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { giveToSandbox } from './files.ts';
 import type { IsolationConfig } from './isolation.ts';
@@ -82,8 +82,10 @@ async function startProgramService(
   workRoot: string,
   spec: ProgramServiceSpec,
 ): Promise<SandboxService & { workDir: string }> {
+  // Ours, not the sandbox uid's: the samples' directories in it are made and removed by us
+  // alone (a sample that could rename them would turn them into links to host directories).
   const workDir = await mkdtemp(join(workRoot, 'service-'));
-  await giveToSandbox(workDir);
+  await chmod(workDir, 0o755);
   // It reads /proc so that the programs it starts can each be let read their own /proc/<pid>.
   const service = startSandboxService(iso, supervisor, {
     argv: spec.argv,

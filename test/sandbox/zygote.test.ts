@@ -5,7 +5,9 @@
 // Landlock, and rlimits with the seccomp filter only (as on Lambda, where Landlock is absent
 // and a program can signal the zygote) — the next sample's verdict must not change, and every
 // probe's own verdict must be the one it gets without a zygote (POLYEVAL_PYTHON_ZYGOTE=0).
-import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
 import { MEMORY_BOMB_CPU_MS } from '#core/selftest/hostile-programs.ts';
@@ -13,15 +15,25 @@ import { leftoverWork, scratch, settledProcesses, sumTask } from './helpers.ts';
 
 const SUM = 'a, b = map(int, input().split())\nprint(a + b)\n';
 
+/** The SysV IPC key a probe leaves objects under. */
+const IPC_KEY = 0x5e1f;
+
 /**
  * The next sample: the sum, but only when it finds nothing an earlier sample left. /tmp is
  * checked where programs have a private one or cannot write it (not at the seccomp-only
  * level, where /tmp is the host's, shared by every program as without a zygote).
  */
-const next = (tmp: boolean) => `import atexit, builtins, math, os, sys
+const next = (tmp: boolean, ipc: boolean) => `import atexit, builtins, ctypes, math, os, sys
 found = []
 if ${tmp ? 'True' : 'False'} and os.path.exists("/tmp/pe_zygote_mark"):
     found.append("/tmp")
+if ${ipc ? 'True' : 'False'}:
+    libc = ctypes.CDLL(None)
+    for kind, get in (("shm", lambda: libc.shmget(${IPC_KEY}, 0, 0)), ("msg", lambda: libc.msgget(${IPC_KEY}, 0)), ("sem", lambda: libc.semget(${IPC_KEY}, 0, 0))):
+        if get() >= 0:
+            found.append(kind)
+    if libc.mq_open(b"/pe_zygote_mark", 0) >= 0:
+        found.append("mq")
 for path in ("pe_zygote_mark", "../pe_zygote_mark", "../../pe_zygote_mark"):
     if os.path.exists(path):
         found.append(path)
@@ -40,6 +52,28 @@ print(a + b if not found else " ".join(found))
 /** Where the program runs: in a zygote's child (started `-c`) or as an interpreter of its own (`main.py`). */
 const WHERE = 'import sys\nprint("zygote" if "-c" in sys.orig_argv else "own")\n';
 
+/**
+ * Probes whose exit status or signal must also be the one without a zygote (CPython's own ends
+ * of a script: SystemExit's status, an uncaught KeyboardInterrupt, the recursion limit).
+ */
+const EXACT: [name: string, code: string][] = [
+  ['exits with a status no C long holds (CPython: 255)', `${SUM}import sys\nsys.exit(2 ** 70)\n`],
+  ['exits with a negative status', `${SUM}import sys\nsys.exit(-1)\n`],
+  ['ends by an uncaught KeyboardInterrupt (CPython: killed by SIGINT)', `${SUM}raise KeyboardInterrupt\n`],
+  [
+    'recurses as deep as it can (its exit status says how deep)',
+    `import sys
+def f(n):
+    try:
+        return f(n + 1)
+    except RecursionError:
+        return n
+depth = f(0)
+${SUM}sys.exit(depth % 256)
+`,
+  ],
+];
+
 const PROBES: [name: string, code: string, timeLimitMs?: number][] = [
   [
     'signals the zygote and its process group (SIGKILL, SIGSTOP)',
@@ -52,7 +86,7 @@ for send in (lambda: os.kill(os.getppid(), signal.SIGKILL), lambda: os.killpg(os
 ${SUM}`,
   ],
   [
-    'ptraces the zygote and reads its memory through /proc/<pid>/mem',
+    'ptraces the zygote and reads its memory, environment, descriptors and directories through /proc/<pid>',
     `import ctypes, os
 ppid = os.getppid()
 got = []
@@ -66,6 +100,12 @@ for name in ("mem", "environ", "maps"):
         with open(f"/proc/{ppid}/{name}", "rb") as f:
             if f.read(16):
                 got.append(name)
+    except OSError:
+        pass
+for name in ("fd", "cwd", "root"):
+    try:
+        os.listdir(f"/proc/{ppid}/{name}")
+        got.append(name)
     except OSError:
         pass
 if got:
@@ -111,18 +151,33 @@ if os.fork() == 0:
     time.sleep(60)
 ${SUM}`,
   ],
+  [
+    'leaves SysV shared memory, message queues, semaphores and a POSIX message queue (a private IPC namespace without a zygote)',
+    `import ctypes
+libc = ctypes.CDLL(None)
+libc.shmget(${IPC_KEY}, 4096, 0o1600)
+libc.msgget(${IPC_KEY}, 0o1600)
+libc.semget(${IPC_KEY}, 1, 0o1600)
+libc.mq_open(b"/pe_zygote_mark", 0o102, 0o600, None)
+${SUM}`,
+  ],
   ['exhausts memory', 'x = []\nwhile True:\n    x.append(bytearray(1 << 20))\n', MEMORY_BOMB_CPU_MS],
   ['forks a bomb', 'import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n'],
 ];
 
-type Level = { name: string; options: Parameters<typeof createSandboxExecutor>[0] & object; tmp: boolean };
+type Level = { name: string; options: Parameters<typeof createSandboxExecutor>[0] & object; tmp: boolean; ipc: boolean };
 const LEVELS: Level[] = [
-  { name: 'bubblewrap + Landlock', options: { isolation: 'bwrap' }, tmp: true },
-  { name: 'rlimits + Landlock', options: { isolation: 'rlimits' }, tmp: true },
-  { name: 'rlimits + seccomp only (Landlock off, as on Lambda)', options: { isolation: 'rlimits', isolationOptions: { confine: 'seccomp' } }, tmp: false },
+  { name: 'bubblewrap + Landlock', options: { isolation: 'bwrap' }, tmp: true, ipc: true },
+  { name: 'rlimits + Landlock', options: { isolation: 'rlimits' }, tmp: true, ipc: false },
+  {
+    name: 'rlimits + seccomp only (Landlock off, as on Lambda)',
+    options: { isolation: 'rlimits', isolationOptions: { confine: 'seccomp' } },
+    tmp: false,
+    ipc: false,
+  },
 ];
 
-describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp }) => {
+describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp, ipc }) => {
   const dirs = scratch(`zygote-${name.split(' ')[0]}`);
   const without = scratch(`zygote-off-${name.split(' ')[0]}`);
   let executor: SandboxExecutor;
@@ -144,6 +199,9 @@ describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp }) => 
 
   afterAll(async () => {
     rmSync('/tmp/pe_zygote_mark', { force: true });
+    // Outside bubblewrap the probe's IPC objects are the host's (as without a zygote).
+    for (const kind of ['-M', '-Q', '-S']) spawnSync('ipcrm', [kind, String(IPC_KEY)], { stdio: 'ignore' });
+    spawnSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).mq_unlink(b"/pe_zygote_mark")'], { stdio: 'ignore' });
     await executor?.close();
     await reference?.close();
     rmSync(dirs.root, { recursive: true, force: true });
@@ -161,13 +219,60 @@ describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp }) => 
     expect((await reference.execute(io('own\n'))).verdict).toBe('OK');
   }, 120_000);
 
+  it.each(EXACT)(
+    'a program that %s ends as without a zygote',
+    async (_name, code) => {
+      const outcome = await run(executor, code);
+      const alone = await run(reference, code);
+      const end = (o: typeof outcome) => o.tests?.map((t) => [t.verdict, t.exitCode, t.signal]);
+      expect(end(outcome), JSON.stringify(outcome).slice(0, 600)).toEqual(end(alone));
+      expect(outcome.verdict).toBe(alone.verdict);
+    },
+    120_000,
+  );
+
+  it("a program's peak memory is about what it is without a zygote (the zygote holds nothing big)", async () => {
+    const outcome = await run(executor, SUM);
+    const alone = await run(reference, SUM);
+    expect(outcome.verdict).toBe('OK');
+    expect(Math.abs((outcome.peakMemoryKb ?? 0) - (alone.peakMemoryKb ?? 0)), JSON.stringify([outcome, alone]).slice(0, 600)).toBeLessThan(8 * 1024);
+  }, 120_000);
+
+  it('a program that swaps its directories for links to a host directory cannot make the harness move or empty it', async () => {
+    // Where Landlock is off a program may write the zygote's directory: it puts links where
+    // its working directory and its sample directory were, then ends the zygote (the
+    // harness then restores the working directory it moves back, for the fallback).
+    const victim = join(dirs.root, 'victim');
+    mkdirSync(join(victim, 'work'), { recursive: true });
+    writeFileSync(join(victim, 'keep'), 'x');
+    writeFileSync(join(victim, 'work', 'keep'), 'x');
+    // The working directory (`up` 0) or the sample's directory above it (`up` 1) becomes a link.
+    const swap = (up: number) => `import os, signal
+d = os.getcwd()
+for _ in range(${up}):
+    d = os.path.dirname(d)
+try:
+    os.rename(d, d + "-gone")
+    os.symlink(${JSON.stringify(victim)}, d)
+except OSError:
+    pass
+os.kill(os.getppid(), signal.SIGKILL)
+${SUM}`;
+    for (const code of [swap(0), swap(1)]) {
+      const outcome = await run(executor, code);
+      expect(outcome.verdict, JSON.stringify(outcome).slice(0, 600)).toBe((await run(reference, code)).verdict);
+      expect([existsSync(join(victim, 'keep')), existsSync(join(victim, 'work', 'keep'))]).toEqual([true, true]);
+    }
+    expect((await run(executor, next(tmp, ipc))).verdict).toBe('OK');
+  }, 120_000);
+
   it.each(PROBES)(
     'a program that %s gets its own verdict and leaves the next sample unchanged',
     async (_name, code, timeLimitMs) => {
       const outcome = await run(executor, code, timeLimitMs);
       const alone = await run(reference, code, timeLimitMs);
       expect(outcome.verdict, JSON.stringify(outcome).slice(0, 600)).toBe(alone.verdict);
-      const after = await run(executor, next(tmp));
+      const after = await run(executor, next(tmp, ipc));
       expect(after.verdict, JSON.stringify(after).slice(0, 600)).toBe('OK');
       expect(await settledProcesses(dirs.workRoot)).toEqual([]);
       expect(leftoverWork(dirs.workRoot)).toEqual([]);

@@ -116,11 +116,14 @@ def landlock(reads, writes):
 
 def exit_status(error):
     # As CPython's handle_system_exit: None is 0, an int is itself, anything else is printed, 1.
+    # An int is PyLong_AsLong'ed (CPython 3.11 Python/pythonrun.c, _Py_HandleSystemExit): one
+    # that does not fit a C long is -1 (status 255), one that does is cast to a C int; the exit
+    # status is its low byte (os._exit would raise OverflowError outside a C int).
     code = error.code
     if code is None:
         return 0
     if isinstance(code, int):
-        return code & 0xFFFFFFFF
+        return code & 0xFF if -(1 << 63) <= code < (1 << 63) else 0xFF
     try:
         sys.stderr.write(f"{code}\n")
     except BaseException:  # noqa: BLE001
@@ -137,9 +140,18 @@ def run_program(path, args, depth):
                          __loader__=importlib.machinery.SourceFileLoader("__main__", path))
     sys.modules["__main__"] = main
     sys.argv = [path, *args]
-    # A fresh script's module frame is the first; ours sits `depth` frames deeper.
-    sys.setrecursionlimit(sys.getrecursionlimit() + depth)
+    # As deep a recursion as in a fresh interpreter: the probe, run from the same call site as
+    # the program, measures how far it gets here; the zygote measured it in a fresh one.
+    limit = sys.getrecursionlimit()
+    if FRESH_DEPTH is not None:
+        probe = {"__builtins__": builtins}
+        exec(PROBE, probe)
+        sys.setrecursionlimit(limit + FRESH_DEPTH - probe["r"])
+    else:
+        # A fresh script's module frame is the first; ours sits about `depth` frames deeper.
+        sys.setrecursionlimit(limit + depth)
     status = 0
+    interrupted = False
     try:
         with open(path, "rb") as f:
             source = f.read()
@@ -155,6 +167,9 @@ def run_program(path, args, depth):
         except BaseException:  # noqa: BLE001
             pass
         status = 1
+        # CPython 3.11 Modules/main.c (Py_RunMain, exit_sigint): an uncaught KeyboardInterrupt
+        # ends the process by SIGINT once finalised, not with status 1.
+        interrupted = isinstance(error, KeyboardInterrupt)
     try:
         threading = sys.modules.get("threading")
         if threading is not None:
@@ -173,6 +188,13 @@ def run_program(path, args, depth):
         except BaseException:  # noqa: BLE001
             if stream is sys.stdout:
                 status = 120
+    if interrupted:
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+        except BaseException:  # noqa: BLE001
+            pass
+        status = 130
     os._exit(status)
 
 
@@ -197,6 +219,8 @@ def child(req, setup_fd):
         resource.setrlimit(resource.RLIMIT_NPROC, (req["nproc"], req["nproc"]))
         resource.setrlimit(resource.RLIMIT_NOFILE, (req["nofile"], req["nofile"]))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if req.get("privateIpc"):
+            resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
         if req["landlock"]:
             stage = 2
             landlock(req["reads"], req["writes"])
@@ -213,6 +237,49 @@ def child(req, setup_fd):
         depth += 1
         frame = frame.f_back
     run_program(req["file"], req["args"], depth)
+
+
+# How deep a function recurses from a module's top level before RecursionError.
+PROBE_SOURCE = """def f(n):
+    try:
+        return f(n + 1)
+    except RecursionError:
+        return n
+r = f(0)
+"""
+PROBE = compile(PROBE_SOURCE, "<probe>", "exec", dont_inherit=True)
+FRESH_DEPTH = None
+
+
+def fresh_depth():
+    # The probe's depth in a fresh `python3 -I -B` (once per zygote, before any sample); None
+    # when that cannot be measured (each child then counts its own frames instead).
+    r, w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return None
+    if pid == 0:
+        try:
+            os.dup2(w, 1)
+            os.execv(sys.executable, [sys.executable, "-I", "-B", "-c", PROBE_SOURCE + "print(r)\n"])
+        finally:
+            os._exit(127)
+    os.close(w)
+    out = b""
+    while True:
+        chunk = os.read(r, 64)
+        if not chunk:
+            break
+        out += chunk
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    try:
+        return int(out) if status == 0 else None
+    except ValueError:
+        return None
 
 
 def sweep():
@@ -295,6 +362,31 @@ def wipe_tmp(baseline):
     return after == kept
 
 
+def ipc_ids(kind):
+    # The ids of the SysV IPC objects of one kind in our IPC namespace (None: unreadable).
+    try:
+        with open(f"/proc/sysvipc/{kind}") as f:
+            return [int(line.split()[1]) for line in f.read().splitlines()[1:] if line.strip()]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def wipe_ipc():
+    # The SysV shared memory, message queues and semaphores samples left in the sandbox's own
+    # IPC namespace (bubblewrap's --unshare-all: without a zygote each program has one of its
+    # own), removed; whether none is left. (POSIX message queues cannot be listed: each child
+    # may create none, RLIMIT_MSGQUEUE 0.)
+    remove = {
+        "shm": lambda i: LIBC.shmctl(i, 0, None),
+        "msg": lambda i: LIBC.msgctl(i, 0, None),
+        "sem": lambda i: LIBC.semctl(i, 0, 0),
+    }
+    for kind, rm in remove.items():
+        for i in ipc_ids(kind) or []:
+            rm(i)
+    return all(ipc_ids(kind) == [] for kind in remove)
+
+
 def serve(req, baseline):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     setup_r, setup_w = os.pipe2(os.O_CLOEXEC)
@@ -340,6 +432,8 @@ def serve(req, baseline):
     sweep()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     clean = wipe_tmp(baseline) if req.get("wipeTmp") else True
+    if req.get("privateIpc"):
+        clean = wipe_ipc() and clean
     return {
         "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1,
         "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0,
@@ -359,7 +453,11 @@ def main():
     if LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         return
     parent = os.getppid()
-    baseline = tmp_state()
+    # /tmp's start state, taken before the first sample and only where it is the sandbox's own
+    # (a walk of the host's /tmp would cost time and memory every child then carries).
+    baseline = False
+    global FRESH_DEPTH
+    FRESH_DEPTH = fresh_depth()
     pending = b""
     while True:
         while b"\n" not in pending:
@@ -372,6 +470,8 @@ def main():
         # Re-parented (the supervisor above us is gone): not what we were started as, so stop.
         if os.getppid() != parent:
             return
+        if req.get("wipeTmp") and baseline is False:
+            baseline = tmp_state()
         answer = serve(req, baseline)
         os.write(1, json.dumps(answer).encode() + b"\n")
         if answer["retire"]:

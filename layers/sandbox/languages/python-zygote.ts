@@ -25,6 +25,7 @@ import {
   readdirSync,
   readFileSync,
   readSync,
+  realpathSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -134,7 +135,9 @@ class Zygote {
   end(): void {
     this.alive = false;
     this.service.terminate();
-    this.settle(undefined);
+    // The caller moves and restores the sample's directory once this settles: only after the
+    // supervisor has killed and reaped every process the sample started.
+    void this.service.exited.then(() => this.settle(undefined));
   }
 
   private settle(answer: Answer | undefined): void {
@@ -202,9 +205,16 @@ export class PythonZygotePool {
     try {
       // Nothing an earlier sample left in the zygote's directory (where Landlock does not stop it) reaches this one.
       for (const name of readdirSync(zygote.service.workDir)) rmSync(join(zygote.service.workDir, name), { recursive: true, force: true });
+      // The sample's directory stays ours (only its stdout and stderr files are the sandbox's):
+      // where Landlock lets the child write it (under bubblewrap the zygote's directory lies
+      // below /tmp, which the child may write; no Landlock at all) it can still neither rename
+      // nor replace the entries this process moves, reads and empties as itself.
       mkdirSync(dir, { mode: 0o755 });
       writeFileSync(join(dir, 'in'), spec.stdin, { mode: 0o644 });
-      await giveToSandbox(dir);
+      for (const name of ['out', 'err']) {
+        writeFileSync(join(dir, name), '', { mode: 0o600 });
+        await giveToSandbox(join(dir, name));
+      }
       renameSync(spec.workDir, cwd);
       try {
         const l = spec.limits;
@@ -224,6 +234,8 @@ export class PythonZygotePool {
           reads: [dirname(file), ...spec.readOnly],
           writes: [cwd, ...(this.setting.level === 'bwrap' ? ['/tmp'] : [])],
           wipeTmp: this.setting.level === 'bwrap',
+          // Under bubblewrap a program without a zygote has an IPC namespace of its own; the zygote's children share one.
+          privateIpc: this.setting.level === 'bwrap',
         };
         answer = await zygote.ask(request, l.wallMs + 5000);
       } finally {
@@ -263,6 +275,7 @@ export class PythonZygotePool {
   }
 
   private result(a: Answer, dir: string, outputBytes: number): SandboxResult {
+    if (realpathSync(dir) !== dir) throw new Error(`${dir} was replaced`);
     const stdoutSize = sizeOf(join(dir, 'out'));
     const outputExceeded = stdoutSize >= outputBytes;
     return {
@@ -319,6 +332,9 @@ function snapshot(dir: string): [string, Buffer][] {
  */
 function moveBack(from: string, to: string): boolean {
   try {
+    // Only the directory that moved in, never a link a program put in its place (which the
+    // fallback's restore would follow to empty whatever it names).
+    if (!lstatSync(from).isDirectory() || realpathSync(from) !== from) throw new Error(`${from} was replaced`);
     renameSync(from, to);
     return true;
   } catch {
