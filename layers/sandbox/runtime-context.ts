@@ -93,7 +93,7 @@ async function startProgramService(
       shown[path] = path;
       continue;
     }
-    const view = await mkdtemp(join(workRoot, 'shown-'));
+    const view = await mkdtemp(join(workRoot, 'service-shown-'));
     await chmod(view, 0o755);
     shown[path] = view;
   }
