@@ -19,16 +19,6 @@ import { storeTestLoader } from '#app/cloud/test-files.ts';
 import type { IntegrityReport } from '#sandbox/integrity.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 
-/**
- * The Python zygote (layers/sandbox/languages/python-zygote.ts) stays off in the deployed
- * functions: `polyeval remote selftest` through the pipeline (test/e2e/remote.test.ts) saw the
- * "reading the expected output" probe ESCAPED with it on and HELD with it off, while the local
- * hostile suites hold at every level. Until that path is understood, the cloud runs an
- * interpreter per sample, as before the zygote. `POLYEVAL_PYTHON_ZYGOTE=1` in a function's
- * environment turns it on.
- */
-process.env['POLYEVAL_PYTHON_ZYGOTE'] ??= '0';
-
 export interface ContainerSandboxOptions {
   store?: BlobStore;
   env?: NodeJS.ProcessEnv;

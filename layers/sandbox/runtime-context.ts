@@ -81,22 +81,35 @@ async function startProgramService(
   supervisor: string,
   workRoot: string,
   spec: ProgramServiceSpec,
-): Promise<SandboxService & { workDir: string }> {
+): Promise<SandboxService & { workDir: string; shown: Record<string, string> }> {
   // Ours, not the sandbox uid's: the samples' directories in it are made and removed by us
   // alone (a sample that could rename them would turn them into links to host directories).
   const workDir = await mkdtemp(join(workRoot, 'service-'));
   await chmod(workDir, 0o755);
+  // Each directory shown in part: an empty one of ours (beside workDir, never bound writable), bound at its path.
+  const shown: Record<string, string> = {};
+  for (const path of spec.shown ?? []) {
+    if (iso.level !== 'bwrap') {
+      shown[path] = path;
+      continue;
+    }
+    const view = await mkdtemp(join(workRoot, 'service-shown-'));
+    await chmod(view, 0o755);
+    shown[path] = view;
+  }
   // It reads /proc so that the programs it starts can each be let read their own /proc/<pid>.
   const service = startSandboxService(iso, supervisor, {
     argv: spec.argv,
     workDir,
     readOnly: spec.readOnly,
+    ...(iso.level === 'bwrap' ? { boundFrom: shown } : {}),
     confinedReads: ['/proc'],
     stdin: '',
     limits: spec.limits,
   });
-  void service.exited.then(() => rm(workDir, { recursive: true, force: true })).catch(() => undefined);
-  return { ...service, workDir };
+  const views = Object.entries(shown).flatMap(([path, view]) => (view === path ? [] : [view]));
+  void service.exited.then(() => Promise.all([workDir, ...views].map((d) => rm(d, { recursive: true, force: true })))).catch(() => undefined);
+  return { ...service, workDir, shown };
 }
 
 type ServiceSpec = Parameters<NonNullable<RuntimeContext['service']>>[0];

@@ -45,8 +45,19 @@ export interface RuntimeContext {
    * (`workDir`, removed when it ends). Absent where the sandbox could not confine the programs
    * it starts (no seccomp filter; under bubblewrap, no Landlock): then every program is a
    * sandboxed process of its own.
+   *
+   * `shown` (each also in `readOnly`): directories the service sees only the part of that its
+   * caller copies into `shown[path]`, a host directory of ours bound read-only at `path`
+   * (under bubblewrap, where a program may read all of the sandbox's /tmp: a build directory
+   * below /tmp would show it every build). Where nothing is bound (rlimits) `shown[path]` is
+   * `path` itself, and each program's Landlock domain confines it to its own part.
    */
-  programService?(spec: { argv: string[]; readOnly: string[]; limits: SandboxLimits }): Promise<SandboxService & { workDir: string }>;
+  programService?(spec: {
+    argv: string[];
+    readOnly: string[];
+    shown?: string[];
+    limits: SandboxLimits;
+  }): Promise<SandboxService & { workDir: string; shown: Record<string, string> }>;
 }
 
 /** What a compilation produced; diagnostics feed the CE `error` field. */

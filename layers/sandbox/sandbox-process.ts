@@ -34,6 +34,11 @@ export interface SandboxSpec {
    * program service's `/proc`: each program it starts confines itself to its own `/proc/<pid>`).
    */
   confinedReads?: string[];
+  /**
+   * Under bubblewrap, the host directory bound read-only at a `readOnly` path instead of that
+   * path itself (a program service that must see only what its caller puts there).
+   */
+  boundFrom?: Record<string, string>;
   /** The program's whole environment (default: empty). */
   env?: Record<string, string>;
   stdin: string;
@@ -94,7 +99,7 @@ export function sandboxCommand(iso: IsolationConfig, supervisor: string, spec: S
     ...spec.argv,
   ];
   if (iso.level === 'rlimits') return sup;
-  const binds = spec.readOnly.filter((p) => !p.startsWith('/usr/')).flatMap((p) => ['--ro-bind', p, p]);
+  const binds = spec.readOnly.filter((p) => !p.startsWith('/usr/')).flatMap((p) => ['--ro-bind', spec.boundFrom?.[p] ?? p, p]);
   return [
     iso.bwrapPath,
     '--unshare-all',

@@ -266,6 +266,36 @@ ${SUM}`;
     expect((await run(executor, next(tmp, ipc))).verdict).toBe('OK');
   }, 120_000);
 
+  it("a program reads no other sample's build, only its own (as without a zygote)", async () => {
+    // The e2e self-test's "reading the expected output" probe found a C probe's binary (which
+    // holds the marker) below the builds directory: under bubblewrap the zygote saw every
+    // build, and below the /tmp its children may read and write.
+    const mark = 'PE_OTHER_' + 'BUILD_MARK';
+    const other = `# ${mark}\n${SUM}`;
+    const probe = `import os
+builds = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+found = []
+for d, _, files in os.walk(builds):
+    for f in files:
+        try:
+            if "PE_OTHER_" + "BUILD_MARK" in open(os.path.join(d, f), errors="ignore").read():
+                found.append(os.path.join(d, f))
+        except OSError:
+            pass
+print(*found) if found else print("nothing")
+`;
+    const read = (ex: SandboxExecutor) =>
+      ex.execute({ scorer: 'io-tests', task: sumTask({ tests: [{ input: '1 2\n', output: 'nothing\n' }] }), language: 'python', code: probe });
+    expect((await run(executor, other)).verdict).toBe('OK');
+    expect((await run(reference, other)).verdict).toBe('OK');
+    const outcome = await read(executor);
+    const alone = await read(reference);
+    expect(outcome.verdict, JSON.stringify(outcome).slice(0, 600)).toBe(alone.verdict);
+    // Where Landlock confines programs, neither reads another build; with the seccomp filter only, both may.
+    if (tmp) expect(outcome.verdict, JSON.stringify(outcome).slice(0, 600)).toBe('OK');
+    expect((await run(executor, next(tmp, ipc))).verdict).toBe('OK');
+  }, 120_000);
+
   it.each(PROBES)(
     'a program that %s gets its own verdict and leaves the next sample unchanged',
     async (_name, code, timeLimitMs) => {

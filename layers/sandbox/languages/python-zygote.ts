@@ -18,6 +18,7 @@
 import {
   closeSync,
   constants as fs,
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -31,7 +32,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { constants } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { giveToSandbox } from '../files.ts';
 import type { SandboxLimits, SandboxResult, SandboxSpec } from '../sandbox-process.ts';
@@ -54,8 +55,12 @@ export function zygoteScript(): string {
 /** Starts a zygote in the sandbox: `-c <script>`, with these limits and read-only paths. */
 export type StartZygote = (script: string, limits: SandboxLimits) => Promise<ZygoteService>;
 
-/** A started zygote: its pipes, and its working directory (the sandbox shows it at the same path). */
-export type ZygoteService = SandboxService & { workDir: string };
+/**
+ * A started zygote: its pipes, its working directory (the sandbox shows it at the same path)
+ * and, where it sees the builds directory (`builds.path`) only in part, the host directory it
+ * sees there (`builds.shown`), into which each sample's build is copied for its run.
+ */
+export type ZygoteService = SandboxService & { workDir: string; builds?: { path: string; shown: string } };
 
 /** Where a program runs: whether it is under bubblewrap (its own /tmp to empty, work moved in) and Landlock. */
 export interface ZygoteSetting {
@@ -197,6 +202,11 @@ export class PythonZygotePool {
     const zygote = await this.take();
     if (!zygote) return undefined;
     const dir = join(zygote.service.workDir, `s${(zygote.next += 1)}`);
+    const shown = shownBuild(zygote.service, dirname(file));
+    if (shown === null) {
+      this.give(zygote, true);
+      return undefined;
+    }
     // The zygote sees (under bubblewrap) and writes (under Landlock) only its own directory: the
     // work directory moves in for the run, and back.
     const cwd = join(dir, 'work');
@@ -210,6 +220,11 @@ export class PythonZygotePool {
       // below /tmp, which the child may write; no Landlock at all) it can still neither rename
       // nor replace the entries this process moves, reads and empties as itself.
       mkdirSync(dir, { mode: 0o755 });
+      if (shown) {
+        // What the zygote sees of the builds: this sample's build alone (copied as ours, read-only to it).
+        for (const name of readdirSync(shown.view)) rmSync(join(shown.view, name), { recursive: true, force: true });
+        cpSync(dirname(file), shown.copy, { recursive: true, dereference: false, verbatimSymlinks: true });
+      }
       writeFileSync(join(dir, 'in'), spec.stdin, { mode: 0o644 });
       for (const name of ['out', 'err']) {
         writeFileSync(join(dir, name), '', { mode: 0o600 });
@@ -249,6 +264,7 @@ export class PythonZygotePool {
       return this.result(answer, dir, spec.limits.outputBytes);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+      if (shown) rmSync(shown.copy, { recursive: true, force: true });
       this.give(zygote, answer !== undefined && answer.stage === 0);
     }
   }
@@ -321,6 +337,19 @@ export class PythonZygotePool {
   }
 }
 
+/**
+ * Where a program's build (`buildDir`) goes for a zygote that sees the builds only in part:
+ * `undefined` when it sees them all (its children's Landlock domains then keep each to its
+ * own), `null` when the build is not one directory of the builds (then no zygote runs it).
+ */
+function shownBuild(service: ZygoteService, buildDir: string): { view: string; copy: string } | undefined | null {
+  const builds = service.builds;
+  if (!builds || builds.shown === builds.path) return undefined;
+  const name = relative(builds.path, buildDir);
+  if (name === '' || name.includes(sep) || name === '..' || !isDirectory(buildDir)) return null;
+  return { view: builds.shown, copy: join(builds.shown, name) };
+}
+
 /** The regular files the host put in a work directory before the run (the tests' input files). */
 function snapshot(dir: string): [string, Buffer][] {
   return readdirSync(dir).flatMap((name): [string, Buffer][] => (lstatSync(join(dir, name)).isFile() ? [[name, readFileSync(join(dir, name))]] : []));
@@ -348,6 +377,14 @@ function moveBack(from: string, to: string): boolean {
 function restore(dir: string, files: [string, Buffer][]): void {
   for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true });
   for (const [name, content] of files) writeFileSync(join(dir, name), content, { mode: 0o644 });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function sizeOf(path: string): number {

@@ -143,12 +143,15 @@ function zygotesFor(ctx: RuntimeContext, i: Interpreter): PythonZygotePool | und
   const start = ctx.programService;
   let pool: PythonZygotePool | undefined;
   if (start && process.env['POLYEVAL_PYTHON_ZYGOTE'] !== '0') {
-    // The zygote sees every build (each child reads only its own) and the interpreter's prefix.
+    // The zygote sees the builds directory (under bubblewrap only the build of the sample it
+    // serves, copied in: all of them would lie below the /tmp its children may read) and the
+    // interpreter's prefix.
     const builds = join(ctx.cacheDir, 'builds');
     pool = new PythonZygotePool(
-      (script, limits) => {
+      async (script, limits) => {
         mkdirSync(builds, { recursive: true, mode: 0o755 });
-        return start({ argv: [i.executable, ...FLAGS, '-c', script], readOnly: [builds, ...prefixPaths(i)], limits });
+        const service = await start({ argv: [i.executable, ...FLAGS, '-c', script], readOnly: [builds, ...prefixPaths(i)], shown: [builds], limits });
+        return { ...service, builds: { path: builds, shown: service.shown[builds] ?? builds } };
       },
       { level: ctx.programWriters.level, landlock: ctx.programWriters.landlock, recycleAfter: 2000 },
     );
