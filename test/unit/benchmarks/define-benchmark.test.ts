@@ -7,21 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
 import { bindProtocol } from '#core/benchmarks/protocol.ts';
 import { findBenchmark } from '#core/benchmarks/registry.ts';
-import type { LikertTask } from '#core/types.ts';
+import { likertTask as makeLikertTask } from '../../support/tasks.ts';
 
-const likertTask: LikertTask = {
-  id: 'abricot-1-abstractness',
-  benchmark: 'abricot',
-  split: 'test',
-  slices: { subtask: 'abstractness' },
-  kind: 'likert',
-  subtask: 'abstractness',
-  itemId: '1',
-  text: 'La casa è grande.',
-  target: 'casa',
-  goldMean: 0.2,
-  gold: 2,
-};
+const likertTask = makeLikertTask();
 
 describe('the benchmark registry', () => {
   it("answers for a benchmark's own tasks", () => {

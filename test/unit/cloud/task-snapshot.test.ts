@@ -12,6 +12,7 @@ import { FsBlobStore } from '#local/index.ts';
 import { packageRoot } from '#app/local/home.ts';
 import { loadSource } from '#app/shared/load-benchmark.ts';
 import { cloudKeys, readTaskSnapshot, serialiseTasks } from '#app/cloud/context.ts';
+import { likertTask } from '../../support/tasks.ts';
 
 async function bundledTasks(suite: string): Promise<Task[]> {
   const [source] = parseBenchmarkSpec(suite);
@@ -21,19 +22,7 @@ async function bundledTasks(suite: string): Promise<Task[]> {
 
 const store = (): FsBlobStore => new FsBlobStore(mkdtempSync(join(tmpdir(), 'snapshot-')));
 
-const likert = {
-  id: 'abstractness/1',
-  benchmark: 'abricot',
-  split: 'test',
-  slices: { subtask: 'abstractness' },
-  kind: 'likert',
-  subtask: 'abstractness',
-  itemId: '1',
-  text: 'La casa è grande.',
-  target: 'casa',
-  goldMean: 0.2,
-  gold: 2,
-};
+const likert = likertTask({ id: 'abstractness/1' });
 const ioTask = {
   id: 'sum',
   benchmark: 'rocode',

@@ -6,21 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
 import { scorerByKind, SCORERS } from '#core/scorers/index.ts';
 import { TaskSchema } from '#core/run/task-schema.ts';
-import type { LikertTask } from '#core/types.ts';
+import { likertTask as makeLikertTask } from '../../support/tasks.ts';
 
-const likertTask: LikertTask = {
-  id: 'abricot-1-abstractness',
-  benchmark: 'abricot',
-  split: 'test',
-  slices: { subtask: 'abstractness' },
-  kind: 'likert',
-  subtask: 'abstractness',
-  itemId: '1',
-  text: 'La casa è grande.',
-  target: 'casa',
-  goldMean: 0.2,
-  gold: 2,
-};
+const likertTask = makeLikertTask();
 
 describe('the scorer registry', () => {
   it('holds one scorer per kind, each answering for its own tasks', () => {
