@@ -29,7 +29,7 @@ import { itemToSend, recordsOf, resumeDecisions } from '#core/run/lifecycle.ts';
 import { readManifest } from '#core/run/manifest-store.ts';
 import { replanItems, type WorkItem } from '#core/run/plan.ts';
 import type { PartCounter, PartSlot } from '#aws/dynamo-part-counter.ts';
-import { versioned, type AggregateMessage, type CloudWorkItem, type PlanMessage } from './messages.ts';
+import { RESUMABLE_STATUSES, versioned, type AggregateMessage, type CloudWorkItem, type PlanMessage } from './messages.ts';
 import { snapshotAsLoaded, type PlanDeps, type PlanOutcome } from './plan.ts';
 import { resumeKeys } from './record-parts.ts';
 import { RunNotFoundError, checkRunId } from './queries.ts';
@@ -38,8 +38,7 @@ import { RunNotActiveError } from './run-control.ts';
 /** Part indexes from here on count a resume's items (plan parts stay below: 90,000 chunks of 1,000 items). */
 export const RESUME_PART_BASE = 90_000;
 
-/** Statuses a run is resumed from: it ended without being cancelled. */
-const RESUMABLE: readonly RunStatus[] = ['completed', 'completed_with_missing', 'stopped', 'failed'];
+const RESUMABLE: readonly RunStatus[] = RESUMABLE_STATUSES;
 
 export interface ResumeRequestDeps {
   ledger: RunLedger;
@@ -68,7 +67,21 @@ export async function requestResume(deps: ResumeRequestDeps, runId: string): Pro
     );
   if (run.items === 0) throw new RunNotActiveError(runId, run.status, `run "${runId}" was never planned: start it again`);
   const name = deps.clock().toISOString().replace(/[:.]/g, '-');
-  await deps.planQueue.send([{ id: `${runId}/resume/${name}`, body: versioned({ runId, offset: 0, resume: name }) }]);
+  // One resume at a time: the run moves to `running` in one conditional write, so of two
+  // requests racing from the same ended run one wins and the other is told the run is running
+  // (two resumes at once would re-send the same items and could share a resume part).
+  const from = { status: run.status as (typeof RESUMABLE_STATUSES)[number], ...(run.reason === undefined ? {} : { reason: run.reason }) };
+  if (!(await deps.ledger.claimStatus(runId, [from.status], 'running', `resume ${name} requested`))) {
+    const now = (await deps.ledger.runStatus(runId)) ?? run.status;
+    throw new RunNotActiveError(runId, now, `run "${runId}" is ${now}: another resume or stage moved it just now; ask again once it has ended`);
+  }
+  try {
+    await deps.planQueue.send([{ id: `${runId}/resume/${name}`, body: versioned({ runId, offset: 0, resume: name, resumedFrom: from }) }]);
+  } catch (error) {
+    // Nothing was sent: the run goes back to how it ended, so it can be resumed again.
+    await deps.ledger.claimStatus(runId, ['running'], from.status, from.reason);
+    throw error;
+  }
   return { run_id: runId, resume: name, status: run.status };
 }
 
@@ -106,8 +119,11 @@ export async function resumeChunk(deps: PlanDeps, message: PlanMessage): Promise
   const ordinal = await markResume(deps.store, runId, name);
   const decisions = await resumeDecisions(recordsOf(deps.store, deps.ledger), runId, items);
   const sent = decisions.map(itemToSend).filter((item): item is WorkItem => item !== undefined);
-  // Nothing to run again: the run stays as it ended.
-  if (sent.length === 0) return { status: 'enqueued', runId, offset: 0, sent: 0, total: items.length, fannedOut: 0 };
+  // Nothing to run again: the run goes back to how it ended (the api claimed it `running`).
+  if (sent.length === 0) {
+    if (message.resumedFrom !== undefined) await deps.ledger.claimStatus(runId, ['running'], message.resumedFrom.status, message.resumedFrom.reason);
+    return { status: 'enqueued', runId, offset: 0, sent: 0, total: items.length, fannedOut: 0 };
+  }
   await deps.ledger.setStatus(runId, 'running', `resumed (${name}): ${sent.length} SE or missing item(s) run again`);
   const index = RESUME_PART_BASE + ordinal;
   await deps.generateQueue.send(

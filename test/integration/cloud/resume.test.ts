@@ -170,6 +170,28 @@ describe('remote resume', () => {
     expect((await cloud.ledger.getRun(cancelled))?.status).toBe('cancelled');
   }, 120_000);
 
+  it('takes one resume at a time: of two requests racing for an ended run one is accepted, the other refused (409), and the items run once', async () => {
+    failOn.add('rocode-sample/002-cifre');
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2 });
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', verdicts: { SE: 1 } });
+
+    failOn.clear();
+    calls.length = 0;
+    const answers = await Promise.all([call(apiEvent('POST', `/runs/${runId}/resume`)), call(apiEvent('POST', `/runs/${runId}/resume`))]);
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409]);
+    expect(answers.find((a) => a.status === 409)?.body).toMatchObject({ message: expect.stringMatching(/is running/) as unknown });
+    // Still pending: a third is refused too, before plan has even read the first.
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(409);
+    await drive(cloud);
+
+    expect(calls).toEqual(['rocode-sample/002-cifre']);
+    const run = await cloud.ledger.getRun(runId);
+    expect(run).toMatchObject({ status: 'completed', items: 2, recorded: 2 });
+    expect(run?.verdicts.SE ?? 0).toBe(0);
+    expect(await cloud.store.list(`runs/${runId}/resumes/`)).toHaveLength(1);
+  }, 180_000);
+
   it('leaves a run with no SE or missing item as it was: no model call, no record, summary or records part rewritten', async () => {
     const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 });
     await drive(cloud);
@@ -178,13 +200,18 @@ describe('remote resume', () => {
     const before = await storedTexts([keys.summary(runId), ...(await cloud.store.list(keys.itemsPrefix(runId)))]);
     const part = manifest ? keys.recordsPart(manifest.benchmark.id, runId, 0) : '';
     const partBefore = await cloud.store.get(part);
+    const ended = await cloud.ledger.getRun(runId);
     expect(partBefore).toBeDefined();
 
     calls.length = 0;
     expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    // Claimed for the resume until plan has decided…
+    expect(await cloud.ledger.runStatus(runId)).toBe('running');
     await drive(cloud);
     expect(calls).toEqual([]);
+    // …then given back as it ended, reason included, and resumable again.
     expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 3, recorded: 3 });
+    expect((await cloud.ledger.getRun(runId))?.reason).toBe(ended?.reason);
     expect(await storedTexts(Object.keys(before))).toEqual(before);
     expect(Buffer.from((await cloud.store.get(part)) ?? [])).toEqual(Buffer.from(partBefore ?? []));
   }, 120_000);
