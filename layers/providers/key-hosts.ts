@@ -158,10 +158,12 @@ export class BoundKey {
     if (keyAllowed(this.variable, url, this.rule.extra)) return this.value;
     if (this.rule.mode === 'refuse') throw new ProviderCallError(keyRefusal(this.variable, url, this.rule.extra), { retryable: false });
     const once = `${this.variable}@${hostOf(url)}`;
-    if (!this.named && !warned.has(once)) {
+    // Naming the variable confirms the host, not the clear text: plain http is warned about either way.
+    const plain = plainHttpToOwnHost(this.variable, url);
+    if ((plain || !this.named) && !warned.has(once)) {
       warned.add(once);
       this.warn(
-        plainHttpToOwnHost(this.variable, url)
+        plain
           ? `warning: sending ${this.variable} to ${hostOf(url)} over plain http, where anyone on the path can read it; use https://`
           : `warning: sending ${this.variable} to ${hostOf(url)}, which is not its provider's API host (${hostsOf(this.variable).join(', ') || 'none'}); ` +
               `name the variable with --api-key-env to confirm (and silence this), or unset it for a server that needs no key`,

@@ -76,6 +76,14 @@ describe('a bound key', () => {
     expect(warnings).toEqual([expect.stringMatching(/sending OPENAI_API_KEY to api\.openai\.com over plain http.*https:\/\//)]);
   });
 
+  it('warns about plain http even when the variable is named with --api-key-env (naming confirms the host, not the clear text)', () => {
+    const warnings: string[] = [];
+    const key = new BoundKey('ANTHROPIC_API_KEY', 'sk-ant-1', { mode: 'warn' }, true, (m) => void warnings.push(m));
+    expect(key.for('http://api.anthropic.com/v1/messages')).toBe('sk-ant-1');
+    expect(key.for('http://api.anthropic.com/v1/messages')).toBe('sk-ant-1');
+    expect(warnings).toEqual([expect.stringMatching(/sending ANTHROPIC_API_KEY to api\.anthropic\.com over plain http/)]);
+  });
+
   it('never hands the key out for a call to another host in the cloud (a non-retryable failure)', () => {
     const key = new BoundKey('OPENAI_API_KEY', 'sk-1', cloud, false, () => undefined);
     expect(key.for('http://llm.internal/v1/chat/completions')).toBe('sk-1');
