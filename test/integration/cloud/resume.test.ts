@@ -26,6 +26,8 @@ import { decodeRecords } from '#core/run/parquet.ts';
 import { versioned, type AggregateMessage } from '#app/cloud/messages.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';
 import { watchRuns } from '#app/cloud/watchdog.ts';
+import { requestResume } from '#app/cloud/resume.ts';
+import { writeManifest } from '#core/run/manifest-store.ts';
 import { apiEvent } from './api-events.ts';
 import { apiClient, drive, lambdaContext, queueDepth, startCloud, type Cloud, type StageName } from './cloud-harness.ts';
 
@@ -191,6 +193,45 @@ describe('remote resume', () => {
     expect(run?.verdicts.SE ?? 0).toBe(0);
     expect(await cloud.store.list(`runs/${runId}/resumes/`)).toHaveLength(1);
   }, 180_000);
+
+  it('gives a claimed run back as it ended, saying why, when plan refuses the resume — not left `running` — and takes the next request', async () => {
+    failOn.add('rocode-sample/002-cifre');
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2 });
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', verdicts: { SE: 1 } });
+    failOn.clear();
+    // A run planned before its base URL was refused (key-hosts.ts: OpenAI's own host over plain http).
+    const manifest = await readManifest(cloud.store, runId);
+    if (manifest === undefined) throw new Error('no manifest');
+    await writeManifest(cloud.store, { ...manifest, model: { ...manifest.model, spec: 'openai:http://api.openai.com/v1#gpt-4o-mini' } });
+
+    calls.length = 0;
+    for (let ask = 0; ask < 2; ask++) {
+      expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+      await driveStage('plan');
+      const given = await cloud.ledger.getRun(runId);
+      expect(given?.status).toBe('completed');
+      expect(given?.reason).toMatch(/^resume \S+ refused: [^;]*OPENAI_API_KEY is not sent to api\.openai\.com over plain http[^;]*$/);
+    }
+    expect(calls).toEqual([]);
+    expect(await cloud.store.list(`runs/${runId}/resumes/`)).toHaveLength(0);
+    expect(await queueDepth(cloud.sqs, cloud.queues.plan.url)).toBe(0);
+  }, 180_000);
+
+  it('gives the run back as it ended when the plan message cannot be sent, so it can be resumed again', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 1 });
+    await drive(cloud);
+    const ended = await cloud.ledger.getRun(runId);
+    expect(ended?.status).toBe('completed');
+    const down = { send: (): Promise<void> => Promise.reject(new Error('the plan queue is unavailable')) };
+    await expect(requestResume({ ledger: cloud.ledger, planQueue: down, clock: () => new Date() }, runId)).rejects.toThrow(/plan queue is unavailable/);
+    const after = await cloud.ledger.getRun(runId);
+    expect(after?.status).toBe('completed');
+    expect(after?.reason).toBe(ended?.reason);
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    await drive(cloud);
+    expect((await cloud.ledger.getRun(runId))?.status).toBe('completed');
+  }, 120_000);
 
   it('leaves a run with no SE or missing item as it was: no model call, no record, summary or records part rewritten', async () => {
     const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 });
