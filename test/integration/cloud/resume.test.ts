@@ -23,7 +23,7 @@ import type { Provider } from '#core/models/provider.ts';
 import type { RunSummaryDocument } from '#core/report/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import { decodeRecords } from '#core/run/parquet.ts';
-import { versioned, type AggregateMessage } from '#app/cloud/messages.ts';
+import { versioned, type AggregateMessage, type PlanMessage } from '#app/cloud/messages.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';
 import { watchRuns } from '#app/cloud/watchdog.ts';
 import { requestResume } from '#app/cloud/resume.ts';
@@ -216,6 +216,29 @@ describe('remote resume', () => {
     expect(calls).toEqual([]);
     expect(await cloud.store.list(`runs/${runId}/resumes/`)).toHaveLength(0);
     expect(await queueDepth(cloud.sqs, cloud.queues.plan.url)).toBe(0);
+  }, 180_000);
+
+  it('keeps a resume one at a time when its plan message is delivered again after its items ran: the run stays `running` until aggregated', async () => {
+    failOn.add('rocode-sample/002-cifre');
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2 });
+    await drive(cloud);
+    failOn.clear();
+    const asked = await call(apiEvent('POST', `/runs/${runId}/resume`));
+    expect(asked.status).toBe(202);
+    await driveStage('plan');
+    for (const stage of ['generate', 'python', 'generate', 'python'] as StageName[]) await driveStage(stage);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'running', recorded: 2 });
+    // SQS delivers the same plan message again (at least once): nothing is left to send.
+    await new SqsWorkQueue<PlanMessage>({ client: cloud.sqs, queueUrl: cloud.queues.plan.url }).send([
+      { id: `${runId}/resume/again`, body: versioned({ runId, offset: 0, resume: String(asked.body.resume), resumedFrom: { status: 'completed' } }) },
+    ]);
+    await driveStage('plan');
+    expect(await cloud.ledger.runStatus(runId)).toBe('running');
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(409);
+    await drive(cloud);
+    const run = await cloud.ledger.getRun(runId);
+    expect(run).toMatchObject({ status: 'completed', items: 2, recorded: 2 });
+    expect(run?.verdicts.SE ?? 0).toBe(0);
   }, 180_000);
 
   it('gives the run back as it ended when the plan message cannot be sent, so it can be resumed again', async () => {
