@@ -241,6 +241,20 @@ describe('remote resume', () => {
     expect(run?.verdicts.SE ?? 0).toBe(0);
   }, 180_000);
 
+  it('lets the watchdog close a run claimed for a resume whose plan message was lost: it ends, and can be resumed again', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 1 });
+    await drive(cloud);
+    const lost = { send: (): Promise<void> => Promise.resolve() };
+    await requestResume({ ledger: cloud.ledger, planQueue: lost, clock: () => new Date() }, runId);
+    expect(await cloud.ledger.runStatus(runId)).toBe('running');
+    await watchdog();
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 1, recorded: 1 });
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    await drive(cloud);
+    expect(await cloud.ledger.runStatus(runId)).toBe('completed');
+  }, 120_000);
+
   it('gives the run back as it ended when the plan message cannot be sent, so it can be resumed again', async () => {
     const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 1 });
     await drive(cloud);
