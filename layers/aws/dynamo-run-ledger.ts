@@ -458,6 +458,29 @@ export class DynamoRunLedger implements RunLedger {
     }
   }
 
+  async claimStatus(runId: string, from: readonly RunStatus[], status: RunStatus, reason?: string): Promise<boolean> {
+    if (from.length === 0) return false;
+    const expression = reason === undefined ? 'SET #s = :s, updatedAt = :now REMOVE reason' : 'SET #s = :s, updatedAt = :now, reason = :r';
+    const fromValues = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
+    const values: Row = { ...(reason === undefined ? { ':s': status } : { ':s': status, ':r': reason }), ...fromValues };
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: runKey(runId),
+          UpdateExpression: expression,
+          ConditionExpression: `attribute_exists(pk) AND #s IN (${Object.keys(fromValues).join(', ')})`,
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ...values, ':now': this.#now().toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (awsErrorName(error) === 'ConditionalCheckFailedException') return false;
+      throw this.#fault('claimStatus', runId, error);
+    }
+  }
+
   /**
    * Sets the planned item count. Not (yet) on the RunLedger port: the api creates a run before
    * its dataset is loaded and plan fills the count in (see layers/app/cloud/ledger.ts).

@@ -113,6 +113,12 @@ export interface RunLedger {
    * aggregate `completed`) leaves it as it is — atomically, in one conditional write.
    */
   setStatus(runId: string, status: RunStatus, reason?: string): Promise<void>;
+  /**
+   * Sets the run's status (and reason) only if it is one of `from` now — one conditional write,
+   * so of two callers racing from the same status exactly one wins. Returns whether it did
+   * (false for an unknown run too). `remote resume` claims an ended run this way.
+   */
+  claimStatus(runId: string, from: readonly RunStatus[], status: RunStatus, reason?: string): Promise<boolean>;
 }
 
 /**

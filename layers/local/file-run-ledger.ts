@@ -202,6 +202,15 @@ export class FileRunLedger implements RunLedger {
   async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {
     await this.serial(runId, () => this.append(runId, { e: 'status', status, ...(reason ? { reason } : {}), at: new Date().toISOString() }));
   }
+
+  async claimStatus(runId: string, from: readonly RunStatus[], status: RunStatus, reason?: string): Promise<boolean> {
+    return this.serial(runId, async () => {
+      const now = (await this.load(runId))?.summary.status;
+      if (now === undefined || !from.includes(now)) return false;
+      await this.append(runId, { e: 'status', status, ...(reason ? { reason } : {}), at: new Date().toISOString() });
+      return true;
+    });
+  }
 }
 
 /** Whether `file` exists and does not end with a newline (its last append was cut short). */

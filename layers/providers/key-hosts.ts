@@ -82,13 +82,26 @@ export function hostsOf(variable: string, extra: KeyHosts = {}): string[] {
 }
 
 /**
- * Whether the key in `variable` may be sent to `url`'s host.
+ * Whether the key in `variable` may be sent to `url`. A provider's own API host takes it over
+ * https only (every one of them serves https; over http the key would cross the network in
+ * the clear before any redirect). A host the deployment named takes it over either scheme:
+ * the deployer chose it (an endpoint inside their network may serve plain http).
  * @example keyAllowed('OPENAI_API_KEY', 'https://api.openai.com/v1') // true
+ * @example keyAllowed('OPENAI_API_KEY', 'http://api.openai.com/v1') // false
  * @example keyAllowed('OPENAI_API_KEY', 'http://127.0.0.1:8000/v1') // false
  */
 export function keyAllowed(variable: string, url: string, extra: KeyHosts = {}): boolean {
   const host = hostOf(url);
-  return hostsOf(variable, extra).some((pattern) => matches(pattern, host));
+  const secure = new URL(url).protocol === 'https:';
+  return (
+    (secure && (PROVIDER_KEY_HOSTS[variable] ?? []).some((pattern) => matches(pattern, host))) ||
+    (extra[variable] ?? []).some((pattern) => matches(pattern, host))
+  );
+}
+
+/** Whether `url` names one of the provider's own hosts over plain http (said in the refusal). */
+function plainHttpToOwnHost(variable: string, url: string): boolean {
+  return new URL(url).protocol !== 'https:' && (PROVIDER_KEY_HOSTS[variable] ?? []).some((pattern) => matches(pattern, hostOf(url)));
 }
 
 function hostOf(url: string): string {
@@ -99,6 +112,8 @@ function hostOf(url: string): string {
 export function keyRefusal(variable: string, url: string, extra: KeyHosts = {}): string {
   const host = hostOf(url);
   const hosts = hostsOf(variable, extra);
+  if (plainHttpToOwnHost(variable, url))
+    return `${variable} is not sent to ${host} over plain http: its provider's API takes the key over https only (give the base URL as https://${host}…)`;
   return (
     `${variable} is not sent to ${host}: a deployment sends a stored key only to its provider's own API host and the hosts named at deploy ` +
     `(${variable}'s: ${hosts.length > 0 ? hosts.join(', ') : 'none'}); to allow this one, deploy with -c ${KEY_HOSTS_CONTEXT}=${variable}=${host} ` +
@@ -143,11 +158,15 @@ export class BoundKey {
     if (keyAllowed(this.variable, url, this.rule.extra)) return this.value;
     if (this.rule.mode === 'refuse') throw new ProviderCallError(keyRefusal(this.variable, url, this.rule.extra), { retryable: false });
     const once = `${this.variable}@${hostOf(url)}`;
-    if (!this.named && !warned.has(once)) {
+    // Naming the variable confirms the host, not the clear text: plain http is warned about either way.
+    const plain = plainHttpToOwnHost(this.variable, url);
+    if ((plain || !this.named) && !warned.has(once)) {
       warned.add(once);
       this.warn(
-        `warning: sending ${this.variable} to ${hostOf(url)}, which is not its provider's API host (${hostsOf(this.variable).join(', ') || 'none'}); ` +
-          `name the variable with --api-key-env to confirm (and silence this), or unset it for a server that needs no key`,
+        plain
+          ? `warning: sending ${this.variable} to ${hostOf(url)} over plain http, where anyone on the path can read it; use https://`
+          : `warning: sending ${this.variable} to ${hostOf(url)}, which is not its provider's API host (${hostsOf(this.variable).join(', ') || 'none'}); ` +
+              `name the variable with --api-key-env to confirm (and silence this), or unset it for a server that needs no key`,
       );
     }
     return this.value;

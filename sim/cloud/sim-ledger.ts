@@ -154,6 +154,19 @@ export class SimLedger implements RunLedger, PartCounter {
     });
   }
 
+  /** claimStatus (dynamo-run-ledger.ts): one conditional UpdateItem on the run row. */
+  async claimStatus(runId: string, from: readonly RunStatus[], status: RunStatus, reason?: string): Promise<boolean> {
+    return this.#single('claimStatus', runKey(runId), () => {
+      const run = this.#runs.get(runId);
+      if (run === undefined || !from.includes(run.status)) return false;
+      run.status = status;
+      if (reason === undefined) delete run.reason;
+      else run.reason = reason;
+      run.updatedAt = this.#o.time.date().toISOString();
+      return true;
+    });
+  }
+
   /**
    * PartCounter (dynamo-part-counter.ts): one UpdateItem per slot on the slot's sub-counter in
    * its shard's partition — or, `partShards` false, on the part's one row in the run's partition

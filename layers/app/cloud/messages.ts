@@ -34,6 +34,9 @@ const RunRequestSchema = z.object({
 });
 export type RunRequest = z.infer<typeof RunRequestSchema>;
 
+/** Statuses a run is resumed from (`remote resume`): it ended without being cancelled. */
+export const RESUMABLE_STATUSES = ['completed', 'completed_with_missing', 'stopped', 'failed'] as const;
+
 /**
  * Plan one chunk of a run: the first message (offset 0) carries the request and plans the
  * run and sends the plan message of every later chunk; each of those carries only its offset.
@@ -45,6 +48,8 @@ const PlanMessageSchema = z.object({
   request: RunRequestSchema.optional(),
   /** `polyeval remote resume`: when it was asked (its marker's name); the run's SE and missing items are sent again (resume.ts). */
   resume: z.string().min(1).optional(),
+  /** The status (and reason) the resumed run had when the resume claimed it: plan puts it back when nothing is to run again. */
+  resumedFrom: z.object({ status: z.enum(RESUMABLE_STATUSES), reason: z.string().optional() }).optional(),
 });
 export type PlanMessage = z.infer<typeof PlanMessageSchema>;
 

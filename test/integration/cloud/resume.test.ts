@@ -23,9 +23,11 @@ import type { Provider } from '#core/models/provider.ts';
 import type { RunSummaryDocument } from '#core/report/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import { decodeRecords } from '#core/run/parquet.ts';
-import { versioned, type AggregateMessage } from '#app/cloud/messages.ts';
+import { versioned, type AggregateMessage, type PlanMessage } from '#app/cloud/messages.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';
 import { watchRuns } from '#app/cloud/watchdog.ts';
+import { requestResume } from '#app/cloud/resume.ts';
+import { writeManifest } from '#core/run/manifest-store.ts';
 import { apiEvent } from './api-events.ts';
 import { apiClient, drive, lambdaContext, queueDepth, startCloud, type Cloud, type StageName } from './cloud-harness.ts';
 
@@ -170,6 +172,104 @@ describe('remote resume', () => {
     expect((await cloud.ledger.getRun(cancelled))?.status).toBe('cancelled');
   }, 120_000);
 
+  it('takes one resume at a time: of two requests racing for an ended run one is accepted, the other refused (409), and the items run once', async () => {
+    failOn.add('rocode-sample/002-cifre');
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2 });
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', verdicts: { SE: 1 } });
+
+    failOn.clear();
+    calls.length = 0;
+    const answers = await Promise.all([call(apiEvent('POST', `/runs/${runId}/resume`)), call(apiEvent('POST', `/runs/${runId}/resume`))]);
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409]);
+    expect(answers.find((a) => a.status === 409)?.body).toMatchObject({ message: expect.stringMatching(/is running/) as unknown });
+    // Still pending: a third is refused too, before plan has even read the first.
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(409);
+    await drive(cloud);
+
+    expect(calls).toEqual(['rocode-sample/002-cifre']);
+    const run = await cloud.ledger.getRun(runId);
+    expect(run).toMatchObject({ status: 'completed', items: 2, recorded: 2 });
+    expect(run?.verdicts.SE ?? 0).toBe(0);
+    expect(await cloud.store.list(`runs/${runId}/resumes/`)).toHaveLength(1);
+  }, 180_000);
+
+  it('gives a claimed run back as it ended, saying why, when plan refuses the resume — not left `running` — and takes the next request', async () => {
+    failOn.add('rocode-sample/002-cifre');
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2 });
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', verdicts: { SE: 1 } });
+    failOn.clear();
+    // A run planned before its base URL was refused (key-hosts.ts: OpenAI's own host over plain http).
+    const manifest = await readManifest(cloud.store, runId);
+    if (manifest === undefined) throw new Error('no manifest');
+    await writeManifest(cloud.store, { ...manifest, model: { ...manifest.model, spec: 'openai:http://api.openai.com/v1#gpt-4o-mini' } });
+
+    calls.length = 0;
+    for (let ask = 0; ask < 2; ask++) {
+      expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+      await driveStage('plan');
+      const given = await cloud.ledger.getRun(runId);
+      expect(given?.status).toBe('completed');
+      expect(given?.reason).toMatch(/^resume \S+ refused: [^;]*OPENAI_API_KEY is not sent to api\.openai\.com over plain http[^;]*$/);
+    }
+    expect(calls).toEqual([]);
+    expect(await cloud.store.list(`runs/${runId}/resumes/`)).toHaveLength(0);
+    expect(await queueDepth(cloud.sqs, cloud.queues.plan.url)).toBe(0);
+  }, 180_000);
+
+  it('keeps a resume one at a time when its plan message is delivered again after its items ran: the run stays `running` until aggregated', async () => {
+    failOn.add('rocode-sample/002-cifre');
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2 });
+    await drive(cloud);
+    failOn.clear();
+    const asked = await call(apiEvent('POST', `/runs/${runId}/resume`));
+    expect(asked.status).toBe(202);
+    await driveStage('plan');
+    for (const stage of ['generate', 'python', 'generate', 'python'] as StageName[]) await driveStage(stage);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'running', recorded: 2 });
+    // SQS delivers the same plan message again (at least once): nothing is left to send.
+    await new SqsWorkQueue<PlanMessage>({ client: cloud.sqs, queueUrl: cloud.queues.plan.url }).send([
+      { id: `${runId}/resume/again`, body: versioned({ runId, offset: 0, resume: String(asked.body.resume), resumedFrom: { status: 'completed' } }) },
+    ]);
+    await driveStage('plan');
+    expect(await cloud.ledger.runStatus(runId)).toBe('running');
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(409);
+    await drive(cloud);
+    const run = await cloud.ledger.getRun(runId);
+    expect(run).toMatchObject({ status: 'completed', items: 2, recorded: 2 });
+    expect(run?.verdicts.SE ?? 0).toBe(0);
+  }, 180_000);
+
+  it('lets the watchdog close a run claimed for a resume whose plan message was lost: it ends, and can be resumed again', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 1 });
+    await drive(cloud);
+    const lost = { send: (): Promise<void> => Promise.resolve() };
+    await requestResume({ ledger: cloud.ledger, planQueue: lost, clock: () => new Date() }, runId);
+    expect(await cloud.ledger.runStatus(runId)).toBe('running');
+    await watchdog();
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 1, recorded: 1 });
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    await drive(cloud);
+    expect(await cloud.ledger.runStatus(runId)).toBe('completed');
+  }, 120_000);
+
+  it('gives the run back as it ended when the plan message cannot be sent, so it can be resumed again', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 1 });
+    await drive(cloud);
+    const ended = await cloud.ledger.getRun(runId);
+    expect(ended?.status).toBe('completed');
+    const down = { send: (): Promise<void> => Promise.reject(new Error('the plan queue is unavailable')) };
+    await expect(requestResume({ ledger: cloud.ledger, planQueue: down, clock: () => new Date() }, runId)).rejects.toThrow(/plan queue is unavailable/);
+    const after = await cloud.ledger.getRun(runId);
+    expect(after?.status).toBe('completed');
+    expect(after?.reason).toBe(ended?.reason);
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    await drive(cloud);
+    expect((await cloud.ledger.getRun(runId))?.status).toBe('completed');
+  }, 120_000);
+
   it('leaves a run with no SE or missing item as it was: no model call, no record, summary or records part rewritten', async () => {
     const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 });
     await drive(cloud);
@@ -178,13 +278,18 @@ describe('remote resume', () => {
     const before = await storedTexts([keys.summary(runId), ...(await cloud.store.list(keys.itemsPrefix(runId)))]);
     const part = manifest ? keys.recordsPart(manifest.benchmark.id, runId, 0) : '';
     const partBefore = await cloud.store.get(part);
+    const ended = await cloud.ledger.getRun(runId);
     expect(partBefore).toBeDefined();
 
     calls.length = 0;
     expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    // Claimed for the resume until plan has decided…
+    expect(await cloud.ledger.runStatus(runId)).toBe('running');
     await drive(cloud);
     expect(calls).toEqual([]);
+    // …then given back as it ended, reason included, and resumable again.
     expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 3, recorded: 3 });
+    expect((await cloud.ledger.getRun(runId))?.reason).toBe(ended?.reason);
     expect(await storedTexts(Object.keys(before))).toEqual(before);
     expect(Buffer.from((await cloud.store.get(part)) ?? [])).toEqual(Buffer.from(partBefore ?? []));
   }, 120_000);

@@ -219,6 +219,23 @@ describe.each(adapters)('RunLedger contract: $name', ({ create }) => {
     expect((await ledger.getRun('r1'))?.status).toBe('completed');
   });
 
+  it('claims a status only from the ones given: of concurrent claims from the same status exactly one wins', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+    await ledger.setStatus('r1', 'completed_with_missing', '1 of 4 items never recorded');
+
+    const wins = await Promise.all([1, 2, 3].map(() => ledger.claimStatus('r1', ['completed', 'completed_with_missing'], 'running', 'resume requested')));
+    expect(wins.filter(Boolean)).toHaveLength(1);
+    expect(await ledger.getRun('r1')).toMatchObject({ status: 'running', reason: 'resume requested' });
+
+    expect(await ledger.claimStatus('r1', ['completed'], 'failed')).toBe(false);
+    expect(await ledger.claimStatus('r1', ['running'], 'completed_with_missing', '1 of 4 items never recorded')).toBe(true);
+    expect(await ledger.getRun('r1')).toMatchObject({ status: 'completed_with_missing', reason: '1 of 4 items never recorded' });
+    expect(await ledger.claimStatus('r1', ['completed_with_missing'], 'completed')).toBe(true);
+    expect((await ledger.getRun('r1'))?.reason).toBeUndefined();
+    expect(await ledger.claimStatus('no-such-run', ['completed'], 'running')).toBe(false);
+  });
+
   it('keeps a cancelled run cancelled whatever a stage sets after the cancel', async () => {
     const ledger = await create();
     await ledger.createRun(newRun('r1'));

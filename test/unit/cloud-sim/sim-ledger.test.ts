@@ -43,3 +43,18 @@ describe("the simulated ledger's --without switches", () => {
     expect(await bookTwice(await ledgerWith({ bookingIds: false, costOnRunRow: true }))).toBeCloseTo(1.5, 12);
   });
 });
+
+describe("the simulated ledger's claimStatus", () => {
+  it('claims as the DynamoDB ledger does (one conditional UpdateItem): only from the statuses given, one winner, none for an unknown run', async () => {
+    const ledger = await ledgerWith({});
+    await ledger.setStatus(RUN, 'completed_with_missing', '1 of 2 items never recorded');
+    const wins = await Promise.all([1, 2].map(() => ledger.claimStatus(RUN, ['completed', 'completed_with_missing'], 'running', 'resume r requested')));
+    expect(wins.filter(Boolean)).toHaveLength(1);
+    expect(await ledger.getRun(RUN)).toMatchObject({ status: 'running', reason: 'resume r requested' });
+    expect(await ledger.claimStatus(RUN, ['completed'], 'failed')).toBe(false);
+    expect(await ledger.claimStatus(RUN, ['running'], 'completed')).toBe(true);
+    expect(await ledger.getRun(RUN)).toMatchObject({ status: 'completed' });
+    expect((await ledger.getRun(RUN))?.reason).toBeUndefined();
+    expect(await ledger.claimStatus('no-such-run', ['completed'], 'running')).toBe(false);
+  });
+});

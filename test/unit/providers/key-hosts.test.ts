@@ -9,6 +9,10 @@ describe('which hosts a key may go to', () => {
     ['OPENAI_API_KEY', 'https://api.openai.com/v1', true],
     ['OPENAI_API_KEY', 'https://API.OpenAI.com:443/v1', true],
     ['OPENAI_API_KEY', 'http://127.0.0.1:8000/v1', false],
+    // The provider's own host over plain http: the key would cross the network in the clear.
+    ['OPENAI_API_KEY', 'http://api.openai.com/v1', false],
+    ['ANTHROPIC_API_KEY', 'http://api.anthropic.com', false],
+    ['AZURE_OPENAI_API_KEY', 'http://my-resource.openai.azure.com/openai/v1', false],
     ['OPENAI_API_KEY', 'https://api.openai.com.evil.example/v1', false],
     ['OPENAI_API_KEY', 'https://evil.example/api.openai.com', false],
     ['GEMINI_API_KEY', 'https://generativelanguage.googleapis.com/v1beta/openai', true],
@@ -53,6 +57,31 @@ describe('a bound key', () => {
       );
       expect(() => boundKey(opts, 'OPENAI_API_KEY', 'http://llm.internal/v1')).not.toThrow();
     }
+  });
+
+  it("refuses, in the cloud, the provider's own host over plain http, saying to use https", () => {
+    const opts = resolveOptions({ env: { OPENAI_API_KEY: 'sk-1' }, keyHosts: cloud });
+    expect(() => boundKey(opts, 'OPENAI_API_KEY', 'http://api.openai.com/v1')).toThrow(
+      /OPENAI_API_KEY is not sent to api\.openai\.com over plain http.*https:\/\/api\.openai\.com/,
+    );
+    const key = new BoundKey('OPENAI_API_KEY', 'sk-1', cloud, false, () => undefined);
+    expect(() => key.for('http://api.openai.com/v1/chat/completions')).toThrow(ProviderCallError);
+    expect(key.for('https://api.openai.com/v1/chat/completions')).toBe('sk-1');
+  });
+
+  it('warns, on this machine, when the key goes to its own host over plain http', () => {
+    const warnings: string[] = [];
+    const local = resolveOptions({ env: { OPENAI_API_KEY: 'sk-1' }, warn: (m: string): void => void warnings.push(m) });
+    expect(boundKey(local, 'OPENAI_API_KEY', 'http://api.openai.com/v1').for('http://api.openai.com/v1/chat/completions')).toBe('sk-1');
+    expect(warnings).toEqual([expect.stringMatching(/sending OPENAI_API_KEY to api\.openai\.com over plain http.*https:\/\//)]);
+  });
+
+  it('warns about plain http even when the variable is named with --api-key-env (naming confirms the host, not the clear text)', () => {
+    const warnings: string[] = [];
+    const key = new BoundKey('ANTHROPIC_API_KEY', 'sk-ant-1', { mode: 'warn' }, true, (m) => void warnings.push(m));
+    expect(key.for('http://api.anthropic.com/v1/messages')).toBe('sk-ant-1');
+    expect(key.for('http://api.anthropic.com/v1/messages')).toBe('sk-ant-1');
+    expect(warnings).toEqual([expect.stringMatching(/sending ANTHROPIC_API_KEY to api\.anthropic\.com over plain http/)]);
   });
 
   it('never hands the key out for a call to another host in the cloud (a non-retryable failure)', () => {
