@@ -31,7 +31,7 @@ export async function runThrough(via: BatchClient | Provider): Promise<Record<st
     provider,
     { model: 'batch:m', likertMode: 'digit-parse' },
     { clock: () => new Date(0) },
-    'batch-run-',
+    { prefix: 'batch-run-' },
   );
   const verdicts: Record<string, string> = {};
   ctx.onEvent = (e) => void (verdicts[`${e.item.taskId}#${e.item.sample}`] = e.verdict);

@@ -1,6 +1,6 @@
 /**
- * A planned local run for pipeline tests: ABRICOT items from in-memory rows, planned as run
- * `run-1` into a fresh temporary store and ledger, and the RunContext over them. Each test adds
+ * A planned local run for pipeline tests: ABRICOT items from in-memory rows, planned (as run
+ * `run-1` unless told) into a fresh temporary store and ledger, and the RunContext over them. Each test adds
  * what it cares about (clock, cost hooks, event listener, a wrapped provider) as `context`.
  */
 import { mkdtempSync } from 'node:fs';
@@ -37,20 +37,20 @@ export async function plannedRun(
   provider: Provider,
   spec: Record<string, unknown> = {},
   context: Partial<RunContext> = {},
-  prefix = 'run-',
+  { prefix = 'run-', runId = 'run-1' }: { prefix?: string; runId?: string } = {},
 ): Promise<PlannedRun> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const store = new FsBlobStore(join(dir, 'store'));
   const ledger = new FileRunLedger(join(dir, 'ledger'));
   const plan = await planRun(data, parseRunSpec({ benchmark: 'abricot:mem.jsonl', model: provider.id, ...spec }), provider, {
-    runId: 'run-1',
+    runId,
     createdAt: '2026-01-01T00:00:00.000Z',
     code: { version: 't', revision: null, dirty: null },
     packages: {},
     toolchains: [],
   });
   await ledger.createRun({
-    runId: 'run-1',
+    runId,
     benchmark: 'abricot',
     model: provider.model,
     status: 'planned',

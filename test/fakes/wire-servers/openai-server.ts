@@ -250,6 +250,23 @@ const AZURE_FILTERED_VIOLENCE = {
   violence: { filtered: true, severity: 'medium' },
 };
 
+/** OpenAI's own API (sources in the header); Azure serves the same models behind its own routes. */
+const OPENAI_CHAT: Vendor = {
+  ...plain,
+  keyHeader: bearer,
+  errorBody: openAiError,
+  completions: 'chat-model',
+  reasoningModels: true,
+  reasoningDetails: true,
+  topLogprobs: {
+    max: 20,
+    status: 400,
+    type: 'invalid_request_error',
+    message: (k) => `Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got ${k} instead.`,
+  },
+  spelling: text,
+};
+
 /** Every vendor's differences, as data. */
 export const VENDORS: Readonly<Record<OpenAiFlavour, Vendor>> = {
   vllm: { ...plain, keyHeader: bearer, errorBody: openAiError, completions: 'vllm', vllmEngine: true, spelling: decoded },
@@ -279,21 +296,7 @@ export const VENDORS: Readonly<Record<OpenAiFlavour, Vendor>> = {
     // `generate_token`: `toptoken_texts = self.tokenizer.batch_decode(top_token_ids, …)`.
     spelling: { chosen: 'text', top: 'decoded' },
   },
-  'openai-chat': {
-    ...plain,
-    keyHeader: bearer,
-    errorBody: openAiError,
-    completions: 'chat-model',
-    reasoningModels: true,
-    reasoningDetails: true,
-    topLogprobs: {
-      max: 20,
-      status: 400,
-      type: 'invalid_request_error',
-      message: (k) => `Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got ${k} instead.`,
-    },
-    spelling: text,
-  },
+  'openai-chat': OPENAI_CHAT,
   mistral: {
     ...plain,
     keyHeader: bearer,
@@ -347,19 +350,10 @@ export const VENDORS: Readonly<Record<OpenAiFlavour, Vendor>> = {
     }),
   },
   azure: {
-    ...plain,
+    ...OPENAI_CHAT,
     keyHeader: { name: 'api-key', prefix: '' },
     errorBody: (_status, code, message) => ({ error: { code, message } }),
     completions: 'deployment',
-    reasoningModels: true,
-    reasoningDetails: true,
-    topLogprobs: {
-      max: 20,
-      status: 400,
-      type: 'invalid_request_error',
-      message: (k) => `Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got ${k} instead.`,
-    },
-    spelling: text,
     basePath: '',
     routes: [
       { path: /^\/openai\/deployments\/([^/]+)\/chat\/completions$/, operation: 'chat', model: 'path' },

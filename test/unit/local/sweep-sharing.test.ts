@@ -50,7 +50,7 @@ async function run(provider: Provider, inFlight: { now: number; max: number }) {
       provider: { ...provider, generate: async (req) => ((inFlight.now += 1), (inFlight.max = Math.max(inFlight.max, inFlight.now)), provider.generate(req)) },
       onEvent: () => void (inFlight.now -= 1),
     },
-    'sweep-sharing-',
+    { prefix: 'sweep-sharing-' },
   );
   return { ctx, plan };
 }

@@ -59,7 +59,7 @@ async function setup(capUsd?: number) {
     provider,
     { likertMode: 'digit-parse', ...(capUsd !== undefined ? { maxCostUsd: capUsd } : {}) },
     { costOf: (u) => (u.promptTokens + u.completionTokens) * 0.001, projectCost: () => 0.5 },
-    'batch-stage-',
+    { prefix: 'batch-stage-' },
   );
   return { ctx, plan, store, ledger };
 }

@@ -20,7 +20,7 @@ async function setup(provider: Provider, spec: Record<string, unknown> = {}) {
     provider,
     spec,
     { costOf: (u) => (u.promptTokens + u.completionTokens) * 0.001, projectCost: () => 0.011 },
-    'pipeline-',
+    { prefix: 'pipeline-' },
   );
   const queues = () => ({
     generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
