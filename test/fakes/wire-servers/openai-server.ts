@@ -112,13 +112,13 @@ import { familyChat, type ChatSpelling } from './family-chat.ts';
 import { flatLogprob, scoreText, tokenize, tokenId, type LogprobFn } from './tokenize.ts';
 import { VLLM_MAX_LOGPROBS, vllmCompletion, vllmRefusal } from './vllm-completion.ts';
 
-export type OpenAiFlavour = 'vllm' | 'vllm-llama' | 'llama.cpp' | 'tgi' | 'openai-chat' | 'mistral' | 'azure' | 'gemini';
+export type OpenAiFlavour = 'vllm' | 'vllm-llama' | 'llama.cpp' | 'tgi' | 'openai-chat' | 'mistral' | 'azure' | 'gemini' | 'ollama';
 
 /** A server's error body for a status, an error type, a message (and Google's `details`). */
 type ErrorBody = (status: number, type: string, message: string, options: OpenAiServerOptions, details?: unknown[]) => unknown;
 
 /** An error a row answers with: status, type (Azure: its `code`) and message. */
-interface RowError {
+export interface RowError {
   status: number;
   type: string;
   message: string;
@@ -144,7 +144,7 @@ export interface Vendor {
    * null), a chat model's 404 (OpenAI), no such route (Mistral, Gemini), or vLLM-shaped on a
    * completions deployment and 400 OperationNotSupported on any other (Azure).
    */
-  completions: 'vllm' | 'llama.cpp' | 'tgi' | 'chat-model' | 'none' | 'deployment';
+  completions: 'vllm' | 'llama.cpp' | 'tgi' | 'chat-model' | 'none' | 'deployment' | 'engine';
   /** vLLM's engine: `--max-logprobs`, its `reasoning_effort` literal, Qwen3 thinking, `reasoning_content`. */
   vllmEngine: boolean;
   /** Echoed prompts start with Llama 3's BOS (vllm-llama). */
@@ -168,6 +168,8 @@ export interface Vendor {
   basePath?: string;
   /** Where chat and completions are served (default: `/chat/completions` and `/completions` under the base path, the model in the body). */
   routes?: readonly Route[];
+  /** An unknown route is answered before an unknown model (a router in front of the handlers). */
+  routeFirst?: boolean;
   /** The answer to a path it does not serve (default 404 `no route <path>`). */
   noRoute?: (path: string) => RowError;
   /** The answer to a missing or wrong key (default 401 "Incorrect API key provided"). */
@@ -387,6 +389,31 @@ export const VENDORS: Readonly<Record<OpenAiFlavour, Vendor>> = {
       results: AZURE_FILTERED_VIOLENCE,
     },
   },
+  // Ollama's OpenAI-compatible routes, read from ollama/ollama @fb30760 (2026-08-21): routes.go
+  // `GenerateRoutes` puts middleware/openai.go `ChatMiddleware`/`CompletionsMiddleware` in front
+  // of `ChatHandler`/`GenerateHandler` on /v1/chat/completions and /v1/completions; no key is
+  // checked. A handler's `{"error": …}` becomes openai.go `NewError`: `{error: {message, type,
+  // param: null, code: null}}`, type invalid_request_error (400), not_found_error (404), else
+  // api_error. An unknown model is 404 "model 'x' not found" (routes.go `ChatHandler`); gin
+  // answers an unknown route "404 page not found" first (plain text upstream; JSON here); empty
+  // messages are 400 "[] is too short - 'messages'" (ChatMiddleware); `top_logprobs` outside
+  // 0–20 is 400 "top_logprobs must be between 0 and 20" with or without `logprobs` (routes.go
+  // `ChatHandler`). What the runner answers (template, tokens, thinking, queue) is the engine in
+  // ollama-server.ts.
+  ollama: {
+    ...plain,
+    keyHeader: bearer,
+    errorBody: (status, _type, message) => ({
+      error: { message, type: status === 400 ? 'invalid_request_error' : status === 404 ? 'not_found_error' : 'api_error', param: null, code: null },
+    }),
+    completions: 'engine',
+    spelling: text,
+    routeFirst: true,
+    noRoute: () => ({ status: 404, type: '', message: '404 page not found' }),
+    unknownModel: (name) => ({ status: 404, type: '', message: `model '${name}' not found` }),
+    emptyMessages: "[] is too short - 'messages'",
+    topLogprobs: { max: 20, status: 400, type: '', message: () => 'top_logprobs must be between 0 and 20', always: true },
+  },
   gemini: {
     ...plain,
     keyHeader: bearer,
@@ -473,6 +500,20 @@ export interface OpenAiServerOptions extends FaultOptions {
   quota?: { retryDelay?: string; perDay?: boolean };
   /** Gemini: `completion_tokens` without the thoughts, `total_tokens` with them. */
   thoughtsInTotalOnly?: boolean;
+  /** A server's own generation behind the row's wire (Ollama's runner, ollama-server.ts). */
+  engine?: Engine;
+}
+
+/** What a row's server does itself behind the OpenAI wire, where it is more than a toy model (Ollama). */
+export interface Engine {
+  /** Other routes the server answers (Ollama's `GET /api/version`). */
+  get?: (path: string) => unknown;
+  /** Waits for the model; a refusal when the server will not take the request now (Ollama's queue). */
+  admit?: () => Promise<RowError | undefined>;
+  /** Answers a validated chat request (`k`: its `top_logprobs`); `n` is this request's number. */
+  chat: (body: Record<string, unknown>, k: number, n: number) => { status: number; body: unknown };
+  /** Answers a completions request. */
+  completion: (body: Record<string, unknown>, n: number) => { status: number; body: unknown };
 }
 
 /** One model a server serves (see `models`). */
@@ -543,22 +584,28 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
   }
 
   const server = await startFakeServer(
-    (req: RecordedRequest) => {
+    async (req: RecordedRequest) => {
       if (options.apiKey !== undefined && req.headers[vendor.keyHeader.name] !== `${vendor.keyHeader.prefix}${options.apiKey}`) {
         return vendor.badKey ? rowError(vendor.badKey) : error(401, 'invalid_request_error', 'Incorrect API key provided');
       }
       // Azure's dated route carries `?api-version=`; routes match the path alone.
       const path = req.path.split('?')[0] ?? '';
       const sent = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
+      const extra = req.method === 'GET' ? options.engine?.get?.(path) : undefined;
+      if (extra !== undefined) return { status: 200, headers: {}, body: extra };
       if (req.method === 'GET' && path === `${basePath}/models`) {
         return { status: 200, body: { object: 'list', data: [{ id: options.model ?? 'fake-model', object: 'model' }] } };
       }
       if (req.method !== 'POST') return vendor.noRoute ? rowError(vendor.noRoute(path)) : error(405, 'invalid_request_error', 'method not allowed');
+      if (vendor.routeFirst && !route(path, sent)) return vendor.noRoute ? rowError(vendor.noRoute(path)) : error(404, 'NotFoundError', `no route ${path}`);
       if (options.model !== undefined && sent.model !== options.model) {
+        if (vendor.unknownModel) return rowError(vendor.unknownModel(String(sent.model)));
         return error(404, 'NotFoundError', `The model \`${String(sent.model)}\` does not exist.`);
       }
       const found = route(path, sent);
       if (!found) return vendor.noRoute ? rowError(vendor.noRoute(path)) : error(404, 'NotFoundError', `no route ${path}`);
+      const refused = await options.engine?.admit?.();
+      if (refused) return rowError(refused);
       const served = options.models?.[found.name];
       if (options.models && !served) {
         return vendor.unknownModel ? rowError(vendor.unknownModel(found.name)) : error(404, 'NotFoundError', `The model \`${found.name}\` does not exist.`);
@@ -690,7 +737,8 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       thinking.set(body, effort === 'none' ? 0 : effort === 'low' ? Math.min(budget, served?.lowThinking ?? budget) : budget);
     }
     const cap = vendor.topLogprobs;
-    if (cap && (cap.always || wantLogprobs) && k > cap.max) return error(cap.status, cap.type, cap.message(k));
+    if (cap && (cap.always || wantLogprobs) && (k > cap.max || (cap.always && k < 0))) return error(cap.status, cap.type, cap.message(k));
+    if (options.engine) return options.engine.chat(body, k, server.requests.length);
     // vLLM chat asks the engine for `top_logprobs` only with `logprobs: true`; input_processor.py
     // `_validate_logprobs` refuses more than --max-logprobs (see vllm-completion.ts).
     const vllmServer = vendor.vllmEngine;
@@ -805,6 +853,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
   }
 
   function completion(body: Record<string, unknown>) {
+    if (options.engine) return options.engine.completion(body, server.requests.length);
     if (typeof body.prompt !== 'string') return error(400, 'BadRequestError', 'prompt must be a string');
     if (options.rejectMaxTokensZero && body.max_tokens === 0) {
       return error(400, 'BadRequestError', 'max_tokens must be at least 1, got 0.');
