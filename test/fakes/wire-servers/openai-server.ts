@@ -154,7 +154,11 @@ export interface Vendor {
   /** `top_p` must lie in (0, 1) (TGI's validation). */
   topPOpen: boolean;
   /** The most chat `top_logprobs` taken, and the refusal above it (vLLM's is `--max-logprobs`, in vllm-completion.ts). */
-  topLogprobs?: { max: number; status: number; type: string; message: (k: number) => string; always?: boolean };
+  /**
+   * The `top_logprobs` range: above `max` (and below `min`, where the server checks it) is
+   * refused with this status and message; `always`: checked without `logprobs` too.
+   */
+  topLogprobs?: { max: number; min?: number; status: number; type: string; message: (k: number) => string; always?: boolean };
   /** How chat log-probability tokens are spelled: the chosen ones and the alternatives (family-chat.ts). */
   spelling: { chosen: ChatSpelling; top: ChatSpelling };
   /** Log-probability entries carry the token's id and bytes (llama.cpp). */
@@ -412,7 +416,7 @@ export const VENDORS: Readonly<Record<OpenAiFlavour, Vendor>> = {
     noRoute: () => ({ status: 404, type: '', message: '404 page not found' }),
     unknownModel: (name) => ({ status: 404, type: '', message: `model '${name}' not found` }),
     emptyMessages: "[] is too short - 'messages'",
-    topLogprobs: { max: 20, status: 400, type: '', message: () => 'top_logprobs must be between 0 and 20', always: true },
+    topLogprobs: { max: 20, min: 0, status: 400, type: '', message: () => 'top_logprobs must be between 0 and 20', always: true },
   },
   gemini: {
     ...plain,
@@ -737,7 +741,9 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
       thinking.set(body, effort === 'none' ? 0 : effort === 'low' ? Math.min(budget, served?.lowThinking ?? budget) : budget);
     }
     const cap = vendor.topLogprobs;
-    if (cap && (cap.always || wantLogprobs) && (k > cap.max || (cap.always && k < 0))) return error(cap.status, cap.type, cap.message(k));
+    // A negative count is refused only where the server checks a lower bound (Ollama); TGI's
+    // `top_logprobs` is a u32 (lib.rs ChatRequest), so -1 never reaches its validation message.
+    if (cap && (cap.always || wantLogprobs) && (k > cap.max || (cap.min !== undefined && k < cap.min))) return error(cap.status, cap.type, cap.message(k));
     if (options.engine) return options.engine.chat(body, k, server.requests.length);
     // vLLM chat asks the engine for `top_logprobs` only with `logprobs: true`; input_processor.py
     // `_validate_logprobs` refuses more than --max-logprobs (see vllm-completion.ts).

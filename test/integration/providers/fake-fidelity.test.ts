@@ -6,7 +6,14 @@
  * llama.cpp's `logprobs` as n_probs. Each expectation names the source it comes from.
  */
 import { describe, expect, it } from 'vitest';
-import { startAnthropicServer, startBedrockServer, startOpenAiServer, startSageMakerServer, type FakeServer } from '../../fakes/wire-servers/index.ts';
+import {
+  startAnthropicServer,
+  startBedrockServer,
+  startOllamaServer,
+  startOpenAiServer,
+  startSageMakerServer,
+  type FakeServer,
+} from '../../fakes/wire-servers/index.ts';
 import { useProviderSuite } from './harness.ts';
 
 const cleanups = useProviderSuite();
@@ -137,6 +144,40 @@ describe('llama.cpp /v1/completions logprobs (server-task.cpp params_from_json_c
     for (const c of content) expect(c.top_logprobs).toHaveLength(2);
     const none = await post(`${server.url}/completions`, { model: 'm', prompt: 'x', max_tokens: 3, logprobs: 0 });
     expect(logprobsOf(none.json)).toBeNull();
+  });
+});
+
+describe('Ollama (fb30760, OpenAI-compatible routes)', () => {
+  it('chat top_logprobs outside 0–20 is a 400 with or without logprobs (routes.go ChatHandler; openai.go NewError)', async () => {
+    const server = await started(startOllamaServer());
+    const messages = [{ role: 'user', content: 'x' }];
+    for (const asked of [{ top_logprobs: -1 }, { top_logprobs: 21 }, { logprobs: true, top_logprobs: 21 }]) {
+      const { status, json } = await post(`${server.url}/v1/chat/completions`, { model: 'llama3.2:3b', messages, ...asked });
+      expect(status).toBe(400);
+      expect(json).toEqual({ error: { message: 'top_logprobs must be between 0 and 20', type: 'invalid_request_error', param: null, code: null } });
+    }
+    expect((await post(`${server.url}/v1/chat/completions`, { model: 'llama3.2:3b', messages, logprobs: true, top_logprobs: 20 })).status).toBe(200);
+  });
+});
+
+describe('every row of the OpenAI-compatible fake', () => {
+  it('routes on the path alone: a query string does not turn a served route into a 404 (routers match the path)', async () => {
+    const server = await started(startOpenAiServer({ flavour: 'vllm' }));
+    const { status, json } = await post(`${server.url}/chat/completions?trace=1`, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    expect(status).toBe(200);
+    expect((json.choices as { message: { content: string } }[])[0]?.message.content).toBe('ok');
+  });
+
+  it('a reasoning model asked with no output limit thinks and still answers in full (the limit is what thinking eats into)', async () => {
+    const server = await started(startOpenAiServer({ flavour: 'openai-chat', answer: () => 'the answer is 4', reasoning: { low: 500 } }));
+    const { status, json } = await post(`${server.url}/chat/completions`, {
+      model: 'o3-mini',
+      reasoning_effort: 'low',
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(status).toBe(200);
+    expect(json.choices).toMatchObject([{ message: { content: 'the answer is 4' }, finish_reason: 'stop' }]);
+    expect(json.usage).toMatchObject({ completion_tokens_details: { reasoning_tokens: 500 } });
   });
 });
 
