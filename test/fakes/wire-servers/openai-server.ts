@@ -256,6 +256,9 @@ const AZURE_FILTERED_VIOLENCE = {
   violence: { filtered: true, severity: 'medium' },
 };
 
+/** The error codes Azure's front answers with itself (the rest are the model's, in OpenAI's body). */
+const AZURE_OWN_CODES = new Set(['401', '404', 'DeploymentNotFound', 'OperationNotSupported']);
+
 /** OpenAI's own API (sources in the header); Azure serves the same models behind its own routes. */
 const OPENAI_CHAT: Vendor = {
   ...plain,
@@ -358,7 +361,12 @@ export const VENDORS: Readonly<Record<OpenAiFlavour, Vendor>> = {
   azure: {
     ...OPENAI_CHAT,
     keyHeader: { name: 'api-key', prefix: '' },
-    errorBody: (_status, code, message) => ({ error: { code, message } }),
+    // Azure's own answers (key, route, deployment, operation) are `{error: {code, message}}`; what
+    // the model's OpenAI rules refuse (top_logprobs, empty messages) comes back in OpenAI's body
+    // (Azure 400s quoted in owndev/Open-WebUI-Functions#136, microsoft/vscode-copilot-release#8483:
+    // `{error: {message, type: "invalid_request_error", param, code}}`).
+    errorBody: (status, code, message, options, details) =>
+      AZURE_OWN_CODES.has(code) ? { error: { code, message } } : openAiError(status, code, message, options, details),
     completions: 'deployment',
     basePath: '',
     routes: [

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   startAnthropicServer,
+  startAzureOpenAiServer,
   startBedrockServer,
   startOllamaServer,
   startOpenAiServer,
@@ -157,6 +158,29 @@ describe('Ollama (fb30760, OpenAI-compatible routes)', () => {
       expect(json).toEqual({ error: { message: 'top_logprobs must be between 0 and 20', type: 'invalid_request_error', param: null, code: null } });
     }
     expect((await post(`${server.url}/v1/chat/completions`, { model: 'llama3.2:3b', messages, logprobs: true, top_logprobs: 20 })).status).toBe(200);
+  });
+});
+
+describe('Azure OpenAI (the azure row)', () => {
+  it('answers its own refusals as {code, message} and the model’s in OpenAI’s body, as the single-server fake passed them through', async () => {
+    const server = await started(startAzureOpenAiServer({ apiKey: 'k', deployments: { chat: 'gpt-4o' } }));
+    const call = async (path: string, body: unknown) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'api-key': 'k' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, json: (await res.json()) as unknown };
+    };
+    const messages = [{ role: 'user', content: 'x' }];
+    const missing = await call('/openai/v1/chat/completions', { model: 'nope', messages });
+    expect(missing).toMatchObject({ status: 404, json: { error: { code: 'DeploymentNotFound' } } });
+    expect(Object.keys((missing.json as { error: object }).error).sort()).toEqual(['code', 'message']);
+    const tooMany = await call('/openai/deployments/chat/chat/completions?api-version=2024-10-21', { messages, logprobs: true, top_logprobs: 21 });
+    expect(tooMany).toMatchObject({
+      status: 400,
+      json: { error: { type: 'invalid_request_error', message: expect.stringMatching(/^Invalid 'top_logprobs': integer above maximum value/) } },
+    });
   });
 });
 
