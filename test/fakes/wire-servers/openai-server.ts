@@ -446,7 +446,8 @@ export const VENDORS: Readonly<Record<OpenAiFlavour, Vendor>> = {
     modelPrefix: 'models/',
     emptyMessages: '* GenerateContentRequest.contents: contents is not specified',
     maxStops: { max: 5, message: 'Request contains an invalid argument.' },
-    topLogprobs: { max: 20, status: 400, type: '', message: () => 'Request contains an invalid argument.' },
+    // With `logprobs`, top_logprobs outside 0–20 is the generic 400 (as gemini-server.ts checked it before the rows).
+    topLogprobs: { max: 20, min: 0, status: 400, type: '', message: () => 'Request contains an invalid argument.' },
     perModelCapabilities: { noLogprobs: (id) => `Logprobs is not enabled for models/${id}`, cannotStopThinking: 'Request contains an invalid argument.' },
     chatId: { prefix: 'gemini-', created: 1_767_225_600 },
   },

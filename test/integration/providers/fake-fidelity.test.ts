@@ -10,6 +10,7 @@ import {
   startAnthropicServer,
   startAzureOpenAiServer,
   startBedrockServer,
+  startGeminiServer,
   startOllamaServer,
   startOpenAiServer,
   startSageMakerServer,
@@ -185,6 +186,22 @@ describe('Azure OpenAI (the azure row)', () => {
 });
 
 describe('every row of the OpenAI-compatible fake', () => {
+  it('Gemini refuses top_logprobs outside 0–20 with logprobs, in Google’s array-wrapped error (page-assist#406)', async () => {
+    const server = await started(startGeminiServer({ apiKey: 'k', models: { 'gemini-2.0-flash': { logprobs: true } } }));
+    const ask = (k: number) =>
+      fetch(`${server.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+        body: JSON.stringify({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'x' }], logprobs: true, top_logprobs: k }),
+      });
+    for (const k of [-1, 21]) {
+      const res = await ask(k);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual([{ error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } }]);
+    }
+    expect((await ask(5)).status).toBe(200);
+  });
+
   it('routes on the path alone: a query string does not turn a served route into a 404 (routers match the path)', async () => {
     const server = await started(startOpenAiServer({ flavour: 'vllm' }));
     const { status, json } = await post(`${server.url}/chat/completions?trace=1`, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
