@@ -96,22 +96,47 @@ export function syntheticRun(count: number, opts: { rawChars?: number; samplesPe
   return docs;
 }
 
-syntheticRun.manifest = (): Manifest => ({
-  run_id: 'synth',
-  created_at: '2026-11-30T00:00:00Z',
-  benchmark: { id: 'rocode', title: 'RoCode (synthetic)', spec: 'rocode:synthetic', source: 'synthetic', sha256: '0'.repeat(64), tasks: 1, scorer: 'io-tests' },
-  model: { spec: 'replay:synthetic', kind: 'replay', name: 'synthetic' },
-  params: { temperature: 0, topP: 1, maxTokens: 100, stop: [] },
-  n: 1,
-  seed: 1,
-  split: null,
-  limit: null,
-  language: null,
-  time_scale: 1,
-  likert_mode: null,
-  max_cost_usd: null,
-  code: { version: '0', revision: null, dirty: null },
-  packages: {},
-  toolchains: [],
-  items: 1,
-});
+syntheticRun.manifest = (): Manifest =>
+  manifestOf({
+    run_id: 'synth',
+    created_at: '2026-11-30T00:00:00Z',
+    benchmark: {
+      id: 'rocode',
+      title: 'RoCode (synthetic)',
+      spec: 'rocode:synthetic',
+      source: 'synthetic',
+      sha256: '0'.repeat(64),
+      tasks: 1,
+      scorer: 'io-tests',
+    },
+    model: { spec: 'replay:synthetic', kind: 'replay', name: 'synthetic' },
+  });
+
+/**
+ * A stored run's manifest: who ran what (`run_id`, `created_at`, `benchmark`, `model`) with the
+ * settings of a plain one-task run (temperature 0, n 1, seed 1, no limit, no protocol), `more`
+ * over them. One builder for the report benches and the tests that store a manifest.
+ */
+export function manifestOf(fields: Pick<Manifest, 'run_id' | 'created_at' | 'benchmark' | 'model'> & Partial<Manifest>): Manifest {
+  const { run_id, created_at, benchmark, model, ...more } = fields;
+  return {
+    run_id,
+    created_at,
+    benchmark,
+    model,
+    params: { temperature: 0, topP: 1, maxTokens: 100, stop: [] },
+    n: 1,
+    seed: 1,
+    split: null,
+    limit: null,
+    language: null,
+    time_scale: 1,
+    likert_mode: null,
+    max_cost_usd: null,
+    code: { version: '0', revision: null, dirty: null },
+    packages: {},
+    toolchains: [],
+    items: 1,
+    ...more,
+  };
+}

@@ -1,7 +1,10 @@
 /**
- * A fake Ollama server serving a Llama-3 model, read from ollama/ollama at fb30760
- * (2026-08-21): its OpenAI-compatible routes `POST /v1/chat/completions` and
- * `POST /v1/completions` (server/routes.go `GenerateRoutes`: middleware/openai.go
+ * The Ollama runner and scheduler behind the `ollama` row of the one OpenAI-compatible fake
+ * (openai-server.ts `VENDORS.ollama`: the routes, the model check, the error bodies, empty
+ * messages and the `top_logprobs` range). Ollama's provider speaks its OpenAI-compatible
+ * routes `POST /v1/chat/completions` and `POST /v1/completions`, not the native /api/chat; what
+ * stays here is what Ollama's server does behind them, read from ollama/ollama at fb30760
+ * (2026-08-21) (server/routes.go `GenerateRoutes`: middleware/openai.go
  * `ChatMiddleware`/`CompletionsMiddleware` in front of `ChatHandler`/`GenerateHandler`).
  * Tokens are the real Llama-3 tokenizer's (real-tokenizers.ts). What it reproduces:
  *
@@ -56,7 +59,8 @@
  *   `handleScheduleError` answers 503 "server busy, please try again.  maximum pending requests
  *   exceeded". Once loaded, requests go straight to the runner (`useLoadedRunner`): no 503.
  */
-import { startFakeServer, type FakeServer, type FaultOptions, type RecordedRequest } from './http-server.ts';
+import type { FakeServer, FaultOptions } from './http-server.ts';
+import { startOpenAiServer, VENDORS } from './openai-server.ts';
 import { familyChat } from './family-chat.ts';
 import { decodeIds, describeTokens, encodePrompt, encodeText, type TokenizerName } from './real-tokenizers.ts';
 import { flatLogprob, type LogprobFn } from './tokenize.ts';
@@ -114,14 +118,8 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
   let pending = 0;
   let busy = 0;
 
-  // openai.go NewError: the type by status.
-  const error = (status: number, _type: string, message: string) => ({
-    status,
-    headers: {},
-    body: {
-      error: { message, type: status === 400 ? 'invalid_request_error' : status === 404 ? 'not_found_error' : 'api_error', param: null, code: null },
-    },
-  });
+  // The row's error body (openai.go NewError: the type by status).
+  const error = (status: number, _type: string, message: string) => ({ status, body: VENDORS.ollama.errorBody(status, '', message, {}) });
 
   /** sched.go getRunner: the loaded runner at once, else a slot in pendingReqCh or ErrMaxQueue. */
   async function schedule(): Promise<boolean> {
@@ -188,19 +186,16 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     return options.thinking !== undefined && effort !== 'none';
   }
 
-  function chat(body: Record<string, unknown>) {
-    const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
-    // middleware/openai.go ChatMiddleware: "[] is too short - 'messages'".
-    if (messages.length === 0) return error(400, '', "[] is too short - 'messages'");
-    const k = typeof body.top_logprobs === 'number' ? body.top_logprobs : 0;
-    if (k < 0 || k > 20) return error(400, '', 'top_logprobs must be between 0 and 20');
+  function chat(body: Record<string, unknown>, k: number, n: number) {
+    // Empty messages and top_logprobs outside 0–20 are the row's (openai-server.ts, `ollama`).
+    const messages = body.messages as { role?: unknown; content?: unknown }[];
     const think = thinks(body);
     if (typeof think === 'string') return error(400, '', think);
     if (typeof think === 'object')
       return { ...error(400, '', think.message), body: { error: { message: think.message, type: 'api_error', param: null, code: null } } };
     const turns = messages.map((m) => ({ role: String(m.role ?? 'user'), content: String(m.content ?? '') }));
     const prompt = turns.map((m) => m.content).join('\n\n');
-    if (options.tokenizer) return familyAnswer(options.tokenizer, turns, prompt, body, k);
+    if (options.tokenizer) return familyAnswer(options.tokenizer, turns, prompt, body, k, n);
     // Thinking first, within num_predict; the answer gets what is left.
     const thoughtIds = think ? encodeText('llama3', options.thinking ?? '') : [];
     const budget = typeof body.max_tokens === 'number' && body.max_tokens >= 0 ? body.max_tokens : Infinity;
@@ -233,7 +228,7 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     return {
       status: 200,
       body: {
-        id: `chatcmpl-${server.requests.length}`,
+        id: `chatcmpl-${n}`,
         object: 'chat.completion',
         created: 1_767_225_600,
         model: modelName,
@@ -251,14 +246,14 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     };
   }
 
-  function familyAnswer(name: TokenizerName, turns: { role: string; content: string }[], prompt: string, body: Record<string, unknown>, k: number) {
+  function familyAnswer(name: TokenizerName, turns: { role: string; content: string }[], prompt: string, body: Record<string, unknown>, k: number, n: number) {
     const max = typeof body.max_tokens === 'number' && body.max_tokens >= 0 ? body.max_tokens : 64;
     const family = familyChat(name, `${prompt}\n\n`, answer(prompt, body), max, k, logprob, 'text');
     const wantLogprobs = body.logprobs === true && options.logprobs !== false;
     return {
       status: 200,
       body: {
-        id: `chatcmpl-${server.requests.length}`,
+        id: `chatcmpl-${n}`,
         object: 'chat.completion',
         created: 1_767_225_600,
         model: modelName,
@@ -286,7 +281,7 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     };
   }
 
-  function completion(body: Record<string, unknown>) {
+  function completion(body: Record<string, unknown>, n: number) {
     if (Array.isArray(body.stop)) {
       const bad = (body.stop as unknown[]).find((s) => typeof s !== 'string');
       // openai.go FromCompleteRequest, the Go type of the item (a JSON number decodes as float64).
@@ -298,7 +293,7 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     return {
       status: 200,
       body: {
-        id: `cmpl-${server.requests.length}`,
+        id: `cmpl-${n}`,
         object: 'text_completion',
         created: 1_767_225_600,
         model: modelName,
@@ -309,21 +304,26 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     };
   }
 
-  const server = await startFakeServer(
-    async (req: RecordedRequest) => {
-      const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
-      if (req.method === 'GET' && req.path === '/api/version') return { status: 200, headers: {}, body: { version: options.version ?? '0.32.7' } };
-      // gin answers any other route or method with its default 404 "404 page not found" (plain text upstream; JSON here).
-      if (req.method !== 'POST' || (req.path !== '/v1/chat/completions' && req.path !== '/v1/completions')) return error(404, '', '404 page not found');
-      if (body.model !== modelName) return error(404, '', `model '${String(body.model)}' not found`);
-      if (!(await schedule())) {
+  // The wire (routes, the model check, errors, message validation) is the `ollama` row of the
+  // one OpenAI-compatible fake; this file is the runner and scheduler behind it.
+  const { faults, failFirst, fault, barrier, holdMs, rateLimit, capacity, refuseAfterMs } = options;
+  const faultOptions: FaultOptions = { faults, failFirst, fault, barrier, holdMs, rateLimit, capacity, refuseAfterMs };
+  const server = await startOpenAiServer({
+    ...(Object.fromEntries(Object.entries(faultOptions).filter(([, v]) => v !== undefined)) as FaultOptions),
+    flavour: 'ollama',
+    model: modelName,
+    engine: {
+      // routes.go: GET /api/version answers {"version": …}.
+      get: (path) => (path === '/api/version' ? { version: options.version ?? '0.32.7' } : undefined),
+      admit: async () => {
+        if (await schedule()) return undefined;
         busy += 1;
-        return error(503, '', 'server busy, please try again.  maximum pending requests exceeded');
-      }
-      return req.path === '/v1/chat/completions' ? chat(body) : completion(body);
+        return { status: 503, type: '', message: 'server busy, please try again.  maximum pending requests exceeded' };
+      },
+      chat,
+      completion,
     },
-    error,
-    options,
-  );
-  return { ...server, busy: () => busy };
+  });
+  // OLLAMA_HOST names the server's root; the row's routes are under /v1.
+  return { ...server, url: server.url.replace(/\/v1$/, ''), busy: () => busy };
 }

@@ -9,6 +9,7 @@ import { keys } from '#core/run/keys.ts';
 import { encodeMetrics } from '#core/run/parquet.ts';
 import { DuckDbResultsQuery } from '#local/index.ts';
 import { METRIC_COLUMNS, PARTITION_KEYS, RECORD_COLUMNS, leaderboardSql, sliceMetricsSql, sqlString } from '#aws/index.ts';
+import { makeRecord } from '../../support/records.ts';
 
 let root: string;
 let query: DuckDbResultsQuery;
@@ -145,32 +146,15 @@ describe('shipped SQL on DuckDB', () => {
 });
 
 describe('table columns', () => {
-  const record: RunRecord = {
+  const record: RunRecord = makeRecord({
     run_id: 'r',
     benchmark: 'b',
-    split: 'test',
     model: 'm',
-    provider: 'reference',
     task_id: 't',
-    sample: 0,
-    language: null,
-    difficulty: null,
-    subtask: null,
-    verdict: 'OK',
     tests_passed: 1,
     tests_total: 1,
-    compile_ms: null,
-    run_ms: null,
-    peak_memory_kb: null,
-    prompt_tokens: null,
-    completion_tokens: null,
-    predicted: null,
-    gold: null,
-    gold_mean: null,
-    answer: '',
-    error: null,
     created_at: '2025-01-01T00:00:00.000Z',
-  };
+  });
   const metricRow: Required<MetricRow> = metric('b', 'r', 'm', 'accuracy', 'all', 1) as Required<MetricRow>;
   const partitions = PARTITION_KEYS.map((key) => key.name);
 

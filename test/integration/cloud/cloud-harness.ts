@@ -13,7 +13,8 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { returnLater } from '#aws/sqs-visibility.ts';
 import { DynamoRunLedger, S3BlobStore, SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
 import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
-import { moveMessages } from '#aws/sqs-dead-letters.ts';
+import { moveMessages, peekMessages } from '#aws/sqs-dead-letters.ts';
+import { watchRuns } from '#app/cloud/watchdog.ts';
 import type { RedrivePair } from '#app/cloud/run-control.ts';
 import type { Executor, ResultsQuery } from '#core/ports.ts';
 import type { WorkItem } from '#core/run/plan.ts';
@@ -277,6 +278,50 @@ export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<numb
   const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
   const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: [...names] }));
   return names.reduce((sum, name) => sum + Number(out.Attributes?.[name] ?? 0), 0);
+}
+
+const STAGES: readonly StageName[] = ['plan', 'generate', 'python', 'aggregate'];
+
+/** The messages waiting in every stage's queue (what the watchdog reads as the pipeline's depth). */
+export async function pipelineDepth(cloud: Cloud): Promise<number> {
+  let total = 0;
+  for (const name of STAGES) total += await queueDepth(cloud.sqs, cloud.queues[name].url);
+  return total;
+}
+
+/** Delivers one stage's queue to its handler, five messages at a time, until it is empty; no other stage runs. */
+export async function drainStage(cloud: Cloud, stage: StageName): Promise<void> {
+  while (
+    await deliverSqsBatch({
+      client: cloud.sqs,
+      queueUrl: cloud.queues[stage].url,
+      region: FAKE_AWS.region,
+      handler: (e) => cloud.handlers[stage](e, lambdaContext(stage)),
+      batchSize: 5,
+    })
+  );
+}
+
+/**
+ * One watchdog pass as it would run `minutesLater` from now, over the cloud's ledger and
+ * queues. `deadLetters: false` runs it without the dead-letter queues' bodies.
+ */
+export function watchdogAt(cloud: Cloud, minutesLater: number, options: { deadLetters?: boolean } = {}) {
+  return watchRuns({
+    ledger: cloud.ledger,
+    aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }),
+    pipelineDepth: () => pipelineDepth(cloud),
+    ...(options.deadLetters === false
+      ? {}
+      : {
+          deadLetterBodies: () =>
+            peekMessages(
+              cloud.sqs,
+              STAGES.map((name) => cloud.queues[name].dlqUrl),
+            ),
+        }),
+    clock: () => new Date(Date.now() + minutesLater * 60_000),
+  });
 }
 
 export interface DriveOptions {

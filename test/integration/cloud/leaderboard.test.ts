@@ -15,6 +15,7 @@ import type { MetricRow } from '#core/types.ts';
 import { DuckDbResultsQuery, FileRunLedger, FsBlobStore } from '#local/index.ts';
 import { AthenaProjectionRuleQuery } from '../../fakes/athena-projection-query.ts';
 import { boundSql } from '../../fakes/bound-sql.ts';
+import { manifestOf } from '../../../sim/synthetic-report.ts';
 import { apiEvent } from './api-events.ts';
 import { apiClient, drive, startCloud, type Cloud } from './cloud-harness.ts';
 import { openResultsCopy, type ResultsCopy } from './results-copy.ts';
@@ -30,7 +31,7 @@ function row(benchmark: string, runId: string, model: string, metric: string, va
 
 /** A manifest written before protocols existed (no `protocol`): ranked by the benchmark's headline. */
 function preProtocolManifest(runId: string, benchmark: string, model: string): Manifest {
-  return {
+  return manifestOf({
     schema_version: 1,
     run_id: runId,
     created_at: '2026-01-01T00:00:00Z',
@@ -44,20 +45,7 @@ function preProtocolManifest(runId: string, benchmark: string, model: string): M
       scorer: benchmark === 'rocode' ? 'io-tests' : 'unit-tests',
     },
     model: { spec: model, kind: 'reference', name: model },
-    params: { temperature: 0, topP: 1, maxTokens: 100, stop: [] },
-    n: 1,
-    seed: 1,
-    split: null,
-    limit: null,
-    language: null,
-    time_scale: 1,
-    likert_mode: null,
-    max_cost_usd: null,
-    code: { version: '0', revision: null, dirty: null },
-    packages: {},
-    toolchains: [],
-    items: 1,
-  };
+  });
 }
 
 const RUNS: { runId: string; benchmark: string; model: string; status: 'completed' | 'running'; rows: MetricRow[]; manifest?: false }[] = [

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
+import { SqsWorkQueue } from '#aws/index.ts';
 import { peekMessages } from '#aws/sqs-dead-letters.ts';
 import { findBenchmark } from '#core/benchmarks/registry.ts';
 import { referenceProvider } from '#core/models/reference.ts';
@@ -18,18 +18,16 @@ import type { WorkItem } from '#core/run/plan.ts';
 import type { QueueMessage, WorkQueue } from '#core/ports.ts';
 import { readPartManifests } from '#app/cloud/record-parts.ts';
 import { FileRunLedger, FsBlobStore } from '#local/index.ts';
-import { FAKE_AWS } from '../../support/moto.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { RunSummaryDocument } from '#core/report/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import { decodeRecords } from '#core/run/parquet.ts';
 import { versioned, type AggregateMessage, type PlanMessage } from '#app/cloud/messages.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';
-import { watchRuns } from '#app/cloud/watchdog.ts';
 import { requestResume } from '#app/cloud/resume.ts';
 import { writeManifest } from '#core/run/manifest-store.ts';
 import { apiEvent } from './api-events.ts';
-import { apiClient, drive, lambdaContext, queueDepth, startCloud, type Cloud, type StageName } from './cloud-harness.ts';
+import { apiClient, drainStage, drive, pipelineDepth, queueDepth, startCloud, watchdogAt, type Cloud, type StageName } from './cloud-harness.ts';
 
 let cloud: Cloud;
 /** Task ids the provider gives up on (an SE record: the harness's failure, not the model's). */
@@ -300,28 +298,12 @@ async function storedTexts(list: readonly string[]): Promise<Record<string, stri
   return Object.fromEntries(await Promise.all(list.map(async (key) => [key, await cloud.store.getText(key)] as const)));
 }
 
-async function driveStage(stage: StageName): Promise<void> {
-  while (
-    await deliverSqsBatch({
-      client: cloud.sqs,
-      queueUrl: cloud.queues[stage].url,
-      region: FAKE_AWS.region,
-      handler: (e) => cloud.handlers[stage](e, lambdaContext(stage)),
-      batchSize: 5,
-    })
-  );
-}
+const driveStage = (stage: StageName) => drainStage(cloud, stage);
 
+/** The watchdog 31 minutes on, once every stage queue is empty (no dead-letter bodies read). */
 async function watchdog(): Promise<void> {
-  let depth = 0;
-  for (const name of ['plan', 'generate', 'python', 'aggregate'] as StageName[]) depth += await queueDepth(cloud.sqs, cloud.queues[name].url);
-  expect(depth).toBe(0);
-  await watchRuns({
-    ledger: cloud.ledger,
-    aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }),
-    pipelineDepth: () => Promise.resolve(0),
-    clock: () => new Date(Date.now() + 31 * 60_000),
-  });
+  expect(await pipelineDepth(cloud)).toBe(0);
+  await watchdogAt(cloud, 31, { deadLetters: false });
 }
 
 /** A queue that keeps what is sent and delivers nothing: what a driver decided to run. */

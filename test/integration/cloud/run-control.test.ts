@@ -5,17 +5,12 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
-import { peekMessages } from '#aws/sqs-dead-letters.ts';
 import type { Provider } from '#core/models/provider.ts';
 import type { RunSummaryDocument } from '#core/report/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
-import type { AggregateMessage } from '#app/cloud/messages.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';
-import { watchRuns } from '#app/cloud/watchdog.ts';
-import { FAKE_AWS } from '../../support/moto.ts';
 import { apiEvent } from './api-events.ts';
-import { apiClient, drive, lambdaContext, queueDepth, startCloud, type Cloud, type StageName } from './cloud-harness.ts';
+import { apiClient, drainStage as drainStageOf, drive, queueDepth, startCloud, watchdogAt, type Cloud, type StageName } from './cloud-harness.ts';
 
 let cloud: Cloud;
 /** Task ids whose generate messages crash the function (as a Lambda that times out on them). */
@@ -52,37 +47,8 @@ afterAll(async () => {
 
 const { call, startRun } = apiClient(() => cloud);
 
-async function pipelineDepth(): Promise<number> {
-  let total = 0;
-  for (const name of ['plan', 'generate', 'python', 'aggregate'] as StageName[]) total += await queueDepth(cloud.sqs, cloud.queues[name].url);
-  return total;
-}
-
-function watchdog(minutesLater: number) {
-  return watchRuns({
-    ledger: cloud.ledger,
-    aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: cloud.sqs, queueUrl: cloud.queues.aggregate.url }),
-    pipelineDepth,
-    deadLetterBodies: () =>
-      peekMessages(
-        cloud.sqs,
-        (['plan', 'generate', 'python', 'aggregate'] as StageName[]).map((name) => cloud.queues[name].dlqUrl),
-      ),
-    clock: () => new Date(Date.now() + minutesLater * 60_000),
-  });
-}
-
-async function drainStage(stage: StageName): Promise<void> {
-  while (
-    await deliverSqsBatch({
-      client: cloud.sqs,
-      queueUrl: cloud.queues[stage].url,
-      region: FAKE_AWS.region,
-      handler: (e) => cloud.handlers[stage](e, lambdaContext(stage)),
-      batchSize: 5,
-    })
-  );
-}
+const watchdog = (minutesLater: number) => watchdogAt(cloud, minutesLater);
+const drainStage = (stage: StageName) => drainStageOf(cloud, stage);
 
 describe('a run with a dead-lettered item', () => {
   let runId: string;

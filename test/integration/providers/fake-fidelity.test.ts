@@ -6,7 +6,16 @@
  * llama.cpp's `logprobs` as n_probs. Each expectation names the source it comes from.
  */
 import { describe, expect, it } from 'vitest';
-import { startAnthropicServer, startBedrockServer, startOpenAiServer, startSageMakerServer, type FakeServer } from '../../fakes/wire-servers/index.ts';
+import {
+  startAnthropicServer,
+  startAzureOpenAiServer,
+  startBedrockServer,
+  startGeminiServer,
+  startOllamaServer,
+  startOpenAiServer,
+  startSageMakerServer,
+  type FakeServer,
+} from '../../fakes/wire-servers/index.ts';
 import { useProviderSuite } from './harness.ts';
 
 const cleanups = useProviderSuite();
@@ -137,6 +146,79 @@ describe('llama.cpp /v1/completions logprobs (server-task.cpp params_from_json_c
     for (const c of content) expect(c.top_logprobs).toHaveLength(2);
     const none = await post(`${server.url}/completions`, { model: 'm', prompt: 'x', max_tokens: 3, logprobs: 0 });
     expect(logprobsOf(none.json)).toBeNull();
+  });
+});
+
+describe('Ollama (fb30760, OpenAI-compatible routes)', () => {
+  it('chat top_logprobs outside 0–20 is a 400 with or without logprobs (routes.go ChatHandler; openai.go NewError)', async () => {
+    const server = await started(startOllamaServer());
+    const messages = [{ role: 'user', content: 'x' }];
+    for (const asked of [{ top_logprobs: -1 }, { top_logprobs: 21 }, { logprobs: true, top_logprobs: 21 }]) {
+      const { status, json } = await post(`${server.url}/v1/chat/completions`, { model: 'llama3.2:3b', messages, ...asked });
+      expect(status).toBe(400);
+      expect(json).toEqual({ error: { message: 'top_logprobs must be between 0 and 20', type: 'invalid_request_error', param: null, code: null } });
+    }
+    expect((await post(`${server.url}/v1/chat/completions`, { model: 'llama3.2:3b', messages, logprobs: true, top_logprobs: 20 })).status).toBe(200);
+  });
+});
+
+describe('Azure OpenAI (the azure row)', () => {
+  it('answers its own refusals as {code, message} and the model’s in OpenAI’s body, as the single-server fake passed them through', async () => {
+    const server = await started(startAzureOpenAiServer({ apiKey: 'k', deployments: { chat: 'gpt-4o' } }));
+    const call = async (path: string, body: unknown) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'api-key': 'k' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, json: (await res.json()) as unknown };
+    };
+    const messages = [{ role: 'user', content: 'x' }];
+    const missing = await call('/openai/v1/chat/completions', { model: 'nope', messages });
+    expect(missing).toMatchObject({ status: 404, json: { error: { code: 'DeploymentNotFound' } } });
+    expect(Object.keys((missing.json as { error: object }).error).sort()).toEqual(['code', 'message']);
+    const tooMany = await call('/openai/deployments/chat/chat/completions?api-version=2024-10-21', { messages, logprobs: true, top_logprobs: 21 });
+    expect(tooMany).toMatchObject({
+      status: 400,
+      json: { error: { type: 'invalid_request_error', message: expect.stringMatching(/^Invalid 'top_logprobs': integer above maximum value/) } },
+    });
+  });
+});
+
+describe('every row of the OpenAI-compatible fake', () => {
+  it('Gemini refuses top_logprobs outside 0–20 with logprobs, in Google’s array-wrapped error (page-assist#406)', async () => {
+    const server = await started(startGeminiServer({ apiKey: 'k', models: { 'gemini-2.0-flash': { logprobs: true } } }));
+    const ask = (k: number) =>
+      fetch(`${server.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+        body: JSON.stringify({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'x' }], logprobs: true, top_logprobs: k }),
+      });
+    for (const k of [-1, 21]) {
+      const res = await ask(k);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual([{ error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' } }]);
+    }
+    expect((await ask(5)).status).toBe(200);
+  });
+
+  it('routes on the path alone: a query string does not turn a served route into a 404 (routers match the path)', async () => {
+    const server = await started(startOpenAiServer({ flavour: 'vllm' }));
+    const { status, json } = await post(`${server.url}/chat/completions?trace=1`, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    expect(status).toBe(200);
+    expect((json.choices as { message: { content: string } }[])[0]?.message.content).toBe('ok');
+  });
+
+  it('a reasoning model asked with no output limit thinks and still answers in full (the limit is what thinking eats into)', async () => {
+    const server = await started(startOpenAiServer({ flavour: 'openai-chat', answer: () => 'the answer is 4', reasoning: { low: 500 } }));
+    const { status, json } = await post(`${server.url}/chat/completions`, {
+      model: 'o3-mini',
+      reasoning_effort: 'low',
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(status).toBe(200);
+    expect(json.choices).toMatchObject([{ message: { content: 'the answer is 4' }, finish_reason: 'stop' }]);
+    expect(json.usage).toMatchObject({ completion_tokens_details: { reasoning_tokens: 500 } });
   });
 });
 

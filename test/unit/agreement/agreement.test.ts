@@ -2,34 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { agreement, errorLine, parseReferenceVerdicts } from '#core/agreement/index.ts';
 import { InputError } from '#core/errors.ts';
 import type { RunRecord, Verdict } from '#core/types.ts';
+import { makeRecord } from '../../support/records.ts';
 
 function record(task_id: string, sample: number, verdict: Verdict, language = 'kotlin', error: string | null = null): RunRecord {
-  return {
+  return makeRecord({
     run_id: 'r1',
     benchmark: 'mxeval',
-    split: 'test',
     model: 'replay:x',
     provider: 'replay',
     task_id,
     sample,
     language,
-    difficulty: null,
-    subtask: null,
     verdict,
     tests_passed: verdict === 'OK' ? 1 : 0,
     tests_total: 1,
-    compile_ms: null,
-    run_ms: null,
-    peak_memory_kb: null,
-    prompt_tokens: null,
-    completion_tokens: null,
-    predicted: null,
-    gold: null,
-    gold_mean: null,
-    answer: '',
     error,
     created_at: '2026-01-01T00:00:00Z',
-  };
+  });
 }
 
 const lines = (...rows: object[]): string => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;

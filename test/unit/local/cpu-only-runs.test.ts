@@ -7,20 +7,15 @@
  * a timer, a model call's timeout is one.
  */
 import { readFile } from 'node:fs/promises';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { abricot } from '#core/benchmarks/abricot.ts';
-import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import type { Provider } from '#core/models/provider.ts';
 import { referenceProvider } from '#core/models/reference.ts';
-import type { GeneratedItem, RunContext } from '#core/run/engine.ts';
+import type { GeneratedItem } from '#core/run/engine.ts';
 import { runPipeline } from '#core/run/pipeline.ts';
-import { planRun, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
-import { parseRunSpec } from '#core/run/spec.ts';
-import { FileRunLedger, FsBlobStore, InProcessWorkQueue } from '#local/index.ts';
+import { type WorkItem } from '#core/run/plan.ts';
+import { InProcessWorkQueue } from '#local/index.ts';
 import { SLICE_MS, turnWhenDue } from '#local/event-loop-turn.ts';
+import { abricotFromRows, plannedRun } from '../../support/planned-run.ts';
 
 const ROWS = 150; // 300 items (two subtasks per row)
 
@@ -44,7 +39,6 @@ function cpuOnlyModel(ms: number): Provider {
 
 /** A run of ROWS ABRICOT rows in its own store; `onRecorded` sees each recorded item. */
 async function cpuOnlyRun(runId: string, onRecorded: () => void) {
-  const dir = mkdtempSync(join(tmpdir(), 'cpu-only-run-'));
   const rows = Array.from({ length: ROWS }, (_, i) => ({
     id: `r${i}`,
     target_token: 'mare',
@@ -52,43 +46,13 @@ async function cpuOnlyRun(runId: string, onRecorded: () => void) {
     abs_mean: (i % 10) / 10,
     inc_mean: 0.5,
   }));
-  const tasks = rows.flatMap((row, i) => abricot.parseRow(row, { file: 'mem.jsonl', line: i + 1 }));
-  const data: LoadedBenchmark = {
-    benchmark: abricot as unknown as AnyBenchmark,
-    tasks,
-    spec: 'abricot:mem.jsonl',
-    source: 'mem.jsonl',
-    sha256: 'x'.repeat(64),
-  };
-  const provider = cpuOnlyModel(0.5);
-  const plan = await planRun(data, parseRunSpec({ benchmark: 'abricot:mem.jsonl', model: 'reference' }), provider, {
-    runId,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    code: { version: 't', revision: null, dirty: null },
-    packages: {},
-    toolchains: [],
-  });
-  const ledger = new FileRunLedger(join(dir, 'ledger'));
-  await ledger.createRun({
-    runId,
-    benchmark: 'abricot',
-    model: 'reference',
-    status: 'planned',
-    items: plan.items.length,
-    createdAt: '2026-01-01T00:00:00.000Z',
-  });
-  const ctx: RunContext = {
-    store: new FsBlobStore(join(dir, 'store')),
-    ledger,
-    provider,
-    clock: () => new Date('2026-01-01T00:00:01.000Z'),
-    manifest: plan.manifest,
-    benchmark: data.benchmark,
-    tasks: new Map(plan.tasks.map((t) => [t.id, t])),
-    pool: data.tasks,
-    stop: {},
-    onEvent: onRecorded,
-  };
+  const { plan, ctx } = await plannedRun(
+    abricotFromRows(rows),
+    cpuOnlyModel(0.5),
+    { model: 'reference' },
+    { onEvent: onRecorded },
+    { prefix: 'cpu-only-run-', runId },
+  );
   // The local run's own wiring (layers/app/local/run.ts): in-process queues, one scoring job.
   const go = () =>
     runPipeline(ctx, plan.items, {

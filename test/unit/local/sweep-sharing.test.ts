@@ -2,22 +2,17 @@
  * What the cells of a concurrent sweep share: one bound on items in flight across the grid,
  * one call limit per model, and one sandbox executor (toolchain options travel with each job).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { abricot } from '#core/benchmarks/abricot.ts';
-import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import type { Provider } from '#core/models/provider.ts';
-import type { GeneratedItem, RunContext } from '#core/run/engine.ts';
+import type { GeneratedItem } from '#core/run/engine.ts';
 import { runPipeline } from '#core/run/pipeline.ts';
-import { planRun, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
-import { parseRunSpec } from '#core/run/spec.ts';
-import { FileRunLedger, FsBlobStore, InProcessWorkQueue } from '#local/index.ts';
+import { type WorkItem } from '#core/run/plan.ts';
+import { InProcessWorkQueue } from '#local/index.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { GridGate } from '#app/local/grid-gate.ts';
 import { ModelLimits } from '#app/local/model-limits.ts';
 import { SharedSandbox } from '#app/local/shared-sandbox.ts';
+import { abricotFromRows, plannedRun } from '../../support/planned-run.ts';
 
 const tick = (ms = 2): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -47,44 +42,16 @@ const rows = Array.from({ length: 10 }, (_, i) => ({
 
 /** One run of 20 ABRICOT items (digit-parse, so `generate` is the model call) in its own store. */
 async function run(provider: Provider, inFlight: { now: number; max: number }) {
-  const dir = mkdtempSync(join(tmpdir(), 'sweep-sharing-'));
-  const tasks = rows.flatMap((row, i) => abricot.parseRow(row, { file: 'mem.jsonl', line: i + 1 }));
-  const data: LoadedBenchmark = {
-    benchmark: abricot as unknown as AnyBenchmark,
-    tasks,
-    spec: 'abricot:mem.jsonl',
-    source: 'mem.jsonl',
-    sha256: 'x'.repeat(64),
-  };
-  const plan = await planRun(data, parseRunSpec({ benchmark: 'abricot:mem.jsonl', model: provider.id, likertMode: 'digit-parse' }), provider, {
-    runId: 'run-1',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    code: { version: 't', revision: null, dirty: null },
-    packages: {},
-    toolchains: [],
-  });
-  const store = new FsBlobStore(join(dir, 'store'));
-  const ledger = new FileRunLedger(join(dir, 'ledger'));
-  await ledger.createRun({
-    runId: 'run-1',
-    benchmark: 'abricot',
-    model: provider.model,
-    status: 'planned',
-    items: plan.items.length,
-    createdAt: '2026-01-01T00:00:00.000Z',
-  });
-  const ctx: RunContext = {
-    store,
-    ledger,
-    provider: { ...provider, generate: async (req) => ((inFlight.now += 1), (inFlight.max = Math.max(inFlight.max, inFlight.now)), provider.generate(req)) },
-    clock: () => new Date('2026-01-01T00:00:01.000Z'),
-    manifest: plan.manifest,
-    benchmark: data.benchmark,
-    tasks: new Map(plan.tasks.map((t) => [t.id, t])),
-    pool: data.tasks,
-    stop: {},
-    onEvent: () => void (inFlight.now -= 1),
-  };
+  const { ctx, plan } = await plannedRun(
+    abricotFromRows(rows),
+    provider,
+    { likertMode: 'digit-parse' },
+    {
+      provider: { ...provider, generate: async (req) => ((inFlight.now += 1), (inFlight.max = Math.max(inFlight.max, inFlight.now)), provider.generate(req)) },
+      onEvent: () => void (inFlight.now -= 1),
+    },
+    { prefix: 'sweep-sharing-' },
+  );
   return { ctx, plan };
 }
 

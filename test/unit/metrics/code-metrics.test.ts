@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { accuracyOfUnits, compileErrorRateOfUnits, groupByTask, strictAccuracyOfUnits, summariseCodeTask, type Counted } from '#core/metrics/index.ts';
 import type { RunRecord } from '#core/types.ts';
-import { codeSample } from './make-record.ts';
+import { codeSample } from '../../support/records.ts';
 
 /** A code metric over per-task groups of records, as the metric plans compute it, with the SE samples it excluded. */
 function overGroups(metric: (units: ReturnType<typeof summariseCodeTask>[]) => Counted) {

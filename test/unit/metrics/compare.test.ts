@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareRuns, type CompareRow } from '#core/scorers/index.ts';
 import type { RunRecord } from '#core/types.ts';
-import { codeSample, likertAnswer } from './make-record.ts';
+import { codeSample, likertAnswer } from '../../support/records.ts';
 
 function row(rows: CompareRow[], metric: string, slice: string): CompareRow {
   const found = rows.find((r) => r.metric === metric && r.slice === slice);

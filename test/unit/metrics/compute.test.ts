@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeMetrics, type ComputeOptions } from '#core/scorers/index.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
-import { codeSample, likertAnswer } from './make-record.ts';
+import { codeSample, likertAnswer } from '../../support/records.ts';
 
 function row(rows: MetricRow[], metric: string, slice: string): MetricRow {
   const found = rows.find((r) => r.metric === metric && r.slice === slice);

@@ -3,7 +3,7 @@ import { bootstrapCI, groupByTask, mulberry32, pairedBootstrap, type MetricSpec 
 import { planFor } from '#core/scorers/index.ts';
 import { metricCI, metricPaired } from '#core/metrics/resample.ts';
 import type { RunRecord, ScorerKind, Verdict } from '#core/types.ts';
-import { codeSample, likertAnswer } from './make-record.ts';
+import { codeSample, likertAnswer } from '../../support/records.ts';
 
 const VERDICT_POOL: Verdict[] = ['OK', 'OK', 'WA', 'TLE', 'RE', 'CE', 'SE'];
 

@@ -1,17 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { abricot } from '#core/benchmarks/abricot.ts';
-import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '#core/models/batch.ts';
 import { assignItems, batchKeys, chunkLines, type BatchJobDocument } from '#core/run/batch-jobs.ts';
 import { generateInBatches } from '#core/run/batch-stage.ts';
 import { storedJson } from '#core/run/documents.ts';
-import type { GeneratedItem, RunContext } from '#core/run/engine.ts';
-import { planRun, type WorkItem } from '#core/run/plan.ts';
-import { parseRunSpec } from '#core/run/spec.ts';
-import { FileRunLedger, FsBlobStore } from '#local/index.ts';
+import type { GeneratedItem } from '#core/run/engine.ts';
+import { type WorkItem } from '#core/run/plan.ts';
+import { abricotFromRows, plannedRun } from '../../support/planned-run.ts';
 
 /** An in-memory batch API: each job ends after `polls` polls; every record answers "3" for 10 + 1 tokens. */
 class MemoryBatchClient implements BatchClient {
@@ -59,46 +53,14 @@ class MemoryBatchClient implements BatchClient {
 const rows = Array.from({ length: 3 }, (_, i) => ({ id: `r${i}`, target_token: 'mare', text: `Il mare numero ${i}.`, abs_mean: i / 3, inc_mean: 0.5 }));
 
 async function setup(capUsd?: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'batch-stage-'));
-  const store = new FsBlobStore(join(dir, 'store'));
-  const ledger = new FileRunLedger(join(dir, 'ledger'));
-  const tasks = rows.flatMap((row, i) => abricot.parseRow(row, { file: 'mem.jsonl', line: i + 1 }));
-  const data = { benchmark: abricot as unknown as AnyBenchmark, tasks, spec: 'abricot:mem.jsonl', source: 'mem.jsonl', sha256: 'x'.repeat(64) };
   const provider = { id: 'memory:m', kind: 'memory', model: 'm', generate: () => Promise.reject(new Error('a batch run makes no on-demand call')) };
-  const spec = parseRunSpec({
-    benchmark: 'abricot:mem.jsonl',
-    model: 'memory:m',
-    likertMode: 'digit-parse',
-    ...(capUsd !== undefined ? { maxCostUsd: capUsd } : {}),
-  });
-  const plan = await planRun(data, spec, provider, {
-    runId: 'run-1',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    code: { version: 't', revision: null, dirty: null },
-    packages: {},
-    toolchains: [],
-  });
-  await ledger.createRun({
-    runId: 'run-1',
-    benchmark: 'abricot',
-    model: 'm',
-    status: 'planned',
-    items: plan.items.length,
-    createdAt: '2026-01-01T00:00:00.000Z',
-  });
-  const ctx: RunContext = {
-    store,
-    ledger,
+  const { ctx, plan, store, ledger } = await plannedRun(
+    abricotFromRows(rows),
     provider,
-    clock: () => new Date('2026-01-01T00:00:01.000Z'),
-    costOf: (u) => (u.promptTokens + u.completionTokens) * 0.001,
-    projectCost: () => 0.5,
-    manifest: plan.manifest,
-    benchmark: data.benchmark,
-    tasks: new Map(plan.tasks.map((t) => [t.id, t])),
-    pool: data.tasks,
-    stop: {},
-  };
+    { likertMode: 'digit-parse', ...(capUsd !== undefined ? { maxCostUsd: capUsd } : {}) },
+    { costOf: (u) => (u.promptTokens + u.completionTokens) * 0.001, projectCost: () => 0.5 },
+    { prefix: 'batch-stage-' },
+  );
   return { ctx, plan, store, ledger };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { METRIC_COLUMNS, MetricRowSchema, PARTITION_COLUMNS, RECORD_COLUMNS, RunRecordSchema } from '#core/columns.ts';
+import { makeRecord } from '../../support/records.ts';
 
 // The tables' file layout is part of the stored format (DuckDB locally, Athena over the same
 // Parquet files in the cloud): written out here so a change to the schema that moves, retypes
@@ -45,32 +46,16 @@ describe('table columns, derived from the record and metric schemas', () => {
   });
 
   it('refuses a stored record whose verdict is not one polyeval writes', () => {
-    const record = {
+    const record = makeRecord({
       run_id: 'r',
       benchmark: 'b',
-      split: 'test',
       model: 'm',
       provider: 'p',
       task_id: 't',
-      sample: 0,
-      language: null,
-      difficulty: null,
-      subtask: null,
-      verdict: 'OK',
       tests_passed: 1,
       tests_total: 1,
-      compile_ms: null,
-      run_ms: null,
-      peak_memory_kb: null,
-      prompt_tokens: null,
-      completion_tokens: null,
-      predicted: null,
-      gold: null,
-      gold_mean: null,
-      answer: '',
-      error: null,
       created_at: '2026-01-01T00:00:00Z',
-    };
+    });
     expect(RunRecordSchema.safeParse(record).success).toBe(true);
     expect(RunRecordSchema.safeParse({ ...record, verdict: 'PASS' }).success).toBe(false);
   });

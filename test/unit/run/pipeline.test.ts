@@ -1,60 +1,27 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { abricot } from '#core/benchmarks/abricot.ts';
-import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
 import { ProviderError } from '#core/errors.ts';
 import type { Provider } from '#core/models/provider.ts';
 import { referenceProvider } from '#core/models/reference.ts';
 import { aggregateRun, readItems } from '#core/report/aggregate.ts';
-import type { GeneratedItem, RunContext } from '#core/run/engine.ts';
+import type { GeneratedItem } from '#core/run/engine.ts';
 import { recordItem } from '#core/run/engine.ts';
 import { runPipeline } from '#core/run/pipeline.ts';
-import { planRun, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
-import { parseRunSpec } from '#core/run/spec.ts';
-import { FileRunLedger, FsBlobStore, InProcessWorkQueue } from '#local/index.ts';
+import { type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
+import { InProcessWorkQueue } from '#local/index.ts';
+import { abricotFromRows, plannedRun } from '../../support/planned-run.ts';
 
 const rows = Array.from({ length: 8 }, (_, i) => ({ id: `r${i}`, target_token: 'mare', text: `Il mare numero ${i}.`, abs_mean: i / 8, inc_mean: (7 - i) / 8 }));
 
-function loaded(): LoadedBenchmark {
-  const tasks = rows.flatMap((row, i) => abricot.parseRow(row, { file: 'mem.jsonl', line: i + 1 }));
-  return { benchmark: abricot as unknown as AnyBenchmark, tasks, spec: 'abricot:mem.jsonl', source: 'mem.jsonl', sha256: 'x'.repeat(64) };
-}
+const loaded = (): LoadedBenchmark => abricotFromRows(rows);
 
 async function setup(provider: Provider, spec: Record<string, unknown> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'pipeline-'));
-  const store = new FsBlobStore(join(dir, 'store'));
-  const ledger = new FileRunLedger(join(dir, 'ledger'));
-  const data = loaded();
-  const plan = await planRun(data, parseRunSpec({ benchmark: 'abricot:mem.jsonl', model: provider.id, ...spec }), provider, {
-    runId: 'run-1',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    code: { version: 't', revision: null, dirty: null },
-    packages: {},
-    toolchains: [],
-  });
-  await ledger.createRun({
-    runId: 'run-1',
-    benchmark: 'abricot',
-    model: provider.model,
-    status: 'planned',
-    items: plan.items.length,
-    createdAt: '2026-01-01T00:00:00.000Z',
-  });
-  const ctx: RunContext = {
-    store,
-    ledger,
+  const { store, ledger, plan, ctx } = await plannedRun(
+    loaded(),
     provider,
-    clock: () => new Date('2026-01-01T00:00:01.000Z'),
-    costOf: (u) => (u.promptTokens + u.completionTokens) * 0.001,
-    projectCost: () => 0.011,
-    manifest: plan.manifest,
-    benchmark: data.benchmark,
-    tasks: new Map(plan.tasks.map((t) => [t.id, t])),
-    pool: data.tasks,
-    stop: {},
-  };
+    spec,
+    { costOf: (u) => (u.promptTokens + u.completionTokens) * 0.001, projectCost: () => 0.011 },
+    { prefix: 'pipeline-' },
+  );
   const queues = () => ({
     generateQueue: new InProcessWorkQueue<WorkItem>({ maxAttempts: 1 }),
     scoreQueue: new InProcessWorkQueue<GeneratedItem>({ maxAttempts: 1, capacity: 2 }),
