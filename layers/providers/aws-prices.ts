@@ -15,8 +15,11 @@ export const AWS_PRICES = {
   fargateVcpuHour: { arm64: 0.03238, x86_64: 0.04048 },
   fargateGbHour: { arm64: 0.00356, x86_64: 0.004445 },
   sqsRequest: 0.4 / 1e6,
-  dynamoWriteUnit: 1.25 / 1e6,
-  dynamoReadUnit: 0.25 / 1e6,
+  // DynamoDB on-demand, per million write / read request units: halved from $1.25 / $0.25 on
+  // 2024-11-01 (AWS's on-demand throughput price reduction; the DynamoDB pricing page, re-read for
+  // issue 35 on 2026-12-06 through public summaries of it: airbyte.com and jusdb.com's DynamoDB pricing guides).
+  dynamoWriteUnit: 0.625 / 1e6,
+  dynamoReadUnit: 0.125 / 1e6,
   s3Put: 0.005 / 1000,
   s3Get: 0.0004 / 1000,
   /** An interface VPC endpoint, per AZ and hour (AWS PrivateLink pricing). */
