@@ -7,7 +7,7 @@
 import { concurrencyBudget, RUNNER_RESERVED_CONCURRENCY } from '#app/cloud/concurrency-budget.ts';
 import { GENERATE_BATCH_SIZE } from '#app/cloud/retry-budget.ts';
 import { EXECUTOR_IMAGES, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
-import { FUNCTION_MEMORY, vcpus } from '#app/cloud/function-memory.ts';
+import { FUNCTION_MEMORY } from '#app/cloud/function-memory.ts';
 import { ACCOUNT_CONCURRENCY } from './limits/concurrency.ts';
 import type { FunctionSpec } from './sim-lambda.ts';
 import { PROFILES, type SimLanguage } from './sim-model.ts';
@@ -51,13 +51,11 @@ export function functions(language: SimLanguage, options: DeploymentOptions) {
     overheadMs: 30,
     ...extra,
   });
-  // The Node stages' memory is infra's (function-memory.ts). Their CPU is proportional to it: the
-  // per-invocation overhead (30 ms) and the cold start (900 ms) are taken at one vCPU and stretch
-  // below it, so a smaller stage pays for the CPU it lost as well as saving on its waits.
-  const node = (name: 'plan' | 'generate' | 'aggregate', timeoutS: number, coldStartMs: number): FunctionSpec => {
-    const stretch = Math.max(1, 1 / vcpus(FUNCTION_MEMORY[name].memoryMb));
-    return { ...fn(name, FUNCTION_MEMORY[name].memoryMb, timeoutS, Math.round(coldStartMs * stretch)), overheadMs: Math.round(30 * stretch) };
-  };
+  // The Node stages' memory is infra's (function-memory.ts). Their own CPU is not simulated (their
+  // 30 ms overhead and cold starts are assumptions at any size): what a smaller stage loses in CPU
+  // (one vCPU at 1,769 MB, in proportion below) is function-memory.ts's reasoning, not a figure here.
+  const node = (name: 'plan' | 'generate' | 'aggregate', timeoutS: number, coldStartMs: number): FunctionSpec =>
+    fn(name, FUNCTION_MEMORY[name].memoryMb, timeoutS, coldStartMs);
   return {
     plan: node('plan', 300, 900),
     generate: node('generate', 300, 900),

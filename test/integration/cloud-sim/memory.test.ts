@@ -25,8 +25,5 @@ describe('the Node stages’ memory, measured', () => {
     expect(fns.generate.memoryMb).toBe(FUNCTION_MEMORY.generate.memoryMb);
     expect(fns.plan.memoryMb).toBe(FUNCTION_MEMORY.plan.memoryMb);
     expect(fns.aggregate.memoryMb).toBe(FUNCTION_MEMORY.aggregate.memoryMb);
-    // Below one vCPU (1,769 MB) a stage's CPU work stretches: generate's overhead and cold start at 256 MB.
-    expect(fns.generate.overheadMs).toBeGreaterThan(fns.aggregate.overheadMs);
-    expect(fns.generate.coldStartMs).toBeGreaterThan(900);
   });
 });
