@@ -3,7 +3,7 @@
  * Lambda invocations, SQS calls, DynamoDB request units and S3 PUT/GET/LIST, at
  * layers/providers/aws-prices.ts's list prices (us-east-1; the AWS pricing pages for Lambda, SQS,
  * DynamoDB on-demand and S3 Standard, read 2026-12-06: $0.20 per million Lambda requests, $0.40 per
- * million SQS requests, $1.25/$0.25 per million write/read request units, $0.005 per 1,000 PUT,
+ * million SQS requests, $0.625/$0.125 per million write/read request units (since 2024-11-01), $0.005 per 1,000 PUT,
  * COPY, POST or LIST and $0.0004 per 1,000 GET). Each 64 KB of an SQS payload is billed as one
  * request; the pipeline's messages stay below it (large ones go to S3: large-messages.ts).
  */
