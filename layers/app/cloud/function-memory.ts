@@ -40,9 +40,12 @@ export const FUNCTION_MEMORY = {
       'SageMaker clients took the bundle to a 224 MB peak (review of 35g, 2026-12-06), at 256 MB’s edge with one run and over it with two',
   },
   plan: {
-    memoryMb: 512,
+    memoryMb: 1024,
     peakMb: 100,
-    why: 'CPU-bound (loads the dataset, writes a chunk of 1,000 items): below one vCPU its GB-seconds are the same at any size, so half a GB keeps a chunk fast at a fifth of a peak it never nears',
+    why:
+      'CPU-bound (loads the dataset, writes the task snapshot and chunks of 1,000 items): below one vCPU its GB-seconds are the same at any size, so a smaller plan saves nothing. ' +
+      'Kept at 1 GB: its peak grows with the dataset (the measured run’s tasks are one-line synthetic ones); a 10,000-task dataset of ~10 KB a task (100,000 items at 10 samples) ' +
+      'peaked at 539 MB and a RoCode-sized one (2,600 tasks of ~20 KB) at 320 MB (review of 35g, 2026-12-06), over 512 MB and at its edge',
   },
   aggregate: {
     memoryMb: 2048,
