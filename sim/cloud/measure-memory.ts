@@ -167,7 +167,8 @@ export async function measureStagePeaks(options: { language?: SimLanguage; items
       node_baseline_mb: round(baseline),
       cold_start_mb: round(cold),
       invocation_mb: round(growth.mb),
-      peak_mb: round(cold + growth.mb),
+      // The sum of the two rounded figures, so the line adds up (rounding the sum could differ by 1).
+      peak_mb: round(cold) + round(growth.mb),
       invocations: growth.invocations,
     });
   }
