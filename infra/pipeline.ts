@@ -19,6 +19,7 @@ import { PolyevalFunction } from './node-function.ts';
 import { STAGE_TIMEOUTS, type StageQueues } from './queues.ts';
 import type { WorkQueue } from './work-queue.ts';
 import { GENERATE_BATCH_SIZE } from '../layers/app/cloud/retry-budget.ts';
+import { FUNCTION_MEMORY } from '../layers/app/cloud/function-memory.ts';
 
 /** Properties of {@link Pipeline}. */
 export interface PipelineProps {
@@ -65,7 +66,7 @@ export class Pipeline extends Construct {
       name: 'plan',
       description: 'Expands a run into work items, one chunk per invocation',
       timeout: STAGE_TIMEOUTS.plan,
-      memorySize: 1024,
+      memorySize: FUNCTION_MEMORY.plan.memoryMb,
       environment: { ...storageEnv, PLAN_QUEUE_URL: queues.plan.queue.queueUrl, GENERATE_QUEUE_URL: queues.generate.queue.queueUrl },
     });
     // results/runs/*: the kept manifest copy the API reads after runs/ expires (layers/app/cloud/context.ts).
@@ -83,7 +84,7 @@ export class Pipeline extends Construct {
       name: 'generate',
       description: 'Calls the model provider for one batch of work items',
       timeout: STAGE_TIMEOUTS.generate,
-      memorySize: 1024,
+      memorySize: FUNCTION_MEMORY.generate.memoryMb,
       environment: {
         ...storageEnv,
         AGGREGATE_QUEUE_URL: queues.aggregate.queue.queueUrl,
@@ -117,7 +118,7 @@ export class Pipeline extends Construct {
       name: 'aggregate',
       description: 'Computes metrics, writes the report and emits RunCompleted',
       timeout: STAGE_TIMEOUTS.aggregate,
-      memorySize: 2048,
+      memorySize: FUNCTION_MEMORY.aggregate.memoryMb,
       environment: { ...storageEnv, EVENT_BUS_NAME: this.bus.eventBusName },
     });
     grantObjectAccess(this.aggregate.role, bucket, {

@@ -1,12 +1,13 @@
 /**
  * The deployed stack as the simulation sizes it: the same numbers infra/ uses (timeouts,
- * memory, batch sizes, maxConcurrency, reserved concurrency, visibility = 6 × timeout,
+ * memory (layers/app/cloud/function-memory.ts), batch sizes, maxConcurrency, reserved concurrency, visibility = 6 × timeout,
  * maxReceiveCount 5), read from the modules infra reads them from. Cold starts are
  * assumptions (container-image functions; Lambda does not document a figure).
  */
 import { concurrencyBudget, RUNNER_RESERVED_CONCURRENCY } from '#app/cloud/concurrency-budget.ts';
 import { GENERATE_BATCH_SIZE } from '#app/cloud/retry-budget.ts';
 import { EXECUTOR_IMAGES, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
+import { FUNCTION_MEMORY } from '#app/cloud/function-memory.ts';
 import { ACCOUNT_CONCURRENCY } from './limits/concurrency.ts';
 import type { FunctionSpec } from './sim-lambda.ts';
 import { PROFILES, type SimLanguage } from './sim-model.ts';
@@ -50,9 +51,14 @@ export function functions(language: SimLanguage, options: DeploymentOptions) {
     overheadMs: 30,
     ...extra,
   });
+  // The Node stages' memory is infra's (function-memory.ts). Their own CPU is not simulated (their
+  // 30 ms overhead and cold starts are assumptions at any size): what a smaller stage loses in CPU
+  // (one vCPU at 1,769 MB, in proportion below) is function-memory.ts's reasoning, not a figure here.
+  const node = (name: 'plan' | 'generate' | 'aggregate', timeoutS: number, coldStartMs: number): FunctionSpec =>
+    fn(name, FUNCTION_MEMORY[name].memoryMb, timeoutS, coldStartMs);
   return {
-    plan: fn('plan', 1024, 300, 900),
-    generate: fn('generate', 1024, 300, 900),
+    plan: node('plan', 300, 900),
+    generate: node('generate', 300, 900),
     judge: fn(`execute-${image?.id ?? language}`, image?.judgeMemoryMb ?? JUDGE_MEMORY_MB, 300, 2_500),
     // A new runner environment: the image's cold start, plus Kotlin's compile server starting on its first compilation.
     runner: fn(
@@ -62,7 +68,7 @@ export function functions(language: SimLanguage, options: DeploymentOptions) {
       2_500 + PROFILES[language].firstCompileExtraMs,
       options.runnerReservation && RUNNER_RESERVED_CONCURRENCY > 0 ? { reserved: RUNNER_RESERVED_CONCURRENCY } : {},
     ),
-    aggregate: fn('aggregate', 2048, 600, 1_200),
+    aggregate: node('aggregate', 600, 1_200),
     generateBatch: GENERATE_BATCH_SIZE,
     caps: mappingCaps(options),
   };

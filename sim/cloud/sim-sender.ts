@@ -14,6 +14,8 @@ export function simSender<T>(queue: SimSqsQueue<unknown>, lambda: SimLambda): Pi
       const now = lambda.time.now();
       const chain = lambda.time.invocation()?.chain ?? {};
       for (const { body } of messages) queue.send(body, Buffer.byteLength(JSON.stringify(body), 'utf8'), now, chain);
+      // SendMessageBatch takes 10 entries (layers/aws/sqs-work-queue.ts sends in groups of 10).
+      queue.requests.send += Math.ceil(messages.length / 10);
       lambda.time.spend(15);
       lambda.wake(queue, now);
       return Promise.resolve();

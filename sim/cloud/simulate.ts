@@ -47,6 +47,7 @@ import { SimStore } from './sim-store.ts';
 import { VirtualTime } from './virtual-time.ts';
 import { sweepNeighbours } from './sweep.ts';
 import { bottleneckOf, type SimResult } from './result.ts';
+import { requestBill } from './request-bill.ts';
 
 /** Fixes the simulation can revert, and limits it can lift, one `--without` each. */
 export const FIXES = [
@@ -82,6 +83,8 @@ export interface SimOptions {
    * of the toolchains was measured.
    */
   architecture?: 'arm64' | 'x86_64';
+  /** Wraps a stage's real handler (sim/cloud/measure-memory.ts reads each invocation's peak memory around it). */
+  wrapHandler?: (stage: 'plan' | 'generate' | 'execute' | 'aggregate', handler: SqsHandler) => SqsHandler;
 }
 
 const MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
@@ -224,6 +227,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         iterations: 100,
       }),
     };
+    if (options.wrapHandler)
+      for (const stage of ['plan', 'generate', 'execute', 'aggregate'] as const) handlers[stage] = options.wrapHandler(stage, handlers[stage]);
     lambda.map({ fn: fns.plan, queue: queues.plan, batchSize: 1, maxConcurrency: fns.caps.plan, handler: handlers.plan });
     lambda.map({
       fn: fns.generate,
@@ -275,12 +280,22 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const callUsd = (USAGE.promptTokens * 0.25 + USAGE.completionTokens * 1.25) / 1e6;
     const modelUsd = modelCalls * callUsd;
     const invocations = Object.values(lambda.stats.invocations).reduce((a, b) => a + b, 0);
-    const requestsUsd =
-      invocations * AWS_PRICES.lambdaRequest +
-      (dynamo.writeUnits * AWS_PRICES.dynamoWriteUnit + dynamo.readUnits * AWS_PRICES.dynamoReadUnit) +
-      store.requests.put * AWS_PRICES.s3Put +
-      store.requests.get * AWS_PRICES.s3Get +
-      3 * (run?.items ?? 0) * 2 * AWS_PRICES.sqsRequest;
+    const sqsCalls = Object.values(queues).map((q) => q.requests);
+    const requests = requestBill(
+      {
+        lambdaInvocations: invocations,
+        sqs: {
+          send: sqsCalls.reduce((sum, r) => sum + r.send, 0),
+          receive: sqsCalls.reduce((sum, r) => sum + r.receive, 0),
+          delete: sqsCalls.reduce((sum, r) => sum + r.delete, 0),
+          changeVisibility: sqsCalls.reduce((sum, r) => sum + r.changeVisibility, 0),
+        },
+        dynamo: { writeUnits: dynamo.writeUnits, readUnits: dynamo.readUnits },
+        s3: store.requests,
+      },
+      options.items,
+    );
+    const requestsUsd = requests.total_usd;
     const dlq = Object.values(queues).reduce((sum, q) => sum + q.dlq.length, 0);
     const expired = Object.values(queues).reduce((sum, q) => sum + q.expired, 0);
     return {
@@ -333,6 +348,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         cold_starts: lambda.stats.coldStarts,
         peak: lambda.stats.peak,
         gb_s: lambda.stats.gbSeconds,
+        requests,
         without: [...without],
         ...(sweep ? { sweep: sweep.stats() } : {}),
         simulator: { store_mb: Math.round(store.heldBytes / 1e6), held_items: dynamo.heldItems, rss_mb: Math.round(process.memoryUsage().rss / 1e6) },

@@ -116,6 +116,13 @@ export class SimSqsQueue<T> {
     return this.#inFlight.size;
   }
 
+  /**
+   * Billed requests (issue 35, sim/cloud/request-bill.ts): SendMessageBatch calls (simSender: one per
+   * 10 messages, as layers/aws/sqs-work-queue.ts sends), receives that returned messages (a mapping's
+   * empty polls are not counted), deletes and visibility changes.
+   */
+  readonly requests = { send: 0, receive: 0, delete: 0, changeVisibility: 0 };
+
   send(body: T, bytes: number, nowMs: number, chain: Readonly<Record<string, number>>): void {
     checkMessageSize(bytes, this.maxMessageBytes);
     // Visible from `nowMs`: a poller whose virtual time is earlier does not see it yet.
@@ -169,6 +176,7 @@ export class SimSqsQueue<T> {
         this.#hide({ ...m, id: `${this.name}-${this.#seq++}`, receives: 0, visibleAt: nowMs });
       }
     }
+    if (out.length > 0) this.requests.receive += 1;
     return out;
   }
 
@@ -184,10 +192,12 @@ export class SimSqsQueue<T> {
     const message = this.#hidden.get(id);
     if (message === undefined || !this.#inFlight.has(id)) throw Object.assign(new Error(`message ${id} is not in flight`), { name: 'MessageNotInflight' });
     message.visibleAt = nowMs + ms;
+    this.requests.changeVisibility += 1;
     this.#hide(message);
   }
 
   delete(message: SqsMessage<T>): void {
+    this.requests.delete += 1;
     if (!this.#visible.delete(message.id)) this.#hidden.delete(message.id);
     this.#inFlight.delete(message.id);
   }

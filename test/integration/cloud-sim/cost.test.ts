@@ -33,3 +33,24 @@ describe('cloud cost against the local CLI', () => {
     expect(saved).toBeGreaterThan(0);
   }, 300_000);
 });
+
+describe('the requests a simulated run bills', () => {
+  it('counts per item the S3, SQS, DynamoDB and Lambda requests it made, and prices them in the run’s cost', async () => {
+    const { runSimulation } = await import('../../../sim/cloud/simulate.ts');
+    const sim = await runSimulation({ items: 200, language: 'python' });
+    const requests = sim.detail.requests as Record<string, { count: number; per_item: number; usd: number }> & { total_usd: number };
+    // Every item's document is one S3 PUT (runs/<run>/items/…), read back when its part is compacted.
+    expect(requests.s3_put!.per_item).toBeGreaterThanOrEqual(1);
+    expect(requests.s3_get!.per_item).toBeGreaterThanOrEqual(1);
+    // Each item is sent to generate and to its judge, received and deleted at least once on each.
+    expect(requests.sqs!.per_item).toBeGreaterThanOrEqual(2);
+    expect(requests.lambda!.per_item).toBeGreaterThanOrEqual(2);
+    expect(requests.dynamo_write!.count).toBeGreaterThan(0);
+    const lines = ['lambda', 'sqs', 'dynamo_write', 'dynamo_read', 's3_put', 's3_get'].map((k) => requests[k]!.usd);
+    expect(lines.reduce((a, b) => a + b, 0)).toBeCloseTo(requests.total_usd, 3);
+    expect(requests.s3_put!.usd).toBeCloseTo(requests.s3_put!.count * AWS_PRICES.s3Put, 4);
+    // The run's cost is its GB-seconds, its model calls and these requests.
+    const gbS = Object.values(sim.detail.gb_s as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(sim.cost_usd).toBeCloseTo(gbS * AWS_PRICES.lambdaGbSecond.arm64 + (sim.detail.model_usd as number) + requests.total_usd, 2);
+  }, 300_000);
+});

@@ -127,3 +127,27 @@ describe('SQS standard queue at scale', () => {
     expect(queue.dlq).toEqual([]);
   });
 });
+
+describe('SQS requests billed (issue 35: the simulation prices each request it makes)', () => {
+  it('counts a receive that returned messages, each delete and visibility change, not an empty poll', () => {
+    const q = new SimSqsQueue<string>('q', 1_000, 5);
+    expect(q.receive(10, 0)).toEqual([]);
+    for (let i = 0; i < 7; i++) q.send(`m${i}`, 2, 0, {});
+    const got = q.receive(5, 0);
+    expect(got).toHaveLength(5);
+    q.changeVisibility(got[0]!.id, 500, 0);
+    for (const m of got) q.delete(m);
+    expect(q.requests).toEqual({ send: 0, receive: 1, delete: 5, changeVisibility: 1 });
+  });
+
+  it('simSender sends in SendMessageBatch calls of 10 (layers/aws/sqs-work-queue.ts)', async () => {
+    const { simSender } = await import('../../../sim/cloud/sim-sender.ts');
+    const { SimLambda } = await import('../../../sim/cloud/sim-lambda.ts');
+    const { VirtualTime } = await import('../../../sim/cloud/virtual-time.ts');
+    const q = new SimSqsQueue<unknown>('q', 1_000, 5);
+    const sender = simSender<string>(q, new SimLambda(new VirtualTime()));
+    await sender.send(Array.from({ length: 25 }, (_, i) => ({ id: `m${i}`, body: `m${i}` })));
+    expect(q.requests.send).toBe(3);
+    expect(q.depth).toBe(25);
+  });
+});
