@@ -16,6 +16,7 @@ import { executeOnHost } from '#core/scorers/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';
 import { LambdaProgramRunner, LAMBDA_RUNNER_ISOLATION } from '#app/cloud/lambda-runner.ts';
+import { handoffInvoke } from '#app/cloud/runner-handoff.ts';
 import type { AggregateMessage, CloudWorkItem, GeneratedMessage, PlanMessage } from '#app/cloud/messages.ts';
 import { startRuns } from '#app/cloud/start.ts';
 import { PLAN_CHUNK } from '#app/cloud/plan.ts';
@@ -58,6 +59,7 @@ export const FIXES = [
   'call-ids',
   'part-shards',
   'quota-requeue',
+  'async-handoff',
 ] as const;
 export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts', 'duplicates'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
@@ -156,7 +158,10 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     generate: queue(fns.generate, generateCopies, requeue ? GENERATE_MAX_RECEIVE_COUNT : MAX_RECEIVE_COUNT),
     execute: queue(fns.judge),
     aggregate: queue(fns.aggregate),
+    // The runner's destination queue (its invocation records), consumed by the judge (runner-handoff.ts).
+    answers: queue(fns.judge),
   };
+  const handsOff = !without.has('async-handoff');
   const quotas = new ModelQuotas(options.modelQuota ?? CLAUDE_3_HAIKU_US_EAST_1);
   const clock = () => time.date();
   const root = mkdtempSync(join(tmpdir(), 'pe-cloud-sim-'));
@@ -172,8 +177,18 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const aggregateQueue = simSender<AggregateMessage>(queues.aggregate, lambda);
     const runnerClient = { send: (command: { input: { Payload?: Uint8Array } }) => invokeRunner(lambda, fns.runner, command, random) };
     const invoker = new LambdaInvoker({ client: runnerClient as never, functionName: fns.runner.name });
-    const invoke = without.has('transient-redelivery') ? asBefore(invoker) : (payload: string) => invoker.invoke(payload);
-    const runner = new LambdaProgramRunner({ invoke, functionName: fns.runner.name });
+    const sync = without.has('transient-redelivery') ? asBefore(invoker) : (payload: string) => invoker.invoke(payload);
+    const runner = new LambdaProgramRunner({ invoke: handsOff ? handoffInvoke(sync) : sync, functionName: fns.runner.name });
+    // The judge's InvocationType Event: the runner runs later, its record goes to the answers queue.
+    const invokeEvent = (payload: string) =>
+      Promise.resolve(
+        lambda.invokeAsync(
+          fns.runner,
+          payload,
+          () => Promise.resolve(runProgram(JSON.stringify((JSON.parse(payload) as { request: unknown }).request), random)),
+          queues.answers,
+        ),
+      );
     const scoreOnce = (job: ExecutionJob) => executeOnHost(job, NO_HOST, { token: () => 'sim', runner });
     const judge: Executor = {
       execute: (job) => executeJob(job, scoreOnce, { label: LAMBDA_RUNNER_ISOLATION, failed: LAMBDA_RUNNER_ISOLATION }),
@@ -195,7 +210,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       packages: {},
       chunkSize,
     });
-    const handlers: Record<keyof typeof queues, SqsHandler> = {
+    const handlers: Record<Exclude<keyof typeof queues, 'answers'>, SqsHandler> = {
       plan: without.has('plan-fanout') ? chained(plan, simSender<PlanMessage>(queues.plan, lambda), options.items, chunkSize) : plan,
       generate: makeGenerate({
         ledger,
@@ -214,6 +229,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         parts: ledger,
         aggregateQueue,
         contexts: new RunContextCache({ store, ledger, clock, executor: () => Promise.resolve(judge) }),
+        ...(handsOff ? { handoff: { invokeEvent } } : {}),
       }),
       aggregate: makeAggregate({
         store,
@@ -240,6 +256,15 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       handler: handlers.execute,
     });
     lambda.map({ fn: fns.aggregate, queue: queues.aggregate, batchSize: 1, maxConcurrency: fns.caps.aggregate, handler: handlers.aggregate });
+    // The judge's second event source: the runner's invocation records (same function, same cap).
+    if (handsOff)
+      lambda.map({
+        fn: fns.judge,
+        queue: queues.answers,
+        batchSize: 1,
+        ...(fns.caps.judge === undefined ? {} : { maxConcurrency: fns.caps.judge }),
+        handler: handlers.execute,
+      });
 
     const api = { fn: 'api', startMs: 0, elapsedMs: 0, parallelMs: 0, chain: { api: 1 } };
     const [started] = await time.within(api, () =>
@@ -280,7 +305,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       (dynamo.writeUnits * AWS_PRICES.dynamoWriteUnit + dynamo.readUnits * AWS_PRICES.dynamoReadUnit) +
       store.requests.put * AWS_PRICES.s3Put +
       store.requests.get * AWS_PRICES.s3Get +
-      3 * (run?.items ?? 0) * 2 * AWS_PRICES.sqsRequest;
+      3 * (run?.items ?? 0) * 2 * AWS_PRICES.sqsRequest +
+      // The runner's records: Lambda's send, the judge's receive and delete.
+      lambda.stats.destinationRecords * 3 * AWS_PRICES.sqsRequest;
     const dlq = Object.values(queues).reduce((sum, q) => sum + q.dlq.length, 0);
     const expired = Object.values(queues).reduce((sum, q) => sum + q.expired, 0);
     return {
@@ -330,6 +357,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         recursion_dropped: lambda.stats.recursionDropped,
         not_active: lambda.stats.notActive,
         timeouts: lambda.stats.timeouts,
+        handoff: handsOff ? { records: lambda.stats.destinationRecords, async_retries: lambda.stats.asyncRetries, delivery_failures: lambda.stats.destinationDeliveryFailures } : 'sync',
         cold_starts: lambda.stats.coldStarts,
         peak: lambda.stats.peak,
         gb_s: lambda.stats.gbSeconds,
