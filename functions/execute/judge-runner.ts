@@ -19,7 +19,11 @@ import type { ContainerSandboxOptions } from './container-sandbox.ts';
 
 export type JudgeRunner = NonNullable<ContainerSandboxOptions['runner']> & { handoff?: HandoffDeps };
 
-export function judgeRunner(env: NodeJS.ProcessEnv, log: (message: string, detail: Record<string, unknown>) => void, client?: LambdaClient): JudgeRunner | undefined {
+export function judgeRunner(
+  env: NodeJS.ProcessEnv,
+  log: (message: string, detail: Record<string, unknown>) => void,
+  client?: LambdaClient,
+): JudgeRunner | undefined {
   const functionName = env['RUNNER_FUNCTION_NAME'];
   if (!functionName) return undefined;
   // A sync invoke waits for the whole item: no SDK-level timeout, retries for throttling only.

@@ -75,13 +75,16 @@ export class LambdaInvoker {
   async invokeEvent(payload: string): Promise<void> {
     let out;
     try {
-      out = await this.options.client.send(new InvokeCommand({ FunctionName: this.options.functionName, InvocationType: 'Event', Payload: new TextEncoder().encode(payload) }));
+      out = await this.options.client.send(
+        new InvokeCommand({ FunctionName: this.options.functionName, InvocationType: 'Event', Payload: new TextEncoder().encode(payload) }),
+      );
     } catch (error) {
       const code = awsErrorName(error);
       if (TRANSIENT_INVOKE_ERRORS.has(code))
         throw new TransientError(`runner ${this.options.functionName} not invocable now (${code}): the item goes back to its queue`, { cause: error });
       throw error;
     }
-    if (out.StatusCode !== undefined && out.StatusCode !== 202) throw new TransientError(`runner ${this.options.functionName}: an asynchronous invoke answered ${out.StatusCode}, not 202`);
+    if (out.StatusCode !== undefined && out.StatusCode !== 202)
+      throw new TransientError(`runner ${this.options.functionName}: an asynchronous invoke answered ${out.StatusCode}, not 202`);
   }
 }

@@ -260,7 +260,8 @@ export class SimLambda {
   ): void {
     this.time.assertAlive(`invoke ${fn.name} (Event)`);
     const bytes = Buffer.byteLength(payload, 'utf8');
-    if (bytes > ASYNC_PAYLOAD_BYTES) throw Object.assign(new Error(`request of ${bytes} bytes exceeds ${ASYNC_PAYLOAD_BYTES}`), { name: 'RequestTooLargeException' });
+    if (bytes > ASYNC_PAYLOAD_BYTES)
+      throw Object.assign(new Error(`request of ${bytes} bytes exceeds ${ASYNC_PAYLOAD_BYTES}`), { name: 'RequestTooLargeException' });
     const queuedAt = this.time.now();
     const chain = chainOf(fn.name, [this.time.invocation()?.chain ?? {}]);
     this.time.spend(20); // the Invoke call's 202
@@ -300,7 +301,13 @@ export class SimLambda {
       add(this.stats.gbSeconds, fn.name, (billedMs / 1000) * (fn.memoryMb / 1024));
       this.time.at(at + billedMs, () => {
         this.pools.release(fn.name);
-        if (timedOut) deliver(record('RetriesExhausted', { payload: JSON.stringify({ errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out' }), functionError: 'Unhandled' }));
+        if (timedOut)
+          deliver(
+            record('RetriesExhausted', {
+              payload: JSON.stringify({ errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out' }),
+              functionError: 'Unhandled',
+            }),
+          );
         else deliver(record(answer.functionError ? 'RetriesExhausted' : 'Success', answer));
       });
     };

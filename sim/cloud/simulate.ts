@@ -248,11 +248,15 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       maxConcurrency: fns.caps.generate,
       handler: handlers.generate,
     });
+    // With the hand-off, two mappings share the judge's cap as infra/executors.ts splits it.
+    const judgeCap = fns.caps.judge;
+    const executeCap = judgeCap === undefined || !handsOff ? judgeCap : Math.max(2, Math.ceil(judgeCap / 2));
+    const answersCap = judgeCap === undefined ? undefined : Math.max(2, Math.floor(judgeCap / 2));
     lambda.map({
       fn: fns.judge,
       queue: queues.execute,
       batchSize: 1,
-      ...(fns.caps.judge === undefined ? {} : { maxConcurrency: fns.caps.judge }),
+      ...(executeCap === undefined ? {} : { maxConcurrency: executeCap }),
       handler: handlers.execute,
     });
     lambda.map({ fn: fns.aggregate, queue: queues.aggregate, batchSize: 1, maxConcurrency: fns.caps.aggregate, handler: handlers.aggregate });
@@ -262,7 +266,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         fn: fns.judge,
         queue: queues.answers,
         batchSize: 1,
-        ...(fns.caps.judge === undefined ? {} : { maxConcurrency: fns.caps.judge }),
+        ...(answersCap === undefined ? {} : { maxConcurrency: answersCap }),
         handler: handlers.execute,
       });
 
@@ -357,7 +361,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         recursion_dropped: lambda.stats.recursionDropped,
         not_active: lambda.stats.notActive,
         timeouts: lambda.stats.timeouts,
-        handoff: handsOff ? { records: lambda.stats.destinationRecords, async_retries: lambda.stats.asyncRetries, delivery_failures: lambda.stats.destinationDeliveryFailures } : 'sync',
+        handoff: handsOff
+          ? { records: lambda.stats.destinationRecords, async_retries: lambda.stats.asyncRetries, delivery_failures: lambda.stats.destinationDeliveryFailures }
+          : 'sync',
         cold_starts: lambda.stats.coldStarts,
         peak: lambda.stats.peak,
         gb_s: lambda.stats.gbSeconds,

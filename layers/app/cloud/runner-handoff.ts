@@ -110,7 +110,8 @@ export function handoffInvoke(sync: (payload: string) => Promise<InvokeResult>):
     const k = state.next++;
     const recorded = state.answers[k];
     if (recorded !== undefined) {
-      if (recorded.request !== request) throw new HarnessError(`hand-off replay diverged at runner job ${k + 1}: the judge asked another request than the one answered`);
+      if (recorded.request !== request)
+        throw new HarnessError(`hand-off replay diverged at runner job ${k + 1}: the judge asked another request than the one answered`);
       if (!(recorded.lowered && truncatedAlone(payload, recorded))) return answerOf(recorded);
       // Asked alone with the share a record allows and still truncated: ask synchronously with the whole response.
       const answer = await sync(payload);
@@ -148,11 +149,14 @@ function handoffEvent(payload: string, request: string, state: Scope): HandoffEv
   const parsed = RunnerRequestSchema.safeParse(JSON.parse(payload));
   if (!parsed.success) return undefined;
   const runs = parsed.data.runs.length;
-  const base = { request: { ...parsed.data, maxRunOutputBytes: 1 }, handoff: { version: 1 as const, message: state.message, answers: state.answers, pending: { request, lowered: false } } };
+  const base = {
+    request: { ...parsed.data, maxRunOutputBytes: 1 },
+    handoff: { version: 1 as const, message: state.message, answers: state.answers, pending: { request, lowered: false } },
+  };
   // Lambda records the request as sent; the answer's worst case is every run's share plus its overhead.
   const room = state.budgetBytes - 2 * jsonBytes(base) - ANSWER_OVERHEAD_BYTES - runs * RUN_OVERHEAD_BYTES;
   const share = Math.min(parsed.data.maxRunOutputBytes, Math.floor(room / runs));
-  if (share < MIN_SHARE_BYTES) return undefined;
+  if (share < Math.min(MIN_SHARE_BYTES, parsed.data.maxRunOutputBytes)) return undefined;
   const lowered = share < parsed.data.maxRunOutputBytes;
   return { request: { ...parsed.data, maxRunOutputBytes: share }, handoff: { ...base.handoff, pending: { request, lowered } } };
 }
@@ -196,7 +200,10 @@ export function continuationOf(body: unknown): { message: unknown; answers: Reco
   const functionError = record.data.responseContext?.functionError;
   let answer: Omit<RecordedAnswer, 'request' | 'lowered'>;
   if (response === undefined || response === null) {
-    answer = { functionError: 'Lost', payload: JSON.stringify({ errorType: 'RunnerLost', errorMessage: `the runner invocation ended without an answer (${condition})` }) };
+    answer = {
+      functionError: 'Lost',
+      payload: JSON.stringify({ errorType: 'RunnerLost', errorMessage: `the runner invocation ended without an answer (${condition})` }),
+    };
   } else {
     const payload = typeof response === 'string' ? response : JSON.stringify(response);
     answer = functionError !== undefined || condition !== 'Success' ? { functionError: functionError ?? condition, payload } : { payload };
