@@ -48,8 +48,14 @@ export class FakeLambdaService {
   private waiting: ServerResponse | undefined;
   private queue: Pending[] = [];
   private current: Pending | undefined;
+  private delivering = 0;
 
   constructor(private readonly options: FakeLambdaOptions) {}
+
+  /** No invocation queued or running and no record on its way to the destination (a driver's "all drained"). */
+  get idle(): boolean {
+    return this.queue.length === 0 && this.current === undefined && this.delivering === 0;
+  }
 
   async listen(): Promise<{ endpoint: string; runtimeApi: string }> {
     this.runtimeServer = createServer((req, res) => void this.onRuntime(req, res));
@@ -136,7 +142,8 @@ export class FakeLambdaService {
             responseContext: { statusCode: 200, executedVersion: '$LATEST', ...(status === 'error' ? { functionError: errorType ?? 'Unhandled' } : {}) },
             responsePayload: JSON.parse(payload) as unknown,
           };
-          void this.options.destination?.(record);
+          this.delivering++;
+          void Promise.resolve(this.options.destination?.(record)).finally(() => this.delivering--);
         },
       });
       this.ensureEnvironment();
