@@ -74,7 +74,10 @@ describe('the judge hands off to its runner asynchronously (execute handler → 
   });
 
   it('records each item once when every judge message and every record is delivered twice', async () => {
+    const before = async.handoff?.runner.invocationTypes.length ?? 0;
     const runId = await runOn(async, { ...SPEC, limit: 2 }, true);
+    // Each delivery of an item hands off: at least two Event invocations per item, each record continued twice.
+    expect(async.handoff?.runner.invocationTypes.slice(before).filter((t) => t === 'Event').length).toBeGreaterThanOrEqual(4);
     const run = (await async.ledger.getRun(runId)) as RunSummary;
     expect(run).toMatchObject({ status: 'completed', items: 2, recorded: 2, verdicts: { OK: 2 } });
     expect(await async.ledger.recordedItems(runId)).toHaveProperty('size', 2);
