@@ -50,7 +50,14 @@ import { deadLetterQueueProps, visibilityTimeoutFor, workQueueProps } from './de
 import { acknowledge } from './nag.ts';
 import { IMAGES_CONTEXT, imageBuildArgs } from './paths.ts';
 
-/** How long Lambda keeps a runner's event that waits for concurrency (the most it allows: 6 hours). */
+/**
+ * How long Lambda keeps a runner's event that waits for concurrency: the most it allows.
+ * Bounds (read 2026-12-06): maximum event age 60 s to 6 h, retry attempts 0 to 2 — Lambda
+ * developer guide, "Configuring error handling settings for Lambda asynchronous invocations"
+ * (docs.aws.amazon.com/lambda/latest/dg/invocation-async-configuring.html: "up to 6 hours",
+ * "between 0 and 2"), and the CDK's EventInvokeConfigOptions reference (minimum 60 seconds;
+ * aws-cdk-lib's event-invoke-config.ts refuses values outside 60–21600 s and 0–2).
+ */
 export const RUNNER_MAX_EVENT_AGE = Duration.hours(6);
 /** The judge's timeout (executors.ts): its answers queue's visibility timeout is six times it. */
 const JUDGE_TIMEOUT = Duration.minutes(5);
@@ -122,7 +129,15 @@ export class Runners extends Construct {
       });
       // Its alarms: none of its own (a DLQ alarm per runner would add to the idle cost, issue 35); see docs/aws.md.
       const answersDlq = new sqs.Queue(this, `${name}AnswersDlq`, deadLetterQueueProps());
-      const answers = new sqs.Queue(this, `${name}Answers`, workQueueProps(answersDlq, visibilityTimeoutFor(JUDGE_TIMEOUT)));
+      // A record may be up to 1 MiB (runner-handoff.ts RECORD_BUDGET_BYTES): said explicitly, since a
+      // queue's MaximumMessageSize default was 256 KiB before SQS's 2025 raise (messages.ts).
+      const answers = new sqs.Queue(this, `${name}Answers`, {
+        ...workQueueProps(answersDlq, visibilityTimeoutFor(JUDGE_TIMEOUT)),
+        maxMessageSizeBytes: 1024 * 1024,
+      });
+      // Lambda may still run an event more than once ("Occasionally, your function may receive the
+      // same event multiple times, even if no error occurs": Invoke API reference, read 2026-12-06):
+      // each record continues its item, and recording is conditional (the ledger's recordItem).
       fn.configureAsyncInvoke({
         retryAttempts: 0,
         maxEventAge: RUNNER_MAX_EVENT_AGE,

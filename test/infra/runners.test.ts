@@ -156,6 +156,8 @@ describe('runner functions', () => {
       const destinations = config?.Properties['DestinationConfig'] as { OnSuccess: { Destination: unknown }; OnFailure: { Destination: unknown } };
       const queue = getAttArn(destinations.OnSuccess.Destination);
       expect(getAttArn(destinations.OnFailure.Destination)).toBe(queue);
+      // The record budget (runner-handoff.ts) assumes a 1 MiB message.
+      expect(ofType('AWS::SQS::Queue').find(([id]) => id === queue)?.[1].Properties['MaximumMessageSize'], image).toBe(1024 * 1024);
       const consumer = mappings.find(([, m]) => getAttArn(m.Properties['EventSourceArn']) === queue)?.[1];
       const judge = judges.find(([id]) => id === ref(consumer?.Properties['FunctionName']))?.[1];
       expect(String(judge?.Properties['Description']), image).toContain(EXECUTOR_IMAGES.find((i) => i.id === image)?.languages[0] ?? '?');

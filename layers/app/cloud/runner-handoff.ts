@@ -11,7 +11,8 @@
  * Scorers and verdicts are core's, untouched (layers/core/scorers, layers/sandbox/executor.ts).
  *
  * Limits (docs/aws.md "Asynchronous hand-off"):
- * - an asynchronous invocation's payload: 1 MB ("AWS Lambda increases maximum payload size
+ * - an asynchronous invocation's payload: 1 MB (Lambda API reference, Invoke, read 2026-12-06:
+ *   "For asynchronous invocations, the maximum payload size is 1 MB"; "AWS Lambda increases maximum payload size
  *   from 256 KB to 1 MB for asynchronous invocations", October 2025; AWS Compute Blog "More
  *   room to build: serverless services now support payloads up to 1 MB", 29 January 2026);
  * - the destination record carries the request AND the response, and must fit one SQS message
