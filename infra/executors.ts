@@ -26,6 +26,7 @@ import { EXECUTOR_IMAGES, type ExecutorImage } from './languages.ts';
 import { IMAGES_CONTEXT, imageBuildArgs } from './paths.ts';
 import type { Runners } from './runners.ts';
 import { WorkQueue } from './work-queue.ts';
+import { MAPPING_MIN_CONCURRENCY } from '../layers/app/cloud/concurrency-budget.ts';
 
 /** A Lambda executor's timeout; longer work goes to the Fargate lane. */
 export const EXECUTOR_TIMEOUT = Duration.minutes(5);
@@ -106,10 +107,15 @@ export class Executors extends Construct {
       });
       // Never more judges at once than their runner has reserved (the Fargate lane's judges
       // counted) or than the unreserved pool holds beside the other functions.
-      const maxConcurrency = props.judgeMaxConcurrency;
+      // Two mappings share the judge's cap (new items, and the runner's records): halves, each at least the minimum (2).
+      const cap = props.judgeMaxConcurrency;
+      const maxConcurrency = cap === undefined ? undefined : Math.max(MAPPING_MIN_CONCURRENCY, Math.ceil(cap / 2));
+      const answersConcurrency = cap === undefined ? undefined : Math.max(MAPPING_MIN_CONCURRENCY, Math.floor(cap / 2));
       fn.addEventSource(
         new SqsEventSource(work.queue, { batchSize: 1, reportBatchItemFailures: true, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }),
       );
+      // The judge hands off to its runner and continues items from the runner's records (runners.ts).
+      for (const [key, value] of Object.entries(props.runners.attachHandoff(image.id, fn, answersConcurrency))) fn.addEnvironment(key, value);
       this.queues.set(image.id, work);
       this.functions.set(image.id, fn);
     }

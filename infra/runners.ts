@@ -17,6 +17,18 @@
  *   group with no egress rule;
  * - its environment names no bucket, table or queue (it has no environment variables at all).
  *
+ * The Lambda judge hands off (layers/app/cloud/runner-handoff.ts): it invokes its runner
+ * asynchronously and returns, so it does not bill while the runner works. The runner's
+ * asynchronous configuration sends every invocation record — success and failure alike — to
+ * its answers queue, which the judge consumes ({@link Runners.attachHandoff}); no retries (the
+ * judge's scorer retries a failed runner once, as with a synchronous invoke) and the longest
+ * event age (an event waiting for the runner's reserved concurrency is not dropped early).
+ * Lambda sends a destination record with the function's execution role, so the runner's role
+ * gains `sqs:SendMessage` on that one queue; the deny above still refuses it to function code
+ * (Lambda adds `lambda:SourceFunctionArn` only to requests from the execution environment and
+ * to its log, trace and EFS calls — not to destination delivery), and function code has no
+ * route to SQS in any case.
+ *
  * Each runner has reserved concurrency (layers/app/cloud/concurrency-budget.ts): its judges
  * wait for it synchronously, so it must not compete with the stage functions for the
  * account's pool and answer 429 (the judges' mappings are capped to match, executors.ts).
@@ -25,14 +37,30 @@ import { Duration } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Architecture } from './config.ts';
 import { lambdaArchitecture } from './defaults/function-defaults.ts';
 import { vpcAttachmentStatement } from './defaults/iam-statements.ts';
 import { imagePlatform } from './executors.ts';
 import { EXECUTOR_IMAGES } from './languages.ts';
+import { deadLetterQueueProps, visibilityTimeoutFor, workQueueProps } from './defaults/queue-defaults.ts';
 import { acknowledge } from './nag.ts';
 import { IMAGES_CONTEXT, imageBuildArgs } from './paths.ts';
+
+/**
+ * How long Lambda keeps a runner's event that waits for concurrency: the most it allows.
+ * Bounds (read 2026-12-06): maximum event age 60 s to 6 h, retry attempts 0 to 2 — Lambda
+ * developer guide, "Configuring error handling settings for Lambda asynchronous invocations"
+ * (docs.aws.amazon.com/lambda/latest/dg/invocation-async-configuring.html: "up to 6 hours",
+ * "between 0 and 2"), and the CDK's EventInvokeConfigOptions reference (minimum 60 seconds;
+ * aws-cdk-lib's event-invoke-config.ts refuses values outside 60–21600 s and 0–2).
+ */
+export const RUNNER_MAX_EVENT_AGE = Duration.hours(6);
+/** The judge's timeout (executors.ts): its answers queue's visibility timeout is six times it. */
+const JUDGE_TIMEOUT = Duration.minutes(5);
 
 /** The runner's process instead of the image's Lambda handler. */
 export const RUNNER_ENTRYPOINT = ['/var/lang/bin/node'];
@@ -64,6 +92,8 @@ export interface RunnersProps {
 /** One runner function per executor image, keyed by image id. */
 export class Runners extends Construct {
   readonly functions = new Map<string, lambda.DockerImageFunction>();
+  /** Per image, the queue of its runner's invocation records (the judge's continuations). */
+  readonly answerQueues = new Map<string, sqs.Queue>();
 
   constructor(scope: Construct, id: string, props: RunnersProps) {
     super(scope, id);
@@ -97,8 +127,40 @@ export class Runners extends Construct {
         securityGroups: [props.securityGroup],
         ...(props.reservedConcurrency > 0 ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       });
+      // Its alarms: none of its own (a DLQ alarm per runner would add to the idle cost, issue 35); see docs/aws.md.
+      const answersDlq = new sqs.Queue(this, `${name}AnswersDlq`, deadLetterQueueProps());
+      // A record may be up to 1 MiB (runner-handoff.ts RECORD_BUDGET_BYTES): said explicitly, since a
+      // queue's MaximumMessageSize default was 256 KiB before SQS's 2025 raise (messages.ts).
+      const answers = new sqs.Queue(this, `${name}Answers`, {
+        ...workQueueProps(answersDlq, visibilityTimeoutFor(JUDGE_TIMEOUT)),
+        maxMessageSizeBytes: 1024 * 1024,
+      });
+      // Lambda may still run an event more than once ("Occasionally, your function may receive the
+      // same event multiple times, even if no error occurs": Invoke API reference, read 2026-12-06):
+      // each record continues its item, and recording is conditional (the ledger's recordItem).
+      fn.configureAsyncInvoke({
+        retryAttempts: 0,
+        maxEventAge: RUNNER_MAX_EVENT_AGE,
+        onSuccess: new SqsDestination(answers),
+        onFailure: new SqsDestination(answers),
+      });
       this.functions.set(image.id, fn);
+      this.answerQueues.set(image.id, answers);
     }
+  }
+
+  /**
+   * Makes `judge` (the image's Lambda judge) hand off: it may invoke its runner asynchronously
+   * (the same `lambda:InvokeFunction` as {@link attachJudge}) and consumes the runner's answers
+   * queue with the same cap as its execute queue.
+   */
+  attachHandoff(imageId: string, judge: lambda.IFunction, maxConcurrency: number | undefined): Record<string, string> {
+    const answers = this.answerQueues.get(imageId);
+    if (!answers) throw new Error(`no runner for executor image ${imageId}`);
+    judge.addEventSource(
+      new SqsEventSource(answers, { batchSize: 1, reportBatchItemFailures: true, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }),
+    );
+    return { RUNNER_HANDOFF: 'async' };
   }
 
   /** Lets `role` invoke exactly the runner of `imageId` (no version or alias wildcard), and names it in `environment`. */

@@ -10,6 +10,7 @@ import { RunContextCache } from '#app/cloud/context.ts';
 import { requireEnv } from '../shared/env.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
 import type { StageDeps } from '#app/cloud/stages.ts';
+import type { HandoffDeps } from '#app/cloud/continuation.ts';
 import { storageClients, type StorageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 
@@ -17,6 +18,8 @@ export interface ExecuteHandlerDeps extends StageDeps {
   obs?: Observability;
   /** Runs after each item: the container check (discards a container left unclean). */
   afterItem?: () => Promise<unknown>;
+  /** The runner is invoked asynchronously; its answers come back as invocation records (continuation.ts). */
+  handoff?: HandoffDeps;
 }
 
 export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?: StorageClients): ExecuteHandlerDeps {
@@ -24,9 +27,10 @@ export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?
   const { sqs, store, ledger, parts } = clients ?? storageClients(obs, env);
   const log = (message: string, detail: Record<string, unknown>) => obs.logger.error(message, detail);
   const runner = judgeRunner(env, log);
-  const sandbox = new ContainerSandbox({ store, env, log, ...(runner ? { runner } : {}) });
+  const sandbox = new ContainerSandbox({ store, env, log, ...(runner ? { runner: { runner: runner.runner, isolation: runner.isolation } } : {}) });
   return {
     obs,
+    ...(runner?.handoff ? { handoff: runner.handoff } : {}),
     ledger,
     parts,
     // Only in a real Lambda or ECS container: elsewhere /tmp and the sandbox uid are shared

@@ -38,12 +38,21 @@ async function run(request: RunnerRequest, host: ProgramHost, isolation: string)
   return { ok: true, compileMs: result.compileMs, runs, isolation };
 }
 
+/**
+ * The request in an event: the event itself (a synchronous invoke), or its `request` when the
+ * judge handed off asynchronously (layers/app/cloud/runner-handoff.ts) — the `handoff` beside it
+ * is the judge's, for its continuation, and is never read here.
+ */
+function requestOf(event: unknown): unknown {
+  return typeof event === 'object' && event !== null && 'handoff' in event && 'request' in event ? (event as { request: unknown }).request : event;
+}
+
 /** Serves one invocation event. Never throws: a failure is an error answer, and the check still runs. */
 export async function serveInvocation(event: unknown, sandbox: RunnerSandbox): Promise<Served> {
   let body: Body | undefined;
   let failure: Error | undefined;
   try {
-    const request = parseWire(RunnerRequestSchema, event, 'request');
+    const request = parseWire(RunnerRequestSchema, requestOf(event), 'request');
     const executor = await sandbox.get();
     body = await run(request, executor.host, executor.isolationReport.label);
   } catch (error) {

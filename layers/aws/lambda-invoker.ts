@@ -66,4 +66,25 @@ export class LambdaInvoker {
     }
     return { ...(out.FunctionError ? { functionError: out.FunctionError } : {}), payload: out.Payload ? new TextDecoder().decode(out.Payload) : '' };
   }
+
+  /**
+   * Asynchronous invocation (`InvocationType: Event`): Lambda queues the event and answers 202
+   * at once; the function's answer goes to its destination (layers/app/cloud/runner-handoff.ts).
+   * The same errors as {@link invoke} are transient.
+   */
+  async invokeEvent(payload: string): Promise<void> {
+    let out;
+    try {
+      out = await this.options.client.send(
+        new InvokeCommand({ FunctionName: this.options.functionName, InvocationType: 'Event', Payload: new TextEncoder().encode(payload) }),
+      );
+    } catch (error) {
+      const code = awsErrorName(error);
+      if (TRANSIENT_INVOKE_ERRORS.has(code))
+        throw new TransientError(`runner ${this.options.functionName} not invocable now (${code}): the item goes back to its queue`, { cause: error });
+      throw error;
+    }
+    if (out.StatusCode !== undefined && out.StatusCode !== 202)
+      throw new TransientError(`runner ${this.options.functionName}: an asynchronous invoke answered ${out.StatusCode}, not 202`);
+  }
 }

@@ -10,9 +10,9 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ConcurrencyPools } from './limits/concurrency.ts';
 import { esmAllowedBatches } from './limits/esm-scaling.ts';
 import { FunctionStates, notActiveError } from './limits/function-state.ts';
-import { checkInvokePayload, invokeResponse } from './limits/payload.ts';
+import { ASYNC_PAYLOAD_BYTES, checkInvokePayload, invokeResponse } from './limits/payload.ts';
 import { recursionAllows } from './limits/recursion.ts';
-import { SimSqsQueue, type SqsMessage } from './limits/sqs.ts';
+import { checkMessageSize, SimSqsQueue, type SqsMessage } from './limits/sqs.ts';
 import { applyTimeout } from './limits/timeout.ts';
 import type { Invocation, VirtualTime } from './virtual-time.ts';
 
@@ -49,6 +49,12 @@ export interface LambdaStats {
   /** Event source mapping invocations that met the function Inactive or Pending (the batch comes back after its visibility timeout). */
   notActive: Record<string, number>;
   peak: Record<string, number>;
+  /** Asynchronous invocations whose record Lambda could not deliver to the destination (over the queue's message size). */
+  destinationDeliveryFailures: number;
+  /** Invocation records delivered to a destination queue. */
+  destinationRecords: number;
+  /** Asynchronous events that waited for concurrency or an Active function (Lambda's internal queue retries them). */
+  asyncRetries: number;
 }
 
 const add = (record: Record<string, number>, key: string, value: number): void => {
@@ -67,6 +73,9 @@ export class SimLambda {
     timeouts: 0,
     notActive: {},
     peak: {},
+    destinationDeliveryFailures: 0,
+    destinationRecords: 0,
+    asyncRetries: 0,
   };
   readonly #mappings: Mapping[] = [];
   readonly #environments = new Map<string, number>();
@@ -230,6 +239,90 @@ export class SimLambda {
     if (timedOut) return { payload: JSON.stringify({ errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out' }), functionError: 'Unhandled' };
     const out = invokeResponse(answer);
     return out.functionError === undefined ? { payload: out.payload } : { payload: out.payload, functionError: out.functionError };
+  }
+  /**
+   * An asynchronous invocation from inside a running one (the judge handing off, InvocationType
+   * Event): the caller pays only the API call; Lambda queues the event, runs `run` when the
+   * function has concurrency and is Active (retrying throttles and Inactive, as its internal
+   * queue does, until the event's maximum age), bills the function, then sends the invocation
+   * record to `destination` (on success and on failure alike, as the runner's EventInvokeConfig
+   * does: infra/runners.ts) — the record's shape as the Lambda developer guide shows it
+   * ("Capturing records of Lambda asynchronous invocations"). A record over the queue's
+   * message size is not delivered (DestinationDeliveryFailures). Retries are 0 (the runner's config).
+   * @throws Error named RequestTooLargeException over the 1 MB asynchronous payload ("Lambda quotas")
+   */
+  invokeAsync(
+    fn: FunctionSpec,
+    payload: string,
+    run: () => Promise<{ payload: string; durationMs: number; functionError?: string }>,
+    destination: SimSqsQueue<unknown>,
+    maxEventAgeMs = 6 * 3_600_000,
+  ): void {
+    this.time.assertAlive(`invoke ${fn.name} (Event)`);
+    const bytes = Buffer.byteLength(payload, 'utf8');
+    if (bytes > ASYNC_PAYLOAD_BYTES)
+      throw Object.assign(new Error(`request of ${bytes} bytes exceeds ${ASYNC_PAYLOAD_BYTES}`), { name: 'RequestTooLargeException' });
+    const queuedAt = this.time.now();
+    const chain = chainOf(fn.name, [this.time.invocation()?.chain ?? {}]);
+    this.time.spend(20); // the Invoke call's 202
+    const requestId = `${fn.name}-async-${(this.#asyncSeq += 1)}`;
+    const record = (condition: string, answer?: { payload: string; functionError?: string }) => ({
+      version: '1.0',
+      timestamp: this.time.date().toISOString(),
+      requestContext: { requestId, functionArn: `arn:aws:lambda:us-east-1:123456789012:function:${fn.name}:$LATEST`, condition, approximateInvokeCount: 1 },
+      requestPayload: JSON.parse(payload) as unknown,
+      responseContext: { statusCode: 200, executedVersion: '$LATEST', ...(answer?.functionError ? { functionError: answer.functionError } : {}) },
+      ...(answer ? { responsePayload: jsonOr(answer.payload) } : {}),
+    });
+    const deliver = (body: ReturnType<typeof record>): void => {
+      const size = Buffer.byteLength(JSON.stringify(body), 'utf8');
+      try {
+        checkMessageSize(size, destination.maxMessageBytes);
+      } catch {
+        this.stats.destinationDeliveryFailures += 1;
+        return;
+      }
+      const now = this.time.now();
+      destination.send(body, size, now, chain);
+      this.stats.destinationRecords += 1;
+      this.wake(destination, now);
+    };
+    const attempt = async (at: number, delayMs: number): Promise<void> => {
+      if (at - queuedAt > maxEventAgeMs) return deliver(record('EventAgeExceeded'));
+      if (this.states.invoke(fn.name, at) !== 'Active' || !this.pools.tryAcquire(fn.name)) {
+        this.stats.asyncRetries += 1;
+        this.time.at(at + delayMs, () => attempt(at + delayMs, Math.min(delayMs * 2, 60_000)));
+        return;
+      }
+      const inv: Invocation = { fn: fn.name, startMs: at, elapsedMs: this.#environment(fn), parallelMs: 0, deadlineMs: at + fn.timeoutMs, chain };
+      const answer = await this.time.within(inv, run);
+      const { billedMs, timedOut } = applyTimeout(inv.elapsedMs + answer.durationMs + fn.overheadMs, fn.timeoutMs);
+      if (timedOut) this.stats.timeouts += 1;
+      add(this.stats.gbSeconds, fn.name, (billedMs / 1000) * (fn.memoryMb / 1024));
+      this.time.at(at + billedMs, () => {
+        this.pools.release(fn.name);
+        if (timedOut)
+          deliver(
+            record('RetriesExhausted', {
+              payload: JSON.stringify({ errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out' }),
+              functionError: 'Unhandled',
+            }),
+          );
+        else deliver(record(answer.functionError ? 'RetriesExhausted' : 'Success', answer));
+      });
+    };
+    // Lambda's internal queue hands the event to the function a moment later.
+    this.time.at(queuedAt + 20, () => attempt(queuedAt + 20, 1_000));
+  }
+
+  #asyncSeq = 0;
+}
+
+function jsonOr(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
   }
 }
 

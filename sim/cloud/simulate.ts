@@ -16,6 +16,7 @@ import { executeOnHost } from '#core/scorers/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';
 import { LambdaProgramRunner, LAMBDA_RUNNER_ISOLATION } from '#app/cloud/lambda-runner.ts';
+import { handoffInvoke } from '#app/cloud/runner-handoff.ts';
 import type { AggregateMessage, CloudWorkItem, GeneratedMessage, PlanMessage } from '#app/cloud/messages.ts';
 import { startRuns } from '#app/cloud/start.ts';
 import { PLAN_CHUNK } from '#app/cloud/plan.ts';
@@ -59,6 +60,7 @@ export const FIXES = [
   'call-ids',
   'part-shards',
   'quota-requeue',
+  'async-handoff',
 ] as const;
 export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts', 'duplicates'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
@@ -159,7 +161,10 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     generate: queue(fns.generate, generateCopies, requeue ? GENERATE_MAX_RECEIVE_COUNT : MAX_RECEIVE_COUNT),
     execute: queue(fns.judge),
     aggregate: queue(fns.aggregate),
+    // The runner's destination queue (its invocation records), consumed by the judge (runner-handoff.ts).
+    answers: queue(fns.judge),
   };
+  const handsOff = !without.has('async-handoff');
   const quotas = new ModelQuotas(options.modelQuota ?? CLAUDE_3_HAIKU_US_EAST_1);
   const clock = () => time.date();
   const root = mkdtempSync(join(tmpdir(), 'pe-cloud-sim-'));
@@ -175,8 +180,18 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const aggregateQueue = simSender<AggregateMessage>(queues.aggregate, lambda);
     const runnerClient = { send: (command: { input: { Payload?: Uint8Array } }) => invokeRunner(lambda, fns.runner, command, random) };
     const invoker = new LambdaInvoker({ client: runnerClient as never, functionName: fns.runner.name });
-    const invoke = without.has('transient-redelivery') ? asBefore(invoker) : (payload: string) => invoker.invoke(payload);
-    const runner = new LambdaProgramRunner({ invoke, functionName: fns.runner.name });
+    const sync = without.has('transient-redelivery') ? asBefore(invoker) : (payload: string) => invoker.invoke(payload);
+    const runner = new LambdaProgramRunner({ invoke: handsOff ? handoffInvoke(sync) : sync, functionName: fns.runner.name });
+    // The judge's InvocationType Event: the runner runs later, its record goes to the answers queue.
+    const invokeEvent = (payload: string) =>
+      Promise.resolve(
+        lambda.invokeAsync(
+          fns.runner,
+          payload,
+          () => Promise.resolve(runProgram(JSON.stringify((JSON.parse(payload) as { request: unknown }).request), random)),
+          queues.answers,
+        ),
+      );
     const scoreOnce = (job: ExecutionJob) => executeOnHost(job, NO_HOST, { token: () => 'sim', runner });
     const judge: Executor = {
       execute: (job) => executeJob(job, scoreOnce, { label: LAMBDA_RUNNER_ISOLATION, failed: LAMBDA_RUNNER_ISOLATION }),
@@ -198,7 +213,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       packages: {},
       chunkSize,
     });
-    const handlers: Record<keyof typeof queues, SqsHandler> = {
+    const handlers: Record<Exclude<keyof typeof queues, 'answers'>, SqsHandler> = {
       plan: without.has('plan-fanout') ? chained(plan, simSender<PlanMessage>(queues.plan, lambda), options.items, chunkSize) : plan,
       generate: makeGenerate({
         ledger,
@@ -217,6 +232,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         parts: ledger,
         aggregateQueue,
         contexts: new RunContextCache({ store, ledger, clock, executor: () => Promise.resolve(judge) }),
+        ...(handsOff ? { handoff: { invokeEvent } } : {}),
       }),
       aggregate: makeAggregate({
         store,
@@ -237,14 +253,27 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       maxConcurrency: fns.caps.generate,
       handler: handlers.generate,
     });
+    // With the hand-off, two mappings share the judge's cap as infra/executors.ts splits it.
+    const judgeCap = fns.caps.judge;
+    const executeCap = judgeCap === undefined || !handsOff ? judgeCap : Math.max(2, Math.ceil(judgeCap / 2));
+    const answersCap = judgeCap === undefined ? undefined : Math.max(2, Math.floor(judgeCap / 2));
     lambda.map({
       fn: fns.judge,
       queue: queues.execute,
       batchSize: 1,
-      ...(fns.caps.judge === undefined ? {} : { maxConcurrency: fns.caps.judge }),
+      ...(executeCap === undefined ? {} : { maxConcurrency: executeCap }),
       handler: handlers.execute,
     });
     lambda.map({ fn: fns.aggregate, queue: queues.aggregate, batchSize: 1, maxConcurrency: fns.caps.aggregate, handler: handlers.aggregate });
+    // The judge's second event source: the runner's invocation records (same function, same cap).
+    if (handsOff)
+      lambda.map({
+        fn: fns.judge,
+        queue: queues.answers,
+        batchSize: 1,
+        ...(answersCap === undefined ? {} : { maxConcurrency: answersCap }),
+        handler: handlers.execute,
+      });
 
     const api = { fn: 'api', startMs: 0, elapsedMs: 0, parallelMs: 0, chain: { api: 1 } };
     const [started] = await time.within(api, () =>
@@ -281,13 +310,15 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const modelUsd = modelCalls * callUsd;
     const invocations = Object.values(lambda.stats.invocations).reduce((a, b) => a + b, 0);
     const sqsCalls = Object.values(queues).map((q) => q.requests);
+    // The runners' records on the answers queue (asynchronous hand-off): Lambda's send, the judge's receive and delete.
+    const records = lambda.stats.destinationRecords;
     const requests = requestBill(
       {
         lambdaInvocations: invocations,
         sqs: {
-          send: sqsCalls.reduce((sum, r) => sum + r.send, 0),
-          receive: sqsCalls.reduce((sum, r) => sum + r.receive, 0),
-          delete: sqsCalls.reduce((sum, r) => sum + r.delete, 0),
+          send: sqsCalls.reduce((sum, r) => sum + r.send, 0) + records,
+          receive: sqsCalls.reduce((sum, r) => sum + r.receive, 0) + records,
+          delete: sqsCalls.reduce((sum, r) => sum + r.delete, 0) + records,
           changeVisibility: sqsCalls.reduce((sum, r) => sum + r.changeVisibility, 0),
         },
         dynamo: { writeUnits: dynamo.writeUnits, readUnits: dynamo.readUnits },
@@ -345,6 +376,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         recursion_dropped: lambda.stats.recursionDropped,
         not_active: lambda.stats.notActive,
         timeouts: lambda.stats.timeouts,
+        handoff: handsOff
+          ? { records: lambda.stats.destinationRecords, async_retries: lambda.stats.asyncRetries, delivery_failures: lambda.stats.destinationDeliveryFailures }
+          : 'sync',
         cold_starts: lambda.stats.coldStarts,
         peak: lambda.stats.peak,
         gb_s: lambda.stats.gbSeconds,

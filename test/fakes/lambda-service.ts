@@ -8,6 +8,15 @@
 // runtime process), as Lambda does: a runtime that exits during an invocation fails that
 // invocation (`Runtime.ExitError`) and its environment is reset, and the next invocation starts
 // a new process — with the same /tmp, which Lambda's reset does not clear.
+//
+// Asynchronous invocations (`X-Amz-Invocation-Type: Event`) are answered 202 with no body at
+// once, as the Invoke API reference says, and queued like the others; when the function has
+// answered, the invocation record goes to `destination` (one for success and failure, as
+// infra/runners.ts configures both to the same queue), in the shape the Lambda developer guide
+// shows ("Capturing records of Lambda asynchronous invocations": version, timestamp,
+// requestContext {requestId, functionArn, condition, approximateInvokeCount}, requestPayload,
+// responseContext {statusCode, executedVersion, functionError}, responsePayload). No retries
+// (the runner's MaximumRetryAttempts is 0): a failed invocation's record says RetriesExhausted.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
@@ -22,11 +31,15 @@ export interface FakeLambdaOptions {
   /** Starts one execution environment's runtime, told the Runtime API address. */
   start: (runtimeApi: string) => ChildProcess;
   timeoutMs?: number;
+  /** Where an asynchronous invocation's record goes (the function's destination). */
+  destination?: (record: Record<string, unknown>) => Promise<void>;
 }
 
 export class FakeLambdaService {
   readonly payloads: string[] = [];
   readonly answers: string[] = [];
+  /** Each invocation's type, in order (`RequestResponse` or `Event`). */
+  readonly invocationTypes: string[] = [];
   /** Every runtime process started, with how it ended. */
   readonly environments: { pid: number | undefined; exit?: number | null; output: string }[] = [];
   private invokeServer: Server | undefined;
@@ -35,8 +48,14 @@ export class FakeLambdaService {
   private waiting: ServerResponse | undefined;
   private queue: Pending[] = [];
   private current: Pending | undefined;
+  private delivering = 0;
 
   constructor(private readonly options: FakeLambdaOptions) {}
+
+  /** No invocation queued or running and no record on its way to the destination (a driver's "all drained"). */
+  get idle(): boolean {
+    return this.queue.length === 0 && this.current === undefined && this.delivering === 0;
+  }
 
   async listen(): Promise<{ endpoint: string; runtimeApi: string }> {
     this.runtimeServer = createServer((req, res) => void this.onRuntime(req, res));
@@ -100,6 +119,37 @@ export class FakeLambdaService {
       return;
     }
     this.payloads.push(body);
+    const type = String(req.headers['x-amz-invocation-type'] ?? 'RequestResponse');
+    this.invocationTypes.push(type);
+    if (type === 'Event') {
+      const id = randomUUID();
+      res.writeHead(202, { 'Content-Type': 'application/json', 'x-amzn-RequestId': id }).end();
+      this.queue.push({
+        id,
+        event: body,
+        answer: (status, payload, errorType) => {
+          this.answers.push(payload);
+          const record = {
+            version: '1.0',
+            timestamp: new Date().toISOString(),
+            requestContext: {
+              requestId: id,
+              functionArn: 'arn:aws:lambda:us-east-1:123456789012:function:runner:$LATEST',
+              condition: status === 'response' ? 'Success' : 'RetriesExhausted',
+              approximateInvokeCount: 1,
+            },
+            requestPayload: JSON.parse(body) as unknown,
+            responseContext: { statusCode: 200, executedVersion: '$LATEST', ...(status === 'error' ? { functionError: errorType ?? 'Unhandled' } : {}) },
+            responsePayload: JSON.parse(payload) as unknown,
+          };
+          this.delivering++;
+          void Promise.resolve(this.options.destination?.(record)).finally(() => this.delivering--);
+        },
+      });
+      this.ensureEnvironment();
+      this.dispatch();
+      return;
+    }
     this.queue.push({
       id: randomUUID(),
       event: body,

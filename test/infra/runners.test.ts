@@ -87,8 +87,13 @@ describe('runner functions', () => {
     const judges = ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties['Description'] ?? '').startsWith('polyeval executor for'));
     expect(judges).toHaveLength(EXECUTOR_IMAGES.length);
     for (const [judgeId] of judges) {
-      const mapping = mappings.find(([, m]) => ref(m.Properties['FunctionName']) === judgeId);
-      const max = (mapping?.[1].Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency;
+      // Two mappings (new items; the runner's invocation records) share the judge's cap.
+      const own = mappings.filter(([, m]) => ref(m.Properties['FunctionName']) === judgeId);
+      expect(own).toHaveLength(2);
+      const max = own.reduce(
+        (sum, [, m]) => sum + ((m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency ?? NaN),
+        0,
+      );
       // The default config: a Fargate lane of 4 tasks per image, 2 items each.
       expect(max).toBe(judgeMaxConcurrency(4));
       expect((max ?? Infinity) + 4 * FARGATE_TASK_ITEMS).toBeLessThanOrEqual(RUNNER_RESERVED_CONCURRENCY);
@@ -102,14 +107,18 @@ describe('runner functions', () => {
       Object.values(t)
         .filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties['ReservedConcurrentExecutions'] !== undefined)
         .map((r) => r.Properties['ReservedConcurrentExecutions']);
-    /** MaximumConcurrency of each Lambda judge's queue mapping (undefined: none). */
+    /** Per Lambda judge, the MaximumConcurrency of its two queue mappings added up (undefined: none). */
     const judgeMaxima = (t: Record<string, Resource>) => {
       const judges = Object.entries(t)
         .filter(([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Properties['Description'] ?? '').startsWith('polyeval executor for'))
         .map(([id]) => id);
-      return Object.values(t)
-        .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && judges.includes(ref(r.Properties['FunctionName']) ?? ''))
-        .map((m) => (m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency);
+      return judges.map((judge) => {
+        const maxima = Object.values(t)
+          .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && ref(r.Properties['FunctionName']) === judge)
+          .map((m) => (m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency);
+        expect(maxima).toHaveLength(2);
+        return maxima.every((m) => m === undefined) ? undefined : maxima.reduce<number>((sum, m) => sum + (m ?? NaN), 0);
+      });
     };
     const none = synth('0');
     expect(reservations(none)).toEqual([]);
@@ -135,6 +144,27 @@ describe('runner functions', () => {
     expect(capped + UNQUEUED_ALLOWANCE).toBeLessThanOrEqual(ACCOUNT_CONCURRENCY - reserved);
   });
 
+  it("send every asynchronous invocation's record, success or failure, to a queue their own Lambda judge consumes; no retries, the longest event age", () => {
+    const configs = ofType('AWS::Lambda::EventInvokeConfig');
+    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    const judges = ofType('AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties['Description'] ?? '').startsWith('polyeval executor for'));
+    for (const [image, [runnerId]] of runnerFunctions()) {
+      const config = configs.find(([, c]) => ref(c.Properties['FunctionName']) === runnerId)?.[1];
+      expect(config, image).toBeDefined();
+      expect(config?.Properties['MaximumRetryAttempts']).toBe(0);
+      expect(config?.Properties['MaximumEventAgeInSeconds']).toBe(6 * 3600);
+      const destinations = config?.Properties['DestinationConfig'] as { OnSuccess: { Destination: unknown }; OnFailure: { Destination: unknown } };
+      const queue = getAttArn(destinations.OnSuccess.Destination);
+      expect(getAttArn(destinations.OnFailure.Destination)).toBe(queue);
+      // The record budget (runner-handoff.ts) assumes a 1 MiB message.
+      expect(ofType('AWS::SQS::Queue').find(([id]) => id === queue)?.[1].Properties['MaximumMessageSize'], image).toBe(1024 * 1024);
+      const consumer = mappings.find(([, m]) => getAttArn(m.Properties['EventSourceArn']) === queue)?.[1];
+      const judge = judges.find(([id]) => id === ref(consumer?.Properties['FunctionName']))?.[1];
+      expect(String(judge?.Properties['Description']), image).toContain(EXECUTOR_IMAGES.find((i) => i.id === image)?.languages[0] ?? '?');
+      expect((judge?.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['RUNNER_HANDOFF']).toBe('async');
+    }
+  });
+
   it('get no environment variables: no bucket, table or queue name reaches them', () => {
     for (const [image, [, fn]] of runnerFunctions()) expect(fn.Properties['Environment'], image).toBeUndefined();
   });
@@ -146,8 +176,13 @@ describe('runner functions', () => {
       expect(role.Properties['ManagedPolicyArns'], image).toBeUndefined();
       expect(role.Properties['Policies'], image).toBeUndefined();
       const statements = statementsOf(roleId);
-      expect(statements, image).toHaveLength(2);
-      const allow = statements.find((s) => s.Effect === 'Allow') as Statement;
+      expect(statements, image).toHaveLength(3);
+      // What Lambda needs to deliver its invocation records (destinations use the execution role), on its own answers queue only.
+      const send = statements.find((s) => s.Effect === 'Allow' && actions(s).some((a) => a.startsWith('sqs:'))) as Statement;
+      expect(actions(send).sort()).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+      const queueId = getAttArn(send.Resource) as string;
+      expect(resources[queueId]?.Type).toBe('AWS::SQS::Queue');
+      const allow = statements.find((s) => s.Effect === 'Allow' && s !== send) as Statement;
       expect(actions(allow).sort()).toEqual([
         'ec2:AssignPrivateIpAddresses',
         'ec2:CreateNetworkInterface',

@@ -82,7 +82,8 @@ describe('storage', () => {
 describe('queues', () => {
   it(`gives each of the 3 stage and ${IMAGE_COUNT} execute queues an encrypted DLQ with maxReceiveCount 5 (AWS: at least 5 for Lambda sources), generate's 50 (throttled items come back)`, () => {
     const work = resourcesOf('AWS::SQS::Queue').filter(([, q]) => q.Properties['RedrivePolicy']);
-    expect(work).toHaveLength(3 + IMAGE_COUNT);
+    // … and each runner's answers queue (its invocation records, which its judge consumes: infra/runners.ts).
+    expect(work).toHaveLength(3 + 2 * IMAGE_COUNT);
     const counts = work.map(([id, queue]) => [id, (queue.Properties['RedrivePolicy'] as { maxReceiveCount: number }).maxReceiveCount] as const);
     expect(counts.filter(([id]) => /Generate/.test(id)).map(([, c]) => c)).toEqual([50]);
     for (const [id, count] of counts) if (!/Generate/.test(id)) expect(count, id).toBe(5);
@@ -97,7 +98,7 @@ describe('queues', () => {
 
   it('caps generate at the provider rate limit and reports batch item failures on every mapping', () => {
     const mappings = resourcesOf('AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(3 + IMAGE_COUNT);
+    expect(mappings).toHaveLength(3 + 2 * IMAGE_COUNT);
     for (const [, m] of mappings) expect(m.Properties['FunctionResponseTypes']).toEqual(['ReportBatchItemFailures']);
     expect(mappings.filter(([, m]) => (m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency === 7)).toHaveLength(
       1,

@@ -18,6 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionJob } from '#core/ports.ts';
 import { LambdaInvoker } from '#aws/lambda-invoker.ts';
 import { LAMBDA_RUNNER_ISOLATION, LambdaProgramRunner } from '#app/cloud/lambda-runner.ts';
+import { continuationOf, HandedOff, handoffInvoke, withHandoff, type RecordedAnswer } from '#app/cloud/runner-handoff.ts';
+import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { awsClientConfig, startMoto } from '../support/moto.ts';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
 import { buildSupervisor } from '#sandbox/supervisor.ts';
 import { FakeLambdaService } from '../fakes/lambda-service.ts';
@@ -87,11 +90,16 @@ afterAll(async () => {
 });
 
 /** A Lambda service for one runner function (its /tmp persists across environments) and the judge calling it. */
-async function deploy(name: string, extraEnv: Record<string, string> = {}): Promise<{ service: FakeLambdaService; judge: SandboxExecutor; tmp: string }> {
+async function deploy(
+  name: string,
+  extraEnv: Record<string, string> = {},
+  handoff?: { destination: (record: Record<string, unknown>) => Promise<void> },
+): Promise<{ service: FakeLambdaService; judge: SandboxExecutor; tmp: string; invoker: LambdaInvoker }> {
   const tmp = join(dirs.root, `tmp-${name}`);
   mkdirSync(tmp);
   chmodSync(tmp, 0o777);
   const service = new FakeLambdaService({
+    ...(handoff ? { destination: handoff.destination } : {}),
     start: (runtimeApi) =>
       spawn(join(dirs.root, 'node'), [bundle], {
         uid: UID,
@@ -122,11 +130,14 @@ async function deploy(name: string, extraEnv: Record<string, string> = {}): Prom
     concurrency: 1,
     cacheDir: join(dirs.root, `judge-cache-${name}`),
     workRoot: join(dirs.root, `judge-work-${name}`),
-    runner: new LambdaProgramRunner({ invoke: (payload) => invoker.invoke(payload), functionName: `runner-${name}` }),
+    runner: new LambdaProgramRunner({
+      invoke: handoff ? handoffInvoke((payload) => invoker.invoke(payload)) : (payload) => invoker.invoke(payload),
+      functionName: `runner-${name}`,
+    }),
     runnerIsolation: LAMBDA_RUNNER_ISOLATION,
   });
   judges.push(judge);
-  return { service, judge, tmp };
+  return { service, judge, tmp, invoker };
 }
 
 const outsidePaths = (tmp: string) => [join(tmp, 'pe_evil'), join(tmp, 'polyeval-cache', 'pe_evil'), join(home, 'pe_evil'), join(image, 'pe_evil')];
@@ -192,6 +203,66 @@ describe('the hostile suite through the judge and the runner function', () => {
     expect(request.runs.map((r) => r.files)).toEqual([[{ name: 'sum.in', content: '1 2\n' }], [{ name: 'sum.in', content: '40 2\n' }]]);
     expect(service.payloads[0]).not.toContain(secret);
     expect(service.payloads[0]).not.toContain('42\\n"'); // the second expected output either
+  }, 300_000);
+
+  it("hands off asynchronously: the runner's record reaches an SQS queue (moto_server) and the judge's continuation gets the synchronous verdict", async () => {
+    const judgeEnv = { ...process.env };
+    const moto = await startMoto(); // sets fake AWS keys in this process: the judge's are put back after
+    try {
+      const sqs = new SQSClient(awsClientConfig(moto.endpoint));
+      const { QueueUrl: queueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'runner-answers' }));
+      // Lambda delivers the destination record as the body of one SQS message.
+      const destination = async (record: Record<string, unknown>) => {
+        await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(record) }));
+      };
+      const { service, judge, invoker } = await deploy('handoff', {}, { destination });
+      const secret = `expected-${randomBytes(6).toString('hex')}`;
+      const task = sumTask({
+        tests: [
+          { input: '1 2\n', output: `${secret}\n` },
+          { input: '40 2\n', output: '42\n' },
+        ],
+      });
+      const job: ExecutionJob = { scorer: 'io-tests', task, language: 'python', code: 'a, b = map(int, input().split())\nprint(a + b)\n' };
+      const message = { item: 'execute message' };
+      let answers: RecordedAnswer[] = [];
+      let handoffs = 0;
+      let outcome;
+      const records: { requestContext: { condition: string } }[] = [];
+      for (;;) {
+        try {
+          outcome = await withHandoff(message, answers, () => judge.execute(job));
+          break;
+        } catch (error) {
+          if (!(error instanceof HandedOff)) throw error;
+          handoffs += 1;
+          await invoker.invokeEvent(JSON.stringify(error.event)); // the judge returns here; the queue brings the item back
+          let body: string | undefined;
+          for (let polls = 0; body === undefined && polls < 30; polls++) {
+            const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 2, MaxNumberOfMessages: 1 }));
+            const m = got.Messages?.[0];
+            if (m) {
+              body = m.Body;
+              await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle }));
+            }
+          }
+          expect(body, 'an invocation record on the queue').toBeDefined();
+          const record = JSON.parse(body as string) as { requestContext: { condition: string } };
+          records.push(record);
+          ({ answers } = continuationOf(record));
+        }
+      }
+      expect(outcome).toMatchObject({ verdict: 'WA', testsPassed: 1, testsTotal: 2, isolation: 'lambda-runner+rlimits+seccomp+landlock' });
+      expect(handoffs).toBe(1);
+      expect(records.map((r) => r.requestContext.condition)).toEqual(['Success']);
+      expect(service.invocationTypes).toEqual(['Event']); // the judge never waited on the runner
+      expect(service.payloads.join('\n')).not.toContain(secret);
+      expect(service.payloads.join('\n')).not.toContain(canary);
+      await service.close();
+    } finally {
+      await moto.stop();
+      process.env = judgeEnv;
+    }
   }, 300_000);
 
   it('ends its environment when a program writes outside on a kernel without Landlock; the next invocation starts clean', async () => {

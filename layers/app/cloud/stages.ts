@@ -41,6 +41,8 @@ export type StageOutcome =
   | { status: 'recorded'; verdict: Verdict }
   | { status: 'skipped' }
   | { status: 'sent'; language: string; lane: 'lambda' | 'fargate' }
+  /** The judge invoked its runner asynchronously; the item continues when it answers (continuation.ts). */
+  | { status: 'handed-off' }
   | { status: 'stopped' | 'failed'; reason: string };
 
 /** What one execution may take on Lambda (the judge's 5 min timeout, with a minute of headroom); longer goes to Fargate. */

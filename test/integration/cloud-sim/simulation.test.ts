@@ -33,6 +33,23 @@ describe('cloud-scale simulation', () => {
     expect(gb(result)['runner-kotlin'] as number).toBeGreaterThan(2 * (gb(python)['runner-python'] as number));
   }, 300_000);
 
+  it("hands each item off to its runner asynchronously: the judge's GB-seconds fall to a fraction, every verdict as synchronously", async () => {
+    const handoff = await runSimulation({ items: 300 });
+    const sync = await runSimulation({ items: 300, without: ['async-handoff'] });
+    for (const result of [handoff, sync]) {
+      expect(result).toMatchObject({ items: 300, completed: 300, se: 0, missing: 0, dlq: 0 });
+      expect(result.detail.verdicts).toEqual(result.detail.expected);
+    }
+    // Every item's runner answer came back as an invocation record through the answers queue.
+    expect(handoff.detail.handoff).toMatchObject({ delivery_failures: 0 });
+    expect((handoff.detail.handoff as { records: number }).records).toBeGreaterThanOrEqual(300);
+    expect(sync.detail.handoff).toBe('sync');
+    const judge = (r: typeof sync) => (r.detail.gb_s as Record<string, number>)['execute-python'] ?? NaN;
+    // The synchronous judge bills its 2 GB for the whole runner invocation; handing off, only for its own work.
+    expect(judge(handoff)).toBeLessThan(judge(sync) / 2);
+    expect(handoff.lambda_gb_s).toBeLessThan(sync.lambda_gb_s);
+  }, 300_000);
+
   it("books a redelivered generate message's model call twice without booking ids, once with them", async () => {
     const before = await runSimulation({ items: 600, chunkSize: 30, without: ['call-ids'] });
     const after = await runSimulation({ items: 600, chunkSize: 30 });

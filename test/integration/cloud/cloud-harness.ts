@@ -8,7 +8,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
-import { GetQueueAttributesCommand, SQSClient, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { spawn } from 'node:child_process';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { GetQueueAttributesCommand, SQSClient, SendMessageCommand, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { returnLater } from '#aws/sqs-visibility.ts';
 import { DynamoRunLedger, S3BlobStore, SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
@@ -30,6 +32,8 @@ import { makeHandler as makeAggregate } from '../../../functions/aggregate/handl
 import { makeHandler as makeApi, type ApiHandler } from '../../../functions/api/handler.ts';
 import { ContainerSandbox } from '../../../functions/execute/container-sandbox.ts';
 import { makeHandler as makeExecute } from '../../../functions/execute/handler.ts';
+import { judgeRunner } from '../../../functions/execute/judge-runner.ts';
+import { FakeLambdaService } from '../../fakes/lambda-service.ts';
 import { makeHandler as makeGenerate } from '../../../functions/generate/handler.ts';
 import { makeHandler as makePlan } from '../../../functions/plan/handler.ts';
 import { expect } from 'vitest';
@@ -75,6 +79,8 @@ export interface Cloud {
   handlers: Record<StageName, SqsHandler>;
   /** Executor lanes of the languages besides python asked for (CloudOptions.executeLanguages), drained after python's. */
   lanes: Record<string, { queue: QueueWithDlq; handler: SqsHandler }>;
+  /** With CloudOptions.handoff: the python runner's answers queue (its destination), consumed by the python judge, and its Lambda service. */
+  handoff?: { answers: QueueWithDlq; runner: FakeLambdaService };
   stop(): Promise<void>;
 }
 
@@ -137,6 +143,24 @@ export interface CloudOptions {
   providerEnv?: Record<string, string>;
   /** generate's back-off of a throttled item (default: the deployed one, ChangeMessageVisibility on moto). */
   returnLater?: (record: SQSRecord, seconds: number) => Promise<void>;
+  /**
+   * The python judge hands off to a runner function as the deployed Lambda judge does
+   * (RUNNER_HANDOFF=async, functions/execute/judge-runner.ts): Event invocations of a local
+   * Lambda service (test/fakes/lambda-service.ts) running the runner's invocation code
+   * (runner-runtime.ts), whose destination sends each invocation record to an answers queue on
+   * moto that the judge's handler consumes. `record` may rewrite a record before it is sent
+   * (e.g. one Lambda gives up on: EventAgeExceeded).
+   */
+  handoff?: { record?: (record: Record<string, unknown>) => Record<string, unknown> };
+}
+
+/** The runner's invocation code in its own process, as the Lambda service's runtime. */
+function startRunnerRuntime(runtimeApi: string) {
+  return spawn(process.execPath, ['--import', 'tsx', `${ROOT}/test/integration/cloud/runner-runtime.ts`], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', AWS_LAMBDA_RUNTIME_API: runtimeApi },
+  });
 }
 
 export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
@@ -194,7 +218,30 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     signedGetUrl: (key, seconds) => store.presignedGetUrl(key, seconds),
   });
   // One executor for every lane: the lanes are drained one after another, as one container would run them.
-  const sandbox = sandboxExecutor(store);
+  let handoff: { answers: QueueWithDlq; runner: FakeLambdaService; judge: NonNullable<ReturnType<typeof judgeRunner>> } | undefined;
+  if (options.handoff) {
+    const answers = await createQueueWithDlq(sqs, 'polyeval-python-answers', { maxReceiveCount: MAX_RECEIVE, visibilityTimeoutSec: VISIBILITY_SEC });
+    const rewrite = options.handoff.record ?? ((record) => record);
+    // Lambda sends the record as one SQS message's body to the destination queue (infra/runners.ts).
+    const runner = new FakeLambdaService({
+      start: startRunnerRuntime,
+      destination: async (record) => {
+        await sqs.send(new SendMessageCommand({ QueueUrl: answers.url, MessageBody: JSON.stringify(rewrite(record)) }));
+      },
+    });
+    const { endpoint } = await runner.listen();
+    const client = new LambdaClient({ ...awsClientConfig(endpoint), maxAttempts: 1 });
+    const judge = judgeRunner({ RUNNER_FUNCTION_NAME: 'runner-python', RUNNER_HANDOFF: 'async' }, () => undefined, client);
+    if (!judge?.handoff) throw new Error('judgeRunner did not hand off with RUNNER_HANDOFF=async');
+    handoff = { answers, runner, judge };
+  }
+  // With a hand-off, the judge's sandbox runs checker programs only; samples' programs go to the runner (functions/execute/deps.ts).
+  const sandbox = handoff
+    ? (() => {
+        const judgeSandbox = new ContainerSandbox({ store, env: {}, runner: { runner: handoff.judge.runner, isolation: handoff.judge.isolation } });
+        return () => judgeSandbox.get();
+      })()
+    : sandboxExecutor(store);
   const wrap = options.wrapExecutor;
   const executor = wrap ? async () => wrap(await sandbox()) : sandbox;
   const handlers: Record<StageName, SqsHandler> = {
@@ -236,6 +283,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       parts,
       aggregateQueue,
       contexts: new RunContextCache({ store, ledger, clock, executor }),
+      ...(handoff?.judge.handoff ? { handoff: handoff.judge.handoff } : {}),
     }),
     aggregate: makeAggregate({
       store,
@@ -266,7 +314,9 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     eventsQueueUrl: events.url,
     api,
     handlers,
+    ...(handoff ? { handoff: { answers: handoff.answers, runner: handoff.runner } } : {}),
     stop: async () => {
+      await handoff?.runner.close();
       for (const client of [s3, sqs, dynamo, eventBridge]) client.destroy();
       await moto.stop();
     },
@@ -348,6 +398,10 @@ export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<D
   // Other languages' executor lanes are drained right after python's (their invocations are not counted).
   const steps = order.flatMap((stage) => [
     { stage: stage as StageName | undefined, queueUrl: cloud.queues[stage].url, handler: cloud.handlers[stage], batch: batchSize[stage] },
+    // The python judge also consumes its runner's invocation records (a hand-off), counted as python's.
+    ...(stage === 'python' && cloud.handoff
+      ? [{ stage: 'python' as StageName | undefined, queueUrl: cloud.handoff.answers.url, handler: cloud.handlers.python, batch: 1 }]
+      : []),
     ...(stage === 'python' ? Object.values(cloud.lanes).map((lane) => ({ stage: undefined, queueUrl: lane.queue.url, handler: lane.handler, batch: 1 })) : []),
   ]);
   for (let round = 0; round < (options.maxRounds ?? 2000); round++) {
@@ -369,7 +423,7 @@ export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<D
     if (delivered) continue;
     let pending = 0;
     for (const { queueUrl } of steps) pending += await queueDepth(cloud.sqs, queueUrl);
-    if (pending === 0) return stats;
+    if (pending === 0 && (cloud.handoff?.runner.idle ?? true)) return stats;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error('the pipeline did not drain');

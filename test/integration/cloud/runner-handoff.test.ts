@@ -1,0 +1,113 @@
+// The Lambda judge's asynchronous hand-off end to end on moto_server: the python judge's real
+// handler (functions/execute/handler.ts with RUNNER_HANDOFF=async, judge-runner.ts) invokes its
+// runner with InvocationType Event through the real Lambda client; a local Lambda service
+// (test/fakes/lambda-service.ts) runs the runner's invocation code and sends each invocation
+// record to an answers queue on moto, which the driver delivers to the same judge handler, as
+// the deployed second event source mapping does (infra/executors.ts, runners.ts). The records
+// in S3 and the ledger's counts must equal a synchronous judge's; a runner whose event ages out
+// is retried once, then SE, and never lost; duplicated deliveries are recorded once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSummary } from '#core/ports.ts';
+import { keys } from '#core/run/keys.ts';
+import { apiClient, drive, startCloud, type Cloud } from './cloud-harness.ts';
+
+const SPEC = { benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 };
+
+/** Each item's record as the judge wrote it to S3, without what differs between two runs of the same items (ids and times). */
+async function records(cloud: Cloud, runId: string): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (const key of (await cloud.store.list(keys.itemsPrefix(runId))).sort()) {
+    const text = (await cloud.store.getText(key)) ?? '';
+    out.push(stable(JSON.parse(text) as Record<string, unknown>, runId));
+  }
+  return out;
+}
+
+const VARIABLE = /(Ms|Kb|_ms|_kb|At|_at|time|Time|runId|run_id)$/;
+function stable(value: Record<string, unknown>, runId: string): Record<string, unknown> {
+  const text = JSON.stringify(value, (key, v: unknown) => (VARIABLE.test(key) ? undefined : v))
+    .split(runId)
+    .join('<run>');
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+async function runOn(cloud: Cloud, spec: Record<string, unknown>, duplicate = false): Promise<string> {
+  const runId = await apiClient(() => cloud).startRun(spec);
+  await drive(cloud, { duplicate });
+  return runId;
+}
+
+describe('the judge hands off to its runner asynchronously (execute handler → answers queue → S3 and the ledger)', () => {
+  let sync: Cloud;
+  let async: Cloud;
+  let syncRun: string;
+  let asyncRun: string;
+
+  beforeAll(async () => {
+    [sync, async] = await Promise.all([startCloud(), startCloud({ handoff: {} })]);
+    syncRun = await runOn(sync, SPEC);
+    asyncRun = await runOn(async, SPEC);
+  }, 300_000);
+
+  afterAll(async () => {
+    await Promise.all([sync?.stop(), async?.stop()]);
+  });
+
+  it('records the same items, verdicts and ledger counts as the synchronous judge, the runner invoked only with Event', async () => {
+    const syncLedger = (await sync.ledger.getRun(syncRun)) as RunSummary;
+    const asyncLedger = (await async.ledger.getRun(asyncRun)) as RunSummary;
+    expect(syncLedger).toMatchObject({ status: 'completed', items: 3, recorded: 3 });
+    expect(asyncLedger).toMatchObject({ status: 'completed', items: syncLedger.items, recorded: syncLedger.recorded, verdicts: syncLedger.verdicts });
+    expect(await async.ledger.recordedItems(asyncRun)).toHaveProperty('size', 3);
+    const [a, s] = [await records(async, asyncRun), await records(sync, syncRun)];
+    expect(a).toHaveLength(3);
+    // The one field that differs says where the programs ran: the runner function (lambda-runner.ts).
+    const asyncText = JSON.stringify(a);
+    const syncText = JSON.stringify(s);
+    const labels = (text: string) => [...text.matchAll(/"isolation":"([^"]*)"/g)].map((m) => m[1]);
+    expect(labels(syncText).length).toBeGreaterThanOrEqual(3);
+    expect(labels(asyncText)).toEqual(labels(syncText).map((label) => `lambda-runner+${label}`));
+    expect(JSON.parse(asyncText.split('"isolation":"lambda-runner+').join('"isolation":"'))).toEqual(s);
+    const runner = async.handoff?.runner;
+    expect(runner?.invocationTypes.length).toBeGreaterThanOrEqual(3); // at least one hand-off per item
+    expect(new Set(runner?.invocationTypes)).toEqual(new Set(['Event'])); // the judge never waited on its runner
+  });
+
+  it('records each item once when every judge message and every record is delivered twice', async () => {
+    const before = async.handoff?.runner.invocationTypes.length ?? 0;
+    const runId = await runOn(async, { ...SPEC, limit: 2 }, true);
+    // Each delivery of an item hands off: at least two Event invocations per item, each record continued twice.
+    expect(async.handoff?.runner.invocationTypes.slice(before).filter((t) => t === 'Event').length).toBeGreaterThanOrEqual(4);
+    const run = (await async.ledger.getRun(runId)) as RunSummary;
+    expect(run).toMatchObject({ status: 'completed', items: 2, recorded: 2, verdicts: { OK: 2 } });
+    expect(await async.ledger.recordedItems(runId)).toHaveProperty('size', 2);
+    expect(await async.store.list(keys.itemsPrefix(runId))).toHaveLength(2);
+  }, 300_000);
+});
+
+describe('a runner invocation Lambda gives up on (EventAgeExceeded: a record with no response)', () => {
+  let cloud: Cloud;
+  beforeAll(async () => {
+    cloud = await startCloud({
+      handoff: {
+        record: (record) => ({
+          ...record,
+          requestContext: { ...(record.requestContext as Record<string, unknown>), condition: 'EventAgeExceeded', approximateInvokeCount: 0 },
+          responseContext: undefined,
+          responsePayload: undefined,
+        }),
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await cloud?.stop();
+  });
+
+  it('is retried once (a second hand-off), then the item is SE — recorded, counted, never lost', async () => {
+    const runId = await runOn(cloud, { ...SPEC, limit: 2 });
+    const run = (await cloud.ledger.getRun(runId)) as RunSummary;
+    expect(run).toMatchObject({ status: 'completed', items: 2, recorded: 2, verdicts: { SE: 2 } });
+    expect(await cloud.store.list(keys.itemsPrefix(runId))).toHaveLength(2);
+    expect(cloud.handoff?.runner.invocationTypes).toEqual(['Event', 'Event', 'Event', 'Event']); // two per item: the first and its retry
+  }, 300_000);
+});
