@@ -18,6 +18,7 @@ import { loadScale } from './load.ts';
 import { COMPILE_LIMIT_MS, type RuntimeContext } from './runtime.ts';
 import { runSandboxed, type SandboxLimits } from './sandbox-process.ts';
 import { startSandboxService, type SandboxService } from './sandbox-service.ts';
+import type { Trash } from './trash.ts';
 
 const COMPILE_LIMITS: SandboxLimits = {
   cpuMs: COMPILE_LIMIT_MS,
@@ -48,10 +49,12 @@ const SERVICE_LIMITS: SandboxLimits = {
 export function createRuntimeContext(
   iso: IsolationConfig,
   supervisor: string,
-  opts: { cacheDir: string; workRoot: string; kotlinMode: 'warm' | 'cold'; prebuiltDir?: string | undefined },
+  opts: { cacheDir: string; workRoot: string; kotlinMode: 'warm' | 'cold'; prebuiltDir?: string | undefined; trash?: Trash },
 ): RuntimeContext {
+  const trash = opts.trash;
   return {
     cacheDir: opts.cacheDir,
+    ...(trash ? { discard: (path: string) => trash.discard(path) } : {}),
     ...(opts.prebuiltDir === undefined ? {} : { prebuiltDir: opts.prebuiltDir }),
     programWriters: { level: iso.level, landlock: iso.confine.landlock >= 1, uid: iso.dropTo ?? process.getuid?.() ?? 0 },
     kotlinMode: opts.kotlinMode,

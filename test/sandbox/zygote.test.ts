@@ -305,7 +305,7 @@ print(*found) if found else print("nothing")
       const after = await run(executor, next(tmp, ipc));
       expect(after.verdict, JSON.stringify(after).slice(0, 600)).toBe('OK');
       expect(await settledProcesses(dirs.workRoot)).toEqual([]);
-      expect(leftoverWork(dirs.workRoot)).toEqual([]);
+      expect(await leftoverWork(dirs.workRoot)).toEqual([]);
     },
     300_000,
   );
