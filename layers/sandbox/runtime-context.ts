@@ -70,10 +70,13 @@ export function createRuntimeContext(
     // A program service confines what it starts only as far as its own confinement goes: the
     // seccomp filter at both levels (no ptrace of it), and under bubblewrap Landlock too (a
     // sample reads only its own build there, though the service sees every build).
-    ...(iso.confine.seccomp && (iso.level === 'rlimits' || iso.confine.landlock >= 1)
-      ? { programService: (spec: ProgramServiceSpec) => startProgramService(iso, supervisor, opts.workRoot, spec) }
-      : {}),
+    ...(programServiceConfines(iso) ? { programService: (spec: ProgramServiceSpec) => startProgramService(iso, supervisor, opts.workRoot, spec) } : {}),
   };
+}
+
+/** Whether a program service (Python's zygote) can confine the programs it starts under `iso` (see `programService`). */
+export function programServiceConfines(iso: IsolationConfig): boolean {
+  return iso.confine.seccomp && (iso.level === 'rlimits' || iso.confine.landlock >= 1);
 }
 
 type ProgramServiceSpec = Parameters<NonNullable<RuntimeContext['programService']>>[0];
