@@ -341,6 +341,11 @@ top = os.path.abspath(".")
 for _ in range(4):
     top = os.path.dirname(top)
     try:
+        if not any(name.startswith("trash-") for name in os.listdir(top)):
+            continue
+    except OSError:
+        continue
+    try:
         for d, _, files in os.walk(top):
             for f in files:
                 try:
