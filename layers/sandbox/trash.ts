@@ -13,10 +13,27 @@
  * working directory) beside what it takes, so a rename never crosses a file system and no
  * program sees what was moved there. Nothing is moved while a program that could write it
  * still runs: callers discard a directory only once its run has been reaped.
+ *
+ * A trash is named by the process that owns it (`trash-<pid>-…`): one a killed run left (its
+ * pid no longer alive) is moved into the next run's trash and removed the same way, so they
+ * do not pile up in the work root.
  */
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { IsolationConfig } from './isolation.ts';
+
+/**
+ * Whether programs under `iso` cannot read a trash: bubblewrap never binds it, a dropped uid
+ * cannot enter it (0700), Landlock lets a program read only its own files. Elsewhere (the
+ * harness's own uid without Landlock: Lambda) a program could read what waits there — an
+ * earlier sample's output, which is a test's expected output when that sample passed — and a
+ * Lambda frozen after its answer keeps it for the next item: finished directories are then
+ * removed in place, before the item is answered, as without a trash.
+ */
+export function trashOutOfReach(iso: Pick<IsolationConfig, 'level' | 'dropTo' | 'confine'>): boolean {
+  return iso.level === 'bwrap' || iso.dropTo !== undefined || iso.confine.landlock >= 1;
+}
 
 /**
  * A remover: removes each path it is sent, one after another, with synchronous calls (a promise
@@ -48,7 +65,10 @@ export class Trash {
    * path already gone is no error.
    */
   discard(path: string): void {
-    this.dir ??= mkdtempSync(join(this.root, 'trash-'));
+    if (this.dir === undefined) {
+      this.dir = mkdtempSync(join(this.root, `trash-${process.pid}-`));
+      this.sweep();
+    }
     this.next += 1;
     const target = join(this.dir, String(this.next));
     try {
@@ -58,6 +78,19 @@ export class Trash {
       throw error;
     }
     this.remover(this.next % REMOVERS).postMessage(target);
+  }
+
+  /** Moves into this trash the trashes whose process is gone (a run killed before `empty`), to be removed with it. */
+  private sweep(): void {
+    for (const name of readdirSync(this.root)) {
+      const owner = /^trash-(\d+)-/u.exec(name);
+      if (!owner || Number(owner[1]) === process.pid || alive(Number(owner[1]))) continue;
+      try {
+        this.discard(join(this.root, name));
+      } catch {
+        // Another run swept it first, or it is not ours to move: left as it is.
+      }
+    }
   }
 
   /** Waits until everything discarded is removed, then removes the trash itself. */
@@ -94,5 +127,15 @@ export class Trash {
       worker = started;
     }
     return worker;
+  }
+}
+
+/** Whether a process `pid` exists (one of another uid counts: EPERM). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,10 +1,11 @@
 // The executor's trash (layers/sandbox/trash.ts): a finished directory leaves its place at
 // once and is removed in the background; `empty` leaves nothing behind.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Trash } from '#sandbox/trash.ts';
+import { Trash, trashOutOfReach } from '#sandbox/trash.ts';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -61,5 +62,26 @@ describe('the trash', () => {
     // A rename cannot cross file systems: /proc is another one.
     expect(() => trash.discard('/proc/self')).toThrow();
     await trash.empty();
+  });
+
+  it("removes the trash a killed run left (its pid gone), never a live process's", async () => {
+    const root = workRoot();
+    const gone = spawnSync('true').pid; // reaped: no process has this pid now
+    const stale = join(root, `trash-${gone}-Ab12Cd`);
+    const live = join(root, `trash-${process.ppid}-Ef34Gh`);
+    for (const dir of [stale, live]) finished(dir, '1');
+    const trash = new Trash(root);
+    trash.discard(finished(root, 'run-a'));
+    await trash.empty();
+    expect(readdirSync(root)).toEqual([`trash-${process.ppid}-Ef34Gh`]);
+    expect(existsSync(join(live, '1', 'out'))).toBe(true);
+  });
+
+  it('is used only where no program can read it: not at the harness uid without Landlock (Lambda)', () => {
+    const confine = (landlock: number) => ({ seccomp: true, landlock });
+    expect(trashOutOfReach({ level: 'rlimits', dropTo: undefined, confine: confine(0) } as Parameters<typeof trashOutOfReach>[0])).toBe(false);
+    expect(trashOutOfReach({ level: 'rlimits', dropTo: undefined, confine: confine(3) } as Parameters<typeof trashOutOfReach>[0])).toBe(true);
+    expect(trashOutOfReach({ level: 'rlimits', dropTo: 65534, confine: confine(0) } as Parameters<typeof trashOutOfReach>[0])).toBe(true);
+    expect(trashOutOfReach({ level: 'bwrap', dropTo: undefined, confine: confine(0) } as Parameters<typeof trashOutOfReach>[0])).toBe(true);
   });
 });
