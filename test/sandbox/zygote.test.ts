@@ -6,7 +6,7 @@
 // and a program can signal the zygote) — the next sample's verdict must not change, and every
 // probe's own verdict must be the one it gets without a zygote (POLYEVAL_PYTHON_ZYGOTE=0).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
@@ -204,8 +204,11 @@ describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp, ipc }
     spawnSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).mq_unlink(b"/pe_zygote_mark")'], { stdio: 'ignore' });
     await executor?.close();
     await reference?.close();
+    // close() waits for the trash's removers and removes the trash: nothing of a finished sample is left.
+    const left = [dirs.workRoot, without.workRoot].flatMap((root) => readdirSync(root).filter((n) => n.startsWith('trash-')));
     rmSync(dirs.root, { recursive: true, force: true });
     rmSync(without.root, { recursive: true, force: true });
+    expect(left).toEqual([]);
   });
 
   it('runs programs in a zygote (and without one when told)', async () => {
@@ -310,6 +313,16 @@ except OSError:
 try:
     os.chmod(__file__, 0o666)
     print("chmod")
+except OSError:
+    pass
+try:
+    os.truncate(__file__, 0)
+    print("truncated")
+except OSError:
+    pass
+try:
+    os.close(os.open("/proc/self/fd/%d" % os.open(__file__, os.O_RDONLY), os.O_WRONLY))
+    print("reopened for writing")
 except OSError:
     pass
 `;
