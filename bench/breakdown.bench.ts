@@ -13,7 +13,8 @@
  * Rows per set and round: the whole command's ratio to MXEval with the floor's beside it;
  * CLI start (`--help`) and start + load + plan (`--dry-run`); per-sample compile/check and
  * run (medians, and their sums over the jobs: the wall share); sandbox set-up per process
- * (a sandboxed `/bin/true` minus a bare one, times the processes the run started); the
+ * (a sandboxed `/bin/true` minus a bare one, times the sandboxed processes the run started: a
+ * Python program a zygote serves is a fork of it, not one; the zygotes themselves are); the
  * aggregation (records Parquet, metrics, report: re-run in process on the finished run);
  * and the rest (item records, journal, queueing, waiting for the Kotlin server). The same
  * split in CPU seconds, which a loaded machine stretches far less than the wall: polyeval's
@@ -147,9 +148,13 @@ export async function run(): Promise<BenchRow[]> {
         await kotlinArchiveFor(tmp);
         const home = join(root, `home-${set}-${round}`);
         const r: MeasuredRun = await measureRun(args, { home, tmp, viaNpx: true });
-        const items = itemTimes(home, r.summary.run_id);
+        const items = itemTimes(home, r.summary.run_id, setup.shape);
         const aggregateS = await aggregateAgain(home, r.summary.run_id);
-        const processes = items.runs + items.sandboxedCompiles;
+        // A Python run served by a zygote is a fork of it, not a sandboxed process: only the zygotes
+        // themselves are (about one per job, replaced after 2,000 programs: python.ts).
+        const zygotes = items.zygoteRuns > 0 ? jobs * Math.ceil(items.zygoteRuns / 2000) : 0;
+        const processes = items.runs - items.zygoteRuns + items.sandboxedCompiles + zygotes;
+        const processNote = `${processes} sandboxed processes (${items.runs - items.zygoteRuns} programs, ${items.sandboxedCompiles} compilers${zygotes ? `, about ${zygotes} zygotes; ${items.zygoteRuns} programs ran as forks of a zygote, counted in the programs' CPU` : ''})`;
         const f: Floor = await floor(join(tmp, 'polyeval-cache'), join(root, `floor-${set}-${round}`), jobs, kotlincFlags(home, r.summary.run_id));
         const compileWall = sum(items.compileMs) / 1000 / jobs;
         const runWall = sum(items.runMs) / 1000 / jobs;
@@ -235,7 +240,7 @@ export async function run(): Promise<BenchRow[]> {
             name: `${tag} sandbox set-up (in compile + run)`,
             value: setupWall,
             unit: 's',
-            note: `${processes} sandboxed processes × ${setupMs.toFixed(0)} ms ÷ ${jobs} jobs`,
+            note: `${processNote} × ${setupMs.toFixed(0)} ms ÷ ${jobs} jobs`,
           },
           { name: `${tag} aggregate (Parquet, metrics, report)`, value: aggregateS, unit: 's', note: 're-run in process on the finished run' },
           {
@@ -260,13 +265,13 @@ export async function run(): Promise<BenchRow[]> {
             name: `${tag} CPU: sandbox set-up`,
             value: setupCpuS,
             unit: 's',
-            note: `${processes} sandboxed processes × ${setup.cpuMs.toFixed(1)} ms; floor 0`,
+            note: `${processNote} × ${setup.cpuMs.toFixed(1)} ms; floor 0`,
           },
           {
             name: `${tag} CPU: compile/check and other children`,
             value: otherChildrenCpuS,
             unit: 's',
-            note: 'whole CPU − polyeval − npx − programs − sandbox set-up: compilers, the Python checker, the Kotlin compile server, toolchain probes',
+            note: "whole CPU − polyeval − npx − programs − sandbox set-up: compilers, the Python checker, the Python zygotes' own work (a fork, the wait and the clean-up per program), the Kotlin compile server, toolchain probes",
           },
         );
       }

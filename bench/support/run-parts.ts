@@ -11,6 +11,7 @@ import { readManifest } from '../../layers/core/run/manifest-store.ts';
 import { aggregateRun } from '../../layers/core/report/aggregate.ts';
 import { giveToSandbox } from '../../layers/sandbox/files.ts';
 import { resolveIsolation } from '../../layers/sandbox/isolation.ts';
+import { programServiceConfines } from '../../layers/sandbox/runtime-context.ts';
 import { runSandboxed } from '../../layers/sandbox/sandbox-process.ts';
 import { ensureSharedDir, ensureSupervisor } from '../../layers/sandbox/supervisor.ts';
 import { childrenCpuS } from '../../sim/measure-run.ts';
@@ -18,20 +19,30 @@ import { childrenCpuS } from '../../sim/measure-run.ts';
 /** Languages whose compiler runs as a sandboxed process per build (Kotlin compiles in its server, Python checks in its checker). */
 const SANDBOXED_COMPILERS = new Set(['c', 'cpp', 'java']);
 
+/** How this machine's sandbox starts programs and checks: what `itemTimes` counts as sandboxed processes. */
+export interface SandboxShape {
+  /** Python programs run in a zygote's children (forks, no sandboxed process of their own). */
+  zygote: boolean;
+  /** Python's syntax check is a sandboxed interpreter per source (the rlimits level), not the long-lived checker. */
+  oneShotCheck: boolean;
+}
+
 export interface ItemTimes {
   compileMs: number[];
   runMs: number[];
   /** CPU of the programs' runs (the supervisor's rusage of each program: interpreter start included). */
   programCpuMs: number;
-  /** Program runs (one sandboxed process each). */
+  /** Program runs. */
   runs: number;
+  /** Runs a Python zygote's child served (a fork: no sandboxed process of its own). */
+  zygoteRuns: number;
   /** Compilations that started a sandboxed compiler. */
   sandboxedCompiles: number;
 }
 
 /** Compile and run times of every item the run recorded. */
-export function itemTimes(home: string, runId: string): ItemTimes {
-  const out: ItemTimes = { compileMs: [], runMs: [], programCpuMs: 0, runs: 0, sandboxedCompiles: 0 };
+export function itemTimes(home: string, runId: string, shape: SandboxShape = { zygote: false, oneShotCheck: false }): ItemTimes {
+  const out: ItemTimes = { compileMs: [], runMs: [], programCpuMs: 0, runs: 0, zygoteRuns: 0, sandboxedCompiles: 0 };
   const dir = join(home, 'store', 'runs', runId, 'items');
   for (const task of readdirSync(dir)) {
     for (const file of readdirSync(join(dir, task))) {
@@ -42,11 +53,13 @@ export function itemTimes(home: string, runId: string): ItemTimes {
       const { compileMs, runMs } = doc.outcome;
       for (const t of doc.outcome.tests ?? []) out.programCpuMs += t.cpuMs ?? 0;
       if (compileMs !== undefined) out.compileMs.push(compileMs);
+      const python = doc.record.language === 'python';
       if (runMs !== undefined) {
         out.runMs.push(runMs);
         out.runs += 1;
+        if (python && shape.zygote) out.zygoteRuns += 1;
       }
-      if (compileMs !== undefined && SANDBOXED_COMPILERS.has(doc.record.language ?? '')) out.sandboxedCompiles += 1;
+      if (compileMs !== undefined && (SANDBOXED_COMPILERS.has(doc.record.language ?? '') || (python && shape.oneShotCheck))) out.sandboxedCompiles += 1;
     }
   }
   return out;
@@ -68,6 +81,7 @@ const LIMITS = { cpuMs: 2000, wallMs: 10_000, addressSpaceMb: 256, fileSizeMb: 1
 export interface SandboxSetup {
   ms: number;
   cpuMs: number;
+  shape: SandboxShape;
 }
 
 /** What a sandboxed `/bin/true` costs beyond a bare one: bubblewrap's namespaces and mounts, the supervisor, node's spawn. */
@@ -99,5 +113,10 @@ export async function sandboxSetup(cacheDir: string, workDir: string): Promise<S
     bareCpu += cpu() - c0;
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-  return { ms: median(sandboxed) - median(bare), cpuMs: ((sandboxedCpu - bareCpu) / 20) * 1000 };
+  // As the run's own executor decides (runtime-context.ts, python.ts): the zygote where a program service confines, unless turned off.
+  const shape: SandboxShape = {
+    zygote: programServiceConfines(iso) && process.env['POLYEVAL_PYTHON_ZYGOTE'] !== '0',
+    oneShotCheck: iso.level !== 'bwrap',
+  };
+  return { ms: median(sandboxed) - median(bare), cpuMs: ((sandboxedCpu - bareCpu) / 20) * 1000, shape };
 }

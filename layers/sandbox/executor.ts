@@ -23,6 +23,7 @@ import { SandboxProgramHost } from './program-host.ts';
 import type { LanguageRuntime } from './runtime.ts';
 import { runSandboxed } from './sandbox-process.ts';
 import { createRuntimeContext } from './runtime-context.ts';
+import { Trash, trashOutOfReach } from './trash.ts';
 import { ensureSharedDir, ensureSupervisor } from './supervisor.ts';
 
 /** Options of `createSandboxExecutor`; every field has a default. */
@@ -91,7 +92,10 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
   await ensureSharedDir(workRoot);
   const supervisor = await ensureSupervisor(cacheDir, options.prebuiltDir);
   const iso = await resolveIsolation(options.isolation ?? 'auto', { ...options.isolationOptions, supervisor });
-  const ctx = createRuntimeContext(iso, supervisor, { cacheDir, workRoot, kotlinMode: options.kotlinMode ?? 'warm', prebuiltDir: options.prebuiltDir });
+  // Finished directories go to a trash emptied in the background (removing them in place held
+  // the event loop), where no program can read it (trash.ts); elsewhere they are removed in place.
+  const trash = trashOutOfReach(iso) ? new Trash(workRoot) : undefined;
+  const ctx = createRuntimeContext(iso, supervisor, { cacheDir, workRoot, kotlinMode: options.kotlinMode ?? 'warm', prebuiltDir: options.prebuiltDir, trash });
 
   const ready = new Map<LanguageId, Promise<LanguageRuntime>>();
   const runtimeFor = (language: LanguageId): Promise<LanguageRuntime> => {
@@ -156,6 +160,7 @@ export async function createSandboxExecutor(options: SandboxExecutorOptions = {}
     },
     async close() {
       await Promise.all(LANGUAGE_RUNTIMES.map((r) => r.close?.()));
+      await trash?.empty();
     },
   };
 }

@@ -123,7 +123,7 @@ export class SandboxProgramHost implements ProgramHost {
         peakMemoryKb: r.peakMemoryKb,
       };
     } finally {
-      removeWorkDir(workDir);
+      removeWorkDir(workDir, this.deps.ctx?.discard);
     }
   }
 }
@@ -135,10 +135,14 @@ export function hide(text: string, strings: readonly string[] | undefined): stri
   return out;
 }
 
-/** Removes a test's working directory; one that cannot be removed is the harness's failure (SE), never a verdict. */
-function removeWorkDir(workDir: string): void {
+/**
+ * Removes a test's working directory (through `discard`, in the background, once moved out of
+ * the way); one that cannot be removed or moved is the harness's failure (SE), never a verdict.
+ */
+function removeWorkDir(workDir: string, discard: ((path: string) => void) | undefined): void {
   try {
-    rmSync(workDir, { recursive: true, force: true });
+    if (discard) discard(workDir);
+    else rmSync(workDir, { recursive: true, force: true });
   } catch (cause) {
     throw new HarnessError(`cannot remove sandbox directory ${workDir}`, { cause });
   }

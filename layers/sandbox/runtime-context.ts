@@ -18,6 +18,7 @@ import { loadScale } from './load.ts';
 import { COMPILE_LIMIT_MS, type RuntimeContext } from './runtime.ts';
 import { runSandboxed, type SandboxLimits } from './sandbox-process.ts';
 import { startSandboxService, type SandboxService } from './sandbox-service.ts';
+import type { Trash } from './trash.ts';
 
 const COMPILE_LIMITS: SandboxLimits = {
   cpuMs: COMPILE_LIMIT_MS,
@@ -48,10 +49,12 @@ const SERVICE_LIMITS: SandboxLimits = {
 export function createRuntimeContext(
   iso: IsolationConfig,
   supervisor: string,
-  opts: { cacheDir: string; workRoot: string; kotlinMode: 'warm' | 'cold'; prebuiltDir?: string | undefined },
+  opts: { cacheDir: string; workRoot: string; kotlinMode: 'warm' | 'cold'; prebuiltDir?: string | undefined; trash?: Trash },
 ): RuntimeContext {
+  const trash = opts.trash;
   return {
     cacheDir: opts.cacheDir,
+    ...(trash ? { discard: (path: string) => trash.discard(path) } : {}),
     ...(opts.prebuiltDir === undefined ? {} : { prebuiltDir: opts.prebuiltDir }),
     programWriters: { level: iso.level, landlock: iso.confine.landlock >= 1, uid: iso.dropTo ?? process.getuid?.() ?? 0 },
     kotlinMode: opts.kotlinMode,
@@ -67,10 +70,13 @@ export function createRuntimeContext(
     // A program service confines what it starts only as far as its own confinement goes: the
     // seccomp filter at both levels (no ptrace of it), and under bubblewrap Landlock too (a
     // sample reads only its own build there, though the service sees every build).
-    ...(iso.confine.seccomp && (iso.level === 'rlimits' || iso.confine.landlock >= 1)
-      ? { programService: (spec: ProgramServiceSpec) => startProgramService(iso, supervisor, opts.workRoot, spec) }
-      : {}),
+    ...(programServiceConfines(iso) ? { programService: (spec: ProgramServiceSpec) => startProgramService(iso, supervisor, opts.workRoot, spec) } : {}),
   };
+}
+
+/** Whether a program service (Python's zygote) can confine the programs it starts under `iso` (see `programService`). */
+export function programServiceConfines(iso: IsolationConfig): boolean {
+  return iso.confine.seccomp && (iso.level === 'rlimits' || iso.confine.landlock >= 1);
 }
 
 type ProgramServiceSpec = Parameters<NonNullable<RuntimeContext['programService']>>[0];

@@ -33,6 +33,11 @@ export interface RuntimeContext {
   sandboxed(spec: { argv: string[]; workDir: string; readOnly?: string[]; env?: Record<string, string> }): Promise<SandboxResult>;
   kotlinMode: 'warm' | 'cold';
   /**
+   * Moves a finished directory below the executor's work root out of the way at once and
+   * removes it in the background (trash.ts); throws when it cannot be moved. Absent: remove it in place.
+   */
+  discard?(path: string): void;
+  /**
    * Starts a long-lived trusted-toolchain process on untrusted input inside the sandbox
    * (compile limits, its CPU limit for its whole life) with its stdin and stdout kept open,
    * in a working directory of its own that goes when it ends (the Python syntax checker).

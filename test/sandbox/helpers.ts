@@ -90,9 +90,29 @@ export function processesMentioning(marker: string): number[] {
   return found;
 }
 
-/** What is left in `workRoot` besides the executor's service directories (a program's work directory must be gone). */
-export function leftoverWork(workRoot: string): string[] {
-  return readdirSync(workRoot).filter((name) => !name.startsWith('service-'));
+/**
+ * What is left in `workRoot` besides the executor's service directories (a program's work
+ * directory must be gone), once the executor's trash (layers/sandbox/trash.ts, emptied in the
+ * background) has removed what it was given: waits (bounded) for it; its leftovers are named `trash-…/<n>`.
+ */
+export async function leftoverWork(workRoot: string, waitMs = 10_000): Promise<string[]> {
+  const left = (): string[] =>
+    readdirSync(workRoot).flatMap((name) => {
+      if (name.startsWith('service-')) return [];
+      if (!name.startsWith('trash-')) return [name];
+      try {
+        return readdirSync(join(workRoot, name)).map((entry) => `${name}/${entry}`);
+      } catch {
+        return []; // emptied and removed meanwhile
+      }
+    });
+  const until = Date.now() + waitMs;
+  let found = left();
+  while (found.length > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+    found = left();
+  }
+  return found;
 }
 
 /** Waits (bounded) until no process mentions the marker; returns those still alive. */

@@ -68,7 +68,7 @@ describe('hostile programs', () => {
       expect(c.verdicts, JSON.stringify(outcome).slice(0, 600)).toContain(outcome.verdict);
       expect(JSON.stringify(outcome)).not.toContain(secret);
       expect(await settledProcesses(dirs.root)).toEqual([]);
-      expect(leftoverWork(dirs.workRoot)).toEqual([]);
+      expect(await leftoverWork(dirs.workRoot)).toEqual([]);
       for (const path of probe.outside) expect(existsSync(path)).toBe(false);
       for (const build of readdirSync(`${dirs.cacheDir}/builds`)) expect(existsSync(`${dirs.cacheDir}/builds/${build}/pe_evil`)).toBe(false);
       expect(connections).toBe(0);

@@ -72,7 +72,7 @@ describe('the rlimits isolation level', () => {
       expect(verdicts, JSON.stringify(outcome).slice(0, 600)).toContain(outcome.verdict);
       expect(JSON.stringify(outcome)).not.toContain(secret);
       expect(await settledProcesses(dirs.root)).toEqual([]);
-      expect(leftoverWork(dirs.workRoot)).toEqual([]);
+      expect(await leftoverWork(dirs.workRoot)).toEqual([]);
     },
     120_000,
   );

@@ -6,7 +6,7 @@
 // and a program can signal the zygote) — the next sample's verdict must not change, and every
 // probe's own verdict must be the one it gets without a zygote (POLYEVAL_PYTHON_ZYGOTE=0).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxExecutor, type SandboxExecutor } from '#sandbox/index.ts';
@@ -204,8 +204,11 @@ describe.each(LEVELS)('the Python zygote at $name', ({ name, options, tmp, ipc }
     spawnSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).mq_unlink(b"/pe_zygote_mark")'], { stdio: 'ignore' });
     await executor?.close();
     await reference?.close();
+    // close() waits for the trash's removers and removes the trash: nothing of a finished sample is left.
+    const left = [dirs.workRoot, without.workRoot].flatMap((root) => readdirSync(root).filter((n) => n.startsWith('trash-')));
     rmSync(dirs.root, { recursive: true, force: true });
     rmSync(without.root, { recursive: true, force: true });
+    expect(left).toEqual([]);
   });
 
   it('runs programs in a zygote (and without one when told)', async () => {
@@ -296,6 +299,86 @@ print(*found) if found else print("nothing")
     expect((await run(executor, next(tmp, ipc))).verdict).toBe('OK');
   }, 120_000);
 
+  it("a program's build is the cache's own files, linked read-only: it cannot alter them, and the same source runs unaltered after it", async () => {
+    // Under bubblewrap the zygote's view shows a sample's build as hard links to the cache's
+    // files (python-zygote.ts showBuild): a program that could write them would change every
+    // later run of the same source.
+    const probe = `import os, sys
+${SUM}try:
+    with open(__file__, "a") as f:
+        f.write("\\nprint('altered')\\n")
+    print("wrote")
+except OSError:
+    pass
+try:
+    os.chmod(__file__, 0o666)
+    print("chmod")
+except OSError:
+    pass
+try:
+    os.truncate(__file__, 0)
+    print("truncated")
+except OSError:
+    pass
+try:
+    os.close(os.open("/proc/self/fd/%d" % os.open(__file__, os.O_RDONLY), os.O_WRONLY))
+    print("reopened for writing")
+except OSError:
+    pass
+`;
+    const links = 'import os\nprint("linked" if os.stat(__file__).st_nlink > 1 else "copied")\n';
+    const outcome = await run(executor, probe);
+    expect(outcome.verdict, JSON.stringify(outcome).slice(0, 600)).toBe((await run(reference, probe)).verdict);
+    expect(outcome.verdict, JSON.stringify(outcome).slice(0, 600)).toBe('OK');
+    // The zygote under bubblewrap sees the build through its view: linked there, not copied.
+    if (name.startsWith('bubblewrap')) {
+      const shown = await executor.execute({
+        scorer: 'io-tests',
+        task: sumTask({ tests: [{ input: '', output: 'linked\n' }] }),
+        language: 'python',
+        code: links,
+      });
+      expect(shown.verdict, JSON.stringify(shown).slice(0, 600)).toBe('OK');
+    }
+    // The same source again: a cache hit, run from the same files, still unaltered.
+    expect((await run(executor, probe)).verdict).toBe('OK');
+  }, 120_000);
+
+  it("a program finds nothing of an earlier sample's directories, which the harness removes in the background", async () => {
+    // Finished work and sample directories wait in the executor's trash (layers/sandbox/trash.ts)
+    // beside the zygotes' directories until a worker removes them: no program may reach them.
+    const leave = `open("left.txt", "w").write("PE_TRASH_" + "MARK")\n${SUM}`;
+    const probe = `import os
+found = []
+top = os.path.abspath(".")
+for _ in range(4):
+    top = os.path.dirname(top)
+    try:
+        if not any(name.startswith("trash-") for name in os.listdir(top)):
+            continue
+    except OSError:
+        continue
+    try:
+        for d, _, files in os.walk(top):
+            for f in files:
+                try:
+                    if "PE_TRASH_" + "MARK" in open(os.path.join(d, f), errors="ignore").read(4096):
+                        found.append(os.path.join(d, f))
+                except OSError:
+                    pass
+    except OSError:
+        pass
+${SUM.trimEnd()} if not found else None
+if found:
+    print(*sorted(set(found)))
+`;
+    for (let i = 0; i < 5; i++) expect((await run(executor, leave)).verdict).toBe('OK');
+    const outcome = await run(executor, probe);
+    expect(outcome.verdict, JSON.stringify(outcome).slice(0, 600)).toBe((await run(reference, probe)).verdict);
+    // Where Landlock confines programs they read only their own build and directory.
+    if (tmp) expect(outcome.verdict, JSON.stringify(outcome).slice(0, 600)).toBe('OK');
+  }, 120_000);
+
   it.each(PROBES)(
     'a program that %s gets its own verdict and leaves the next sample unchanged',
     async (_name, code, timeLimitMs) => {
@@ -305,7 +388,7 @@ print(*found) if found else print("nothing")
       const after = await run(executor, next(tmp, ipc));
       expect(after.verdict, JSON.stringify(after).slice(0, 600)).toBe('OK');
       expect(await settledProcesses(dirs.workRoot)).toEqual([]);
-      expect(leftoverWork(dirs.workRoot)).toEqual([]);
+      expect(await leftoverWork(dirs.workRoot)).toEqual([]);
     },
     300_000,
   );

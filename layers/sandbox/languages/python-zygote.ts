@@ -18,8 +18,10 @@
 import {
   closeSync,
   constants as fs,
+  copyFileSync,
   cpSync,
   existsSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -68,6 +70,8 @@ export interface ZygoteSetting {
   landlock: boolean;
   /** Samples a zygote serves before it is replaced. */
   recycleAfter: number;
+  /** Removes a finished directory of ours (in the background, once moved out of the way: trash.ts); default in place. */
+  discard?: (path: string) => void;
 }
 
 /**
@@ -214,7 +218,7 @@ export class PythonZygotePool {
     const given = snapshot(spec.workDir);
     try {
       // Nothing an earlier sample left in the zygote's directory (where Landlock does not stop it) reaches this one.
-      for (const name of readdirSync(zygote.service.workDir)) rmSync(join(zygote.service.workDir, name), { recursive: true, force: true });
+      for (const name of readdirSync(zygote.service.workDir)) this.remove(join(zygote.service.workDir, name));
       // The sample's directory stays ours (only its stdout and stderr files are the sandbox's):
       // where Landlock lets the child write it (under bubblewrap the zygote's directory lies
       // below /tmp, which the child may write; no Landlock at all) it can still neither rename
@@ -222,8 +226,8 @@ export class PythonZygotePool {
       mkdirSync(dir, { mode: 0o755 });
       if (shown) {
         // What the zygote sees of the builds: this sample's build alone (copied as ours, read-only to it).
-        for (const name of readdirSync(shown.view)) rmSync(join(shown.view, name), { recursive: true, force: true });
-        cpSync(dirname(file), shown.copy, { recursive: true, dereference: false, verbatimSymlinks: true });
+        for (const name of readdirSync(shown.view)) this.remove(join(shown.view, name));
+        showBuild(dirname(file), shown.copy);
       }
       writeFileSync(join(dir, 'in'), spec.stdin, { mode: 0o644 });
       for (const name of ['out', 'err']) {
@@ -263,10 +267,16 @@ export class PythonZygotePool {
       }
       return this.result(answer, dir, spec.limits.outputBytes);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
-      if (shown) rmSync(shown.copy, { recursive: true, force: true });
+      this.remove(dir);
+      if (shown) this.remove(shown.copy);
       this.give(zygote, answer !== undefined && answer.stage === 0);
     }
+  }
+
+  /** A directory of ours gone from where it was (into the trash when there is one; in place otherwise). */
+  private remove(path: string): void {
+    if (this.setting.discard) this.setting.discard(path);
+    else rmSync(path, { recursive: true, force: true });
   }
 
   /**
@@ -348,6 +358,28 @@ function shownBuild(service: ZygoteService, buildDir: string): { view: string; c
   const name = relative(builds.path, buildDir);
   if (name === '' || name.includes(sep) || name === '..' || !isDirectory(buildDir)) return null;
   return { view: builds.shown, copy: join(builds.shown, name) };
+}
+
+/**
+ * `build` as the zygote's view shows it at `copy`: its regular files hard-linked (the cache's
+ * own read-only files, as a program without a zygote sees them bound read-only; a link is one
+ * metadata write where a copy was ~4 ms of the event loop), copied where they cannot be linked
+ * (another file system) and anything else copied as it is.
+ */
+function showBuild(build: string, copy: string): void {
+  const entries = readdirSync(build, { withFileTypes: true });
+  if (!entries.every((e) => e.isFile())) {
+    cpSync(build, copy, { recursive: true, dereference: false, verbatimSymlinks: true });
+    return;
+  }
+  mkdirSync(copy, { mode: 0o755 });
+  for (const e of entries) {
+    try {
+      linkSync(join(build, e.name), join(copy, e.name));
+    } catch {
+      copyFileSync(join(build, e.name), join(copy, e.name));
+    }
+  }
 }
 
 /** The regular files the host put in a work directory before the run (the tests' input files). */

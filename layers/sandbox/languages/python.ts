@@ -153,7 +153,7 @@ function zygotesFor(ctx: RuntimeContext, i: Interpreter): PythonZygotePool | und
         const service = await start({ argv: [i.executable, ...FLAGS, '-c', script], readOnly: [builds, ...prefixPaths(i)], shown: [builds], limits });
         return { ...service, builds: { path: builds, shown: service.shown[builds] ?? builds } };
       },
-      { level: ctx.programWriters.level, landlock: ctx.programWriters.landlock, recycleAfter: 2000 },
+      { level: ctx.programWriters.level, landlock: ctx.programWriters.landlock, recycleAfter: 2000, ...(ctx.discard ? { discard: ctx.discard } : {}) },
     );
   }
   zygotes.set(ctx, pool);
