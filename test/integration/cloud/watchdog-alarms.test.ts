@@ -1,0 +1,131 @@
+// The run watchdog keeps the work queues' alarms (layers/app/cloud/queue-alarms.ts): the REAL
+// handler, built by functions/watchdog/deps.ts from its environment as in Lambda, against a real
+// moto_server (SQS, DynamoDB, EventBridge). A dead-lettered message is told once, and its
+// leaving once; a queue holding messages past its age threshold likewise. The stack routes the
+// watchdog's events to the alarm topic with an EventBridge rule (infra/watchdog.ts); moto's
+// EventBridge delivers to SQS targets but not SNS ones (moto 5.2.1, moto/events/models.py,
+// EventsBackend rule `send_to_targets`: sqs, events, logs, api-destination), so here the
+// rule's target is a queue the test reads.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
+import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUE_ALARM_DETAIL_TYPE, type QueueAlert } from '#app/cloud/queue-alarms.ts';
+import { EVENT_SOURCE } from '#aws/eventbridge-publisher.ts';
+import { createWatchdogDeps } from '../../../functions/watchdog/deps.ts';
+import { makeHandler } from '../../../functions/watchdog/handler.ts';
+import { awsClientConfig, createLedgerTable, createQueueWithDlq, startMoto, useFakeAwsCredentials, type Moto, type QueueWithDlq } from '../../support/moto.ts';
+import { lambdaContext } from './cloud-harness.ts';
+
+const TABLE = 'polyeval-ledger';
+const BUS = 'polyeval-bus';
+
+let moto: Moto;
+let sqs: SQSClient;
+let plan: QueueWithDlq;
+let alarmsUrl: string;
+let env: NodeJS.ProcessEnv;
+const savedEndpoint = process.env.AWS_ENDPOINT_URL;
+
+beforeAll(async () => {
+  useFakeAwsCredentials();
+  moto = await startMoto();
+  // The handler's own clients (new SQSClient({}) …) find moto through the SDK's endpoint variable.
+  process.env.AWS_ENDPOINT_URL = moto.endpoint;
+  sqs = new SQSClient(awsClientConfig(moto.endpoint));
+  await createLedgerTable(new DynamoDBClient(awsClientConfig(moto.endpoint)), TABLE);
+  plan = await createQueueWithDlq(sqs, 'plan');
+  const aggregate = await createQueueWithDlq(sqs, 'aggregate');
+  alarmsUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'alarm-topic-stand-in' }))).QueueUrl ?? '';
+  const alarmsArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: alarmsUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn ?? '';
+  const events = new EventBridgeClient(awsClientConfig(moto.endpoint));
+  await events.send(new CreateEventBusCommand({ Name: BUS }));
+  // The rule infra/watchdog.ts deploys (its pattern), with a queue where the stack has the topic.
+  await events.send(
+    new PutRuleCommand({ Name: 'queue-alarms', EventBusName: BUS, EventPattern: JSON.stringify({ source: [EVENT_SOURCE], 'detail-type': [QUEUE_ALARM_DETAIL_TYPE] }) }),
+  );
+  await events.send(new PutTargetsCommand({ Rule: 'queue-alarms', EventBusName: BUS, Targets: [{ Id: 'topic', Arn: alarmsArn }] }));
+  env = {
+    TABLE_NAME: TABLE,
+    AGGREGATE_QUEUE_URL: aggregate.url,
+    WATCHED_QUEUE_URLS: `${plan.url},${aggregate.url}`,
+    DEAD_LETTER_QUEUE_URLS: `${plan.dlqUrl},${aggregate.dlqUrl}`,
+    QUEUE_ALARMS: 'plan=1800,aggregate=3600',
+    ALARM_BUS_NAME: BUS,
+  };
+}, 60_000);
+
+afterAll(async () => {
+  if (savedEndpoint === undefined) delete process.env.AWS_ENDPOINT_URL;
+  else process.env.AWS_ENDPOINT_URL = savedEndpoint;
+  sqs?.destroy();
+  await moto?.stop();
+});
+
+/** One scheduled tick of the real handler at `now`. */
+async function tick(now: Date): Promise<void> {
+  const handler = makeHandler({ ...createWatchdogDeps(env), clock: () => now });
+  await handler({}, lambdaContext('watchdog'));
+}
+
+/** Every notification delivered since the last call (taken off the stand-in queue). */
+async function notifications(): Promise<Pick<QueueAlert, 'queue' | 'alarm' | 'state'>[]> {
+  const out: Pick<QueueAlert, 'queue' | 'alarm' | 'state'>[] = [];
+  for (;;) {
+    const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl: alarmsUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    if (!got.Messages?.length) return out;
+    for (const m of got.Messages) {
+      const event = JSON.parse(m.Body ?? '{}') as { 'detail-type': string; detail: QueueAlert };
+      expect(event['detail-type']).toBe(QUEUE_ALARM_DETAIL_TYPE);
+      expect(event.detail.message).toMatch(event.detail.state === 'ALARM' ? /^ALARM: / : /^OK: /);
+      out.push({ queue: event.detail.queue, alarm: event.detail.alarm, state: event.detail.state });
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: alarmsUrl, ReceiptHandle: m.ReceiptHandle }));
+    }
+  }
+}
+
+/** Takes every message off `url`. */
+async function drain(url: string): Promise<void> {
+  for (;;) {
+    const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    if (!got.Messages?.length) return;
+    for (const m of got.Messages) await sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle }));
+  }
+}
+
+describe('the watchdog’s queue alarms', () => {
+  it('tells a dead-lettered message once, not every tick, and tells the DLQ emptied once', async () => {
+    const t0 = Date.parse('2026-12-06T10:00:00Z');
+    await tick(new Date(t0));
+    expect(await notifications()).toEqual([]);
+
+    await sqs.send(new SendMessageCommand({ QueueUrl: plan.dlqUrl, MessageBody: '{"runId":"r1"}' }));
+    await tick(new Date(t0 + 15 * 60_000));
+    expect(await notifications()).toEqual([{ queue: 'plan', alarm: 'dead_letters', state: 'ALARM' }]);
+    await tick(new Date(t0 + 30 * 60_000));
+    await tick(new Date(t0 + 45 * 60_000));
+    expect(await notifications()).toEqual([]);
+
+    await drain(plan.dlqUrl);
+    await tick(new Date(t0 + 60 * 60_000));
+    expect(await notifications()).toEqual([{ queue: 'plan', alarm: 'dead_letters', state: 'OK' }]);
+    await tick(new Date(t0 + 75 * 60_000));
+    expect(await notifications()).toEqual([]);
+  }, 60_000);
+
+  it('tells a queue that has held messages past its threshold once, and its emptying once', async () => {
+    const t0 = Date.parse('2026-12-07T10:00:00Z');
+    await sqs.send(new SendMessageCommand({ QueueUrl: plan.url, MessageBody: '{"runId":"r2"}' }));
+    await tick(new Date(t0)); // first seen holding a message
+    await tick(new Date(t0 + 30 * 60_000)); // 30 minutes: not over plan's 1800 s
+    expect(await notifications()).toEqual([]);
+    await tick(new Date(t0 + 45 * 60_000));
+    expect(await notifications()).toEqual([{ queue: 'plan', alarm: 'age', state: 'ALARM' }]);
+    await tick(new Date(t0 + 60 * 60_000));
+    expect(await notifications()).toEqual([]);
+
+    await drain(plan.url);
+    await tick(new Date(t0 + 75 * 60_000));
+    expect(await notifications()).toEqual([{ queue: 'plan', alarm: 'age', state: 'OK' }]);
+  }, 60_000);
+});
