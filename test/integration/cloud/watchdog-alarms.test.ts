@@ -42,7 +42,11 @@ beforeAll(async () => {
   await events.send(new CreateEventBusCommand({ Name: BUS }));
   // The rule infra/watchdog.ts deploys (its pattern), with a queue where the stack has the topic.
   await events.send(
-    new PutRuleCommand({ Name: 'queue-alarms', EventBusName: BUS, EventPattern: JSON.stringify({ source: [EVENT_SOURCE], 'detail-type': [QUEUE_ALARM_DETAIL_TYPE] }) }),
+    new PutRuleCommand({
+      Name: 'queue-alarms',
+      EventBusName: BUS,
+      EventPattern: JSON.stringify({ source: [EVENT_SOURCE], 'detail-type': [QUEUE_ALARM_DETAIL_TYPE] }),
+    }),
   );
   await events.send(new PutTargetsCommand({ Rule: 'queue-alarms', EventBusName: BUS, Targets: [{ Id: 'topic', Arn: alarmsArn }] }));
   env = {

@@ -25,7 +25,10 @@ const template = {
     Board: { Type: 'AWS::CloudWatch::Dashboard' },
     Queue: { Type: 'AWS::SQS::Queue' },
     Ticks: { Type: 'AWS::Scheduler::Schedule', Properties: { ScheduleExpression: 'rate(15 minutes)', Target: { Arn: { 'Fn::GetAtt': ['Watchdog', 'Arn'] } } } },
-    BatchTicks: { Type: 'AWS::Scheduler::Schedule', Properties: { ScheduleExpression: 'rate(5 minutes)', Target: { Arn: { 'Fn::GetAtt': ['Batch', 'Arn'] } } } },
+    BatchTicks: {
+      Type: 'AWS::Scheduler::Schedule',
+      Properties: { ScheduleExpression: 'rate(5 minutes)', Target: { Arn: { 'Fn::GetAtt': ['Batch', 'Arn'] } } },
+    },
     Nightly: { Type: 'AWS::Scheduler::Schedule', Properties: { ScheduleExpression: 'cron(0 3 * * ? *)', Target: { Arn: { 'Fn::GetAtt': ['Batch', 'Arn'] } } } },
     Watchdog: { Type: 'AWS::Lambda::Function', Properties: { MemorySize: 512, Environment: { Variables: { QUEUE_ALARMS: 'plan=1800,generate=21600' } } } },
     Batch: { Type: 'AWS::Lambda::Function', Properties: { MemorySize: 1024, Environment: { Variables: { TABLE_NAME: 't' } } } },
