@@ -54,8 +54,17 @@ export const DEFAULT_STALL_MS = 30 * 60_000;
 const MAX_LISTED = 2_000;
 
 export async function watchRuns(deps: WatchdogDeps): Promise<WatchdogReport> {
-  const alerts = deps.queueAlarms ? await keepQueueAlarms(deps.queueAlarms, deps.clock()) : [];
+  // A queue alarm that cannot be kept (SQS, DynamoDB or EventBridge failing) must not keep stalled
+  // runs open: the runs are looked at anyway, then the failure is thrown (the errors alarm, a retry next tick).
+  let alerts: QueueAlert[] = [];
+  let alarmFailure: { error: unknown } | undefined;
+  try {
+    if (deps.queueAlarms) alerts = await keepQueueAlarms(deps.queueAlarms, deps.clock());
+  } catch (error) {
+    alarmFailure = { error };
+  }
   const report = await closeStalledRuns(deps);
+  if (alarmFailure) throw alarmFailure.error;
   return alerts.length > 0 ? { ...report, alerts } : report;
 }
 
