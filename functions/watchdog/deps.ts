@@ -9,7 +9,7 @@ import { peekMessages, sqsQueueDepth } from '#aws/sqs-dead-letters.ts';
 import { requireEnv } from '../shared/env.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
 import type { WatchdogDeps } from '#app/cloud/watchdog.ts';
-import { QUEUE_ALARM_DETAIL_TYPE, type QueueAlert } from '#app/cloud/queue-alarms.ts';
+import { QUEUE_ALARM_DETAIL_TYPE, type QueueAlarmState, type QueueAlert } from '#app/cloud/queue-alarms.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 
 export interface WatchdogHandlerDeps extends WatchdogDeps {
@@ -43,7 +43,7 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
           const events = new EventBridgePublisher({ client: obs.tracer.captureAWSv3Client(new EventBridgeClient({})), busName: alarmBus });
           return {
             read: () => readQueues(sqs, queues),
-            store: new DynamoQueueAlarmStore({ client: dynamo, tableName: requireEnv('TABLE_NAME', env) }),
+            store: new DynamoQueueAlarmStore<QueueAlarmState>({ client: dynamo, tableName: requireEnv('TABLE_NAME', env) }),
             notify: async (alerts: QueueAlert[]) => {
               for (const alert of alerts) await events.publish(QUEUE_ALARM_DETAIL_TYPE, { ...alert });
             },

@@ -8,14 +8,14 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { HarnessError } from '#core/errors.ts';
-import type { QueueAlarmState, QueueAlarmStore, QueueReading } from '#app/cloud/queue-alarms.ts';
 import { awsErrorName } from './aws-errors.ts';
 import { sqsQueueDepth } from './sqs-dead-letters.ts';
 
 /** The key of the alarm-state item in the ledger table. */
 export const QUEUE_ALARMS_KEY = { pk: 'WATCHDOG', sk: 'QUEUE_ALARMS' } as const;
 
-export class DynamoQueueAlarmStore implements QueueAlarmStore {
+/** The watchdog's alarm state (layers/app/cloud/queue-alarms.ts `QueueAlarmState`), kept as JSON. */
+export class DynamoQueueAlarmStore<State extends object> {
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
 
@@ -24,17 +24,17 @@ export class DynamoQueueAlarmStore implements QueueAlarmStore {
     this.#table = options.tableName;
   }
 
-  async load(): Promise<QueueAlarmState> {
+  async load(): Promise<State> {
     try {
       const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: QUEUE_ALARMS_KEY, ConsistentRead: true }));
       const raw = out.Item?.['queues'];
-      return typeof raw === 'string' ? (JSON.parse(raw) as QueueAlarmState) : {};
+      return (typeof raw === 'string' ? JSON.parse(raw) : {}) as State;
     } catch (error) {
       throw new HarnessError(`cannot read the queue alarm state from ${this.#table}: ${awsErrorName(error)}`, { cause: error });
     }
   }
 
-  async save(state: QueueAlarmState): Promise<void> {
+  async save(state: State): Promise<void> {
     try {
       await this.#doc.send(new PutCommand({ TableName: this.#table, Item: { ...QUEUE_ALARMS_KEY, queues: JSON.stringify(state) } }));
     } catch (error) {
@@ -51,8 +51,16 @@ export interface WatchedQueue {
   maxAgeMs: number;
 }
 
+/** One queue as read (layers/app/cloud/queue-alarms.ts `QueueReading`). */
+export interface QueueDepths {
+  name: string;
+  depth: number;
+  deadLettered: number;
+  maxAgeMs: number;
+}
+
 /** Each queue's depth and its DLQ's depth (the DLQ's delayed messages cannot exist: nothing sends to it with a delay). */
-export async function readQueues(client: SQSClient, queues: readonly WatchedQueue[]): Promise<QueueReading[]> {
+export async function readQueues(client: SQSClient, queues: readonly WatchedQueue[]): Promise<QueueDepths[]> {
   return Promise.all(
     queues.map(async (q) => ({
       name: q.name,
