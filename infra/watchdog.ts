@@ -87,6 +87,16 @@ export class RunWatchdog extends Construct {
       new iam.PolicyStatement({ actions: ['sqs:GetQueueAttributes'], resources: [...watchedQueues, ...dlqs].map((q) => q.queueArn) }),
     );
     props.alarmBus?.grantPutEventsTo(this.handler.role);
+    if (alarmQueues && props.alarmBus) {
+      // The age alarm reads each work queue's ApproximateAgeOfOldestMessage (queue-alarm-store.ts);
+      // GetMetricData takes no resource-level scope (it reads metrics, not a resource of this stack).
+      this.handler.role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'ReadQueueAges', actions: ['cloudwatch:GetMetricData'], resources: ['*'] }));
+      acknowledgeResources(
+        this.handler.role,
+        ['*'],
+        "cloudwatch:GetMetricData takes no resource-level scope; the watchdog reads the work queues' ApproximateAgeOfOldestMessage with it.",
+      );
+    }
     // Reading a DLQ hides its messages briefly; the watchdog makes them visible again at once.
     if (dlqs.length > 0)
       this.handler.role.addToPrincipalPolicy(

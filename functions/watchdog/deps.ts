@@ -1,4 +1,5 @@
 /** The watchdog function's dependencies: built once per container from its environment. */
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -40,9 +41,10 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
     alarmSpec !== '' && alarmBus !== ''
       ? (() => {
           const queues = watchedQueuesOf(alarmSpec, watched, dlqs);
+          const cloudwatch = obs.tracer.captureAWSv3Client(new CloudWatchClient({}));
           const events = new EventBridgePublisher({ client: obs.tracer.captureAWSv3Client(new EventBridgeClient({})), busName: alarmBus });
           return {
-            read: () => readQueues(sqs, queues),
+            read: (now: Date) => readQueues(sqs, cloudwatch, queues, now),
             store: new DynamoQueueAlarmStore<QueueAlarmState>({ client: dynamo, tableName: requireEnv('TABLE_NAME', env) }),
             notify: async (alerts: QueueAlert[]) => {
               for (const alert of alerts) await events.publish(QUEUE_ALARM_DETAIL_TYPE, { ...alert });

@@ -1,9 +1,11 @@
 /**
  * The AWS side of the watchdog's queue alarms (layers/app/cloud/queue-alarms.ts): reading each
- * work queue and its DLQ with one GetQueueAttributes each, and keeping the alarm state in the
- * ledger table as one item (pk `WATCHDOG`, sk `QUEUE_ALARMS`; no run row uses that key, and
+ * work queue and its DLQ with one GetQueueAttributes each, each work queue's
+ * `ApproximateAgeOfOldestMessage` with one CloudWatch GetMetricData for all of them, and keeping
+ * the alarm state in the ledger table as one item (pk `WATCHDOG`, sk `QUEUE_ALARMS`; no run row uses that key, and
  * `listRuns` reads only pk `RUNS`).
  */
+import { GetMetricDataCommand, type CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -57,18 +59,73 @@ export interface QueueDepths {
   depth: number;
   deadLettered: number;
   maxAgeMs: number;
+  oldestAgeMs?: number;
 }
 
-/** Each queue's depth and its DLQ's depth (the DLQ's delayed messages cannot exist: nothing sends to it with a delay). */
-export async function readQueues(client: SQSClient, queues: readonly WatchedQueue[]): Promise<QueueDepths[]> {
-  return Promise.all(
-    queues.map(async (q) => ({
-      name: q.name,
-      depth: await sqsQueueDepth(client, q.url),
-      deadLettered: await sqsQueueDepth(client, q.deadLetterUrl),
-      maxAgeMs: q.maxAgeMs,
-    })),
-  );
+/** The age window the watchdog reads: three 5-minute periods, what the CloudWatch age alarms evaluated (3 × 5 min, Maximum). */
+export const AGE_PERIOD_SECONDS = 300;
+export const AGE_PERIODS = 3;
+
+/** The SQS queue name of a queue URL (its last path segment): the `QueueName` dimension of AWS/SQS metrics. */
+export function queueNameOfUrl(url: string): string {
+  return url.replace(/\/+$/, '').split('/').pop() ?? url;
+}
+
+/**
+ * Each work queue's `ApproximateAgeOfOldestMessage` (namespace AWS/SQS, dimension QueueName; SQS
+ * publishes it, seconds) over the last {@link AGE_PERIODS} periods of {@link AGE_PERIOD_SECONDS}
+ * before `now`, statistic Maximum: the smallest of those periodic maxima, ms — over the threshold
+ * only when every period reported was — or undefined when no period reported (the CloudWatch alarm
+ * treated missing data as not breaching). One request; billed per metric requested.
+ */
+export async function readOldestAges(client: CloudWatchClient, queues: readonly WatchedQueue[], now: Date): Promise<(number | undefined)[]> {
+  if (queues.length === 0) return [];
+  const periodMs = AGE_PERIOD_SECONDS * 1000;
+  // Period boundaries as CloudWatch keeps them; the period still running is asked for too (SQS may have reported it).
+  const start = new Date(Math.floor(now.getTime() / periodMs) * periodMs - AGE_PERIODS * periodMs);
+  const end = new Date(Math.max(now.getTime(), start.getTime() + periodMs));
+  try {
+    const out = await client.send(
+      new GetMetricDataCommand({
+        StartTime: start,
+        EndTime: end,
+        MetricDataQueries: queues.map((q, i) => ({
+          Id: `q${i}`,
+          ReturnData: true,
+          MetricStat: {
+            Metric: { Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Dimensions: [{ Name: 'QueueName', Value: queueNameOfUrl(q.url) }] },
+            Period: AGE_PERIOD_SECONDS,
+            Stat: 'Maximum',
+          },
+        })),
+      }),
+    );
+    return queues.map((_, i) => {
+      const values = out.MetricDataResults?.find((r) => r.Id === `q${i}`)?.Values ?? [];
+      return values.length > 0 ? Math.min(...values) * 1000 : undefined;
+    });
+  } catch (error) {
+    throw new HarnessError(`cannot read the work queues' ApproximateAgeOfOldestMessage from CloudWatch: ${awsErrorName(error)}`, { cause: error });
+  }
+}
+
+/** Each queue's depth, its DLQ's depth (the DLQ's delayed messages cannot exist: nothing sends to it with a delay) and its oldest message's age. */
+export async function readQueues(client: SQSClient, cloudwatch: CloudWatchClient, queues: readonly WatchedQueue[], now: Date): Promise<QueueDepths[]> {
+  const [ages, depths] = await Promise.all([
+    readOldestAges(cloudwatch, queues, now),
+    Promise.all(
+      queues.map(async (q) => ({
+        name: q.name,
+        depth: await sqsQueueDepth(client, q.url),
+        deadLettered: await sqsQueueDepth(client, q.deadLetterUrl),
+        maxAgeMs: q.maxAgeMs,
+      })),
+    ),
+  ]);
+  return depths.map((d, i) => {
+    const age = ages[i];
+    return age !== undefined ? { ...d, oldestAgeMs: age } : d;
+  });
 }
 
 /**

@@ -3,7 +3,7 @@
 // judges are in no VPC), five endpoints × 2 AZs with the opt-in Fargate lane (`--fargate-lane`, as
 // a stack deployed with `-c fargateLane=true`), plus the alarms' $0.10 per alarm metric (4 by default:
 // the watchdog keeps the work queues' alarms) and the scheduled ticks of the watchdog and the batch
-// stage: $0.71, within issue 35's ≤ $1 (docs/aws.md "Idle cost").
+// stage: $0.94, within issue 35's ≤ $1 (docs/aws.md "Idle cost").
 import { describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../support/cli.ts';
 
@@ -33,7 +33,7 @@ describe('remote run --dry-run: the fixed monthly cost', () => {
       fixed: { interface_endpoints: number; alarm_metrics: number; usd_per_month: number; scheduled_ticks: number; watched_queues: number };
       deployment: { architecture: string };
     };
-    expect(estimate.fixed).toMatchObject({ interface_endpoints: 0, alarm_metrics: 4, usd_per_month: 0.71, scheduled_ticks: 11_680, watched_queues: 8 });
+    expect(estimate.fixed).toMatchObject({ interface_endpoints: 0, alarm_metrics: 4, usd_per_month: 0.94, scheduled_ticks: 11_680, watched_queues: 8 });
     expect(estimate.fixed.usd_per_month).toBeLessThanOrEqual(1);
     expect(estimate.deployment.architecture).toBe('arm64');
   }, 120_000);

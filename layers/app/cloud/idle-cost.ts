@@ -32,9 +32,10 @@
  * - CloudWatch Logs ingestion, https://aws.amazon.com/cloudwatch/pricing/ : $0.50 per GB; ~1 KB a tick.
  * - Amazon SQS ({@link AWS_PRICES}.sqsRequest): each watchdog tick, one GetQueueAttributes per work
  *   queue and per DLQ.
- * Reading `ApproximateAgeOfOldestMessage` instead (CloudWatch GetMetricData, $0.01 per 1,000 metrics
- * requested, same page) would cost 8 metrics × 2,920 ticks ≈ $0.23 a month on its own; the watchdog
- * does without (queue-alarms.ts says how).
+ * - CloudWatch GetMetricData, https://aws.amazon.com/cloudwatch/pricing/ ($0.01 per 1,000 metrics
+ *   requested; not in the free tier, unlike GetMetricStatistics — AWS knowledge center
+ *   "cloudwatch-getmetricdata-api", read 2026-12-06): each watchdog tick, one metric per work queue
+ *   (its `ApproximateAgeOfOldestMessage`, the age alarm): 8 queues × 2,920 ticks ≈ $0.23 a month.
  * Not counted (billed by use, not by existence): S3 and DynamoDB storage, log storage, the other
  * functions, SQS requests of runs — but see docs/aws.md "Idle cost" on the empty receives of
  * Lambda's SQS pollers.
@@ -52,6 +53,7 @@ export const IDLE_PRICES = {
   schedulerInvocation: 1 / 1e6,
   xrayTrace: 5 / 1e6,
   logGb: 0.5,
+  metricRequested: 0.01 / 1000,
 } as const;
 
 const HOURS_PER_MONTH = 730;
@@ -94,7 +96,7 @@ export interface IdleResources {
   scheduledGbTicks: number;
   /** Ticks a month of the watchdog, which reads each watched queue and its DLQ every tick. */
   watchdogTicks: number;
-  /** Work queues whose alarms the watchdog keeps. */
+  /** Work queues whose alarms the watchdog keeps (each tick: two GetQueueAttributes and one metric of GetMetricData per queue). */
   watchedQueues: number;
 }
 
@@ -103,7 +105,7 @@ export function scheduledMonthlyUsd(r: Pick<IdleResources, 'scheduledTicks' | 's
   return (
     r.scheduledTicks * tickUsd(0) +
     r.scheduledGbTicks * TICK_BILLED_SECONDS * AWS_PRICES.lambdaGbSecond.arm64 +
-    r.watchdogTicks * 2 * r.watchedQueues * AWS_PRICES.sqsRequest
+    r.watchdogTicks * r.watchedQueues * (2 * AWS_PRICES.sqsRequest + IDLE_PRICES.metricRequested)
   );
 }
 

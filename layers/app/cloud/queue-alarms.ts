@@ -3,20 +3,21 @@
  * CloudWatch bills $0.10 a month per alarm metric, and two alarms per work queue (DLQ depth,
  * oldest-message age) were most of a deployed stack's idle bill. The watchdog already runs every
  * 15 minutes and reads queue depths; each tick it reads every work queue and DLQ once
- * (GetQueueAttributes), compares with the state it left last time (one DynamoDB item) and tells
+ * (GetQueueAttributes) and the work queues' oldest-message ages (one GetMetricData), compares with the state it left last time (one DynamoDB item) and tells
  * the alarm topic of each *transition* only — into ALARM and back to OK — so a stuck queue is
  * told once, not every tick.
  *
  * - Dead letters: the DLQ holds at least one message (visible or in flight) — what the CloudWatch
  *   alarm on `ApproximateNumberOfMessagesVisible` ≥ 1 said.
- * - Age: SQS's GetQueueAttributes has no oldest-message age (`ApproximateAgeOfOldestMessage` is a
- *   CloudWatch metric only; reading it with GetMetricData bills per metric requested), and
- *   receiving a work queue's message to read its `SentTimestamp` would count towards its
- *   `maxReceiveCount` and could dead-letter it. So the watchdog keeps, per queue, since when it
- *   has held messages without once being seen empty (`busySince`). A message older than `maxAge`
- *   means the queue has not been empty for `maxAge`, so every case the CloudWatch alarm caught is
- *   caught (up to one tick later); a queue fed without pause for `maxAge` while it drains is told
- *   too, which the CloudWatch alarm would not have said.
+ * - Age: the oldest message of the work queue has been older than its `maxAge` for 15 minutes —
+ *   what the CloudWatch alarm said (ApproximateAgeOfOldestMessage, Maximum per 5 minutes, over
+ *   `maxAge` in 3 periods out of 3). SQS's GetQueueAttributes has no such age, and receiving a work
+ *   queue's message to read its `SentTimestamp` would count towards its `maxReceiveCount`, so the
+ *   watchdog reads the metric SQS publishes to CloudWatch (GetMetricData, one metric per queue a
+ *   tick: $0.01 per 1,000, priced in idle-cost.ts): in ALARM when every 5-minute period of the last
+ *   15 minutes that SQS reported was over `maxAge`; no period reported is not breaching (as the
+ *   CloudWatch alarm's missing data). A long run that keeps a queue fed while it drains does not
+ *   alarm; a message waiting longer than `maxAge` does.
  */
 
 /** One work queue as read this tick. */
@@ -29,12 +30,15 @@ export interface QueueReading {
   deadLettered: number;
   /** Its age threshold, ms (infra/queues.ts, executors.ts, fargate-lane.ts). */
   maxAgeMs: number;
+  /**
+   * Its oldest message's age, ms, over the last 15 minutes: the least of the 5-minute maxima SQS
+   * reported (so over `maxAgeMs` only when every one was); absent when none was reported.
+   */
+  oldestAgeMs?: number;
 }
 
 /** What the watchdog remembers of one queue between ticks. */
 export interface QueueWatch {
-  /** When the queue was first seen holding messages since it was last seen empty (ISO time). */
-  busySince?: string;
   /** Whether the dead-letter alarm is in ALARM. */
   deadLetters?: boolean;
   /** Whether the age alarm is in ALARM. */
@@ -69,9 +73,8 @@ export function evaluateQueues(readings: readonly QueueReading[], previous: Queu
   const alerts: QueueAlert[] = [];
   for (const r of readings) {
     const before = previous[r.name] ?? {};
-    const busySince = r.depth > 0 ? (before.busySince ?? now.toISOString()) : undefined;
     const deadLetters = r.deadLettered > 0;
-    const aged = busySince !== undefined && now.getTime() - Date.parse(busySince) > r.maxAgeMs;
+    const aged = r.oldestAgeMs !== undefined && r.oldestAgeMs > r.maxAgeMs;
     if (deadLetters !== (before.deadLetters ?? false)) {
       alerts.push({
         queue: r.name,
@@ -88,11 +91,11 @@ export function evaluateQueues(readings: readonly QueueReading[], previous: Queu
         alarm: 'age',
         state: aged ? 'ALARM' : 'OK',
         message: aged
-          ? `ALARM: ${r.name} has held messages without emptying since ${busySince} (over ${minutes(r.maxAgeMs)}; ${r.depth} queued now): its consumer is stuck or capped too low, or a very large run is draining.`
-          : `OK: ${r.name} has emptied: no message in it is older than ${minutes(r.maxAgeMs)} any more.`,
+          ? `ALARM: the oldest message of ${r.name} has been older than ${minutes(r.maxAgeMs)} for 15 minutes (${minutes(r.oldestAgeMs ?? 0)} at ${now.toISOString()}; ${r.depth} queued): its consumer is stuck or capped too low.`
+          : `OK: no message of ${r.name} is older than ${minutes(r.maxAgeMs)} any more.`,
       });
     }
-    const watch: QueueWatch = { ...(busySince !== undefined ? { busySince } : {}), ...(deadLetters ? { deadLetters } : {}), ...(aged ? { aged } : {}) };
+    const watch: QueueWatch = { ...(deadLetters ? { deadLetters } : {}), ...(aged ? { aged } : {}) };
     if (Object.keys(watch).length > 0) state[r.name] = watch;
   }
   return { state, alerts };
@@ -104,7 +107,7 @@ export function sameState(a: QueueAlarmState, b: QueueAlarmState): boolean {
     JSON.stringify(
       Object.keys(s)
         .sort()
-        .map((k) => [k, s[k]?.busySince ?? null, s[k]?.deadLetters ?? false, s[k]?.aged ?? false]),
+        .map((k) => [k, s[k]?.deadLetters ?? false, s[k]?.aged ?? false]),
     );
   return norm(a) === norm(b);
 }

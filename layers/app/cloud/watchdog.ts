@@ -30,7 +30,7 @@ export interface WatchdogDeps {
   stallMs?: number;
   /** The work queues' alarms (all three or none): each queue and its DLQ read this tick, the state kept between ticks, and where transitions are told. */
   queueAlarms?: {
-    read: () => Promise<QueueReading[]>;
+    read: (now: Date) => Promise<QueueReading[]>;
     store: QueueAlarmStore;
     notify: (alerts: QueueAlert[]) => Promise<void>;
   };
@@ -70,7 +70,7 @@ export async function watchRuns(deps: WatchdogDeps): Promise<WatchdogReport> {
 
 /** Reads the queues, tells the transitions, then remembers the new state: a failed notification is retried next tick. */
 async function keepQueueAlarms(q: NonNullable<WatchdogDeps['queueAlarms']>, now: Date): Promise<QueueAlert[]> {
-  const [readings, previous] = await Promise.all([q.read(), q.store.load()]);
+  const [readings, previous] = await Promise.all([q.read(now), q.store.load()]);
   const { state, alerts } = evaluateQueues(readings, previous, now);
   if (alerts.length > 0) await q.notify(alerts);
   if (!sameState(state, previous)) await q.store.save(state);

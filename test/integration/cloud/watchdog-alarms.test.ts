@@ -1,17 +1,23 @@
 // The run watchdog keeps the work queues' alarms (layers/app/cloud/queue-alarms.ts): the REAL
 // handler, built by functions/watchdog/deps.ts from its environment as in Lambda, against a real
-// moto_server (SQS, DynamoDB, EventBridge). A dead-lettered message is told once, and its
-// leaving once; a queue holding messages past its age threshold likewise. The stack routes the
+// moto_server (SQS, DynamoDB, EventBridge, CloudWatch). A dead-lettered message is told once, and
+// its leaving once; a queue whose oldest message stays past its age threshold likewise, and a
+// queue kept fed for hours by a healthy run (young messages) not at all. moto does not publish
+// SQS's own metrics, so the test puts `ApproximateAgeOfOldestMessage` (AWS/SQS, QueueName) where
+// SQS would, and the watchdog reads it with GetMetricData (moto 5.2.1, moto/cloudwatch/models.py
+// `get_metric_data`: MetricStat queries by namespace, name, dimensions, period and statistic). The stack routes the
 // watchdog's events to the alarm topic with an EventBridge rule (infra/watchdog.ts); moto's
 // EventBridge delivers to SQS targets but not SNS ones (moto 5.2.1, moto/events/models.py,
 // EventsBackend rule `send_to_targets`: sqs, events, logs, api-destination), so here the
 // rule's target is a queue the test reads.
+import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_ALARM_DETAIL_TYPE, type QueueAlert } from '#app/cloud/queue-alarms.ts';
 import { EVENT_SOURCE } from '#aws/eventbridge-publisher.ts';
+import { queueNameOfUrl } from '#aws/queue-alarm-store.ts';
 import { createWatchdogDeps } from '../../../functions/watchdog/deps.ts';
 import { makeHandler } from '../../../functions/watchdog/handler.ts';
 import { awsClientConfig, createLedgerTable, createQueueWithDlq, startMoto, useFakeAwsCredentials, type Moto, type QueueWithDlq } from '../../support/moto.ts';
@@ -22,6 +28,7 @@ const BUS = 'polyeval-bus';
 
 let moto: Moto;
 let sqs: SQSClient;
+let cloudwatch: CloudWatchClient;
 let plan: QueueWithDlq;
 let alarmsUrl: string;
 let env: NodeJS.ProcessEnv;
@@ -33,6 +40,7 @@ beforeAll(async () => {
   // The handler's own clients (new SQSClient({}) …) find moto through the SDK's endpoint variable.
   process.env.AWS_ENDPOINT_URL = moto.endpoint;
   sqs = new SQSClient(awsClientConfig(moto.endpoint));
+  cloudwatch = new CloudWatchClient(awsClientConfig(moto.endpoint));
   await createLedgerTable(new DynamoDBClient(awsClientConfig(moto.endpoint)), TABLE);
   plan = await createQueueWithDlq(sqs, 'plan');
   const aggregate = await createQueueWithDlq(sqs, 'aggregate');
@@ -63,6 +71,7 @@ afterAll(async () => {
   if (savedEndpoint === undefined) delete process.env.AWS_ENDPOINT_URL;
   else process.env.AWS_ENDPOINT_URL = savedEndpoint;
   sqs?.destroy();
+  cloudwatch?.destroy();
   await moto?.stop();
 });
 
@@ -86,6 +95,24 @@ async function notifications(): Promise<Pick<QueueAlert, 'queue' | 'alarm' | 'st
       await sqs.send(new DeleteMessageCommand({ QueueUrl: alarmsUrl, ReceiptHandle: m.ReceiptHandle }));
     }
   }
+}
+
+/** What SQS publishes once a minute: the age of the queue's oldest message at `at`, seconds. */
+async function publishAge(url: string, at: Date, seconds: number): Promise<void> {
+  await cloudwatch.send(
+    new PutMetricDataCommand({
+      Namespace: 'AWS/SQS',
+      MetricData: [
+        {
+          MetricName: 'ApproximateAgeOfOldestMessage',
+          Dimensions: [{ Name: 'QueueName', Value: queueNameOfUrl(url) }],
+          Timestamp: at,
+          Value: seconds,
+          Unit: 'Seconds',
+        },
+      ],
+    }),
+  );
 }
 
 /** Takes every message off `url`. */
@@ -117,19 +144,28 @@ describe('the watchdog’s queue alarms', () => {
     expect(await notifications()).toEqual([]);
   }, 60_000);
 
-  it('tells a queue that has held messages past its threshold once, and its emptying once', async () => {
+  it('tells a queue whose oldest message stays past its threshold once, and its recovery once; a long healthy run never', async () => {
     const t0 = Date.parse('2026-12-07T10:00:00Z');
+    const MIN = 60_000;
     await sqs.send(new SendMessageCommand({ QueueUrl: plan.url, MessageBody: '{"runId":"r2"}' }));
-    await tick(new Date(t0)); // first seen holding a message
-    await tick(new Date(t0 + 30 * 60_000)); // 30 minutes: not over plan's 1800 s
-    expect(await notifications()).toEqual([]);
-    await tick(new Date(t0 + 45 * 60_000));
-    expect(await notifications()).toEqual([{ queue: 'plan', alarm: 'age', state: 'ALARM' }]);
-    await tick(new Date(t0 + 60 * 60_000));
+    // Two hours of a run keeping plan (threshold 1800 s) fed: never empty, its oldest message 60–240 s old.
+    for (let m = 0; m < 120; m += 5) await publishAge(plan.url, new Date(t0 + m * MIN + MIN), 60 + (m % 4) * 60);
+    for (let m = 15; m <= 120; m += 15) await tick(new Date(t0 + m * MIN));
     expect(await notifications()).toEqual([]);
 
+    // Then its consumer stops: the oldest message ages past 1800 s in every period.
+    for (let m = 120; m < 165; m += 5) await publishAge(plan.url, new Date(t0 + m * MIN + MIN), 1700 + (m - 120) * 60);
+    await tick(new Date(t0 + 135 * MIN)); // periods at 1700, 2000, 2300 s: one not over
+    expect(await notifications()).toEqual([]);
+    await tick(new Date(t0 + 150 * MIN)); // 2600, 2900, 3200 s
+    expect(await notifications()).toEqual([{ queue: 'plan', alarm: 'age', state: 'ALARM' }]);
+    await tick(new Date(t0 + 165 * MIN));
+    expect(await notifications()).toEqual([]);
+
+    // Drained: SQS reports 0 s.
     await drain(plan.url);
-    await tick(new Date(t0 + 75 * 60_000));
+    for (let m = 165; m < 180; m += 5) await publishAge(plan.url, new Date(t0 + m * MIN + MIN), 0);
+    await tick(new Date(t0 + 180 * MIN));
     expect(await notifications()).toEqual([{ queue: 'plan', alarm: 'age', state: 'OK' }]);
-  }, 60_000);
+  }, 120_000);
 });

@@ -11,22 +11,24 @@ const at = (ms: number): Date => new Date(Date.parse('2026-12-06T00:00:00Z') + m
 const reading = (over: Partial<QueueReading>): QueueReading => ({ name: 'generate', depth: 0, deadLettered: 0, maxAgeMs: HOUR, ...over });
 
 describe('queue alarm transitions', () => {
-  it('keeps a queue busy since it was first seen holding messages, and alarms once past the threshold', () => {
+  it('alarms once when the oldest message stayed over the threshold in every period read, and once when it no longer is', () => {
     let state: QueueAlarmState = {};
-    const step = (ms: number, depth: number) => {
-      const out = evaluateQueues([reading({ depth })], state, at(ms));
+    const step = (ms: number, depth: number, oldestAgeMs?: number) => {
+      const out = evaluateQueues([reading({ depth, ...(oldestAgeMs !== undefined ? { oldestAgeMs } : {}) })], state, at(ms));
       state = out.state;
       return out.alerts.map((a) => `${a.alarm}:${a.state}`);
     };
-    expect(step(0, 5)).toEqual([]);
-    expect(state['generate']?.busySince).toBe(at(0).toISOString());
-    expect(step(HOUR, 3)).toEqual([]); // exactly the threshold: not over it
-    expect(step(HOUR + 15 * 60_000, 2)).toEqual(['age:ALARM']);
-    expect(step(HOUR + 30 * 60_000, 1)).toEqual([]);
-    expect(step(HOUR + 45 * 60_000, 0)).toEqual(['age:OK']);
+    // A long run keeps the queue fed for hours, its oldest message minutes old: no alarm.
+    for (let t = 0; t < 6 * HOUR; t += 15 * 60_000) expect(step(t, 500, 4 * 60_000)).toEqual([]);
+    expect(step(6 * HOUR, 5, HOUR)).toEqual([]); // exactly the threshold: not over it
+    expect(step(6 * HOUR + 15 * 60_000, 5, HOUR + 60_000)).toEqual(['age:ALARM']);
+    expect(state).toEqual({ generate: { aged: true } });
+    expect(step(6 * HOUR + 30 * 60_000, 5, 2 * HOUR)).toEqual([]); // told once
+    expect(step(6 * HOUR + 45 * 60_000, 0)).toEqual(['age:OK']); // no period reported: not breaching
     expect(state).toEqual({}); // nothing left to remember
-    expect(step(2 * HOUR, 4)).toEqual([]); // busy again: a new busySince
-    expect(state['generate']?.busySince).toBe(at(2 * HOUR).toISOString());
+    expect(evaluateQueues([reading({ oldestAgeMs: 2 * HOUR })], {}, at(0)).alerts[0]?.message).toBe(
+      'ALARM: the oldest message of generate has been older than 60 minutes for 15 minutes (2 hours at 2026-12-06T00:00:00.000Z; 0 queued): its consumer is stuck or capped too low.',
+    );
   });
 
   it('tells dead letters with their count and the redrive command, and only the queues that changed', () => {
