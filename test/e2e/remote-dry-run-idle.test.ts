@@ -20,12 +20,12 @@ describe('remote run --dry-run: the fixed monthly cost', () => {
     const byDefault = await runCli([...DRY, '--home', tempHome()]);
     expect(byDefault.code, byDefault.stderr).toBe(0);
     expect(fixedLine(byDefault.stdout)).toMatch(
-      /^fixed: 0 interface endpoints × 2 AZs \+ 4 alarm metrics \+ 11680 scheduled ticks \(watchdog keeping 8 queues' alarms, batch stage\) ≈ \$0\.71\/month/,
+      /^fixed: 0 interface endpoints × 2 AZs \+ 4 alarm metrics \+ 11680 scheduled ticks \(watchdog keeping 8 queues' alarms, batch stage\) ≈ \$0\.94\/month/,
     );
 
     const withLane = await runCli([...DRY, '--fargate-lane', '--home', tempHome()]);
     expect(withLane.code, withLane.stderr).toBe(0);
-    expect(fixedLine(withLane.stdout)).toMatch(/^fixed: 5 interface endpoints × 2 AZs \+ 24 alarm metrics \+ 11680 scheduled ticks .* ≈ \$75\.72\/month/);
+    expect(fixedLine(withLane.stdout)).toMatch(/^fixed: 5 interface endpoints × 2 AZs \+ 24 alarm metrics \+ 11680 scheduled ticks .* ≈ \$76\.10\/month/);
 
     const json = await runCli([...DRY, '--json', '--home', tempHome()]);
     expect(json.code, json.stderr).toBe(0);
