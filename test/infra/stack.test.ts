@@ -109,6 +109,15 @@ describe('queues', () => {
     const targets = rules[0]?.[1].Properties['Targets'] as { Arn: unknown; InputTransformer?: { InputPathsMap: Record<string, string> } }[];
     expect(targets).toEqual([expect.objectContaining({ Arn: { Ref: topicId } })]);
     expect(Object.values(targets[0]?.InputTransformer?.InputPathsMap ?? {})).toEqual(['$.detail.message']);
+    // EventBridge may publish to the topic (its resource policy), else every notification is dropped.
+    const topicStatements = resourcesOf('AWS::SNS::TopicPolicy').flatMap(
+      ([, p]) => (p.Properties['PolicyDocument'] as { Statement: Record<string, unknown>[] }).Statement,
+    );
+    expect(topicStatements).toContainEqual(
+      expect.objectContaining({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'events.amazonaws.com' }, Resource: { Ref: topicId } }),
+    );
+    // The age alarm reads each queue's ApproximateAgeOfOldestMessage (GetMetricData has no resource scope).
+    expect(JSON.stringify(statementsOfRoles(/^Watchdog/))).toContain('cloudwatch:GetMetricData');
     // CloudWatch alarms: none on a queue; the watchdog's errors and missing ticks, nightly and batch errors.
     const alarms = resourcesOf('AWS::CloudWatch::Alarm').map(([id, a]) => [id, a.Properties] as const);
     expect(alarms.filter(([, a]) => a['Namespace'] === 'AWS/SQS')).toEqual([]);
