@@ -64,4 +64,31 @@ describe('the watchdog when the queue alarms fail', () => {
     await expect(tick).rejects.toThrow('SQS unavailable');
     expect(sent).toHaveLength(1);
   });
+
+  it('saves no state when a transition could not be told, so the next tick tells it again', async () => {
+    let saved: QueueAlarmState = {};
+    let failNotify = true;
+    const told: string[] = [];
+    const tick = () =>
+      watchRuns({
+        ledger: { listRuns: () => Promise.resolve([]) } as unknown as RunLedger,
+        aggregateQueue: { send: () => Promise.resolve() },
+        pipelineDepth: () => Promise.resolve(0),
+        clock: () => at(0),
+        queueAlarms: {
+          read: () => Promise.resolve([reading({ name: 'plan', deadLettered: 1 })]),
+          store: { load: () => Promise.resolve(saved), save: (s) => ((saved = s), Promise.resolve()) },
+          notify: (alerts) =>
+            failNotify ? Promise.reject(new Error('PutEvents failed')) : (told.push(...alerts.map((a) => `${a.queue}:${a.state}`)), Promise.resolve()),
+        },
+      });
+    await expect(tick()).rejects.toThrow('PutEvents failed');
+    expect(saved).toEqual({});
+    failNotify = false;
+    await tick();
+    expect(told).toEqual(['plan:ALARM']);
+    expect(saved).toEqual({ plan: { deadLetters: true } });
+    await tick();
+    expect(told).toEqual(['plan:ALARM']); // told once
+  });
 });
