@@ -4,7 +4,8 @@
  * queues' alarms (DLQ depth, message age: layers/app/cloud/queue-alarms.ts), telling each
  * transition to the alarm topic through an EventBridge rule. Two CloudWatch alarms watch the
  * watchdog itself: its errors, and ticks that did not happen (missing data breaches). It reads
- * queue depths, the ledger, sends to the aggregate queue and puts events on the bus; nothing else.
+ * queue depths and the queues' age metric, the ledger, sends to the aggregate queue and puts events
+ * on the bus; nothing else.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';

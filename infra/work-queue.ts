@@ -13,7 +13,7 @@ import { deadLetterQueueProps, workQueueProps } from './defaults/queue-defaults.
 export interface WorkQueueProps {
   /** Visibility timeout: at least six times the consumer's timeout. */
   visibilityTimeout: Duration;
-  /** Alarm when the queue holds messages this long (a consumer is stuck or capped too low). */
+  /** Alarm when its oldest message is older than this for 15 minutes (a consumer is stuck or capped too low). */
   maxAge: Duration;
   /** Receives before the DLQ (default MAX_RECEIVE_COUNT, 5). */
   maxReceiveCount?: number;
