@@ -127,6 +127,8 @@ export class PolyevalStack extends Stack {
       aggregateQueue: this.queues.aggregate.queue,
       watchedQueues: [...workQueues.values()].map((q) => q.queue),
       deadLetterQueues: [...workQueues.values()].map((q) => q.deadLetterQueue),
+      alarmQueues: workQueues,
+      alarmBus: this.pipeline.bus,
     });
     // s3:// datasets and replay files in other buckets (-c datasetBuckets), and where runs may read them.
     grantDatasetBuckets([this.pipeline.plan, this.pipeline.generate, this.batch.handler], config.datasetBuckets);
@@ -134,6 +136,7 @@ export class PolyevalStack extends Stack {
       for (const [name, value] of Object.entries(readableS3Environment(bucket, config.datasetBuckets))) starter.function.addEnvironment(name, value);
     }
     this.alerts = new Alerts(this, 'Alerts', config.alarmEmail === undefined ? {} : { email: config.alarmEmail });
+    this.watchdog.alarmTo(this.alerts.topic);
     addStackOutputs(this, { api: this.api.httpApi, bucket, ledger, analytics: this.analytics, alarmTopic: this.alerts.topic });
     tagForCostAllocation(this);
   }

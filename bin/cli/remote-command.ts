@@ -179,7 +179,7 @@ async function dryRunRemote(spec: RunSpec, flags: RemoteRunFlags, command: Comma
     );
     print(`  ${modesLine(e, deployment)}`);
     print(
-      `  fixed: ${e.fixed.interface_endpoints} interface endpoints × ${e.fixed.azs} AZs + ${e.fixed.alarm_metrics} alarm metrics ≈ $${e.fixed.usd_per_month.toFixed(2)}/month while the stack is deployed, runs or not`,
+      `  fixed: ${e.fixed.interface_endpoints} interface endpoints × ${e.fixed.azs} AZs + ${e.fixed.alarm_metrics} alarm metrics + ${e.fixed.scheduled_ticks} scheduled ticks (watchdog keeping ${e.fixed.watched_queues} queues' alarms, batch stage) ≈ $${e.fixed.usd_per_month.toFixed(2)}/month while the stack is deployed, runs or not`,
     );
   }
 }

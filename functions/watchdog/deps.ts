@@ -1,11 +1,16 @@
 /** The watchdog function's dependencies: built once per container from its environment. */
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoRunLedger, SqsWorkQueue } from '#aws/index.ts';
+import { EventBridgePublisher } from '#aws/eventbridge-publisher.ts';
+import { DynamoQueueAlarmStore, readQueues, watchedQueuesOf } from '#aws/queue-alarm-store.ts';
 import { peekMessages, sqsQueueDepth } from '#aws/sqs-dead-letters.ts';
 import { requireEnv } from '../shared/env.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
 import type { WatchdogDeps } from '#app/cloud/watchdog.ts';
+import { QUEUE_ALARM_DETAIL_TYPE, type QueueAlarmState, type QueueAlert } from '#app/cloud/queue-alarms.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 
 export interface WatchdogHandlerDeps extends WatchdogDeps {
@@ -16,7 +21,8 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
   const obs = createObservability('watchdog');
   // The ledger and the queues only: the watchdog never reads the bucket.
   const sqs = obs.tracer.captureAWSv3Client(new SQSClient({}));
-  const ledger = new DynamoRunLedger({ client: obs.tracer.captureAWSv3Client(new DynamoDBClient({})), tableName: requireEnv('TABLE_NAME', env) });
+  const dynamo = obs.tracer.captureAWSv3Client(new DynamoDBClient({}));
+  const ledger = new DynamoRunLedger({ client: dynamo, tableName: requireEnv('TABLE_NAME', env) });
   // WATCHED_QUEUE_URLS: every stage and execute queue (comma-separated), not the DLQs.
   const watched = requireEnv('WATCHED_QUEUE_URLS', env)
     .split(',')
@@ -27,8 +33,28 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
     .split(',')
     .map((url) => url.trim())
     .filter(Boolean);
+  // QUEUE_ALARMS (name=maxAgeSeconds per watched queue) and ALARM_BUS_NAME: the work queues' alarms
+  // (layers/app/cloud/queue-alarms.ts); EventBridge carries each transition to the alarm topic.
+  const alarmSpec = env.QUEUE_ALARMS ?? '';
+  const alarmBus = env.ALARM_BUS_NAME ?? '';
+  const queueAlarms: WatchdogDeps['queueAlarms'] =
+    alarmSpec !== '' && alarmBus !== ''
+      ? (() => {
+          const queues = watchedQueuesOf(alarmSpec, watched, dlqs);
+          const cloudwatch = obs.tracer.captureAWSv3Client(new CloudWatchClient({}));
+          const events = new EventBridgePublisher({ client: obs.tracer.captureAWSv3Client(new EventBridgeClient({})), busName: alarmBus });
+          return {
+            read: (now: Date) => readQueues(sqs, cloudwatch, queues, now),
+            store: new DynamoQueueAlarmStore<QueueAlarmState>({ client: dynamo, tableName: requireEnv('TABLE_NAME', env) }),
+            notify: async (alerts: QueueAlert[]) => {
+              for (const alert of alerts) await events.publish(QUEUE_ALARM_DETAIL_TYPE, { ...alert });
+            },
+          };
+        })()
+      : undefined;
   return {
     obs,
+    ...(queueAlarms ? { queueAlarms } : {}),
     ledger,
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
     pipelineDepth: async () => (await Promise.all(watched.map((url) => sqsQueueDepth(sqs, url)))).reduce((a, b) => a + b, 0),

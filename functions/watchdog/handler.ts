@@ -19,6 +19,7 @@ export function makeHandler(deps: WatchdogHandlerDeps): WatchdogHandler {
   return chain.handler(async () => {
     const report = await watchRuns(deps);
     if (report.stalled.length > 0) obs.logger.info('stalled runs', { ...report });
+    if (report.alerts) obs.logger.info('queue alarms told', { alerts: report.alerts });
     return report;
   }) as unknown as WatchdogHandler;
 }

@@ -210,7 +210,7 @@ describe('alarms', () => {
     const scaling = all.filter(([, a]) => actions(a).some((action) => /ScalingPolicy|Policy[0-9A-F]{8}>$/.test(action) && !action.includes(String(topicId))));
     const operational = all.filter((entry) => !scaling.includes(entry));
     expect(scaling.length).toBeGreaterThan(0); // the Fargate lane's queue-depth steps
-    expect(operational.length).toBeGreaterThanOrEqual(19); // DLQ depth + age per queue (9 + 9), nightly errors
+    expect(operational.length).toBe(4); // watchdog errors and missing ticks, nightly and batch errors (the watchdog keeps the queue alarms)
     for (const [id, alarm] of operational) expect(actions(alarm), id).toEqual([`<${topicId}>`]);
     for (const [id, alarm] of scaling) expect(actions(alarm), id).not.toContain(`<${topicId}>`);
     const subscriptions = resources(json, 'AWS::SNS::Subscription').map(([, s]) => s.Properties);

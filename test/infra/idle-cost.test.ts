@@ -17,13 +17,20 @@ describe('the stack’s idle bill', () => {
     expect(idle).toEqual(defaultIdleResources(false, EXECUTOR_IMAGES.length));
     expect(idle.interfaceEndpointAzs).toBe(0);
     expect(idle.natGateways).toBe(0);
-    // The issue's target is ≤ $1; alarms alone are $0.10 per alarm metric (docs/aws.md "Idle cost").
-    expect(idleMonthlyUsd(idle)).toBe(Math.round(idle.alarmMetrics * 10) / 100);
+    // Issue 35's target: ≤ $1 a month standing idle (docs/aws.md "Idle cost"). The work queues'
+    // alarms are the watchdog's (its QUEUE_ALARMS names every one), not CloudWatch's.
+    expect(idle.alarmMetrics).toBe(4);
+    expect(idle.watchedQueues).toBe(3 + EXECUTOR_IMAGES.length);
+    expect(idle.watchdogTicks).toBe(2920);
+    expect(idleMonthlyUsd(idle)).toBeLessThanOrEqual(1);
   }, 300_000);
 
   it('is what the dry run prices with -c fargateLane=true', () => {
     const idle = idleOf({ fargateLane: true });
     expect(idle).toEqual(defaultIdleResources(true, EXECUTOR_IMAGES.length));
     expect(idle.interfaceEndpointAzs).toBe(10);
+    // The lane's queues are watched too; its step-scaling alarms (two 2-metric alarms per image) stay.
+    expect(idle.watchedQueues).toBe(3 + 2 * EXECUTOR_IMAGES.length);
+    expect(idle.alarmMetrics).toBe(4 + 4 * EXECUTOR_IMAGES.length);
   }, 300_000);
 });

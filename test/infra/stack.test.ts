@@ -90,10 +90,42 @@ describe('queues', () => {
     for (const [, queue] of resourcesOf('AWS::SQS::Queue')) expect(queue.Properties['SqsManagedSseEnabled']).toBe(true);
   });
 
-  it('alarms on DLQ depth and on the age of the oldest message for every queue', () => {
-    const alarms = resourcesOf('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties['MetricName']);
-    expect(alarms.filter((m) => m === 'ApproximateNumberOfMessagesVisible')).toHaveLength(3 + IMAGE_COUNT);
-    expect(alarms.filter((m) => m === 'ApproximateAgeOfOldestMessage')).toHaveLength(3 + IMAGE_COUNT);
+  it('has the watchdog keep DLQ-depth and age alarms for every queue, routed to the alarm topic, and CloudWatch alarms only for what it cannot watch', () => {
+    // The watchdog reads each work queue and its DLQ every tick (layers/app/cloud/queue-alarms.ts).
+    const [watchdogId, watchdog] = resourcesOf('AWS::Lambda::Function').find(([id]) => /^Watchdog/.test(id)) ?? [];
+    const env = (watchdog?.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    const spec = String(env['QUEUE_ALARMS']).split(',');
+    expect(spec).toEqual([
+      'plan=1800',
+      'generate=21600',
+      'aggregate=3600',
+      ...EXECUTOR_IMAGES.map((image) => expect.stringMatching(new RegExp(`^execute-${image.id}=3600$`))),
+    ]);
+    expect(JSON.stringify(env['DEAD_LETTER_QUEUE_URLS'])).toMatch(/Dlq/);
+    expect(env['ALARM_BUS_NAME']).toBeDefined();
+    // Its transitions reach the alarm topic through one rule: the event's message is the mail.
+    const [topicId] = resourcesOf('AWS::SNS::Topic')[0] ?? [];
+    const rules = resourcesOf('AWS::Events::Rule').filter(([, r]) => JSON.stringify(r.Properties['EventPattern']).includes('QueueAlarm'));
+    expect(rules).toHaveLength(1);
+    const targets = rules[0]?.[1].Properties['Targets'] as { Arn: unknown; InputTransformer?: { InputPathsMap: Record<string, string> } }[];
+    expect(targets).toEqual([expect.objectContaining({ Arn: { Ref: topicId } })]);
+    expect(Object.values(targets[0]?.InputTransformer?.InputPathsMap ?? {})).toEqual(['$.detail.message']);
+    // EventBridge may publish to the topic (its resource policy), else every notification is dropped.
+    const topicStatements = resourcesOf('AWS::SNS::TopicPolicy').flatMap(
+      ([, p]) => (p.Properties['PolicyDocument'] as { Statement: Record<string, unknown>[] }).Statement,
+    );
+    expect(topicStatements).toContainEqual(
+      expect.objectContaining({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'events.amazonaws.com' }, Resource: { Ref: topicId } }),
+    );
+    // The age alarm reads each queue's ApproximateAgeOfOldestMessage (GetMetricData has no resource scope).
+    expect(JSON.stringify(statementsOfRoles(/^Watchdog/))).toContain('cloudwatch:GetMetricData');
+    // CloudWatch alarms: none on a queue; the watchdog's errors and missing ticks, nightly and batch errors.
+    const alarms = resourcesOf('AWS::CloudWatch::Alarm').map(([id, a]) => [id, a.Properties] as const);
+    expect(alarms.filter(([, a]) => a['Namespace'] === 'AWS/SQS')).toEqual([]);
+    expect(alarms.map(([, a]) => a['MetricName']).sort()).toEqual(['Errors', 'Errors', 'Errors', 'Invocations']);
+    const missing = alarms.find(([, a]) => a['MetricName'] === 'Invocations')?.[1];
+    expect(missing).toMatchObject({ ComparisonOperator: 'LessThanThreshold', Threshold: 1, TreatMissingData: 'breaching', Period: 3600 });
+    expect(JSON.stringify(missing?.['Dimensions'])).toContain(String(watchdogId));
   });
 
   it('caps generate at the provider rate limit and reports batch item failures on every mapping', () => {

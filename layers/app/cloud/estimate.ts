@@ -18,7 +18,7 @@ import { ACCOUNT_CONCURRENCY, concurrencyBudget, RUNNER_RESERVED_CONCURRENCY } f
 import type { DryRunPlan } from '../shared/dry-run.ts';
 import { CLOUD_BATCH_SCHEMES, cloudBatchWindowHours } from './batch-clients.ts';
 import { AWS_PRICES } from '#providers/aws-prices.ts';
-import { defaultIdleResources, idleMonthlyUsd } from './idle-cost.ts';
+import { defaultIdleResources, idleMonthlyUsd, scheduledMonthlyUsd } from './idle-cost.ts';
 
 /** AWS list prices, us-east-1, USD (one table for the estimate, the simulation and the price table's compute block). */
 export { AWS_PRICES };
@@ -132,8 +132,19 @@ export interface CloudEstimate extends DryRunPlan {
   /** Both modes side by side; `batch` is null for a provider without a batch API in the cloud. */
   modes: { on_demand: ModeEstimate; batch: ModeEstimate | null };
   /** What the deployment costs while it stands, runs or not (the interface endpoints). */
-  /** What the stack bills idle (idle-cost.ts): its interface endpoints and alarm metrics, priced by the month. */
-  fixed: { interface_endpoints: number; azs: number; alarm_metrics: number; usd_per_month: number };
+  /** What the stack bills idle (idle-cost.ts): its interface endpoints, alarm metrics and the watchdog's ticks (which keep the queue alarms), priced by the month. */
+  fixed: {
+    interface_endpoints: number;
+    azs: number;
+    alarm_metrics: number;
+    usd_per_month: number;
+    /** Scheduled function ticks a month: the watchdog's every 15 minutes, the batch stage's every 5. */
+    scheduled_ticks: number;
+    /** Work queues whose DLQ-depth and age alarms the watchdog keeps. */
+    watched_queues: number;
+    /** What the ticks bill (Scheduler, Lambda, X-Ray, DynamoDB, logs, the watchdog's SQS reads), USD a month; included in usd_per_month. */
+    scheduled_usd_per_month: number;
+  };
   wall_time_seconds: number;
   deployment: Deployment;
 }
@@ -246,7 +257,15 @@ export function estimateCloudRun(
 /** The deployed stack's idle bill: every resource that bills while it exists (idle-cost.ts). */
 function fixedCost(fargateLane: boolean): CloudEstimate['fixed'] {
   const idle = defaultIdleResources(fargateLane, EXECUTOR_IMAGES.length);
-  return { interface_endpoints: interfaceEndpoints(fargateLane), azs: VPC_AZS, alarm_metrics: idle.alarmMetrics, usd_per_month: idleMonthlyUsd(idle) };
+  return {
+    interface_endpoints: interfaceEndpoints(fargateLane),
+    azs: VPC_AZS,
+    alarm_metrics: idle.alarmMetrics,
+    usd_per_month: idleMonthlyUsd(idle),
+    scheduled_ticks: idle.scheduledTicks,
+    watched_queues: idle.watchedQueues,
+    scheduled_usd_per_month: Math.round(scheduledMonthlyUsd(idle) * 100) / 100,
+  };
 }
 
 function schemeOf(model: string): string {

@@ -9,9 +9,13 @@
  *
  * "Idle" is the sum of every stage and execute queue's depth (visible, in flight, delayed):
  * while anything is queued, a quiet run may only be waiting behind another run's work.
+ *
+ * Every tick, before looking at runs, it also keeps the work queues' alarms (queue-alarms.ts):
+ * dead letters and old messages, told to the alarm topic once per transition.
  */
 import type { RunLedger, RunSummary, WorkQueue } from '#core/ports.ts';
 import { versioned, type AggregateMessage } from './messages.ts';
+import { evaluateQueues, sameState, type QueueAlarmStore, type QueueAlert, type QueueReading } from './queue-alarms.ts';
 import { itemIdOfMessage, runIdOfMessage } from './run-control.ts';
 
 export interface WatchdogDeps {
@@ -24,6 +28,12 @@ export interface WatchdogDeps {
   clock: () => Date;
   /** A run without a ledger update for this long is stalled (default 30 minutes). */
   stallMs?: number;
+  /** The work queues' alarms (all three or none): each queue and its DLQ read this tick, the state kept between ticks, and where transitions are told. */
+  queueAlarms?: {
+    read: (now: Date) => Promise<QueueReading[]>;
+    store: QueueAlarmStore;
+    notify: (alerts: QueueAlert[]) => Promise<void>;
+  };
 }
 
 export type WatchdogAction =
@@ -35,6 +45,8 @@ export interface WatchdogReport {
   /** Messages still queued: nothing is closed while the pipeline is busy. */
   queued: number;
   actions: WatchdogAction[];
+  /** Queue alarm transitions told this tick (none: nothing changed, or no queue alarms kept). */
+  alerts?: QueueAlert[];
 }
 
 export const DEFAULT_STALL_MS = 30 * 60_000;
@@ -42,6 +54,30 @@ export const DEFAULT_STALL_MS = 30 * 60_000;
 const MAX_LISTED = 2_000;
 
 export async function watchRuns(deps: WatchdogDeps): Promise<WatchdogReport> {
+  // A queue alarm that cannot be kept (SQS, DynamoDB or EventBridge failing) must not keep stalled
+  // runs open: the runs are looked at anyway, then the failure is thrown (the errors alarm, a retry next tick).
+  let alerts: QueueAlert[] = [];
+  let alarmFailure: { error: unknown } | undefined;
+  try {
+    if (deps.queueAlarms) alerts = await keepQueueAlarms(deps.queueAlarms, deps.clock());
+  } catch (error) {
+    alarmFailure = { error };
+  }
+  const report = await closeStalledRuns(deps);
+  if (alarmFailure) throw alarmFailure.error;
+  return alerts.length > 0 ? { ...report, alerts } : report;
+}
+
+/** Reads the queues, tells the transitions, then remembers the new state: a failed notification is retried next tick. */
+async function keepQueueAlarms(q: NonNullable<WatchdogDeps['queueAlarms']>, now: Date): Promise<QueueAlert[]> {
+  const [readings, previous] = await Promise.all([q.read(now), q.store.load()]);
+  const { state, alerts } = evaluateQueues(readings, previous, now);
+  if (alerts.length > 0) await q.notify(alerts);
+  if (!sameState(state, previous)) await q.store.save(state);
+  return alerts;
+}
+
+async function closeStalledRuns(deps: WatchdogDeps): Promise<WatchdogReport> {
   const now = deps.clock().getTime();
   const stallMs = deps.stallMs ?? DEFAULT_STALL_MS;
   const stalled = (await deps.ledger.listRuns()).filter(
