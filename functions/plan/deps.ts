@@ -1,6 +1,6 @@
 /** The plan function's dependencies: built once per container from its environment. */
 import { SqsWorkQueue } from '#aws/index.ts';
-import type { WorkItem } from '#core/run/plan.ts';
+import type { WorkItem } from '#core/run/index.ts';
 import { requireEnv } from '../shared/env.ts';
 import { dynamoSetRunItems } from '#aws/dynamo-run-items.ts';
 import type { PlanMessage } from '#app/cloud/messages.ts';

@@ -6,7 +6,7 @@
  */
 import type { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type { ArnPattern, IamGrant, ProviderKind } from '../../layers/core/models/provider-kind.ts';
+import type { ArnPattern, IamGrant, ProviderKind } from '../../layers/core/models/index.ts';
 import { PROVIDER_REGISTRY } from '../../layers/providers/registry.ts';
 import { resourceFinding } from '../nag.ts';
 

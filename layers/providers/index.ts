@@ -8,7 +8,7 @@
  * const provider = createNetworkProvider('openai:http://127.0.0.1:8000/v1#qwen', { concurrency: 8 });
  * if (provider) console.log((await provider.generate(req)).text);
  */
-import type { Provider } from '#core/models/provider.ts';
+import type { Provider } from '#core/models/index.ts';
 import type { ProviderOptions } from './options.ts';
 import { PROVIDER_REGISTRY } from './registry.ts';
 

@@ -6,7 +6,7 @@
  */
 import type { BedrockControlClient } from '#providers/batch/bedrock-batch.ts';
 import { InputError } from '#core/errors.ts';
-import type { BatchClient } from '#core/models/batch.ts';
+import type { BatchClient } from '#core/models/index.ts';
 import type { BlobStore } from '#core/ports.ts';
 import { shippedCapabilityTable } from '#providers/index.ts';
 import type { ProviderOptions } from '#providers/index.ts';

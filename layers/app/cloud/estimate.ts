@@ -11,7 +11,7 @@
  * A run is estimated both ways, on demand and through the provider's batch API, side by side.
  * A little over 250 lines: the two modes share one model of the pipeline's work.
  */
-import { BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
+import { BUNDLED_SUITES } from '#core/benchmarks/index.ts';
 import { EXECUTOR_IMAGES, FARGATE_TASK, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
 import { LAMBDA_BUDGET_MS } from './stages.ts';
 import { ACCOUNT_CONCURRENCY, concurrencyBudget, RUNNER_RESERVED_CONCURRENCY } from './concurrency-budget.ts';

@@ -6,7 +6,7 @@
  * a run naming another host is refused there, before any call.
  */
 import { HarnessError, InputError } from '#core/errors.ts';
-import type { Provider } from '#core/models/provider.ts';
+import type { Provider } from '#core/models/index.ts';
 import type { ProviderOptions } from '#providers/index.ts';
 import { parseKeyHosts, type KeyHostRule } from '#providers/key-hosts.ts';
 import { PROVIDER_REGISTRY } from '#providers/registry.ts';

@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { executeApiSigner, type ApiCredentials, type SignRequest } from '#aws/execute-api-signer.ts';
 import { HarnessError, InputError } from '#core/errors.ts';
-import type { RunSpec } from '#core/run/spec.ts';
+import type { RunSpec } from '#core/run/index.ts';
 import type { SelftestStarted, SelftestView } from './selftest.ts';
 
 export interface RemoteClientOptions {

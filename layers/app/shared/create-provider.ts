@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InputError } from '#core/errors.ts';
-import type { Provider } from '#core/models/provider.ts';
+import type { Provider } from '#core/models/index.ts';
 import type { ProviderOptions } from '#providers/options.ts';
 import { PROVIDER_REGISTRY } from '#providers/registry.ts';
 
