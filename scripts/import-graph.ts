@@ -75,7 +75,22 @@ export const CORE_GATES: readonly Gate[] = INDEXED_FOLDERS.map((folder) => ({
  * The layers outside core that have a door, and what their doors are. Layers not listed
  * (layers/app/*, layers/images) have none; docs/development.md says why.
  */
-export const LAYER_GATES: readonly Gate[] = [];
+export const LAYER_GATES: readonly Gate[] = [
+  // lambda-account.ts loads the Lambda SDK with a dynamic import (the CLI's start loads no SDK):
+  // behind the index, that import would put the whole Lambda client in every function using the index (+22 KB in execute).
+  { folder: 'layers/aws', doors: ['layers/aws/index.ts', 'layers/aws/lambda-account.ts'] },
+  { folder: 'layers/local', doors: ['layers/local/index.ts'] },
+  { folder: 'layers/sources', doors: ['layers/sources/index.ts'] },
+];
+
+/**
+ * Folders whose files do nothing when imported but declare (no top-level call that matters, no
+ * `import './x'` for an effect): package.json's `sideEffects` lists every other source folder,
+ * so esbuild drops a module of these that a bundle never uses, and a door re-exporting its
+ * whole folder drags nothing into a bundle that uses one name of it. Not providers/ (batch/
+ * imports the registry first for its evaluation order), nor the entry points' folders.
+ */
+export const SIDE_EFFECT_FREE: readonly string[] = ['layers/core', 'layers/aws'];
 
 /** Every gated folder, core's and the other layers'. */
 export const GATES: readonly Gate[] = [...CORE_GATES, ...LAYER_GATES];

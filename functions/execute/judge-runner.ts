@@ -6,7 +6,7 @@
  * harness, an older stack) programs run in this container's sandbox as before.
  */
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { LambdaInvoker } from '#aws/lambda-invoker.ts';
+import { LambdaInvoker } from '#aws/index.ts';
 import { LAMBDA_RUNNER_ISOLATION, LambdaProgramRunner } from '#app/cloud/lambda-runner.ts';
 import type { ContainerSandboxOptions } from './container-sandbox.ts';
 

@@ -2,7 +2,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoRunLedger, SqsWorkQueue } from '#aws/index.ts';
-import { peekMessages, sqsQueueDepth } from '#aws/sqs-dead-letters.ts';
+import { peekMessages, sqsQueueDepth } from '#aws/index.ts';
 import { requireEnv } from '../shared/env.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
 import type { WatchdogDeps } from '#app/cloud/watchdog.ts';

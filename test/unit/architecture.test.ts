@@ -8,7 +8,19 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { documentedCoreRings, renderCoreRings } from '../../scripts/layout-doc.ts';
-import { CORE_GATES, CORE_RINGS, coreUnitOf, cycles, deepImports, GATES, importEdges, ringOf, type Edge, type Gate } from '../../scripts/import-graph.ts';
+import {
+  CORE_GATES,
+  CORE_RINGS,
+  coreUnitOf,
+  cycles,
+  deepImports,
+  GATES,
+  importEdges,
+  ringOf,
+  SIDE_EFFECT_FREE,
+  type Edge,
+  type Gate,
+} from '../../scripts/import-graph.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CORE = join(ROOT, 'layers', 'core');
@@ -159,21 +171,26 @@ describe("package.json's sideEffects", () => {
   // A door re-exports its whole folder. esbuild (the CLI bundle, every Lambda and image) drops a
   // module whose exports a bundle never uses only when package.json says the file has no side
   // effects; without that, importing one name through a door dragged its neighbours' top-level
-  // code into every bundle (the untrusted runner grew 66 KB). Core is pure, so its files are the
+  // code into every bundle (the untrusted runner grew 66 KB). SIDE_EFFECT_FREE's folders are the
   // ones not listed; every other folder keeps its side effects (providers/batch relies on one).
   const listed = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { sideEffects: string[] }).sideEffects;
 
-  it('lists every source folder and layer but layers/core', () => {
+  it('lists every source folder and layer but the side-effect-free ones', () => {
     const layers = readdirSync(join(ROOT, 'layers'), { withFileTypes: true })
-      .filter((e) => e.isDirectory() && e.name !== 'core')
+      .filter((e) => e.isDirectory())
       .map((e) => `layers/${e.name}`);
-    const expected = [...['bin', 'functions', 'infra', 'scripts', 'sim', 'test', 'bench'], ...layers].map((d) => `./${d}/**`);
+    const expected = [...['bin', 'functions', 'infra', 'scripts', 'sim', 'test', 'bench'], ...layers]
+      .filter((d) => !SIDE_EFFECT_FREE.includes(d))
+      .map((d) => `./${d}/**`);
     expect([...listed].sort()).toEqual(expected.sort());
   });
 
-  it.each(files(CORE).map((f) => [relative(ROOT, f), f]))('%s imports no module for its side effects alone', (_name, file) => {
-    expect(readFileSync(file, 'utf8')).not.toMatch(/(?:^|\n)\s*import\s+['"]/);
-  });
+  it.each(SIDE_EFFECT_FREE.flatMap((d) => files(join(ROOT, d))).map((f) => [relative(ROOT, f), f]))(
+    '%s imports no module for its side effects alone',
+    (_name, file) => {
+      expect(readFileSync(file, 'utf8')).not.toMatch(/(?:^|\n)\s*import\s+['"]/);
+    },
+  );
 });
 
 describe('test/, bench/ and sim/', () => {

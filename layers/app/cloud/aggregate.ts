@@ -20,7 +20,7 @@ import { keys } from '#core/run/index.ts';
 import { storedJson } from '#core/run/index.ts';
 import type { Manifest } from '#core/run/index.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
-import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
+import { loadBenchmarkResources } from '#sources/index.ts';
 import { cloudKeys, readTaskSnapshot } from './context.ts';
 import { readManifest } from '#core/run/index.ts';
 import type { AggregateMessage } from './messages.ts';

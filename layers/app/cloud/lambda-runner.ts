@@ -10,7 +10,7 @@
 import { HarnessError } from '#core/errors.ts';
 import type { ProgramRun, RunRequest } from '#core/judging/index.ts';
 import type { ProgramRunner, RunnerJob, RunnerResult } from '#core/judging/index.ts';
-import type { InvokeResult } from '#aws/lambda-invoker.ts';
+import type { InvokeResult } from '#aws/index.ts';
 import {
   PAYLOAD_BUDGET_BYTES,
   parseWire,

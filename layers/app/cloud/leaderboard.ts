@@ -18,7 +18,7 @@ import { groupBoards, type Board, type BoardRun } from '#core/report/index.ts';
 import { boardRunOfManifest } from '#core/report/index.ts';
 import { metricKey } from '#core/report/index.ts';
 import { safeSegment } from '#core/run/index.ts';
-import { ATHENA_MAX_QUERY_BYTES, leaderboardSql, sqlString } from '#aws/athena-sql.ts';
+import { ATHENA_MAX_QUERY_BYTES, leaderboardSql, sqlString } from '#aws/index.ts';
 import { readKeptManifest } from './context.ts';
 
 /** Manifests read at once (S3 GETs). */

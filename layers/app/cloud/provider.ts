@@ -11,8 +11,8 @@ import type { ProviderOptions } from '#providers/index.ts';
 import { parseKeyHosts, type KeyHostRule } from '#providers/key-hosts.ts';
 import { PROVIDER_REGISTRY } from '#providers/registry.ts';
 // The module, not the folder's index: the index also loads the Romanian lexicon's dictionaries.
-import { parseS3Ref, s3ClientFromEnv } from '#sources/s3-source.ts';
-import { S3BlobStore } from '#aws/s3-blob-store.ts';
+import { parseS3Ref, s3ClientFromEnv } from '#sources/index.ts';
+import { S3BlobStore } from '#aws/index.ts';
 import { createProvider, unknownProvider } from '../shared/create-provider.ts';
 
 export async function createCloudProvider(spec: string, options: ProviderOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<Provider> {

@@ -24,7 +24,7 @@ import type { Manifest } from '#core/run/index.ts';
 import { decodeRecords, encodeRecords } from '#core/run/index.ts';
 import type { RunRecord } from '#core/types.ts';
 import { countTies, type TieCount } from '#core/judging/index.ts';
-import type { PartCounter } from '#aws/dynamo-part-counter.ts';
+import type { PartCounter } from '#aws/index.ts';
 import { versioned, type AggregateMessage, type CloudWorkItem } from './messages.ts';
 
 /** Item reads in flight while a part is compacted. */

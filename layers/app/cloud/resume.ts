@@ -28,7 +28,7 @@ import { itemId } from '#core/run/index.ts';
 import { itemToSend, recordsOf, resumeDecisions } from '#core/run/index.ts';
 import { readManifest } from '#core/run/index.ts';
 import { replanItems, type WorkItem } from '#core/run/index.ts';
-import type { PartCounter, PartSlot } from '#aws/dynamo-part-counter.ts';
+import type { PartCounter, PartSlot } from '#aws/index.ts';
 import { versioned, type AggregateMessage, type CloudWorkItem, type PlanMessage } from './messages.ts';
 import { snapshotAsLoaded, type PlanDeps, type PlanOutcome } from './plan.ts';
 import { resumeKeys } from './record-parts.ts';

@@ -14,7 +14,7 @@ import { scorerOf } from '#core/scorers/index.ts';
 import type { Task, Verdict } from '#core/types.ts';
 import { notifyIfComplete } from './completion.ts';
 import type { RunContextCache } from './context.ts';
-import type { PartCounter } from '#aws/dynamo-part-counter.ts';
+import type { PartCounter } from '#aws/index.ts';
 import { resolveGenerated, toMessage } from './large-messages.ts';
 import type { AggregateMessage, CloudWorkItem, GeneratedMessage } from './messages.ts';
 import { countInPart } from './record-parts.ts';

@@ -12,7 +12,7 @@ import type { Provider } from '#core/models/index.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { assertMayExecute } from './trust.ts';
 import { computeExtraMetrics } from '#core/benchmarks/index.ts';
-import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
+import { loadBenchmarkResources } from '#sources/index.ts';
 import type { GeneratedItem, RunContext } from '#core/run/index.ts';
 import type { RunSettings } from '#core/run/index.ts';
 import type { Manifest } from '#core/run/index.ts';
