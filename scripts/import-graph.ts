@@ -80,7 +80,29 @@ export const LAYER_GATES: readonly Gate[] = [
   // behind the index, that import would put the whole Lambda client in every function using the index (+22 KB in execute).
   { folder: 'layers/aws', doors: ['layers/aws/index.ts', 'layers/aws/lambda-account.ts'] },
   { folder: 'layers/local', doors: ['layers/local/index.ts'] },
+  // The batch APIs have their own door (batch/registry.ts): behind the index they put every
+  // batch client in every function that prices a model (+10 KB in watchdog); and
+  // batch/bedrock-batch.ts is loaded lazily (a dynamic import), so only a Bedrock batch loads
+  // the Bedrock control-plane client.
+  { folder: 'layers/providers', doors: ['layers/providers/index.ts', 'layers/providers/batch/registry.ts', 'layers/providers/batch/bedrock-batch.ts'] },
   { folder: 'layers/sources', doors: ['layers/sources/index.ts'] },
+  // index.ts is the executor, which its users load lazily (a dynamic import: the CLI's start and
+  // a judge's cold start load none of it). The other doors are small modules their users load
+  // without it: isolation.ts (what a host isolates: the CLI's trust checks, the judge's root
+  // check), compile-cache-gc.ts (cache sizes for `polyeval cleanup`), integrity.ts (leftover
+  // processes: the judge and the runner), and for the image build's prebuild entry
+  // languages/index.ts and supervisor.ts.
+  {
+    folder: 'layers/sandbox',
+    doors: [
+      'layers/sandbox/index.ts',
+      'layers/sandbox/isolation.ts',
+      'layers/sandbox/compile-cache-gc.ts',
+      'layers/sandbox/integrity.ts',
+      'layers/sandbox/languages/index.ts',
+      'layers/sandbox/supervisor.ts',
+    ],
+  },
 ];
 
 /**

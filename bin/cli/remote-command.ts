@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { parseRunSpec, type RunSpec } from '#core/run/index.ts';
-import { loadUserPrices, parseAssumedPrice } from '#providers/prices.ts';
+import { loadUserPrices, parseAssumedPrice } from '#providers/index.ts';
 import { BENCHMARKS, findBenchmark } from '#core/benchmarks/index.ts';
 import { scorerByKind } from '#core/scorers/index.ts';
 import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment, type ModeEstimate } from '#app/cloud/estimate.ts';

@@ -11,7 +11,7 @@ import { isSweepId, resumeSweep, runSweep, type CellFailure, type SweepDocument,
 import { completedRuns } from '#app/local/leaderboard.ts';
 import { buildLeaderboard } from '#core/report/index.ts';
 import { loadCapabilityTable, loadPriceTable, parseAssumedPrice } from '#providers/index.ts';
-import { schemesReading } from '#providers/registry.ts';
+import { schemesReading } from '#providers/index.ts';
 import { BATCH_KINDS, batchKindOf } from '#providers/batch/registry.ts';
 import { markBatchCells } from '#core/run/index.ts';
 import type { RunSpec } from '#core/run/index.ts';

@@ -17,7 +17,7 @@ import { LAMBDA_BUDGET_MS } from './stages.ts';
 import { ACCOUNT_CONCURRENCY, concurrencyBudget, RUNNER_RESERVED_CONCURRENCY } from './concurrency-budget.ts';
 import type { DryRunPlan } from '../shared/dry-run.ts';
 import { CLOUD_BATCH_SCHEMES, cloudBatchWindowHours } from './batch-clients.ts';
-import { AWS_PRICES } from '#providers/aws-prices.ts';
+import { AWS_PRICES } from '#providers/index.ts';
 import { defaultIdleResources, idleMonthlyUsd } from './idle-cost.ts';
 
 /** AWS list prices, us-east-1, USD (one table for the estimate, the simulation and the price table's compute block). */

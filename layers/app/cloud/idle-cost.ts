@@ -20,7 +20,7 @@
  * Not counted (billed by use, not by existence): S3 and DynamoDB storage, log storage, Lambda,
  * SQS requests — but see docs/aws.md "Idle cost" on the empty receives of Lambda's SQS pollers.
  */
-import { AWS_PRICES } from '#providers/aws-prices.ts';
+import { AWS_PRICES } from '#providers/index.ts';
 
 /** Idle prices, USD (see the sources above). */
 export const IDLE_PRICES = {

@@ -8,8 +8,8 @@
 import { HarnessError, InputError } from '#core/errors.ts';
 import type { Provider } from '#core/models/index.ts';
 import type { ProviderOptions } from '#providers/index.ts';
-import { parseKeyHosts, type KeyHostRule } from '#providers/key-hosts.ts';
-import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import { parseKeyHosts, type KeyHostRule } from '#providers/index.ts';
+import { PROVIDER_REGISTRY } from '#providers/index.ts';
 // The module, not the folder's index: the index also loads the Romanian lexicon's dictionaries.
 import { parseS3Ref, s3ClientFromEnv } from '#sources/index.ts';
 import { S3BlobStore } from '#aws/index.ts';

@@ -10,7 +10,7 @@ import { checkCloudBatch } from './batch-clients.ts';
 import { InputError } from '#core/errors.ts';
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/index.ts';
-import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import { PROVIDER_REGISTRY } from '#providers/index.ts';
 import { unknownProvider } from '../shared/create-provider.ts';
 import { languagesFor, newRunId, randomSuffix, runIdPrefix } from '../shared/run-ids.ts';
 import { versioned, type PlanMessage, type RunRequest } from './messages.ts';

@@ -8,7 +8,7 @@
  */
 import { InputError } from '#core/errors.ts';
 import type { Provider } from '#core/models/index.ts';
-import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import { PROVIDER_REGISTRY } from '#providers/index.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { EXPOSURE_REASONS } from '#sandbox/isolation.ts';
 

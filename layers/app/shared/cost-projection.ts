@@ -9,7 +9,7 @@ import { promptText } from '#core/models/index.ts';
 import type { RunContext } from '#core/run/index.ts';
 import type { Manifest } from '#core/run/index.ts';
 import { costAt, estimateTokens, isBilled, isTablePriced, priceForRun, type ModelPrice, type PriceTable, type UserPrices } from '#providers/index.ts';
-import { batchPriceOf } from '#providers/prices.ts';
+import { batchPriceOf } from '#providers/index.ts';
 
 /**
  * The price a run of `provider` bills at, as its plan resolves it once: the user's prices

@@ -10,7 +10,7 @@ import type { Manifest } from '#core/run/index.ts';
 import { planRun } from '#core/run/index.ts';
 import { protocolChoiceOf, type RunSpec } from '#core/run/index.ts';
 import { costAt, isBilled, isTablePriced, loadUserPrices, shippedPriceTable, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
-import { batchPriceOf } from '#providers/prices.ts';
+import { batchPriceOf } from '#providers/index.ts';
 import { estimatePromptTokens, planPrice } from './cost-projection.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';

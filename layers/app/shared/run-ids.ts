@@ -9,7 +9,7 @@ import type { AnyBenchmark } from '#core/benchmarks/index.ts';
 import type { RunSpec } from '#core/run/index.ts';
 import type { Task } from '#core/types.ts';
 import { languageIdOf } from '#core/languages/index.ts';
-import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import { PROVIDER_REGISTRY } from '#providers/index.ts';
 
 /**
  * `--language a,b` → one run each; a provider answering with references validates every
