@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { documentedCoreRings, renderCoreRings } from '../../scripts/layout-doc.ts';
+import { documentedCoreRings, documentedDoors, renderCoreRings, renderDoors } from '../../scripts/layout-doc.ts';
 import {
   CORE_GATES,
   CORE_RINGS,
@@ -224,5 +224,9 @@ describe("docs/development.md's core rings", () => {
 
   it('are the rings and imports the graph has (regenerate: npx tsx scripts/layout-doc.ts --write && npx prettier --write docs/development.md)', () => {
     expect(words(documentedCoreRings())).toBe(words(renderCoreRings()));
+  });
+
+  it('are followed by the doors GATES declares (same command)', () => {
+    expect(words(documentedDoors())).toBe(words(renderDoors()));
   });
 });
