@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { documentedCoreRings, documentedDoors, renderCoreRings, renderDoors } from '../../scripts/layout-doc.ts';
 import {
@@ -189,6 +190,29 @@ describe("package.json's sideEffects", () => {
     '%s imports no module for its side effects alone',
     (_name, file) => {
       expect(readFileSync(file, 'utf8')).not.toMatch(/(?:^|\n)\s*import\s+['"]/);
+    },
+  );
+
+  // What esbuild drops with a module nobody takes a name from is its top-level code: a
+  // registration (`registerBenchmark(x)`), a listener, a polyfill would vanish from every bundle
+  // while the tests, run from source, still pass. Declarations (const x = f(…) included) stay.
+  it.each(SIDE_EFFECT_FREE.flatMap((d) => files(join(ROOT, d))).map((f) => [relative(ROOT, f), f]))(
+    '%s runs no top-level statement for its effect',
+    (_name, file) => {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const effects = source.statements.filter(
+        (s) =>
+          ts.isExpressionStatement(s) ||
+          ts.isIfStatement(s) ||
+          ts.isIterationStatement(s, false) ||
+          ts.isTryStatement(s) ||
+          ts.isBlock(s) ||
+          ts.isSwitchStatement(s) ||
+          ts.isThrowStatement(s) ||
+          ts.isLabeledStatement(s) ||
+          (ts.isClassDeclaration(s) && s.members.some(ts.isClassStaticBlockDeclaration)),
+      );
+      expect(effects.map((s) => s.getText(source).split('\n')[0])).toEqual([]);
     },
   );
 });
