@@ -4,11 +4,11 @@
  * never read context or the environment themselves.
  */
 import { z } from 'zod';
-import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../layers/core/benchmarks/registry.ts';
+import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../layers/core/benchmarks/index.ts';
 import { InputError } from '../layers/core/errors.ts';
 import { parseSweep, sweepSpecs, type NightlySweep } from '../layers/app/cloud/sweep.ts';
-import { BEDROCK_BATCH_QUOTAS, bedrockBatchLimits, type BedrockBatchQuotas } from '../layers/providers/batch/bedrock-quotas.ts';
-import { parseKeyHosts } from '../layers/providers/key-hosts.ts';
+import { BEDROCK_BATCH_QUOTAS, bedrockBatchLimits, type BedrockBatchQuotas } from '../layers/providers/index.ts';
+import { parseKeyHosts } from '../layers/providers/index.ts';
 import {
   ACCOUNT_CONCURRENCY,
   ConcurrencyBudgetError,

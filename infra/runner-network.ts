@@ -24,7 +24,7 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { RUNNER_VPC_CIDR } from '../layers/core/selftest/hostile-programs.ts';
+import { RUNNER_VPC_CIDR } from '../layers/core/selftest/index.ts';
 
 /** Properties of {@link RunnerNetwork}. */
 export interface RunnerNetworkProps {

@@ -19,7 +19,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { QUEUE_ALARM_DETAIL_TYPE } from '../layers/app/cloud/queue-alarms.ts';
-import { EVENT_SOURCE } from '../layers/aws/eventbridge-publisher.ts';
+import { EVENT_SOURCE } from '../layers/aws/index.ts';
 import type { PolyevalConfig } from './config.ts';
 import { LEDGER_CONTROL_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
 import { acknowledgeResources } from './nag.ts';

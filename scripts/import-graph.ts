@@ -44,25 +44,99 @@ export const CORE_RINGS: readonly { ring: string; units: readonly string[]; why:
   },
 ];
 
-/** Folders whose `index.ts` is the only door other folders may use. */
+/** Core's folders: each one's `index.ts` is the door other folders import it through. */
 export const INDEXED_FOLDERS: readonly string[] = CORE_RINGS.flatMap((r) => r.units).filter((u) => !u.endsWith('.ts'));
-/** Whether `file` must import other core folders through their index (production code; tests and benches may reach inside to test a part). */
+
+const FILE_UNITS: readonly string[] = CORE_RINGS.flatMap((r) => r.units).filter((u) => u.includes('/'));
+
+/**
+ * A folder that other code enters only through its doors: an import of one of its files from
+ * production code outside it (see {@link mustUseIndex}) must name a door, so what a folder
+ * offers its neighbours is written in one place and the rest can change without them.
+ */
+export interface Gate {
+  /** Repository-relative folder, no trailing slash. */
+  folder: string;
+  /** Repository-relative files others may import; the first is the one the codemod rewrites imports to. */
+  doors: readonly string[];
+}
+
+/**
+ * Core's folders: the door is `index.ts`; a file of a folder that is a ring unit of its own
+ * (`run/orchestrate.ts`, `run/run-ports.ts`, an outer ring than the rest of run/) is its own
+ * door, since the index of an inner ring may not re-export it.
+ */
+export const CORE_GATES: readonly Gate[] = INDEXED_FOLDERS.map((folder) => ({
+  folder: `layers/core/${folder}`,
+  doors: [`layers/core/${folder}/index.ts`, ...FILE_UNITS.filter((u) => u.startsWith(`${folder}/`)).map((u) => `layers/core/${u}`)],
+}));
+
+/**
+ * The layers outside core that have a door, and what their doors are. Layers not listed
+ * (layers/app/*, layers/images) have none; docs/development.md says why.
+ */
+export const LAYER_GATES: readonly Gate[] = [
+  // lambda-account.ts loads the Lambda SDK with a dynamic import (the CLI's start loads no SDK):
+  // behind the index, that import would put the whole Lambda client in every function using the index (+22 KB in execute).
+  { folder: 'layers/aws', doors: ['layers/aws/index.ts', 'layers/aws/lambda-account.ts'] },
+  { folder: 'layers/local', doors: ['layers/local/index.ts'] },
+  // The batch APIs have their own door (batch/registry.ts): behind the index they put every
+  // batch client in every function that prices a model (+10 KB in watchdog); and
+  // batch/bedrock-batch.ts is loaded lazily (a dynamic import), so only a Bedrock batch loads
+  // the Bedrock control-plane client.
+  { folder: 'layers/providers', doors: ['layers/providers/index.ts', 'layers/providers/batch/registry.ts', 'layers/providers/batch/bedrock-batch.ts'] },
+  { folder: 'layers/sources', doors: ['layers/sources/index.ts'] },
+  // index.ts is the executor, which its users load lazily (a dynamic import: the CLI's start and
+  // a judge's cold start load none of it). The other doors are small modules their users load
+  // without it: isolation.ts (what a host isolates: the CLI's trust checks, the judge's root
+  // check), compile-cache-gc.ts (cache sizes for `polyeval cleanup`), integrity.ts (leftover
+  // processes: the judge and the runner), and for the image build's prebuild entry
+  // languages/index.ts and supervisor.ts.
+  {
+    folder: 'layers/sandbox',
+    doors: [
+      'layers/sandbox/index.ts',
+      'layers/sandbox/isolation.ts',
+      'layers/sandbox/compile-cache-gc.ts',
+      'layers/sandbox/integrity.ts',
+      'layers/sandbox/languages/index.ts',
+      'layers/sandbox/supervisor.ts',
+    ],
+  },
+];
+
+/**
+ * Folders whose files do nothing when imported but declare (no top-level call that matters, no
+ * `import './x'` for an effect): package.json's `sideEffects` lists every other source folder,
+ * so esbuild drops a module of these that a bundle never uses, and a door re-exporting its
+ * whole folder drags nothing into a bundle that uses one name of it. Not providers/ (batch/
+ * imports the registry first for its evaluation order), nor the entry points' folders.
+ */
+export const SIDE_EFFECT_FREE: readonly string[] = ['layers/core', 'layers/aws'];
+
+/** Every gated folder, core's and the other layers'. */
+export const GATES: readonly Gate[] = [...CORE_GATES, ...LAYER_GATES];
+
+/** The innermost gated folder holding `path`, if any. */
+export function gateOf(path: string, gates: readonly Gate[] = GATES): Gate | undefined {
+  return gates.filter((g) => path.startsWith(`${g.folder}/`)).sort((a, b) => b.folder.length - a.folder.length)[0];
+}
+
+/** Whether `file` must import gated folders through their doors (production code; tests, benches and sim/ may reach inside to test a part). */
 export function mustUseIndex(file: string): boolean {
   return /^(layers|bin|functions|infra)\//.test(file);
 }
 
-/** Deep imports into a core folder that has an `index.ts`, from production code outside that folder, as `file -> spec`. */
-export function deepImports(edges: readonly Edge[]): string[] {
+/** Imports past a door: production code importing a gated folder's file that is not one of its doors, from outside that folder, as `file -> spec`. */
+export function deepImports(edges: readonly Edge[], gates: readonly Gate[] = GATES): string[] {
   return edges
     .filter((e) => mustUseIndex(e.from))
     .filter((e) => {
-      const to = coreFolderOf(e.to);
-      return to !== undefined && to !== coreFolderOf(e.from) && e.to !== `layers/core/${to}/index.ts` && existsSync(join(ROOT, `layers/core/${to}/index.ts`));
+      const gate = gateOf(e.to, gates);
+      return gate !== undefined && !e.from.startsWith(`${gate.folder}/`) && !gate.doors.includes(e.to);
     })
     .map((e) => `${e.from} -> ${e.spec}`);
 }
-
-const FILE_UNITS: readonly string[] = CORE_RINGS.flatMap((r) => r.units).filter((u) => u.includes('/'));
 
 const SOURCE_DIRS = ['layers', 'bin', 'functions', 'infra', 'test', 'bench', 'sim', 'scripts'];
 

@@ -3,17 +3,18 @@
  *
  * 1. MOVES: a file that moved between core's rings (issue 34) is imported from its new place;
  *    a branch written before the move is fixed by running this again after merging it.
- * 2. Imports into a core folder that has an `index.ts`, from production code outside that
- *    folder (layers/, bin/, functions/, infra/), go through the index (`#core/scorers/likert.ts`
- *    → `#core/scorers/index.ts`) when it exports every name the import takes; the rest are
- *    listed, for a hand fix (an `export` line in the index). Tests and benches may reach inside.
+ * 2. Imports into a gated folder (scripts/import-graph.ts GATES: every core folder, and the
+ *    layers with a door), from production code outside that folder (layers/, bin/, functions/,
+ *    infra/), go through its door (`#core/scorers/likert.ts` → `#core/scorers/index.ts`) when
+ *    the door exports every name the import takes; the rest are listed, for a hand fix (an
+ *    `export` line in the door). Tests, benches and sim/ may reach inside.
  *
  * Usage: npx tsx scripts/imports-codemod.ts [--check] [--moves-only]
  *   --check: write nothing, exit 1 if a rewrite is due; --moves-only: step 1 alone
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { coreFolderOf, exportedNames, INDEXED_FOLDERS, mustUseIndex, resolveSpec, ROOT, sourceFiles } from './import-graph.ts';
+import { exportedNames, gateOf, mustUseIndex, resolveSpec, ROOT, sourceFiles } from './import-graph.ts';
 
 /** Old path → new path, both from the repository root. */
 export const MOVES: Record<string, string> = {
@@ -78,26 +79,23 @@ function rewrite(file: string, text: string, leftovers: string[], throughIndex: 
         target = moved;
         next = specFor(file, target, old);
       }
-      const from = coreFolderOf(file);
-      const to = coreFolderOf(target);
-      const index = `layers/core/${to}/index.ts`;
+      const gate = gateOf(target);
       if (
         throughIndex &&
         mustUseIndex(file) &&
-        to !== undefined &&
-        from !== to &&
-        INDEXED_FOLDERS.includes(to) &&
-        existsSync(join(ROOT, index)) &&
-        target !== index &&
+        gate !== undefined &&
+        !file.startsWith(`${gate.folder}/`) &&
+        !gate.doors.includes(target) &&
         clause !== undefined &&
         head
       ) {
+        const door = gate.doors[0] as string;
         const names = importedNames(clause);
-        const offered = exportedNames(index);
-        if (names !== undefined && names.every((n) => offered.has(n))) next = specFor(file, index, old);
+        const offered = exportedNames(door);
+        if (names !== undefined && names.every((n) => offered.has(n))) next = specFor(file, door, old);
         else
           leftovers.push(
-            `${file}: ${old} (${names === undefined ? 'namespace or side-effect import' : names.filter((n) => !offered.has(n)).join(', ')} not in ${index})`,
+            `${file}: ${old} (${names === undefined ? 'namespace or side-effect import' : names.filter((n) => !offered.has(n)).join(', ')} not in ${door})`,
           );
       }
       if (next === old) return all;

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { openHome } from '#app/local/home.ts';
 import { agreement, errorLine, parseReferenceVerdicts, type AgreementReport, type AgreementSlice } from '#core/agreement/index.ts';
 import { InputError } from '#core/errors.ts';
-import { readItems } from '#core/report/aggregate.ts';
+import { readItems } from '#core/report/index.ts';
 import { table, toJson } from './format.ts';
 
 /** `0.99` or `99%`. */

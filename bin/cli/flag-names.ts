@@ -5,8 +5,8 @@
  * (`--max-cost -5: …`), not the field. This is the one place that maps fields to flags.
  */
 import { InputError } from '#core/errors.ts';
-import { RUN_OPTIONS } from '#core/run/run-options.ts';
-import { spellingsOf, type RunOptions } from '#core/run/option-registry.ts';
+import { RUN_OPTIONS } from '#core/run/index.ts';
+import { spellingsOf, type RunOptions } from '#core/run/index.ts';
 
 /**
  * Every long flag that has a short form, across all commands (a unit test walks the commands'

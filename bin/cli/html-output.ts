@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InputError } from '#core/errors.ts';
 import type { Home } from '#app/local/home.ts';
-import { makeDirsSync } from '#local/make-dirs.ts';
+import { makeDirsSync } from '#local/index.ts';
 
 /** Writes `html` to `output` (when given; its folder is created) or to `key` in the store; returns the file's path. */
 export async function writeHtml(home: Home, key: string, html: string, output?: string): Promise<string> {

@@ -7,8 +7,8 @@ import { Command, Option } from 'commander';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { inspectBenchmark, type Inspection } from '#app/local/inspect.ts';
 import { InputError } from '#core/errors.ts';
-import { GOLD_RULES, PROMPT_LANGUAGES, PromptStyleSchema, type GoldRule, type PromptLanguage, type PromptStyle } from '#core/benchmarks/protocol.ts';
-import { CHAT_TEMPLATE_NAMES, type ChatTemplateName } from '#core/prompts/chat-templates.ts';
+import { GOLD_RULES, PROMPT_LANGUAGES, PromptStyleSchema, type GoldRule, type PromptLanguage, type PromptStyle } from '#core/benchmarks/index.ts';
+import { CHAT_TEMPLATE_NAMES, type ChatTemplateName } from '#core/prompts/index.ts';
 import { table, toJson } from './format.ts';
 import { intOption } from './options.ts';
 

@@ -5,8 +5,8 @@
 import { Command, Option } from 'commander';
 import { openHome, type Home } from '#app/local/home.ts';
 import { completedRuns } from '#app/local/leaderboard.ts';
-import { boardLabel, buildLeaderboard, type LeaderboardOptions, type LeaderboardRow } from '#core/report/leaderboard.ts';
-import { renderLeaderboardHtml } from '#core/report/leaderboard-html.ts';
+import { boardLabel, buildLeaderboard, type LeaderboardOptions, type LeaderboardRow } from '#core/report/index.ts';
+import { renderLeaderboardHtml } from '#core/report/index.ts';
 import { csv, fmtValue, table, toJson } from './format.ts';
 import { writeHtml } from './html-output.ts';
 

@@ -2,8 +2,8 @@
  * The rows of `polyeval list benchmarks`: every benchmark of a registry, then its bundled
  * suites, each with its scorer and protocols (names in the table, objects in `--json`).
  */
-import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
-import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '#core/benchmarks/registry.ts';
+import type { AnyBenchmark } from '#core/benchmarks/index.ts';
+import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '#core/benchmarks/index.ts';
 
 export function benchmarkListRows(json: boolean, registry: BenchmarkRegistry = BENCHMARK_REGISTRY): Record<string, unknown>[] {
   const protocols = (b: AnyBenchmark | undefined): unknown =>

@@ -4,9 +4,9 @@
  * takes the flags of `polyeval run` and validates them with the same schema before sending.
  */
 import { Command, Option } from 'commander';
-import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
-import { loadUserPrices, parseAssumedPrice } from '#providers/prices.ts';
-import { BENCHMARKS, findBenchmark } from '#core/benchmarks/registry.ts';
+import { parseRunSpec, type RunSpec } from '#core/run/index.ts';
+import { loadUserPrices, parseAssumedPrice } from '#providers/index.ts';
+import { BENCHMARKS, findBenchmark } from '#core/benchmarks/index.ts';
 import { scorerByKind } from '#core/scorers/index.ts';
 import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment, type ModeEstimate } from '#app/cloud/estimate.ts';
 import { dryRun } from '#app/shared/dry-run.ts';
@@ -14,7 +14,7 @@ import { providerUsages } from '#app/shared/create-provider.ts';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { intOption, numberOption } from './options.ts';
 import { InputError } from '#core/errors.ts';
-import type { MetricValue } from '#core/report/aggregate.ts';
+import type { MetricValue } from '#core/report/index.ts';
 import { RemoteClient, type RemoteLeaderboardOptions } from '#app/cloud/remote-client.ts';
 import { table, toJson } from './format.ts';
 import { leaderboardTable, type TableRow } from './leaderboard-command.ts';

@@ -9,12 +9,12 @@ import { resumeLocal, runLocal, type LocalRunOptions, type LocalRunResult } from
 import { dryRun, type DryRunPlan } from '#app/shared/dry-run.ts';
 import { isSweepId, resumeSweep, runSweep, type CellFailure, type SweepDocument, type SweepOptions } from '#app/local/sweep.ts';
 import { completedRuns } from '#app/local/leaderboard.ts';
-import { buildLeaderboard } from '#core/report/leaderboard.ts';
+import { buildLeaderboard } from '#core/report/index.ts';
 import { loadCapabilityTable, loadPriceTable, parseAssumedPrice } from '#providers/index.ts';
-import { schemesReading } from '#providers/registry.ts';
+import { schemesReading } from '#providers/index.ts';
 import { BATCH_KINDS, batchKindOf } from '#providers/batch/registry.ts';
-import { markBatchCells } from '#core/run/batch-cells.ts';
-import type { RunSpec } from '#core/run/spec.ts';
+import { markBatchCells } from '#core/run/index.ts';
+import type { RunSpec } from '#core/run/index.ts';
 import { providerUsages } from '#app/shared/create-provider.ts';
 import { leaderboardTable } from './leaderboard-command.ts';
 import { createProgress } from './progress.ts';
@@ -24,7 +24,7 @@ import { toJson } from './format.ts';
 import { intOption, numberOption } from './options.ts';
 import { addSpecOptions, gridFromFlags, isSweep, specFromFlags, type SpecFlags } from './spec-options.ts';
 import { RUN_FLAG_RULES, SWEEP_RESUME_RULES, type RunFlagValues } from './run-rules.ts';
-import { checkRules, groupHeading } from '#core/run/option-registry.ts';
+import { checkRules, groupHeading } from '#core/run/index.ts';
 
 interface RunFlags extends SpecFlags {
   maxCost?: number;

@@ -3,7 +3,7 @@
  * does not store, so the HTTP API and sweep files never carry them), declared as data beside
  * the run spec's rules (layers/core/run/run-options.ts `RUN_RULES`, which every surface checks).
  */
-import type { OptionRule } from '#core/run/option-registry.ts';
+import type { OptionRule } from '#core/run/index.ts';
 
 /** What the rules read: the flags as parsed, and whether they make a sweep. */
 export interface RunFlagValues {

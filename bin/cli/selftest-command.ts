@@ -7,7 +7,7 @@
  */
 import { Command } from 'commander';
 import { HarnessError, InputError } from '#core/errors.ts';
-import type { ImageReport, ProbeReport, SelftestReport } from '#core/selftest/report.ts';
+import type { ImageReport, ProbeReport, SelftestReport } from '#core/selftest/index.ts';
 import type { RemoteClient } from '#app/cloud/remote-client.ts';
 import type { SelftestView } from '#app/cloud/selftest.ts';
 import { table, toJson } from './format.ts';

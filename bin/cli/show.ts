@@ -1,7 +1,7 @@
 /** Terminal views of a run's results. */
 import type { LocalRunResult } from '#app/local/run.ts';
-import type { MetricValue } from '#core/report/aggregate.ts';
-import { headlineKeys } from '#core/benchmarks/headline.ts';
+import type { MetricValue } from '#core/report/index.ts';
+import { headlineKeys } from '#core/benchmarks/index.ts';
 import { fmtValue, table } from './format.ts';
 
 /**

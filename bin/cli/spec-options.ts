@@ -5,10 +5,10 @@
  */
 import { type Command, Option } from 'commander';
 import { InputError } from '#core/errors.ts';
-import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
-import { RUN_OPTIONS } from '#core/run/run-options.ts';
-import { groupHeading, longFlagOf, OPTION_GROUPS, type RunOption, type RunOptions } from '#core/run/option-registry.ts';
-import { reference } from '#core/models/reference.ts';
+import { parseRunSpec, type RunSpec } from '#core/run/index.ts';
+import { RUN_OPTIONS } from '#core/run/index.ts';
+import { groupHeading, longFlagOf, OPTION_GROUPS, type RunOption, type RunOptions } from '#core/run/index.ts';
+import { reference } from '#core/models/index.ts';
 import { intOption, numberOption } from './options.ts';
 
 /** The parsed spec flags: every `-b` and `-m` given, in order, and each other declared flag under its commander name. */

@@ -2,7 +2,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { AggregateCloudDeps } from '#app/cloud/aggregate.ts';
 import { requireEnv } from '../shared/env.ts';
-import { EventBridgePublisher } from '#aws/eventbridge-publisher.ts';
+import { EventBridgePublisher } from '#aws/index.ts';
 import { writableCacheDir } from '../shared/runtime.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';

@@ -10,7 +10,7 @@ import type { StartDeps } from '#app/cloud/start.ts';
 import type { RedriveDeps } from '#app/cloud/run-control.ts';
 import type { ReportLinkDeps } from '#app/cloud/report-link.ts';
 import { parseRedrivePairs } from './redrive-queues.ts';
-import { moveMessages } from '#aws/sqs-dead-letters.ts';
+import { moveMessages } from '#aws/index.ts';
 import { storageClients } from '../shared/aws-clients.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 

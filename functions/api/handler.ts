@@ -12,7 +12,7 @@ import httpErrorHandler from '@middy/http-error-handler';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { InputError } from '#core/errors.ts';
-import { parseRunSpec } from '#core/run/spec.ts';
+import { parseRunSpec } from '#core/run/index.ts';
 import { getRunMetrics, getRunView, leaderboard, listRuns } from '#app/cloud/queries.ts';
 import { reportLink } from '#app/cloud/report-link.ts';
 import { cancelRun, redriveRun } from '#app/cloud/run-control.ts';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
-import type { ProgramRunner } from '#core/judging/program-runner.ts';
+import type { ProgramRunner } from '#core/judging/index.ts';
 import { writableCacheDir } from '../shared/runtime.ts';
 import { storeTestLoader } from '#app/cloud/test-files.ts';
 import type { IntegrityReport } from '#sandbox/integrity.ts';

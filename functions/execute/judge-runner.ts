@@ -11,7 +11,7 @@
  * waits or not, invokes synchronously.
  */
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { LambdaInvoker } from '#aws/lambda-invoker.ts';
+import { LambdaInvoker } from '#aws/index.ts';
 import { LAMBDA_RUNNER_ISOLATION, LambdaProgramRunner } from '#app/cloud/lambda-runner.ts';
 import { handoffInvoke } from '#app/cloud/runner-handoff.ts';
 import type { HandoffDeps } from '#app/cloud/continuation.ts';

@@ -1,7 +1,7 @@
 /** The generate function's dependencies: built once per container from its environment. */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { returnLater } from '#aws/sqs-visibility.ts';
+import { returnLater } from '#aws/index.ts';
 import { SqsWorkQueue } from '#aws/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';

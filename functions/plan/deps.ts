@@ -1,8 +1,8 @@
 /** The plan function's dependencies: built once per container from its environment. */
 import { SqsWorkQueue } from '#aws/index.ts';
-import type { WorkItem } from '#core/run/plan.ts';
+import type { WorkItem } from '#core/run/index.ts';
 import { requireEnv } from '../shared/env.ts';
-import { dynamoSetRunItems } from '#aws/dynamo-run-items.ts';
+import { dynamoSetRunItems } from '#aws/index.ts';
 import type { PlanMessage } from '#app/cloud/messages.ts';
 import type { PlanDeps } from '#app/cloud/plan.ts';
 import { createCloudProvider } from '#app/cloud/provider.ts';

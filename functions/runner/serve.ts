@@ -6,8 +6,8 @@
  * Runtime API loop (runtime-api.ts) does that after posting the answer.
  */
 import { HarnessError } from '#core/errors.ts';
-import type { ProgramHost } from '#core/judging/io-tests-judge.ts';
-import { hostRunner } from '#core/judging/program-runner.ts';
+import type { ProgramHost } from '#core/judging/index.ts';
+import { hostRunner } from '#core/judging/index.ts';
 import { fitRun, parseWire, RunnerRequestSchema, type RunnerRequest, type RunnerResponse, type WireRun } from '#app/cloud/runner-protocol.ts';
 import type { IntegrityReport } from '#sandbox/integrity.ts';
 

@@ -6,7 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoRunLedger, S3BlobStore } from '#aws/index.ts';
-import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
+import { DynamoPartCounter } from '#aws/index.ts';
 import { requireEnv } from './env.ts';
 import type { Observability } from './observability.ts';
 

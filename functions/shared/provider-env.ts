@@ -6,7 +6,7 @@
  * function whose runs need no key never calls SSM.
  */
 import type { SSMClient } from '@aws-sdk/client-ssm';
-import { readProviderKeys } from '#aws/ssm-provider-keys.ts';
+import { readProviderKeys } from '#aws/index.ts';
 import { InputError } from '#core/errors.ts';
 
 /** How long a container keeps the keys it read. */

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Manifest } from '#core/run/manifest.ts';
+import type { Manifest } from '#core/run/index.ts';
 import { codeVersion, packageVersions } from '#app/shared/versions.ts';
 
 /** Where `sample/` is: POLYEVAL_PACKAGE_ROOT, else the package root, else the bundle's folder (Lambda: /var/task). */

@@ -6,8 +6,8 @@
  */
 import type { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type { ArnPattern, IamGrant, ProviderKind } from '../../layers/core/models/provider-kind.ts';
-import { PROVIDER_REGISTRY } from '../../layers/providers/registry.ts';
+import type { ArnPattern, IamGrant, ProviderKind } from '../../layers/core/models/index.ts';
+import { PROVIDER_REGISTRY } from '../../layers/providers/index.ts';
 import { resourceFinding } from '../nag.ts';
 
 /** The region part of a pattern in the stack (undefined: the stack's own). */

@@ -22,7 +22,7 @@
  * comparisons, `CASE`, `ORDER BY`. Values are `?` parameters of a {@link SqlStatement} (DuckDB
  * prepared statements, Athena `ExecutionParameters`), only in WHERE clauses as Athena requires.
  */
-import { headlineMetric, headlineSlices } from '#core/benchmarks/headline.ts';
+import { headlineMetric, headlineSlices } from '#core/benchmarks/index.ts';
 import type { SqlStatement } from '#core/ports.ts';
 import {
   METRIC_COLUMNS as CORE_METRIC_COLUMNS,

@@ -12,7 +12,7 @@ import type { RunLedger, RunStatus, RunSummary } from '../core/ports.ts';
 import type { Verdict } from '../core/types.ts';
 import { HarnessError } from '../core/errors.ts';
 import { fullJitterMs } from '../core/backoff.ts';
-import { FINAL_STATUS, spendLimit, statusMayChange } from '../core/run/ledger-policy.ts';
+import { FINAL_STATUS, spendLimit, statusMayChange } from '../core/run/index.ts';
 import { awsErrorName } from './aws-errors.ts';
 import {
   ITEM_PREFIX,

@@ -16,6 +16,16 @@ export {
   leaderboardSql,
   sliceMetricsSql,
   sqlString,
+  ATHENA_MAX_QUERY_BYTES,
   type ColumnSpec,
   type GlueType,
 } from './athena-sql.ts';
+export { DynamoPartCounter, type PartCounter, type PartSlot } from './dynamo-part-counter.ts';
+export { dynamoSetRunItems } from './dynamo-run-items.ts';
+export { EVENT_SOURCE, EventBridgePublisher } from './eventbridge-publisher.ts';
+export { executeApiSigner, type ApiCredentials, type SignRequest } from './execute-api-signer.ts';
+export { LambdaInvoker, type InvokeResult } from './lambda-invoker.ts';
+export { DynamoQueueAlarmStore, readQueues, watchedQueuesOf } from './queue-alarm-store.ts';
+export { moveMessages, peekMessages, sqsQueueDepth } from './sqs-dead-letters.ts';
+export { returnLater } from './sqs-visibility.ts';
+export { readProviderKeys } from './ssm-provider-keys.ts';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { CorruptRecordError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
-import { statusMayChange, withinCap } from '#core/run/ledger-policy.ts';
+import { statusMayChange, withinCap } from '#core/run/index.ts';
 import { readJournalLine, type Event } from './journal-events.ts';
 import { makeDirsSync } from './make-dirs.ts';
 

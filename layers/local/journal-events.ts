@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { CorruptRecordError } from '#core/errors.ts';
 import type { RunStatus } from '#core/ports.ts';
-import { parseStoredValue, schemaVersionField } from '#core/run/documents.ts';
+import { parseStoredValue, schemaVersionField } from '#core/run/index.ts';
 import { VerdictSchema } from '#core/columns.ts';
 
 const STATUSES = [

@@ -11,7 +11,7 @@
  * come from the capabilities table, as for Claude on Bedrock.
  */
 import { InputError } from '#core/errors.ts';
-import type { GenerateRequest, Generation, GenerationParams, Prompt, Provider } from '#core/models/provider.ts';
+import type { GenerateRequest, Generation, GenerationParams, Prompt, Provider } from '#core/models/index.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { z } from 'zod';
 import { addUsage, CallPolicy } from './call-policy.ts';

@@ -11,7 +11,7 @@
  * chat form (its messages), or as one user message when it has none.
  */
 import type { BedrockRuntimeClient, ConverseResponse, Message } from '@aws-sdk/client-bedrock-runtime';
-import type { GenerateRequest, Generation, GenerationParams, ParamsAdaptation, Prompt, Provider } from '#core/models/provider.ts';
+import type { GenerateRequest, Generation, GenerationParams, ParamsAdaptation, Prompt, Provider } from '#core/models/index.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { lazyClient, type LazyClient } from './aws-client-config.ts';
 import { addUsage, CallPolicy } from './call-policy.ts';
@@ -20,7 +20,7 @@ import { ProviderCallError, classifySdkError, malformed } from './failures.ts';
 import { promptText } from './prompt-text.ts';
 import type { ResolvedOptions } from './options.ts';
 import { badSpec, networkKind } from './network-kind.ts';
-import type { ArnPattern } from '#core/models/provider-kind.ts';
+import type { ArnPattern } from '#core/models/index.ts';
 
 export class BedrockProvider implements Provider {
   readonly kind = 'bedrock';

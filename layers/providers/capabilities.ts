@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { InputError } from '#core/errors.ts';
-import type { GenerationParams } from '#core/models/provider.ts';
+import type { GenerationParams } from '#core/models/index.ts';
 import shipped from './model-capabilities.json' with { type: 'json' };
 import { PROVIDER_REGISTRY } from './registry.ts';
 

@@ -2,7 +2,7 @@
  * Likelihood scoring calls the model once per choice (OpenAI-compatible servers and
  * SageMaker alike); the item's scores are those calls combined.
  */
-import type { ChoiceScores } from '#core/models/provider.ts';
+import type { ChoiceScores } from '#core/models/index.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { addUsage } from './call-policy.ts';
 

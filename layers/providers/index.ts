@@ -8,14 +8,14 @@
  * const provider = createNetworkProvider('openai:http://127.0.0.1:8000/v1#qwen', { concurrency: 8 });
  * if (provider) console.log((await provider.generate(req)).text);
  */
-import type { Provider } from '#core/models/provider.ts';
+import type { Provider } from '#core/models/index.ts';
 import type { ProviderOptions } from './options.ts';
 import { PROVIDER_REGISTRY } from './registry.ts';
 
 export type { ProviderOptions } from './options.ts';
 export { DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './options.ts';
 export { parseNetworkSpec, type NetworkSpec, type SageMakerFlavour } from './spec.ts';
-export { PROVIDER_REGISTRY, createProviderRegistry, isBilled, isTablePriced, type ProviderRegistry } from './registry.ts';
+export { PROVIDER_REGISTRY, createProviderRegistry, isBilled, isTablePriced, schemesReading, type ProviderRegistry } from './registry.ts';
 export { ProviderCallError } from './failures.ts';
 export {
   loadPriceTable,
@@ -29,16 +29,20 @@ export {
   loadUserPrices,
   type UserPrices,
   costAt,
+  batchPriceOf,
   type PriceTable,
   type ModelPrice,
   type ComputeUsage,
 } from './prices.ts';
 export { estimateTokens, CHARS_PER_TOKEN } from './tokens.ts';
 export { loadCapabilityTable, shippedCapabilityTable, capabilitiesOf, adaptParams, type CapabilityTable, type ModelCapabilities } from './capabilities.ts';
-export { BedrockProvider } from './bedrock.ts';
+export { BedrockProvider, bedrock } from './bedrock.ts';
 export { SageMakerProvider } from './sagemaker.ts';
 export { OpenAiProvider, applyWireHooks, type WireHooks } from './openai.ts';
 export { openAiLikeKind, type OpenAiLikeApi } from './openai-like.ts';
+export { AWS_PRICES } from './aws-prices.ts';
+export { parseKeyHosts, type KeyHostRule } from './key-hosts.ts';
+export { BEDROCK_BATCH_QUOTAS, bedrockBatchLimits, type BedrockBatchQuotas } from './batch/bedrock-quotas.ts';
 
 /**
  * The provider of a network spec (a registry kind with a parser); undefined for any other

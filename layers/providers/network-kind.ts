@@ -4,8 +4,8 @@
  * `create` is derived, so every network provider takes its options the same way.
  */
 import { InputError } from '#core/errors.ts';
-import type { ProviderKind } from '#core/models/provider-kind.ts';
-import type { Provider } from '#core/models/provider.ts';
+import type { ProviderKind } from '#core/models/index.ts';
+import type { Provider } from '#core/models/index.ts';
 import { resolveOptions, type ProviderOptions, type ResolvedOptions } from './options.ts';
 
 /** A network provider's self-description. */

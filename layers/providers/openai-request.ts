@@ -10,7 +10,7 @@
  * ({@link RefusedFields}), and the reading of an answer left empty by thinking
  * ({@link emptyForThinking}).
  */
-import type { GenerationParams } from '#core/models/provider.ts';
+import type { GenerationParams } from '#core/models/index.ts';
 import { adaptParams, type ModelCapabilities } from './capabilities.ts';
 import { ProviderCallError } from './failures.ts';
 import { samplingFields } from './openai-wire.ts';

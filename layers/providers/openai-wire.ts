@@ -4,7 +4,7 @@
  * `openai:` provider and SageMaker's `#openai` payload flavour.
  */
 import { z } from 'zod';
-import type { GenerationParams, Prompt } from '#core/models/provider.ts';
+import type { GenerationParams, Prompt } from '#core/models/index.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { malformed } from './failures.ts';
 import type { PromptToken } from './logprobs.ts';

@@ -19,7 +19,7 @@ import type {
   Prompt,
   Provider,
   ScoreChoicesRequest,
-} from '#core/models/provider.ts';
+} from '#core/models/index.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { addUsage, CallPolicy } from './call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from './capabilities.ts';

@@ -2,7 +2,7 @@
  * The prompt's flat text (one implementation, in core: cost estimates use it too) and the
  * per-sample seed, for the providers.
  */
-export { promptText } from '#core/models/prompt-text.ts';
+export { promptText } from '#core/models/index.ts';
 
 /** Seed for sample `sample` when a base seed is set: distinct per sample, reproducible per run. */
 export function sampleSeed(seed: number | undefined, sample: number): number | undefined {

@@ -9,9 +9,9 @@
  * findProviderKind('bedrock:amazon.nova-micro-v1:0')?.kind.billed; // true
  * const toy = createProviderRegistry([reference, myKind]); // a registry of one's own (tests)
  */
-import type { ProviderKind } from '#core/models/provider-kind.ts';
-import { reference } from '#core/models/reference.ts';
-import { replay } from '#core/models/replay.ts';
+import type { ProviderKind } from '#core/models/index.ts';
+import { reference } from '#core/models/index.ts';
+import { replay } from '#core/models/index.ts';
 import { anthropic } from './anthropic.ts';
 import { azure } from './azure.ts';
 import { bedrock } from './bedrock.ts';

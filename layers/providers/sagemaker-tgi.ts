@@ -4,7 +4,7 @@
  * scoring from the prefill log-probabilities that `decoder_input_details` returns.
  */
 import { z } from 'zod';
-import type { GenerationParams } from '#core/models/provider.ts';
+import type { GenerationParams } from '#core/models/index.ts';
 import { malformed } from './failures.ts';
 import { expectShape } from './openai-wire.ts';
 import type { PromptToken } from './logprobs.ts';

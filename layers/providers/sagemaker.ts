@@ -11,7 +11,7 @@
  * one that still outlives it is reported as such (not retried — it would time out again).
  */
 import type { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
-import type { ChoiceScores, GenerateRequest, Generation, GenerationParams, LikertProbe, Prompt, Provider, ScoreChoicesRequest } from '#core/models/provider.ts';
+import type { ChoiceScores, GenerateRequest, Generation, GenerationParams, LikertProbe, Prompt, Provider, ScoreChoicesRequest } from '#core/models/index.ts';
 import type { TokenUsage } from '#core/types.ts';
 import { lazyClient, type LazyClient } from './aws-client-config.ts';
 import { addUsage, CallPolicy } from './call-policy.ts';

@@ -19,7 +19,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ToolchainOptions } from '#core/languages/index.ts';
-import { schemaVersionField, storedJson } from '#core/run/documents.ts';
+import { schemaVersionField, storedJson } from '#core/run/index.ts';
 import { COMPILER_KILLED, type LanguageRuntime, type RuntimeContext } from './runtime.ts';
 import { giveToSandbox, lockDown } from './files.ts';
 import { ensureSharedDir } from './supervisor.ts';

@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HarnessError, InputError } from '#core/errors.ts';
-import type { Termination } from '#core/judging/compare.ts';
-import type { Preparation, ProgramHost, ProgramRun, RunRequest, UnitTestSource } from '#core/judging/io-tests-judge.ts';
+import type { Termination } from '#core/judging/index.ts';
+import type { Preparation, ProgramHost, ProgramRun, RunRequest, UnitTestSource } from '#core/judging/index.ts';
 import type { ToolchainOptions } from '#core/languages/index.ts';
 import type { LanguageId } from '#core/types.ts';
 import type { CompileCache } from './compile-cache.ts';

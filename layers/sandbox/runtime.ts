@@ -6,7 +6,7 @@
  * so two jobs with different options can compile at once.
  */
 import type { ToolchainOptions } from '#core/languages/index.ts';
-import type { UnitTestSource } from '#core/judging/io-tests-judge.ts';
+import type { UnitTestSource } from '#core/judging/index.ts';
 import type { LanguageId } from '#core/types.ts';
 import type { ToolchainInfo } from '#core/ports.ts';
 import type { SandboxLimits, SandboxResult, SandboxSpec } from './sandbox-process.ts';

@@ -2,7 +2,7 @@
  * Loads the resources benchmark-specific metrics declare (`ExtraMetrics.needs`), for the local
  * run and the cloud aggregate alike.
  */
-import type { BenchmarkResources, ResourceId } from '../core/benchmarks/description.ts';
+import type { BenchmarkResources, ResourceId } from '../core/benchmarks/index.ts';
 import { loadRomanianLexicon } from './romanian-lexicon.ts';
 
 /** Each resource named in `needs` (the lexicon is memoised per cache folder by its loader). */

@@ -5,8 +5,8 @@
  * `datasets` loading script (ABRICOT's) resolves to the data URLs the script names.
  */
 import { InputError } from '../core/errors.ts';
-import type { AnyBenchmark } from '../core/benchmarks/benchmark.ts';
-import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../core/benchmarks/registry.ts';
+import type { AnyBenchmark } from '../core/benchmarks/index.ts';
+import { BENCHMARK_REGISTRY, type BenchmarkRegistry } from '../core/benchmarks/index.ts';
 import { DATA_FILE_PATTERN } from './format.ts';
 import { downloadHubFile } from './hub/download-file.ts';
 import { resolveHubFiles, type HubFile } from './hub/list-files.ts';

@@ -6,9 +6,22 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { documentedCoreRings, renderCoreRings } from '../../scripts/layout-doc.ts';
-import { CORE_RINGS, coreUnitOf, cycles, deepImports, importEdges, INDEXED_FOLDERS, ringOf, type Edge } from '../../scripts/import-graph.ts';
+import { documentedCoreRings, documentedDoors, renderCoreRings, renderDoors } from '../../scripts/layout-doc.ts';
+import {
+  CORE_GATES,
+  CORE_RINGS,
+  coreUnitOf,
+  cycles,
+  deepImports,
+  GATES,
+  importEdges,
+  ringOf,
+  SIDE_EFFECT_FREE,
+  type Edge,
+  type Gate,
+} from '../../scripts/import-graph.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CORE = join(ROOT, 'layers', 'core');
@@ -114,20 +127,94 @@ describe("core's rings", () => {
   });
 });
 
-/**
- * Core folders without an `index.ts` yet: each one that gains one is imported through it from
- * then on (the codemod `npx tsx scripts/imports-codemod.ts` rewrites the imports), and leaves this list.
- */
-const NO_INDEX_YET = ['benchmarks', 'html', 'judging', 'models', 'prompts', 'report', 'run', 'selftest'];
-
-describe("a core folder's index.ts", () => {
-  it('is the only door production code outside the folder uses (layers/, bin/, functions/, infra/)', () => {
+describe('doors: a gated folder is entered only through its doors (scripts/import-graph.ts GATES)', () => {
+  it('production code outside a gated folder imports only its doors (layers/, bin/, functions/, infra/)', () => {
     expect(deepImports(importEdges(['layers', 'bin', 'functions', 'infra']))).toEqual([]);
   });
 
-  it('exists for every core folder but those still listed', () => {
-    expect(INDEXED_FOLDERS.filter((f) => !existsSync(join(CORE, f, 'index.ts'))).sort()).toEqual(NO_INDEX_YET);
+  it("every core folder is gated, and every gate's doors exist", () => {
+    expect(CORE_GATES.map((g) => g.folder).sort()).toEqual(
+      readdirSync(CORE, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => `layers/core/${e.name}`)
+        .sort(),
+    );
+    expect(GATES.flatMap((g) => g.doors).filter((door) => !existsSync(join(ROOT, door)))).toEqual([]);
   });
+
+  // The rule itself, on a made-up graph: what a deep import looks like from each side of a door.
+  it('names an import past a door, and only that', () => {
+    const gates: Gate[] = [
+      { folder: 'layers/core/run', doors: ['layers/core/run/index.ts', 'layers/core/run/orchestrate.ts'] },
+      { folder: 'layers/aws', doors: ['layers/aws/index.ts'] },
+    ];
+    const edge = (from: string, to: string): Edge => ({ from, to, spec: to, typeOnly: false });
+    const edges = [
+      edge('layers/core/report/aggregate.ts', 'layers/core/run/engine.ts'), // deep, from another core folder
+      edge('bin/cli/show.ts', 'layers/core/run/keys.ts'), // deep, from the CLI
+      edge('functions/plan/deps.ts', 'layers/aws/sqs-visibility.ts'), // deep, into another layer
+      edge('layers/app/cloud/stages.ts', 'layers/core/run/index.ts'), // the door
+      edge('layers/app/local/run.ts', 'layers/core/run/orchestrate.ts'), // a second door
+      edge('layers/core/run/engine.ts', 'layers/core/run/keys.ts'), // inside the folder
+      edge('layers/aws/index.ts', 'layers/aws/sqs-visibility.ts'), // inside the layer
+      edge('test/unit/keys.test.ts', 'layers/core/run/keys.ts'), // a test may reach inside
+      edge('bin/cli/show.ts', 'layers/app/local/home.ts'), // no gate there
+    ];
+    expect(deepImports(edges, gates)).toEqual([
+      'layers/core/report/aggregate.ts -> layers/core/run/engine.ts',
+      'bin/cli/show.ts -> layers/core/run/keys.ts',
+      'functions/plan/deps.ts -> layers/aws/sqs-visibility.ts',
+    ]);
+  });
+});
+
+describe("package.json's sideEffects", () => {
+  // A door re-exports its whole folder. esbuild (the CLI bundle, every Lambda and image) drops a
+  // module whose exports a bundle never uses only when package.json says the file has no side
+  // effects; without that, importing one name through a door dragged its neighbours' top-level
+  // code into every bundle (the untrusted runner grew 66 KB). SIDE_EFFECT_FREE's folders are the
+  // ones not listed; every other folder keeps its side effects (providers/batch relies on one).
+  const listed = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { sideEffects: string[] }).sideEffects;
+
+  it('lists every source folder and layer but the side-effect-free ones', () => {
+    const layers = readdirSync(join(ROOT, 'layers'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `layers/${e.name}`);
+    const expected = [...['bin', 'functions', 'infra', 'scripts', 'sim', 'test', 'bench'], ...layers]
+      .filter((d) => !SIDE_EFFECT_FREE.includes(d))
+      .map((d) => `./${d}/**`);
+    expect([...listed].sort()).toEqual(expected.sort());
+  });
+
+  it.each(SIDE_EFFECT_FREE.flatMap((d) => files(join(ROOT, d))).map((f) => [relative(ROOT, f), f]))(
+    '%s imports no module for its side effects alone',
+    (_name, file) => {
+      expect(readFileSync(file, 'utf8')).not.toMatch(/(?:^|\n)\s*import\s+['"]/);
+    },
+  );
+
+  // What esbuild drops with a module nobody takes a name from is its top-level code: a
+  // registration (`registerBenchmark(x)`), a listener, a polyfill would vanish from every bundle
+  // while the tests, run from source, still pass. Declarations (const x = f(…) included) stay.
+  it.each(SIDE_EFFECT_FREE.flatMap((d) => files(join(ROOT, d))).map((f) => [relative(ROOT, f), f]))(
+    '%s runs no top-level statement for its effect',
+    (_name, file) => {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const effects = source.statements.filter(
+        (s) =>
+          ts.isExpressionStatement(s) ||
+          ts.isIfStatement(s) ||
+          ts.isIterationStatement(s, false) ||
+          ts.isTryStatement(s) ||
+          ts.isBlock(s) ||
+          ts.isSwitchStatement(s) ||
+          ts.isThrowStatement(s) ||
+          ts.isLabeledStatement(s) ||
+          (ts.isClassDeclaration(s) && s.members.some(ts.isClassStaticBlockDeclaration)),
+      );
+      expect(effects.map((s) => s.getText(source).split('\n')[0])).toEqual([]);
+    },
+  );
 });
 
 describe('test/, bench/ and sim/', () => {
@@ -161,5 +248,9 @@ describe("docs/development.md's core rings", () => {
 
   it('are the rings and imports the graph has (regenerate: npx tsx scripts/layout-doc.ts --write && npx prettier --write docs/development.md)', () => {
     expect(words(documentedCoreRings())).toBe(words(renderCoreRings()));
+  });
+
+  it('are followed by the doors GATES declares (same command)', () => {
+    expect(words(documentedDoors())).toBe(words(renderDoors()));
   });
 });

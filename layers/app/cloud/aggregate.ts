@@ -11,18 +11,18 @@
  * nor re-announces it.
  */
 import { HarnessError } from '#core/errors.ts';
-import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
-import { findBenchmark } from '#core/benchmarks/registry.ts';
+import { computeExtraMetrics } from '#core/benchmarks/index.ts';
+import { findBenchmark } from '#core/benchmarks/index.ts';
 import type { BlobStore, EventPublisher, RunLedger } from '#core/ports.ts';
-import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/report/aggregate.ts';
-import { tieWarningOf } from '#core/judging/likert-ties.ts';
-import { keys } from '#core/run/keys.ts';
-import { storedJson } from '#core/run/documents.ts';
-import type { Manifest } from '#core/run/manifest.ts';
+import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/report/index.ts';
+import { tieWarningOf } from '#core/judging/index.ts';
+import { keys } from '#core/run/index.ts';
+import { storedJson } from '#core/run/index.ts';
+import type { Manifest } from '#core/run/index.ts';
 import type { MetricRow, RunRecord } from '#core/types.ts';
-import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
+import { loadBenchmarkResources } from '#sources/index.ts';
 import { cloudKeys, readTaskSnapshot } from './context.ts';
-import { readManifest } from '#core/run/manifest-store.ts';
+import { readManifest } from '#core/run/index.ts';
 import type { AggregateMessage } from './messages.ts';
 import { compactPart, parsePartManifest, partKeys, readPartManifests, readRunRecords, unplannedChunks, wasResumed } from './record-parts.ts';
 import { PLAN_CHUNK } from './plan.ts';

@@ -6,13 +6,13 @@
  */
 import type { BedrockControlClient } from '#providers/batch/bedrock-batch.ts';
 import { InputError } from '#core/errors.ts';
-import type { BatchClient } from '#core/models/batch.ts';
+import type { BatchClient } from '#core/models/index.ts';
 import type { BlobStore } from '#core/ports.ts';
 import { shippedCapabilityTable } from '#providers/index.ts';
 import type { ProviderOptions } from '#providers/index.ts';
-import { BEDROCK_BATCH_QUOTAS, bedrockBatchLimits, type BedrockBatchQuotas } from '#providers/batch/bedrock-quotas.ts';
+import { BEDROCK_BATCH_QUOTAS, bedrockBatchLimits, type BedrockBatchQuotas } from '#providers/index.ts';
 import { BATCH_KINDS, createBatchClient } from '#providers/batch/registry.ts';
-import { bedrock } from '#providers/bedrock.ts';
+import { bedrock } from '#providers/index.ts';
 
 /** The bucket prefix every Bedrock job's input and output lives under (the service role may use only it). */
 export const BEDROCK_BATCH_PREFIX = 'batch-inference/';

@@ -19,15 +19,15 @@
  * one: the same job is found again, never a second one submitted, never billed twice.
  */
 import { InputError, RunStopped } from '#core/errors.ts';
-import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
-import type { BatchClient } from '#core/models/batch.ts';
+import type { AnyBenchmark } from '#core/benchmarks/index.ts';
+import type { BatchClient } from '#core/models/index.ts';
 import type { BlobStore, RunSummary } from '#core/ports.ts';
-import { batchKeys, describeJob, itemKeyOf, type BatchJobDocument } from '#core/run/batch-jobs.ts';
-import { finishJob, loadJobs, pollJob, reservePlannedJob, saveJob, submitJob } from '#core/run/batch-stage.ts';
-import { costGuardOf, type GeneratedItem, type RunContext } from '#core/run/engine.ts';
-import type { Manifest } from '#core/run/manifest.ts';
-import type { WorkItem } from '#core/run/plan.ts';
-import type { RunSpec } from '#core/run/spec.ts';
+import { batchKeys, describeJob, itemKeyOf, type BatchJobDocument } from '#core/run/index.ts';
+import { finishJob, loadJobs, pollJob, reservePlannedJob, saveJob, submitJob } from '#core/run/index.ts';
+import { costGuardOf, type GeneratedItem, type RunContext } from '#core/run/index.ts';
+import type { Manifest } from '#core/run/index.ts';
+import type { WorkItem } from '#core/run/index.ts';
+import type { RunSpec } from '#core/run/index.ts';
 import { scorerByKind } from '#core/scorers/index.ts';
 import { checkCloudBatch } from './batch-clients.ts';
 import type { CloudWorkItem } from './messages.ts';

@@ -4,7 +4,7 @@
  * two items finishing together); aggregate is idempotent and skips a completed run.
  */
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
-import { readyToAggregate } from '#core/run/lifecycle.ts';
+import { readyToAggregate } from '#core/run/index.ts';
 import { versioned, type AggregateMessage } from './messages.ts';
 
 /** Sends the aggregate message when recorded == items; returns whether it did. */

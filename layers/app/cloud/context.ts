@@ -4,18 +4,18 @@
  * once per message.
  */
 import { z } from 'zod';
-import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
+import { parseBenchmarkSpec } from '#core/benchmarks/index.ts';
 import { HarnessError } from '#core/errors.ts';
-import type { Provider } from '#core/models/provider.ts';
+import type { Provider } from '#core/models/index.ts';
 import type { BlobStore, Executor, RunLedger } from '#core/ports.ts';
-import { newRunState, type EngineDeps, type RunContext, type RunDefinition } from '#core/run/engine.ts';
-import { parseStoredLines, schemaVersionField, storedJson } from '#core/run/documents.ts';
-import { keys } from '#core/run/keys.ts';
-import { TaskSchema } from '#core/run/task-schema.ts';
-import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
+import { newRunState, type EngineDeps, type RunContext, type RunDefinition } from '#core/run/index.ts';
+import { parseStoredLines, schemaVersionField, storedJson } from '#core/run/index.ts';
+import { keys } from '#core/run/index.ts';
+import { TaskSchema } from '#core/run/index.ts';
+import { protocolChoiceOfManifest, type Manifest } from '#core/run/index.ts';
 import type { Task } from '#core/types.ts';
 import { projectionOf } from '../shared/cost-projection.ts';
-import { readManifest, readManifestAt, type DocumentSource } from '#core/run/manifest-store.ts';
+import { readManifest, readManifestAt, type DocumentSource } from '#core/run/index.ts';
 
 /** Keys the cloud stages add to DESIGN §5. */
 export const cloudKeys = {

@@ -1,6 +1,6 @@
 /** The cost of a cloud run's model calls, from the shipped price table (as locally: shared/cost-projection.ts). */
-import type { RunContext } from '#core/run/engine.ts';
-import type { Manifest } from '#core/run/manifest.ts';
+import type { RunContext } from '#core/run/index.ts';
+import type { Manifest } from '#core/run/index.ts';
 import { loadPriceTable } from '#providers/index.ts';
 import { runCostOf } from '../shared/cost-projection.ts';
 

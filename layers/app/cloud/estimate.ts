@@ -11,13 +11,13 @@
  * A run is estimated both ways, on demand and through the provider's batch API, side by side.
  * A little over 250 lines: the two modes share one model of the pipeline's work.
  */
-import { BUNDLED_SUITES } from '#core/benchmarks/registry.ts';
+import { BUNDLED_SUITES } from '#core/benchmarks/index.ts';
 import { EXECUTOR_IMAGES, FARGATE_TASK, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
 import { LAMBDA_BUDGET_MS } from './stages.ts';
 import { ACCOUNT_CONCURRENCY, concurrencyBudget, RUNNER_RESERVED_CONCURRENCY } from './concurrency-budget.ts';
 import type { DryRunPlan } from '../shared/dry-run.ts';
 import { CLOUD_BATCH_SCHEMES, cloudBatchWindowHours } from './batch-clients.ts';
-import { AWS_PRICES } from '#providers/aws-prices.ts';
+import { AWS_PRICES } from '#providers/index.ts';
 import { defaultIdleResources, idleMonthlyUsd, scheduledMonthlyUsd } from './idle-cost.ts';
 
 /** AWS list prices, us-east-1, USD (one table for the estimate, the simulation and the price table's compute block). */

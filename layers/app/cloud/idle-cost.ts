@@ -40,7 +40,7 @@
  * functions, SQS requests of runs — but see docs/aws.md "Idle cost" on the empty receives of
  * Lambda's SQS pollers.
  */
-import { AWS_PRICES } from '#providers/aws-prices.ts';
+import { AWS_PRICES } from '#providers/index.ts';
 
 /** Idle prices, USD (see the sources above). */
 export const IDLE_PRICES = {

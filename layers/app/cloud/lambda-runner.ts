@@ -8,9 +8,9 @@
  * asked again on its own with the whole budget, and recorded OLE if it still does not fit.
  */
 import { HarnessError } from '#core/errors.ts';
-import type { ProgramRun, RunRequest } from '#core/judging/io-tests-judge.ts';
-import type { ProgramRunner, RunnerJob, RunnerResult } from '#core/judging/program-runner.ts';
-import type { InvokeResult } from '#aws/lambda-invoker.ts';
+import type { ProgramRun, RunRequest } from '#core/judging/index.ts';
+import type { ProgramRunner, RunnerJob, RunnerResult } from '#core/judging/index.ts';
+import type { InvokeResult } from '#aws/index.ts';
 import {
   PAYLOAD_BUDGET_BYTES,
   parseWire,

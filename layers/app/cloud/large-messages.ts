@@ -6,8 +6,8 @@
  */
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
-import type { GeneratedItem } from '#core/run/engine.ts';
-import { safeSegment } from '#core/run/keys.ts';
+import type { GeneratedItem } from '#core/run/index.ts';
+import { safeSegment } from '#core/run/index.ts';
 import { isPointer, MAX_INLINE_BYTES, parseGeneratedItem, parseJsonBody, versioned, type GeneratedMessage } from './messages.ts';
 
 export const messageKey = (runId: string, taskId: string, sample: number): string => `runs/${runId}/messages/${safeSegment(taskId)}/${sample}.json`;

@@ -9,16 +9,16 @@
  * manifest (the kept copy once `runs/` has expired); a run with no manifest left is skipped.
  */
 import pLimit from 'p-limit';
-import { bindProtocol } from '#core/benchmarks/protocol.ts';
-import { findBenchmark } from '#core/benchmarks/registry.ts';
+import { bindProtocol } from '#core/benchmarks/index.ts';
+import { findBenchmark } from '#core/benchmarks/index.ts';
 import { HarnessError, InputError } from '#core/errors.ts';
 import type { ResultsQuery, RunLedger } from '#core/ports.ts';
-import type { DocumentSource } from '#core/run/manifest-store.ts';
-import { groupBoards, type Board, type BoardRun } from '#core/report/leaderboard-boards.ts';
-import { boardRunOfManifest } from '#core/report/leaderboard.ts';
-import { metricKey } from '#core/report/aggregate.ts';
-import { safeSegment } from '#core/run/keys.ts';
-import { ATHENA_MAX_QUERY_BYTES, leaderboardSql, sqlString } from '#aws/athena-sql.ts';
+import type { DocumentSource } from '#core/run/index.ts';
+import { groupBoards, type Board, type BoardRun } from '#core/report/index.ts';
+import { boardRunOfManifest } from '#core/report/index.ts';
+import { metricKey } from '#core/report/index.ts';
+import { safeSegment } from '#core/run/index.ts';
+import { ATHENA_MAX_QUERY_BYTES, leaderboardSql, sqlString } from '#aws/index.ts';
 import { readKeptManifest } from './context.ts';
 
 /** Manifests read at once (S3 GETs). */

@@ -16,10 +16,10 @@
  */
 import { z } from 'zod';
 import { HarnessError } from '#core/errors.ts';
-import { parseStoredValue, SCHEMA_VERSION, schemaVersionField } from '#core/run/documents.ts';
-import { GeneratedItemSchema, type GeneratedItem } from '#core/run/engine.ts';
-import { WorkItemSchema } from '#core/run/plan.ts';
-import { RunSpecSchema } from '#core/run/spec.ts';
+import { parseStoredValue, SCHEMA_VERSION, schemaVersionField } from '#core/run/index.ts';
+import { GeneratedItemSchema, type GeneratedItem } from '#core/run/index.ts';
+import { WorkItemSchema } from '#core/run/index.ts';
+import { RunSpecSchema } from '#core/run/index.ts';
 
 /** Above this a generated item is stored in S3 and sent as a pointer (under 256 KiB, attributes included: a queue created before 2025's raise to 1 MiB keeps 256 KiB). */
 export const MAX_INLINE_BYTES = 200 * 1024;

@@ -15,21 +15,21 @@
  * which still protects against a real loop.
  */
 import { InputError } from '#core/errors.ts';
-import type { Provider } from '#core/models/provider.ts';
+import type { Provider } from '#core/models/index.ts';
 import type { BlobStore, RunLedger, SetRunItems, WorkQueue } from '#core/ports.ts';
-import { itemId } from '#core/run/keys.ts';
-import { protocolChoiceOfManifest, type Manifest } from '#core/run/manifest.ts';
-import { protocolChoiceOf } from '#core/run/spec.ts';
-import { replanItems, type LoadedBenchmark, type WorkItem } from '#core/run/plan.ts';
-import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
+import { itemId } from '#core/run/index.ts';
+import { protocolChoiceOfManifest, type Manifest } from '#core/run/index.ts';
+import { protocolChoiceOf } from '#core/run/index.ts';
+import { replanItems, type LoadedBenchmark, type WorkItem } from '#core/run/index.ts';
+import { parseBenchmarkSpec } from '#core/benchmarks/index.ts';
 import { HarnessError } from '#core/errors.ts';
 import { isBilled, shippedPriceTable } from '#providers/index.ts';
 import { planPrice, recordedPrice } from '../shared/cost-projection.ts';
 import { loadSource, type LoadOptions } from '../shared/load-benchmark.ts';
 import { cloudKeys, readTaskSnapshot, serialiseTasks } from './context.ts';
-import { readManifest } from '#core/run/manifest-store.ts';
+import { readManifest } from '#core/run/index.ts';
 import { planNewRun } from '#core/run/orchestrate.ts';
-import { recordSettings } from '#core/run/lifecycle.ts';
+import { recordSettings } from '#core/run/index.ts';
 import { publishTestFiles } from './test-files.ts';
 import { versioned, type CloudWorkItem, type PlanMessage } from './messages.ts';
 import { writePartManifest } from './record-parts.ts';

@@ -6,13 +6,13 @@
  * a run naming another host is refused there, before any call.
  */
 import { HarnessError, InputError } from '#core/errors.ts';
-import type { Provider } from '#core/models/provider.ts';
+import type { Provider } from '#core/models/index.ts';
 import type { ProviderOptions } from '#providers/index.ts';
-import { parseKeyHosts, type KeyHostRule } from '#providers/key-hosts.ts';
-import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import { parseKeyHosts, type KeyHostRule } from '#providers/index.ts';
+import { PROVIDER_REGISTRY } from '#providers/index.ts';
 // The module, not the folder's index: the index also loads the Romanian lexicon's dictionaries.
-import { parseS3Ref, s3ClientFromEnv } from '#sources/s3-source.ts';
-import { S3BlobStore } from '#aws/s3-blob-store.ts';
+import { parseS3Ref, s3ClientFromEnv } from '#sources/index.ts';
+import { S3BlobStore } from '#aws/index.ts';
 import { createProvider, unknownProvider } from '../shared/create-provider.ts';
 
 export async function createCloudProvider(spec: string, options: ProviderOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<Provider> {

@@ -5,9 +5,9 @@
  */
 import { InputError, PolyevalError } from '#core/errors.ts';
 import type { BlobStore, ResultsQuery, RunLedger, RunSummary } from '#core/ports.ts';
-import { parseRunSummary, type RunSummaryDocument } from '#core/report/aggregate.ts';
-import { keys } from '#core/run/keys.ts';
-import type { Manifest } from '#core/run/manifest.ts';
+import { parseRunSummary, type RunSummaryDocument } from '#core/report/index.ts';
+import { keys } from '#core/run/index.ts';
+import type { Manifest } from '#core/run/index.ts';
 import { cloudKeys, readKeptManifest } from './context.ts';
 
 export { leaderboard, type LeaderboardQuery } from './leaderboard.ts';

@@ -17,14 +17,14 @@ import pLimit from 'p-limit';
 import { z } from 'zod';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore, WorkQueue } from '#core/ports.ts';
-import { parseStored, schemaVersionField, storedJson } from '#core/run/documents.ts';
-import { parseItemDocument } from '#core/run/engine.ts';
-import { itemId, keys } from '#core/run/keys.ts';
-import type { Manifest } from '#core/run/manifest.ts';
-import { decodeRecords, encodeRecords } from '#core/run/parquet.ts';
+import { parseStored, schemaVersionField, storedJson } from '#core/run/index.ts';
+import { parseItemDocument } from '#core/run/index.ts';
+import { itemId, keys } from '#core/run/index.ts';
+import type { Manifest } from '#core/run/index.ts';
+import { decodeRecords, encodeRecords } from '#core/run/index.ts';
 import type { RunRecord } from '#core/types.ts';
-import { countTies, type TieCount } from '#core/judging/likert-ties.ts';
-import type { PartCounter } from '#aws/dynamo-part-counter.ts';
+import { countTies, type TieCount } from '#core/judging/index.ts';
+import type { PartCounter } from '#aws/index.ts';
 import { versioned, type AggregateMessage, type CloudWorkItem } from './messages.ts';
 
 /** Item reads in flight while a part is compacted. */

@@ -6,9 +6,9 @@
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { executeApiSigner, type ApiCredentials, type SignRequest } from '#aws/execute-api-signer.ts';
+import { executeApiSigner, type ApiCredentials, type SignRequest } from '#aws/index.ts';
 import { HarnessError, InputError } from '#core/errors.ts';
-import type { RunSpec } from '#core/run/spec.ts';
+import type { RunSpec } from '#core/run/index.ts';
 import type { SelftestStarted, SelftestView } from './selftest.ts';
 
 export interface RemoteClientOptions {

@@ -7,7 +7,7 @@
  */
 import { PolyevalError } from '#core/errors.ts';
 import type { BlobStore, RunLedger } from '#core/ports.ts';
-import { keys } from '#core/run/keys.ts';
+import { keys } from '#core/run/index.ts';
 import { checkRunId, RunNotFoundError } from './queries.ts';
 
 /** How long a report link stays valid: long enough to start a download, short enough not to be a share link. */

@@ -24,12 +24,12 @@
  */
 import { InputError } from '#core/errors.ts';
 import type { BlobStore, RunLedger, RunStatus, WorkQueue } from '#core/ports.ts';
-import { storedJson } from '#core/run/documents.ts';
-import { itemId } from '#core/run/keys.ts';
-import { itemToSend, recordsOf, resumeDecisions } from '#core/run/lifecycle.ts';
-import { readManifest } from '#core/run/manifest-store.ts';
-import { replanItems, type WorkItem } from '#core/run/plan.ts';
-import type { PartCounter, PartSlot } from '#aws/dynamo-part-counter.ts';
+import { storedJson } from '#core/run/index.ts';
+import { itemId } from '#core/run/index.ts';
+import { itemToSend, recordsOf, resumeDecisions } from '#core/run/index.ts';
+import { readManifest } from '#core/run/index.ts';
+import { replanItems, type WorkItem } from '#core/run/index.ts';
+import type { PartCounter, PartSlot } from '#aws/index.ts';
 import { RESUMABLE_STATUSES, versioned, type AggregateMessage, type CloudWorkItem, type PlanMessage } from './messages.ts';
 import { snapshotAsLoaded, type PlanDeps, type PlanOutcome } from './plan.ts';
 import { resumeKeys } from './record-parts.ts';

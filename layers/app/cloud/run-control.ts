@@ -6,7 +6,7 @@
  */
 import { PolyevalError } from '#core/errors.ts';
 import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
-import { itemId } from '#core/run/keys.ts';
+import { itemId } from '#core/run/index.ts';
 import { RunNotFoundError, checkRunId } from './queries.ts';
 
 /** A run that has ended cannot be cancelled (409). */

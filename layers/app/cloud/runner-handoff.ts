@@ -29,7 +29,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { HarnessError, TransientError } from '#core/errors.ts';
-import type { InvokeResult } from '#aws/lambda-invoker.ts';
+import type { InvokeResult } from '#aws/index.ts';
 import { jsonBytes, RunnerRequestSchema, type RunnerRequest } from './runner-protocol.ts';
 
 /** What a destination record may carry: SQS's 1 MiB message, less room for the record's own fields. */

@@ -6,8 +6,8 @@
  * network, so there is no other way in (SE, naming the sizes; run such a benchmark locally).
  */
 import { HarnessError } from '#core/errors.ts';
-import type { RunRequest } from '#core/judging/io-tests-judge.ts';
-import type { RunnerProgram } from '#core/judging/program-runner.ts';
+import type { RunRequest } from '#core/judging/index.ts';
+import type { RunnerProgram } from '#core/judging/index.ts';
 import { jsonBytes, runnerRequest } from './runner-protocol.ts';
 
 /** The runner function's timeout (Lambda's maximum, 15 minutes; infra/runners.ts). */

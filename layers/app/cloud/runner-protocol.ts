@@ -16,9 +16,9 @@
 import { z } from 'zod';
 import { HarnessError } from '#core/errors.ts';
 import type { ToolchainOptions } from '#core/languages/index.ts';
-import type { ProgramRun, RunRequest } from '#core/judging/io-tests-judge.ts';
-import type { RunnerProgram } from '#core/judging/program-runner.ts';
-import { TerminationSchema } from '#core/judging/compare.ts';
+import type { ProgramRun, RunRequest } from '#core/judging/index.ts';
+import type { RunnerProgram } from '#core/judging/index.ts';
+import { TerminationSchema } from '#core/judging/index.ts';
 
 /** Lambda's synchronous invocation payload limit, request and response alike (6 MB). */
 export const INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;

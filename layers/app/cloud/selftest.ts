@@ -12,10 +12,10 @@ import { InputError, PolyevalError } from '#core/errors.ts';
 import { z } from 'zod';
 import { EXECUTOR_IMAGES, languageIdOf, languageSpec } from '#core/languages/index.ts';
 import type { BlobStore, RunLedger } from '#core/ports.ts';
-import { readItems } from '#core/report/aggregate.ts';
-import { parseRunSpec } from '#core/run/spec.ts';
-import { selftestReport, type SelftestReport, type SelftestRun } from '#core/selftest/report.ts';
-import { HOSTILE_PROBES, SELFTEST_LANGUAGES, selftestSuites } from '#core/selftest/suite.ts';
+import { readItems } from '#core/report/index.ts';
+import { parseRunSpec } from '#core/run/index.ts';
+import { selftestReport, type SelftestReport, type SelftestRun } from '#core/selftest/index.ts';
+import { HOSTILE_PROBES, SELFTEST_LANGUAGES, selftestSuites } from '#core/selftest/index.ts';
 import { randomSuffix } from '../shared/run-ids.ts';
 import { startRuns, type StartDeps } from './start.ts';
 

@@ -6,15 +6,15 @@
  * part, and the completion check after each record.
  */
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
-import { generateItem, recordItem, scoreItem, parseItemDocument, type GeneratedItem, type RunContext } from '#core/run/engine.ts';
-import { itemId, keys } from '#core/run/keys.ts';
-import { decideItem, stageErrorDecision, statusOfStageError } from '#core/run/lifecycle.ts';
-import type { WorkItem } from '#core/run/plan.ts';
+import { generateItem, recordItem, scoreItem, parseItemDocument, type GeneratedItem, type RunContext } from '#core/run/index.ts';
+import { itemId, keys } from '#core/run/index.ts';
+import { decideItem, stageErrorDecision, statusOfStageError } from '#core/run/index.ts';
+import type { WorkItem } from '#core/run/index.ts';
 import { scorerOf } from '#core/scorers/index.ts';
 import type { Task, Verdict } from '#core/types.ts';
 import { notifyIfComplete } from './completion.ts';
 import type { RunContextCache } from './context.ts';
-import type { PartCounter } from '#aws/dynamo-part-counter.ts';
+import type { PartCounter } from '#aws/index.ts';
 import { resolveGenerated, toMessage } from './large-messages.ts';
 import type { AggregateMessage, CloudWorkItem, GeneratedMessage } from './messages.ts';
 import { countInPart } from './record-parts.ts';

@@ -4,13 +4,13 @@
  * its ledger row (status `planned`) and a plan message carrying the request. Nothing is loaded
  * here: plan loads the dataset, so the api answers at once whatever the dataset's size.
  */
-import type { BenchmarkRegistry } from '#core/benchmarks/registry.ts';
-import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
+import type { BenchmarkRegistry } from '#core/benchmarks/index.ts';
+import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/index.ts';
 import { checkCloudBatch } from './batch-clients.ts';
 import { InputError } from '#core/errors.ts';
 import type { RunLedger, WorkQueue } from '#core/ports.ts';
-import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
-import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import { protocolChoiceOf, type RunSpec } from '#core/run/index.ts';
+import { PROVIDER_REGISTRY } from '#providers/index.ts';
 import { unknownProvider } from '../shared/create-provider.ts';
 import { languagesFor, newRunId, randomSuffix, runIdPrefix } from '../shared/run-ids.ts';
 import { versioned, type PlanMessage, type RunRequest } from './messages.ts';

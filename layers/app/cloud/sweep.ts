@@ -5,12 +5,12 @@
  * makes every cell (`true`) or the named models' cells (`["<model>", …]`) batch runs.
  */
 import { z } from 'zod';
-import { parseUserDocument } from '#core/run/documents.ts';
+import { parseUserDocument } from '#core/run/index.ts';
 import { InputError } from '#core/errors.ts';
-import { markBatchCells } from '#core/run/batch-cells.ts';
-import { parseRunSpec, type RunSpec } from '#core/run/spec.ts';
-import { RUN_OPTIONS } from '#core/run/run-options.ts';
-import { aliasesOf } from '#core/run/option-registry.ts';
+import { markBatchCells } from '#core/run/index.ts';
+import { parseRunSpec, type RunSpec } from '#core/run/index.ts';
+import { RUN_OPTIONS } from '#core/run/index.ts';
+import { aliasesOf } from '#core/run/index.ts';
 import { checkCloudBatch } from './batch-clients.ts';
 
 export const NightlySweepSchema = z

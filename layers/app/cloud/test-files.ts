@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
 import type { BlobStore } from '#core/ports.ts';
-import type { TestFileLoader } from '#core/judging/io-tests-judge.ts';
+import type { TestFileLoader } from '#core/judging/index.ts';
 import { isIoTestsTask } from '#core/scorers/index.ts';
 import type { IoTest, Task } from '#core/types.ts';
 

@@ -4,9 +4,9 @@
  * work behind (the job's record of which item is which goes with the files). The provider
  * is reached as the run reached it (the manifest's provider options: endpoint, key variable).
  */
-import { batchKeys, parseBatchJob } from '#core/run/batch-jobs.ts';
-import { keys } from '#core/run/keys.ts';
-import { parseManifest } from '#core/run/manifest.ts';
+import { batchKeys, parseBatchJob } from '#core/run/index.ts';
+import { keys } from '#core/run/index.ts';
+import { parseManifest } from '#core/run/index.ts';
 import { createBatchClient } from '#providers/batch/registry.ts';
 import type { Home } from './home.ts';
 

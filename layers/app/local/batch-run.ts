@@ -4,14 +4,14 @@
  * polled every `pollMs`; each job's state and counts are the run's status line in the ledger
  * (`polyeval list runs`) and a progress event.
  */
-import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
+import type { AnyBenchmark } from '#core/benchmarks/index.ts';
 import { scorerByKind } from '#core/scorers/index.ts';
 import { InputError } from '#core/errors.ts';
-import { describeJob } from '#core/run/batch-jobs.ts';
-import { generateInBatches } from '#core/run/batch-stage.ts';
-import type { RunContext } from '#core/run/engine.ts';
-import type { PipelineOptions } from '#core/run/pipeline.ts';
-import type { RunSpec } from '#core/run/spec.ts';
+import { describeJob } from '#core/run/index.ts';
+import { generateInBatches } from '#core/run/index.ts';
+import type { RunContext } from '#core/run/index.ts';
+import type { PipelineOptions } from '#core/run/index.ts';
+import type { RunSpec } from '#core/run/index.ts';
 import { createBatchClient } from '#providers/batch/registry.ts';
 import type { ProviderOptions } from '#providers/index.ts';
 

@@ -9,7 +9,7 @@
  * the next cell while the last items of the previous one are scored).
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { ItemGate } from '#core/run/pipeline.ts';
+import type { ItemGate } from '#core/run/index.ts';
 
 export class GridGate implements ItemGate {
   readonly #limit: LimitFunction;

@@ -4,9 +4,9 @@
  * split, and the first task's rendered prompt and test summary. A row that does not parse
  * is reported (file, line, field) beside everything read before it, never a crash.
  */
-import type { AnyBenchmark, FieldMapping } from '#core/benchmarks/benchmark.ts';
-import type { ProtocolChoice, RunProtocol } from '#core/benchmarks/protocol.ts';
-import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/spec.ts';
+import type { AnyBenchmark, FieldMapping } from '#core/benchmarks/index.ts';
+import type { ProtocolChoice, RunProtocol } from '#core/benchmarks/index.ts';
+import { parseBenchmarkSpec, type BenchmarkSource } from '#core/benchmarks/index.ts';
 import { InputError } from '#core/errors.ts';
 import { scorerOf } from '#core/scorers/index.ts';
 import type { Task } from '#core/types.ts';

@@ -2,10 +2,10 @@
  * The leaderboard over this machine's runs: every completed run's summary and manifest,
  * handed to the pure {@link buildLeaderboard}.
  */
-import { boardRunOfManifest, type LeaderboardRun } from '#core/report/leaderboard.ts';
-import { parseRunSummary } from '#core/report/aggregate.ts';
-import { keys } from '#core/run/keys.ts';
-import { parseManifest } from '#core/run/manifest.ts';
+import { boardRunOfManifest, type LeaderboardRun } from '#core/report/index.ts';
+import { parseRunSummary } from '#core/report/index.ts';
+import { keys } from '#core/run/index.ts';
+import { parseManifest } from '#core/run/index.ts';
 import type { Home } from './home.ts';
 
 /** Completed runs of this home (only `runIds` when given), as leaderboard input. */

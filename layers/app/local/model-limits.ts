@@ -6,7 +6,7 @@
  * (AIMD) limit still acts inside it, per run, on throttling.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { Provider } from '#core/models/provider.ts';
+import type { Provider } from '#core/models/index.ts';
 
 export class ModelLimits {
   readonly #limits = new Map<string, LimitFunction>();

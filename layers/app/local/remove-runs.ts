@@ -7,8 +7,8 @@
 import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CorruptRecordError, InputError } from '#core/errors.ts';
-import { keys } from '#core/run/keys.ts';
-import { parseManifest } from '#core/run/manifest.ts';
+import { keys } from '#core/run/index.ts';
+import { parseManifest } from '#core/run/index.ts';
 import { sizeOf } from '#sandbox/compile-cache-gc.ts';
 import type { Home } from './home.ts';
 import { cancelRunningJobs } from './batch-cancel.ts';

@@ -5,33 +5,33 @@
  * This file only wires them.
  */
 import { availableParallelism } from 'node:os';
-import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
+import type { AnyBenchmark } from '#core/benchmarks/index.ts';
 import { scorerByKind } from '#core/scorers/index.ts';
 import { InputError, RunStopped } from '#core/errors.ts';
-import type { Provider } from '#core/models/provider.ts';
+import type { Provider } from '#core/models/index.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { assertMayExecute } from './trust.ts';
-import { computeExtraMetrics } from '#core/benchmarks/extra-metrics.ts';
-import { loadBenchmarkResources } from '#sources/benchmark-resources.ts';
-import type { GeneratedItem, RunContext } from '#core/run/engine.ts';
-import type { RunSettings } from '#core/run/lifecycle.ts';
-import type { Manifest } from '#core/run/manifest.ts';
+import { computeExtraMetrics } from '#core/benchmarks/index.ts';
+import { loadBenchmarkResources } from '#sources/index.ts';
+import type { GeneratedItem, RunContext } from '#core/run/index.ts';
+import type { RunSettings } from '#core/run/index.ts';
+import type { Manifest } from '#core/run/index.ts';
 import { requireManifest as requireRunManifest, resumeRun, startRuns } from '#core/run/orchestrate.ts';
-import type { WorkItem } from '#core/run/plan.ts';
+import type { WorkItem } from '#core/run/index.ts';
 import type { EndedEvent, ExecutorLease, PlannedEvent, RunEvent, RunPorts, RunResult, SweepRuns } from '#core/run/run-ports.ts';
-import type { RunSpec } from '#core/run/spec.ts';
+import type { RunSpec } from '#core/run/index.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
 import { costAt, isBilled, loadUserPrices, shippedPriceTable, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from '../shared/load-benchmark.ts';
-import type { BenchmarkRegistry } from '#core/benchmarks/registry.ts';
+import type { BenchmarkRegistry } from '#core/benchmarks/index.ts';
 import { createProvider } from '../shared/create-provider.ts';
 import { codeVersion, packageVersions } from '../shared/versions.ts';
 import { languagesFor, newRunId, runIdPrefix } from '../shared/run-ids.ts';
 import { planPrice, projectionOf, recordedPrice, runCostOf } from '../shared/cost-projection.ts';
 import type { ModelLimits } from './model-limits.ts';
 import { SharedSandbox } from './shared-sandbox.ts';
-import type { ItemGate } from '#core/run/pipeline.ts';
+import type { ItemGate } from '#core/run/index.ts';
 import { batchRunSpec, batchGenerator, type BatchEvent, type BatchOptions } from './batch-run.ts';
 
 export { SharedSandbox };

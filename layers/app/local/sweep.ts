@@ -14,8 +14,8 @@
  */
 import { z } from 'zod';
 import { InputError } from '#core/errors.ts';
-import { parseStored, schemaVersionField, storedJson } from '#core/run/documents.ts';
-import { parseRecordedRunSpec, type RunSpec } from '#core/run/spec.ts';
+import { parseStored, schemaVersionField, storedJson } from '#core/run/index.ts';
+import { parseRecordedRunSpec, type RunSpec } from '#core/run/index.ts';
 import { runLocal, type LocalRunOptions, type LocalRunResult } from './run.ts';
 import { SharedSandbox } from './shared-sandbox.ts';
 import { GridGate } from './grid-gate.ts';

@@ -7,8 +7,8 @@
  * `replay:` files and every model provider are model-written.
  */
 import { InputError } from '#core/errors.ts';
-import type { Provider } from '#core/models/provider.ts';
-import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import type { Provider } from '#core/models/index.ts';
+import { PROVIDER_REGISTRY } from '#providers/index.ts';
 import type { SandboxExecutor } from '#sandbox/index.ts';
 import { EXPOSURE_REASONS } from '#sandbox/isolation.ts';
 

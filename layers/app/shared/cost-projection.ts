@@ -4,12 +4,12 @@
  * text the provider sends (chars/4), completion tokens at max_tokens, an upper estimate the
  * engine's cost guard reserves.
  */
-import type { Prompt } from '#core/models/provider.ts';
-import { promptText } from '#core/models/prompt-text.ts';
-import type { RunContext } from '#core/run/engine.ts';
-import type { Manifest } from '#core/run/manifest.ts';
+import type { Prompt } from '#core/models/index.ts';
+import { promptText } from '#core/models/index.ts';
+import type { RunContext } from '#core/run/index.ts';
+import type { Manifest } from '#core/run/index.ts';
 import { costAt, estimateTokens, isBilled, isTablePriced, priceForRun, type ModelPrice, type PriceTable, type UserPrices } from '#providers/index.ts';
-import { batchPriceOf } from '#providers/prices.ts';
+import { batchPriceOf } from '#providers/index.ts';
 
 /**
  * The price a run of `provider` bills at, as its plan resolves it once: the user's prices

@@ -5,9 +5,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InputError } from '#core/errors.ts';
-import type { Provider } from '#core/models/provider.ts';
-import type { ProviderOptions } from '#providers/options.ts';
-import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import type { Provider } from '#core/models/index.ts';
+import type { ProviderOptions } from '#providers/index.ts';
+import { PROVIDER_REGISTRY } from '#providers/index.ts';
 
 /** The providers `-m` takes, as `polyeval list providers` shows them. */
 export const PROVIDER_KINDS = PROVIDER_REGISTRY.kinds.map((k) => ({ kind: k.scheme, usage: k.usage, description: k.description }));

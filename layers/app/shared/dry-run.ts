@@ -4,13 +4,13 @@
  * max_tokens bound each call sends (raised for a model that cannot turn its thinking off), so
  * the cost is an upper estimate, at the price in force today.
  */
-import { parseBenchmarkSpec } from '#core/benchmarks/spec.ts';
-import type { GenerationParams, Prompt } from '#core/models/provider.ts';
-import type { Manifest } from '#core/run/manifest.ts';
-import { planRun } from '#core/run/plan.ts';
-import { protocolChoiceOf, type RunSpec } from '#core/run/spec.ts';
+import { parseBenchmarkSpec } from '#core/benchmarks/index.ts';
+import type { GenerationParams, Prompt } from '#core/models/index.ts';
+import type { Manifest } from '#core/run/index.ts';
+import { planRun } from '#core/run/index.ts';
+import { protocolChoiceOf, type RunSpec } from '#core/run/index.ts';
 import { costAt, isBilled, isTablePriced, loadUserPrices, shippedPriceTable, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
-import { batchPriceOf } from '#providers/prices.ts';
+import { batchPriceOf } from '#providers/index.ts';
 import { estimatePromptTokens, planPrice } from './cost-projection.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';

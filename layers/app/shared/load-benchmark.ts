@@ -4,9 +4,9 @@
  */
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import type { BenchmarkSource } from '#core/benchmarks/spec.ts';
-import { loadTasks } from '#core/run/load.ts';
-import type { LoadedBenchmark } from '#core/run/plan.ts';
+import type { BenchmarkSource } from '#core/benchmarks/index.ts';
+import { loadTasks } from '#core/run/index.ts';
+import type { LoadedBenchmark } from '#core/run/index.ts';
 import { openRows, resolveDatasetFiles, type SourceOptions } from '#sources/index.ts';
 import { InputError } from '#core/errors.ts';
 import { isIoTestsTask } from '#core/scorers/index.ts';

@@ -5,11 +5,11 @@
  * stamp>-<6 hex>`.
  */
 import { randomBytes } from 'node:crypto';
-import type { AnyBenchmark } from '#core/benchmarks/benchmark.ts';
-import type { RunSpec } from '#core/run/spec.ts';
+import type { AnyBenchmark } from '#core/benchmarks/index.ts';
+import type { RunSpec } from '#core/run/index.ts';
 import type { Task } from '#core/types.ts';
 import { languageIdOf } from '#core/languages/index.ts';
-import { PROVIDER_REGISTRY } from '#providers/registry.ts';
+import { PROVIDER_REGISTRY } from '#providers/index.ts';
 
 /**
  * `--language a,b` → one run each; a provider answering with references validates every

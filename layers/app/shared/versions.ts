@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Manifest } from '#core/run/manifest.ts';
+import type { Manifest } from '#core/run/index.ts';
 
 const TRACKED = ['@duckdb/node-api', 'hyparquet-writer', 'kotlin-compiler', 'zod', '@aws-sdk/client-bedrock-runtime', '@aws-sdk/client-sagemaker-runtime'];
 

@@ -7,8 +7,8 @@
  * MXEval's own `result` is the program's stderr for compiled languages, hence `passed` wins.
  */
 import { InputError } from '../errors.ts';
-import { numberSamples } from '../models/replay.ts';
-import { sampleLines } from '../models/sample-lines.ts';
+import { numberSamples } from '../models/index.ts';
+import { sampleLines } from '../models/index.ts';
 
 /** One sample's verdict in the other harness's file. */
 export interface ReferenceVerdict {

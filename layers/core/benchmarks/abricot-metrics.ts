@@ -12,7 +12,7 @@
  *   rows judged on both, slice `contrast=inclusiveness-abstractness`, with a paired bootstrap
  *   interval (each resample draws the same rows for both subtasks, as `compare` pairs runs).
  */
-import { likertAnalysesSection } from '../html/likert-analyses.ts';
+import { likertAnalysesSection } from '../html/index.ts';
 import type { ExtraMetrics } from './description.ts';
 import type { LikertTask, MetricRow, RunRecord } from '../types.ts';
 import { bootstrapCI, pairedBootstrap } from '../metrics/index.ts';

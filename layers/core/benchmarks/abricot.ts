@@ -8,7 +8,7 @@
  * `calamita-fork` (an earlier fork commit, accuracy). `--shots N` and `--shot-seed S` set the
  * examples as lm-eval's `--num_fewshot` and `fewshot_random_seed` do; `--gold` the gold rule.
  */
-import type { LikertMode, Prompt } from '../models/provider.ts';
+import type { LikertMode, Prompt } from '../models/index.ts';
 import type { LikertTask } from '../types.ts';
 import {
   ABRICOT_SUBTASKS,
@@ -19,8 +19,8 @@ import {
   abricotPaperPrompt,
   fewShotText,
   TARGET_DELIMITER,
-} from '../prompts/abricot-prompts.ts';
-import { chatTemplateOf } from '../prompts/chat-templates.ts';
+} from '../prompts/index.ts';
+import { chatTemplateOf } from '../prompts/index.ts';
 import type { Benchmark, FieldMapping, PromptContext, RowLocation } from './benchmark.ts';
 import { discretise, goldDigit } from './likert-gold.ts';
 import { defaultProtocol, type GoldRule, type ProtocolDefinition, type ProtocolSettings, type RunProtocol } from './protocol.ts';

@@ -8,7 +8,7 @@
  * const tasks = rows.flatMap((r) => abricot.parseRow(r.row, { file: r.file, line: r.line }));
  * const prompt = abricot.buildPrompt(tasks[0], { pool: tasks, language: undefined });
  */
-import type { GenerationParams, LikertMode, Prompt } from '../models/provider.ts';
+import type { GenerationParams, LikertMode, Prompt } from '../models/index.ts';
 import type { LanguageId, ScorerKind, Task } from '../types.ts';
 import type { BenchmarkDescription } from './description.ts';
 import type { ProtocolBound } from './protocol.ts';

@@ -5,7 +5,7 @@
  * identifier. Three value columns keep it inside a 1280 px page, where one column per metric
  * id in the generic metrics table did not.
  */
-import { escapeHtml, metricCell, sliceLabel } from '../html/escape.ts';
+import { escapeHtml, metricCell, sliceLabel } from '../html/index.ts';
 import type { MetricRow } from '../types.ts';
 
 const KIND_COLUMNS: readonly { metric: string; label: string }[] = [

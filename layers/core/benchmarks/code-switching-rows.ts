@@ -18,7 +18,7 @@ import { codeSwitchingSection } from './code-switching-report.ts';
 import type { ExtraMetrics } from './description.ts';
 import { HarnessError } from '../errors.ts';
 import type { IoTestsTask, MetricRow, RunRecord } from '../types.ts';
-import { ROCODE_HUMAN_LANGUAGES } from '../prompts/rocode-prompt.ts';
+import { ROCODE_HUMAN_LANGUAGES } from '../prompts/index.ts';
 import { bootstrapCI } from '../metrics/index.ts';
 
 interface ProgramCount {

@@ -5,9 +5,9 @@
  * the function's closing brace, remove comments, drop a repeated signature, greedy decoding.
  */
 import { InputError } from '../errors.ts';
-import type { Prompt } from '../models/provider.ts';
+import type { Prompt } from '../models/index.ts';
 import { LANGUAGE_SPECS, languageFromTaskId, languageSpec } from '../languages/index.ts';
-import { cardCompletion, KOTLIN_RECIPE } from '../prompts/kotlin.ts';
+import { cardCompletion, KOTLIN_RECIPE } from '../prompts/index.ts';
 import { extractCode, truncateAtStop } from './postprocess.ts';
 import type { UnitTestsTask } from '../types.ts';
 import type { Benchmark, FieldMapping, RowLocation } from './benchmark.ts';

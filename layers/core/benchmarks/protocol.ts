@@ -12,9 +12,9 @@
  */
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
-import type { GenerationParams } from '../models/provider.ts';
+import type { GenerationParams } from '../models/index.ts';
 import { PROMPT_LANGUAGES, PROMPT_STYLES, TIME_CLOCKS, type PromptLanguage, type PromptStyle, type TimeClock } from '../types.ts';
-import { CHAT_TEMPLATE_NAMES, type ChatTemplateName } from '../prompts/chat-templates.ts';
+import { CHAT_TEMPLATE_NAMES, type ChatTemplateName } from '../prompts/index.ts';
 
 /** How the prompt reaches the model (types.ts names the styles). */
 export const PromptStyleSchema = z.enum(PROMPT_STYLES);

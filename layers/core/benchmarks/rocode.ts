@@ -5,8 +5,8 @@
  */
 import { InputError } from '../errors.ts';
 import { LANGUAGE_SPECS, languageIdOf } from '../languages/index.ts';
-import type { Prompt } from '../models/provider.ts';
-import { buildRocodePrompt, ROCODE_HUMAN_LANGUAGES, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/rocode-prompt.ts';
+import type { Prompt } from '../models/index.ts';
+import { buildRocodePrompt, ROCODE_HUMAN_LANGUAGES, ROCODE_LANGUAGES, ROCODE_RECIPE, type RocodeLanguage } from '../prompts/index.ts';
 import { CODE_SWITCHING_METRICS } from './code-switching-rows.ts';
 import { extractCode } from './postprocess.ts';
 import { DEFAULT_TEST_MEMORY_MB } from '../ports.ts';

@@ -5,7 +5,7 @@
  * for providers without log-probabilities). OK when the prediction equals the discretised
  * gold, WA otherwise.
  */
-import type { LikertMode } from '../models/provider.ts';
+import type { LikertMode } from '../models/index.ts';
 import type { LikertTask, ScoreOutcome } from '../types.ts';
 
 export type LikertEvidence =

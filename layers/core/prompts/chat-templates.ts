@@ -15,7 +15,7 @@
  * renderChat(CHAT_TEMPLATES['llama-3.1'], [{ role: 'user', content: 'Ciao' }]);
  * // '<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nCiao<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n'
  */
-import type { ChatMessage } from '../models/provider.ts';
+import type { ChatMessage } from '../models/index.ts';
 
 /** The template names `--chat-template` takes; `none` flattens the turns (blank lines between them). */
 export const CHAT_TEMPLATE_NAMES = ['none', 'llama-3.1', 'mistral-instruct-v0.2'] as const;

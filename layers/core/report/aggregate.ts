@@ -6,14 +6,14 @@ import { z } from 'zod';
 import { computeMetrics } from '../scorers/index.ts';
 import type { BlobStore, RunLedger } from '../ports.ts';
 import { renderReport } from './html.ts';
-import { countTies, tieWarningOf, type TieCount } from '../judging/likert-ties.ts';
+import { countTies, tieWarningOf, type TieCount } from '../judging/index.ts';
 import { VerdictSchema } from '../columns.ts';
 import type { MetricRow, RunRecord, Verdict } from '../types.ts';
-import { parseItemDocument, type ItemDocument } from '../run/engine.ts';
-import { keys } from '../run/keys.ts';
-import { ManifestSchema, type Manifest } from '../run/manifest.ts';
-import { parseStored, schemaVersionField, storedJson } from '../run/documents.ts';
-import { encodeMetrics, encodeRecords } from '../run/parquet.ts';
+import { parseItemDocument, type ItemDocument } from '../run/index.ts';
+import { keys } from '../run/index.ts';
+import { ManifestSchema, type Manifest } from '../run/index.ts';
+import { parseStored, schemaVersionField, storedJson } from '../run/index.ts';
+import { encodeMetrics, encodeRecords } from '../run/index.ts';
 
 const MetricValueSchema = z.object({
   value: z.number().nullable(),

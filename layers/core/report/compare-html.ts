@@ -7,8 +7,8 @@
  * said once per metric and reason.
  */
 import type { CompareRow } from '../scorers/index.ts';
-import { escapeHtml, fmtValue as fmt, sliceLabel } from '../html/escape.ts';
-import { axisFor, intervalBar } from '../html/interval-bar.ts';
+import { escapeHtml, fmtValue as fmt, sliceLabel } from '../html/index.ts';
+import { axisFor, intervalBar } from '../html/index.ts';
 import { REPORT_CSS } from './leaderboard-html.ts';
 
 /** One side of the comparison. */

@@ -3,13 +3,13 @@
  * interval, one card per subtask (ABRICOT) or per language (a run over several), and the
  * verdict counts beside them.
  */
-import { headlineMetric, headlineSlices } from '../benchmarks/headline.ts';
-import type { Manifest } from '../run/manifest.ts';
+import { headlineMetric, headlineSlices } from '../benchmarks/index.ts';
+import type { Manifest } from '../run/index.ts';
 import type { MetricRow, Verdict } from '../types.ts';
 import { VERDICTS } from '../types.ts';
-import { escapeHtml, fmtValue, sliceLabel } from '../html/escape.ts';
-import { axisFor, intervalBar } from '../html/interval-bar.ts';
-import { stackedBars } from '../html/svg.ts';
+import { escapeHtml, fmtValue, sliceLabel } from '../html/index.ts';
+import { axisFor, intervalBar } from '../html/index.ts';
+import { stackedBars } from '../html/index.ts';
 
 /** One headline figure: the metric key it reads and the row, when the run has one. */
 export interface HeadlineCard {

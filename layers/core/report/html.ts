@@ -11,19 +11,19 @@
  * The page is a list of sections ({@link REPORT_SECTIONS}); a benchmark's own views slot
  * in by adding a section to the list passed to {@link renderReport}.
  */
-import type { ItemDocument } from '../run/engine.ts';
-import type { Manifest } from '../run/manifest.ts';
+import type { ItemDocument } from '../run/index.ts';
+import type { Manifest } from '../run/index.ts';
 import { scorerByKind } from '../scorers/index.ts';
 import type { MetricRow, RunRecord, Task, Verdict } from '../types.ts';
-import { escapeHtml } from '../html/escape.ts';
+import { escapeHtml } from '../html/index.ts';
 import { headlineCards, headlineSection, runHeadlineMetric } from './headline-cards.ts';
-import { BENCHMARK_REGISTRY } from '../benchmarks/registry.ts';
-import type { ExtraMetrics } from '../benchmarks/description.ts';
+import { BENCHMARK_REGISTRY } from '../benchmarks/index.ts';
+import type { ExtraMetrics } from '../benchmarks/index.ts';
 import { metricGridHtml } from './metric-grid.ts';
 import { manifestTable } from './report-manifest.ts';
 import { BROWSER_CSS, sampleBrowser, sampleBrowserData } from './sample-browser.ts';
 
-export { escapeHtml } from '../html/escape.ts';
+export { escapeHtml } from '../html/index.ts';
 
 export interface ReportInput {
   manifest: Manifest;

@@ -5,7 +5,7 @@
  * Athena one query per board, so numbers of different protocols, datasets or languages never
  * compete for one row. Pure.
  */
-import { headlineMetric, headlineSlices } from '../benchmarks/headline.ts';
+import { headlineMetric, headlineSlices } from '../benchmarks/index.ts';
 import { boardKey, boardLabel, compareBoards, type LeaderboardRun } from './leaderboard.ts';
 
 /** What grouping needs of one run (from its manifest: {@link boardRunOfManifest}). */

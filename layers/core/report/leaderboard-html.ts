@@ -5,7 +5,7 @@
  * (items, cost, date, run) follow in a table.
  */
 import { escapeHtml } from './html.ts';
-import { axisFor, intervalBar } from '../html/interval-bar.ts';
+import { axisFor, intervalBar } from '../html/index.ts';
 import { boardKey, boardLabel, type LeaderboardRow } from './leaderboard.ts';
 
 const fmt = (v: number | null, digits = 3): string => (v === null ? '—' : v.toFixed(digits));

@@ -8,9 +8,9 @@
  * Python, or under two gold rules, are different numbers and never compete for one row. ABRICOT has two headline keys (one
  * per subtask), hence two boards per dataset.
  */
-import { headlineKeys } from '../benchmarks/headline.ts';
+import { headlineKeys } from '../benchmarks/index.ts';
 import type { MetricValue } from './aggregate.ts';
-import type { Manifest } from '../run/manifest.ts';
+import type { Manifest } from '../run/index.ts';
 
 /** What the leaderboard needs to know about one completed run. */
 export interface LeaderboardRun {

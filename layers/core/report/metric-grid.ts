@@ -6,7 +6,7 @@
  * 8 slices"), not once per slice.
  */
 import type { MetricRow } from '../types.ts';
-import { escapeHtml, metricCell, sliceLabel } from '../html/escape.ts';
+import { escapeHtml, metricCell, sliceLabel } from '../html/index.ts';
 
 /** The metrics and slices the grid shows, and what it folds. */
 export interface MetricGrid {

@@ -2,8 +2,8 @@
  * The report's manifest: what ran, listing only what the run used — the toolchains of the
  * languages its samples ran in (none for ABRICOT), the Likert mode only for a Likert run.
  */
-import type { Manifest } from '../run/manifest.ts';
-import { escapeHtml } from '../html/escape.ts';
+import type { Manifest } from '../run/index.ts';
+import { escapeHtml } from '../html/index.ts';
 
 function protocolRow(p: NonNullable<Manifest['protocol']>): [string, string] {
   const overrides = Object.entries(p.overrides).map(([k, v]) => `${k}=${JSON.stringify(v)}`);

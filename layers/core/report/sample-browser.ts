@@ -10,7 +10,7 @@
  * after the first paint — details in chunks, inflated when a sample of theirs is opened.
  */
 import { gzipSync } from 'node:zlib';
-import type { ItemDocument } from '../run/engine.ts';
+import type { ItemDocument } from '../run/index.ts';
 import { BROWSER_SCRIPT, DETAIL_CHUNK, PAGE_SIZE } from './browser-script.ts';
 import { sampleData } from './sample-data.ts';
 

@@ -4,8 +4,8 @@
  * clicked), with every long text bounded so a 20,000-sample run still gives a report a
  * browser opens quickly. Pure: the HTML around it is in `sample-browser.ts`.
  */
-import type { ItemDocument } from '../run/engine.ts';
-import type { Excerpt } from '../judging/excerpt.ts';
+import type { ItemDocument } from '../run/index.ts';
+import type { Excerpt } from '../judging/index.ts';
 import type { TestOutcome } from '../types.ts';
 import type { TaskView } from '../scorers/index.ts';
 

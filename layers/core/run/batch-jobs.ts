@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
-import { BATCH_ENDINGS, BATCH_PHASES } from '../models/batch.ts';
+import { BATCH_ENDINGS, BATCH_PHASES } from '../models/index.ts';
 import { parseStored, schemaVersionField } from './documents.ts';
 import { runSegment } from './keys.ts';
 import type { WorkItem } from './plan.ts';

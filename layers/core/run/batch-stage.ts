@@ -13,7 +13,7 @@
  * new job on `--resume`; a record that succeeded is never submitted again.
  */
 import { InputError } from '../errors.ts';
-import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '../models/batch.ts';
+import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '../models/index.ts';
 import { scorerOf } from '../scorers/index.ts';
 import type { Task, TokenUsage } from '../types.ts';
 import { costGuardOf, parseItemDocument, sentMaxTokens, type GeneratedItem, type RunContext } from './engine.ts';

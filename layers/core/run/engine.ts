@@ -5,11 +5,11 @@
  * over 250 lines: the three stages share the item context and its private helpers.
  */
 import { z } from 'zod';
-import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
+import type { AnyBenchmark } from '../benchmarks/index.ts';
 import { InputError, ProviderError, QuotaExhausted, RunStopped } from '../errors.ts';
-import type { Prompt, Provider } from '../models/provider.ts';
+import type { Prompt, Provider } from '../models/index.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
-import type { LikertEvidence } from '../judging/likert-judge.ts';
+import type { LikertEvidence } from '../judging/index.ts';
 import { SCORER_REGISTRY, type ScorerRegistry } from '../scorers/index.ts';
 import type { ChoiceGeneration, Scorer } from '../scorers/index.ts';
 import type { RunRecord, ScoreOutcome, Task, TokenUsage, Verdict } from '../types.ts';

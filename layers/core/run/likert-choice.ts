@@ -5,7 +5,7 @@
  * then a parsed digit. The answer, with its reason, is cached in the manifest.
  */
 import { InputError } from '../errors.ts';
-import type { LikertMode, LikertScoring, Provider } from '../models/provider.ts';
+import type { LikertMode, LikertScoring, Provider } from '../models/index.ts';
 import type { RunSpec } from './spec.ts';
 
 const DIGIT_PARSE: Omit<LikertScoring, 'reason'> = { mode: 'digit-parse', method: 'generate' };

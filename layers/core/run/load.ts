@@ -2,7 +2,7 @@
  * Loads a benchmark's tasks from row sources (files, S3, the Hub — opened by the caller),
  * rejecting duplicate task ids with the file and line of the second one.
  */
-import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
+import type { AnyBenchmark } from '../benchmarks/index.ts';
 import { InputError } from '../errors.ts';
 import type { Task } from '../types.ts';
 import type { LoadedBenchmark } from './plan.ts';

@@ -2,10 +2,10 @@
  * The run manifest (DESIGN §2 plan): exactly what ran, so a result can be reproduced.
  */
 import { z } from 'zod';
-import { GOLD_RULES, PROMPT_LANGUAGES, TIME_CLOCKS, type ProtocolChoice, type RunProtocol } from '../benchmarks/protocol.ts';
-import { CHAT_TEMPLATE_NAMES } from '../prompts/chat-templates.ts';
-import { findBenchmark } from '../benchmarks/registry.ts';
-import { LikertModeSchema, type GenerationParams, type LikertScoring } from '../models/provider.ts';
+import { GOLD_RULES, PROMPT_LANGUAGES, TIME_CLOCKS, type ProtocolChoice, type RunProtocol } from '../benchmarks/index.ts';
+import { CHAT_TEMPLATE_NAMES } from '../prompts/index.ts';
+import { findBenchmark } from '../benchmarks/index.ts';
+import { LikertModeSchema, type GenerationParams, type LikertScoring } from '../models/index.ts';
 import type { ToolchainInfo } from '../ports.ts';
 import { SCORERS } from '../scorers/index.ts';
 import type { ScorerKind } from '../types.ts';

@@ -9,12 +9,12 @@
  */
 import { EARLY_STOP_FIRST } from './early-stop.ts';
 import { recordSettings } from './lifecycle.ts';
-import { parseBenchmarkSpec } from '../benchmarks/spec.ts';
+import { parseBenchmarkSpec } from '../benchmarks/index.ts';
 import { InputError } from '../errors.ts';
 import { toolchainOptionsByLanguage } from '../languages/index.ts';
-import type { Provider } from '../models/provider.ts';
+import type { Provider } from '../models/index.ts';
 import type { BlobStore, Executor } from '../ports.ts';
-import { aggregateRun, parseRunSummary } from '../report/aggregate.ts';
+import { aggregateRun, parseRunSummary } from '../report/index.ts';
 import { newRunState, type EngineDeps, type RunContext, type RunDefinition } from './engine.ts';
 import { keys } from './keys.ts';
 import { protocolChoiceOfManifest, type Manifest } from './manifest.ts';

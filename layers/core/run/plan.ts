@@ -4,10 +4,10 @@
  */
 import { EARLY_STOP_FIRST } from './early-stop.ts';
 import { z } from 'zod';
-import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
-import type { RunProtocol } from '../benchmarks/protocol.ts';
+import type { AnyBenchmark } from '../benchmarks/index.ts';
+import type { RunProtocol } from '../benchmarks/index.ts';
 import { InputError } from '../errors.ts';
-import type { GenerationParams, Provider } from '../models/provider.ts';
+import type { GenerationParams, Provider } from '../models/index.ts';
 import type { ToolchainInfo } from '../ports.ts';
 import { VerdictSchema } from '../columns.ts';
 import { SCORER_REGISTRY, type ScorerRegistry } from '../scorers/index.ts';
@@ -15,7 +15,7 @@ import type { Task } from '../types.ts';
 import { chooseLikertScoring } from './likert-choice.ts';
 import type { Manifest } from './manifest.ts';
 import type { RunSpec } from './spec.ts';
-import { reference } from '../models/reference.ts';
+import { reference } from '../models/index.ts';
 
 /** A benchmark with its tasks loaded from a source. */
 export interface LoadedBenchmark {

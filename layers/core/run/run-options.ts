@@ -8,10 +8,10 @@
  * Longer than our usual file: it is one table, an entry per option, read top to bottom.
  */
 import { z } from 'zod';
-import { GOLD_RULES, PROMPT_LANGUAGES, PromptStyleSchema, TIME_CLOCKS, type ProtocolDefinition } from '../benchmarks/protocol.ts';
-import { parseBenchmarkSpec } from '../benchmarks/spec.ts';
-import { LikertModeChoiceSchema } from '../models/provider.ts';
-import { CHAT_TEMPLATE_NAMES } from '../prompts/chat-templates.ts';
+import { GOLD_RULES, PROMPT_LANGUAGES, PromptStyleSchema, TIME_CLOCKS, type ProtocolDefinition } from '../benchmarks/index.ts';
+import { parseBenchmarkSpec } from '../benchmarks/index.ts';
+import { LikertModeChoiceSchema } from '../models/index.ts';
+import { CHAT_TEMPLATE_NAMES } from '../prompts/index.ts';
 import { LANGUAGE_SPECS, languageIdOf } from '../languages/index.ts';
 import { longFlagOf, runOption, type OptionRule, type RunOption } from './option-registry.ts';
 

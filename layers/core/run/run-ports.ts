@@ -5,13 +5,13 @@
  * order of the steps and the rules between them (price before any call, manifest before the
  * ledger row, the capability check billed, a failure recorded) live in core.
  */
-import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
-import type { BenchmarkRegistry } from '../benchmarks/registry.ts';
-import type { BenchmarkSource } from '../benchmarks/spec.ts';
-import type { Provider } from '../models/provider.ts';
+import type { AnyBenchmark } from '../benchmarks/index.ts';
+import type { BenchmarkRegistry } from '../benchmarks/index.ts';
+import type { BenchmarkSource } from '../benchmarks/index.ts';
+import type { Provider } from '../models/index.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import type { TokenUsage } from '../types.ts';
-import type { ExtraMetrics, RunSummaryDocument } from '../report/aggregate.ts';
+import type { ExtraMetrics, RunSummaryDocument } from '../report/index.ts';
 import type { EngineEvent, RunContext } from './engine.ts';
 import type { RunSettings } from './lifecycle.ts';
 import type { Manifest } from './manifest.ts';

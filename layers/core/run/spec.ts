@@ -4,7 +4,7 @@
  * A bad value is rejected with a message naming the field and the reason.
  */
 import type { z } from 'zod';
-import type { ProtocolChoice } from '../benchmarks/protocol.ts';
+import type { ProtocolChoice } from '../benchmarks/index.ts';
 import { specParserOf, specSchemaOf } from './option-registry.ts';
 import { RUN_OPTIONS, RUN_RULES } from './run-options.ts';
 

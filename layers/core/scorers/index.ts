@@ -12,7 +12,7 @@
 import { HarnessError } from '../errors.ts';
 import type { AnyPlan } from '../metrics/index.ts';
 import type { ExecutionJob } from '../ports.ts';
-import type { ProgramHost } from '../judging/io-tests-judge.ts';
+import type { ProgramHost } from '../judging/index.ts';
 import type { ScoreOutcome, ScorerKind, Task } from '../types.ts';
 import { ioTestsScorer } from './io-tests.ts';
 import { likertScorer } from './likert.ts';

@@ -4,7 +4,7 @@
  * language. Its task schema, metric plan and views live here.
  */
 import { z } from 'zod';
-import { TIME_CLOCKS } from '../benchmarks/protocol.ts';
+import { TIME_CLOCKS } from '../benchmarks/index.ts';
 import {
   accuracyOfUnits,
   accuracyRatio,
@@ -17,8 +17,8 @@ import {
   systemErrorRatio,
 } from '../metrics/index.ts';
 import { anyPlan, passAt, pooled } from '../metrics/index.ts';
-import { verdictCharts } from '../html/charts.ts';
-import { scoreIoTests } from '../judging/io-tests-judge.ts';
+import { verdictCharts } from '../html/index.ts';
+import { scoreIoTests } from '../judging/index.ts';
 import type { IoTestsTask, Task } from '../types.ts';
 import { executeCode } from './code-execution.ts';
 import { taskBaseSchema } from './task-base.ts';

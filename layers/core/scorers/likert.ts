@@ -20,8 +20,8 @@ import {
   summariseLikertItem,
 } from '../metrics/index.ts';
 import { anyPlan, pooled } from '../metrics/index.ts';
-import { likertCharts } from '../html/charts.ts';
-import { scoreLikert, type LikertEvidence } from '../judging/likert-judge.ts';
+import { likertCharts } from '../html/index.ts';
+import { scoreLikert, type LikertEvidence } from '../judging/index.ts';
 import type { LikertTask } from '../types.ts';
 import { taskBaseSchema } from './task-base.ts';
 import type { ChoiceGeneration, Scorer, ScoringContext } from './scorer.ts';

@@ -9,14 +9,14 @@
  * const outcome = await scorer.score(ctx, task, generated);
  */
 import type { z } from 'zod';
-import type { AnyBenchmark } from '../benchmarks/benchmark.ts';
+import type { AnyBenchmark } from '../benchmarks/index.ts';
 import type { AnyPlan } from '../metrics/index.ts';
-import type { LikertScoring, Prompt, Provider } from '../models/provider.ts';
+import type { LikertScoring, Prompt, Provider } from '../models/index.ts';
 import type { RunToolchainSettings } from '../languages/index.ts';
 import type { Executor, ExecutionJob } from '../ports.ts';
-import type { LikertEvidence } from '../judging/likert-judge.ts';
-import type { ProgramHost, TestFileLoader } from '../judging/io-tests-judge.ts';
-import type { ProgramRunner } from '../judging/program-runner.ts';
+import type { LikertEvidence } from '../judging/index.ts';
+import type { ProgramHost, TestFileLoader } from '../judging/index.ts';
+import type { ProgramRunner } from '../judging/index.ts';
 import type { LanguageId, LikertMode, RunRecord, ScoreOutcome, Task, TaskBase, TokenUsage } from '../types.ts';
 
 /**

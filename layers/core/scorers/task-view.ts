@@ -4,7 +4,7 @@
  * target word, gold; code: limits, entry point, tests). Stored once per task (with sample 0) in the item document,
  * so the report can show it without the dataset.
  */
-import type { Prompt } from '../models/provider.ts';
+import type { Prompt } from '../models/index.ts';
 import { scorerOf, type Scorer } from '../scorers/index.ts';
 import type { Task } from '../types.ts';
 

@@ -6,9 +6,9 @@
 import { z } from 'zod';
 import { compileErrorRateOfUnits, compileErrorRatio, summariseCodeTask, systemErrorRateOfUnits, systemErrorRatio } from '../metrics/index.ts';
 import { anyPlan, passAt, pooled } from '../metrics/index.ts';
-import { verdictCharts } from '../html/charts.ts';
-import { clipField } from '../html/clip.ts';
-import { scoreUnitTests } from '../judging/unit-tests-judge.ts';
+import { verdictCharts } from '../html/index.ts';
+import { clipField } from '../html/index.ts';
+import { scoreUnitTests } from '../judging/index.ts';
 import type { UnitTestsTask } from '../types.ts';
 import { executeCode } from './code-execution.ts';
 import { taskBaseSchema } from './task-base.ts';

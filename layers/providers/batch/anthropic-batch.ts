@@ -18,8 +18,8 @@
  */
 import { z } from 'zod';
 import { InputError } from '#core/errors.ts';
-import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '#core/models/batch.ts';
-import type { Generation, GenerationParams } from '#core/models/provider.ts';
+import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '#core/models/index.ts';
+import type { Generation, GenerationParams } from '#core/models/index.ts';
 // The provider registry first: anthropic.ts → capabilities.ts → registry.ts is a cycle that only
 // resolves when the registry starts it (as in batch/registry.ts).
 import '../registry.ts';

@@ -25,8 +25,8 @@ import {
   StopModelInvocationJobCommand,
 } from '@aws-sdk/client-bedrock';
 import { createHash } from 'node:crypto';
-import type { BatchClient, BatchJobStatus, BatchLimits, BatchRecord, BatchResult } from '#core/models/batch.ts';
-import type { Generation, GenerationParams } from '#core/models/provider.ts';
+import type { BatchClient, BatchJobStatus, BatchLimits, BatchRecord, BatchResult } from '#core/models/index.ts';
+import type { Generation, GenerationParams } from '#core/models/index.ts';
 import type { BlobStore } from '#core/ports.ts';
 // The provider registry first: bedrock.ts → capabilities.ts → registry.ts is a cycle that only
 // resolves when the registry starts it (as in batch/registry.ts).

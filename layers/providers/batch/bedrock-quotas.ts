@@ -19,7 +19,7 @@
  *   progress are limited per model per Region (10 by default), which is why a large run's jobs
  *   are created as slots free up rather than all at once.
  */
-import type { BatchLimits } from '#core/models/batch.ts';
+import type { BatchLimits } from '#core/models/index.ts';
 
 export const BEDROCK_BATCH_QUOTAS = {
   /** "Minimum number of records per batch inference job". */

@@ -13,8 +13,8 @@
  * requests and 200 MB; every line of a batch targets the batch's one endpoint.
  */
 import { InputError } from '#core/errors.ts';
-import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '#core/models/batch.ts';
-import type { Generation, GenerationParams } from '#core/models/provider.ts';
+import type { BatchClient, BatchJobStatus, BatchRecord, BatchResult } from '#core/models/index.ts';
+import type { Generation, GenerationParams } from '#core/models/index.ts';
 import { z } from 'zod';
 import { CallPolicy } from '../call-policy.ts';
 import { adaptParams, capabilitiesOf, cutAtStops, type ModelCapabilities } from '../capabilities.ts';

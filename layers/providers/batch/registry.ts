@@ -7,7 +7,7 @@
  * const client = createBatchClient('openai:https://api.openai.com/v1#gpt-4o-mini', { apiKeyEnv: 'OPENAI_API_KEY' });
  */
 import { InputError } from '#core/errors.ts';
-import type { BatchClient } from '#core/models/batch.ts';
+import type { BatchClient } from '#core/models/index.ts';
 // The provider registry first: openai.ts → capabilities.ts → registry.ts is a cycle that only
 // resolves when the registry starts it (a bundle entered here would see `openai` undefined).
 import '../registry.ts';

@@ -49,12 +49,21 @@ async function ownFiles(): Promise<Map<string, string>> {
         : undefined;
     if (!file) continue;
     const module = (await import(join(ROOT, file))) as Record<string, unknown>;
-    for (const value of Object.values(module)) {
+    for (const [name, value] of Object.entries(module)) {
       const kind = KINDS.find((k) => k === value);
-      if (kind) owners.set(kind.scheme, file);
+      if (kind) owners.set(kind.scheme, definingFile(file, name));
     }
   }
   return owners;
+}
+
+/** The file that declares `name`: a folder's index.ts (its door) re-exports it from there. */
+function definingFile(file: string, name: string): string {
+  if (!file.endsWith('/index.ts')) return file;
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  for (const m of text.matchAll(/export \{([^}]+)\} from '\.\/([^']+)';/g))
+    if ((m[1] ?? '').split(',').some((part) => part.trim() === name)) return `${file.slice(0, -'index.ts'.length)}${m[2] ?? ''}`;
+  return file;
 }
 
 /** Whether a string literal names this provider (property names are the language of the code, not specs). */
