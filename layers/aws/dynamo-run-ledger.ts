@@ -438,9 +438,7 @@ export class DynamoRunLedger implements RunLedger {
   }
 
   async setStatus(runId: string, status: RunStatus, reason?: string): Promise<void> {
-    // A status without a reason clears the previous one (a resumed run is no longer "failed: …").
-    const expression = reason === undefined ? 'SET #s = :s, updatedAt = :now REMOVE reason' : 'SET #s = :s, updatedAt = :now, reason = :r';
-    const values: Row = reason === undefined ? { ':s': status } : { ':s': status, ':r': reason };
+    const { expression, values } = statusUpdate(status, reason);
     try {
       // A cancel is final: no stage that read the run before the cancel landed may undo it.
       await this.#updateRun(
@@ -460,19 +458,15 @@ export class DynamoRunLedger implements RunLedger {
 
   async claimStatus(runId: string, from: readonly RunStatus[], status: RunStatus, reason?: string): Promise<boolean> {
     if (from.length === 0) return false;
-    const expression = reason === undefined ? 'SET #s = :s, updatedAt = :now REMOVE reason' : 'SET #s = :s, updatedAt = :now, reason = :r';
+    const { expression, values } = statusUpdate(status, reason);
     const fromValues = Object.fromEntries(from.map((s, i) => [`:from${i}`, s]));
-    const values: Row = { ...(reason === undefined ? { ':s': status } : { ':s': status, ':r': reason }), ...fromValues };
     try {
-      await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: runKey(runId),
-          UpdateExpression: expression,
-          ConditionExpression: `attribute_exists(pk) AND #s IN (${Object.keys(fromValues).join(', ')})`,
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ...values, ':now': this.#now().toISOString() },
-        }),
+      await this.#sendRunUpdate(
+        runId,
+        expression,
+        { ...values, ...fromValues },
+        { '#s': 'status' },
+        `attribute_exists(pk) AND #s IN (${Object.keys(fromValues).join(', ')})`,
       );
       return true;
     } catch (error) {
@@ -498,22 +492,27 @@ export class DynamoRunLedger implements RunLedger {
     condition = 'attribute_exists(pk)',
   ): Promise<void> {
     try {
-      await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: runKey(runId),
-          UpdateExpression: expression,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ...values, ':now': this.#now().toISOString() },
-        }),
-      );
+      await this.#sendRunUpdate(runId, expression, values, names, condition);
     } catch (error) {
       if (awsErrorName(error) === 'ConditionalCheckFailedException') {
         throw new HarnessError(`${operation}: run ${runId} is not in the ledger ${this.#table}`, { cause: error });
       }
       throw this.#fault(operation, runId, error);
     }
+  }
+
+  /** One conditional UpdateItem on the run's row (`:now` added to the values). */
+  async #sendRunUpdate(runId: string, expression: string, values: Row, names: Record<string, string> | undefined, condition: string): Promise<void> {
+    await this.#doc.send(
+      new UpdateCommand({
+        TableName: this.#table,
+        Key: runKey(runId),
+        UpdateExpression: expression,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ...values, ':now': this.#now().toISOString() },
+      }),
+    );
   }
 
   async #batchGet(keys: Row[], operation: string): Promise<Row[]> {
@@ -550,4 +549,11 @@ function cancellationCodes(error: unknown): string[] | undefined {
   if (awsErrorName(error) !== 'TransactionCanceledException') return undefined;
   const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return reasons.map((reason) => reason.Code ?? 'None');
+}
+
+/** The update that sets a run's status: a status without a reason clears the previous one (a resumed run is no longer "failed: …"). */
+function statusUpdate(status: RunStatus, reason: string | undefined): { expression: string; values: Row } {
+  return reason === undefined
+    ? { expression: 'SET #s = :s, updatedAt = :now REMOVE reason', values: { ':s': status } }
+    : { expression: 'SET #s = :s, updatedAt = :now, reason = :r', values: { ':s': status, ':r': reason } };
 }
