@@ -54,9 +54,9 @@ describe('idle cost of a template', () => {
 
   it('prices a scheduled tick from its parts', () => {
     // Scheduler $1/M + Lambda request $0.20/M + 1.5 s × 0.5 GB × $0.0000133334 (arm64) + X-Ray $5/M
-    // + 2 read units × $0.25/M + 1 KiB of logs at $0.50/GB; the watchdog's 2 × 8 GetQueueAttributes × $0.40/M
+    // + 2 read units × $0.125/M (on demand since 2024-11-01, layers/providers/aws-prices.ts) + 1 KiB of logs at $0.50/GB; the watchdog's 2 × 8 GetQueueAttributes × $0.40/M
     // and 8 metrics of GetMetricData (the queues' oldest-message ages) × $0.01 per 1,000.
-    const byHand = 1e-6 + 0.2e-6 + 1.5 * 0.5 * 0.0000133334 + 5e-6 + 2 * 0.25e-6 + (1024 / 1024 ** 3) * 0.5;
+    const byHand = 1e-6 + 0.2e-6 + 1.5 * 0.5 * 0.0000133334 + 5e-6 + 2 * 0.125e-6 + (1024 / 1024 ** 3) * 0.5;
     expect(tickUsd(0.5)).toBeCloseTo(byHand, 10);
     const watchdogMonth = { scheduledTicks: 2920, scheduledGbTicks: 2920 * 0.5, watchdogTicks: 2920, watchedQueues: 8 };
     expect(scheduledMonthlyUsd(watchdogMonth)).toBeCloseTo(2920 * (byHand + 16 * 0.4e-6 + 8 * 0.01e-3), 8);
