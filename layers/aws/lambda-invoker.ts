@@ -53,17 +53,7 @@ export class LambdaInvoker {
   }
 
   async invoke(payload: string): Promise<InvokeResult> {
-    let out;
-    try {
-      out = await this.options.client.send(
-        new InvokeCommand({ FunctionName: this.options.functionName, InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(payload) }),
-      );
-    } catch (error) {
-      const code = awsErrorName(error);
-      if (TRANSIENT_INVOKE_ERRORS.has(code))
-        throw new TransientError(`runner ${this.options.functionName} not invocable now (${code}): the item goes back to its queue`, { cause: error });
-      throw error;
-    }
+    const out = await this.send(payload, 'RequestResponse');
     return { ...(out.FunctionError ? { functionError: out.FunctionError } : {}), payload: out.Payload ? new TextDecoder().decode(out.Payload) : '' };
   }
 
@@ -73,10 +63,16 @@ export class LambdaInvoker {
    * The same errors as {@link invoke} are transient.
    */
   async invokeEvent(payload: string): Promise<void> {
-    let out;
+    const out = await this.send(payload, 'Event');
+    if (out.StatusCode !== undefined && out.StatusCode !== 202)
+      throw new TransientError(`runner ${this.options.functionName}: an asynchronous invoke answered ${out.StatusCode}, not 202`);
+  }
+
+  /** One Invoke; a throttle or a function not ready yet is transient (the item goes back to its queue). */
+  private async send(payload: string, type: 'RequestResponse' | 'Event') {
     try {
-      out = await this.options.client.send(
-        new InvokeCommand({ FunctionName: this.options.functionName, InvocationType: 'Event', Payload: new TextEncoder().encode(payload) }),
+      return await this.options.client.send(
+        new InvokeCommand({ FunctionName: this.options.functionName, InvocationType: type, Payload: new TextEncoder().encode(payload) }),
       );
     } catch (error) {
       const code = awsErrorName(error);
@@ -84,7 +80,5 @@ export class LambdaInvoker {
         throw new TransientError(`runner ${this.options.functionName} not invocable now (${code}): the item goes back to its queue`, { cause: error });
       throw error;
     }
-    if (out.StatusCode !== undefined && out.StatusCode !== 202)
-      throw new TransientError(`runner ${this.options.functionName}: an asynchronous invoke answered ${out.StatusCode}, not 202`);
   }
 }
