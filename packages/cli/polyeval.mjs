@@ -12,7 +12,7 @@
 // (lib/file-exists.js) finds node_modules/.bin/polyeval and npx runs it at once.
 // test/infra/npx-fast-path.test.ts fails if the root regains that bin or this link is lost.
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { URL, fileURLToPath } from 'node:url';
 
 const bundle = new URL('../../dist/polyeval.mjs', import.meta.url);
 if (!existsSync(fileURLToPath(bundle))) {
