@@ -13,7 +13,7 @@ import { chmodSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Packages bundled into the CLI rather than loaded from node_modules (pure ES modules only). */
-const INLINE = new Set(['zod']);
+const INLINE = new Set(['zod', 'hyparquet', 'hyparquet-writer']);
 
 /** Every bare import (`pkg`, `@scope/pkg`, `pkg/sub`) stays external unless its package is in INLINE. */
 const externalUnlessInlined = {
