@@ -10,7 +10,7 @@
 // package to install and runs Arborist `loadActual()` over the whole installed tree first
 // (~0.6-0.75 s on our 2-core machines); when it has none, `localFileExists`
 // (lib/file-exists.js) finds node_modules/.bin/polyeval and npx runs it at once.
-// test/infra/npx-fast-path.test.ts fails if the root regains that bin or this link is lost.
+// test/e2e/npx-fast-path.test.ts fails if the root regains that bin or this link is lost.
 import { existsSync } from 'node:fs';
 import { URL, fileURLToPath } from 'node:url';
 
