@@ -11,6 +11,8 @@
  * supervisor, precompiled headers, compile server build — exist, as after a first run).
  *
  * Rows per set and round: the whole command's ratio to MXEval with the floor's beside it;
+ * the same run as `node dist/polyeval.mjs run …` (no npx; its own empty compile cache, right
+ * after the npx run), so npx's share of the whole command shows;
  * CLI start (`--help`) and start + load + plan (`--dry-run`); per-sample compile/check and
  * run (medians, and their sums over the jobs: the wall share); sandbox set-up per process
  * (a sandboxed `/bin/true` minus a bare one, times the sandboxed processes the run started: a
@@ -148,6 +150,11 @@ export async function run(): Promise<BenchRow[]> {
         await kotlinArchiveFor(tmp);
         const home = join(root, `home-${set}-${round}`);
         const r: MeasuredRun = await measureRun(args, { home, tmp, viaNpx: true });
+        // The same run without npx (`node dist/polyeval.mjs run …`, its own empty compile cache and
+        // home), right after it: the difference is what npx itself adds to the command.
+        const nodeTmp = freshTmp(root, `${set}-${round}-node`, seed);
+        await kotlinArchiveFor(nodeTmp);
+        const direct: MeasuredRun = await measureRun(args, { home: join(root, `home-${set}-${round}-node`), tmp: nodeTmp });
         const items = itemTimes(home, r.summary.run_id, setup.shape);
         const aggregateS = await aggregateAgain(home, r.summary.run_id);
         // A Python run served by a zygote is a fork of it, not a sandboxed process: only the zygotes
@@ -223,6 +230,12 @@ export async function run(): Promise<BenchRow[]> {
             ];
         rows.push(
           ...vsMxeval,
+          {
+            name: `${tag} whole command without npx (node dist/polyeval.mjs run)`,
+            value: direct.wallS,
+            unit: 's',
+            note: `cold compile cache, right after npx polyeval run ${s(r.wallS)}: npx adds ${s(r.wallS - direct.wallS)} (npx's CPU there ${s(r.npxCpuS)}); ${mx ? `MXEval ${s(mx.wallS)} in this run ÷ it = ${(mx.wallS / direct.wallS).toFixed(2)}x` : NOT_TIMED}; CPU ${s(direct.cpuS)}; ${loadNote(direct)}`,
+          },
           { name: `${tag} start + load + plan (--dry-run)`, value: plan, unit: 's', note: `of which CLI start ${s(help)}` },
           {
             name: `${tag} compile/check per sample (median)`,

@@ -21,6 +21,12 @@ describe('the CLI bundle', () => {
     expect(imports.filter((m) => LAZY.test(m))).toEqual([]);
   });
 
+  it('carries the Parquet writer inside (hyparquet, hyparquet-writer: ~55 modules at every start otherwise)', () => {
+    const imports = staticImports(readFileSync(CLI, 'utf8'));
+    expect(imports.filter((m) => m.startsWith('hyparquet'))).toEqual([]);
+    expect(readFileSync(CLI, 'utf8')).toContain('function parquetWriteBuffer(');
+  });
+
   it('still loads them where they are used', () => {
     const bundle = readFileSync(CLI, 'utf8');
     for (const m of [

@@ -26,7 +26,7 @@ import type { Home } from './home.ts';
 import { loadSource } from '../shared/load-benchmark.ts';
 import type { BenchmarkRegistry } from '#core/benchmarks/index.ts';
 import { createProvider } from '../shared/create-provider.ts';
-import { codeVersion, packageVersions } from '../shared/versions.ts';
+import { codeVersionSoon, packageVersions } from '../shared/versions.ts';
 import { languagesFor, newRunId, runIdPrefix } from '../shared/run-ids.ts';
 import { planPrice, projectionOf, recordedPrice, runCostOf } from '../shared/cost-projection.ts';
 import type { ModelLimits } from './model-limits.ts';
@@ -70,7 +70,10 @@ export type LocalRunResult = RunResult;
 
 /** Starts one run per benchmark source named by `spec.benchmark` (`sample` names several). */
 export function runLocal(spec: RunSpec, opts: LocalRunOptions): Promise<LocalRunResult[]> {
-  return startRuns(spec, localPorts(opts));
+  // git's answer for the manifests, asked now: it comes while the benchmark loads (start-up's critical path).
+  const code = codeVersionSoon(opts.packageRoot);
+  code.catch(() => undefined); // a run refused before it is planned never reads it; a planned one gets the error itself
+  return startRuns(spec, localPorts(opts, code));
 }
 
 /** Continues a run that was killed or stopped: only the items not yet recorded run. */
@@ -93,7 +96,7 @@ function providerOptionsOf(opts: LocalRunOptions, recorded?: Manifest['provider_
 }
 
 /** The local adapters behind core's run ports. */
-function localPorts(opts: LocalRunOptions): RunPorts<SandboxExecutor> {
+function localPorts(opts: LocalRunOptions, code?: Promise<Manifest['code']>): RunPorts<SandboxExecutor> {
   const { home } = opts;
   const clock = opts.clock ?? (() => new Date());
   // The user's prices first (--prices, then --assume-price), then the shipped table.
@@ -118,7 +121,7 @@ function localPorts(opts: LocalRunOptions): RunPorts<SandboxExecutor> {
     newRun: async (spec, loaded, language, languages, now) => ({
       runId: newRunId(runIdPrefix(loaded.benchmark.id, language, languages), now),
       spec: batchRunSpec(spec, loaded.benchmark, opts),
-      versions: { code: codeVersion(opts.packageRoot), packages: packageVersions(opts.packageRoot) },
+      versions: { code: await (code ?? codeVersionSoon(opts.packageRoot)), packages: packageVersions(opts.packageRoot) },
       settings: await settingsOf(opts),
     }),
     models: {

@@ -2,7 +2,7 @@
  * What code ran: the package version, the git revision with a dirty flag, and the versions
  * of the packages that change results — recorded in every manifest.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Manifest } from '#core/run/index.ts';
@@ -24,6 +24,23 @@ export function codeVersion(root: string): Manifest['code'] {
   const revision = git(root, ['rev-parse', 'HEAD']);
   const status = revision ? git(root, ['status', '--porcelain', '--untracked-files=no']) : null;
   return { version: pkg.version, revision, dirty: status === null ? null : status.length > 0 };
+}
+
+/** `git <args>` without blocking: its output, or null as {@link git}. */
+function gitSoon(root: string, args: string[]): Promise<string | null> {
+  return new Promise((done) => {
+    execFile('git', args, { cwd: root, timeout: 5000 }, (error, stdout) => done(error ? null : stdout.toString().trim()));
+  });
+}
+
+/**
+ * {@link codeVersion} without blocking the event loop, its two git commands at once: a local
+ * run starts it first, so git works while the benchmark loads (the same fields, the same values).
+ */
+export async function codeVersionSoon(root: string): Promise<Manifest['code']> {
+  const [revision, status] = await Promise.all([gitSoon(root, ['rev-parse', 'HEAD']), gitSoon(root, ['status', '--porcelain', '--untracked-files=no'])]);
+  const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string };
+  return { version: pkg.version, revision, dirty: revision === null || status === null ? null : status.length > 0 };
 }
 
 export function packageVersions(root: string): Record<string, string> {
