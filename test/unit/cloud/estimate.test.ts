@@ -1,6 +1,6 @@
-// The cloud cost estimate bills what the deployment really runs: a judge that waits for the
-// language's runner Lambda (judge/runner split), so a Lambda-lane item pays two functions and
-// a Fargate-lane item pays its task plus its runner.
+// The cloud cost estimate bills what the deployment really runs: on the Lambda lane a judge that
+// hands its item to the language's runner Lambda asynchronously (runner-handoff.ts), so it bills its
+// own work and not the runner's; a Fargate-lane item pays its task plus its runner.
 import { describe, expect, it } from 'vitest';
 import { AWS_PRICES, DEFAULT_DEPLOYMENT, estimateCloudRun } from '#app/cloud/estimate.ts';
 import type { DryRunPlan } from '#app/shared/dry-run.ts';
@@ -22,20 +22,24 @@ const memoryGb = (language: string): number => image(language).memoryMb / 1024;
 const judgeGb = (language: string): number => image(language).judgeMemoryMb / 1024;
 
 describe('estimateCloudRun with judge and runner', () => {
-  it('bills a Lambda-lane item for the judge and for the runner it waits for', () => {
-    const estimate = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' });
-    const generate = estimateCloudRun(plan, null, undefined).executor.lambda_gb_seconds;
-    expect(estimate.executor.lane).toBe('lambda');
-    expect(estimate.executor.lambda_gb_seconds).toBeCloseTo(generate + 100 * 2 * (memoryGb('python') + judgeGb('python')), 1);
-    expect(estimate.requests.lambda - estimateCloudRun(plan, null, undefined).requests.lambda).toBe(200);
+  it('bills a Lambda-lane item for the runner’s time and the judge’s own work, not for the judge waiting on its runner', () => {
+    const fast = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' });
+    const slow = estimateCloudRun(plan, 'python', { ms: 4_000, source: 'test' });
+    expect(fast.executor.lane).toBe('lambda');
+    // Two more seconds per item bill the runner's memory only: the judge is not waiting (it would add its own 2 GB too).
+    expect(slow.executor.lambda_gb_seconds - fast.executor.lambda_gb_seconds).toBeCloseTo(100 * 2 * memoryGb('python'), 1);
+    const none = estimateCloudRun(plan, null, undefined);
+    const judgeAndRunner = fast.executor.lambda_gb_seconds - none.executor.lambda_gb_seconds;
+    expect(judgeAndRunner).toBeGreaterThan(100 * 2 * memoryGb('python'));
+    expect(judgeAndRunner).toBeLessThan(100 * 2 * (memoryGb('python') + judgeGb('python')));
+    // The judge, its continuation and the runner: three invocations per item.
+    expect(fast.requests.lambda - none.requests.lambda).toBe(300);
   });
 
-  it("bills a Kotlin judge at its own 2 GB while the runner it waits for has the compile server's 4 GB", () => {
-    const estimate = estimateCloudRun(plan, 'kotlin', { ms: 2_000, source: 'test' });
-    const generate = estimateCloudRun(plan, null, undefined).executor.lambda_gb_seconds;
-    expect(memoryGb('kotlin')).toBe(4);
-    expect(judgeGb('kotlin')).toBe(2);
-    expect(estimate.executor.lambda_gb_seconds).toBeCloseTo(generate + 100 * 2 * (4 + 2), 1);
+  it("bills a Kotlin runner at the compile server's memory while the judge bills only its own work", () => {
+    const fast = estimateCloudRun(plan, 'kotlin', { ms: 2_000, source: 'test' });
+    const slow = estimateCloudRun(plan, 'kotlin', { ms: 4_000, source: 'test' });
+    expect(slow.executor.lambda_gb_seconds - fast.executor.lambda_gb_seconds).toBeCloseTo(100 * 2 * memoryGb('kotlin'), 1);
   });
 
   it('bills a Fargate task at the size the lane deploys', () => {
