@@ -19,7 +19,7 @@ import type { DryRunPlan } from '../shared/dry-run.ts';
 import { CLOUD_BATCH_SCHEMES, cloudBatchWindowHours } from './batch-clients.ts';
 import { AWS_PRICES } from '#providers/index.ts';
 import { defaultIdleResources, idleMonthlyUsd, scheduledMonthlyUsd } from './idle-cost.ts';
-import { FUNCTION_MEMORY } from './function-memory.ts';
+import { BATCH_STAGE_MEMORY_MB, FUNCTION_MEMORY } from './function-memory.ts';
 
 /** AWS list prices, us-east-1, USD (one table for the estimate, the simulation and the price table's compute block). */
 export { AWS_PRICES };
@@ -82,6 +82,8 @@ export const DEFAULT_DEPLOYMENT: Deployment = {
 const GENERATE_BATCH = 5;
 /** generate's memory (function-memory.ts, what infra/pipeline.ts deploys). */
 const GENERATE_MEMORY_GB = FUNCTION_MEMORY.generate.memoryMb / 1024;
+/** The batch stage's memory (function-memory.ts, what infra/batch.ts deploys): a `--batch` run's generate work. */
+const BATCH_STAGE_MEMORY_GB = BATCH_STAGE_MEMORY_MB / 1024;
 /** aggregate's memory (function-memory.ts). */
 const AGGREGATE_MEMORY_GB = FUNCTION_MEMORY.aggregate.memoryMb / 1024;
 /**
@@ -117,11 +119,19 @@ const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
  */
 export const REQUESTS_PER_ITEM = { lambda: 3.21, sqs: 9.51, dynamoWrite: 9.16, dynamoRead: 21.53, s3Put: 1.01, s3Get: 7.12 } as const;
 /**
- * What an item that is not executed (no language: ABRICOT's log-likelihoods) does not make: its
- * judge's and continuation's invocations and the runner's (Lambda), the execute and answers queues'
- * send, receive and delete (SQS), the judge's reads of the item's tests and the runner's answer (S3).
+ * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
+ * continuation.ts judgeWork): the judge's first invocation (its execute queue's send, receive
+ * and delete; the run's status read; its S3 GET of the item's record, absent), the continuation
+ * the runner's record starts (the answers queue's send by Lambda, receive and delete; the same
+ * status read and GET) and the runner's asynchronous invocation. An item that is not executed
+ * (no language: ABRICOT's log-likelihoods) is scored and recorded by generate and makes none of
+ * them; a Fargate-lane item makes the judge's (a task instead of its invocation) and the
+ * runner's, invoked synchronously: no continuation.
  */
-const EXECUTE_REQUESTS_PER_ITEM = { lambda: 3, sqs: 6, s3Get: 2 } as const;
+const JUDGE_REQUESTS_PER_ITEM = { lambda: 1, sqs: 3, dynamoRead: 1, s3Get: 1 } as const;
+const CONTINUATION_REQUESTS_PER_ITEM = { lambda: 1, sqs: 3, dynamoRead: 1, s3Get: 1 } as const;
+const RUNNER_REQUESTS_PER_ITEM = { lambda: 1, sqs: 0, dynamoRead: 0, s3Get: 0 } as const;
+type ExecuteRequestKind = keyof typeof JUDGE_REQUESTS_PER_ITEM;
 /** What a batch run does not make per item: generate's queue (send, receive, delete); the batch stage reads results instead. */
 const GENERATE_SQS_PER_ITEM = 3;
 /** Seconds of the batch stage per item: reading its result and routing it (assumed; no model call waits). */
@@ -197,7 +207,7 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   const wall = batch ? cloudBatchWindowHours(plan.model) * 3600 : Math.ceil(items / Math.min(generatePerSecond, executePerSecond));
   // On demand, generate waits on every call; as a batch, the batch stage only reads results back and routes them.
   const generateGbSeconds = batch
-    ? items * BATCH_STAGE_SECONDS_PER_ITEM * GENERATE_MEMORY_GB
+    ? items * BATCH_STAGE_SECONDS_PER_ITEM * BATCH_STAGE_MEMORY_GB
     : (items / GENERATE_BATCH) * deployment.callSeconds * SLOWEST_OF_BATCH * GENERATE_MEMORY_GB;
   // Model code runs in the language's runner Lambda. On the Lambda lane the judge hands the item to
   // it asynchronously and bills only its own work; a Fargate-lane task waits for its runner, so
@@ -215,18 +225,21 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   const chunks = Math.ceil(items / 1000);
   // A batch run's generate invocations are the batch stage's ticks while its jobs run (one per BATCH_TICK_SECONDS at most).
   const generateInvocations = batch ? Math.ceil(wall / BATCH_TICK_SECONDS) : Math.ceil(items / GENERATE_BATCH);
-  // A Fargate-lane item is one task's work and its runner's invocation: no judge invocation and no continuation.
-  const executeInvocations = lane === 'lambda' ? EXECUTE_REQUESTS_PER_ITEM.lambda : lane === 'fargate' ? 1 : 0;
-  const perItem = (total: number, executeShare: number): number => total - (executed ? 0 : executeShare);
-  const lambdaRequests = Math.round(
-    generateInvocations + items * (REQUESTS_PER_ITEM.lambda - 1 / GENERATE_BATCH - EXECUTE_REQUESTS_PER_ITEM.lambda + executeInvocations),
-  );
-  const sqs = Math.round(items * (perItem(REQUESTS_PER_ITEM.sqs, EXECUTE_REQUESTS_PER_ITEM.sqs) - (batch ? GENERATE_SQS_PER_ITEM : 0)));
+  // What this item's lane does not make of the Lambda lane's requests per item.
+  const absent = (kind: ExecuteRequestKind): number => {
+    const [judge, continuation, runner] = [JUDGE_REQUESTS_PER_ITEM[kind], CONTINUATION_REQUESTS_PER_ITEM[kind], RUNNER_REQUESTS_PER_ITEM[kind]];
+    if (lane === 'none') return judge + continuation + runner;
+    // A Fargate task is no Lambda invocation, and waits for its runner: no continuation.
+    if (lane === 'fargate') return continuation + (kind === 'lambda' ? judge : 0);
+    return 0;
+  };
+  const lambdaRequests = Math.round(generateInvocations + items * (REQUESTS_PER_ITEM.lambda - 1 / GENERATE_BATCH - absent('lambda')));
+  const sqs = Math.round(items * (REQUESTS_PER_ITEM.sqs - absent('sqs') - (batch ? GENERATE_SQS_PER_ITEM : 0)));
   const writes = Math.round(items * REQUESTS_PER_ITEM.dynamoWrite);
-  const reads = Math.round(items * REQUESTS_PER_ITEM.dynamoRead);
+  const reads = Math.round(items * (REQUESTS_PER_ITEM.dynamoRead - absent('dynamoRead')));
   // A batch job: its document, its input file and its output written; its document and output read back.
   const puts = Math.round(items * REQUESTS_PER_ITEM.s3Put) + (batch ? chunks * 5 : 0);
-  const gets = Math.round(items * perItem(REQUESTS_PER_ITEM.s3Get, EXECUTE_REQUESTS_PER_ITEM.s3Get)) + (batch ? chunks * 2 : 0);
+  const gets = Math.round(items * (REQUESTS_PER_ITEM.s3Get - absent('s3Get'))) + (batch ? chunks * 2 : 0);
   const requestCost =
     lambdaRequests * AWS_PRICES.lambdaRequest +
     sqs * AWS_PRICES.sqsRequest +
