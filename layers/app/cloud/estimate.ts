@@ -113,11 +113,12 @@ const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
 /**
  * Billed requests per item of an executed on-demand run on the Lambda lane, by kind: what the
  * simulation of the deployed stages counts (sim/cloud/request-bill.ts; `npm run bench cloud-scale
- * -- --items 10000 --detail`, `requests.<kind>.per_item`, Python, main d351b90). The plan's,
+ * -- --items 10000 --detail`, `requests.<kind>.per_item`, Python, main d351b90; SQS since the simulation bills the answers
+ * queue's receive and delete once, not twice). The plan's,
  * generate's, the judge's and its continuation's, the runner's and aggregate's calls together;
  * test/integration/cloud-sim/estimate.test.ts fails when the stages' calls and these drift apart.
  */
-export const REQUESTS_PER_ITEM = { lambda: 3.21, sqs: 9.51, dynamoWrite: 9.16, dynamoRead: 21.53, s3Put: 1.01, s3Get: 7.12 } as const;
+export const REQUESTS_PER_ITEM = { lambda: 3.21, sqs: 7.51, dynamoWrite: 9.16, dynamoRead: 21.53, s3Put: 1.01, s3Get: 7.12 } as const;
 /**
  * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
  * continuation.ts judgeWork): the judge's first invocation (its execute queue's send, receive
