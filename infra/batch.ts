@@ -17,6 +17,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import { BEDROCK_BATCH_PREFIX } from '../layers/app/cloud/batch-clients.ts';
+import { BATCH_STAGE_MEMORY_MB } from '../layers/app/cloud/function-memory.ts';
 import type { PolyevalConfig } from './config.ts';
 import { LEDGER_CONTROL_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
 import { grantObjectAccess } from './grants.ts';
@@ -105,7 +106,7 @@ export class BatchStage extends Construct {
       // concurrency", "Asynchronous invocation" in the Lambda Developer Guide). An account too
       // small to reserve (runnerReservedConcurrency 0) reserves nothing here either.
       ...(config.runnerReservedConcurrency > 0 ? { reservedConcurrentExecutions: BATCH_RESERVED_CONCURRENCY } : {}),
-      memorySize: 1024,
+      memorySize: BATCH_STAGE_MEMORY_MB,
       environment: {
         BUCKET_NAME: bucket.bucketName,
         TABLE_NAME: ledger.tableName,

@@ -21,6 +21,8 @@ import type { AggregateMessage, CloudWorkItem, GeneratedMessage, PlanMessage } f
 import { startRuns } from '#app/cloud/start.ts';
 import { PLAN_CHUNK } from '#app/cloud/plan.ts';
 import { watchRuns } from '#app/cloud/watchdog.ts';
+import { keys } from '#core/run/index.ts';
+import { parseRunSummary } from '#core/report/index.ts';
 import { loadSource } from '#app/shared/load-benchmark.ts';
 import { LambdaInvoker } from '#aws/lambda-invoker.ts';
 import { executeJob } from '#sandbox/executor.ts';
@@ -310,15 +312,16 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const modelUsd = modelCalls * callUsd;
     const invocations = Object.values(lambda.stats.invocations).reduce((a, b) => a + b, 0);
     const sqsCalls = Object.values(queues).map((q) => q.requests);
-    // The runners' records on the answers queue (asynchronous hand-off): Lambda's send, the judge's receive and delete.
+    // The runners' records on the answers queue (asynchronous hand-off): Lambda's send (the judge's
+    // receive and delete are the answers queue's own, in sqsCalls).
     const records = lambda.stats.destinationRecords;
     const requests = requestBill(
       {
         lambdaInvocations: invocations,
         sqs: {
           send: sqsCalls.reduce((sum, r) => sum + r.send, 0) + records,
-          receive: sqsCalls.reduce((sum, r) => sum + r.receive, 0) + records,
-          delete: sqsCalls.reduce((sum, r) => sum + r.delete, 0) + records,
+          receive: sqsCalls.reduce((sum, r) => sum + r.receive, 0),
+          delete: sqsCalls.reduce((sum, r) => sum + r.delete, 0),
           changeVisibility: sqsCalls.reduce((sum, r) => sum + r.changeVisibility, 0),
         },
         dynamo: { writeUnits: dynamo.writeUnits, readUnits: dynamo.readUnits },
@@ -327,6 +330,10 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       options.items,
     );
     const requestsUsd = requests.total_usd;
+    // The executor time the real aggregate measured from the records (the summary's `timing`): what `remote run --dry-run` reads back (estimate.ts executorTiming).
+    const summaryKey = keys.summary(runId);
+    const summaryText = await store.getText(summaryKey);
+    const timing = summaryText === undefined ? undefined : parseRunSummary(summaryText, summaryKey).timing;
     const dlq = Object.values(queues).reduce((sum, q) => sum + q.dlq.length, 0);
     const expired = Object.values(queues).reduce((sum, q) => sum + q.expired, 0);
     return {
@@ -383,6 +390,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         peak: lambda.stats.peak,
         gb_s: lambda.stats.gbSeconds,
         requests,
+        ...(timing ? { timing } : {}),
         without: [...without],
         ...(sweep ? { sweep: sweep.stats() } : {}),
         simulator: { store_mb: Math.round(store.heldBytes / 1e6), held_items: dynamo.heldItems, rss_mb: Math.round(process.memoryUsage().rss / 1e6) },

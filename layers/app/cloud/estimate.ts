@@ -19,6 +19,7 @@ import type { DryRunPlan } from '../shared/dry-run.ts';
 import { CLOUD_BATCH_SCHEMES, cloudBatchWindowHours } from './batch-clients.ts';
 import { AWS_PRICES } from '#providers/index.ts';
 import { defaultIdleResources, idleMonthlyUsd, scheduledMonthlyUsd } from './idle-cost.ts';
+import { BATCH_STAGE_MEMORY_MB, FUNCTION_MEMORY } from './function-memory.ts';
 
 /** AWS list prices, us-east-1, USD (one table for the estimate, the simulation and the price table's compute block). */
 export { AWS_PRICES };
@@ -79,7 +80,29 @@ export const DEFAULT_DEPLOYMENT: Deployment = {
 };
 
 const GENERATE_BATCH = 5;
-const GENERATE_MEMORY_GB = 1;
+/** generate's memory (function-memory.ts, what infra/pipeline.ts deploys). */
+const GENERATE_MEMORY_GB = FUNCTION_MEMORY.generate.memoryMb / 1024;
+/** The batch stage's memory (function-memory.ts, what infra/batch.ts deploys): a `--batch` run's generate work. */
+const BATCH_STAGE_MEMORY_GB = BATCH_STAGE_MEMORY_MB / 1024;
+/** aggregate's memory (function-memory.ts). */
+const AGGREGATE_MEMORY_GB = FUNCTION_MEMORY.aggregate.memoryMb / 1024;
+/**
+ * A generate invocation waits for the slowest of its batch's calls: with calls spread ±50 % around
+ * their mean (the simulation's provider, sim/cloud/sim-model.ts), the slowest of 5 takes 4/3 of it
+ * (the mean of the largest of 5 uniform draws on [0.5, 1.5] is 0.5 + 5/6).
+ */
+const SLOWEST_OF_BATCH = 0.5 + GENERATE_BATCH / (GENERATE_BATCH + 1);
+/**
+ * The judge's own billed seconds per item on the Lambda lane: it sends the item's programs to its
+ * runner asynchronously (runner-handoff.ts) and scores the answer when it comes back
+ * (continuation.ts), so it no longer bills while the runner works — only its reads, writes and
+ * scoring. The simulation of the deployed stages measures it (`npm run bench cloud-scale -- --items
+ * 10000 --detail`: `gb_s.execute-python` 3,223 / 2 GB / 10,000 items, main d351b90);
+ * test/integration/cloud-sim/estimate.test.ts holds the two together.
+ */
+const JUDGE_SECONDS_PER_ITEM = 0.16;
+/** aggregate's billed seconds per item (folding records into parts and the final Parquet), measured as {@link JUDGE_SECONDS_PER_ITEM} is (852 GB-s / 2 GB / 10,000). */
+const AGGREGATE_SECONDS_PER_ITEM = 0.042;
 /** Lambda memory in GB of a language's runner and judge (EXECUTOR_IMAGES); 2 GB each for a language without an image. */
 function executorMemoryGb(language: string | null): { runner: number; judge: number } {
   const image = EXECUTOR_IMAGES.find((i) => i.languages.includes(language ?? ''));
@@ -87,16 +110,35 @@ function executorMemoryGb(language: string | null): { runner: number; judge: num
 }
 const FARGATE_VCPU = FARGATE_TASK.cpu / 1024;
 const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
-/** Per item: plan/generate/execute/aggregate sends, receives and deletes, amortised over batches. */
-const SQS_REQUESTS_PER_ITEM = 6;
+/**
+ * Billed requests per item of an executed on-demand run on the Lambda lane, by kind: what the
+ * simulation of the deployed stages counts (sim/cloud/request-bill.ts; `npm run bench cloud-scale
+ * -- --items 10000 --detail`, `requests.<kind>.per_item`, Python, main d351b90; SQS since the simulation bills the answers
+ * queue's receive and delete once, not twice). The plan's,
+ * generate's, the judge's and its continuation's, the runner's and aggregate's calls together;
+ * test/integration/cloud-sim/estimate.test.ts fails when the stages' calls and these drift apart.
+ */
+export const REQUESTS_PER_ITEM = { lambda: 3.21, sqs: 7.51, dynamoWrite: 9.16, dynamoRead: 21.53, s3Put: 1.01, s3Get: 7.12 } as const;
+/**
+ * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
+ * continuation.ts judgeWork): the judge's first invocation (its execute queue's send, receive
+ * and delete; the run's status read; its S3 GET of the item's record, absent), the continuation
+ * the runner's record starts (the answers queue's send by Lambda, receive and delete; the same
+ * status read and GET) and the runner's asynchronous invocation. An item that is not executed
+ * (no language: ABRICOT's log-likelihoods) is scored and recorded by generate and makes none of
+ * them; a Fargate-lane item makes the judge's (a task instead of its invocation) and the
+ * runner's, invoked synchronously: no continuation.
+ */
+const JUDGE_REQUESTS_PER_ITEM = { lambda: 1, sqs: 3, dynamoRead: 1, s3Get: 1 } as const;
+const CONTINUATION_REQUESTS_PER_ITEM = { lambda: 1, sqs: 3, dynamoRead: 1, s3Get: 1 } as const;
+const RUNNER_REQUESTS_PER_ITEM = { lambda: 1, sqs: 0, dynamoRead: 0, s3Get: 0 } as const;
+type ExecuteRequestKind = keyof typeof JUDGE_REQUESTS_PER_ITEM;
+/** What a batch run does not make per item: generate's queue (send, receive, delete); the batch stage reads results instead. */
+const GENERATE_SQS_PER_ITEM = 3;
 /** Seconds of the batch stage per item: reading its result and routing it (assumed; no model call waits). */
 const BATCH_STAGE_SECONDS_PER_ITEM = 0.01;
 /** The batch stage's schedule (infra/batch.ts BATCH_RATE). */
 const BATCH_TICK_SECONDS = 300;
-/** Per item: the record transaction (2 rows × 2), the part counter, the cost guard. */
-const DYNAMO_WRITES_PER_ITEM = 6;
-/** Per item: cancel checks and completion checks. */
-const DYNAMO_READS_PER_ITEM = 4;
 
 export interface ExecutorTiming {
   ms: number;
@@ -166,32 +208,39 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   const wall = batch ? cloudBatchWindowHours(plan.model) * 3600 : Math.ceil(items / Math.min(generatePerSecond, executePerSecond));
   // On demand, generate waits on every call; as a batch, the batch stage only reads results back and routes them.
   const generateGbSeconds = batch
-    ? items * BATCH_STAGE_SECONDS_PER_ITEM * GENERATE_MEMORY_GB
-    : (items / GENERATE_BATCH) * deployment.callSeconds * GENERATE_MEMORY_GB;
-  // Model code runs in the language's runner Lambda, which the judge (a Lambda of its own,
-  // smaller memory, or a Fargate task) invokes and waits for: a Lambda-lane item pays both
-  // functions for its time, and a Fargate-lane item pays its runner's GB-seconds on top of the
-  // task's time.
+    ? items * BATCH_STAGE_SECONDS_PER_ITEM * BATCH_STAGE_MEMORY_GB
+    : (items / GENERATE_BATCH) * deployment.callSeconds * SLOWEST_OF_BATCH * GENERATE_MEMORY_GB;
+  // Model code runs in the language's runner Lambda. On the Lambda lane the judge hands the item to
+  // it asynchronously and bills only its own work; a Fargate-lane task waits for its runner, so
+  // the item pays the task's time and the runner's GB-seconds.
   const memory = executorMemoryGb(language);
   const runnerGbSeconds = executed ? items * (ms / 1000) * memory.runner : 0;
-  const judgeGbSeconds = executed && lane === 'lambda' ? items * (ms / 1000) * memory.judge : 0;
+  const judgeGbSeconds = executed && lane === 'lambda' ? items * JUDGE_SECONDS_PER_ITEM * memory.judge : 0;
+  const aggregateGbSeconds = items * AGGREGATE_SECONDS_PER_ITEM * AGGREGATE_MEMORY_GB;
   const fargateVcpuHours = lane === 'fargate' ? (items * ms * FARGATE_VCPU) / 3_600_000 : 0;
-  const lambdaGbSeconds = generateGbSeconds + runnerGbSeconds + judgeGbSeconds;
+  const lambdaGbSeconds = generateGbSeconds + runnerGbSeconds + judgeGbSeconds + aggregateGbSeconds;
   const executorCost =
     lambdaGbSeconds * AWS_PRICES.lambdaGbSecond[arch] +
     fargateVcpuHours * AWS_PRICES.fargateVcpuHour[arch] +
     (fargateVcpuHours / FARGATE_VCPU) * FARGATE_GB * AWS_PRICES.fargateGbHour[arch];
-  const executorInvocations = lane === 'lambda' ? 2 * items : lane === 'fargate' ? items : 0;
   const chunks = Math.ceil(items / 1000);
   // A batch run's generate invocations are the batch stage's ticks while its jobs run (one per BATCH_TICK_SECONDS at most).
   const generateInvocations = batch ? Math.ceil(wall / BATCH_TICK_SECONDS) : Math.ceil(items / GENERATE_BATCH);
-  const lambdaRequests = generateInvocations + executorInvocations + chunks * 2;
-  const sqs = items * (batch ? SQS_REQUESTS_PER_ITEM - 3 : SQS_REQUESTS_PER_ITEM);
-  const writes = items * DYNAMO_WRITES_PER_ITEM;
-  const reads = items * DYNAMO_READS_PER_ITEM;
+  // What this item's lane does not make of the Lambda lane's requests per item.
+  const absent = (kind: ExecuteRequestKind): number => {
+    const [judge, continuation, runner] = [JUDGE_REQUESTS_PER_ITEM[kind], CONTINUATION_REQUESTS_PER_ITEM[kind], RUNNER_REQUESTS_PER_ITEM[kind]];
+    if (lane === 'none') return judge + continuation + runner;
+    // A Fargate task is no Lambda invocation, and waits for its runner: no continuation.
+    if (lane === 'fargate') return continuation + (kind === 'lambda' ? judge : 0);
+    return 0;
+  };
+  const lambdaRequests = Math.round(generateInvocations + items * (REQUESTS_PER_ITEM.lambda - 1 / GENERATE_BATCH - absent('lambda')));
+  const sqs = Math.round(items * (REQUESTS_PER_ITEM.sqs - absent('sqs') - (batch ? GENERATE_SQS_PER_ITEM : 0)));
+  const writes = Math.round(items * REQUESTS_PER_ITEM.dynamoWrite);
+  const reads = Math.round(items * (REQUESTS_PER_ITEM.dynamoRead - absent('dynamoRead')));
   // A batch job: its document, its input file and its output written; its document and output read back.
-  const puts = items + chunks * (batch ? 5 : 2);
-  const gets = items * (executed ? 3 : 2) + (batch ? chunks * 2 : 0);
+  const puts = Math.round(items * REQUESTS_PER_ITEM.s3Put) + (batch ? chunks * 5 : 0);
+  const gets = Math.round(items * (REQUESTS_PER_ITEM.s3Get - absent('s3Get'))) + (batch ? chunks * 2 : 0);
   const requestCost =
     lambdaRequests * AWS_PRICES.lambdaRequest +
     sqs * AWS_PRICES.sqsRequest +

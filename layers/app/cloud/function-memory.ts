@@ -53,3 +53,9 @@ export const FUNCTION_MEMORY = {
     why: 'its peak grows with the run (the final aggregate holds every record, DuckDB/Parquet beside them) and its work is CPU: kept at just over one vCPU; 0.7% of a run’s GB-seconds',
   },
 } as const satisfies Record<'plan' | 'generate' | 'aggregate', FunctionMemory>;
+
+/**
+ * The batch stage's memory (infra/batch.ts, the function that creates, polls and reads back a
+ * `--batch` run's jobs): not one of the measured stages above; the dry run bills its ticks at it.
+ */
+export const BATCH_STAGE_MEMORY_MB = 1024;

@@ -1,10 +1,11 @@
-// The cloud cost estimate bills what the deployment really runs: a judge that waits for the
-// language's runner Lambda (judge/runner split), so a Lambda-lane item pays two functions and
-// a Fargate-lane item pays its task plus its runner.
+// The cloud cost estimate bills what the deployment really runs: on the Lambda lane a judge that
+// hands its item to the language's runner Lambda asynchronously (runner-handoff.ts), so it bills its
+// own work and not the runner's; a Fargate-lane item pays its task plus its runner.
 import { describe, expect, it } from 'vitest';
 import { AWS_PRICES, DEFAULT_DEPLOYMENT, estimateCloudRun } from '#app/cloud/estimate.ts';
 import type { DryRunPlan } from '#app/shared/dry-run.ts';
 import { EXECUTOR_IMAGES } from '#core/languages/index.ts';
+import { BATCH_STAGE_MEMORY_MB, FUNCTION_MEMORY } from '#app/cloud/function-memory.ts';
 
 const plan: DryRunPlan = {
   benchmark: 'rocode',
@@ -22,20 +23,33 @@ const memoryGb = (language: string): number => image(language).memoryMb / 1024;
 const judgeGb = (language: string): number => image(language).judgeMemoryMb / 1024;
 
 describe('estimateCloudRun with judge and runner', () => {
-  it('bills a Lambda-lane item for the judge and for the runner it waits for', () => {
-    const estimate = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' });
-    const generate = estimateCloudRun(plan, null, undefined).executor.lambda_gb_seconds;
-    expect(estimate.executor.lane).toBe('lambda');
-    expect(estimate.executor.lambda_gb_seconds).toBeCloseTo(generate + 100 * 2 * (memoryGb('python') + judgeGb('python')), 1);
-    expect(estimate.requests.lambda - estimateCloudRun(plan, null, undefined).requests.lambda).toBe(200);
+  it('bills a Lambda-lane item for the runner’s time and the judge’s own work, not for the judge waiting on its runner', () => {
+    const fast = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' });
+    const slow = estimateCloudRun(plan, 'python', { ms: 4_000, source: 'test' });
+    expect(fast.executor.lane).toBe('lambda');
+    // Two more seconds per item bill the runner's memory only: the judge is not waiting (it would add its own 2 GB too).
+    expect(slow.executor.lambda_gb_seconds - fast.executor.lambda_gb_seconds).toBeCloseTo(100 * 2 * memoryGb('python'), 1);
+    const none = estimateCloudRun(plan, null, undefined);
+    const judgeAndRunner = fast.executor.lambda_gb_seconds - none.executor.lambda_gb_seconds;
+    expect(judgeAndRunner).toBeGreaterThan(100 * 2 * memoryGb('python'));
+    expect(judgeAndRunner).toBeLessThan(100 * 2 * (memoryGb('python') + judgeGb('python')));
+    // The judge, its continuation and the runner: three invocations per item.
+    expect(fast.requests.lambda - none.requests.lambda).toBe(300);
   });
 
-  it("bills a Kotlin judge at its own 2 GB while the runner it waits for has the compile server's 4 GB", () => {
-    const estimate = estimateCloudRun(plan, 'kotlin', { ms: 2_000, source: 'test' });
-    const generate = estimateCloudRun(plan, null, undefined).executor.lambda_gb_seconds;
-    expect(memoryGb('kotlin')).toBe(4);
-    expect(judgeGb('kotlin')).toBe(2);
-    expect(estimate.executor.lambda_gb_seconds).toBeCloseTo(generate + 100 * 2 * (4 + 2), 1);
+  it('bills an item that is not executed (generate scores it) none of the judge’s, its continuation’s or the runner’s requests', () => {
+    const executed = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' }).requests;
+    const none = estimateCloudRun(plan, null, undefined).requests;
+    // Per item: the execute and answers queues' send, receive and delete; two run-status reads; two GETs of the item's record.
+    expect(executed.sqs - none.sqs).toBe(600);
+    expect(executed.dynamodb_units - none.dynamodb_units).toBe(200);
+    expect(executed.s3 - none.s3).toBe(200);
+  });
+
+  it("bills a Kotlin runner at the compile server's memory while the judge bills only its own work", () => {
+    const fast = estimateCloudRun(plan, 'kotlin', { ms: 2_000, source: 'test' });
+    const slow = estimateCloudRun(plan, 'kotlin', { ms: 4_000, source: 'test' });
+    expect(slow.executor.lambda_gb_seconds - fast.executor.lambda_gb_seconds).toBeCloseTo(100 * 2 * memoryGb('kotlin'), 1);
   });
 
   it('bills a Fargate task at the size the lane deploys', () => {
@@ -57,6 +71,11 @@ describe('estimateCloudRun with judge and runner', () => {
     expect(estimate.executor.fargate_vcpu_hours).toBeGreaterThan(0);
     expect(estimate.executor.lambda_gb_seconds).toBeCloseTo(generate + 100 * 300 * memoryGb('kotlin'), 1);
     expect(estimate.requests.lambda - estimateCloudRun(plan, null, undefined).requests.lambda).toBe(100);
+    // The task waits for its runner: no runner record on the answers queue and no continuation's status read or GET.
+    const lambdaLane = estimateCloudRun(plan, 'kotlin', { ms: 2_000, source: 'test' }, { ...DEFAULT_DEPLOYMENT, fargateLane: true }).requests;
+    expect(lambdaLane.sqs - estimate.requests.sqs).toBe(300);
+    expect(lambdaLane.dynamodb_units - estimate.requests.dynamodb_units).toBe(100);
+    expect(lambdaLane.s3 - estimate.requests.s3).toBe(100);
   });
 });
 
@@ -107,6 +126,15 @@ describe('estimateCloudRun of a --batch run', () => {
     expect(batch?.wall_time_seconds).toBe(24 * 3600);
     expect(estimate.wall_time_seconds).toBe(24 * 3600);
     expect(onDemand.wall_time_seconds).toBeLessThan(3600);
+  });
+
+  it('bills the batch stage’s reading back at the memory infra/batch.ts deploys, not generate’s', () => {
+    const big = { ...priced, items: 10_000 };
+    const asBatch = estimateCloudRun(big, null, undefined, DEFAULT_DEPLOYMENT, true).executor.lambda_gb_seconds;
+    const onDemand = estimateCloudRun(big, null, undefined).executor.lambda_gb_seconds;
+    // Both bill aggregate alike; on demand, generate waits on the slowest of each batch's 5 calls; as a batch, 0.01 s an item of the batch stage.
+    const generate = (10_000 / 5) * DEFAULT_DEPLOYMENT.callSeconds * (0.5 + 5 / 6) * (FUNCTION_MEMORY.generate.memoryMb / 1024);
+    expect(asBatch - onDemand).toBeCloseTo(10_000 * 0.01 * (BATCH_STAGE_MEMORY_MB / 1024) - generate, 0);
   });
 
   it('keeps an on-demand run’s own figures and still shows what a batch would cost', () => {
