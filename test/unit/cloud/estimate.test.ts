@@ -30,12 +30,12 @@ describe('estimateCloudRun with judge and runner', () => {
     expect(estimate.requests.lambda - estimateCloudRun(plan, null, undefined).requests.lambda).toBe(200);
   });
 
-  it("bills a Kotlin judge at its own 2 GB while the runner it waits for has the compile server's 4 GB", () => {
+  it("bills a Kotlin judge at its own 1.25 GB while the runner has the compile server's 2 GB (measured peaks, function-memory.ts)", () => {
     const estimate = estimateCloudRun(plan, 'kotlin', { ms: 2_000, source: 'test' });
     const generate = estimateCloudRun(plan, null, undefined).executor.lambda_gb_seconds;
-    expect(memoryGb('kotlin')).toBe(4);
-    expect(judgeGb('kotlin')).toBe(2);
-    expect(estimate.executor.lambda_gb_seconds).toBeCloseTo(generate + 100 * 2 * (4 + 2), 1);
+    expect(memoryGb('kotlin')).toBe(2);
+    expect(judgeGb('kotlin')).toBe(1.25);
+    expect(estimate.executor.lambda_gb_seconds).toBeCloseTo(generate + 100 * 2 * (2 + 1.25), 1);
   });
 
   it('bills a Fargate task at the size the lane deploys', () => {
