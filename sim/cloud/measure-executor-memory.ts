@@ -44,6 +44,8 @@ export interface RunnerPeak {
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const MB = 1024;
+/** Makes every measuring run's programs new to the compile cache (a cached build is not a compilation). */
+const NONCE = `${process.pid}-${Date.now()}`;
 
 /** Hand-written HumanEval-style Kotlin completions (prompt + completion + a `main` test), the kind MBKP's are. */
 const KOTLIN_PROGRAMS: { prompt: string; completion: string; test: string; entryPoint: string }[] = [
@@ -161,8 +163,8 @@ async function measureInChild(runner: MeasuredRunner, programLimitMb: number): P
       // Several rounds, so the server's young generation cycles and its heap is touched as a long-lived runner's is.
       for (let round = 0; round < 6; round++)
         for (const p of KOTLIN_PROGRAMS) {
-          // A fresh body each time: the compile cache would otherwise answer without compiling.
-          const source = { language: 'kotlin' as const, ...p, test: `${p.test}// ${round}\n` };
+          // A fresh body each time, in every measuring run: the compile cache would otherwise answer without compiling.
+          const source = { language: 'kotlin' as const, ...p, test: `${p.test}// ${NONCE} ${round}\n` };
           const started = performance.now();
           const prep = await executor.host.prepareUnitTest(source);
           const wall = performance.now() - started;
@@ -196,7 +198,7 @@ async function measureInChild(runner: MeasuredRunner, programLimitMb: number): P
       const stdin = `5 1 2 3 4 5\n${'ana are mere '.repeat(2000)}\n`;
       for (let round = 0; round < 3; round++)
         for (const code of set.realistic) {
-          const prep = await executor.host.prepare(runner, `${code}${runner === 'python' ? '#' : '//'} ${round}\n`);
+          const prep = await executor.host.prepare(runner, `${code}${runner === 'python' ? '#' : '//'} ${NONCE} ${round}\n`);
           if (!prep.ok) throw new Error(`a measuring program did not compile: ${prep.diagnostics}`);
           const run = await prep.program.run({ stdin, limits });
           if (run.termination !== 'exited') throw new Error(`a measuring program ended ${run.termination}: ${run.stderr.slice(0, 400)}`);
