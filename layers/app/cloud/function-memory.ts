@@ -136,7 +136,7 @@ export function judgeFloorMb(judge: { peakMb: number; checkerLimitMb: number }):
  */
 export const JUDGE_MEMORY = {
   memoryMb: JUDGE_MEMORY_MB,
-  // The judge's bundled handler measured 88 MB (86 cold + 2 an invocation, 500 items, 2026-12-07) with no
+  // The judge's bundled handler measured 90 MB (86 cold + 4 an invocation, 2,000 items, 2026-12-07) with no
   // checker run; a checker loads the sandbox, whose Node side measured up to 133 MB in a runner (from source).
   peakMb: 133,
   checkerLimitMb: JUDGE_CHECKER_LIMIT_MB,
