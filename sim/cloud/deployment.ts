@@ -10,7 +10,7 @@ import { EXECUTOR_IMAGES, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
 import { FUNCTION_MEMORY } from '#app/cloud/function-memory.ts';
 import { ACCOUNT_CONCURRENCY } from './limits/concurrency.ts';
 import type { FunctionSpec } from './sim-lambda.ts';
-import { PROFILES, type SimLanguage } from './sim-model.ts';
+import { cpuBoundMs, runnerStartMs, type SimLanguage } from './sim-model.ts';
 
 export const MAX_RECEIVE_COUNT = 5;
 /** The generate queue's (infra/queues.ts): throttled items come back, each return a receive. */
@@ -48,7 +48,8 @@ export function functions(language: SimLanguage, options: DeploymentOptions) {
     memoryMb,
     timeoutMs: timeoutS * 1000,
     coldStartMs,
-    overheadMs: 30,
+    // The function's own work around its handler (an assumption: 30 ms of one core), slower below one vCPU.
+    overheadMs: Math.round(cpuBoundMs(30, memoryMb)),
     ...extra,
   });
   // The Node stages' memory is infra's (function-memory.ts). Their own CPU is not simulated (their
@@ -65,7 +66,7 @@ export function functions(language: SimLanguage, options: DeploymentOptions) {
       `runner-${image?.id ?? language}`,
       runnerMb,
       900,
-      2_500 + PROFILES[language].firstCompileExtraMs,
+      2_500 + runnerStartMs(language, runnerMb),
       options.runnerReservation && RUNNER_RESERVED_CONCURRENCY > 0 ? { reserved: RUNNER_RESERVED_CONCURRENCY } : {},
     ),
     aggregate: node('aggregate', 600, 1_200),

@@ -25,7 +25,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SimLanguage } from './sim-model.ts';
 
-export const MEASURED_STAGES = ['plan', 'generate', 'aggregate'] as const;
+export const MEASURED_STAGES = ['plan', 'generate', 'aggregate', 'execute'] as const;
 export type MeasuredStage = (typeof MEASURED_STAGES)[number];
 
 export interface StagePeak {

@@ -20,6 +20,7 @@ import { classifySdkError } from '#providers/failures.ts';
 import { resolveOptions } from '#providers/options.ts';
 import { GENERATE_PROVIDER_OPTIONS } from '#app/cloud/retry-budget.ts';
 import type { ModelQuotas } from './limits/model-quota.ts';
+import { ONE_VCPU_MB } from '#app/cloud/function-memory.ts';
 import type { VirtualTime } from './virtual-time.ts';
 
 /** The languages the simulation runs: RoCode's Python and C++, and Kotlin HumanEval's Kotlin. */
@@ -38,12 +39,83 @@ export const USAGE = { promptTokens: 650, completionTokens: 220 } as const;
  * 4.19 s (the same bench), taken as the first compilation of a new environment, whose server
  * starts then (so it adds 4,190 − 320 ms); the program's JVM run 195 ms: the Kotlin fidelity
  * set's 27.8 CPU-s over 54 samples (515 ms each, `npm run bench fidelity`) less the compile.
+ *
+ * Compiles and runs are single-threaded: their figures are one core's, and cpuBoundMs stretches
+ * them below one vCPU. (A warm Kotlin compilation kept 0.35 of a core busy per wall second in
+ * `npm run bench function-memory`, on a loaded machine: no second core used.) The compile
+ * server's start is not: a cold `kotlinc` took 7.1 CPU-s (user + sys) beside its 4.19 s wall
+ * time on the idle 2-core machine, 1.7 cores (`firstCompileCpuPerWall`), so its start takes
+ * longer in a runner of fewer than 1.7 vCPUs (runnerStartMs).
  */
-export const PROFILES: Record<SimLanguage, { compileMs: number; testMs: number; firstCompileExtraMs: number }> = {
-  python: { compileMs: 60, testMs: 45, firstCompileExtraMs: 0 },
-  cpp: { compileMs: 1_400, testMs: 6, firstCompileExtraMs: 0 },
-  kotlin: { compileMs: 320, testMs: 195, firstCompileExtraMs: 4_190 - 320 },
+export const PROFILES: Record<SimLanguage, { compileMs: number; testMs: number; firstCompileExtraMs: number; firstCompileCpuPerWall: number }> = {
+  python: { compileMs: 60, testMs: 45, firstCompileExtraMs: 0, firstCompileCpuPerWall: 1 },
+  cpp: { compileMs: 1_400, testMs: 6, firstCompileExtraMs: 0, firstCompileCpuPerWall: 1 },
+  kotlin: { compileMs: 320, testMs: 195, firstCompileExtraMs: 4_190 - 320, firstCompileCpuPerWall: 1.7 },
 };
+
+/** What an environment's first compilation adds in a runner of `memoryMb` (the Kotlin compile server's start; 0 for the others). */
+export function runnerStartMs(language: SimLanguage, memoryMb: number): number {
+  const { firstCompileExtraMs, firstCompileCpuPerWall } = PROFILES[language];
+  return Math.round(cpuBoundMs(firstCompileExtraMs * firstCompileCpuPerWall, memoryMb, firstCompileCpuPerWall));
+}
+
+/**
+ * The share of one core a single thread gets in a function of `memoryMb`: Lambda gives CPU in
+ * proportion to memory, one vCPU at 1,769 MB (AWS Lambda Developer Guide, "Configure Lambda
+ * function memory", docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html, read
+ * 2026-12-07), so below it a thread gets memoryMb / 1,769 of a core; above it the function has
+ * more vCPUs, but one thread still runs on one: single-threaded work does not speed up.
+ */
+export function cpuShare(memoryMb: number): number {
+  if (!(memoryMb > 0)) throw new Error(`memoryMb must be positive, got ${memoryMb}`);
+  return Math.min(1, memoryMb / ONE_VCPU_MB);
+}
+
+/**
+ * Wall time of CPU-bound work of `cpuMs` (single-threaded work: its wall time on one full core,
+ * PROFILES' figures) in a function of `memoryMb`; `threads`: how many cores the work keeps busy
+ * when it can (1: single-threaded), so it runs on min(threads, vCPUs) of them.
+ * @example
+ * cpuBoundMs(1_000, 884.5) // 2_000: half a vCPU
+ * cpuBoundMs(1_000, 4_096) // 1_000: one thread does not use the second vCPU
+ * cpuBoundMs(1_700, 4_096, 1.7) // 1_000: a start that keeps 1.7 cores busy
+ */
+export function cpuBoundMs(cpuMs: number, memoryMb: number, threads = 1): number {
+  if (!(threads >= 1)) throw new Error(`threads must be at least 1, got ${threads}`);
+  cpuShare(memoryMb); // refuses a memory that is not positive
+  return cpuMs / Math.min(threads, memoryMb / ONE_VCPU_MB);
+}
+
+/**
+ * The sandbox's wall-clock net for a run (layers/sandbox/program-host.ts `runOnce`:
+ * max(wallMs, cpuMs + 1000) × loadScale(); a runner environment runs one program at a time, so
+ * its load factor is 1).
+ */
+export function sandboxWallMs(limits: { cpuMs: number; wallMs: number }): number {
+  return Math.max(limits.wallMs, limits.cpuMs + 1000);
+}
+
+/**
+ * A busy loop's end: the sandbox kills it when it has used its CPU limit (RLIMIT_CPU) or when the
+ * wall-clock net fires, whichever comes first. With `share` of a core its CPU limit takes
+ * cpuMs / share of wall time. Returns its wall time and the CPU it was charged.
+ */
+export function busyLoopTle(limits: { cpuMs: number; wallMs: number }, memoryMb: number): { wallMs: number; cpuMs: number } {
+  const share = cpuShare(memoryMb);
+  const wallMs = Math.min(limits.cpuMs / share, sandboxWallMs(limits));
+  return { wallMs: Math.round(wallMs), cpuMs: Math.round(wallMs * share) };
+}
+
+/**
+ * The least CPU share at which no program's verdict differs from one core's: a program that
+ * used c ≤ cpuMs of CPU needs c / share of wall time, inside the wall net when share ≥
+ * cpuMs / sandboxWallMs. For the CPU-clock limits (wallMs = 2 × cpuMs + 2000, io-tests-judge.ts
+ * `wallLimitFor`) that is under 0.5; for a wall-clock task (wallMs = cpuMs, the net cpuMs + 1000)
+ * it is nearly 1, so a runner is never sized below one vCPU (function-memory.ts).
+ */
+export function verdictSafeShare(limits: { cpuMs: number; wallMs: number }): number {
+  return Math.min(1, limits.cpuMs / sandboxWallMs(limits));
+}
 
 /** Per 20 samples: 11 OK, 4 WA, 4 RE, 1 TLE (RoCode); Kotlin's unit tests have no WA: 4 CE instead. */
 const MIX: AnswerKind[] = ['OK', 'WA', 'OK', 'RE', 'OK', 'OK', 'WA', 'OK', 'RE', 'OK', 'TLE', 'OK', 'WA', 'OK', 'RE', 'OK', 'WA', 'OK', 'RE', 'OK'];
@@ -113,28 +185,33 @@ const KINDS = new Map<string, { language: BenchLanguage; kind: AnswerKind }>(
   ),
 );
 
-/** The runner function's answer to one request and how long it ran. */
-/** `random` spreads the compile and test times by ±20 %. */
-export function runProgram(payload: string, random: () => number): { payload: string; durationMs: number } {
+/**
+ * The runner function's answer to one request and how long it ran in a runner of `memoryMb`
+ * (default one vCPU): compiles and runs are CPU-bound and single-threaded (cpuBoundMs), a TLE
+ * ends as busyLoopTle says. `random` spreads the compile and test times by ±20 %.
+ */
+export function runProgram(payload: string, random: () => number, memoryMb: number = ONE_VCPU_MB): { payload: string; durationMs: number } {
   const request = RunnerRequestSchema.parse(JSON.parse(payload));
-  if (request.program.kind === 'unit-test') return runUnitTest(request, kotlinKindOf(request.program.source.completion), random);
+  if (request.program.kind === 'unit-test') return runUnitTest(request, kotlinKindOf(request.program.source.completion), random, memoryMb);
   const code = request.program.kind === 'source' ? request.program.code.trim() : '';
   const what = KINDS.get(code) ?? { language: 'python' as const, kind: 'RE' as const };
   const profile = PROFILES[what.language];
   const spread = 0.8 + 0.4 * random();
-  let durationMs = profile.compileMs * spread;
+  let durationMs = cpuBoundMs(profile.compileMs * spread, memoryMb);
+  const testMs = Math.round(cpuBoundMs(profile.testMs, memoryMb));
   const runs: WireRun[] = request.runs.map((run) => {
     const numbers = run.stdin.split(/\s+/).filter(Boolean).map(Number);
     const n = numbers[0] ?? 0;
     const sum = numbers.slice(1, 1 + n).reduce((a, b) => a + b, 0);
     const base = { signal: null, stderr: '', files: {}, cpuMs: profile.testMs, peakMemoryKb: 9_000 };
     if (what.kind === 'TLE' && n >= 50) {
-      durationMs += run.limits.wallMs;
-      return { ...base, termination: 'time', exitCode: null, stdout: '', runMs: run.limits.wallMs, cpuMs: run.limits.cpuMs };
+      const tle = busyLoopTle(run.limits, memoryMb);
+      durationMs += tle.wallMs;
+      return { ...base, termination: 'time', exitCode: null, stdout: '', runMs: tle.wallMs, cpuMs: tle.cpuMs };
     }
-    durationMs += profile.testMs * spread;
-    if (what.kind === 'RE') return { ...base, termination: 'exited', exitCode: 1, stdout: '', stderr: 'IndexError', runMs: profile.testMs };
-    return { ...base, termination: 'exited', exitCode: 0, stdout: `${what.kind === 'WA' ? sum + 1 : sum}\n`, runMs: profile.testMs };
+    durationMs += cpuBoundMs(profile.testMs * spread, memoryMb);
+    if (what.kind === 'RE') return { ...base, termination: 'exited', exitCode: 1, stdout: '', stderr: 'IndexError', runMs: testMs };
+    return { ...base, termination: 'exited', exitCode: 0, stdout: `${what.kind === 'WA' ? sum + 1 : sum}\n`, runMs: testMs };
   });
   const answer: RunnerResponse = {
     ok: true,
@@ -151,12 +228,12 @@ const INTEGRITY = { clean: true, survivors: [], changes: [] };
 /**
  * A Kotlin unit-test program: compiled by the compile server, then run once with the token as
  * its argument (scoring/unit-tests.ts): OK prints the token, RE throws, CE does not compile, TLE
- * spins until its CPU limit (the sandbox charges CPU time; one busy thread's CPU is its wall).
+ * spins until its CPU limit (busyLoopTle, the same rule as the Python and C++ runs').
  */
-function runUnitTest(request: RunnerRequest, kind: KotlinKind, random: () => number): { payload: string; durationMs: number } {
+function runUnitTest(request: RunnerRequest, kind: KotlinKind, random: () => number, memoryMb: number): { payload: string; durationMs: number } {
   const profile = PROFILES.kotlin;
   const spread = 0.8 + 0.4 * random();
-  const compileMs = Math.round(profile.compileMs * spread);
+  const compileMs = Math.round(cpuBoundMs(profile.compileMs * spread, memoryMb));
   if (kind === 'CE') {
     const answer: RunnerResponse = {
       ok: false,
@@ -171,10 +248,11 @@ function runUnitTest(request: RunnerRequest, kind: KotlinKind, random: () => num
   const runs: WireRun[] = request.runs.map((run) => {
     const base = { signal: null, stderr: '', files: {}, peakMemoryKb: 48_000 };
     if (kind === 'TLE') {
-      durationMs += run.limits.cpuMs;
-      return { ...base, termination: 'time', exitCode: null, stdout: '', runMs: run.limits.cpuMs, cpuMs: run.limits.cpuMs };
+      const tle = busyLoopTle(run.limits, memoryMb);
+      durationMs += tle.wallMs;
+      return { ...base, termination: 'time', exitCode: null, stdout: '', runMs: tle.wallMs, cpuMs: tle.cpuMs };
     }
-    const runMs = Math.round(profile.testMs * spread);
+    const runMs = Math.round(cpuBoundMs(profile.testMs * spread, memoryMb));
     durationMs += runMs;
     if (kind === 'RE')
       return { ...base, termination: 'exited', exitCode: 1, stdout: '', stderr: 'Exception in thread "main" java.lang.Exception: greșit', runMs, cpuMs: runMs };

@@ -190,7 +190,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         lambda.invokeAsync(
           fns.runner,
           payload,
-          () => Promise.resolve(runProgram(JSON.stringify((JSON.parse(payload) as { request: unknown }).request), random)),
+          () => Promise.resolve(runProgram(JSON.stringify((JSON.parse(payload) as { request: unknown }).request), random, fns.runner.memoryMb)),
           queues.answers,
         ),
       );
@@ -414,7 +414,7 @@ async function invokeRunner(
   const payload = new TextDecoder().decode(command.input.Payload ?? new Uint8Array());
   for (let attempt = 1; ; attempt++) {
     try {
-      const out = await lambda.invokeSync(fn, Buffer.byteLength(payload), () => Promise.resolve(runProgram(payload, random)));
+      const out = await lambda.invokeSync(fn, Buffer.byteLength(payload), () => Promise.resolve(runProgram(payload, random, fn.memoryMb)));
       return { Payload: new TextEncoder().encode(out.payload), ...(out.functionError ? { FunctionError: out.functionError } : {}) };
     } catch (error) {
       const name = (error as Error).name;

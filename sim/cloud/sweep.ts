@@ -29,7 +29,7 @@ import type { WorkQueue } from '#core/ports.ts';
 import { MAX_RECEIVE_COUNT, visibilityMs } from './deployment.ts';
 import { SimSqsQueue } from './limits/sqs.ts';
 import type { FunctionSpec, SimLambda } from './sim-lambda.ts';
-import { PROFILES, type SimLanguage } from './sim-model.ts';
+import { cpuBoundMs, PROFILES, type SimLanguage } from './sim-model.ts';
 
 /** Tests per RoCode item (sim/rocode-generator.ts): what one runner invocation runs. */
 const TESTS_PER_ITEM = 5;
@@ -116,7 +116,7 @@ export function sweepNeighbours(
 
 /** The runner invoked as simulate.ts's invokeRunner does (3 attempts on 429 and ResourceNotReady); false: still not invocable. */
 async function invokeWithRetries(lambda: SimLambda, runner: FunctionSpec, profile: (typeof PROFILES)[SimLanguage], random: () => number): Promise<boolean> {
-  const durationMs = (profile.compileMs + TESTS_PER_ITEM * profile.testMs) * (0.8 + 0.4 * random());
+  const durationMs = cpuBoundMs((profile.compileMs + TESTS_PER_ITEM * profile.testMs) * (0.8 + 0.4 * random()), runner.memoryMb);
   for (let attempt = 1; ; attempt++) {
     try {
       await lambda.invokeSync(runner, 2_000, () => Promise.resolve({ payload: '{}', durationMs }));

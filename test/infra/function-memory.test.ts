@@ -2,15 +2,31 @@
 // template deploys, inside Lambda's range, and above each stage's measured peak by the headroom
 // the module's rule asks (`npm run bench function-memory` measures the peaks).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTION_MEMORY, LAMBDA_MEMORY_RANGE_MB, minimumHeadroomMb } from '../../layers/app/cloud/function-memory.ts';
+import {
+  FUNCTION_MEMORY,
+  JUDGE_MEMORY,
+  judgeFloorMb,
+  LAMBDA_MEMORY_RANGE_MB,
+  minimumHeadroomMb,
+  ONE_VCPU_MB,
+  RUNNER_MEMORY,
+  runnerFloorMb,
+} from '../../layers/app/cloud/function-memory.ts';
+import { EXECUTOR_IMAGES } from '../../infra/languages.ts';
 import { NO_BUNDLING, synthPolyeval } from './synth.ts';
 
-type Fn = { Type: string; Properties: { MemorySize?: number; Environment?: { Variables?: Record<string, unknown> } } };
+type Fn = { Type: string; Properties: { MemorySize?: number; Description?: string; Environment?: { Variables?: Record<string, unknown> } } };
 
 let memoryByService: Map<string, number | undefined>;
+let memoryByDescription: Map<string, number | undefined>;
 
 beforeAll(() => {
   const json = synthPolyeval(NO_BUNDLING).template.toJSON() as { Resources: Record<string, Fn> };
+  memoryByDescription = new Map(
+    Object.values(json.Resources)
+      .filter((r) => r.Type === 'AWS::Lambda::Function')
+      .map((r) => [String(r.Properties.Description ?? ''), r.Properties.MemorySize]),
+  );
   memoryByService = new Map(
     Object.values(json.Resources)
       .filter((r) => r.Type === 'AWS::Lambda::Function')
@@ -33,5 +49,39 @@ describe('the Node stages’ memory', () => {
 
   it('generate, which waits on its model calls, is sized below the 1 GB it had', () => {
     expect(memoryByService.get([...memoryByService.keys()].find((n) => n.endsWith('generate')) ?? '')).toBeLessThanOrEqual(512);
+  });
+});
+
+// Issue 35 (35k): the runners and judges sized from measured peaks (sim/cloud/measure-executor-memory.ts,
+// measure-memory.ts's `execute` stage): never below a peak + headroom with a program at its limit, never
+// below one vCPU for a runner (its CPU-bound work would only take longer), and what the template deploys.
+describe('the runners’ and judges’ memory', () => {
+  for (const [id, chosen] of Object.entries(RUNNER_MEMORY)) {
+    it(`runner-${id}: the image and the template give ${chosen.memoryMb} MB, at least its peaks + headroom + a program at its limit`, () => {
+      const image = EXECUTOR_IMAGES.find((i) => i.id === id);
+      expect(image?.memoryMb).toBe(chosen.memoryMb);
+      expect(memoryByDescription.get(`polyeval runner for ${image?.languages.join(', ')}: runs model code, holds nothing`)).toBe(chosen.memoryMb);
+      expect(chosen.memoryMb).toBeGreaterThanOrEqual(runnerFloorMb(chosen.peaks));
+      expect(chosen.memoryMb).toBeGreaterThanOrEqual(ONE_VCPU_MB);
+      // The program's limit fits beside the runner's own processes and their headroom.
+      const own = chosen.peaks.nodeMb + chosen.peaks.compileServerMb;
+      expect(chosen.memoryMb - own - minimumHeadroomMb(own)).toBeGreaterThanOrEqual(Math.max(chosen.peaks.programLimitMb, chosen.peaks.limitProgramMb));
+    });
+  }
+
+  it('the floor rule: a runner is never below one vCPU, and grows with a program’s limit', () => {
+    const peaks = { nodeMb: 120, compileServerMb: 0, limitProgramMb: 990, programLimitMb: 1024 };
+    expect(runnerFloorMb(peaks)).toBe(ONE_VCPU_MB);
+    expect(runnerFloorMb({ ...peaks, programLimitMb: 2048 })).toBe(120 + 64 + 2048);
+    expect(runnerFloorMb({ ...peaks, compileServerMb: 700 })).toBe(820 + 410 + 1024);
+  });
+
+  it('each judge: its image and the template give the judge memory, at least its Node peak + headroom + a checker at its limit', () => {
+    expect(JUDGE_MEMORY.memoryMb).toBeGreaterThanOrEqual(judgeFloorMb(JUDGE_MEMORY));
+    for (const image of EXECUTOR_IMAGES) {
+      expect(image.judgeMemoryMb).toBe(Math.min(image.memoryMb, JUDGE_MEMORY.memoryMb));
+      expect(image.judgeMemoryMb, image.id).toBeGreaterThanOrEqual(judgeFloorMb(JUDGE_MEMORY));
+      expect(memoryByDescription.get(`polyeval executor for ${image.languages.join(', ')}`)).toBe(image.judgeMemoryMb);
+    }
   });
 });

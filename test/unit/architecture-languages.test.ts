@@ -30,6 +30,7 @@ const EXCEPTIONS: Record<string, string> = {
     "the self-test's hostile suite: the languages whose io probes ride on MXEval rows, and how each one's program becomes a function",
   'layers/core/selftest/reference-rows.ts': "the self-test's hand-made Java and JavaScript reference rows (MXEval's `language` column)",
   'layers/app/cloud/selftest.ts': "the self-test's default language for a probe row",
+  'layers/app/cloud/function-memory.ts': "the runner images' measured peaks (`npm run bench function-memory`), keyed by the image each was measured in",
 };
 
 function sources(dir: string): string[] {

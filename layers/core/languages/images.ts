@@ -10,10 +10,11 @@ import type { LanguageSpec } from './spec.ts';
 /**
  * Lambda memory of a judge (the execute function): it reads tests, sends programs to the
  * language's runner and compares outputs, running only checker programs itself (at most
- * 1,024 MB each, `CHECKER_LIMITS`). It waits for the runner, so its memory is billed for the
- * runner's whole duration: sized for what it does, not for the compilers it no longer runs.
+ * 1,024 MB each, `CHECKER_LIMITS`). It hands its runner off and mostly waits on storage, so its
+ * GB-seconds fall with its memory: sized from its measured peak plus a checker at its limit
+ * (layers/app/cloud/function-memory.ts JUDGE_MEMORY; was 2,048).
  */
-export const JUDGE_MEMORY_MB = 2048;
+export const JUDGE_MEMORY_MB = 1280;
 
 /**
  * A Fargate-lane task: a judge like the Lambda one (its runners are Lambda functions), with
@@ -36,7 +37,7 @@ export interface ExecutorImage {
 /**
  * The images the specs name, first-named first.
  * @example
- * executorImages([cSpec, cppSpec]) // [{ id: 'cpp', languages: ['c', 'cpp'], memoryMb: 2048, judgeMemoryMb: 2048 }]
+ * executorImages([cSpec, cppSpec]) // [{ id: 'cpp', languages: ['c', 'cpp'], memoryMb: 1769, judgeMemoryMb: 1280 }]
  */
 export function executorImages(specs: readonly LanguageSpec[]): ExecutorImage[] {
   const images: ExecutorImage[] = [];

@@ -20,6 +20,6 @@ export const kotlinSpec: LanguageSpec = {
   declarations: kotlinDeclarations,
   keywords: KT_KEYWORDS,
   // The warm compile server's JVM needs a heap beside the program's.
-  executor: { image: 'kotlin', memoryMb: 4096 },
+  executor: { image: 'kotlin', memoryMb: 2048 }, // from measured peaks: layers/app/cloud/function-memory.ts RUNNER_MEMORY
   toolchainOptions: (settings) => (settings.kotlin_language_version ? { languageVersion: settings.kotlin_language_version } : {}),
 };

@@ -17,5 +17,5 @@ export const NATIVE_SPEC: Omit<LanguageSpec, 'id' | 'aliases' | 'aliasPattern' |
   cleanCompletion: (code) => code,
   declarations: cDeclarations,
   keywords: C_KEYWORDS,
-  executor: { image: 'cpp', memoryMb: 2048 },
+  executor: { image: 'cpp', memoryMb: 1769 }, // from measured peaks: layers/app/cloud/function-memory.ts RUNNER_MEMORY
 };

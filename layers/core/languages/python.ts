@@ -22,5 +22,5 @@ export const pythonSpec: LanguageSpec = {
   cleanCompletion: (code) => code.replace(/(\ndef |\nclass |\nif __name__|\nprint\(|\n#)$/, ''),
   declarations: pythonDeclarations,
   keywords: PY_KEYWORDS,
-  executor: { image: 'python', memoryMb: 2048 },
+  executor: { image: 'python', memoryMb: 1769 }, // from measured peaks: layers/app/cloud/function-memory.ts RUNNER_MEMORY
 };

@@ -20,14 +20,14 @@ describe('cloud-scale simulation', () => {
     expect(result.virtual_wall_s).toBeGreaterThan(0);
   }, 300_000);
 
-  it('runs Kotlin HumanEval-style items through the Kotlin runner at its 4 GB on the Lambda lane, every verdict as generated', async () => {
+  it('runs Kotlin HumanEval-style items through the Kotlin runner at its 2 GB on the Lambda lane, every verdict as generated', async () => {
     const result = await runSimulation({ items: 200, language: 'kotlin' });
 
     expect(result).toMatchObject({ items: 200, completed: 200, se: 0, missing: 0, dlq: 0 });
     expect(result.detail.verdicts).toEqual(result.detail.expected);
     expect(result.detail.expected).toMatchObject({ CE: 40 });
-    expect(result.detail.runner).toMatchObject({ runner_mb: 4096, judge_mb: 2048, lane: 'lambda' });
-    // The runner bills at 4 GB: a Kotlin item costs more runner GB-seconds than a Python one.
+    expect(result.detail.runner).toMatchObject({ runner_mb: 2048, judge_mb: 1280, lane: 'lambda' });
+    // A Kotlin item's compile, JVM run and 10 s TLE cost more runner GB-seconds than a Python one's.
     const python = await runSimulation({ items: 200 });
     const gb = (r: typeof result) => r.detail.gb_s as Record<string, number>;
     expect(gb(result)['runner-kotlin'] as number).toBeGreaterThan(2 * (gb(python)['runner-python'] as number));

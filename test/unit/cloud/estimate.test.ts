@@ -49,6 +49,9 @@ describe('estimateCloudRun with judge and runner', () => {
   it("bills a Kotlin runner at the compile server's memory while the judge bills only its own work", () => {
     const fast = estimateCloudRun(plan, 'kotlin', { ms: 2_000, source: 'test' });
     const slow = estimateCloudRun(plan, 'kotlin', { ms: 4_000, source: 'test' });
+    // The runner at the compile server's 2 GB and the judge at 1.25 GB (measured peaks, function-memory.ts).
+    expect(memoryGb('kotlin')).toBe(2);
+    expect(judgeGb('kotlin')).toBe(1.25);
     expect(slow.executor.lambda_gb_seconds - fast.executor.lambda_gb_seconds).toBeCloseTo(100 * 2 * memoryGb('kotlin'), 1);
   });
 
