@@ -259,12 +259,14 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const judgeCap = fns.caps.judge;
     const executeCap = judgeCap === undefined || !handsOff ? judgeCap : Math.max(2, Math.ceil(judgeCap / 2));
     const answersCap = judgeCap === undefined ? undefined : Math.max(2, Math.floor(judgeCap / 2));
-    // The judge's batch (infra/executors.ts JUDGE_BATCH: 10; its 5 s batching window is not simulated, so batches are no fuller than the queue holds at a poll).
-    const judgeBatch = handsOff && !without.has('runner-batch') ? 10 : 1;
+    // The judge's batch (infra/executors.ts JUDGE_BATCH: 10 messages, a 5 s batching window).
+    const batching = handsOff && !without.has('runner-batch');
+    const judgeBatch = batching ? 10 : 1;
     lambda.map({
       fn: fns.judge,
       queue: queues.execute,
       batchSize: judgeBatch,
+      ...(batching ? { batchWindowMs: 5_000 } : {}),
       ...(executeCap === undefined ? {} : { maxConcurrency: executeCap }),
       handler: handlers.execute,
     });
