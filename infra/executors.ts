@@ -30,6 +30,15 @@ import { MAPPING_MIN_CONCURRENCY } from '../layers/app/cloud/concurrency-budget.
 
 /** A Lambda executor's timeout; longer work goes to the Fargate lane. */
 export const EXECUTOR_TIMEOUT = Duration.minutes(5);
+/**
+ * What a Lambda judge takes from its execute queue at once: several items, so the samples of
+ * one task (the plan enqueues a task's samples one after another, layers/core/run/plan.ts)
+ * tend to share a batch and hand off to the runner together, several per runner invocation
+ * (layers/app/cloud/continuation.ts). "BatchSize … 10 (default) … MaximumBatchingWindowInSeconds"
+ * (Lambda developer guide, "Lambda parameters for Amazon SQS event source mappings"): above 10
+ * a batching window is required; the window waits at most this long for a fuller batch.
+ */
+export const JUDGE_BATCH = { batchSize: 10, maxBatchingWindow: Duration.seconds(5) };
 
 /** The Docker platform matching the configured architecture. */
 export function imagePlatform(architecture: Architecture): Platform {
@@ -112,7 +121,7 @@ export class Executors extends Construct {
       const maxConcurrency = cap === undefined ? undefined : Math.max(MAPPING_MIN_CONCURRENCY, Math.ceil(cap / 2));
       const answersConcurrency = cap === undefined ? undefined : Math.max(MAPPING_MIN_CONCURRENCY, Math.floor(cap / 2));
       fn.addEventSource(
-        new SqsEventSource(work.queue, { batchSize: 1, reportBatchItemFailures: true, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }),
+        new SqsEventSource(work.queue, { ...JUDGE_BATCH, reportBatchItemFailures: true, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }),
       );
       // The judge hands off to its runner and continues items from the runner's records (runners.ts).
       for (const [key, value] of Object.entries(props.runners.attachHandoff(image.id, fn, answersConcurrency))) fn.addEnvironment(key, value);

@@ -158,7 +158,8 @@ export class Runners extends Construct {
     const answers = this.answerQueues.get(imageId);
     if (!answers) throw new Error(`no runner for executor image ${imageId}`);
     judge.addEventSource(
-      new SqsEventSource(answers, { batchSize: 1, reportBatchItemFailures: true, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }),
+      // Several records at once: their items' next runner jobs go out together again, a task's several per invocation (continuation.ts).
+      new SqsEventSource(answers, { batchSize: 10, reportBatchItemFailures: true, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }),
     );
     return { RUNNER_HANDOFF: 'async' };
   }

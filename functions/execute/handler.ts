@@ -4,7 +4,8 @@
  * A judge that hands off to its runner also takes the runner's invocation records from the
  * runner's destination queue, and continues their items (layers/app/cloud/continuation.ts).
  */
-import { judgeWork, parseJudgeMessage } from '#app/cloud/continuation.ts';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { HandoffBatch, judgeWork, parseJudgeMessage } from '#app/cloud/continuation.ts';
 import { parseGeneratedItem, type GeneratedMessage } from '#app/cloud/messages.ts';
 import { executeWork } from '#app/cloud/stages.ts';
 import { lazyHandler } from '../shared/lazy.ts';
@@ -14,16 +15,39 @@ import { createExecuteDeps, type ExecuteHandlerDeps } from './deps.ts';
 
 export function makeHandler(deps: ExecuteHandlerDeps): SqsHandler {
   const { handoff } = deps;
-  return sqsHandler({
+  // One per SQS batch: the batch's items that hand off go to the runner together, a task's samples several per invocation (continuation.ts).
+  const batches = new AsyncLocalStorage<HandoffBatch>();
+  const inner = sqsHandler({
     obs: deps.obs ?? createObservability('execute'),
     what: 'generated item',
-    parse: handoff ? parseJudgeMessage : parseGeneratedItem,
+    parse: handoff
+      ? (body) => {
+          try {
+            return parseJudgeMessage(body);
+          } catch (error) {
+            batches.getStore()?.leave(); // a malformed message never reaches the handler: it holds no one back
+            throw error;
+          }
+        }
+      : parseGeneratedItem,
     handle: async (message) => {
-      const outcome = handoff ? await judgeWork(deps, handoff, message) : await executeWork(deps, message as GeneratedMessage);
+      const outcome = handoff ? await judgeWork(deps, handoff, message, batches.getStore()) : await executeWork(deps, message as GeneratedMessage);
       await deps.afterItem?.(); // discards this environment if the program left anything behind
       return outcome;
     },
   });
+  if (!handoff) return inner;
+  return (event, context) => batches.run(new HandoffBatch(event.Records.filter(isJson).length, handoff.invokeEvent), () => inner(event, context));
+}
+
+/** A record whose body is not JSON fails before its message is parsed (sqs-handler.ts): it is no participant. */
+function isJson(record: { body: string }): boolean {
+  try {
+    JSON.parse(record.body);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export const handler = lazyHandler(() => makeHandler(createExecuteDeps()));

@@ -37,6 +37,12 @@ export interface Mapping {
   busySince?: number;
   inFlight: number;
   pollAt?: number;
+  /**
+   * MaximumBatchingWindowInSeconds: with fewer than `batchSize` messages visible, the poller waits
+   * up to this long for more before invoking ("Lambda parameters for Amazon SQS event source mappings").
+   */
+  batchWindowMs?: number;
+  windowUntil?: number;
 }
 
 export interface LambdaStats {
@@ -125,6 +131,14 @@ export class SimLambda {
       return;
     }
     m.busySince ??= now;
+    if (m.batchWindowMs !== undefined) {
+      const visible = m.queue.visibleCount(now);
+      if (visible > 0 && visible < m.batchSize) {
+        m.windowUntil ??= now + m.batchWindowMs;
+        if (now < m.windowUntil) return this.#schedulePoll(m, m.windowUntil);
+      }
+      m.windowUntil = undefined;
+    }
     while (m.inFlight < esmAllowedBatches(now - m.busySince, m.maxConcurrency)) {
       const received = m.queue.receive(m.batchSize, now);
       if (received.length === 0) break;

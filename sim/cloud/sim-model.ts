@@ -12,7 +12,14 @@
  * `unit-tests` scorer): one program per sample, compiled by the runner's compile server.
  */
 import type { Generation, GenerateRequest, Provider } from '#core/models/provider.ts';
-import { RunnerRequestSchema, type RunnerRequest, type RunnerResponse, type WireRun } from '#app/cloud/runner-protocol.ts';
+import {
+  isBatchRequest,
+  RunnerBatchRequestSchema,
+  RunnerRequestSchema,
+  type RunnerRequest,
+  type RunnerResponse,
+  type WireRun,
+} from '#app/cloud/runner-protocol.ts';
 import { benchProgram, type AnswerKind, type BenchLanguage } from '../rocode-generator.ts';
 import { KOTLIN_COMPLETIONS, kotlinKindOf, type KotlinKind } from './kotlin-tasks.ts';
 import { CallPolicy } from '#providers/call-policy.ts';
@@ -184,6 +191,23 @@ const KINDS = new Map<string, { language: BenchLanguage; kind: AnswerKind }>(
     (['OK', 'WA', 'RE', 'TLE'] as const).map((kind) => [benchProgram(language, kind).trim(), { language, kind }] as const),
   ),
 );
+
+/**
+ * The runner function's answer to a request of one program or of several (a batch: samples of
+ * one task, functions/runner/serve.ts serveBatch) and how long it ran. A batch's programs run
+ * one after another, each compiled and run as alone (its own compile and tests); what they
+ * share — the environment's cold start, the invocation's own overhead, the request and the
+ * record — is SimLambda's, once per invocation.
+ */
+export function runRequest(payload: string, random: () => number, memoryMb: number = ONE_VCPU_MB): { payload: string; durationMs: number } {
+  const request: unknown = JSON.parse(payload);
+  if (!isBatchRequest(request)) return runProgram(payload, random, memoryMb);
+  const programs = RunnerBatchRequestSchema.parse(request).programs.map((program) => runProgram(JSON.stringify(program), random, memoryMb));
+  return {
+    payload: JSON.stringify({ version: 1, programs: programs.map((p) => JSON.parse(p.payload) as unknown) }),
+    durationMs: programs.reduce((sum, p) => sum + p.durationMs, 0),
+  };
+}
 
 /**
  * The runner function's answer to one request and how long it ran in a runner of `memoryMb`

@@ -44,7 +44,7 @@ import { DUPLICATE_RATE, SimSqsQueue } from './limits/sqs.ts';
 import { CLAUDE_3_HAIKU_US_EAST_1, ModelQuotas, type ModelQuota } from './limits/model-quota.ts';
 import { SimLambda, type FunctionSpec, type SqsHandler } from './sim-lambda.ts';
 import { SimLedger } from './sim-ledger.ts';
-import { expectedVerdicts, PROFILES, runProgram, simProvider, USAGE, type SimLanguage } from './sim-model.ts';
+import { expectedVerdicts, PROFILES, runProgram, runRequest, simProvider, USAGE, type SimLanguage } from './sim-model.ts';
 import { simSender } from './sim-sender.ts';
 import { SimStore } from './sim-store.ts';
 import { VirtualTime } from './virtual-time.ts';
@@ -63,6 +63,8 @@ export const FIXES = [
   'part-shards',
   'quota-requeue',
   'async-handoff',
+  // Several samples of one task per runner invocation: the judge takes 10 messages (and 10 records) at once (infra/executors.ts JUDGE_BATCH).
+  'runner-batch',
 ] as const;
 export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts', 'duplicates'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
@@ -190,7 +192,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         lambda.invokeAsync(
           fns.runner,
           payload,
-          () => Promise.resolve(runProgram(JSON.stringify((JSON.parse(payload) as { request: unknown }).request), random, fns.runner.memoryMb)),
+          () => Promise.resolve(runRequest(JSON.stringify((JSON.parse(payload) as { request: unknown }).request), random, fns.runner.memoryMb)),
           queues.answers,
         ),
       );
@@ -259,10 +261,14 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const judgeCap = fns.caps.judge;
     const executeCap = judgeCap === undefined || !handsOff ? judgeCap : Math.max(2, Math.ceil(judgeCap / 2));
     const answersCap = judgeCap === undefined ? undefined : Math.max(2, Math.floor(judgeCap / 2));
+    // The judge's batch (infra/executors.ts JUDGE_BATCH: 10 messages, a 5 s batching window).
+    const batching = handsOff && !without.has('runner-batch');
+    const judgeBatch = batching ? 10 : 1;
     lambda.map({
       fn: fns.judge,
       queue: queues.execute,
-      batchSize: 1,
+      batchSize: judgeBatch,
+      ...(batching ? { batchWindowMs: 5_000 } : {}),
       ...(executeCap === undefined ? {} : { maxConcurrency: executeCap }),
       handler: handlers.execute,
     });
@@ -272,7 +278,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       lambda.map({
         fn: fns.judge,
         queue: queues.answers,
-        batchSize: 1,
+        batchSize: judgeBatch,
         ...(answersCap === undefined ? {} : { maxConcurrency: answersCap }),
         handler: handlers.execute,
       });

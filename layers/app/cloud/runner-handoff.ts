@@ -30,7 +30,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { HarnessError, TransientError } from '#core/errors.ts';
 import type { InvokeResult } from '#aws/index.ts';
-import { jsonBytes, RunnerRequestSchema, type RunnerRequest } from './runner-protocol.ts';
+import { isBatchRequest, jsonBytes, RunnerRequestSchema, type RunnerBatchRequest, type RunnerRequest } from './runner-protocol.ts';
+import { COMPILE_WALL_MS, RUNNER_TIME_BUDGET_MS } from './runner-plan.ts';
 
 /** What a destination record may carry: SQS's 1 MiB message, less room for the record's own fields. */
 export const RECORD_BUDGET_BYTES = 1024 * 1024 - 64 * 1024;
@@ -71,6 +72,12 @@ export type Handoff = z.infer<typeof HandoffSchema>;
 export interface HandoffEvent {
   request: RunnerRequest;
   handoff: Handoff;
+}
+
+/** Several items' runner jobs in one asynchronous invocation: the requests as one batch request, each item's hand-off in the same order. */
+export interface BatchHandoffEvent {
+  request: RunnerBatchRequest;
+  handoffs: Handoff[];
 }
 
 /** The scorer asked for a runner job that has no answer yet: the item continues when it comes. */
@@ -210,4 +217,125 @@ export function continuationOf(body: unknown): { message: unknown; answers: Reco
     answer = functionError !== undefined || condition !== 'Success' ? { functionError: functionError ?? condition, payload } : { payload };
   }
   return { message: handoff.data.message, answers: [...handoff.data.answers, { ...handoff.data.pending, ...answer }] };
+}
+
+/** A run's output share a batch aims to give each run (most answers are far smaller; a larger one comes back `truncated` and is asked again alone). */
+const GROUP_SHARE_BYTES = 16 * 1024;
+
+/** What a hand-off's record costs with this output share per run: the request twice (as sent, and in the record), the answer's worst case. */
+function recordCost(event: HandoffEvent, share: number): number {
+  const runs = event.request.runs.length;
+  return 2 * jsonBytes({ ...event, request: { ...event.request, maxRunOutputBytes: 1 } }) + ANSWER_OVERHEAD_BYTES + runs * (RUN_OVERHEAD_BYTES + share);
+}
+
+/** A program's worst case in the runner: its compile's wall-clock net and every run's wall limit. */
+function worstMs(event: HandoffEvent): number {
+  return COMPILE_WALL_MS + event.request.runs.reduce((sum, run) => sum + run.limits.wallMs, 0);
+}
+
+/**
+ * The asynchronous invocations for these hand-offs (items of one task, for one runner): as
+ * many as fit together in one invocation's record ({@link RECORD_BUDGET_BYTES}: requests,
+ * hand-offs and every answer's worst case, each run at a share of up to 16 KiB) and in the
+ * runner's time budget (every program's compile net and wall limits, runner-plan.ts) go in
+ * one batch event; the room left is shared out again so no run gets less than that. A hand-off
+ * that fits with no other stays a single event, exactly as before. Order is kept.
+ */
+export function combineHandoffs(events: readonly HandoffEvent[], budget: { recordBytes?: number; timeMs?: number } = {}): (HandoffEvent | BatchHandoffEvent)[] {
+  const recordBytes = budget.recordBytes ?? RECORD_BUDGET_BYTES;
+  const timeMs = budget.timeMs ?? RUNNER_TIME_BUDGET_MS;
+  const share = (event: HandoffEvent) => Math.min(GROUP_SHARE_BYTES, event.request.maxRunOutputBytes);
+  const groups: HandoffEvent[][] = [];
+  let group: HandoffEvent[] = [];
+  let bytes = 0;
+  let time = 0;
+  for (const event of events) {
+    const cost = recordCost(event, share(event));
+    const ms = worstMs(event);
+    if (group.length > 0 && (bytes + cost > recordBytes || time + ms > timeMs)) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+      time = 0;
+    }
+    group.push(event);
+    bytes += cost;
+    time += ms;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups.map((members) => {
+    if (members.length === 1) return members[0] as HandoffEvent;
+    // The room beyond each run's group share goes back to the runs, evenly, never above what each asked.
+    const fixed = members.reduce((sum, e) => sum + recordCost(e, 0), 0);
+    const runs = members.reduce((sum, e) => sum + e.request.runs.length, 0);
+    const even = Math.floor((recordBytes - fixed) / runs);
+    const lowered = members.map((e) => {
+      const give = Math.min(e.request.maxRunOutputBytes, Math.max(share(e), even));
+      return {
+        request: { ...e.request, maxRunOutputBytes: give },
+        handoff: { ...e.handoff, pending: { ...e.handoff.pending, lowered: e.handoff.pending.lowered || give < e.request.maxRunOutputBytes } },
+      };
+    });
+    return { request: { version: 1 as const, programs: lowered.map((e) => e.request) }, handoffs: lowered.map((e) => e.handoff) };
+  });
+}
+
+/** An item's message and its answers so far, the recorded one last (one per item of the invocation). */
+export interface Continuation {
+  message: unknown;
+  answers: RecordedAnswer[];
+}
+
+/**
+ * Every item an invocation record continues: one for a single hand-off ({@link continuationOf}),
+ * one per program for a batch. A batch whose invocation did not answer (its event aged out, the
+ * runner failed or timed out) gives each of its items the answer of a failed runner, so each
+ * goes its own retry/SE way; an answer that is not one per program is given whole to every
+ * item, whose strict read (lambda-runner.ts) makes it that sample's SE, as a malformed single answer.
+ * @throws HarnessError when the record is not one of our hand-offs (nothing to continue)
+ */
+export function continuationsOf(body: unknown): Continuation[] {
+  const record = DestinationRecordSchema.safeParse(body);
+  if (!record.success) throw new HarnessError(`malformed runner invocation record: ${record.error.issues[0]?.message ?? ''}`);
+  const event = record.data.requestPayload as { request?: unknown; handoffs?: unknown } | undefined;
+  if (event?.handoffs === undefined) return [continuationOf(body)];
+  const handoffs = z.array(HandoffSchema).min(1).safeParse(event.handoffs);
+  if (!handoffs.success || !isBatchRequest(event.request))
+    throw new HarnessError(`runner invocation record ${record.data.requestContext.requestId} carries no hand-off`);
+  const { condition } = record.data.requestContext;
+  const response = record.data.responsePayload;
+  const functionError = record.data.responseContext?.functionError;
+  const n = handoffs.data.length;
+  let answers: Omit<RecordedAnswer, 'request' | 'lowered'>[];
+  if (response === undefined || response === null) {
+    const lost = {
+      functionError: 'Lost',
+      payload: JSON.stringify({ errorType: 'RunnerLost', errorMessage: `the runner invocation ended without an answer (${condition})` }),
+    };
+    answers = handoffs.data.map(() => lost);
+  } else {
+    const payload = typeof response === 'string' ? response : JSON.stringify(response);
+    const parsed = jsonOf(payload) as { programs?: unknown } | undefined;
+    if (functionError !== undefined || condition !== 'Success') answers = handoffs.data.map(() => ({ functionError: functionError ?? condition, payload }));
+    else if (!Array.isArray(parsed?.programs) || parsed.programs.length !== n) answers = handoffs.data.map(() => ({ payload }));
+    else
+      answers = (parsed.programs as unknown[]).map((answer) => {
+        const text = JSON.stringify(answer);
+        // A program the runner could not serve is that sample's failed runner (retry, then SE).
+        const failed = typeof answer === 'object' && answer !== null && 'errorType' in answer;
+        return failed ? { functionError: 'Unhandled', payload: text } : { payload: text };
+      });
+  }
+  return handoffs.data.map((handoff, i) => ({
+    message: handoff.message,
+    answers: [...handoff.answers, { ...handoff.pending, ...(answers[i] as Omit<RecordedAnswer, 'request' | 'lowered'>) }],
+  }));
+}
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -13,7 +13,7 @@ import { jsonBytes, runnerRequest } from './runner-protocol.ts';
 /** The runner function's timeout (Lambda's maximum, 15 minutes; infra/runners.ts). */
 export const RUNNER_TIMEOUT_MS = 15 * 60_000;
 /** A compilation's wall-clock safety net in the sandbox (2 × the 60 s compile limit). */
-const COMPILE_WALL_MS = 120_000;
+export const COMPILE_WALL_MS = 120_000;
 /** The worst case one invocation may plan for, with a minute to spare for start-up and the check. */
 export const RUNNER_TIME_BUDGET_MS = RUNNER_TIMEOUT_MS - 60_000;
 

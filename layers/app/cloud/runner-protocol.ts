@@ -65,6 +65,21 @@ export const RunnerRequestSchema = z
   .strict();
 export type RunnerRequest = z.infer<typeof RunnerRequestSchema>;
 
+/**
+ * One invocation carrying several programs (samples of one task, runner-handoff.ts
+ * `combineHandoffs`): each element is a whole single request — its own program, runs, output
+ * share and toolchain — and the runner compiles and runs each as it runs one alone (own work
+ * directory, same sandbox and limits, the after-item check after each; functions/runner/serve.ts).
+ * A single request stays valid beside it (records of either shape may be in flight).
+ */
+export const RunnerBatchRequestSchema = z.object({ version: z.literal(1), programs: z.array(RunnerRequestSchema).min(1) }).strict();
+export type RunnerBatchRequest = z.infer<typeof RunnerBatchRequestSchema>;
+
+/** Whether a runner request (the event, or a hand-off's `request`) carries several programs. */
+export function isBatchRequest(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'programs' in value && !('program' in value);
+}
+
 // The answer comes from the environment that ran model code: read strictly (`.strict()`
 // everywhere), so anything beyond the protocol is refused, never carried into a verdict.
 const WireRun = z
@@ -95,6 +110,16 @@ export const RunnerResponseSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), compileMs: z.number(), runs: z.array(WireRun), isolation: z.string(), integrity: Integrity }).strict(),
 ]);
 export type RunnerResponse = z.infer<typeof RunnerResponseSchema>;
+
+/** One program of a batch that the runner could not serve (a harness failure, or not run after an earlier one left the environment unclean). */
+export const RunnerProgramErrorSchema = z.object({ errorType: z.string(), errorMessage: z.string() }).strict();
+export type RunnerProgramError = z.infer<typeof RunnerProgramErrorSchema>;
+
+/** A runner's answer to a batch request: one answer per program, in order, each as a single request's answer or its error. */
+export interface RunnerBatchResponse {
+  version: 1;
+  programs: (RunnerResponse | RunnerProgramError)[];
+}
 
 /** A runner's error answer (a function error): Lambda's `{ errorType, errorMessage }`. */
 export const RunnerErrorSchema = z.object({ errorType: z.string().optional(), errorMessage: z.string().optional() });

@@ -133,6 +133,12 @@ export class SimSqsQueue<T> {
     return this.#visible.size + this.#hidden.size;
   }
 
+  /** Messages visible at `nowMs` (a mapping's batching window waits while fewer than its batch size are). */
+  visibleCount(nowMs: number): number {
+    this.#reveal(nowMs);
+    return this.#visible.size;
+  }
+
   /** The earliest time a message becomes visible (undefined: empty); `nowMs` as soon as one is visible by then. */
   nextVisible(nowMs = Number.NEGATIVE_INFINITY): number | undefined {
     this.#reveal(nowMs);

@@ -34,7 +34,8 @@ describe('cloud-scale simulation', () => {
   }, 300_000);
 
   it("hands each item off to its runner asynchronously: the judge's GB-seconds fall to a fraction, every verdict as synchronously", async () => {
-    const handoff = await runSimulation({ items: 300 });
+    // One sample per runner invocation here (the hand-off alone); several per invocation is the next test's.
+    const handoff = await runSimulation({ items: 300, without: ['runner-batch'] });
     const sync = await runSimulation({ items: 300, without: ['async-handoff'] });
     for (const result of [handoff, sync]) {
       expect(result).toMatchObject({ items: 300, completed: 300, se: 0, missing: 0, dlq: 0 });
@@ -48,6 +49,22 @@ describe('cloud-scale simulation', () => {
     // The synchronous judge bills its 2 GB for the whole runner invocation; handing off, only for its own work.
     expect(judge(handoff)).toBeLessThan(judge(sync) / 2);
     expect(handoff.lambda_gb_s).toBeLessThan(sync.lambda_gb_s);
+  }, 300_000);
+
+  it('gives a runner invocation several samples of one task: fewer invocations and runner records, the same verdicts, no SE', async () => {
+    const batched = await runSimulation({ items: 300 });
+    const single = await runSimulation({ items: 300, without: ['runner-batch'] });
+    for (const result of [batched, single]) {
+      expect(result).toMatchObject({ items: 300, completed: 300, se: 0, missing: 0, dlq: 0 });
+      expect(result.detail.verdicts).toEqual(result.detail.expected);
+    }
+    const records = (r: typeof single) => (r.detail.handoff as { records: number; delivery_failures: number }).records;
+    expect(records(single)).toBeGreaterThanOrEqual(300);
+    expect(records(batched)).toBeLessThan(records(single) / 2);
+    expect(batched.detail.handoff).toMatchObject({ delivery_failures: 0 });
+    const gb = (r: typeof single, fn: string) => (r.detail.gb_s as Record<string, number>)[fn] ?? NaN;
+    expect(gb(batched, 'execute-python')).toBeLessThan(gb(single, 'execute-python'));
+    expect(gb(batched, 'runner-python')).toBeLessThan(gb(single, 'runner-python'));
   }, 300_000);
 
   it("books a redelivered generate message's model call twice without booking ids, once with them", async () => {

@@ -379,6 +379,8 @@ export interface DriveOptions {
   duplicate?: boolean;
   /** Give up after this many polling rounds. */
   maxRounds?: number;
+  /** Messages the python judge takes at once from its queue and its answers queue (default 1; the stack's is infra/executors.ts JUDGE_BATCH). */
+  judgeBatch?: number;
 }
 
 export interface DriveStats {
@@ -393,14 +395,14 @@ export interface DriveStats {
  */
 export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<DriveStats> {
   const order: StageName[] = ['plan', 'generate', 'python', 'aggregate'];
-  const batchSize: Record<StageName, number> = { plan: 1, generate: 5, python: 1, aggregate: 1 };
+  const batchSize: Record<StageName, number> = { plan: 1, generate: 5, python: options.judgeBatch ?? 1, aggregate: 1 };
   const stats: DriveStats = { invocations: { plan: 0, generate: 0, python: 0, aggregate: 0 }, failed: { plan: 0, generate: 0, python: 0, aggregate: 0 } };
   // Other languages' executor lanes are drained right after python's (their invocations are not counted).
   const steps = order.flatMap((stage) => [
     { stage: stage as StageName | undefined, queueUrl: cloud.queues[stage].url, handler: cloud.handlers[stage], batch: batchSize[stage] },
     // The python judge also consumes its runner's invocation records (a hand-off), counted as python's.
     ...(stage === 'python' && cloud.handoff
-      ? [{ stage: 'python' as StageName | undefined, queueUrl: cloud.handoff.answers.url, handler: cloud.handlers.python, batch: 1 }]
+      ? [{ stage: 'python' as StageName | undefined, queueUrl: cloud.handoff.answers.url, handler: cloud.handlers.python, batch: options.judgeBatch ?? 1 }]
       : []),
     ...(stage === 'python' ? Object.values(cloud.lanes).map((lane) => ({ stage: undefined, queueUrl: lane.queue.url, handler: lane.handler, batch: 1 })) : []),
   ]);

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '#core/ports.ts';
 import { keys } from '#core/run/keys.ts';
+import type { Handoff } from '#app/cloud/runner-handoff.ts';
 import { apiClient, drive, startCloud, type Cloud } from './cloud-harness.ts';
 
 const SPEC = { benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 };
@@ -31,11 +32,25 @@ function stable(value: Record<string, unknown>, runId: string): Record<string, u
   return JSON.parse(text) as Record<string, unknown>;
 }
 
-async function runOn(cloud: Cloud, spec: Record<string, unknown>, duplicate = false): Promise<string> {
+async function runOn(cloud: Cloud, spec: Record<string, unknown>, duplicate = false, judgeBatch?: number): Promise<string> {
   const runId = await apiClient(() => cloud).startRun(spec);
-  await drive(cloud, { duplicate });
+  await drive(cloud, { duplicate, ...(judgeBatch ? { judgeBatch } : {}) });
   return runId;
 }
+
+/** The Event invocations' payloads since `from`: each a single hand-off (`handoff`) or a batch (`handoffs`, one per program). */
+function events(cloud: Cloud, from = 0): { programs: number; tasks: Set<string> }[] {
+  return (cloud.handoff?.runner.payloads.slice(from) ?? []).map((text) => {
+    const event = JSON.parse(text) as { handoff?: Handoff; handoffs?: Handoff[]; request: { programs?: unknown[] } };
+    const handoffs = event.handoffs ?? (event.handoff ? [event.handoff] : []);
+    expect(event.request.programs?.length ?? 1).toBe(handoffs.length);
+    return { programs: handoffs.length, tasks: new Set(handoffs.map((h) => (h.message as { item: { taskId: string } }).item.taskId)) };
+  });
+}
+
+/** Two tasks, three samples each: the judge takes up to 10 messages at once, as deployed (infra/executors.ts JUDGE_BATCH). */
+const SAMPLES = { ...SPEC, limit: 2, n: 3 };
+const JUDGE_BATCH = 10;
 
 describe('the judge hands off to its runner asynchronously (execute handler → answers queue → S3 and the ledger)', () => {
   let sync: Cloud;
@@ -109,5 +124,94 @@ describe('a runner invocation Lambda gives up on (EventAgeExceeded: a record wit
     expect(run).toMatchObject({ status: 'completed', items: 2, recorded: 2, verdicts: { SE: 2 } });
     expect(await cloud.store.list(keys.itemsPrefix(runId))).toHaveLength(2);
     expect(cloud.handoff?.runner.invocationTypes).toEqual(['Event', 'Event', 'Event', 'Event']); // two per item: the first and its retry
+  }, 300_000);
+});
+
+describe('several samples of one task per runner invocation (the judge takes a batch of messages)', () => {
+  let sync: Cloud;
+  let batched: Cloud;
+  beforeAll(async () => {
+    [sync, batched] = await Promise.all([startCloud(), startCloud({ handoff: {} })]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([sync?.stop(), batched?.stop()]);
+  });
+
+  it('records the same items, verdicts and ledger counts as the synchronous judge, each invocation carrying samples of one task', async () => {
+    const syncRun = await runOn(sync, SAMPLES);
+    const batchedRun = await runOn(batched, SAMPLES, false, JUDGE_BATCH);
+    const syncLedger = (await sync.ledger.getRun(syncRun)) as RunSummary;
+    expect(syncLedger).toMatchObject({ status: 'completed', items: 6, recorded: 6 });
+    expect(await batched.ledger.getRun(batchedRun)).toMatchObject({
+      status: 'completed',
+      items: syncLedger.items,
+      recorded: syncLedger.recorded,
+      verdicts: syncLedger.verdicts,
+    });
+    const [b, s] = [await records(batched, batchedRun), await records(sync, syncRun)];
+    expect(b).toHaveLength(6);
+    expect(JSON.parse(JSON.stringify(b).split('"isolation":"lambda-runner+').join('"isolation":"'))).toEqual(s);
+    const sent = events(batched);
+    // Fewer invocations than items: at least one carried several programs, and none mixed two tasks.
+    expect(sent.length).toBeLessThan(6);
+    expect(Math.max(...sent.map((e) => e.programs))).toBeGreaterThanOrEqual(2);
+    for (const e of sent) expect(e.tasks.size).toBe(1);
+    expect(sent.reduce((sum, e) => sum + e.programs, 0)).toBe(6);
+    expect(new Set(batched.handoff?.runner.invocationTypes)).toEqual(new Set(['Event']));
+  }, 300_000);
+});
+
+describe('a batch invocation Lambda gives up on (EventAgeExceeded: no response for any of its programs)', () => {
+  let cloud: Cloud;
+  beforeAll(async () => {
+    cloud = await startCloud({
+      handoff: {
+        record: (record) => ({
+          ...record,
+          requestContext: { ...(record.requestContext as Record<string, unknown>), condition: 'EventAgeExceeded', approximateInvokeCount: 0 },
+          responseContext: undefined,
+          responsePayload: undefined,
+        }),
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await cloud?.stop();
+  });
+
+  it('retries every sample in it once (together again), then each is SE — recorded, counted, none lost', async () => {
+    const runId = await runOn(cloud, { ...SPEC, limit: 1, n: 3 }, false, JUDGE_BATCH);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 3, recorded: 3, verdicts: { SE: 3 } });
+    expect(await cloud.store.list(keys.itemsPrefix(runId))).toHaveLength(3);
+    // The first invocation and its retry, each carrying the task's three samples.
+    expect(events(cloud).map((e) => e.programs)).toEqual([3, 3]);
+  }, 300_000);
+});
+
+describe('one program of a batch the runner could not serve', () => {
+  let cloud: Cloud;
+  beforeAll(async () => {
+    cloud = await startCloud({
+      handoff: {
+        // The runner answers the first program of a batch with an error (as serve.ts does for a program it could not serve), the others as it ran them.
+        record: (record) => {
+          const response = record.responsePayload as { programs?: unknown[] } | undefined;
+          if (!response?.programs) return record;
+          return {
+            ...record,
+            responsePayload: { ...response, programs: [{ errorType: 'HarnessError', errorMessage: 'compile server died' }, ...response.programs.slice(1)] },
+          };
+        },
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await cloud?.stop();
+  });
+
+  it('retries that sample alone; the others keep their verdicts from the batch', async () => {
+    const runId = await runOn(cloud, { ...SPEC, limit: 1, n: 3 }, false, JUDGE_BATCH);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 3, recorded: 3, verdicts: { OK: 3 } });
+    expect(events(cloud).map((e) => e.programs)).toEqual([3, 1]);
   }, 300_000);
 });

@@ -10,7 +10,17 @@ import type { ProgramHost } from '#core/judging/io-tests-judge.ts';
 import { scoreIoTests } from '#core/judging/io-tests-judge.ts';
 import { LambdaProgramRunner } from '#app/cloud/lambda-runner.ts';
 import { fitRun, parseWire, RunnerRequestSchema } from '#app/cloud/runner-protocol.ts';
-import { continuationOf, HandedOff, handoffInvoke, withHandoff, type RecordedAnswer } from '#app/cloud/runner-handoff.ts';
+import {
+  combineHandoffs,
+  continuationOf,
+  continuationsOf,
+  HandedOff,
+  handoffInvoke,
+  withHandoff,
+  type BatchHandoffEvent,
+  type HandoffEvent,
+  type RecordedAnswer,
+} from '#app/cloud/runner-handoff.ts';
 import { sumTask } from '../../sandbox/helpers.ts';
 
 const NO_HOST: ProgramHost = {
@@ -117,5 +127,51 @@ describe('asynchronous hand-off to the runner', () => {
 
   it('refuses a record that carries no hand-off', () => {
     expect(() => continuationOf(record({ version: 1 }, 'Success', {}))).toThrow(/carries no hand-off/);
+  });
+});
+
+describe('several samples of one task in one runner invocation (combineHandoffs, continuationsOf)', () => {
+  const limits = { cpuMs: 1000, wallMs: 2000, memoryMb: 128 };
+  const event = (k: number, runs = 2, wallMs = limits.wallMs): HandoffEvent => ({
+    request: {
+      version: 1,
+      program: { kind: 'source', language: 'python', code: `print(${k})` },
+      runs: Array.from({ length: runs }, () => ({ stdin: `${k}\n`, limits: { ...limits, wallMs } })),
+      maxRunOutputBytes: 900_000,
+    },
+    handoff: { version: 1, message: { item: k }, answers: [], pending: { request: `sha-${k}`, lowered: false } },
+  });
+
+  it('puts as many as fit one record and the time budget in one batch, in order, the rest alone in the single shape', () => {
+    const out = combineHandoffs([event(0), event(1), event(2), event(3)], { recordBytes: 3 * 140_000 });
+    expect(out.map((e) => ('handoffs' in e ? e.handoffs.map((h) => h.message) : [e.handoff.message]))).toEqual([
+      [{ item: 0 }, { item: 1 }, { item: 2 }],
+      [{ item: 3 }],
+    ]);
+    const batch = out[0] as BatchHandoffEvent;
+    // Each run's share lowered to fit, and said so (a truncated run is asked again alone).
+    expect(batch.request.programs.every((p) => p.maxRunOutputBytes >= 16 * 1024 && p.maxRunOutputBytes < 900_000)).toBe(true);
+    expect(batch.handoffs.every((h) => h.pending.lowered)).toBe(true);
+    expect(JSON.stringify(batch).length).toBeLessThan(3 * 140_000);
+    expect('request' in (out[1] as HandoffEvent) && 'program' in (out[1] as HandoffEvent).request).toBe(true);
+    // Two programs of over 7 minutes each (the compile net and wall limits) do not share the runner's 14 minutes.
+    expect(combineHandoffs([event(0, 1, 400_000), event(1, 1, 400_000)]).map((e) => 'handoffs' in e)).toEqual([false, false]);
+  });
+
+  it('splits a batch record per item; a failed invocation fails each item; one program error fails that item only; the single shape still reads', () => {
+    const [batch] = combineHandoffs([event(0), event(1)]) as [BatchHandoffEvent];
+    const good = { ok: true, compileMs: 1, runs: [], isolation: 'x', integrity: { clean: true, survivors: [], changes: [] } };
+    const split = continuationsOf(record(batch, 'Success', { version: 1, programs: [good, { errorType: 'RunnerDiscarded', errorMessage: 'not run' }] }));
+    expect(split.map((c) => c.message)).toEqual([{ item: 0 }, { item: 1 }]);
+    expect(split.map((c) => c.answers.at(-1)?.functionError)).toEqual([undefined, 'Unhandled']);
+    expect(split[0]?.answers.at(-1)).toMatchObject({ request: 'sha-0', payload: JSON.stringify(good) });
+    const lost = continuationsOf(record(batch, 'EventAgeExceeded'));
+    expect(lost.map((c) => c.answers.at(-1)?.functionError)).toEqual(['Lost', 'Lost']);
+    const crashed = continuationsOf(record(batch, 'RetriesExhausted', { errorType: 'Runtime.ExitError', errorMessage: 'exit 1' }, 'Unhandled'));
+    expect(crashed.map((c) => c.answers.at(-1)?.functionError)).toEqual(['Unhandled', 'Unhandled']);
+    const single = event(5);
+    expect(continuationsOf(record(single, 'Success', good))).toEqual([
+      { message: { item: 5 }, answers: [{ request: 'sha-5', lowered: false, payload: JSON.stringify(good) }] },
+    ]);
   });
 });
