@@ -310,15 +310,16 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const modelUsd = modelCalls * callUsd;
     const invocations = Object.values(lambda.stats.invocations).reduce((a, b) => a + b, 0);
     const sqsCalls = Object.values(queues).map((q) => q.requests);
-    // The runners' records on the answers queue (asynchronous hand-off): Lambda's send, the judge's receive and delete.
+    // The runners' records on the answers queue (asynchronous hand-off): Lambda's send. The judge's receives
+    // and deletes of them are the answers queue's own counts, in sqsCalls (issue 35: they were added twice).
     const records = lambda.stats.destinationRecords;
     const requests = requestBill(
       {
         lambdaInvocations: invocations,
         sqs: {
           send: sqsCalls.reduce((sum, r) => sum + r.send, 0) + records,
-          receive: sqsCalls.reduce((sum, r) => sum + r.receive, 0) + records,
-          delete: sqsCalls.reduce((sum, r) => sum + r.delete, 0) + records,
+          receive: sqsCalls.reduce((sum, r) => sum + r.receive, 0),
+          delete: sqsCalls.reduce((sum, r) => sum + r.delete, 0),
           changeVisibility: sqsCalls.reduce((sum, r) => sum + r.changeVisibility, 0),
         },
         dynamo: { writeUnits: dynamo.writeUnits, readUnits: dynamo.readUnits },
