@@ -6,19 +6,26 @@ import { QuotaExhausted } from '#core/errors.ts';
 import { parseWorkItem } from '#app/cloud/messages.ts';
 import { quotaBackoffSeconds } from '#app/cloud/retry-budget.ts';
 import { generateWork } from '#app/cloud/stages.ts';
+import { SendGate } from '#app/cloud/send-gate.ts';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability } from '../shared/observability.ts';
 import { sqsHandler, type SqsHandler } from '../shared/sqs-handler.ts';
 import { createGenerateDeps, type GenerateHandlerDeps } from './deps.ts';
 
 export function makeHandler(deps: GenerateHandlerDeps): SqsHandler {
-  return sqsHandler({
+  // One gate per invocation: the batch's execute messages go out in one SendMessageBatch per queue (send-gate.ts).
+  const gates = new AsyncLocalStorage<SendGate>();
+  const inner = sqsHandler({
     obs: deps.obs ?? createObservability('generate'),
     what: 'work item',
     parse: parseWorkItem,
     handle: async (item, record) => {
+      const gate = gates.getStore() ?? new SendGate();
       try {
-        return await generateWork(deps, item);
+        return await gate.run(() =>
+          generateWork({ ...deps, executeQueues: gate.senders(deps.executeQueues), fargateQueues: gate.senders(deps.fargateQueues) }, item),
+        );
       } catch (error) {
         // The model's quota is taken: the item comes back after a back-off that grows with its receives, never SE.
         if (error instanceof QuotaExhausted && deps.returnLater) {
@@ -30,6 +37,7 @@ export function makeHandler(deps: GenerateHandlerDeps): SqsHandler {
       }
     },
   });
+  return (event, context) => gates.run(new SendGate(), () => inner(event, context));
 }
 
 export const handler = lazyHandler(() => makeHandler(createGenerateDeps()));

@@ -318,8 +318,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const modelUsd = modelCalls * callUsd;
     const invocations = Object.values(lambda.stats.invocations).reduce((a, b) => a + b, 0);
     const sqsCalls = Object.values(queues).map((q) => q.requests);
-    // The runners' records on the answers queue (asynchronous hand-off): Lambda's send (the judge's
-    // receive and delete are the answers queue's own, in sqsCalls).
+    // The runners' records on the answers queue (asynchronous hand-off): Lambda's send. The judge's receives
+    // and deletes of them are the answers queue's own counts, in sqsCalls (issue 35: they were added twice).
     const records = lambda.stats.destinationRecords;
     const requests = requestBill(
       {

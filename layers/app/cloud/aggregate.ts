@@ -24,7 +24,7 @@ import { loadBenchmarkResources } from '#sources/index.ts';
 import { cloudKeys, readTaskSnapshot } from './context.ts';
 import { readManifest } from '#core/run/index.ts';
 import type { AggregateMessage } from './messages.ts';
-import { compactPart, parsePartManifest, partKeys, readPartManifests, readRunRecords, unplannedChunks, wasResumed } from './record-parts.ts';
+import { compactPart, parsePartManifest, partFileComplete, partKeys, readPartManifests, readRunRecords, unplannedChunks, wasResumed } from './record-parts.ts';
 import { PLAN_CHUNK } from './plan.ts';
 
 export interface AggregateCloudDeps {
@@ -59,7 +59,10 @@ export async function compactCloudPart(deps: Pick<AggregateCloudDeps, 'store' | 
   if (manifest === undefined) throw new HarnessError(`aggregate: run ${runId} has no manifest`);
   const text = await deps.store.getText(partKeys.manifest(runId, index));
   if (text === undefined) throw new HarnessError(`aggregate: run ${runId} has no part ${index} at ${deps.store.locate(partKeys.manifest(runId, index))}`);
-  const compacted = await compactPart(deps.store, manifest, parsePartManifest(text, deps.store.locate(partKeys.manifest(runId, index))));
+  const part = parsePartManifest(text, deps.store.locate(partKeys.manifest(runId, index)));
+  // Written already with every record (the part message came again): the items are not read again.
+  if (await partFileComplete(deps.store, manifest, part)) return { status: 'skipped', reason: `part ${index} is stored with its ${part.items.length} records` };
+  const compacted = await compactPart(deps.store, manifest, part);
   return { status: 'compacted', part: index, records: compacted.records.length, missing: compacted.missing.length };
 }
 

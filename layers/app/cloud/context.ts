@@ -74,23 +74,54 @@ export function serialiseTasks(tasks: readonly Task[]): string {
   return tasks.map((task) => storedJson(task)).join('\n') + '\n';
 }
 
-/** Run contexts by run id, built on first use. A failed build is forgotten, so the next message retries it. */
+/**
+ * Runs whose contexts a warm container keeps (issue 35). A context holds the run's whole task
+ * pool; a container that served every run of a nightly sweep kept them all (the "run-context
+ * cache never evicts" leftover). A few runs in flight at once stay cached; a run met again
+ * after eviction is read again (two S3 GETs), never wrong: a cloud run's manifest and task
+ * snapshot are written once, by plan, before any of its items is sent.
+ */
+export const CONTEXT_CACHE_RUNS = 8;
+
+/**
+ * Run contexts by run id, built on first use, so a warm Lambda reads a run's manifest and task
+ * snapshot once, not once per message. At most `maxRuns` are kept, the least recently used
+ * evicted first. A failed build is forgotten, so the next message retries it.
+ */
 export class RunContextCache {
   readonly #source: ContextSource;
+  readonly #maxRuns: number;
+  /** In use order: the least recently used first (a Map iterates in insertion order). */
   readonly #contexts = new Map<string, Promise<RunContext>>();
 
-  constructor(source: ContextSource) {
+  constructor(source: ContextSource, options: { maxRuns?: number } = {}) {
     this.#source = source;
+    this.#maxRuns = Math.max(1, options.maxRuns ?? CONTEXT_CACHE_RUNS);
   }
 
   get(runId: string): Promise<RunContext> {
     let context = this.#contexts.get(runId);
-    if (context === undefined) {
-      context = this.#build(runId);
-      context.catch(() => this.#contexts.delete(runId));
+    if (context !== undefined) {
+      this.#contexts.delete(runId);
       this.#contexts.set(runId, context);
+      return context;
     }
-    return context;
+    context = this.#build(runId);
+    const built = context;
+    built.catch(() => {
+      if (this.#contexts.get(runId) === built) this.#contexts.delete(runId);
+    });
+    this.#contexts.set(runId, built);
+    for (const oldest of this.#contexts.keys()) {
+      if (this.#contexts.size <= this.#maxRuns) break;
+      this.#contexts.delete(oldest);
+    }
+    return built;
+  }
+
+  /** Run ids cached, least recently used first. */
+  cachedRuns(): string[] {
+    return [...this.#contexts.keys()];
   }
 
   async #build(runId: string): Promise<RunContext> {

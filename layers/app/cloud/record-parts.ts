@@ -137,6 +137,19 @@ export async function compactPart(store: BlobStore, manifest: Manifest, part: Pa
 }
 
 /**
+ * Whether the part's Parquet file is stored holding a record for every item of the part — the
+ * rule readRunRecords trusts a part file by. A part message that comes again (a redelivered
+ * item of a complete part says so again: dynamo-part-counter.ts; a duplicate SQS delivery)
+ * then costs one GET, not one per item (issue 35: at 10,000 items such repeats read every
+ * item ~4 times over).
+ */
+export async function partFileComplete(store: BlobStore, manifest: Manifest, part: PartManifest): Promise<boolean> {
+  const bytes = await store.get(keys.recordsPart(manifest.benchmark.id, manifest.run_id, part.part));
+  if (bytes === undefined) return false;
+  return (await decodeRecords(bytes, { run_id: manifest.run_id, benchmark: manifest.benchmark.id })).length === part.items.length;
+}
+
+/**
  * Every record of a run from its parts: a part file holding all its items is read as it is;
  * a missing or short one is compacted now. A run without part manifests (planned before
  * parts existed) is a HarnessError here; cloud-aggregate reads such a run item by item.

@@ -12,12 +12,11 @@ import { decideItem, stageErrorDecision, statusOfStageError } from '#core/run/in
 import type { WorkItem } from '#core/run/index.ts';
 import { scorerOf } from '#core/scorers/index.ts';
 import type { Task, Verdict } from '#core/types.ts';
-import { notifyIfComplete } from './completion.ts';
+import { countAndCheckCompletion } from './completion.ts';
 import type { RunContextCache } from './context.ts';
 import type { PartCounter } from '#aws/index.ts';
 import { resolveGenerated, toMessage } from './large-messages.ts';
 import type { AggregateMessage, CloudWorkItem, GeneratedMessage } from './messages.ts';
-import { countInPart } from './record-parts.ts';
 import { countResumed, isResumePart } from './resume.ts';
 
 type Sender<T> = Pick<WorkQueue<T>, 'send'>;
@@ -106,8 +105,8 @@ export async function afterRecord(deps: StageDeps, item: CloudWorkItem): Promise
     await countResumed(deps.parts, deps.aggregateQueue, item);
     return;
   }
-  await countInPart(deps.parts, deps.aggregateQueue, item);
-  await notifyIfComplete(deps.ledger, deps.aggregateQueue, item.runId);
+  // The run's completion is checked by the record that completes its part (completion.ts).
+  await countAndCheckCompletion(deps, item);
 }
 
 async function scoreAndRecord(deps: StageDeps, ctx: RunContext, generated: GeneratedItem): Promise<StageOutcome> {

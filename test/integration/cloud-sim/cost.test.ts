@@ -53,4 +53,19 @@ describe('the requests a simulated run bills', () => {
     const gbS = Object.values(sim.detail.gb_s as Record<string, number>).reduce((a, b) => a + b, 0);
     expect(sim.cost_usd).toBeCloseTo(gbS * AWS_PRICES.lambdaGbSecond.arm64 + (sim.detail.model_usd as number) + requests.total_usd, 2);
   }, 300_000);
+
+  it('bills per item what the deployed stages request: the completion read per part, each SQS call once', async () => {
+    const { runSimulation } = await import('../../../sim/cloud/simulate.ts');
+    const sim = await runSimulation({ items: 200, language: 'python' });
+    const requests = sim.detail.requests as Record<string, { count: number; per_item: number }>;
+    expect(sim.completed).toBe(200);
+    // Per item: the cancelled check in generate and in the judge's two passes (3 reads), the part
+    // counter's reads when a sub-counter fills (~0.25); the run's 18-row completion read once per
+    // part (completion.ts), not after every record (it was 18 of 21.5 read units per item).
+    expect(requests.dynamo_read!.per_item).toBeLessThan(8);
+    // Per item: 3 messages (generate's, the judge's, the runner's record), each sent (generate's 10 at
+    // a time), received and deleted once; a few duplicates and small receives. The records' receives
+    // and deletes are the answers queue's own counts: added again, this was ~10.4 here.
+    expect(requests.sqs!.per_item).toBeLessThan(9);
+  }, 300_000);
 });
