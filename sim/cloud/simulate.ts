@@ -367,6 +367,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         overbookedCalls: Math.round(((run?.costUsd ?? 0) - recorded * callUsd) / callUsd),
       }),
       detail: {
+        /** Invocations by function and each queue's SQS requests: who makes the requests per item (estimate.ts splits them so). */
+        invocations: { ...lambda.stats.invocations },
+        sqs_by_queue: Object.fromEntries(Object.entries(queues).map(([name, q]) => [name, { ...q.requests }])),
         status: run?.status,
         reason: run?.reason,
         verdicts,

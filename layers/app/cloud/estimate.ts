@@ -97,12 +97,13 @@ const SLOWEST_OF_BATCH = 0.5 + GENERATE_BATCH / (GENERATE_BATCH + 1);
  * runner asynchronously (runner-handoff.ts) and scores the answer when it comes back
  * (continuation.ts), so it no longer bills while the runner works — only its reads, writes and
  * scoring. The simulation of the deployed stages measures it (`npm run bench cloud-scale -- --items
- * 10000 --detail`: `gb_s.execute-python` 3,223 / 2 GB / 10,000 items, main d351b90);
+ * 10000 --detail`: `gb_s.execute-python` 1,142 / 1.25 GB / 10,000 items, with a judge batch of 10
+ * and several samples per runner invocation; Kotlin's 993);
  * test/integration/cloud-sim/estimate.test.ts holds the two together.
  */
-const JUDGE_SECONDS_PER_ITEM = 0.16;
-/** aggregate's billed seconds per item (folding records into parts and the final Parquet), measured as {@link JUDGE_SECONDS_PER_ITEM} is (852 GB-s / 2 GB / 10,000). */
-const AGGREGATE_SECONDS_PER_ITEM = 0.042;
+const JUDGE_SECONDS_PER_ITEM = 0.09;
+/** aggregate's billed seconds per item (folding records into parts and the final Parquet), measured as {@link JUDGE_SECONDS_PER_ITEM} is (228 GB-s / 2 GB / 10,000: a part stored whole is not compacted again). */
+const AGGREGATE_SECONDS_PER_ITEM = 0.0114;
 /** Lambda memory in GB of a language's runner and judge (EXECUTOR_IMAGES); 2 GB each for a language without an image. */
 function executorMemoryGb(language: string | null): { runner: number; judge: number } {
   const image = EXECUTOR_IMAGES.find((i) => i.languages.includes(language ?? ''));
@@ -113,26 +114,43 @@ const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
 /**
  * Billed requests per item of an executed on-demand run on the Lambda lane, by kind: what the
  * simulation of the deployed stages counts (sim/cloud/request-bill.ts; `npm run bench cloud-scale
- * -- --items 10000 --detail`, `requests.<kind>.per_item`, Python, main d351b90; SQS since the simulation bills the answers
- * queue's receive and delete once, not twice). The plan's,
+ * -- --items 10000 --detail`, `requests.<kind>.per_item`, Python, after issue 35's request cuts: the completion check once per
+ * part, no second compaction of a stored part, generate's SendMessageBatch, a judge batch of 10
+ * and several samples per runner invocation). The plan's,
  * generate's, the judge's and its continuation's, the runner's and aggregate's calls together;
  * test/integration/cloud-sim/estimate.test.ts fails when the stages' calls and these drift apart.
  */
-export const REQUESTS_PER_ITEM = { lambda: 3.21, sqs: 7.51, dynamoWrite: 9.16, dynamoRead: 21.53, s3Put: 1.01, s3Get: 7.12 } as const;
+export const REQUESTS_PER_ITEM = { lambda: 1.0, sqs: 3.68, dynamoWrite: 9.15, dynamoRead: 3.6, s3Put: 1.0, s3Get: 4.03 } as const;
 /**
  * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
- * continuation.ts judgeWork): the judge's first invocation (its execute queue's send, receive
- * and delete; the run's status read; its S3 GET of the item's record, absent), the continuation
- * the runner's record starts (the answers queue's send by Lambda, receive and delete; the same
- * status read and GET) and the runner's asynchronous invocation. An item that is not executed
+ * continuation.ts judgeWork): the judge's first invocation (a tenth of an invocation: it takes 10
+ * messages; its execute queue's send, batched by generate, receive and delete; the run's status
+ * read; its S3 GET of the item's record, absent), the continuation the runner's record starts
+ * (the answers queue's send by Lambda, receive and delete; the same status read and GET) and the
+ * runner's asynchronous invocation, each a third of one per item (several samples of one task an
+ * invocation: 3,433 records for 10,000 Python items in the simulation, `--detail`'s
+ * `invocations` and `sqs_by_queue`). An item that is not executed
  * (no language: ABRICOT's log-likelihoods) is scored and recorded by generate and makes none of
  * them; a Fargate-lane item makes the judge's (a task instead of its invocation) and the
  * runner's, invoked synchronously: no continuation.
  */
-const JUDGE_REQUESTS_PER_ITEM = { lambda: 1, sqs: 3, dynamoRead: 1, s3Get: 1 } as const;
-const CONTINUATION_REQUESTS_PER_ITEM = { lambda: 1, sqs: 3, dynamoRead: 1, s3Get: 1 } as const;
-const RUNNER_REQUESTS_PER_ITEM = { lambda: 1, sqs: 0, dynamoRead: 0, s3Get: 0 } as const;
+const JUDGE_REQUESTS_PER_ITEM = { lambda: 0.1, sqs: 1.32, dynamoRead: 1, s3Get: 1 } as const;
 type ExecuteRequestKind = keyof typeof JUDGE_REQUESTS_PER_ITEM;
+/**
+ * Runner records (invocations) per item, which {@link REQUESTS_PER_ITEM} counts at Python's: how
+ * many samples of one task share a runner invocation depends on the language's programs and tests
+ * (the request's size and time budgets, runner-handoff.ts combineHandoffs). Measured as those are:
+ * Python 3,433 and Kotlin 2,012 records for 10,000 items.
+ */
+const RECORDS_PER_ITEM: Readonly<Record<string, number>> = { python: 0.34, kotlin: 0.2 };
+const recordsPerItem = (language: string | null): number => RECORDS_PER_ITEM[language ?? ''] ?? (RECORDS_PER_ITEM.python as number);
+/** Each record: the runner's invocation, and the continuation it starts (its invocation; the answers queue's send by Lambda, receive and delete). */
+function recordShares(records: number): { continuation: Record<ExecuteRequestKind, number>; runner: Record<ExecuteRequestKind, number> } {
+  return {
+    continuation: { lambda: records, sqs: 3 * records, dynamoRead: 1, s3Get: 1 },
+    runner: { lambda: records, sqs: 0, dynamoRead: 0, s3Get: 0 },
+  };
+}
 /** What a batch run does not make per item: generate's queue (send, receive, delete); the batch stage reads results instead. */
 const GENERATE_SQS_PER_ITEM = 3;
 /** Seconds of the batch stage per item: reading its result and routing it (assumed; no model call waits). */
@@ -226,12 +244,21 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   const chunks = Math.ceil(items / 1000);
   // A batch run's generate invocations are the batch stage's ticks while its jobs run (one per BATCH_TICK_SECONDS at most).
   const generateInvocations = batch ? Math.ceil(wall / BATCH_TICK_SECONDS) : Math.ceil(items / GENERATE_BATCH);
+  // This language's records per item against the Python figures REQUESTS_PER_ITEM counts.
+  const shares = recordShares(recordsPerItem(language));
+  const python = recordShares(recordsPerItem('python'));
+  const fewer = (kind: ExecuteRequestKind): number => python.continuation[kind] + python.runner[kind] - shares.continuation[kind] - shares.runner[kind];
   // What this item's lane does not make of the Lambda lane's requests per item.
   const absent = (kind: ExecuteRequestKind): number => {
-    const [judge, continuation, runner] = [JUDGE_REQUESTS_PER_ITEM[kind], CONTINUATION_REQUESTS_PER_ITEM[kind], RUNNER_REQUESTS_PER_ITEM[kind]];
+    if (lane !== 'none' && kind !== 'dynamoRead' && kind !== 's3Get' && fewer(kind) !== 0) return fewer(kind) + absentOnLane(kind);
+    return absentOnLane(kind);
+  };
+  const absentOnLane = (kind: ExecuteRequestKind): number => {
+    const [judge, continuation, runner] = [JUDGE_REQUESTS_PER_ITEM[kind], shares.continuation[kind], shares.runner[kind]];
     if (lane === 'none') return judge + continuation + runner;
-    // A Fargate task is no Lambda invocation, and waits for its runner: no continuation.
-    if (lane === 'fargate') return continuation + (kind === 'lambda' ? judge : 0);
+    // A Fargate task is no Lambda invocation, and waits for its runner, invoked synchronously for
+    // each item (one invocation an item, not a share of a batch): no continuation.
+    if (lane === 'fargate') return continuation + (kind === 'lambda' ? judge - (1 - runner) : 0);
     return 0;
   };
   const lambdaRequests = Math.round(generateInvocations + items * (REQUESTS_PER_ITEM.lambda - 1 / GENERATE_BATCH - absent('lambda')));

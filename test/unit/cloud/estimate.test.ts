@@ -33,15 +33,17 @@ describe('estimateCloudRun with judge and runner', () => {
     const judgeAndRunner = fast.executor.lambda_gb_seconds - none.executor.lambda_gb_seconds;
     expect(judgeAndRunner).toBeGreaterThan(100 * 2 * memoryGb('python'));
     expect(judgeAndRunner).toBeLessThan(100 * 2 * (memoryGb('python') + judgeGb('python')));
-    // The judge, its continuation and the runner: three invocations per item.
-    expect(fast.requests.lambda - none.requests.lambda).toBe(300);
+    // Per item: a tenth of a judge invocation (it takes 10 messages), a third of a continuation and a
+    // third of a runner invocation (several samples of one task an invocation).
+    expect(fast.requests.lambda - none.requests.lambda).toBe(78);
   });
 
   it('bills an item that is not executed (generate scores it) none of the judge’s, its continuation’s or the runner’s requests', () => {
     const executed = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' }).requests;
     const none = estimateCloudRun(plan, null, undefined).requests;
-    // Per item: the execute and answers queues' send, receive and delete; two run-status reads; two GETs of the item's record.
-    expect(executed.sqs - none.sqs).toBe(600);
+    // Per item: the execute queue's send (batched), receive (batched) and delete, the answers queue's
+    // send, receive and delete a record (a third of one); two run-status reads; two GETs of the item's record.
+    expect(executed.sqs - none.sqs).toBe(234);
     expect(executed.dynamodb_units - none.dynamodb_units).toBe(200);
     expect(executed.s3 - none.s3).toBe(200);
   });
@@ -76,7 +78,8 @@ describe('estimateCloudRun with judge and runner', () => {
     expect(estimate.requests.lambda - estimateCloudRun(plan, null, undefined).requests.lambda).toBe(100);
     // The task waits for its runner: no runner record on the answers queue and no continuation's status read or GET.
     const lambdaLane = estimateCloudRun(plan, 'kotlin', { ms: 2_000, source: 'test' }, { ...DEFAULT_DEPLOYMENT, fargateLane: true }).requests;
-    expect(lambdaLane.sqs - estimate.requests.sqs).toBe(300);
+    // Kotlin: a fifth of a runner record per item, each record three answers-queue requests.
+    expect(lambdaLane.sqs - estimate.requests.sqs).toBe(60);
     expect(lambdaLane.dynamodb_units - estimate.requests.dynamodb_units).toBe(100);
     expect(lambdaLane.s3 - estimate.requests.s3).toBe(100);
   });
@@ -88,7 +91,7 @@ describe('estimateCloudRun of the deployed stack', () => {
     const cdk = JSON.parse(readFileSync(new URL('../../../cdk.json', import.meta.url), 'utf8')) as { context: { architecture: string } };
     expect(DEFAULT_DEPLOYMENT.architecture).toBe(cdk.context.architecture);
     const estimate = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' });
-    expect(estimate.executor.cost_usd).toBeCloseTo(estimate.executor.lambda_gb_seconds * AWS_PRICES.lambdaGbSecond[DEFAULT_DEPLOYMENT.architecture], 6);
+    expect(estimate.executor.cost_usd).toBeCloseTo(estimate.executor.lambda_gb_seconds * AWS_PRICES.lambdaGbSecond[DEFAULT_DEPLOYMENT.architecture], 5);
   });
 
   it('prices the stack standing idle: no interface endpoint by default (the Fargate lane is opt-in), its alarm metrics always', async () => {
