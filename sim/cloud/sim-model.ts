@@ -94,22 +94,38 @@ export function cpuBoundMs(cpuMs: number, memoryMb: number, threads = 1): number
 }
 
 /**
- * The sandbox's wall-clock net for a run (layers/sandbox/program-host.ts `runOnce`:
- * max(wallMs, cpuMs + 1000) × loadScale(); a runner environment runs one program at a time, so
- * its load factor is 1).
+ * The factor the sandbox multiplies a program's CPU limit by (layers/sandbox/program-host.ts
+ * `runOnce`: cpuMs × the run command's `cpuFactor`): 2 for a JVM program (layers/sandbox/languages/jvm.ts
+ * `jvmRunCommand`: its JIT and GC threads burn CPU beside the program's), 1 elsewhere.
  */
-export function sandboxWallMs(limits: { cpuMs: number; wallMs: number }): number {
-  return Math.max(limits.wallMs, limits.cpuMs + 1000);
+export const CPU_FACTOR: Record<SimLanguage, number> = { python: 1, cpp: 1, kotlin: 2 };
+
+/**
+ * The sandbox's wall-clock net for a run (layers/sandbox/program-host.ts `runOnce`:
+ * max(wallMs, cpuMs × cpuFactor + 1000) × loadScale(); a runner environment runs one program at
+ * a time, so its load factor is 1).
+ */
+export function sandboxWallMs(limits: { cpuMs: number; wallMs: number }, cpuFactor = 1): number {
+  return Math.max(limits.wallMs, Math.round(limits.cpuMs * cpuFactor) + 1000);
 }
 
 /**
- * A busy loop's end: the sandbox kills it when it has used its CPU limit (RLIMIT_CPU) or when the
- * wall-clock net fires, whichever comes first. With `share` of a core its CPU limit takes
- * cpuMs / share of wall time. Returns its wall time and the CPU it was charged.
+ * The CPU a busy loop is killed at: RLIMIT_CPU's soft limit, whole seconds rounded up from
+ * cpuMs × cpuFactor (layers/sandbox/pe-supervisor.c `start_program` and python-zygote.py:
+ * (cpu_ms + 999) / 1000 s; SIGXCPU ends the program there).
  */
-export function busyLoopTle(limits: { cpuMs: number; wallMs: number }, memoryMb: number): { wallMs: number; cpuMs: number } {
+export function rlimitCpuMs(limits: { cpuMs: number }, cpuFactor = 1): number {
+  return Math.ceil(Math.round(limits.cpuMs * cpuFactor) / 1000) * 1000;
+}
+
+/**
+ * A busy loop's end: the sandbox kills it when it has used its CPU limit (RLIMIT_CPU,
+ * {@link rlimitCpuMs}: a JVM program's is twice its cpuMs) or when the wall-clock net fires,
+ * whichever comes first. With `share` of a core its CPU limit takes rlimitCpuMs / share of wall time. Returns its wall time and the CPU it was charged.
+ */
+export function busyLoopTle(limits: { cpuMs: number; wallMs: number }, memoryMb: number, cpuFactor = 1): { wallMs: number; cpuMs: number } {
   const share = cpuShare(memoryMb);
-  const wallMs = Math.min(limits.cpuMs / share, sandboxWallMs(limits));
+  const wallMs = Math.min(rlimitCpuMs(limits, cpuFactor) / share, sandboxWallMs(limits, cpuFactor));
   return { wallMs: Math.round(wallMs), cpuMs: Math.round(wallMs * share) };
 }
 
@@ -118,10 +134,11 @@ export function busyLoopTle(limits: { cpuMs: number; wallMs: number }, memoryMb:
  * used c ≤ cpuMs of CPU needs c / share of wall time, inside the wall net when share ≥
  * cpuMs / sandboxWallMs. For the CPU-clock limits (wallMs = 2 × cpuMs + 2000, io-tests-judge.ts
  * `wallLimitFor`) that is under 0.5; for a wall-clock task (wallMs = cpuMs, the net cpuMs + 1000)
- * it is nearly 1, so a runner is never sized below one vCPU (function-memory.ts).
+ * it is nearly 1, so a runner is never sized below one vCPU (function-memory.ts). A JVM program's
+ * CPU limit is cpuMs × 2 (`cpuFactor`): Kotlin's unit tests (10 s, net 22 s) need 0.91.
  */
-export function verdictSafeShare(limits: { cpuMs: number; wallMs: number }): number {
-  return Math.min(1, limits.cpuMs / sandboxWallMs(limits));
+export function verdictSafeShare(limits: { cpuMs: number; wallMs: number }, cpuFactor = 1): number {
+  return Math.min(1, (limits.cpuMs * cpuFactor) / sandboxWallMs(limits, cpuFactor));
 }
 
 /** Per 20 samples: 11 OK, 4 WA, 4 RE, 1 TLE (RoCode); Kotlin's unit tests have no WA: 4 CE instead. */
@@ -252,7 +269,8 @@ const INTEGRITY = { clean: true, survivors: [], changes: [] };
 /**
  * A Kotlin unit-test program: compiled by the compile server, then run once with the token as
  * its argument (scoring/unit-tests.ts): OK prints the token, RE throws, CE does not compile, TLE
- * spins until its CPU limit (busyLoopTle, the same rule as the Python and C++ runs').
+ * spins until its CPU limit (busyLoopTle, the same rule as the Python and C++ runs', with the
+ * JVM's doubled CPU limit).
  */
 function runUnitTest(request: RunnerRequest, kind: KotlinKind, random: () => number, memoryMb: number): { payload: string; durationMs: number } {
   const profile = PROFILES.kotlin;
@@ -272,7 +290,7 @@ function runUnitTest(request: RunnerRequest, kind: KotlinKind, random: () => num
   const runs: WireRun[] = request.runs.map((run) => {
     const base = { signal: null, stderr: '', files: {}, peakMemoryKb: 48_000 };
     if (kind === 'TLE') {
-      const tle = busyLoopTle(run.limits, memoryMb);
+      const tle = busyLoopTle(run.limits, memoryMb, CPU_FACTOR.kotlin);
       durationMs += tle.wallMs;
       return { ...base, termination: 'time', exitCode: null, stdout: '', runMs: tle.wallMs, cpuMs: tle.cpuMs };
     }

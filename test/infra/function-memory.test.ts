@@ -18,10 +18,12 @@ import { NO_BUNDLING, synthPolyeval } from './synth.ts';
 type Fn = { Type: string; Properties: { MemorySize?: number; Description?: string; Environment?: { Variables?: Record<string, unknown> } } };
 
 let memoryByService: Map<string, number | undefined>;
+let resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
 let memoryByDescription: Map<string, number | undefined>;
 
 beforeAll(() => {
   const json = synthPolyeval(NO_BUNDLING).template.toJSON() as { Resources: Record<string, Fn> };
+  resources = json.Resources as unknown as typeof resources;
   memoryByDescription = new Map(
     Object.values(json.Resources)
       .filter((r) => r.Type === 'AWS::Lambda::Function')
@@ -69,11 +71,41 @@ describe('the runners’ and judges’ memory', () => {
     });
   }
 
+  it('runner-kotlin holds the worst a long-lived environment reaches: both JVMs at their full heaps, with their non-heap', () => {
+    // The measurement saw the server after 24 compilations and a program filling 85 % of its heap; a warm
+    // environment's server fills its old generation until recycled (kotlin-compiler.ts: -Xmx 1024 by default,
+    // recycled at 70 % in use after a collection, so the whole committed heap can be touched), and a program may
+    // touch its whole -Xmx. Non-heap upper bounds from the same measurement: the server's peak less its 512 MB
+    // young generation; the program's peak less the 85 % of 512 MB it filled.
+    const { nodeMb, compileServerMb, limitProgramMb, programLimitMb } = RUNNER_MEMORY.kotlin.peaks;
+    const serverHeapMb = 1024;
+    const serverNonHeapMb = compileServerMb - serverHeapMb / 2;
+    const programNonHeapMb = limitProgramMb - Math.floor(programLimitMb * 0.85);
+    const worstMb = nodeMb + serverHeapMb + serverNonHeapMb + programLimitMb + programNonHeapMb;
+    expect(worstMb).toBeGreaterThan(ONE_VCPU_MB); // why Kotlin's runner is not at one vCPU
+    expect(RUNNER_MEMORY.kotlin.memoryMb).toBeGreaterThanOrEqual(worstMb);
+  });
+
   it('the floor rule: a runner is never below one vCPU, and grows with a program’s limit', () => {
     const peaks = { nodeMb: 120, compileServerMb: 0, limitProgramMb: 990, programLimitMb: 1024 };
     expect(runnerFloorMb(peaks)).toBe(ONE_VCPU_MB);
     expect(runnerFloorMb({ ...peaks, programLimitMb: 2048 })).toBe(120 + 64 + 2048);
     expect(runnerFloorMb({ ...peaks, compileServerMb: 700 })).toBe(820 + 410 + 1024);
+  });
+
+  it('each judge takes one message an invocation, so one checker at a time (its floor counts one)', () => {
+    // functions/shared/sqs-handler.ts handles a batch's records at once (Promise.allSettled): with more than one a
+    // judge could run several checkers of up to 1,024 MB side by side, which judgeFloorMb does not count.
+    const judges = new Set(
+      Object.entries(resources)
+        .filter(([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Properties['Description'] ?? '').startsWith('polyeval executor for'))
+        .map(([id]) => id),
+    );
+    const mappings = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && judges.has((r.Properties['FunctionName'] as { Ref?: string }).Ref ?? ''),
+    );
+    expect(mappings.length).toBeGreaterThanOrEqual(judges.size);
+    for (const m of mappings) expect(m.Properties['BatchSize']).toBe(1);
   });
 
   it('each judge: its image and the template give the judge memory, at least its Node peak + headroom + a checker at its limit', () => {

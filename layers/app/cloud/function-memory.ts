@@ -122,7 +122,7 @@ export const RUNNER_MEMORY = {
     why:
       'the compile server JVM (-Xmx1024m -Xms1024m -Xmn512m: its young generation is touched in full after a few compilations) beside the program JVM (-Xmx512m): ' +
       'the floor is 1,748 MB, but the server’s old generation grows in a long-lived environment until it is recycled (70 % of its heap in use after a collection), ' +
-      'so 2,048 MB rather than 1,769 leaves it ~300 MB. A warm compilation is single-threaded (no faster at 4 GB); the server’s start keeps 1.7 cores busy, ' +
+      'so 2,048 MB rather than 1,769: both JVMs at their full heaps with their measured non-heap come to ~1,922 MB (test/infra/function-memory.test.ts). A warm compilation is single-threaded (no faster at 4 GB); the server’s start keeps 1.7 cores busy, ' +
       'so at 2,048 MB (1.16 vCPU) it takes 1.5 times as long as at 4,096; was 4,096',
   },
 } as const satisfies Record<'python' | 'cpp' | 'kotlin', { memoryMb: number; peaks: RunnerPeaks; why: string }>;

@@ -3,7 +3,18 @@
 // one vCPU and no less above it (a smaller runner is not a free saving), and a busy-loop TLE ends
 // at its CPU limit — cpuMs / share of wall time — capped by the sandbox's wall net, on every path.
 import { describe, expect, it } from 'vitest';
-import { busyLoopTle, cpuBoundMs, cpuShare, PROFILES, runnerStartMs, runProgram, sandboxWallMs, verdictSafeShare } from '../../../sim/cloud/sim-model.ts';
+import {
+  busyLoopTle,
+  CPU_FACTOR,
+  cpuBoundMs,
+  cpuShare,
+  PROFILES,
+  runnerStartMs,
+  runProgram,
+  sandboxWallMs,
+  verdictSafeShare,
+} from '../../../sim/cloud/sim-model.ts';
+import { jvmRunCommand } from '#sandbox/languages/jvm.ts';
 import { benchProgram } from '../../../sim/rocode-generator.ts';
 import { KOTLIN_COMPLETIONS } from '../../../sim/cloud/kotlin-tasks.ts';
 import { wallLimitFor } from '#core/judging/io-tests-judge.ts';
@@ -78,7 +89,17 @@ describe('a busy-loop TLE: one rule on every path', () => {
     expect(python.durationMs).toBeCloseTo(PROFILES.python.compileMs + limits.cpuMs, 6);
     const kotlin = runProgram(kotlinRequest('TLE'), half, 1769);
     const ktRun = (JSON.parse(kotlin.payload) as Extract<RunnerResponse, { ok: true }>).runs[0];
-    expect(ktRun).toMatchObject({ termination: 'time', runMs: UNIT_TEST_LIMITS.cpuMs, cpuMs: UNIT_TEST_LIMITS.cpuMs });
+    // A JVM program's CPU limit is twice its cpuMs (program-host.ts × jvm.ts's cpuFactor 2): the
+    // busy loop spins 20 s of CPU before RLIMIT_CPU ends it, inside the 22 s net.
+    expect(ktRun).toMatchObject({ termination: 'time', runMs: 2 * UNIT_TEST_LIMITS.cpuMs, cpuMs: 2 * UNIT_TEST_LIMITS.cpuMs });
+    expect(2 * UNIT_TEST_LIMITS.cpuMs).toBeLessThan(sandboxWallMs(UNIT_TEST_LIMITS, CPU_FACTOR.kotlin));
+  });
+
+  it('uses the sandbox’s own CPU factors and RLIMIT_CPU’s whole seconds', () => {
+    const jvm = jvmRunCommand({ classPath: ['/x'], mainClass: 'M', memoryMb: 512, args: [], readOnly: [] });
+    expect(CPU_FACTOR.kotlin).toBe(jvm.cpuFactor);
+    // RLIMIT_CPU is set in whole seconds, rounded up (pe-supervisor.c, python-zygote.py).
+    expect(busyLoopTle({ cpuMs: 1_500, wallMs: wallLimitFor(1_500) }, 1769)).toEqual({ wallMs: 2_000, cpuMs: 2_000 });
   });
 
   it('takes cpuMs / share of wall time at a fractional vCPU, capped by the sandbox’s wall net', () => {
@@ -89,7 +110,8 @@ describe('a busy-loop TLE: one rule on every path', () => {
 
   it('keeps every CPU-clock verdict at half a vCPU, and a wall-clock one only at a full vCPU', () => {
     for (const cpuMs of [100, 1_000, 10_000, 60_000]) expect(verdictSafeShare({ cpuMs, wallMs: wallLimitFor(cpuMs) })).toBeLessThanOrEqual(0.5);
-    expect(verdictSafeShare(UNIT_TEST_LIMITS)).toBeLessThanOrEqual(0.5);
+    // A JVM program's doubled CPU limit (20 s) inside its 22 s net: Kotlin's runner needs 0.91 of a vCPU.
+    expect(verdictSafeShare(UNIT_TEST_LIMITS, CPU_FACTOR.kotlin)).toBeGreaterThan(0.9);
     // A wall-clock task: wallMs = cpuMs, the net cpuMs + 1000.
     expect(verdictSafeShare({ cpuMs: 10_000, wallMs: 10_000 })).toBeGreaterThan(0.9);
   });
