@@ -4,7 +4,9 @@
  * the test does not import the bench).
  */
 import { runSimulation, type Without } from './simulate.ts';
-import { MODEL_CALL_MS, type SimLanguage } from './sim-model.ts';
+import { busyLoopTle, CPU_FACTOR, expectedVerdicts, MODEL_CALL_MS, PROFILES, type SimLanguage } from './sim-model.ts';
+import { ONE_VCPU_MB } from '#app/cloud/function-memory.ts';
+import { UNIT_TEST_LIMITS } from '#core/judging/index.ts';
 import { DEFAULT_DEPLOYMENT } from '#app/cloud/estimate.ts';
 
 /**
@@ -20,6 +22,37 @@ export const LOCAL_INSTANCE = { type: 'c7i.large', usdPerHour: 0.08925 } as cons
  * 5 tests each) 6.35/s; Kotlin, `npm run bench fidelity`'s Kotlin set, 54 samples in 17.8 s.
  */
 export const LOCAL_ITEMS_PER_SECOND: Record<SimLanguage, number> = { python: 6.35, cpp: 6.35, kotlin: 54 / 17.8 };
+
+/** The local instance's cores (c7i.large: 2 vCPU), over which the CLI spreads its items. */
+const LOCAL_CORES = 2;
+
+/**
+ * Whether {@link LOCAL_ITEMS_PER_SECOND} was measured on the simulated run's own mix of answers.
+ * RoCode's was (bench/rocode-scale runs sim/rocode-generator.ts, 5 % TLE, as the simulation's
+ * provider answers). Kotlin's was not: the fidelity set's 54 samples end on their own, while 5 %
+ * of the simulated Kotlin answers (sim/cloud/kotlin-tasks.ts) spin until the sandbox kills them.
+ */
+const RATE_HAS_THE_MIX: Record<SimLanguage, boolean> = { python: true, cpp: true, kotlin: false };
+
+/**
+ * Seconds the local CLI takes for `items` of the simulated run's mix on {@link LOCAL_CORES} cores.
+ * Where the measured rate is not the mix's, an answer that ends on its own costs the measured
+ * core time per item, and a TLE its compile plus the CPU the same sandbox lets its busy loop burn
+ * on a whole core (busyLoopTle at one vCPU: a JVM program's CPU limit is twice UNIT_TEST_LIMITS'
+ * 10 s, so 20 s) — what the simulated runner is billed for the same answer, so the cloud and the
+ * instance are priced on the same work.
+ */
+export function localExecutionSeconds(language: SimLanguage, items: number): number {
+  const rate = LOCAL_ITEMS_PER_SECOND[language];
+  if (RATE_HAS_THE_MIX[language]) return items / rate;
+  const n = 10;
+  const mix = expectedVerdicts(Math.ceil(items / n), n, language);
+  const total = Object.values(mix).reduce((a, b) => a + (b ?? 0), 0);
+  const tleShare = (mix.TLE ?? 0) / total;
+  const tleCoreSeconds = (PROFILES[language].compileMs + busyLoopTle(UNIT_TEST_LIMITS, ONE_VCPU_MB, CPU_FACTOR[language]).cpuMs) / 1000;
+  const coreSeconds = items * ((1 - tleShare) * (LOCAL_CORES / rate) + tleShare * tleCoreSeconds);
+  return coreSeconds / LOCAL_CORES;
+}
 
 /** Model calls in flight: the simulation's deployment (5 generate invocations × batch 5); the local CLI given the same. */
 const CALLS_IN_FLIGHT = 25;
@@ -50,8 +83,8 @@ export async function costLine(
   const sim = await runSimulation({ items, language, without, architecture });
   if (sim.completed !== items) throw new Error(`the simulated ${language} run completed ${sim.completed} of ${items} items: ${sim.bottleneck}`);
   const modelUsd = sim.detail.model_usd as number;
-  const rate = LOCAL_ITEMS_PER_SECOND[language];
-  const executionS = items / rate;
+  const executionS = localExecutionSeconds(language, items);
+  const rate = items / executionS;
   // The local CLI generates and judges at once: the slower of its model calls (as many in flight as the cloud's) and its judging.
   const wallS = Math.max(executionS, (items * MODEL_CALL_MS) / 1000 / CALLS_IN_FLIGHT);
   return {

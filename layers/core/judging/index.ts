@@ -17,4 +17,4 @@ export {
 export { scoreLikert, type LikertEvidence } from './likert-judge.ts';
 export { countTies, tieWarningOf, type TieCount } from './likert-ties.ts';
 export { hostRunner, type ProgramRunner, type RunnerJob, type RunnerProgram, type RunnerResult } from './program-runner.ts';
-export { scoreUnitTests } from './unit-tests-judge.ts';
+export { scoreUnitTests, UNIT_TEST_LIMITS } from './unit-tests-judge.ts';
