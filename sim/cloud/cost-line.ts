@@ -28,8 +28,10 @@ const LOCAL_CORES = 2;
 
 /**
  * Whether {@link LOCAL_ITEMS_PER_SECOND} was measured on the simulated run's own mix of answers.
- * RoCode's was (bench/rocode-scale runs sim/rocode-generator.ts, 5 % TLE, as the simulation's
- * provider answers). Kotlin's was not: the fidelity set's 54 samples end on their own, while 5 %
+ * RoCode's verdict mix and limits are (bench/rocode-scale runs sim/rocode-generator.ts: 5 % TLE
+ * on the fifth of 5 tests, 1 s CPU, as the simulation's provider answers), but not its languages:
+ * the bench's items are half Python, half C++ (C++ compiles each), while a simulated Python or C++
+ * run is one language, so this one rate for both is unmeasured per language. Kotlin's was not: the fidelity set's 54 samples end on their own, while 5 %
  * of the simulated Kotlin answers (sim/cloud/kotlin-tasks.ts) spin until the sandbox kills them.
  */
 const RATE_HAS_THE_MIX: Record<SimLanguage, boolean> = { python: true, cpp: true, kotlin: false };

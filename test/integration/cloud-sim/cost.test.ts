@@ -48,7 +48,12 @@ describe('the requests a simulated run bills', () => {
     expect(requests.s3_get!.per_item).toBeGreaterThanOrEqual(1);
     // Each item is sent to generate and to its judge, received and deleted at least once on each.
     expect(requests.sqs!.per_item).toBeGreaterThanOrEqual(2);
-    expect(requests.lambda!.per_item).toBeGreaterThanOrEqual(2);
+    // Lambda: every invocation of every function, which batch their items: generate 5 a call, the
+    // judge 10 a batch, a runner record and its continuation several samples of one task — under
+    // one per item, and more than generate's and the judge's shares alone.
+    const invocations = Object.values(sim.detail.invocations as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(requests.lambda!.count).toBe(invocations);
+    expect(requests.lambda!.per_item).toBeGreaterThan(1 / 5 + 1 / 10);
     expect(requests.dynamo_write!.count).toBeGreaterThan(0);
     const lines = ['lambda', 'sqs', 'dynamo_write', 'dynamo_read', 's3_put', 's3_get'].map((k) => requests[k]!.usd);
     expect(lines.reduce((a, b) => a + b, 0)).toBeCloseTo(requests.total_usd, 3);
