@@ -5,6 +5,7 @@
  * runner's destination queue, and continues their items (layers/app/cloud/continuation.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import pLimit from 'p-limit';
 import { HandoffBatch, judgeWork, parseJudgeMessage } from '#app/cloud/continuation.ts';
 import { parseGeneratedItem, type GeneratedMessage } from '#app/cloud/messages.ts';
 import { executeWork } from '#app/cloud/stages.ts';
@@ -17,6 +18,16 @@ export function makeHandler(deps: ExecuteHandlerDeps): SqsHandler {
   const { handoff } = deps;
   // One per SQS batch: the batch's items that hand off go to the runner together, a task's samples several per invocation (continuation.ts).
   const batches = new AsyncLocalStorage<HandoffBatch>();
+  // One item scored at a time, its after-item check with it (continuation.ts ScoreAlone): a batch's items never run two checkers at once.
+  const slot = pLimit(1);
+  const alone = <T>(score: () => Promise<T>): Promise<T> =>
+    slot(async () => {
+      try {
+        return await score();
+      } finally {
+        await deps.afterItem?.(); // discards this environment if the program left anything behind
+      }
+    });
   const inner = sqsHandler({
     obs: deps.obs ?? createObservability('execute'),
     what: 'generated item',
@@ -31,7 +42,8 @@ export function makeHandler(deps: ExecuteHandlerDeps): SqsHandler {
         }
       : parseGeneratedItem,
     handle: async (message) => {
-      const outcome = handoff ? await judgeWork(deps, handoff, message, batches.getStore()) : await executeWork(deps, message as GeneratedMessage);
+      if (handoff) return judgeWork(deps, handoff, message, batches.getStore(), alone);
+      const outcome = await executeWork(deps, message as GeneratedMessage);
       await deps.afterItem?.(); // discards this environment if the program left anything behind
       return outcome;
     },

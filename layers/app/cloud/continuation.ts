@@ -84,6 +84,15 @@ export class HandoffBatch {
   }
 }
 
+/**
+ * Runs one item's scoring (and the judge's after-item check with it) alone in this environment.
+ * The judge is sized for its Node and ONE checker program at its limit (1,024 MB, io-tests-judge.ts
+ * CHECKER_LIMITS; layers/app/cloud/function-memory.ts judgeFloorMb), and the after-item check takes
+ * any live sandbox process for a leftover: the items of a batch are scored one at a time, and only
+ * the wait for the batch's hand-offs ({@link HandoffBatch}) is shared.
+ */
+export type ScoreAlone = <T>(score: () => Promise<T>) => Promise<T>;
+
 /** One item: scored from the start with its answers so far; handed off at the first unanswered runner job. */
 async function continueItem(
   deps: StageDeps,
@@ -91,11 +100,12 @@ async function continueItem(
   message: unknown,
   answers: Parameters<typeof withHandoff>[1],
   batch?: HandoffBatch,
+  alone: ScoreAlone = (score) => score(),
 ): Promise<StageOutcome> {
   let handedOff = false;
   try {
     const generated = parseGeneratedItem(message);
-    return await withHandoff(message, answers, () => executeWork(deps, generated));
+    return await alone(() => withHandoff(message, answers, () => executeWork(deps, generated)));
   } catch (error) {
     if (!(error instanceof HandedOff)) throw error;
     // A failed invoke throws: the message comes back to be tried again, as a synchronous judge's.
@@ -115,7 +125,7 @@ async function continueItem(
  * hand-off) or of several (a batch): each item continues on its own. With `batch`, the
  * message's items hand off together with the rest of the judge's SQS batch.
  */
-export async function judgeWork(deps: StageDeps, handoff: HandoffDeps, body: unknown, batch?: HandoffBatch): Promise<StageOutcome> {
+export async function judgeWork(deps: StageDeps, handoff: HandoffDeps, body: unknown, batch?: HandoffBatch, alone?: ScoreAlone): Promise<StageOutcome> {
   let items: { message: unknown; answers: Parameters<typeof withHandoff>[1] }[];
   try {
     items = isDestinationRecord(body) ? continuationsOf(body) : [{ message: body, answers: [] }];
@@ -123,10 +133,10 @@ export async function judgeWork(deps: StageDeps, handoff: HandoffDeps, body: unk
     batch?.leave(); // a record we cannot continue must not hold the batch's hand-offs back
     throw error;
   }
-  if (items.length === 1) return continueItem(deps, handoff, items[0]?.message, items[0]?.answers ?? [], batch);
+  if (items.length === 1) return continueItem(deps, handoff, items[0]?.message, items[0]?.answers ?? [], batch, alone);
   batch?.grow(items.length - 1);
   // Every item runs to its end (or hand-off) before a failure fails the message: its redelivery re-scores only what is not recorded.
-  const outcomes = await Promise.allSettled(items.map((c) => continueItem(deps, handoff, c.message, c.answers, batch)));
+  const outcomes = await Promise.allSettled(items.map((c) => continueItem(deps, handoff, c.message, c.answers, batch, alone)));
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failed) throw failed.reason;
   const statuses = new Set(outcomes.map((o) => (o as PromiseFulfilledResult<StageOutcome>).value.status));

@@ -135,6 +135,8 @@ export interface CloudOptions {
   executeLanguages?: readonly string[];
   /** Wraps the executors' sandbox, e.g. to play a runner that leaks what it must not. */
   wrapExecutor?: (executor: Executor) => Executor;
+  /** The python judge's after-item check (the deployed one discards an unclean container; default none). */
+  afterItem?: () => Promise<unknown>;
   /**
    * Variables over the functions' environment: the keys generate reads from SSM and the
    * deployment's PROVIDER_KEY_HOSTS (`-c providerKeyHosts`). Default: OPENAI_API_KEY may go to
@@ -284,6 +286,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       aggregateQueue,
       contexts: new RunContextCache({ store, ledger, clock, executor }),
       ...(handoff?.judge.handoff ? { handoff: handoff.judge.handoff } : {}),
+      ...(options.afterItem ? { afterItem: options.afterItem } : {}),
     }),
     aggregate: makeAggregate({
       store,

@@ -215,3 +215,45 @@ describe('one program of a batch the runner could not serve', () => {
     expect(events(cloud).map((e) => e.programs)).toEqual([3, 1]);
   }, 300_000);
 });
+
+describe('a judge batch scores its items one at a time (memory for one checker program beside Node)', () => {
+  let cloud: Cloud;
+  let inFlight = 0;
+  let most = 0;
+  const overlapped: number[] = [];
+  beforeAll(async () => {
+    cloud = await startCloud({
+      handoff: {},
+      // Counts the items being scored at once (a checker program runs inside an item's scoring).
+      wrapExecutor: (executor) => ({
+        ...executor,
+        execute: async (job) => {
+          most = Math.max(most, ++inFlight);
+          try {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            return await executor.execute(job);
+          } finally {
+            inFlight -= 1;
+          }
+        },
+      }),
+      // The after-item check takes any live sandbox process for a leftover: it must never run beside another item's scoring.
+      afterItem: () => {
+        overlapped.push(inFlight);
+        return Promise.resolve();
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await cloud?.stop();
+  });
+
+  it('never scores two items (and so never runs two checkers) at once, and checks after each alone', async () => {
+    const runId = await runOn(cloud, SAMPLES, false, JUDGE_BATCH);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 6, recorded: 6 });
+    expect(Math.max(...events(cloud).map((e) => e.programs))).toBeGreaterThanOrEqual(2); // the batch did hand off together
+    expect(most).toBe(1);
+    expect(overlapped.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(overlapped)).toEqual(new Set([0]));
+  }, 300_000);
+});
