@@ -122,6 +122,12 @@ async function sendChunk(queue: Sender<unknown>, chunk: Waiting[]): Promise<void
     chunk.forEach((w) => w.resolve());
   } catch (error) {
     if (chunk.length === 1) return chunk[0]!.reject(error);
-    await Promise.all(chunk.map((w) => queue.send(w.messages).then(w.resolve, w.reject)));
+    await Promise.all(
+      chunk.map((w) =>
+        Promise.resolve()
+          .then(() => queue.send(w.messages))
+          .then(w.resolve, w.reject),
+      ),
+    );
   }
 }
