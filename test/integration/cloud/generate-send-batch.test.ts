@@ -3,7 +3,9 @@
 // generate handler and SqsWorkQueue; every item still reaches its execute queue, and a handler
 // ends only once its message is sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SendGate } from '#app/cloud/send-gate.ts';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { SqsWorkQueue } from '#aws/sqs-work-queue.ts';
+import { BATCH_MAX_BYTES, SendGate } from '#app/cloud/send-gate.ts';
 import { apiClient, drainStage, queueDepth, startCloud, type Cloud } from './cloud-harness.ts';
 
 let cloud: Cloud;
@@ -63,5 +65,42 @@ describe('SendGate', () => {
     ]);
     expect(sent).toEqual([['a', 'b']]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+  });
+
+  it('one message SQS refuses fails its own handler only, not its batch-mates (real SqsWorkQueue on moto)', async () => {
+    // moto validates every entry before sending any (moto/sqs/models.py send_message_batch): one
+    // body over the queue's MaximumMessageSize refuses the whole call, as a SenderFault would.
+    const created = await cloud.sqs.send(new CreateQueueCommand({ QueueName: 'gate-small', Attributes: { MaximumMessageSize: '1024' } }));
+    const gate = new SendGate();
+    const queue = gate.sender(new SqsWorkQueue<string>({ client: cloud.sqs, queueUrl: created.QueueUrl! }));
+    const results = await Promise.allSettled(
+      ['a', 'b'.repeat(4_000), 'c'].map((body) =>
+        gate.run(async () => {
+          await Promise.resolve();
+          await queue.send([{ id: body.slice(0, 1), body }]);
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await queueDepth(cloud.sqs, created.QueueUrl!)).toBe(2);
+  });
+
+  it('splits a batch within SendMessageBatch’s 256 KiB total: five 100 KiB messages go in 3 calls', async () => {
+    const gate = new SendGate();
+    const calls: number[] = [];
+    const queue = gate.sender<string>({
+      send: (m) => (calls.push(m.reduce((sum, x) => sum + Buffer.byteLength(JSON.stringify(x.body)), 0)), Promise.resolve()),
+    });
+    const big = 'x'.repeat(100 * 1024);
+    await Promise.all(
+      [1, 2, 3, 4, 5].map((n) =>
+        gate.run(async () => {
+          await Promise.resolve();
+          await queue.send([{ id: `r/t/${n}`, body: big }]);
+        }),
+      ),
+    );
+    expect(calls).toHaveLength(3);
+    for (const bytes of calls) expect(bytes).toBeLessThanOrEqual(BATCH_MAX_BYTES);
   });
 });
