@@ -8,7 +8,7 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ConcurrencyPools } from './limits/concurrency.ts';
-import { esmAllowedBatches } from './limits/esm-scaling.ts';
+import { ESM_RETRY_AFTER_ERROR_MS, esmAllowedBatches } from './limits/esm-scaling.ts';
 import { FunctionStates, notActiveError } from './limits/function-state.ts';
 import { ASYNC_PAYLOAD_BYTES, checkInvokePayload, invokeResponse } from './limits/payload.ts';
 import { recursionAllows } from './limits/recursion.ts';
@@ -139,6 +139,8 @@ export class SimLambda {
       }
       m.windowUntil = undefined;
     }
+    // An invoke that failed (Inactive, Pending, throttled) stops this poll; the pollers poll again soon.
+    let failedInvoke = false;
     while (m.inFlight < esmAllowedBatches(now - m.busySince, m.maxConcurrency)) {
       const received = m.queue.receive(m.batchSize, now);
       if (received.length === 0) break;
@@ -156,19 +158,24 @@ export class SimLambda {
       if (this.states.invoke(m.fn.name, now) !== 'Active') {
         add(this.stats.notActive, m.fn.name, 1);
         for (const message of batch) m.queue.fail(message);
+        failedInvoke = true;
         break;
       }
       if (!this.pools.tryAcquire(m.fn.name)) {
         // Throttled: the batch goes back after its visibility timeout (a receive that counts).
         add(this.stats.throttles, m.fn.name, 1);
         for (const message of batch) m.queue.fail(message);
+        failedInvoke = true;
         break;
       }
       m.inFlight += 1;
       await this.#invoke(m, batch, now);
     }
     const next = m.queue.nextVisible(now);
-    if (next !== undefined && next > now) this.#schedulePoll(m, next);
+    // Messages still visible after a failed invoke: without this poll they would wait for the next
+    // send, which for a run's last messages never comes (the run never ended; issue 35's CI hang).
+    if (next !== undefined && next <= now && failedInvoke) this.#schedulePoll(m, now + ESM_RETRY_AFTER_ERROR_MS);
+    else if (next !== undefined && next > now) this.#schedulePoll(m, next);
   }
 
   /** A cold start when this invocation needs more environments than the function has had. */

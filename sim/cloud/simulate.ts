@@ -95,6 +95,13 @@ export interface SimOptions {
 
 const MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
 const WATCHDOG_MS = 15 * 60_000;
+/**
+ * How long (virtual) the simulation waits for the run to end. A run that never ends (a message no
+ * stage can finish, redriven forever) would otherwise keep the watchdog ticking without end: the loop
+ * only awaits settled promises, so not even a test's timeout could stop it. Past this the result
+ * says the run never ended.
+ */
+export const SIM_HORIZON_MS = 3 * 24 * 3_600_000;
 
 function mulberry(seed: number): () => number {
   let a = seed >>> 0;
@@ -306,7 +313,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       const depth = Object.values(queues).reduce((sum, q) => sum + q.depth, 0);
       const dlqBodies = () => Promise.resolve(Object.values(queues).flatMap((q) => q.dlq.map((m) => JSON.stringify(m.body))));
       await watchRuns({ ledger, aggregateQueue, pipelineDepth: () => Promise.resolve(depth), deadLetterBodies: dlqBodies, clock });
-      time.at(time.now() + WATCHDOG_MS, tick);
+      if (time.now() + WATCHDOG_MS <= SIM_HORIZON_MS) time.at(time.now() + WATCHDOG_MS, tick);
     };
     time.at(WATCHDOG_MS, tick);
     await time.drain();

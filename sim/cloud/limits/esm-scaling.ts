@@ -21,6 +21,16 @@ export const ESM_MAX_BATCHES = 1250;
 export const MAX_CONCURRENCY_MIN = 2;
 export const MAX_CONCURRENCY_MAX = 1000;
 
+/**
+ * Assumed: how soon a mapping's pollers receive again after an invoke of theirs failed (the
+ * function throttled, Inactive or Pending) while other messages are still visible. Lambda's
+ * pollers keep polling a queue that holds messages and "back off" on errors (the scaling page
+ * above, "Understanding ... polling"); the interval is not published. One second is one short
+ * back-off: the remaining messages are received (each receive counts) and fail like the first,
+ * as they do in Lambda, rather than wait for a send that may never come.
+ */
+export const ESM_RETRY_AFTER_ERROR_MS = 1_000;
+
 /** The batches a mapping may have in flight `msSinceBusy` after messages appeared. */
 export function esmAllowedBatches(msSinceBusy: number, maxConcurrency?: number): number {
   if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < MAX_CONCURRENCY_MIN || maxConcurrency > MAX_CONCURRENCY_MAX)) {

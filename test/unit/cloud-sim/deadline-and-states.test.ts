@@ -78,4 +78,26 @@ describe('a function that starts Inactive', () => {
     expect(handledAt[0]).toBeGreaterThanOrEqual(Math.max(VISIBILITY_MS, REACTIVATION_MS));
     expect(queue.dlq).toHaveLength(0);
   });
+
+  it('keeps polling after the failed invoke: messages sent all at once, and none after, are all handled (no send wakes the pollers again)', async () => {
+    const { time, lambda, fn, queue } = setUp(10_000);
+    lambda.states.markInactive(fn.name);
+    let handled = 0;
+    lambda.map({
+      fn,
+      queue,
+      batchSize: 1,
+      handler: (): Promise<SQSBatchResponse> => ((handled += 1), Promise.resolve({ batchItemFailures: [] })),
+    });
+    for (let item = 0; item < 20; item++) queue.send({ item }, 12, 0, {});
+    lambda.wake(queue, 0);
+    await time.drain();
+
+    // Before the poller retried after an error, the 19 others stayed visible with nothing to poll them: the run never ended.
+    expect(handled).toBe(20);
+    expect(queue.depth).toBe(0);
+    expect(queue.dlq).toHaveLength(0);
+    // While the function was Pending the pollers' invokes failed too, each batch back after the visibility timeout.
+    expect(lambda.stats.notActive.judge).toBeGreaterThan(1);
+  });
 });
