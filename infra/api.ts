@@ -17,7 +17,7 @@ import type { PolyevalConfig } from './config.ts';
 import { LEDGER_CONTROL_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
 import { grantObjectAccess } from './grants.ts';
 import { PolyevalFunction } from './node-function.ts';
-import type { WorkQueue } from './work-queue.ts';
+import type { QueuePair } from './work-queue.ts';
 
 /** The routes of DESIGN §10, all served by the api function. */
 export const API_ROUTES: readonly { method: apigwv2.HttpMethod; path: string }[] = [
@@ -59,7 +59,7 @@ export interface ApiProps {
   planQueue: sqs.IQueue;
   analytics: Analytics;
   /** Every queue with its DLQ, by name: `POST /runs/{id}/redrive` moves a run's dead letters back. */
-  redriveQueues: ReadonlyMap<string, WorkQueue>;
+  redriveQueues: ReadonlyMap<string, QueuePair>;
 }
 
 /** HTTP API + api function. */

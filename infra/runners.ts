@@ -49,6 +49,7 @@ import { EXECUTOR_IMAGES } from './languages.ts';
 import { deadLetterQueueProps, visibilityTimeoutFor, workQueueProps } from './defaults/queue-defaults.ts';
 import { acknowledge } from './nag.ts';
 import { IMAGES_CONTEXT, imageBuildArgs } from './paths.ts';
+import type { QueuePair } from './work-queue.ts';
 
 /**
  * How long Lambda keeps a runner's event that waits for concurrency: the most it allows.
@@ -94,6 +95,8 @@ export class Runners extends Construct {
   readonly functions = new Map<string, lambda.DockerImageFunction>();
   /** Per image, the queue of its runner's invocation records (the judge's continuations). */
   readonly answerQueues = new Map<string, sqs.Queue>();
+  /** Each answers queue with its DLQ, by executor image: the watchdog watches them and the api redrives them (infra/stack.ts). */
+  readonly answerPairs = new Map<string, QueuePair>();
 
   constructor(scope: Construct, id: string, props: RunnersProps) {
     super(scope, id);
@@ -127,7 +130,7 @@ export class Runners extends Construct {
         securityGroups: [props.securityGroup],
         ...(props.reservedConcurrency > 0 ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       });
-      // Its alarms: none of its own (a DLQ alarm per runner would add to the idle cost, issue 35); see docs/aws.md.
+      // Its dead letters alarm through the watchdog, which watches it without an age alarm (work-queue.ts QueuePair); see docs/aws.md.
       const answersDlq = new sqs.Queue(this, `${name}AnswersDlq`, deadLetterQueueProps());
       // A record may be up to 1 MiB (runner-handoff.ts RECORD_BUDGET_BYTES): said explicitly, since a
       // queue's MaximumMessageSize default was 256 KiB before SQS's 2025 raise (messages.ts).
@@ -146,6 +149,7 @@ export class Runners extends Construct {
       });
       this.functions.set(image.id, fn);
       this.answerQueues.set(image.id, answers);
+      this.answerPairs.set(image.id, { queue: answers, deadLetterQueue: answersDlq });
     }
   }
 

@@ -24,7 +24,7 @@ import { Storage } from './storage.ts';
 import { RunWatchdog } from './watchdog.ts';
 import { BatchStage } from './batch.ts';
 import { bindKeyHosts, grantProviderKeys } from './provider-keys.ts';
-import type { WorkQueue } from './work-queue.ts';
+import type { QueuePair, WorkQueue } from './work-queue.ts';
 
 /** Properties of {@link PolyevalStack}. */
 export interface PolyevalStackProps extends StackProps {
@@ -111,13 +111,16 @@ export class PolyevalStack extends Stack {
     for (const fn of [this.pipeline.generate, this.batch.handler]) grantProviderKeys(fn, config.providerKeysPath);
     for (const fn of [this.pipeline.plan, this.pipeline.generate, this.batch.handler]) bindKeyHosts(fn, config.providerKeyHosts);
     this.analytics = new Analytics(this, 'Analytics', { bucket, benchmarks: config.benchmarks, bytesScannedCutoff: config.athenaBytesScannedCutoff });
-    // Every work queue by name: the api redrives their DLQs, the watchdog waits for them to be empty.
-    const workQueues = new Map<string, WorkQueue>([
+    // Every work queue by name: the api redrives their DLQs, the watchdog waits for them to be empty
+    // and keeps their alarms. The runners' answers queues too: a record waiting there is work in
+    // flight, and one dead-lettered there is an item the redrive can bring back.
+    const workQueues = new Map<string, QueuePair>([
       ['plan', this.queues.plan],
       ['generate', this.queues.generate],
       ['aggregate', this.queues.aggregate],
       ...[...this.executors.queues].map(([image, q]) => [`execute-${image}`, q] as const),
       ...[...(this.fargate?.queues ?? new Map<string, WorkQueue>())].map(([image, q]) => [`fargate-${image}`, q] as const),
+      ...[...this.runners.answerPairs].map(([image, q]) => [`answers-${image}`, q] as const),
     ]);
     this.api = new Api(this, 'Api', { config, bucket, ledger, planQueue: this.queues.plan.queue, analytics: this.analytics, redriveQueues: workQueues });
     this.nightly = new NightlySchedule(this, 'Nightly', { config, bucket, ledger, planQueue: this.queues.plan.queue });

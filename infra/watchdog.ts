@@ -24,7 +24,7 @@ import type { PolyevalConfig } from './config.ts';
 import { LEDGER_CONTROL_ACTIONS, ledgerAccess } from './defaults/iam-statements.ts';
 import { acknowledgeResources } from './nag.ts';
 import { PolyevalFunction } from './node-function.ts';
-import type { WorkQueue } from './work-queue.ts';
+import type { QueuePair } from './work-queue.ts';
 
 /** How often the watchdog looks, and how long a run may go without progress before it is closed. */
 export const WATCHDOG_RATE = Duration.minutes(15);
@@ -43,7 +43,7 @@ export interface RunWatchdogProps {
    * The work queues by name, whose alarms the watchdog keeps (with `alarmBus`); given, they are the
    * watched queues and DLQs (`watchedQueues`, `deadLetterQueues` are then ignored).
    */
-  alarmQueues?: ReadonlyMap<string, WorkQueue>;
+  alarmQueues?: ReadonlyMap<string, QueuePair>;
   /** The bus the watchdog puts queue alarm transitions on; {@link RunWatchdog.alarmTo} routes them to a topic. */
   alarmBus?: events.IEventBus;
 }
@@ -73,10 +73,10 @@ export class RunWatchdog extends Construct {
         WATCHED_QUEUE_URLS: watchedQueues.map((q) => q.queueUrl).join(','),
         DEAD_LETTER_QUEUE_URLS: dlqs.map((q) => q.queueUrl).join(','),
         STALL_MINUTES: String(WATCHDOG_STALL.toMinutes()),
-        // name=maxAgeSeconds, in the order of the URLs above (layers/aws/queue-alarm-store.ts).
+        // name=maxAgeSeconds (name=-: no age alarm), in the order of the URLs above (layers/aws/queue-alarm-store.ts).
         ...(alarmQueues && props.alarmBus
           ? {
-              QUEUE_ALARMS: [...alarmQueues].map(([name, q]) => `${name}=${q.maxAge.toSeconds()}`).join(','),
+              QUEUE_ALARMS: [...alarmQueues].map(([name, q]) => `${name}=${q.maxAge?.toSeconds() ?? '-'}`).join(','),
               ALARM_BUS_NAME: props.alarmBus.eventBusName,
             }
           : {}),

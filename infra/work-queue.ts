@@ -19,6 +19,18 @@ export interface WorkQueueProps {
   maxReceiveCount?: number;
 }
 
+/**
+ * A queue and its DLQ as the watchdog and the api's redrive see them: every {@link WorkQueue}, and a
+ * runner's answers queue (runners.ts), which has no age alarm of its own (`maxAge` absent): its
+ * consumer is the judge, whose execute queue's age alarm already tells a stuck judge, and an age
+ * metric would bill each tick (layers/app/cloud/idle-cost.ts).
+ */
+export interface QueuePair {
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
+  readonly maxAge?: Duration;
+}
+
 /** A queue + DLQ; `queue` is what producers send to and consumers read. */
 export class WorkQueue extends Construct {
   readonly queue: sqs.Queue;

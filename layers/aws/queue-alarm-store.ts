@@ -45,12 +45,12 @@ export class DynamoQueueAlarmStore<State extends object> {
   }
 }
 
-/** One watched work queue: its name, URL, its DLQ's URL and its age threshold. */
+/** One watched work queue: its name, URL, its DLQ's URL and its age threshold (none: no age alarm, e.g. an answers queue). */
 export interface WatchedQueue {
   name: string;
   url: string;
   deadLetterUrl: string;
-  maxAgeMs: number;
+  maxAgeMs?: number;
 }
 
 /** One queue as read (layers/app/cloud/queue-alarms.ts `QueueReading`). */
@@ -58,7 +58,7 @@ export interface QueueDepths {
   name: string;
   depth: number;
   deadLettered: number;
-  maxAgeMs: number;
+  maxAgeMs?: number;
   oldestAgeMs?: number;
 }
 
@@ -111,26 +111,30 @@ export async function readOldestAges(client: CloudWatchClient, queues: readonly 
 
 /** Each queue's depth, its DLQ's depth (the DLQ's delayed messages cannot exist: nothing sends to it with a delay) and its oldest message's age. */
 export async function readQueues(client: SQSClient, cloudwatch: CloudWatchClient, queues: readonly WatchedQueue[], now: Date): Promise<QueueDepths[]> {
+  // Only the queues with an age alarm are asked for their age: GetMetricData bills each metric requested.
+  const aged = queues.filter((q) => q.maxAgeMs !== undefined);
   const [ages, depths] = await Promise.all([
-    readOldestAges(cloudwatch, queues, now),
+    readOldestAges(cloudwatch, aged, now),
     Promise.all(
       queues.map(async (q) => ({
         name: q.name,
         depth: await sqsQueueDepth(client, q.url),
         deadLettered: await sqsQueueDepth(client, q.deadLetterUrl),
-        maxAgeMs: q.maxAgeMs,
+        ...(q.maxAgeMs !== undefined ? { maxAgeMs: q.maxAgeMs } : {}),
       })),
     ),
   ]);
+  const ageOf = new Map(aged.map((q, i) => [q, ages[i]] as const));
   return depths.map((d, i) => {
-    const age = ages[i];
+    const age = ageOf.get(queues[i] as WatchedQueue);
     return age !== undefined ? { ...d, oldestAgeMs: age } : d;
   });
 }
 
 /**
  * Parses the watchdog's `QUEUE_ALARMS` environment value: `name=maxAgeSeconds` pairs, comma-separated,
- * in the order of `urls` and `deadLetterUrls` (WATCHED_QUEUE_URLS, DEAD_LETTER_QUEUE_URLS).
+ * in the order of `urls` and `deadLetterUrls` (WATCHED_QUEUE_URLS, DEAD_LETTER_QUEUE_URLS);
+ * `name=-` watches a queue's depth and its DLQ without an age alarm.
  */
 export function watchedQueuesOf(spec: string, urls: readonly string[], deadLetterUrls: readonly string[]): WatchedQueue[] {
   const pairs = spec
@@ -141,8 +145,10 @@ export function watchedQueuesOf(spec: string, urls: readonly string[], deadLette
     throw new HarnessError(`QUEUE_ALARMS names ${pairs.length} queues, but there are ${urls.length} queue URLs and ${deadLetterUrls.length} DLQ URLs`);
   return pairs.map((pair, i) => {
     const [name, seconds] = pair.split('=');
+    const base = { name: name ?? '', url: urls[i] ?? '', deadLetterUrl: deadLetterUrls[i] ?? '' };
+    if (name && seconds === '-') return base;
     const maxAge = Number(seconds);
-    if (!name || !Number.isFinite(maxAge) || maxAge <= 0) throw new HarnessError(`QUEUE_ALARMS: "${pair}" is not name=maxAgeSeconds`);
-    return { name, url: urls[i] ?? '', deadLetterUrl: deadLetterUrls[i] ?? '', maxAgeMs: maxAge * 1000 };
+    if (!name || !Number.isFinite(maxAge) || maxAge <= 0) throw new HarnessError(`QUEUE_ALARMS: "${pair}" is not name=maxAgeSeconds or name=-`);
+    return { ...base, maxAgeMs: maxAge * 1000 };
   });
 }

@@ -3,7 +3,7 @@
 // judges are in no VPC), five endpoints × 2 AZs with the opt-in Fargate lane (`--fargate-lane`, as
 // a stack deployed with `-c fargateLane=true`), plus the alarms' $0.10 per alarm metric (4 by default:
 // the watchdog keeps the work queues' alarms) and the scheduled ticks of the watchdog and the batch
-// stage: $0.94, within issue 35's ≤ $1 (docs/aws.md "Idle cost").
+// stage: $0.95, within issue 35's ≤ $1 (docs/aws.md "Idle cost").
 import { describe, expect, it } from 'vitest';
 import { runCli, tempHome } from '../support/cli.ts';
 
@@ -20,12 +20,12 @@ describe('remote run --dry-run: the fixed monthly cost', () => {
     const byDefault = await runCli([...DRY, '--home', tempHome()]);
     expect(byDefault.code, byDefault.stderr).toBe(0);
     expect(fixedLine(byDefault.stdout)).toMatch(
-      /^fixed: 0 interface endpoints × 2 AZs \+ 4 alarm metrics \+ 11680 scheduled ticks \(watchdog keeping 8 queues' alarms, batch stage\) ≈ \$0\.94\/month/,
+      /^fixed: 0 interface endpoints × 2 AZs \+ 4 alarm metrics \+ 11680 scheduled ticks \(watchdog keeping 13 queues' alarms, batch stage\) ≈ \$0\.95\/month/,
     );
 
     const withLane = await runCli([...DRY, '--fargate-lane', '--home', tempHome()]);
     expect(withLane.code, withLane.stderr).toBe(0);
-    expect(fixedLine(withLane.stdout)).toMatch(/^fixed: 5 interface endpoints × 2 AZs \+ 24 alarm metrics \+ 11680 scheduled ticks .* ≈ \$76\.10\/month/);
+    expect(fixedLine(withLane.stdout)).toMatch(/^fixed: 5 interface endpoints × 2 AZs \+ 24 alarm metrics \+ 11680 scheduled ticks .* ≈ \$76\.11\/month/);
 
     const json = await runCli([...DRY, '--json', '--home', tempHome()]);
     expect(json.code, json.stderr).toBe(0);
@@ -33,7 +33,7 @@ describe('remote run --dry-run: the fixed monthly cost', () => {
       fixed: { interface_endpoints: number; alarm_metrics: number; usd_per_month: number; scheduled_ticks: number; watched_queues: number };
       deployment: { architecture: string };
     };
-    expect(estimate.fixed).toMatchObject({ interface_endpoints: 0, alarm_metrics: 4, usd_per_month: 0.94, scheduled_ticks: 11_680, watched_queues: 8 });
+    expect(estimate.fixed).toMatchObject({ interface_endpoints: 0, alarm_metrics: 4, usd_per_month: 0.95, scheduled_ticks: 11_680, watched_queues: 13 });
     expect(estimate.fixed.usd_per_month).toBeLessThanOrEqual(1);
     expect(estimate.deployment.architecture).toBe('arm64');
   }, 120_000);

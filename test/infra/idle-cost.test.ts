@@ -20,7 +20,9 @@ describe('the stack’s idle bill', () => {
     // Issue 35's target: ≤ $1 a month standing idle (docs/aws.md "Idle cost"). The work queues'
     // alarms are the watchdog's (its QUEUE_ALARMS names every one), not CloudWatch's.
     expect(idle.alarmMetrics).toBe(4);
-    expect(idle.watchedQueues).toBe(3 + EXECUTOR_IMAGES.length);
+    // The work queues, and each runner's answers queue for its dead letters only (no age metric).
+    expect(idle.watchedQueues).toBe(3 + 2 * EXECUTOR_IMAGES.length);
+    expect(idle.agedQueues).toBe(3 + EXECUTOR_IMAGES.length);
     expect(idle.watchdogTicks).toBe(2920);
     expect(idleMonthlyUsd(idle)).toBeLessThanOrEqual(1);
   }, 300_000);
@@ -30,7 +32,8 @@ describe('the stack’s idle bill', () => {
     expect(idle).toEqual(defaultIdleResources(true, EXECUTOR_IMAGES.length));
     expect(idle.interfaceEndpointAzs).toBe(10);
     // The lane's queues are watched too; its step-scaling alarms (two 2-metric alarms per image) stay.
-    expect(idle.watchedQueues).toBe(3 + 2 * EXECUTOR_IMAGES.length);
+    expect(idle.watchedQueues).toBe(3 + 3 * EXECUTOR_IMAGES.length);
+    expect(idle.agedQueues).toBe(3 + 2 * EXECUTOR_IMAGES.length);
     expect(idle.alarmMetrics).toBe(4 + 4 * EXECUTOR_IMAGES.length);
   }, 300_000);
 });

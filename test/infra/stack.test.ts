@@ -100,8 +100,19 @@ describe('queues', () => {
       'generate=21600',
       'aggregate=3600',
       ...EXECUTOR_IMAGES.map((image) => expect.stringMatching(new RegExp(`^execute-${image.id}=3600$`))),
+      // Each runner's answers queue: its dead letters alarm, no age alarm (infra/work-queue.ts QueuePair).
+      ...EXECUTOR_IMAGES.map((image) => `answers-${image.id}=-`),
     ]);
     expect(JSON.stringify(env['DEAD_LETTER_QUEUE_URLS'])).toMatch(/Dlq/);
+    // The answers queues' URLs are among the watched ones (a record waiting there is work in flight), the api redrives their DLQs.
+    const answerQueueIds = resourcesOf('AWS::SQS::Queue')
+      .map(([id]) => id)
+      .filter((id) => /Answers(?!Dlq)/.test(id));
+    expect(answerQueueIds).toHaveLength(EXECUTOR_IMAGES.length);
+    for (const id of answerQueueIds) expect(JSON.stringify(env['WATCHED_QUEUE_URLS'])).toContain(id);
+    const [, api] = resourcesOf('AWS::Lambda::Function').find(([id]) => /^ApiHandler/.test(id)) ?? [];
+    const redrive = JSON.stringify((api?.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['REDRIVE_QUEUES']);
+    for (const image of EXECUTOR_IMAGES) expect(redrive).toContain(`answers-${image.id}`);
     expect(env['ALARM_BUS_NAME']).toBeDefined();
     // Its transitions reach the alarm topic through one rule: the event's message is the mail.
     const [topicId] = resourcesOf('AWS::SNS::Topic')[0] ?? [];

@@ -200,8 +200,10 @@ export interface CloudEstimate extends DryRunPlan {
     usd_per_month: number;
     /** Scheduled function ticks a month: the watchdog's every 15 minutes, the batch stage's every 5. */
     scheduled_ticks: number;
-    /** Work queues whose DLQ-depth and age alarms the watchdog keeps. */
+    /** Queues whose DLQ-depth alarm the watchdog keeps: the work queues and the runners' answers queues. */
     watched_queues: number;
+    /** Those with an age alarm too (the work queues; one CloudWatch metric read a tick each). */
+    aged_queues: number;
     /** What the ticks bill (Scheduler, Lambda, X-Ray, DynamoDB, logs, the watchdog's SQS reads), USD a month; included in usd_per_month. */
     scheduled_usd_per_month: number;
   };
@@ -340,6 +342,7 @@ function fixedCost(fargateLane: boolean): CloudEstimate['fixed'] {
     usd_per_month: idleMonthlyUsd(idle),
     scheduled_ticks: idle.scheduledTicks,
     watched_queues: idle.watchedQueues,
+    aged_queues: idle.agedQueues,
     scheduled_usd_per_month: Math.round(scheduledMonthlyUsd(idle) * 100) / 100,
   };
 }

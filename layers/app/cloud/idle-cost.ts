@@ -35,7 +35,8 @@
  * - CloudWatch GetMetricData, https://aws.amazon.com/cloudwatch/pricing/ ($0.01 per 1,000 metrics
  *   requested; not in the free tier, unlike GetMetricStatistics — AWS knowledge center
  *   "cloudwatch-getmetricdata-api", read 2026-12-06): each watchdog tick, one metric per work queue
- *   (its `ApproximateAgeOfOldestMessage`, the age alarm): 8 queues × 2,920 ticks ≈ $0.23 a month.
+ *   (its `ApproximateAgeOfOldestMessage`, the age alarm): 8 queues × 2,920 ticks ≈ $0.23 a month. The
+ *   runners' answers queues are watched for dead letters only (two GetQueueAttributes a tick, no metric).
  * Not counted (billed by use, not by existence): S3 and DynamoDB storage, log storage, the other
  * functions, SQS requests of runs — but see docs/aws.md "Idle cost" on the empty receives of
  * Lambda's SQS pollers.
@@ -96,16 +97,18 @@ export interface IdleResources {
   scheduledGbTicks: number;
   /** Ticks a month of the watchdog, which reads each watched queue and its DLQ every tick. */
   watchdogTicks: number;
-  /** Work queues whose alarms the watchdog keeps (each tick: two GetQueueAttributes and one metric of GetMetricData per queue). */
+  /** Queues whose alarms the watchdog keeps (each tick: two GetQueueAttributes per queue, the queue's and its DLQ's). */
   watchedQueues: number;
+  /** Those of them with an age alarm (each tick: one metric of GetMetricData per queue); the runners' answers queues have none. */
+  agedQueues: number;
 }
 
 /** What the scheduled ticks bill in a month, USD (unrounded). */
-export function scheduledMonthlyUsd(r: Pick<IdleResources, 'scheduledTicks' | 'scheduledGbTicks' | 'watchdogTicks' | 'watchedQueues'>): number {
+export function scheduledMonthlyUsd(r: Pick<IdleResources, 'scheduledTicks' | 'scheduledGbTicks' | 'watchdogTicks' | 'watchedQueues' | 'agedQueues'>): number {
   return (
     r.scheduledTicks * tickUsd(0) +
     r.scheduledGbTicks * TICK_BILLED_SECONDS * AWS_PRICES.lambdaGbSecond.arm64 +
-    r.watchdogTicks * r.watchedQueues * (2 * AWS_PRICES.sqsRequest + IDLE_PRICES.metricRequested)
+    r.watchdogTicks * (r.watchedQueues * 2 * AWS_PRICES.sqsRequest + r.agedQueues * IDLE_PRICES.metricRequested)
   );
 }
 
@@ -153,7 +156,9 @@ export function defaultIdleResources(fargateLane: boolean, images: number): Idle
     scheduledTicks: WATCHDOG_TICKS_PER_MONTH + BATCH_TICKS_PER_MONTH,
     scheduledGbTicks: WATCHDOG_TICKS_PER_MONTH * 0.5 + BATCH_TICKS_PER_MONTH * 1,
     watchdogTicks: WATCHDOG_TICKS_PER_MONTH,
-    watchedQueues: workQueues(fargateLane, images),
+    // The work queues, and each Lambda runner's answers queue (its DLQ alarm only).
+    watchedQueues: workQueues(fargateLane, images) + images,
+    agedQueues: workQueues(fargateLane, images),
   };
 }
 
@@ -180,6 +185,7 @@ export function idleResourcesOfTemplate(template: { Resources: Record<string, Cf
     scheduledGbTicks: 0,
     watchdogTicks: 0,
     watchedQueues: 0,
+    agedQueues: 0,
   };
   const resources = template.Resources;
   /** The function a schedule invokes (its target `Fn::GetAtt [id, Arn]`). */
@@ -221,9 +227,13 @@ export function idleResourcesOfTemplate(template: { Resources: Record<string, Cf
         break;
       }
       case 'AWS::Lambda::Function': {
-        // The watchdog's QUEUE_ALARMS: name=maxAgeSeconds per queue whose alarms it keeps.
+        // The watchdog's QUEUE_ALARMS: name=maxAgeSeconds per queue whose alarms it keeps (name=-: no age alarm).
         const spec = queueAlarmsOf(res);
-        if (typeof spec === 'string') r.watchedQueues += spec.split(',').filter(Boolean).length;
+        if (typeof spec === 'string') {
+          const pairs = spec.split(',').filter(Boolean);
+          r.watchedQueues += pairs.length;
+          r.agedQueues += pairs.filter((pair) => !pair.endsWith('=-')).length;
+        }
         break;
       }
       default:

@@ -28,8 +28,8 @@ export interface QueueReading {
   depth: number;
   /** Visible + in flight messages of its dead-letter queue. */
   deadLettered: number;
-  /** Its age threshold, ms (infra/queues.ts, executors.ts, fargate-lane.ts). */
-  maxAgeMs: number;
+  /** Its age threshold, ms (infra/queues.ts, executors.ts, fargate-lane.ts); none for a queue without an age alarm (a runner's answers queue). */
+  maxAgeMs?: number;
   /**
    * Its oldest message's age, ms, over the last 15 minutes: the least of the 5-minute maxima SQS
    * reported (so over `maxAgeMs` only when every one was); absent when none was reported.
@@ -74,7 +74,7 @@ export function evaluateQueues(readings: readonly QueueReading[], previous: Queu
   for (const r of readings) {
     const before = previous[r.name] ?? {};
     const deadLetters = r.deadLettered > 0;
-    const aged = r.oldestAgeMs !== undefined && r.oldestAgeMs > r.maxAgeMs;
+    const aged = r.maxAgeMs !== undefined && r.oldestAgeMs !== undefined && r.oldestAgeMs > r.maxAgeMs;
     if (deadLetters !== (before.deadLetters ?? false)) {
       alerts.push({
         queue: r.name,
@@ -91,8 +91,8 @@ export function evaluateQueues(readings: readonly QueueReading[], previous: Queu
         alarm: 'age',
         state: aged ? 'ALARM' : 'OK',
         message: aged
-          ? `ALARM: the oldest message of ${r.name} has been older than ${minutes(r.maxAgeMs)} for 15 minutes (${minutes(r.oldestAgeMs ?? 0)} at ${now.toISOString()}; ${r.depth} queued): its consumer is stuck or capped too low.`
-          : `OK: no message of ${r.name} is older than ${minutes(r.maxAgeMs)} any more.`,
+          ? `ALARM: the oldest message of ${r.name} has been older than ${minutes(r.maxAgeMs ?? 0)} for 15 minutes (${minutes(r.oldestAgeMs ?? 0)} at ${now.toISOString()}; ${r.depth} queued): its consumer is stuck or capped too low.`
+          : `OK: no message of ${r.name} is older than ${minutes(r.maxAgeMs ?? 0)} any more.`,
       });
     }
     const watch: QueueWatch = { ...(deadLetters ? { deadLetters } : {}), ...(aged ? { aged } : {}) };

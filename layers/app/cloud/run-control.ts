@@ -33,24 +33,51 @@ export async function cancelRun(ledger: RunLedger, runId: string): Promise<RunSu
   return (await ledger.getRun(runId)) ?? run;
 }
 
-/** The run a stage message belongs to, whatever the stage (plan, work item, generated item or its pointer, aggregate). */
-export function runIdOfMessage(body: string): string | undefined {
+/**
+ * The stage messages a body carries: itself, or — for a runner's invocation record on an answers
+ * queue (runner-handoff.ts: Lambda's destination record, `requestPayload` the hand-off event as
+ * sent) — the execute message of each item the invocation continues (`handoff.message`, or each
+ * of a batch's `handoffs`).
+ */
+function stageMessagesOf(body: string): object[] {
   const parsed = jsonObjectOf(body);
-  if (parsed === undefined) return undefined;
-  const message = parsed as { runId?: unknown; item?: { runId?: unknown } };
-  if (typeof message.runId === 'string') return message.runId;
-  if (typeof message.item?.runId === 'string') return message.item.runId;
+  if (parsed === undefined) return [];
+  const record = parsed as { requestContext?: unknown; requestPayload?: { handoff?: { message?: unknown }; handoffs?: unknown } };
+  if (typeof record.requestContext !== 'object' || typeof record.requestPayload !== 'object' || record.requestPayload === null) return [parsed];
+  const handoffs = Array.isArray(record.requestPayload.handoffs)
+    ? (record.requestPayload.handoffs as { message?: unknown }[])
+    : [record.requestPayload.handoff];
+  return handoffs.map((h) => (typeof h === 'object' && h !== null ? h.message : undefined)).filter((m): m is object => typeof m === 'object' && m !== null);
+}
+
+function runIdOf(message: object): string | undefined {
+  const m = message as { runId?: unknown; item?: { runId?: unknown } };
+  if (typeof m.runId === 'string') return m.runId;
+  if (typeof m.item?.runId === 'string') return m.item.runId;
   return undefined;
 }
 
-/** The item a work message carries (`<run>/<task>/<sample>`, as itemId), or undefined for plan and aggregate messages. */
-export function itemIdOfMessage(body: string): string | undefined {
-  const parsed = jsonObjectOf(body);
-  if (parsed === undefined) return undefined;
-  const outer = parsed as { item?: unknown };
-  const item = (typeof outer.item === 'object' && outer.item !== null ? outer.item : parsed) as { runId?: unknown; taskId?: unknown; sample?: unknown };
+function itemIdOf(message: object): string | undefined {
+  const outer = message as { item?: unknown };
+  const item = (typeof outer.item === 'object' && outer.item !== null ? outer.item : message) as { runId?: unknown; taskId?: unknown; sample?: unknown };
   if (typeof item.runId !== 'string' || typeof item.taskId !== 'string' || typeof item.sample !== 'number') return undefined;
   return itemId(item.runId, item.taskId, item.sample);
+}
+
+/** The run a stage message belongs to, whatever the stage (plan, work item, generated item or its pointer, aggregate, a runner's invocation record). */
+export function runIdOfMessage(body: string): string | undefined {
+  for (const message of stageMessagesOf(body)) {
+    const runId = runIdOf(message);
+    if (runId !== undefined) return runId;
+  }
+  return undefined;
+}
+
+/** Every item a message carries: one for a work message, each item a runner's invocation record continues, none for plan and aggregate messages. */
+export function itemIdsOfMessage(body: string): string[] {
+  return stageMessagesOf(body)
+    .map(itemIdOf)
+    .filter((id): id is string => id !== undefined);
 }
 
 /** A dead-letter queue and the queue its messages came from. */

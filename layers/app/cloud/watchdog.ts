@@ -16,7 +16,7 @@
 import type { RunLedger, RunSummary, WorkQueue } from '#core/ports.ts';
 import { versioned, type AggregateMessage } from './messages.ts';
 import { evaluateQueues, sameState, type QueueAlarmStore, type QueueAlert, type QueueReading } from './queue-alarms.ts';
-import { itemIdOfMessage, runIdOfMessage } from './run-control.ts';
+import { itemIdsOfMessage, runIdOfMessage } from './run-control.ts';
 
 export interface WatchdogDeps {
   ledger: RunLedger;
@@ -89,10 +89,7 @@ async function closeStalledRuns(deps: WatchdogDeps): Promise<WatchdogReport> {
   const bodies = deps.deadLetterBodies ? await deps.deadLetterBodies() : undefined;
   const actions: WatchdogAction[] = [];
   for (const run of stalled) {
-    const dead = bodies
-      ?.filter((body) => runIdOfMessage(body) === run.runId)
-      .map(itemIdOfMessage)
-      .filter((id): id is string => id !== undefined);
+    const dead = bodies?.filter((body) => runIdOfMessage(body) === run.runId).flatMap(itemIdsOfMessage);
     actions.push(await close(deps, run, dead === undefined ? undefined : [...new Set(dead)]));
   }
   return { stalled: stalled.map((r) => r.runId), queued, actions };

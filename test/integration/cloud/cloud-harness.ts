@@ -203,22 +203,6 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   };
   const noResults: ResultsQuery = { sql: () => Promise.resolve([]), close: () => Promise.resolve() };
 
-  const pairs: RedrivePair[] = [...Object.entries(queues), ['fargate-python', fargateQueue] as const].map(([name, q]) => ({
-    name,
-    dlqUrl: q.dlqUrl,
-    queueUrl: q.url,
-  }));
-  const api = makeApi({
-    store,
-    ledger,
-    results: options.results ?? noResults,
-    planQueue: send<PlanMessage>(queues.plan.url),
-    clock,
-    pairs,
-    move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select, waitSec: 1 }),
-    // Path-style links on moto's loopback endpoint (awsClientConfig): the deployed client signs virtual-hosted https ones.
-    signedGetUrl: (key, seconds) => store.presignedGetUrl(key, seconds),
-  });
   // One executor for every lane: the lanes are drained one after another, as one container would run them.
   let handoff: { answers: QueueWithDlq; runner: FakeLambdaService; judge: NonNullable<ReturnType<typeof judgeRunner>> } | undefined;
   if (options.handoff) {
@@ -237,6 +221,27 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     if (!judge?.handoff) throw new Error('judgeRunner did not hand off with RUNNER_HANDOFF=async');
     handoff = { answers, runner, judge };
   }
+  // The stack's redrive pairs (infra/stack.ts): every work queue, and with the hand-off the runner's answers queue.
+  const pairs: RedrivePair[] = [
+    ...Object.entries(queues),
+    ['fargate-python', fargateQueue] as const,
+    ...(handoff ? [['answers-python', handoff.answers] as const] : []),
+  ].map(([name, q]) => ({
+    name,
+    dlqUrl: q.dlqUrl,
+    queueUrl: q.url,
+  }));
+  const api = makeApi({
+    store,
+    ledger,
+    results: options.results ?? noResults,
+    planQueue: send<PlanMessage>(queues.plan.url),
+    clock,
+    pairs,
+    move: (pair, select) => moveMessages({ client: sqs, from: pair.dlqUrl, to: pair.queueUrl, select, waitSec: 1 }),
+    // Path-style links on moto's loopback endpoint (awsClientConfig): the deployed client signs virtual-hosted https ones.
+    signedGetUrl: (key, seconds) => store.presignedGetUrl(key, seconds),
+  });
   // With a hand-off, the judge's sandbox runs checker programs only; samples' programs go to the runner (functions/execute/deps.ts).
   const sandbox = handoff
     ? (() => {
@@ -339,6 +344,8 @@ const STAGES: readonly StageName[] = ['plan', 'generate', 'python', 'aggregate']
 export async function pipelineDepth(cloud: Cloud): Promise<number> {
   let total = 0;
   for (const name of STAGES) total += await queueDepth(cloud.sqs, cloud.queues[name].url);
+  // The runner's answers queue is watched as a work queue (infra/stack.ts): a record waiting there is work in flight.
+  if (cloud.handoff) total += await queueDepth(cloud.sqs, cloud.handoff.answers.url);
   return total;
 }
 
@@ -368,10 +375,7 @@ export function watchdogAt(cloud: Cloud, minutesLater: number, options: { deadLe
       ? {}
       : {
           deadLetterBodies: () =>
-            peekMessages(
-              cloud.sqs,
-              STAGES.map((name) => cloud.queues[name].dlqUrl),
-            ),
+            peekMessages(cloud.sqs, [...STAGES.map((name) => cloud.queues[name].dlqUrl), ...(cloud.handoff ? [cloud.handoff.answers.dlqUrl] : [])]),
         }),
     clock: () => new Date(Date.now() + minutesLater * 60_000),
   });

@@ -6,11 +6,13 @@
 // the deployed second event source mapping does (infra/executors.ts, runners.ts). The records
 // in S3 and the ledger's counts must equal a synchronous judge's; a runner whose event ages out
 // is retried once, then SE, and never lost; duplicated deliveries are recorded once.
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '#core/ports.ts';
 import { keys } from '#core/run/keys.ts';
-import type { Handoff } from '#app/cloud/runner-handoff.ts';
-import { apiClient, drive, startCloud, type Cloud } from './cloud-harness.ts';
+import { isDestinationRecord, type Handoff } from '#app/cloud/runner-handoff.ts';
+import { apiEvent } from './api-events.ts';
+import { apiClient, drive, queueDepth, startCloud, watchdogAt, type Cloud } from './cloud-harness.ts';
 
 const SPEC = { benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 };
 
@@ -255,5 +257,46 @@ describe('a judge batch scores its items one at a time (memory for one checker p
     expect(most).toBe(1);
     expect(overlapped.length).toBeGreaterThanOrEqual(6);
     expect(new Set(overlapped)).toEqual(new Set([0]));
+  }, 300_000);
+});
+
+describe('a runner record the judge keeps failing on (dead-lettered on the answers queue)', () => {
+  let cloud: Cloud;
+  let failing = true;
+  beforeAll(async () => {
+    cloud = await startCloud({ handoff: {} });
+    const judge = cloud.handlers.python;
+    // The judge fails every invocation record while `failing` (as a judge that crashes on them), so each record dead-letters.
+    cloud.handlers.python = async (event: SQSEvent, context): Promise<SQSBatchResponse> => {
+      const records = event.Records.filter((r) => failing && isDestinationRecord(JSON.parse(r.body)));
+      const rest = event.Records.filter((r) => !records.includes(r));
+      const out = rest.length > 0 ? await judge({ Records: rest }, context) : { batchItemFailures: [] };
+      return { batchItemFailures: [...out.batchItemFailures, ...records.map((r) => ({ itemIdentifier: r.messageId }))] };
+    };
+  }, 120_000);
+  afterAll(async () => {
+    await cloud?.stop();
+  });
+
+  it('is watched like a work queue: the stalled run is closed with its items dead-lettered (not lost), and redrive brings them back', async () => {
+    const runId = await apiClient(() => cloud).startRun({ ...SPEC, limit: 2 });
+    await drive(cloud);
+    expect(await queueDepth(cloud.sqs, cloud.handoff?.answers.dlqUrl ?? '')).toBe(2);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'running', items: 2, recorded: 0 });
+
+    // Without the answers DLQ among the watchdog's, both items would be `lost` (in no queue and no DLQ it reads).
+    const report = await watchdogAt(cloud, 31);
+    expect(report.actions).toEqual([{ runId, action: 'aggregate', recorded: 0, items: 2, deadLettered: 2 }]);
+    await drive(cloud);
+    const { call } = apiClient(() => cloud);
+    const metrics = await call(apiEvent('GET', `/runs/${runId}/metrics`));
+    expect(metrics.body).toMatchObject({ status: 'completed_with_missing', lost: [] });
+    expect((metrics.body as { dead_lettered: string[] }).dead_lettered).toHaveLength(2);
+
+    failing = false;
+    const redrive = await call(apiEvent('POST', `/runs/${runId}/redrive`));
+    expect(redrive).toMatchObject({ status: 200, body: { run_id: runId, moved: 2, queues: { 'answers-python': 2 } } });
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 2, recorded: 2 });
   }, 300_000);
 });

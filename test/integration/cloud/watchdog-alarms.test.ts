@@ -30,6 +30,7 @@ let moto: Moto;
 let sqs: SQSClient;
 let cloudwatch: CloudWatchClient;
 let plan: QueueWithDlq;
+let answers: QueueWithDlq;
 let alarmsUrl: string;
 let env: NodeJS.ProcessEnv;
 const savedEndpoint = process.env.AWS_ENDPOINT_URL;
@@ -44,6 +45,8 @@ beforeAll(async () => {
   await createLedgerTable(new DynamoDBClient(awsClientConfig(moto.endpoint)), TABLE);
   plan = await createQueueWithDlq(sqs, 'plan');
   const aggregate = await createQueueWithDlq(sqs, 'aggregate');
+  // A runner's answers queue, as infra/stack.ts names it to the watchdog: dead letters alarm, no age alarm (`=-`).
+  answers = await createQueueWithDlq(sqs, 'answers-python');
   alarmsUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'alarm-topic-stand-in' }))).QueueUrl ?? '';
   const alarmsArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: alarmsUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn ?? '';
   const events = new EventBridgeClient(awsClientConfig(moto.endpoint));
@@ -60,9 +63,9 @@ beforeAll(async () => {
   env = {
     TABLE_NAME: TABLE,
     AGGREGATE_QUEUE_URL: aggregate.url,
-    WATCHED_QUEUE_URLS: `${plan.url},${aggregate.url}`,
-    DEAD_LETTER_QUEUE_URLS: `${plan.dlqUrl},${aggregate.dlqUrl}`,
-    QUEUE_ALARMS: 'plan=1800,aggregate=3600',
+    WATCHED_QUEUE_URLS: `${plan.url},${aggregate.url},${answers.url}`,
+    DEAD_LETTER_QUEUE_URLS: `${plan.dlqUrl},${aggregate.dlqUrl},${answers.dlqUrl}`,
+    QUEUE_ALARMS: 'plan=1800,aggregate=3600,answers-python=-',
     ALARM_BUS_NAME: BUS,
   };
 }, 60_000);
@@ -142,6 +145,21 @@ describe('the watchdog’s queue alarms', () => {
     expect(await notifications()).toEqual([{ queue: 'plan', alarm: 'dead_letters', state: 'OK' }]);
     await tick(new Date(t0 + 75 * 60_000));
     expect(await notifications()).toEqual([]);
+  }, 60_000);
+
+  it("tells a runner's record dead-lettered on an answers queue once, and never reads or alarms on that queue's age", async () => {
+    const t0 = Date.parse('2026-12-08T10:00:00Z');
+    const MIN = 60_000;
+    await tick(new Date(t0));
+    expect(await notifications()).toEqual([]);
+    // An hour of old messages as SQS would report them: no age alarm (the queue has none).
+    for (let m = 0; m < 60; m += 5) await publishAge(answers.url, new Date(t0 + m * MIN + MIN), 7200);
+    await sqs.send(new SendMessageCommand({ QueueUrl: answers.dlqUrl, MessageBody: '{"version":"1.0","requestContext":{},"requestPayload":{}}' }));
+    await tick(new Date(t0 + 60 * MIN));
+    expect(await notifications()).toEqual([{ queue: 'answers-python', alarm: 'dead_letters', state: 'ALARM' }]);
+    await drain(answers.dlqUrl);
+    await tick(new Date(t0 + 75 * MIN));
+    expect(await notifications()).toEqual([{ queue: 'answers-python', alarm: 'dead_letters', state: 'OK' }]);
   }, 60_000);
 
   it('tells a queue whose oldest message stays past its threshold once, and its recovery once; a long healthy run never', async () => {

@@ -104,13 +104,14 @@ describe('estimateCloudRun of the deployed stack', () => {
     expect(byDefault.fixed.interface_endpoints).toBe(interfaceEndpointServices(false).length);
     expect(byDefault.fixed.interface_endpoints).toBe(0);
     // 4 alarm metrics × $0.10 (test/infra/idle-cost.test.ts counts them in the template), the
-    // watchdog's 2,920 ticks keeping the alarms of 8 work queues and the batch stage's 8,760: issue 35's ≤ $1.
+    // watchdog's 2,920 ticks keeping the alarms of 8 work queues (and the dead-letter alarms of the 5
+    // runners' answers queues) and the batch stage's 8,760: issue 35's ≤ $1.
     expect(byDefault.fixed.alarm_metrics).toBe(4);
-    expect(byDefault.fixed).toMatchObject({ scheduled_ticks: 11_680, watched_queues: 8, scheduled_usd_per_month: 0.54 });
-    expect(byDefault.fixed.usd_per_month).toBeCloseTo(0.94, 2);
+    expect(byDefault.fixed).toMatchObject({ scheduled_ticks: 11_680, watched_queues: 13, aged_queues: 8, scheduled_usd_per_month: 0.55 });
+    expect(byDefault.fixed.usd_per_month).toBeCloseTo(0.95, 2);
     expect(byDefault.fixed.usd_per_month).toBeLessThanOrEqual(1);
     expect(withLane.fixed.interface_endpoints).toBe(interfaceEndpointServices(true).length);
-    expect(withLane.fixed.watched_queues).toBe(13);
+    expect(withLane.fixed).toMatchObject({ watched_queues: 18, aged_queues: 13 });
     expect(withLane.fixed.usd_per_month).toBeCloseTo(5 * 2 * 0.01 * 730 + withLane.fixed.alarm_metrics * 0.1 + withLane.fixed.scheduled_usd_per_month, 1);
   });
 });
