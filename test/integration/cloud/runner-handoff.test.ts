@@ -161,6 +161,15 @@ describe('several samples of one task per runner invocation (the judge takes a b
     expect(sent.reduce((sum, e) => sum + e.programs, 0)).toBe(6);
     expect(new Set(batched.handoff?.runner.invocationTypes)).toEqual(new Set(['Event']));
   }, 300_000);
+
+  it('records each item once when every batch of messages and every batch record is delivered twice, at once', async () => {
+    const runId = await runOn(batched, SAMPLES, true, JUDGE_BATCH);
+    expect(await batched.ledger.getRun(runId)).toMatchObject({ status: 'completed', items: 6, recorded: 6 });
+    expect(await batched.ledger.recordedItems(runId)).toHaveProperty('size', 6);
+    expect(await batched.store.list(keys.itemsPrefix(runId))).toHaveLength(6);
+    const verdicts = (await batched.ledger.getRun(runId))?.verdicts ?? {};
+    expect(Object.values(verdicts).reduce((a, b) => a + (b ?? 0), 0)).toBe(6);
+  }, 300_000);
 });
 
 describe('a batch invocation Lambda gives up on (EventAgeExceeded: no response for any of its programs)', () => {
