@@ -50,6 +50,16 @@ function events(cloud: Cloud, from = 0): { programs: number; tasks: Set<string> 
   });
 }
 
+/** The record Lambda sends when it gives an event up (EventAgeExceeded): no response, never invoked. */
+function agedOut(record: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...record,
+    requestContext: { ...(record.requestContext as Record<string, unknown>), condition: 'EventAgeExceeded', approximateInvokeCount: 0 },
+    responseContext: undefined,
+    responsePayload: undefined,
+  };
+}
+
 /** Two tasks, three samples each: the judge takes up to 10 messages at once, as deployed (infra/executors.ts JUDGE_BATCH). */
 const SAMPLES = { ...SPEC, limit: 2, n: 3 };
 const JUDGE_BATCH = 10;
@@ -105,16 +115,7 @@ describe('the judge hands off to its runner asynchronously (execute handler → 
 describe('a runner invocation Lambda gives up on (EventAgeExceeded: a record with no response)', () => {
   let cloud: Cloud;
   beforeAll(async () => {
-    cloud = await startCloud({
-      handoff: {
-        record: (record) => ({
-          ...record,
-          requestContext: { ...(record.requestContext as Record<string, unknown>), condition: 'EventAgeExceeded', approximateInvokeCount: 0 },
-          responseContext: undefined,
-          responsePayload: undefined,
-        }),
-      },
-    });
+    cloud = await startCloud({ handoff: { record: agedOut } });
   }, 120_000);
   afterAll(async () => {
     await cloud?.stop();
@@ -175,16 +176,7 @@ describe('several samples of one task per runner invocation (the judge takes a b
 describe('a batch invocation Lambda gives up on (EventAgeExceeded: no response for any of its programs)', () => {
   let cloud: Cloud;
   beforeAll(async () => {
-    cloud = await startCloud({
-      handoff: {
-        record: (record) => ({
-          ...record,
-          requestContext: { ...(record.requestContext as Record<string, unknown>), condition: 'EventAgeExceeded', approximateInvokeCount: 0 },
-          responseContext: undefined,
-          responsePayload: undefined,
-        }),
-      },
-    });
+    cloud = await startCloud({ handoff: { record: agedOut } });
   }, 120_000);
   afterAll(async () => {
     await cloud?.stop();
