@@ -12,7 +12,7 @@
  * A little over 250 lines: the two modes share one model of the pipeline's work.
  */
 import { BUNDLED_SUITES } from '#core/benchmarks/index.ts';
-import { EXECUTOR_IMAGES, FARGATE_TASK, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
+import { EXECUTOR_IMAGES, FARGATE_TASK, JUDGE_MEMORY_MB, languageSpec } from '#core/languages/index.ts';
 import { LAMBDA_BUDGET_MS } from './stages.ts';
 import { ACCOUNT_CONCURRENCY, concurrencyBudget, RUNNER_RESERVED_CONCURRENCY } from './concurrency-budget.ts';
 import type { DryRunPlan } from '../shared/dry-run.ts';
@@ -139,11 +139,13 @@ type ExecuteRequestKind = keyof typeof JUDGE_REQUESTS_PER_ITEM;
 /**
  * Runner records (invocations) per item, which {@link REQUESTS_PER_ITEM} counts at Python's: how
  * many samples of one task share a runner invocation depends on the language's programs and tests
- * (the request's size and time budgets, runner-handoff.ts combineHandoffs). Measured as those are:
- * Python 3,433 and Kotlin 2,012 records for 10,000 items.
+ * (the request's size and time budgets, runner-handoff.ts combineHandoffs), measured as those are
+ * and kept with the language (its spec's `executor.samplesPerRunnerInvocation`); a language
+ * without the figure is counted at one sample an invocation, the most records.
  */
-const RECORDS_PER_ITEM: Readonly<Record<string, number>> = { python: 0.34, kotlin: 0.2 };
-const recordsPerItem = (language: string | null): number => RECORDS_PER_ITEM[language ?? ''] ?? (RECORDS_PER_ITEM.python as number);
+const recordsPerItem = (language: string | null): number => 1 / (languageSpec(language ?? '')?.executor.samplesPerRunnerInvocation ?? 1);
+/** The runner records per item of the simulated run {@link REQUESTS_PER_ITEM} was measured on (10,000 RoCode items, 3,433 records). */
+const MEASURED_RECORDS_PER_ITEM = 0.34;
 /** Each record: the runner's invocation, and the continuation it starts (its invocation; the answers queue's send by Lambda, receive and delete). */
 function recordShares(records: number): { continuation: Record<ExecuteRequestKind, number>; runner: Record<ExecuteRequestKind, number> } {
   return {
@@ -246,10 +248,10 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   const chunks = Math.ceil(items / 1000);
   // A batch run's generate invocations are the batch stage's ticks while its jobs run (one per BATCH_TICK_SECONDS at most).
   const generateInvocations = batch ? Math.ceil(wall / BATCH_TICK_SECONDS) : Math.ceil(items / GENERATE_BATCH);
-  // This language's records per item against the Python figures REQUESTS_PER_ITEM counts.
+  // This language's records per item against those of the run REQUESTS_PER_ITEM was measured on.
   const shares = recordShares(recordsPerItem(language));
-  const python = recordShares(recordsPerItem('python'));
-  const fewer = (kind: ExecuteRequestKind): number => python.continuation[kind] + python.runner[kind] - shares.continuation[kind] - shares.runner[kind];
+  const measured = recordShares(MEASURED_RECORDS_PER_ITEM);
+  const fewer = (kind: ExecuteRequestKind): number => measured.continuation[kind] + measured.runner[kind] - shares.continuation[kind] - shares.runner[kind];
   // What this item's lane does not make of the Lambda lane's requests per item.
   const absent = (kind: ExecuteRequestKind): number => {
     if (lane !== 'none' && kind !== 'dynamoRead' && kind !== 's3Get' && fewer(kind) !== 0) return fewer(kind) + absentOnLane(kind);
@@ -257,7 +259,8 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   };
   const absentOnLane = (kind: ExecuteRequestKind): number => {
     const [judge, continuation, runner] = [JUDGE_REQUESTS_PER_ITEM[kind], shares.continuation[kind], shares.runner[kind]];
-    if (lane === 'none') return judge + continuation + runner;
+    // Not executed: none of what REQUESTS_PER_ITEM counted for the judge, its continuations and the runner.
+    if (lane === 'none') return judge + measured.continuation[kind] + measured.runner[kind];
     // A Fargate task is no Lambda invocation, and waits for its runner, invoked synchronously for
     // each item (one invocation an item, not a share of a batch): no continuation.
     if (lane === 'fargate') return continuation + (kind === 'lambda' ? judge - (1 - runner) : 0);

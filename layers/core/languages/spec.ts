@@ -43,8 +43,14 @@ export interface LanguageSpec {
   declarations(code: string): Declared[];
   /** Words of the language that are never an author's identifier. */
   readonly keywords: ReadonlySet<string>;
-  /** The executor image (its stage in layers/images/Dockerfile) that runs it in the cloud, and the memory of that image's runner Lambda (where programs compile and run). */
-  readonly executor: { readonly image: string; readonly memoryMb: number };
+  /**
+   * The executor image (its stage in layers/images/Dockerfile) that runs it in the cloud, the memory
+   * of that image's runner Lambda (where programs compile and run), and how many samples of one task
+   * share a runner invocation on average (the judge's batches within the request's size and time
+   * budgets, layers/app/cloud/runner-handoff.ts combineHandoffs; measured in the cloud simulation;
+   * absent: one each, the most invocations). The dry run's estimate counts runner records with it.
+   */
+  readonly executor: { readonly image: string; readonly memoryMb: number; readonly samplesPerRunnerInvocation?: number };
   /** The options a run's settings give its toolchain (absent: none). */
   toolchainOptions?(settings: RunToolchainSettings): ToolchainOptions;
 }
