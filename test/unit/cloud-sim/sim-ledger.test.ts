@@ -15,6 +15,7 @@ async function ledgerWith(options: Partial<SimLedgerOptions>): Promise<SimLedger
     shards: 16,
     bookingIds: true,
     partShards: true,
+    batchRecords: true,
     ...options,
   });
   await ledger.createRun({ runId: RUN, status: 'running', items: 2, benchmark: 'rocode', model: 'reference', createdAt: '2026-01-05T00:00:00.000Z' } as never);
