@@ -101,7 +101,8 @@ export class SimLedger implements RunLedger, PartCounter {
   /**
    * dynamo-record-batch.ts: per transaction up to 99 item rows (each in its own shard) and the first
    * item's count row, each charged 2 units to its partition; an item counted before cancels the
-   * transaction (billed as sent) and is taken out, the rest sent again. `batchRecords` false: one
+   * transaction (billed as sent, as a single record's duplicate is here: assumed, AWS's pages do not say
+   * what a cancelled transaction bills) and is taken out, the rest sent again. `batchRecords` false: one
    * recordItem per item, as before the batch.
    */
   async recordItems(runId: string, batch: readonly ItemCount[]): Promise<boolean[]> {
