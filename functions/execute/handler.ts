@@ -8,6 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pLimit from 'p-limit';
 import { HandoffBatch, judgeWork, parseJudgeMessage } from '#app/cloud/continuation.ts';
 import { parseGeneratedItem, type GeneratedMessage } from '#app/cloud/messages.ts';
+import { RecordBatch } from '#app/cloud/record-batch.ts';
 import { executeWork } from '#app/cloud/stages.ts';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability } from '../shared/observability.ts';
@@ -49,7 +50,11 @@ export function makeHandler(deps: ExecuteHandlerDeps): SqsHandler {
     },
   });
   if (!handoff) return inner;
-  return (event, context) => batches.run(new HandoffBatch(event.Records.filter(isJson).length, handoff.invokeEvent), () => inner(event, context));
+  // The same participants' records are counted in the ledger together (layers/app/cloud/record-batch.ts).
+  return (event, context) => {
+    const participants = event.Records.filter(isJson).length;
+    return batches.run(new HandoffBatch(participants, handoff.invokeEvent, new RecordBatch(participants)), () => inner(event, context));
+  };
 }
 
 /** A record whose body is not JSON fails before its message is parsed (sqs-handler.ts): it is no participant. */

@@ -13,7 +13,9 @@
  *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html):
  *   on the run row, a paid generation's cost update lost that race and the sample became SE.
  * - count rows    pk `RUN#<runId>#S<nn>`, sk `COUNT`, one per shard (nn = 00 … LEDGER_SHARDS-1):
- *   `recorded`, `verdict_<V>`, `updatedAt` of the items of that shard. A run's record writes
+ *   `recorded`, `verdict_<V>`, `updatedAt` of the items of that shard — and of the batches
+ *   (recordItems) whose first item is of that shard, so only the sum over shards is a run's count
+ *   (dynamo-record-batch.ts). A run's record writes
  *   are spread over LEDGER_SHARDS partition keys so one run is not one hot key: DynamoDB
  *   gives a partition at most 1,000 write units per second, and a TransactWriteItems costs 2
  *   per item ("Designing partition keys to distribute your workload", write sharding,

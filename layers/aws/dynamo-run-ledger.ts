@@ -1,19 +1,21 @@
 /**
  * RunLedger on DynamoDB (DESIGN §2 "record", §4). Exactly-once counting over at-least-once
  * queues: `recordItem` is ONE transaction that creates the item row only if it does not
- * exist and adds to its shard's counters, so a redelivered item changes nothing. A run's
+ * exist and adds to its shard's counters, so a redelivered item changes nothing; `recordItems`
+ * does the same for a batch with one counter update per transaction (dynamo-record-batch.ts). A run's
  * items and counters are spread over LEDGER_SHARDS partition keys (dynamo-ledger-schema.ts).
  * Table layout and how runs are listed: see dynamo-ledger-schema.ts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RunLedger, RunStatus, RunSummary } from '../core/ports.ts';
+import type { ItemCount, RunLedger, RunStatus, RunSummary } from '../core/ports.ts';
 import type { Verdict } from '../core/types.ts';
 import { HarnessError } from '../core/errors.ts';
 import { fullJitterMs } from '../core/backoff.ts';
 import { FINAL_STATUS, spendLimit, statusMayChange } from '../core/run/index.ts';
 import { awsErrorName } from './aws-errors.ts';
+import { cancellationCodes, recordBatch } from './dynamo-record-batch.ts';
 import {
   ITEM_PREFIX,
   bookingPlace,
@@ -227,6 +229,14 @@ export class DynamoRunLedger implements RunLedger {
       ],
     });
     return this.#transact(command, 'recordItem', runId, itemId);
+  }
+
+  /** The items' rows and one count row's totals, in as few transactions as DynamoDB allows (dynamo-record-batch.ts). */
+  async recordItems(runId: string, items: readonly ItemCount[]): Promise<boolean[]> {
+    if (items.length === 0) return [];
+    const shards = await this.#shardsOf(runId, 'recordItems', (items[0] as ItemCount).itemId);
+    const ctx = { doc: this.#doc, table: this.#table, runId, shards, now: this.#now().toISOString(), sleep: this.#sleep };
+    return recordBatch({ ...ctx, fault: (operation, id, cause) => this.#fault(operation, id, cause) }, items);
   }
 
   /**
@@ -542,13 +552,6 @@ export class DynamoRunLedger implements RunLedger {
   #fault(operation: string, runId: string, cause: unknown): HarnessError {
     return new HarnessError(`DynamoDB ${operation} failed for run ${runId} in ${this.#table}: ${awsErrorName(cause)}`, { cause });
   }
-}
-
-/** CancellationReasons codes of a TransactionCanceledException, or undefined for any other error. */
-function cancellationCodes(error: unknown): string[] | undefined {
-  if (awsErrorName(error) !== 'TransactionCanceledException') return undefined;
-  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.map((reason) => reason.Code ?? 'None');
 }
 
 /** The update that sets a run's status: a status without a reason clears the previous one (a resumed run is no longer "failed: …"). */

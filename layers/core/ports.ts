@@ -71,6 +71,12 @@ export interface RunSummary {
   reason?: string;
 }
 
+/** One item to count in the ledger: its id (`<run>/<task>/<sample>`) and its verdict. */
+export interface ItemCount {
+  itemId: string;
+  verdict: Verdict;
+}
+
 /**
  * Run status and counters. `recordItem` is a conditional write keyed on the item id:
  * a redelivered item never counts twice.
@@ -85,6 +91,14 @@ export interface RunLedger {
   listRuns(): Promise<RunSummary[]>;
   /** Counts the item once; returns false when it was already counted. */
   recordItem(runId: string, itemId: string, verdict: Verdict): Promise<boolean>;
+  /**
+   * Counts several items of one run at once (a judge invocation's records), each as
+   * `recordItem` would: per item, in order, true when counted now, false when counted before
+   * (an id repeated within `items` counts once, its first place answers true). A duplicate never
+   * holds its batch-mates back, and a failure leaves each item counted once or not at all (a
+   * retry counts the rest). The cloud ledger writes them in as few transactions as DynamoDB allows.
+   */
+  recordItems(runId: string, items: readonly ItemCount[]): Promise<boolean[]>;
   /**
    * Moves a counted item from one verdict to another (an SE sample re-run on resume):
    * conditional on its counted verdict being `from`, so a repeated call changes nothing.

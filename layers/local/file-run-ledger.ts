@@ -15,7 +15,7 @@ import { appendFileSync, closeSync, fstatSync, openSync, readSync } from 'node:f
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CorruptRecordError } from '#core/errors.ts';
-import type { RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
+import type { ItemCount, RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
 import { statusMayChange, withinCap } from '#core/run/index.ts';
 import { readJournalLine, type Event } from './journal-events.ts';
@@ -169,6 +169,25 @@ export class FileRunLedger implements RunLedger {
       if (state?.items.has(itemId)) return false;
       await this.append(runId, { e: 'item', id: itemId, v: verdict, at: new Date().toISOString() });
       return true;
+    });
+  }
+
+  /** One load and one lock for the batch; each new item is its own journal line, as recordItem's. */
+  async recordItems(runId: string, items: readonly ItemCount[]): Promise<boolean[]> {
+    return this.serial(runId, async () => {
+      const state = await this.load(runId);
+      const seen = new Set(state?.items.keys() ?? []);
+      const counted: boolean[] = [];
+      for (const { itemId, verdict } of items) {
+        if (seen.has(itemId)) {
+          counted.push(false);
+          continue;
+        }
+        await this.append(runId, { e: 'item', id: itemId, v: verdict, at: new Date().toISOString() });
+        seen.add(itemId);
+        counted.push(true);
+      }
+      return counted;
     });
   }
 

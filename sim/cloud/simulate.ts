@@ -65,6 +65,8 @@ export const FIXES = [
   'async-handoff',
   // Several samples of one task per runner invocation: the judge takes 10 messages (and 10 records) at once (infra/executors.ts JUDGE_BATCH).
   'runner-batch',
+  // A judge invocation's records counted in one ledger transaction (dynamo-record-batch.ts), not one each.
+  'batch-records',
 ] as const;
 export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts', 'duplicates'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
@@ -139,6 +141,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     shards: without.has('ledger-shards') ? 0 : LEDGER_SHARDS,
     bookingIds: !without.has('call-ids'),
     partShards: !without.has('part-shards'),
+    batchRecords: !without.has('batch-records'),
   });
   const lambda = new SimLambda(time, { random, ...(without.has('recursion') ? {} : { recursionLimit: RECURSION_HOP_LIMIT }) });
   const fns = functions(language, {

@@ -13,7 +13,10 @@
  */
 import { parseGeneratedItem } from './messages.ts';
 import { combineHandoffs, continuationsOf, HandedOff, isDestinationRecord, withHandoff, type HandoffEvent } from './runner-handoff.ts';
-import { executeWork, type StageDeps, type StageOutcome } from './stages.ts';
+import type { RecordBatch } from './record-batch.ts';
+import { executeWork, type ScoreAlone, type StageDeps, type StageOutcome } from './stages.ts';
+
+export type { ScoreAlone };
 
 export interface HandoffDeps {
   /** Invokes the runner asynchronously (`InvocationType: Event`) with this event. */
@@ -46,11 +49,14 @@ export class HandoffBatch {
   constructor(
     private open: number,
     private readonly invokeEvent: (payload: string) => Promise<void>,
+    /** The same participants' ledger counts (record-batch.ts): an item that hands off or finishes is done with it. */
+    readonly records?: RecordBatch,
   ) {}
 
   /** A record that continues `n` items is `n` participants (it was counted as one). */
   grow(n: number): void {
     this.open += n;
+    this.records?.grow(n);
   }
 
   /** The item's runner job goes with the others of its task: resolved when the invocation carrying it is accepted. */
@@ -60,8 +66,9 @@ export class HandoffBatch {
     return done;
   }
 
-  /** A participant that finished without handing off (recorded, skipped, failed). */
+  /** A participant that finished without handing off (recorded, skipped, failed), or handed off. */
   leave(): void {
+    this.records?.leave();
     this.open -= 1;
     if (this.open > 0 || this.waiting.length === 0) return;
     const waiting = this.waiting;
@@ -84,15 +91,6 @@ export class HandoffBatch {
   }
 }
 
-/**
- * Runs one item's scoring (and the judge's after-item check with it) alone in this environment.
- * The judge is sized for its Node and ONE checker program at its limit (1,024 MB, io-tests-judge.ts
- * CHECKER_LIMITS; layers/app/cloud/function-memory.ts judgeFloorMb), and the after-item check takes
- * any live sandbox process for a leftover: the items of a batch are scored one at a time, and only
- * the wait for the batch's hand-offs ({@link HandoffBatch}) is shared.
- */
-export type ScoreAlone = <T>(score: () => Promise<T>) => Promise<T>;
-
 /** One item: scored from the start with its answers so far; handed off at the first unanswered runner job. */
 async function continueItem(
   deps: StageDeps,
@@ -105,7 +103,8 @@ async function continueItem(
   let handedOff = false;
   try {
     const generated = parseGeneratedItem(message);
-    return await alone(() => withHandoff(message, answers, () => executeWork(deps, generated)));
+    // Only the scoring runs alone: the item then waits for its batch's ledger count (record-batch.ts) without holding the others' scoring back.
+    return await withHandoff(message, answers, () => executeWork({ ...deps, alone, ...(batch?.records ? { records: batch.records } : {}) }, generated));
   } catch (error) {
     if (!(error instanceof HandedOff)) throw error;
     // A failed invoke throws: the message comes back to be tried again, as a synchronous judge's.

@@ -17,6 +17,7 @@ import type { RunContextCache } from './context.ts';
 import type { PartCounter } from '#aws/index.ts';
 import { resolveGenerated, toMessage } from './large-messages.ts';
 import type { AggregateMessage, CloudWorkItem, GeneratedMessage } from './messages.ts';
+import type { RecordBatch } from './record-batch.ts';
 import { countResumed, isResumePart } from './resume.ts';
 
 type Sender<T> = Pick<WorkQueue<T>, 'send'>;
@@ -27,7 +28,20 @@ export interface StageDeps {
   aggregateQueue: Sender<AggregateMessage>;
   /** Counts records per records part (layers/app/cloud/record-parts.ts). */
   parts: PartCounter;
+  /** The judge invocation's records, counted in the ledger together (record-batch.ts); absent: each on its own. */
+  records?: RecordBatch;
+  /** Runs an item's scoring alone in this environment (continuation.ts); absent: at once. */
+  alone?: ScoreAlone;
 }
+
+/**
+ * Runs one item's scoring (and the judge's after-item check with it) alone in this environment.
+ * The judge is sized for its Node and ONE checker program at its limit (1,024 MB, io-tests-judge.ts
+ * CHECKER_LIMITS; layers/app/cloud/function-memory.ts judgeFloorMb), and the after-item check takes
+ * any live sandbox process for a leftover: the items of a batch are scored one at a time. Only the
+ * scoring: an item waiting for its batch's ledger count (record-batch.ts) must not hold the others back.
+ */
+export type ScoreAlone = <T>(score: () => Promise<T>) => Promise<T>;
 
 export interface GenerateDeps extends StageDeps {
   /** Lambda execute queues by language. */
@@ -110,8 +124,8 @@ export async function afterRecord(deps: StageDeps, item: CloudWorkItem): Promise
 }
 
 async function scoreAndRecord(deps: StageDeps, ctx: RunContext, generated: GeneratedItem): Promise<StageOutcome> {
-  const outcome = await scoreItem(ctx, generated);
-  const record = await recordItem(ctx, generated, outcome);
+  const outcome = await (deps.alone ?? ((score) => score()))(() => scoreItem(ctx, generated));
+  const record = await recordItem(deps.records ? { ...ctx, ledger: deps.records.over(ctx.ledger) } : ctx, generated, outcome);
   await afterRecord(deps, generated.item);
   return { status: 'recorded', verdict: record.verdict };
 }

@@ -159,6 +159,21 @@ describe('cloud-scale simulation', () => {
     expect(sharded.detail.conflicts as number).toBeLessThan((single.detail.conflicts as number) / 4);
   }, 300_000);
 
+  it("counts a judge invocation's records in one ledger transaction: fewer DynamoDB write units per item, 0 SE, each item counted once under duplicate deliveries", async () => {
+    const batched = await runSimulation({ items: 600, chunkSize: 30 });
+    const single = await runSimulation({ items: 600, chunkSize: 30, without: ['batch-records'] });
+    const writesPerItem = (r: typeof batched) => (r.detail.requests as Record<string, { per_item: number }>).dynamo_write!.per_item;
+
+    for (const result of [batched, single]) {
+      expect(result).toMatchObject({ items: 600, completed: 600, se: 0, missing: 0, dlq: 0 });
+      // The ledger's own counts: an item counted twice would show as one verdict too many.
+      expect(result.detail.verdicts).toEqual(result.detail.expected);
+    }
+    expect(batched.detail.duplicate_deliveries).toBeGreaterThan(0);
+    // A record was 4 units (its item row and its count row, 2 each); batched, 2 and a share of one count row's 2.
+    expect(writesPerItem(batched)).toBeLessThan(writesPerItem(single) - 1);
+  }, 300_000);
+
   it("counts records parts on sub-counters in the shards' partitions: the run's own partition is no longer the hot key", async () => {
     const spread = await runSimulation({ items: 1000, generateMaxConcurrency: 300 });
     const single = await runSimulation({ items: 1000, generateMaxConcurrency: 300, without: ['part-shards'] });

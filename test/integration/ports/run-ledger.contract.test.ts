@@ -95,6 +95,30 @@ describe.each(adapters)('RunLedger contract: $name', ({ create }) => {
     expect((await ledger.getRun('r1'))?.verdicts.SE ?? 0).toBe(0);
   });
 
+  it('counts a batch of items once: each new one true, one counted before (or twice in the batch) false, a revision after it kept', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+    await ledger.recordItem('r1', 'r1/t2/0', 'WA');
+
+    const first = await ledger.recordItems('r1', [
+      { itemId: 'r1/t1/0', verdict: 'OK' },
+      { itemId: 'r1/t2/0', verdict: 'OK' },
+      { itemId: 'r1/t3/0', verdict: 'SE' },
+      { itemId: 'r1/t1/0', verdict: 'OK' },
+    ]);
+    const again = await ledger.recordItems('r1', [
+      { itemId: 'r1/t1/0', verdict: 'OK' },
+      { itemId: 'r1/t3/0', verdict: 'SE' },
+    ]);
+    const revised = await ledger.reviseItem('r1', 'r1/t3/0', 'SE', 'OK');
+
+    expect(first).toEqual([true, false, true, false]);
+    expect(again).toEqual([false, false]);
+    expect(revised).toBe(true);
+    expect(await ledger.getRun('r1')).toMatchObject({ recorded: 3, verdicts: { OK: 2, WA: 1 } });
+    expect([...(await ledger.recordedItems('r1'))].sort()).toEqual(['r1/t1/0', 'r1/t2/0', 'r1/t3/0']);
+  });
+
   it('counts an item once under concurrent duplicate calls', async () => {
     const ledger = await create();
     await ledger.createRun(newRun('r1'));

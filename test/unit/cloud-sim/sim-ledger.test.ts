@@ -15,6 +15,7 @@ async function ledgerWith(options: Partial<SimLedgerOptions>): Promise<SimLedger
     shards: 16,
     bookingIds: true,
     partShards: true,
+    batchRecords: true,
     ...options,
   });
   await ledger.createRun({ runId: RUN, status: 'running', items: 2, benchmark: 'rocode', model: 'reference', createdAt: '2026-01-05T00:00:00.000Z' } as never);
@@ -56,5 +57,34 @@ describe("the simulated ledger's claimStatus", () => {
     expect(await ledger.getRun(RUN)).toMatchObject({ status: 'completed' });
     expect((await ledger.getRun(RUN))?.reason).toBeUndefined();
     expect(await ledger.claimStatus('no-such-run', ['completed'], 'running')).toBe(false);
+  });
+});
+
+describe("the simulated ledger's recordItems", () => {
+  const batch = (ids: number[]) => ids.map((i) => ({ itemId: `${RUN}/t${i}/0`, verdict: i % 2 === 0 ? ('OK' as const) : ('WA' as const) }));
+
+  it('bills a batch as DynamoDB does: 2 units per item row and 2 for its one count row; one record at a time, 4 each', async () => {
+    const limits = new DynamoLimits(0);
+    const batched = await ledgerWith({ limits });
+    expect(await batched.recordItems(RUN, batch([0, 1, 2, 3, 4]))).toEqual([true, true, true, true, true]);
+    expect(limits.writeUnits).toBe(5 * 2 + 2);
+
+    const singleLimits = new DynamoLimits(0);
+    const single = await ledgerWith({ limits: singleLimits, batchRecords: false });
+    expect(await single.recordItems(RUN, batch([0, 1, 2, 3, 4]))).toEqual([true, true, true, true, true]);
+    expect(singleLimits.writeUnits).toBe(5 * 4);
+    expect(await single.getRun(RUN)).toMatchObject({ recorded: 5, verdicts: { OK: 3, WA: 2 } });
+  });
+
+  it('counts the others of a batch once when one was counted before: the cancelled attempt billed, then the rest', async () => {
+    const limits = new DynamoLimits(0);
+    const ledger = await ledgerWith({ limits });
+    await ledger.recordItem(RUN, `${RUN}/t1/0`, 'WA');
+    const before = limits.writeUnits;
+
+    expect(await ledger.recordItems(RUN, batch([0, 1, 2]))).toEqual([true, false, true]);
+    expect(limits.writeUnits - before).toBe(3 * 2 + 2 + (2 * 2 + 2));
+    expect(await ledger.recordItems(RUN, batch([0, 1, 2]))).toEqual([false, false, false]);
+    expect(await ledger.getRun(RUN)).toMatchObject({ recorded: 3, verdicts: { OK: 2, WA: 1 } });
   });
 });
