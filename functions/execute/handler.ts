@@ -9,6 +9,8 @@ import pLimit from 'p-limit';
 import { HandoffBatch, judgeWork, parseJudgeMessage } from '#app/cloud/continuation.ts';
 import { parseGeneratedItem, type GeneratedMessage } from '#app/cloud/messages.ts';
 import { executeWork } from '#app/cloud/stages.ts';
+import { statusOncePerInvocation } from '#app/cloud/status-once.ts';
+import type { RunLedger } from '#core/ports.ts';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability } from '../shared/observability.ts';
 import { sqsHandler, type SqsHandler } from '../shared/sqs-handler.ts';
@@ -16,6 +18,9 @@ import { createExecuteDeps, type ExecuteHandlerDeps } from './deps.ts';
 
 export function makeHandler(deps: ExecuteHandlerDeps): SqsHandler {
   const { handoff } = deps;
+  // One per invocation: each run's status read once for the batch (status-once.ts).
+  const ledgers = new AsyncLocalStorage<RunLedger>();
+  const depsNow = () => ({ ...deps, ledger: ledgers.getStore() ?? deps.ledger });
   // One per SQS batch: the batch's items that hand off go to the runner together, a task's samples several per invocation (continuation.ts).
   const batches = new AsyncLocalStorage<HandoffBatch>();
   // One item scored at a time, its after-item check with it (continuation.ts ScoreAlone): a batch's items never run two checkers at once.
@@ -41,15 +46,18 @@ export function makeHandler(deps: ExecuteHandlerDeps): SqsHandler {
           }
         }
       : parseGeneratedItem,
-    handle: async (message) => {
-      if (handoff) return judgeWork(deps, handoff, message, batches.getStore(), alone);
-      const outcome = await executeWork(deps, message as GeneratedMessage);
+    handle: async (message, record) => {
+      const delivery = { firstDelivery: record.attributes.ApproximateReceiveCount === '1' };
+      if (handoff) return judgeWork(depsNow(), handoff, message, batches.getStore(), alone, delivery);
+      const outcome = await executeWork(depsNow(), message as GeneratedMessage, delivery);
       await deps.afterItem?.(); // discards this environment if the program left anything behind
       return outcome;
     },
   });
-  if (!handoff) return inner;
-  return (event, context) => batches.run(new HandoffBatch(event.Records.filter(isJson).length, handoff.invokeEvent), () => inner(event, context));
+  const once = (event: Parameters<SqsHandler>[0], context: Parameters<SqsHandler>[1]) =>
+    ledgers.run(statusOncePerInvocation(deps.ledger), () => inner(event, context));
+  if (!handoff) return once;
+  return (event, context) => batches.run(new HandoffBatch(event.Records.filter(isJson).length, handoff.invokeEvent), () => once(event, context));
 }
 
 /** A record whose body is not JSON fails before its message is parsed (sqs-handler.ts): it is no participant. */

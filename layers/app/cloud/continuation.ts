@@ -13,7 +13,7 @@
  */
 import { parseGeneratedItem } from './messages.ts';
 import { combineHandoffs, continuationsOf, HandedOff, isDestinationRecord, withHandoff, type HandoffEvent } from './runner-handoff.ts';
-import { executeWork, type StageDeps, type StageOutcome } from './stages.ts';
+import { executeWork, type Delivery, type StageDeps, type StageOutcome } from './stages.ts';
 
 export interface HandoffDeps {
   /** Invokes the runner asynchronously (`InvocationType: Event`) with this event. */
@@ -101,11 +101,12 @@ async function continueItem(
   answers: Parameters<typeof withHandoff>[1],
   batch?: HandoffBatch,
   alone: ScoreAlone = (score) => score(),
+  delivery: Delivery = {},
 ): Promise<StageOutcome> {
   let handedOff = false;
   try {
     const generated = parseGeneratedItem(message);
-    return await alone(() => withHandoff(message, answers, () => executeWork(deps, generated)));
+    return await alone(() => withHandoff(message, answers, () => executeWork(deps, generated, delivery)));
   } catch (error) {
     if (!(error instanceof HandedOff)) throw error;
     // A failed invoke throws: the message comes back to be tried again, as a synchronous judge's.
@@ -125,7 +126,14 @@ async function continueItem(
  * hand-off) or of several (a batch): each item continues on its own. With `batch`, the
  * message's items hand off together with the rest of the judge's SQS batch.
  */
-export async function judgeWork(deps: StageDeps, handoff: HandoffDeps, body: unknown, batch?: HandoffBatch, alone?: ScoreAlone): Promise<StageOutcome> {
+export async function judgeWork(
+  deps: StageDeps,
+  handoff: HandoffDeps,
+  body: unknown,
+  batch?: HandoffBatch,
+  alone?: ScoreAlone,
+  delivery: Delivery = {},
+): Promise<StageOutcome> {
   let items: { message: unknown; answers: Parameters<typeof withHandoff>[1] }[];
   try {
     items = isDestinationRecord(body) ? continuationsOf(body) : [{ message: body, answers: [] }];
@@ -133,7 +141,10 @@ export async function judgeWork(deps: StageDeps, handoff: HandoffDeps, body: unk
     batch?.leave(); // a record we cannot continue must not hold the batch's hand-offs back
     throw error;
   }
-  if (items.length === 1) return continueItem(deps, handoff, items[0]?.message, items[0]?.answers ?? [], batch, alone);
+  // An execute message's first delivery looks its item up before recording only (stages.ts Delivery);
+  // a runner's record continues items, which look theirs up as the pass starts, as before.
+  if (items.length === 1)
+    return continueItem(deps, handoff, items[0]?.message, items[0]?.answers ?? [], batch, alone, isDestinationRecord(body) ? {} : delivery);
   batch?.grow(items.length - 1);
   // Every item runs to its end (or hand-off) before a failure fails the message: its redelivery re-scores only what is not recorded.
   const outcomes = await Promise.allSettled(items.map((c) => continueItem(deps, handoff, c.message, c.answers, batch, alone)));

@@ -109,8 +109,12 @@ export async function afterRecord(deps: StageDeps, item: CloudWorkItem): Promise
   await countAndCheckCompletion(deps, item);
 }
 
-async function scoreAndRecord(deps: StageDeps, ctx: RunContext, generated: GeneratedItem): Promise<StageOutcome> {
+async function scoreAndRecord(deps: StageDeps, ctx: RunContext, generated: GeneratedItem, lookBeforeRecording = false): Promise<StageOutcome> {
   const outcome = await scoreItem(ctx, generated);
+  if (lookBeforeRecording && (await alreadyRecorded(ctx, generated.item))) {
+    await afterRecord(deps, generated.item);
+    return { status: 'skipped' };
+  }
   const record = await recordItem(ctx, generated, outcome);
   await afterRecord(deps, generated.item);
   return { status: 'recorded', verdict: record.verdict };
@@ -158,17 +162,29 @@ export async function routeGenerated(deps: GenerateDeps, ctx: RunContext, genera
   return { status: 'sent', language, lane };
 }
 
+/**
+ * How the judge's queue delivered the message. `firstDelivery` (SQS ApproximateReceiveCount 1):
+ * its item is looked up once, right before it is recorded, instead of before its sandbox run —
+ * a judge that hands off to its runner looked it up in both passes (issue 35: one S3 GET an item
+ * saved). A first delivery is recorded already only when it is a second copy (at-least-once
+ * delivery, a redelivered generate); that copy's program runs, and is not recorded again.
+ */
+export interface Delivery {
+  firstDelivery?: boolean;
+}
+
 /** execute: one generated code sample (or its pointer in S3) → sandbox verdict → record. */
-export async function executeWork(deps: StageDeps, message: GeneratedMessage): Promise<StageOutcome> {
+export async function executeWork(deps: StageDeps, message: GeneratedMessage, delivery: Delivery = {}): Promise<StageOutcome> {
   if (await cancelled(deps.ledger, message.item.runId)) return { status: 'skipped' };
   const ctx = await deps.contexts.get(message.item.runId);
-  if (await alreadyRecorded(ctx, message.item)) {
+  const lookBeforeRecording = delivery.firstDelivery === true;
+  if (!lookBeforeRecording && (await alreadyRecorded(ctx, message.item))) {
     await afterRecord(deps, message.item);
     return { status: 'skipped' };
   }
   const generated = await resolveGenerated(ctx.store, message);
   try {
-    return await scoreAndRecord(deps, ctx, generated);
+    return await scoreAndRecord(deps, ctx, generated, lookBeforeRecording);
   } catch (error) {
     return settle(deps.ledger, generated.item.runId, error);
   }
