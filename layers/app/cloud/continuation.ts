@@ -141,8 +141,8 @@ export async function judgeWork(
     batch?.leave(); // a record we cannot continue must not hold the batch's hand-offs back
     throw error;
   }
-  // An execute message's first delivery looks its item up before recording only (stages.ts Delivery);
-  // a runner's record continues items, which look theirs up as the pass starts, as before.
+  // An execute message looks its item up as `delivery` says (stages.ts Delivery); a runner's record
+  // continues items, which look theirs up as the pass starts, as before.
   if (items.length === 1)
     return continueItem(deps, handoff, items[0]?.message, items[0]?.answers ?? [], batch, alone, isDestinationRecord(body) ? {} : delivery);
   batch?.grow(items.length - 1);

@@ -163,21 +163,24 @@ export async function routeGenerated(deps: GenerateDeps, ctx: RunContext, genera
 }
 
 /**
- * How the judge's queue delivered the message. `firstDelivery` (SQS ApproximateReceiveCount 1):
- * its item is looked up once, right before it is recorded, instead of before its sandbox run —
- * a judge that hands off to its runner looked it up in both passes (issue 35: one S3 GET an item
- * saved). A first delivery is recorded already only when it is a second copy (at-least-once
- * delivery, a redelivered generate); that copy's program runs, and is not recorded again.
+ * When the judge looks its item up (is it recorded already?). `lookBeforeRecording`: once, right
+ * before recording, instead of before its sandbox run. A judge that hands off to its runner
+ * looked the item up in both of its passes (issue 35: one S3 GET an item saved): its first pass
+ * ends by handing off, and its message is then deleted, or fails having recorded nothing, so the
+ * lookup that keeps the item recorded once is the one before recording (in its continuation). A
+ * synchronous judge's first delivery (ApproximateReceiveCount 1) looks late too: it is recorded
+ * already only when it is a second copy (at-least-once delivery, a redelivered generate), whose
+ * program then runs and is not recorded.
  */
 export interface Delivery {
-  firstDelivery?: boolean;
+  lookBeforeRecording?: boolean;
 }
 
 /** execute: one generated code sample (or its pointer in S3) → sandbox verdict → record. */
 export async function executeWork(deps: StageDeps, message: GeneratedMessage, delivery: Delivery = {}): Promise<StageOutcome> {
   if (await cancelled(deps.ledger, message.item.runId)) return { status: 'skipped' };
   const ctx = await deps.contexts.get(message.item.runId);
-  const lookBeforeRecording = delivery.firstDelivery === true;
+  const lookBeforeRecording = delivery.lookBeforeRecording === true;
   if (!lookBeforeRecording && (await alreadyRecorded(ctx, message.item))) {
     await afterRecord(deps, message.item);
     return { status: 'skipped' };
