@@ -120,7 +120,7 @@ const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
  * generate's, the judge's and its continuation's, the runner's and aggregate's calls together;
  * test/integration/cloud-sim/estimate.test.ts fails when the stages' calls and these drift apart.
  */
-export const REQUESTS_PER_ITEM = { lambda: 1.0, sqs: 1.98, dynamoWrite: 9.15, dynamoRead: 1.15, s3Put: 1.0, s3Get: 3.21 } as const;
+export const REQUESTS_PER_ITEM = { lambda: 1.0, sqs: 1.98, dynamoWrite: 9.15, dynamoRead: 1.15, s3Put: 1.0, s3Get: 3.03 } as const;
 /**
  * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
  * continuation.ts judgeWork): the judge's first invocation (a tenth of an invocation: it takes 10
