@@ -10,6 +10,8 @@ import { HandoffBatch, judgeWork, parseJudgeMessage } from '#app/cloud/continuat
 import { parseGeneratedItem, type GeneratedMessage } from '#app/cloud/messages.ts';
 import { RecordBatch } from '#app/cloud/record-batch.ts';
 import { executeWork } from '#app/cloud/stages.ts';
+import { statusOncePerInvocation } from '#app/cloud/status-once.ts';
+import type { RunLedger } from '#core/ports.ts';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability } from '../shared/observability.ts';
 import { sqsHandler, type SqsHandler } from '../shared/sqs-handler.ts';
@@ -17,6 +19,9 @@ import { createExecuteDeps, type ExecuteHandlerDeps } from './deps.ts';
 
 export function makeHandler(deps: ExecuteHandlerDeps): SqsHandler {
   const { handoff } = deps;
+  // One per invocation: each run's status read once for the batch (status-once.ts).
+  const ledgers = new AsyncLocalStorage<RunLedger>();
+  const depsNow = () => ({ ...deps, ledger: ledgers.getStore() ?? deps.ledger });
   // One per SQS batch: the batch's items that hand off go to the runner together, a task's samples several per invocation (continuation.ts).
   const batches = new AsyncLocalStorage<HandoffBatch>();
   // One item scored at a time, its after-item check with it (continuation.ts ScoreAlone): a batch's items never run two checkers at once.
@@ -42,18 +47,22 @@ export function makeHandler(deps: ExecuteHandlerDeps): SqsHandler {
           }
         }
       : parseGeneratedItem,
-    handle: async (message) => {
-      if (handoff) return judgeWork(deps, handoff, message, batches.getStore(), alone);
-      const outcome = await executeWork(deps, message as GeneratedMessage);
+    handle: async (message, record) => {
+      // When the judge looks its item up (stages.ts Delivery): before recording only, with the hand-off or on a first delivery.
+      const delivery = { lookBeforeRecording: handoff !== undefined || record.attributes.ApproximateReceiveCount === '1' };
+      if (handoff) return judgeWork(depsNow(), handoff, message, batches.getStore(), alone, delivery);
+      const outcome = await executeWork(depsNow(), message as GeneratedMessage, delivery);
       await deps.afterItem?.(); // discards this environment if the program left anything behind
       return outcome;
     },
   });
-  if (!handoff) return inner;
+  const once = (event: Parameters<SqsHandler>[0], context: Parameters<SqsHandler>[1]) =>
+    ledgers.run(statusOncePerInvocation(deps.ledger), () => inner(event, context));
+  if (!handoff) return once;
   // The same participants' records are counted in the ledger together (layers/app/cloud/record-batch.ts).
   return (event, context) => {
     const participants = event.Records.filter(isJson).length;
-    return batches.run(new HandoffBatch(participants, handoff.invokeEvent, new RecordBatch(participants)), () => inner(event, context));
+    return batches.run(new HandoffBatch(participants, handoff.invokeEvent, new RecordBatch(participants)), () => once(event, context));
   };
 }
 

@@ -7,6 +7,8 @@ import { parseWorkItem } from '#app/cloud/messages.ts';
 import { quotaBackoffSeconds } from '#app/cloud/retry-budget.ts';
 import { generateWork } from '#app/cloud/stages.ts';
 import { SendGate } from '#app/cloud/send-gate.ts';
+import { statusOncePerInvocation } from '#app/cloud/status-once.ts';
+import type { RunLedger } from '#core/ports.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { lazyHandler } from '../shared/lazy.ts';
 import { createObservability } from '../shared/observability.ts';
@@ -16,6 +18,8 @@ import { createGenerateDeps, type GenerateHandlerDeps } from './deps.ts';
 export function makeHandler(deps: GenerateHandlerDeps): SqsHandler {
   // One gate per invocation: the batch's execute messages go out in one SendMessageBatch per queue (send-gate.ts).
   const gates = new AsyncLocalStorage<SendGate>();
+  // One per invocation: each run's status read once for the batch (status-once.ts).
+  const ledgers = new AsyncLocalStorage<RunLedger>();
   const inner = sqsHandler({
     obs: deps.obs ?? createObservability('generate'),
     what: 'work item',
@@ -24,7 +28,15 @@ export function makeHandler(deps: GenerateHandlerDeps): SqsHandler {
       const gate = gates.getStore() ?? new SendGate();
       try {
         return await gate.run(() =>
-          generateWork({ ...deps, executeQueues: gate.senders(deps.executeQueues), fargateQueues: gate.senders(deps.fargateQueues) }, item),
+          generateWork(
+            {
+              ...deps,
+              ledger: ledgers.getStore() ?? deps.ledger,
+              executeQueues: gate.senders(deps.executeQueues),
+              fargateQueues: gate.senders(deps.fargateQueues),
+            },
+            item,
+          ),
         );
       } catch (error) {
         // The model's quota is taken: the item comes back after a back-off that grows with its receives, never SE.
@@ -37,7 +49,7 @@ export function makeHandler(deps: GenerateHandlerDeps): SqsHandler {
       }
     },
   });
-  return (event, context) => gates.run(new SendGate(), () => inner(event, context));
+  return (event, context) => gates.run(new SendGate(), () => ledgers.run(statusOncePerInvocation(deps.ledger), () => inner(event, context)));
 }
 
 export const handler = lazyHandler(() => makeHandler(createGenerateDeps()));

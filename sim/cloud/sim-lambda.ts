@@ -221,10 +221,14 @@ export class SimLambda {
     this.time.at(startMs + billedMs, () => {
       this.pools.release(m.fn.name);
       m.inFlight -= 1;
-      for (const message of batch) {
-        if (failed.has(message.id)) m.queue.fail(message);
-        else m.queue.delete(message);
-      }
+      // The processed messages go in DeleteMessageBatch calls, one request per 10 (SQS bills a batch
+      // request as one): AWS's Lambda guide ("Using Lambda with Amazon SQS") says only that "Lambda
+      // deletes its messages from the queue"; LocalStack's emulation of the mapping
+      // (localstack/localstack, localstack/services/lambda_/event_source_listeners/sqs_event_source_listener.py,
+      // delete_messages) deletes them with one delete_message_batch per batch. Before issue 35's 35o
+      // the simulation billed one DeleteMessage per message (2.35 of 3.68 SQS requests per item).
+      for (const message of batch) if (failed.has(message.id)) m.queue.fail(message);
+      m.queue.deleteBatch(batch.filter((message) => !failed.has(message.id)));
       this.#schedulePoll(m, this.time.now());
     });
   }

@@ -19,6 +19,8 @@ export class SimStore implements BlobStore {
   /** Each body deflated, and whether it was put as text. */
   readonly #objects = new Map<string, { deflated: Buffer; text: boolean }>();
   requests = { put: 0, get: 0, list: 0 };
+  /** GETs (and HEADs) by what they read ({@link keyPrefix}): who makes the run's S3 GETs per item (issue 35). */
+  readonly getsByPrefix: Record<string, number> = {};
 
   constructor(
     private readonly time: VirtualTime,
@@ -76,6 +78,10 @@ export class SimStore implements BlobStore {
 
   #request(key: string, kind: 'put' | 'get'): void {
     this.requests[kind] += 1;
+    if (kind === 'get') {
+      const prefix = keyPrefix(key);
+      this.getsByPrefix[prefix] = (this.getsByPrefix[prefix] ?? 0) + 1;
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         this.rates.request(key, kind, this.time.now());
@@ -87,4 +93,15 @@ export class SimStore implements BlobStore {
       }
     }
   }
+}
+
+/**
+ * A key's kind, its run id (and any item path) written `*`: an item document
+ * (`runs/<run>/items/<task>/<sample>.json`) counts under "runs/STAR/items/", the manifest under
+ * "runs/STAR/manifest.json" (STAR standing for `*`); any other key under its first segment and `/`.
+ */
+export function keyPrefix(key: string): string {
+  const parts = key.split('/');
+  if (parts[0] === 'runs' && parts.length >= 3) return parts.length === 3 ? `runs/*/${parts[2]}` : `runs/*/${parts[2]}/`;
+  return parts.length > 1 ? `${parts[0]}/` : key;
 }

@@ -380,6 +380,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         /** Invocations by function and each queue's SQS requests: who makes the requests per item (estimate.ts splits them so). */
         invocations: { ...lambda.stats.invocations },
         sqs_by_queue: Object.fromEntries(Object.entries(queues).map(([name, q]) => [name, { ...q.requests }])),
+        /** S3 GETs by what they read (sim-store.ts keyPrefix): who makes the GETs per item. */
+        s3_get_by_prefix: { ...store.getsByPrefix },
         status: run?.status,
         reason: run?.reason,
         verdicts,

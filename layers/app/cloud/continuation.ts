@@ -14,7 +14,7 @@
 import { parseGeneratedItem } from './messages.ts';
 import { combineHandoffs, continuationsOf, HandedOff, isDestinationRecord, withHandoff, type HandoffEvent } from './runner-handoff.ts';
 import type { RecordBatch } from './record-batch.ts';
-import { executeWork, type ScoreAlone, type StageDeps, type StageOutcome } from './stages.ts';
+import { executeWork, type Delivery, type ScoreAlone, type StageDeps, type StageOutcome } from './stages.ts';
 
 export type { ScoreAlone };
 
@@ -99,12 +99,15 @@ async function continueItem(
   answers: Parameters<typeof withHandoff>[1],
   batch?: HandoffBatch,
   alone: ScoreAlone = (score) => score(),
+  delivery: Delivery = {},
 ): Promise<StageOutcome> {
   let handedOff = false;
   try {
     const generated = parseGeneratedItem(message);
     // Only the scoring runs alone: the item then waits for its batch's ledger count (record-batch.ts) without holding the others' scoring back.
-    return await withHandoff(message, answers, () => executeWork({ ...deps, alone, ...(batch?.records ? { records: batch.records } : {}) }, generated));
+    return await withHandoff(message, answers, () =>
+      executeWork({ ...deps, alone, ...(batch?.records ? { records: batch.records } : {}) }, generated, delivery),
+    );
   } catch (error) {
     if (!(error instanceof HandedOff)) throw error;
     // A failed invoke throws: the message comes back to be tried again, as a synchronous judge's.
@@ -124,7 +127,14 @@ async function continueItem(
  * hand-off) or of several (a batch): each item continues on its own. With `batch`, the
  * message's items hand off together with the rest of the judge's SQS batch.
  */
-export async function judgeWork(deps: StageDeps, handoff: HandoffDeps, body: unknown, batch?: HandoffBatch, alone?: ScoreAlone): Promise<StageOutcome> {
+export async function judgeWork(
+  deps: StageDeps,
+  handoff: HandoffDeps,
+  body: unknown,
+  batch?: HandoffBatch,
+  alone?: ScoreAlone,
+  delivery: Delivery = {},
+): Promise<StageOutcome> {
   let items: { message: unknown; answers: Parameters<typeof withHandoff>[1] }[];
   try {
     items = isDestinationRecord(body) ? continuationsOf(body) : [{ message: body, answers: [] }];
@@ -132,7 +142,10 @@ export async function judgeWork(deps: StageDeps, handoff: HandoffDeps, body: unk
     batch?.leave(); // a record we cannot continue must not hold the batch's hand-offs back
     throw error;
   }
-  if (items.length === 1) return continueItem(deps, handoff, items[0]?.message, items[0]?.answers ?? [], batch, alone);
+  // An execute message looks its item up as `delivery` says (stages.ts Delivery); a runner's record
+  // continues items, which look theirs up as the pass starts, as before.
+  if (items.length === 1)
+    return continueItem(deps, handoff, items[0]?.message, items[0]?.answers ?? [], batch, alone, isDestinationRecord(body) ? {} : delivery);
   batch?.grow(items.length - 1);
   // Every item runs to its end (or hand-off) before a failure fails the message: its redelivery re-scores only what is not recorded.
   const outcomes = await Promise.allSettled(items.map((c) => continueItem(deps, handoff, c.message, c.answers, batch, alone)));

@@ -120,13 +120,14 @@ const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
  * generate's, the judge's and its continuation's, the runner's and aggregate's calls together;
  * test/integration/cloud-sim/estimate.test.ts fails when the stages' calls and these drift apart.
  */
-export const REQUESTS_PER_ITEM = { lambda: 1.0, sqs: 3.68, dynamoWrite: 9.15, dynamoRead: 3.6, s3Put: 1.0, s3Get: 4.03 } as const;
+export const REQUESTS_PER_ITEM = { lambda: 1.0, sqs: 1.98, dynamoWrite: 9.15, dynamoRead: 1.15, s3Put: 1.0, s3Get: 3.03 } as const;
 /**
  * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
  * continuation.ts judgeWork): the judge's first invocation (a tenth of an invocation: it takes 10
- * messages; its execute queue's send, batched by generate, receive and delete; the run's status
- * read; its S3 GET of the item's record, absent), the continuation the runner's record starts
- * (the answers queue's send by Lambda, receive and delete; the same status read and GET) and the
+ * messages; its execute queue's send, batched by generate, receive and delete, one DeleteMessageBatch
+ * a batch; the run's status read once an invocation, status-once.ts; no S3 GET: the judge looks its
+ * item up once, before recording), the continuation the runner's record starts (the answers
+ * queue's send by Lambda, receive and delete; a status read; the item's GET) and the
  * runner's asynchronous invocation, each a third of one per item (several samples of one task an
  * invocation: 3,433 records for 10,000 Python items in the simulation, `--detail`'s
  * `invocations` and `sqs_by_queue`). An item that is not executed
@@ -134,7 +135,7 @@ export const REQUESTS_PER_ITEM = { lambda: 1.0, sqs: 3.68, dynamoWrite: 9.15, dy
  * them; a Fargate-lane item makes the judge's (a task instead of its invocation) and the
  * runner's, invoked synchronously: no continuation.
  */
-const JUDGE_REQUESTS_PER_ITEM = { lambda: 0.1, sqs: 1.32, dynamoRead: 1, s3Get: 1 } as const;
+const JUDGE_REQUESTS_PER_ITEM = { lambda: 0.1, sqs: 0.43, dynamoRead: 0.12, s3Get: 0 } as const;
 type ExecuteRequestKind = keyof typeof JUDGE_REQUESTS_PER_ITEM;
 /**
  * Runner records (invocations) per item, which {@link REQUESTS_PER_ITEM} counts at Python's: how
@@ -146,10 +147,10 @@ type ExecuteRequestKind = keyof typeof JUDGE_REQUESTS_PER_ITEM;
 const recordsPerItem = (language: string | null): number => 1 / (languageSpec(language ?? '')?.executor.samplesPerRunnerInvocation ?? 1);
 /** The runner records per item of the simulated run {@link REQUESTS_PER_ITEM} was measured on (10,000 RoCode items, 3,433 records). */
 const MEASURED_RECORDS_PER_ITEM = 0.34;
-/** Each record: the runner's invocation, and the continuation it starts (its invocation; the answers queue's send by Lambda, receive and delete). */
+/** Each record: the runner's invocation, and the continuation it starts (its invocation; the answers queue's send by Lambda, receive and delete; its status read). */
 function recordShares(records: number): { continuation: Record<ExecuteRequestKind, number>; runner: Record<ExecuteRequestKind, number> } {
   return {
-    continuation: { lambda: records, sqs: 3 * records, dynamoRead: 1, s3Get: 1 },
+    continuation: { lambda: records, sqs: 3 * records, dynamoRead: records, s3Get: 1 },
     runner: { lambda: records, sqs: 0, dynamoRead: 0, s3Get: 0 },
   };
 }
@@ -254,7 +255,7 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   const fewer = (kind: ExecuteRequestKind): number => measured.continuation[kind] + measured.runner[kind] - shares.continuation[kind] - shares.runner[kind];
   // What this item's lane does not make of the Lambda lane's requests per item.
   const absent = (kind: ExecuteRequestKind): number => {
-    if (lane !== 'none' && kind !== 'dynamoRead' && kind !== 's3Get' && fewer(kind) !== 0) return fewer(kind) + absentOnLane(kind);
+    if (lane !== 'none' && kind !== 's3Get' && fewer(kind) !== 0) return fewer(kind) + absentOnLane(kind);
     return absentOnLane(kind);
   };
   const absentOnLane = (kind: ExecuteRequestKind): number => {
@@ -262,8 +263,9 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
     // Not executed: none of what REQUESTS_PER_ITEM counted for the judge, its continuations and the runner.
     if (lane === 'none') return judge + measured.continuation[kind] + measured.runner[kind];
     // A Fargate task is no Lambda invocation, and waits for its runner, invoked synchronously for
-    // each item (one invocation an item, not a share of a batch): no continuation.
-    if (lane === 'fargate') return continuation + (kind === 'lambda' ? judge - (1 - runner) : 0);
+    // each item (one invocation an item, not a share of a batch): no continuation. Its one lookup of
+    // the item (before recording) is the continuation's.
+    if (lane === 'fargate') return kind === 's3Get' ? 0 : continuation + (kind === 'lambda' ? judge - (1 - runner) : 0);
     return 0;
   };
   const lambdaRequests = Math.round(generateInvocations + items * (REQUESTS_PER_ITEM.lambda - 1 / GENERATE_BATCH - absent('lambda')));

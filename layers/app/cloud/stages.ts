@@ -123,8 +123,12 @@ export async function afterRecord(deps: StageDeps, item: CloudWorkItem): Promise
   await countAndCheckCompletion(deps, item);
 }
 
-async function scoreAndRecord(deps: StageDeps, ctx: RunContext, generated: GeneratedItem): Promise<StageOutcome> {
+async function scoreAndRecord(deps: StageDeps, ctx: RunContext, generated: GeneratedItem, lookBeforeRecording = false): Promise<StageOutcome> {
   const outcome = await (deps.alone ?? ((score) => score()))(() => scoreItem(ctx, generated));
+  if (lookBeforeRecording && (await alreadyRecorded(ctx, generated.item))) {
+    await afterRecord(deps, generated.item);
+    return { status: 'skipped' };
+  }
   const record = await recordItem(deps.records ? { ...ctx, ledger: deps.records.over(ctx.ledger) } : ctx, generated, outcome);
   await afterRecord(deps, generated.item);
   return { status: 'recorded', verdict: record.verdict };
@@ -172,17 +176,32 @@ export async function routeGenerated(deps: GenerateDeps, ctx: RunContext, genera
   return { status: 'sent', language, lane };
 }
 
+/**
+ * When the judge looks its item up (is it recorded already?). `lookBeforeRecording`: once, right
+ * before recording, instead of before its sandbox run. A judge that hands off to its runner
+ * looked the item up in both of its passes (issue 35: one S3 GET an item saved): its first pass
+ * ends by handing off, and its message is then deleted, or fails having recorded nothing, so the
+ * lookup that keeps the item recorded once is the one before recording (in its continuation). A
+ * synchronous judge's first delivery (ApproximateReceiveCount 1) looks late too: it is recorded
+ * already only when it is a second copy (at-least-once delivery, a redelivered generate), whose
+ * program then runs and is not recorded.
+ */
+export interface Delivery {
+  lookBeforeRecording?: boolean;
+}
+
 /** execute: one generated code sample (or its pointer in S3) → sandbox verdict → record. */
-export async function executeWork(deps: StageDeps, message: GeneratedMessage): Promise<StageOutcome> {
+export async function executeWork(deps: StageDeps, message: GeneratedMessage, delivery: Delivery = {}): Promise<StageOutcome> {
   if (await cancelled(deps.ledger, message.item.runId)) return { status: 'skipped' };
   const ctx = await deps.contexts.get(message.item.runId);
-  if (await alreadyRecorded(ctx, message.item)) {
+  const lookBeforeRecording = delivery.lookBeforeRecording === true;
+  if (!lookBeforeRecording && (await alreadyRecorded(ctx, message.item))) {
     await afterRecord(deps, message.item);
     return { status: 'skipped' };
   }
   const generated = await resolveGenerated(ctx.store, message);
   try {
-    return await scoreAndRecord(deps, ctx, generated);
+    return await scoreAndRecord(deps, ctx, generated, lookBeforeRecording);
   } catch (error) {
     return settle(deps.ledger, generated.item.runId, error);
   }

@@ -44,6 +44,8 @@ export const SQS_MAX_VISIBILITY_MS = 12 * 3_600_000;
 export const SQS_MIN_RETENTION_MS = 60_000;
 export const SQS_MAX_RETENTION_MS = 14 * 24 * 3_600_000;
 export const SQS_MAX_RECEIVE_COUNT = 1000;
+/** Entries a batch action (SendMessageBatch, DeleteMessageBatch, ChangeMessageVisibilityBatch) takes at most. */
+export const SQS_BATCH_MAX = 10;
 /** Assumed: the share of receives that leave a second copy of the message to be received again. */
 export const DUPLICATE_RATE = 0.005;
 /** Our work queues' MessageRetentionPeriod (infra/defaults/queue-defaults.ts): 4 days, SQS's default. */
@@ -202,8 +204,24 @@ export class SimSqsQueue<T> {
     this.#hide(message);
   }
 
+  /** DeleteMessage of one message: one request. */
   delete(message: SqsMessage<T>): void {
     this.requests.delete += 1;
+    this.#remove(message);
+  }
+
+  /**
+   * DeleteMessageBatch: up to 10 messages a request, billed as one ("Amazon SQS batch actions",
+   * SQS developer guide: batch actions "manipulate up to 10 messages with a single action", to
+   * reduce costs; https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-batch-api-actions.html).
+   * A Lambda event source mapping deletes a batch's processed messages so (sim-lambda.ts).
+   */
+  deleteBatch(messages: readonly SqsMessage<T>[]): void {
+    this.requests.delete += Math.ceil(messages.length / SQS_BATCH_MAX);
+    for (const message of messages) this.#remove(message);
+  }
+
+  #remove(message: SqsMessage<T>): void {
     if (!this.#visible.delete(message.id)) this.#hidden.delete(message.id);
     this.#inFlight.delete(message.id);
   }

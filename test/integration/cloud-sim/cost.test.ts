@@ -77,4 +77,26 @@ describe('the requests a simulated run bills', () => {
     // and deletes are the answers queue's own counts: added again, this was ~10.4 here.
     expect(requests.sqs!.per_item).toBeLessThan(9);
   }, 300_000);
+
+  it('bills one DeleteMessageBatch per processed batch, each run status once per invocation, the judge reading each item once (issue 35, 35o)', async () => {
+    const { runSimulation } = await import('../../../sim/cloud/simulate.ts');
+    // 1,000 items: enough batches that the first ones' cold and Inactive judges do not dominate.
+    const sim = await runSimulation({ items: 1000, language: 'python' });
+    const requests = sim.detail.requests as Record<string, { count: number; per_item: number }>;
+    const byQueue = sim.detail.sqs_by_queue as Record<string, { send: number; receive: number; delete: number }>;
+    const gets = sim.detail.s3_get_by_prefix as Record<string, number>;
+    expect(sim.completed).toBe(1000);
+    // An event source mapping deletes what a batch processed in one DeleteMessageBatch (SQS bills it as
+    // one request): never more deletes than receives on any queue. Billed per message, generate's
+    // queue alone had 5 deletes per receive (its batch of 5) and SQS was 3.7 requests per item.
+    for (const [name, queue] of Object.entries(byQueue)) expect(queue.delete, name).toBeLessThanOrEqual(queue.receive);
+    expect(requests.sqs!.per_item).toBeLessThan(2.5);
+    // The run's status once per generate and judge invocation (it was read by every message, 3 an item),
+    // the completion read once per part, the part counter's few: about one read unit an item.
+    expect(requests.dynamo_read!.per_item).toBeLessThan(1.6);
+    // Item documents: generate's redelivery check, the judge's once before recording (it read them in
+    // both passes), the aggregate's compaction — 3 an item, where they were 4.
+    expect(gets['runs/*/items/']! / 1000).toBeLessThan(3.3);
+    expect(requests.s3_get!.per_item).toBeLessThan(3.4);
+  }, 300_000);
 });

@@ -41,11 +41,12 @@ describe('estimateCloudRun with judge and runner', () => {
   it('bills an item that is not executed (generate scores it) none of the judge’s, its continuation’s or the runner’s requests', () => {
     const executed = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' }).requests;
     const none = estimateCloudRun(plan, null, undefined).requests;
-    // Per item: the execute queue's send (batched), receive (batched) and delete, the answers queue's
-    // send, receive and delete a record (a third of one); two run-status reads; two GETs of the item's record.
-    expect(executed.sqs - none.sqs).toBe(236);
-    expect(executed.dynamodb_units - none.dynamodb_units).toBe(200);
-    expect(executed.s3 - none.s3).toBe(200);
+    // Per item: the execute queue's send, receive and delete (each batched), the answers queue's
+    // send, receive and delete a record (a third of one); the run's status read once per judge
+    // invocation (status-once.ts); one GET of the item's record, before recording (stages.ts Delivery).
+    expect(executed.sqs - none.sqs).toBe(147);
+    expect(executed.dynamodb_units - none.dynamodb_units).toBe(47);
+    expect(executed.s3 - none.s3).toBe(100);
   });
 
   it("bills a Kotlin runner at the compile server's memory while the judge bills only its own work", () => {
@@ -76,12 +77,13 @@ describe('estimateCloudRun with judge and runner', () => {
     expect(estimate.executor.fargate_vcpu_hours).toBeGreaterThan(0);
     expect(estimate.executor.lambda_gb_seconds).toBeCloseTo(generate + 100 * 300 * memoryGb('kotlin'), 1);
     expect(estimate.requests.lambda - estimateCloudRun(plan, null, undefined).requests.lambda).toBe(100);
-    // The task waits for its runner: no runner record on the answers queue and no continuation's status read or GET.
+    // The task waits for its runner: no runner record on the answers queue and no continuation's status
+    // read; its one GET of the item (before recording) is the continuation's.
     const lambdaLane = estimateCloudRun(plan, 'kotlin', { ms: 2_000, source: 'test' }, { ...DEFAULT_DEPLOYMENT, fargateLane: true }).requests;
     // Kotlin: a fifth of a runner record per item, each record three answers-queue requests.
     expect(lambdaLane.sqs - estimate.requests.sqs).toBe(60);
-    expect(lambdaLane.dynamodb_units - estimate.requests.dynamodb_units).toBe(100);
-    expect(lambdaLane.s3 - estimate.requests.s3).toBe(100);
+    expect(lambdaLane.dynamodb_units - estimate.requests.dynamodb_units).toBe(20);
+    expect(lambdaLane.s3 - estimate.requests.s3).toBe(0);
   });
 });
 
