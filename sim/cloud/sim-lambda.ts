@@ -174,7 +174,9 @@ export class SimLambda {
     const next = m.queue.nextVisible(now);
     // Messages still visible after a failed invoke: without this poll they would wait for the next
     // send, which for a run's last messages never comes (the run never ended; issue 35's CI hang).
-    if (next !== undefined && next <= now && failedInvoke) this.#schedulePoll(m, now + ESM_RETRY_AFTER_ERROR_MS);
+    // So too with none of this mapping's invocations in flight (no completion to poll again): the
+    // queue's 120,000 in flight left no room to receive (limits/sqs.ts SQS_MAX_IN_FLIGHT).
+    if (next !== undefined && next <= now && (failedInvoke || m.inFlight === 0)) this.#schedulePoll(m, now + ESM_RETRY_AFTER_ERROR_MS);
     else if (next !== undefined && next > now) this.#schedulePoll(m, next);
   }
 

@@ -23,11 +23,17 @@ export const MAX_CONCURRENCY_MAX = 1000;
 
 /**
  * Assumed: how soon a mapping's pollers receive again after an invoke of theirs failed (the
- * function throttled, Inactive or Pending) while other messages are still visible. Lambda's
- * pollers keep polling a queue that holds messages and "back off" on errors (the scaling page
- * above, "Understanding ... polling"); the interval is not published. One second is one short
- * back-off: the remaining messages are received (each receive counts) and fail like the first,
- * as they do in Lambda, rather than wait for a send that may never come.
+ * function throttled, Inactive or Pending), or after a receive found no room (the queue's
+ * 120,000 in flight), while other messages are still visible. What AWS says: a standard
+ * queue's pollers keep long-polling it (the scaling page above), so a visible message never
+ * waits for a send to wake them; on a failed invoke it "gradually backs off", "reducing the
+ * amount of concurrency allocated" to the mapping ("Handling errors for an SQS event source in
+ * Lambda", https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html). The
+ * back-off's interval is not published: one second is our choice. Not modelled: a throttled
+ * batch, which that page says Lambda keeps retrying until the messages' visibility timeout,
+ * goes back to the queue here at once (visible after the timeout, a receive that counts), and
+ * the mapping's concurrency is not reduced. The simulation polls only on a send, a completion
+ * or this retry, which is why it needs one.
  */
 export const ESM_RETRY_AFTER_ERROR_MS = 1_000;
 

@@ -5,7 +5,7 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { S3PrefixRates } from '../../../sim/cloud/limits/s3-prefix.ts';
-import { SimSqsQueue } from '../../../sim/cloud/limits/sqs.ts';
+import { SimSqsQueue, SQS_MAX_IN_FLIGHT } from '../../../sim/cloud/limits/sqs.ts';
 import { REACTIVATION_MS } from '../../../sim/cloud/limits/function-state.ts';
 import { SimLambda } from '../../../sim/cloud/sim-lambda.ts';
 import { simSender } from '../../../sim/cloud/sim-sender.ts';
@@ -99,5 +99,30 @@ describe('a function that starts Inactive', () => {
     expect(queue.dlq).toHaveLength(0);
     // While the function was Pending the pollers' invokes failed too, each batch back after the visibility timeout.
     expect(lambda.stats.notActive.judge).toBeGreaterThan(1);
+  });
+
+  it('polls again when the queue had no room to receive (120,000 in flight): the messages behind them are handled once room comes back', async () => {
+    const { time, lambda, fn, queue } = setUp(10_000);
+    let handled = 0;
+    lambda.map({
+      fn,
+      queue,
+      batchSize: 10,
+      handler: (event): Promise<SQSBatchResponse> => ((handled += event.Records.length), Promise.resolve({ batchItemFailures: [] })),
+    });
+    for (let item = 0; item < SQS_MAX_IN_FLIGHT + 5; item++) queue.send({ item }, 12, 0, {});
+    // Another reader holds SQS's most in flight, and deletes them ten minutes later (no send, nothing of this mapping's completes).
+    const held = queue.receive(SQS_MAX_IN_FLIGHT, 0);
+    expect(held).toHaveLength(SQS_MAX_IN_FLIGHT);
+    time.at(10 * 60_000, () => {
+      for (const message of held) queue.delete(message);
+    });
+    lambda.wake(queue, 0);
+    await time.drain();
+
+    // Before, the mapping's first receive got nothing and no poll followed: the 5 were never handled.
+    expect(queue.overLimit).toBeGreaterThan(0);
+    expect(handled).toBe(5);
+    expect(queue.depth).toBe(0);
   });
 });
