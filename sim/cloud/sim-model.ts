@@ -217,9 +217,10 @@ const KINDS = new Map<string, { language: BenchLanguage; kind: AnswerKind }>(
  * record — is SimLambda's, once per invocation.
  */
 export function runRequest(payload: string, random: () => number, memoryMb: number = ONE_VCPU_MB): { payload: string; durationMs: number } {
+  for (const observe of requestObservers) observe(payload);
   const request: unknown = JSON.parse(payload);
-  if (!isBatchRequest(request)) return runProgram(payload, random, memoryMb);
-  const programs = RunnerBatchRequestSchema.parse(request).programs.map((program) => runProgram(JSON.stringify(program), random, memoryMb));
+  if (!isBatchRequest(request)) return serveProgram(payload, random, memoryMb);
+  const programs = RunnerBatchRequestSchema.parse(request).programs.map((program) => serveProgram(JSON.stringify(program), random, memoryMb));
   return {
     payload: JSON.stringify({ version: 1, programs: programs.map((p) => JSON.parse(p.payload) as unknown) }),
     durationMs: programs.reduce((sum, p) => sum + p.durationMs, 0),
@@ -232,6 +233,23 @@ export function runRequest(payload: string, random: () => number, memoryMb: numb
  * ends as busyLoopTle says. `random` spreads the compile and test times by ±20 %.
  */
 export function runProgram(payload: string, random: () => number, memoryMb: number = ONE_VCPU_MB): { payload: string; durationMs: number } {
+  for (const observe of requestObservers) observe(payload);
+  return serveProgram(payload, random, memoryMb);
+}
+
+const requestObservers = new Set<(payload: string) => void>();
+
+/**
+ * Calls `observe` with every request the simulated runner is sent from now on (a single or a
+ * batch request, as the judge sent it), until the returned function is called: what
+ * ./measure-runner-cost.ts replays through the real runner.
+ */
+export function observeRunnerRequests(observe: (payload: string) => void): () => void {
+  requestObservers.add(observe);
+  return () => requestObservers.delete(observe);
+}
+
+function serveProgram(payload: string, random: () => number, memoryMb: number): { payload: string; durationMs: number } {
   const request = RunnerRequestSchema.parse(JSON.parse(payload));
   if (request.program.kind === 'unit-test') return runUnitTest(request, kotlinKindOf(request.program.source.completion), random, memoryMb);
   const code = request.program.kind === 'source' ? request.program.code.trim() : '';
