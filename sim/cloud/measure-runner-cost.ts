@@ -19,51 +19,24 @@
  * the after-item check, and of the whole invocation.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Preparation, ProgramHost } from '#core/judging/index.ts';
+import { descendantsCpuMs } from '../measure-run.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 /** The measuring child's uid when started by root: one no other process here uses (the sandbox's 65534 is shared). */
 export const MEASURE_UID = 64_123;
 const TICK_MS = 10; // USER_HZ 100
 
-/** utime + stime + cutime + cstime of `pid`, ms (proc(5) /proc/<pid>/stat fields 14–17). */
-function procCpuMs(pid: number | 'self'): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
-
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`))
-      out.push(...readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
-  } catch {
-    // gone
-  }
-  return out;
-}
-
 /** CPU ms of this process (all threads) and of every process it started, live or reaped. */
 export function treeCpuMs(): number {
   const self = process.cpuUsage();
   const stat = readFileSync('/proc/self/stat', 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  let ms = (self.user + self.system) / 1000 + (Number(f[13]) + Number(f[14])) * TICK_MS;
-  const stack = childrenOf(process.pid);
-  for (let pid = stack.pop(); pid !== undefined; pid = stack.pop()) {
-    ms += procCpuMs(pid);
-    stack.push(...childrenOf(pid));
-  }
-  return ms;
+  return (self.user + self.system) / 1000 + (Number(f[13]) + Number(f[14])) * TICK_MS + descendantsCpuMs(process.pid);
 }
 
 /** One phase's wall and CPU time, ms. */

@@ -67,7 +67,8 @@ export const PROFILES: Record<SimLanguage, { compileMs: number; testMs: number; 
  * --items 1000 --invocations 100` (sim/cloud/measure-runner-cost.ts: the simulation's own runner
  * requests, 326 samples in 100 batch invocations, served by functions/runner/serve.ts at the
  * rlimits level with seccomp, Landlock and the zygote, as a non-root runner), 2026-12-07, on the
- * shared 2-core machine at load 11.7–12.7. CPU ms (utime + stime of the runner and all it
+ * shared 2-core machine at load 11.7–12.7 (a second sitting at load 10.8–11.5: 34, 6.5 a test,
+ * a TLE test 3,589). CPU ms (utime + stime of the runner and all it
  * started): per sample beside its tests 34 (the one-shot syntax check 21.5, the after-item check
  * 8.9, the invocation's own work 3.5) — PROFILES' compileMs; a test that ends on its own 7.1
  * (sd 5.7, 1,613 tests) — testMs; a TLE test 3,487 (sd 146, 17 tests: SIGXCPU at its 4 s
