@@ -70,6 +70,8 @@ await build({
 copyFileSync(join(root, 'layers/sandbox/kotlin-server/KotlinCompileServer.java'), join(outdir, 'KotlinCompileServer.java'));
 copyFileSync(join(root, 'layers/sandbox/pe-supervisor.c'), join(outdir, 'pe-supervisor.c'));
 copyFileSync(join(root, 'layers/sandbox/languages/python-checker.py'), join(outdir, 'python-checker.py'));
+// Python's zygote (python-zygote.ts looks for it beside the bundle): without it every Python test starts an interpreter of its own.
+copyFileSync(join(root, 'layers/sandbox/languages/python-zygote.py'), join(outdir, 'python-zygote.py'));
 copyFileSync(join(root, 'layers/sandbox/languages/kotlin-cds-classes.txt'), join(outdir, 'kotlin-cds-classes.txt'));
 copyFileSync(join(root, 'layers/sandbox/languages/pe-gcc-preload.c'), join(outdir, 'pe-gcc-preload.c'));
 console.log(`bundled ${outdir}`);

@@ -19,6 +19,43 @@ export function childrenCpuS(): number {
   return (Number(fields[13]) + Number(fields[14])) / TICK;
 }
 
+/** utime + stime + cutime + cstime of `pid`, ms (proc(5) /proc/<pid>/stat fields 14–17); 0 once it is gone. */
+function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * (1000 / TICK);
+  } catch {
+    return 0;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`))
+      out.push(...readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  } catch {
+    // gone
+  }
+  return out;
+}
+
+/**
+ * CPU ms of `pid`'s live descendants and of those they reaped (`pid` itself not included). A
+ * process that ends without waiting for its children (a CLI that exits while its sandboxed
+ * services are still being torn down) never adds their CPU to its own cutime: read live, it counts.
+ */
+export function descendantsCpuMs(pid: number): number {
+  let ms = 0;
+  const stack = childrenOf(pid);
+  for (let p = stack.pop(); p !== undefined; p = stack.pop()) {
+    ms += procCpuMs(p);
+    stack.push(...childrenOf(p));
+  }
+  return ms;
+}
+
 /** Busy and total jiffies of the whole machine (/proc/stat). */
 function machineTicks(): { busy: number; total: number } {
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.split(/\s+/).slice(1).map(Number) ?? [];
@@ -93,6 +130,12 @@ export async function measureRun(args: string[], opts: { home: string; tmp: stri
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   let last: { rss: number; items: number } | undefined;
+  // The command's CPU as last seen live (it and every process under it): its services' CPU is
+  // lost from cutime when it exits before they are reaped (the Python zygotes' children).
+  let liveCpuMs = 0;
+  const cpuPoll = setInterval(() => {
+    if (child.pid !== undefined) liveCpuMs = Math.max(liveCpuMs, procCpuMs(child.pid) + descendantsCpuMs(child.pid));
+  }, 250);
   const poll = setInterval(() => {
     if (thresholds.length === 0 || child.pid === undefined) return;
     const rss = peakRssKb(child.pid);
@@ -103,10 +146,11 @@ export async function measureRun(args: string[], opts: { home: string; tmp: stri
   }, 500);
   const code = await new Promise<number | null>((res) => child.on('close', res));
   clearInterval(poll);
+  clearInterval(cpuPoll);
   // The last items may land between the last poll and the exit: the last peak seen stands for them.
   for (const t of thresholds) if (!rssAt.has(t) && last) rssAt.set(t, last.rss);
   const wallS = (performance.now() - t0) / 1000;
-  const cpuS = childrenCpuS() - cpu0;
+  const cpuS = Math.max(childrenCpuS() - cpu0, liveCpuMs / 1000);
   const m1 = machineTicks();
   const processes = existsSync(cpuFile)
     ? readFileSync(cpuFile, 'utf8')

@@ -63,9 +63,36 @@ export interface GeneratedBench {
   items: { language: BenchLanguage; kind: AnswerKind; tests: { input: string; output: string }[] }[];
 }
 
-/** `items` samples over `items / samplesPerTask` tasks, in the fixed mix. */
-export function generateRocodeBench(items: number, opts: { samplesPerTask?: number; seed?: number; timeLimitMs?: number } = {}): GeneratedBench {
+export const BENCH_LANGUAGES: readonly BenchLanguage[] = ['python', 'cpp'];
+
+/**
+ * The languages a bench's items are in, from a comma-separated list (`BENCH_ROCODE_LANGUAGES`:
+ * `python`, `cpp` or `python,cpp`; unset or empty: both, the default mix).
+ * @throws Error naming `what` and the bad value when a name is not a bench language.
+ */
+export function parseBenchLanguages(value: string | undefined, what = 'BENCH_ROCODE_LANGUAGES'): BenchLanguage[] {
+  if (value === undefined || value.trim() === '') return [...BENCH_LANGUAGES];
+  const names = value.split(',').map((n) => n.trim());
+  const bad = names.filter((n) => !BENCH_LANGUAGES.includes(n as BenchLanguage));
+  if (bad.length > 0)
+    throw new Error(
+      `${what} must be a comma-separated list of ${BENCH_LANGUAGES.join(', ')}, got ${JSON.stringify(value)} (unknown: ${bad.map((b) => JSON.stringify(b)).join(', ')})`,
+    );
+  return BENCH_LANGUAGES.filter((l) => names.includes(l));
+}
+
+/**
+ * `items` samples over `items / samplesPerTask` tasks, in the fixed mix; `languages` keeps only
+ * those languages' answers (each language's own mix: 11 OK, 4 WA, 4 RE, 1 TLE in 20).
+ */
+export function generateRocodeBench(
+  items: number,
+  opts: { samplesPerTask?: number; seed?: number; timeLimitMs?: number; languages?: readonly BenchLanguage[] } = {},
+): GeneratedBench {
   const perTask = opts.samplesPerTask ?? 4;
+  const languages = opts.languages ?? BENCH_LANGUAGES;
+  if (languages.length === 0) throw new Error('languages must name at least one bench language');
+  const cycle = CYCLE.filter((c) => languages.includes(c.language));
   const next = random(opts.seed ?? 7);
   const tasks: string[] = [];
   const samples: string[] = [];
@@ -95,7 +122,7 @@ export function generateRocodeBench(items: number, opts: { samplesPerTask?: numb
       }),
     );
     for (let s = 0; s < perTask && t * perTask + s < items; s++) {
-      const { language, kind } = CYCLE[(t * perTask + s) % CYCLE.length] as (typeof CYCLE)[number];
+      const { language, kind } = cycle[(t * perTask + s) % cycle.length] as (typeof CYCLE)[number];
       samples.push(JSON.stringify({ task_id: id, completion: PROGRAMS[language][kind], language, sample: s }));
       expected[kind] += 1;
       out.push({ language, kind, tests });

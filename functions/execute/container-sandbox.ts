@@ -7,7 +7,7 @@
  * container is discarded (the process exits: Lambda then starts a fresh environment, ECS a
  * fresh task) — the item's record is already stored, so its redelivery is a no-op.
  */
-import { cp, mkdir, rm } from 'node:fs/promises';
+import { cp, mkdir, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,7 +87,7 @@ export class ContainerSandbox {
     if (!this.executor || !this.watch) return { clean: true, survivors: [], changes: [] };
     const executor = await this.executor;
     const { runningAsRoot } = await import('#sandbox/isolation.ts');
-    if (!runningAsRoot()) await rm(join(executor.cacheDir, 'builds'), { recursive: true, force: true });
+    if (!runningAsRoot()) await emptyDir(join(executor.cacheDir, 'builds'));
     const report = this.watch.check();
     if (!report.clean) {
       this.options.log?.('sandbox left something behind: discarding this container', { survivors: report.survivors, changes: report.changes.slice(0, 20) });
@@ -102,6 +102,23 @@ export class ContainerSandbox {
     }
     return report;
   }
+}
+
+/**
+ * Removes what `dir` holds and keeps the directory itself: a long-lived sandboxed service that was
+ * given it (Python's zygote, python.ts `zygotesFor`: `readOnly: [builds]`) holds a Landlock rule
+ * on this directory's inode, and a directory made again in its place is another inode its rule
+ * does not cover — every later sample's main.py would be unreadable to its program (a
+ * PermissionError answered as RE).
+ */
+async function emptyDir(dir: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return; // not made yet
+  }
+  await Promise.all(entries.map((entry) => rm(join(dir, entry), { recursive: true, force: true })));
 }
 
 /**

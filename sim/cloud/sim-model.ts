@@ -6,8 +6,9 @@
  * timeout on the large test — so the real judge (scoreIoTests) gives known verdicts.
  *
  * Durations are assumptions, named here: a model call of MODEL_CALL_MS; a runner's compile
- * and per-test times by language (PROFILES, close to what bench/rocode-scale measured on one
- * core; Kotlin's from the measured figures in docs/sandbox.md); the token counts of a RoCode
+ * and per-test times by language (PROFILES: Python's measured on the real runner, MEASURED_RUNNER;
+ * C++'s close to what bench/rocode-scale measured on one core; Kotlin's from the measured
+ * figures in docs/sandbox.md); the token counts of a RoCode
  * prompt and answer. A Kotlin run is a Kotlin HumanEval-style one (./kotlin-tasks.ts, the
  * `unit-tests` scorer): one program per sample, compiled by the runner's compile server.
  */
@@ -55,10 +56,30 @@ export const USAGE = { promptTokens: 650, completionTokens: 220 } as const;
  * longer in a runner of fewer than 1.7 vCPUs (runnerStartMs).
  */
 export const PROFILES: Record<SimLanguage, { compileMs: number; testMs: number; firstCompileExtraMs: number; firstCompileCpuPerWall: number }> = {
-  python: { compileMs: 60, testMs: 45, firstCompileExtraMs: 0, firstCompileCpuPerWall: 1 },
+  // Python: MEASURED_RUNNER.python's CPU figures (was 60 and 45, from a local run before the zygote).
+  python: { compileMs: 34, testMs: 7, firstCompileExtraMs: 0, firstCompileCpuPerWall: 1 },
   cpp: { compileMs: 1_400, testMs: 6, firstCompileExtraMs: 0, firstCompileCpuPerWall: 1 },
   kotlin: { compileMs: 320, testMs: 195, firstCompileExtraMs: 4_190 - 320, firstCompileCpuPerWall: 1.7 },
 };
+
+/**
+ * What the real runner spent per Python sample: `npm run bench runner-cost -- --language python
+ * --items 1000 --invocations 100` (sim/cloud/measure-runner-cost.ts: the simulation's own runner
+ * requests, 326 samples in 100 batch invocations, served by functions/runner/serve.ts at the
+ * rlimits level with seccomp, Landlock and the zygote, as a non-root runner), 2026-12-07, on the
+ * shared 2-core machine at load 11.7–12.7 (a second sitting at load 10.8–11.5: 34, 6.5 a test,
+ * a TLE test 3,589). CPU ms (utime + stime of the runner and all it
+ * started): per sample beside its tests 34 (the one-shot syntax check 21.5, the after-item check
+ * 8.9, the invocation's own work 3.5) — PROFILES' compileMs; a test that ends on its own 7.1
+ * (sd 5.7, 1,613 tests) — testMs; a TLE test 3,487 (sd 146, 17 tests: SIGXCPU at its 4 s
+ * RLIMIT_CPU as the zygote's rusage counts it; busyLoopTle bills the limit, 4,000). Wall time was
+ * 3–4× the CPU time at that load (120 ms and 24 ms); at one vCPU of its own a runner's wall time
+ * is its CPU time, so the CPU figures are the profile. `sd` is the spread of single samples' or
+ * tests' CPU time.
+ */
+export const MEASURED_RUNNER = {
+  python: { perSampleMs: 34, perSampleSdMs: 7.4, testMs: 7.1, testSdMs: 5.7, tleTestCpuMs: 3_487, samples: 326, tests: 1_613, tleTests: 17 },
+} as const;
 
 /** What an environment's first compilation adds in a runner of `memoryMb` (the Kotlin compile server's start; 0 for the others). */
 export function runnerStartMs(language: SimLanguage, memoryMb: number): number {
@@ -217,9 +238,10 @@ const KINDS = new Map<string, { language: BenchLanguage; kind: AnswerKind }>(
  * record — is SimLambda's, once per invocation.
  */
 export function runRequest(payload: string, random: () => number, memoryMb: number = ONE_VCPU_MB): { payload: string; durationMs: number } {
+  for (const observe of requestObservers) observe(payload);
   const request: unknown = JSON.parse(payload);
-  if (!isBatchRequest(request)) return runProgram(payload, random, memoryMb);
-  const programs = RunnerBatchRequestSchema.parse(request).programs.map((program) => runProgram(JSON.stringify(program), random, memoryMb));
+  if (!isBatchRequest(request)) return serveProgram(payload, random, memoryMb);
+  const programs = RunnerBatchRequestSchema.parse(request).programs.map((program) => serveProgram(JSON.stringify(program), random, memoryMb));
   return {
     payload: JSON.stringify({ version: 1, programs: programs.map((p) => JSON.parse(p.payload) as unknown) }),
     durationMs: programs.reduce((sum, p) => sum + p.durationMs, 0),
@@ -232,6 +254,23 @@ export function runRequest(payload: string, random: () => number, memoryMb: numb
  * ends as busyLoopTle says. `random` spreads the compile and test times by ±20 %.
  */
 export function runProgram(payload: string, random: () => number, memoryMb: number = ONE_VCPU_MB): { payload: string; durationMs: number } {
+  for (const observe of requestObservers) observe(payload);
+  return serveProgram(payload, random, memoryMb);
+}
+
+const requestObservers = new Set<(payload: string) => void>();
+
+/**
+ * Calls `observe` with every request the simulated runner is sent from now on (a single or a
+ * batch request, as the judge sent it), until the returned function is called: what
+ * ./measure-runner-cost.ts replays through the real runner.
+ */
+export function observeRunnerRequests(observe: (payload: string) => void): () => void {
+  requestObservers.add(observe);
+  return () => requestObservers.delete(observe);
+}
+
+function serveProgram(payload: string, random: () => number, memoryMb: number): { payload: string; durationMs: number } {
   const request = RunnerRequestSchema.parse(JSON.parse(payload));
   if (request.program.kind === 'unit-test') return runUnitTest(request, kotlinKindOf(request.program.source.completion), random, memoryMb);
   const code = request.program.kind === 'source' ? request.program.code.trim() : '';

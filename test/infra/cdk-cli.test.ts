@@ -31,6 +31,7 @@ describe('cdk.json build step', () => {
       'pe-gcc-preload.c',
       'KotlinCompileServer.java',
       'python-checker.py',
+      'python-zygote.py',
       'kotlin-cds-classes.txt',
     ]) {
       expect(existsSync(path.join(PROJECT_ROOT, 'layers/images/bundle', file)), `bundle/${file}`).toBe(true);

@@ -55,6 +55,8 @@ beforeAll(async () => {
   });
   // As scripts/bundle-images.mjs does: the supervisor's C source beside the bundle (the sandbox names its build by it).
   copyFileSync('layers/sandbox/pe-supervisor.c', join(dirname(harness), 'pe-supervisor.c'));
+  // … and Python's zygote, which the sandbox starts from the script beside its bundle (as in the images).
+  copyFileSync('layers/sandbox/languages/python-zygote.py', join(dirname(harness), 'python-zygote.py'));
   server = createServer((s) => {
     connections++;
     s.destroy();

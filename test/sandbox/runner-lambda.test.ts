@@ -74,6 +74,8 @@ beforeAll(async () => {
   });
   // As scripts/bundle-images.mjs does: the supervisor's C source beside the bundle (the sandbox names its build by it).
   copyFileSync('layers/sandbox/pe-supervisor.c', join(dirname(bundle), 'pe-supervisor.c'));
+  // … and Python's zygote, which the runner starts from the script beside its bundle.
+  copyFileSync('layers/sandbox/languages/python-zygote.py', join(dirname(bundle), 'python-zygote.py'));
   listener = createServer((s) => {
     connections++;
     s.destroy();
@@ -203,6 +205,20 @@ describe('the hostile suite through the judge and the runner function', () => {
     expect(request.runs.map((r) => r.files)).toEqual([[{ name: 'sum.in', content: '1 2\n' }], [{ name: 'sum.in', content: '40 2\n' }]]);
     expect(service.payloads[0]).not.toContain(secret);
     expect(service.payloads[0]).not.toContain('42\\n"'); // the second expected output either
+  }, 300_000);
+
+  it('judges every Python sample of a warm environment as the first: its zygote still reads the builds after each after-item check', async () => {
+    // The after-item check empties the builds (a program shares this uid and could plant one); made
+    // again as a new directory, it was out of the zygote's Landlock rule, and from the second sample
+    // on every program died reading its own main.py (PermissionError: RE).
+    const { service, judge } = await deploy('warm-python');
+    const verdicts: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const code = `a, b = map(int, input().split())\nprint(a + b)  # sample ${i}\n`;
+      verdicts.push((await judge.execute({ scorer: 'io-tests', task: sumTask(), language: 'python', code })).verdict);
+    }
+    expect(verdicts).toEqual(['OK', 'OK', 'OK']);
+    expect(service.environments).toHaveLength(1);
   }, 300_000);
 
   it("hands off asynchronously: the runner's record reaches an SQS queue (moto_server) and the judge's continuation gets the synchronous verdict", async () => {
