@@ -65,6 +65,8 @@ export const FIXES = [
   'async-handoff',
   // Several samples of one task per runner invocation: the judge takes 10 messages (and 10 records) at once (infra/executors.ts JUDGE_BATCH).
   'runner-batch',
+  // generate's calls in flight in fewer, larger batches (generate-mapping.ts: 2 × 12 at the default); without: generateMaxConcurrency × 5, as before.
+  'generate-batch',
 ] as const;
 export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts', 'duplicates'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
@@ -145,6 +147,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
     runnerReservation: !without.has('runner-reservation'),
     fargateMaxTasks: 4,
+    generateBatch: !without.has('generate-batch'),
   });
   for (const fn of [fns.plan, fns.generate, fns.judge, fns.runner, fns.aggregate]) lambda.define(fn);
   const sweep = options.sweep
@@ -260,7 +263,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     lambda.map({
       fn: fns.generate,
       queue: queues.generate,
-      batchSize: fns.generateBatch,
+      batchSize: fns.generateBatch.batchSize,
+      // Lambda waits up to the window for a full batch of more than 10 (services-sqs-parameters, generate-mapping.ts).
+      ...(fns.generateBatch.maxBatchingWindowS > 0 ? { batchWindowMs: fns.generateBatch.maxBatchingWindowS * 1000 } : {}),
       maxConcurrency: fns.caps.generate,
       handler: handlers.generate,
     });
@@ -368,6 +373,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         expired,
         status: run?.status ?? 'none',
         generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
+        generateMapping: fns.generateBatch,
         transientAsSe: without.has('transient-redelivery'),
         quota: { throttled: quotas.throttled, describe: quotas.describe(), model: MODEL },
         // Each recorded item's call booked once is the run's right cost; more is a call booked twice.
