@@ -188,7 +188,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     writeFileSync(dataset, `${rows.join('\n')}\n`);
     mkdirSync(join(root, 'cache'));
     let modelCalls = 0;
-    const provider = simProvider(time, MODEL, language, random, quotas);
+    // Each call's virtual span: the most at once is what the model's rate limit saw (generate-mapping.ts keeps it at what was configured).
+    const callSpans: [number, number][] = [];
+    const provider = simProvider(time, MODEL, language, random, quotas, (startMs, endMs) => callSpans.push([startMs, endMs]));
     // Billed calls: a call the quota refused is not billed (and not counted).
     const counted = { ...provider, generate: (req: Parameters<typeof provider.generate>[0]) => provider.generate(req).then((g) => ((modelCalls += 1), g)) };
     const aggregateQueue = simSender<AggregateMessage>(queues.aggregate, lambda);
@@ -410,6 +412,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
           : 'sync',
         cold_starts: lambda.stats.coldStarts,
         peak: lambda.stats.peak,
+        /** generate's mapping as deployed (generate-mapping.ts) and the most model calls the model saw at once. */
+        generate_mapping: { ...fns.generateBatch },
+        peak_model_calls: peakOverlap(callSpans),
         gb_s: lambda.stats.gbSeconds,
         requests,
         ...(timing ? { timing } : {}),
@@ -473,4 +478,15 @@ function runnerProfile(language: SimLanguage, fns: ReturnType<typeof functions>)
     ...PROFILES[language],
     lane: laneFor(task, 1, true),
   };
+}
+
+/** The most spans `[start, end)` open at one instant. */
+function peakOverlap(spans: readonly (readonly [number, number])[]): number {
+  const edges = spans.flatMap(([start, end]) => [[start, 1] as const, [end, -1] as const]);
+  // At one instant an end comes before a start: a call ending as another starts is not two at once.
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let peak = 0;
+  for (const [, step] of edges) peak = Math.max(peak, (open += step));
+  return peak;
 }
