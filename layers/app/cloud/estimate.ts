@@ -145,7 +145,17 @@ type ExecuteRequestKind = keyof typeof JUDGE_REQUESTS_PER_ITEM;
  * Python 3,433 and Kotlin 2,012 records for 10,000 items.
  */
 const RECORDS_PER_ITEM: Readonly<Record<string, number>> = { python: 0.34, kotlin: 0.2 };
-const recordsPerItem = (language: string | null): number => RECORDS_PER_ITEM[language ?? ''] ?? (RECORDS_PER_ITEM.python as number);
+/**
+ * The same with generate's larger batches (generate-mapping.ts, 12 at the default): a batch of 12
+ * sends its execute messages in other groupings than one of 5 did, and a judge batch hands its
+ * runner fewer samples of one task at once. Measured as those are (`npm run bench cloud-scale --
+ * --items 10000 --detail`, 2026-12-07): Python 3,857 and Kotlin 3,211 records for 10,000 items.
+ */
+const RECORDS_PER_ITEM_LARGER_BATCH: Readonly<Record<string, number>> = { python: 0.39, kotlin: 0.32 };
+const recordsPerItem = (language: string | null, generateBatch = MEASURED_GENERATE_BATCH): number => {
+  const table = generateBatch > MEASURED_GENERATE_BATCH ? RECORDS_PER_ITEM_LARGER_BATCH : RECORDS_PER_ITEM;
+  return table[language ?? ''] ?? (table.python as number);
+};
 /** Each record: the runner's invocation, and the continuation it starts (its invocation; the answers queue's send by Lambda, receive and delete). */
 function recordShares(records: number): { continuation: Record<ExecuteRequestKind, number>; runner: Record<ExecuteRequestKind, number> } {
   return {
@@ -258,8 +268,8 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   const generateInvocations = batch ? Math.ceil(wall / BATCH_TICK_SECONDS) : Math.ceil(items / generate.batchSize);
   // REQUESTS_PER_ITEM counts generate at the batch it was measured with; on demand, this deployment's batch replaces it.
   const generateSqsAdjust = batch ? 0 : generateSqsPerItem(generate.batchSize, executed) - generateSqsPerItem(MEASURED_GENERATE_BATCH, executed);
-  // This language's records per item against the Python figures REQUESTS_PER_ITEM counts.
-  const shares = recordShares(recordsPerItem(language));
+  // This language's records per item (at this deployment's generate batch) against the Python figures REQUESTS_PER_ITEM counts (at batch 5).
+  const shares = recordShares(recordsPerItem(language, batch ? MEASURED_GENERATE_BATCH : generate.batchSize));
   const python = recordShares(recordsPerItem('python'));
   const fewer = (kind: ExecuteRequestKind): number => python.continuation[kind] + python.runner[kind] - shares.continuation[kind] - shares.runner[kind];
   // What this item's lane does not make of the Lambda lane's requests per item.
