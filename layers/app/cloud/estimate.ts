@@ -279,7 +279,8 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   };
   const absentOnLane = (kind: ExecuteRequestKind): number => {
     const [judge, continuation, runner] = [JUDGE_REQUESTS_PER_ITEM[kind], shares.continuation[kind], shares.runner[kind]];
-    if (lane === 'none') return judge + continuation + runner;
+    // Nothing executed: none of what REQUESTS_PER_ITEM counts for the judge and its records (Python's, at batch 5).
+    if (lane === 'none') return judge + python.continuation[kind] + python.runner[kind];
     // A Fargate task is no Lambda invocation, and waits for its runner, invoked synchronously for
     // each item (one invocation an item, not a share of a batch): no continuation.
     if (lane === 'fargate') return continuation + (kind === 'lambda' ? judge - (1 - runner) : 0);

@@ -6,6 +6,7 @@ import { AWS_PRICES, DEFAULT_DEPLOYMENT, estimateCloudRun } from '#app/cloud/est
 import type { DryRunPlan } from '#app/shared/dry-run.ts';
 import { EXECUTOR_IMAGES } from '#core/languages/index.ts';
 import { BATCH_STAGE_MEMORY_MB, FUNCTION_MEMORY } from '#app/cloud/function-memory.ts';
+import { generateMapping } from '#app/cloud/generate-mapping.ts';
 
 const plan: DryRunPlan = {
   benchmark: 'rocode',
@@ -33,17 +34,17 @@ describe('estimateCloudRun with judge and runner', () => {
     const judgeAndRunner = fast.executor.lambda_gb_seconds - none.executor.lambda_gb_seconds;
     expect(judgeAndRunner).toBeGreaterThan(100 * 2 * memoryGb('python'));
     expect(judgeAndRunner).toBeLessThan(100 * 2 * (memoryGb('python') + judgeGb('python')));
-    // Per item: a tenth of a judge invocation (it takes 10 messages), a third of a continuation and a
-    // third of a runner invocation (several samples of one task an invocation).
-    expect(fast.requests.lambda - none.requests.lambda).toBe(78);
+    // Per item: a tenth of a judge invocation (it takes 10 messages), 0.39 of a continuation and of a
+    // runner invocation (several samples of one task an invocation; measured at generate's batch of 12).
+    expect(fast.requests.lambda - none.requests.lambda).toBe(88);
   });
 
   it('bills an item that is not executed (generate scores it) none of the judge’s, its continuation’s or the runner’s requests', () => {
     const executed = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' }).requests;
     const none = estimateCloudRun(plan, null, undefined).requests;
     // Per item: the execute queue's send (batched), receive (batched) and delete, the answers queue's
-    // send, receive and delete a record (a third of one); two run-status reads; two GETs of the item's record.
-    expect(executed.sqs - none.sqs).toBe(234);
+    // send, receive and delete a record (0.39 of one at generate's batch of 12); two run-status reads; two GETs of the item's record.
+    expect(executed.sqs - none.sqs).toBe(239);
     expect(executed.dynamodb_units - none.dynamodb_units).toBe(200);
     expect(executed.s3 - none.s3).toBe(200);
   });
@@ -78,8 +79,8 @@ describe('estimateCloudRun with judge and runner', () => {
     expect(estimate.requests.lambda - estimateCloudRun(plan, null, undefined).requests.lambda).toBe(100);
     // The task waits for its runner: no runner record on the answers queue and no continuation's status read or GET.
     const lambdaLane = estimateCloudRun(plan, 'kotlin', { ms: 2_000, source: 'test' }, { ...DEFAULT_DEPLOYMENT, fargateLane: true }).requests;
-    // Kotlin: a fifth of a runner record per item, each record three answers-queue requests.
-    expect(lambdaLane.sqs - estimate.requests.sqs).toBe(60);
+    // Kotlin: 0.32 of a runner record per item (at generate's batch of 12), each record three answers-queue requests.
+    expect(lambdaLane.sqs - estimate.requests.sqs).toBe(96);
     expect(lambdaLane.dynamodb_units - estimate.requests.dynamodb_units).toBe(100);
     expect(lambdaLane.s3 - estimate.requests.s3).toBe(100);
   });
@@ -138,8 +139,11 @@ describe('estimateCloudRun of a --batch run', () => {
     const big = { ...priced, items: 10_000 };
     const asBatch = estimateCloudRun(big, null, undefined, DEFAULT_DEPLOYMENT, true).executor.lambda_gb_seconds;
     const onDemand = estimateCloudRun(big, null, undefined).executor.lambda_gb_seconds;
-    // Both bill aggregate alike; on demand, generate waits on the slowest of each batch's 5 calls; as a batch, 0.01 s an item of the batch stage.
-    const generate = (10_000 / 5) * DEFAULT_DEPLOYMENT.callSeconds * (0.5 + 5 / 6) * (FUNCTION_MEMORY.generate.memoryMb / 1024);
+    // Both bill aggregate alike; on demand, generate waits on the slowest of each batch's calls; as a batch, 0.01 s an item of the batch stage.
+    // The deployed mapping's batch (generate-mapping.ts: 12 at the default), the slowest of 12 uniform calls 0.5 + 12/13 of the mean.
+    const batch = generateMapping(DEFAULT_DEPLOYMENT.generateConcurrency).batchSize;
+    expect(batch).toBe(12);
+    const generate = (10_000 / batch) * DEFAULT_DEPLOYMENT.callSeconds * (0.5 + batch / (batch + 1)) * (FUNCTION_MEMORY.generate.memoryMb / 1024);
     expect(asBatch - onDemand).toBeCloseTo(10_000 * 0.01 * (BATCH_STAGE_MEMORY_MB / 1024) - generate, 0);
   });
 
