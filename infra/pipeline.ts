@@ -1,9 +1,9 @@
 /**
  * The stage functions consuming the stage queues: plan (expands a run in chunks, the first chunk
- * sending every later chunk's message), generate (calls the provider at most `generateMaxConcurrency` at a time, routes each
+ * sending every later chunk's message), generate (calls the provider at most `generateMaxConcurrency` × 5 at a time, routes each
  * sample to its language's execute queue), aggregate (metrics, report, `RunCompleted` event).
  */
-import { Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -18,7 +18,7 @@ import { modelInvocationFindings, modelInvocationReason, modelInvocationStatemen
 import { PolyevalFunction } from './node-function.ts';
 import { STAGE_TIMEOUTS, type StageQueues } from './queues.ts';
 import type { WorkQueue } from './work-queue.ts';
-import { GENERATE_BATCH_SIZE } from '../layers/app/cloud/retry-budget.ts';
+import { generateMapping } from '../layers/app/cloud/generate-mapping.ts';
 import { FUNCTION_MEMORY } from '../layers/app/cloud/function-memory.ts';
 
 /** Properties of {@link Pipeline}. */
@@ -102,10 +102,13 @@ export class Pipeline extends Construct {
     }
     queues.aggregate.queue.grantSendMessages(this.generate.role);
     for (const work of [...props.executeQueues.values(), ...props.fargateQueues.values()]) work.queue.grantSendMessages(this.generate.role);
+    // generateMaxConcurrency × 5 model calls in flight, as few invocations as hold them: each bills its slowest call's wait once for its whole batch (generate-mapping.ts).
+    const mapping = generateMapping(config.generateMaxConcurrency);
     this.generate.function.addEventSource(
       new SqsEventSource(queues.generate.queue, {
-        batchSize: GENERATE_BATCH_SIZE,
-        maxConcurrency: config.concurrency.generate,
+        batchSize: mapping.batchSize,
+        ...(mapping.maxBatchingWindowS > 0 ? { maxBatchingWindow: Duration.seconds(mapping.maxBatchingWindowS) } : {}),
+        maxConcurrency: mapping.maxConcurrency,
         reportBatchItemFailures: true,
       }),
     );

@@ -5,7 +5,7 @@
  * assumptions (container-image functions; Lambda does not document a figure).
  */
 import { concurrencyBudget, RUNNER_RESERVED_CONCURRENCY } from '#app/cloud/concurrency-budget.ts';
-import { GENERATE_BATCH_SIZE } from '#app/cloud/retry-budget.ts';
+import { generateMapping, unbatchedGenerateMapping } from '#app/cloud/generate-mapping.ts';
 import { EXECUTOR_IMAGES, JUDGE_MEMORY_MB } from '#core/languages/index.ts';
 import { FUNCTION_MEMORY } from '#app/cloud/function-memory.ts';
 import { ACCOUNT_CONCURRENCY } from './limits/concurrency.ts';
@@ -22,6 +22,8 @@ export interface DeploymentOptions {
   /** Reserved concurrency for runners and maxConcurrency on judge mappings (the fix). */
   runnerReservation: boolean;
   fargateMaxTasks: number;
+  /** generate's calls in flight in as few, large batches as hold them (generate-mapping.ts); false: batch 5 × generateMaxConcurrency, as before. */
+  generateBatch?: boolean;
 }
 
 /**
@@ -37,7 +39,12 @@ export function mappingCaps(options: DeploymentOptions) {
     fargateMaxTasks: options.fargateMaxTasks,
     images: EXECUTOR_IMAGES.length,
   });
-  return { generate: budget.generate, plan: budget.plan, aggregate: budget.aggregate, judge: budget.judge };
+  return { generate: generateMappingOf(options).maxConcurrency, plan: budget.plan, aggregate: budget.aggregate, judge: budget.judge };
+}
+
+/** generate's event source mapping as infra/pipeline.ts synthesizes it for these settings. */
+export function generateMappingOf(options: DeploymentOptions) {
+  return options.generateBatch === false ? unbatchedGenerateMapping(options.generateMaxConcurrency) : generateMapping(options.generateMaxConcurrency);
 }
 
 export function functions(language: SimLanguage, options: DeploymentOptions) {
@@ -70,7 +77,7 @@ export function functions(language: SimLanguage, options: DeploymentOptions) {
       options.runnerReservation && RUNNER_RESERVED_CONCURRENCY > 0 ? { reserved: RUNNER_RESERVED_CONCURRENCY } : {},
     ),
     aggregate: node('aggregate', 600, 1_200),
-    generateBatch: GENERATE_BATCH_SIZE,
+    generateBatch: generateMappingOf(options),
     caps: mappingCaps(options),
   };
 }

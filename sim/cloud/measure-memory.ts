@@ -8,7 +8,7 @@
  *   infra bundles it (esbuild, ESM, node22, minified, the same externals) and imported — every
  *   module a cold start loads — then the peak resident set;
  * - one invocation: the real handler run in the cloud simulation (sim/cloud/simulate.ts) on a
- *   representative run (`items` RoCode items: plan's 1,000-item chunks, generate's batches of 5,
+ *   representative run (`items` RoCode items: plan's 1,000-item chunks, generate's batches as deployed (12),
  *   aggregate's parts of 1,000 and the final report), each of the stage's invocations one at a
  *   time, the peak reset before it (`echo 5 > /proc/self/clear_refs`, proc(5)) and read after, and
  *   the heap it allocated (garbage included: a collected heap reuses its freed pages without

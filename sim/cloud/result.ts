@@ -29,6 +29,8 @@ export function bottleneckOf(s: {
   expired?: number;
   status: string;
   generateMaxConcurrency: number;
+  /** generate's mapping as deployed (generate-mapping.ts): invocations × batch. */
+  generateMapping: { maxConcurrency: number; batchSize: number };
   /** Transient invoke errors recorded as SE (`--without transient-redelivery`): SE comes from the runner first. */
   transientAsSe?: boolean;
   /** Model calls booked beyond one per recorded item (a redelivered message's call booked again). */
@@ -57,5 +59,5 @@ export function bottleneckOf(s: {
   if (runners.length > 0)
     return `runners throttled: ${runners.reduce((sum, [, n]) => sum + n, 0)} synchronous invoke(s) from judges answered 429 (TooManyRequestsException) ${JSON.stringify(Object.fromEntries(runners))}`;
   if (throttled.length > 0) return `Lambda concurrency: throttled ${JSON.stringify(Object.fromEntries(throttled))}`;
-  return `generate maxConcurrency ${s.generateMaxConcurrency} × batch 5 model calls in flight (peak ${stats.peak.generate ?? 0} invocations)`;
+  return `generate maxConcurrency ${s.generateMapping.maxConcurrency} × batch ${s.generateMapping.batchSize} model calls in flight (generateMaxConcurrency ${s.generateMaxConcurrency}; peak ${stats.peak.generate ?? 0} invocations)`;
 }

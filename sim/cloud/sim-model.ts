@@ -195,7 +195,15 @@ function answerOf(language: SimLanguage, kind: SimKind): string {
  * by the real CallPolicy with the generate stage's options (GENERATE_PROVIDER_OPTIONS: 2 retries,
  * full-jitter back-off), its waits in virtual time beside the batch's other calls.
  */
-export function simProvider(time: VirtualTime, model: string, language: SimLanguage, random: () => number, quotas?: ModelQuotas): Provider {
+export function simProvider(
+  time: VirtualTime,
+  model: string,
+  language: SimLanguage,
+  random: () => number,
+  quotas?: ModelQuotas,
+  /** Told each call's virtual start and end (its attempts and back-offs): the calls in flight the model sees. */
+  onCall?: (startMs: number, endMs: number) => void,
+): Provider {
   return {
     id: `bedrock:${model}`,
     kind: 'bedrock',
@@ -218,6 +226,7 @@ export function simProvider(time: VirtualTime, model: string, language: SimLangu
         });
         return { text: answerOf(language, kindOf(index, req.sample, language)), usage: { ...USAGE }, latencyMs: out.value, attempts: out.attempts };
       } finally {
+        onCall?.(start, start + spent);
         time.spendParallel(spent);
       }
     },

@@ -67,6 +67,8 @@ export const FIXES = [
   'runner-batch',
   // A judge invocation's records counted in one ledger transaction (dynamo-record-batch.ts), not one each.
   'batch-records',
+  // generate's calls in flight in fewer, larger batches (generate-mapping.ts: 2 × 12 at the default); without: generateMaxConcurrency × 5, as before.
+  'generate-batch',
 ] as const;
 export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts', 'duplicates'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
@@ -148,6 +150,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
     runnerReservation: !without.has('runner-reservation'),
     fargateMaxTasks: 4,
+    generateBatch: !without.has('generate-batch'),
   });
   for (const fn of [fns.plan, fns.generate, fns.judge, fns.runner, fns.aggregate]) lambda.define(fn);
   const sweep = options.sweep
@@ -188,7 +191,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     writeFileSync(dataset, `${rows.join('\n')}\n`);
     mkdirSync(join(root, 'cache'));
     let modelCalls = 0;
-    const provider = simProvider(time, MODEL, language, random, quotas);
+    // Each call's virtual span: the most at once is what the model's rate limit saw (generate-mapping.ts keeps it at what was configured).
+    const callSpans: [number, number][] = [];
+    const provider = simProvider(time, MODEL, language, random, quotas, (startMs, endMs) => callSpans.push([startMs, endMs]));
     // Billed calls: a call the quota refused is not billed (and not counted).
     const counted = { ...provider, generate: (req: Parameters<typeof provider.generate>[0]) => provider.generate(req).then((g) => ((modelCalls += 1), g)) };
     const aggregateQueue = simSender<AggregateMessage>(queues.aggregate, lambda);
@@ -263,7 +268,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     lambda.map({
       fn: fns.generate,
       queue: queues.generate,
-      batchSize: fns.generateBatch,
+      batchSize: fns.generateBatch.batchSize,
+      // Lambda waits up to the window for a full batch of more than 10 (services-sqs-parameters, generate-mapping.ts).
+      ...(fns.generateBatch.maxBatchingWindowS > 0 ? { batchWindowMs: fns.generateBatch.maxBatchingWindowS * 1000 } : {}),
       maxConcurrency: fns.caps.generate,
       handler: handlers.generate,
     });
@@ -371,6 +378,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         expired,
         status: run?.status ?? 'none',
         generateMaxConcurrency: options.generateMaxConcurrency ?? 5,
+        generateMapping: fns.generateBatch,
         transientAsSe: without.has('transient-redelivery'),
         quota: { throttled: quotas.throttled, describe: quotas.describe(), model: MODEL },
         // Each recorded item's call booked once is the run's right cost; more is a call booked twice.
@@ -409,6 +417,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
           : 'sync',
         cold_starts: lambda.stats.coldStarts,
         peak: lambda.stats.peak,
+        /** generate's mapping as deployed (generate-mapping.ts) and the most model calls the model saw at once. */
+        generate_mapping: { ...fns.generateBatch },
+        peak_model_calls: peakOverlap(callSpans),
         gb_s: lambda.stats.gbSeconds,
         requests,
         ...(timing ? { timing } : {}),
@@ -472,4 +483,15 @@ function runnerProfile(language: SimLanguage, fns: ReturnType<typeof functions>)
     ...PROFILES[language],
     lane: laneFor(task, 1, true),
   };
+}
+
+/** The most spans `[start, end)` open at one instant. */
+function peakOverlap(spans: readonly (readonly [number, number])[]): number {
+  const edges = spans.flatMap(([start, end]) => [[start, 1] as const, [end, -1] as const]);
+  // At one instant an end comes before a start: a call ending as another starts is not two at once.
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let peak = 0;
+  for (const [, step] of edges) peak = Math.max(peak, (open += step));
+  return peak;
 }

@@ -71,6 +71,11 @@ export interface ConcurrencyBudget {
   reserved: number;
   /** The account less {@link reserved}: the pool every other function draws on. */
   unreserved: number;
+  /**
+   * Held for generate: `generateMaxConcurrency`, at least its mapping's `maxConcurrency`
+   * (generate-mapping.ts: the same calls in flight in fewer, larger batches since issue 35), so
+   * the fit is as it was for every setting.
+   */
   generate: number;
   plan: number;
   aggregate: number;

@@ -20,6 +20,8 @@ import { CLOUD_BATCH_SCHEMES, cloudBatchWindowHours } from './batch-clients.ts';
 import { AWS_PRICES } from '#providers/index.ts';
 import { defaultIdleResources, idleMonthlyUsd, scheduledMonthlyUsd } from './idle-cost.ts';
 import { BATCH_STAGE_MEMORY_MB, FUNCTION_MEMORY } from './function-memory.ts';
+import { generateMapping } from './generate-mapping.ts';
+import { BATCH_MAX_ENTRIES } from './send-gate.ts';
 
 /** AWS list prices, us-east-1, USD (one table for the estimate, the simulation and the price table's compute block). */
 export { AWS_PRICES };
@@ -49,7 +51,7 @@ export const BUNDLED_TIMING: Readonly<Record<string, number>> = Object.fromEntri
 /** The deployed pipeline's sizes (infra/config.ts defaults, the executor images' memory). */
 export interface Deployment {
   architecture: 'arm64' | 'x86_64';
-  /** Generate invocations at once (its event source's maxConcurrency) × batch size 5. */
+  /** Context `generateMaxConcurrency`: × 5 model calls in flight, in the batches generate-mapping.ts makes of them. */
   generateConcurrency: number;
   /** Executor invocations at once (the account's Lambda concurrency unless reserved). */
   executorConcurrency: number;
@@ -60,8 +62,8 @@ export interface Deployment {
 }
 
 /**
- * What `cdk deploy` deploys without context (cdk.json, infra/config.ts): arm64, 5 generate
- * invocations, no Fargate lane, so Lambda judges capped at what {@link concurrencyBudget} fits
+ * What `cdk deploy` deploys without context (cdk.json, infra/config.ts): arm64, generateMaxConcurrency 5
+ * (25 model calls in flight, as 2 invocations × 12), no Fargate lane, so Lambda judges capped at what {@link concurrencyBudget} fits
  * for those settings per image.
  */
 export const DEFAULT_DEPLOYMENT: Deployment = {
@@ -79,7 +81,6 @@ export const DEFAULT_DEPLOYMENT: Deployment = {
   fargateLane: false,
 };
 
-const GENERATE_BATCH = 5;
 /** generate's memory (function-memory.ts, what infra/pipeline.ts deploys). */
 const GENERATE_MEMORY_GB = FUNCTION_MEMORY.generate.memoryMb / 1024;
 /** The batch stage's memory (function-memory.ts, what infra/batch.ts deploys): a `--batch` run's generate work. */
@@ -88,10 +89,11 @@ const BATCH_STAGE_MEMORY_GB = BATCH_STAGE_MEMORY_MB / 1024;
 const AGGREGATE_MEMORY_GB = FUNCTION_MEMORY.aggregate.memoryMb / 1024;
 /**
  * A generate invocation waits for the slowest of its batch's calls: with calls spread ±50 % around
- * their mean (the simulation's provider, sim/cloud/sim-model.ts), the slowest of 5 takes 4/3 of it
- * (the mean of the largest of 5 uniform draws on [0.5, 1.5] is 0.5 + 5/6).
+ * their mean (the simulation's provider, sim/cloud/sim-model.ts), the slowest of `batch` takes
+ * `0.5 + batch / (batch + 1)` of it (the mean of the largest of `batch` uniform draws on [0.5, 1.5]):
+ * 4/3 for 5, 1.42 for 12.
  */
-const SLOWEST_OF_BATCH = 0.5 + GENERATE_BATCH / (GENERATE_BATCH + 1);
+const slowestOfBatch = (batch: number): number => 0.5 + batch / (batch + 1);
 /**
  * The judge's own billed seconds per item on the Lambda lane: it sends the item's programs to its
  * runner asynchronously (runner-handoff.ts) and scores the answer when it comes back
@@ -154,6 +156,14 @@ function recordShares(records: number): { continuation: Record<ExecuteRequestKin
     runner: { lambda: records, sqs: 0, dynamoRead: 0, s3Get: 0 },
   };
 }
+/** generate's batch when {@link REQUESTS_PER_ITEM} was measured (before generate-mapping.ts's larger batches). */
+const MEASURED_GENERATE_BATCH = 5;
+/**
+ * generate's SQS requests per item that depend on its batch: one ReceiveMessage per invocation and,
+ * for an executed item, one SendMessageBatch of at most 10 to its execute queue per invocation
+ * (send-gate.ts).
+ */
+const generateSqsPerItem = (batchSize: number, executed: boolean): number => 1 / batchSize + (executed ? 1 / Math.min(batchSize, BATCH_MAX_ENTRIES) : 0);
 /** What a batch run does not make per item: generate's queue (send, receive, delete); the batch stage reads results instead. */
 const GENERATE_SQS_PER_ITEM = 3;
 /** Seconds of the batch stage per item: reading its result and routing it (assumed; no model call waits). */
@@ -226,13 +236,15 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
   const ms = executed ? timing.ms : 0;
   // As stages.ts laneFor routes: to the Fargate lane only when it is deployed.
   const lane: CloudEstimate['executor']['lane'] = !executed ? 'none' : ms > LAMBDA_BUDGET_MS && deployment.fargateLane ? 'fargate' : 'lambda';
-  const generatePerSecond = (deployment.generateConcurrency * GENERATE_BATCH) / deployment.callSeconds;
+  // generate's mapping as infra/pipeline.ts deploys it: its calls in flight, and the batch each invocation bills one wait for.
+  const generate = generateMapping(deployment.generateConcurrency);
+  const generatePerSecond = generate.callsInFlight / deployment.callSeconds;
   const executePerSecond = executed && ms > 0 ? deployment.executorConcurrency / (ms / 1000) : Number.POSITIVE_INFINITY;
   const wall = batch ? cloudBatchWindowHours(plan.model) * 3600 : Math.ceil(items / Math.min(generatePerSecond, executePerSecond));
   // On demand, generate waits on every call; as a batch, the batch stage only reads results back and routes them.
   const generateGbSeconds = batch
     ? items * BATCH_STAGE_SECONDS_PER_ITEM * BATCH_STAGE_MEMORY_GB
-    : (items / GENERATE_BATCH) * deployment.callSeconds * SLOWEST_OF_BATCH * GENERATE_MEMORY_GB;
+    : (items / generate.batchSize) * deployment.callSeconds * slowestOfBatch(generate.batchSize) * GENERATE_MEMORY_GB;
   // Model code runs in the language's runner Lambda. On the Lambda lane the judge hands the item to
   // it asynchronously and bills only its own work; a Fargate-lane task waits for its runner, so
   // the item pays the task's time and the runner's GB-seconds.
@@ -248,7 +260,9 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
     (fargateVcpuHours / FARGATE_VCPU) * FARGATE_GB * AWS_PRICES.fargateGbHour[arch];
   const chunks = Math.ceil(items / 1000);
   // A batch run's generate invocations are the batch stage's ticks while its jobs run (one per BATCH_TICK_SECONDS at most).
-  const generateInvocations = batch ? Math.ceil(wall / BATCH_TICK_SECONDS) : Math.ceil(items / GENERATE_BATCH);
+  const generateInvocations = batch ? Math.ceil(wall / BATCH_TICK_SECONDS) : Math.ceil(items / generate.batchSize);
+  // REQUESTS_PER_ITEM counts generate at the batch it was measured with; on demand, this deployment's batch replaces it.
+  const generateSqsAdjust = batch ? 0 : generateSqsPerItem(generate.batchSize, executed) - generateSqsPerItem(MEASURED_GENERATE_BATCH, executed);
   // This language's records per item against those of the run REQUESTS_PER_ITEM was measured on.
   const shares = recordShares(recordsPerItem(language));
   const measured = recordShares(MEASURED_RECORDS_PER_ITEM);
@@ -268,8 +282,8 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
     if (lane === 'fargate') return kind === 's3Get' ? 0 : continuation + (kind === 'lambda' ? judge - (1 - runner) : 0);
     return 0;
   };
-  const lambdaRequests = Math.round(generateInvocations + items * (REQUESTS_PER_ITEM.lambda - 1 / GENERATE_BATCH - absent('lambda')));
-  const sqs = Math.round(items * (REQUESTS_PER_ITEM.sqs - absent('sqs') - (batch ? GENERATE_SQS_PER_ITEM : 0)));
+  const lambdaRequests = Math.round(generateInvocations + items * (REQUESTS_PER_ITEM.lambda - 1 / MEASURED_GENERATE_BATCH - absent('lambda')));
+  const sqs = Math.round(items * (REQUESTS_PER_ITEM.sqs - absent('sqs') - (batch ? GENERATE_SQS_PER_ITEM : 0) + generateSqsAdjust));
   const writes = Math.round(items * REQUESTS_PER_ITEM.dynamoWrite);
   const reads = Math.round(items * (REQUESTS_PER_ITEM.dynamoRead - absent('dynamoRead')));
   // A batch job: its document, its input file and its output written; its document and output read back.

@@ -36,7 +36,7 @@ export const FUNCTION_MEMORY = {
     memoryMb: 512,
     peakMb: 99,
     why:
-      'waits on its model calls (3 s each, 5 a batch) nearly all its billed time, so its GB-seconds fall with its memory; its CPU (a batch of prompts, JSON, SigV4) is milliseconds. ' +
+      'waits on its model calls (3 s each, 12 a batch by default, up to 25: generate-mapping.ts; 100 MB peak measured at 12, 2026-12-07) nearly all its billed time, so its GB-seconds fall with its memory; its CPU (a batch of prompts, JSON, SigV4) is milliseconds. ' +
       'Not 256: the measured run is small (synthetic one-line tasks, the simulation’s provider), while a warm generate holds every task of each run it serves (tasks.jsonl, ' +
       'RunContextCache keeps one context per run) and loads the provider’s SDK lazily; a RoCode-sized snapshot (2,600 tasks of ~20 KB with their tests) and the Bedrock and ' +
       'SageMaker clients took the bundle to a 224 MB peak (review of 35g, 2026-12-06), at 256 MB’s edge with one run and over it with two',

@@ -7,8 +7,13 @@
  */
 import type { ProviderOptions } from '#providers/index.ts';
 
-/** Messages per generate invocation (the event source's batch size in infra/pipeline.ts). */
-export const GENERATE_BATCH_SIZE = 5;
+/**
+ * The most messages one generate invocation takes, each one model call made at once (the event
+ * source's batch in infra/pipeline.ts, generate-mapping.ts: 12 at the default settings, 25 from
+ * `generateMaxConcurrency` 10 up). The calls run side by side, so a batch's worst case is one
+ * call's ({@link worstCaseCallMs}) whatever its size.
+ */
+export const GENERATE_BATCH_SIZE = 25;
 /** The generate function's timeout (infra/queues.ts STAGE_TIMEOUTS.generate). */
 export const GENERATE_TIMEOUT_MS = 300_000;
 /** Left after the calls for post-processing, recording, sending to the executor. */

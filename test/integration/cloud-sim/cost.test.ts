@@ -49,7 +49,7 @@ describe('the requests a simulated run bills', () => {
     expect(requests.s3_get!.per_item).toBeGreaterThanOrEqual(1);
     // Each item is sent to generate and to its judge, received and deleted at least once on each.
     expect(requests.sqs!.per_item).toBeGreaterThanOrEqual(2);
-    // Lambda: every invocation of every function, which batch their items: generate 5 a call, the
+    // Lambda: every invocation of every function, which batch their items: generate 12 a call, the
     // judge 10 a batch, a runner record and its continuation several samples of one task — under
     // one per item, and more than generate's and the judge's shares alone.
     const invocations = Object.values(sim.detail.invocations as Record<string, number>).reduce((a, b) => a + b, 0);

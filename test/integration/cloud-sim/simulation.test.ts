@@ -180,7 +180,11 @@ describe('cloud-scale simulation', () => {
 
     expect(spread).toMatchObject({ completed: 1000, se: 0, missing: 0 });
     expect(single).toMatchObject({ completed: 1000, se: 0, missing: 0 });
-    expect((single.detail.peak_partition_wcu as { pk: string }).pk).toMatch(/^RUN#[^#]+$/);
+    // Since generate's batches of 25 at this setting (generate-mapping.ts), a batch's records land together and a
+    // records shard is the hottest partition in both runs (~300 write units a second of DynamoDB's 1,000, none throttled);
+    // the part counters are what the fix moves off the run's own partition.
+    expect((spread.detail.peak_partition_wcu as { pk: string; units: number }).units).toBeLessThan(1000);
+    expect(spread.detail.dynamo_throttles).toBe(0);
     expect(spread.detail.run_partition_peak_wcu as number).toBeLessThan((single.detail.run_partition_peak_wcu as number) / 4);
   }, 600_000);
 });

@@ -6,6 +6,7 @@ import { AWS_PRICES, DEFAULT_DEPLOYMENT, estimateCloudRun } from '#app/cloud/est
 import type { DryRunPlan } from '#app/shared/dry-run.ts';
 import { EXECUTOR_IMAGES } from '#core/languages/index.ts';
 import { BATCH_STAGE_MEMORY_MB, FUNCTION_MEMORY } from '#app/cloud/function-memory.ts';
+import { generateMapping } from '#app/cloud/generate-mapping.ts';
 
 const plan: DryRunPlan = {
   benchmark: 'rocode',
@@ -141,8 +142,11 @@ describe('estimateCloudRun of a --batch run', () => {
     const big = { ...priced, items: 10_000 };
     const asBatch = estimateCloudRun(big, null, undefined, DEFAULT_DEPLOYMENT, true).executor.lambda_gb_seconds;
     const onDemand = estimateCloudRun(big, null, undefined).executor.lambda_gb_seconds;
-    // Both bill aggregate alike; on demand, generate waits on the slowest of each batch's 5 calls; as a batch, 0.01 s an item of the batch stage.
-    const generate = (10_000 / 5) * DEFAULT_DEPLOYMENT.callSeconds * (0.5 + 5 / 6) * (FUNCTION_MEMORY.generate.memoryMb / 1024);
+    // Both bill aggregate alike; on demand, generate waits on the slowest of each batch's calls; as a batch, 0.01 s an item of the batch stage.
+    // The deployed mapping's batch (generate-mapping.ts: 12 at the default), the slowest of 12 uniform calls 0.5 + 12/13 of the mean.
+    const batch = generateMapping(DEFAULT_DEPLOYMENT.generateConcurrency).batchSize;
+    expect(batch).toBe(12);
+    const generate = (10_000 / batch) * DEFAULT_DEPLOYMENT.callSeconds * (0.5 + batch / (batch + 1)) * (FUNCTION_MEMORY.generate.memoryMb / 1024);
     expect(asBatch - onDemand).toBeCloseTo(10_000 * 0.01 * (BATCH_STAGE_MEMORY_MB / 1024) - generate, 0);
   });
 
