@@ -118,11 +118,12 @@ const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
  * simulation of the deployed stages counts (sim/cloud/request-bill.ts; `npm run bench cloud-scale
  * -- --items 10000 --detail`, `requests.<kind>.per_item`, Python, after issue 35's request cuts: the completion check once per
  * part, no second compaction of a stored part, generate's SendMessageBatch, a judge batch of 10
- * and several samples per runner invocation). The plan's,
+ * and several samples per runner invocation; after the session-15 merges: a judge batch's records in one
+ * transaction, status read once an invocation, generate at its default 2 × 12, 2026-12-07). The plan's,
  * generate's, the judge's and its continuation's, the runner's and aggregate's calls together;
  * test/integration/cloud-sim/estimate.test.ts fails when the stages' calls and these drift apart.
  */
-export const REQUESTS_PER_ITEM = { lambda: 1.0, sqs: 1.98, dynamoWrite: 9.15, dynamoRead: 1.15, s3Put: 1.0, s3Get: 3.03 } as const;
+export const REQUESTS_PER_ITEM = { lambda: 1.01, sqs: 2.0, dynamoWrite: 8.47, dynamoRead: 1.2, s3Put: 1.0, s3Get: 3.03 } as const;
 /**
  * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
  * continuation.ts judgeWork): the judge's first invocation (a tenth of an invocation: it takes 10
@@ -147,8 +148,8 @@ type ExecuteRequestKind = keyof typeof JUDGE_REQUESTS_PER_ITEM;
  * without the figure is counted at one sample an invocation, the most records.
  */
 const recordsPerItem = (language: string | null): number => 1 / (languageSpec(language ?? '')?.executor.samplesPerRunnerInvocation ?? 1);
-/** The runner records per item of the simulated run {@link REQUESTS_PER_ITEM} was measured on (10,000 RoCode items, 3,433 records). */
-const MEASURED_RECORDS_PER_ITEM = 0.34;
+/** The runner records per item of the simulated run {@link REQUESTS_PER_ITEM} was measured on (10,000 RoCode items, 3,867 records). */
+const MEASURED_RECORDS_PER_ITEM = 0.387;
 /** Each record: the runner's invocation, and the continuation it starts (its invocation; the answers queue's send by Lambda, receive and delete; its status read). */
 function recordShares(records: number): { continuation: Record<ExecuteRequestKind, number>; runner: Record<ExecuteRequestKind, number> } {
   return {
@@ -156,8 +157,8 @@ function recordShares(records: number): { continuation: Record<ExecuteRequestKin
     runner: { lambda: records, sqs: 0, dynamoRead: 0, s3Get: 0 },
   };
 }
-/** generate's batch when {@link REQUESTS_PER_ITEM} was measured (before generate-mapping.ts's larger batches). */
-const MEASURED_GENERATE_BATCH = 5;
+/** generate's batch when {@link REQUESTS_PER_ITEM} was measured (generate-mapping.ts at the default generateMaxConcurrency 5: 2 × 12). */
+const MEASURED_GENERATE_BATCH = 12;
 /**
  * generate's SQS requests per item that depend on its batch: one ReceiveMessage per invocation and,
  * for an executed item, one SendMessageBatch of at most 10 to its execute queue per invocation

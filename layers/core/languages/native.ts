@@ -17,6 +17,6 @@ export const NATIVE_SPEC: Omit<LanguageSpec, 'id' | 'aliases' | 'aliasPattern' |
   cleanCompletion: (code) => code,
   declarations: cDeclarations,
   keywords: C_KEYWORDS,
-  executor: { image: 'cpp', memoryMb: 1769, samplesPerRunnerInvocation: 2.89 }, // from measured peaks: layers/app/cloud/function-memory.ts RUNNER_MEMORY
-  // samples per invocation: `npm run bench cloud-scale -- --items 10000 --language cpp --detail`, 3,455 runner invocations (2026-12-07)
+  executor: { image: 'cpp', memoryMb: 1769, samplesPerRunnerInvocation: 2.59 }, // from measured peaks: layers/app/cloud/function-memory.ts RUNNER_MEMORY
+  // samples per invocation: `npm run bench cloud-scale -- --items 10000 --language cpp --detail` at generate's default batch of 12, 3,866 runner invocations (2026-12-07)
 };

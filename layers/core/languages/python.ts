@@ -22,6 +22,6 @@ export const pythonSpec: LanguageSpec = {
   cleanCompletion: (code) => code.replace(/(\ndef |\nclass |\nif __name__|\nprint\(|\n#)$/, ''),
   declarations: pythonDeclarations,
   keywords: PY_KEYWORDS,
-  executor: { image: 'python', memoryMb: 1769, samplesPerRunnerInvocation: 2.88 }, // from measured peaks: layers/app/cloud/function-memory.ts RUNNER_MEMORY
-  // samples per invocation: `npm run bench cloud-scale -- --items 10000 --language python --detail`, 3,470 runner invocations (2026-12-07)
+  executor: { image: 'python', memoryMb: 1769, samplesPerRunnerInvocation: 2.59 }, // from measured peaks: layers/app/cloud/function-memory.ts RUNNER_MEMORY
+  // samples per invocation: `npm run bench cloud-scale -- --items 10000 --language python --detail` at generate's default batch of 12, 3,867 runner invocations (2026-12-07)
 };
