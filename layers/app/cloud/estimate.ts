@@ -123,7 +123,7 @@ const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
  * generate's, the judge's and its continuation's, the runner's and aggregate's calls together;
  * test/integration/cloud-sim/estimate.test.ts fails when the stages' calls and these drift apart.
  */
-export const REQUESTS_PER_ITEM = { lambda: 1.01, sqs: 2.0, dynamoWrite: 8.47, dynamoRead: 1.2, s3Put: 1.0, s3Get: 3.03 } as const;
+export const REQUESTS_PER_ITEM = { lambda: 1.01, sqs: 2.09, dynamoWrite: 8.47, dynamoRead: 1.2, s3Put: 1.0, s3Get: 3.03 } as const;
 /**
  * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
  * continuation.ts judgeWork): the judge's first invocation (a tenth of an invocation: it takes 10

@@ -184,7 +184,9 @@ export class SimSqsQueue<T> {
         this.#hide({ ...m, id: `${this.name}-${this.#seq++}`, receives: 0, visibleAt: nowMs });
       }
     }
-    if (out.length > 0) this.requests.receive += 1;
+    // ReceiveMessage returns at most 10 messages (MaxNumberOfMessages 1–10, SQS API reference): a
+    // mapping's batch above 10 (generate's, generate-mapping.ts) takes one call per 10.
+    if (out.length > 0) this.requests.receive += Math.ceil(out.length / SQS_BATCH_MAX);
     return out;
   }
 

@@ -47,8 +47,11 @@ describe('the requests a simulated run bills', () => {
     // Every item's document is one S3 PUT (runs/<run>/items/…), read back when its part is compacted.
     expect(requests.s3_put!.per_item).toBeGreaterThanOrEqual(1);
     expect(requests.s3_get!.per_item).toBeGreaterThanOrEqual(1);
-    // Each item is sent to generate and to its judge, received and deleted at least once on each.
-    expect(requests.sqs!.per_item).toBeGreaterThanOrEqual(2);
+    // SQS: every queue's sends, receives, deletes and visibility changes, and Lambda's sends of the runners' records — no more, no fewer.
+    const byQueue = sim.detail.sqs_by_queue as Record<string, { send: number; receive: number; delete: number; changeVisibility: number }>;
+    const queueCalls = Object.values(byQueue).reduce((sum, q) => sum + q.send + q.receive + q.delete + q.changeVisibility, 0);
+    expect(requests.sqs!.count).toBe(queueCalls + (sim.detail.handoff as { records: number }).records);
+    expect(requests.sqs!.per_item).toBeGreaterThan(0.5);
     // Lambda: every invocation of every function, which batch their items: generate 12 a call, the
     // judge 10 a batch, a runner record and its continuation several samples of one task — under
     // one per item, and more than generate's and the judge's shares alone.
