@@ -5,7 +5,7 @@
 // not in both of its passes (stages.ts Delivery). Every item is still recorded exactly once,
 // when every batch is delivered twice at once and when an execute message of a recorded item
 // comes again as a first delivery (at-least-once delivery's second copy).
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunSummary } from '#core/ports.ts';
 import { keys } from '#core/run/keys.ts';
@@ -45,7 +45,7 @@ describe('reads per item of the generate and judge stages', () => {
     getText.mockRestore();
   }, 300_000);
 
-  it('records once an item whose execute message comes again as a first delivery after it was recorded', async () => {
+  it('records once an item whose execute message comes again after it was recorded; a redelivered copy invokes no runner', async () => {
     const runId = await apiClient(() => cloud).startRun({ ...SPEC, limit: 1, n: 1 });
     // Keep the execute message generate sends, to send it again once its item is recorded.
     const send = vi.spyOn(cloud.sqs, 'send');
@@ -66,6 +66,19 @@ describe('reads per item of the generate and judge stages', () => {
     const again = await drive(cloud, { judgeBatch: JUDGE_BATCH });
     expect(again.invocations.python).toBeGreaterThanOrEqual(2); // the copy's first pass and its runner's answer
     expect(again.failed.python).toBe(0);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ recorded: 1, verdicts: before.verdicts });
+    expect(await cloud.store.getText(key!)).toBe(document);
+
+    // A redelivered copy (ApproximateReceiveCount 2: a receive that was not deleted, as after a judge
+    // that timed out having handed off) looks its item up first: skipped without a runner invocation.
+    await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.queues.python.url, MessageBody: body }));
+    const seen = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.queues.python.url, VisibilityTimeout: 0, WaitTimeSeconds: 1 }));
+    expect(seen.Messages).toHaveLength(1);
+    const runnerInvocations = cloud.handoff!.runner.invocationTypes.length;
+    const redelivered = await drive(cloud, { judgeBatch: JUDGE_BATCH });
+    expect(redelivered.invocations.python).toBe(1);
+    expect(redelivered.failed.python).toBe(0);
+    expect(cloud.handoff!.runner.invocationTypes).toHaveLength(runnerInvocations);
     expect(await cloud.ledger.getRun(runId)).toMatchObject({ recorded: 1, verdicts: before.verdicts });
     expect(await cloud.store.getText(key!)).toBe(document);
   }, 300_000);
