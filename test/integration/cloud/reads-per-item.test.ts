@@ -9,7 +9,10 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunSummary } from '#core/ports.ts';
 import { keys } from '#core/run/keys.ts';
-import { apiClient, drive, startCloud, type Cloud } from './cloud-harness.ts';
+import { deliverSqsBatch } from '#aws/index.ts';
+import { FAKE_AWS } from '../../support/moto.ts';
+import { apiEvent } from './api-events.ts';
+import { apiClient, drainStage, drive, lambdaContext, startCloud, type Cloud } from './cloud-harness.ts';
 
 /** Two tasks, three samples each: 6 items, one generate batch of 5 and one of 1, the judge's 10 at once. */
 const SPEC = { benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2, n: 3 };
@@ -81,6 +84,32 @@ describe('reads per item of the generate and judge stages', () => {
     expect(cloud.handoff!.runner.invocationTypes).toHaveLength(runnerInvocations);
     expect(await cloud.ledger.getRun(runId)).toMatchObject({ recorded: 1, verdicts: before.verdicts });
     expect(await cloud.store.getText(key!)).toBe(document);
+  }, 300_000);
+
+  it('reads the status afresh in every invocation: a cancel between two invocations of the same warm handlers is seen', async () => {
+    const runId = await apiClient(() => cloud).startRun(SPEC);
+    await drainStage(cloud, 'plan');
+    const once = (stage: 'generate' | 'python', batchSize: number) =>
+      deliverSqsBatch({
+        client: cloud.sqs,
+        queueUrl: cloud.queues[stage].url,
+        region: FAKE_AWS.region,
+        handler: (event) => cloud.handlers[stage](event, lambdaContext(stage)),
+        batchSize,
+      });
+    // One generate invocation (5 items sent to the judge) and one judge invocation (1 item handed off):
+    // both handlers have read the run `running`.
+    expect((await once('generate', 5))?.failed).toEqual([]);
+    expect((await once('python', 1))?.failed).toEqual([]);
+    const runnerInvocations = cloud.handoff!.runner.invocationTypes.length;
+    expect(runnerInvocations).toBeGreaterThan(0);
+    await cloud.api(apiEvent('POST', `/runs/${runId}/cancel`), lambdaContext('api'));
+    await drive(cloud, { judgeBatch: JUDGE_BATCH });
+    // The same handler objects' next invocations skip the run: generate's last item, the judge's other
+    // four messages and the continuation of the runner's answer; nothing is recorded, no runner invoked.
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'cancelled', recorded: 0 });
+    expect(await cloud.store.list(keys.itemsPrefix(runId))).toEqual([]);
+    expect(cloud.handoff!.runner.invocationTypes).toHaveLength(runnerInvocations);
   }, 300_000);
 
   it('records each item once when every judge batch of 10 is delivered twice at once', async () => {
