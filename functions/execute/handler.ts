@@ -47,9 +47,8 @@ export function makeHandler(deps: ExecuteHandlerDeps): SqsHandler {
         }
       : parseGeneratedItem,
     handle: async (message, record) => {
-      // When the judge looks its item up (stages.ts Delivery): before recording only on a first delivery; a
-      // redelivery (more likely recorded already) looks first, sparing its sandbox run or runner invocation.
-      const delivery = { lookBeforeRecording: record.attributes.ApproximateReceiveCount === '1' };
+      // When the judge looks its item up (stages.ts Delivery): before recording only, with the hand-off or on a first delivery.
+      const delivery = { lookBeforeRecording: handoff !== undefined || record.attributes.ApproximateReceiveCount === '1' };
       if (handoff) return judgeWork(depsNow(), handoff, message, batches.getStore(), alone, delivery);
       const outcome = await executeWork(depsNow(), message as GeneratedMessage, delivery);
       await deps.afterItem?.(); // discards this environment if the program left anything behind

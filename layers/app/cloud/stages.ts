@@ -164,14 +164,17 @@ export async function routeGenerated(deps: GenerateDeps, ctx: RunContext, genera
 
 /**
  * When the judge looks its item up (is it recorded already?). `lookBeforeRecording`: once, right
- * before recording, instead of before its sandbox run — on a first delivery (ApproximateReceiveCount
- * 1) only. A judge that hands off to its runner looked the item up in both of its passes (issue 35:
- * one S3 GET an item saved): its first pass ends by handing off, and its message is then deleted, or
- * fails having recorded nothing, so the lookup that keeps the item recorded once is the one before
- * recording (in its continuation). A first delivery is recorded already only when it is a second
- * copy (at-least-once delivery, a redelivered generate), whose program then runs (a synchronous
- * judge's sandbox, or a runner invocation) and is not recorded. A redelivery, more often recorded
- * already (a judge that timed out after handing off), looks first, as before.
+ * before recording, instead of before its sandbox run. A judge that hands off to its runner
+ * looked the item up in both of its passes (issue 35: one S3 GET an item saved): its first pass
+ * ends by handing off, and its message is then deleted, or fails having recorded nothing, so the
+ * lookup that keeps the item recorded once is the one before recording (in its continuation). A
+ * synchronous judge's first delivery (ApproximateReceiveCount 1) looks late too: it is recorded
+ * already only when it is a second copy (at-least-once delivery, a redelivered generate), whose
+ * program then runs and is not recorded. With the hand-off a redelivery looks late too, so a
+ * recorded item's redelivered message invokes its runner again (its continuation looks before
+ * recording: never a second record). Looking first on a redelivery cost more than it saved: a
+ * throttled or failed invoke returns the mapping's messages, so most execute messages were
+ * received more than once in the simulation (item GETs back to 4.0 an item from 3.0).
  */
 export interface Delivery {
   lookBeforeRecording?: boolean;
