@@ -184,7 +184,11 @@ export async function routeGenerated(deps: GenerateDeps, ctx: RunContext, genera
  * lookup that keeps the item recorded once is the one before recording (in its continuation). A
  * synchronous judge's first delivery (ApproximateReceiveCount 1) looks late too: it is recorded
  * already only when it is a second copy (at-least-once delivery, a redelivered generate), whose
- * program then runs and is not recorded.
+ * program then runs and is not recorded. With the hand-off a redelivery looks late too, so a
+ * recorded item's redelivered message invokes its runner again (its continuation looks before
+ * recording: never a second record). Looking first on a redelivery cost more than it saved: a
+ * throttled or failed invoke returns the mapping's messages, so most execute messages were
+ * received more than once in the simulation (item GETs back to 4.0 an item from 3.0).
  */
 export interface Delivery {
   lookBeforeRecording?: boolean;

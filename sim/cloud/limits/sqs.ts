@@ -216,7 +216,7 @@ export class SimSqsQueue<T> {
    * DeleteMessageBatch: up to 10 messages a request, billed as one ("Amazon SQS batch actions",
    * SQS developer guide: batch actions "manipulate up to 10 messages with a single action", to
    * reduce costs; https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-batch-api-actions.html).
-   * A Lambda event source mapping deletes a batch's processed messages so (sim-lambda.ts).
+   * A Lambda event source mapping is assumed to delete a batch's processed messages so (AWS does not say; sim-lambda.ts gives the evidence).
    */
   deleteBatch(messages: readonly SqsMessage<T>[]): void {
     this.requests.delete += Math.ceil(messages.length / SQS_BATCH_MAX);

@@ -90,8 +90,8 @@ describe('the requests a simulated run bills', () => {
     const byQueue = sim.detail.sqs_by_queue as Record<string, { send: number; receive: number; delete: number }>;
     const gets = sim.detail.s3_get_by_prefix as Record<string, number>;
     expect(sim.completed).toBe(1000);
-    // An event source mapping deletes what a batch processed in one DeleteMessageBatch (SQS bills it as
-    // one request): never more deletes than receives on any queue. Billed per message, generate's
+    // The simulation assumes (sim-lambda.ts: AWS does not say; LocalStack's emulation does so) an event source
+    // mapping deletes what a batch processed in one DeleteMessageBatch (SQS bills it as one request): never more deletes than receives on any queue. Billed per message, generate's
     // queue alone had 5 deletes per receive (its batch of 5) and SQS was 3.7 requests per item.
     for (const [name, queue] of Object.entries(byQueue)) expect(queue.delete, name).toBeLessThanOrEqual(queue.receive);
     expect(requests.sqs!.per_item).toBeLessThan(2.5);

@@ -5,11 +5,14 @@
 // not in both of its passes (stages.ts Delivery). Every item is still recorded exactly once,
 // when every batch is delivered twice at once and when an execute message of a recorded item
 // comes again as a first delivery (at-least-once delivery's second copy).
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunSummary } from '#core/ports.ts';
 import { keys } from '#core/run/keys.ts';
-import { apiClient, drive, startCloud, type Cloud } from './cloud-harness.ts';
+import { deliverSqsBatch } from '#aws/index.ts';
+import { FAKE_AWS } from '../../support/moto.ts';
+import { apiEvent } from './api-events.ts';
+import { apiClient, drainStage, drive, lambdaContext, startCloud, type Cloud } from './cloud-harness.ts';
 
 /** Two tasks, three samples each: 6 items, one generate batch of 5 and one of 1, the judge's 10 at once. */
 const SPEC = { benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2, n: 3 };
@@ -45,7 +48,7 @@ describe('reads per item of the generate and judge stages', () => {
     getText.mockRestore();
   }, 300_000);
 
-  it('records once an item whose execute message comes again as a first delivery after it was recorded', async () => {
+  it('records once an item whose execute message comes again after it was recorded, as a first delivery or a redelivery', async () => {
     const runId = await apiClient(() => cloud).startRun({ ...SPEC, limit: 1, n: 1 });
     // Keep the execute message generate sends, to send it again once its item is recorded.
     const send = vi.spyOn(cloud.sqs, 'send');
@@ -68,6 +71,45 @@ describe('reads per item of the generate and judge stages', () => {
     expect(again.failed.python).toBe(0);
     expect(await cloud.ledger.getRun(runId)).toMatchObject({ recorded: 1, verdicts: before.verdicts });
     expect(await cloud.store.getText(key!)).toBe(document);
+
+    // A redelivered copy (ApproximateReceiveCount 2: a receive that was not deleted) looks late too with
+    // the hand-off: its runner is invoked again (looking first on every redelivery cost more GETs than
+    // it saved, stages.ts Delivery), and its continuation, looking before recording, records nothing.
+    await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.queues.python.url, MessageBody: body }));
+    const seen = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.queues.python.url, VisibilityTimeout: 0, WaitTimeSeconds: 1 }));
+    expect(seen.Messages).toHaveLength(1);
+    const runnerInvocations = cloud.handoff!.runner.invocationTypes.length;
+    const redelivered = await drive(cloud, { judgeBatch: JUDGE_BATCH });
+    expect(redelivered.failed.python).toBe(0);
+    expect(cloud.handoff!.runner.invocationTypes).toHaveLength(runnerInvocations + 1);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ recorded: 1, verdicts: before.verdicts });
+    expect(await cloud.store.getText(key!)).toBe(document);
+  }, 300_000);
+
+  it('reads the status afresh in every invocation: a cancel between two invocations of the same warm handlers is seen', async () => {
+    const runId = await apiClient(() => cloud).startRun(SPEC);
+    await drainStage(cloud, 'plan');
+    const once = (stage: 'generate' | 'python', batchSize: number) =>
+      deliverSqsBatch({
+        client: cloud.sqs,
+        queueUrl: cloud.queues[stage].url,
+        region: FAKE_AWS.region,
+        handler: (event) => cloud.handlers[stage](event, lambdaContext(stage)),
+        batchSize,
+      });
+    // One generate invocation (5 items sent to the judge) and one judge invocation (1 item handed off):
+    // both handlers have read the run `running`.
+    expect((await once('generate', 5))?.failed).toEqual([]);
+    expect((await once('python', 1))?.failed).toEqual([]);
+    const runnerInvocations = cloud.handoff!.runner.invocationTypes.length;
+    expect(runnerInvocations).toBeGreaterThan(0);
+    await cloud.api(apiEvent('POST', `/runs/${runId}/cancel`), lambdaContext('api'));
+    await drive(cloud, { judgeBatch: JUDGE_BATCH });
+    // The same handler objects' next invocations skip the run: generate's last item, the judge's other
+    // four messages and the continuation of the runner's answer; nothing is recorded, no runner invoked.
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'cancelled', recorded: 0 });
+    expect(await cloud.store.list(keys.itemsPrefix(runId))).toEqual([]);
+    expect(cloud.handoff!.runner.invocationTypes).toHaveLength(runnerInvocations);
   }, 300_000);
 
   it('records each item once when every judge batch of 10 is delivered twice at once', async () => {
