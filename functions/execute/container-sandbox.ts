@@ -7,7 +7,7 @@
  * container is discarded (the process exits: Lambda then starts a fresh environment, ECS a
  * fresh task) — the item's record is already stored, so its redelivery is a no-op.
  */
-import { cp, mkdir, readdir, rm } from 'node:fs/promises';
+import { chmod, cp, lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,8 +87,17 @@ export class ContainerSandbox {
     if (!this.executor || !this.watch) return { clean: true, survivors: [], changes: [] };
     const executor = await this.executor;
     const { runningAsRoot } = await import('#sandbox/isolation.ts');
-    if (!runningAsRoot()) await emptyDir(join(executor.cacheDir, 'builds'));
-    const report = this.watch.check();
+    let emptied: string | undefined;
+    if (!runningAsRoot()) {
+      try {
+        await emptyDir(join(executor.cacheDir, 'builds'));
+      } catch (error) {
+        // Whatever could not be removed stays for the next item: the builds are outside the watch, so this is the check.
+        emptied = `the builds could not be emptied: ${(error as Error).message}`;
+      }
+    }
+    const watched = this.watch.check();
+    const report = emptied === undefined ? watched : { ...watched, clean: false, changes: [emptied, ...watched.changes] };
     if (!report.clean) {
       this.options.log?.('sandbox left something behind: discarding this container', { survivors: report.survivors, changes: report.changes.slice(0, 20) });
       for (const { pid } of report.survivors) {
@@ -112,12 +121,17 @@ export class ContainerSandbox {
  * PermissionError answered as RE).
  */
 async function emptyDir(dir: string): Promise<void> {
-  let entries: string[];
   try {
-    entries = await readdir(dir);
-  } catch {
-    return; // not made yet
+    // Put back by a program of this uid (a link to a folder of its choosing): not ours to empty.
+    if (!(await lstat(dir)).isDirectory()) throw new Error(`${dir} is no longer a directory`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // not made yet
+    throw error;
   }
+  // A program of this uid may have changed the directory's mode (0300: not listable, so a
+  // failed readdir would keep what it planted; 0500: nothing removable): ours again first.
+  await chmod(dir, 0o755);
+  const entries = await readdir(dir);
   await Promise.all(entries.map((entry) => rm(join(dir, entry), { recursive: true, force: true })));
 }
 

@@ -195,6 +195,70 @@ describe('the hostile suite as the execute Lambda runs it', () => {
     expect(readFileSync(join(home, '.aws', 'credentials'), 'utf8')).toContain(canary); // untouched
   }, 600_000);
 
+  it('empties the builds a program planted in and locked (chmod 0300) on a kernel without Landlock: the next sample does not find it', async () => {
+    // The builds are outside the after-item watch (container-sandbox.ts): emptying them is the check.
+    // A program of the Lambda user can chmod the directory it cannot otherwise protect; a build
+    // left there under a predicted key would be taken from the cache by a later sample.
+    const builds = join(dirs.root, 'tmp-planted', 'polyeval-cache', 'builds');
+    const plant = [
+      'import os',
+      `b = ${JSON.stringify(builds)}`,
+      "os.makedirs(os.path.join(b, 'pe_planted'), exist_ok=True)",
+      "open(os.path.join(b, 'pe_planted', 'meta.json'), 'w').write('{}')",
+      'os.chmod(b, 0o300)',
+      'a, c = map(int, input().split())',
+      'print(a + c)',
+      '',
+    ].join('\n');
+    // The next sample answers right only when it finds no plant (the files the harness's next build lies beside).
+    const sum = [
+      'import os',
+      `planted = os.path.exists(${JSON.stringify(join(builds, 'pe_planted'))})`,
+      'a, b = map(int, input().split())',
+      'print(-1 if planted else a + b)',
+      '',
+    ].join('\n');
+    const result = await invoke(
+      'planted',
+      [
+        { id: 'plant', job: { scorer: 'io-tests', task: sumTask(), language: 'python', code: plant } },
+        { id: 'next', job: { scorer: 'io-tests', task: sumTask(), language: 'python', code: sum } },
+      ],
+      { POLYEVAL_CONFINE: 'seccomp' },
+    );
+    expect(result.code, result.raw.slice(-2000)).toBe(0);
+    expect(result.lines.find((l) => l.id === 'plant' && l.outcome)?.outcome?.verdict).toBe('OK'); // the plant happened
+    expect(result.lines.find((l) => l.id === 'plant' && l.check)?.check?.clean).toBe(true);
+    expect(result.lines.find((l) => l.id === 'next' && l.outcome)?.outcome?.verdict).toBe('OK');
+  }, 600_000);
+
+  it('discards the container when a program leaves in the builds what cannot be removed (a read-only folder with a file in it)', async () => {
+    const builds = join(dirs.root, 'tmp-lockedplant', 'polyeval-cache', 'builds');
+    const plant = [
+      'import os',
+      `d = os.path.join(${JSON.stringify(builds)}, 'pe_planted')`,
+      'os.makedirs(d, exist_ok=True)',
+      "open(os.path.join(d, 'meta.json'), 'w').write('{}')",
+      'os.chmod(d, 0o500)',
+      'a, c = map(int, input().split())',
+      'print(a + c)',
+      '',
+    ].join('\n');
+    const sum = 'a, b = map(int, input().split())\nprint(a + b)\n';
+    const result = await invoke(
+      'lockedplant',
+      [
+        { id: 'plant', job: { scorer: 'io-tests', task: sumTask(), language: 'python', code: plant } },
+        { id: 'next', job: { scorer: 'io-tests', task: sumTask(), language: 'python', code: sum } },
+      ],
+      { POLYEVAL_CONFINE: 'seccomp' },
+    );
+    expect(result.lines.find((l) => l.id === 'plant' && l.outcome)?.outcome?.verdict).toBe('OK');
+    expect(result.lines.find((l) => l.discarded)?.report?.changes.join('\n')).toContain('the builds could not be emptied');
+    expect(result.code).toBe(70);
+    expect(result.lines.some((l) => l.id === 'next')).toBe(false);
+  }, 600_000);
+
   it.each([
     ['a readable (dumpable) node without Landlock', process.execPath, { POLYEVAL_CONFINE: 'seccomp' }, /credentials/u],
     ['no seccomp filter', join(dirs.root, 'node'), { POLYEVAL_CONFINE: 'none' }, /credentials and network/u],
