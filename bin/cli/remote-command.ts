@@ -10,6 +10,7 @@ import { BENCHMARKS, findBenchmark } from '#core/benchmarks/index.ts';
 import { scorerByKind } from '#core/scorers/index.ts';
 import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment, type ModeEstimate } from '#app/cloud/estimate.ts';
 import { dryRun } from '#app/shared/dry-run.ts';
+import { generateMapping } from '#app/cloud/generate-mapping.ts';
 import { providerUsages } from '#app/shared/create-provider.ts';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { intOption, numberOption } from './options.ts';
@@ -195,7 +196,9 @@ function batchModelCost(e: CloudEstimate, batch: boolean): string {
 /** Each mode's total and wall time, this run's first. */
 function modesLine(e: CloudEstimate, deployment: Deployment): string {
   const usd = (m: ModeEstimate): string => (m.total_usd === null ? 'unknown (model price unknown)' : `≈ $${m.total_usd.toFixed(4)}`);
-  const onDemand = `on demand: total ${usd(e.modes.on_demand)} · wall time ≈ ${Math.ceil(e.modes.on_demand.wall_time_seconds / 60)} min at ${deployment.generateConcurrency} generate × 5, ${deployment.executorConcurrency} executors`;
+  // generate as infra/pipeline.ts deploys it for this setting: its invocations at once × each one's batch (generate-mapping.ts).
+  const generate = generateMapping(deployment.generateConcurrency);
+  const onDemand = `on demand: total ${usd(e.modes.on_demand)} · wall time ≈ ${Math.ceil(e.modes.on_demand.wall_time_seconds / 60)} min at ${generate.maxConcurrency} generate × ${generate.batchSize} (generateMaxConcurrency ${deployment.generateConcurrency}), ${deployment.executorConcurrency} executors`;
   const batch = e.modes.batch
     ? `as a batch: total ${usd(e.modes.batch)} · wall time ≤ ${e.modes.batch.wall_time_seconds / 3600} h (the provider's batch window; most jobs end sooner)`
     : 'as a batch: no batch API for this provider';

@@ -142,7 +142,7 @@ export class SimLambda {
     // An invoke that failed (Inactive, Pending, throttled) stops this poll; the pollers poll again soon.
     let failedInvoke = false;
     while (m.inFlight < esmAllowedBatches(now - m.busySince, m.maxConcurrency)) {
-      const received = m.queue.receive(m.batchSize, now);
+      const received = gatherBatch(m.queue, m.batchSize, now);
       if (received.length === 0) break;
       const batch = received.filter((message) => {
         if (this.recursionLimit === undefined || recursionAllows((message.chain[m.fn.name] ?? 0) + 1, this.recursionLimit)) return true;
@@ -393,4 +393,22 @@ function lambdaContext(fn: FunctionSpec): Context {
     fail: () => undefined,
     succeed: () => undefined,
   };
+}
+
+/**
+ * SQS's ReceiveMessage returns at most 10 messages ("MaxNumberOfMessages … Valid values: 1 to
+ * 10", Amazon SQS API Reference, ReceiveMessage): a mapping's poller gathers a batch above 10
+ * (generate's, generate-mapping.ts) from several receives, each a billed request.
+ */
+export const SQS_RECEIVE_MAX = 10;
+
+/** Up to `batchSize` visible messages of `queue`, received {@link SQS_RECEIVE_MAX} at most at a time. */
+function gatherBatch(queue: SimSqsQueue<unknown>, batchSize: number, now: number): SqsMessage<unknown>[] {
+  const batch: SqsMessage<unknown>[] = [];
+  while (batch.length < batchSize) {
+    const received = queue.receive(Math.min(SQS_RECEIVE_MAX, batchSize - batch.length), now);
+    if (received.length === 0) break;
+    batch.push(...received);
+  }
+  return batch;
 }

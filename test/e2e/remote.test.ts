@@ -282,6 +282,10 @@ describe('polyeval remote', () => {
     );
     expect(text.stdout).toMatch(/Lambda GB-s/);
     expect(text.stdout).toMatch(/wall time ≈ \d+ min/);
+    // The generate stage as the default deployment synthesizes it (generate-mapping.ts; test/infra/generate-mapping.test.ts).
+    expect(text.stdout).toMatch(/at 2 generate × 12 \(generateMaxConcurrency 5\)/);
+    const wide = await runCli([...args.filter((a) => a !== '--json'), '--generate-concurrency', '300'], { env });
+    expect(wide.stdout).toMatch(/at 60 generate × 25 \(generateMaxConcurrency 300\)/);
   }, 240_000);
 
   it("downloads a run's report through its presigned S3 link to ./<run-id>.html, or to -o, and opens it with --open", async () => {

@@ -160,11 +160,11 @@ function recordShares(records: number): { continuation: Record<ExecuteRequestKin
 /** generate's batch when {@link REQUESTS_PER_ITEM} was measured (generate-mapping.ts at the default generateMaxConcurrency 5: 2 × 12). */
 const MEASURED_GENERATE_BATCH = 12;
 /**
- * generate's SQS requests per item that depend on its batch: one ReceiveMessage per invocation and,
- * for an executed item, one SendMessageBatch of at most 10 to its execute queue per invocation
- * (send-gate.ts).
+ * generate's SQS requests per item that depend on its batch: its invocation's ReceiveMessage calls
+ * (at most 10 messages each, so a batch of 12 takes 2) and, for an executed item, its SendMessageBatch
+ * calls of at most 10 to its execute queue (send-gate.ts): as many of each.
  */
-const generateSqsPerItem = (batchSize: number, executed: boolean): number => 1 / batchSize + (executed ? 1 / Math.min(batchSize, BATCH_MAX_ENTRIES) : 0);
+const generateSqsPerItem = (batchSize: number, executed: boolean): number => (Math.ceil(batchSize / BATCH_MAX_ENTRIES) / batchSize) * (executed ? 2 : 1);
 /** What a batch run does not make per item: generate's queue (send, receive, delete); the batch stage reads results instead. */
 const GENERATE_SQS_PER_ITEM = 3;
 /** Seconds of the batch stage per item: reading its result and routing it (assumed; no model call waits). */

@@ -60,7 +60,16 @@ export function quotaBackoffSeconds(receiveCount: number, random: () => number =
   return Math.min(SQS_MAX_VISIBILITY_S, Math.round(base * (0.8 + 0.4 * random())));
 }
 
-/** The longest one call can take: every attempt hits the timeout, every wait the larger cap. */
+/**
+ * The most a Retry-After wait adds on top of its capped value: the call policy waits the capped
+ * Retry-After plus up to half of it again in jitter (layers/providers/call-policy.ts backoffMs).
+ */
+export const RETRY_AFTER_JITTER = 1.5;
+
+/**
+ * The longest one call can take: every attempt hits the timeout, every wait the longer of the
+ * full-jitter cap and a capped Retry-After with its jitter (a 429 answered at the timeout).
+ */
 export function worstCaseCallMs(options: Required<Pick<ProviderOptions, 'timeoutMs' | 'maxRetries' | 'retryMaxDelayMs' | 'retryAfterCapMs'>>): number {
-  return (options.maxRetries + 1) * options.timeoutMs + options.maxRetries * Math.max(options.retryMaxDelayMs, options.retryAfterCapMs);
+  return (options.maxRetries + 1) * options.timeoutMs + options.maxRetries * Math.max(options.retryMaxDelayMs, RETRY_AFTER_JITTER * options.retryAfterCapMs);
 }

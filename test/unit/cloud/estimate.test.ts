@@ -45,6 +45,7 @@ describe('estimateCloudRun with judge and runner', () => {
     // Per item: the execute queue's send, receive and delete (each batched), the answers queue's
     // send, receive and delete a record (0.39 of one); the run's status read once per judge
     // invocation (status-once.ts); one GET of the item's record, before recording (stages.ts Delivery).
+    // The execute queue's sends: 2 SendMessageBatch calls of at most 10 for generate's batch of 12 (2/12 an item, not 1/10).
     expect(executed.sqs - none.sqs).toBe(159);
     expect(executed.dynamodb_units - none.dynamodb_units).toBe(51);
     expect(executed.s3 - none.s3).toBe(100);

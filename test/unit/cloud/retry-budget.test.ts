@@ -12,6 +12,9 @@ import {
   SQS_MAX_VISIBILITY_S,
   worstCaseCallMs,
 } from '#app/cloud/retry-budget.ts';
+import { CallPolicy } from '#providers/call-policy.ts';
+import { ProviderCallError } from '#providers/failures.ts';
+import { resolveOptions } from '#providers/options.ts';
 import { STAGE_TIMEOUTS } from '../../../infra/queues.ts';
 
 describe('the generate retry budget', () => {
@@ -23,6 +26,26 @@ describe('the generate retry budget', () => {
     expect(worstCaseCallMs(GENERATE_PROVIDER_OPTIONS) + RECORD_HEADROOM_MS).toBeLessThanOrEqual(GENERATE_TIMEOUT_MS);
     // Every message of a batch calls at once: none waits for another's slot.
     expect(GENERATE_PROVIDER_OPTIONS.concurrency).toBeGreaterThanOrEqual(GENERATE_BATCH_SIZE);
+  });
+
+  it('bounds what the real call policy takes: every attempt answered 429 at its timeout with a long Retry-After, the jitter at its top', async () => {
+    let clock = 0;
+    const options = resolveOptions({
+      ...GENERATE_PROVIDER_OPTIONS,
+      random: () => 0.999999,
+      now: () => clock,
+      sleep: (ms) => ((clock += ms), Promise.resolve()),
+    });
+    const policy = new CallPolicy(options, (err) => err as ProviderCallError);
+    const attempt = (): Promise<never> => {
+      clock += GENERATE_PROVIDER_OPTIONS.timeoutMs;
+      return Promise.reject(new ProviderCallError('ThrottlingException', { retryable: true, throttled: true, status: 429, retryAfterMs: 600_000 }));
+    };
+    await expect(policy.call(attempt)).rejects.toThrow(/ThrottlingException/);
+    // Three attempts of 60 s and two Retry-After waits of 20 s capped plus half again in jitter.
+    expect(clock).toBeGreaterThan(239_000);
+    expect(clock).toBeLessThanOrEqual(worstCaseCallMs(GENERATE_PROVIDER_OPTIONS));
+    expect(worstCaseCallMs(GENERATE_PROVIDER_OPTIONS) + RECORD_HEADROOM_MS).toBeLessThanOrEqual(GENERATE_TIMEOUT_MS);
   });
 
   it('would not with the local defaults (why the cloud sets its own)', () => {
