@@ -13,6 +13,8 @@ import {
   ACCOUNT_CONCURRENCY,
   ConcurrencyBudgetError,
   concurrencyBudget,
+  MAPPING_MAX_CONCURRENCY,
+  MAPPING_MIN_CONCURRENCY,
   RUNNER_RESERVED_CONCURRENCY,
   type ConcurrencyBudget,
   type ConcurrencySettings,
@@ -182,7 +184,7 @@ const ContextSchema = z.object({
   architecture: z
     .enum(['arm64', 'x86_64'], { error: (issue) => `expected "arm64" or "x86_64", got ${JSON.stringify(issue.input)}` })
     .default(DEFAULTS.architecture),
-  generateMaxConcurrency: integer(2, 1000).default(DEFAULTS.generateMaxConcurrency),
+  generateMaxConcurrency: integer(MAPPING_MIN_CONCURRENCY, MAPPING_MAX_CONCURRENCY).default(DEFAULTS.generateMaxConcurrency),
   benchmarks: stringList.optional(),
   alarmEmail: z
     .string({ error: (issue) => `expected one e-mail address, got ${JSON.stringify(issue.input)}` })

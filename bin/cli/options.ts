@@ -10,9 +10,10 @@ function invalid(flag: string, reason: string): InputError {
   return new InputError(reason, { field: flag });
 }
 
-export function intOption(flag: string, min: number) {
+export function intOption(flag: string, min: number, max?: number) {
   return (value: string): number => {
     const n = Number(value);
+    if (max !== undefined && (!Number.isInteger(n) || n < min || n > max)) throw invalid(flag, `must be an integer from ${min} to ${max}`);
     if (!Number.isInteger(n) || n < min) throw invalid(flag, `must be an integer ≥ ${min}`);
     return n;
   };

@@ -11,6 +11,7 @@ import { scorerByKind } from '#core/scorers/index.ts';
 import { DEFAULT_DEPLOYMENT, estimateCloudRun, executorTiming, type CloudEstimate, type Deployment, type ModeEstimate } from '#app/cloud/estimate.ts';
 import { dryRun } from '#app/shared/dry-run.ts';
 import { generateMapping } from '#app/cloud/generate-mapping.ts';
+import { MAPPING_MAX_CONCURRENCY, MAPPING_MIN_CONCURRENCY } from '#app/cloud/concurrency-budget.ts';
 import { providerUsages } from '#app/shared/create-provider.ts';
 import { openHome, packageRoot } from '#app/local/home.ts';
 import { intOption, numberOption } from './options.ts';
@@ -72,8 +73,9 @@ function runCommand(): Command {
     .option('--dry-run', 'print items, tokens, model, executor and request costs and the expected wall time; start nothing')
     .option(
       '--generate-concurrency <n>',
-      'dry run: deployed generate concurrency (cdk context generateMaxConcurrency)',
-      intOption('--generate-concurrency', 1),
+      'dry run: deployed generate concurrency (cdk context generateMaxConcurrency, 2 to 1000 as deploy takes it)',
+      // The range deploy takes (infra/config.ts): a mapping's MaximumConcurrency, 2 to 1,000.
+      intOption('--generate-concurrency', MAPPING_MIN_CONCURRENCY, MAPPING_MAX_CONCURRENCY),
       DEFAULT_DEPLOYMENT.generateConcurrency,
     )
     .option(

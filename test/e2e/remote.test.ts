@@ -286,6 +286,12 @@ describe('polyeval remote', () => {
     expect(text.stdout).toMatch(/at 2 generate × 12 \(generateMaxConcurrency 5\)/);
     const wide = await runCli([...args.filter((a) => a !== '--json'), '--generate-concurrency', '300'], { env });
     expect(wide.stdout).toMatch(/at 60 generate × 25 \(generateMaxConcurrency 300\)/);
+    // A setting deploy would refuse (a mapping's MaximumConcurrency is 2 to 1,000) is refused here too, naming the flag.
+    for (const bad of ['1', '1001']) {
+      const refused = await runCli([...args.filter((a) => a !== '--json'), '--generate-concurrency', bad], { env });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/--generate-concurrency.*must be an integer from 2 to 1000/);
+    }
   }, 240_000);
 
   it("downloads a run's report through its presigned S3 link to ./<run-id>.html, or to -o, and opens it with --open", async () => {
