@@ -12,7 +12,7 @@ import { ESM_RETRY_AFTER_ERROR_MS, esmAllowedBatches } from './limits/esm-scalin
 import { FunctionStates, notActiveError } from './limits/function-state.ts';
 import { ASYNC_PAYLOAD_BYTES, checkInvokePayload, invokeResponse } from './limits/payload.ts';
 import { recursionAllows } from './limits/recursion.ts';
-import { checkMessageSize, SimSqsQueue, type SqsMessage } from './limits/sqs.ts';
+import { checkMessageSize, SimSqsQueue, SQS_BATCH_MAX, type SqsMessage } from './limits/sqs.ts';
 import { applyTimeout } from './limits/timeout.ts';
 import type { Invocation, VirtualTime } from './virtual-time.ts';
 
@@ -396,17 +396,13 @@ function lambdaContext(fn: FunctionSpec): Context {
 }
 
 /**
- * SQS's ReceiveMessage returns at most 10 messages ("MaxNumberOfMessages … Valid values: 1 to
- * 10", Amazon SQS API Reference, ReceiveMessage): a mapping's poller gathers a batch above 10
- * (generate's, generate-mapping.ts) from several receives, each a billed request.
+ * Up to `batchSize` visible messages of `queue`, received {@link SQS_BATCH_MAX} at most at a time:
+ * a mapping's poller gathers a batch above 10 (generate's, generate-mapping.ts) from several receives.
  */
-export const SQS_RECEIVE_MAX = 10;
-
-/** Up to `batchSize` visible messages of `queue`, received {@link SQS_RECEIVE_MAX} at most at a time. */
 function gatherBatch(queue: SimSqsQueue<unknown>, batchSize: number, now: number): SqsMessage<unknown>[] {
   const batch: SqsMessage<unknown>[] = [];
   while (batch.length < batchSize) {
-    const received = queue.receive(Math.min(SQS_RECEIVE_MAX, batchSize - batch.length), now);
+    const received = queue.receive(Math.min(SQS_BATCH_MAX, batchSize - batch.length), now);
     if (received.length === 0) break;
     batch.push(...received);
   }

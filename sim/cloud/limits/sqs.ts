@@ -154,6 +154,10 @@ export class SimSqsQueue<T> {
 
   /** Receives up to `max` visible messages (none while 120,000 are in flight); each is invisible until it is deleted or released. */
   receive(max: number, nowMs: number): SqsMessage<T>[] {
+    // One ReceiveMessage returns at most 10 (MaxNumberOfMessages 1–10, SQS API reference): a
+    // mapping's larger batch gathers several (sim-lambda.ts gatherBatch), each a billed request.
+    if (!Number.isInteger(max) || max < 1 || max > SQS_BATCH_MAX)
+      throw Object.assign(new Error(`MaxNumberOfMessages ${max} is outside 1 to ${SQS_BATCH_MAX}`), { name: 'InvalidParameterValue' });
     this.#reveal(nowMs);
     const room = Math.min(max, SQS_MAX_IN_FLIGHT - this.#inFlight.size);
     const out: SqsMessage<T>[] = [];
@@ -184,9 +188,7 @@ export class SimSqsQueue<T> {
         this.#hide({ ...m, id: `${this.name}-${this.#seq++}`, receives: 0, visibleAt: nowMs });
       }
     }
-    // ReceiveMessage returns at most 10 messages (MaxNumberOfMessages 1–10, SQS API reference): a
-    // mapping's batch above 10 (generate's, generate-mapping.ts) takes one call per 10.
-    if (out.length > 0) this.requests.receive += Math.ceil(out.length / SQS_BATCH_MAX);
+    if (out.length > 0) this.requests.receive += 1;
     return out;
   }
 

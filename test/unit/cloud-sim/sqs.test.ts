@@ -32,7 +32,8 @@ describe('SQS standard queue', () => {
   it('hands out nothing more while 120,000 messages are in flight, and again once one is deleted or its visibility expires', () => {
     const queue = new SimSqsQueue<number>('q', 1_000, 5);
     for (let i = 0; i < SQS_MAX_IN_FLIGHT + 2; i++) queue.send(i, 1, 0, {});
-    const taken = queue.receive(SQS_MAX_IN_FLIGHT + 2, 0);
+    // Ten at a time, ReceiveMessage's most.
+    const taken = Array.from({ length: SQS_MAX_IN_FLIGHT / 10 }, () => queue.receive(10, 0)).flat();
     expect(taken).toHaveLength(SQS_MAX_IN_FLIGHT);
     expect(queue.inFlight).toBe(SQS_MAX_IN_FLIGHT);
     // A long poll at the limit returns no message and no error.
@@ -149,5 +150,13 @@ describe('SQS requests billed (issue 35: the simulation prices each request it m
     await sender.send(Array.from({ length: 25 }, (_, i) => ({ id: `m${i}`, body: `m${i}` })));
     expect(q.requests.send).toBe(3);
     expect(q.depth).toBe(25);
+  });
+
+  it('returns at most 10 messages a receive, as ReceiveMessage does (MaxNumberOfMessages 1 to 10)', () => {
+    const queue = new SimSqsQueue<number>('q', 30_000, 5);
+    for (let i = 0; i < 12; i++) queue.send(i, 10, 0, {});
+    expect(() => queue.receive(12, 0)).toThrow(/MaxNumberOfMessages 12 is outside 1 to 10/);
+    expect(queue.receive(10, 0)).toHaveLength(10);
+    expect(queue.requests.receive).toBe(1);
   });
 });
