@@ -296,6 +296,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         fn: fns.judge,
         queue: queues.answers,
         batchSize: judgeBatch,
+        // infra/runners.ts attachHandoff: the same batch and window as new items (JUDGE_BATCH).
+        ...(batching ? { batchWindowMs: 5_000 } : {}),
         ...(answersCap === undefined ? {} : { maxConcurrency: answersCap }),
         handler: handlers.execute,
       });

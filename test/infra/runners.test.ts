@@ -96,9 +96,10 @@ describe('runner functions', () => {
         (sum, [, m]) => sum + ((m.Properties['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency ?? NaN),
         0,
       );
-      // Several messages at once, so a task's samples hand off to the runner together (a 5 s window on new items).
+      // Several messages at once, so a task's samples hand off to the runner together, and several runner records come back
+      // together (a 5 s window on both: without it on the records, the simulated judge took 2.7 times the invocations).
       const batching = own.map(([, m]) => `${String(m.Properties['BatchSize'])}/${String(m.Properties['MaximumBatchingWindowInSeconds'] ?? 0)}`);
-      expect(batching.sort()).toEqual(['10/0', '10/5']);
+      expect(batching.sort()).toEqual(['10/5', '10/5']);
       // The default config: a Fargate lane of 4 tasks per image, 2 items each.
       expect(max).toBe(judgeMaxConcurrency(4));
       expect((max ?? Infinity) + 4 * FARGATE_TASK_ITEMS).toBeLessThanOrEqual(RUNNER_RESERVED_CONCURRENCY);

@@ -99,11 +99,11 @@ const slowestOfBatch = (batch: number): number => 0.5 + batch / (batch + 1);
  * runner asynchronously (runner-handoff.ts) and scores the answer when it comes back
  * (continuation.ts), so it no longer bills while the runner works — only its reads, writes and
  * scoring. The simulation of the deployed stages measures it (`npm run bench cloud-scale -- --items
- * 10000 --detail`: `gb_s.execute-python` 1,142 / 1.25 GB / 10,000 items, with a judge batch of 10
- * and several samples per runner invocation; Kotlin's 993);
+ * 10000 --detail`: `gb_s.execute-python` 688 / 1.25 GB / 10,000 items, with a judge batch of 10 for
+ * new items and for the runners' records, several samples per runner invocation; Kotlin's 664);
  * test/integration/cloud-sim/estimate.test.ts holds the two together.
  */
-const JUDGE_SECONDS_PER_ITEM = 0.09;
+const JUDGE_SECONDS_PER_ITEM = 0.055;
 /** aggregate's billed seconds per item (folding records into parts and the final Parquet), measured as {@link JUDGE_SECONDS_PER_ITEM} is (228 GB-s / 2 GB / 10,000: a part stored whole is not compacted again). */
 const AGGREGATE_SECONDS_PER_ITEM = 0.0114;
 /** Lambda memory in GB of a language's runner and judge (EXECUTOR_IMAGES); 2 GB each for a language without an image. */
@@ -119,11 +119,12 @@ const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
  * -- --items 10000 --detail`, `requests.<kind>.per_item`, Python, after issue 35's request cuts: the completion check once per
  * part, no second compaction of a stored part, generate's SendMessageBatch, a judge batch of 10
  * and several samples per runner invocation; after the session-15 merges: a judge batch's records in one
- * transaction, status read once an invocation, generate at its default 2 × 12, 2026-12-07). The plan's,
+ * transaction, status read once an invocation, generate at its default 2 × 12; session 16: the runners' records taken
+ * 10 at a time with a 5 s window as new items are, 2026-12-07). The plan's,
  * generate's, the judge's and its continuation's, the runner's and aggregate's calls together;
  * test/integration/cloud-sim/estimate.test.ts fails when the stages' calls and these drift apart.
  */
-export const REQUESTS_PER_ITEM = { lambda: 1.01, sqs: 2.09, dynamoWrite: 8.47, dynamoRead: 1.2, s3Put: 1.0, s3Get: 3.03 } as const;
+export const REQUESTS_PER_ITEM = { lambda: 0.68, sqs: 1.44, dynamoWrite: 7.74, dynamoRead: 1.11, s3Put: 1.0, s3Get: 3.05 } as const;
 /**
  * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
  * continuation.ts judgeWork): the judge's first invocation (a tenth of an invocation: it takes 10
@@ -150,10 +151,19 @@ type ExecuteRequestKind = keyof typeof JUDGE_REQUESTS_PER_ITEM;
 const recordsPerItem = (language: string | null): number => 1 / (languageSpec(language ?? '')?.executor.samplesPerRunnerInvocation ?? 1);
 /** The runner records per item of the simulated run {@link REQUESTS_PER_ITEM} was measured on (10,000 RoCode items, 3,867 records). */
 const MEASURED_RECORDS_PER_ITEM = 0.387;
-/** Each record: the runner's invocation, and the continuation it starts (its invocation; the answers queue's send by Lambda, receive and delete; its status read). */
+/**
+ * Runner records a continuation takes at once: the judge's answers mapping takes 10 with a 5 s window
+ * (infra/runners.ts attachHandoff), and the simulation's 3,898 records came in 394 receives (9.9 each).
+ */
+const RECORDS_PER_CONTINUATION = 9.9;
+/**
+ * Each record: the runner's invocation, its send to the answers queue by Lambda, and its share of the
+ * continuation that takes it (one invocation, receive, delete and status read per {@link RECORDS_PER_CONTINUATION}).
+ */
 function recordShares(records: number): { continuation: Record<ExecuteRequestKind, number>; runner: Record<ExecuteRequestKind, number> } {
+  const continuations = records / RECORDS_PER_CONTINUATION;
   return {
-    continuation: { lambda: records, sqs: 3 * records, dynamoRead: records, s3Get: 1 },
+    continuation: { lambda: continuations, sqs: records + 2 * continuations, dynamoRead: continuations, s3Get: 1 },
     runner: { lambda: records, sqs: 0, dynamoRead: 0, s3Get: 0 },
   };
 }

@@ -34,20 +34,22 @@ describe('estimateCloudRun with judge and runner', () => {
     const judgeAndRunner = fast.executor.lambda_gb_seconds - none.executor.lambda_gb_seconds;
     expect(judgeAndRunner).toBeGreaterThan(100 * 2 * memoryGb('python'));
     expect(judgeAndRunner).toBeLessThan(100 * 2 * (memoryGb('python') + judgeGb('python')));
-    // Per item: a tenth of a judge invocation (it takes 10 messages), 0.39 of a continuation and of a
-    // runner invocation (2.59 samples of one task an invocation at generate's batch of 12: python.ts).
-    expect(fast.requests.lambda - none.requests.lambda).toBe(87);
+    // Per item: a tenth of a judge invocation (it takes 10 messages), 0.39 of a runner invocation (2.59
+    // samples of one task an invocation at generate's batch of 12: python.ts) and of those records a
+    // continuation per 9.9 (the judge takes them 10 at a time with a 5 s window): 0.1 + 0.39 + 0.039.
+    expect(fast.requests.lambda - none.requests.lambda).toBe(53);
   });
 
   it('bills an item that is not executed (generate scores it) none of the judge’s, its continuation’s or the runner’s requests', () => {
     const executed = estimateCloudRun(plan, 'python', { ms: 2_000, source: 'test' }).requests;
     const none = estimateCloudRun(plan, null, undefined).requests;
     // Per item: the execute queue's send, receive and delete (each batched), the answers queue's
-    // send, receive and delete a record (0.39 of one); the run's status read once per judge
+    // send by Lambda a record (0.39 of one), its receive and delete once per 9.9 records; the run's status read once per judge
     // invocation (status-once.ts); one GET of the item's record, before recording (stages.ts Delivery).
     // The execute queue's sends: 2 SendMessageBatch calls of at most 10 for generate's batch of 12 (2/12 an item, not 1/10).
-    expect(executed.sqs - none.sqs).toBe(159);
-    expect(executed.dynamodb_units - none.dynamodb_units).toBe(51);
+    expect(executed.sqs - none.sqs).toBe(90);
+    // Status reads: the judge's 0.12 an item, and one per continuation (0.39 / 9.9).
+    expect(executed.dynamodb_units - none.dynamodb_units).toBe(16);
     expect(executed.s3 - none.s3).toBe(100);
   });
 
@@ -82,9 +84,11 @@ describe('estimateCloudRun with judge and runner', () => {
     // The task waits for its runner: no runner record on the answers queue and no continuation's status
     // read; its one GET of the item (before recording) is the continuation's.
     const lambdaLane = estimateCloudRun(plan, 'kotlin', { ms: 2_000, source: 'test' }, { ...DEFAULT_DEPLOYMENT, fargateLane: true }).requests;
-    // Kotlin: 0.32 of a runner record per item (3.14 samples an invocation: kotlin.ts), each record three answers-queue requests.
-    expect(lambdaLane.sqs - estimate.requests.sqs).toBe(95);
-    expect(lambdaLane.dynamodb_units - estimate.requests.dynamodb_units).toBe(32);
+    // Kotlin: 0.32 of a runner record per item (3.14 samples an invocation: kotlin.ts), each record the answers queue's
+    // send, and a receive and a delete per 9.9 records: 0.32 + 0.064.
+    expect(lambdaLane.sqs - estimate.requests.sqs).toBe(39);
+    // The continuations' status reads: one per 9.9 of those records.
+    expect(lambdaLane.dynamodb_units - estimate.requests.dynamodb_units).toBe(3);
     expect(lambdaLane.s3 - estimate.requests.s3).toBe(0);
   });
 });
