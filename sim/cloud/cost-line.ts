@@ -18,22 +18,18 @@ export const LOCAL_INSTANCE = { type: 'c7i.large', usdPerHour: 0.08925 } as cons
 
 /**
  * Items per second the local CLI judges on a 2-core machine with nothing else running.
- * - Python: `BENCH_ROCODE_ITEMS=1000 BENCH_ROCODE_LANGUAGES=python npm run bench rocode-scale`,
- *   2026-12-07 (1,000 Python-only items, the simulated mix: 5 % TLE at 4 s CPU): the programs'
- *   own CPU time (each test's rusage, as recorded) was 189.9 s, so both cores take at least
- *   95 s: at most 10.5 items/s, the harness's own CPU on top (the CLI's CPU as read, 167.8 s,
- *   misses programs the zygotes ran under bubblewrap). The wall rates, 2.63 and 2.33 items/s,
- *   were the shared machine's at load 12–16, not the CLI's. An upper bound on the rate makes the
- *   instance's cost a lower bound and the cloud/instance ratio an upper bound. At 10,000 items
- *   the instance's wall time is the model calls' (costLine: 1,200 s) for any rate above 8.3
- *   items/s, but the harness's CPU per item (syntax check, judge; not measured: sim/measure-run.ts
- *   misses the zygotes' programs) may bring the real rate below it: at the mixed set's 6.35/s
- *   the instance would cost $0.039, not $0.030 (python 10,000: 7.4×, not 9.7×).
+ * - Python: `BENCH_ROCODE_ITEMS=1000 BENCH_ROCODE_LANGUAGES=python npm run bench rocode-scale` on the
+ *   idle machine (load 0.6→2.0, nothing else running), 2026-12-07 09:29: 1,000 Python-only items of
+ *   the simulated mix (5 % TLE at 4 s CPU) in 119.6 s of wall time, 8.36 items/s — the CLI's own
+ *   throughput, harness and programs together. (From CPU time the same run gave at most 8.90/s:
+ *   208.7 s the programs' own; an earlier sitting at load 12–16 gave at most 10.5/s, its wall rate
+ *   the shared machine's.) At 10,000 items that is 1,196 s of judging, under the model calls'
+ *   1,200 s (costLine), so the instance's wall time is still the model's.
  * - C++: the mixed set (`npm run bench rocode-scale`, 2,000 items, half Python, half C++)
  *   6.35/s on the idle machine (docs/sandbox.md); not measured on C++ alone.
  * - Kotlin: `npm run bench fidelity`'s Kotlin set, 54 samples in 17.8 s.
  */
-export const LOCAL_ITEMS_PER_SECOND: Record<SimLanguage, number> = { python: 10.5, cpp: 6.35, kotlin: 54 / 17.8 };
+export const LOCAL_ITEMS_PER_SECOND: Record<SimLanguage, number> = { python: 8.36, cpp: 6.35, kotlin: 54 / 17.8 };
 
 /** The local instance's cores (c7i.large: 2 vCPU), over which the CLI spreads its items. */
 const LOCAL_CORES = 2;
