@@ -52,7 +52,9 @@ export function makeHandler(deps: GenerateHandlerDeps): SqsHandler {
       }
     },
   });
-  return (event, context) => gates.run(new SendGate(new BookingBatch()), () => ledgers.run(statusOncePerInvocation(deps.ledger), () => inner(event, context)));
+  const bookings = deps.batchBookings ?? true;
+  return (event, context) =>
+    gates.run(new SendGate(bookings ? new BookingBatch() : undefined), () => ledgers.run(statusOncePerInvocation(deps.ledger), () => inner(event, context)));
 }
 
 export const handler = lazyHandler(() => makeHandler(createGenerateDeps()));

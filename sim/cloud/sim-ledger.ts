@@ -43,8 +43,6 @@ export interface SimLedgerOptions {
   partShards: boolean;
   /** Count a batch of records in one transaction per 99 items (the fix; false: one transaction per record). */
   batchRecords: boolean;
-  /** Book a generate invocation's model calls in one transaction per 99 bookings (the fix; false: one transaction per call). */
-  batchBookings: boolean;
 }
 
 export class SimLedger implements RunLedger, PartCounter {
@@ -181,11 +179,11 @@ export class SimLedger implements RunLedger, PartCounter {
    * dynamo-booking-batch.ts: per transaction up to 99 booking rows (each in its own shard) and the
    * first booking's count row (`costOnRunRow`: the run row), each charged 2 units to its partition;
    * a booking made before cancels the transaction (billed as sent, as recordItems' duplicates) and is
-   * taken out, the rest sent again. `batchBookings` false (or `bookingIds` false): one addCost per
-   * booking, as before the batch.
+   * taken out, the rest sent again. `bookingIds` false, or a run without shards: one addCost per
+   * booking. (`--without batch-bookings` never calls it: generate then books each call on its own.)
    */
   async addCosts(runId: string, batch: readonly CostBooking[]): Promise<void> {
-    if (!this.#o.batchBookings || !this.#o.bookingIds || this.#o.shards === 0) {
+    if (!this.#o.bookingIds || this.#o.shards === 0) {
       for (const { bookingId, usd } of batch) await this.addCost(runId, usd, bookingId);
       return;
     }

@@ -146,7 +146,6 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     bookingIds: !without.has('call-ids'),
     partShards: !without.has('part-shards'),
     batchRecords: !without.has('batch-records'),
-    batchBookings: !without.has('batch-bookings'),
   });
   const lambda = new SimLambda(time, { random, ...(without.has('recursion') ? {} : { recursionLimit: RECURSION_HOP_LIMIT }) });
   const fns = functions(language, {
@@ -248,6 +247,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
           [language]: sweep ? sweep.mirror(simSender<GeneratedMessage>(queues.execute, lambda)) : simSender<GeneratedMessage>(queues.execute, lambda),
         },
         fargateQueues: {},
+        batchBookings: !without.has('batch-bookings'),
       }),
       execute: makeExecute({
         ledger,

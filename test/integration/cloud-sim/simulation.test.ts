@@ -151,8 +151,8 @@ describe('cloud-scale simulation', () => {
     // its generation is over.
     // And the booking ids reverted too: with them, the cost guard's booking is a transaction
     // (booking row + run row) retried on conflict like a record's, no longer the lone UpdateItem.
-    // And one booking transaction per call, as then: a batch of bookings that fails fails its items back to
-    // the queue (booking-batch.ts), where a lone booking that failed left its item SE.
+    // And each call booked on its own, as then: a batch of bookings that fails fails its items back to the
+    // queue (booking-batch.ts), where a lone booking that failed left its item SE.
     const result = await runSimulation({ items: 1000, chunkSize: 100, without: ['cost-row', 'call-ids', 'ledger-shards', 'inactive', 'batch-bookings'] });
 
     expect(result.se).toBeGreaterThan(0);

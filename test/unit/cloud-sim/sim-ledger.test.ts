@@ -16,7 +16,6 @@ async function ledgerWith(options: Partial<SimLedgerOptions>): Promise<SimLedger
     bookingIds: true,
     partShards: true,
     batchRecords: true,
-    batchBookings: true,
     ...options,
   });
   await ledger.createRun({ runId: RUN, status: 'running', items: 2, benchmark: 'rocode', model: 'reference', createdAt: '2026-01-05T00:00:00.000Z' } as never);
@@ -93,7 +92,7 @@ describe("the simulated ledger's recordItems", () => {
 describe("the simulated ledger's addCosts", () => {
   const bookings = (ids: number[], usd = 0.25) => ids.map((i) => ({ bookingId: `${RUN}/t${i}/0/settle`, usd }));
 
-  it('bills a batch as DynamoDB does: 2 units per booking row and 2 for its one count row; without batch-bookings, 4 a call', async () => {
+  it('bills a batch as DynamoDB does: 2 units per booking row and 2 for its one count row; one addCost a call, 4 each', async () => {
     const limits = new DynamoLimits(0);
     const batched = await ledgerWith({ limits });
     await batched.addCosts(RUN, bookings([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
@@ -101,8 +100,8 @@ describe("the simulated ledger's addCosts", () => {
     expect((await batched.getRun(RUN))?.costUsd).toBe(3);
 
     const singleLimits = new DynamoLimits(0);
-    const single = await ledgerWith({ limits: singleLimits, batchBookings: false });
-    await single.addCosts(RUN, bookings([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
+    const single = await ledgerWith({ limits: singleLimits });
+    for (const { bookingId, usd } of bookings([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])) await single.addCost(RUN, usd, bookingId);
     expect(singleLimits.writeUnits).toBe(12 * 4);
     expect((await single.getRun(RUN))?.costUsd).toBe(3);
   });
