@@ -75,7 +75,10 @@ export function decimalSum(values: readonly number[]): string {
   const scale = Math.max(0, ...parts.map((p) => p.scale));
   const total = parts.reduce((sum, p) => sum + p.digits * 10n ** BigInt(scale - p.scale), 0n);
   const text = formatDecimal(total, scale);
-  return text.replace(/^-?0*\.?0*/, '').replace(/\./, '').replace(/0+$/, '').length > MAX_DIGITS
+  return text
+    .replace(/^-?0*\.?0*/, '')
+    .replace(/\./, '')
+    .replace(/0+$/, '').length > MAX_DIGITS
     ? String(values.reduce((a, b) => a + b, 0))
     : text;
 }

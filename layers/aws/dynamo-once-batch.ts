@@ -75,7 +75,7 @@ export async function writeOnceEach<T>(ctx: OnceBatchContext, batch: OnceBatch<T
 /** One transaction of `pending` (indices into the batch), sent until it applies; returns the indices it wrote. */
 async function sendChunk<T>(ctx: OnceBatchContext, batch: OnceBatch<T>, chunk: readonly number[], entryAt: (index: number) => T): Promise<number[]> {
   let pending = [...chunk];
-  for (let conflicts = 0; pending.length > 0; ) {
+  for (let conflicts = 0; pending.length > 0;) {
     try {
       await ctx.doc.send(batch.transaction(pending.map(entryAt)));
       return pending;
