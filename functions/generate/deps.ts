@@ -18,6 +18,8 @@ export interface GenerateHandlerDeps extends GenerateDeps {
   obs?: Observability;
   /** Hides a received message for `seconds` (a throttled item's back-off; layers/aws/sqs-visibility.ts). */
   returnLater?: (record: SQSRecord, seconds: number) => Promise<void>;
+  /** Book the invocation's model calls in one ledger transaction (booking-batch.ts; default). false: each call's on its own, as before (the simulation's `--without batch-bookings`). */
+  batchBookings?: boolean;
 }
 
 function queuesByLanguage(sqs: SQSClient, prefix: string, env: NodeJS.ProcessEnv): Record<string, SqsWorkQueue<GeneratedMessage>> {

@@ -6,6 +6,7 @@ import { QuotaExhausted } from '#core/errors.ts';
 import { parseWorkItem } from '#app/cloud/messages.ts';
 import { quotaBackoffSeconds } from '#app/cloud/retry-budget.ts';
 import { generateWork } from '#app/cloud/stages.ts';
+import { BookingBatch } from '#app/cloud/booking-batch.ts';
 import { SendGate } from '#app/cloud/send-gate.ts';
 import { statusOncePerInvocation } from '#app/cloud/status-once.ts';
 import type { RunLedger } from '#core/ports.ts';
@@ -16,7 +17,8 @@ import { sqsHandler, type SqsHandler } from '../shared/sqs-handler.ts';
 import { createGenerateDeps, type GenerateHandlerDeps } from './deps.ts';
 
 export function makeHandler(deps: GenerateHandlerDeps): SqsHandler {
-  // One gate per invocation: the batch's execute messages go out in one SendMessageBatch per queue (send-gate.ts).
+  // One gate per invocation: the batch's execute messages go out in one SendMessageBatch per queue (send-gate.ts),
+  // after its model calls' cost bookings, made in one ledger transaction (booking-batch.ts).
   const gates = new AsyncLocalStorage<SendGate>();
   // One per invocation: each run's status read once for the batch (status-once.ts).
   const ledgers = new AsyncLocalStorage<RunLedger>();
@@ -34,6 +36,7 @@ export function makeHandler(deps: GenerateHandlerDeps): SqsHandler {
               ledger: ledgers.getStore() ?? deps.ledger,
               executeQueues: gate.senders(deps.executeQueues),
               fargateQueues: gate.senders(deps.fargateQueues),
+              ...(gate.bookings ? { bookings: gate.bookings } : {}),
             },
             item,
           ),
@@ -49,7 +52,9 @@ export function makeHandler(deps: GenerateHandlerDeps): SqsHandler {
       }
     },
   });
-  return (event, context) => gates.run(new SendGate(), () => ledgers.run(statusOncePerInvocation(deps.ledger), () => inner(event, context)));
+  const bookings = deps.batchBookings ?? true;
+  return (event, context) =>
+    gates.run(new SendGate(bookings ? new BookingBatch() : undefined), () => ledgers.run(statusOncePerInvocation(deps.ledger), () => inner(event, context)));
 }
 
 export const handler = lazyHandler(() => makeHandler(createGenerateDeps()));

@@ -2,20 +2,23 @@
  * RunLedger on DynamoDB (DESIGN §2 "record", §4). Exactly-once counting over at-least-once
  * queues: `recordItem` is ONE transaction that creates the item row only if it does not
  * exist and adds to its shard's counters, so a redelivered item changes nothing; `recordItems`
- * does the same for a batch with one counter update per transaction (dynamo-record-batch.ts). A run's
+ * does the same for a batch with one counter update per transaction (dynamo-record-batch.ts), and
+ * `addCosts` for a batch of cost bookings (dynamo-booking-batch.ts). A run's
  * items and counters are spread over LEDGER_SHARDS partition keys (dynamo-ledger-schema.ts).
  * Table layout and how runs are listed: see dynamo-ledger-schema.ts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ItemCount, RunLedger, RunStatus, RunSummary } from '../core/ports.ts';
+import type { CostBooking, ItemCount, RunLedger, RunStatus, RunSummary } from '../core/ports.ts';
 import type { Verdict } from '../core/types.ts';
 import { HarnessError } from '../core/errors.ts';
 import { fullJitterMs } from '../core/backoff.ts';
 import { FINAL_STATUS, spendLimit, statusMayChange } from '../core/run/index.ts';
 import { awsErrorName } from './aws-errors.ts';
-import { cancellationCodes, recordBatch } from './dynamo-record-batch.ts';
+import { bookBatch } from './dynamo-booking-batch.ts';
+import { cancellationCodes } from './dynamo-once-batch.ts';
+import { recordBatch } from './dynamo-record-batch.ts';
 import {
   ITEM_PREFIX,
   bookingPlace,
@@ -350,6 +353,22 @@ export class DynamoRunLedger implements RunLedger {
     const shards = await this.#shardsOf(runId, 'addCost', bookingId);
     const { bookingKey, counterKey } = bookingPlace(runId, bookingId, shards);
     await this.#book('addCost', runId, bookingId, bookingKey, counterKey, usd, null);
+  }
+
+  /**
+   * Several uncapped settlements of one run: their booking rows and ONE count row's sum per
+   * transaction (dynamo-booking-batch.ts), each booking id booked once. A run written before
+   * shards keeps its bookings on its cost row, one `addCost` each.
+   */
+  async addCosts(runId: string, bookings: readonly CostBooking[]): Promise<void> {
+    if (bookings.length === 0) return;
+    const shards = await this.#shardsOf(runId, 'addCosts', (bookings[0] as CostBooking).bookingId);
+    if (shards === 0) {
+      for (const { bookingId, usd } of bookings) await this.addCost(runId, usd, bookingId);
+      return;
+    }
+    const ctx = { doc: this.#doc, table: this.#table, runId, shards, now: this.#now().toISOString(), sleep: this.#sleep };
+    await bookBatch({ ...ctx, fault: (operation, id, cause) => this.#fault(operation, id, cause) }, bookings);
   }
 
   /**

@@ -77,6 +77,12 @@ export interface ItemCount {
   verdict: Verdict;
 }
 
+/** One settlement of a model call to book (an uncapped run's): its booking id (the cost guard's) and its USD. */
+export interface CostBooking {
+  bookingId: string;
+  usd: number;
+}
+
 /**
  * Run status and counters. `recordItem` is a conditional write keyed on the item id:
  * a redelivered item never counts twice.
@@ -113,6 +119,14 @@ export interface RunLedger {
    * nothing. The cloud ledger spreads these over the run's shards (no hot key).
    */
   addCost(runId: string, usd: number, bookingId?: string): Promise<void>;
+  /**
+   * Books several settlements of one run at once (a generate invocation's model calls), each as
+   * `addCost` with its id would: at most once per id (an id booked before, or repeated within
+   * `bookings`, adds nothing), a booking made before never holding its batch-mates back, and a
+   * failure leaving each booked once or not at all (a retry books the rest). The cloud ledger
+   * writes them in as few transactions as DynamoDB allows, one counter update each.
+   */
+  addCosts(runId: string, bookings: readonly CostBooking[]): Promise<void>;
   /**
    * Atomically adds `usd` to the run's spend iff the new total is ≤ `capUsd` (always when
    * `capUsd` is null) and returns whether it did. A negative `usd` (a reservation settled

@@ -15,7 +15,7 @@ import { appendFileSync, closeSync, fstatSync, openSync, readSync } from 'node:f
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CorruptRecordError } from '#core/errors.ts';
-import type { ItemCount, RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
+import type { CostBooking, ItemCount, RunLedger, RunStatus, RunSummary } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
 import { statusMayChange, withinCap } from '#core/run/index.ts';
 import { readJournalLine, type Event } from './journal-events.ts';
@@ -206,6 +206,19 @@ export class FileRunLedger implements RunLedger {
 
   async addCost(runId: string, usd: number, bookingId?: string): Promise<void> {
     await this.trySpend(runId, usd, null, bookingId);
+  }
+
+  /** One load and one lock for the batch; each new booking is its own journal line, as addCost's. */
+  async addCosts(runId: string, bookings: readonly CostBooking[]): Promise<void> {
+    await this.serial(runId, async () => {
+      const state = await this.load(runId);
+      const seen = new Set(state?.bookings ?? []);
+      for (const { bookingId, usd } of bookings) {
+        if (seen.has(bookingId)) continue;
+        await this.append(runId, { e: 'cost', usd, booking: bookingId, at: new Date().toISOString() });
+        seen.add(bookingId);
+      }
+    });
   }
 
   async trySpend(runId: string, usd: number, capUsd: number | null, bookingId?: string): Promise<boolean> {

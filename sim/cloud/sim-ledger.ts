@@ -2,7 +2,8 @@
  * The run ledger as DynamoDB would hold it, in memory, with DynamoDB's limits enforced: the
  * rows and the writes of layers/aws/dynamo-run-ledger.ts (item row + its shard's count row in
  * one TransactWriteItems per record — or, `shards` 0, the run row as before write sharding — a
- * batch's item rows and one count row per transaction (recordItems), the part counter's
+ * batch's item rows and one count row per transaction (recordItems), a batch's booking rows and
+ * one count row per transaction (addCosts), the part counter's
  * UpdateItem, the cost guard's UpdateItem on
  * the cost row — or, `costOnRunRow`, on the run row as before the fix), each charged to its
  * partition and checked against ongoing transactions (limits/dynamodb.ts). Failures surface
@@ -14,7 +15,7 @@
  * plain maps.
  */
 import { HarnessError } from '#core/errors.ts';
-import type { ItemCount, RunLedger, RunStatus, RunSummary, SetRunItems } from '#core/ports.ts';
+import type { CostBooking, ItemCount, RunLedger, RunStatus, RunSummary, SetRunItems } from '#core/ports.ts';
 import type { Verdict } from '#core/types.ts';
 import { bookingPlace, costKey, itemPlace, runKey, shardPk } from '#aws/dynamo-ledger-schema.ts';
 import { ITEMS_PER_TRANSACTION } from '#aws/dynamo-record-batch.ts';
@@ -172,6 +173,39 @@ export class SimLedger implements RunLedger, PartCounter {
     const { bookingKey, counterKey } = bookingPlace(runId, bookingId, this.#o.shards);
     const counter = this.#o.costOnRunRow ? runKey(runId) : counterKey;
     await this.#transact('addCost', [bookingKey, counter].map(keyOf), () => this.#book(runId, bookingId, usd, null));
+  }
+
+  /**
+   * dynamo-booking-batch.ts: per transaction up to 99 booking rows (each in its own shard) and the
+   * first booking's count row (`costOnRunRow`: the run row), each charged 2 units to its partition;
+   * a booking made before cancels the transaction (billed as sent, as recordItems' duplicates) and is
+   * taken out, the rest sent again. `bookingIds` false, or a run without shards: one addCost per
+   * booking. (`--without batch-bookings` never calls it: generate then books each call on its own.)
+   */
+  async addCosts(runId: string, batch: readonly CostBooking[]): Promise<void> {
+    if (!this.#o.bookingIds || this.#o.shards === 0) {
+      for (const { bookingId, usd } of batch) await this.addCost(runId, usd, bookingId);
+      return;
+    }
+    const first = new Map<string, number>();
+    batch.forEach((booking, index) => first.has(booking.bookingId) || first.set(booking.bookingId, index));
+    const unique = [...first.values()];
+    const booked = (index: number) => this.#bookings.has(`${runId}|${(batch[index] as CostBooking).bookingId}`);
+    for (let start = 0; start < unique.length; start += ITEMS_PER_TRANSACTION) {
+      let pending = unique.slice(start, start + ITEMS_PER_TRANSACTION);
+      while (pending.length > 0) {
+        const rows = pending.map((index) => bookingPlace(runId, (batch[index] as CostBooking).bookingId, this.#o.shards).bookingKey);
+        const { counterKey } = bookingPlace(runId, (batch[pending[0] as number] as CostBooking).bookingId, this.#o.shards);
+        const counter = this.#o.costOnRunRow ? runKey(runId) : counterKey;
+        const duplicates = await this.#transact('addCosts', [...rows, counter].map(keyOf), () => pending.filter(booked));
+        if (duplicates.length > 0) {
+          pending = pending.filter((index) => !duplicates.includes(index));
+          continue;
+        }
+        for (const index of pending) this.#book(runId, (batch[index] as CostBooking).bookingId, (batch[index] as CostBooking).usd, null);
+        pending = [];
+      }
+    }
   }
 
   /** With a booking id: its booking row and the cost row (`costOnRunRow`: the run row) in one transaction (dynamo-run-ledger.ts trySpend). */

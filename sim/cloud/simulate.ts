@@ -67,6 +67,8 @@ export const FIXES = [
   'runner-batch',
   // A judge invocation's records counted in one ledger transaction (dynamo-record-batch.ts), not one each.
   'batch-records',
+  // A generate invocation's cost bookings in one ledger transaction (dynamo-booking-batch.ts), not one per model call.
+  'batch-bookings',
   // generate's calls in flight in fewer, larger batches (generate-mapping.ts: 2 × 12 at the default); without: generateMaxConcurrency × 5, as before.
   'generate-batch',
 ] as const;
@@ -245,6 +247,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
           [language]: sweep ? sweep.mirror(simSender<GeneratedMessage>(queues.execute, lambda)) : simSender<GeneratedMessage>(queues.execute, lambda),
         },
         fargateQueues: {},
+        batchBookings: !without.has('batch-bookings'),
       }),
       execute: makeExecute({
         ledger,

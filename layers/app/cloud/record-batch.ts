@@ -96,6 +96,7 @@ class BatchedLedger implements RunLedger {
   reviseItem: RunLedger['reviseItem'] = (runId, itemId, from, to) => this.inner.reviseItem(runId, itemId, from, to);
   recordedItems: RunLedger['recordedItems'] = (runId) => this.inner.recordedItems(runId);
   addCost: RunLedger['addCost'] = (runId, usd, bookingId) => this.inner.addCost(runId, usd, bookingId);
+  addCosts: RunLedger['addCosts'] = (runId, bookings) => this.inner.addCosts(runId, bookings);
   trySpend: RunLedger['trySpend'] = (runId, usd, capUsd, bookingId) => this.inner.trySpend(runId, usd, capUsd, bookingId);
   setStatus: RunLedger['setStatus'] = (runId, status, reason) => this.inner.setStatus(runId, status, reason);
   claimStatus: RunLedger['claimStatus'] = (runId, from, status, reason) => this.inner.claimStatus(runId, from, status, reason);

@@ -14,8 +14,13 @@
  * is not done, and a failed send fails only the handlers whose own messages could not be sent
  * ({@link sendChunk}; their records come back and are generated again; a recorded item is
  * skipped, stages.ts). Sends are split within SendMessageBatch's limits ({@link sendChunks}).
+ *
+ * The gate holds the invocation's cost bookings too (its {@link BookingBatch}): a handler waiting
+ * on its call's booking is blocked as one waiting on a send, and when every handler is, the
+ * bookings go to the ledger first, the sends once the handlers they freed are waiting again.
  */
 import type { WorkQueue } from '#core/ports.ts';
+import type { BookingBatch } from './booking-batch.ts';
 
 type Sender<T> = Pick<WorkQueue<T>, 'send'>;
 type Messages = Parameters<Sender<unknown>['send']>[0];
@@ -30,6 +35,13 @@ interface Waiting {
 export class SendGate {
   #running = 0;
   #waiting: Waiting[] = [];
+  /** The invocation's cost bookings (booking-batch.ts), held like its sends and sent before them. */
+  readonly bookings: BookingBatch | undefined;
+
+  constructor(bookings?: BookingBatch) {
+    this.bookings = bookings;
+    bookings?.attach(() => this.#flushIfBlocked());
+  }
 
   /** Runs one message's handler inside the gate. */
   async run<R>(handler: () => Promise<R>): Promise<R> {
@@ -59,8 +71,13 @@ export class SendGate {
   }
 
   #flushIfBlocked(): void {
-    // A handler waits on one send at a time (generate's routeGenerated sends once).
-    if (this.#waiting.length === 0 || this.#waiting.length < this.#running) return;
+    // A handler waits on one send or one booking at a time (generate's routeGenerated sends once, after its call's booking).
+    const bookings = this.bookings?.waiting ?? 0;
+    const held = this.#waiting.length + bookings;
+    if (held === 0 || held < this.#running) return;
+    // Bookings first: an item's execute message leaves only once its call is booked (booking-batch.ts);
+    // the handlers they free then send, and the sends go out once every handler waits again.
+    if (bookings > 0) return this.bookings?.flush();
     const waiting = this.#waiting;
     this.#waiting = [];
     const byQueue = new Map<Sender<unknown>, Waiting[]>();

@@ -17,6 +17,7 @@ import type { RunContextCache } from './context.ts';
 import type { PartCounter } from '#aws/index.ts';
 import { resolveGenerated, toMessage } from './large-messages.ts';
 import type { AggregateMessage, CloudWorkItem, GeneratedMessage } from './messages.ts';
+import type { BookingBatch } from './booking-batch.ts';
 import type { RecordBatch } from './record-batch.ts';
 import { countResumed, isResumePart } from './resume.ts';
 
@@ -48,6 +49,8 @@ export interface GenerateDeps extends StageDeps {
   executeQueues: Readonly<Record<string, Sender<GeneratedMessage>>>;
   /** Fargate execute queues by language (empty without the Fargate lane). */
   fargateQueues: Readonly<Record<string, Sender<GeneratedMessage>>>;
+  /** The generate invocation's cost bookings, made in the ledger together (booking-batch.ts); absent: each on its own. */
+  bookings?: BookingBatch;
 }
 
 export type StageOutcome =
@@ -149,7 +152,8 @@ export async function generateWork(deps: GenerateDeps, item: CloudWorkItem): Pro
   }
   let generated: GeneratedItem;
   try {
-    generated = await generateItem(ctx, item);
+    // The invocation's model calls booked together (booking-batch.ts); absent: each on its own.
+    generated = await generateItem(deps.bookings ? { ...ctx, ledger: deps.bookings.over(ctx.ledger) } : ctx, item);
   } catch (error) {
     return settle(deps.ledger, item.runId, error);
   }

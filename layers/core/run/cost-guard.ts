@@ -101,20 +101,25 @@ export class CostGuard {
     }
   }
 
-  /** Books the actual cost of a billed call against its reservation; returns the USD booked. */
-  async settle(reservation: Reservation, usage: TokenUsage | null): Promise<number> {
+  /**
+   * Books the actual cost of a billed call against its reservation; returns the USD booked.
+   * `via`: the ledger an uncapped run's settlement is booked through (a cloud generate
+   * invocation's batch of bookings, layers/app/cloud/booking-batch.ts); the guard's own by
+   * default. A capped run's is always the guard's: checked against the cap one call at a time.
+   */
+  async settle(reservation: Reservation, usage: TokenUsage | null, via?: Pick<RunLedger, 'addCost'>): Promise<number> {
     const actual = usage ? this.costOf(usage) : 0;
     const charge = (reservation.charges ?? 0) + 1;
     reservation.charges = charge;
     const id = booking(reservation.callId, charge === 1 ? 'settle' : `settle-${charge}`);
     if (reservation.settled) {
-      if (actual !== 0) await this.#book(actual, id);
+      if (actual !== 0) await this.#book(actual, id, via);
       return actual;
     }
     reservation.settled = true;
     try {
       const delta = actual - reservation.usd;
-      if (delta !== 0) await this.#book(delta, id);
+      if (delta !== 0) await this.#book(delta, id, via);
       if (reservation.estimate > 0 && actual > 0) this.#calibration = Math.max(this.#calibration, actual / reservation.estimate);
       if (actual > 0) this.#calibrated = true;
       return actual;
@@ -125,9 +130,9 @@ export class CostGuard {
   }
 
   /** Books a settled amount: on the cap counter of a capped run, else as plain spend. */
-  async #book(usd: number, bookingId: string | undefined): Promise<void> {
+  async #book(usd: number, bookingId: string | undefined, via: Pick<RunLedger, 'addCost'> | undefined): Promise<void> {
     const { ledger, runId, capUsd } = this.#opts;
-    if (capUsd === null) await ledger.addCost(runId, usd, bookingId);
+    if (capUsd === null) await (via ?? ledger).addCost(runId, usd, bookingId);
     else await ledger.trySpend(runId, usd, null, bookingId);
   }
 

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { AnyBenchmark } from '../benchmarks/index.ts';
-import { InputError, ProviderError, QuotaExhausted, RunStopped } from '../errors.ts';
+import { InputError, ProviderError, QuotaExhausted, RunStopped, TransientError } from '../errors.ts';
 import type { Prompt, Provider } from '../models/index.ts';
 import type { BlobStore, Executor, RunLedger } from '../ports.ts';
 import type { LikertEvidence } from '../judging/index.ts';
@@ -191,7 +191,8 @@ export async function generateItem(ctx: RunContext, item: WorkItem): Promise<Gen
   const reservation = await guard.reserve(estimate, callIdOf(item), { oneAtATimeUntilCalibrated: true });
   const base = { item, usage: null, latencyMs: null, attempts: 0 };
   try {
-    return await callProvider(ctx, task, item, prompt, byChoices, base, (usage) => guard.settle(reservation, usage));
+    // Settled through the context's ledger: a cloud generate invocation's batches its bookings (booking-batch.ts).
+    return await callProvider(ctx, task, item, prompt, byChoices, base, (usage) => guard.settle(reservation, usage, ctx.ledger));
   } finally {
     await guard.release(reservation);
   }
@@ -241,7 +242,8 @@ async function callProvider(
     };
     return out;
   } catch (error) {
-    if (error instanceof InputError || error instanceof RunStopped) throw error;
+    // A transient failure (a batch of cost bookings the ledger did not take): the item's message comes back, never SE.
+    if (error instanceof InputError || error instanceof RunStopped || error instanceof TransientError) throw error;
     const message = error instanceof ProviderError ? error.message : `provider failed: ${(error as Error).message}`;
     // A quota, not the item: back to the queue (nothing was billed for a throttled call).
     if (ctx.requeueThrottled === true && error instanceof ProviderError && error.throttled && error.retryable)

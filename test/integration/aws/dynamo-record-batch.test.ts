@@ -9,13 +9,13 @@
 // for the actions that were fine. moto never reports `TransactionConflict` (it applies one request at a
 // time, and this suite serialises moto_server): the conflict tests inject DynamoDB's cancellation for
 // it at the SDK client's boundary, as a real table answers a transaction that met another.
-import { DynamoDBClient, GetItemCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
 import type { ItemCount } from '#core/ports.ts';
-import { DynamoRunLedger } from '#aws/index.ts';
 import { countKeys, shardOf, shardPk } from '#aws/dynamo-ledger-schema.ts';
-import { awsClientConfig, createLedgerTable, startMoto, type Moto } from '../../support/moto.ts';
+import { startMoto, type Moto } from '../../support/moto.ts';
+import { ledgerOnMoto, type LedgerOnMoto } from '../../support/ledger-on-moto.ts';
 
 let moto: Moto;
 let tables = 0;
@@ -29,43 +29,10 @@ afterAll(async () => {
   await moto?.stop();
 });
 
-interface Harness {
-  ledger: DynamoRunLedger;
-  dynamo: DynamoDBClient;
-  tableName: string;
-  /** TransactWriteItems calls that reached moto. */
-  transactions: () => number;
-}
+type Harness = LedgerOnMoto;
 
-/** A ledger on its own table; `conflicts` of its first transactions are cancelled with TransactionConflict on their last action. */
-async function harness(conflicts = 0): Promise<Harness> {
-  const dynamo = new DynamoDBClient(awsClientConfig(moto.endpoint));
-  const tableName = `batch-${++tables}`;
-  await createLedgerTable(dynamo, tableName);
-  let sent = 0;
-  let toConflict = 0;
-  dynamo.middlewareStack.add(
-    (next) => async (args) => {
-      const input = args.input as { TransactItems?: unknown[] };
-      if (input.TransactItems !== undefined) {
-        if (toConflict > 0) {
-          toConflict -= 1;
-          const reasons = input.TransactItems.map((_, i) => ({ Code: i === input.TransactItems!.length - 1 ? 'TransactionConflict' : 'None' }));
-          throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: { httpStatusCode: 400 }, CancellationReasons: reasons });
-        }
-        sent += 1;
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'countTransactions' },
-  );
-  const ledger = new DynamoRunLedger({ client: dynamo, tableName, sleep: () => Promise.resolve() });
-  await ledger.createRun({ runId: 'r1', benchmark: 'rocode', model: 'bedrock:m', status: 'running', items: 200, createdAt: '2025-03-04T00:00:00.000Z' });
-  // Counted (and conflicted) from here: createRun's own transaction is not a record's.
-  sent = 0;
-  toConflict = conflicts;
-  return { ledger, dynamo, tableName, transactions: () => sent };
-}
+/** A ledger with run r1 on its own table; `conflicts` of its first transactions are cancelled with TransactionConflict. */
+const harness = (conflicts = 0): Promise<Harness> => ledgerOnMoto(moto, `batch-${++tables}`, conflicts);
 
 const batch = (ids: number[], verdictOf: (i: number) => ItemCount['verdict'] = (i) => (i % 3 === 0 ? 'WA' : 'OK')): ItemCount[] =>
   ids.map((i) => ({ itemId: `r1/t${i}/0`, verdict: verdictOf(i) }));
@@ -86,7 +53,7 @@ describe('DynamoRunLedger.recordItems', () => {
     const counted = await h.ledger.recordItems('r1', items);
 
     expect(counted).toEqual(items.map(() => true));
-    expect(h.transactions()).toBe(1);
+    expect(h.transactions().length).toBe(1);
     expect(await h.ledger.getRun('r1')).toMatchObject({ recorded: 10, verdicts: { OK: 6, WA: 4 } });
     expect([...(await h.ledger.recordedItems('r1'))].sort()).toEqual(items.map((i) => i.itemId).sort());
     const perShard = await recordedPerShard(h);
@@ -120,7 +87,7 @@ describe('DynamoRunLedger.recordItems', () => {
     // The duplicate's own verdict stays as first counted; the others' are added once.
     expect(await h.ledger.getRun('r1')).toMatchObject({ recorded: 5, verdicts: { OK: 2, WA: 2, CE: 1 } });
     // The first transaction was cancelled by the duplicate's condition; the second counted the other four.
-    expect(h.transactions()).toBe(1 + 2);
+    expect(h.transactions().length).toBe(1 + 2);
   });
 
   it('sends a batch again after a TransactionConflict, counting each item once', async () => {
@@ -152,7 +119,7 @@ describe('DynamoRunLedger.recordItems', () => {
     );
 
     expect(counted.every(Boolean)).toBe(true);
-    expect(h.transactions()).toBe(2);
+    expect(h.transactions().length).toBe(2);
     expect(await h.ledger.getRun('r1')).toMatchObject({ recorded: 150, verdicts: { OK: 30, WA: 30, TLE: 30, RE: 30, SE: 30 } });
   });
 

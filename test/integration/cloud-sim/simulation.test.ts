@@ -151,7 +151,9 @@ describe('cloud-scale simulation', () => {
     // its generation is over.
     // And the booking ids reverted too: with them, the cost guard's booking is a transaction
     // (booking row + run row) retried on conflict like a record's, no longer the lone UpdateItem.
-    const result = await runSimulation({ items: 1000, chunkSize: 100, without: ['cost-row', 'call-ids', 'ledger-shards', 'inactive'] });
+    // And each call booked on its own, as then: a batch of bookings that fails fails its items back to the
+    // queue (booking-batch.ts), where a lone booking that failed left its item SE.
+    const result = await runSimulation({ items: 1000, chunkSize: 100, without: ['cost-row', 'call-ids', 'ledger-shards', 'inactive', 'batch-bookings'] });
 
     expect(result.se).toBeGreaterThan(0);
     expect(result.detail.booked_model_usd as number).toBeLessThan(result.detail.model_usd as number);
@@ -178,6 +180,20 @@ describe('cloud-scale simulation', () => {
     expect(batched.detail.duplicate_deliveries).toBeGreaterThan(0);
     // A record was 4 units (its item row and its count row, 2 each); batched, 2 and a share of one count row's 2.
     expect(writesPerItem(batched)).toBeLessThan(writesPerItem(single) - 1);
+  }, 300_000);
+
+  it("books a generate invocation's model calls in one ledger transaction: fewer DynamoDB write units per item, each call booked once under duplicate deliveries", async () => {
+    const batched = await runSimulation({ items: 600, chunkSize: 30 });
+    const single = await runSimulation({ items: 600, chunkSize: 30, without: ['batch-bookings'] });
+    const writesPerItem = (r: typeof batched) => (r.detail.requests as Record<string, { per_item: number }>).dynamo_write!.per_item;
+
+    for (const result of [batched, single]) {
+      expect(result).toMatchObject({ items: 600, completed: 600, se: 0, missing: 0, dlq: 0 });
+      expect(result.detail.booked_model_usd).toBeCloseTo(600 * CALL_USD, 4);
+    }
+    expect(batched.detail.duplicate_deliveries).toBeGreaterThan(0);
+    // A call's booking was 4 units (its booking row and its shard's count row, 2 each); batched, 2 and a share of one count row's 2.
+    expect(writesPerItem(batched)).toBeLessThan(writesPerItem(single) - 1.5);
   }, 300_000);
 
   it("counts records parts on sub-counters in the shards' partitions: the run's own partition is no longer the hot key", async () => {

@@ -210,6 +210,25 @@ describe.each(adapters)('RunLedger contract: $name', ({ create }) => {
     expect((await ledger.getRun('r1'))?.costUsd).toBeCloseTo(1.8125, 10);
   });
 
+  it('books a batch of settlements once each: one booked before (or twice in the batch) adds nothing, a redelivered batch nothing at all', async () => {
+    const ledger = await create();
+    await ledger.createRun(newRun('r1'));
+    await ledger.addCost('r1', 0.25, 'r1/t/2/settle');
+
+    const batch = [
+      { bookingId: 'r1/t/1/settle', usd: 0.5 },
+      { bookingId: 'r1/t/2/settle', usd: 0.25 },
+      { bookingId: 'r1/t/3/settle', usd: 0.125 },
+      { bookingId: 'r1/t/1/settle', usd: 0.5 },
+    ];
+    await ledger.addCosts('r1', batch);
+    await ledger.addCosts('r1', batch);
+    // A booking of the batch is a booking like addCost's: addCost with its id adds nothing either.
+    await ledger.addCost('r1', 0.125, 'r1/t/3/settle');
+
+    expect((await ledger.getRun('r1'))?.costUsd).toBe(0.875);
+  });
+
   it('refuses a booking that would pass the cap, and books it once it fits', async () => {
     const ledger = await create();
     await ledger.createRun(newRun('r1'));

@@ -88,3 +88,35 @@ describe("the simulated ledger's recordItems", () => {
     expect(await ledger.getRun(RUN)).toMatchObject({ recorded: 3, verdicts: { OK: 2, WA: 1 } });
   });
 });
+
+describe("the simulated ledger's addCosts", () => {
+  const bookings = (ids: number[], usd = 0.25) => ids.map((i) => ({ bookingId: `${RUN}/t${i}/0/settle`, usd }));
+
+  it('bills a batch as DynamoDB does: 2 units per booking row and 2 for its one count row; one addCost a call, 4 each', async () => {
+    const limits = new DynamoLimits(0);
+    const batched = await ledgerWith({ limits });
+    await batched.addCosts(RUN, bookings([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
+    expect(limits.writeUnits).toBe(12 * 2 + 2);
+    expect((await batched.getRun(RUN))?.costUsd).toBe(3);
+
+    const singleLimits = new DynamoLimits(0);
+    const single = await ledgerWith({ limits: singleLimits });
+    for (const { bookingId, usd } of bookings([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])) await single.addCost(RUN, usd, bookingId);
+    expect(singleLimits.writeUnits).toBe(12 * 4);
+    expect((await single.getRun(RUN))?.costUsd).toBe(3);
+  });
+
+  it('books the others of a batch once when one was booked before (the cancelled attempt billed), and a redelivered batch not at all', async () => {
+    const limits = new DynamoLimits(0);
+    const ledger = await ledgerWith({ limits });
+    await ledger.addCost(RUN, 0.25, `${RUN}/t1/0/settle`);
+    const before = limits.writeUnits;
+
+    await ledger.addCosts(RUN, bookings([0, 1, 2]));
+    expect(limits.writeUnits - before).toBe(3 * 2 + 2 + (2 * 2 + 2));
+    await ledger.addCosts(RUN, bookings([0, 1, 2]));
+    // An id twice in one batch is booked once.
+    await ledger.addCosts(RUN, [...bookings([3]), ...bookings([3])]);
+    expect((await ledger.getRun(RUN))?.costUsd).toBe(1);
+  });
+});
