@@ -28,4 +28,5 @@ export { LambdaInvoker, type InvokeResult } from './lambda-invoker.ts';
 export { DynamoQueueAlarmStore, readQueues, watchedQueuesOf } from './queue-alarm-store.ts';
 export { moveMessages, peekMessages, sqsQueueDepth } from './sqs-dead-letters.ts';
 export { returnLater } from './sqs-visibility.ts';
+export { isPermanentAwsFailure } from './aws-errors.ts';
 export { readProviderKeys } from './ssm-provider-keys.ts';

@@ -16,7 +16,9 @@
  * A failed `addCosts` fails every call waiting on it with a TransientError, so each item's message
  * comes back (engine.ts hands the error up instead of recording the item `SE`), its model called
  * and booked again; what the failed transaction had not applied is booked then, what it had
- * (an earlier transaction of a split batch) is not booked twice.
+ * (an earlier transaction of a split batch) is not booked twice. A failure no retry can clear
+ * (isPermanentAwsFailure: access denied, a missing table) fails them with the error itself, as a
+ * single booking's failure does: the item is `SE` and its model is not called again and again.
  *
  * Only settlements with a booking id of an uncapped run (`addCost`) are held. A capped run's
  * reservations and settlements (`trySpend`, against its cap on the cost row) go to the ledger at
@@ -24,6 +26,7 @@
  */
 import { TransientError } from '#core/errors.ts';
 import type { CostBooking, RunLedger } from '#core/ports.ts';
+import { isPermanentAwsFailure } from '#aws/index.ts';
 
 interface Waiting {
   ledger: RunLedger;
@@ -90,9 +93,13 @@ export class BookingBatch {
           .then(
             () => members.forEach((m) => m.resolve()),
             (error: unknown) => {
-              const failure = new TransientError(`the model call's cost booking failed (the item comes back): ${(error as Error).message}`, {
-                cause: error,
-              });
+              // A failure no retry clears (access denied, no such table: a broken deployment) fails the calls as on
+              // their own (the engine records the item SE): coming back, each would call the model again, up to the
+              // generate queue's 50 receives, every call billed. Anything else (throttling, conflict, a server fault,
+              // the network) is transient: the messages come back and are booked then.
+              const failure = isPermanentAwsFailure(error)
+                ? error
+                : new TransientError(`the model call's cost booking failed (the item comes back): ${(error as Error).message}`, { cause: error });
               members.forEach((m) => m.reject(failure));
             },
           );

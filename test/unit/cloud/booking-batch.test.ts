@@ -174,6 +174,40 @@ describe('generate with the batch: the engine books through it', () => {
     for (const result of results) expect((result as PromiseRejectedResult).reason).toBeInstanceOf(TransientError);
   });
 
+  it('a booking no retry can clear (AccessDenied: a broken deployment) fails its calls with that error, not transiently: no call made again and again', async () => {
+    const inner = new FileRunLedger(mkdtempSync(join(tmpdir(), 'booking-batch-')));
+    await inner.createRun({ runId: 'r1', benchmark: 'rocode', model: 'm', status: 'running', items: 10, createdAt: '2026-01-01T00:00:00.000Z' });
+    // As the AWS SDK v3 throws it (a ServiceException: name, $fault, $metadata), wrapped by the ledger's HarnessError.
+    const denied = Object.assign(new Error('User is not authorized to perform: dynamodb:TransactWriteItems'), {
+      name: 'AccessDeniedException',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 400 },
+    });
+    const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
+    for (const [cause, transient] of [
+      [denied, false],
+      [throttled, true],
+    ] as const) {
+      const ledger = new Proxy(inner, {
+        get(target, name) {
+          if (name === 'addCosts') return () => Promise.reject(new Error('DynamoDB addCosts failed', { cause }));
+          const value: unknown = Reflect.get(target, name, target);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const batch = new BookingBatch();
+      const outcome = await batch
+        .over(ledger)
+        .addCost('r1', 0.01, 'call-1/settle')
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(outcome instanceof TransientError, cause.name).toBe(transient);
+      if (!transient) expect((outcome as Error).message).toBe('DynamoDB addCosts failed');
+    }
+  });
+
   it("a capped run's calls are each reserved and settled against the cap at once (trySpend), none through the batch", async () => {
     const { ctx, plan, events } = await planned(10);
     const gate = new SendGate(new BookingBatch());
