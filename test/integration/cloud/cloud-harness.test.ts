@@ -81,4 +81,27 @@ describe("drive() and the runner's records (the hand-off's answers queue)", () =
       cloud.handlers.python = judge;
     }
   }, 300_000);
+
+  it('fails, naming the runner, when the runner stays busy instead of waiting out the test', async () => {
+    const runner = cloud.handoff?.runner;
+    const environment = runner?.environments.at(-1);
+    expect(environment?.pid, 'the first case left a runtime waiting for its next event').toBeDefined();
+    expect(environment?.exit).toBeUndefined();
+    // The runtime stopped (as a hung process): the next event is handed to it and never answered.
+    process.kill(environment?.pid as number, 'SIGSTOP');
+    try {
+      const runId = await apiClient(() => cloud).startRun(SPEC);
+      const started = Date.now();
+      await expect(drive(cloud, { judgeBatch: 10, runnerStuckMs: 3_000 })).rejects.toThrow(
+        /drive\(\): the runner has been busy for 3 s with nothing else to deliver \(invoked \d+×, answered \d+×\)/,
+      );
+      expect(Date.now() - started).toBeLessThan(60_000);
+      process.kill(environment?.pid as number, 'SIGCONT');
+      // Resumed, it answers; the run completes.
+      await drive(cloud, { judgeBatch: 10 });
+      expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', recorded: 1 });
+    } finally {
+      process.kill(environment?.pid as number, 'SIGCONT');
+    }
+  }, 300_000);
 });

@@ -390,6 +390,8 @@ export interface DriveOptions {
   judgeBatch?: number;
   /** Throw, naming them, when messages went to a dead-letter queue during this drive (default: report them in the stats only). */
   failOnDeadLetters?: boolean;
+  /** How long to wait on a busy runner with nothing else to deliver before failing, naming the runner's counts (default 120 s; a runner invocation here takes seconds). */
+  runnerStuckMs?: number;
 }
 
 export interface DriveStats {
@@ -462,6 +464,7 @@ export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<D
       : []),
     ...(stage === 'python' ? Object.values(cloud.lanes).map((lane) => ({ stage: undefined, queueUrl: lane.queue.url, handler: lane.handler, batch: 1 })) : []),
   ]);
+  let busySince: number | undefined; // since when drive() has waited on nothing but the runner
   for (let round = 0; round < (options.maxRounds ?? 2000); round++) {
     let delivered = false;
     for (const { stage, queueUrl, handler, batch } of steps) {
@@ -478,7 +481,10 @@ export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<D
         if (stage) stats.failed[stage] += applied.failed.length;
       }
     }
-    if (delivered) continue;
+    if (delivered) {
+      busySince = undefined;
+      continue;
+    }
     // Drained only if the runner was idle BEFORE the queues were read. The runner is the one producer
     // drive() does not run itself: its record lands on the answers queue whenever its invocation ends.
     // Asked after the reads (as until session 16), a record that landed between the answers queue's read
@@ -486,10 +492,19 @@ export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<D
     // `running` with nothing recorded — the load flake of runner-handoff.test.ts (a read slowed by a
     // loaded machine holds that window open; cloud-harness.test.ts holds it open on purpose). Nothing
     // starts the runner while drive() runs no handler, so idle before the reads stays idle through them.
-    if (!(cloud.handoff?.runner.idle ?? true)) {
+    const runner = cloud.handoff?.runner;
+    if (runner && !runner.idle) {
+      // A runner that never answers would otherwise hold drive() until the test's own timeout, which names nothing.
+      busySince ??= Date.now();
+      const stuckMs = options.runnerStuckMs ?? 120_000;
+      if (Date.now() - busySince > stuckMs)
+        throw new Error(
+          `drive(): the runner has been busy for ${stuckMs / 1000} s with nothing else to deliver (invoked ${runner.payloads.length}×, answered ${runner.answers.length}×)`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 200));
       continue;
     }
+    busySince = undefined;
     let pending = 0;
     for (const { queueUrl } of steps) pending += await queueDepth(cloud.sqs, queueUrl);
     if (pending === 0) {
