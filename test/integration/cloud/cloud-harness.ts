@@ -10,7 +10,7 @@ import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCom
 import { S3Client } from '@aws-sdk/client-s3';
 import { spawn } from 'node:child_process';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { GetQueueAttributesCommand, SQSClient, SendMessageCommand, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, SendMessageCommand, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { returnLater } from '#aws/sqs-visibility.ts';
 import { DynamoRunLedger, S3BlobStore, SqsWorkQueue, deliverSqsBatch } from '#aws/index.ts';
@@ -388,11 +388,57 @@ export interface DriveOptions {
   maxRounds?: number;
   /** Messages the python judge takes at once from its queue and its answers queue (default 1; the stack's is infra/executors.ts JUDGE_BATCH). */
   judgeBatch?: number;
+  /** Throw, naming them, when messages went to a dead-letter queue during this drive (default: report them in the stats only). */
+  failOnDeadLetters?: boolean;
+  /** How long to wait on a busy runner with nothing else to deliver before failing, naming the runner's counts (default 120 s; a runner invocation here takes seconds). */
+  runnerStuckMs?: number;
 }
 
 export interface DriveStats {
   invocations: Record<StageName, number>;
   failed: Record<StageName, number>;
+  /** Messages that went to a dead-letter queue during this drive (up to 10 a queue are named). */
+  deadLettered: { queue: string; messageId: string; receiveCount: string; body: string }[];
+}
+
+/** Every dead-letter queue drive() feeds: the stages', the answers queue's and the lanes'. */
+function deadLetterQueues(cloud: Cloud): { name: string; url: string }[] {
+  return [
+    ...STAGES.map((name) => ({ name, url: cloud.queues[name].dlqUrl })),
+    ...(cloud.handoff ? [{ name: 'answers-python', url: cloud.handoff.answers.dlqUrl }] : []),
+    ...Object.entries(cloud.lanes).map(([name, lane]) => ({ name, url: lane.queue.dlqUrl })),
+  ];
+}
+
+/** Up to 10 messages of a dead-letter queue, looked at and left in place (visible again at once). */
+async function peekDeadLetters(cloud: Cloud, url: string) {
+  const received = await cloud.sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }),
+  );
+  return received.Messages ?? [];
+}
+
+/** The ids already in each non-empty dead-letter queue (when a drive begins). */
+async function deadLetterIds(cloud: Cloud): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (const { url } of deadLetterQueues(cloud)) {
+    if ((await queueDepth(cloud.sqs, url)) === 0) continue;
+    for (const m of await peekDeadLetters(cloud, url)) ids.add(m.MessageId ?? '');
+  }
+  return ids;
+}
+
+/** The dead-lettered messages not among `before` (up to 10 a queue are looked at). */
+async function newDeadLetters(cloud: Cloud, before: Set<string>): Promise<DriveStats['deadLettered']> {
+  const out: DriveStats['deadLettered'] = [];
+  for (const { name, url } of deadLetterQueues(cloud)) {
+    if ((await queueDepth(cloud.sqs, url)) === 0) continue;
+    for (const m of await peekDeadLetters(cloud, url)) {
+      if (before.has(m.MessageId ?? '')) continue;
+      out.push({ queue: name, messageId: m.MessageId ?? '', receiveCount: m.Attributes?.ApproximateReceiveCount ?? '?', body: (m.Body ?? '').slice(0, 300) });
+    }
+  }
+  return out;
 }
 
 /**
@@ -403,7 +449,12 @@ export interface DriveStats {
 export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<DriveStats> {
   const order: StageName[] = ['plan', 'generate', 'python', 'aggregate'];
   const batchSize: Record<StageName, number> = { plan: 1, generate: 5, python: options.judgeBatch ?? 1, aggregate: 1 };
-  const stats: DriveStats = { invocations: { plan: 0, generate: 0, python: 0, aggregate: 0 }, failed: { plan: 0, generate: 0, python: 0, aggregate: 0 } };
+  const stats: DriveStats = {
+    invocations: { plan: 0, generate: 0, python: 0, aggregate: 0 },
+    failed: { plan: 0, generate: 0, python: 0, aggregate: 0 },
+    deadLettered: [],
+  };
+  const deadBefore = await deadLetterIds(cloud);
   // Other languages' executor lanes are drained right after python's (their invocations are not counted).
   const steps = order.flatMap((stage) => [
     { stage: stage as StageName | undefined, queueUrl: cloud.queues[stage].url, handler: cloud.handlers[stage], batch: batchSize[stage] },
@@ -413,6 +464,7 @@ export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<D
       : []),
     ...(stage === 'python' ? Object.values(cloud.lanes).map((lane) => ({ stage: undefined, queueUrl: lane.queue.url, handler: lane.handler, batch: 1 })) : []),
   ]);
+  let busySince: number | undefined; // since when drive() has waited on nothing but the runner
   for (let round = 0; round < (options.maxRounds ?? 2000); round++) {
     let delivered = false;
     for (const { stage, queueUrl, handler, batch } of steps) {
@@ -429,10 +481,42 @@ export async function drive(cloud: Cloud, options: DriveOptions = {}): Promise<D
         if (stage) stats.failed[stage] += applied.failed.length;
       }
     }
-    if (delivered) continue;
+    if (delivered) {
+      busySince = undefined;
+      continue;
+    }
+    // Drained only if the runner was idle BEFORE the queues were read. The runner is the one producer
+    // drive() does not run itself: its record lands on the answers queue whenever its invocation ends.
+    // Asked after the reads (as until session 16), a record that landed between the answers queue's read
+    // and the question was missed: drive() returned, the record stayed in its queue unread, the run
+    // `running` with nothing recorded — the load flake of runner-handoff.test.ts (a read slowed by a
+    // loaded machine holds that window open; cloud-harness.test.ts holds it open on purpose). Nothing
+    // starts the runner while drive() runs no handler, so idle before the reads stays idle through them.
+    const runner = cloud.handoff?.runner;
+    if (runner && !runner.idle) {
+      // A runner that never answers would otherwise hold drive() until the test's own timeout, which names nothing.
+      busySince ??= Date.now();
+      const stuckMs = options.runnerStuckMs ?? 120_000;
+      if (Date.now() - busySince > stuckMs)
+        throw new Error(
+          `drive(): the runner has been busy for ${stuckMs / 1000} s with nothing else to deliver (invoked ${runner.payloads.length}×, answered ${runner.answers.length}×)`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
+    busySince = undefined;
     let pending = 0;
     for (const { queueUrl } of steps) pending += await queueDepth(cloud.sqs, queueUrl);
-    if (pending === 0 && (cloud.handoff?.runner.idle ?? true)) return stats;
+    if (pending === 0) {
+      stats.deadLettered = await newDeadLetters(cloud, deadBefore);
+      if (options.failOnDeadLetters && stats.deadLettered.length > 0)
+        throw new Error(
+          `drive(): ${stats.deadLettered.length} message(s) went to a dead-letter queue: ${stats.deadLettered
+            .map((d) => `${d.queue} ${d.messageId} (ApproximateReceiveCount ${d.receiveCount}) ${d.body}`)
+            .join('; ')}`,
+        );
+      return stats;
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error('the pipeline did not drain');
