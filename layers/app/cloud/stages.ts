@@ -92,6 +92,14 @@ export function laneFor(task: Task, timeScale: number, hasFargate: boolean): 'la
  * A delivered item whose record is stored (lifecycle.ts decideItem): count it (a no-op when
  * counted; needed when the previous delivery died between the store write and the ledger
  * write) and skip the work — unless the message is a resume's re-run of that record (SE).
+ *
+ * One S3 GET of the item's document. Per item the cloud makes it once, in the look right before
+ * recording (the judge's, scoreAndRecord; or generate's for a record it makes itself), which is
+ * what keeps an item recorded once. It reads the document, not the ledger's item row, because
+ * the document is written first: a row missing while a racing delivery is between its store write
+ * and its count would let this delivery's verdict overwrite a document that is then counted with
+ * the other's; a document written is read at once. (The aggregate reads each document once more,
+ * to compact the records: record-parts.ts.)
  */
 export async function alreadyRecorded(ctx: RunContext, item: WorkItem): Promise<boolean> {
   const key = keys.item(item.runId, item.taskId, item.sample);
