@@ -487,6 +487,33 @@ describe('generate’s first look: the ledger’s item row', () => {
     expect(await cloud.store.getText(key ?? '')).toBe(document);
   }, 180_000);
 
+  it('an eventually consistent read that misses the count costs one model call, never a second record (a record generate makes: a failed generation)', async () => {
+    const task = 'rocode-sample/001-suma';
+    failOn.add(task);
+    const { runId, body } = await plannedRun(task);
+    await drive(cloud);
+    const before = await cloud.ledger.getRun(runId);
+    expect(before).toMatchObject({ status: 'completed', recorded: 1, verdicts: { SE: 1 } });
+
+    // The item row is counted, but this read misses it (DynamoDB's eventually consistent GetItem).
+    const countedVerdict = vi.spyOn(cloud.ledger, 'countedVerdict').mockResolvedValue(undefined);
+    const put = vi.spyOn(cloud.store, 'put');
+    calls.length = 0;
+    try {
+      await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.queues.generate.url, MessageBody: body }));
+      await drive(cloud);
+      expect(countedVerdict).toHaveBeenCalled();
+    } finally {
+      countedVerdict.mockRestore();
+      failOn.clear();
+    }
+    // The model is called again; generate's look before recording (scoreAndRecord) reads the stored record and records nothing.
+    expect(calls).toEqual([task]);
+    expect(put.mock.calls.filter(([key]) => key.startsWith(keys.itemsPrefix(runId)))).toEqual([]);
+    put.mockRestore();
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', recorded: 1, verdicts: before?.verdicts });
+  }, 180_000);
+
   it('runs a resume’s SE re-run (the row counts SE) and skips that message delivered again once re-recorded', async () => {
     const task = 'rocode-sample/002-cifre';
     failOn.add(task);
