@@ -105,4 +105,13 @@ describe('the requests a simulated run bills', () => {
     expect(gets['runs/*/items/']! / 1000).toBeLessThan(2.3);
     expect(requests.s3_get!.per_item).toBeLessThan(2.4);
   }, 300_000);
+
+  it('reads the item document once more an item with `--without ledger-look` (generate’s first look in S3, as before), the same items recorded', async () => {
+    const { runSimulation } = await import('../../../sim/cloud/simulate.ts');
+    const row = await runSimulation({ items: 200, language: 'python' });
+    const s3 = await runSimulation({ items: 200, language: 'python', without: ['ledger-look'] });
+    const itemGets = (sim: typeof row) => (sim.detail.s3_get_by_prefix as Record<string, number>)['runs/*/items/']! / 200;
+    for (const sim of [row, s3]) expect(sim).toMatchObject({ completed: 200, se: 0, missing: 0 });
+    expect(itemGets(s3) - itemGets(row)).toBeGreaterThan(0.9);
+  }, 300_000);
 });
