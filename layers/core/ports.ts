@@ -114,6 +114,13 @@ export interface RunLedger {
   /** Item ids already counted (for resume). */
   recordedItems(runId: string): Promise<Set<string>>;
   /**
+   * The verdict the ledger counts for one item (its item row; an eventually consistent read,
+   * so a count made an instant ago may be missed); undefined when not counted or the run is
+   * unknown. A cheap first look (the cloud's generate, stages.ts); absent: the stage reads the
+   * stored record instead.
+   */
+  countedVerdict?(runId: string, itemId: string): Promise<Verdict | undefined>;
+  /**
    * Adds `usd` to the run's spend, no cap (an uncapped run's call, once billed). With `bookingId`,
    * at most once per id: a repeated booking (a redelivered message, a retried request) changes
    * nothing. The cloud ledger spreads these over the run's shards (no hot key).

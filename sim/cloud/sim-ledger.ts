@@ -156,6 +156,12 @@ export class SimLedger implements RunLedger, PartCounter {
     });
   }
 
+  /** One eventually consistent GetItem on the item row, half a read unit (dynamo-run-ledger.ts countedVerdict). */
+  async countedVerdict(runId: string, itemId: string): Promise<Verdict | undefined> {
+    await this.#read(itemPlace(runId, itemId, this.#o.shards).itemKey.pk, 0.5);
+    return this.#items.get(runId)?.get(itemId);
+  }
+
   recordedItems(runId: string): Promise<Set<string>> {
     return Promise.resolve(new Set(this.#itemsOf(runId).keys()));
   }

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TransientError } from '#core/errors.ts';
-import type { ExecutionJob, Executor } from '#core/ports.ts';
+import type { ExecutionJob, Executor, RunLedger } from '#core/ports.ts';
 import type { ProgramHost } from '#core/judging/io-tests-judge.ts';
 import { executeOnHost } from '#core/scorers/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
@@ -71,6 +71,8 @@ export const FIXES = [
   'batch-bookings',
   // generate's calls in flight in fewer, larger batches (generate-mapping.ts: 2 × 12 at the default); without: generateMaxConcurrency × 5, as before.
   'generate-batch',
+  // generate's first look at a delivered item reads its ledger row (RunLedger.countedVerdict, half a read unit), not its document in S3 (stages.ts generateWork); without: the S3 GET, as before.
+  'ledger-look',
 ] as const;
 export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts', 'duplicates'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
@@ -237,7 +239,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const handlers: Record<Exclude<keyof typeof queues, 'answers'>, SqsHandler> = {
       plan: without.has('plan-fanout') ? chained(plan, simSender<PlanMessage>(queues.plan, lambda), options.items, chunkSize) : plan,
       generate: makeGenerate({
-        ledger,
+        ledger: without.has('ledger-look') ? withoutLedgerLook(ledger) : ledger,
         parts: ledger,
         aggregateQueue,
         contexts: new RunContextCache({ store, ledger, clock, provider: () => Promise.resolve(counted), costOf: costOfManifest, requeueThrottled: requeue }),
@@ -499,4 +501,15 @@ function peakOverlap(spans: readonly (readonly [number, number])[]): number {
   let peak = 0;
   for (const [, step] of edges) peak = Math.max(peak, (open += step));
   return peak;
+}
+
+/** The ledger without {@link RunLedger.countedVerdict}: generate's first look reads the item's document in S3, as before (`--without ledger-look`). */
+function withoutLedgerLook(ledger: SimLedger): RunLedger {
+  return new Proxy(ledger, {
+    get(target, name) {
+      if (name === 'countedVerdict') return undefined;
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

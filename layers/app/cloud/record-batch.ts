@@ -100,4 +100,8 @@ class BatchedLedger implements RunLedger {
   trySpend: RunLedger['trySpend'] = (runId, usd, capUsd, bookingId) => this.inner.trySpend(runId, usd, capUsd, bookingId);
   setStatus: RunLedger['setStatus'] = (runId, status, reason) => this.inner.setStatus(runId, status, reason);
   claimStatus: RunLedger['claimStatus'] = (runId, from, status, reason) => this.inner.claimStatus(runId, from, status, reason);
+  // Optional: absent when the inner ledger has none, so a stage falls back to the stored record (stages.ts generateWork).
+  get countedVerdict(): RunLedger['countedVerdict'] {
+    return this.inner.countedVerdict?.bind(this.inner);
+  }
 }

@@ -95,6 +95,14 @@ export function laneFor(task: Task, timeScale: number, hasFargate: boolean): 'la
  * A delivered item whose record is stored (lifecycle.ts decideItem): count it (a no-op when
  * counted; needed when the previous delivery died between the store write and the ledger
  * write) and skip the work — unless the message is a resume's re-run of that record (SE).
+ *
+ * One S3 GET of the item's document. Per item the cloud makes it once, in the look right before
+ * recording (the judge's, scoreAndRecord; or generate's for a record it makes itself), which is
+ * what keeps an item recorded once. It reads the document, not the ledger's item row, because
+ * the document is written first: a row missing while a racing delivery is between its store write
+ * and its count would let this delivery's verdict overwrite a document that is then counted with
+ * the other's; a document written is read at once. (The aggregate reads each document once more,
+ * to compact the records: record-parts.ts.)
  */
 export async function alreadyRecorded(ctx: RunContext, item: WorkItem): Promise<boolean> {
   const key = keys.item(item.runId, item.taskId, item.sample);
@@ -142,11 +150,39 @@ async function cancelled(ledger: RunLedger, runId: string): Promise<boolean> {
   return (await ledger.runStatus(runId)) === 'cancelled';
 }
 
-/** generate: one work item → a record (likert, failed generations) or a message to its executor. */
+/**
+ * A delivered item the ledger counts (its item row, {@link RunLedger.countedVerdict}): skip it
+ * unless the message is a resume's re-run of that record (lifecycle.ts decideItem). Counted means
+ * stored (the store write comes first), so nothing is to be recounted. Not counted is not proof
+ * of not stored (a delivery that died between the two writes, or a count this eventually
+ * consistent read missed): the caller then looks at the stored record before recording.
+ */
+async function alreadyCounted(ledger: RunLedger, item: WorkItem, counted: NonNullable<RunLedger['countedVerdict']>): Promise<boolean> {
+  const verdict = await counted.call(ledger, item.runId, itemId(item.runId, item.taskId, item.sample));
+  const previous = item.previousVerdict ? { previousVerdict: item.previousVerdict } : {};
+  return decideItem({ stored: verdict, counted: verdict !== undefined, on: 'delivery', ...previous }).action === 'skip';
+}
+
+/**
+ * generate: one work item → a record (likert, failed generations) or a message to its executor.
+ *
+ * Its first look (is the item recorded already?) saves a second model call for a redelivered or
+ * duplicated message (at-least-once delivery: a copy received once the item is recorded; issue
+ * 35's simulation, 0.5 % of receives copied, put dropping it at 39 more model calls per 10,000
+ * items, $0.017, against the $0.004 of GETs it saved). It asks the ledger's item row, half a
+ * DynamoDB read unit, not the item's document in S3 (a GET: 6.4× that; issue 35, 3 item GETs an
+ * item → 2). That look only saves work: the record is kept once by the look before recording —
+ * the judge's (executeWork) for a code sample, generate's own (scoreAndRecord) for a record made
+ * here — which reads the stored record, so a delivery that died between the store write and the
+ * count is counted there. Without `countedVerdict` (a ledger that has none) the first look reads
+ * the stored record, as before.
+ */
 export async function generateWork(deps: GenerateDeps, item: CloudWorkItem): Promise<StageOutcome> {
   if (await cancelled(deps.ledger, item.runId)) return { status: 'skipped' };
   const ctx = await deps.contexts.get(item.runId);
-  if (await alreadyRecorded(ctx, item)) {
+  const counted = deps.ledger.countedVerdict;
+  const lookBeforeRecording = counted !== undefined;
+  if (counted ? await alreadyCounted(deps.ledger, item, counted) : await alreadyRecorded(ctx, item)) {
     await afterRecord(deps, item);
     return { status: 'skipped' };
   }
@@ -157,24 +193,26 @@ export async function generateWork(deps: GenerateDeps, item: CloudWorkItem): Pro
   } catch (error) {
     return settle(deps.ledger, item.runId, error);
   }
-  return routeGenerated(deps, ctx, generated);
+  return routeGenerated(deps, ctx, generated, lookBeforeRecording);
 }
 
 /**
  * Where a generation goes (on demand or read back from a batch job): scored and recorded here
  * (likert, failed generations), or sent to the execute queue of its language.
+ * `lookBeforeRecording`: the item was not looked up before its generation (generateWork), so a
+ * record made here looks first; a sample sent to its judge is looked up there.
  */
-export async function routeGenerated(deps: GenerateDeps, ctx: RunContext, generated: GeneratedItem): Promise<StageOutcome> {
+export async function routeGenerated(deps: GenerateDeps, ctx: RunContext, generated: GeneratedItem, lookBeforeRecording = false): Promise<StageOutcome> {
   const item = generated.item as CloudWorkItem;
   const task = ctx.tasks.get(item.taskId);
-  if (task === undefined || !scorerOf(task).needsExecutor || generated.failure !== undefined) return scoreAndRecord(deps, ctx, generated);
+  if (task === undefined || !scorerOf(task).needsExecutor || generated.failure !== undefined) return scoreAndRecord(deps, ctx, generated, lookBeforeRecording);
   const language = item.language ?? scorerOf(task).languageOf(task);
-  if (language === undefined) return scoreAndRecord(deps, ctx, { ...generated, failure: `no language for task ${task.id}` });
+  if (language === undefined) return scoreAndRecord(deps, ctx, { ...generated, failure: `no language for task ${task.id}` }, lookBeforeRecording);
   const lane = laneFor(task, ctx.manifest.time_scale, deps.fargateQueues[language] !== undefined);
   const queue = lane === 'fargate' ? deps.fargateQueues[language] : deps.executeQueues[language];
   if (queue === undefined) {
     // A deployment without this language's executor: the harness's fault (SE), never the model's.
-    return scoreAndRecord(deps, ctx, { ...generated, failure: `no executor is deployed for language ${language}` });
+    return scoreAndRecord(deps, ctx, { ...generated, failure: `no executor is deployed for language ${language}` }, lookBeforeRecording);
   }
   await queue.send([{ id: itemId(item.runId, item.taskId, item.sample), body: await toMessage(ctx.store, generated) }]);
   return { status: 'sent', language, lane };

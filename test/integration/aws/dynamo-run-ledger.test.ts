@@ -92,6 +92,13 @@ describe('DynamoRunLedger', () => {
     expect([...(await ledger.recordedItems('r1'))].sort()).toEqual([...ids].sort());
     expect(await ledger.reviseItem('r1', 'r1/t0/0', 'WA', 'OK')).toBe(true);
     expect((await ledger.getRun('r1'))?.verdicts).toEqual({ OK: 49, WA: 15 });
+    // generate's first look (stages.ts generateWork) reads each item's row where its count put it:
+    // on its shard, by recordItem or recordItems (dynamo-record-batch.ts), revised or not.
+    await ledger.recordItems('r1', [{ itemId: 'r1/batched/0', verdict: 'TLE' }]);
+    const seen = await Promise.all([...ids, 'r1/batched/0'].map((id) => ledger.countedVerdict('r1', id)));
+    expect(seen).toEqual([...ids.map((_, i) => (i % 4 === 0 && i !== 0 ? 'WA' : 'OK')), 'TLE']);
+    expect(await ledger.countedVerdict('r1', 'r1/never/0')).toBeUndefined();
+    expect(await ledger.countedVerdict('unknown-run', 'unknown-run/t0/0')).toBeUndefined();
   });
 
   it('keeps counting a run written before shards on its run row and in its own partition', async () => {
@@ -108,6 +115,8 @@ describe('DynamoRunLedger', () => {
     expect(item.Item?.verdict?.S).toBe('RE');
     expect(await older.getRun('r1')).toMatchObject({ recorded: 2, verdicts: { OK: 1, RE: 1 } });
     expect([...(await older.recordedItems('r1'))].sort()).toEqual(['r1/sum/0', 'r1/sum/1']);
+    expect(await older.countedVerdict('r1', 'r1/sum/1')).toBe('RE');
+    expect(await older.countedVerdict('r1', 'r1/sum/2')).toBeUndefined();
   });
 
   it("books cost on the run's cost row, never on the run row every record transaction holds", async () => {

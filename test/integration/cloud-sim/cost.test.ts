@@ -74,8 +74,9 @@ describe('the requests a simulated run bills', () => {
     expect(sim.completed).toBe(200);
     // Per item: the cancelled check in generate and in the judge's two passes (3 reads), the part
     // counter's reads when a sub-counter fills (~0.25); the run's 18-row completion read once per
-    // part (completion.ts), not after every record (it was 18 of 21.5 read units per item).
-    expect(requests.dynamo_read!.per_item).toBeLessThan(8);
+    // part (completion.ts), not after every record (it was 18 of 21.5 read units per item); and
+    // generate's first look at each delivered item's row, half a unit (stages.ts generateWork).
+    expect(requests.dynamo_read!.per_item).toBeLessThan(8.6);
     // Per item: 3 messages (generate's, the judge's, the runner's record), each sent (generate's 10 at
     // a time), received and deleted once; a few duplicates and small receives. The records' receives
     // and deletes are the answers queue's own counts: added again, this was ~10.4 here.
@@ -96,11 +97,21 @@ describe('the requests a simulated run bills', () => {
     for (const [name, queue] of Object.entries(byQueue)) expect(queue.delete, name).toBeLessThanOrEqual(queue.receive);
     expect(requests.sqs!.per_item).toBeLessThan(2.5);
     // The run's status once per generate and judge invocation (it was read by every message, 3 an item),
-    // the completion read once per part, the part counter's few: about one read unit an item.
-    expect(requests.dynamo_read!.per_item).toBeLessThan(1.6);
-    // Item documents: generate's redelivery check, the judge's once before recording (it read them in
-    // both passes), the aggregate's compaction — 3 an item, where they were 4.
-    expect(gets['runs/*/items/']! / 1000).toBeLessThan(3.3);
-    expect(requests.s3_get!.per_item).toBeLessThan(3.4);
+    // the completion read once per part, the part counter's few: about one read unit an item; and
+    // generate's first look at each delivered item's ledger row, half a unit (stages.ts generateWork).
+    expect(requests.dynamo_read!.per_item).toBeLessThan(2.1);
+    // Item documents: the judge's once before recording (it read them in both passes), the aggregate's
+    // compaction — 2 an item, where they were 4, then 3 (generate's first look read the document).
+    expect(gets['runs/*/items/']! / 1000).toBeLessThan(2.3);
+    expect(requests.s3_get!.per_item).toBeLessThan(2.4);
+  }, 300_000);
+
+  it('reads the item document once more an item with `--without ledger-look` (generate’s first look in S3, as before), the same items recorded', async () => {
+    const { runSimulation } = await import('../../../sim/cloud/simulate.ts');
+    const row = await runSimulation({ items: 200, language: 'python' });
+    const s3 = await runSimulation({ items: 200, language: 'python', without: ['ledger-look'] });
+    const itemGets = (sim: typeof row) => (sim.detail.s3_get_by_prefix as Record<string, number>)['runs/*/items/']! / 200;
+    for (const sim of [row, s3]) expect(sim).toMatchObject({ completed: 200, se: 0, missing: 0 });
+    expect(itemGets(s3) - itemGets(row)).toBeGreaterThan(0.9);
   }, 300_000);
 });

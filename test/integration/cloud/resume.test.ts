@@ -2,8 +2,8 @@
 // SE items (the provider gave up on them) and an item lost from its queue runs exactly those
 // again — the same items `polyeval resume` would run locally (core/run/lifecycle.ts) — and is
 // aggregated again, its summary and ledger counting their new verdicts.
-import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -426,3 +426,118 @@ async function loseMessageOf(task: string): Promise<void> {
 async function generateMessages(): Promise<WorkItem[]> {
   return (await peekMessages(cloud.sqs, [cloud.queues.generate.url])).map((body) => JSON.parse(body) as WorkItem);
 }
+
+// Issue 35 (reads per item): generate's first look asks the ledger's item row (stages.ts
+// generateWork, RunLedger.countedVerdict), not the item's document in S3. It only saves work; the
+// look before recording (the judge's) keeps each record once and counts a stored, uncounted one.
+describe('generate’s first look: the ledger’s item row', () => {
+  /** Plans a one-item run and keeps its generate message's body, to deliver it again later. */
+  async function plannedRun(task: string): Promise<{ runId: string; body: string }> {
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 1 });
+    await driveStage('plan');
+    const [body] = await peekMessages(cloud.sqs, [cloud.queues.generate.url]);
+    expect((JSON.parse(body ?? '{}') as WorkItem).taskId).toBe(task);
+    return { runId, body: body ?? '' };
+  }
+
+  const itemReads = (getText: { mock: { calls: unknown[][] } }, runId: string) =>
+    getText.mock.calls.filter(([key]) => String(key).startsWith(keys.itemsPrefix(runId))).length;
+
+  it('skips a counted item’s generate message delivered again: no model call, no read of its document, nothing recorded again', async () => {
+    const { runId, body } = await plannedRun('rocode-sample/001-suma');
+    await drive(cloud);
+    const before = await cloud.ledger.getRun(runId);
+    expect(before).toMatchObject({ status: 'completed', recorded: 1 });
+    const [key] = await cloud.store.list(keys.itemsPrefix(runId));
+    const document = await cloud.store.getText(key ?? '');
+
+    calls.length = 0;
+    const getText = vi.spyOn(cloud.store, 'getText');
+    await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.queues.generate.url, MessageBody: body }));
+    await driveStage('generate');
+    // The item row says counted: skipped before the model call, its document in S3 never read.
+    expect(calls).toEqual([]);
+    expect(itemReads(getText, runId)).toBe(0);
+    getText.mockRestore();
+    expect(await queueDepth(cloud.sqs, cloud.queues.python.url)).toBe(0);
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', recorded: 1, verdicts: before?.verdicts });
+    expect(await cloud.store.getText(key ?? '')).toBe(document);
+  }, 180_000);
+
+  it('counts, once, an item stored but not counted (a delivery died between the writes) when its generate message comes again', async () => {
+    const task = 'rocode-sample/001-suma';
+    const { runId, body } = await plannedRun(task);
+    uncounted.add(task);
+    await drive(cloud);
+    uncounted.clear();
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ recorded: 0 });
+    const [key] = await cloud.store.list(keys.itemsPrefix(runId));
+    const document = await cloud.store.getText(key ?? '');
+    expect(document).toBeDefined();
+
+    // The item row is missing, so generate cannot tell; the judge's look before recording reads
+    // the stored record, counts it and records nothing new.
+    await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.queues.generate.url, MessageBody: body }));
+    await drive(cloud);
+    const run = await cloud.ledger.getRun(runId);
+    expect(run).toMatchObject({ recorded: 1 });
+    expect(Object.values(run?.verdicts ?? {}).reduce((a, b) => a + (b ?? 0), 0)).toBe(1);
+    expect(await cloud.store.list(keys.itemsPrefix(runId))).toEqual([key]);
+    expect(await cloud.store.getText(key ?? '')).toBe(document);
+  }, 180_000);
+
+  it('an eventually consistent read that misses the count costs one model call, never a second record (a record generate makes: a failed generation)', async () => {
+    const task = 'rocode-sample/001-suma';
+    failOn.add(task);
+    const { runId, body } = await plannedRun(task);
+    await drive(cloud);
+    const before = await cloud.ledger.getRun(runId);
+    expect(before).toMatchObject({ status: 'completed', recorded: 1, verdicts: { SE: 1 } });
+
+    // The item row is counted, but this read misses it (DynamoDB's eventually consistent GetItem).
+    const countedVerdict = vi.spyOn(cloud.ledger, 'countedVerdict').mockResolvedValue(undefined);
+    const put = vi.spyOn(cloud.store, 'put');
+    calls.length = 0;
+    try {
+      await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.queues.generate.url, MessageBody: body }));
+      await drive(cloud);
+      expect(countedVerdict).toHaveBeenCalled();
+    } finally {
+      countedVerdict.mockRestore();
+      failOn.clear();
+    }
+    // The model is called again; generate's look before recording (scoreAndRecord) reads the stored record and records nothing.
+    expect(calls).toEqual([task]);
+    expect(put.mock.calls.filter(([key]) => key.startsWith(keys.itemsPrefix(runId)))).toEqual([]);
+    put.mockRestore();
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', recorded: 1, verdicts: before?.verdicts });
+  }, 180_000);
+
+  it('runs a resume’s SE re-run (the row counts SE) and skips that message delivered again once re-recorded', async () => {
+    const task = 'rocode-sample/002-cifre';
+    failOn.add(task);
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2 });
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed', verdicts: { SE: 1 } });
+    failOn.clear();
+    calls.length = 0;
+    expect((await call(apiEvent('POST', `/runs/${runId}/resume`))).status).toBe(202);
+    await driveStage('plan');
+    const rerun = (await peekMessages(cloud.sqs, [cloud.queues.generate.url])).filter((b) => (JSON.parse(b) as WorkItem).taskId === task);
+    expect(rerun).toHaveLength(1);
+    expect((JSON.parse(rerun[0] ?? '{}') as WorkItem).previousVerdict).toBe('SE');
+    await drive(cloud);
+    expect(calls).toEqual([task]);
+    const run = await cloud.ledger.getRun(runId);
+    expect(run).toMatchObject({ status: 'completed', items: 2, recorded: 2 });
+    expect(run?.verdicts.SE ?? 0).toBe(0);
+
+    // The re-run's message again: the row now counts its new verdict, not SE — skipped, no model call.
+    calls.length = 0;
+    await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.queues.generate.url, MessageBody: rerun[0] }));
+    await drive(cloud);
+    expect(calls).toEqual([]);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ recorded: 2, verdicts: run?.verdicts });
+  }, 180_000);
+});

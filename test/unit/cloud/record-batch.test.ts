@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ItemCount, RunLedger } from '#core/ports.ts';
 import { HandoffBatch } from '#app/cloud/continuation.ts';
 import { RecordBatch } from '#app/cloud/record-batch.ts';
+import { statusOncePerInvocation } from '#app/cloud/status-once.ts';
 import { FileRunLedger } from '#local/index.ts';
 
 interface Observed {
@@ -124,5 +125,28 @@ describe('RecordBatch: a judge invocation counts its records together', () => {
 
     expect([await a, await b, await c]).toEqual([true, true, true]);
     expect(await ledger.getRun('r1')).toMatchObject({ recorded: 3, verdicts: { OK: 2, WA: 1 } });
+  });
+});
+
+// Issue 35 (reads per item): generate's first look asks RunLedger.countedVerdict when the ledger has it
+// and reads the item's document in S3 otherwise (stages.ts generateWork). A wrapper that dropped the
+// method would silently bring the S3 GET back; one that invented it would hide a ledger without it.
+describe('ledger wrappers keep countedVerdict', () => {
+  const counting = (ledger: RunLedger): RunLedger =>
+    new Proxy(ledger, {
+      get(target, name, receiver) {
+        if (name === 'countedVerdict') return (runId: string, id: string) => Promise.resolve(runId === 'r1' && id === 'r1/t1/0' ? 'OK' : undefined);
+        return Reflect.get(target, name, receiver) as unknown;
+      },
+    });
+
+  it('RecordBatch.over and statusOncePerInvocation pass it through, and have none when the ledger has none', async () => {
+    const { ledger } = await observed();
+    expect(new RecordBatch(1).over(ledger).countedVerdict).toBeUndefined();
+    expect(statusOncePerInvocation(ledger).countedVerdict).toBeUndefined();
+    for (const wrapped of [new RecordBatch(1).over(counting(ledger)), statusOncePerInvocation(counting(ledger))]) {
+      expect(await wrapped.countedVerdict?.('r1', 'r1/t1/0')).toBe('OK');
+      expect(await wrapped.countedVerdict?.('r1', 'r1/t2/0')).toBeUndefined();
+    }
   });
 });
