@@ -51,7 +51,8 @@ describe('generate books its batch’s model calls together', () => {
   });
 
   it('a booking transaction DynamoDB refuses fails the batch transiently: a likert item (scored and recorded by generate itself) is not recorded, its message comes back, and its redelivery books and records it once', async () => {
-    // The first booking transaction is refused with an error the SDK does not retry (cancellationCodes: none).
+    // The first booking transaction is refused with throughput exceeded, as the SDK throws it once its own retries are
+    // spent (thrown here before the SDK's retry step, so not retried): a refusal a later attempt may clear.
     let refuse = 1;
     const bookings: number[] = [];
     cloud.dynamo.middlewareStack.add(
@@ -60,7 +61,12 @@ describe('generate books its batch’s model calls together', () => {
         if (actions.some((action) => JSON.stringify(action).includes('BOOK#'))) {
           if (refuse > 0) {
             refuse -= 1;
-            throw new DynamoDBServiceException({ name: 'ValidationException', $fault: 'client', $metadata: { httpStatusCode: 400 }, message: 'refused once' });
+            throw new DynamoDBServiceException({
+              name: 'ProvisionedThroughputExceededException',
+              $fault: 'client',
+              $metadata: { httpStatusCode: 400 },
+              message: 'refused once',
+            });
           }
           bookings.push(actions.length);
         }
@@ -83,5 +89,38 @@ describe('generate books its batch’s model calls together', () => {
     const run = await cloud.ledger.getRun(runId);
     expect(run).toMatchObject({ recorded: 4, costUsd: 4 * CALL_USD });
     expect(run?.verdicts.SE ?? 0).toBe(0);
+  });
+  it('a booking DynamoDB refuses for good (AccessDenied: a broken deployment) records the items SE once, as a lone booking did: nothing comes back to call the model again', async () => {
+    let denied = 0;
+    cloud.dynamo.middlewareStack.add(
+      (next) => async (args) => {
+        const actions = (args.input as { TransactItems?: unknown[] }).TransactItems ?? [];
+        if (actions.some((action) => JSON.stringify(action).includes('BOOK#'))) {
+          denied += 1;
+          throw new DynamoDBServiceException({
+            name: 'AccessDeniedException',
+            $fault: 'client',
+            $metadata: { httpStatusCode: 400 },
+            message: 'not authorized',
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'denyBookings' },
+    );
+    try {
+      const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 4 });
+      await drainStage(cloud, 'plan');
+      await drainStage(cloud, 'generate');
+      expect(denied).toBe(1);
+      const run = await cloud.ledger.getRun(runId);
+      expect(run).toMatchObject({ recorded: 4, costUsd: 0 });
+      expect(run?.verdicts.SE).toBe(4);
+      // Nothing left to come back: the generate queue is empty after the visibility timeout.
+      await new Promise((resolve) => setTimeout(resolve, (VISIBILITY_SEC + 0.5) * 1000));
+      expect(await queueDepth(cloud.sqs, cloud.queues.generate.url)).toBe(0);
+    } finally {
+      cloud.dynamo.middlewareStack.remove('denyBookings');
+    }
   });
 });
