@@ -7,7 +7,7 @@ import { runSimulation, type Without } from './simulate.ts';
 import { busyLoopTle, CPU_FACTOR, expectedVerdicts, MODEL_CALL_MS, PROFILES, type SimLanguage } from './sim-model.ts';
 import { ONE_VCPU_MB } from '#app/cloud/function-memory.ts';
 import { UNIT_TEST_LIMITS } from '#core/judging/index.ts';
-import { DEFAULT_DEPLOYMENT } from '#app/cloud/estimate.ts';
+import { AWS_PRICES, DEFAULT_DEPLOYMENT } from '#app/cloud/estimate.ts';
 
 /**
  * The instance the local CLI is priced on: c7i.large (2 vCPU, 4 GiB, like the 2-core machine
@@ -81,6 +81,8 @@ export interface CostLine {
   local_execution_s: number;
   local_wall_s: number;
   local_instance_usd: number;
+  /** aws_execution_usd / local_instance_usd, from the unrounded figures: issue 35's "within 5×". */
+  aws_to_instance: number;
 }
 
 /** The comparison of one language at `items`, from one simulated run. */
@@ -97,11 +99,15 @@ export async function costLine(
   const rate = items / executionS;
   // The local CLI generates and judges at once: the slower of its model calls (as many in flight as the cloud's) and its judging.
   const wallS = Math.max(executionS, (items * MODEL_CALL_MS) / 1000 / CALLS_IN_FLIGHT);
+  // From the unrounded parts: sim.cost_usd is rounded to the cent with the model's $4 in it, which moved Python's
+  // $0.206 to $0.20.
+  const executionUsd = sim.lambda_gb_s * AWS_PRICES.lambdaGbSecond[architecture] + (sim.detail.requests as { total_usd: number }).total_usd;
+  const instanceUsd = (wallS / 3600) * LOCAL_INSTANCE.usdPerHour;
   return {
     language,
     items,
     aws_architecture: architecture,
-    aws_execution_usd: Number((sim.cost_usd - modelUsd).toFixed(2)),
+    aws_execution_usd: Number(executionUsd.toFixed(3)),
     aws_model_usd: Number(modelUsd.toFixed(2)),
     aws_lambda_gb_s: sim.lambda_gb_s,
     aws_wall_s: sim.virtual_wall_s,
@@ -109,6 +115,7 @@ export async function costLine(
     local_items_per_s: Number(rate.toFixed(2)),
     local_execution_s: Math.round(executionS),
     local_wall_s: Math.round(wallS),
-    local_instance_usd: Number(((wallS / 3600) * LOCAL_INSTANCE.usdPerHour).toFixed(3)),
+    local_instance_usd: Number(instanceUsd.toFixed(3)),
+    aws_to_instance: Number((executionUsd / instanceUsd).toFixed(2)),
   };
 }

@@ -120,11 +120,12 @@ const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
  * part, no second compaction of a stored part, generate's SendMessageBatch, a judge batch of 10
  * and several samples per runner invocation; after the session-15 merges: a judge batch's records in one
  * transaction, status read once an invocation, generate at its default 2 × 12; session 16: the runners' records taken
- * 10 at a time with a 5 s window as new items are, 2026-12-07). The plan's,
+ * 10 at a time with a 5 s window as new items are, a generate invocation's cost bookings in one transaction
+ * (booking-batch.ts), generate's first look at the ledger's item row, not the S3 document; 2026-12-07). The plan's,
  * generate's, the judge's and its continuation's, the runner's and aggregate's calls together;
  * test/integration/cloud-sim/estimate.test.ts fails when the stages' calls and these drift apart.
  */
-export const REQUESTS_PER_ITEM = { lambda: 0.68, sqs: 1.44, dynamoWrite: 7.74, dynamoRead: 1.11, s3Put: 1.0, s3Get: 3.05 } as const;
+export const REQUESTS_PER_ITEM = { lambda: 0.69, sqs: 1.45, dynamoWrite: 5.26, dynamoRead: 1.71, s3Put: 1.0, s3Get: 2.06 } as const;
 /**
  * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
  * continuation.ts judgeWork): the judge's first invocation (a tenth of an invocation: it takes 10

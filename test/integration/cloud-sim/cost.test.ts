@@ -22,6 +22,10 @@ describe('cloud cost against the local CLI', () => {
     // Judging bounds the instance: slower than 200 model calls of 3 s, 25 at a time.
     expect(line.local_wall_s).toBe(line.local_execution_s);
     expect(line.local_instance_usd).toBeCloseTo((line.local_wall_s / 3600) * LOCAL_INSTANCE.usdPerHour, 3);
+    // The execution cost is the Lambda time at least (priced from the unrounded parts, not the run's cost less the
+    // model's, both rounded to the cent), and the ratio is the two figures'.
+    expect(line.aws_execution_usd).toBeGreaterThanOrEqual(Number((line.aws_lambda_gb_s * AWS_PRICES.lambdaGbSecond.arm64).toFixed(3)));
+    expect(line.aws_to_instance).toBeCloseTo(line.aws_execution_usd / line.local_instance_usd, 0);
   }, 300_000);
 
   it('bills the Lambda time at the architecture cdk.json deploys (arm64), 20% under the same run on x86_64', async () => {
