@@ -351,15 +351,18 @@ export async function pipelineDepth(cloud: Cloud): Promise<number> {
 
 /** Delivers one stage's queue to its handler, five messages at a time, until it is empty; no other stage runs. */
 export async function drainStage(cloud: Cloud, stage: StageName): Promise<void> {
-  while (
-    await deliverSqsBatch({
-      client: cloud.sqs,
-      queueUrl: cloud.queues[stage].url,
-      region: FAKE_AWS.region,
-      handler: (e) => cloud.handlers[stage](e, lambdaContext(stage)),
-      batchSize: 5,
-    })
-  );
+  while (await deliverOnce(cloud, stage, 5));
+}
+
+/** One invocation of `stage`'s handler with up to `batchSize` messages of its queue, as its event source mapping would; undefined when the queue had none. */
+export function deliverOnce(cloud: Cloud, stage: StageName, batchSize: number): ReturnType<typeof deliverSqsBatch> {
+  return deliverSqsBatch({
+    client: cloud.sqs,
+    queueUrl: cloud.queues[stage].url,
+    region: FAKE_AWS.region,
+    handler: (e) => cloud.handlers[stage](e, lambdaContext(stage)),
+    batchSize,
+  });
 }
 
 /**

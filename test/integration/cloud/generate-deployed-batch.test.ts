@@ -7,7 +7,7 @@
 // until the whole batch is in flight, reached by the real provider with the generate stage's options.
 import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { applySqsBatchResponse, deliverSqsBatch, queueArnFromUrl, toLambdaSqsEvent } from '#aws/index.ts';
+import { applySqsBatchResponse, queueArnFromUrl, toLambdaSqsEvent } from '#aws/index.ts';
 import { generateMapping } from '#app/cloud/generate-mapping.ts';
 import { DEFAULT_DEPLOYMENT } from '#app/cloud/estimate.ts';
 import { GENERATE_PROVIDER_OPTIONS } from '#app/cloud/retry-budget.ts';
@@ -15,7 +15,7 @@ import { BedrockProvider } from '#providers/index.ts';
 import { resolveOptions } from '#providers/options.ts';
 import { startBedrockServer, type FakeServer } from '../../fakes/wire-servers/index.ts';
 import { FAKE_AWS, useFakeAwsCredentials } from '../../support/moto.ts';
-import { apiClient, lambdaContext, startCloud, type Cloud } from './cloud-harness.ts';
+import { apiClient, deliverOnce, lambdaContext, startCloud, type Cloud } from './cloud-harness.ts';
 
 const MODEL_ID = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 /** How long the fake holds an answer when the barrier is not reached: a batch that queued its calls takes at least two of these. */
@@ -73,13 +73,7 @@ describe('a generate invocation of the deployed batch', () => {
       const { batchSize } = generateMapping(setting);
       runtime = (await startBedrockServer({ barrier: batchSize, holdMs: HOLD_MS, answer: () => '3' })) as FakeServer & { url: string };
       const runId = await startRun({ benchmark: 'sample/abricot', model: `bedrock:${MODEL_ID}`, limit: batchSize });
-      await deliverSqsBatch({
-        client: cloud.sqs,
-        queueUrl: cloud.queues.plan.url,
-        region: FAKE_AWS.region,
-        handler: (e) => cloud.handlers.plan(e, lambdaContext('plan')),
-        batchSize: 1,
-      });
+      await deliverOnce(cloud, 'plan', 1);
 
       const messages = await receiveBatch(batchSize);
       expect(messages).toHaveLength(batchSize);

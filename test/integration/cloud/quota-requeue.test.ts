@@ -6,14 +6,13 @@
 import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverSqsBatch } from '#aws/index.ts';
 import { returnLater } from '#aws/sqs-visibility.ts';
 import { GENERATE_PROVIDER_OPTIONS } from '#app/cloud/retry-budget.ts';
 import { BedrockProvider } from '#providers/index.ts';
 import { resolveOptions } from '#providers/options.ts';
 import { startBedrockServer, type FakeServer } from '../../fakes/wire-servers/index.ts';
-import { FAKE_AWS, useFakeAwsCredentials } from '../../support/moto.ts';
-import { apiClient, drive, lambdaContext, startCloud, type Cloud } from './cloud-harness.ts';
+import { useFakeAwsCredentials } from '../../support/moto.ts';
+import { apiClient, deliverOnce, drive, startCloud, type Cloud } from './cloud-harness.ts';
 
 const MODEL_ID = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 /** Two items × 3 attempts each (the generate stage's 2 retries): every attempt of the first delivery is throttled. */
@@ -55,14 +54,7 @@ async function depth(queueUrl: string): Promise<{ visible: number; hidden: numbe
   return { visible: Number(out.Attributes?.ApproximateNumberOfMessages), hidden: Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible) };
 }
 
-const deliver = (stage: 'plan' | 'generate', batchSize: number) =>
-  deliverSqsBatch({
-    client: cloud.sqs,
-    queueUrl: cloud.queues[stage].url,
-    region: FAKE_AWS.region,
-    handler: (e) => cloud.handlers[stage](e, lambdaContext(stage)),
-    batchSize,
-  });
+const deliver = (stage: 'plan' | 'generate', batchSize: number) => deliverOnce(cloud, stage, batchSize);
 
 describe('a throttled generation in the deployed pipeline', () => {
   it('goes back to its queue for about a minute instead of being recorded SE, and is generated once the quota lets it through', async () => {

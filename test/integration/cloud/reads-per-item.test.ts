@@ -9,10 +9,8 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunSummary } from '#core/ports.ts';
 import { keys } from '#core/run/keys.ts';
-import { deliverSqsBatch } from '#aws/index.ts';
-import { FAKE_AWS } from '../../support/moto.ts';
 import { apiEvent } from './api-events.ts';
-import { apiClient, drainStage, drive, lambdaContext, startCloud, type Cloud } from './cloud-harness.ts';
+import { apiClient, deliverOnce, drainStage, drive, lambdaContext, startCloud, type Cloud } from './cloud-harness.ts';
 
 /** Two tasks, three samples each: 6 items, one generate batch of 5 and one of 1, the judge's 10 at once. */
 const SPEC = { benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 2, n: 3 };
@@ -90,14 +88,7 @@ describe('reads per item of the generate and judge stages', () => {
   it('reads the status afresh in every invocation: a cancel between two invocations of the same warm handlers is seen', async () => {
     const runId = await apiClient(() => cloud).startRun(SPEC);
     await drainStage(cloud, 'plan');
-    const once = (stage: 'generate' | 'python', batchSize: number) =>
-      deliverSqsBatch({
-        client: cloud.sqs,
-        queueUrl: cloud.queues[stage].url,
-        region: FAKE_AWS.region,
-        handler: (event) => cloud.handlers[stage](event, lambdaContext(stage)),
-        batchSize,
-      });
+    const once = (stage: 'generate' | 'python', batchSize: number) => deliverOnce(cloud, stage, batchSize);
     // One generate invocation (5 items sent to the judge) and one judge invocation (1 item handed off):
     // both handlers have read the run `running`.
     expect((await once('generate', 5))?.failed).toEqual([]);
