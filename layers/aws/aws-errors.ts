@@ -1,3 +1,6 @@
+import { isClockSkewError, isRetryableByTrait, isThrottlingError, isTransientError } from '@smithy/service-error-classification';
+import type { SdkError } from '@smithy/types';
+
 /**
  * Reading AWS SDK v3 errors without depending on each service's exception classes:
  * every service exception carries `name` (the error code) and `$metadata`.
@@ -14,37 +17,29 @@ export function awsErrorName(error: unknown): string {
 }
 
 /**
- * The client-side error codes that a later attempt may clear: throttling and contention (AWS SDK
- * for JavaScript v3, `@smithy/service-error-classification` THROTTLING_ERROR_CODES and
- * TRANSIENT_ERROR_CODES; DynamoDB's own ProvisionedThroughputExceeded, RequestLimitExceeded,
- * TransactionConflict and TransactionInProgress, "Error handling with DynamoDB").
+ * DynamoDB's transaction conflict: retryable by DynamoDB's own account ("Error handling with
+ * DynamoDB": TransactionConflictException, "retry the request") but in none of the SDK's lists
+ * below, since DynamoDB answers it with HTTP 400.
  */
-const RETRYABLE_CLIENT_CODES = new Set([
-  'ThrottlingException',
-  'Throttling',
-  'ThrottledException',
-  'RequestThrottledException',
-  'TooManyRequestsException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'TransactionConflictException',
-  'TransactionInProgressException',
-  'RequestTimeout',
-  'RequestTimeoutException',
-]);
+const CONFLICT_CODES = new Set(['TransactionConflictException']);
 
 /**
  * Whether an AWS SDK v3 failure (or an error caused by one, followed through `cause`) is one no
  * retry will clear: the service blamed the request (`$fault: 'client'`: access denied, a table or
- * key that does not exist, a malformed request) and it is not throttling or contention. A network
- * failure or a server fault (`$fault: 'server'`) is not permanent; neither is an error that carries
- * no AWS fault at all.
+ * key that does not exist, a malformed request) and the SDK's own retry strategy would not retry
+ * it — `@smithy/service-error-classification` 2.1.5, the classifiers its standard retry strategy
+ * asks (`isRetryableByTrait`, `isClockSkewError`, `isThrottlingError`: throttling codes or HTTP 429,
+ * `isTransientError`: timeouts, 5xx, dropped connections) — nor is it a transaction conflict. A
+ * server fault (`$fault: 'server'`) is not permanent; neither is an error that carries no AWS
+ * fault at all (the network, our own).
  */
 export function isPermanentAwsFailure(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; typeof e === 'object' && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    const { $fault, $retryable } = e as { $fault?: unknown; $retryable?: unknown };
-    if ($fault === undefined) continue;
-    return $fault === 'client' && $retryable === undefined && !RETRYABLE_CLIENT_CODES.has(awsErrorName(e));
+    const fault = (e as { $fault?: unknown }).$fault;
+    if (fault === undefined) continue;
+    const sdkError = e as SdkError;
+    const retried = isRetryableByTrait(sdkError) || isClockSkewError(sdkError) || isThrottlingError(sdkError) || isTransientError(sdkError);
+    return fault === 'client' && !retried && !CONFLICT_CODES.has(awsErrorName(e));
   }
   return false;
 }

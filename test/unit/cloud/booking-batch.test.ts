@@ -184,9 +184,18 @@ describe('generate with the batch: the engine books through it', () => {
       $metadata: { httpStatusCode: 400 },
     });
     const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
+    // DynamoDB's conflict (HTTP 400, in none of the SDK's retry lists) and a server fault are for a later attempt too.
+    const conflict = Object.assign(new Error('Transaction is ongoing'), {
+      name: 'TransactionConflictException',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 400 },
+    });
+    const server = Object.assign(new Error('Internal'), { name: 'InternalServerError', $fault: 'server', $metadata: { httpStatusCode: 500 } });
     for (const [cause, transient] of [
       [denied, false],
       [throttled, true],
+      [conflict, true],
+      [server, true],
     ] as const) {
       const ledger = new Proxy(inner, {
         get(target, name) {
