@@ -6,8 +6,9 @@
 // `Lambda-Runtime-Aws-Request-Id` and `Lambda-Runtime-Deadline-Ms`; POST …/response and …/error
 // answered 202). One execution environment at a time, started on demand by `start()` (the
 // runtime process), as Lambda does: a runtime that exits during an invocation fails that
-// invocation (`Runtime.ExitError`) and its environment is reset, and the next invocation starts
-// a new process — with the same /tmp, which Lambda's reset does not clear.
+// invocation (`Runtime.ExitError`) and its environment is reset, and the next invocation (one
+// queued already, or a later one) starts a new process — with the same /tmp, which Lambda's reset
+// does not clear.
 //
 // Asynchronous invocations (`X-Amz-Invocation-Type: Event`) are answered 202 with no body at
 // once, as the Invoke API reference says, and queued like the others; when the function has
@@ -49,6 +50,7 @@ export class FakeLambdaService {
   private queue: Pending[] = [];
   private current: Pending | undefined;
   private delivering = 0;
+  private listening = false;
 
   constructor(private readonly options: FakeLambdaOptions) {}
 
@@ -61,10 +63,12 @@ export class FakeLambdaService {
     this.runtimeServer = createServer((req, res) => void this.onRuntime(req, res));
     this.invokeServer = createServer((req, res) => void this.onInvoke(req, res));
     await Promise.all([this.runtimeServer, this.invokeServer].map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', r))));
+    this.listening = true;
     return { endpoint: `http://127.0.0.1:${port(this.invokeServer)}`, runtimeApi: this.runtimeApi() };
   }
 
   async close(): Promise<void> {
+    this.listening = false;
     this.runtime?.kill('SIGKILL');
     this.waiting?.destroy();
     await Promise.all([this.runtimeServer, this.invokeServer].map((s) => new Promise<void>((r) => (s ? s.close(() => r()) : r()))));
@@ -93,6 +97,11 @@ export class FakeLambdaService {
         JSON.stringify({ errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${inFlight.id} Error: Runtime exited with error: exit status ${code}` }),
         'Unhandled',
       );
+      // Invocations queued behind it (asynchronous events, or a caller's next request) get a new
+      // environment, as Lambda resets a failed one and runs Init again for the next invocation
+      // ("Understanding the Lambda execution environment lifecycle", Failures during the invoke
+      // phase: docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html, read 2026-12-07).
+      if (this.runtime === undefined && this.queue.length > 0 && this.listening) this.ensureEnvironment();
     });
     this.runtime = child;
   }
