@@ -18,6 +18,18 @@ import { choicesInFlagTerms } from './cli/options.ts';
 // variable keeps their value; nothing else is silenced.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+// A reader that stops early (`polyeval query … | head`) closes the pipe. What is left to print has
+// nowhere to go, so the command ends quietly (exit 0, as it would have printed everything),
+// not with Node's unhandled EPIPE stack; a closed stderr only loses the progress lines, and the
+// command goes on. Recorded work is never at stake: runs are resumable at any point.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(0);
+});
+process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+
 /** The version in the package.json of the installed polyeval (what `npm ci` or `npm install` put there). */
 function packageVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;

@@ -27,7 +27,13 @@ export function table(rows: readonly Record<string, unknown>[], columns?: readon
   const cols = columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
   if (cols.length === 0) return '(no rows)';
   const cells = rows.map((r) => cols.map((c) => cell(r[c]).replace(/\s*\n\s*/g, ' ')));
-  const widths = cols.map((c, i) => Math.min(maxWidth, Math.max(c.length, ...cells.map((row) => (row[i] ?? '').length))));
+  // A fold, not Math.max(...cells): spreading a query's 100,000 rows as arguments overflows the stack.
+  const widths = cols.map((c, i) =>
+    Math.min(
+      maxWidth,
+      cells.reduce((w, row) => Math.max(w, (row[i] ?? '').length), c.length),
+    ),
+  );
   const line = (values: readonly string[]): string =>
     values
       .map((v, i) => (v.length > (widths[i] ?? 0) ? `${v.slice(0, (widths[i] ?? 1) - 1)}…` : v.padEnd(widths[i] ?? 0)))

@@ -117,7 +117,8 @@ export async function planRun(loaded: LoadedBenchmark, spec: RunSpec, provider: 
   // replay brings its recorded samples and reference its reference answers; a sampling
   // provider draws the protocol's n.
   const fixed = fixedSamples(provider, benchmark, spec.n !== undefined, spec.language ?? benchmark.defaults.language);
-  const n = spec.n ?? (fixed ? Math.max(...tasks.map((t) => fixed(t) ?? 1)) : (benchmark.defaults.n ?? 1));
+  // A fold: Math.max(...tasks) overflows the stack from about 120,000 tasks.
+  const n = spec.n ?? (fixed ? tasks.reduce((most, t) => Math.max(most, fixed(t) ?? 1), -Infinity) : (benchmark.defaults.n ?? 1));
   if (spec.n !== undefined && provider.samplesFor) {
     for (const task of tasks) {
       const available = provider.samplesFor(task.id) ?? 0;
