@@ -61,6 +61,28 @@ export class S3BlobStore implements BlobStore {
     );
   }
 
+  /**
+   * A conditional PUT with `If-None-Match: *`: S3 answers 412 PreconditionFailed when the key
+   * exists, and 409 ConditionalRequestConflict to the loser of two concurrent conditional writes
+   * of one key ("How to prevent object overwrites with conditional writes", Amazon S3 user guide;
+   * the SDK's PutObjectRequest.IfNoneMatch, @aws-sdk/client-s3 3.1175.0). Either way another
+   * writer created (or is creating) the object: false. moto_server answers the 412 too
+   * (getmoto/moto 5.2.1, moto/s3/responses.py `put_object`: `if_none_match == "*"` and the key
+   * exists → PreconditionFailed).
+   */
+  async putIfAbsent(key: string, body: string | Uint8Array, contentType?: string): Promise<boolean> {
+    try {
+      await this.#client.send(
+        new PutObjectCommand({ Bucket: this.#bucket, Key: this.#key(key), Body: body, ContentType: contentType ?? guessContentType(key), IfNoneMatch: '*' }),
+      );
+      return true;
+    } catch (error) {
+      const name = awsErrorName(error);
+      if (name === 'PreconditionFailed' || name === 'ConditionalRequestConflict') return false;
+      throw this.#fault('conditional put', key, error);
+    }
+  }
+
   async get(key: string): Promise<Uint8Array | undefined> {
     try {
       const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }));
