@@ -2,7 +2,7 @@
 // runner's: an execute container built as a judge (its programs go to the runner function,
 // functions/execute/deps.ts) reports, language by language and with the run's options, what the
 // same image built as a runner (functions/runner/main.ts) compiles and runs with — Kotlin's
-// compiler mode and -language-version, g++'s flags and precompiled header, Python's interpreter.
+// compiler mode and -language-version, g++'s flags and precompiled header, Python's interpreter, javac's version.
 import { describe, expect, it } from 'vitest';
 import type { ProgramRunner } from '#core/judging/index.ts';
 import { ContainerSandbox } from '../../functions/execute/container-sandbox.ts';
@@ -11,7 +11,7 @@ import { ContainerSandbox } from '../../functions/execute/container-sandbox.ts';
 const unreachableRunner: ProgramRunner = { run: () => Promise.reject(new Error('no program runs in this test')) };
 
 describe('a judge container’s toolchains', () => {
-  it.each(['python', 'cpp', 'kotlin'])(
+  it.each(['python', 'cpp', 'java', 'javascript', 'kotlin'])(
     'are its runner’s for %s, with the run’s options',
     async (language) => {
       const options = { kotlin: { languageVersion: '2.0' } };

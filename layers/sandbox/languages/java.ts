@@ -35,7 +35,9 @@ const tool = jdkTool;
 
 let version: Promise<string | undefined> | undefined;
 function javacVersion(): Promise<string | undefined> {
-  version ??= run(tool('compiler'), ['-version'], { env: { PATH: '/usr/bin:/bin' }, timeout: 30_000 })
+  // No perf-data file: a JVM otherwise makes /tmp/hsperfdata_<user> (whatever TMPDIR says), which a
+  // container's after-item check takes for a planted file (a judge probes this to record its toolchain).
+  version ??= run(tool('compiler'), ['-J-XX:-UsePerfData', '-version'], { env: { PATH: '/usr/bin:/bin' }, timeout: 30_000 })
     .then((r) => `${r.stdout}${r.stderr}`.trim().replace(/^javac\s+/u, ''))
     .catch(() => undefined);
   return version;
