@@ -49,8 +49,8 @@ export class FsBlobStore implements BlobStore {
     const target = this.path(key);
     makeDirsSync(dirname(target));
     const tmp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    writeFileSync(tmp, body);
     try {
+      writeFileSync(tmp, body); // a failed write (disk full) leaves no part of it behind either
       linkSync(tmp, target);
       return true;
     } catch (error) {
