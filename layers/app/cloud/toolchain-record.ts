@@ -128,6 +128,16 @@ export class ToolchainRecorder {
     try {
       const [toolchain] = (await executor.toolchains({ [language]: options }, new Set([language]))).filter((t) => t.language === language);
       if (toolchain === undefined) return true; // an executor without this language: its jobs are SE, nothing to record
+      // A probe that failed here (no javac, a broken interpreter, a probe timed out under load) is
+      // this container's state, not the image's: written create-only, it would stand for the run in
+      // place of what a sound judge reports. Tried again like a failed write; never recorded.
+      if (!toolchain.available) {
+        log?.('toolchain not recorded: this container found it unavailable (the item is judged all the same)', {
+          key: store.locate(key),
+          detail: toolchain.detail ?? '',
+        });
+        return false;
+      }
       const record: Omit<RecordedToolchain, 'schema_version'> = {
         run_id: runId,
         language,

@@ -125,6 +125,32 @@ describe('ToolchainRecorder', () => {
     expect(attempts).toBe(RECORD_ATTEMPTS);
     expect(logged).toHaveLength(RECORD_ATTEMPTS);
   });
+
+  it('never records what a failed probe reports, and never fails the job: a judge whose probe works records the toolchain', async () => {
+    const blobs = store();
+    const logged: string[] = [];
+    const recorder = () => new ToolchainRecorder({ store: blobs, clock, log: (message) => logged.push(message) });
+    // No javac here (the runtime's own answer, java.ts), and an interpreter whose probe throws.
+    const broken = Object.assign(echoingExecutor(), {
+      toolchains: (_options: unknown, languages?: ReadonlySet<string>): Promise<ToolchainInfo[]> =>
+        languages?.has('python')
+          ? Promise.reject(new Error('python3: Exec format error'))
+          : Promise.resolve([{ language: 'java', available: false, detail: '/usr/bin/javac not found' }]),
+    });
+    const judged = recorder().over(broken, 'r1');
+    for (let i = 0; i < 5; i++) {
+      expect(await judged.execute(job('java'))).toMatchObject({ verdict: 'OK' });
+      expect(await judged.execute(job('python'))).toMatchObject({ verdict: 'OK' });
+    }
+    expect(broken.ran).toBe(10);
+    expect(logged).toHaveLength(2 * RECORD_ATTEMPTS);
+    expect((await readRecordedToolchains(blobs, 'r1')).records).toEqual([]);
+
+    await recorder().over(echoingExecutor(), 'r1').execute(job('java'));
+    expect((await readRecordedToolchains(blobs, 'r1')).records.map((r) => r.toolchain)).toEqual([
+      { language: 'java', compiler: 'javac', version: '1.0', flags: [], available: true },
+    ]);
+  });
 });
 
 describe('reading the records', () => {
