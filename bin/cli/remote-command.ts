@@ -223,7 +223,25 @@ function statusCommand(): Command {
       const run = view.run;
       print(table([run], ['runId', 'benchmark', 'model', 'status', 'recorded', 'items', 'costUsd', 'updatedAt']));
       print(`verdicts: ${JSON.stringify(run.verdicts ?? {})}${typeof run.reason === 'string' ? `\nreason: ${run.reason}` : ''}`);
+      if (view.manifest) print(toolchainLines(view.manifest));
     });
+}
+
+/** The toolchains the run's judges recorded (the API merges them into the manifest), one line each. */
+function toolchainLines(manifest: Record<string, unknown>): string {
+  const toolchains = Array.isArray(manifest.toolchains) ? (manifest.toolchains as Record<string, unknown>[]) : [];
+  if (toolchains.length === 0)
+    return 'toolchains: none recorded (each language is recorded when its executor judges its first item of the run; a run without code has none)';
+  return toolchains
+    .map((t) => {
+      const flags = Array.isArray(t.flags) ? (t.flags as unknown[]).map(String).join(' ') : '';
+      const what =
+        t.available === false
+          ? `unavailable${typeof t.detail === 'string' ? `: ${t.detail}` : ''}`
+          : [t.compiler, t.version, flags].filter((x) => typeof x === 'string' && x !== '').join(' ');
+      return `toolchain ${String(t.language)}: ${what}`;
+    })
+    .join('\n');
 }
 
 function metricsCommand(): Command {

@@ -7,6 +7,8 @@ import { SqsWorkQueue } from '#aws/index.ts';
 import { ContainerSandbox } from './container-sandbox.ts';
 import { judgeRunner } from './judge-runner.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
+import { ToolchainRecorder } from '#app/cloud/toolchain-record.ts';
+import type { BlobStore } from '#core/ports.ts';
 import { requireEnv } from '../shared/env.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
 import type { StageDeps } from '#app/cloud/stages.ts';
@@ -36,8 +38,31 @@ export function createExecuteDeps(env: NodeJS.ProcessEnv = process.env, clients?
     // Only in a real Lambda or ECS container: elsewhere /tmp and the sandbox uid are shared
     // with unrelated processes, which the check would take for a program's leftovers.
     ...(env.AWS_LAMBDA_FUNCTION_NAME || env.ECS_CONTAINER_METADATA_URI_V4 ? { afterItem: () => sandbox.afterItem() } : {}),
-    contexts: new RunContextCache({ store, ledger, clock: () => new Date(), executor: () => sandbox.get() }),
-    // A run's toolchain options (Kotlin language version) travel with each job (core engine).
+    // A run's toolchain options (Kotlin language version) travel with each job (core engine); the
+    // toolchain a job's language is judged with is recorded once per run, language and container.
+    contexts: new RunContextCache({
+      store,
+      ledger,
+      clock: () => new Date(),
+      executor: () => sandbox.get(),
+      toolchains: toolchainRecorder(store, env, (m, d) => obs.logger.warn(m, d)),
+    }),
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
   };
+}
+
+/** The judge's toolchain records (layers/app/cloud/toolchain-record.ts), naming its image and function. */
+export function toolchainRecorder(
+  store: BlobStore,
+  env: NodeJS.ProcessEnv,
+  log: (message: string, detail: Record<string, unknown>) => void,
+): ToolchainRecorder {
+  const recordedBy = env.AWS_LAMBDA_FUNCTION_NAME ?? (env.ECS_CONTAINER_METADATA_URI_V4 ? 'fargate task' : undefined);
+  return new ToolchainRecorder({
+    store,
+    clock: () => new Date(),
+    ...(env.POLYEVAL_EXECUTOR_IMAGE ? { image: env.POLYEVAL_EXECUTOR_IMAGE } : {}),
+    ...(recordedBy ? { recordedBy } : {}),
+    log,
+  });
 }

@@ -53,9 +53,9 @@ export function ledgerAccess(table: dynamodb.ITable, actions: readonly string[])
   return new iam.PolicyStatement({ actions: [...actions], resources: [table.tableArn] });
 }
 
-/** Key patterns an executor reads (task inputs, run manifests and items) and writes (its records). */
+/** Key patterns an executor reads (task inputs, run manifests and items) and writes (its records, and the toolchains it judged with: layers/app/cloud/toolchain-record.ts). */
 export const EXECUTOR_READ_PATTERNS = ['datasets/*', 'runs/*'] as const;
-export const EXECUTOR_WRITE_PATTERNS = ['runs/*/items/*'] as const;
+export const EXECUTOR_WRITE_PATTERNS = ['runs/*/items/*', 'runs/*/toolchains/*'] as const;
 
 /**
  * What Lambda needs to attach a function to a VPC (the managed AWSLambdaVPCAccessExecutionRole

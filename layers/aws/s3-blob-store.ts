@@ -61,6 +61,28 @@ export class S3BlobStore implements BlobStore {
     );
   }
 
+  /**
+   * A conditional PUT with `If-None-Match: *`: S3 answers 412 PreconditionFailed when the key
+   * exists (false: nothing changed). A 409 ConditionalRequestConflict means only that a
+   * conflicting operation on the key ran meanwhile, which may have failed or been a delete, and
+   * AWS says to retry ("How to prevent object overwrites with conditional writes", Amazon S3 user
+   * guide; the SDK's PutObjectRequest.IfNoneMatch, @aws-sdk/client-s3 3.1175.0): it is thrown,
+   * for the caller to try again (the toolchain recorder does with a later item), never taken
+   * for "the key exists". moto_server answers the 412 (getmoto/moto 5.2.1, moto/s3/responses.py
+   * `put_object`: `if_none_match == "*"` and the key exists → PreconditionFailed) and never 409.
+   */
+  async putIfAbsent(key: string, body: string | Uint8Array, contentType?: string): Promise<boolean> {
+    try {
+      await this.#client.send(
+        new PutObjectCommand({ Bucket: this.#bucket, Key: this.#key(key), Body: body, ContentType: contentType ?? guessContentType(key), IfNoneMatch: '*' }),
+      );
+      return true;
+    } catch (error) {
+      if (awsErrorName(error) === 'PreconditionFailed') return false;
+      throw this.#fault('conditional put', key, error);
+    }
+  }
+
   async get(key: string): Promise<Uint8Array | undefined> {
     try {
       const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }));

@@ -17,6 +17,12 @@ import type { LanguageId, MetricRow, ScoreOutcome, Task, Verdict } from './types
 export interface BlobStore {
   /** Writes atomically: a reader sees the old object or the new one, never a part. Overwrites. */
   put(key: string, body: string | Uint8Array, contentType?: string): Promise<void>;
+  /**
+   * Writes only when `key` does not exist yet (a create-only write; S3's `If-None-Match: *`):
+   * true when this call created it, false when the key was there (nothing is changed). Optional:
+   * without it a caller falls back to `exists` then `put`, which two writers may both pass.
+   */
+  putIfAbsent?(key: string, body: string | Uint8Array, contentType?: string): Promise<boolean>;
   /** Returns undefined when the key does not exist. */
   get(key: string): Promise<Uint8Array | undefined>;
   getText(key: string): Promise<string | undefined>;

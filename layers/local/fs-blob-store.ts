@@ -12,7 +12,7 @@
  * few ms instead (event-loop-turn.ts), so it never holds up the rest of the process.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { HarnessError } from '#core/errors.ts';
@@ -42,6 +42,24 @@ export class FsBlobStore implements BlobStore {
     writeFileSync(tmp, body);
     renameSync(tmp, target);
     await turnWhenDue();
+  }
+
+  /** Create-only: the temporary file is hard-linked into place, which fails (EEXIST) when the key exists, atomically. */
+  async putIfAbsent(key: string, body: string | Uint8Array, _contentType?: string): Promise<boolean> {
+    const target = this.path(key);
+    makeDirsSync(dirname(target));
+    const tmp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      writeFileSync(tmp, body); // a failed write (disk full) leaves no part of it behind either
+      linkSync(tmp, target);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    } finally {
+      rmSync(tmp, { force: true });
+      await turnWhenDue();
+    }
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {

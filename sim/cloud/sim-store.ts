@@ -35,6 +35,15 @@ export class SimStore implements BlobStore {
     return Promise.resolve();
   }
 
+  /** A conditional PUT (S3BlobStore.putIfAbsent): one PUT request whether or not it creates the object. */
+  async putIfAbsent(key: string, body: string | Uint8Array): Promise<boolean> {
+    this.#request(key, 'put');
+    this.time.assertAlive(`S3 put ${key}`);
+    if (this.#objects.has(key)) return Promise.resolve(false);
+    this.#objects.set(key, { deflated: deflateRawSync(typeof body === 'string' ? Buffer.from(body, 'utf8') : body), text: typeof body === 'string' });
+    return Promise.resolve(true);
+  }
+
   async get(key: string): Promise<Uint8Array | undefined> {
     this.#request(key, 'get');
     const body = this.#objects.get(key);

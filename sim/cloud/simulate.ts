@@ -14,6 +14,7 @@ import type { ExecutionJob, Executor, RunLedger } from '#core/ports.ts';
 import type { ProgramHost } from '#core/judging/io-tests-judge.ts';
 import { executeOnHost } from '#core/scorers/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
+import { ToolchainRecorder } from '#app/cloud/toolchain-record.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';
 import { LambdaProgramRunner, LAMBDA_RUNNER_ISOLATION } from '#app/cloud/lambda-runner.ts';
 import { handoffInvoke } from '#app/cloud/runner-handoff.ts';
@@ -218,7 +219,17 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const scoreOnce = (job: ExecutionJob) => executeOnHost(job, NO_HOST, { token: () => 'sim', runner });
     const judge: Executor = {
       execute: (job) => executeJob(job, scoreOnce, { label: LAMBDA_RUNNER_ISOLATION, failed: LAMBDA_RUNNER_ISOLATION }),
-      toolchains: () => Promise.resolve([]),
+      // Recorded once per run by the judge (toolchain-record.ts), as a deployed judge's own sandbox reports it.
+      toolchains: (_options, languages) =>
+        Promise.resolve(
+          [...(languages ?? [language])].map((l) => ({
+            language: l,
+            compiler: 'sim',
+            version: 'sim',
+            available: true,
+            detail: 'no program runs in the simulator',
+          })),
+        ),
       close: () => Promise.resolve(),
     };
     const events: string[] = [];
@@ -255,7 +266,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         ledger,
         parts: ledger,
         aggregateQueue,
-        contexts: new RunContextCache({ store, ledger, clock, executor: () => Promise.resolve(judge) }),
+        contexts: new RunContextCache({ store, ledger, clock, executor: () => Promise.resolve(judge), toolchains: new ToolchainRecorder({ store, clock }) }),
         ...(handsOff ? { handoff: { invokeEvent } } : {}),
       }),
       aggregate: makeAggregate({

@@ -385,6 +385,26 @@ describe('polyeval remote', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('404: no self-test "selftest-20261202-000000"');
   }, 60_000);
+
+  it('names the toolchain each language was judged with: one line each in `remote status`, the manifest’s toolchains with --json', async () => {
+    const started = await runCli(
+      ['remote', 'run', '-b', 'sample/rocode', '-m', 'reference', '--language', 'python', '--limit', '1', '-n', '1', '--api', api, '--json'],
+      {
+        env,
+      },
+    );
+    expect(started.code, started.stderr).toBe(0);
+    const runId = String(parseJson(started).run_id);
+    await drive(cloud);
+
+    const json = await runCli(['remote', 'status', runId, '--api', api, '--json'], { env });
+    const { manifest } = parseJson<{ manifest: Manifest }>(json);
+    expect(manifest.toolchains).toEqual([expect.objectContaining({ language: 'python', available: true, version: expect.stringMatching(/^3\.\d+/) })]);
+    const [python] = manifest.toolchains;
+    const text = await runCli(['remote', 'status', runId, '--api', api], { env });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`toolchain python: ${python?.compiler} ${python?.version} ${(python?.flags ?? []).join(' ')}\n`);
+  }, 180_000);
 });
 
 describe('polyeval remote run with prices of its own (defect 11)', () => {

@@ -69,6 +69,27 @@ describe('runner functions', () => {
     }
   });
 
+  it('run the very image of their judges (Lambda and Fargate), so the toolchains a judge records are the ones its runner compiles and runs with', () => {
+    const runners = runnerFunctions();
+    const tasks = ofType('AWS::ECS::TaskDefinition');
+    for (const image of EXECUTOR_IMAGES) {
+      const judge = ofType('AWS::Lambda::Function').find(([, fn]) => fn.Properties['Description'] === `polyeval executor for ${image.languages.join(', ')}`);
+      const uri = JSON.stringify((runners.get(image.id)?.[1].Properties['Code'] as { ImageUri?: unknown } | undefined)?.ImageUri);
+      expect(uri, image.id).toMatch(/[0-9a-f]{64}/);
+      expect(JSON.stringify((judge?.[1].Properties['Code'] as { ImageUri?: unknown } | undefined)?.ImageUri), image.id).toBe(uri);
+      const name = image.id.charAt(0).toUpperCase() + image.id.slice(1);
+      const fargate = tasks.filter(([id]) => id.startsWith(`FargateLane${name}Task`));
+      expect(fargate, image.id).toHaveLength(1);
+      for (const [, task] of fargate) {
+        const containers = task.Properties['ContainerDefinitions'] as { Image?: unknown }[];
+        expect(
+          containers.map((c) => JSON.stringify(c.Image)),
+          image.id,
+        ).toContain(uri);
+      }
+    }
+  });
+
   it("give programs the image's memory, and their judges only what judging takes", () => {
     const runners = runnerFunctions();
     for (const image of EXECUTOR_IMAGES) {

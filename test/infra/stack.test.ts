@@ -151,7 +151,7 @@ describe('queues', () => {
 });
 
 describe('executors', () => {
-  it('grants executors no wildcard action, and object access only under datasets/ and runs/', () => {
+  it('grants executors no wildcard action, and object access only under datasets/ and runs/ (writes: items and toolchain records)', () => {
     const statements = statementsOfRoles(/^(Executors|FargateLane).*(Role|TaskRole)/);
     expect(statements.length).toBeGreaterThan(0);
     for (const statement of statements) {
@@ -161,7 +161,7 @@ describe('executors', () => {
       .filter((s) => [s.Action].flat().some((a) => a === 's3:GetObject' || a === 's3:PutObject'))
       .flatMap((s) => [s.Resource].flat());
     const suffixes = objectResources.map((r) => JSON.stringify(r).match(/"\/([^"]*)"\]/)?.[1]);
-    expect(new Set(suffixes)).toEqual(new Set(['datasets/*', 'runs/*', 'runs/*/items/*']));
+    expect(new Set(suffixes)).toEqual(new Set(['datasets/*', 'runs/*', 'runs/*/items/*', 'runs/*/toolchains/*']));
   });
 
   it('scopes the ledger actions of executors to the table ARN, BatchGetItem included (a run is read with its shards in one)', () => {

@@ -26,6 +26,7 @@ import { readManifest } from '#core/run/index.ts';
 import type { AggregateMessage } from './messages.ts';
 import { compactPart, parsePartManifest, partFileComplete, partKeys, readPartManifests, readRunRecords, unplannedChunks, wasResumed } from './record-parts.ts';
 import { PLAN_CHUNK } from './plan.ts';
+import { keepRecordedToolchains, readRecordedToolchains, withRecordedToolchains } from './toolchain-record.ts';
 
 export interface AggregateCloudDeps {
   store: BlobStore;
@@ -79,8 +80,14 @@ export async function aggregateCloudRun(
   if (run.status === 'completed' && !recompact && (await deps.store.exists(keys.summary(runId)))) return { status: 'skipped', reason: 'already completed' };
   if (run.status === 'cancelled') return { status: 'skipped', reason: 'the run is cancelled' };
   if (run.items === 0 || (!allowMissing && run.recorded < run.items)) return { status: 'skipped', reason: `${run.recorded} of ${run.items} items recorded` };
-  const manifest = await readManifest(deps.store, runId);
-  if (manifest === undefined) throw new HarnessError(`aggregate: run ${runId} has no manifest`);
+  const planned = await readManifest(deps.store, runId);
+  if (planned === undefined) throw new HarnessError(`aggregate: run ${runId} has no manifest`);
+  // The report shows the toolchains the judges recorded, as a local run's (the stored manifest is unchanged).
+  const recorded = await readRecordedToolchains(deps.store, runId);
+  const manifest = withRecordedToolchains(
+    planned,
+    recorded.records.map((r) => r.toolchain),
+  );
   const options = { store: deps.store, ledger: deps.ledger, clock: deps.clock, ...(deps.iterations ? { iterations: deps.iterations } : {}) };
   const extra = (records: readonly RunRecord[]) => extraMetrics(deps, manifest, records);
   let summary: RunSummaryDocument;
@@ -111,6 +118,8 @@ export async function aggregateCloudRun(
   }
   // The kept copy, for readers after the lifecycle rules expired runs/ (cloud-context.ts).
   await deps.store.put(cloudKeys.keptSummary(runId), storedJson(summary, 2), 'application/json');
+  // The toolchain records kept likewise; failing to keep them never fails the run (readers then say they were not recorded).
+  await keepRecordedToolchains(deps.store, runId, recorded).catch(() => undefined);
   await deps.events.publish('RunCompleted', runCompletedDetail(summary));
   return { status: 'aggregated', summary };
 }

@@ -16,6 +16,7 @@ import { protocolChoiceOfManifest, type Manifest } from '#core/run/index.ts';
 import type { Task } from '#core/types.ts';
 import { projectionOf } from '../shared/cost-projection.ts';
 import { readManifest, readManifestAt, type DocumentSource } from '#core/run/index.ts';
+import type { ToolchainRecorder } from './toolchain-record.ts';
 
 /** Keys the cloud stages add to DESIGN §5. */
 export const cloudKeys = {
@@ -44,6 +45,8 @@ export interface ContextSource {
   provider?: (manifest: Manifest) => Promise<Provider>;
   /** The executor of this container (execute); created once, shared by every run. */
   executor?: () => Promise<Executor>;
+  /** Records the toolchains the executor judges each run with (execute; toolchain-record.ts). */
+  toolchains?: ToolchainRecorder;
   costOf?: (manifest: Manifest) => Promise<RunContext['costOf']>;
   /** A call throttled past its retries goes back to the queue (default; engine.ts `requeueThrottled`); false records it SE. */
   requeueThrottled?: boolean;
@@ -133,7 +136,9 @@ export class RunContextCache {
     if (source === undefined) throw new HarnessError(`run ${runId} names no benchmark`);
     const costOf = this.#source.costOf ? await this.#source.costOf(manifest) : undefined;
     const provider = this.#source.provider ? await this.#source.provider(manifest) : NO_PROVIDER;
-    const executor = this.#source.executor ? await this.#source.executor() : undefined;
+    const own = this.#source.executor ? await this.#source.executor() : undefined;
+    const recorder = this.#source.toolchains;
+    const executor = own && recorder ? recorder.over(own, runId) : own;
     const deps: EngineDeps = {
       store,
       ledger,

@@ -9,6 +9,7 @@ import { parseRunSummary, type RunSummaryDocument } from '#core/report/index.ts'
 import { keys } from '#core/run/index.ts';
 import type { Manifest } from '#core/run/index.ts';
 import { cloudKeys, readKeptManifest } from './context.ts';
+import { readRecordedToolchains, withRecordedToolchains } from './toolchain-record.ts';
 
 export { leaderboard, type LeaderboardQuery } from './leaderboard.ts';
 
@@ -56,7 +57,17 @@ export async function getRunView(deps: Pick<QueryDeps, 'store' | 'ledger'>, runI
   checkRunId(runId);
   const run = await deps.ledger.getRun(runId);
   if (run === undefined) throw new RunNotFoundError(runId);
-  return { run, manifest: (await readKeptManifest(deps.store, runId)) ?? null };
+  const manifest = await readKeptManifest(deps.store, runId);
+  if (manifest === undefined) return { run, manifest: null };
+  // With the toolchains the judges recorded so far (toolchain-record.ts); the stored manifest is plan's.
+  const recorded = await readRecordedToolchains(deps.store, runId);
+  return {
+    run,
+    manifest: withRecordedToolchains(
+      manifest,
+      recorded.records.map((r) => r.toolchain),
+    ),
+  };
 }
 
 export async function getRunMetrics(deps: Pick<QueryDeps, 'store' | 'ledger'>, runId: string): Promise<RunSummaryDocument> {

@@ -49,5 +49,8 @@ export function manifestTable(m: Manifest, languages: ReadonlySet<string>): stri
   for (const note of m.prompt_notes ?? []) rows.push(['prompt', note]);
   for (const t of m.toolchains.filter((x) => languages.has(x.language)))
     rows.push([`toolchain ${t.language}`, `${t.compiler ?? ''} ${t.version ?? ''} ${(t.flags ?? []).join(' ')}`.trim()]);
+  // A cloud run's toolchains are recorded by its judges (layers/app/cloud/toolchain-record.ts): one missing is said so, never left blank.
+  const known = new Set(m.toolchains.map((t) => t.language));
+  for (const language of [...languages].filter((l) => !known.has(l)).sort()) rows.push([`toolchain ${language}`, 'not recorded']);
   return `<table class="kv" id="manifest">${rows.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`;
 }

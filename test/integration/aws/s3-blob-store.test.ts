@@ -1,4 +1,6 @@
 // S3BlobStore behaviour beyond the shared contract: paging, prefixes, content types, faults.
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '#core/errors.ts';
@@ -60,5 +62,39 @@ describe('S3BlobStore', () => {
 
     await expect(failure).rejects.toBeInstanceOf(HarnessError);
     await expect(failure).rejects.toThrow('s3://no-such-bucket/runs/r1/manifest.json');
+  });
+
+  // S3's two answers to a PUT with If-None-Match: * that does not create the object ("How to
+  // prevent object overwrites with conditional writes", Amazon S3 user guide): 412
+  // PreconditionFailed, the key exists; 409 ConditionalRequestConflict, a conflicting operation ran
+  // meanwhile (which may have failed, or been a delete) and the caller should retry. moto never
+  // answers 409, so a local server answers each as S3 does (an XML <Error> body) to the real client.
+  it.each([
+    [412, 'PreconditionFailed', false],
+    [409, 'ConditionalRequestConflict', 'retry'],
+  ] as const)('answers a conditional put refused with %i %s as the key existing, or throws for a retry', async (status, code, expected) => {
+    const seen: IncomingMessage['headers'][] = [];
+    const server = createServer((request, response) => {
+      seen.push(request.headers);
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(status, { 'content-type': 'application/xml', 'x-amz-request-id': 'r1' });
+        response.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>refused</Message><RequestId>r1</RequestId></Error>`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new S3Client({ ...awsClientConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), maxAttempts: 1 });
+    try {
+      const store = new S3BlobStore({ client, bucket: BUCKET });
+      const put = store.putIfAbsent('runs/r1/toolchains/java.json', '{}');
+      if (expected === 'retry') {
+        await expect(put).rejects.toBeInstanceOf(HarnessError);
+        await expect(put).rejects.toThrow(`s3://${BUCKET}/runs/r1/toolchains/java.json: ${code}`);
+      } else expect(await put).toBe(false);
+      expect(seen[0]?.['if-none-match']).toBe('*');
+    } finally {
+      client.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

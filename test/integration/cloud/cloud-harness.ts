@@ -21,6 +21,7 @@ import type { RedrivePair } from '#app/cloud/run-control.ts';
 import type { Executor, ResultsQuery } from '#core/ports.ts';
 import type { WorkItem } from '#core/run/plan.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
+import { ToolchainRecorder } from '#app/cloud/toolchain-record.ts';
 import { EventBridgePublisher } from '#aws/eventbridge-publisher.ts';
 import { dynamoSetRunItems } from '#aws/dynamo-run-items.ts';
 import type { AggregateMessage, GeneratedMessage, PlanMessage } from '#app/cloud/messages.ts';
@@ -289,7 +290,8 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       ledger,
       parts,
       aggregateQueue,
-      contexts: new RunContextCache({ store, ledger, clock, executor }),
+      // As functions/execute/deps.ts: the toolchains judged with are recorded once per run and language.
+      contexts: new RunContextCache({ store, ledger, clock, executor, toolchains: new ToolchainRecorder({ store, clock }) }),
       ...(handoff?.judge.handoff ? { handoff: handoff.judge.handoff } : {}),
       ...(options.afterItem ? { afterItem: options.afterItem } : {}),
     }),
@@ -305,7 +307,15 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   const lanes = Object.fromEntries(
     Object.entries(laneQueues).map(([language, queue]) => [
       language,
-      { queue, handler: makeExecute({ ledger, parts, aggregateQueue, contexts: new RunContextCache({ store, ledger, clock, executor }) }) },
+      {
+        queue,
+        handler: makeExecute({
+          ledger,
+          parts,
+          aggregateQueue,
+          contexts: new RunContextCache({ store, ledger, clock, executor, toolchains: new ToolchainRecorder({ store, clock }) }),
+        }),
+      },
     ]),
   );
   return {

@@ -98,6 +98,21 @@ describe.each(adapters)('BlobStore contract: $name', ({ create }) => {
     expect(await store.list('reports/')).toEqual(['reports/r2.html']);
   });
 
+  it('creates a key only when it does not exist (a create-only write), leaving the first body in place', async () => {
+    const store = await create();
+    const putIfAbsent = store.putIfAbsent?.bind(store);
+    expect(putIfAbsent).toBeDefined();
+
+    expect(await putIfAbsent?.('runs/r1/toolchains/python.json', 'first', 'application/json')).toBe(true);
+    expect(await putIfAbsent?.('runs/r1/toolchains/python.json', 'second', 'application/json')).toBe(false);
+    await store.put('runs/r1/toolchains/cpp.json', 'put');
+    expect(await putIfAbsent?.('runs/r1/toolchains/cpp.json', 'conditional')).toBe(false);
+
+    expect(await store.getText('runs/r1/toolchains/python.json')).toBe('first');
+    expect(await store.getText('runs/r1/toolchains/cpp.json')).toBe('put');
+    expect(await store.list('runs/r1/toolchains/')).toEqual(['runs/r1/toolchains/cpp.json', 'runs/r1/toolchains/python.json']);
+  });
+
   it('locates a key with a string naming the key', async () => {
     const store = await create();
 
