@@ -97,6 +97,11 @@ export interface SimOptions {
    * of the toolchains was measured.
    */
   architecture?: 'arm64' | 'x86_64';
+  /**
+   * The runner's reserved concurrency instead of the deployed one (concurrency-budget.ts): small, its
+   * asynchronous events wait in Lambda's queue (retried after each throttle) longer than the watchdog's stall window.
+   */
+  runnerReserved?: number;
   /** Wraps a stage's real handler (sim/cloud/measure-memory.ts reads each invocation's peak memory around it). */
   wrapHandler?: (stage: 'plan' | 'generate' | 'execute' | 'aggregate', handler: SqsHandler) => SqsHandler;
 }
@@ -156,6 +161,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     fargateMaxTasks: 4,
     generateBatch: !without.has('generate-batch'),
   });
+  if (options.runnerReserved !== undefined) fns.runner = { ...fns.runner, reserved: options.runnerReserved };
   for (const fn of [fns.plan, fns.generate, fns.judge, fns.runner, fns.aggregate]) lambda.define(fn);
   const sweep = options.sweep
     ? sweepNeighbours(lambda, language, {
