@@ -1,0 +1,67 @@
+// A record that arrives after the watchdog closed its run (`completed_with_missing`), on
+// moto_server with the real handlers. Two items are missing when the watchdog looks: one is lost
+// for good (its message deleted), the other is held outside every queue — as a runner's event
+// waits in Lambda's asynchronous queue — and delivered after the close. The late record is
+// stored and counted, and the run is aggregated again: its summary counts the item, lists only
+// the lost one, and `remote status`'s reason says 1 of 4. (All of a run's missing items coming
+// back late completes it: run-control.test.ts, after a redrive.)
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSummaryDocument } from '#core/report/aggregate.ts';
+import { keys } from '#core/run/keys.ts';
+import { apiEvent } from './api-events.ts';
+import { apiClient, drainStage, drive, startCloud, watchdogAt, type Cloud } from './cloud-harness.ts';
+
+let cloud: Cloud;
+
+beforeAll(async () => {
+  cloud = await startCloud();
+}, 60_000);
+
+afterAll(async () => {
+  await cloud?.stop();
+});
+
+const { call, startRun } = apiClient(() => cloud);
+
+/** Takes one generate message out of the queue (deleted there), returning its body and item id. */
+async function takeGenerateMessage(runId: string): Promise<{ body: string; id: string; taskId: string; sample: number }> {
+  const out = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.queues.generate.url, MaxNumberOfMessages: 1 }));
+  const message = out.Messages?.[0];
+  await cloud.sqs.send(new DeleteMessageCommand({ QueueUrl: cloud.queues.generate.url, ReceiptHandle: message?.ReceiptHandle }));
+  const item = JSON.parse(message?.Body ?? '{}') as { taskId: string; sample: number };
+  return { body: message?.Body ?? '', id: `${runId}/${item.taskId}/${item.sample}`, taskId: item.taskId, sample: item.sample };
+}
+
+async function summaryOf(runId: string): Promise<RunSummaryDocument> {
+  return JSON.parse((await cloud.store.getText(keys.summary(runId))) ?? '{}') as RunSummaryDocument;
+}
+
+describe('a record that arrives after its run was closed as completed_with_missing', () => {
+  it('is stored and counted, and the run is aggregated again: the summary and the status count it', async () => {
+    const runId = await startRun({ benchmark: 'sample/abricot', model: 'reference', limit: 4 });
+    await drainStage(cloud, 'plan');
+    const lost = await takeGenerateMessage(runId);
+    const late = await takeGenerateMessage(runId);
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'running', items: 4, recorded: 2 });
+
+    expect((await watchdogAt(cloud, 31)).actions).toEqual([{ runId, action: 'aggregate', recorded: 2, items: 4, deadLettered: 0 }]);
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed_with_missing', reason: expect.stringMatching(/^2 of 4 items never recorded/) });
+    expect((await summaryOf(runId)).missing?.sort()).toEqual([lost.id, late.id].sort());
+
+    // The held item comes back after the close and is recorded.
+    await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.queues.generate.url, MessageBody: late.body }));
+    await drive(cloud);
+
+    const run = await cloud.ledger.getRun(runId);
+    expect(run).toMatchObject({ status: 'completed_with_missing', recorded: 3 });
+    expect(run?.reason).toMatch(/^1 of 4 items never recorded.*0 dead-lettered .*, 1 lost/);
+    expect(await cloud.store.exists(keys.item(runId, late.taskId, late.sample))).toBe(true);
+    const summary = await summaryOf(runId);
+    expect(summary).toMatchObject({ status: 'completed_with_missing', items: 3, missing: [lost.id], lost: [lost.id], dead_lettered: [] });
+    const metrics = await call(apiEvent('GET', `/runs/${runId}/metrics`));
+    expect(metrics.body).toMatchObject({ items: 3, missing: [lost.id] });
+  }, 180_000);
+});
