@@ -63,5 +63,15 @@ describe('a record that arrives after its run was closed as completed_with_missi
     expect(summary).toMatchObject({ status: 'completed_with_missing', items: 3, missing: [lost.id], lost: [lost.id], dead_lettered: [] });
     const metrics = await call(apiEvent('GET', `/runs/${runId}/metrics`));
     expect(metrics.body).toMatchObject({ items: 3, missing: [lost.id] });
+
+    // Another late message with nothing recorded since (a burst's second record): skipped, the summary left as it is.
+    await cloud.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: cloud.queues.aggregate.url,
+        MessageBody: JSON.stringify({ schema_version: 1, runId, allowMissing: true, late: true }),
+      }),
+    );
+    await drive(cloud);
+    expect((await summaryOf(runId)).completed_at).toBe(summary.completed_at);
   }, 180_000);
 });
