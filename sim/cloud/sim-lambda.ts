@@ -322,7 +322,9 @@ export class SimLambda {
       if (at - queuedAt > maxEventAgeMs) return deliver(record('EventAgeExceeded'));
       if (this.states.invoke(fn.name, at) !== 'Active' || !this.pools.tryAcquire(fn.name)) {
         this.stats.asyncRetries += 1;
-        this.time.at(at + delayMs, () => attempt(at + delayMs, Math.min(delayMs * 2, 60_000)));
+        // "The retry interval increases exponentially from 1 second after the first attempt to a maximum of 5 minutes"
+        // ("How Lambda handles errors and retries with asynchronous invocation", Lambda developer guide, read 2026-12-07).
+        this.time.at(at + delayMs, () => attempt(at + delayMs, Math.min(delayMs * 2, 300_000)));
         return;
       }
       const inv: Invocation = { fn: fn.name, startMs: at, elapsedMs: this.#environment(fn), parallelMs: 0, deadlineMs: at + fn.timeoutMs, chain };
