@@ -2,7 +2,10 @@
 // events (layers/app/cloud/runner-events.ts): an item handed to a throttled runner waits in
 // Lambda's queue, in no SQS queue, for up to the event's maximum age (6 h), then runs for up to
 // the runner's timeout. Once no runner received an event for that long, it closes as before.
+import type { CloudWatchClient, GetMetricDataCommand, GetMetricDataCommandOutput } from '@aws-sdk/client-cloudwatch';
 import { describe, expect, it } from 'vitest';
+import { readAsyncEventsReceived } from '#aws/lambda-async-events.ts';
+import { createWatchdogDeps } from '../../../functions/watchdog/deps.ts';
 import type { RunLedger, RunSummary } from '#core/ports.ts';
 import { lookbackMs, runnerEventsWaitReason, type AsyncEventsReading, type RunnerEventWindow } from '#app/cloud/runner-events.ts';
 import { watchRuns, type WatchdogDeps } from '#app/cloud/watchdog.ts';
@@ -81,5 +84,72 @@ describe('runnerEventsWaitReason', () => {
 
   it('reads far enough back to see an event that can still be held', () => {
     expect(lookbackMs(WINDOW)).toBe((6 * 60 + 15 + 1) * MINUTE);
+  });
+});
+
+describe('readAsyncEventsReceived (the watchdog’s CloudWatch read)', () => {
+  /** A CloudWatch client answering GetMetricData with `pages` in turn, the requests kept. */
+  const client = (pages: GetMetricDataCommandOutput[]) => {
+    const requests: GetMetricDataCommand['input'][] = [];
+    return {
+      requests,
+      send: (command: GetMetricDataCommand) => (requests.push(command.input), Promise.resolve(pages.shift() ?? ({} as GetMetricDataCommandOutput))),
+    };
+  };
+
+  it('asks Sum per minute of AWS/Lambda AsyncEventsReceived per function from a minute boundary before the lookback, following NextToken', async () => {
+    const at = new Date(NOW.getTime() - 30 * MINUTE);
+    const cw = client([
+      { MetricDataResults: [{ Id: 'f0', StatusCode: 'PartialData', Values: [2], Timestamps: [at] }], NextToken: 'more', $metadata: {} },
+      { MetricDataResults: [{ Id: 'f0', StatusCode: 'Complete', Values: [1], Timestamps: [new Date(at.getTime() + MINUTE)] }], $metadata: {} },
+    ]);
+    const readings = await readAsyncEventsReceived(cw as unknown as CloudWatchClient, ['runner-python'], NOW, lookbackMs(WINDOW));
+    expect(readings).toEqual([
+      {
+        functionName: 'runner-python',
+        complete: true,
+        points: [
+          { at, count: 2 },
+          { at: new Date(at.getTime() + MINUTE), count: 1 },
+        ],
+      },
+    ]);
+    expect(cw.requests[0]).toMatchObject({
+      StartTime: new Date(NOW.getTime() - lookbackMs(WINDOW)),
+      MetricDataQueries: [
+        {
+          Id: 'f0',
+          MetricStat: {
+            Metric: { Namespace: 'AWS/Lambda', MetricName: 'AsyncEventsReceived', Dimensions: [{ Name: 'FunctionName', Value: 'runner-python' }] },
+            Period: 60,
+            Stat: 'Sum',
+          },
+        },
+      ],
+    });
+    expect(cw.requests[1]).toMatchObject({ NextToken: 'more' });
+  });
+
+  it('reports a result CloudWatch left incomplete, and a failed read as an error naming the metric', async () => {
+    const partial = client([{ MetricDataResults: [{ Id: 'f0', StatusCode: 'InternalError', Values: [], Timestamps: [] }], $metadata: {} }]);
+    const [reading] = await readAsyncEventsReceived(partial as unknown as CloudWatchClient, ['runner-cpp'], NOW, lookbackMs(WINDOW));
+    expect(reading?.complete).toBe(false);
+    expect(runnerEventsWaitReason(reading ? [reading] : [], NOW, WINDOW)).toMatch(/runner-cpp.*incomplete/);
+    const failing = { send: () => Promise.reject(Object.assign(new Error('denied'), { name: 'AccessDenied' })) };
+    await expect(readAsyncEventsReceived(failing as unknown as CloudWatchClient, ['runner-cpp'], NOW, lookbackMs(WINDOW))).rejects.toThrow(
+      /AsyncEventsReceived.*AccessDenied/,
+    );
+  });
+});
+
+describe('the watchdog function’s runner settings', () => {
+  it('refuses a runner event age or timeout that is not a whole number of seconds, naming the variable', () => {
+    const env = { TABLE_NAME: 't', AGGREGATE_QUEUE_URL: 'http://q/a', WATCHED_QUEUE_URLS: 'http://q/w', RUNNER_FUNCTION_NAMES: 'runner-python' };
+    expect(() => createWatchdogDeps({ ...env, RUNNER_MAX_EVENT_AGE_SECONDS: '6h', RUNNER_TIMEOUT_SECONDS: '900' })).toThrow(
+      /RUNNER_MAX_EVENT_AGE_SECONDS must be a whole number of seconds above 0, not "6h"/,
+    );
+    expect(() => createWatchdogDeps({ ...env, RUNNER_MAX_EVENT_AGE_SECONDS: '21600' })).toThrow(/RUNNER_TIMEOUT_SECONDS/);
+    expect(createWatchdogDeps({ ...env, RUNNER_MAX_EVENT_AGE_SECONDS: '21600', RUNNER_TIMEOUT_SECONDS: '900' }).runnerEventsWaiting).toBeTypeOf('function');
+    expect(createWatchdogDeps({ ...env, RUNNER_FUNCTION_NAMES: '' }).runnerEventsWaiting).toBeUndefined();
   });
 });
