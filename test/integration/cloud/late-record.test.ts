@@ -74,4 +74,28 @@ describe('a record that arrives after its run was closed as completed_with_missi
     await drive(cloud);
     expect((await summaryOf(runId)).completed_at).toBe(summary.completed_at);
   }, 180_000);
+
+  it('counts a late code sample the same way: recorded by its judge, the run aggregated again', async () => {
+    const runId = await startRun({ benchmark: 'sample/rocode', model: 'reference', language: 'python', limit: 3 });
+    await drainStage(cloud, 'plan');
+    const lost = await takeGenerateMessage(runId);
+    await drainStage(cloud, 'generate');
+    // One sample's execute message held outside every queue while the watchdog looks.
+    const out = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.queues.python.url, MaxNumberOfMessages: 1 }));
+    const held = out.Messages?.[0];
+    await cloud.sqs.send(new DeleteMessageCommand({ QueueUrl: cloud.queues.python.url, ReceiptHandle: held?.ReceiptHandle }));
+    await drive(cloud);
+    expect((await watchdogAt(cloud, 31)).actions).toEqual([{ runId, action: 'aggregate', recorded: 1, items: 3, deadLettered: 0 }]);
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed_with_missing', reason: expect.stringMatching(/^2 of 3 items never recorded/) });
+
+    await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.queues.python.url, MessageBody: held?.Body ?? '' }));
+    await drive(cloud);
+    expect(await cloud.ledger.getRun(runId)).toMatchObject({
+      status: 'completed_with_missing',
+      recorded: 2,
+      reason: expect.stringMatching(/^1 of 3 items never recorded.*, 1 lost/),
+    });
+    expect(await summaryOf(runId)).toMatchObject({ items: 2, missing: [lost.id], lost: [lost.id] });
+  }, 180_000);
 });
