@@ -136,8 +136,8 @@ export async function afterRecord(deps: StageDeps, item: CloudWorkItem): Promise
 
 /**
  * Scores and records one item. `status`: the run's status as this delivery read it (stages read it
- * first, for a cancel): a record made for a run the watchdog already closed (`completed_with_missing`)
- * is a late one, and the run is aggregated again so its summary counts it (completion.ts reaggregateLate).
+ * first, for a cancel): a record made for a run the watchdog already closed (`completed_with_missing`),
+ * or was closing, is a late one, and the run is aggregated again so its summary counts it (completion.ts reaggregateLate).
  */
 async function scoreAndRecord(
   deps: StageDeps,
@@ -153,7 +153,8 @@ async function scoreAndRecord(
   }
   const record = await recordItem(deps.records ? { ...ctx, ledger: deps.records.over(ctx.ledger) } : ctx, generated, outcome);
   const aggregated = await afterRecord(deps, generated.item);
-  if (status === 'completed_with_missing' && !aggregated) await reaggregateLate(deps.aggregateQueue, generated.item.runId);
+  // `aggregating`: the watchdog's aggregation may have read this item's part before the record (a finished run's is skipped).
+  if ((status === 'completed_with_missing' || status === 'aggregating') && !aggregated) await reaggregateLate(deps.aggregateQueue, generated.item.runId);
   return { status: 'recorded', verdict: record.verdict };
 }
 

@@ -4,7 +4,8 @@
 // waits in Lambda's asynchronous queue — and delivered after the close. The late record is
 // stored and counted, and the run is aggregated again: its summary counts the item, lists only
 // the lost one, and `remote status`'s reason says 1 of 4. (All of a run's missing items coming
-// back late completes it: run-control.test.ts, after a redrive.)
+// back late completes it: run-control.test.ts, after a redrive.) The same for a code sample
+// recorded by its judge.
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummaryDocument } from '#core/report/aggregate.ts';
