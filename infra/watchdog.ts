@@ -72,7 +72,8 @@ export class RunWatchdog extends Construct {
       architecture: config.architecture,
       logRetentionDays: config.logRetentionDays,
       description: 'Closes stalled runs as completed_with_missing (missing items listed)',
-      timeout: Duration.minutes(2),
+      // Up to 3 minutes of it waiting for CloudWatch before a close (functions/watchdog/deps.ts RUNNER_METRIC_SETTLE_MS).
+      timeout: Duration.minutes(5),
       memorySize: 512,
       environment: {
         TABLE_NAME: ledger.tableName,

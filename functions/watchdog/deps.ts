@@ -75,7 +75,7 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
   return {
     obs,
     ...(queueAlarms ? { queueAlarms } : {}),
-    ...(runnerEventsWaiting ? { runnerEventsWaiting } : {}),
+    ...(runnerEventsWaiting ? { runnerEventsWaiting, settle: () => new Promise<void>((resolve) => setTimeout(resolve, RUNNER_METRIC_SETTLE_MS)) } : {}),
     ledger,
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
     pipelineDepth: async () => (await Promise.all(watched.map((url) => sqsQueueDepth(sqs, url)))).reduce((a, b) => a + b, 0),
@@ -84,6 +84,16 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
     ...(Number.isFinite(stallMinutes) && stallMinutes > 0 ? { stallMs: stallMinutes * 60_000 } : {}),
   };
 }
+
+/**
+ * How long the watchdog waits, before closing a stalled run, for CloudWatch to publish the runners'
+ * AsyncEventsReceived of the minute the queues were read in: Lambda sends its metrics at one-minute
+ * intervals ("Using CloudWatch metrics with Lambda"); AWS documents no bound on the delay after that,
+ * about 2 minutes is what monitoring vendors observe for one-minute metrics (Datadog, "Cloud metric
+ * delay", read 2026-12-07). Within the watchdog's timeout (infra/watchdog.ts, 5 minutes); billed only on
+ * a tick that would close a run.
+ */
+export const RUNNER_METRIC_SETTLE_MS = 3 * 60_000;
 
 /** A whole number of seconds above 0 from `env[name]`. @throws Error naming the variable and its value */
 function positiveSeconds(env: NodeJS.ProcessEnv, name: string): number {

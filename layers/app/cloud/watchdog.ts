@@ -36,6 +36,12 @@ export interface WatchdogDeps {
    * absent: no runner is invoked asynchronously.
    */
   runnerEventsWaiting?: (now: Date) => Promise<string | undefined>;
+  /**
+   * With `runnerEventsWaiting`: waits until CloudWatch has published what Lambda counted before the
+   * queues were read (a hand-off in the last minute or two may not be visible yet); the runners are
+   * asked again after it, and the run is closed only if they still hold nothing. Absent: no wait.
+   */
+  settle?: () => Promise<void>;
   /** A run without a ledger update for this long is stalled (default 30 minutes). */
   stallMs?: number;
   /** The work queues' alarms (all three or none): each queue and its DLQ read this tick, the state kept between ticks, and where transitions are told. */
@@ -99,7 +105,13 @@ async function closeStalledRuns(deps: WatchdogDeps): Promise<WatchdogReport> {
   const queued = await deps.pipelineDepth();
   if (queued > 0) return { stalled: stalled.map((r) => r.runId), queued, actions: [] };
   // Read after the queues: an event handed off before they were read was received by Lambda before that too.
-  const waiting = deps.runnerEventsWaiting ? await deps.runnerEventsWaiting(deps.clock()) : undefined;
+  let waiting = deps.runnerEventsWaiting ? await deps.runnerEventsWaiting(deps.clock()) : undefined;
+  // Every hand-off of a stalled run's item came before the queues were read empty, but its data point may not be published yet:
+  // asked again once it must be (settle), so a tick right after a hand-off does not close the run.
+  if (waiting === undefined && deps.runnerEventsWaiting && deps.settle) {
+    await deps.settle();
+    waiting = await deps.runnerEventsWaiting(deps.clock());
+  }
   if (waiting !== undefined) return { stalled: stalled.map((r) => r.runId), queued, actions: [], waiting };
   const bodies = deps.deadLetterBodies ? await deps.deadLetterBodies() : undefined;
   const actions: WatchdogAction[] = [];

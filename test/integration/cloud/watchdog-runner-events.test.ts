@@ -9,7 +9,7 @@
 // (moto/cloudwatch/models.py `get_metric_data`), as CloudWatch documents it (MetricDataResult).
 import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunLedger } from '#aws/index.ts';
 import type { WatchdogReport } from '#app/cloud/watchdog.ts';
@@ -86,12 +86,17 @@ async function received(functionName: string, at: Date, count: number): Promise<
   );
 }
 
-async function tick(now: Date): Promise<WatchdogReport> {
-  return makeHandler({ ...createWatchdogDeps(env), clock: () => now })({}, lambdaContext('watchdog'));
+/** One tick of the real handler at `now`; `settle` stands for the deployed wait for CloudWatch (RUNNER_METRIC_SETTLE_MS, 3 minutes). */
+async function tick(now: Date, settle: () => Promise<void> = () => Promise.resolve()): Promise<WatchdogReport> {
+  const deps = createWatchdogDeps(env);
+  expect(deps.settle).toBeTypeOf('function');
+  return makeHandler({ ...deps, settle, clock: () => now })({}, lambdaContext('watchdog'));
 }
 
 async function aggregateMessages(): Promise<string[]> {
   const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl: aggregate.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+  // Taken off the queue, as aggregate would: a watched queue left holding them would keep every later tick from closing.
+  for (const m of got.Messages ?? []) await sqs.send(new DeleteMessageCommand({ QueueUrl: aggregate.url, ReceiptHandle: m.ReceiptHandle }));
   return (got.Messages ?? []).map((m) => m.Body ?? '');
 }
 
@@ -117,5 +122,16 @@ describe('the watchdog reading the runners’ AsyncEventsReceived from CloudWatc
     expect((await aggregateMessages()).map((body) => JSON.parse(body) as unknown)).toEqual([
       expect.objectContaining({ runId: 'r-waiting', allowMissing: true }),
     ]);
+  });
+
+  it('does not close a run on a tick right after a hand-off whose data point CloudWatch publishes only while the watchdog waits', async () => {
+    // Now: the first test's events (7 h ago) can no longer be held, so only this hand-off can keep the run open.
+    const now = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+    await stalledRun('r-handoff', now);
+    // The Python runner received the item a few seconds before the tick; Lambda publishes the minute's count after the first read.
+    const report = await tick(now, () => received(RUNNERS[0] ?? '', new Date(now.getTime() - 5_000), 1));
+    expect(report).toMatchObject({ stalled: expect.arrayContaining(['r-handoff']) as unknown, queued: 0, actions: [] });
+    expect(report.waiting).toContain(`${RUNNERS[0]} received 1 asynchronous event(s)`);
+    expect(await aggregateMessages()).toEqual([]);
   });
 });

@@ -51,6 +51,31 @@ describe('the watchdog and the runners’ asynchronous events', () => {
     expect((await watchRuns(idle)).waiting).toBeUndefined();
   });
 
+  it('asks the runners again once CloudWatch has published the minute of a hand-off, and closes only if still nothing can be held', async () => {
+    // A judge handed an item off just before the queues were read empty: its AsyncEventsReceived is published only after the first read.
+    let published = false;
+    const asked: Date[] = [];
+    let now = NOW;
+    const late = deps({
+      clock: () => now,
+      runnerEventsWaiting: (at) => (asked.push(at), Promise.resolve(published ? 'runner-python received 1 asynchronous event(s)' : undefined)),
+      settle: () => ((published = true), (now = new Date(NOW.getTime() + 3 * MINUTE)), Promise.resolve()),
+    });
+    expect(await watchRuns(late)).toEqual({ stalled: ['r-stalled'], queued: 0, actions: [], waiting: 'runner-python received 1 asynchronous event(s)' });
+    expect(late.sent).toEqual([]);
+    expect(asked).toEqual([NOW, new Date(NOW.getTime() + 3 * MINUTE)]);
+
+    // Nothing arrives while it waits: closed, as before.
+    let settled = 0;
+    const quiet = deps({ runnerEventsWaiting: () => Promise.resolve(undefined), settle: () => ((settled += 1), Promise.resolve()) });
+    expect((await watchRuns(quiet)).actions).toEqual([expect.objectContaining({ runId: 'r-stalled', action: 'aggregate' })]);
+    expect(settled).toBe(1);
+    // Waiting already on the first read: no second read, no wait.
+    const busy = deps({ runnerEventsWaiting: () => Promise.resolve('x'), settle: () => ((settled += 1), Promise.resolve()) });
+    expect((await watchRuns(busy)).waiting).toBe('x');
+    expect(settled).toBe(1);
+  });
+
   it('does not ask CloudWatch when nothing stalled or a queue still holds work', async () => {
     let asked = 0;
     const runnerEventsWaiting = () => ((asked += 1), Promise.resolve('x'));
