@@ -32,9 +32,10 @@
  * would be more precise but is not sound: Lambda may run one event more than once ("the queue
  * itself is eventually consistent"), and events received before the window may leave inside it.
  * The cost: a stalled run is closed no sooner than maxEventAge + timeout (6 h 15 min) after the
- * last runner event of the whole deployment (docs/aws.md, the watchdog). Metric data points for
- * the last minute or two may not be published yet when the watchdog reads them; the stall window
- * (30 minutes without a ledger update) makes a run whose events arrived only in those minutes rare.
+ * last runner event of the whole deployment (docs/aws.md, the watchdog, says why a tighter rule
+ * built on `Throttles` is not sound: system errors and slow reads of a long queue show in no metric).
+ * Metric data points for the last minute or two may not be published yet when the watchdog reads
+ * them: before closing, it waits and asks again (watchdog.ts `settle`).
  */
 
 /** One runner's `AsyncEventsReceived` as GetMetricData returns it: per-period sums, each at its period's start. */
