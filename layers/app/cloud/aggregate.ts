@@ -84,6 +84,10 @@ export async function aggregateCloudRun(
     // Running again (a redrive or resume): its own close or completion aggregates it.
     if (run.status !== 'completed_with_missing' && run.status !== 'aggregating')
       return { status: 'skipped', reason: `a late record, but the run is ${run.status}` };
+    // Another aggregation of the run is under way (the watchdog's; aggregate runs messages concurrently): its read may predate
+    // the record and its summary land after this one's. The message comes back (SQS) and is judged once that one has ended.
+    if (run.status === 'aggregating')
+      throw new HarnessError(`aggregate: run ${runId} is being aggregated; its late record is counted when this message comes back after that`);
     const previous = await readKeptSummary(deps, runId);
     // The last summary counted every item the ledger counts now: a burst of late records is aggregated once.
     if (previous?.missing !== undefined && run.recorded <= run.items - previous.missing.length)

@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummaryDocument } from '#core/report/aggregate.ts';
 import { keys } from '#core/run/keys.ts';
 import { apiEvent } from './api-events.ts';
-import { apiClient, drainStage, drive, startCloud, watchdogAt, type Cloud } from './cloud-harness.ts';
+import { queueArnFromUrl, toLambdaSqsEvent } from '#aws/index.ts';
+import { FAKE_AWS } from '../../support/moto.ts';
+import { apiClient, drainStage, drive, lambdaContext, startCloud, watchdogAt, type Cloud } from './cloud-harness.ts';
 
 let cloud: Cloud;
 
@@ -52,8 +54,24 @@ describe('a record that arrives after its run was closed as completed_with_missi
     expect(await cloud.ledger.getRun(runId)).toMatchObject({ status: 'completed_with_missing', reason: expect.stringMatching(/^2 of 4 items never recorded/) });
     expect((await summaryOf(runId)).missing?.sort()).toEqual([lost.id, late.id].sort());
 
-    // The held item comes back after the close and is recorded.
+    // The held item comes back while the watchdog's aggregation still runs (status aggregating) and is recorded: its late
+    // message is not aggregated beside that one (whose read may predate the record and whose summary may land last) but
+    // handed back to SQS, to be judged once the run is closed again.
+    const closed = await cloud.ledger.getRun(runId);
+    await cloud.ledger.setStatus(runId, 'aggregating');
     await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.queues.generate.url, MessageBody: late.body }));
+    await drainStage(cloud, 'generate');
+    const got = await cloud.sqs.send(new ReceiveMessageCommand({ QueueUrl: cloud.queues.aggregate.url, MaxNumberOfMessages: 1 }));
+    const message = got.Messages?.[0];
+    expect(JSON.parse(message?.Body ?? '{}')).toMatchObject({ runId, allowMissing: true, late: true });
+    const source = { queueArn: queueArnFromUrl(cloud.queues.aggregate.url, FAKE_AWS.region), region: FAKE_AWS.region };
+    const response = await cloud.handlers.aggregate(toLambdaSqsEvent([message ?? {}], source), lambdaContext('aggregate'));
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: message?.MessageId }]);
+    expect((await summaryOf(runId)).missing).toHaveLength(2);
+    // The watchdog's aggregation ends; the message comes back (here sent again, not waiting out its visibility timeout).
+    await cloud.sqs.send(new DeleteMessageCommand({ QueueUrl: cloud.queues.aggregate.url, ReceiptHandle: message?.ReceiptHandle }));
+    await cloud.ledger.setStatus(runId, 'completed_with_missing', closed?.reason);
+    await cloud.sqs.send(new SendMessageCommand({ QueueUrl: cloud.queues.aggregate.url, MessageBody: message?.Body ?? '' }));
     await drive(cloud);
 
     const run = await cloud.ledger.getRun(runId);
