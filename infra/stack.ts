@@ -16,7 +16,7 @@ import { grantDatasetBuckets, readableS3Environment } from './dataset-buckets.ts
 import { Network } from './network.ts';
 import { Pipeline } from './pipeline.ts';
 import { RunnerNetwork } from './runner-network.ts';
-import { Runners } from './runners.ts';
+import { Runners, RUNNER_MAX_EVENT_AGE, RUNNER_TIMEOUT } from './runners.ts';
 import { StageQueues } from './queues.ts';
 import { addStackOutputs, tagForCostAllocation } from './outputs.ts';
 import { NightlySchedule } from './schedule.ts';
@@ -132,6 +132,8 @@ export class PolyevalStack extends Stack {
       deadLetterQueues: [...workQueues.values()].map((q) => q.deadLetterQueue),
       alarmQueues: workQueues,
       alarmBus: this.pipeline.bus,
+      // The judges hand their programs to these asynchronously: while one may hold an event, stalled runs wait.
+      runners: { functions: [...this.runners.functions.values()], maxEventAge: RUNNER_MAX_EVENT_AGE, timeout: RUNNER_TIMEOUT },
     });
     // s3:// datasets and replay files in other buckets (-c datasetBuckets), and where runs may read them.
     grantDatasetBuckets([this.pipeline.plan, this.pipeline.generate, this.batch.handler], config.datasetBuckets);

@@ -4,8 +4,9 @@
  * queues' alarms (DLQ depth, message age: layers/app/cloud/queue-alarms.ts), telling each
  * transition to the alarm topic through an EventBridge rule. Two CloudWatch alarms watch the
  * watchdog itself: its errors, and ticks that did not happen (missing data breaches). It reads
- * queue depths and the queues' age metric, the ledger, sends to the aggregate queue and puts events
- * on the bus; nothing else.
+ * queue depths and the queues' age metric, the runners' AsyncEventsReceived metric (a stalled run
+ * waits while a runner may still hold an asynchronous event: layers/app/cloud/runner-events.ts),
+ * the ledger, sends to the aggregate queue and puts events on the bus; nothing else.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -15,6 +16,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -46,6 +48,11 @@ export interface RunWatchdogProps {
   alarmQueues?: ReadonlyMap<string, QueuePair>;
   /** The bus the watchdog puts queue alarm transitions on; {@link RunWatchdog.alarmTo} routes them to a topic. */
   alarmBus?: events.IEventBus;
+  /**
+   * The functions the judges invoke asynchronously (the runners), with their maximum event age and
+   * timeout: while one may still hold an event, stalled runs wait (layers/app/cloud/runner-events.ts).
+   */
+  runners?: { functions: readonly lambda.IFunction[]; maxEventAge: Duration; timeout: Duration };
 }
 
 export class RunWatchdog extends Construct {
@@ -65,7 +72,8 @@ export class RunWatchdog extends Construct {
       architecture: config.architecture,
       logRetentionDays: config.logRetentionDays,
       description: 'Closes stalled runs as completed_with_missing (missing items listed)',
-      timeout: Duration.minutes(2),
+      // Up to 3 minutes of it waiting for CloudWatch before a close (functions/watchdog/deps.ts RUNNER_METRIC_SETTLE_MS).
+      timeout: Duration.minutes(5),
       memorySize: 512,
       environment: {
         TABLE_NAME: ledger.tableName,
@@ -73,6 +81,13 @@ export class RunWatchdog extends Construct {
         WATCHED_QUEUE_URLS: watchedQueues.map((q) => q.queueUrl).join(','),
         DEAD_LETTER_QUEUE_URLS: dlqs.map((q) => q.queueUrl).join(','),
         STALL_MINUTES: String(WATCHDOG_STALL.toMinutes()),
+        ...(props.runners && props.runners.functions.length > 0
+          ? {
+              RUNNER_FUNCTION_NAMES: props.runners.functions.map((fn) => fn.functionName).join(','),
+              RUNNER_MAX_EVENT_AGE_SECONDS: String(props.runners.maxEventAge.toSeconds()),
+              RUNNER_TIMEOUT_SECONDS: String(props.runners.timeout.toSeconds()),
+            }
+          : {}),
         // name=maxAgeSeconds (name=-: no age alarm), in the order of the URLs above (layers/aws/queue-alarm-store.ts).
         ...(alarmQueues && props.alarmBus
           ? {
@@ -88,14 +103,16 @@ export class RunWatchdog extends Construct {
       new iam.PolicyStatement({ actions: ['sqs:GetQueueAttributes'], resources: [...watchedQueues, ...dlqs].map((q) => q.queueArn) }),
     );
     props.alarmBus?.grantPutEventsTo(this.handler.role);
-    if (alarmQueues && props.alarmBus) {
-      // The age alarm reads each work queue's ApproximateAgeOfOldestMessage (queue-alarm-store.ts);
-      // GetMetricData takes no resource-level scope (it reads metrics, not a resource of this stack).
+    const readsRunners = props.runners !== undefined && props.runners.functions.length > 0;
+    if ((alarmQueues && props.alarmBus) || readsRunners) {
+      // The age alarm reads each work queue's ApproximateAgeOfOldestMessage (queue-alarm-store.ts), the
+      // stall check the runners' AsyncEventsReceived (lambda-async-events.ts); GetMetricData takes no
+      // resource-level scope (it reads metrics, not a resource of this stack).
       this.handler.role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'ReadQueueAges', actions: ['cloudwatch:GetMetricData'], resources: ['*'] }));
       acknowledgeResources(
         this.handler.role,
         ['*'],
-        "cloudwatch:GetMetricData takes no resource-level scope; the watchdog reads the work queues' ApproximateAgeOfOldestMessage with it.",
+        "cloudwatch:GetMetricData takes no resource-level scope; the watchdog reads the work queues' ApproximateAgeOfOldestMessage and the runners' AsyncEventsReceived with it.",
       );
     }
     // Reading a DLQ hides its messages briefly; the watchdog makes them visible again at once.

@@ -7,6 +7,8 @@ import { DynamoRunLedger, SqsWorkQueue } from '#aws/index.ts';
 import { EventBridgePublisher } from '#aws/index.ts';
 import { DynamoQueueAlarmStore, readQueues, watchedQueuesOf } from '#aws/index.ts';
 import { peekMessages, sqsQueueDepth } from '#aws/index.ts';
+import { ASYNC_EVENTS_PERIOD_SECONDS, readAsyncEventsReceived } from '#aws/index.ts';
+import { lookbackMs, runnerEventsWaitReason, type RunnerEventWindow } from '#app/cloud/runner-events.ts';
 import { requireEnv } from '../shared/env.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
 import type { WatchdogDeps } from '#app/cloud/watchdog.ts';
@@ -52,9 +54,28 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
           };
         })()
       : undefined;
+  // RUNNER_FUNCTION_NAMES (comma-separated), RUNNER_MAX_EVENT_AGE_SECONDS, RUNNER_TIMEOUT_SECONDS: the runners the
+  // judges invoke asynchronously; while one may still hold an event, stalled runs wait (layers/app/cloud/runner-events.ts).
+  const runners = (env.RUNNER_FUNCTION_NAMES ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const runnerEventsWaiting: WatchdogDeps['runnerEventsWaiting'] =
+    runners.length > 0
+      ? (() => {
+          const window: RunnerEventWindow = {
+            maxEventAgeMs: positiveSeconds(env, 'RUNNER_MAX_EVENT_AGE_SECONDS') * 1000,
+            timeoutMs: positiveSeconds(env, 'RUNNER_TIMEOUT_SECONDS') * 1000,
+            periodMs: ASYNC_EVENTS_PERIOD_SECONDS * 1000,
+          };
+          const cloudwatch = obs.tracer.captureAWSv3Client(new CloudWatchClient({}));
+          return async (now: Date) => runnerEventsWaitReason(await readAsyncEventsReceived(cloudwatch, runners, now, lookbackMs(window)), now, window);
+        })()
+      : undefined;
   return {
     obs,
     ...(queueAlarms ? { queueAlarms } : {}),
+    ...(runnerEventsWaiting ? { runnerEventsWaiting, settle: () => new Promise<void>((resolve) => setTimeout(resolve, RUNNER_METRIC_SETTLE_MS)) } : {}),
     ledger,
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
     pipelineDepth: async () => (await Promise.all(watched.map((url) => sqsQueueDepth(sqs, url)))).reduce((a, b) => a + b, 0),
@@ -62,4 +83,22 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
     ...(dlqs.length > 0 ? { deadLetterBodies: () => peekMessages(sqs, dlqs, 5) /* 5-s long polls: every DLQ within the 2-min timeout */ } : {}),
     ...(Number.isFinite(stallMinutes) && stallMinutes > 0 ? { stallMs: stallMinutes * 60_000 } : {}),
   };
+}
+
+/**
+ * How long the watchdog waits, before closing a stalled run, for CloudWatch to publish the runners'
+ * AsyncEventsReceived of the minute the queues were read in: Lambda sends its metrics at one-minute
+ * intervals ("Using CloudWatch metrics with Lambda"); AWS documents no bound on the delay after that,
+ * about 2 minutes is what monitoring vendors observe for one-minute metrics (Datadog, "Cloud metric
+ * delay", read 2026-12-07). Within the watchdog's timeout (infra/watchdog.ts, 5 minutes); billed only on
+ * a tick that would close a run.
+ */
+export const RUNNER_METRIC_SETTLE_MS = 3 * 60_000;
+
+/** A whole number of seconds above 0 from `env[name]`. @throws Error naming the variable and its value */
+function positiveSeconds(env: NodeJS.ProcessEnv, name: string): number {
+  const text = requireEnv(name, env);
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a whole number of seconds above 0, not ${JSON.stringify(text)}`);
+  return value;
 }

@@ -25,6 +25,7 @@ export { dynamoSetRunItems } from './dynamo-run-items.ts';
 export { EVENT_SOURCE, EventBridgePublisher } from './eventbridge-publisher.ts';
 export { executeApiSigner, type ApiCredentials, type SignRequest } from './execute-api-signer.ts';
 export { LambdaInvoker, type InvokeResult } from './lambda-invoker.ts';
+export { ASYNC_EVENTS_PERIOD_SECONDS, readAsyncEventsReceived, type AsyncEventsReading } from './lambda-async-events.ts';
 export { DynamoQueueAlarmStore, readQueues, watchedQueuesOf } from './queue-alarm-store.ts';
 export { moveMessages, peekMessages, sqsQueueDepth } from './sqs-dead-letters.ts';
 export { returnLater } from './sqs-visibility.ts';

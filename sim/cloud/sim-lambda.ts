@@ -293,6 +293,7 @@ export class SimLambda {
     if (bytes > ASYNC_PAYLOAD_BYTES)
       throw Object.assign(new Error(`request of ${bytes} bytes exceeds ${ASYNC_PAYLOAD_BYTES}`), { name: 'RequestTooLargeException' });
     const queuedAt = this.time.now();
+    this.#countReceived(fn.name, queuedAt);
     const chain = chainOf(fn.name, [this.time.invocation()?.chain ?? {}]);
     this.time.spend(20); // the Invoke call's 202
     const requestId = `${fn.name}-async-${(this.#asyncSeq += 1)}`;
@@ -321,7 +322,9 @@ export class SimLambda {
       if (at - queuedAt > maxEventAgeMs) return deliver(record('EventAgeExceeded'));
       if (this.states.invoke(fn.name, at) !== 'Active' || !this.pools.tryAcquire(fn.name)) {
         this.stats.asyncRetries += 1;
-        this.time.at(at + delayMs, () => attempt(at + delayMs, Math.min(delayMs * 2, 60_000)));
+        // "The retry interval increases exponentially from 1 second after the first attempt to a maximum of 5 minutes"
+        // ("How Lambda handles errors and retries with asynchronous invocation", Lambda developer guide, read 2026-12-07).
+        this.time.at(at + delayMs, () => attempt(at + delayMs, Math.min(delayMs * 2, 300_000)));
         return;
       }
       const inv: Invocation = { fn: fn.name, startMs: at, elapsedMs: this.#environment(fn), parallelMs: 0, deadlineMs: at + fn.timeoutMs, chain };
@@ -346,6 +349,43 @@ export class SimLambda {
   }
 
   #asyncSeq = 0;
+
+  /**
+   * The function's `AsyncEventsReceived` as CloudWatch would answer GetMetricData (Sum, one-minute
+   * periods): the events Lambda queued, counted in the minute they were queued, each point at its
+   * minute's start; a minute without events has no point ("Types of metrics for Lambda functions",
+   * asynchronous invocation metrics; read 2026-12-07). What the watchdog reads (layers/aws/lambda-async-events.ts).
+   */
+  asyncEventsReceived(fn: string): { at: Date; count: number }[] {
+    return [...(this.#received.get(fn) ?? new Map<number, number>())]
+      .sort(([a], [b]) => a - b)
+      .map(([minute, count]) => ({ at: new Date(this.time.epochMs + minute * 60_000), count }));
+  }
+
+  /**
+   * Holds every concurrency unit `fn` has left from `fromMs` for `forMs` (virtual): another run's
+   * work on the same function — e.g. the Fargate lane's judges invoking the same runner
+   * synchronously (infra/runners.ts attachJudge) — so this run's asynchronous events are throttled
+   * and wait in Lambda's queue all that time.
+   */
+  hold(fn: string, fromMs: number, forMs: number): void {
+    this.time.at(fromMs, () => {
+      let held = 0;
+      while (this.pools.tryAcquire(fn)) held += 1;
+      this.time.at(fromMs + forMs, () => {
+        for (let i = 0; i < held; i++) this.pools.release(fn);
+      });
+    });
+  }
+
+  readonly #received = new Map<string, Map<number, number>>();
+
+  #countReceived(fn: string, atMs: number): void {
+    const minutes = this.#received.get(fn) ?? new Map<number, number>();
+    const minute = Math.floor((this.time.epochMs + atMs) / 60_000) - Math.floor(this.time.epochMs / 60_000);
+    minutes.set(minute, (minutes.get(minute) ?? 0) + 1);
+    this.#received.set(fn, minutes);
+  }
 }
 
 function jsonOr(text: string): unknown {

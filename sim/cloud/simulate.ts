@@ -22,6 +22,7 @@ import type { AggregateMessage, CloudWorkItem, GeneratedMessage, PlanMessage } f
 import { startRuns } from '#app/cloud/start.ts';
 import { PLAN_CHUNK } from '#app/cloud/plan.ts';
 import { watchRuns } from '#app/cloud/watchdog.ts';
+import { runnerEventsWaitReason } from '#app/cloud/runner-events.ts';
 import { keys } from '#core/run/index.ts';
 import { parseRunSummary } from '#core/report/index.ts';
 import { loadSource } from '#app/shared/load-benchmark.ts';
@@ -74,6 +75,8 @@ export const FIXES = [
   'generate-batch',
   // generate's first look at a delivered item reads its ledger row (RunLedger.countedVerdict, half a read unit), not its document in S3 (stages.ts generateWork); without: the S3 GET, as before.
   'ledger-look',
+  // The watchdog leaves a stalled run open while the runner may still hold an asynchronous event (runner-events.ts); without: it closes the run as completed_with_missing, as before.
+  'runner-wait',
 ] as const;
 export const LIMITS = ['recursion', 'inactive', 'transaction-conflicts', 'duplicates'] as const;
 export type Without = (typeof FIXES)[number] | (typeof LIMITS)[number];
@@ -98,12 +101,24 @@ export interface SimOptions {
    * of the toolchains was measured.
    */
   architecture?: 'arm64' | 'x86_64';
+  /**
+   * The runner's reserved concurrency instead of the deployed one (concurrency-budget.ts): small, its
+   * asynchronous events wait in Lambda's queue (retried after each throttle) longer than the watchdog's stall window.
+   */
+  runnerReserved?: number;
+  /**
+   * Another run's work holds all of the runner's concurrency from `fromMs` for `forMs` (virtual;
+   * SimLambda.hold): this run's events wait in Lambda's asynchronous queue all that time.
+   */
+  runnerHeld?: { fromMs: number; forMs: number };
   /** Wraps a stage's real handler (sim/cloud/measure-memory.ts reads each invocation's peak memory around it). */
   wrapHandler?: (stage: 'plan' | 'generate' | 'execute' | 'aggregate', handler: SqsHandler) => SqsHandler;
 }
 
 const MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
 const WATCHDOG_MS = 15 * 60_000;
+/** The runner's MaximumEventAgeInSeconds (infra/runners.ts RUNNER_MAX_EVENT_AGE, 6 h), SimLambda.invokeAsync's default. */
+const RUNNER_MAX_EVENT_AGE_MS = 6 * 3_600_000;
 /**
  * How long (virtual) the simulation waits for the run to end. A run that never ends (a message no
  * stage can finish, redriven forever) would otherwise keep the watchdog ticking without end: the loop
@@ -157,7 +172,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     fargateMaxTasks: 4,
     generateBatch: !without.has('generate-batch'),
   });
+  if (options.runnerReserved !== undefined) fns.runner = { ...fns.runner, reserved: options.runnerReserved };
   for (const fn of [fns.plan, fns.generate, fns.judge, fns.runner, fns.aggregate]) lambda.define(fn);
+  if (options.runnerHeld) lambda.hold(fns.runner.name, options.runnerHeld.fromMs, options.runnerHeld.forMs);
   const sweep = options.sweep
     ? sweepNeighbours(lambda, language, {
         runnerReservation: !without.has('runner-reservation'),
@@ -233,6 +250,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       close: () => Promise.resolve(),
     };
     const events: string[] = [];
+    // Each RunCompleted's status, in order: a run closed as completed_with_missing and completed later shows both.
+    const completions: string[] = [];
     const plan = makePlan({
       store,
       ledger,
@@ -273,7 +292,13 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         store,
         ledger,
         clock,
-        events: { publish: (type) => (events.push(type), Promise.resolve()) },
+        events: {
+          publish: (type, detail) => {
+            events.push(type);
+            if (type === 'RunCompleted') completions.push(String((detail as { status?: unknown }).status));
+            return Promise.resolve();
+          },
+        },
         cacheDir: join(root, 'cache'),
         iterations: 100,
       }),
@@ -331,6 +356,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     );
     const runId = started?.run_id ?? '';
     let endMs: number | undefined;
+    // The runner's asynchronous configuration (infra/runners.ts): events kept 6 h (SimLambda.invokeAsync's default), its timeout.
+    const runnerWindow = { maxEventAgeMs: RUNNER_MAX_EVENT_AGE_MS, timeoutMs: fns.runner.timeoutMs, periodMs: 60_000 };
+    let watchdogWaits = 0;
     const terminal = new Set(['completed', 'completed_with_missing', 'failed', 'stopped', 'cancelled']);
     const tick = async (): Promise<void> => {
       const run = await ledger.getRun(runId);
@@ -340,7 +368,20 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       }
       const depth = Object.values(queues).reduce((sum, q) => sum + q.depth, 0);
       const dlqBodies = () => Promise.resolve(Object.values(queues).flatMap((q) => q.dlq.map((m) => JSON.stringify(m.body))));
-      await watchRuns({ ledger, aggregateQueue, pipelineDepth: () => Promise.resolve(depth), deadLetterBodies: dlqBodies, clock });
+      // What the deployed watchdog reads (functions/watchdog/deps.ts): the runner's AsyncEventsReceived per minute, judged by the same rule.
+      const runnerEventsWaiting = (now: Date) =>
+        Promise.resolve(
+          runnerEventsWaitReason([{ functionName: fns.runner.name, points: lambda.asyncEventsReceived(fns.runner.name), complete: true }], now, runnerWindow),
+        );
+      const report = await watchRuns({
+        ledger,
+        aggregateQueue,
+        pipelineDepth: () => Promise.resolve(depth),
+        deadLetterBodies: dlqBodies,
+        clock,
+        ...(handsOff && !without.has('runner-wait') ? { runnerEventsWaiting } : {}),
+      });
+      if (report.waiting !== undefined) watchdogWaits += 1;
       if (time.now() + WATCHDOG_MS <= SIM_HORIZON_MS) time.at(time.now() + WATCHDOG_MS, tick);
     };
     time.at(WATCHDOG_MS, tick);
@@ -422,6 +463,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         duplicate_deliveries: queues.generate.duplicated,
         expired_messages: expired,
         events,
+        completions,
         conflicts: dynamo.conflicts,
         dynamo_throttles: dynamo.throttles,
         peak_partition_wcu: dynamo.peakWrite,
@@ -431,7 +473,13 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         not_active: lambda.stats.notActive,
         timeouts: lambda.stats.timeouts,
         handoff: handsOff
-          ? { records: lambda.stats.destinationRecords, async_retries: lambda.stats.asyncRetries, delivery_failures: lambda.stats.destinationDeliveryFailures }
+          ? {
+              records: lambda.stats.destinationRecords,
+              async_retries: lambda.stats.asyncRetries,
+              delivery_failures: lambda.stats.destinationDeliveryFailures,
+              // Watchdog ticks that found the run stalled and the queues empty, and left it open: the runner may still hold an event.
+              watchdog_waits: watchdogWaits,
+            }
           : 'sync',
         cold_starts: lambda.stats.coldStarts,
         peak: lambda.stats.peak,

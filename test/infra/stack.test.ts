@@ -139,6 +139,24 @@ describe('queues', () => {
     expect(JSON.stringify(missing?.['Dimensions'])).toContain(String(watchdogId));
   });
 
+  it('names every runner, its maximum event age and timeout to the watchdog, which may read their AsyncEventsReceived', () => {
+    // A stalled run waits while a runner may still hold an asynchronous event (layers/app/cloud/runner-events.ts).
+    const [, watchdog] = resourcesOf('AWS::Lambda::Function').find(([id]) => /^Watchdog/.test(id)) ?? [];
+    const env = (watchdog?.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    const runnerIds = resourcesOf('AWS::Lambda::Function')
+      .map(([id]) => id)
+      .filter((id) => /^Runners.*Function/.test(id));
+    expect(runnerIds).toHaveLength(IMAGE_COUNT);
+    const names = JSON.stringify(env['RUNNER_FUNCTION_NAMES']);
+    for (const id of runnerIds) expect(names).toContain(`"Ref":"${id}"`);
+    // infra/runners.ts: the longest event age Lambda allows (6 h) and Lambda's longest timeout (15 min).
+    expect(env).toMatchObject({ RUNNER_MAX_EVENT_AGE_SECONDS: '21600', RUNNER_TIMEOUT_SECONDS: '900' });
+    const [, config] = resourcesOf('AWS::Lambda::EventInvokeConfig')[0] ?? [];
+    expect(config?.Properties['MaximumEventAgeInSeconds']).toBe(21600);
+    const metricReads = statementsOfRoles(/^WatchdogHandlerRole/).filter((st) => [st.Action].flat().includes('cloudwatch:GetMetricData'));
+    expect(metricReads).toHaveLength(1);
+  });
+
   it('caps generate at the provider rate limit and reports batch item failures on every mapping', () => {
     const mappings = resourcesOf('AWS::Lambda::EventSourceMapping');
     expect(mappings).toHaveLength(3 + 2 * IMAGE_COUNT);

@@ -14,7 +14,7 @@ import { HarnessError } from '#core/errors.ts';
 import { computeExtraMetrics } from '#core/benchmarks/index.ts';
 import { findBenchmark } from '#core/benchmarks/index.ts';
 import type { BlobStore, EventPublisher, RunLedger } from '#core/ports.ts';
-import { aggregateRun, documentFromRecord, summariseRecords, type RunSummaryDocument } from '#core/report/index.ts';
+import { aggregateRun, documentFromRecord, parseRunSummary, summariseRecords, type RunSummaryDocument } from '#core/report/index.ts';
 import { tieWarningOf } from '#core/judging/index.ts';
 import { keys } from '#core/run/index.ts';
 import { storedJson } from '#core/run/index.ts';
@@ -47,7 +47,7 @@ export type AggregateOutcome =
 /** Handles one aggregate message: one records part, or the whole run. */
 export async function aggregateCloud(deps: AggregateCloudDeps, message: AggregateMessage): Promise<AggregateOutcome> {
   return message.part === undefined
-    ? aggregateCloudRun(deps, message.runId, message.allowMissing ?? false, message.deadLettered, message.recompact ?? false)
+    ? aggregateCloudRun(deps, message.runId, message.allowMissing ?? false, message.deadLettered, message.recompact ?? false, message.late ?? false)
     : compactCloudPart(deps, message.runId, message.part);
 }
 
@@ -74,11 +74,28 @@ export async function aggregateCloudRun(
   deadLettered?: readonly string[],
   /** A resume's last record (AggregateMessage.recompact): parts compacted again, a completed run aggregated again. */
   recompact = false,
+  /** An item recorded after the run was closed with missing items (AggregateMessage.late): aggregated again unless nothing was recorded since. */
+  late = false,
 ): Promise<AggregateOutcome> {
   const run = await deps.ledger.getRun(runId);
   if (run === undefined) throw new HarnessError(`aggregate: run ${runId} is not in the ledger`);
   if (run.status === 'completed' && !recompact && (await deps.store.exists(keys.summary(runId)))) return { status: 'skipped', reason: 'already completed' };
   if (run.status === 'cancelled') return { status: 'skipped', reason: 'the run is cancelled' };
+  if (late) {
+    // Running again (a redrive or resume): its own close or completion aggregates it.
+    if (run.status !== 'completed_with_missing' && run.status !== 'aggregating')
+      return { status: 'skipped', reason: `a late record, but the run is ${run.status}` };
+    // Another aggregation of the run is under way (the watchdog's; aggregate runs messages concurrently): its read may predate
+    // the record and its summary land after this one's. The message comes back (SQS) and is judged once that one has ended.
+    if (run.status === 'aggregating')
+      throw new HarnessError(`aggregate: run ${runId} is being aggregated; its late record is counted when this message comes back after that`);
+    const previous = await readKeptSummary(deps, runId);
+    // The last summary counted every item the ledger counts now: a burst of late records is aggregated once.
+    if (previous?.missing !== undefined && run.recorded <= run.items - previous.missing.length)
+      return { status: 'skipped', reason: `no item recorded since the summary (${run.recorded} of ${run.items})` };
+    // Still missing and dead-lettered when the watchdog closed the run: still told apart from the lost ones.
+    deadLettered ??= previous?.dead_lettered;
+  }
   if (run.items === 0 || (!allowMissing && run.recorded < run.items)) return { status: 'skipped', reason: `${run.recorded} of ${run.items} items recorded` };
   const planned = await readManifest(deps.store, runId);
   if (planned === undefined) throw new HarnessError(`aggregate: run ${runId} has no manifest`);
@@ -122,6 +139,12 @@ export async function aggregateCloudRun(
   await keepRecordedToolchains(deps.store, runId, recorded).catch(() => undefined);
   await deps.events.publish('RunCompleted', runCompletedDetail(summary));
   return { status: 'aggregated', summary };
+}
+
+/** The run's stored summary (undefined: none yet). */
+async function readKeptSummary(deps: Pick<AggregateCloudDeps, 'store'>, runId: string): Promise<RunSummaryDocument | undefined> {
+  const text = await deps.store.getText(keys.summary(runId));
+  return text === undefined ? undefined : parseRunSummary(text, deps.store.locate(keys.summary(runId)));
 }
 
 /** The ledger's reason for `completed_with_missing`, as `polyeval remote status` shows it. */

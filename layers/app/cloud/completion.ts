@@ -30,6 +30,18 @@ export async function notifyIfComplete(ledger: RunLedger, aggregateQueue: Aggreg
 }
 
 /**
+ * After an item is recorded for a run the watchdog already closed (`completed_with_missing`: a
+ * runner's event or a message that came back after the close), and the record did not complete
+ * the run: asks aggregate to aggregate the run again over what is recorded (`late`), so the
+ * summary, its missing list and the ledger's reason count the item. Aggregate skips it when
+ * nothing was recorded since the last aggregation (aggregate.ts), so a burst of late records
+ * costs one aggregation, not one each.
+ */
+export async function reaggregateLate(aggregateQueue: AggregateSender, runId: string): Promise<void> {
+  await aggregateQueue.send([{ id: `${runId}/late`, body: versioned({ runId, allowMissing: true, late: true }) }]);
+}
+
+/**
  * After an item's record is counted in the ledger: counts it in its records part and, when
  * that completes the part (or the item has no part), checks the run's completion. Returns
  * whether the run's aggregate message was sent.

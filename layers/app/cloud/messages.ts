@@ -70,6 +70,12 @@ const AggregateMessageSchema = z.object({
    * delivery aggregated it while the resume ran) is aggregated again, so the re-run records count.
    */
   recompact: z.boolean().optional(),
+  /**
+   * With allowMissing: sent when an item was recorded after the run was closed as
+   * `completed_with_missing` (completion.ts reaggregateLate): the run is aggregated again, the
+   * items the last summary listed as dead-lettered kept so, unless nothing was recorded since.
+   */
+  late: z.boolean().optional(),
 });
 export type AggregateMessage = z.infer<typeof AggregateMessageSchema>;
 

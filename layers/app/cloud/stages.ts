@@ -5,14 +5,14 @@
  * its language (as a pointer to S3 when too large for SQS), count each record in its records
  * part, and the completion check after each record.
  */
-import type { RunLedger, WorkQueue } from '#core/ports.ts';
+import type { RunLedger, RunStatus, WorkQueue } from '#core/ports.ts';
 import { generateItem, recordItem, scoreItem, parseItemDocument, type GeneratedItem, type RunContext } from '#core/run/index.ts';
 import { itemId, keys } from '#core/run/index.ts';
 import { decideItem, stageErrorDecision, statusOfStageError } from '#core/run/index.ts';
 import type { WorkItem } from '#core/run/index.ts';
 import { scorerOf } from '#core/scorers/index.ts';
 import type { Task, Verdict } from '#core/types.ts';
-import { countAndCheckCompletion } from './completion.ts';
+import { countAndCheckCompletion, reaggregateLate } from './completion.ts';
 import type { RunContextCache } from './context.ts';
 import type { PartCounter } from '#aws/index.ts';
 import { resolveGenerated, toMessage } from './large-messages.ts';
@@ -123,31 +123,44 @@ async function settle(ledger: RunLedger, runId: string, error: unknown): Promise
   return { status: decision === 'stop' ? 'stopped' : 'failed', reason };
 }
 
-/** The record's bookkeeping: its part's count (and the part's compaction), then the run's completion. */
-export async function afterRecord(deps: StageDeps, item: CloudWorkItem): Promise<void> {
+/** The record's bookkeeping: its part's count (and the part's compaction), then the run's completion. Returns whether the run's aggregate message was sent. */
+export async function afterRecord(deps: StageDeps, item: CloudWorkItem): Promise<boolean> {
   // An item a resume sent: the resume's own count says when the run is ready again (its SEs were counted already).
   if (isResumePart(item.part)) {
     await countResumed(deps.parts, deps.aggregateQueue, item);
-    return;
+    return false;
   }
   // The run's completion is checked by the record that completes its part (completion.ts).
-  await countAndCheckCompletion(deps, item);
+  return countAndCheckCompletion(deps, item);
 }
 
-async function scoreAndRecord(deps: StageDeps, ctx: RunContext, generated: GeneratedItem, lookBeforeRecording = false): Promise<StageOutcome> {
+/**
+ * Scores and records one item. `status`: the run's status as this delivery read it (stages read it
+ * first, for a cancel): a record made for a run the watchdog already closed (`completed_with_missing`),
+ * or was closing, is a late one, and the run is aggregated again so its summary counts it (completion.ts reaggregateLate).
+ */
+async function scoreAndRecord(
+  deps: StageDeps,
+  ctx: RunContext,
+  generated: GeneratedItem,
+  lookBeforeRecording = false,
+  status?: RunStatus,
+): Promise<StageOutcome> {
   const outcome = await (deps.alone ?? ((score) => score()))(() => scoreItem(ctx, generated));
   if (lookBeforeRecording && (await alreadyRecorded(ctx, generated.item))) {
     await afterRecord(deps, generated.item);
     return { status: 'skipped' };
   }
   const record = await recordItem(deps.records ? { ...ctx, ledger: deps.records.over(ctx.ledger) } : ctx, generated, outcome);
-  await afterRecord(deps, generated.item);
+  const aggregated = await afterRecord(deps, generated.item);
+  // `aggregating`: the watchdog's aggregation may have read this item's part before the record (a finished run's is skipped).
+  if ((status === 'completed_with_missing' || status === 'aggregating') && !aggregated) await reaggregateLate(deps.aggregateQueue, generated.item.runId);
   return { status: 'recorded', verdict: record.verdict };
 }
 
-/** Work of a cancelled run is taken off the queue without being done (one read of the run's status). */
-async function cancelled(ledger: RunLedger, runId: string): Promise<boolean> {
-  return (await ledger.runStatus(runId)) === 'cancelled';
+/** The run's status (one read; a handler's ledger shares it per invocation: status-once.ts). Work of a cancelled run is taken off the queue without being done. */
+async function statusOf(ledger: RunLedger, runId: string): Promise<RunStatus | undefined> {
+  return ledger.runStatus(runId);
 }
 
 /**
@@ -178,7 +191,8 @@ async function alreadyCounted(ledger: RunLedger, item: WorkItem, counted: NonNul
  * the stored record, as before.
  */
 export async function generateWork(deps: GenerateDeps, item: CloudWorkItem): Promise<StageOutcome> {
-  if (await cancelled(deps.ledger, item.runId)) return { status: 'skipped' };
+  const status = await statusOf(deps.ledger, item.runId);
+  if (status === 'cancelled') return { status: 'skipped' };
   const ctx = await deps.contexts.get(item.runId);
   const counted = deps.ledger.countedVerdict;
   const lookBeforeRecording = counted !== undefined;
@@ -193,7 +207,7 @@ export async function generateWork(deps: GenerateDeps, item: CloudWorkItem): Pro
   } catch (error) {
     return settle(deps.ledger, item.runId, error);
   }
-  return routeGenerated(deps, ctx, generated, lookBeforeRecording);
+  return routeGenerated(deps, ctx, generated, lookBeforeRecording, status);
 }
 
 /**
@@ -202,17 +216,25 @@ export async function generateWork(deps: GenerateDeps, item: CloudWorkItem): Pro
  * `lookBeforeRecording`: the item was not looked up before its generation (generateWork), so a
  * record made here looks first; a sample sent to its judge is looked up there.
  */
-export async function routeGenerated(deps: GenerateDeps, ctx: RunContext, generated: GeneratedItem, lookBeforeRecording = false): Promise<StageOutcome> {
+export async function routeGenerated(
+  deps: GenerateDeps,
+  ctx: RunContext,
+  generated: GeneratedItem,
+  lookBeforeRecording = false,
+  /** The run's status as the delivery read it (scoreAndRecord). */
+  status?: RunStatus,
+): Promise<StageOutcome> {
   const item = generated.item as CloudWorkItem;
   const task = ctx.tasks.get(item.taskId);
-  if (task === undefined || !scorerOf(task).needsExecutor || generated.failure !== undefined) return scoreAndRecord(deps, ctx, generated, lookBeforeRecording);
+  if (task === undefined || !scorerOf(task).needsExecutor || generated.failure !== undefined)
+    return scoreAndRecord(deps, ctx, generated, lookBeforeRecording, status);
   const language = item.language ?? scorerOf(task).languageOf(task);
-  if (language === undefined) return scoreAndRecord(deps, ctx, { ...generated, failure: `no language for task ${task.id}` }, lookBeforeRecording);
+  if (language === undefined) return scoreAndRecord(deps, ctx, { ...generated, failure: `no language for task ${task.id}` }, lookBeforeRecording, status);
   const lane = laneFor(task, ctx.manifest.time_scale, deps.fargateQueues[language] !== undefined);
   const queue = lane === 'fargate' ? deps.fargateQueues[language] : deps.executeQueues[language];
   if (queue === undefined) {
     // A deployment without this language's executor: the harness's fault (SE), never the model's.
-    return scoreAndRecord(deps, ctx, { ...generated, failure: `no executor is deployed for language ${language}` }, lookBeforeRecording);
+    return scoreAndRecord(deps, ctx, { ...generated, failure: `no executor is deployed for language ${language}` }, lookBeforeRecording, status);
   }
   await queue.send([{ id: itemId(item.runId, item.taskId, item.sample), body: await toMessage(ctx.store, generated) }]);
   return { status: 'sent', language, lane };
@@ -238,7 +260,8 @@ export interface Delivery {
 
 /** execute: one generated code sample (or its pointer in S3) → sandbox verdict → record. */
 export async function executeWork(deps: StageDeps, message: GeneratedMessage, delivery: Delivery = {}): Promise<StageOutcome> {
-  if (await cancelled(deps.ledger, message.item.runId)) return { status: 'skipped' };
+  const status = await statusOf(deps.ledger, message.item.runId);
+  if (status === 'cancelled') return { status: 'skipped' };
   const ctx = await deps.contexts.get(message.item.runId);
   const lookBeforeRecording = delivery.lookBeforeRecording === true;
   if (!lookBeforeRecording && (await alreadyRecorded(ctx, message.item))) {
@@ -247,7 +270,7 @@ export async function executeWork(deps: StageDeps, message: GeneratedMessage, de
   }
   const generated = await resolveGenerated(ctx.store, message);
   try {
-    return await scoreAndRecord(deps, ctx, generated, lookBeforeRecording);
+    return await scoreAndRecord(deps, ctx, generated, lookBeforeRecording, status);
   } catch (error) {
     return settle(deps.ledger, generated.item.runId, error);
   }

@@ -8,7 +8,11 @@
  * which no queue holds any more.
  *
  * "Idle" is the sum of every stage and execute queue's depth (visible, in flight, delayed):
- * while anything is queued, a quiet run may only be waiting behind another run's work.
+ * while anything is queued, a quiet run may only be waiting behind another run's work. The
+ * runners' answers queues are among them; an item handed to a runner asynchronously is in no
+ * queue of ours while Lambda holds its event (throttled, it waits up to the event's maximum age,
+ * 6 h), so with `runnerEventsWaiting` stalled runs also wait while a runner may hold an event
+ * (runner-events.ts: the signal and why it is sound), and the report says why.
  *
  * Every tick, before looking at runs, it also keeps the work queues' alarms (queue-alarms.ts):
  * dead letters and old messages, told to the alarm topic once per transition.
@@ -26,6 +30,18 @@ export interface WatchdogDeps {
   /** The bodies of every message in the DLQs, left in place (none: dead-lettered and lost items are not told apart). */
   deadLetterBodies?: () => Promise<string[]>;
   clock: () => Date;
+  /**
+   * Why a runner's asynchronous events may still wait in Lambda's queue or run (runner-events.ts),
+   * or undefined when none can. Asked only when runs stalled and every watched queue is empty;
+   * absent: no runner is invoked asynchronously.
+   */
+  runnerEventsWaiting?: (now: Date) => Promise<string | undefined>;
+  /**
+   * With `runnerEventsWaiting`: waits until CloudWatch has published what Lambda counted before the
+   * queues were read (a hand-off in the last minute or two may not be visible yet); the runners are
+   * asked again after it, and the run is closed only if they still hold nothing. Absent: no wait.
+   */
+  settle?: () => Promise<void>;
   /** A run without a ledger update for this long is stalled (default 30 minutes). */
   stallMs?: number;
   /** The work queues' alarms (all three or none): each queue and its DLQ read this tick, the state kept between ticks, and where transitions are told. */
@@ -44,6 +60,8 @@ export interface WatchdogReport {
   stalled: string[];
   /** Messages still queued: nothing is closed while the pipeline is busy. */
   queued: number;
+  /** Why stalled runs were left open though every queue was empty: a runner's events may still wait in Lambda's asynchronous queue. */
+  waiting?: string;
   actions: WatchdogAction[];
   /** Queue alarm transitions told this tick (none: nothing changed, or no queue alarms kept). */
   alerts?: QueueAlert[];
@@ -86,6 +104,15 @@ async function closeStalledRuns(deps: WatchdogDeps): Promise<WatchdogReport> {
   if (stalled.length === 0) return { stalled: [], queued: 0, actions: [] };
   const queued = await deps.pipelineDepth();
   if (queued > 0) return { stalled: stalled.map((r) => r.runId), queued, actions: [] };
+  // Read after the queues: an event handed off before they were read was received by Lambda before that too.
+  let waiting = deps.runnerEventsWaiting ? await deps.runnerEventsWaiting(deps.clock()) : undefined;
+  // Every hand-off of a stalled run's item came before the queues were read empty, but its data point may not be published yet:
+  // asked again once it must be (settle), so a tick right after a hand-off does not close the run.
+  if (waiting === undefined && deps.runnerEventsWaiting && deps.settle) {
+    await deps.settle();
+    waiting = await deps.runnerEventsWaiting(deps.clock());
+  }
+  if (waiting !== undefined) return { stalled: stalled.map((r) => r.runId), queued, actions: [], waiting };
   const bodies = deps.deadLetterBodies ? await deps.deadLetterBodies() : undefined;
   const actions: WatchdogAction[] = [];
   for (const run of stalled) {
