@@ -19,12 +19,12 @@ import { choicesInFlagTerms } from './cli/options.ts';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 // A reader that stops early (`polyeval query … | head`) closes the pipe. What is left to print has
-// nowhere to go, so the command ends quietly (exit 0, as it would have printed everything),
-// not with Node's unhandled EPIPE stack; a closed stderr only loses the progress lines, and the
-// command goes on. Recorded work is never at stake: runs are resumable at any point.
+// nowhere to go, so it is dropped quietly, not with Node's unhandled EPIPE stack: the command
+// goes on to its end and exits with its own code (0 for a query; 1 for `agree` below --min, 3
+// for a stopped run: a closed pipe must not turn a failure into 0, nor cut short work that
+// follows a print). A closed stderr likewise only loses the progress lines.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
-  process.exit(0);
 });
 process.stderr.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;

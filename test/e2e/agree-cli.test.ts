@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, parseJson, runCli, tempHome } from '../support/cli.ts';
+import { ROOT, parseJson, runCli, startCli, tempHome } from '../support/cli.ts';
 
 const home = tempHome();
 const dir = join(home, 'fidelity');
@@ -106,6 +106,18 @@ describe('polyeval agree', () => {
     expect(below.stderr).toContain('agreement 66.67% is below --min 90.00%');
     const above = await runCli(['agree', runId, join(dir, 'hand.samples.jsonl'), '--min', '66%', '--home', home]);
     expect(above.code, above.stderr).toBe(0);
+  }, 120_000);
+
+  it('exits 1 below --min even when the reader has closed stdout (`| head -c0`)', async () => {
+    // A closed stdout loses only what was left to print: the exit code is the command's own.
+    const child = startCli(['agree', runId, join(dir, 'hand.samples.jsonl'), '--min', '0.9', '--json', '--home', home]);
+    child.stdout?.destroy(); // the reader is gone before the report is printed
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toContain('agreement 66.67% is below --min 90.00%');
+    expect(stderr).not.toMatch(/EPIPE|internal error/);
+    expect(code).toBe(1);
   }, 120_000);
 
   it('reads human-eval result files (result strings, no kind)', async () => {

@@ -14,10 +14,18 @@ const doc = (name: string): string => readFileSync(join(ROOT, 'docs', name), 'ut
 const LOCAL_DOCS = doc('cli.md') + doc('providers.md');
 const REMOTE_DOCS = doc('aws.md') + doc('cli.md');
 
-/** `[command path, flag]` for every flag of `command` and its subcommands (`--help` aside): the short form where there is one (`-n`, `-o`), as the docs write those. */
+/**
+ * `[command path, flag]` for every spelling of every flag of `command` and its subcommands
+ * (`--help` aside): the short form and the long one. A one-letter form alone proves little —
+ * `-c` is in every `cdk deploy -c …` of aws.md, `-o` in many a command — so the long form
+ * (`--context`, `--output`) must be written too; only a long form that merely repeats the
+ * letter (`-n, --n`) is not looked for.
+ */
 function flagsOf(command: Command, path: string[] = []): [string, string][] {
   const here = [...path, command.name()];
-  const own = command.options.map((o) => o.short ?? o.long).filter((f): f is string => f !== undefined && f !== '--help');
+  const own = command.options
+    .flatMap((o) => [o.short, o.long && o.long.length > 3 ? o.long : undefined])
+    .filter((f): f is string => f !== undefined && f !== '--help');
   return [...own.map((f): [string, string] => [here.join(' '), f]), ...command.commands.flatMap((c) => flagsOf(c, here))];
 }
 
