@@ -1,0 +1,80 @@
+/**
+ * Failures a user meets before or instead of a run, through the built CLI (audit of
+ * 2026-12-07, items 5–13, 20, 23): each is refused with a message naming what is wrong and
+ * what to do — exit 2 for the user's input — never an "internal error" with a stack, and
+ * nothing recorded is lost.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBedrockServer, type FakeServer } from '../fakes/wire-servers/index.ts';
+import { parseJson, runCli, tempHome } from '../support/cli.ts';
+
+const STACK = /\n\s+at /;
+
+/** An environment with no AWS Region anywhere the SDK looks: no variable, no profile file, no instance metadata. */
+function noRegionEnv(dir: string): NodeJS.ProcessEnv {
+  return {
+    AWS_REGION: undefined,
+    AWS_DEFAULT_REGION: undefined,
+    AWS_PROFILE: undefined,
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_CONFIG_FILE: join(dir, 'no-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+  };
+}
+
+describe('bedrock: and sagemaker: without an AWS Region', () => {
+  let server: FakeServer & { url: string };
+  beforeAll(async () => {
+    server = (await startBedrockServer({ answer: () => '3' })) as FakeServer & { url: string };
+  });
+  afterAll(() => server.close());
+
+  it('are refused before the run starts, naming --region and AWS_REGION (exit 2, no run recorded)', async () => {
+    const home = tempHome();
+    for (const model of ['bedrock:anthropic.claude-3-haiku-20240307-v1:0', 'sagemaker:my-tgi-endpoint#tgi']) {
+      const result = await runCli(['run', '-b', 'sample/abricot', '-m', model, '-q', '--home', home], { env: noRegionEnv(home) });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain('needs an AWS Region');
+      expect(result.stderr).toContain('--region');
+      expect(result.stderr).toContain('AWS_REGION');
+      expect(result.stderr).not.toMatch(STACK);
+    }
+    expect(existsSync(join(home, 'store', 'runs'))).toBe(false);
+    expect(server.requests.length).toBe(0);
+  });
+
+  it("still run with the Region of the AWS profile (the SDK's own chain), as with --region", async () => {
+    const home = tempHome();
+    const config = join(home, 'aws-config');
+    const credentials = join(home, 'aws-credentials');
+    writeFileSync(config, '[profile eval]\nregion = eu-west-1\n');
+    // With AWS_PROFILE the SDK takes the profile's credentials too (not the variables): fake ones.
+    writeFileSync(credentials, '[eval]\naws_access_key_id = test\naws_secret_access_key = test\n');
+    const env = {
+      ...noRegionEnv(home),
+      AWS_ACCESS_KEY_ID: undefined,
+      AWS_SECRET_ACCESS_KEY: undefined,
+      AWS_CONFIG_FILE: config,
+      AWS_SHARED_CREDENTIALS_FILE: credentials,
+      AWS_PROFILE: 'eval',
+    };
+    const model = 'bedrock:anthropic.claude-3-haiku-20240307-v1:0';
+    const viaProfile = await runCli(['run', '-b', 'sample/abricot', '-m', model, '--endpoint-url', server.url, '--limit', '2', '--json', '--home', home], {
+      env,
+    });
+    expect(viaProfile.code, viaProfile.stderr).toBe(0);
+    // Every call reached the server and was answered (scored OK or WA, never SE).
+    const verdicts = parseJson<{ verdicts: Record<string, number> }>(viaProfile).verdicts;
+    expect(verdicts.SE).toBeUndefined();
+    expect(Object.values(verdicts).reduce((a, b) => a + b, 0)).toBe(2);
+    const viaFlag = await runCli(
+      ['run', '-b', 'sample/abricot', '-m', model, '--endpoint-url', server.url, '--region', 'us-east-1', '--limit', '2', '--json', '--home', home],
+      { env: noRegionEnv(home) },
+    );
+    expect(viaFlag.code, viaFlag.stderr).toBe(0);
+  });
+});
