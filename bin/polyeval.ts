@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { packageRoot } from '#app/local/home.ts';
 import { CorruptRecordError, HarnessError, InputError, RunStopped } from '#core/errors.ts';
+import { awsSetupError } from './cli/aws-errors.ts';
 import { allCommands } from './cli/commands.ts';
 import { inFlagTerms } from './cli/flag-names.ts';
 import { choicesInFlagTerms } from './cli/options.ts';
@@ -36,7 +37,9 @@ for (const command of allCommands()) {
 
 try {
   await program.parseAsync(process.argv);
-} catch (error) {
+} catch (thrown) {
+  // Missing or refused AWS credentials, wherever a command met them: said how to fix, no stack.
+  const error = awsSetupError(thrown) ?? thrown;
   let code = 1;
   if (error instanceof CommanderError) {
     code = error.exitCode === 0 ? 0 : 2;

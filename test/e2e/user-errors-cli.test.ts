@@ -78,3 +78,28 @@ describe('bedrock: and sagemaker: without an AWS Region', () => {
     expect(viaFlag.code, viaFlag.stderr).toBe(0);
   });
 });
+
+describe('polyeval remote doctor without AWS credentials or Region', () => {
+  it('names how to give credentials (exit 1, message only) and --region when no Region is set (exit 2)', async () => {
+    const dir = tempHome();
+    const env = {
+      ...noRegionEnv(dir),
+      AWS_ACCESS_KEY_ID: undefined,
+      AWS_SECRET_ACCESS_KEY: undefined,
+      AWS_SESSION_TOKEN: undefined,
+      AWS_ENDPOINT_URL_LAMBDA: 'http://127.0.0.1:9',
+    };
+    const noCredentials = await runCli(['remote', 'doctor', '--region', 'eu-west-1'], { env });
+    expect(noCredentials.code, noCredentials.stderr).toBe(1);
+    expect(noCredentials.stderr).toContain('no AWS credentials found');
+    expect(noCredentials.stderr).toContain('AWS_ACCESS_KEY_ID');
+    expect(noCredentials.stderr).toContain('AWS_PROFILE');
+    expect(noCredentials.stderr).not.toContain('internal error');
+    expect(noCredentials.stderr).not.toMatch(STACK);
+    const noRegion = await runCli(['remote', 'doctor'], { env });
+    expect(noRegion.code, noRegion.stderr).toBe(2);
+    expect(noRegion.stderr).toContain('polyeval: no AWS Region: pass --region');
+    expect(noRegion.stderr).toContain('AWS_REGION');
+    expect(noRegion.stderr).not.toMatch(STACK);
+  });
+});
