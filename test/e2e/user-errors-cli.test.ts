@@ -7,7 +7,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBedrockServer, type FakeServer } from '../fakes/wire-servers/index.ts';
+import { startBedrockServer, startOpenAiBatchServer, type FakeServer } from '../fakes/wire-servers/index.ts';
+import { homeWithPrices, type RunJson } from '../support/batch-runs.ts';
 import { parseJson, runCli, tempHome } from '../support/cli.ts';
 
 const STACK = /\n\s+at /;
@@ -101,5 +102,49 @@ describe('polyeval remote doctor without AWS credentials or Region', () => {
     expect(noRegion.stderr).toContain('polyeval: no AWS Region: pass --region');
     expect(noRegion.stderr).toContain('AWS_REGION');
     expect(noRegion.stderr).not.toMatch(STACK);
+  });
+});
+
+describe('run --batch when the batch API fails', { timeout: 300_000 }, () => {
+  const prices = { models: { 'model-a': { input_per_mtok: 2, output_per_mtok: 8, batch_input_per_mtok: 1, batch_output_per_mtok: 4 } } };
+  const env = { OPENAI_API_KEY: 'sk-test' };
+
+  it('a host it cannot reach stops the run resumable (exit 3), as on demand, with no stack', async () => {
+    const { home, prices: file } = homeWithPrices(prices);
+    const result = await runCli(
+      ['run', '-b', 'sample/abricot', '-m', 'openai:http://127.0.0.1:9/v1#model-a', '--batch', '--prices', file, '-q', '--home', home],
+      {
+        env,
+      },
+    );
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain('the batch API of openai:http://127.0.0.1:9/v1#model-a failed');
+    expect(result.stderr).toMatch(/continue with: polyeval run --resume abricot-\S+/);
+    expect(result.stderr).not.toContain('internal error');
+    expect(result.stderr).not.toMatch(STACK);
+    const runs = parseJson<{ status: string }[]>(await runCli(['list', 'runs', '--json', '--home', home]));
+    expect(runs.map((r) => r.status)).toEqual(['stopped']);
+  });
+
+  it('a refused call stops it, and --resume completes it once the API answers', async () => {
+    const { home, prices: file } = homeWithPrices(prices);
+    const server = await startOpenAiBatchServer({
+      faults: [{ kind: 'status', status: 401, message: 'Incorrect API key provided', type: 'invalid_request_error' }],
+    });
+    try {
+      const args = ['-m', `openai:${server.url}#model-a`, '--batch', '--batch-poll', '0.02', '--prices', file, '--json', '--home', home];
+      const first = await runCli(['run', '-b', 'sample/abricot', ...args], { env });
+      expect(first.code, first.stderr).toBe(3);
+      expect(first.stderr).toContain('Incorrect API key provided');
+      expect(first.stderr).not.toMatch(STACK);
+      const runId = /continue with: polyeval run --resume (\S+)/.exec(first.stderr)?.[1] ?? '';
+      const resumed = await runCli(['run', '--resume', runId, '--batch-poll', '0.02', '--json', '--home', home], { env });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const run = parseJson<RunJson>(resumed);
+      expect(run.status).toBe('completed');
+      expect(run.items).toBe(52);
+    } finally {
+      await server.close();
+    }
   });
 });
