@@ -148,3 +148,16 @@ describe('run --batch when the batch API fails', { timeout: 300_000 }, () => {
     }
   });
 });
+
+describe('gguf: naming a file that is not a GGUF model', () => {
+  it('exits 2 naming the file and what a GGUF file starts with, before anything runs', async () => {
+    const home = tempHome();
+    const file = join(home, 'weights.bin');
+    writeFileSync(file, Buffer.from([0xad, 0xd1, 0xe9, 0xe8, 0, 1, 2, 3]));
+    const result = await runCli(['run', '-b', 'sample/abricot', '-m', `gguf:${file}`, '-q', '--home', home]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`polyeval: ${file}: not a GGUF model file: it starts with the bytes ad d1 e9 e8, where a GGUF file starts with "GGUF"`);
+    expect(result.stderr).not.toMatch(STACK);
+    expect(existsSync(join(home, 'store', 'runs'))).toBe(false);
+  });
+});
