@@ -4,7 +4,7 @@
  * what to do — exit 2 for the user's input — never an "internal error" with a stack, and
  * nothing recorded is lost.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBedrockServer, startOpenAiBatchServer, type FakeServer } from '../fakes/wire-servers/index.ts';
@@ -159,5 +159,33 @@ describe('gguf: naming a file that is not a GGUF model', () => {
     expect(result.stderr).toContain(`polyeval: ${file}: not a GGUF model file: it starts with the bytes ad d1 e9 e8, where a GGUF file starts with "GGUF"`);
     expect(result.stderr).not.toMatch(STACK);
     expect(existsSync(join(home, 'store', 'runs'))).toBe(false);
+  });
+});
+
+describe('run --resume with run-spec flags it would ignore', () => {
+  it('refuses them naming each flag (exit 2, the run untouched), and keeps those a resume may change', async () => {
+    const home = tempHome();
+    const started = await runCli(['run', '-b', 'sample/abricot', '--limit', '3', '--json', '-q', '--home', home]);
+    expect(started.code, started.stderr).toBe(0);
+    const runId = parseJson<{ run_id: string }>(started).run_id;
+    const manifest = join(home, 'store', 'runs', runId, 'manifest.json');
+    const before = readFileSync(manifest, 'utf8');
+    for (const [flags, named] of [
+      [['--temperature', '0.5'], '--temperature'],
+      [['--protocol', 'nope', '--limit', '1', '--language', 'kotlin'], '--limit, --language, --protocol'],
+      [['-n', '2'], '-n'],
+      [['--assume-price', '1,1'], '--assume-price'],
+    ] as const) {
+      const result = await runCli(['run', '--resume', runId, ...flags, '-q', '--home', home]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`polyeval: --resume continues the run with the settings it was planned with: ${named} would not change it`);
+    }
+    const dry = await runCli(['run', '--resume', runId, '--dry-run', '-q', '--home', home]);
+    expect(dry.code, dry.stderr).toBe(2);
+    expect(dry.stderr).toContain('--dry-run plans a new run without calling a model, and --resume runs the remaining items');
+    expect(readFileSync(manifest, 'utf8')).toBe(before);
+    const allowed = await runCli(['run', '--resume', runId, '--no-early-stop', '--concurrency', '2', '--jobs', '1', '--json', '-q', '--home', home]);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(parseJson<{ status: string; items: number }>(allowed)).toMatchObject({ status: 'completed', items: 3 });
   });
 });
