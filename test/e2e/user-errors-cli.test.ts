@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBedrockServer, startOpenAiBatchServer, type FakeServer } from '../fakes/wire-servers/index.ts';
+import { favourDigit, startBedrockServer, startOpenAiBatchServer, startOpenAiServer, type FakeServer } from '../fakes/wire-servers/index.ts';
 import { homeWithPrices, type RunJson } from '../support/batch-runs.ts';
 import { parseJson, runCli, tempHome } from '../support/cli.ts';
 
@@ -187,5 +187,41 @@ describe('run --resume with run-spec flags it would ignore', () => {
     const allowed = await runCli(['run', '--resume', runId, '--no-early-stop', '--concurrency', '2', '--jobs', '1', '--json', '-q', '--home', home]);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(parseJson<{ status: string; items: number }>(allowed)).toMatchObject({ status: 'completed', items: 3 });
+  });
+});
+
+describe('polyeval resume <id> (as README and docs/aws.md name it)', () => {
+  it('continues a run --max-cost stopped, as run --resume does, taking the flags a resume may change', async () => {
+    const home = tempHome();
+    const server = await startOpenAiServer({ logprob: favourDigit(() => '3') });
+    try {
+      const model = `openai:${server.url}#fake-model`;
+      const env = { OPENAI_API_KEY: undefined };
+      const first = await runCli(['run', '-b', 'sample/abricot', '-m', model, '--assume-price', '10,10', '--max-cost', '0.005', '-q', '--home', home], { env });
+      expect(first.code, first.stderr).toBe(3);
+      const runId = /continue with: polyeval run --resume (\S+)/.exec(first.stderr)?.[1] ?? '';
+      expect(runId).toMatch(/^abricot-/);
+      const resumed = await runCli(['resume', runId, '--max-cost', '5', '--json', '-q', '--home', home], { env });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(parseJson<{ run_id: string; status: string; items: number }>(resumed)).toMatchObject({ run_id: runId, status: 'completed', items: 52 });
+      // The same refusals as run --resume: a flag it would ignore, no id.
+      const refused = await runCli(['resume', runId, '--temperature', '0.5', '--home', home]);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain('--temperature would not change it');
+      const missing = await runCli(['resume', '--home', home]);
+      expect(missing.code, missing.stderr).toBe(2);
+      expect(missing.stderr).toContain("missing required argument 'run-id|sweep-id'");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('has its own help listing the flags a resume may change', async () => {
+    const help = await runCli(['resume', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: polyeval resume <run-id|sweep-id> [options]');
+    expect(help.stdout).toContain('--max-cost');
+    expect(help.stdout).not.toContain('--temperature');
+    expect((await runCli(['--help'])).stdout).toMatch(/^\s+resume \[options\]/m);
   });
 });
