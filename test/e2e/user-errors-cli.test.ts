@@ -225,3 +225,28 @@ describe('polyeval resume <id> (as README and docs/aws.md name it)', () => {
     expect((await runCli(['--help'])).stdout).toMatch(/^\s+resume \[options\]/m);
   });
 });
+
+describe('polyeval leaderboard with a name it does not know, or -o outside html', () => {
+  it('names an unknown benchmark with the known ones (exit 2), and refuses -o without --format html', async () => {
+    const home = tempHome();
+    expect((await runCli(['run', '-b', 'sample/abricot', '--limit', '2', '-q', '--home', home])).code).toBe(0);
+    const unknown = await runCli(['leaderboard', '-b', 'nosuch', '--home', home]);
+    expect(unknown.code, unknown.stderr).toBe(2);
+    expect(unknown.stderr).toContain('polyeval: -b nosuch: unknown benchmark "nosuch" (known: abricot, rocode');
+    expect(unknown.stdout).toBe('');
+    // A known benchmark without runs is an empty board, as before; one with runs is listed.
+    const empty = await runCli(['leaderboard', '-b', 'rocode', '--home', home]);
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stdout).toContain('(no completed runs)');
+    expect((await runCli(['leaderboard', '-b', 'sample/abricot', '--home', home])).stdout).toContain('sample/abricot');
+    const file = join(home, 'board.txt');
+    const output = await runCli(['leaderboard', '--format', 'table', '-o', file, '--home', home]);
+    expect(output.code, output.stderr).toBe(2);
+    expect(output.stderr).toContain('-o writes the HTML page: give it with --format html');
+    expect(existsSync(file)).toBe(false);
+    const page = join(home, 'board.html');
+    const html = await runCli(['leaderboard', '--format', 'html', '-o', page, '--home', home]);
+    expect(html.code, html.stderr).toBe(0);
+    expect(existsSync(page)).toBe(true);
+  });
+});
