@@ -4,12 +4,13 @@
  * what to do — exit 2 for the user's input — never an "internal error" with a stack, and
  * nothing recorded is lost.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { favourDigit, startBedrockServer, startOpenAiBatchServer, startOpenAiServer, type FakeServer } from '../fakes/wire-servers/index.ts';
 import { homeWithPrices, type RunJson } from '../support/batch-runs.ts';
-import { parseJson, runCli, tempHome } from '../support/cli.ts';
+import { ROOT, parseJson, runCli, tempHome } from '../support/cli.ts';
 
 const STACK = /\n\s+at /;
 
@@ -248,5 +249,20 @@ describe('polyeval leaderboard with a name it does not know, or -o outside html'
     const html = await runCli(['leaderboard', '--format', 'html', '-o', page, '--home', home]);
     expect(html.code, html.stderr).toBe(0);
     expect(existsSync(page)).toBe(true);
+  });
+});
+
+describe('npm run bench <name> naming no bench', () => {
+  it('exits 2 naming the name and every bench there is, running none', () => {
+    // What `npm run bench nosuch` runs (package.json "bench": "tsx bench/index.ts").
+    const result = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), ['bench/index.ts', 'nosuch'], { cwd: ROOT, encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(2);
+    const benches = readdirSync(join(ROOT, 'bench'))
+      .filter((f) => f.endsWith('.bench.ts'))
+      .sort()
+      .map((f) => f.slice(0, -'.bench.ts'.length));
+    expect(benches).toContain('cloud-scale');
+    expect(result.stderr).toContain(`no bench named "nosuch" (benches: ${benches.join(', ')})`);
+    expect(result.stdout).toBe('');
   });
 });
