@@ -266,3 +266,29 @@ describe('npm run bench <name> naming no bench', () => {
     expect(result.stdout).toBe('');
   });
 });
+
+describe('openai: with --api-key-env naming an unset variable', () => {
+  it('is refused before the run (exit 2), OPENAI_API_KEY too; a local server without a key still runs', async () => {
+    const home = tempHome();
+    const server = await startOpenAiServer({ logprob: favourDigit(() => '3') });
+    try {
+      const env = { OPENAI_API_KEY: undefined, NOPE: undefined };
+      for (const variable of ['OPENAI_API_KEY', 'NOPE']) {
+        const refused = await runCli(
+          ['run', '-b', 'sample/abricot', '-m', 'openai:https://api.openai.com/v1#gpt-4o-mini', '--api-key-env', variable, '-q', '--home', home],
+          { env },
+        );
+        expect(refused.code, refused.stderr).toBe(2);
+        expect(refused.stderr).toContain(`environment variable ${variable} (named by --api-key-env) is not set`);
+      }
+      expect(existsSync(join(home, 'store', 'runs'))).toBe(false);
+      const local = await runCli(['run', '-b', 'sample/abricot', '-m', `openai:${server.url}#fake-model`, '--limit', '2', '--json', '-q', '--home', home], {
+        env,
+      });
+      expect(local.code, local.stderr).toBe(0);
+      expect(parseJson<{ status: string }>(local).status).toBe('completed');
+    } finally {
+      await server.close();
+    }
+  });
+});
