@@ -10,6 +10,7 @@ import { InputError } from '#core/errors.ts';
 import { boardLabel, buildLeaderboard, type LeaderboardOptions, type LeaderboardRow } from '#core/report/index.ts';
 import { renderLeaderboardHtml } from '#core/report/index.ts';
 import { csv, fmtValue, table, toJson } from './format.ts';
+import { noteIfNoData } from './home-note.ts';
 import { writeHtml } from './html-output.ts';
 
 export type BoardFormat = 'table' | 'json' | 'csv' | 'html';
@@ -65,6 +66,7 @@ export function leaderboardCommand(): Command {
         });
       }
       const home = openHome(command.optsWithGlobals<{ home?: string }>().home);
+      noteIfNoData(home);
       const options: LeaderboardOptions = { ...(flags.benchmark ? { benchmark: flags.benchmark } : {}), ...(flags.metric ? { metric: flags.metric } : {}) };
       const rows = buildLeaderboard(await completedRuns(home), options);
       // No board of that name: a misspelt benchmark or dataset is named (as `run -b` names it), not shown as an empty board.

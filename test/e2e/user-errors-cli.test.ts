@@ -292,3 +292,30 @@ describe('openai: with --api-key-env naming an unset variable', () => {
     }
   });
 });
+
+describe('small confusions: list without <what>, a --home with nothing in it', () => {
+  it('list alone names its choices (exit 2)', async () => {
+    const result = await runCli(['list', '--home', tempHome()]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("missing required argument 'what'");
+    expect(result.stderr).toContain('polyeval list takes one of: runs, benchmarks, providers');
+  });
+
+  it('read commands over a missing or empty home say so on stderr, stdout and exit code as before; a home with runs says nothing', async () => {
+    const dir = tempHome();
+    const missing = join(dir, 'typo');
+    for (const args of [['list', 'runs', '--json'], ['query', 'SELECT count(*) AS n FROM records', '--format', 'json'], ['leaderboard']]) {
+      const result = await runCli([...args, '--home', missing]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(`polyeval: note: ${missing} does not exist: no run was recorded there`);
+    }
+    expect(parseJson<unknown>(await runCli(['list', 'runs', '--json', '--home', missing]))).toEqual([]);
+    expect(existsSync(missing)).toBe(false);
+    const empty = await runCli(['list', 'runs', '--home', dir]);
+    expect(empty.stderr).toContain(`polyeval: note: ${dir} holds no polyeval data`);
+    expect((await runCli(['run', '-b', 'sample/abricot', '--limit', '1', '-q', '--home', dir])).code).toBe(0);
+    const listed = await runCli(['list', 'runs', '--home', dir]);
+    expect(listed.stderr).toBe('');
+    expect(listed.stdout).toContain('abricot-');
+  });
+});
