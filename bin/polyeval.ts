@@ -55,7 +55,9 @@ try {
   } else if (error instanceof HarnessError) {
     // A failure polyeval diagnosed itself (an unreachable API, a toolchain that cannot start):
     // its message says what; a stack would only hide it. POLYEVAL_DEBUG=1 prints the stack.
-    process.stderr.write(`polyeval: ${process.env.POLYEVAL_DEBUG ? (error.stack ?? error.message) : error.message}\n`);
+    // The stack of what it was diagnosed from (an AWS SDK error mapped by aws-errors.ts) too.
+    const cause = error.cause instanceof Error ? `\ncaused by: ${error.cause.stack ?? String(error.cause)}` : '';
+    process.stderr.write(`polyeval: ${process.env.POLYEVAL_DEBUG ? `${error.stack ?? error.message}${cause}` : error.message}\n`);
   } else {
     process.stderr.write(`polyeval: internal error: ${(error as Error).stack ?? String(error)}\n`);
   }

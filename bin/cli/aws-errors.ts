@@ -50,7 +50,9 @@ export function awsSetupError(error: unknown, call?: string): HarnessError | und
   if (e.$metadata !== undefined && (name === 'AccessDeniedException' || name === 'AccessDenied')) {
     return new HarnessError(`${what}access denied (${message}): the credentials' identity needs permission for this call`, { cause: error });
   }
-  if (e.code !== undefined && UNREACHABLE.has(e.code)) {
+  // An AWS SDK error only ($metadata: the SDK's retry middleware sets it on a network failure it
+  // gives up on): a socket error of anything else (a local server, a checker) is not AWS's.
+  if (e.$metadata !== undefined && e.code !== undefined && UNREACHABLE.has(e.code)) {
     return new HarnessError(`${what}cannot reach AWS (${e.code}: ${message}): check the network and the Region`, { cause: error });
   }
   return undefined;

@@ -134,7 +134,7 @@ export function resumeIgnoredFlags(given: Readonly<Record<string, unknown>>, fla
   if (flags.assumePrice !== undefined) named.push('--assume-price');
   if (named.length > 0) {
     return new InputError(
-      `--resume continues the run with the settings it was planned with: ${named.join(', ')} would not change it, so ${named.length > 1 ? 'they are' : 'it is'} refused (a resume may change --max-cost, --no-early-stop, the provider settings --region, --endpoint-url, --api-key-env, --timeout, --capabilities, and --concurrency, --model-concurrency, --jobs, --batch-poll, --batch-token-limit; for other settings start a new run)`,
+      `--resume continues the run with the settings it was planned with: ${named.join(', ')} would not change it, so ${named.length > 1 ? 'they are' : 'it is'} refused (a resume may change --max-cost, --no-early-stop, the provider settings --region, --endpoint-url, --api-key-env, --timeout, --capabilities, --prices, and --concurrency, --model-concurrency, --jobs, --trust-generated-code, --batch-poll, --batch-token-limit; for other settings start a new run)`,
     );
   }
   if (flags.dryRun)

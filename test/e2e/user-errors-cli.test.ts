@@ -98,6 +98,11 @@ describe('polyeval remote doctor without AWS credentials or Region', () => {
     expect(noCredentials.stderr).toContain('AWS_PROFILE');
     expect(noCredentials.stderr).not.toContain('internal error');
     expect(noCredentials.stderr).not.toMatch(STACK);
+    // POLYEVAL_DEBUG=1 still shows where it came from: the SDK error's own name and stack.
+    const debug = await runCli(['remote', 'doctor', '--region', 'eu-west-1'], { env: { ...env, POLYEVAL_DEBUG: '1' } });
+    expect(debug.code, debug.stderr).toBe(1);
+    expect(debug.stderr).toContain('no AWS credentials found');
+    expect(debug.stderr).toMatch(/caused by: CredentialsProviderError: [^\n]*\n\s+at /);
     const noRegion = await runCli(['remote', 'doctor'], { env });
     expect(noRegion.code, noRegion.stderr).toBe(2);
     expect(noRegion.stderr).toContain('polyeval: no AWS Region: pass --region');
@@ -185,9 +190,24 @@ describe('run --resume with run-spec flags it would ignore', () => {
     expect(dry.code, dry.stderr).toBe(2);
     expect(dry.stderr).toContain('--dry-run plans a new run without calling a model, and --resume runs the remaining items');
     expect(readFileSync(manifest, 'utf8')).toBe(before);
-    const allowed = await runCli(['run', '--resume', runId, '--no-early-stop', '--concurrency', '2', '--jobs', '1', '--json', '-q', '--home', home]);
+    // Every flag cli.md says a resume may change is taken (a machine without bubblewrap resumes only
+    // with --trust-generated-code; provider settings, prices and limits may differ from the first run's).
+    const caps = join(home, 'caps.json');
+    writeFileSync(caps, JSON.stringify({ rules: [] }));
+    const prices = join(home, 'prices.json');
+    writeFileSync(prices, JSON.stringify({ models: {} }));
+    const mayChange = [
+      ...['--max-cost', '1', '--no-early-stop', '--region', 'eu-west-1', '--endpoint-url', 'http://127.0.0.1:9', '--api-key-env', 'HOME'],
+      ...['--timeout', '5000', '--capabilities', caps, '--prices', prices, '--concurrency', '2', '--model-concurrency', '3', '--jobs', '1'],
+      ...['--trust-generated-code', '--batch-poll', '1', '--batch-token-limit', '1000', '--json', '-q', '--home', home],
+    ];
+    const allowed = await runCli(['run', '--resume', runId, ...mayChange]);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(parseJson<{ status: string; items: number }>(allowed)).toMatchObject({ status: 'completed', items: 3 });
+    // `polyeval resume <id>` takes the same flags and prints the same JSON.
+    const same = await runCli(['resume', runId, ...mayChange]);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toBe(allowed.stdout);
   });
 });
 
