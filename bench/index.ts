@@ -18,6 +18,14 @@ register('./support/text-imports.mjs', import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 // `npm run bench [module] [-- flags]`: a first argument that is a flag (`--mxeval <dir>`) names no module.
 const only = process.argv[2]?.startsWith('-') ? undefined : process.argv[2];
+const benchFiles = readdirSync(here)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .sort();
+// A name no bench file holds (a typo) is named with the benches there are, not run as an empty table.
+if (only !== undefined && !benchFiles.some((f) => f.includes(only))) {
+  process.stderr.write(`npm run bench: no bench named "${only}" (benches: ${benchFiles.map((f) => f.slice(0, -'.bench.ts'.length)).join(', ')})\n`);
+  process.exit(2);
+}
 // A bench with its own command line (`npm run bench cloud-scale -- --items N`) owns its output.
 const own = only === undefined ? undefined : readdirSync(here).find((f) => f === `${only}.bench.ts`);
 const ownMain = own === undefined ? undefined : ((await import(pathToFileURL(join(here, own)).href)) as { main?: (argv: string[]) => Promise<void> }).main;
@@ -26,9 +34,7 @@ else await runTable();
 
 async function runTable(): Promise<void> {
   const rows: (BenchRow & { module: string })[] = [];
-  for (const file of readdirSync(here)
-    .filter((f) => f.endsWith('.bench.ts'))
-    .sort()) {
+  for (const file of benchFiles) {
     if (only && !file.includes(only)) continue;
     const mod = (await import(pathToFileURL(join(here, file)).href)) as { run?: () => Promise<BenchRow[]> };
     if (typeof mod.run !== 'function') continue;

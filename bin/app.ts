@@ -5,7 +5,7 @@
  */
 import { App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { DEFAULT_STACK_NAME, parseConfig } from '../infra/config.ts';
+import { ConfigError, DEFAULT_STACK_NAME, parseConfig } from '../infra/config.ts';
 import { PolyevalStack } from '../infra/stack.ts';
 
 const CONTEXT_KEYS = [
@@ -30,6 +30,21 @@ const CONTEXT_KEYS = [
   'datasetBuckets',
 ] as const;
 
+/**
+ * The validated config; a context value the deployment cannot take (a ConfigError, which names
+ * the key, why and what fits) ends the app with that one line on stderr and exit 1, not an
+ * uncaught-exception dump. Any other error is thrown as it is, with its stack.
+ */
+function configOrExit(input: Record<string, unknown>): ReturnType<typeof parseConfig> {
+  try {
+    return parseConfig(input);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}
+
 const app = new App();
 const context: Record<string, unknown> = {};
 for (const key of CONTEXT_KEYS) {
@@ -38,7 +53,7 @@ for (const key of CONTEXT_KEYS) {
 }
 const stackName = (app.node.tryGetContext('stackName') as string | undefined) ?? DEFAULT_STACK_NAME;
 new PolyevalStack(app, stackName, {
-  config: parseConfig({ ...context, stackName }),
+  config: configOrExit({ ...context, stackName }),
   env: { account: process.env['CDK_DEFAULT_ACCOUNT'], region: process.env['CDK_DEFAULT_REGION'] },
   description: 'polyeval: LLM evaluation pipeline (API, SQS fan-out, executors, Athena)',
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { packageRoot } from '#app/local/home.ts';
 import { CorruptRecordError, HarnessError, InputError, RunStopped } from '#core/errors.ts';
+import { awsSetupError } from './cli/aws-errors.ts';
 import { allCommands } from './cli/commands.ts';
 import { inFlagTerms } from './cli/flag-names.ts';
 import { choicesInFlagTerms } from './cli/options.ts';
@@ -48,7 +49,9 @@ for (const command of allCommands()) {
 
 try {
   await program.parseAsync(process.argv);
-} catch (error) {
+} catch (thrown) {
+  // Missing or refused AWS credentials, wherever a command met them: said how to fix, no stack.
+  const error = awsSetupError(thrown) ?? thrown;
   let code = 1;
   if (error instanceof CommanderError) {
     code = error.exitCode === 0 ? 0 : 2;
@@ -64,7 +67,9 @@ try {
   } else if (error instanceof HarnessError) {
     // A failure polyeval diagnosed itself (an unreachable API, a toolchain that cannot start):
     // its message says what; a stack would only hide it. POLYEVAL_DEBUG=1 prints the stack.
-    process.stderr.write(`polyeval: ${process.env.POLYEVAL_DEBUG ? (error.stack ?? error.message) : error.message}\n`);
+    // The stack of what it was diagnosed from (an AWS SDK error mapped by aws-errors.ts) too.
+    const cause = error.cause instanceof Error ? `\ncaused by: ${error.cause.stack ?? String(error.cause)}` : '';
+    process.stderr.write(`polyeval: ${process.env.POLYEVAL_DEBUG ? `${error.stack ?? error.message}${cause}` : error.message}\n`);
   } else {
     process.stderr.write(`polyeval: internal error: ${(error as Error).stack ?? String(error)}\n`);
   }

@@ -7,11 +7,13 @@ import { inspectCommand } from './inspect-command.ts';
 import { leaderboardCommand } from './leaderboard-command.ts';
 import { compareCommand, listCommand, queryCommand, reportCommand } from './query-commands.ts';
 import { remoteCommand } from './remote-command.ts';
+import { resumeCommand } from './resume-command.ts';
 import { runCommand } from './run-command.ts';
 
 export function allCommands(): Command[] {
   return [
     runCommand(),
+    resumeCommand(),
     listCommand(),
     reportCommand(),
     compareCommand(),

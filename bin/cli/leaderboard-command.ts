@@ -5,9 +5,12 @@
 import { Command, Option } from 'commander';
 import { openHome, type Home } from '#app/local/home.ts';
 import { completedRuns } from '#app/local/leaderboard.ts';
+import { parseBenchmarkSpec } from '#core/benchmarks/index.ts';
+import { InputError } from '#core/errors.ts';
 import { boardLabel, buildLeaderboard, type LeaderboardOptions, type LeaderboardRow } from '#core/report/index.ts';
 import { renderLeaderboardHtml } from '#core/report/index.ts';
 import { csv, fmtValue, table, toJson } from './format.ts';
+import { noteIfNoData } from './home-note.ts';
 import { writeHtml } from './html-output.ts';
 
 export type BoardFormat = 'table' | 'json' | 'csv' | 'html';
@@ -56,8 +59,18 @@ export function leaderboardCommand(): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv', 'html']).default('table'))
     .option('-o, --output <file.html>', 'with --format html: where to write the page (default: <home>/store/reports/leaderboard.html)')
     .action(async (flags: { benchmark?: string; metric?: string; format: BoardFormat; output?: string }, command: Command) => {
+      // -o names where the HTML page goes; the other formats print on stdout, so it would be ignored.
+      if (flags.output !== undefined && flags.format !== 'html') {
+        throw new InputError(`-o writes the HTML page: give it with --format html (--format ${flags.format} prints on stdout; redirect it to a file with >)`, {
+          field: 'output',
+        });
+      }
       const home = openHome(command.optsWithGlobals<{ home?: string }>().home);
+      noteIfNoData(home);
       const options: LeaderboardOptions = { ...(flags.benchmark ? { benchmark: flags.benchmark } : {}), ...(flags.metric ? { metric: flags.metric } : {}) };
-      await printLeaderboard(home, buildLeaderboard(await completedRuns(home), options), flags.format, flags.output);
+      const rows = buildLeaderboard(await completedRuns(home), options);
+      // No board of that name: a misspelt benchmark or dataset is named (as `run -b` names it), not shown as an empty board.
+      if (rows.length === 0 && flags.benchmark) parseBenchmarkSpec(flags.benchmark);
+      await printLeaderboard(home, rows, flags.format, flags.output);
     });
 }

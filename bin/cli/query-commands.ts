@@ -4,6 +4,7 @@
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { openHome, type Home } from '#app/local/home.ts';
+import { noteIfNoData } from './home-note.ts';
 import { PROVIDER_KINDS } from '#app/shared/create-provider.ts';
 import { loadPriceTable } from '#providers/index.ts';
 import { requireManifest } from '#app/local/run.ts';
@@ -26,13 +27,16 @@ function homeOf(command: Command): Home {
 export function listCommand(): Command {
   return new Command('list')
     .description('list runs, benchmarks or providers')
+    .showHelpAfterError('(polyeval list takes one of: runs, benchmarks, providers — e.g. polyeval list runs)')
     .addArgument(new Command().createArgument('<what>', 'runs | benchmarks | providers').choices(['runs', 'benchmarks', 'providers']))
     .option('--json', 'print JSON')
     .option('--prices [file.json]', 'providers: the price table (shipped, or merged with a file) with as_of and source per model')
     .action(async (what: 'runs' | 'benchmarks' | 'providers', flags: { json?: boolean; prices?: string | boolean }, command: Command) => {
       let rows: Record<string, unknown>[];
       if (what === 'runs') {
-        const runs = await homeOf(command).ledger.listRuns();
+        const home = homeOf(command);
+        noteIfNoData(home);
+        const runs = await home.ledger.listRuns();
         rows = runs.map((r) => ({
           run_id: r.runId,
           benchmark: r.benchmark,
@@ -183,6 +187,7 @@ export function queryCommand(): Command {
       const sql = flags.file ? readSql(flags.file) : sqlArg;
       if (!sql?.trim()) throw new InputError('missing SQL (pass it as an argument or with --file)', { field: 'sql' });
       const home = homeOf(command);
+      noteIfNoData(home);
       const query = await DuckDbResultsQuery.open(home.storeRoot);
       try {
         const { columns, rows } = await query.sqlWithColumns(sql);

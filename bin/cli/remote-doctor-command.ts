@@ -13,6 +13,7 @@ import { InputError } from '#core/errors.ts';
 import { concurrencyAdvice, type ConcurrencyAdvice, type ConcurrencySettings } from '#app/cloud/concurrency-budget.ts';
 import { readAccountConcurrency, type AccountConcurrency } from '#aws/lambda-account.ts';
 import { ConfigError, concurrencySettings } from '../../infra/config.ts';
+import { awsSetupError } from './aws-errors.ts';
 import { toJson } from './format.ts';
 
 interface DoctorFlags {
@@ -80,8 +81,14 @@ export function remoteDoctorCommand(): Command {
       }
       const { LambdaClient } = await import('@aws-sdk/client-lambda');
       const client = new LambdaClient(globals.region ? { region: globals.region } : {});
-      const region = await client.config.region();
-      const account = await readAccountConcurrency(client);
+      const region = await client.config.region().catch((error: unknown) => {
+        throw new InputError(
+          `no AWS Region: pass --region <region> (the Region you deploy to), set AWS_REGION, or give your AWS profile a region (${(error as Error).message})`,
+        );
+      });
+      const account = await readAccountConcurrency(client).catch((error: unknown) => {
+        throw awsSetupError(error, `Lambda GetAccountSettings in ${region}`) ?? error;
+      });
       const advice = concurrencyAdvice(settings, account);
       const text = globals.json
         ? toJson({

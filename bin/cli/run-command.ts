@@ -22,8 +22,8 @@ import { createGridProgress } from './grid-progress.ts';
 import { printRunResult, printRunsSummary } from './show.ts';
 import { toJson } from './format.ts';
 import { intOption, numberOption } from './options.ts';
-import { addSpecOptions, gridFromFlags, isSweep, specFromFlags, type SpecFlags } from './spec-options.ts';
-import { RUN_FLAG_RULES, SWEEP_RESUME_RULES, type RunFlagValues } from './run-rules.ts';
+import { addSpecOptions, gridFromFlags, isSweep, specFieldsOf, specFromFlags, type SpecFlags } from './spec-options.ts';
+import { resumeIgnoredFlags, RUN_FLAG_RULES, SWEEP_RESUME_RULES, type RunFlagValues } from './run-rules.ts';
 import { checkRules, groupHeading } from '#core/run/index.ts';
 
 interface RunFlags extends SpecFlags {
@@ -117,6 +117,11 @@ export function runCommand(): Command {
       const progress = createProgress(process.stderr, flags.quiet ?? false);
       // The rules between flags, declared as data (run-rules.ts); the spec's own rules run where it is validated.
       checkRules(RUN_FLAG_RULES, runFlagValues(flags));
+      // A resume keeps the run's recorded spec: a flag it would ignore is refused, naming it.
+      if (flags.resume) {
+        const ignored = resumeIgnoredFlags(specFieldsOf(flags), flags);
+        if (ignored) throw ignored;
+      }
       const batchModels = flags.batchModel ?? [];
       // The cells of the --batch-model models, checked before anything starts: named in the grid, with a batch API here.
       const marked = (specs: RunSpec[]): RunSpec[] => markBatchCells(specs, batchModels, '--batch-model', (model) => void batchKindOf(model));

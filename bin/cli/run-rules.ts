@@ -3,7 +3,9 @@
  * does not store, so the HTTP API and sweep files never carry them), declared as data beside
  * the run spec's rules (layers/core/run/run-options.ts `RUN_RULES`, which every surface checks).
  */
+import { InputError } from '#core/errors.ts';
 import type { OptionRule } from '#core/run/index.ts';
+import { RUN_OPTIONS, spellingsOf, type RunOptions } from '#core/run/index.ts';
 
 /** What the rules read: the flags as parsed, and whether they make a sweep. */
 export interface RunFlagValues {
@@ -108,3 +110,34 @@ export const SWEEP_RESUME_RULES: readonly OptionRule<RunFlagValues>[] = [
       v.earlyStop === false ? '--no-early-stop cannot be changed for a whole sweep; resume its stopped run with --resume <run-id> --no-early-stop' : undefined,
   },
 ];
+
+/**
+ * The run-spec fields a `--resume` may change: the cost cap (how a run `--max-cost` stopped
+ * continues) and the early stop. Every other run-spec field is the recorded run's: a resumed
+ * run keeps its manifest, so such a flag would be ignored without a word.
+ */
+const RESUME_MAY_CHANGE: ReadonlySet<string> = new Set(['maxCostUsd', 'earlyStop']);
+
+/**
+ * `--resume` with flags it would ignore (run-spec fields other than `--max-cost` and
+ * `--no-early-stop`, `--assume-price`, `--dry-run`): an InputError naming them, or undefined.
+ * `given` holds the run-spec fields the flags set (spec-options.ts `specFieldsOf`).
+ */
+export function resumeIgnoredFlags(given: Readonly<Record<string, unknown>>, flags: { assumePrice?: string; dryRun?: boolean }): InputError | undefined {
+  const options = RUN_OPTIONS as RunOptions;
+  const named = Object.keys(given)
+    .filter((field) => !RESUME_MAY_CHANGE.has(field))
+    .map((field) => {
+      const option = options[field];
+      return option ? (spellingsOf(option)[0] ?? field) : field;
+    });
+  if (flags.assumePrice !== undefined) named.push('--assume-price');
+  if (named.length > 0) {
+    return new InputError(
+      `--resume continues the run with the settings it was planned with: ${named.join(', ')} would not change it, so ${named.length > 1 ? 'they are' : 'it is'} refused (a resume may change --max-cost, --no-early-stop, the provider settings --region, --endpoint-url, --api-key-env, --timeout, --capabilities, --prices, and --concurrency, --model-concurrency, --jobs, --trust-generated-code, --batch-poll, --batch-token-limit; for other settings start a new run)`,
+    );
+  }
+  if (flags.dryRun)
+    return new InputError('--dry-run plans a new run without calling a model, and --resume runs the remaining items of a recorded one: give one of the two');
+  return undefined;
+}

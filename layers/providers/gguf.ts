@@ -31,7 +31,7 @@
  *   cores but one (the executor's share), `#threads=N` says otherwise.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { InputError } from '#core/errors.ts';
@@ -215,6 +215,24 @@ class GgufProvider implements Provider {
   }
 }
 
+/**
+ * The first bytes of every GGUF file: the ASCII text "GGUF" (node-llama-cpp 3.21.1,
+ * dist/gguf/parser/parseGguf.js `parseMagicAndVersion`, which otherwise throws
+ * InvalidGgufMagicError). Checked before llama.cpp loads anything, so a wrong file is named.
+ */
+const GGUF_MAGIC = 'GGUF';
+
+/** The file's first four bytes (fewer for a shorter file). */
+function fileMagic(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(GGUF_MAGIC.length);
+    return head.subarray(0, readSync(fd, head, 0, head.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** `-m gguf:./model.gguf`: llama.cpp in this process. */
 export const gguf: ProviderKind<ProviderOptions> = {
   scheme: 'gguf',
@@ -235,6 +253,18 @@ export const gguf: ProviderKind<ProviderOptions> = {
     const spec = parseGgufSpec(ctx.spec, rest);
     const path = resolve(spec.path);
     if (!existsSync(path) || !statSync(path).isFile()) throw badSpec(ctx.spec, `no such file: ${path}`);
+    const magic = fileMagic(path);
+    if (magic.toString('latin1') !== GGUF_MAGIC) {
+      const found =
+        magic.length === 0
+          ? 'is empty'
+          : /^[\x20-\x7e]+$/.test(magic.toString('latin1'))
+            ? `starts with ${JSON.stringify(magic.toString('latin1'))}`
+            : `starts with the bytes ${magic.toString('hex').replace(/(..)(?=.)/g, '$1 ')}`;
+      throw new InputError(`not a GGUF model file: it ${found}, where a GGUF file starts with "GGUF" (a .gguf model, as llama.cpp writes them)`, {
+        file: path,
+      });
+    }
     const sequences = Math.max(1, ctx.options.concurrency ?? 1);
     const lib = await loadNodeLlamaCpp();
     const [engine, sha256] = await Promise.all([GgufEngine.open({ ...spec, path, sequences }), sha256OfFile(path)]);

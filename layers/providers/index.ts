@@ -37,6 +37,7 @@ export {
 export { estimateTokens, CHARS_PER_TOKEN } from './tokens.ts';
 export { loadCapabilityTable, shippedCapabilityTable, capabilitiesOf, adaptParams, type CapabilityTable, type ModelCapabilities } from './capabilities.ts';
 export { BedrockProvider, bedrock } from './bedrock.ts';
+export { requireAwsRegion } from './aws-region.ts';
 export { SageMakerProvider } from './sagemaker.ts';
 export { OpenAiProvider, applyWireHooks, type WireHooks } from './openai.ts';
 export { openAiLikeKind, type OpenAiLikeApi } from './openai-like.ts';

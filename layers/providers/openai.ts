@@ -139,7 +139,9 @@ export class OpenAiProvider implements Provider {
       this.#key = route.key;
     } else {
       const key = boundKey(opts, opts.apiKeyEnv, baseUrl);
-      if (key.value === undefined && opts.apiKeyEnv !== 'OPENAI_API_KEY') {
+      // A variable the user named (`--api-key-env`, even OPENAI_API_KEY itself) must hold the key;
+      // without the flag a server that needs no key (a local vLLM) runs with none.
+      if (key.value === undefined && (opts.apiKeyEnvNamed || opts.apiKeyEnv !== 'OPENAI_API_KEY')) {
         throw new InputError(`environment variable ${opts.apiKeyEnv} (named by --api-key-env) is not set`, { field: 'apiKeyEnv' });
       }
       this.#headers = {};

@@ -6,7 +6,7 @@
  */
 import type { AnyBenchmark } from '#core/benchmarks/index.ts';
 import { scorerByKind } from '#core/scorers/index.ts';
-import { InputError } from '#core/errors.ts';
+import { InputError, ProviderError, RunStopped } from '#core/errors.ts';
 import { describeJob } from '#core/run/index.ts';
 import { generateInBatches } from '#core/run/index.ts';
 import type { RunContext } from '#core/run/index.ts';
@@ -73,5 +73,17 @@ export function batchGenerator(ctx: RunContext, opts: BatchRunOptions): NonNulla
         onStatus: (job) => opts.onEvent?.({ type: 'batch', runId, line: describeJob(job) }),
       },
       emit,
-    );
+    ).catch((error: unknown) => {
+      // The batch API failing after its retries (a host it cannot reach, a server error, a
+      // refused key) stops the run as the on-demand early stop does: resumable, no stack.
+      if (error instanceof ProviderError) {
+        throw new RunStopped(
+          `the batch API of ${ctx.manifest.model.spec} failed: ${error.message}; fix the cause and continue the run with --resume (recorded work and submitted jobs are kept)`,
+          {
+            cause: error,
+          },
+        );
+      }
+      throw error;
+    });
 }

@@ -21,7 +21,7 @@ import type { WorkItem } from '#core/run/index.ts';
 import type { EndedEvent, ExecutorLease, PlannedEvent, RunEvent, RunPorts, RunResult, SweepRuns } from '#core/run/run-ports.ts';
 import type { RunSpec } from '#core/run/index.ts';
 import { InProcessWorkQueue } from '#local/index.ts';
-import { costAt, isBilled, loadUserPrices, shippedPriceTable, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
+import { costAt, isBilled, loadUserPrices, requireAwsRegion, shippedPriceTable, type ModelPrice, type ProviderOptions } from '#providers/index.ts';
 import type { Home } from './home.ts';
 import { loadSource } from '../shared/load-benchmark.ts';
 import type { BenchmarkRegistry } from '#core/benchmarks/index.ts';
@@ -128,6 +128,11 @@ function localPorts(opts: LocalRunOptions, code?: Promise<Manifest['code']>): Ru
       open: async (spec, use) => {
         const providerOptions = providerOptionsOf(opts, 'recorded' in use ? use.recorded : undefined);
         const created = await createProvider(spec, providerOptions);
+        // A Regional provider without a Region would fail every call: refused before the run starts.
+        await requireAwsRegion(created.kind, providerOptions).catch(async (error: unknown) => {
+          await created.close?.();
+          throw error;
+        });
         // Under the sweep's shared limit of that model when there is one.
         const provider = opts.modelLimits ? opts.modelLimits.wrap(spec, created, providerOptions?.concurrency) : created;
         if (!('capUsd' in use)) return { provider };
