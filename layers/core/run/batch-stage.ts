@@ -60,21 +60,46 @@ export async function generateInBatches(
   const unsent = active.filter((d) => d.state === 'submitting');
   let waiting = active.filter((d) => d.state !== 'submitting');
   const inFlight = (): number => waiting.filter((d) => d.state !== 'settled').reduce((sum, d) => sum + (d.enqueued_tokens ?? 0), 0);
-  while ((waiting.length > 0 || unsent.length > 0) && !ctx.stop.reason) {
-    while (unsent.length > 0 && (inFlight() + ((unsent[0] as BatchJobDocument).enqueued_tokens ?? 0) <= limit || inFlight() === 0)) {
-      const doc = unsent.shift() as BatchJobDocument;
-      await submitJob(ctx, opts.client, doc);
-      waiting.push(doc);
+  try {
+    while ((waiting.length > 0 || unsent.length > 0) && !ctx.stop.reason) {
+      while (unsent.length > 0 && (inFlight() + ((unsent[0] as BatchJobDocument).enqueued_tokens ?? 0) <= limit || inFlight() === 0)) {
+        const doc = unsent[0] as BatchJobDocument;
+        // A job whose reservation was given back (see releaseUncreated) reserves again first.
+        await reservePlannedJob(ctx, doc);
+        await submitJob(ctx, opts.client, doc);
+        unsent.shift();
+        waiting.push(doc);
+      }
+      const still: BatchJobDocument[] = [];
+      for (const doc of waiting) {
+        if (ctx.stop.reason) return;
+        const status = doc.state === 'settled' ? undefined : await pollJob(ctx, opts, doc);
+        if (status && status.phase !== 'ended') still.push(doc);
+        else await finishJob(ctx, opts.client, doc, wanted(doc), emit);
+      }
+      waiting = still;
+      if (waiting.length > 0 || unsent.length > 0) await opts.sleep(opts.pollMs);
     }
-    const still: BatchJobDocument[] = [];
-    for (const doc of waiting) {
-      if (ctx.stop.reason) return;
-      const status = doc.state === 'settled' ? undefined : await pollJob(ctx, opts, doc);
-      if (status && status.phase !== 'ended') still.push(doc);
-      else await finishJob(ctx, opts.client, doc, wanted(doc), emit);
-    }
-    waiting = still;
-    if (waiting.length > 0 || unsent.length > 0) await opts.sleep(opts.pollMs);
+  } finally {
+    await releaseUncreated(ctx, unsent);
+  }
+}
+
+/**
+ * Gives back the reservations of jobs this run leaves without creating them (a submit that
+ * failed — the host unreachable, the server refusing —, a stop before their turn): nothing
+ * was sent, so nothing is owed, as the cloud's batch stage releases a stopped run's uncreated
+ * jobs (layers/app/cloud/batch.ts stopJobs). Each is marked `reserve_pending`, so `--resume`
+ * reserves its worst case again before it looks for the job (`find`: one whose creation
+ * answer was lost is found, not created twice) or creates it.
+ */
+async function releaseUncreated(ctx: RunContext, docs: readonly BatchJobDocument[]): Promise<void> {
+  for (const doc of docs) {
+    if (doc.job_id !== null || doc.reserve_pending === true) continue;
+    if (doc.reserved_usd > 0) await costGuardOf(ctx).release({ usd: doc.reserved_usd, estimate: 0, settled: false });
+    doc.reserved_usd = 0;
+    doc.reserve_pending = true;
+    await saveJob(ctx, doc);
   }
 }
 
