@@ -14,6 +14,7 @@ import { batchPriceOf } from '#providers/index.ts';
 import { estimatePromptTokens, planPrice } from './cost-projection.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';
+import { batchGenerationSpec, generatesInBatches } from './batch-spec.ts';
 
 type DryRunProtocol = NonNullable<Manifest['protocol']>;
 
@@ -44,6 +45,8 @@ export interface DryRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Today (the price in force on this day is the one a run started now would bill); default the clock. */
   now?: () => Date;
+  /** `--batch`: every new run generates in batches (a spec marked `batch` does anyway), planned as the run plans it (batch-spec.ts). */
+  batch?: { newRuns: boolean };
 }
 
 export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRunPlan[]> {
@@ -58,7 +61,9 @@ export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRun
       ...(spec.split ? { split: spec.split } : {}),
     });
     const provider = await createProvider(spec.model, opts.providerOptions);
-    const plan = await planRun(loaded, spec, provider, {
+    // The mode the run itself will use: a batch run's likert items are digit-parse (one call an item), not a call per choice.
+    const planned = generatesInBatches(spec, opts.batch?.newRuns) ? batchGenerationSpec(spec, loaded.benchmark) : spec;
+    const plan = await planRun(loaded, planned, provider, {
       runId: 'dry-run',
       createdAt: new Date(0).toISOString(),
       code: { version: '', revision: null, dirty: null },
