@@ -127,6 +127,16 @@ const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
  */
 export const REQUESTS_PER_ITEM = { lambda: 0.69, sqs: 1.45, dynamoWrite: 5.26, dynamoRead: 1.71, s3Put: 1.0, s3Get: 2.06 } as const;
 /**
+ * Requests a run makes whatever its size, which {@link REQUESTS_PER_ITEM} spreads over 10,000
+ * items (there a few percent) and a small run would miss: plan's invocation and queue, and
+ * aggregate's — invoked again while the run's last records come in, each invocation reading
+ * the ledger's shards (its completion check). The simulation of 10 Python items (one task, n = 10)
+ * counts 27 Lambda, 75 SQS, 58 DynamoDB writes and 774 reads, 22 S3 PUTs and 70 GETs (plan 1 and
+ * aggregate 20 invocations); this is that less 10 × {@link REQUESTS_PER_ITEM}.
+ * test/integration/cloud-sim/estimate.test.ts holds a 10- and a 90-item run to it.
+ */
+const REQUESTS_PER_RUN = { lambda: 20, sqs: 61, dynamoWrite: 5, dynamoRead: 757, s3Put: 12, s3Get: 49 } as const;
+/**
  * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
  * continuation.ts judgeWork): the judge's first invocation (a tenth of an invocation: it takes 10
  * messages; its execute queue's send, batched by generate, receive and delete, one DeleteMessageBatch
@@ -316,15 +326,19 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
     if (lane === 'fargate') return kind === 's3Get' ? 0 : continuation + (kind === 'lambda' ? judge - (1 - runner) : 0);
     return 0;
   };
-  const lambdaRequests = Math.round(generateInvocations + items * (REQUESTS_PER_ITEM.lambda - 1 / MEASURED_GENERATE_BATCH - absent('lambda')));
+  const lambdaRequests =
+    REQUESTS_PER_RUN.lambda + Math.round(generateInvocations + items * (REQUESTS_PER_ITEM.lambda - 1 / MEASURED_GENERATE_BATCH - absent('lambda')));
   const batchSqs = batch ? (lane !== 'none' ? BATCH_STAGE_EXTRA_SENDS_PER_ITEM : 0) - GENERATE_QUEUE_SQS_PER_ITEM : 0;
-  const sqs = Math.round(items * (REQUESTS_PER_ITEM.sqs - absent('sqs') + batchSqs + generateSqsAdjust));
-  const writes = Math.round(items * REQUESTS_PER_ITEM.dynamoWrite) + ticks * BATCH_TICK_REQUESTS.dynamoWrite;
-  const reads = Math.round(items * (REQUESTS_PER_ITEM.dynamoRead - absent('dynamoRead')));
+  const sqs = REQUESTS_PER_RUN.sqs + Math.round(items * (REQUESTS_PER_ITEM.sqs - absent('sqs') + batchSqs + generateSqsAdjust));
+  const writes = REQUESTS_PER_RUN.dynamoWrite + Math.round(items * REQUESTS_PER_ITEM.dynamoWrite) + ticks * BATCH_TICK_REQUESTS.dynamoWrite;
+  const reads = REQUESTS_PER_RUN.dynamoRead + Math.round(items * (REQUESTS_PER_ITEM.dynamoRead - absent('dynamoRead')));
   // A batch job: its document, its input file and its output written; its document and output read back;
   // and each tick's listing of the run's jobs and reading of their documents (an upper bound, over the window).
-  const puts = Math.round(items * REQUESTS_PER_ITEM.s3Put) + (batch ? chunks * 5 + ticks * BATCH_TICK_REQUESTS.s3List : 0);
-  const gets = Math.round(items * (REQUESTS_PER_ITEM.s3Get - absent('s3Get'))) + (batch ? chunks * 2 + ticks * chunks * BATCH_TICK_REQUESTS.s3GetPerJob : 0);
+  const puts = REQUESTS_PER_RUN.s3Put + Math.round(items * REQUESTS_PER_ITEM.s3Put) + (batch ? chunks * 5 + ticks * BATCH_TICK_REQUESTS.s3List : 0);
+  const gets =
+    REQUESTS_PER_RUN.s3Get +
+    Math.round(items * (REQUESTS_PER_ITEM.s3Get - absent('s3Get'))) +
+    (batch ? chunks * 2 + ticks * chunks * BATCH_TICK_REQUESTS.s3GetPerJob : 0);
   const requestCost =
     lambdaRequests * AWS_PRICES.lambdaRequest +
     sqs * AWS_PRICES.sqsRequest +
