@@ -3,11 +3,12 @@
  * Batch API's first call, or nothing listens at the host — books nothing: the job's reserved
  * worst case is given back (audit 2026-12-07, item 3: a failed run showed the reservation as
  * its cost). `--resume` reserves again before it creates the job, and the run is billed what
- * the job's results report. A job the API fails whole (validation) is billed nothing either.
+ * the job's results report. A job the API fails whole (validation) is billed nothing either, and
+ * a job cancelled at the provider what its finished requests billed, not its reservation.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAiBatchServer, type OpenAiBatchServer } from '../fakes/wire-servers/index.ts';
-import { billedTokens, homeWithPrices, type RunJson } from '../support/batch-runs.ts';
+import { billedTokens, homeWithPrices, until, type RunJson } from '../support/batch-runs.ts';
 import { parseJson, runCli, type CliResult } from '../support/cli.ts';
 
 const env = { OPENAI_API_KEY: 'sk-test' };
@@ -101,6 +102,23 @@ describe('polyeval run --batch --max-cost: a job never created costs nothing', {
     const runId = runIdOf(out);
     expect(server.batches().map((b) => b.status)).toEqual(['failed']);
     expect(parseJson<RunJson>(out).verdicts.SE).toBe(52);
+    expect((await listed(home, runId))?.cost_usd).toBe(0);
+  });
+
+  it('bills a job cancelled at the provider what its results report, not its reservation', async () => {
+    const { home, prices } = homeWithPrices({ models: { 'model-a': PRICE } });
+    // Requests stay undone until the cancel: the cancelled job's error file holds every one, billed nothing.
+    const server = await batchServer({ progressPolls: 1_000_000 });
+
+    const child = runCli([...args(server.url, home, prices), '--json'], { env });
+    await until(() => server.batches().some((b) => b.status === 'in_progress'));
+    const id = server.batches()[0]?.id ?? '';
+    await fetch(`${server.url}/batches/${id}/cancel`, { method: 'POST' });
+    const out = await child;
+    expect(out.code, out.stderr).toBe(0);
+    const runId = parseJson<RunJson>(out).run_id;
+    expect(server.batches().map((b) => b.status)).toEqual(['cancelled']);
+    expect(billedTokens(home, runId)).toEqual({ in: 0, out: 0 });
     expect((await listed(home, runId))?.cost_usd).toBe(0);
   });
 });
