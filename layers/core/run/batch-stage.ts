@@ -121,25 +121,24 @@ async function releaseUncreated(
 }
 
 /**
- * Whether the provider surely holds no job for `doc` after its create failed with `error`:
- * `find` (where the client has one) finds none, or the failure was a refusal — an HTTP 4xx
- * answer other than 408/409 (a 409 is OpenAI's lock timeout, the request may have gone through),
- * or a connection never made (nothing listening, no such host), so nothing was sent.
+ * Whether the provider surely holds no job for `doc` after its create failed with `error`: the
+ * failure was a refusal — an HTTP 4xx answer other than 408/409 (a 409 is OpenAI's lock timeout:
+ * the request may have gone through), or a connection never made (nothing listening, no such
+ * host), so nothing was sent — or else `find` (where the client has one) finds no such job.
+ * The refusal is read first: a host that refused the create would refuse `find` too, after its retries.
  */
 async function neverCreated(client: BatchClient, doc: BatchJobDocument, error: unknown): Promise<boolean> {
-  if (client.find) {
-    try {
-      return (await client.find(doc.key)) === undefined;
-    } catch {
-      // Not reachable either: only the create's own failure can tell.
-    }
-  }
   for (let e = error, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
     const { status, code } = e as { status?: unknown; code?: unknown };
     if (typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 409) return true;
     if (typeof code === 'string' && NOT_CONNECTED.has(code)) return true;
   }
-  return false;
+  if (!client.find) return false;
+  try {
+    return (await client.find(doc.key)) === undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** Connection errors raised before a request is sent (Node's and undici's codes). */
