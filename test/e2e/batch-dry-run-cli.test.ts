@@ -55,6 +55,9 @@ describe('polyeval run --batch --dry-run (ABRICOT)', { timeout: 300_000 }, () =>
     // …not the on-demand run's call per choice (a log-probability mode, 5 choices).
     expect(onDemand.likert_mode).not.toBe('digit-parse');
     expect(onDemand.prompt_tokens).toBe(5 * asBatch.prompt_tokens);
+    // The on-demand dry run's batch figure (`… as a batch`, and `remote run --dry-run`'s batch total) is
+    // that batch run's too, not its own call per choice at the batch price (5× too high).
+    expect(onDemand.batch_cost_usd).toBeCloseTo(asBatch.batch_cost_usd ?? NaN, 12);
 
     // The run itself: its one job reserved the dry run's batch estimate against --max-cost.
     const run = await runCli([...base, '--batch', '--batch-poll', '0.02', '--max-cost', '1', '--json'], { env });
