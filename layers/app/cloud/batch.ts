@@ -199,6 +199,15 @@ async function advance(deps: BatchStageDeps, { run, ctx, client, docs }: OpenRun
 /** A cancelled, stopped or failed run: its jobs are stopped, what they billed is booked, nothing is routed. */
 async function stopJobs({ run, ctx, client, docs }: OpenRun): Promise<BatchTickRun> {
   for (const doc of docs) {
+    if (doc.job_id === null && doc.reserve_pending !== true) {
+      // Reserved, so a create may have been sent and its answer lost (a timeout, a stage killed
+      // before storing the id): a job the provider holds is found by its key and stopped below.
+      const found = await client.find?.(doc.key).catch(() => undefined);
+      if (found !== undefined) {
+        Object.assign(doc, { job_id: found, state: 'submitted' });
+        await saveJob(ctx, doc);
+      }
+    }
     if (doc.job_id === null) {
       // Never created: the reservation (if any) is released.
       if (doc.reserve_pending !== true && doc.reserved_usd > 0) await costGuardOf(ctx).settle({ usd: doc.reserved_usd, estimate: 0, settled: false }, null);
