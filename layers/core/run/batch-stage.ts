@@ -113,10 +113,13 @@ async function releaseUncreated(
   for (const doc of docs) {
     if (doc.job_id !== null || doc.reserve_pending === true) continue;
     if (doc === failed?.doc && !(await neverCreated(client, doc, failed.error))) continue;
-    if (doc.reserved_usd > 0) await costGuardOf(ctx).release({ usd: doc.reserved_usd, estimate: 0, settled: false });
+    const usd = doc.reserved_usd;
     doc.reserved_usd = 0;
     doc.reserve_pending = true;
+    // Stored first, as finishJob does: a kill between the two leaves the reservation booked and
+    // --resume reserving again (spend errs high), never a document holding a reservation given back.
     await saveJob(ctx, doc);
+    if (usd > 0) await costGuardOf(ctx).release({ usd, estimate: 0, settled: false });
   }
 }
 
