@@ -28,8 +28,8 @@ import { costGuardOf, type GeneratedItem, type RunContext } from '#core/run/inde
 import type { Manifest } from '#core/run/index.ts';
 import type { WorkItem } from '#core/run/index.ts';
 import type { RunSpec } from '#core/run/index.ts';
-import { scorerByKind } from '#core/scorers/index.ts';
 import { checkCloudBatch } from './batch-clients.ts';
+import { batchGenerationSpec } from '../shared/batch-spec.ts';
 import type { CloudWorkItem } from './messages.ts';
 import { afterRecord, alreadyRecorded, routeGenerated, type GenerateDeps } from './stages.ts';
 
@@ -46,13 +46,14 @@ const CANCELLED_WATCH_MS = (168 + 24) * 3_600_000;
  */
 export function cloudBatchSpec(spec: RunSpec, benchmark: AnyBenchmark): RunSpec {
   checkCloudBatch(spec.model);
-  if (!scorerByKind(benchmark.scorer).likertModes) return spec;
-  if (spec.likertMode === 'likelihood' || spec.likertMode === 'next-token')
-    throw new InputError(
-      `batch: batch jobs return no log-probabilities, so likert mode ${spec.likertMode} cannot run as a batch (use digit-parse, or run without --batch)`,
-      { field: 'likertMode' },
-    );
-  return { ...spec, likertMode: 'digit-parse' };
+  return batchGenerationSpec(
+    spec,
+    benchmark,
+    (mode) =>
+      new InputError(`batch: batch jobs return no log-probabilities, so likert mode ${mode} cannot run as a batch (use digit-parse, or run without --batch)`, {
+        field: 'likertMode',
+      }),
+  );
 }
 
 /**
@@ -198,6 +199,15 @@ async function advance(deps: BatchStageDeps, { run, ctx, client, docs }: OpenRun
 /** A cancelled, stopped or failed run: its jobs are stopped, what they billed is booked, nothing is routed. */
 async function stopJobs({ run, ctx, client, docs }: OpenRun): Promise<BatchTickRun> {
   for (const doc of docs) {
+    if (doc.job_id === null && doc.reserve_pending !== true) {
+      // Reserved, so a create may have been sent and its answer lost (a timeout, a stage killed
+      // before storing the id): a job the provider holds is found by its key and stopped below.
+      const found = await client.find?.(doc.key).catch(() => undefined);
+      if (found !== undefined) {
+        Object.assign(doc, { job_id: found, state: 'submitted' });
+        await saveJob(ctx, doc);
+      }
+    }
     if (doc.job_id === null) {
       // Never created: the reservation (if any) is released.
       if (doc.reserve_pending !== true && doc.reserved_usd > 0) await costGuardOf(ctx).settle({ usd: doc.reserved_usd, estimate: 0, settled: false }, null);

@@ -127,6 +127,16 @@ const FARGATE_GB = FARGATE_TASK.memoryMiB / 1024;
  */
 export const REQUESTS_PER_ITEM = { lambda: 0.69, sqs: 1.45, dynamoWrite: 5.26, dynamoRead: 1.71, s3Put: 1.0, s3Get: 2.06 } as const;
 /**
+ * Requests a run makes whatever its size, which {@link REQUESTS_PER_ITEM} spreads over 10,000
+ * items (there a few percent) and a small run would miss: plan's invocation and queue, and
+ * aggregate's — invoked again while the run's last records come in, each invocation reading
+ * the ledger's shards (its completion check). The simulation of 10 Python items (one task, n = 10)
+ * counts 27 Lambda, 75 SQS, 58 DynamoDB writes and 774 reads, 22 S3 PUTs and 70 GETs (plan 1 and
+ * aggregate 20 invocations); this is that less 10 × {@link REQUESTS_PER_ITEM}.
+ * test/integration/cloud-sim/estimate.test.ts holds a 10- and a 90-item run to it.
+ */
+const REQUESTS_PER_RUN = { lambda: 20, sqs: 61, dynamoWrite: 5, dynamoRead: 757, s3Put: 12, s3Get: 49 } as const;
+/**
  * The Lambda lane's share of {@link REQUESTS_PER_ITEM}, by who makes it (stages.ts executeWork,
  * continuation.ts judgeWork): the judge's first invocation (a tenth of an invocation: it takes 10
  * messages; its execute queue's send, batched by generate, receive and delete, one DeleteMessageBatch
@@ -140,7 +150,7 @@ export const REQUESTS_PER_ITEM = { lambda: 0.69, sqs: 1.45, dynamoWrite: 5.26, d
  * them; a Fargate-lane item makes the judge's (a task instead of its invocation) and the
  * runner's, invoked synchronously: no continuation.
  */
-const JUDGE_REQUESTS_PER_ITEM = { lambda: 0.1, sqs: 0.43, dynamoRead: 0.12, s3Get: 0 } as const;
+const JUDGE_REQUESTS_PER_ITEM = { lambda: 0.15, sqs: 0.49, dynamoRead: 0.12, s3Get: 0 } as const;
 type ExecuteRequestKind = keyof typeof JUDGE_REQUESTS_PER_ITEM;
 /**
  * Runner records (invocations) per item, which {@link REQUESTS_PER_ITEM} counts at Python's: how
@@ -176,8 +186,27 @@ const MEASURED_GENERATE_BATCH = 12;
  * calls of at most 10 to its execute queue (send-gate.ts): as many of each.
  */
 const generateSqsPerItem = (batchSize: number, executed: boolean): number => (Math.ceil(batchSize / BATCH_MAX_ENTRIES) / batchSize) * (executed ? 2 : 1);
-/** What a batch run does not make per item: generate's queue (send, receive, delete); the batch stage reads results instead. */
-const GENERATE_SQS_PER_ITEM = 3;
+/**
+ * What a batch run does not make per item of {@link REQUESTS_PER_ITEM}'s SQS requests: generate's
+ * queue — plan's sends to it (SendMessageBatch, {@link BATCH_MAX_ENTRIES} an entry each) and
+ * generate's receives and deletes at the batch it was measured with (the simulation: 1,000 sends,
+ * 1,677 receives and 1,677 deletes for 10,000 items, `sqs_by_queue.generate`). plan writes a batch
+ * run's chunks as job documents instead (batch.ts planBatchChunk).
+ */
+const GENERATE_QUEUE_SQS_PER_ITEM = 1 / BATCH_MAX_ENTRIES + 2 * (Math.ceil(MEASURED_GENERATE_BATCH / BATCH_MAX_ENTRIES) / MEASURED_GENERATE_BATCH);
+/**
+ * The batch stage sends an executed item's message on its own (batch.ts route → stages.ts
+ * routeGenerated: one SendMessage an item, no send gate), where generate's send gate sends its
+ * batch's in SendMessageBatch calls of at most 10 (what {@link REQUESTS_PER_ITEM} counts).
+ */
+const BATCH_STAGE_EXTRA_SENDS_PER_ITEM = 1 - Math.ceil(MEASURED_GENERATE_BATCH / BATCH_MAX_ENTRIES) / MEASURED_GENERATE_BATCH;
+/**
+ * What the batch stage does for a run on each tick while its jobs are open (batch.ts tickBatches
+ * and advance): it lists the run's job documents twice (S3 LIST, billed as a PUT), reads each
+ * (a GET a job) and writes the run's status line (the heartbeat: one DynamoDB write). The tick's
+ * own invocation is scheduled whether or not a run is going, so it is in `fixed`, not here.
+ */
+const BATCH_TICK_REQUESTS = { s3List: 2, s3GetPerJob: 1, dynamoWrite: 1 } as const;
 /** Seconds of the batch stage per item: reading its result and routing it (assumed; no model call waits). */
 const BATCH_STAGE_SECONDS_PER_ITEM = 0.01;
 /** The batch stage's schedule (infra/batch.ts BATCH_RATE). */
@@ -271,8 +300,11 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
     fargateVcpuHours * AWS_PRICES.fargateVcpuHour[arch] +
     (fargateVcpuHours / FARGATE_VCPU) * FARGATE_GB * AWS_PRICES.fargateGbHour[arch];
   const chunks = Math.ceil(items / 1000);
-  // A batch run's generate invocations are the batch stage's ticks while its jobs run (one per BATCH_TICK_SECONDS at most).
-  const generateInvocations = batch ? Math.ceil(wall / BATCH_TICK_SECONDS) : Math.ceil(items / generate.batchSize);
+  // On demand, generate's invocations at this deployment's batch. A batch run has none: the batch
+  // stage's ticks (one per BATCH_TICK_SECONDS, bounded by the window) are scheduled whether or not
+  // a run is going (in `fixed`); the run adds only what each tick does for it (BATCH_TICK_REQUESTS).
+  const generateInvocations = batch ? 0 : Math.ceil(items / generate.batchSize);
+  const ticks = batch ? Math.ceil(wall / BATCH_TICK_SECONDS) : 0;
   // REQUESTS_PER_ITEM counts generate at the batch it was measured with; on demand, this deployment's batch replaces it.
   const generateSqsAdjust = batch ? 0 : generateSqsPerItem(generate.batchSize, executed) - generateSqsPerItem(MEASURED_GENERATE_BATCH, executed);
   // This language's records per item against those of the run REQUESTS_PER_ITEM was measured on.
@@ -294,13 +326,19 @@ function pipelineFigures(plan: DryRunPlan, language: string | null, timing: Exec
     if (lane === 'fargate') return kind === 's3Get' ? 0 : continuation + (kind === 'lambda' ? judge - (1 - runner) : 0);
     return 0;
   };
-  const lambdaRequests = Math.round(generateInvocations + items * (REQUESTS_PER_ITEM.lambda - 1 / MEASURED_GENERATE_BATCH - absent('lambda')));
-  const sqs = Math.round(items * (REQUESTS_PER_ITEM.sqs - absent('sqs') - (batch ? GENERATE_SQS_PER_ITEM : 0) + generateSqsAdjust));
-  const writes = Math.round(items * REQUESTS_PER_ITEM.dynamoWrite);
-  const reads = Math.round(items * (REQUESTS_PER_ITEM.dynamoRead - absent('dynamoRead')));
-  // A batch job: its document, its input file and its output written; its document and output read back.
-  const puts = Math.round(items * REQUESTS_PER_ITEM.s3Put) + (batch ? chunks * 5 : 0);
-  const gets = Math.round(items * (REQUESTS_PER_ITEM.s3Get - absent('s3Get'))) + (batch ? chunks * 2 : 0);
+  const lambdaRequests =
+    REQUESTS_PER_RUN.lambda + Math.round(generateInvocations + items * (REQUESTS_PER_ITEM.lambda - 1 / MEASURED_GENERATE_BATCH - absent('lambda')));
+  const batchSqs = batch ? (lane !== 'none' ? BATCH_STAGE_EXTRA_SENDS_PER_ITEM : 0) - GENERATE_QUEUE_SQS_PER_ITEM : 0;
+  const sqs = REQUESTS_PER_RUN.sqs + Math.round(items * (REQUESTS_PER_ITEM.sqs - absent('sqs') + batchSqs + generateSqsAdjust));
+  const writes = REQUESTS_PER_RUN.dynamoWrite + Math.round(items * REQUESTS_PER_ITEM.dynamoWrite) + ticks * BATCH_TICK_REQUESTS.dynamoWrite;
+  const reads = REQUESTS_PER_RUN.dynamoRead + Math.round(items * (REQUESTS_PER_ITEM.dynamoRead - absent('dynamoRead')));
+  // A batch job: its document, its input file and its output written; its document and output read back;
+  // and each tick's listing of the run's jobs and reading of their documents (an upper bound, over the window).
+  const puts = REQUESTS_PER_RUN.s3Put + Math.round(items * REQUESTS_PER_ITEM.s3Put) + (batch ? chunks * 5 + ticks * BATCH_TICK_REQUESTS.s3List : 0);
+  const gets =
+    REQUESTS_PER_RUN.s3Get +
+    Math.round(items * (REQUESTS_PER_ITEM.s3Get - absent('s3Get'))) +
+    (batch ? chunks * 2 + ticks * chunks * BATCH_TICK_REQUESTS.s3GetPerJob : 0);
   const requestCost =
     lambdaRequests * AWS_PRICES.lambdaRequest +
     sqs * AWS_PRICES.sqsRequest +

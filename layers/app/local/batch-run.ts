@@ -5,8 +5,7 @@
  * (`polyeval list runs`) and a progress event.
  */
 import type { AnyBenchmark } from '#core/benchmarks/index.ts';
-import { scorerByKind } from '#core/scorers/index.ts';
-import { InputError, ProviderError, RunStopped } from '#core/errors.ts';
+import { ProviderError, RunStopped } from '#core/errors.ts';
 import { describeJob } from '#core/run/index.ts';
 import { generateInBatches } from '#core/run/index.ts';
 import type { RunContext } from '#core/run/index.ts';
@@ -14,6 +13,7 @@ import type { PipelineOptions } from '#core/run/index.ts';
 import type { RunSpec } from '#core/run/index.ts';
 import { createBatchClient } from '#providers/batch/registry.ts';
 import type { ProviderOptions } from '#providers/index.ts';
+import { batchGenerationSpec, generatesInBatches } from '../shared/batch-spec.ts';
 
 /** Default time between two polls of a running job: batch jobs take minutes to hours. */
 export const DEFAULT_BATCH_POLL_MS = 30_000;
@@ -45,16 +45,9 @@ interface BatchRunOptions {
  */
 export function batchRunSpec(spec: RunSpec, benchmark: AnyBenchmark, opts: BatchRunOptions): RunSpec {
   // `--batch` (every new run) or a sweep cell marked batch (`--batch-model`).
-  if (!opts.batch?.newRuns && spec.batch !== true) return spec;
+  if (!generatesInBatches(spec, opts.batch?.newRuns)) return spec;
   createBatchClient(spec.model, opts.providerOptions);
-  if (!scorerByKind(benchmark.scorer).likertModes) return spec;
-  if (spec.likertMode === 'likelihood' || spec.likertMode === 'next-token') {
-    throw new InputError(
-      `--batch generates text, and batch jobs return no log-probabilities: --likert-mode ${spec.likertMode} cannot run as a batch (use digit-parse, or run without --batch)`,
-      { field: 'likertMode' },
-    );
-  }
-  return { ...spec, likertMode: 'digit-parse' };
+  return batchGenerationSpec(spec, benchmark);
 }
 
 /** The pipeline's generate-all stage for a batch run. */

@@ -14,6 +14,7 @@ import { batchPriceOf } from '#providers/index.ts';
 import { estimatePromptTokens, planPrice } from './cost-projection.ts';
 import { createProvider } from './create-provider.ts';
 import { loadSource } from './load-benchmark.ts';
+import { batchGenerationSpec, generatesInBatches } from './batch-spec.ts';
 
 type DryRunProtocol = NonNullable<Manifest['protocol']>;
 
@@ -44,6 +45,8 @@ export interface DryRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Today (the price in force on this day is the one a run started now would bill); default the clock. */
   now?: () => Date;
+  /** `--batch`: every new run generates in batches (a spec marked `batch` does anyway), planned as the run plans it (batch-spec.ts). */
+  batch?: { newRuns: boolean };
 }
 
 export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRunPlan[]> {
@@ -58,37 +61,57 @@ export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRun
       ...(spec.split ? { split: spec.split } : {}),
     });
     const provider = await createProvider(spec.model, opts.providerOptions);
-    const plan = await planRun(loaded, spec, provider, {
+    const meta = {
       runId: 'dry-run',
       createdAt: new Date(0).toISOString(),
       code: { version: '', revision: null, dirty: null },
       packages: {},
       toolchains: [],
       probe: false,
-    });
-    const tasks = new Map(plan.tasks.map((t) => [t.id, t]));
-    let promptTokens = 0;
-    let completionTokens = 0;
+    };
+    // The mode the run itself will use: a batch run's likert items are digit-parse (one call an item), not a call per choice.
+    const asBatch = generatesInBatches(spec, opts.batch?.newRuns);
+    const planned = asBatch ? batchGenerationSpec(spec, loaded.benchmark) : spec;
+    const plan = await planRun(loaded, planned, provider, meta);
     const sentMaxTokens = (params: GenerationParams, style: Prompt['style']): number =>
       Math.max(params.maxTokens, provider.adaptParams?.(params, style).maxTokens ?? params.maxTokens);
     const choices = loaded.benchmark.choices?.length ?? 0;
-    for (const item of plan.items) {
-      const task = tasks.get(item.taskId);
-      if (!task) continue;
-      const prompt = loaded.benchmark.buildPrompt(task, { pool: loaded.tasks, ...(item.language ? { language: item.language } : {}) });
-      const tokens = estimatePromptTokens(prompt);
-      if (plan.manifest.likert_mode === 'likelihood') promptTokens += tokens * Math.max(1, choices);
-      else {
-        promptTokens += tokens;
-        // The limit each call sends: raised where the model cannot turn its thinking off, as the cost guard reserves it.
-        completionTokens += sentMaxTokens(plan.manifest.params, prompt.style);
+    const usageOf = (p: typeof plan): { promptTokens: number; completionTokens: number } => {
+      const tasks = new Map(p.tasks.map((t) => [t.id, t]));
+      let promptTokens = 0;
+      let completionTokens = 0;
+      for (const item of p.items) {
+        const task = tasks.get(item.taskId);
+        if (!task) continue;
+        const prompt = loaded.benchmark.buildPrompt(task, { pool: loaded.tasks, ...(item.language ? { language: item.language } : {}) });
+        const tokens = estimatePromptTokens(prompt);
+        if (p.manifest.likert_mode === 'likelihood') promptTokens += tokens * Math.max(1, choices);
+        else {
+          promptTokens += tokens;
+          // The limit each call sends: raised where the model cannot turn its thinking off, as the cost guard reserves it.
+          completionTokens += sentMaxTokens(p.manifest.params, prompt.style);
+        }
       }
-    }
+      return { promptTokens, completionTokens };
+    };
+    const { promptTokens, completionTokens } = usageOf(plan);
     const usage = { promptTokens, completionTokens };
     // The price the run would bill at (the user's prices first), as the run resolves it.
     const price = planPrice(table, provider, null, user, (opts.now ?? (() => new Date()))().toISOString().slice(0, 10));
     const cost = !isBilled(provider) ? { usd: 0 } : price ? { usd: costAt(price, usage) } : { usd: null, reason: unpriced(provider) };
     const batch = price ? batchPriceOf(price) : undefined;
+    // The batch figure is what a batch run of this spec would make: on demand, a likert benchmark may
+    // call once per choice, where the batch run reads a digit (batch-spec.ts); a mode a batch cannot run keeps this plan's.
+    const batchUsage = batch && !asBatch ? await batchRunUsage() : usage;
+    async function batchRunUsage(): Promise<typeof usage> {
+      let batchSpec: RunSpec;
+      try {
+        batchSpec = batchGenerationSpec(spec, loaded.benchmark);
+      } catch {
+        return usage;
+      }
+      return batchSpec.likertMode === spec.likertMode ? usage : usageOf(await planRun(loaded, batchSpec, provider, meta));
+    }
     out.push({
       benchmark: loaded.benchmark.id,
       model: provider.id,
@@ -101,7 +124,7 @@ export async function dryRun(spec: RunSpec, opts: DryRunOptions): Promise<DryRun
       completion_tokens: completionTokens,
       cost_usd: cost.usd,
       ...(cost.reason ? { cost_reason: cost.reason } : {}),
-      ...(price ? { batch_cost_usd: batch ? costAt(batch, usage) : null } : {}),
+      ...(price ? { batch_cost_usd: batch ? costAt(batch, batchUsage) : null } : {}),
     });
     await provider.close?.();
   }

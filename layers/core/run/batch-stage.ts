@@ -60,23 +60,92 @@ export async function generateInBatches(
   const unsent = active.filter((d) => d.state === 'submitting');
   let waiting = active.filter((d) => d.state !== 'submitting');
   const inFlight = (): number => waiting.filter((d) => d.state !== 'settled').reduce((sum, d) => sum + (d.enqueued_tokens ?? 0), 0);
-  while ((waiting.length > 0 || unsent.length > 0) && !ctx.stop.reason) {
-    while (unsent.length > 0 && (inFlight() + ((unsent[0] as BatchJobDocument).enqueued_tokens ?? 0) <= limit || inFlight() === 0)) {
-      const doc = unsent.shift() as BatchJobDocument;
-      await submitJob(ctx, opts.client, doc);
-      waiting.push(doc);
+  // The job whose create failed: the provider may have created it all the same (see releaseUncreated).
+  let failedSubmit: { doc: BatchJobDocument; error: unknown } | undefined;
+  try {
+    while ((waiting.length > 0 || unsent.length > 0) && !ctx.stop.reason) {
+      while (unsent.length > 0 && (inFlight() + ((unsent[0] as BatchJobDocument).enqueued_tokens ?? 0) <= limit || inFlight() === 0)) {
+        const doc = unsent[0] as BatchJobDocument;
+        // A job whose reservation was given back (see releaseUncreated) reserves again first.
+        await reservePlannedJob(ctx, doc);
+        try {
+          await submitJob(ctx, opts.client, doc);
+        } catch (error) {
+          failedSubmit = { doc, error };
+          throw error;
+        }
+        unsent.shift();
+        waiting.push(doc);
+      }
+      const still: BatchJobDocument[] = [];
+      for (const doc of waiting) {
+        if (ctx.stop.reason) return;
+        const status = doc.state === 'settled' ? undefined : await pollJob(ctx, opts, doc);
+        if (status && status.phase !== 'ended') still.push(doc);
+        else await finishJob(ctx, opts.client, doc, wanted(doc), emit);
+      }
+      waiting = still;
+      if (waiting.length > 0 || unsent.length > 0) await opts.sleep(opts.pollMs);
     }
-    const still: BatchJobDocument[] = [];
-    for (const doc of waiting) {
-      if (ctx.stop.reason) return;
-      const status = doc.state === 'settled' ? undefined : await pollJob(ctx, opts, doc);
-      if (status && status.phase !== 'ended') still.push(doc);
-      else await finishJob(ctx, opts.client, doc, wanted(doc), emit);
-    }
-    waiting = still;
-    if (waiting.length > 0 || unsent.length > 0) await opts.sleep(opts.pollMs);
+  } finally {
+    await releaseUncreated(ctx, opts.client, unsent, failedSubmit);
   }
 }
+
+/**
+ * Gives back the reservations of jobs this run leaves without creating them (a submit that
+ * failed — the host unreachable, the server refusing —, a stop before their turn): nothing
+ * was sent, so nothing is owed, as the cloud's batch stage releases a stopped run's uncreated
+ * jobs (layers/app/cloud/batch.ts stopJobs). Each is marked `reserve_pending`, so `--resume`
+ * reserves its worst case again before it looks for the job (`find`: one whose creation
+ * answer was lost is found, not created twice) or creates it.
+ *
+ * A create that failed without a clear refusal (a timeout, a dropped connection, a 5xx) may
+ * have created the job at the provider, which then runs and bills: its reservation is kept
+ * (spend errs high, as in finishJob) unless `find` shows no such job.
+ */
+async function releaseUncreated(
+  ctx: RunContext,
+  client: BatchClient,
+  docs: readonly BatchJobDocument[],
+  failed: { doc: BatchJobDocument; error: unknown } | undefined,
+): Promise<void> {
+  for (const doc of docs) {
+    if (doc.job_id !== null || doc.reserve_pending === true) continue;
+    if (doc === failed?.doc && !(await neverCreated(client, doc, failed.error))) continue;
+    const usd = doc.reserved_usd;
+    doc.reserved_usd = 0;
+    doc.reserve_pending = true;
+    // Stored first, as finishJob does: a kill between the two leaves the reservation booked and
+    // --resume reserving again (spend errs high), never a document holding a reservation given back.
+    await saveJob(ctx, doc);
+    if (usd > 0) await costGuardOf(ctx).release({ usd, estimate: 0, settled: false });
+  }
+}
+
+/**
+ * Whether the provider surely holds no job for `doc` after its create failed with `error`: the
+ * failure was a refusal — an HTTP 4xx answer other than 408/409 (a 409 is OpenAI's lock timeout:
+ * the request may have gone through), or a connection never made (nothing listening, no such
+ * host), so nothing was sent — or else `find` (where the client has one) finds no such job.
+ * The refusal is read first: a host that refused the create would refuse `find` too, after its retries.
+ */
+async function neverCreated(client: BatchClient, doc: BatchJobDocument, error: unknown): Promise<boolean> {
+  for (let e = error, depth = 0; e !== null && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const { status, code } = e as { status?: unknown; code?: unknown };
+    if (typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 409) return true;
+    if (typeof code === 'string' && NOT_CONNECTED.has(code)) return true;
+  }
+  if (!client.find) return false;
+  try {
+    return (await client.find(doc.key)) === undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Connection errors raised before a request is sent (Node's and undici's codes). */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Every batch job document of the run, in index order. */
 export async function loadJobs(ctx: RunContext): Promise<BatchJobDocument[]> {

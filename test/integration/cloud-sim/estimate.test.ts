@@ -57,3 +57,35 @@ describe.each(['python', 'kotlin'] as const)('the dry run’s estimate of a %s r
     within(estimate.executor.cost_usd + estimate.requests.cost_usd, sim.cost_usd - (sim.detail.model_usd as number));
   }, 300_000);
 });
+
+// A small run (one task of `-n 10`: 10 items; the README's `-b sample/rocode -n 10`: 90) makes requests its size does not
+// scale: plan's and aggregate's tail (estimate.ts REQUESTS_PER_RUN). Each request kind's count strays
+// more at this size (the aggregate's invocations follow the records' timing), the request bill not.
+describe.each([10, 90])('the dry run’s estimate of a small %i-item Python run against the simulated run', (items) => {
+  it('bills the requests within 15 % of the simulation (Lambda, S3 and their cost; SQS and DynamoDB within 40 %)', async () => {
+    const sim = await runSimulation({ items, language: 'python' });
+    expect(sim.completed).toBe(items);
+    const requests = sim.detail.requests as Record<string, { count: number }> & { total_usd: number };
+    const timing = sim.detail.timing as { execute_ms_mean: number };
+    const plan: DryRunPlan = {
+      benchmark: 'rocode',
+      model: 'reference',
+      tasks: Math.ceil(items / 10),
+      n: 10,
+      items,
+      likert_mode: null,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      cost_usd: 0,
+    };
+    const estimate = estimateCloudRun(plan, 'python', { ms: timing.execute_ms_mean, source: 'the simulated run’s summary' });
+    const near = (estimated: number, simulated: number, tolerance: number): void => {
+      expect(Math.abs(estimated - simulated) / simulated, `estimated ${estimated}, simulated ${simulated}`).toBeLessThanOrEqual(tolerance);
+    };
+    near(estimate.requests.lambda, requests.lambda!.count, TOLERANCE);
+    near(estimate.requests.s3, requests.s3_put!.count + requests.s3_get!.count, TOLERANCE);
+    near(estimate.requests.cost_usd, requests.total_usd, TOLERANCE);
+    near(estimate.requests.sqs, requests.sqs!.count, 0.4);
+    near(estimate.requests.dynamodb_units, requests.dynamo_write!.count + requests.dynamo_read!.count, 0.4);
+  }, 120_000);
+});

@@ -270,6 +270,27 @@ describe('remote run --batch with openai: and anthropic: models', () => {
     expect((await stage()).runs.filter((r) => r.runId === runId)).toEqual([]);
   }, 300_000);
 
+  it('cancels a batch whose create answer was lost when the run is cancelled before the stage found it again', async () => {
+    const server = await openAiBatches({ progressPolls: 1_000 });
+    const runId = await startRun({ benchmark: 'sample/abricot', model: `openai:${server.url}#${OPENAI_MODEL}`, prices: OPENAI_PRICES, batch: true });
+    await drive(cloud);
+    const first = batchStage();
+    for (let i = 0; i < 2; i++) await first();
+    expect(server.batches().map((b) => b.status)).toEqual(['in_progress', 'in_progress', 'in_progress']);
+    // POST /batches went through but its answer never came back (a timeout): the document has no batch id.
+    const key = `runs/${runId}/batches/0000.json`;
+    const doc = parseBatchJob((await cloud.store.getText(key)) ?? '', key);
+    await cloud.store.put(key, JSON.stringify({ ...doc, job_id: null, state: 'submitting', status: undefined }), 'application/json');
+    // Cancelled before any tick looked for it: the stop finds the batch by its metadata and cancels it
+    // (it had released the reservation and left the batch running, and billing, at the provider).
+    expect((await call(apiEvent('POST', `/runs/${runId}/cancel`))).status).toBe(200);
+    const stage = batchStage();
+    await stage();
+    await stage();
+    expect(server.batches().map((b) => b.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    expect(parseBatchJob((await cloud.store.getText(key)) ?? '', key).job_id).toBe(server.batches()[0]?.id);
+  }, 300_000);
+
   it('fails a batch run whose key is not in SSM, naming the parameter to put it in', async () => {
     const env = { ...process.env, PROVIDER_KEYS_PATH: '/polyeval/other-keys' };
     const noKeys = providerEnv({ env, ssm: () => Promise.resolve(ssm) });

@@ -34,10 +34,11 @@ describe('estimateCloudRun with judge and runner', () => {
     const judgeAndRunner = fast.executor.lambda_gb_seconds - none.executor.lambda_gb_seconds;
     expect(judgeAndRunner).toBeGreaterThan(100 * 2 * memoryGb('python'));
     expect(judgeAndRunner).toBeLessThan(100 * 2 * (memoryGb('python') + judgeGb('python')));
-    // Per item: a tenth of a judge invocation (it takes 10 messages), 0.39 of a runner invocation (2.59
-    // samples of one task an invocation at generate's batch of 12: python.ts) and of those records a
-    // continuation per 9.9 (the judge takes them 10 at a time with a 5 s window): 0.1 + 0.39 + 0.039.
-    expect(fast.requests.lambda - none.requests.lambda).toBe(53);
+    // Per item: 0.15 of a judge invocation (it takes up to 10 messages in a 5 s window: the simulation's
+    // 1,543 judge invocations for 10,000 items), 0.39 of a runner invocation (2.59 samples of one task an
+    // invocation at generate's batch of 12: python.ts) and of those records a continuation per 9.9 (the
+    // judge takes them 10 at a time with a 5 s window): 0.15 + 0.39 + 0.039.
+    expect(fast.requests.lambda - none.requests.lambda).toBe(58);
   });
 
   it('bills an item that is not executed (generate scores it) none of the judge’s, its continuation’s or the runner’s requests', () => {
@@ -46,8 +47,9 @@ describe('estimateCloudRun with judge and runner', () => {
     // Per item: the execute queue's send, receive and delete (each batched), the answers queue's
     // send by Lambda a record (0.39 of one), its receive and delete once per 9.9 records; the run's status read once per judge
     // invocation (status-once.ts); one GET of the item's record, before recording (stages.ts Delivery).
-    // The execute queue's sends: 2 SendMessageBatch calls of at most 10 for generate's batch of 12 (2/12 an item, not 1/10).
-    expect(executed.sqs - none.sqs).toBe(90);
+    // The execute queue's sends: 2 SendMessageBatch calls of at most 10 for generate's batch of 12 (2/12 an item, not 1/10);
+    // with its receives and deletes 0.49 an item (the simulation's `sqs_by_queue.execute`: 1,669 + 1,708 + 1,543 for 10,000 items).
+    expect(executed.sqs - none.sqs).toBe(96);
     // Status reads: the judge's 0.12 an item, and one per continuation (0.39 / 9.9).
     expect(executed.dynamodb_units - none.dynamodb_units).toBe(16);
     expect(executed.s3 - none.s3).toBe(100);
@@ -173,5 +175,47 @@ describe('estimateCloudRun of a --batch run', () => {
     expect(bedrock.modes.batch?.wall_time_seconds).toBe(168 * 3600);
     expect(bedrock.modes.batch?.model_usd).toBe(0.2);
     expect(estimateCloudRun(plan, null, undefined).modes.batch).toBeNull();
+  });
+});
+
+describe('estimateCloudRun request counts (audit 2026-12-07: a --batch dry run showed -127 SQS requests)', () => {
+  const models = ['bedrock:anthropic.claude-3-5-haiku-20241022-v1:0', 'openai:https://api.openai.com/v1#gpt-4o-mini'];
+  const timing = { ms: 500, source: 'test' };
+
+  it('never counts a negative request, for small and large runs, each language, on demand and as a batch', () => {
+    for (const model of models)
+      for (const items of [1, 9, 52, 90, 10_000])
+        for (const language of [null, 'python', 'c', 'cpp', 'kotlin'])
+          for (const batch of [false, true]) {
+            const { requests } = estimateCloudRun({ ...plan, model, items }, language, language === null ? undefined : timing, DEFAULT_DEPLOYMENT, batch);
+            const where = `${model} ${items} items ${language ?? 'not executed'}${batch ? ' --batch' : ''}`;
+            for (const kind of ['lambda', 'sqs', 'dynamodb_units', 's3', 'cost_usd'] as const)
+              expect(requests[kind], `${where}: ${kind}`).toBeGreaterThanOrEqual(0);
+          }
+  });
+
+  it('counts a batch run without generate’s queue and with the batch stage’s one send per executed item', () => {
+    const big = { ...plan, model: models[1] as string, items: 10_000 };
+    const sqs = (language: string | null, batch: boolean): number =>
+      estimateCloudRun(big, language, language === null ? undefined : timing, DEFAULT_DEPLOYMENT, batch).requests.sqs;
+    // generate's queue in the simulation of 10,000 items (`sqs_by_queue.generate`): plan's 1,000 SendMessageBatch,
+    // generate's 1,677 receives and 1,677 deletes — none in a batch run (plan writes job documents).
+    const generateQueue = 1_000 + 1_677 + 1_677;
+    // Not executed (ABRICOT): nothing else changes.
+    expect(sqs(null, false) - sqs(null, true)).toBeCloseTo(generateQueue, -2);
+    // Executed: the batch stage sends each item's execute message on its own (10,000), where generate's
+    // send gate sent its batch of 12 in 2 SendMessageBatch calls (1,667).
+    expect(sqs('python', true) - (sqs('python', false) - generateQueue)).toBeCloseTo(10_000 - 1_667, -2);
+  });
+
+  it('bills a batch run the tick work of its open jobs, not the scheduled ticks themselves (those are in `fixed`)', () => {
+    const small = { ...plan, model: models[1] as string, items: 52 };
+    const asBatch = estimateCloudRun(small, null, undefined, DEFAULT_DEPLOYMENT, true);
+    const onDemand = estimateCloudRun(small, null, undefined);
+    // 24 h of 5-minute ticks (288): no Lambda request of the run's own; each tick lists the run's jobs twice,
+    // reads its one job document and writes its status line.
+    expect(asBatch.requests.lambda).toBeLessThan(onDemand.requests.lambda);
+    expect(asBatch.requests.dynamodb_units - onDemand.requests.dynamodb_units).toBe(288);
+    expect(asBatch.requests.s3 - onDemand.requests.s3).toBe(288 * 3 + 5 + 2);
   });
 });

@@ -155,6 +155,45 @@ describe('the batch generate stage', () => {
     expect(client.jobs).toHaveLength(0);
   });
 
+  describe('a create that fails', () => {
+    /** Creates the job (or not), then fails as a timed-out or refused create does at the client. */
+    class FailingCreate extends MemoryBatchClient {
+      constructor(
+        private readonly created: boolean,
+        private readonly error: Error,
+      ) {
+        super();
+      }
+      override async submit(lines: readonly string[], key: string): Promise<string> {
+        if (this.created) await super.submit(lines, key);
+        throw this.error;
+      }
+    }
+    const timeout = (): Error => Object.assign(new Error('request timed out after 60000 ms'), { name: 'TimeoutError' });
+    const refusal = (): Error => Object.assign(new Error('HTTP 403: not allowed'), { status: 403 });
+
+    async function failedRun(client: BatchClient): Promise<number | undefined> {
+      const { ctx, plan, ledger } = await setup(10);
+      await expect(generateInBatches(ctx, plan.items, stage(client), async () => {})).rejects.toThrow();
+      return (await ledger.getRun(ctx.manifest.run_id))?.costUsd;
+    }
+
+    it('keeps the reservation of a job the provider created though the client saw a timeout (find shows it)', async () => {
+      const client = new FailingCreate(true, timeout());
+      // 6 items at a projected $0.5: the job runs at the provider and may bill up to that.
+      expect(await failedRun(client)).toBeCloseTo(3, 9);
+      expect(client.jobs).toHaveLength(1);
+    });
+
+    it('gives the reservation back when find shows no job, or the create was refused', async () => {
+      expect(await failedRun(new FailingCreate(false, timeout()))).toBe(0);
+      const noFind = (error: Error): BatchClient => Object.assign(new FailingCreate(false, error), { find: undefined });
+      expect(await failedRun(noFind(refusal()))).toBe(0);
+      // Without find, a timeout leaves it unknown whether the job exists: its worst case stays booked.
+      expect(await failedRun(noFind(timeout()))).toBeCloseTo(3, 9);
+    });
+  });
+
   it('records the job state and counts as the run status line', async () => {
     const { ctx, plan, ledger } = await setup();
     const log: string[] = [];
