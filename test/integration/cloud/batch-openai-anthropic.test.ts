@@ -245,17 +245,26 @@ describe('remote run --batch with openai: and anthropic: models', () => {
     expect(run?.costUsd ?? NaN).toBeLessThanOrEqual(0.001);
   }, 300_000);
 
-  it('finds its OpenAI batch again after a restart mid-batch, and cancel stops the batches', async () => {
+  /**
+   * An OpenAI batch run whose three batches run at the provider while its first job document
+   * lost the batch's id, as when POST /batches went through and its answer never came back (a
+   * timeout), or the stage was killed before storing it.
+   */
+  async function runWithLostCreateAnswer(): Promise<{ server: Awaited<ReturnType<typeof openAiBatches>>; runId: string; key: string }> {
     const server = await openAiBatches({ progressPolls: 1_000 });
     const runId = await startRun({ benchmark: 'sample/abricot', model: `openai:${server.url}#${OPENAI_MODEL}`, prices: OPENAI_PRICES, batch: true });
     await drive(cloud);
     const first = batchStage();
     for (let i = 0; i < 2; i++) await first();
     expect(server.batches().map((b) => b.status)).toEqual(['in_progress', 'in_progress', 'in_progress']);
-    // A stage killed between POST /batches and storing the batch's id: the document has no batch yet.
     const key = `runs/${runId}/batches/0000.json`;
     const doc = parseBatchJob((await cloud.store.getText(key)) ?? '', key);
     await cloud.store.put(key, JSON.stringify({ ...doc, job_id: null, state: 'submitting', status: undefined }), 'application/json');
+    return { server, runId, key };
+  }
+
+  it('finds its OpenAI batch again after a restart mid-batch, and cancel stops the batches', async () => {
+    const { server, runId, key } = await runWithLostCreateAnswer();
     // A new instance of the stage (a fresh container) finds the batch by its metadata and submits none.
     await batchStage()();
     expect(server.batches()).toHaveLength(3);
@@ -271,16 +280,7 @@ describe('remote run --batch with openai: and anthropic: models', () => {
   }, 300_000);
 
   it('cancels a batch whose create answer was lost when the run is cancelled before the stage found it again', async () => {
-    const server = await openAiBatches({ progressPolls: 1_000 });
-    const runId = await startRun({ benchmark: 'sample/abricot', model: `openai:${server.url}#${OPENAI_MODEL}`, prices: OPENAI_PRICES, batch: true });
-    await drive(cloud);
-    const first = batchStage();
-    for (let i = 0; i < 2; i++) await first();
-    expect(server.batches().map((b) => b.status)).toEqual(['in_progress', 'in_progress', 'in_progress']);
-    // POST /batches went through but its answer never came back (a timeout): the document has no batch id.
-    const key = `runs/${runId}/batches/0000.json`;
-    const doc = parseBatchJob((await cloud.store.getText(key)) ?? '', key);
-    await cloud.store.put(key, JSON.stringify({ ...doc, job_id: null, state: 'submitting', status: undefined }), 'application/json');
+    const { server, runId, key } = await runWithLostCreateAnswer();
     // Cancelled before any tick looked for it: the stop finds the batch by its metadata and cancels it
     // (it had released the reservation and left the batch running, and billing, at the provider).
     expect((await call(apiEvent('POST', `/runs/${runId}/cancel`))).status).toBe(200);
