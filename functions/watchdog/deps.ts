@@ -12,6 +12,7 @@ import { lookbackMs, runnerEventsWaitReason, type RunnerEventWindow } from '#app
 import { requireEnv } from '../shared/env.ts';
 import type { AggregateMessage } from '#app/cloud/messages.ts';
 import type { WatchdogDeps } from '#app/cloud/watchdog.ts';
+import { deadLetterOf } from '#app/cloud/run-control.ts';
 import { QUEUE_ALARM_DETAIL_TYPE, type QueueAlarmState, type QueueAlert } from '#app/cloud/queue-alarms.ts';
 import { createObservability, type Observability } from '../shared/observability.ts';
 
@@ -80,7 +81,9 @@ export function createWatchdogDeps(env: NodeJS.ProcessEnv = process.env): Watchd
     aggregateQueue: new SqsWorkQueue<AggregateMessage>({ client: sqs, queueUrl: requireEnv('AGGREGATE_QUEUE_URL', env) }),
     pipelineDepth: async () => (await Promise.all(watched.map((url) => sqsQueueDepth(sqs, url)))).reduce((a, b) => a + b, 0),
     clock: () => new Date(),
-    ...(dlqs.length > 0 ? { deadLetterBodies: () => peekMessages(sqs, dlqs, 5) /* 5-s long polls: every DLQ within the 2-min timeout */ } : {}),
+    ...(dlqs.length > 0
+      ? { deadLetters: () => peekMessages(sqs, dlqs, 5, deadLetterOf) /* 5-s long polls: every DLQ within the timeout; each body reduced to its ids as read */ }
+      : {}),
     ...(Number.isFinite(stallMinutes) && stallMinutes > 0 ? { stallMs: stallMinutes * 60_000 } : {}),
   };
 }

@@ -116,12 +116,23 @@ async function unread(client: SQSClient, queueUrl: string, held: number): Promis
   return count('ApproximateNumberOfMessages') + count('ApproximateNumberOfMessagesNotVisible') - held;
 }
 
-/** The bodies of every message in `queueUrls`, read and left in place (the watchdog's look into the DLQs). */
-export async function peekMessages(client: SQSClient, queueUrls: readonly string[], waitSec = LONG_POLL_SEC): Promise<string[]> {
-  const bodies: string[] = [];
+/**
+ * Every message in `queueUrls`, read and left in place (the watchdog's look into the DLQs), each
+ * as `keep` makes it from its body when it is read — the body itself (by default), or only what the
+ * caller needs of it, so a queue of large messages is never held in memory whole.
+ */
+export async function peekMessages(client: SQSClient, queueUrls: readonly string[], waitSec?: number): Promise<string[]>;
+export async function peekMessages<T>(client: SQSClient, queueUrls: readonly string[], waitSec: number | undefined, keep: (body: string) => T): Promise<T[]>;
+export async function peekMessages<T>(
+  client: SQSClient,
+  queueUrls: readonly string[],
+  waitSec = LONG_POLL_SEC,
+  keep: (body: string) => T = (body) => body as T,
+): Promise<T[]> {
+  const kept: T[] = [];
   for (const url of queueUrls) {
     // Selecting none moves none; what was read is made visible again at once.
-    await moveMessages({ client, from: url, to: url, select: (body) => (bodies.push(body), false), waitSec });
+    await moveMessages({ client, from: url, to: url, select: (body) => (kept.push(keep(body)), false), waitSec });
   }
-  return bodies;
+  return kept;
 }

@@ -15,6 +15,7 @@ import type { ProgramHost } from '#core/judging/io-tests-judge.ts';
 import { executeOnHost } from '#core/scorers/index.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
 import { ToolchainRecorder } from '#app/cloud/toolchain-record.ts';
+import { deadLetterOf } from '#app/cloud/run-control.ts';
 import { costOfManifest } from '#app/cloud/cost.ts';
 import { LambdaProgramRunner, LAMBDA_RUNNER_ISOLATION } from '#app/cloud/lambda-runner.ts';
 import { handoffInvoke } from '#app/cloud/runner-handoff.ts';
@@ -367,7 +368,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         return;
       }
       const depth = Object.values(queues).reduce((sum, q) => sum + q.depth, 0);
-      const dlqBodies = () => Promise.resolve(Object.values(queues).flatMap((q) => q.dlq.map((m) => JSON.stringify(m.body))));
+      const deadLetters = () => Promise.resolve(Object.values(queues).flatMap((q) => q.dlq.map((m) => deadLetterOf(JSON.stringify(m.body)))));
       // What the deployed watchdog reads (functions/watchdog/deps.ts): the runner's AsyncEventsReceived per minute, judged by the same rule.
       const runnerEventsWaiting = (now: Date) =>
         Promise.resolve(
@@ -377,7 +378,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         ledger,
         aggregateQueue,
         pipelineDepth: () => Promise.resolve(depth),
-        deadLetterBodies: dlqBodies,
+        deadLetters,
         clock,
         ...(handsOff && !without.has('runner-wait') ? { runnerEventsWaiting } : {}),
       });

@@ -80,6 +80,17 @@ export function itemIdsOfMessage(body: string): string[] {
     .filter((id): id is string => id !== undefined);
 }
 
+/** What the watchdog keeps of a dead-lettered message: its run and its items, a few hundred bytes, not a body of up to 1 MiB. */
+export interface DeadLetter {
+  runId: string | undefined;
+  itemIds: string[];
+}
+
+/** The run and items of a dead-lettered message body (read as it comes off the queue, so the body itself is not kept). */
+export function deadLetterOf(body: string): DeadLetter {
+  return { runId: runIdOfMessage(body), itemIds: itemIdsOfMessage(body) };
+}
+
 /** A dead-letter queue and the queue its messages came from. */
 export interface RedrivePair {
   name: string;

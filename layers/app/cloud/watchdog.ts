@@ -20,15 +20,20 @@
 import type { RunLedger, RunSummary, WorkQueue } from '#core/ports.ts';
 import { versioned, type AggregateMessage } from './messages.ts';
 import { evaluateQueues, sameState, type QueueAlarmStore, type QueueAlert, type QueueReading } from './queue-alarms.ts';
-import { itemIdsOfMessage, runIdOfMessage } from './run-control.ts';
+import type { DeadLetter } from './run-control.ts';
 
 export interface WatchdogDeps {
   ledger: RunLedger;
   aggregateQueue: Pick<WorkQueue<AggregateMessage>, 'send'>;
   /** Messages still in the pipeline's stage and execute queues (not the DLQs). */
   pipelineDepth: () => Promise<number>;
-  /** The bodies of every message in the DLQs, left in place (none: dead-lettered and lost items are not told apart). */
-  deadLetterBodies?: () => Promise<string[]>;
+  /**
+   * The run and items of every message in the DLQs, left in place (none: dead-lettered and lost
+   * items are not told apart). Each body is reduced to its ids as it is read (run-control.ts
+   * `deadLetterOf`): a DLQ can hold thousands of messages of up to 1 MiB (a runner's record), more
+   * than the watchdog's memory.
+   */
+  deadLetters?: () => Promise<DeadLetter[]>;
   clock: () => Date;
   /**
    * Why a runner's asynchronous events may still wait in Lambda's queue or run (runner-events.ts),
@@ -113,10 +118,10 @@ async function closeStalledRuns(deps: WatchdogDeps): Promise<WatchdogReport> {
     waiting = await deps.runnerEventsWaiting(deps.clock());
   }
   if (waiting !== undefined) return { stalled: stalled.map((r) => r.runId), queued, actions: [], waiting };
-  const bodies = deps.deadLetterBodies ? await deps.deadLetterBodies() : undefined;
+  const letters = deps.deadLetters ? await deps.deadLetters() : undefined;
   const actions: WatchdogAction[] = [];
   for (const run of stalled) {
-    const dead = bodies?.filter((body) => runIdOfMessage(body) === run.runId).flatMap(itemIdsOfMessage);
+    const dead = letters?.filter((letter) => letter.runId === run.runId).flatMap((letter) => letter.itemIds);
     actions.push(await close(deps, run, dead === undefined ? undefined : [...new Set(dead)]));
   }
   return { stalled: stalled.map((r) => r.runId), queued, actions };

@@ -17,7 +17,7 @@ import { DynamoRunLedger, S3BlobStore, SqsWorkQueue, deliverSqsBatch } from '#aw
 import { DynamoPartCounter } from '#aws/dynamo-part-counter.ts';
 import { moveMessages, peekMessages } from '#aws/sqs-dead-letters.ts';
 import { watchRuns } from '#app/cloud/watchdog.ts';
-import type { RedrivePair } from '#app/cloud/run-control.ts';
+import { deadLetterOf, type RedrivePair } from '#app/cloud/run-control.ts';
 import type { Executor, ResultsQuery } from '#core/ports.ts';
 import type { WorkItem } from '#core/run/plan.ts';
 import { RunContextCache } from '#app/cloud/context.ts';
@@ -387,8 +387,13 @@ export function watchdogAt(cloud: Cloud, minutesLater: number, options: { deadLe
     ...(options.deadLetters === false
       ? {}
       : {
-          deadLetterBodies: () =>
-            peekMessages(cloud.sqs, [...STAGES.map((name) => cloud.queues[name].dlqUrl), ...(cloud.handoff ? [cloud.handoff.answers.dlqUrl] : [])]),
+          deadLetters: () =>
+            peekMessages(
+              cloud.sqs,
+              [...STAGES.map((name) => cloud.queues[name].dlqUrl), ...(cloud.handoff ? [cloud.handoff.answers.dlqUrl] : [])],
+              undefined,
+              deadLetterOf,
+            ),
         }),
     clock: () => new Date(Date.now() + minutesLater * 60_000),
   });

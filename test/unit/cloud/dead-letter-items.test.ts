@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunLedger, RunSummary } from '#core/ports.ts';
 import { itemId } from '#core/run/keys.ts';
-import { itemIdsOfMessage, runIdOfMessage } from '#app/cloud/run-control.ts';
+import { deadLetterOf, itemIdsOfMessage, runIdOfMessage } from '#app/cloud/run-control.ts';
 import { watchRuns } from '#app/cloud/watchdog.ts';
 
 const RUN = 'r-20261207-dlq';
@@ -81,7 +81,7 @@ describe('the run and items of a dead-lettered message', () => {
       ledger,
       aggregateQueue: { send: (messages) => (sent.push(...messages.map((m) => m.body)), Promise.resolve()) },
       pipelineDepth: () => Promise.resolve(0),
-      deadLetterBodies: () => Promise.resolve([JSON.stringify(batchRecord), JSON.stringify(otherRecord)]),
+      deadLetters: () => Promise.resolve([JSON.stringify(batchRecord), JSON.stringify(otherRecord)].map(deadLetterOf)),
       clock: () => now,
     });
     expect(report.actions).toEqual([{ runId: RUN, action: 'aggregate', recorded: 2, items: 5, deadLettered: 3 }]);
