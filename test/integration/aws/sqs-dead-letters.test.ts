@@ -31,6 +31,18 @@ describe('reading a dead-letter queue', () => {
     expect(server.bodies()).toHaveLength(2);
   });
 
+  it('makes what it keeps of each message as that message is read, before the next receive (the watchdog holds no body)', async () => {
+    const { server, client } = await start(['{"runId":"r3","n":1}', '{"runId":"r3","n":2}']);
+    const receives = () => server.calls.filter((c) => c.op === 'ReceiveMessage').length;
+    const keptAt: number[] = [];
+    const kept = await peekMessages(client, [server.queueUrl], 1, (body) => (keptAt.push(receives()), (JSON.parse(body) as { n: number }).n));
+    expect(kept.sort()).toEqual([1, 2]);
+    // Both were kept while the scan still had a receive to make (the empty long poll that ends it):
+    // a peek mapping the bodies only once it had read them all would have made every receive first.
+    expect(keptAt.every((n) => n < receives())).toBe(true);
+    expect(server.bodies()).toHaveLength(2);
+  });
+
   it('stops once the queue reports none left, and reads an empty DLQ without polling it', async () => {
     const { server, client } = await start(['{"runId":"r2"}']);
     const read = await moveMessages({ client, from: server.queueUrl, to: server.queueUrl, select: () => false, waitSec: 1 });

@@ -89,4 +89,35 @@ describe('the run and items of a dead-lettered message', () => {
       expect.objectContaining({ runId: RUN, allowMissing: true, deadLettered: [itemId(RUN, 't1', 0), itemId(RUN, 't1', 1), itemId(RUN, 't2', 0)] }),
     ]);
   });
+
+  it('lists up to 2,000 dead-lettered ids in the aggregate message and counts more without listing them; a body that is not JSON or has no item adds none', async () => {
+    const now = new Date('2026-12-07T12:00:00Z');
+    const close = async (count: number) => {
+      const stalled = { runId: RUN, status: 'running', items: 3_000, recorded: 0, updatedAt: '2026-12-07T11:00:00Z' } as RunSummary;
+      const sent: unknown[] = [];
+      const bodies = [
+        'not json',
+        JSON.stringify({ schema_version: 1, runId: RUN, part: 0 }),
+        // The same item twice (read again, or dead-lettered from two stages) counts once.
+        JSON.stringify(executeMessage(RUN, 'dup', 0)),
+        JSON.stringify(executeMessage(RUN, 'dup', 0)),
+        ...Array.from({ length: count - 1 }, (_, i) => JSON.stringify(executeMessage(RUN, `t${i}`, 0))),
+      ];
+      const report = await watchRuns({
+        ledger: { listRuns: () => Promise.resolve([stalled]) } as unknown as RunLedger,
+        aggregateQueue: { send: (messages) => (sent.push(...messages.map((m) => m.body)), Promise.resolve()) },
+        pipelineDepth: () => Promise.resolve(0),
+        deadLetters: () => Promise.resolve(bodies.map(deadLetterOf)),
+        clock: () => now,
+      });
+      return { action: report.actions[0], listed: (sent[0] as { deadLettered?: string[] }).deadLettered };
+    };
+    const atCap = await close(2_000);
+    expect(atCap.action).toEqual({ runId: RUN, action: 'aggregate', recorded: 0, items: 3_000, deadLettered: 2_000 });
+    expect(atCap.listed).toHaveLength(2_000);
+    expect(atCap.listed?.[0]).toBe(itemId(RUN, 'dup', 0));
+    const over = await close(2_001);
+    expect(over.action).toEqual({ runId: RUN, action: 'aggregate', recorded: 0, items: 3_000, deadLettered: 2_001 });
+    expect(over.listed).toBeUndefined();
+  });
 });
