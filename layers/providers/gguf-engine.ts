@@ -7,7 +7,7 @@
  *
  * - `getLlama({ gpu, build: 'never' })` loads a prebuilt binary (`@node-llama-cpp/linux-x64`
  *   for the CPU; Apple Silicon has only `mac-arm64-metal`, see gguf.ts `defaultGpu`) without
- *   the postinstall step npm 11 skips;
+ *   its postinstall step (which npm 12 skips unless package.json's `allowScripts` approves it, as ours does);
  * - `LlamaContextSequence.controlledEvaluate` with `generateNext: { probabilities: true }`
  *   returns, at each marked input position, the softmax over the whole vocabulary of that
  *   position's logits (the default sampler is greedy, which leaves the logits as they are:
